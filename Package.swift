@@ -1,0 +1,57 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "entitlementd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "entitlementd", targets: ["entitlementd"]),
+        .executable(name: "entctl", targets: ["entctl"]),
+    ],
+    targets: [
+        // C libraries, each behind one module. Only HTTP2Transport imports them.
+        .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "CSystemShims", dependencies: ["COpenSSL", "CNGHTTP2"]),
+
+        // Layers, bottom up.
+        .target(name: "ProtobufWire", swiftSettings: strict),
+        .target(name: "EntitlementsProto", dependencies: ["ProtobufWire"], swiftSettings: strict),
+        .target(name: "RPCCore", dependencies: ["ProtobufWire"], swiftSettings: strict),
+        .target(
+            name: "HTTP2Transport",
+            dependencies: ["RPCCore", "CNGHTTP2", "COpenSSL", "CZlib", "CSystemShims"],
+            swiftSettings: strict
+        ),
+        .target(name: "StandardServices", dependencies: ["RPCCore", "ProtobufWire"], swiftSettings: strict),
+        .target(name: "EntitlementClient", dependencies: ["HTTP2Transport", "RPCCore", "StandardServices"], swiftSettings: strict),
+        .target(
+            name: "EntitlementServer",
+            dependencies: ["HTTP2Transport", "RPCCore", "StandardServices", "EntitlementsProto"],
+            swiftSettings: strict
+        ),
+        .executableTarget(name: "entitlementd", dependencies: ["EntitlementServer"], swiftSettings: strict),
+        .executableTarget(name: "entctl", dependencies: ["EntitlementClient"], swiftSettings: strict),
+
+        // Test helpers shipped as a module: test-only services, a running-server fixture, certificate minting.
+        .target(
+            name: "TestSupport",
+            dependencies: ["RPCCore", "ProtobufWire", "HTTP2Transport", "EntitlementServer", "StandardServices"],
+            swiftSettings: strict
+        ),
+        .executableTarget(name: "interop-server", dependencies: ["TestSupport"], path: "Sources/InteropServer", swiftSettings: strict),
+
+        .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire"]),
+        .testTarget(name: "EntitlementsProtoTests", dependencies: ["EntitlementsProto", "ProtobufWire"]),
+        .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore"]),
+        .testTarget(name: "HTTP2TransportTests", dependencies: ["HTTP2Transport", "RPCCore", "TestSupport", "EntitlementClient"]),
+        .testTarget(name: "StandardServicesTests", dependencies: ["StandardServices", "TestSupport", "EntitlementClient"]),
+        .testTarget(name: "EntitlementServerTests", dependencies: ["EntitlementServer", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,34 @@
+#ifndef CSYSTEMSHIMS_H
+#define CSYSTEMSHIMS_H
+
+#include <stdint.h>
+#include <openssl/ssl.h>
+
+// epoll, eventfd and accept4 are Linux extensions the Glibc module does not export.
+enum {
+    CSHIM_EPOLLIN = 0x001,
+    CSHIM_EPOLLOUT = 0x004,
+    CSHIM_EPOLLERR = 0x008,
+    CSHIM_EPOLLHUP = 0x010,
+    CSHIM_EPOLLRDHUP = 0x2000,
+    CSHIM_EPOLL_CTL_ADD = 1,
+    CSHIM_EPOLL_CTL_DEL = 2,
+    CSHIM_EPOLL_CTL_MOD = 3,
+};
+int cshim_epoll_create(void);
+int cshim_eventfd(void);
+struct sockaddr;
+int cshim_accept4(int fd, struct sockaddr *address, unsigned int *length);
+
+// epoll without the packed `struct epoll_event` crossing into Swift: the fd is the event's data.
+int cshim_epoll_ctl(int epfd, int op, int fd, uint32_t events);
+int cshim_epoll_wait(int epfd, int *fds, uint32_t *events, int max_events, int timeout_ms);
+
+// OpenSSL macros and callbacks Swift cannot import or express.
+/// TLS 1.2 minimum, no compression or renegotiation, ALPN selection preferring h2 then http/1.1.
+int cshim_ssl_ctx_configure_server(SSL_CTX *ctx);
+/// TLS 1.2 minimum and ALPN offer of h2 only.
+int cshim_ssl_ctx_configure_client(SSL_CTX *ctx);
+long cshim_ssl_set_tlsext_host_name(SSL *ssl, const char *name);
+
+#endif

@@ -1,0 +1,92 @@
+/// Byte classes from RFC 9110 / RFC 9112 / RFC 3986 used by the HTTP/1.1 parser and serializer.
+enum HTTP1Grammar {
+    static let cr: UInt8 = 0x0D
+    static let lf: UInt8 = 0x0A
+    static let space: UInt8 = 0x20
+    static let tab: UInt8 = 0x09
+
+    /// tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA
+    @inline(__always)
+    static func isTokenChar(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            true
+        default:
+            false
+        }
+    }
+
+    /// field-vchar / SP / HTAB: VCHAR, obs-text (0x80-0xFF), space and tab. Everything else is a control character.
+    @inline(__always)
+    static func isFieldValueChar(_ byte: UInt8) -> Bool {
+        byte == tab || (byte >= 0x20 && byte != 0x7F)
+    }
+
+    /// Characters allowed in the path and query of a request target (RFC 3986 pchar / "/" / "?"; `%` is checked separately).
+    @inline(__always)
+    static func isTargetChar(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        // unreserved punctuation
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            true
+        // sub-delims
+        case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("),
+            UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"),
+            UInt8(ascii: "="):
+            true
+        case UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "%"):
+            true
+        default:
+            false
+        }
+    }
+
+    /// Characters allowed in a Host value or an absolute-form authority: reg-name / IP-literal plus ":" port.
+    @inline(__always)
+    static func isAuthorityChar(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "@"):
+            false
+        case UInt8(ascii: "["), UInt8(ascii: "]"):
+            true
+        default:
+            isTargetChar(byte)
+        }
+    }
+
+    @inline(__always)
+    static func isHexDigit(_ byte: UInt8) -> Bool {
+        HTTPPercentDecoding.hexValue(byte) != nil
+    }
+
+    /// Client bytes made safe to quote in an error message: printable ASCII as is, the rest as `\xNN`, truncated.
+    static func quote(_ bytes: some Collection<UInt8>, limit: Int = 40) -> String {
+        var text = "\""
+        for byte in bytes.prefix(limit) {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                text += "\\" + String(UnicodeScalar(byte))
+            case 0x20..<0x7F:
+                text.unicodeScalars.append(UnicodeScalar(byte))
+            case cr: text += "\\r"
+            case lf: text += "\\n"
+            case tab: text += "\\t"
+            default:
+                let hex = String(byte, radix: 16, uppercase: true)
+                text += "\\x" + (byte < 0x10 ? "0" : "") + hex
+            }
+        }
+        text += bytes.count > limit ? "\"…" : "\""
+        return text
+    }
+
+    static func quote(_ byte: UInt8) -> String {
+        quote(CollectionOfOne(byte))
+    }
+}

@@ -1,0 +1,208 @@
+public import RPCCore
+import Synchronization
+
+/// The response side of one gRPC call: what the handler has produced and the connection has not yet sent.
+///
+/// Handlers append from any thread; the connection's loop drains it inside nghttp2's data provider. A writer that
+/// gets more than `highWater` bytes ahead of the socket suspends until the loop has drained below it.
+final class GRPCResponseQueue: ServerResponseSink {
+    struct Control {
+        var headers: Metadata?
+        var headersRequested = false
+        var status: RPCStatus?
+        var hasMessages = false
+    }
+
+    fileprivate struct State {
+        var messages: [[UInt8]] = []
+        var head = 0
+        /// Bytes of `messages[head]` already sent, counting its 5-byte prefix.
+        var headOffset = 0
+        var queuedBytes = 0
+        var headers: Metadata?
+        var headersRequested = false
+        var status: RPCStatus?
+        var closed = false
+        var wakeScheduled = false
+        var writers: [CheckedContinuation<Void, any Error>] = []
+    }
+
+    private let state = Mutex(State())
+    private let highWater: Int
+    /// Asks the loop to look at this queue; called at most once per burst of activity.
+    private let wake: @Sendable () -> Void
+
+    init(highWater: Int, wake: @escaping @Sendable () -> Void) {
+        self.highWater = highWater
+        self.wake = wake
+    }
+
+    // MARK: ServerResponseSink (any thread)
+
+    func sendHeaders(_ metadata: Metadata) {
+        let needsWake = state.withLock { state -> Bool in
+            guard !state.closed, state.status == nil, !state.headersRequested else { return false }
+            state.headersRequested = true
+            state.headers = metadata
+            return state.scheduleWake()
+        }
+        if needsWake { wake() }
+    }
+
+    func sendMessage(_ message: [UInt8]) async throws {
+        enum Outcome { case queued(wake: Bool), full, closed }
+        let outcome = state.withLock { state -> Outcome in
+            guard !state.closed, state.status == nil else { return .closed }
+            state.messages.append(message)
+            state.queuedBytes += message.count + MessageFraming.prefixLength
+            let wake = state.scheduleWake()
+            return state.queuedBytes > highWater ? .full : .queued(wake: wake)
+        }
+        switch outcome {
+        case .closed: throw CancellationError()
+        case .queued(let needsWake): if needsWake { wake() }
+        case .full:
+            wake()
+            try await waitForRoom()
+        }
+    }
+
+    func finish(_ status: RPCStatus) {
+        let needsWake = state.withLock { state -> Bool in
+            guard !state.closed, state.status == nil else { return false }
+            state.status = status
+            return state.scheduleWake()
+        }
+        if needsWake { wake() }
+    }
+
+    private func waitForRoom() async throws {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let resume = state.withLock { state -> Result<Void, any Error>? in
+                    if state.closed || Task.isCancelled { return .failure(CancellationError()) }
+                    if state.queuedBytes <= highWater { return .success(()) }
+                    state.writers.append(continuation)
+                    return nil
+                }
+                if let resume { continuation.resume(with: resume) }
+            }
+        } onCancel: {
+            close()
+        }
+    }
+
+    // MARK: Loop side
+
+    /// Ends the call from the transport (deadline, reset): drops queued messages and wakes suspended writers.
+    /// With a status, that status is what the client gets unless one was already set.
+    func abort(with status: RPCStatus?) -> Bool {
+        let (writers, needsWake) = state.withLock { state -> ([CheckedContinuation<Void, any Error>], Bool) in
+            state.messages.removeAll()
+            state.head = 0
+            state.headOffset = 0
+            state.queuedBytes = 0
+            var needsWake = false
+            if let status, state.status == nil {
+                state.status = status
+                needsWake = state.scheduleWake()
+            } else if status == nil {
+                state.closed = true
+            }
+            defer { state.writers.removeAll() }
+            return (state.writers, needsWake)
+        }
+        for writer in writers { writer.resume(throwing: CancellationError()) }
+        return needsWake
+    }
+
+    /// The stream is gone: every later write fails.
+    func close() {
+        let writers = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
+            state.closed = true
+            state.messages.removeAll()
+            state.queuedBytes = 0
+            defer { state.writers.removeAll() }
+            return state.writers
+        }
+        for writer in writers { writer.resume(throwing: CancellationError()) }
+    }
+
+    /// What the loop must do next for this call; clears the pending wake.
+    func takeControl() -> Control {
+        state.withLock { state in
+            state.wakeScheduled = false
+            defer { state.headers = nil }
+            return Control(
+                headers: state.headers, headersRequested: state.headersRequested, status: state.status,
+                hasMessages: state.head < state.messages.count)
+        }
+    }
+
+    /// Copies framed messages into `buffer`. Returns the byte count and, when everything queued is out and the
+    /// handler has finished, its status.
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> (count: Int, status: RPCStatus?) {
+        var resumed: [CheckedContinuation<Void, any Error>] = []
+        let result = state.withLock { state -> (Int, RPCStatus?) in
+            var written = 0
+            while written < buffer.count, state.head < state.messages.count {
+                written += state.copyHead(into: UnsafeMutableRawBufferPointer(rebasing: buffer[written...]))
+            }
+            if state.head == state.messages.count, state.head > 0 {
+                state.messages.removeAll(keepingCapacity: true)
+                state.head = 0
+            }
+            state.queuedBytes -= written
+            if state.queuedBytes <= highWater, !state.writers.isEmpty {
+                resumed = state.writers
+                state.writers.removeAll()
+            }
+            let done = state.head == state.messages.count
+            // An empty queue defers the stream: the next message must wake the loop again.
+            if done { state.wakeScheduled = false }
+            return (written, done ? state.status : nil)
+        }
+        for writer in resumed { writer.resume() }
+        return result
+    }
+}
+
+extension GRPCResponseQueue.State {
+    /// Marks a wake as pending; true when the caller must deliver it.
+    fileprivate mutating func scheduleWake() -> Bool {
+        guard !wakeScheduled else { return false }
+        wakeScheduled = true
+        return true
+    }
+
+    /// Copies as much of the head message (prefix first) as fits; advances past it when complete.
+    fileprivate mutating func copyHead(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        let message = messages[head]
+        var written = 0
+        if headOffset < MessageFraming.prefixLength {
+            var prefix: (UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &prefix) { MessageFraming.writePrefix(length: message.count, into: $0) }
+            withUnsafeBytes(of: &prefix) { prefixBytes in
+                let count = min(MessageFraming.prefixLength - headOffset, buffer.count)
+                buffer.baseAddress!.copyMemory(from: prefixBytes.baseAddress! + headOffset, byteCount: count)
+                written = count
+            }
+            headOffset += written
+            if headOffset < MessageFraming.prefixLength { return written }
+        }
+        let bodyOffset = headOffset - MessageFraming.prefixLength
+        let count = min(message.count - bodyOffset, buffer.count - written)
+        if count > 0 {
+            message.withUnsafeBytes { body in
+                (buffer.baseAddress! + written).copyMemory(from: body.baseAddress! + bodyOffset, byteCount: count)
+            }
+        }
+        headOffset += count
+        written += count
+        if headOffset == message.count + MessageFraming.prefixLength {
+            head += 1
+            headOffset = 0
+        }
+        return written
+    }
+}

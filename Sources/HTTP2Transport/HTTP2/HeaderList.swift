@@ -1,0 +1,34 @@
+import CNGHTTP2
+
+/// Header fields to submit, laid out once in one buffer so nghttp2 can copy them.
+struct HeaderList {
+    private var bytes: [UInt8] = []
+    private var fields: [(nameStart: Int, nameLength: Int, valueStart: Int, valueLength: Int)] = []
+
+    init() {
+        bytes.reserveCapacity(128)
+    }
+
+    mutating func add(_ name: String, _ value: String) {
+        let nameStart = bytes.count
+        bytes.append(contentsOf: name.utf8)
+        let valueStart = bytes.count
+        bytes.append(contentsOf: value.utf8)
+        fields.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart))
+    }
+
+    var count: Int { fields.count }
+
+    func withNV<Result>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> Result) -> Result {
+        bytes.withUnsafeBufferPointer { storage in
+            let base = UnsafeMutablePointer(mutating: storage.baseAddress ?? UnsafePointer(bitPattern: 1)!)
+            let nva = fields.map { field in
+                nghttp2_nv(
+                    name: base + field.nameStart, value: base + field.valueStart,
+                    namelen: field.nameLength, valuelen: field.valueLength,
+                    flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+            }
+            return nva.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
+        }
+    }
+}

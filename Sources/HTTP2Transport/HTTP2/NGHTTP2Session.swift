@@ -1,0 +1,254 @@
+import CNGHTTP2
+
+/// What an HTTP/2 endpoint (server or client) does with the events of its nghttp2 session.
+///
+/// Every method runs on the connection's event loop, from inside `nghttp2_session_mem_recv` or `mem_send`:
+/// none may call back into the session's send or receive.
+protocol HTTP2SessionDelegate: AnyObject {
+    /// A HEADERS frame opens or continues a header block on a stream.
+    func headersBegan(streamID: Int32)
+    /// One header field; false resets the stream (the block was rejected).
+    func headerReceived(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Bool
+    /// A whole header block arrived; `endStream` when the peer finished sending.
+    func headersReceived(streamID: Int32, endStream: Bool)
+    func dataReceived(streamID: Int32, bytes: UnsafeRawBufferPointer)
+    /// END_STREAM arrived on a DATA frame.
+    func endStreamReceived(streamID: Int32)
+    /// The stream is closed; `errorCode` is non-zero when it was reset by either side.
+    func streamClosed(streamID: Int32, errorCode: UInt32)
+    func pingReceived(isAck: Bool)
+    func goawayReceived()
+    /// Fills `buffer` with the stream's next DATA bytes (see ``HTTP2DataRead``).
+    func readData(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> HTTP2DataRead
+    /// A frame carrying END_STREAM went out on the stream.
+    func endStreamSent(streamID: Int32)
+}
+
+/// The result of a data provider read.
+enum HTTP2DataRead {
+    case bytes(Int)
+    /// Nothing queued now; the stream waits for ``NGHTTP2Session/resumeData(streamID:)``.
+    case deferred
+    /// The body ends with these bytes; trailers follow (submitted by the delegate before returning).
+    case endWithTrailers(Int)
+    /// The body ends with these bytes and END_STREAM.
+    case end(Int)
+}
+
+/// An nghttp2 session: the C bridging and nothing else. Loop-confined.
+final class NGHTTP2Session {
+    enum Role { case server, client }
+
+    private(set) var session: OpaquePointer!
+    unowned let delegate: any HTTP2SessionDelegate
+
+    init(role: Role, delegate: any HTTP2SessionDelegate, options: Options) throws(TransportError) {
+        self.delegate = delegate
+        var option: OpaquePointer?
+        nghttp2_option_new(&option)
+        defer { nghttp2_option_del(option) }
+        nghttp2_option_set_no_auto_window_update(option, options.manualFlowControl ? 1 : 0)
+        nghttp2_option_set_max_outbound_ack(option, 1000)
+        if options.streamResetBurst > 0 {
+            nghttp2_option_set_stream_reset_rate_limit(
+                option, UInt64(options.streamResetBurst), UInt64(options.streamResetRatePerSecond))
+        }
+        var session: OpaquePointer?
+        let userData = Unmanaged.passUnretained(self).toOpaque()
+        let result =
+            role == .server
+            ? nghttp2_session_server_new2(&session, Self.callbacks.pointer, userData, option)
+            : nghttp2_session_client_new2(&session, Self.callbacks.pointer, userData, option)
+        guard result == 0, let session else { throw .http2("nghttp2 session: \(Self.describe(result))") }
+        self.session = session
+    }
+
+    deinit { nghttp2_session_del(session) }
+
+    struct Options {
+        var manualFlowControl = false
+        var streamResetBurst = 0
+        var streamResetRatePerSecond = 0
+    }
+
+    // MARK: Driving the session
+
+    /// Feeds received bytes; false when the peer broke the protocol (nghttp2 queued a GOAWAY to send first).
+    func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count > 0 else { return true }
+        let result = nghttp2_session_mem_recv(session, bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.count)
+        return result >= 0
+    }
+
+    /// Appends everything nghttp2 wants to send.
+    func produceOutput(into buffer: inout [UInt8]) {
+        while true {
+            var data: UnsafePointer<UInt8>?
+            let count = nghttp2_session_mem_send(session, &data)
+            guard count > 0, let data else { return }
+            buffer.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
+            if buffer.count > 256 * 1024 { return }
+        }
+    }
+
+    var wantsReadOrWrite: Bool {
+        nghttp2_session_want_read(session) != 0 || nghttp2_session_want_write(session) != 0
+    }
+
+    var wantsWrite: Bool { nghttp2_session_want_write(session) != 0 }
+
+    func submitSettings(_ settings: [(nghttp2_settings_id, UInt32)]) {
+        let entries = settings.map { nghttp2_settings_entry(settings_id: Int32($0.0.rawValue), value: $0.1) }
+        nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), entries, entries.count)
+    }
+
+    func setLocalWindowSize(_ size: Int32) {
+        nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, size)
+    }
+
+    /// Submits a response (server) with a data provider, or with END_STREAM on the HEADERS when `hasBody` is false.
+    func submitResponse(streamID: Int32, headers: HeaderList, hasBody: Bool) {
+        headers.withNV { nva, count in
+            if hasBody {
+                var provider = Self.dataProvider
+                _ = nghttp2_submit_response(session, streamID, nva, count, &provider)
+            } else {
+                _ = nghttp2_submit_response(session, streamID, nva, count, nil)
+            }
+        }
+    }
+
+    /// Submits a request (client) whose body comes from the delegate's `readData`; returns the stream id.
+    func submitRequest(headers: HeaderList) -> Int32 {
+        headers.withNV { nva, count in
+            var provider = Self.dataProvider
+            return nghttp2_submit_request(session, nil, nva, count, &provider, nil)
+        }
+    }
+
+    func submitTrailers(streamID: Int32, headers: HeaderList) {
+        headers.withNV { nva, count in _ = nghttp2_submit_trailer(session, streamID, nva, count) }
+    }
+
+    func resetStream(streamID: Int32, errorCode: nghttp2_error_code) {
+        nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode.rawValue)
+    }
+
+    /// Wakes a stream whose data provider deferred. Harmless when the stream is gone or not deferred.
+    func resumeData(streamID: Int32) {
+        _ = nghttp2_session_resume_data(session, streamID)
+    }
+
+    /// Reopens the receive window by bytes the application has consumed (manual flow control).
+    func consume(streamID: Int32, bytes: Int) {
+        _ = nghttp2_session_consume(session, streamID, bytes)
+    }
+
+    func consumeConnection(bytes: Int) {
+        _ = nghttp2_session_consume_connection(session, bytes)
+    }
+
+    func submitPing() {
+        nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+    }
+
+    func submitShutdownNotice() {
+        nghttp2_submit_shutdown_notice(session)
+    }
+
+    func submitGoaway(errorCode: nghttp2_error_code, debugData: String = "") {
+        let lastStream = nghttp2_session_get_last_proc_stream_id(session)
+        var debug = Array(debugData.utf8)
+        nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), lastStream, errorCode.rawValue, &debug, debug.count)
+    }
+
+    func isStreamRemoteClosed(_ streamID: Int32) -> Bool {
+        nghttp2_session_get_stream_remote_close(session, streamID) != 0
+    }
+
+    static func describe(_ code: Int32) -> String { String(cString: nghttp2_strerror(code)) }
+
+    // MARK: C callbacks
+
+    private static func from(_ userData: UnsafeMutableRawPointer?) -> NGHTTP2Session {
+        Unmanaged<NGHTTP2Session>.fromOpaque(userData!).takeUnretainedValue()
+    }
+
+    /// Callbacks are identical for every session; built once.
+    private struct Callbacks: @unchecked Sendable { let pointer: OpaquePointer }
+
+    private static let callbacks: Callbacks = {
+        var callbacks: OpaquePointer?
+        nghttp2_session_callbacks_new(&callbacks)
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, userData in
+            guard let frame else { return 0 }
+            NGHTTP2Session.from(userData).delegate.headersBegan(streamID: frame.pointee.hd.stream_id)
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, userData in
+            guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
+            let accepted = NGHTTP2Session.from(userData).delegate.headerReceived(
+                streamID: frame.pointee.hd.stream_id,
+                name: UnsafeRawBufferPointer(start: name, count: nameLength),
+                value: UnsafeRawBufferPointer(start: value, count: valueLength)
+            )
+            return accepted ? 0 : NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
+        }
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, userData in
+            guard let frame else { return 0 }
+            let delegate = NGHTTP2Session.from(userData).delegate
+            let header = frame.pointee.hd
+            let endStream = header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
+            switch Int(header.type) {
+            case Int(NGHTTP2_HEADERS.rawValue):
+                delegate.headersReceived(streamID: header.stream_id, endStream: endStream)
+            case Int(NGHTTP2_DATA.rawValue):
+                if endStream { delegate.endStreamReceived(streamID: header.stream_id) }
+            case Int(NGHTTP2_PING.rawValue):
+                delegate.pingReceived(isAck: header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0)
+            case Int(NGHTTP2_GOAWAY.rawValue):
+                delegate.goawayReceived()
+            default: break
+            }
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, userData in
+            NGHTTP2Session.from(userData).delegate.dataReceived(
+                streamID: streamID, bytes: UnsafeRawBufferPointer(start: data, count: length))
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, errorCode, userData in
+            NGHTTP2Session.from(userData).delegate.streamClosed(streamID: streamID, errorCode: errorCode)
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks) { _, frame, userData in
+            guard let frame else { return 0 }
+            let header = frame.pointee.hd
+            if header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 {
+                NGHTTP2Session.from(userData).delegate.endStreamSent(streamID: header.stream_id)
+            }
+            return 0
+        }
+        return Callbacks(pointer: callbacks!)
+    }()
+
+    private static let dataProvider: nghttp2_data_provider = {
+        var provider = nghttp2_data_provider()
+        provider.read_callback = { _, streamID, buffer, length, flags, _, userData in
+            let delegate = NGHTTP2Session.from(userData).delegate
+            switch delegate.readData(streamID: streamID, into: UnsafeMutableRawBufferPointer(start: buffer, count: length)) {
+            case .bytes(let count):
+                return count
+            case .deferred:
+                return Int(NGHTTP2_ERR_DEFERRED.rawValue)
+            case .endWithTrailers(let count):
+                flags!.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue | NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue
+                return count
+            case .end(let count):
+                flags!.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+                return count
+            }
+        }
+        return provider
+    }()
+}

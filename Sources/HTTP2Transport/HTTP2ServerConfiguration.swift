@@ -1,0 +1,47 @@
+/// Everything the transport needs to listen and police its peers. Defaults follow gRPC's own servers.
+public struct HTTP2ServerConfiguration: Sendable {
+    public struct TLS: Sendable, Hashable {
+        /// PEM certificate chain, leaf first.
+        public var certificatePath: String
+        /// PEM private key.
+        public var privateKeyPath: String
+
+        public init(certificatePath: String, privateKeyPath: String) {
+            self.certificatePath = certificatePath
+            self.privateKeyPath = privateKeyPath
+        }
+    }
+
+    public var host: String = "127.0.0.1"
+    /// 0 picks a free port (tests); the bound port is reported by the server.
+    public var port: Int = 50051
+    /// When set, every connection is TLS 1.2/1.3 with ALPN `h2` (or `http/1.1`).
+    public var tls: TLS?
+    /// With TLS configured, whether clients may still speak cleartext on the same port (h2c, HTTP/1.1).
+    public var allowCleartext: Bool = false
+    /// Event-loop threads; each owns its connections. 0 means one per core.
+    public var eventLoopThreads: Int = 0
+    public var maxConcurrentStreams: Int = 100
+    public var maxHeaderListSize: Int = 16 * 1024
+    public var maxReceiveMessageSize: Int = 4 * 1024 * 1024
+    /// HTTP/2 stream-level receive window.
+    public var initialWindowSize: Int = 1024 * 1024
+    /// Unsent response bytes a stream may hold before its writer suspends.
+    public var maxBufferedResponseBytes: Int = 256 * 1024
+    /// Client RST_STREAM bursts allowed and the refill rate per second (Rapid Reset, CVE-2023-44487).
+    public var streamResetBurst: Int = 1000
+    public var streamResetRatePerSecond: Int = 33
+    /// A PING goes out after the connection has been idle this long; no answer within the timeout closes it.
+    public var keepaliveInterval: Duration = .seconds(7200)
+    public var keepaliveTimeout: Duration = .seconds(20)
+    /// A client may PING at most this often without a request in flight before it gets GOAWAY `too_many_pings`.
+    public var minClientPingInterval: Duration = .seconds(300)
+    /// How long in-flight calls may run after a graceful shutdown starts.
+    public var shutdownGracePeriod: Duration = .seconds(10)
+    public var http1MaxHeaderBytes: Int = 8 * 1024
+    public var http1MaxBodyBytes: Int = 1024 * 1024
+    /// An HTTP/1.1 connection or an unfinished handshake with no traffic for this long is closed.
+    public var idleTimeout: Duration = .seconds(120)
+
+    public init() {}
+}

@@ -1,0 +1,202 @@
+import CSystemShims
+import Glibc
+import Synchronization
+
+/// Something an event loop wakes when its file descriptor is ready.
+protocol FileEventHandler: AnyObject {
+    func handleEvent(readable: Bool, writable: Bool, hangup: Bool)
+}
+
+/// Work that must run once the current batch of events is handled, such as flushing a connection's output.
+protocol EndOfTickTask: AnyObject {
+    func runAtEndOfTick()
+}
+
+/// One thread, one epoll set. Everything registered with a loop is touched by that thread only.
+///
+/// Other threads hand it work with ``execute(_:)``; that is the only thread-safe entry point besides ``inEventLoop``.
+final class EventLoop: @unchecked Sendable {
+    private let epollFD: Int32
+    private let wakeFD: Int32
+    private let pending = Mutex<(work: [@Sendable () -> Void], wakePending: Bool)>(([], false))
+    private let thread = Mutex<pthread_t?>(nil)
+    private let stopRequested = Atomic<Bool>(false)
+
+    // Loop-confined state.
+    private var handlers: [Int32: any FileEventHandler] = [:]
+    private var timers = TimerHeap()
+    private var endOfTick: [any EndOfTickTask] = []
+    private var endOfTickIDs: Set<ObjectIdentifier> = []
+    /// A read buffer shared by every connection of this loop: reads are handled one at a time.
+    var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+
+    init() throws(TransportError) {
+        epollFD = cshim_epoll_create()
+        guard epollFD >= 0 else { throw .system("epoll_create1", errno) }
+        wakeFD = cshim_eventfd()
+        guard wakeFD >= 0 else { throw .system("eventfd", errno) }
+        _ = cshim_epoll_ctl(epollFD, Int32(CSHIM_EPOLL_CTL_ADD), wakeFD, UInt32(CSHIM_EPOLLIN))
+    }
+
+    deinit {
+        close(epollFD)
+        close(wakeFD)
+    }
+
+    var inEventLoop: Bool {
+        thread.withLock { owner in owner.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+    }
+
+    func assertInEventLoop(file: StaticString = #fileID, line: UInt = #line) {
+        assert(inEventLoop, "touched off its event loop", file: file, line: line)
+    }
+
+    /// Runs `work` on the loop's thread soon. Wakes the loop only when it may be sleeping.
+    func execute(_ work: @escaping @Sendable () -> Void) {
+        let needsWake = pending.withLock { pending in
+            pending.work.append(work)
+            defer { pending.wakePending = true }
+            return !pending.wakePending
+        }
+        if needsWake {
+            var one: UInt64 = 1
+            _ = write(wakeFD, &one, 8)
+        }
+    }
+
+    // MARK: Loop-confined API
+
+    func register(_ fd: Int32, handler: any FileEventHandler, readable: Bool = true, writable: Bool = false) {
+        assertInEventLoop()
+        handlers[fd] = handler
+        _ = cshim_epoll_ctl(epollFD, Int32(CSHIM_EPOLL_CTL_ADD), fd, Self.mask(readable: readable, writable: writable))
+    }
+
+    func setInterest(_ fd: Int32, readable: Bool, writable: Bool) {
+        assertInEventLoop()
+        _ = cshim_epoll_ctl(epollFD, Int32(CSHIM_EPOLL_CTL_MOD), fd, Self.mask(readable: readable, writable: writable))
+    }
+
+    func unregister(_ fd: Int32) {
+        assertInEventLoop()
+        handlers[fd] = nil
+        _ = cshim_epoll_ctl(epollFD, Int32(CSHIM_EPOLL_CTL_DEL), fd, 0)
+    }
+
+    @discardableResult
+    func scheduleTimer(after delay: Duration, _ body: @escaping () -> Void) -> TimerHeap.ID {
+        assertInEventLoop()
+        return timers.schedule(at: .now + delay, body)
+    }
+
+    func cancelTimer(_ id: TimerHeap.ID?) {
+        assertInEventLoop()
+        if let id { timers.cancel(id) }
+    }
+
+    func runAtEndOfTick(_ task: any EndOfTickTask) {
+        assertInEventLoop()
+        if endOfTickIDs.insert(ObjectIdentifier(task)).inserted { endOfTick.append(task) }
+    }
+
+    /// Starts the loop on a new thread.
+    func start(name: String) {
+        let box = Unmanaged.passRetained(self)
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        var handle = pthread_t()
+        pthread_create(&handle, &attributes, { argument in
+            let loop = Unmanaged<EventLoop>.fromOpaque(argument!).takeRetainedValue()
+            loop.thread.withLock { $0 = pthread_self() }
+            loop.run()
+            return nil
+        }, box.toOpaque())
+        pthread_attr_destroy(&attributes)
+        pthread_detach(handle)
+    }
+
+    /// Asks the loop to return once its current tick ends; handlers still registered are dropped.
+    func stop() {
+        stopRequested.store(true, ordering: .releasing)
+        execute {}
+    }
+
+    private func run() {
+        var fds = [Int32](repeating: 0, count: 256)
+        var events = [UInt32](repeating: 0, count: 256)
+        while !stopRequested.load(ordering: .acquiring) {
+            let timeout = timers.millisecondsUntilNext(now: .now)
+            let count = cshim_epoll_wait(epollFD, &fds, &events, 256, timeout)
+            if count < 0, errno != EINTR { break }
+            for index in 0..<max(0, Int(count)) {
+                let fd = fds[index]
+                if fd == wakeFD {
+                    var value: UInt64 = 0
+                    _ = read(wakeFD, &value, 8)
+                    continue
+                }
+                guard let handler = handlers[fd] else { continue }
+                let flags = events[index]
+                let readableMask = UInt32(CSHIM_EPOLLIN | CSHIM_EPOLLHUP | CSHIM_EPOLLERR)
+                handler.handleEvent(
+                    readable: flags & readableMask != 0,
+                    writable: flags & UInt32(CSHIM_EPOLLOUT) != 0,
+                    hangup: flags & UInt32(CSHIM_EPOLLERR) != 0
+                )
+            }
+            runPendingWork()
+            timers.fireDue(now: .now)
+            runEndOfTick()
+        }
+        handlers.removeAll()
+    }
+
+    private func runPendingWork() {
+        while true {
+            let work = pending.withLock { pending in
+                defer {
+                    pending.work.removeAll(keepingCapacity: true)
+                    pending.wakePending = false
+                }
+                return pending.work
+            }
+            if work.isEmpty { return }
+            for item in work { item() }
+        }
+    }
+
+    private func runEndOfTick() {
+        while !endOfTick.isEmpty {
+            let tasks = endOfTick
+            endOfTick.removeAll(keepingCapacity: true)
+            endOfTickIDs.removeAll(keepingCapacity: true)
+            for task in tasks { task.runAtEndOfTick() }
+        }
+    }
+
+    private static func mask(readable: Bool, writable: Bool) -> UInt32 {
+        (readable ? UInt32(CSHIM_EPOLLIN) | UInt32(CSHIM_EPOLLRDHUP) : 0) | (writable ? UInt32(CSHIM_EPOLLOUT) : 0)
+    }
+}
+
+/// A value owned by one event loop that may travel through other threads but is only touched on its loop.
+struct LoopBound<Value: AnyObject>: @unchecked Sendable {
+    let loop: EventLoop
+    private let _value: Value
+
+    init(_ value: Value, loop: EventLoop) {
+        self.loop = loop
+        self._value = value
+    }
+
+    var value: Value {
+        loop.assertInEventLoop()
+        return _value
+    }
+
+    /// Runs `body` with the value on its loop.
+    func execute(_ body: @escaping @Sendable (Value) -> Void) {
+        let this = self
+        loop.execute { body(this.value) }
+    }
+}

@@ -1,0 +1,102 @@
+import Dispatch
+import Glibc
+public import RPCCore
+import Synchronization
+
+/// The gRPC and HTTP server: HTTP/2 (h2c with prior knowledge, or TLS with ALPN) and HTTP/1.1 on one port.
+///
+/// Each event-loop thread owns a listening socket (SO_REUSEPORT) and the connections it accepts; handlers run as
+/// Swift tasks and hand their output back to the owning loop.
+public final class HTTP2Server: Sendable {
+    private let shared: ServerShared
+    private let loops: [EventLoop]
+    private let state = Mutex(State())
+    private let stopped = DispatchSemaphore(value: 0)
+
+    private struct State {
+        var listeners: [LoopBound<Listener>] = []
+        var localPort = 0
+        var shuttingDown = false
+        var loopsDraining = 0
+    }
+
+    public init(
+        configuration: HTTP2ServerConfiguration, router: RPCRouter, httpRouter: HTTPRouter, logger: Logger
+    ) throws(TransportError) {
+        let tls = try configuration.tls.map { tls throws(TransportError) in
+            try TLSContext(serverCertificatePath: tls.certificatePath, privateKeyPath: tls.privateKeyPath)
+        }
+        shared = ServerShared(configuration: configuration, router: router, httpRouter: httpRouter, logger: logger, tls: tls)
+        let threads = configuration.eventLoopThreads > 0 ? configuration.eventLoopThreads : Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        var loops: [EventLoop] = []
+        for _ in 0..<max(1, threads) { loops.append(try EventLoop()) }
+        self.loops = loops
+    }
+
+    /// The bound port (useful when the configuration asked for port 0).
+    public var localPort: Int { state.withLock { $0.localPort } }
+
+    /// Binds every loop's listening socket and starts serving.
+    public func start() throws(TransportError) {
+        let configuration = shared.configuration
+        let first = try Socket.listen(host: configuration.host, port: configuration.port, reusePort: true)
+        let port = Socket.localPort(first)
+        var fds = [first]
+        do {
+            for _ in 1..<loops.count {
+                fds.append(try Socket.listen(host: configuration.host, port: port, reusePort: true))
+            }
+        } catch {
+            for fd in fds { close(fd) }
+            throw error
+        }
+        var listeners: [LoopBound<Listener>] = []
+        for (index, loop) in loops.enumerated() {
+            let listener = Listener(fd: fds[index], loop: loop, shared: shared)
+            loop.start(name: "entitlementd-loop-\(index)")
+            let bound = LoopBound(listener, loop: loop)
+            bound.execute { $0.start() }
+            listeners.append(bound)
+        }
+        state.withLock {
+            $0.listeners = listeners
+            $0.localPort = port
+        }
+    }
+
+    /// Stops accepting, sends GOAWAY, lets in-flight calls finish within the grace period, then stops.
+    public func beginGracefulShutdown() {
+        let listeners = state.withLock { state -> [LoopBound<Listener>] in
+            guard !state.shuttingDown else { return [] }
+            state.shuttingDown = true
+            state.loopsDraining = state.listeners.count
+            return state.listeners
+        }
+        if listeners.isEmpty { stopLoops() }
+        let grace = shared.configuration.shutdownGracePeriod
+        for listener in listeners {
+            listener.execute { [self] listener in
+                listener.drain(gracePeriod: grace) { self.loopDrained() }
+            }
+        }
+    }
+
+    /// Blocks until the server has stopped after ``beginGracefulShutdown()``.
+    public func waitUntilStopped() {
+        stopped.wait()
+        stopped.signal()
+    }
+
+    private func loopDrained() {
+        let allDrained = state.withLock { state -> Bool in
+            state.loopsDraining -= 1
+            return state.loopsDraining == 0
+        }
+        if allDrained { stopLoops() }
+    }
+
+    private func stopLoops() {
+        for loop in loops { loop.stop() }
+        stopped.signal()
+    }
+}

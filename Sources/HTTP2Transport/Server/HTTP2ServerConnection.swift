@@ -1,0 +1,436 @@
+import CNGHTTP2
+import RPCCore
+
+/// The server side of one HTTP/2 connection: gRPC calls and plain HTTP routes on its streams.
+///
+/// Loop-confined. Handlers run as tasks and reach the connection only through ``LoopBound``.
+final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
+    private unowned let socket: SocketConnection
+    private let shared: ServerShared
+    private var session: NGHTTP2Session!
+    private var streams: [Int32: ServerStream] = [:]
+    private var configuration: HTTP2ServerConfiguration { shared.configuration }
+
+    private var lastReceived = ContinuousClock.now
+    private var keepaliveTimer: TimerHeap.ID?
+    private var awaitingPingAck = false
+    private var lastClientPing: ContinuousClock.Instant?
+    private var pingStrikes = 0
+    private var shutdown = ShutdownState.serving
+    private var graceTimer: TimerHeap.ID?
+    private var closeRequested = false
+
+    private enum ShutdownState { case serving, noticeSent, goawaySent }
+
+    init(socket: SocketConnection, shared: ServerShared) throws(TransportError) {
+        self.socket = socket
+        self.shared = shared
+        let options = NGHTTP2Session.Options(
+            manualFlowControl: true,
+            streamResetBurst: shared.configuration.streamResetBurst,
+            streamResetRatePerSecond: shared.configuration.streamResetRatePerSecond)
+        session = try NGHTTP2Session(role: .server, delegate: self, options: options)
+        session.submitSettings([
+            (NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, UInt32(configuration.maxConcurrentStreams)),
+            (NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, UInt32(configuration.initialWindowSize)),
+            (NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, UInt32(configuration.maxHeaderListSize)),
+        ])
+        // The connection window covers every stream's window, so one slow stream cannot stall the others.
+        session.setLocalWindowSize(Int32(clamping: max(configuration.initialWindowSize * 4, 65_535)))
+        armKeepalive()
+    }
+
+    private var loop: EventLoop { socket.loop }
+    private var bound: LoopBound<HTTP2ServerConnection> { LoopBound(self, loop: loop) }
+
+    // MARK: ConnectionProtocol
+
+    func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        lastReceived = .now
+        return session.receive(bytes)
+    }
+
+    func produceOutput(into buffer: inout [UInt8]) {
+        session.produceOutput(into: &buffer)
+    }
+
+    var isFinished: Bool {
+        if closeRequested { return !session.wantsWrite }
+        if !session.wantsReadOrWrite { return true }
+        return shutdown == .goawaySent && streams.isEmpty && !session.wantsWrite
+    }
+
+    func connectionClosed() {
+        loop.cancelTimer(keepaliveTimer)
+        loop.cancelTimer(graceTimer)
+        for stream in streams.values { stream.abandon() }
+        streams.removeAll()
+        session = nil
+    }
+
+    func beginGracefulShutdown() {
+        guard shutdown == .serving, session != nil else { return }
+        shutdown = .noticeSent
+        session.submitShutdownNotice()
+        session.submitPing()
+        // The final GOAWAY goes out after the client has seen the notice (its PING ack), or after a second.
+        loop.scheduleTimer(after: .seconds(1)) { [weak self] in self?.sendFinalGoaway() }
+        graceTimer = loop.scheduleTimer(after: configuration.shutdownGracePeriod) { [weak self] in
+            self?.abortAll(RPCError(code: .unavailable, message: "The server is shutting down."))
+        }
+        socket.scheduleFlush()
+    }
+
+    // MARK: HTTP2SessionDelegate
+
+    func headersBegan(streamID: Int32) {
+        if streams[streamID] == nil { streams[streamID] = ServerStream(id: streamID) }
+    }
+
+    func headerReceived(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Bool {
+        guard let stream = streams[streamID], case .receivingHeaders = stream.phase else { return true }
+        stream.head.add(
+            name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self),
+            limit: configuration.maxHeaderListSize)
+        return true
+    }
+
+    func headersReceived(streamID: Int32, endStream: Bool) {
+        guard let stream = streams[streamID] else { return }
+        pingStrikes = 0
+        switch stream.phase {
+        case .receivingHeaders:
+            startRequest(stream)
+            if endStream { endStreamReceived(streamID: streamID) }
+        default:
+            // Request trailers: only their END_STREAM matters.
+            if endStream { endStreamReceived(streamID: streamID) }
+        }
+    }
+
+    func dataReceived(streamID: Int32, bytes: UnsafeRawBufferPointer) {
+        guard let stream = streams[streamID] else {
+            session.consume(streamID: streamID, bytes: bytes.count)
+            return
+        }
+        switch stream.phase {
+        case .grpc(let call):
+            receiveMessages(bytes, on: call, streamID: streamID)
+        case .http(let exchange):
+            session.consume(streamID: streamID, bytes: bytes.count)
+            guard exchange.response == nil else { return }
+            if exchange.body.count + bytes.count > configuration.http1MaxBodyBytes {
+                respondImmediately(stream, status: 413, message: "Request body exceeds \(configuration.http1MaxBodyBytes) bytes.")
+            } else {
+                exchange.body.append(contentsOf: bytes)
+            }
+        case .receivingHeaders, .immediate:
+            session.consume(streamID: streamID, bytes: bytes.count)
+        }
+    }
+
+    func endStreamReceived(streamID: Int32) {
+        guard let stream = streams[streamID] else { return }
+        switch stream.phase {
+        case .grpc(let call):
+            guard !call.requestsFinished else { return }
+            if call.deframer.bufferedBytes > 0 {
+                failCall(call, streamID: streamID, RPCError(code: .internal, message: "The request ended inside a message."))
+            } else {
+                call.finishRequests()
+            }
+        case .http(let exchange):
+            guard exchange.response == nil else { return }
+            dispatchHTTP(stream, exchange)
+        case .receivingHeaders, .immediate:
+            break
+        }
+    }
+
+    func streamClosed(streamID: Int32, errorCode: UInt32) {
+        guard let stream = streams.removeValue(forKey: streamID) else { return }
+        stream.abandon()
+        socket.scheduleFlush()
+    }
+
+    func pingReceived(isAck: Bool) {
+        if isAck {
+            awaitingPingAck = false
+            if shutdown == .noticeSent { sendFinalGoaway() }
+            return
+        }
+        // gRPC's keepalive policy: pings without calls in flight must not come faster than the configured interval.
+        let now = ContinuousClock.now
+        if streams.isEmpty, let last = lastClientPing, last.duration(to: now) < configuration.minClientPingInterval {
+            pingStrikes += 1
+            if pingStrikes > 2 {
+                session.submitGoaway(errorCode: NGHTTP2_ENHANCE_YOUR_CALM, debugData: "too_many_pings")
+                closeRequested = true
+            }
+        }
+        lastClientPing = now
+    }
+
+    func goawayReceived() {}
+
+    func readData(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> HTTP2DataRead {
+        guard let stream = streams[streamID] else { return .end(0) }
+        switch stream.phase {
+        case .grpc(let call):
+            let (count, status) = call.responses.read(into: buffer)
+            if let status {
+                call.statusSubmitted = true
+                loop.cancelTimer(call.deadlineTimer)
+                var trailers = HeaderList()
+                trailers.addStatus(status)
+                session.submitTrailers(streamID: streamID, headers: trailers)
+                return .endWithTrailers(count)
+            }
+            return count == 0 ? .deferred : .bytes(count)
+        case .http(let exchange):
+            return exchange.readResponse(into: buffer)
+        case .immediate(let response):
+            return response.read(into: buffer)
+        case .receivingHeaders:
+            return .end(0)
+        }
+    }
+
+    func endStreamSent(streamID: Int32) {
+        // Finished before the client did: tell it to stop sending (PROTOCOL-HTTP2.md).
+        if !session.isStreamRemoteClosed(streamID) {
+            session.resetStream(streamID: streamID, errorCode: NGHTTP2_NO_ERROR)
+        }
+    }
+
+    // MARK: Requests
+
+    private func startRequest(_ stream: ServerStream) {
+        let head = stream.head
+        if head.tooLarge {
+            respondImmediately(stream, status: 431, message: "Request headers exceed \(configuration.maxHeaderListSize) bytes.")
+            return
+        }
+        let target = HTTPRequest(method: head.method, target: head.path)
+        if shared.httpRouter.matches(path: target.path) {
+            let exchange = HTTPExchange(request: target, fields: head.fields)
+            stream.phase = .http(exchange)
+            return
+        }
+        guard head.isGRPC else {
+            respondImmediately(
+                stream, status: 415,
+                message: "Content-Type '\(head.contentType ?? "")' is not supported; gRPC requires application/grpc.")
+            return
+        }
+        guard head.method == "POST" else {
+            respondImmediately(stream, status: 405, message: "gRPC requires POST.", headers: [("allow", "POST")])
+            return
+        }
+        startCall(stream, head: head)
+    }
+
+    private func startCall(_ stream: ServerStream, head: RequestHead) {
+        let streamID = stream.id
+        let connection = bound
+        let responses = GRPCResponseQueue(highWater: configuration.maxBufferedResponseBytes) {
+            connection.execute { $0.serviceCall(streamID: streamID) }
+        }
+        let window = InboundWindow(limit: configuration.initialWindowSize)
+        let requests = RPCRequestStream { count in
+            let acknowledge = window.consumed(count)
+            if acknowledge > 0 { connection.execute { $0.acknowledge(streamID: streamID, bytes: acknowledge) } }
+        }
+        var decompressor: (any MessageDecompressor)?
+        var setupError: RPCError?
+        if let encoding = head.encoding, encoding != "identity" {
+            decompressor = shared.decompressors[encoding]
+            if decompressor == nil {
+                setupError = RPCError(
+                    code: .unimplemented,
+                    message: "Compression '\(encoding)' is not supported.",
+                    metadata: Metadata([("grpc-accept-encoding", shared.acceptEncoding)]))
+            }
+        }
+        let call = GRPCServerCall(
+            responses: responses, requests: requests, window: window,
+            deframer: MessageDeframer(maxMessageSize: configuration.maxReceiveMessageSize, decompressor: decompressor))
+        stream.phase = .grpc(call)
+
+        var deadline: ContinuousClock.Instant?
+        if setupError == nil, let timeout = head.timeout {
+            if let duration = GRPCTimeout.parse(timeout) {
+                deadline = .now + duration
+            } else {
+                setupError = RPCError(code: .internal, message: "Malformed grpc-timeout '\(timeout)'.")
+            }
+        }
+        let handler = shared.router.handler(forPath: head.path)
+        if setupError == nil, handler == nil { setupError = shared.router.unimplementedError(forPath: head.path) }
+        var metadata = Metadata()
+        if setupError == nil {
+            do { metadata = try head.metadata() } catch { setupError = error }
+        }
+        if shutdown != .serving, setupError == nil {
+            setupError = RPCError(code: .unavailable, message: "The server is shutting down.")
+        }
+        if let setupError {
+            failCall(call, streamID: streamID, setupError)
+            return
+        }
+        guard let handler, let method = MethodDescriptor(path: head.path) else { return }
+        let context = ServerContext(
+            method: method, metadata: metadata, deadline: deadline, peer: socket.peer, responseSink: responses)
+        if let deadline {
+            call.deadlineTimer = loop.scheduleTimer(after: ContinuousClock.now.duration(to: deadline)) { [weak self] in
+                self?.deadlineExpired(streamID: streamID)
+            }
+        }
+        call.task = Task { await handler.run(requests: requests, context: context) }
+    }
+
+    private func receiveMessages(_ bytes: UnsafeRawBufferPointer, on call: GRPCServerCall, streamID: Int32) {
+        guard !call.requestsFinished else {
+            session.consume(streamID: streamID, bytes: bytes.count)
+            return
+        }
+        call.deframer.append(bytes)
+        var messageBytes = 0
+        do {
+            while let message = try call.deframer.next() {
+                messageBytes += message.count
+                call.requests.yield(message)
+            }
+        } catch {
+            session.consume(streamID: streamID, bytes: bytes.count)
+            failCall(call, streamID: streamID, error)
+            return
+        }
+        let acknowledge = call.window.received(bytes.count, queuedMessageBytes: messageBytes)
+        if acknowledge > 0 { session.consume(streamID: streamID, bytes: acknowledge) }
+    }
+
+    private func acknowledge(streamID: Int32, bytes: Int) {
+        guard session != nil else { return }
+        session.consume(streamID: streamID, bytes: bytes)
+        socket.scheduleFlush()
+    }
+
+    private func failCall(_ call: GRPCServerCall, streamID: Int32, _ error: RPCError) {
+        if call.fail(error) { serviceCall(streamID: streamID) }
+    }
+
+    private func deadlineExpired(streamID: Int32) {
+        guard let stream = streams[streamID], case .grpc(let call) = stream.phase, !call.statusSubmitted else { return }
+        call.deadlineTimer = nil
+        failCall(call, streamID: streamID, RPCError(code: .deadlineExceeded, message: "Deadline exceeded."))
+    }
+
+    /// Acts on what the handler queued: response headers, Trailers-Only, or more DATA.
+    private func serviceCall(streamID: Int32) {
+        guard session != nil, let stream = streams[streamID], case .grpc(let call) = stream.phase,
+            !call.statusSubmitted
+        else { return }
+        let control = call.responses.takeControl()
+        if call.responseStarted {
+            session.resumeData(streamID: streamID)
+        } else if let status = control.status, !control.hasMessages, !control.headersRequested {
+            var headers = HeaderList()
+            headers.add(":status", "200")
+            headers.add("content-type", "application/grpc")
+            headers.addStatus(status)
+            session.submitResponse(streamID: streamID, headers: headers, hasBody: false)
+            call.responseStarted = true
+            call.statusSubmitted = true
+            loop.cancelTimer(call.deadlineTimer)
+        } else if control.hasMessages || control.headersRequested || control.status != nil {
+            var headers = HeaderList()
+            headers.add(":status", "200")
+            headers.add("content-type", "application/grpc")
+            headers.add("grpc-accept-encoding", shared.acceptEncoding)
+            if let metadata = control.headers { headers.add(metadata) }
+            session.submitResponse(streamID: streamID, headers: headers, hasBody: true)
+            call.responseStarted = true
+        }
+        socket.scheduleFlush()
+    }
+
+    // MARK: Plain HTTP
+
+    private func dispatchHTTP(_ stream: ServerStream, _ exchange: HTTPExchange) {
+        let request = exchange.makeRequest()
+        let router = shared.httpRouter
+        let connection = bound
+        let streamID = stream.id
+        Task {
+            let response = await router.respond(to: request)
+            connection.execute { $0.completeHTTP(streamID: streamID, response: response) }
+        }
+    }
+
+    private func completeHTTP(streamID: Int32, response: HTTPResponse) {
+        guard session != nil, let stream = streams[streamID], case .http(let exchange) = stream.phase,
+            exchange.response == nil
+        else { return }
+        exchange.response = ResponseBody(bytes: response.body)
+        var headers = HeaderList()
+        headers.add(":status", String(response.status))
+        for (name, value) in response.headers where !HTTPExchange.isConnectionSpecific(name) {
+            headers.add(name, value)
+        }
+        headers.add("content-length", String(response.body.count))
+        session.submitResponse(streamID: streamID, headers: headers, hasBody: !response.body.isEmpty)
+        socket.scheduleFlush()
+    }
+
+    private func respondImmediately(
+        _ stream: ServerStream, status: Int, message: String, headers extra: [(String, String)] = []
+    ) {
+        let body = ResponseBody(bytes: Array((message + "\n").utf8))
+        stream.phase = .immediate(body)
+        var headers = HeaderList()
+        headers.add(":status", String(status))
+        headers.add("content-type", "text/plain; charset=utf-8")
+        for (name, value) in extra { headers.add(name, value) }
+        headers.add("content-length", String(body.bytes.count))
+        session.submitResponse(streamID: stream.id, headers: headers, hasBody: true)
+        socket.scheduleFlush()
+    }
+
+    // MARK: Connection management
+
+    private func sendFinalGoaway() {
+        guard session != nil, shutdown == .noticeSent else { return }
+        shutdown = .goawaySent
+        session.submitGoaway(errorCode: NGHTTP2_NO_ERROR)
+        socket.scheduleFlush()
+    }
+
+    private func abortAll(_ error: RPCError) {
+        guard session != nil else { return }
+        for (streamID, stream) in streams {
+            if case .grpc(let call) = stream.phase, !call.statusSubmitted { failCall(call, streamID: streamID, error) }
+        }
+        closeRequested = true
+        socket.scheduleFlush()
+    }
+
+    /// Pings a connection that has been quiet for the keepalive interval; no answer in time closes it.
+    private func armKeepalive() {
+        let due = lastReceived + configuration.keepaliveInterval
+        keepaliveTimer = loop.scheduleTimer(after: ContinuousClock.now.duration(to: due)) { [weak self] in
+            guard let self, self.session != nil else { return }
+            if self.lastReceived + self.configuration.keepaliveInterval <= .now {
+                self.session.submitPing()
+                self.awaitingPingAck = true
+                self.socket.scheduleFlush()
+                self.loop.scheduleTimer(after: self.configuration.keepaliveTimeout) { [weak self] in
+                    guard let self, self.awaitingPingAck else { return }
+                    self.shared.logger.info("closing connection: keepalive ping unanswered", ["peer": self.socket.peer])
+                    self.socket.close()
+                }
+            }
+            self.armKeepalive()
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Glibc
+
+/// Accepts connections on one event loop's listening socket and owns them until they close.
+final class Listener: FileEventHandler {
+    private let fd: Int32
+    private let loop: EventLoop
+    private let shared: ServerShared
+    private var connections: [ObjectIdentifier: SocketConnection] = [:]
+    private var draining = false
+    private var onDrained: (() -> Void)?
+
+    init(fd: Int32, loop: EventLoop, shared: ServerShared) {
+        self.fd = fd
+        self.loop = loop
+        self.shared = shared
+    }
+
+    func start() {
+        loop.register(fd, handler: self)
+    }
+
+    func handleEvent(readable: Bool, writable: Bool, hangup: Bool) {
+        while !draining, let (clientFD, peer) = Socket.accept(fd) {
+            let connection = SocketConnection(
+                fd: clientFD, loop: loop, peer: peer, tls: nil, idleTimeout: shared.configuration.idleTimeout)
+            let sniffer = ProtocolSniffer(socket: connection, shared: shared)
+            connection.protocolHandler = sniffer
+            if let context = shared.tls {
+                connection.tlsContextToSniff = context
+                connection.allowsCleartext = shared.configuration.allowCleartext
+                connection.onHandshakeCompleted = { [unowned sniffer] alpn in sniffer.tlsEstablished(alpn: alpn) }
+            }
+            connection.onClose = { [unowned self] closed in
+                self.connections[ObjectIdentifier(closed)] = nil
+                self.reportIfDrained()
+            }
+            connections[ObjectIdentifier(connection)] = connection
+            connection.start()
+        }
+    }
+
+    /// Stops accepting, asks every connection to finish, and calls `drained` once none is left.
+    func drain(gracePeriod: Duration, drained: @escaping () -> Void) {
+        draining = true
+        onDrained = drained
+        loop.unregister(fd)
+        close(fd)
+        for connection in connections.values {
+            connection.protocolHandler?.beginGracefulShutdown()
+            connection.scheduleFlush()
+        }
+        // Whatever is still open a little after the grace period is cut off.
+        loop.scheduleTimer(after: gracePeriod + .seconds(1)) { [weak self] in
+            guard let self else { return }
+            for connection in Array(self.connections.values) { connection.close() }
+        }
+        reportIfDrained()
+    }
+
+    private func reportIfDrained() {
+        guard draining, connections.isEmpty, let onDrained else { return }
+        self.onDrained = nil
+        onDrained()
+    }
+}

@@ -1,0 +1,23 @@
+import RPCCore
+
+/// What every connection of a server reads: routes, limits, logging. Immutable once the server starts.
+final class ServerShared: Sendable {
+    let configuration: HTTP2ServerConfiguration
+    let router: RPCRouter
+    let httpRouter: HTTPRouter
+    let logger: Logger
+    let tls: TLSContext?
+    /// Encodings a client may compress requests with, besides identity.
+    let decompressors: [String: any MessageDecompressor]
+    let acceptEncoding: String
+
+    init(configuration: HTTP2ServerConfiguration, router: RPCRouter, httpRouter: HTTPRouter, logger: Logger, tls: TLSContext?) {
+        self.configuration = configuration
+        self.router = router
+        self.httpRouter = httpRouter
+        self.logger = logger
+        self.tls = tls
+        self.decompressors = ["gzip": GzipDecompressor()]
+        self.acceptEncoding = "identity,gzip"
+    }
+}

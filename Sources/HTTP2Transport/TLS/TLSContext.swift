@@ -1,0 +1,50 @@
+import COpenSSL
+import CSystemShims
+
+/// An OpenSSL context: TLS 1.2+ with ALPN. One per server or client, shared by its connections.
+final class TLSContext: @unchecked Sendable {
+    // SSL_CTX is internally reference counted and safe to share once configured.
+    let context: OpaquePointer
+
+    /// A server context from PEM files; fails with the file and OpenSSL's reason.
+    init(serverCertificatePath: String, privateKeyPath: String) throws(TransportError) {
+        guard let context = SSL_CTX_new(TLS_server_method()) else { throw .tls("SSL_CTX_new failed") }
+        self.context = context
+        guard cshim_ssl_ctx_configure_server(context) == 1 else { throw .tls("could not configure TLS") }
+        guard SSL_CTX_use_certificate_chain_file(context, serverCertificatePath) == 1 else {
+            throw .tls("cannot load certificate chain '\(serverCertificatePath)': \(Self.lastError())")
+        }
+        guard SSL_CTX_use_PrivateKey_file(context, privateKeyPath, SSL_FILETYPE_PEM) == 1 else {
+            throw .tls("cannot load private key '\(privateKeyPath)': \(Self.lastError())")
+        }
+        guard SSL_CTX_check_private_key(context) == 1 else {
+            throw .tls("private key '\(privateKeyPath)' does not match the certificate: \(Self.lastError())")
+        }
+    }
+
+    /// A client context that verifies the server against `trustedCertificatesPath` (PEM) or the system store.
+    init(clientTrusting trustedCertificatesPath: String?) throws(TransportError) {
+        guard let context = SSL_CTX_new(TLS_client_method()) else { throw .tls("SSL_CTX_new failed") }
+        self.context = context
+        guard cshim_ssl_ctx_configure_client(context) == 1 else { throw .tls("could not configure TLS") }
+        SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
+        if let trustedCertificatesPath {
+            guard SSL_CTX_load_verify_locations(context, trustedCertificatesPath, nil) == 1 else {
+                throw .tls("cannot load trusted certificates '\(trustedCertificatesPath)': \(Self.lastError())")
+            }
+        } else {
+            SSL_CTX_set_default_verify_paths(context)
+        }
+    }
+
+    deinit { SSL_CTX_free(context) }
+
+    static func lastError() -> String {
+        let code = ERR_get_error()
+        ERR_clear_error()
+        guard code != 0 else { return "unknown error" }
+        var buffer = [CChar](repeating: 0, count: 256)
+        ERR_error_string_n(code, &buffer, buffer.count)
+        return String(cString: buffer)
+    }
+}

@@ -1,0 +1,82 @@
+import COpenSSL
+import CSystemShims
+import Glibc
+
+/// One TLS session on a non-blocking socket. Loop-confined like the connection that owns it.
+final class TLSStream {
+    enum IOResult {
+        case bytes(Int)
+        case wantRead
+        case wantWrite
+        case closed
+        case failed(String)
+    }
+
+    private let ssl: OpaquePointer
+    private(set) var handshakeDone = false
+
+    init(context: TLSContext, fd: Int32, serverName: String? = nil) throws(TransportError) {
+        guard let ssl = SSL_new(context.context) else { throw .tls("SSL_new failed") }
+        self.ssl = ssl
+        SSL_set_fd(ssl, fd)
+        if let serverName {
+            SSL_set_connect_state(ssl)
+            _ = cshim_ssl_set_tlsext_host_name(ssl, serverName)
+            SSL_set1_host(ssl, serverName)
+        } else {
+            SSL_set_accept_state(ssl)
+        }
+    }
+
+    deinit { SSL_free(ssl) }
+
+    /// Drives the handshake; `.bytes(0)` means it completed.
+    func handshake() -> IOResult {
+        let result = SSL_do_handshake(ssl)
+        if result == 1 {
+            handshakeDone = true
+            return .bytes(0)
+        }
+        return classify(result)
+    }
+
+    /// The protocol ALPN settled on, if any.
+    var negotiatedProtocol: String? {
+        var data: UnsafePointer<UInt8>?
+        var length: UInt32 = 0
+        SSL_get0_alpn_selected(ssl, &data, &length)
+        guard let data, length > 0 else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: data, count: Int(length)), as: UTF8.self)
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> IOResult {
+        let result = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
+        return result > 0 ? .bytes(Int(result)) : classify(result)
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) -> IOResult {
+        guard bytes.count > 0 else { return .bytes(0) }
+        let result = SSL_write(ssl, bytes.baseAddress, Int32(min(bytes.count, Int(Int32.max))))
+        return result > 0 ? .bytes(Int(result)) : classify(result)
+    }
+
+    /// Sends close_notify; best effort on a non-blocking socket.
+    func shutdown() {
+        if handshakeDone { SSL_shutdown(ssl) }
+    }
+
+    private func classify(_ result: Int32) -> IOResult {
+        let error = SSL_get_error(ssl, result)
+        switch error {
+        case SSL_ERROR_WANT_READ: return .wantRead
+        case SSL_ERROR_WANT_WRITE: return .wantWrite
+        case SSL_ERROR_ZERO_RETURN: return .closed
+        case SSL_ERROR_SYSCALL:
+            let reason = errno
+            ERR_clear_error()
+            return reason == 0 ? .closed : .failed(String(cString: strerror(reason)))
+        default:
+            return .failed(TLSContext.lastError())
+        }
+    }
+}

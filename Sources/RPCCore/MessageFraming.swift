@@ -1,0 +1,90 @@
+/// The gRPC length-prefixed message: a 1-byte compressed flag, a 4-byte big-endian length, then the bytes.
+public enum MessageFraming {
+    public static let prefixLength = 5
+
+    /// Writes the prefix of an uncompressed message of `length` bytes into `buffer` (at least 5 bytes).
+    public static func writePrefix(length: Int, into buffer: UnsafeMutableRawBufferPointer) {
+        buffer[0] = 0
+        buffer[1] = UInt8(truncatingIfNeeded: length >> 24)
+        buffer[2] = UInt8(truncatingIfNeeded: length >> 16)
+        buffer[3] = UInt8(truncatingIfNeeded: length >> 8)
+        buffer[4] = UInt8(truncatingIfNeeded: length)
+    }
+
+    /// An uncompressed framed message.
+    public static func frame(_ message: some Collection<UInt8>) -> [UInt8] {
+        var framed = [UInt8](repeating: 0, count: prefixLength)
+        framed.withUnsafeMutableBytes { writePrefix(length: message.count, into: $0) }
+        framed.append(contentsOf: message)
+        return framed
+    }
+}
+
+/// Decompresses messages whose compressed flag is set, for the `grpc-encoding` the client named.
+public protocol MessageDecompressor: Sendable {
+    /// Fails (as `INTERNAL`) on corrupt input, and as `RESOURCE_EXHAUSTED` once the output would pass `limit`.
+    func decompress(_ bytes: ArraySlice<UInt8>, limit: Int) throws(RPCError) -> [UInt8]
+}
+
+/// Reassembles length-prefixed messages from DATA payloads cut at arbitrary boundaries.
+///
+/// The length prefix is untrusted: it is checked against the maximum before any buffer is sized from it.
+public struct MessageDeframer {
+    private var buffer: [UInt8] = []
+    private var readIndex = 0
+    private let maxMessageSize: Int
+    private let decompressor: (any MessageDecompressor)?
+
+    public init(maxMessageSize: Int, decompressor: (any MessageDecompressor)? = nil) {
+        self.maxMessageSize = maxMessageSize
+        self.decompressor = decompressor
+    }
+
+    /// Bytes received but not yet returned as a message.
+    public var bufferedBytes: Int { buffer.count - readIndex }
+
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        if readIndex > 0, readIndex == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            readIndex = 0
+        } else if readIndex > 4096, readIndex * 2 > buffer.count {
+            buffer.removeFirst(readIndex)
+            readIndex = 0
+        }
+        buffer.append(contentsOf: bytes)
+    }
+
+    public mutating func append(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { append($0) }
+    }
+
+    /// The next whole message, or nil until more bytes arrive.
+    public mutating func next() throws(RPCError) -> [UInt8]? {
+        guard bufferedBytes >= MessageFraming.prefixLength else { return nil }
+        let flag = buffer[readIndex]
+        let length =
+            Int(buffer[readIndex + 1]) << 24 | Int(buffer[readIndex + 2]) << 16 | Int(buffer[readIndex + 3]) << 8
+            | Int(buffer[readIndex + 4])
+        guard length <= maxMessageSize else {
+            throw RPCError(
+                code: .resourceExhausted,
+                message: "Received message of \(length) bytes exceeds the limit of \(maxMessageSize) bytes."
+            )
+        }
+        guard flag <= 1 else {
+            throw RPCError(code: .internal, message: "Invalid compressed flag \(flag) in message prefix.")
+        }
+        guard bufferedBytes >= MessageFraming.prefixLength + length else { return nil }
+        let start = readIndex + MessageFraming.prefixLength
+        readIndex = start + length
+        let payload = buffer[start..<readIndex]
+        if flag == 0 { return Array(payload) }
+        guard let decompressor else {
+            throw RPCError(
+                code: .internal,
+                message: "Compressed flag set on a message but the request has no grpc-encoding."
+            )
+        }
+        return try decompressor.decompress(payload, limit: maxMessageSize)
+    }
+}

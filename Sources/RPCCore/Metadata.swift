@@ -1,0 +1,77 @@
+/// Custom request or response metadata: ordered key/value pairs, keys lowercased.
+///
+/// Keys ending in `-bin` carry binary values, base64-encoded on the wire (unpadded when sent, either form accepted).
+public struct Metadata: Sendable, Hashable, Sequence {
+    public enum Value: Sendable, Hashable {
+        case string(String)
+        case binary([UInt8])
+    }
+
+    public private(set) var entries: [(key: String, value: Value)] = []
+
+    public init() {}
+
+    /// String entries in order.
+    public init(_ pairs: [(String, String)]) {
+        for (key, value) in pairs { addString(value, forKey: key) }
+    }
+
+    public var isEmpty: Bool { entries.isEmpty }
+    public var count: Int { entries.count }
+
+    public mutating func addString(_ value: String, forKey key: String) {
+        entries.append((key.lowercased(), .string(value)))
+    }
+
+    public mutating func addBinary(_ value: [UInt8], forKey key: String) {
+        entries.append((key.lowercased(), .binary(value)))
+    }
+
+    public mutating func add(_ value: Value, forKey key: String) {
+        entries.append((key.lowercased(), value))
+    }
+
+    /// The first string value for `key`, if any.
+    public subscript(string key: String) -> String? {
+        for entry in entries where entry.key == key {
+            if case .string(let value) = entry.value { return value }
+        }
+        return nil
+    }
+
+    /// Every binary value for `key`.
+    public subscript(binary key: String) -> [[UInt8]] {
+        entries.compactMap { entry in
+            guard entry.key == key, case .binary(let value) = entry.value else { return nil }
+            return value
+        }
+    }
+
+    public func makeIterator() -> IndexingIterator<[(key: String, value: Value)]> { entries.makeIterator() }
+
+    public static func == (lhs: Metadata, rhs: Metadata) -> Bool {
+        lhs.entries.elementsEqual(rhs.entries) { $0.key == $1.key && $0.value == $1.value }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for entry in entries {
+            hasher.combine(entry.key)
+            hasher.combine(entry.value)
+        }
+    }
+
+    /// Whether `key` may be carried as custom metadata: lowercase `[0-9a-z_.-]`, not reserved by HTTP/2 or gRPC.
+    public static func isValidCustomKey(_ key: String) -> Bool {
+        guard !key.isEmpty, !key.hasPrefix("grpc-"), !key.hasPrefix(":") else { return false }
+        return key.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F || byte == 0x2E
+                || byte == 0x2D
+        }
+    }
+
+    /// Headers that belong to HTTP/2 or gRPC itself and are never surfaced as custom metadata.
+    public static func isTransportHeader(_ key: String) -> Bool {
+        key.hasPrefix(":") || key.hasPrefix("grpc-") || key == "content-type" || key == "te"
+            || key == "user-agent" || key == "content-length"
+    }
+}

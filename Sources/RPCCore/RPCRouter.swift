@@ -1,0 +1,41 @@
+/// Maps `/package.Service/Method` paths to handlers.
+public struct RPCRouter: Sendable {
+    private var handlers: [String: RPCHandler] = [:]
+    public private(set) var serviceNames: Set<String> = []
+
+    public init() {}
+
+    public mutating func register(_ method: MethodDescriptor, _ handler: RPCHandler) {
+        handlers[method.path] = handler
+        serviceNames.insert(method.service)
+    }
+
+    public func handler(forPath path: String) -> RPCHandler? {
+        handlers[path]
+    }
+
+    /// The `UNIMPLEMENTED` error for a path no handler serves, naming what is missing.
+    public func unimplementedError(forPath path: String) -> RPCError {
+        guard let method = MethodDescriptor(path: path) else {
+            return RPCError(code: .unimplemented, message: "Malformed method path '\(path)'.")
+        }
+        if serviceNames.contains(method.service) {
+            return RPCError(
+                code: .unimplemented,
+                message: "Method '\(method.method)' is not implemented by service '\(method.service)'."
+            )
+        }
+        return RPCError(code: .unimplemented, message: "Service '\(method.service)' is not implemented.")
+    }
+}
+
+/// A group of methods that registers itself on a router.
+public protocol RPCService: Sendable {
+    func register(on router: inout RPCRouter)
+}
+
+extension RPCRouter {
+    public mutating func register(_ services: [any RPCService]) {
+        for service in services { service.register(on: &self) }
+    }
+}

@@ -1,0 +1,46 @@
+import Synchronization
+
+/// What a handler knows about its call: the method, the request metadata, the deadline and the peer.
+public struct ServerContext: Sendable {
+    public let method: MethodDescriptor
+    /// Custom request metadata (transport and `grpc-*` headers removed).
+    public let metadata: Metadata
+    /// When the client stops waiting; the transport cancels the handler then.
+    public let deadline: ContinuousClock.Instant?
+    /// The remote address, for logs.
+    public let peer: String
+    let responseSink: any ServerResponseSink
+    let trailerStore: TrailerStore
+
+    public init(
+        method: MethodDescriptor,
+        metadata: Metadata,
+        deadline: ContinuousClock.Instant?,
+        peer: String,
+        responseSink: any ServerResponseSink
+    ) {
+        self.method = method
+        self.metadata = metadata
+        self.deadline = deadline
+        self.peer = peer
+        self.responseSink = responseSink
+        self.trailerStore = TrailerStore()
+    }
+
+    /// Sends response headers carrying `metadata` before the first message.
+    public func sendHeaders(_ metadata: Metadata) {
+        responseSink.sendHeaders(metadata)
+    }
+
+    /// Adds metadata to the trailers sent when the call ends successfully.
+    public func addTrailer(_ value: Metadata.Value, forKey key: String) {
+        trailerStore.metadata.withLock { $0.add(value, forKey: key) }
+    }
+
+    var trailers: Metadata { trailerStore.metadata.withLock { $0 } }
+}
+
+/// Trailing metadata collected while a handler runs.
+final class TrailerStore: Sendable {
+    let metadata = Mutex(Metadata())
+}

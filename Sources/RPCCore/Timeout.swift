@@ -1,0 +1,39 @@
+/// The `grpc-timeout` header: 1–8 ASCII digits and a unit (`H M S m u n`).
+public enum GRPCTimeout {
+    /// Parses a header value; nil when malformed (the call is then rejected, not run without a deadline).
+    public static func parse(_ value: some StringProtocol) -> Duration? {
+        let utf8 = Array(value.utf8)
+        guard utf8.count >= 2, utf8.count <= 9, let unit = utf8.last else { return nil }
+        var amount: Int64 = 0
+        for byte in utf8.dropLast() {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            amount = amount * 10 + Int64(byte - UInt8(ascii: "0"))
+        }
+        switch unit {
+        case UInt8(ascii: "H"): return .seconds(amount * 3600)
+        case UInt8(ascii: "M"): return .seconds(amount * 60)
+        case UInt8(ascii: "S"): return .seconds(amount)
+        case UInt8(ascii: "m"): return .milliseconds(amount)
+        case UInt8(ascii: "u"): return .microseconds(amount)
+        case UInt8(ascii: "n"): return .nanoseconds(amount)
+        default: return nil
+        }
+    }
+
+    /// Encodes a timeout in the finest unit whose amount fits in 8 digits, rounding up so a deadline never shrinks.
+    public static func encode(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else { return "0n" }
+        let nanos = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if !nanos.overflow {
+            let total = nanos.partialValue + (attoseconds + 999_999_999) / 1_000_000_000
+            for (divisor, unit) in [(1, "n"), (1_000, "u"), (1_000_000, "m"), (1_000_000_000, "S")] as [(Int64, String)] {
+                let amount = (total + divisor - 1) / divisor
+                if amount <= 99_999_999 { return "\(amount)\(unit)" }
+            }
+        }
+        let minutes = (seconds + 59) / 60
+        if minutes <= 99_999_999 { return "\(minutes)M" }
+        return "\(min((seconds + 3599) / 3600, 99_999_999))H"
+    }
+}
