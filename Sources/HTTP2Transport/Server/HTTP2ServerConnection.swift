@@ -230,7 +230,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         startCall(stream, head: head)
     }
 
-    private func startCall(_ stream: ServerStream, head: RequestHead) {
+    private func startCall(_ stream: ServerStream, head: HeaderBlock) {
         let streamID = stream.id
         let connection = bound
         let responses = GRPCResponseQueue(highWater: configuration.maxBufferedResponseBytes) {

@@ -11,7 +11,7 @@ final class ServerStream {
     }
 
     let id: Int32
-    var head = RequestHead()
+    var head = HeaderBlock()
     var phase = Phase.receivingHeaders
 
     init(id: Int32) {

@@ -1,7 +1,7 @@
 import RPCCore
 
-/// The header block of one request as it arrives, bounded by the configured header list size.
-struct RequestHead {
+/// One received header block (request head, response head or trailers), bounded by the header list limit.
+struct HeaderBlock {
     var method = ""
     var scheme = ""
     var path = ""
@@ -39,6 +39,11 @@ struct RequestHead {
         guard let contentType else { return false }
         return contentType == "application/grpc" || contentType.hasPrefix("application/grpc+")
             || contentType.hasPrefix("application/grpc;")
+    }
+
+    /// The first value of a field kept in `fields`.
+    func value(of name: String) -> String? {
+        fields.first { $0.name == name }?.value
     }
 
     /// Custom metadata: transport headers dropped, `-bin` values base64-decoded (comma-separated values split).

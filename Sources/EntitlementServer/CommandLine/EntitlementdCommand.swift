@@ -1,0 +1,54 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What `entitlementd` does with its arguments before it starts serving, kept apart from `main` so tests can drive it.
+public enum EntitlementdCommand {
+    public enum Outcome: Sendable {
+        /// Print and exit without serving: `--help` (0), a bad configuration (1) or a usage error (2).
+        case exit(status: Int32, standardOutput: String, standardError: String)
+        /// Serve with this configuration.
+        case run(ServerConfig)
+    }
+
+    public static let usageErrorStatus: Int32 = 2
+    public static let configErrorStatus: Int32 = 1
+
+    /// Parses `arguments` (without the program name) and loads the configuration they name.
+    public static func prepare(arguments: [String]) -> Outcome {
+        let options: EntitlementdOptions
+        do {
+            switch try EntitlementdOptions.parse(arguments) {
+            case .help:
+                return .exit(status: 0, standardOutput: EntitlementdOptions.usage, standardError: "")
+            case .run(let parsed):
+                options = parsed
+            }
+        } catch {
+            return .exit(
+                status: usageErrorStatus, standardOutput: "",
+                standardError: "entitlementd: \(error)\n\n\(EntitlementdOptions.usage)"
+            )
+        }
+        do {
+            return .run(try options.loadConfig())
+        } catch {
+            return .exit(status: configErrorStatus, standardOutput: "", standardError: "entitlementd: \(error)\n")
+        }
+    }
+
+    /// Writes all of `text` to a file descriptor (1 for standard output, 2 for standard error).
+    public static func emit(_ text: String, to descriptor: Int32) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            bytes = bytes.dropFirst(written)
+        }
+    }
+}

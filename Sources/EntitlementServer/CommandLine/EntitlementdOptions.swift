@@ -1,0 +1,117 @@
+public import RPCCore
+
+/// The command line of `entitlementd`: `--config FILE [--listen HOST:PORT] [--log-level LEVEL]`.
+public struct EntitlementdOptions: Sendable, Equatable {
+    /// What the command line asks for.
+    public enum Invocation: Sendable, Equatable {
+        /// `--help`: print ``EntitlementdOptions/usage`` and exit 0.
+        case help
+        case run(EntitlementdOptions)
+    }
+
+    /// The configuration file, as given.
+    public var configPath: String
+    /// Replaces `[server] listen` when set.
+    public var listen: ListenAddress?
+    /// Replaces `[server] log_level` when set.
+    public var logLevel: Logger.Level?
+
+    public init(configPath: String, listen: ListenAddress? = nil, logLevel: Logger.Level? = nil) {
+        self.configPath = configPath
+        self.listen = listen
+        self.logLevel = logLevel
+    }
+
+    public static let usage = """
+        USAGE: entitlementd --config FILE [--listen HOST:PORT] [--log-level LEVEL]
+
+        Runs the entitlementd gRPC server (HTTP/2 over TCP, plaintext h2c or TLS) until SIGTERM or SIGINT,
+        then drains in-flight calls and exits.
+
+        OPTIONS:
+          --config FILE         Configuration file to load (required). Every key is described in
+                                Config/entitlementd.example.toml.
+          --listen HOST:PORT    Listen here instead of [server] listen, e.g. 127.0.0.1:50051 or [::1]:50051.
+                                Port 0 picks a free port; the bound address is printed on standard output
+                                as "entitlementd listening on HOST:PORT".
+          --log-level LEVEL     Log level instead of [server] log_level: debug, info, warning or error.
+          -h, --help            Show this help and exit.
+
+        EXIT STATUS: 0 after a clean shutdown, 1 for a configuration or startup error, 2 for a usage error.
+
+        """
+
+    /// Parses the arguments after the program name. `--help` anywhere wins over everything else.
+    public static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
+        if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) { return .help }
+
+        var configPath: String?
+        var listen: ListenAddress?
+        var logLevel: Logger.Level?
+        var seen: Set<String> = []
+        var index = 0
+
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            guard argument.hasPrefix("-") else { throw UsageError("unexpected argument '\(argument)'") }
+
+            var name = argument
+            var inlineValue: String?
+            if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
+                name = String(argument[..<equals])
+                inlineValue = String(argument[argument.index(after: equals)...])
+            }
+            guard ["--config", "--listen", "--log-level"].contains(name) else {
+                throw UsageError("unknown option '\(name)'")
+            }
+            guard seen.insert(name).inserted else { throw UsageError("option \(name) is given more than once") }
+
+            let value: String
+            if let inlineValue {
+                value = inlineValue
+            } else if index < arguments.count, !arguments[index].hasPrefix("--") {
+                value = arguments[index]
+                index += 1
+            } else {
+                throw UsageError("option \(name) needs a value")
+            }
+            guard !value.isEmpty else { throw UsageError("option \(name) needs a non-empty value") }
+
+            switch name {
+            case "--config":
+                configPath = value
+            case "--listen":
+                switch ListenAddress.parse(value) {
+                case .success(let address): listen = address
+                case .failure(let error): throw UsageError("invalid --listen value: \(error.reason)")
+                }
+            default:  // --log-level
+                guard let level = Logger.Level(configName: value) else {
+                    throw UsageError("invalid --log-level value '\(value)': expected \(Logger.Level.configNames)")
+                }
+                logLevel = level
+            }
+        }
+
+        guard let configPath else { throw UsageError("missing required option --config FILE") }
+        return .run(EntitlementdOptions(configPath: configPath, listen: listen, logLevel: logLevel))
+    }
+
+    /// Loads the configuration file and applies the command-line overrides.
+    public func loadConfig() throws(ConfigError) -> ServerConfig {
+        var config = try ServerConfig.load(path: configPath)
+        if let listen { config.listenAddress = listen }
+        if let logLevel { config.logLevel = logLevel }
+        return config
+    }
+}
+
+/// A command line that cannot be understood; `entitlementd` prints it with the usage and exits 2.
+public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+
+    public init(_ message: String) { self.message = message }
+
+    public var description: String { message }
+}

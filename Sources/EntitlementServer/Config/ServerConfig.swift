@@ -1,0 +1,286 @@
+public import HTTP2Transport
+public import RPCCore
+
+/// Everything `entitlementd` needs to run, as read from its configuration file.
+///
+/// The file format and every key are documented in `Config/entitlementd.example.toml`.
+public struct ServerConfig: Sendable {
+    /// Listening address, TLS, limits and keepalive for the transport.
+    public var transport: HTTP2ServerConfiguration
+    /// Absolute path of the SQLite database; its directory exists once the configuration has loaded.
+    public var databasePath: String
+    public var logLevel: Logger.Level
+    /// Absolute path of the tenant definitions file, when one is configured.
+    public var tenantsPath: String?
+
+    public init(
+        transport: HTTP2ServerConfiguration = HTTP2ServerConfiguration(),
+        databasePath: String,
+        logLevel: Logger.Level = .info,
+        tenantsPath: String? = nil
+    ) {
+        self.transport = transport
+        self.databasePath = databasePath
+        self.logLevel = logLevel
+        self.tenantsPath = tenantsPath
+    }
+
+    /// Where the transport listens (`transport.host` and `transport.port`).
+    public var listenAddress: ListenAddress {
+        get { ListenAddress(host: transport.host, port: transport.port) }
+        set {
+            transport.host = newValue.host
+            transport.port = newValue.port
+        }
+    }
+
+    /// Reads and validates the configuration file at `path`.
+    ///
+    /// Relative paths inside the file are resolved against the file's own directory. The database's directory is
+    /// created when missing; the TLS files must exist and be readable.
+    public static func load(path: String) throws(ConfigError) -> ServerConfig {
+        let bytes: [UInt8]
+        switch FileSystem.readFile(path) {
+        case .success(let contents): bytes = contents
+        case .failure(let error): throw .unreadableFile(path, reason: error.reason)
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw .unreadableFile(path, reason: "it is not valid UTF-8 text")
+        }
+        guard let absolute = FileSystem.realPath(path) else {
+            throw .unreadableFile(path, reason: FileSystem.errnoDescription())
+        }
+        return try load(contents: text, fileName: path, directory: FileSystem.directoryName(absolute))
+    }
+
+    /// Parses configuration text as if read from `fileName`, resolving relative paths against `directory`.
+    public static func load(contents: String, fileName: String, directory: String) throws(ConfigError) -> ServerConfig {
+        let document = try ConfigDocument.parse(contents, file: fileName)
+        let base = FileSystem.resolve(directory, against: FileSystem.currentDirectory())
+        let reader = ConfigReader(document: document, file: fileName, baseDirectory: base)
+        try reader.checkNamesAreKnown()
+        return try reader.read()
+    }
+}
+
+/// The keys each section accepts, in the order the example file documents them.
+let configSchema: [(section: String, keys: [String])] = [
+    ("server", ["listen", "event_loop_threads", "shutdown_grace_period_seconds", "log_level", "idle_timeout_seconds"]),
+    ("tls", ["certificate", "private_key"]),
+    (
+        "limits",
+        [
+            "max_concurrent_streams", "max_header_list_bytes", "max_receive_message_bytes", "initial_window_bytes",
+            "max_buffered_response_bytes", "stream_reset_burst", "stream_reset_rate_per_second",
+            "http1_max_header_bytes", "http1_max_body_bytes",
+        ]
+    ),
+    ("keepalive", ["interval_seconds", "timeout_seconds", "min_client_ping_interval_seconds"]),
+    ("storage", ["database", "tenants"]),
+]
+
+/// Turns a parsed document into a ``ServerConfig``, key by key, with located errors.
+private struct ConfigReader {
+    typealias Entry = ConfigDocument.Entry
+
+    let document: ConfigDocument
+    let file: String
+    let baseDirectory: String
+    let entries: [String: [String: Entry]]
+
+    init(document: ConfigDocument, file: String, baseDirectory: String) {
+        self.document = document
+        self.file = file
+        self.baseDirectory = baseDirectory
+        var entries: [String: [String: Entry]] = [:]
+        for entry in document.entries { entries[entry.section, default: [:]][entry.key] = entry }
+        self.entries = entries
+    }
+
+    /// Unknown sections and keys are errors: a typo must not silently fall back to a default.
+    func checkNamesAreKnown() throws(ConfigError) {
+        let known = Dictionary(uniqueKeysWithValues: configSchema.map { ($0.section, $0.keys) })
+        for section in document.sections where known[section.name] == nil {
+            throw .unknownSection(file, line: section.line, section: section.name, known: configSchema.map(\.section))
+        }
+        for entry in document.entries {
+            guard let keys = known[entry.section], !keys.contains(entry.key) else { continue }
+            throw .unknownKey(file, line: entry.line, section: entry.section, key: entry.key, known: keys)
+        }
+    }
+
+    func read() throws(ConfigError) -> ServerConfig {
+        var transport = HTTP2ServerConfiguration()
+
+        // [server]
+        guard let listenEntry = entries["server"]?["listen"] else {
+            throw .missingKey(file, section: "server", key: "listen", "add e.g. listen = \"127.0.0.1:50051\" under [server]")
+        }
+        let listenText = try string(listenEntry)
+        switch ListenAddress.parse(listenText) {
+        case .success(let address):
+            transport.host = address.host
+            transport.port = address.port
+        case .failure(let error):
+            throw .invalidListenAddress(file, line: listenEntry.line, section: "server", key: "listen", error.reason)
+        }
+        try integer("server", "event_loop_threads", 0...1024) { transport.eventLoopThreads = $0 }
+        try integer("server", "shutdown_grace_period_seconds", 0...3600) { transport.shutdownGracePeriod = .seconds($0) }
+        try integer("server", "idle_timeout_seconds", 1...86400) { transport.idleTimeout = .seconds($0) }
+        var logLevel = Logger.Level.info
+        if let entry = entries["server"]?["log_level"] {
+            let name = try string(entry)
+            guard let level = Logger.Level(configName: name) else {
+                throw .invalidValue(
+                    file, line: entry.line, section: "server", key: "log_level",
+                    "expected one of \(Logger.Level.configNames), got \(entry.raw)"
+                )
+            }
+            logLevel = level
+        }
+
+        // [limits]
+        let kib = 1024, mib = 1024 * 1024, gib = 1024 * 1024 * 1024
+        try integer("limits", "max_concurrent_streams", 1...10000) { transport.maxConcurrentStreams = $0 }
+        try integer("limits", "max_header_list_bytes", kib...(16 * mib)) { transport.maxHeaderListSize = $0 }
+        try integer("limits", "max_receive_message_bytes", kib...gib) { transport.maxReceiveMessageSize = $0 }
+        // HTTP/2 caps flow-control windows at 2^31 - 1.
+        try integer("limits", "initial_window_bytes", kib...Int(Int32.max)) { transport.initialWindowSize = $0 }
+        try integer("limits", "max_buffered_response_bytes", kib...gib) { transport.maxBufferedResponseBytes = $0 }
+        try integer("limits", "stream_reset_burst", 1...1_000_000) { transport.streamResetBurst = $0 }
+        try integer("limits", "stream_reset_rate_per_second", 1...1_000_000) { transport.streamResetRatePerSecond = $0 }
+        try integer("limits", "http1_max_header_bytes", kib...(16 * mib)) { transport.http1MaxHeaderBytes = $0 }
+        try integer("limits", "http1_max_body_bytes", kib...gib) { transport.http1MaxBodyBytes = $0 }
+
+        // [keepalive]
+        try integer("keepalive", "interval_seconds", 1...604_800) { transport.keepaliveInterval = .seconds($0) }
+        try integer("keepalive", "timeout_seconds", 1...3600) { transport.keepaliveTimeout = .seconds($0) }
+        try integer("keepalive", "min_client_ping_interval_seconds", 1...86400) {
+            transport.minClientPingInterval = .seconds($0)
+        }
+
+        // [tls]
+        let certificate = entries["tls"]?["certificate"]
+        let privateKey = entries["tls"]?["private_key"]
+        switch (certificate, privateKey) {
+        case (nil, nil):
+            transport.tls = nil
+        case (let certificate?, nil):
+            throw .tlsIncomplete(file, line: certificate.line, present: "certificate", missing: "private_key")
+        case (nil, let privateKey?):
+            throw .tlsIncomplete(file, line: privateKey.line, present: "private_key", missing: "certificate")
+        case (let certificate?, let privateKey?):
+            transport.tls = HTTP2ServerConfiguration.TLS(
+                certificatePath: try readableFile(certificate),
+                privateKeyPath: try readableFile(privateKey)
+            )
+        }
+
+        // [storage]
+        let databasePath: String
+        if let entry = entries["storage"]?["database"] {
+            databasePath = try path(entry)
+            if FileSystem.kind(of: databasePath) == .directory {
+                throw .invalidValue(
+                    file, line: entry.line, section: "storage", key: "database",
+                    "\"\(databasePath)\" is a directory; name the database file inside it"
+                )
+            }
+            try ensureDirectory(for: databasePath, line: entry.line)
+        } else {
+            databasePath = FileSystem.resolve("data/entitlementd.sqlite", against: baseDirectory)
+            try ensureDirectory(for: databasePath, line: nil)
+        }
+        let tenantsPath = try entries["storage"]?["tenants"].map { entry throws(ConfigError) in try readableFile(entry) }
+
+        return ServerConfig(transport: transport, databasePath: databasePath, logLevel: logLevel, tenantsPath: tenantsPath)
+    }
+
+    // MARK: Typed values
+
+    private func integer(
+        _ section: String, _ key: String, _ bounds: ClosedRange<Int>, apply: (Int) -> Void
+    ) throws(ConfigError) {
+        guard let entry = entries[section]?[key] else { return }
+        let expected = "an integer between \(bounds.lowerBound) and \(bounds.upperBound)"
+        guard case .integer(let value) = entry.value else {
+            throw .typeMismatch(file, line: entry.line, section: section, key: key, expected: expected, got: entry.raw)
+        }
+        guard bounds.contains(value) else {
+            throw .outOfRange(file, line: entry.line, section: section, key: key, expected: expected, got: entry.raw)
+        }
+        apply(value)
+    }
+
+    private func string(_ entry: Entry) throws(ConfigError) -> String {
+        guard case .string(let value) = entry.value else {
+            throw .typeMismatch(
+                file, line: entry.line, section: entry.section, key: entry.key, expected: "a string in double quotes",
+                got: entry.raw
+            )
+        }
+        return value
+    }
+
+    /// A non-empty path string, resolved against the configuration file's directory.
+    private func path(_ entry: Entry) throws(ConfigError) -> String {
+        let value = try string(entry)
+        guard !value.isEmpty else {
+            throw .invalidValue(file, line: entry.line, section: entry.section, key: entry.key, "the path is empty")
+        }
+        return FileSystem.resolve(value, against: baseDirectory)
+    }
+
+    /// The resolved path of a file that must exist and be readable now.
+    private func readableFile(_ entry: Entry) throws(ConfigError) -> String {
+        let resolved = try path(entry)
+        switch FileSystem.kind(of: resolved) {
+        case .missing:
+            throw .fileNotFound(file, line: entry.line, section: entry.section, key: entry.key, path: resolved)
+        case .directory, .other:
+            throw .fileNotReadable(
+                file, line: entry.line, section: entry.section, key: entry.key, path: resolved,
+                reason: "it is not a regular file"
+            )
+        case .regularFile:
+            guard FileSystem.isReadable(resolved) else {
+                throw .fileNotReadable(
+                    file, line: entry.line, section: entry.section, key: entry.key, path: resolved,
+                    reason: FileSystem.errnoDescription()
+                )
+            }
+            return resolved
+        }
+    }
+
+    private func ensureDirectory(for databasePath: String, line: Int?) throws(ConfigError) {
+        let directory = FileSystem.directoryName(databasePath)
+        if case .failure(let error) = FileSystem.createDirectories(directory) {
+            throw .storageDirectory(
+                file, line: line, section: "storage", key: "database", directory: directory, reason: error.reason
+            )
+        }
+        guard FileSystem.isWritable(directory) else {
+            throw .storageDirectory(
+                file, line: line, section: "storage", key: "database", directory: directory,
+                reason: "it is not writable"
+            )
+        }
+    }
+}
+
+extension Logger.Level {
+    /// The names accepted by `log_level` and `--log-level`.
+    public static let configNames = "debug, info, warning, error"
+
+    /// `debug`, `info`, `warning` (or `warn`) and `error`, in any case.
+    public init?(configName: String) {
+        switch configName.lowercased() {
+        case "debug": self = .debug
+        case "info": self = .info
+        case "warning", "warn": self = .warning
+        case "error": self = .error
+        default: return nil
+        }
+    }
+}

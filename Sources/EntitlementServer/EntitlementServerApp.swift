@@ -1,0 +1,143 @@
+import Dispatch
+public import HTTP2Transport
+public import RPCCore
+public import StandardServices
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The `entitlementd` process: gRPC services, plain-HTTP probes and the transport, wired from a ``ServerConfig``.
+///
+/// Serves `grpc.health.v1.Health`, server reflection (v1 and v1alpha) and any extra services over gRPC, plus
+/// `GET /healthz` (200 while the process runs) and `GET /readyz` (200 while serving, 503 once shutdown begins).
+/// ``run()`` serves until SIGTERM or SIGINT, then drains gracefully.
+public final class EntitlementServerApp: Sendable {
+    public let config: ServerConfig
+    public let health: HealthService
+    public let router: RPCRouter
+    public let httpRouter: HTTPRouter
+    public let logger: Logger
+
+    private let readiness: Readiness
+    private let server = Mutex<HTTP2Server?>(nil)
+    private let signalsReceived = Atomic<Int>(0)
+
+    public init(config: ServerConfig, extraServices: [any RPCService] = []) {
+        self.config = config
+        logger = Logger(label: "entitlementd", minimumLevel: config.logLevel)
+
+        let health = HealthService()
+        var router = RPCRouter()
+        router.register([health] + extraServices)
+        // Reflection lists what the router serves, so it goes last.
+        ReflectionService(serviceNames: router.serviceNames).register(on: &router)
+        self.health = health
+        self.router = router
+
+        let readiness = Readiness()
+        httpRouter = HTTPRouter { routes in
+            routes.register("GET", "/healthz") { _ in .text(200, "ok\n") }
+            routes.register("GET", "/readyz") { _ in
+                readiness.isDraining ? .text(503, "shutting down\n") : .text(200, "ready\n")
+            }
+        }
+        self.readiness = readiness
+    }
+
+    /// False once shutdown has begun (`/readyz` answers 503 then).
+    public var isReady: Bool { !readiness.isDraining }
+
+    /// Binds and starts serving; returns the bound address (the real port when the configuration asked for 0).
+    ///
+    /// Logs `listening address=HOST:PORT tls=on|off` and prints `entitlementd listening on HOST:PORT` on standard
+    /// output, which tests and scripts read to learn the port.
+    @discardableResult
+    public func start() throws(TransportError) -> ListenAddress {
+        let server = try HTTP2Server(
+            configuration: config.transport, router: router, httpRouter: httpRouter, logger: logger
+        )
+        try server.start()
+        self.server.withLock { $0 = server }
+        // A signal that arrived while binding found no server to stop.
+        if readiness.isDraining { server.beginGracefulShutdown() }
+        let address = ListenAddress(host: config.transport.host, port: server.localPort)
+        logger.info(
+            "listening",
+            ["address": address.description, "tls": config.transport.tls == nil ? "off" : "on"]
+        )
+        EntitlementdCommand.emit("entitlementd listening on \(address)\n", to: STDOUT_FILENO)
+        return address
+    }
+
+    /// Reports `NOT_SERVING` on the health service, makes `/readyz` answer 503, and lets the transport stop
+    /// accepting and drain in-flight calls within the grace period. Safe to call more than once.
+    public func beginShutdown() {
+        guard readiness.beginDraining() else { return }
+        logger.info(
+            "shutting down",
+            ["grace_period_seconds": String(config.transport.shutdownGracePeriod.components.seconds)]
+        )
+        health.enterShutdown()
+        server.withLock { $0 }?.beginGracefulShutdown()
+    }
+
+    /// Blocks until the transport has stopped after ``beginShutdown()``; returns at once if it never started.
+    public func waitUntilStopped() {
+        guard let server = server.withLock({ $0 }) else { return }
+        server.waitUntilStopped()
+    }
+
+    /// Starts, serves until SIGTERM or SIGINT, drains, and returns once stopped. A second signal exits at once.
+    ///
+    /// Call it from the main thread before any other thread exists: it blocks SIGTERM and SIGINT so that every thread
+    /// started later inherits the mask and the signals reach the dispatch sources instead of killing the process.
+    public func run() throws(TransportError) {
+        signal(SIGPIPE, SIG_IGN)
+        let signals = [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")]
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        for (number, _) in signals { sigaddset(&mask, number) }
+        pthread_sigmask(SIG_BLOCK, &mask, nil)
+
+        let queue = DispatchQueue(label: "entitlementd.signals")
+        var sources: [any DispatchSourceSignal] = []
+        for (number, name) in signals {
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { [self] in self.handleSignal(name) }
+            source.resume()
+            sources.append(source)
+        }
+        defer { for source in sources { source.cancel() } }
+
+        try start()
+        waitUntilStopped()
+        logger.info("stopped")
+    }
+
+    private func handleSignal(_ name: String) {
+        let count = signalsReceived.wrappingAdd(1, ordering: .relaxed).newValue
+        if count == 1 {
+            logger.info("received signal, draining", ["signal": name])
+            beginShutdown()
+        } else {
+            logger.warning("received a second signal, exiting without waiting for in-flight calls", ["signal": name])
+            exit(1)
+        }
+    }
+}
+
+/// Whether the server has begun shutting down; read by the `/readyz` handler on the event loops.
+private final class Readiness: Sendable {
+    private let draining = Atomic<Bool>(false)
+
+    var isDraining: Bool { draining.load(ordering: .acquiring) }
+
+    /// Marks the server draining; false when it already was.
+    func beginDraining() -> Bool {
+        !draining.exchange(true, ordering: .acquiringAndReleasing)
+    }
+}

@@ -1,0 +1,118 @@
+import ProtobufWire
+
+/// `entitlements.v1.Transaction`: a store purchase as last verified; for subscriptions the
+/// whole renewal chain, identified by `originalTransactionID`.
+public struct Transaction: ProtoMessage {
+    /// `Transaction.Environment`.
+    public struct Environment: ProtoEnum {
+        public var rawValue: Int32
+        public init(rawValue: Int32) { self.rawValue = rawValue }
+
+        public static let unspecified = Self(rawValue: 0)
+        public static let production = Self(rawValue: 1)
+        /// App Store sandbox or a Google Play test purchase.
+        public static let sandbox = Self(rawValue: 2)
+    }
+
+    /// `Transaction.Ownership`.
+    public struct Ownership: ProtoEnum {
+        public var rawValue: Int32
+        public init(rawValue: Int32) { self.rawValue = rawValue }
+
+        public static let unspecified = Self(rawValue: 0)
+        public static let purchased = Self(rawValue: 1)
+        public static let familyShared = Self(rawValue: 2)
+    }
+
+    public var store = Store.unspecified
+    public var productID = ""
+    /// App Store originalTransactionId, or the first Play purchase token of the chain.
+    public var originalTransactionID = ""
+    /// Latest renewal: App Store transactionId, or the current Play purchase token.
+    public var transactionID = ""
+    public var environment = Environment.unspecified
+    public var purchasedAt: ProtoTimestamp?
+    public var originalPurchaseAt: ProtoTimestamp?
+    /// `nil` for non-expiring purchases.
+    public var expiresAt: ProtoTimestamp?
+    /// `nil` unless the store revoked the purchase.
+    public var revokedAt: ProtoTimestamp?
+    /// The store's reason, e.g. "REFUND_FULL", "FAMILY_REVOKE", "VOIDED".
+    public var revocationReason = ""
+    public var ownerAppUserID = ""
+    public var ownership = Ownership.unspecified
+    /// Auto-renew is on.
+    public var willRenew = false
+    public var inGracePeriod = false
+    public var inBillingRetry = false
+    public var unknownFields: [UInt8] = []
+
+    public init() {}
+
+    public init(
+        store: Store = .unspecified, productID: String = "", originalTransactionID: String = "",
+        transactionID: String = "", environment: Environment = .unspecified, purchasedAt: ProtoTimestamp? = nil,
+        originalPurchaseAt: ProtoTimestamp? = nil, expiresAt: ProtoTimestamp? = nil, revokedAt: ProtoTimestamp? = nil,
+        revocationReason: String = "", ownerAppUserID: String = "", ownership: Ownership = .unspecified,
+        willRenew: Bool = false, inGracePeriod: Bool = false, inBillingRetry: Bool = false
+    ) {
+        self.store = store
+        self.productID = productID
+        self.originalTransactionID = originalTransactionID
+        self.transactionID = transactionID
+        self.environment = environment
+        self.purchasedAt = purchasedAt
+        self.originalPurchaseAt = originalPurchaseAt
+        self.expiresAt = expiresAt
+        self.revokedAt = revokedAt
+        self.revocationReason = revocationReason
+        self.ownerAppUserID = ownerAppUserID
+        self.ownership = ownership
+        self.willRenew = willRenew
+        self.inGracePeriod = inGracePeriod
+        self.inBillingRetry = inBillingRetry
+    }
+
+    public init(from reader: inout ProtoReader) throws {
+        self.init()
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: store = try reader.decodeEnum(tag)
+            case 2: productID = try reader.decodeString(tag)
+            case 3: originalTransactionID = try reader.decodeString(tag)
+            case 4: transactionID = try reader.decodeString(tag)
+            case 5: environment = try reader.decodeEnum(tag)
+            case 6: purchasedAt = try reader.decodeMessage(tag)
+            case 7: originalPurchaseAt = try reader.decodeMessage(tag)
+            case 8: expiresAt = try reader.decodeMessage(tag)
+            case 9: revokedAt = try reader.decodeMessage(tag)
+            case 10: revocationReason = try reader.decodeString(tag)
+            case 11: ownerAppUserID = try reader.decodeString(tag)
+            case 12: ownership = try reader.decodeEnum(tag)
+            case 13: willRenew = try reader.decodeBool(tag)
+            case 14: inGracePeriod = try reader.decodeBool(tag)
+            case 15: inBillingRetry = try reader.decodeBool(tag)
+            default: unknownFields += try reader.skipField(tag)
+            }
+        }
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        writer.writeEnum(1, store)
+        writer.writeString(2, productID)
+        writer.writeString(3, originalTransactionID)
+        writer.writeString(4, transactionID)
+        writer.writeEnum(5, environment)
+        writer.writeMessage(6, purchasedAt)
+        writer.writeMessage(7, originalPurchaseAt)
+        writer.writeMessage(8, expiresAt)
+        writer.writeMessage(9, revokedAt)
+        writer.writeString(10, revocationReason)
+        writer.writeString(11, ownerAppUserID)
+        writer.writeEnum(12, ownership)
+        writer.writeBool(13, willRenew)
+        writer.writeBool(14, inGracePeriod)
+        writer.writeBool(15, inBillingRetry)
+        writer.writeRaw(unknownFields)
+    }
+}

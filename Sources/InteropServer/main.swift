@@ -1,0 +1,29 @@
+// interop-server: entitlementd plus the test-only `entitlementd.testing.InteropTestService`, for Tests/Interop.
+//
+// Same command line and configuration as entitlementd (`--config FILE [--listen HOST:PORT] [--log-level LEVEL]`),
+// and the same `entitlementd listening on HOST:PORT` line on standard output once bound. Never deploy it: the test
+// service echoes metadata and sleeps on request.
+import EntitlementServer
+import TestSupport
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+switch EntitlementdCommand.prepare(arguments: Array(CommandLine.arguments.dropFirst())) {
+case .exit(let status, let standardOutput, let standardError):
+    EntitlementdCommand.emit(standardOutput, to: STDOUT_FILENO)
+    EntitlementdCommand.emit(standardError, to: STDERR_FILENO)
+    exit(status)
+case .run(let config):
+    let app = EntitlementServerApp(config: config, extraServices: [InteropTestService()])
+    do {
+        try app.run()
+    } catch {
+        EntitlementdCommand.emit("interop-server: cannot start: \(error)\n", to: STDERR_FILENO)
+        exit(EntitlementdCommand.configErrorStatus)
+    }
+    exit(0)
+}

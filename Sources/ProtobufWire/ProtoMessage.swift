@@ -1,0 +1,47 @@
+/// A message with a hand-written codec.
+///
+/// A conforming type is a struct with one stored property per field plus ``unknownFields``.
+/// Decoding follows one pattern:
+///
+/// ```swift
+/// public init(from reader: inout ProtoReader) throws {
+///     self.init()
+///     while let tag = try reader.nextTag() {
+///         switch tag.number {
+///         case 1: name = try reader.decodeString(tag)
+///         case 2: items.append(try reader.decodeMessage(tag))   // repeated message
+///         case 3: try reader.decodeRepeatedUInt64(tag, into: &ids)  // packed or not
+///         default: unknownFields += try reader.skipField(tag)
+///         }
+///     }
+/// }
+/// ```
+///
+/// and encoding writes fields in field-number order, then `writer.writeRaw(unknownFields)`.
+/// A singular message field that appears twice keeps the last occurrence (no merge).
+public protocol ProtoMessage: Sendable, Hashable {
+    init()
+    init(from reader: inout ProtoReader) throws
+    func encode(to writer: inout ProtoWriter)
+    /// Fields this build does not know, as raw bytes in arrival order. They are written back
+    /// verbatim after the known fields, so a message passing through an older service keeps
+    /// what a newer peer put in it.
+    var unknownFields: [UInt8] { get set }
+}
+
+extension ProtoMessage {
+    public init(serializedBytes: [UInt8]) throws {
+        try self.init(serializedBytes: serializedBytes[...])
+    }
+
+    public init(serializedBytes: ArraySlice<UInt8>) throws {
+        var reader = ProtoReader(serializedBytes)
+        try self.init(from: &reader)
+    }
+
+    public func serializedBytes() -> [UInt8] {
+        var writer = ProtoWriter()
+        encode(to: &writer)
+        return writer.bytes
+    }
+}

@@ -1,0 +1,45 @@
+/// proto3 singular fields with implicit presence: a field holding its default (0, false, "",
+/// empty bytes, enum value 0) is not written at all, exactly as the reference encoders do, so
+/// an all-default message encodes to zero bytes.
+extension ProtoWriter {
+    /// Negative values take 10 bytes (sign-extended to 64 bits), as the spec requires.
+    public mutating func writeInt32(_ field: Int, _ value: Int32) { write(field, value, .int32) }
+    public mutating func writeInt64(_ field: Int, _ value: Int64) { write(field, value, .int64) }
+    public mutating func writeUInt32(_ field: Int, _ value: UInt32) { write(field, value, .uint32) }
+    public mutating func writeUInt64(_ field: Int, _ value: UInt64) { write(field, value, .uint64) }
+    public mutating func writeSInt32(_ field: Int, _ value: Int32) { write(field, value, .sint32) }
+    public mutating func writeSInt64(_ field: Int, _ value: Int64) { write(field, value, .sint64) }
+    public mutating func writeBool(_ field: Int, _ value: Bool) { write(field, value, .bool) }
+    public mutating func writeFixed32(_ field: Int, _ value: UInt32) { write(field, value, .fixed32) }
+    public mutating func writeFixed64(_ field: Int, _ value: UInt64) { write(field, value, .fixed64) }
+    public mutating func writeSFixed32(_ field: Int, _ value: Int32) { write(field, value, .sfixed32) }
+    public mutating func writeSFixed64(_ field: Int, _ value: Int64) { write(field, value, .sfixed64) }
+    /// `0.0` is left out; `-0.0` is written (its bits are not zero).
+    public mutating func writeFloat(_ field: Int, _ value: Float) { write(field, value, .float) }
+    public mutating func writeDouble(_ field: Int, _ value: Double) { write(field, value, .double) }
+
+    public mutating func writeEnum<E: ProtoEnum>(_ field: Int, _ value: E) { write(field, value, .enumeration) }
+
+    public mutating func writeString(_ field: Int, _ value: String) {
+        guard !value.isEmpty else { return }
+        writeLengthDelimited(field, value.utf8)
+    }
+
+    public mutating func writeBytes(_ field: Int, _ value: some Collection<UInt8>) {
+        guard !value.isEmpty else { return }
+        writeLengthDelimited(field, value)
+    }
+
+    /// Message fields have explicit presence: `nil` is left out, while a present message is
+    /// written even when empty (a zero-length field), so the receiver sees it as set.
+    public mutating func writeMessage<M: ProtoMessage>(_ field: Int, _ message: M?) {
+        guard let message else { return }
+        writeLengthDelimited(field) { message.encode(to: &$0) }
+    }
+
+    mutating func write<Value>(_ field: Int, _ value: Value, _ encoding: ScalarEncoding<Value>) {
+        guard !encoding.isDefault(value) else { return }
+        writeTag(field, encoding.wireType)
+        encoding.write(&self, value)
+    }
+}

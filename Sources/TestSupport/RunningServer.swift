@@ -1,0 +1,39 @@
+public import HTTP2Transport
+public import RPCCore
+
+/// A real server on a free loopback port, in this process, for tests that go through the network stack.
+public final class RunningServer: Sendable {
+    public let server: HTTP2Server
+    public let port: Int
+
+    public init(
+        services: [any RPCService],
+        httpRouter: HTTPRouter = HTTPRouter(HTTPRouter.Builder()),
+        configure: (inout HTTP2ServerConfiguration) -> Void = { _ in }
+    ) throws {
+        var configuration = HTTP2ServerConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.eventLoopThreads = 2
+        configuration.shutdownGracePeriod = .seconds(2)
+        configure(&configuration)
+        var router = RPCRouter()
+        router.register(services)
+        server = try HTTP2Server(
+            configuration: configuration, router: router, httpRouter: httpRouter,
+            logger: Logger(label: "test-server", minimumLevel: .warning))
+        try server.start()
+        port = server.localPort
+    }
+
+    /// A client of this server; h2c unless `tls` is given.
+    public func makeClient(tls: GRPCClientConfiguration.TLS? = nil) throws -> GRPCClient {
+        try GRPCClient(configuration: GRPCClientConfiguration(host: "127.0.0.1", port: port, tls: tls))
+    }
+
+    /// Graceful shutdown, waiting until the server has stopped.
+    public func stop() {
+        server.beginGracefulShutdown()
+        server.waitUntilStopped()
+    }
+}

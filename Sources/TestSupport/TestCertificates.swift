@@ -1,0 +1,27 @@
+import Foundation
+
+/// A self-signed certificate for 127.0.0.1 and localhost, minted with the `openssl` command at test time.
+public struct TestCertificates: Sendable {
+    public let directory: String
+    public var certificatePath: String { directory + "/cert.pem" }
+    public var privateKeyPath: String { directory + "/key.pem" }
+
+    public init() throws {
+        directory = NSTemporaryDirectory() + "entitlementd-tls-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+            "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            "-keyout", directory + "/key.pem", "-out", directory + "/cert.pem",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "openssl req failed"])
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Testing
+
+@testable import EntitlementServer
+
+@Suite("Configuration syntax: the TOML subset")
+struct ConfigDocumentTests {
+    private func values(_ text: String) throws -> [String: ConfigValue] {
+        let document = try ConfigDocument.parse(text, file: "t.toml")
+        return Dictionary(uniqueKeysWithValues: document.entries.map { ("\($0.section).\($0.key)", $0.value) })
+    }
+
+    @Test("strings, integers, booleans, comments and blank lines")
+    func basicValues() throws {
+        let parsed = try values(
+            """
+            # leading comment
+
+            [a]   # comment after a header
+            s = "hello"  # comment after a value
+            hash = "not # a comment"
+            i = 42
+            n = -17
+            p = +3
+            u = 1_000_000
+            z = 0
+            t = true
+            f = false
+            \tindented\t=\t"tabs"
+            [b]
+            s = "other section"
+            """
+        )
+        #expect(parsed["a.s"] == .string("hello"))
+        #expect(parsed["a.hash"] == .string("not # a comment"))
+        #expect(parsed["a.i"] == .integer(42))
+        #expect(parsed["a.n"] == .integer(-17))
+        #expect(parsed["a.p"] == .integer(3))
+        #expect(parsed["a.u"] == .integer(1_000_000))
+        #expect(parsed["a.z"] == .integer(0))
+        #expect(parsed["a.t"] == .boolean(true))
+        #expect(parsed["a.f"] == .boolean(false))
+        #expect(parsed["a.indented"] == .string("tabs"))
+        #expect(parsed["b.s"] == .string("other section"))
+    }
+
+    @Test("string escapes")
+    func escapes() throws {
+        let parsed = try values(#"[a]"# + "\n" + #"s = "q\" b\\ n\n t\t e\u00e9 \u2603 ok""#)
+        #expect(parsed["a.s"] == .string("q\" b\\ n\n t\t e\u{e9} \u{2603} ok"))
+    }
+
+    @Test("non-ASCII text is kept as written")
+    func unicode() throws {
+        #expect(try values("[a]\ns = \"données ☃\"\n")["a.s"] == .string("données ☃"))
+    }
+
+    @Test("CRLF line endings and a byte-order mark")
+    func lineEndings() throws {
+        let document = try ConfigDocument.parse("\u{FEFF}[a]\r\nx = 1\r\n\r\ny = \"v\"\r\n", file: "t.toml")
+        #expect(document.entries.map(\.key) == ["x", "y"])
+        #expect(document.entries.map(\.line) == [2, 4])
+        #expect(document.entries[1].value == .string("v"))
+    }
+
+    @Test("the raw text of a value is kept for messages")
+    func rawText() throws {
+        let document = try ConfigDocument.parse("[a]\nx = 1_000 # c\ny = \"a\\tb\"\n", file: "t.toml")
+        #expect(document.entries.map(\.raw) == ["1_000", "\"a\\tb\""])
+    }
+
+    @Test("integers too large for 64 bits saturate so the range check reports them")
+    func overflow() throws {
+        let parsed = try values("[a]\nbig = 9223372036854775808\nsmall = -9223372036854775809\n")
+        #expect(parsed["a.big"] == .integer(Int.max))
+        #expect(parsed["a.small"] == .integer(Int.min))
+    }
+
+    @Test("a control character inside a string")
+    func controlCharacter() {
+        #expect(throws: ConfigError.self) { try ConfigDocument.parse("[a]\ns = \"a\u{01}b\"\n", file: "t.toml") }
+    }
+
+    @Test("sections and their lines are recorded in order")
+    func sections() throws {
+        let document = try ConfigDocument.parse("[one]\n\n[two]\n[ three ]\n", file: "t.toml")
+        #expect(document.sections.map(\.name) == ["one", "two", "three"])
+        #expect(document.sections.map(\.line) == [1, 3, 4])
+    }
+
+    @Test("typo suggestions stay close")
+    func suggestions() {
+        #expect(closestMatch(to: "lisen", in: ["listen", "log_level"]) == "listen")
+        #expect(closestMatch(to: "database_path", in: ["database", "tenants"]) == nil)
+        #expect(editDistance("kitten", "sitting") == 3)
+    }
+}

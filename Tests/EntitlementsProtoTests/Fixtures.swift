@@ -1,0 +1,194 @@
+import EntitlementsProto
+import ProtobufWire
+
+/// One test value per case, built exactly as `Resources/roundtrip.py` builds it (change both
+/// together). `withUnknownFields` appends ``Fixtures/unknown`` to the message and to the nested
+/// messages Python appends it to.
+struct Fixture: Sendable {
+    let name: String
+    /// Decodes bytes into the case's type; returns the Swift re-encoding and, when the decoded
+    /// value differs from the expected one (unknown fields included), both values.
+    let decodeAndReencode: @Sendable ([UInt8]) throws -> (reencoded: [UInt8], mismatch: String?)
+    /// Swift's encoding of the case without unknown fields.
+    let swiftEncoding: @Sendable () -> [UInt8]
+
+    init<M: ProtoMessage>(_ name: String, _ build: @escaping @Sendable (_ withUnknownFields: Bool) -> M) {
+        self.name = name
+        decodeAndReencode = { bytes in
+            let decoded = try M(serializedBytes: bytes)
+            let expected = build(true)
+            return (decoded.serializedBytes(), decoded == expected ? nil : "decoded \(decoded)\nexpected \(expected)")
+        }
+        swiftEncoding = { build(false).serializedBytes() }
+    }
+
+    /// The default instance; Python adds unknown fields to it when asked, like everywhere else.
+    static func empty<M: ProtoMessage>(_ type: M.Type) -> Fixture {
+        Fixture("\(M.self)#empty") { Fixtures.unk(M(), $0) }
+    }
+}
+
+enum Fixtures {
+    /// Unknown fields 1999 (varint 7), 2000 (bytes "abc") and 2001 (fixed32), as in roundtrip.py.
+    static let unknown = hexBytes("f87c07" + "827d03616263" + "8d7d01020304")
+
+    static let all: [Fixture] = [
+        Fixture("CustomerStatus", customerStatus),
+        Fixture("CustomerStatus#extremes", customerStatusExtremes),
+        Fixture("SubscriptionStatus") { subscriptionStatus($0) },
+        Fixture("SubscriptionStatus#unknownState") { subscriptionStatus($0, state: .init(rawValue: 99)) },
+        Fixture("ActiveEntitlement") { activeEntitlement($0, 0) },
+        Fixture("ActiveEntitlement#unknownStore") { activeEntitlement($0, 1) },
+        Fixture("StatusEvent") { statusEvent($0) },
+        Fixture("StatusEvent#unknownKind") { statusEvent($0, kind: .init(rawValue: 99)) },
+        Fixture("StreamStatusRequest") { unk(StreamStatusRequest(appUserID: "user-1", afterVersion: 7), $0) },
+        Fixture("IdentifyRequest") { unk(IdentifyRequest(appUserID: "user-1", anonymousID: "$anon:1"), $0) },
+        Fixture("IdentifyResponse") {
+            unk(IdentifyResponse(customer: customerStatus($0), created: true, merged: true), $0)
+        },
+        Fixture("IdentifyResponse#emptyCustomer") { unk(IdentifyResponse(customer: CustomerStatus()), $0) },
+        Fixture("SyncStatusRequest") { unk(SyncStatusRequest(appUserID: "user-1"), $0) },
+        Fixture("SyncStatusResponse") { unk(SyncStatusResponse(customer: customerStatus($0)), $0) },
+        Fixture("PurchaseRequest#appStore") {
+            unk(PurchaseRequest(appUserID: "user-1", purchase: .appStore(appStorePurchase($0))), $0)
+        },
+        Fixture("PurchaseRequest#playStore") {
+            unk(PurchaseRequest(appUserID: "user-1", purchase: .playStore(playStorePurchase($0))), $0)
+        },
+        Fixture("PurchaseRequest#emptyAppStore") {
+            unk(PurchaseRequest(appUserID: "user-1", purchase: .appStore(AppStorePurchase())), $0)
+        },
+        Fixture("AppStorePurchase") { appStorePurchase($0) },
+        Fixture("PlayStorePurchase") { playStorePurchase($0) },
+        Fixture("PurchaseResponse") {
+            unk(PurchaseResponse(customer: customerStatus($0), transferredFromAppUserID: "user-0"), $0)
+        },
+        Fixture("RestoreRequest") { u in
+            unk(RestoreRequest(appUserID: "user-1", appStore: (0..<2).map { appStorePurchase(u, $0) },
+                               playStore: (0..<2).map { playStorePurchase(u, $0) }), u)
+        },
+        Fixture("RestoreResponse") {
+            unk(RestoreResponse(customer: customerStatus($0), transferredFromAppUserIDs: ["user-a", "user-b"]), $0)
+        },
+        Fixture("GrantEntitlementRequest", grantEntitlementRequest),
+        Fixture("Grant") { grant($0) },
+        Fixture("Grant#epochTimestamps") { unk(Grant(grantID: "grant-epoch", startsAt: ProtoTimestamp()), $0) },
+        Fixture("RevokeGrantRequest") { unk(RevokeGrantRequest(grantID: "grant-0", reason: "mistake"), $0) },
+        Fixture("GetCustomerRequest") { unk(GetCustomerRequest(appUserID: "user-1"), $0) },
+        Fixture("Customer", customer),
+        Fixture("Transaction") { transaction($0) },
+        Fixture("Transaction#unknownEnums") { transaction($0, 1) },
+        Fixture("ListCustomerEventsRequest") {
+            unk(ListCustomerEventsRequest(appUserID: "user-1", pageSize: 50, pageToken: "page-2"), $0)
+        },
+        Fixture("ListCustomerEventsRequest#negativePageSize") { unk(ListCustomerEventsRequest(pageSize: -5), $0) },
+        Fixture("ListCustomerEventsResponse") { u in
+            unk(ListCustomerEventsResponse(events: (0..<2).map { customerEvent(u, $0) }, nextPageToken: "page-2"), u)
+        },
+        Fixture("CustomerEvent") { customerEvent($0) },
+        Fixture("CustomerEvent#unknownEnums") { customerEvent($0, 1) },
+        .empty(CustomerStatus.self), .empty(SubscriptionStatus.self), .empty(ActiveEntitlement.self),
+        .empty(StatusEvent.self), .empty(StreamStatusRequest.self), .empty(IdentifyRequest.self),
+        .empty(IdentifyResponse.self), .empty(SyncStatusRequest.self), .empty(SyncStatusResponse.self),
+        .empty(PurchaseRequest.self), .empty(AppStorePurchase.self), .empty(PlayStorePurchase.self),
+        .empty(PurchaseResponse.self), .empty(RestoreRequest.self), .empty(RestoreResponse.self),
+        .empty(GrantEntitlementRequest.self), .empty(Grant.self), .empty(RevokeGrantRequest.self),
+        .empty(GetCustomerRequest.self), .empty(Customer.self), .empty(Transaction.self),
+        .empty(ListCustomerEventsRequest.self), .empty(ListCustomerEventsResponse.self), .empty(CustomerEvent.self),
+    ]
+
+    static func unk<M: ProtoMessage>(_ message: M, _ withUnknownFields: Bool) -> M {
+        var message = message
+        if withUnknownFields {
+            message.unknownFields = unknown
+        }
+        return message
+    }
+
+    static func ts(_ seconds: Int64, _ nanos: Int32, _ u: Bool) -> ProtoTimestamp {
+        unk(ProtoTimestamp(seconds: seconds, nanos: nanos), u)
+    }
+
+    static func activeEntitlement(_ u: Bool, _ i: Int) -> ActiveEntitlement {
+        unk(ActiveEntitlement(
+            id: "pro-\(i)", source: i == 0 ? .appStore : Store(rawValue: 99), productID: "com.example.pro.\(i)",
+            expiresAt: ts(1_700_000_000 + Int64(i), 250_000_000, u), willRenew: true, inGracePeriod: true,
+            inBillingRetry: true), u)
+    }
+
+    static func subscriptionStatus(_ u: Bool, state: SubscriptionStatus.State = .active) -> SubscriptionStatus {
+        unk(SubscriptionStatus(state: state, entitlements: [activeEntitlement(u, 0), activeEntitlement(u, 1)]), u)
+    }
+
+    static func customerStatus(_ u: Bool) -> CustomerStatus {
+        unk(CustomerStatus(appUserID: "user-1", status: subscriptionStatus(u), version: 42,
+                           serverTime: ts(1_700_000_100, 5, u)), u)
+    }
+
+    static func customerStatusExtremes(_ u: Bool) -> CustomerStatus {
+        unk(CustomerStatus(appUserID: "ユーザー✓", status: unk(SubscriptionStatus(state: .inactive), u), version: .max,
+                           serverTime: ts(-62_135_596_800, 999_999_999, u)), u)
+    }
+
+    static func statusEvent(_ u: Bool, kind: StatusEvent.Kind = .statusChanged) -> StatusEvent {
+        unk(StatusEvent(kind: kind, customer: customerStatus(u), reason: "app store renewal"), u)
+    }
+
+    static func appStorePurchase(_ u: Bool, _ i: Int = 0) -> AppStorePurchase {
+        unk(AppStorePurchase(signedTransaction: "eyJhbGciOiJFUzI1NiJ9.payload-\(i).signature"), u)
+    }
+
+    static func playStorePurchase(_ u: Bool, _ i: Int = 0) -> PlayStorePurchase {
+        unk(PlayStorePurchase(productID: "pro_monthly_\(i)", purchaseToken: "token-\(i)"), u)
+    }
+
+    static func grantEntitlementRequest(_ u: Bool) -> GrantEntitlementRequest {
+        unk(GrantEntitlementRequest(
+            appUserID: "user-1", entitlementID: "pro", expiresAt: ts(1_800_000_000, 0, u),
+            duration: unk(ProtoDuration(seconds: -86_400, nanos: -5), u), reason: "support ticket 42",
+            idempotencyKey: "key-1"), u)
+    }
+
+    static func grant(_ u: Bool, _ i: Int = 0) -> Grant {
+        unk(Grant(
+            grantID: "grant-\(i)", appUserID: "user-1", entitlementID: "pro", startsAt: ts(1_700_000_000, 1, u),
+            expiresAt: ts(1_800_000_000, 2, u), revokedAt: ts(1_750_000_000, 3, u), reason: "support",
+            revocationReason: "mistake"), u)
+    }
+
+    static func transaction(_ u: Bool, _ i: Int = 0) -> Transaction {
+        let known = i == 0
+        return unk(Transaction(
+            store: known ? .playStore : Store(rawValue: 99), productID: "pro_yearly_\(i)",
+            originalTransactionID: "1000-\(i)", transactionID: "2000-\(i)",
+            environment: known ? .sandbox : .init(rawValue: 99), purchasedAt: ts(1_700_000_000, 0, u),
+            originalPurchaseAt: ts(1_600_000_000, 0, u), expiresAt: ts(1_731_536_000, 0, u),
+            revokedAt: ts(1_710_000_000, 0, u), revocationReason: "REFUND_FULL", ownerAppUserID: "user-1",
+            ownership: known ? .familyShared : .init(rawValue: 99), willRenew: true, inGracePeriod: true,
+            inBillingRetry: true), u)
+    }
+
+    static func customer(_ u: Bool) -> Customer {
+        unk(Customer(customer: customerStatus(u), aliases: ["$anon:1", "$anon:2"],
+                     grants: [grant(u, 0), grant(u, 1)], transactions: [transaction(u, 0), transaction(u, 1)]), u)
+    }
+
+    static func customerEvent(_ u: Bool, _ i: Int = 0) -> CustomerEvent {
+        let known = i == 0
+        return unk(CustomerEvent(
+            version: 10 + UInt64(i), cause: known ? .grant : .init(rawValue: 99),
+            change: known ? .statusChanged : .init(rawValue: 99), reason: "support ticket 42",
+            occurredAt: ts(1_700_000_000 + Int64(i), 0, u), status: subscriptionStatus(u), relatedAppUserID: "user-0",
+            referenceID: "grant-\(i)"), u)
+    }
+}
+
+func hexBytes(_ string: String) -> [UInt8] {
+    let digits = Array(string.utf8)
+    return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16)! }
+}
+
+func hexString(_ bytes: [UInt8]) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] }, as: UTF8.self)
+}

@@ -1,0 +1,305 @@
+#!/usr/bin/env python3
+"""Cross-checks the hand-written Swift codecs of EntitlementsProto against protoc-generated classes.
+
+Driven by Tests/EntitlementsProtoTests/PythonInteropTests.swift, which first runs
+`python -m grpc_tools.protoc -I Protos --python_out=<generated_dir> Protos/entitlements/v1/*.proto`.
+
+    roundtrip.py emit  <generated_dir>
+        Prints {"messages": [every message name in the protos], "cases": {case: hex}}: each case
+        serialized by Python *with* unknown fields appended (at the top level and in nested
+        messages).
+    roundtrip.py check <generated_dir> <input.json>
+        input.json is {"reencoded": {case: hex}, "swift": {case: hex}}: Swift's re-encoding of
+        the emitted bytes (must equal the case with unknown fields) and Swift's own encoding of
+        the case (must equal the case without unknown fields). Prints {"failures": {key: why}}.
+
+The fixtures below mirror Fixtures.swift value for value; change both together.
+"""
+
+import json
+import sys
+
+# Unknown fields 1999 (varint 7), 2000 (bytes "abc") and 2001 (fixed32): numbers no message uses.
+UNKNOWN = bytes.fromhex("f87c07" "827d03616263" "8d7d01020304")
+
+
+def load(generated_dir):
+    sys.path.insert(0, generated_dir)
+    global st, es, ad, Timestamp, Duration, text_format, DecodeError
+    from entitlements.v1 import admin_service_pb2 as ad
+    from entitlements.v1 import entitlement_service_pb2 as es
+    from entitlements.v1 import status_pb2 as st
+    from google.protobuf import text_format
+    from google.protobuf.duration_pb2 import Duration
+    from google.protobuf.message import DecodeError
+    from google.protobuf.timestamp_pb2 import Timestamp
+
+
+def unk(message, u):
+    if u:
+        message.MergeFromString(UNKNOWN)
+    return message
+
+
+def ts(seconds, nanos, u):
+    return unk(Timestamp(seconds=seconds, nanos=nanos), u)
+
+
+def active_entitlement(u, i):
+    m = st.ActiveEntitlement(id=f"pro-{i}", source=st.APP_STORE if i == 0 else 99,
+                             product_id=f"com.example.pro.{i}", will_renew=True,
+                             in_grace_period=True, in_billing_retry=True)
+    m.expires_at.CopyFrom(ts(1_700_000_000 + i, 250_000_000, u))
+    return unk(m, u)
+
+
+def subscription_status(u, state=None):
+    m = st.SubscriptionStatus(state=st.SubscriptionStatus.ACTIVE if state is None else state)
+    for i in range(2):
+        m.entitlements.add().CopyFrom(active_entitlement(u, i))
+    return unk(m, u)
+
+
+def customer_status(u):
+    m = st.CustomerStatus(app_user_id="user-1", version=42)
+    m.status.CopyFrom(subscription_status(u))
+    m.server_time.CopyFrom(ts(1_700_000_100, 5, u))
+    return unk(m, u)
+
+
+def customer_status_extremes(u):
+    m = st.CustomerStatus(app_user_id="ユーザー✓", version=2**64 - 1)
+    m.status.CopyFrom(unk(st.SubscriptionStatus(state=st.SubscriptionStatus.INACTIVE), u))
+    m.server_time.CopyFrom(ts(-62_135_596_800, 999_999_999, u))
+    return unk(m, u)
+
+
+def status_event(u, kind=None):
+    m = st.StatusEvent(kind=st.StatusEvent.STATUS_CHANGED if kind is None else kind, reason="app store renewal")
+    m.customer.CopyFrom(customer_status(u))
+    return unk(m, u)
+
+
+def app_store_purchase(u, i=0):
+    return unk(es.AppStorePurchase(signed_transaction=f"eyJhbGciOiJFUzI1NiJ9.payload-{i}.signature"), u)
+
+
+def play_store_purchase(u, i=0):
+    return unk(es.PlayStorePurchase(product_id=f"pro_monthly_{i}", purchase_token=f"token-{i}"), u)
+
+
+def with_customer(cls, u, **fields):
+    m = cls(**fields)
+    m.customer.CopyFrom(customer_status(u))
+    return unk(m, u)
+
+
+def purchase_request(u, case):
+    m = es.PurchaseRequest(app_user_id="user-1")
+    if case == "app_store":
+        m.app_store.CopyFrom(app_store_purchase(u))
+    elif case == "play_store":
+        m.play_store.CopyFrom(play_store_purchase(u))
+    else:
+        m.app_store.SetInParent()
+    return unk(m, u)
+
+
+def restore_request(u):
+    m = es.RestoreRequest(app_user_id="user-1")
+    for i in range(2):
+        m.app_store.add().CopyFrom(app_store_purchase(u, i))
+        m.play_store.add().CopyFrom(play_store_purchase(u, i))
+    return unk(m, u)
+
+
+def grant_entitlement_request(u):
+    m = ad.GrantEntitlementRequest(app_user_id="user-1", entitlement_id="pro", reason="support ticket 42",
+                                   idempotency_key="key-1")
+    m.expires_at.CopyFrom(ts(1_800_000_000, 0, u))
+    m.duration.CopyFrom(unk(Duration(seconds=-86_400, nanos=-5), u))
+    return unk(m, u)
+
+
+def grant(u, i=0):
+    m = ad.Grant(grant_id=f"grant-{i}", app_user_id="user-1", entitlement_id="pro", reason="support",
+                 revocation_reason="mistake")
+    m.starts_at.CopyFrom(ts(1_700_000_000, 1, u))
+    m.expires_at.CopyFrom(ts(1_800_000_000, 2, u))
+    m.revoked_at.CopyFrom(ts(1_750_000_000, 3, u))
+    return unk(m, u)
+
+
+def grant_epoch_timestamps(u):
+    m = ad.Grant(grant_id="grant-epoch")
+    m.starts_at.SetInParent()
+    return unk(m, u)
+
+
+def transaction(u, i=0):
+    known = i == 0
+    m = ad.Transaction(
+        store=st.PLAY_STORE if known else 99, product_id=f"pro_yearly_{i}", original_transaction_id=f"1000-{i}",
+        transaction_id=f"2000-{i}", environment=ad.Transaction.SANDBOX if known else 99,
+        revocation_reason="REFUND_FULL", owner_app_user_id="user-1",
+        ownership=ad.Transaction.FAMILY_SHARED if known else 99, will_renew=True, in_grace_period=True,
+        in_billing_retry=True)
+    m.purchased_at.CopyFrom(ts(1_700_000_000, 0, u))
+    m.original_purchase_at.CopyFrom(ts(1_600_000_000, 0, u))
+    m.expires_at.CopyFrom(ts(1_731_536_000, 0, u))
+    m.revoked_at.CopyFrom(ts(1_710_000_000, 0, u))
+    return unk(m, u)
+
+
+def customer(u):
+    m = ad.Customer(aliases=["$anon:1", "$anon:2"])
+    m.customer.CopyFrom(customer_status(u))
+    for i in range(2):
+        m.grants.add().CopyFrom(grant(u, i))
+        m.transactions.add().CopyFrom(transaction(u, i))
+    return unk(m, u)
+
+
+def customer_event(u, i=0):
+    known = i == 0
+    m = ad.CustomerEvent(version=10 + i, cause=ad.CustomerEvent.GRANT if known else 99,
+                         change=st.StatusEvent.STATUS_CHANGED if known else 99, reason="support ticket 42",
+                         related_app_user_id="user-0", reference_id=f"grant-{i}")
+    m.occurred_at.CopyFrom(ts(1_700_000_000 + i, 0, u))
+    m.status.CopyFrom(subscription_status(u))
+    return unk(m, u)
+
+
+def list_customer_events_response(u):
+    m = ad.ListCustomerEventsResponse(next_page_token="page-2")
+    for i in range(2):
+        m.events.add().CopyFrom(customer_event(u, i))
+    return unk(m, u)
+
+
+def cases():
+    """Case name → (message class, builder taking "with unknown fields")."""
+    return {
+        "CustomerStatus": (st.CustomerStatus, customer_status),
+        "CustomerStatus#extremes": (st.CustomerStatus, customer_status_extremes),
+        "SubscriptionStatus": (st.SubscriptionStatus, subscription_status),
+        "SubscriptionStatus#unknownState": (st.SubscriptionStatus, lambda u: subscription_status(u, 99)),
+        "ActiveEntitlement": (st.ActiveEntitlement, lambda u: active_entitlement(u, 0)),
+        "ActiveEntitlement#unknownStore": (st.ActiveEntitlement, lambda u: active_entitlement(u, 1)),
+        "StatusEvent": (st.StatusEvent, status_event),
+        "StatusEvent#unknownKind": (st.StatusEvent, lambda u: status_event(u, 99)),
+        "StreamStatusRequest": (es.StreamStatusRequest,
+                                lambda u: unk(es.StreamStatusRequest(app_user_id="user-1", after_version=7), u)),
+        "IdentifyRequest": (es.IdentifyRequest,
+                            lambda u: unk(es.IdentifyRequest(app_user_id="user-1", anonymous_id="$anon:1"), u)),
+        "IdentifyResponse": (es.IdentifyResponse,
+                             lambda u: with_customer(es.IdentifyResponse, u, created=True, merged=True)),
+        "IdentifyResponse#emptyCustomer": (es.IdentifyResponse, identify_response_empty_customer),
+        "SyncStatusRequest": (es.SyncStatusRequest, lambda u: unk(es.SyncStatusRequest(app_user_id="user-1"), u)),
+        "SyncStatusResponse": (es.SyncStatusResponse, lambda u: with_customer(es.SyncStatusResponse, u)),
+        "PurchaseRequest#appStore": (es.PurchaseRequest, lambda u: purchase_request(u, "app_store")),
+        "PurchaseRequest#playStore": (es.PurchaseRequest, lambda u: purchase_request(u, "play_store")),
+        "PurchaseRequest#emptyAppStore": (es.PurchaseRequest, lambda u: purchase_request(u, "empty")),
+        "AppStorePurchase": (es.AppStorePurchase, app_store_purchase),
+        "PlayStorePurchase": (es.PlayStorePurchase, play_store_purchase),
+        "PurchaseResponse": (es.PurchaseResponse,
+                             lambda u: with_customer(es.PurchaseResponse, u, transferred_from_app_user_id="user-0")),
+        "RestoreRequest": (es.RestoreRequest, restore_request),
+        "RestoreResponse": (es.RestoreResponse,
+                            lambda u: with_customer(es.RestoreResponse, u,
+                                                    transferred_from_app_user_ids=["user-a", "user-b"])),
+        "GrantEntitlementRequest": (ad.GrantEntitlementRequest, grant_entitlement_request),
+        "Grant": (ad.Grant, grant),
+        "Grant#epochTimestamps": (ad.Grant, grant_epoch_timestamps),
+        "RevokeGrantRequest": (ad.RevokeGrantRequest,
+                               lambda u: unk(ad.RevokeGrantRequest(grant_id="grant-0", reason="mistake"), u)),
+        "GetCustomerRequest": (ad.GetCustomerRequest, lambda u: unk(ad.GetCustomerRequest(app_user_id="user-1"), u)),
+        "Customer": (ad.Customer, customer),
+        "Transaction": (ad.Transaction, transaction),
+        "Transaction#unknownEnums": (ad.Transaction, lambda u: transaction(u, 1)),
+        "ListCustomerEventsRequest": (ad.ListCustomerEventsRequest,
+                                      lambda u: unk(ad.ListCustomerEventsRequest(app_user_id="user-1", page_size=50,
+                                                                                 page_token="page-2"), u)),
+        "ListCustomerEventsRequest#negativePageSize": (ad.ListCustomerEventsRequest,
+                                                       lambda u: unk(ad.ListCustomerEventsRequest(page_size=-5), u)),
+        "ListCustomerEventsResponse": (ad.ListCustomerEventsResponse, list_customer_events_response),
+        "CustomerEvent": (ad.CustomerEvent, customer_event),
+        "CustomerEvent#unknownEnums": (ad.CustomerEvent, lambda u: customer_event(u, 1)),
+    }
+
+
+def identify_response_empty_customer(u):
+    m = es.IdentifyResponse()
+    m.customer.SetInParent()
+    return unk(m, u)
+
+
+def message_classes():
+    """Every message type declared in the protos, by name."""
+    classes = {}
+    for module in (st, es, ad):
+        for name in module.DESCRIPTOR.message_types_by_name:
+            classes[name] = getattr(module, name)
+    return classes
+
+
+def all_cases():
+    result = cases()
+    for name, cls in message_classes().items():
+        result[f"{name}#empty"] = (cls, lambda u, cls=cls: unk(cls(), u))
+    return result
+
+
+def emit():
+    print(json.dumps({
+        "messages": sorted(message_classes()),
+        "cases": {name: build(True).SerializeToString().hex() for name, (_, build) in all_cases().items()},
+    }))
+
+
+def text(message):
+    return text_format.MessageToString(message, print_unknown_fields=True, as_utf8=True) or "<empty>\n"
+
+
+def verify(cls, data, expected):
+    try:
+        parsed = cls.FromString(data)
+    except DecodeError as error:
+        return f"Python cannot parse Swift's bytes ({error}): {data.hex()}"
+    want = expected.SerializeToString()
+    if parsed != expected or parsed.SerializeToString() != want:
+        return f"Python parsed\n{text(parsed)}but expected\n{text(expected)}"
+    if data != want:
+        return f"same value, different bytes:\n  swift  {data.hex()}\n  python {want.hex()}"
+    return None
+
+
+def check(input_path):
+    with open(input_path) as file:
+        payload = json.load(file)
+    failures = {}
+    for name, (cls, build) in all_cases().items():
+        for key, with_unknown in (("reencoded", True), ("swift", False)):
+            data = payload[key].get(name)
+            problem = "missing" if data is None else verify(cls, bytes.fromhex(data), build(with_unknown))
+            if problem:
+                failures[f"{key} {name}"] = problem
+        for key in payload:
+            for name in payload[key].keys() - all_cases().keys():
+                failures[f"{key} {name}"] = "no such case in roundtrip.py"
+    print(json.dumps({"failures": failures}))
+
+
+def main():
+    command, generated_dir = sys.argv[1], sys.argv[2]
+    load(generated_dir)
+    if command == "emit":
+        emit()
+    elif command == "check":
+        check(sys.argv[3])
+    else:
+        sys.exit(f"unknown command {command}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,633 @@
+"""Fixtures for the interop suite: generated stubs, certificates, running servers and raw clients.
+
+The server under test is the `interop-server` executable (entitlementd plus the test-only
+`entitlementd.testing.InteropTestService`). Point `ENTITLEMENTD_INTEROP_SERVER` at a binary, or build
+`.build/debug/interop-server` (`swift build --product interop-server`).
+
+Stubs are generated at session start with grpc_tools.protoc into a temporary directory:
+- Tests/Interop/protos/interop.proto as ordinary Python modules (interop_pb2, interop_pb2_grpc);
+- every .proto under Protos/ as one descriptor set loaded into a private descriptor pool (see `ProtoSet`),
+  because their Python module paths (`grpc/health/v1/...`) would shadow the `grpc` package itself.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import queue
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1].parent
+INTEROP_PROTO_DIR = Path(__file__).resolve().parent / "protos"
+PROTOS_DIR = REPO_ROOT / "Protos"
+
+SERVICE = "entitlementd.testing.InteropTestService"
+CANCELLATION_TOKEN_KEY = "x-interop-cancellation-token"
+
+MIB = 1024 * 1024
+# Every blocking call in the suite is bounded by one of these.
+RPC_TIMEOUT = 20.0
+STARTUP_TIMEOUT = 30.0
+SHUTDOWN_TIMEOUT = 20.0
+
+CHANNEL_OPTIONS = [
+    ("grpc.max_send_message_length", 16 * MIB),
+    ("grpc.max_receive_message_length", 16 * MIB),
+    ("grpc.enable_retries", 0),
+    ("grpc.enable_http_proxy", 0),
+]
+
+TRANSPORTS = ["h2c", "tls"]
+
+
+# --------------------------------------------------------------------------------------------------
+# Stubs
+
+
+def _protoc(args: list[str]) -> None:
+    from grpc_tools import protoc
+
+    include = str(Path(importlib.import_module("grpc_tools").__file__).parent / "_proto")
+    argv = ["grpc_tools.protoc", f"-I{include}", *args]
+    if protoc.main(argv) != 0:
+        raise RuntimeError("protoc failed: " + " ".join(argv))
+
+
+class ProtoSet:
+    """Message classes for the protos under Protos/, from a descriptor set in a private pool."""
+
+    def __init__(self, descriptor_set: bytes):
+        from google.protobuf import descriptor_pb2, descriptor_pool
+
+        self.files = {}
+        self.pool = descriptor_pool.DescriptorPool()
+        for file in descriptor_pb2.FileDescriptorSet.FromString(descriptor_set).file:
+            self.files[file.name] = file
+            self.pool.AddSerializedFile(file.SerializeToString())
+
+    def message(self, full_name: str):
+        from google.protobuf import message_factory
+
+        return message_factory.GetMessageClass(self.pool.FindMessageTypeByName(full_name))
+
+    def service_names(self) -> set[str]:
+        return {
+            f"{file.package}.{service.name}" if file.package else service.name
+            for file in self.files.values()
+            for service in file.service
+        }
+
+    def file_of_service(self, full_name: str):
+        for file in self.files.values():
+            for service in file.service:
+                if f"{file.package}.{service.name}" == full_name:
+                    return file
+        return None
+
+
+@dataclass
+class Stubs:
+    interop_pb2: object
+    interop_pb2_grpc: object
+    protos: ProtoSet
+
+
+@pytest.fixture(scope="session")
+def stubs(tmp_path_factory) -> Stubs:
+    out = tmp_path_factory.mktemp("stubs")
+    _protoc([
+        f"-I{INTEROP_PROTO_DIR}",
+        f"--python_out={out}",
+        f"--grpc_python_out={out}",
+        str(INTEROP_PROTO_DIR / "interop.proto"),
+    ])
+    proto_files = sorted(str(p.relative_to(PROTOS_DIR)) for p in PROTOS_DIR.rglob("*.proto"))
+    assert proto_files, f"no .proto files under {PROTOS_DIR}"
+    descriptor_set = out / "protos.pb"
+    _protoc([
+        f"-I{PROTOS_DIR}",
+        "--include_imports",
+        f"--descriptor_set_out={descriptor_set}",
+        *proto_files,
+    ])
+    sys.path.insert(0, str(out))
+    return Stubs(
+        interop_pb2=importlib.import_module("interop_pb2"),
+        interop_pb2_grpc=importlib.import_module("interop_pb2_grpc"),
+        protos=ProtoSet(descriptor_set.read_bytes()),
+    )
+
+
+@pytest.fixture(scope="session")
+def pb(stubs):
+    """The generated interop_pb2 module."""
+    return stubs.interop_pb2
+
+
+@pytest.fixture(scope="session")
+def protos(stubs) -> ProtoSet:
+    return stubs.protos
+
+
+# --------------------------------------------------------------------------------------------------
+# Certificates and configuration
+
+
+@dataclass
+class Certificate:
+    certificate: Path
+    private_key: Path
+
+    @property
+    def pem(self) -> bytes:
+        return self.certificate.read_bytes()
+
+
+@pytest.fixture(scope="session")
+def certificate(tmp_path_factory) -> Certificate:
+    """A self-signed certificate for localhost and 127.0.0.1 (as subjectAltNames, which clients check)."""
+    directory = tmp_path_factory.mktemp("tls")
+    cert, key = directory / "server.crt", directory / "server.key"
+    subprocess.run(
+        [
+            "openssl", "req", "-x509", "-nodes", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+            "-days", "2", "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            "-keyout", str(key), "-out", str(cert),
+        ],
+        check=True, capture_output=True, timeout=30,
+    )
+    return Certificate(cert, key)
+
+
+def _toml_string(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def write_config(directory: Path, tls: Certificate | None) -> Path:
+    """A configuration listening on a free loopback port with a throwaway database."""
+    lines = [
+        "[server]",
+        'listen = "127.0.0.1:0"',
+        "",
+        "[storage]",
+        f"database = {_toml_string(str(directory / 'entitlements.db'))}",
+        "",
+    ]
+    if tls is not None:
+        lines += [
+            "[tls]",
+            f"certificate = {_toml_string(str(tls.certificate))}",
+            f"private_key = {_toml_string(str(tls.private_key))}",
+            "",
+        ]
+    path = directory / "interop.toml"
+    path.write_text("\n".join(lines))
+    return path
+
+
+# --------------------------------------------------------------------------------------------------
+# Server process
+
+
+def server_binary() -> Path:
+    configured = os.environ.get("ENTITLEMENTD_INTEROP_SERVER")
+    path = Path(configured) if configured else REPO_ROOT / ".build" / "debug" / "interop-server"
+    if not path.is_absolute():
+        path = REPO_ROOT / path
+    if not path.exists():
+        pytest.fail(
+            f"interop server binary {path} not found: run `swift build --product interop-server` "
+            "or set ENTITLEMENTD_INTEROP_SERVER"
+        )
+    return path
+
+
+LISTENING = re.compile(r"entitlementd listening on (\S+)")
+
+
+class ServerProcess:
+    """One interop-server process; stdout is drained by a thread, stderr goes to a log file."""
+
+    def __init__(self, directory: Path, tls: Certificate | None):
+        self.tls = tls
+        self.config = write_config(directory, tls)
+        self.log_path = directory / "server.log"
+        self._log = open(self.log_path, "wb")
+        self.stdout_lines: list[str] = []
+        self._listening: "queue.Queue[str | None]" = queue.Queue()
+        self.process = subprocess.Popen(
+            [str(server_binary()), "--config", str(self.config)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=self._log,
+            cwd=directory,
+        )
+        threading.Thread(target=self._drain_stdout, daemon=True).start()
+        try:
+            line = self._listening.get(timeout=STARTUP_TIMEOUT)
+        except queue.Empty:
+            line = None
+        if line is None:
+            self.kill()
+            pytest.fail(f"server did not report `entitlementd listening on HOST:PORT`:\n{self.describe()}")
+        address = LISTENING.search(line).group(1)
+        host, _, port = address.rpartition(":")
+        self.host = host.strip("[]")
+        self.port = int(port)
+
+    def _drain_stdout(self) -> None:
+        for raw in self.process.stdout:
+            line = raw.decode("utf-8", "replace").rstrip("\n")
+            self.stdout_lines.append(line)
+            if LISTENING.search(line):
+                self._listening.put(line)
+        self._listening.put(None)
+
+    @property
+    def target(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    @property
+    def transport(self) -> str:
+        return "tls" if self.tls else "h2c"
+
+    def log(self) -> str:
+        if not self._log.closed:
+            self._log.flush()
+        return self.log_path.read_text(errors="replace")
+
+    def describe(self) -> str:
+        return (
+            f"exit code: {self.process.poll()}\nstdout:\n" + "\n".join(self.stdout_lines)
+            + f"\nstderr (last 4000 chars):\n{self.log()[-4000:]}"
+        )
+
+    def channel(self, options=()) -> grpc.Channel:
+        opts = CHANNEL_OPTIONS + list(options)
+        if self.tls is None:
+            return grpc.insecure_channel(self.target, options=opts)
+        credentials = grpc.ssl_channel_credentials(root_certificates=self.tls.pem)
+        return grpc.secure_channel(self.target, credentials, options=opts)
+
+    def terminate(self) -> int:
+        """Sends SIGTERM and waits; the exit code (killing and failing if it does not exit in time)."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout=SHUTDOWN_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            pytest.fail(f"server did not exit within {SHUTDOWN_TIMEOUT}s of SIGTERM:\n{self.describe()}")
+        finally:
+            self._log.close()
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+
+def _start_and_stop(tmp_path_factory, tls):
+    server = ServerProcess(tmp_path_factory.mktemp("server-tls" if tls else "server-h2c"), tls)
+    yield server
+    if server.process.poll() is not None:
+        pytest.fail(f"server exited during the session:\n{server.describe()}")
+    code = server.terminate()
+    assert code == 0, f"server exited with {code} after SIGTERM:\n{server.describe()}"
+
+
+@pytest.fixture(scope="session")
+def h2c_server(tmp_path_factory):
+    yield from _start_and_stop(tmp_path_factory, None)
+
+
+@pytest.fixture(scope="session")
+def tls_server(tmp_path_factory, certificate):
+    yield from _start_and_stop(tmp_path_factory, certificate)
+
+
+@pytest.fixture(params=TRANSPORTS)
+def server(request) -> ServerProcess:
+    """The running server, once over plaintext h2c and once over TLS."""
+    return request.getfixturevalue(f"{request.param}_server")
+
+
+@pytest.fixture
+def channel(server):
+    with server.channel() as channel:
+        grpc.channel_ready_future(channel).result(timeout=RPC_TIMEOUT)
+        yield channel
+
+
+@pytest.fixture
+def stub(channel, stubs):
+    return stubs.interop_pb2_grpc.InteropTestServiceStub(channel)
+
+
+@pytest.fixture
+def fresh_server(tmp_path):
+    """A server of the test's own (h2c), for tests that stop it."""
+    server = ServerProcess(tmp_path, None)
+    yield server
+    server.kill()
+
+
+# --------------------------------------------------------------------------------------------------
+# Helpers shared by the tests
+
+
+def new_token() -> str:
+    return uuid.uuid4().hex
+
+
+@pytest.fixture
+def cancellation(stub, pb):
+    """Queries the server's record of what the handler running under a token observed."""
+    return CancellationProbe(stub, pb)
+
+
+class CancellationProbe:
+    def __init__(self, stub, pb):
+        self.stub, self.pb = stub, pb
+
+    def report(self, token: str):
+        """The report, or None while no handler has run under `token` (NOT_FOUND)."""
+        try:
+            return self.stub.GetCancellation(self.pb.CancellationQuery(token=token), timeout=RPC_TIMEOUT)
+        except grpc.RpcError as error:
+            if error.code() == grpc.StatusCode.NOT_FOUND:
+                return None
+            raise
+
+    def wait_started(self, token: str, timeout: float = 10.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            report = self.report(token)
+            if report is not None:
+                return report
+            time.sleep(0.02)
+        pytest.fail(f"no handler registered under token {token} within {timeout}s")
+
+    def wait_finished(self, token: str, timeout: float = 10.0):
+        deadline = time.monotonic() + timeout
+        report = None
+        while time.monotonic() < deadline:
+            report = self.report(token)
+            if report is not None and report.finished:
+                return report
+            time.sleep(0.02)
+        pytest.fail(f"handler under token {token} did not finish within {timeout}s (last report: {report})")
+
+
+def call_unary(channel, path: str, request, response_class, **kwargs):
+    """Calls a unary method by path with dynamic (ProtoSet) message classes."""
+    method = channel.unary_unary(
+        path, request_serializer=lambda m: m.SerializeToString(), response_deserializer=response_class.FromString
+    )
+    return method(request, timeout=kwargs.pop("timeout", RPC_TIMEOUT), **kwargs)
+
+
+def call_server_streaming(channel, path: str, request, response_class, **kwargs):
+    method = channel.unary_stream(
+        path, request_serializer=lambda m: m.SerializeToString(), response_deserializer=response_class.FromString
+    )
+    return method(request, timeout=kwargs.pop("timeout", RPC_TIMEOUT), **kwargs)
+
+
+def call_bidirectional(channel, path: str, requests, response_class, **kwargs):
+    method = channel.stream_stream(
+        path, request_serializer=lambda m: m.SerializeToString(), response_deserializer=response_class.FromString
+    )
+    return method(requests, timeout=kwargs.pop("timeout", RPC_TIMEOUT), **kwargs)
+
+
+class RequestQueue:
+    """A request iterator fed from the test thread: put() a message, close() to half-close."""
+
+    _END = object()
+
+    def __init__(self):
+        self._queue: "queue.Queue[object]" = queue.Queue()
+
+    def put(self, message) -> None:
+        self._queue.put(message)
+
+    def close(self) -> None:
+        self._queue.put(self._END)
+
+    def __iter__(self):
+        while True:
+            try:
+                item = self._queue.get(timeout=RPC_TIMEOUT)
+            except queue.Empty:
+                return
+            if item is self._END:
+                return
+            yield item
+
+
+# --------------------------------------------------------------------------------------------------
+# Raw HTTP/2 (h2c) client
+
+
+@dataclass
+class RawResponse:
+    headers: list[tuple[bytes, bytes]] | None = None
+    headers_ended_stream: bool = False
+    data: bytes = b""
+    data_frames: int = 0
+    trailers: list[tuple[bytes, bytes]] | None = None
+    reset_code: int | None = None
+    ended: bool = False
+    events: list = field(default_factory=list)
+
+    @staticmethod
+    def _get(block, name: bytes):
+        for key, value in block or []:
+            if key == name:
+                return value
+        return None
+
+    def header(self, name: str) -> bytes | None:
+        return self._get(self.headers, name.encode())
+
+    def trailer(self, name: str) -> bytes | None:
+        return self._get(self.trailers, name.encode())
+
+    @property
+    def status(self) -> int | None:
+        value = self.header(":status")
+        return int(value) if value is not None else None
+
+    def grpc(self, name: str) -> bytes | None:
+        """A gRPC status field from the trailers, or from the headers of a Trailers-Only response."""
+        value = self.trailer(name)
+        return value if value is not None else self.header(name)
+
+    @property
+    def grpc_status(self) -> int | None:
+        value = self.grpc("grpc-status")
+        return int(value) if value is not None else None
+
+    def messages(self) -> list[bytes]:
+        """The length-prefixed messages of the DATA payload (asserting they are uncompressed and complete)."""
+        out, data = [], self.data
+        while data:
+            assert len(data) >= 5, f"truncated message prefix: {data!r}"
+            flag, length = data[0], int.from_bytes(data[1:5], "big")
+            assert flag == 0, "response message unexpectedly compressed"
+            assert len(data) >= 5 + length, "truncated message"
+            out.append(data[5:5 + length])
+            data = data[5 + length:]
+        return out
+
+
+class RawH2Connection:
+    """A minimal HTTP/2 client over a plain socket, for requests grpcio would never send."""
+
+    def __init__(self, host: str, port: int, timeout: float = RPC_TIMEOUT):
+        import h2.config
+        import h2.connection
+
+        self.authority = f"{host}:{port}"
+        self.timeout = timeout
+        self.sock = socket.create_connection((host, port), timeout=timeout)
+        self.conn = h2.connection.H2Connection(
+            config=h2.config.H2Configuration(client_side=True, header_encoding=None)
+        )
+        self.conn.initiate_connection()
+        self._flush()
+        self.responses: dict[int, RawResponse] = {}
+
+    def close(self) -> None:
+        try:
+            self.conn.close_connection()
+            self._flush()
+        except Exception:
+            pass
+        self.sock.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _flush(self) -> None:
+        data = self.conn.data_to_send()
+        if data:
+            self.sock.sendall(data)
+
+    def grpc_headers(self, path: str, content_type: str = "application/grpc", extra=()) -> list[tuple[str, str]]:
+        return [
+            (":method", "POST"),
+            (":scheme", "http"),
+            (":path", path),
+            (":authority", self.authority),
+            ("content-type", content_type),
+            ("te", "trailers"),
+            *extra,
+        ]
+
+    def start(self, headers, end_stream: bool = False) -> int:
+        stream_id = self.conn.get_next_available_stream_id()
+        self.responses[stream_id] = RawResponse()
+        self.conn.send_headers(stream_id, headers, end_stream=end_stream)
+        self._flush()
+        return stream_id
+
+    def send(self, stream_id: int, data: bytes, end_stream: bool = False) -> None:
+        """Sends `data` as one DATA frame, waiting for flow-control window when needed."""
+        deadline = time.monotonic() + self.timeout
+        while self.conn.local_flow_control_window(stream_id) < len(data):
+            if time.monotonic() > deadline:
+                raise TimeoutError("no flow-control window to send request data")
+            self._receive_once()
+        self.conn.send_data(stream_id, data, end_stream=end_stream)
+        self._flush()
+
+    def end(self, stream_id: int) -> None:
+        self.conn.end_stream(stream_id)
+        self._flush()
+
+    def request(self, headers, body: bytes = b"", chunk_size: int | None = None) -> RawResponse:
+        """One whole request: headers, body (optionally in DATA frames of `chunk_size`), END_STREAM; the response."""
+        stream_id = self.start(headers, end_stream=False)
+        if chunk_size:
+            for offset in range(0, len(body), chunk_size):
+                self.send(stream_id, body[offset:offset + chunk_size])
+            self.end(stream_id)
+        else:
+            self.send(stream_id, body, end_stream=True)
+        return self.wait(stream_id)
+
+    def wait(self, stream_id: int) -> RawResponse:
+        response = self.responses[stream_id]
+        deadline = time.monotonic() + self.timeout
+        while not response.ended:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"stream {stream_id} did not end; got so far: {response}")
+            self._receive_once()
+        return response
+
+    def _receive_once(self) -> None:
+        import h2.events
+
+        data = self.sock.recv(65536)
+        if not data:
+            raise ConnectionError("server closed the connection")
+        for event in self.conn.receive_data(data):
+            stream_id = getattr(event, "stream_id", None)
+            response = self.responses.get(stream_id)
+            if response is None:
+                continue
+            response.events.append(event)
+            if isinstance(event, h2.events.ResponseReceived):
+                response.headers = list(event.headers)
+                response.headers_ended_stream = event.stream_ended is not None
+            elif isinstance(event, h2.events.DataReceived):
+                response.data += event.data
+                response.data_frames += 1
+                self.conn.acknowledge_received_data(event.flow_controlled_length, stream_id)
+            elif isinstance(event, h2.events.TrailersReceived):
+                response.trailers = list(event.headers)
+            elif isinstance(event, h2.events.StreamEnded):
+                response.ended = True
+            elif isinstance(event, h2.events.StreamReset):
+                response.reset_code = event.error_code
+                response.ended = True
+        self._flush()
+
+
+@pytest.fixture
+def raw_h2(h2c_server):
+    """Opens raw HTTP/2 connections to the h2c server; all are closed after the test."""
+    connections = []
+
+    def connect() -> RawH2Connection:
+        connection = RawH2Connection(h2c_server.host, h2c_server.port)
+        connections.append(connection)
+        return connection
+
+    yield connect
+    for connection in connections:
+        connection.close()
+
+
+def frame(message: bytes, compressed: bool = False) -> bytes:
+    """A gRPC length-prefixed message."""
+    return bytes([1 if compressed else 0]) + len(message).to_bytes(4, "big") + message
