@@ -12,7 +12,9 @@ public struct CustomerStatus: ProtoMessage {
 
     public init() {}
 
-    public init(appUserID: String = "", status: SubscriptionStatus? = nil, version: UInt64 = 0, serverTime: ProtoTimestamp? = nil) {
+    public init(
+        appUserID: String = "", status: SubscriptionStatus? = nil, version: UInt64 = 0, serverTime: ProtoTimestamp? = nil
+    ) {
         self.appUserID = appUserID
         self.status = status
         self.version = version

@@ -30,17 +30,21 @@ public protocol ProtoMessage: Sendable, Hashable {
 }
 
 extension ProtoMessage {
+    @inlinable
     public init(serializedBytes: [UInt8]) throws {
         try self.init(serializedBytes: serializedBytes[...])
     }
 
+    @inlinable
     public init(serializedBytes: ArraySlice<UInt8>) throws {
         var reader = ProtoReader(serializedBytes)
         try self.init(from: &reader)
     }
 
+    /// Starts with room for a typical small message, so encoding one does not regrow the array.
+    @inlinable
     public func serializedBytes() -> [UInt8] {
-        var writer = ProtoWriter()
+        var writer = ProtoWriter(reservingCapacity: 256)
         encode(to: &writer)
         return writer.bytes
     }

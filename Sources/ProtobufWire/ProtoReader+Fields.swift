@@ -16,17 +16,19 @@ extension ProtoReader {
     public mutating func decodeFloat(_ tag: FieldTag) throws -> Float { try decode(tag, .float) }
     public mutating func decodeDouble(_ tag: FieldTag) throws -> Double { try decode(tag, .double) }
 
+    @inlinable
     public mutating func decodeEnum<E: ProtoEnum>(_ tag: FieldTag, as: E.Type = E.self) throws -> E {
-        try decode(tag, .enumeration)
+        E(rawValue: try decodeInt32(tag))
     }
 
     /// proto3 `string` fields must be valid UTF-8; anything else is rejected.
     public mutating func decodeString(_ tag: FieldTag) throws -> String {
         try expectWireType(tag, .lengthDelimited)
-        guard let string = String(validating: try readLengthDelimited(), as: UTF8.self) else {
+        let bytes = try readLengthDelimited()
+        guard bytes.withUnsafeBufferPointer(UTF8Validation.isValid) else {
             throw ProtoDecodingError.invalidUTF8(field: tag.number)
         }
-        return string
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     public mutating func decodeBytes(_ tag: FieldTag) throws -> [UInt8] {
@@ -35,6 +37,7 @@ extension ProtoReader {
     }
 
     /// Decodes an embedded message one nesting level deeper; fails past ``maxDepth``.
+    @inlinable
     public mutating func decodeMessage<M: ProtoMessage>(_ tag: FieldTag, as: M.Type = M.self) throws -> M {
         try expectWireType(tag, .lengthDelimited)
         var reader = try nested(try readLengthDelimited())
@@ -46,6 +49,7 @@ extension ProtoReader {
         return try encoding.read(&self)
     }
 
+    @usableFromInline
     func expectWireType(_ tag: FieldTag, _ expected: WireType) throws {
         guard tag.wireType == expected else {
             throw ProtoDecodingError.wrongWireType(field: tag.number, expected: expected, got: tag.wireType)

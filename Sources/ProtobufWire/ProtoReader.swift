@@ -89,6 +89,7 @@ public struct ProtoReader {
     }
 
     /// A reader over `bytes` one nesting level below this one, or ``ProtoDecodingError/tooDeep``.
+    @usableFromInline
     func nested(_ bytes: ArraySlice<UInt8>) throws -> ProtoReader {
         guard depth < Self.maxDepth else { throw ProtoDecodingError.tooDeep }
         return ProtoReader(bytes, depth: depth + 1)

@@ -18,7 +18,8 @@ extension ProtoWriter {
     public mutating func writeFloat(_ field: Int, _ value: Float) { write(field, value, .float) }
     public mutating func writeDouble(_ field: Int, _ value: Double) { write(field, value, .double) }
 
-    public mutating func writeEnum<E: ProtoEnum>(_ field: Int, _ value: E) { write(field, value, .enumeration) }
+    @inlinable
+    public mutating func writeEnum<E: ProtoEnum>(_ field: Int, _ value: E) { writeInt32(field, value.rawValue) }
 
     public mutating func writeString(_ field: Int, _ value: String) {
         guard !value.isEmpty else { return }
@@ -32,6 +33,7 @@ extension ProtoWriter {
 
     /// Message fields have explicit presence: `nil` is left out, while a present message is
     /// written even when empty (a zero-length field), so the receiver sees it as set.
+    @inlinable
     public mutating func writeMessage<M: ProtoMessage>(_ field: Int, _ message: M?) {
         guard let message else { return }
         writeLengthDelimited(field) { message.encode(to: &$0) }

@@ -1,6 +1,7 @@
 /// Repeated fields. Every element is written, defaults included. Scalars are packed (one
 /// length-delimited run), the proto3 default; an empty array writes nothing.
 extension ProtoWriter {
+    @inlinable
     public mutating func writeRepeatedMessages<M: ProtoMessage>(_ field: Int, _ messages: [M]) {
         for message in messages {
             writeMessage(field, message)

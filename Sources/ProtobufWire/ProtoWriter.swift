@@ -43,6 +43,7 @@ public struct ProtoWriter {
     }
 
     /// Writes a length-delimited field whose value `body` appends to this writer.
+    @usableFromInline
     mutating func writeLengthDelimited(_ field: Int, _ body: (inout ProtoWriter) -> Void) {
         writeTag(field, .lengthDelimited)
         let lengthIndex = bytes.count

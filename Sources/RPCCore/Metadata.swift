@@ -31,8 +31,14 @@ public struct Metadata: Sendable, Hashable, Sequence {
         entries.append((key.lowercased(), value))
     }
 
+    /// Appends every entry of `other`, keeping order.
+    public mutating func append(contentsOf other: Metadata) {
+        entries.append(contentsOf: other.entries)
+    }
+
     /// The first string value for `key`, if any.
     public subscript(string key: String) -> String? {
+        let key = key.lowercased()
         for entry in entries where entry.key == key {
             if case .string(let value) = entry.value { return value }
         }
@@ -41,7 +47,8 @@ public struct Metadata: Sendable, Hashable, Sequence {
 
     /// Every binary value for `key`.
     public subscript(binary key: String) -> [[UInt8]] {
-        entries.compactMap { entry in
+        let key = key.lowercased()
+        return entries.compactMap { entry in
             guard entry.key == key, case .binary(let value) = entry.value else { return nil }
             return value
         }
@@ -62,11 +69,18 @@ public struct Metadata: Sendable, Hashable, Sequence {
 
     /// Whether `key` may be carried as custom metadata: lowercase `[0-9a-z_.-]`, not reserved by HTTP/2 or gRPC.
     public static func isValidCustomKey(_ key: String) -> Bool {
-        guard !key.isEmpty, !key.hasPrefix("grpc-"), !key.hasPrefix(":") else { return false }
+        guard !key.isEmpty, !key.hasPrefix("grpc-"), !isTransportHeader(key), !isConnectionHeader(key) else {
+            return false
+        }
         return key.utf8.allSatisfy { byte in
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F || byte == 0x2E
                 || byte == 0x2D
         }
+    }
+
+    /// Connection-specific headers that make an HTTP/2 message malformed (RFC 9113 §8.2.2).
+    public static func isConnectionHeader(_ key: String) -> Bool {
+        ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade"].contains(key)
     }
 
     /// Headers that belong to HTTP/2 or gRPC itself and are never surfaced as custom metadata.

@@ -12,9 +12,18 @@ public struct MethodDescriptor: Hashable, Sendable, CustomStringConvertible {
 
     /// Splits a `:path`; nil unless it has exactly the form `/service/method` with both parts non-empty.
     public init?(path: some StringProtocol) {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].isEmpty, !parts[1].isEmpty, !parts[2].isEmpty else { return nil }
-        self.init(service: String(parts[1]), method: String(parts[2]))
+        let utf8 = path.utf8
+        let slash = UInt8(ascii: "/")
+        guard utf8.first == slash else { return nil }
+        let serviceStart = utf8.index(after: utf8.startIndex)
+        guard let separator = utf8[serviceStart...].firstIndex(of: slash) else { return nil }
+        let methodStart = utf8.index(after: separator)
+        guard separator > serviceStart, methodStart < utf8.endIndex, !utf8[methodStart...].contains(slash) else {
+            return nil
+        }
+        self.init(
+            service: String(decoding: utf8[serviceStart..<separator], as: UTF8.self),
+            method: String(decoding: utf8[methodStart...], as: UTF8.self))
     }
 
     public var description: String { path }

@@ -7,10 +7,40 @@ public enum RPCKind: Sendable {
 public struct RPCHandler: Sendable {
     public let kind: RPCKind
     let body: @Sendable (RPCRequestStream, ServerContext) async throws -> Void
+    /// For unary methods that never suspend (in-memory reads): request bytes to response bytes.
+    ///
+    /// A transport may run it on its own thread when the whole request has arrived, skipping the task, the request
+    /// stream and the hop back to the connection: the hot path's cost is then the protocol's alone.
+    public let synchronousUnary: (@Sendable ([UInt8], ServerContext) throws -> [UInt8])?
 
     public init(kind: RPCKind, body: @escaping @Sendable (RPCRequestStream, ServerContext) async throws -> Void) {
         self.kind = kind
         self.body = body
+        self.synchronousUnary = nil
+    }
+
+    /// A unary handler that never suspends; ``run(requests:context:)`` still serves it for transports that
+    /// always use tasks.
+    public init(synchronousUnary: @escaping @Sendable ([UInt8], ServerContext) throws -> [UInt8]) {
+        self.kind = .unary
+        self.synchronousUnary = synchronousUnary
+        self.body = { stream, context in
+            let request = try await singleRequestBytes(stream)
+            try await context.responseSink.sendMessage(synchronousUnary(request, context))
+        }
+    }
+
+    /// Runs a synchronous unary handler on the caller's thread; returns its response and status for the caller to send.
+    public func runSynchronously(request: [UInt8], context: ServerContext) -> (response: [UInt8]?, status: RPCStatus) {
+        guard let synchronousUnary else {
+            return (nil, RPCStatus(code: .internal, message: "The method is not synchronous."))
+        }
+        do {
+            let response = try synchronousUnary(request, context)
+            return (response, .ok)
+        } catch {
+            return (nil, RPCStatus(RPCError(from: error)))
+        }
     }
 
     /// Runs the handler to the end and reports its status to the context's sink.
@@ -20,7 +50,7 @@ public struct RPCHandler: Sendable {
     public func run(requests: RPCRequestStream, context: ServerContext) async {
         do {
             try await body(requests, context)
-            context.responseSink.finish(RPCStatus(code: .ok, trailers: context.trailers))
+            context.responseSink.finish(.ok)
         } catch {
             context.responseSink.finish(RPCStatus(RPCError(from: error)))
         }

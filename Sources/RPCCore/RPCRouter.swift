@@ -1,17 +1,27 @@
 /// Maps `/package.Service/Method` paths to handlers.
 public struct RPCRouter: Sendable {
-    private var handlers: [String: RPCHandler] = [:]
+    /// A registered method: what the transport needs to start a call, found with one dictionary lookup.
+    public struct Route: Sendable {
+        public let method: MethodDescriptor
+        public let handler: RPCHandler
+    }
+
+    private var routes: [String: Route] = [:]
     public private(set) var serviceNames: Set<String> = []
 
     public init() {}
 
     public mutating func register(_ method: MethodDescriptor, _ handler: RPCHandler) {
-        handlers[method.path] = handler
+        routes[method.path] = Route(method: method, handler: handler)
         serviceNames.insert(method.service)
     }
 
+    public func route(forPath path: String) -> Route? {
+        routes[path]
+    }
+
     public func handler(forPath path: String) -> RPCHandler? {
-        handlers[path]
+        routes[path]?.handler
     }
 
     /// The `UNIMPLEMENTED` error for a path no handler serves, naming what is missing.

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// What a handler knows about its call: the method, the request metadata, the deadline and the peer.
 public struct ServerContext: Sendable {
     public let method: MethodDescriptor
@@ -10,7 +8,6 @@ public struct ServerContext: Sendable {
     /// The remote address, for logs.
     public let peer: String
     let responseSink: any ServerResponseSink
-    let trailerStore: TrailerStore
 
     public init(
         method: MethodDescriptor,
@@ -24,7 +21,6 @@ public struct ServerContext: Sendable {
         self.deadline = deadline
         self.peer = peer
         self.responseSink = responseSink
-        self.trailerStore = TrailerStore()
     }
 
     /// Sends response headers carrying `metadata` before the first message.
@@ -32,15 +28,8 @@ public struct ServerContext: Sendable {
         responseSink.sendHeaders(metadata)
     }
 
-    /// Adds metadata to the trailers sent when the call ends successfully.
+    /// Adds metadata to the trailers sent when the call ends, whatever its status.
     public func addTrailer(_ value: Metadata.Value, forKey key: String) {
-        trailerStore.metadata.withLock { $0.add(value, forKey: key) }
+        responseSink.addTrailer(value, forKey: key)
     }
-
-    var trailers: Metadata { trailerStore.metadata.withLock { $0 } }
-}
-
-/// Trailing metadata collected while a handler runs.
-final class TrailerStore: Sendable {
-    let metadata = Mutex(Metadata())
 }

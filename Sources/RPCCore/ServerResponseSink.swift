@@ -7,7 +7,10 @@ public protocol ServerResponseSink: Sendable {
     /// Queues one unframed message. Suspends while the stream has too many unsent bytes (the client reads slowly);
     /// throws `CancellationError` once the stream is gone.
     func sendMessage(_ message: [UInt8]) async throws
-    /// Ends the call with trailers, or Trailers-Only when nothing was sent yet. Later calls are ignored.
+    /// Adds metadata for the trailers; the sink sends it with whatever status ends the call.
+    func addTrailer(_ value: Metadata.Value, forKey key: String)
+    /// Ends the call with trailers (those added before, then the status's own), or Trailers-Only when nothing was
+    /// sent yet. Later calls are ignored.
     func finish(_ status: RPCStatus)
 }
 
@@ -27,5 +30,13 @@ public struct RPCStatus: Sendable, Hashable {
 
     public init(_ error: RPCError) {
         self.init(code: error.code, message: error.message, trailers: error.metadata)
+    }
+
+    /// This status with `trailers` sent ahead of its own.
+    public func adding(_ trailers: Metadata) -> RPCStatus {
+        guard !trailers.isEmpty else { return self }
+        var merged = trailers
+        merged.append(contentsOf: self.trailers)
+        return RPCStatus(code: code, message: message, trailers: merged)
     }
 }

@@ -21,19 +21,19 @@ public enum GRPCTimeout {
     }
 
     /// Encodes a timeout in the finest unit whose amount fits in 8 digits, rounding up so a deadline never shrinks.
+    /// A deadline already past encodes as `0n`; one too far to express is capped at 99,999,999 hours.
     public static func encode(_ duration: Duration) -> String {
+        guard duration > .zero else { return "0n" }
         let (seconds, attoseconds) = duration.components
-        guard seconds >= 0 else { return "0n" }
-        let nanos = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        if !nanos.overflow {
-            let total = nanos.partialValue + (attoseconds + 999_999_999) / 1_000_000_000
-            for (divisor, unit) in [(1, "n"), (1_000, "u"), (1_000_000, "m"), (1_000_000_000, "S")] as [(Int64, String)] {
-                let amount = (total + divisor - 1) / divisor
-                if amount <= 99_999_999 { return "\(amount)\(unit)" }
-            }
+        let nanoseconds = Int128(seconds) * 1_000_000_000 + Int128((attoseconds + 999_999_999) / 1_000_000_000)
+        let units: [(Int128, String)] = [
+            (1, "n"), (1_000, "u"), (1_000_000, "m"), (1_000_000_000, "S"), (60_000_000_000, "M"),
+            (3_600_000_000_000, "H"),
+        ]
+        for (divisor, unit) in units {
+            let amount = (nanoseconds + divisor - 1) / divisor
+            if amount <= 99_999_999 { return "\(amount)\(unit)" }
         }
-        let minutes = (seconds + 59) / 60
-        if minutes <= 99_999_999 { return "\(minutes)M" }
-        return "\(min((seconds + 3599) / 3600, 99_999_999))H"
+        return "99999999H"
     }
 }

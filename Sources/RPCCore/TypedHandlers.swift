@@ -36,14 +36,21 @@ func decodeRequest<Message: ProtoMessage>(_ bytes: [UInt8]) throws(RPCError) -> 
 }
 
 /// A unary call carries exactly one request message.
+func singleRequestBytes(_ stream: RPCRequestStream) async throws -> [UInt8] {
+    guard let bytes = try await stream.next() else { throw RPCError.noRequestMessage }
+    guard try await stream.next() == nil else { throw RPCError.tooManyRequestMessages }
+    return bytes
+}
+
 func singleRequest<Message: ProtoMessage>(_ stream: RPCRequestStream) async throws -> Message {
-    guard let bytes = try await stream.next() else {
-        throw RPCError(code: .unimplemented, message: "Unary call sent no request message.")
-    }
-    guard try await stream.next() == nil else {
-        throw RPCError(code: .unimplemented, message: "Unary call sent more than one request message.")
-    }
-    return try decodeRequest(bytes)
+    try decodeRequest(try await singleRequestBytes(stream))
+}
+
+extension RPCError {
+    /// gRPC answers a unary call without exactly one request message with `UNIMPLEMENTED`.
+    public static let noRequestMessage = RPCError(code: .unimplemented, message: "Unary call sent no request message.")
+    public static let tooManyRequestMessages = RPCError(
+        code: .unimplemented, message: "Unary call sent more than one request message.")
 }
 
 extension RPCRouter {
@@ -56,6 +63,17 @@ extension RPCRouter {
             let response = try await body(request, context)
             try await context.responseSink.sendMessage(response.serializedBytes())
         })
+    }
+
+    /// A unary method whose implementation never suspends, such as a read of in-memory state.
+    public mutating func registerSynchronousUnary<Request: ProtoMessage, Response: ProtoMessage>(
+        _ method: MethodDescriptor,
+        _ body: @escaping @Sendable (Request, ServerContext) throws -> Response
+    ) {
+        register(method, RPCHandler(synchronousUnary: { bytes, context in
+            let request: Request = try decodeRequest(bytes)
+            return try body(request, context).serializedBytes()
+        }))
     }
 
     public mutating func registerServerStreaming<Request: ProtoMessage, Response: ProtoMessage>(

@@ -20,6 +20,7 @@ public final class RecordingResponseSink: ServerResponseSink {
     private struct State {
         var events: [Event] = []
         var isFinished = false
+        var trailers = Metadata()
         var isPaused = false
         var nextWaiterID: UInt64 = 0
         /// Senders suspended by ``pauseSending()``.
@@ -62,14 +63,18 @@ public final class RecordingResponseSink: ServerResponseSink {
         for (reader, event) in answered { reader.resume(returning: event) }
     }
 
-    /// Records the status; later calls are ignored. Paused senders fail, as on a stream that is gone.
+    public func addTrailer(_ value: Metadata.Value, forKey key: String) {
+        state.withLock { $0.trailers.add(value, forKey: key) }
+    }
+
+    /// Records the status, trailers added before it included; later calls are ignored. Paused senders fail, as on a stream that is gone.
     public func finish(_ status: RPCStatus) {
         let (answered, senders) = state.withLock { state in
             guard !state.isFinished else {
                 return ([(CheckedContinuation<Event?, Never>, Event?)](), [CheckedContinuation<Void, any Error>]())
             }
             state.isFinished = true
-            let answered = state.append(.status(status))
+            let answered = state.append(.status(status.adding(state.trailers)))
             let senders = Array(state.pausedSenders.values)
             state.pausedSenders = [:]
             return (answered, senders)

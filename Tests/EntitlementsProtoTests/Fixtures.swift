@@ -126,8 +126,8 @@ enum Fixtures {
     }
 
     static func customerStatusExtremes(_ u: Bool) -> CustomerStatus {
-        unk(CustomerStatus(appUserID: "ユーザー✓", status: unk(SubscriptionStatus(state: .inactive), u), version: .max,
-                           serverTime: ts(-62_135_596_800, 999_999_999, u)), u)
+        unk(CustomerStatus(appUserID: "ユーザー✓", status: unk(SubscriptionStatus(state: .inactive), u),
+                           version: .max, serverTime: ts(-62_135_596_800, 999_999_999, u)), u)
     }
 
     static func statusEvent(_ u: Bool, kind: StatusEvent.Kind = .statusChanged) -> StatusEvent {
@@ -185,7 +185,9 @@ enum Fixtures {
 
 func hexBytes(_ string: String) -> [UInt8] {
     let digits = Array(string.utf8)
-    return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16)! }
+    return stride(from: 0, to: digits.count, by: 2).map {
+        UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16)!
+    }
 }
 
 func hexString(_ bytes: [UInt8]) -> String {

@@ -13,8 +13,10 @@ import Testing
 
         // Every message in the protos has a populated case and an empty case; both sides know the same cases.
         for message in emitted.messages {
-            #expect(Fixtures.all.contains { $0.name == message || $0.name.hasPrefix("\(message)#") && !$0.name.hasSuffix("#empty") },
-                    "no populated fixture for \(message)")
+            let populated = Fixtures.all.contains {
+                $0.name == message || $0.name.hasPrefix("\(message)#") && !$0.name.hasSuffix("#empty")
+            }
+            #expect(populated, "no populated fixture for \(message)")
             #expect(Fixtures.all.contains { $0.name == "\(message)#empty" }, "no empty fixture for \(message)")
         }
         #expect(Set(emitted.cases.keys) == Set(Fixtures.all.map(\.name)))
@@ -27,7 +29,7 @@ import Testing
             guard let bytes = emitted.cases[fixture.name] else { continue }
             let (encoding, mismatch) = try fixture.decodeAndReencode(bytes)
             #expect(mismatch == nil, "\(fixture.name): \(mismatch ?? "")")
-            #expect(hexString(encoding) == hexString(bytes), "\(fixture.name): Swift re-encoding differs from Python's bytes")
+            #expect(hexString(encoding) == hexString(bytes), "\(fixture.name): Swift's re-encoding differs")
             reencoded[fixture.name] = encoding
         }
 

@@ -73,8 +73,8 @@ struct PythonProtobuf {
         let input = workDirectory.appendingPathComponent("swift-encodings.json")
         try JSONEncoder().encode(["reencoded": reencoded.mapValues(hexString), "swift": swift.mapValues(hexString)])
             .write(to: input)
-        return try JSONDecoder().decode(Output.self, from: run([Self.script, "check", generatedDirectory.path, input.path]))
-            .failures
+        let output = try run([Self.script, "check", generatedDirectory.path, input.path])
+        return try JSONDecoder().decode(Output.self, from: output).failures
     }
 
     /// Runs the interpreter in the package root; returns stdout, throws with stderr on failure.

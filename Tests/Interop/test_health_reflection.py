@@ -86,7 +86,7 @@ def reflection(request, channel, protos) -> Reflection:
     return Reflection(channel, protos, request.param)
 
 
-def test_reflection_list_services(reflection, protos):
+def test_reflection_list_services(reflection):
     [response] = reflection.ask({"list_services": ""})
     assert response.WhichOneof("message_response") == "list_services_response", response
     names = [service.name for service in response.list_services_response.service]
@@ -100,7 +100,7 @@ def test_reflection_list_services(reflection, protos):
     assert expected <= set(names), f"missing {expected - set(names)} from {names}"
 
 
-def test_reflection_file_containing_health_service(reflection, protos):
+def test_reflection_file_containing_health_service(reflection):
     [response] = reflection.ask({"file_containing_symbol": HEALTH})
     files = reflection.files(response)
     assert files[0].name == "grpc/health/v1/health.proto"

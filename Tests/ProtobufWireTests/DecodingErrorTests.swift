@@ -97,6 +97,7 @@ import Testing
     }
 
     @Test func errorsDescribeThemselves() {
-        #expect(ProtoDecodingError.invalidUTF8(field: 3).description == "ProtoDecodingError.invalidUTF8: field 3: string is not valid UTF-8")
+        #expect(ProtoDecodingError.invalidUTF8(field: 3).description
+            == "ProtoDecodingError.invalidUTF8: field 3: string is not valid UTF-8")
     }
 }

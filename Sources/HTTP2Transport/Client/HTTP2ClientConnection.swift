@@ -111,9 +111,7 @@ final class HTTP2ClientConnection: ConnectionProtocol, HTTP2SessionDelegate {
     }
 
     func headerReceived(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Bool {
-        streams[streamID]?.head.add(
-            name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self),
-            limit: 64 * 1024)
+        streams[streamID]?.head.add(name: name, value: value, limit: 64 * 1024)
         return true
     }
 

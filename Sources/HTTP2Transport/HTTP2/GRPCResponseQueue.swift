@@ -22,6 +22,7 @@ final class GRPCResponseQueue: ServerResponseSink {
         var headers: Metadata?
         var headersRequested = false
         var status: RPCStatus?
+        var trailers = Metadata()
         var closed = false
         var wakeScheduled = false
         var writers: [CheckedContinuation<Void, any Error>] = []
@@ -29,12 +30,18 @@ final class GRPCResponseQueue: ServerResponseSink {
 
     private let state = Mutex(State())
     private let highWater: Int
-    /// Asks the loop to look at this queue; called at most once per burst of activity.
-    private let wake: @Sendable () -> Void
+    private let waker: any ResponseQueueWaker
+    private let streamID: Int32
 
-    init(highWater: Int, wake: @escaping @Sendable () -> Void) {
+    init(highWater: Int, waker: any ResponseQueueWaker, streamID: Int32) {
         self.highWater = highWater
-        self.wake = wake
+        self.waker = waker
+        self.streamID = streamID
+    }
+
+    /// Asks the loop to look at this queue; called at most once per burst of activity.
+    private func wake() {
+        waker.wake(streamID: streamID)
     }
 
     // MARK: ServerResponseSink (any thread)
@@ -67,10 +74,14 @@ final class GRPCResponseQueue: ServerResponseSink {
         }
     }
 
+    func addTrailer(_ value: Metadata.Value, forKey key: String) {
+        state.withLock { $0.trailers.add(value, forKey: key) }
+    }
+
     func finish(_ status: RPCStatus) {
         let needsWake = state.withLock { state -> Bool in
             guard !state.closed, state.status == nil else { return false }
-            state.status = status
+            state.status = status.adding(state.trailers)
             return state.scheduleWake()
         }
         if needsWake { wake() }
@@ -94,6 +105,18 @@ final class GRPCResponseQueue: ServerResponseSink {
 
     // MARK: Loop side
 
+    /// The whole response of a call that ran on the loop. No wake: the caller services the stream itself.
+    func complete(message: [UInt8]?, status: RPCStatus) {
+        state.withLock { state in
+            guard !state.closed, state.status == nil else { return }
+            if let message {
+                state.messages.append(message)
+                state.queuedBytes += message.count + MessageFraming.prefixLength
+            }
+            state.status = status.adding(state.trailers)
+        }
+    }
+
     /// Ends the call from the transport (deadline, reset): drops queued messages and wakes suspended writers.
     /// With a status, that status is what the client gets unless one was already set.
     func abort(with status: RPCStatus?) -> Bool {
@@ -104,7 +127,7 @@ final class GRPCResponseQueue: ServerResponseSink {
             state.queuedBytes = 0
             var needsWake = false
             if let status, state.status == nil {
-                state.status = status
+                state.status = status.adding(state.trailers)
                 needsWake = state.scheduleWake()
             } else if status == nil {
                 state.closed = true
@@ -165,6 +188,12 @@ final class GRPCResponseQueue: ServerResponseSink {
         for writer in resumed { writer.resume() }
         return result
     }
+}
+
+/// Tells a connection's loop that a stream's response queue has something new. One per connection, so calls need
+/// no closure of their own.
+protocol ResponseQueueWaker: Sendable {
+    func wake(streamID: Int32)
 }
 
 extension GRPCResponseQueue.State {

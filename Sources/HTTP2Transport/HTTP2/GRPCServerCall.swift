@@ -2,10 +2,18 @@ import RPCCore
 
 /// Loop-side state of one gRPC call on an HTTP/2 stream.
 final class GRPCServerCall {
+    /// How request messages reach the handler.
+    enum Inbound {
+        /// A handler task reads them from a stream, with flow control tied to its reading.
+        case task(RPCRequestStream, InboundWindow)
+        /// A synchronous unary handler runs on the loop once the request is complete; messages wait here.
+        case synchronous(RPCRouter.Route, ServerContext)
+    }
+
     let responses: GRPCResponseQueue
-    let requests: RPCRequestStream
-    let window: InboundWindow
+    let inbound: Inbound
     var deframer: MessageDeframer
+    var collected: [[UInt8]] = []
     var task: Task<Void, Never>?
     var deadlineTimer: TimerHeap.ID?
     /// Response HEADERS were submitted (normal or Trailers-Only).
@@ -15,10 +23,9 @@ final class GRPCServerCall {
     /// The request stream has ended or failed; later DATA is ignored.
     var requestsFinished = false
 
-    init(responses: GRPCResponseQueue, requests: RPCRequestStream, window: InboundWindow, deframer: MessageDeframer) {
+    init(responses: GRPCResponseQueue, inbound: Inbound, deframer: MessageDeframer) {
         self.responses = responses
-        self.requests = requests
-        self.window = window
+        self.inbound = inbound
         self.deframer = deframer
     }
 
@@ -30,9 +37,35 @@ final class GRPCServerCall {
         return responses.abort(with: RPCStatus(error))
     }
 
+    /// Hands a deframed request message on; returns the bytes now waiting for the handler (0 when synchronous).
+    func deliver(_ message: [UInt8]) -> Int {
+        switch inbound {
+        case .task(let requests, _):
+            requests.yield(message)
+            return message.count
+        case .synchronous:
+            collected.append(message)
+            return 0
+        }
+    }
+
     func finishRequests(throwing error: RPCError? = nil) {
         guard !requestsFinished else { return }
         requestsFinished = true
-        requests.finish(throwing: error)
+        if case .task(let requests, _) = inbound { requests.finish(throwing: error) }
+    }
+
+    /// Runs a synchronous handler now that the request is complete. False when the call is not synchronous.
+    func runSynchronousHandler() -> Bool {
+        guard case .synchronous(let route, let context) = inbound else { return false }
+        requestsFinished = true
+        guard collected.count == 1 else {
+            _ = responses.abort(with: RPCStatus(collected.isEmpty ? .noRequestMessage : .tooManyRequestMessages))
+            return true
+        }
+        let (response, status) = route.handler.runSynchronously(request: collected[0], context: context)
+        collected = []
+        responses.complete(message: response, status: status)
+        return true
     }
 }

@@ -1,44 +1,50 @@
+import Glibc
 import RPCCore
 
 /// One received header block (request head, response head or trailers), bounded by the header list limit.
 struct HeaderBlock {
     var method = ""
-    var scheme = ""
     var path = ""
-    var authority = ""
+    /// Kept only when it is not gRPC's, for the 415 message and plain HTTP routes.
     var contentType: String?
+    var isGRPC = false
     var timeout: String?
     var encoding: String?
-    var acceptEncoding: String?
     /// Fields that are not pseudo-headers or gRPC's own, in arrival order, for metadata or plain HTTP routes.
     var fields: [(name: String, value: String)] = []
     /// Size as HTTP/2 counts it: name + value + 32 per field.
     var listSize = 0
     var tooLarge = false
 
-    mutating func add(name: String, value: String, limit: Int) {
-        listSize += name.utf8.count + value.utf8.count + 32
+    /// Adds one field. Names are matched as bytes and only the values a call needs become strings: this runs for
+    /// every header of every request.
+    mutating func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, limit: Int) {
+        listSize += name.count + value.count + 32
         if listSize > limit {
             tooLarge = true
             return
         }
-        switch name {
-        case ":method": method = value
-        case ":scheme": scheme = value
-        case ":path": path = value
-        case ":authority": authority = value
-        case "content-type": contentType = value
-        case "grpc-timeout": timeout = value
-        case "grpc-encoding": encoding = value
-        case "grpc-accept-encoding": acceptEncoding = value
-        default: fields.append((name, value))
+        switch KnownHeader(name) {
+        case .method: method = String(decoding: value, as: UTF8.self)
+        case .path: path = String(decoding: value, as: UTF8.self)
+        case .scheme, .authority, .te, .userAgent, .grpcAcceptEncoding: break
+        case .contentType:
+            isGRPC = Self.isGRPCContentType(value)
+            contentType = isGRPC ? nil : String(decoding: value, as: UTF8.self)
+        case .grpcTimeout: timeout = String(decoding: value, as: UTF8.self)
+        case .grpcEncoding: encoding = String(decoding: value, as: UTF8.self)
+        case nil: fields.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
         }
     }
 
-    var isGRPC: Bool {
-        guard let contentType else { return false }
-        return contentType == "application/grpc" || contentType.hasPrefix("application/grpc+")
-            || contentType.hasPrefix("application/grpc;")
+    private static let grpcContentType = Array("application/grpc".utf8)
+
+    /// `application/grpc`, optionally followed by `+format` or `;parameters`.
+    private static func isGRPCContentType(_ value: UnsafeRawBufferPointer) -> Bool {
+        guard value.starts(with: grpcContentType) else { return false }
+        guard value.count > grpcContentType.count else { return true }
+        let next = value[grpcContentType.count]
+        return next == UInt8(ascii: "+") || next == UInt8(ascii: ";")
     }
 
     /// The first value of a field kept in `fields`.
@@ -66,6 +72,30 @@ struct HeaderBlock {
     }
 }
 
+/// The request headers the transport reads itself, recognised without making a string of the name.
+private enum KnownHeader {
+    case method, path, scheme, authority, contentType, te, userAgent, grpcTimeout, grpcEncoding, grpcAcceptEncoding
+
+    init?(_ name: UnsafeRawBufferPointer) {
+        func matches(_ candidate: StaticString) -> Bool {
+            memcmp(name.baseAddress!, candidate.utf8Start, name.count) == 0
+        }
+        let found: KnownHeader? =
+            switch name.count {
+            case 2: matches("te") ? .te : nil
+            case 5: matches(":path") ? .path : nil
+            case 7: matches(":method") ? .method : matches(":scheme") ? .scheme : nil
+            case 10: matches(":authority") ? .authority : matches("user-agent") ? .userAgent : nil
+            case 12: matches("content-type") ? .contentType : matches("grpc-timeout") ? .grpcTimeout : nil
+            case 13: matches("grpc-encoding") ? .grpcEncoding : nil
+            case 20: matches("grpc-accept-encoding") ? .grpcAcceptEncoding : nil
+            default: nil
+            }
+        guard let found else { return nil }
+        self = found
+    }
+}
+
 extension HeaderList {
     /// Adds custom metadata, base64-encoding `-bin` values unpadded. Keys not allowed as metadata are skipped.
     mutating func add(_ metadata: Metadata) {
@@ -81,6 +111,30 @@ extension HeaderList {
                 add(key, Base64.encode(bytes))
             }
         }
+    }
+
+    /// The start of every gRPC response head.
+    static func grpcResponse(acceptEncoding: String) -> HeaderList {
+        var headers = HeaderList()
+        headers.add(":status", "200")
+        headers.add("content-type", "application/grpc")
+        headers.add("grpc-accept-encoding", acceptEncoding)
+        return headers
+    }
+
+    /// The trailers of most calls, built once.
+    static let okTrailers: HeaderList = {
+        var headers = HeaderList()
+        headers.addStatus(.ok)
+        return headers
+    }()
+
+    /// Trailers for `status`, reusing ``okTrailers`` when there is nothing but `OK`.
+    static func trailers(for status: RPCStatus) -> HeaderList {
+        if status.code == .ok, status.message.isEmpty, status.trailers.isEmpty { return okTrailers }
+        var headers = HeaderList()
+        headers.addStatus(status)
+        return headers
     }
 
     mutating func addStatus(_ status: RPCStatus) {

@@ -19,16 +19,19 @@ struct HeaderList {
 
     var count: Int { fields.count }
 
+    /// Lends nghttp2 a name/value array pointing into this list's storage; nghttp2 copies it before returning.
     func withNV<Result>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> Result) -> Result {
         bytes.withUnsafeBufferPointer { storage in
             let base = UnsafeMutablePointer(mutating: storage.baseAddress ?? UnsafePointer(bitPattern: 1)!)
-            let nva = fields.map { field in
-                nghttp2_nv(
-                    name: base + field.nameStart, value: base + field.valueStart,
-                    namelen: field.nameLength, valuelen: field.valueLength,
-                    flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+            return withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: max(fields.count, 1)) { nva in
+                for (index, field) in fields.enumerated() {
+                    nva[index] = nghttp2_nv(
+                        name: base + field.nameStart, value: base + field.valueStart,
+                        namelen: field.nameLength, valuelen: field.valueLength,
+                        flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                }
+                return body(UnsafePointer(nva.baseAddress!), fields.count)
             }
-            return nva.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
         }
     }
 }

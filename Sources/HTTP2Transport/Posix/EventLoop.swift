@@ -31,6 +31,8 @@ final class EventLoop: @unchecked Sendable {
     var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
 
     init() throws(TransportError) {
+        // OpenSSL writes to sockets with write(2): a peer that vanished must be an error, not a process-killing signal.
+        signal(SIGPIPE, SIG_IGN)
         epollFD = cshim_epoll_create()
         guard epollFD >= 0 else { throw .system("epoll_create1", errno) }
         wakeFD = cshim_eventfd()
@@ -70,6 +72,13 @@ final class EventLoop: @unchecked Sendable {
         assertInEventLoop()
         handlers[fd] = handler
         _ = cshim_epoll_ctl(epollFD, Int32(CSHIM_EPOLL_CTL_ADD), fd, Self.mask(readable: readable, writable: writable))
+    }
+
+    /// Registers a descriptor that several loops watch (the listening socket): each readiness wakes one loop only.
+    func registerShared(_ fd: Int32, handler: any FileEventHandler) {
+        assertInEventLoop()
+        handlers[fd] = handler
+        _ = cshim_epoll_ctl(epollFD, Int32(CSHIM_EPOLL_CTL_ADD), fd, UInt32(CSHIM_EPOLLIN) | UInt32(CSHIM_EPOLLEXCLUSIVE))
     }
 
     func setInterest(_ fd: Int32, readable: Bool, writable: Bool) {

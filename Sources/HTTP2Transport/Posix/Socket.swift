@@ -3,14 +3,13 @@ import Glibc
 
 /// Thin wrappers over the POSIX socket calls the transport uses; descriptors are non-blocking and close-on-exec.
 enum Socket {
-    /// Binds a listening socket; with `reusePort` several loops can each own one on the same port.
-    static func listen(host: String, port: Int, reusePort: Bool) throws(TransportError) -> Int32 {
+    /// Binds a listening socket. No SO_REUSEPORT: a second server on the same port must fail, not share it.
+    static func listen(host: String, port: Int) throws(TransportError) -> Int32 {
         let address = try resolve(host: host, port: port, passive: true)
         let fd = socket(Int32(address.family), Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .system("socket", errno) }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        if reusePort { setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size)) }
         let bound = withUnsafeBytes(of: address.storage) { raw in
             bind(fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), address.length)
         }

@@ -191,7 +191,7 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
                     case .closed, .failed: return 0
                     }
                 }
-                let n = Glibc.write(fd, pending.baseAddress, pending.count)
+                let n = send(fd, pending.baseAddress, pending.count, Int32(MSG_NOSIGNAL))
                 if n < 0 { return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? -1 : 0 }
                 return n
             }

@@ -15,6 +15,7 @@ public final class HTTP2Server: Sendable {
 
     private struct State {
         var listeners: [LoopBound<Listener>] = []
+        var listenFD: Int32 = -1
         var localPort = 0
         var shuttingDown = false
         var loopsDraining = 0
@@ -36,23 +37,13 @@ public final class HTTP2Server: Sendable {
     /// The bound port (useful when the configuration asked for port 0).
     public var localPort: Int { state.withLock { $0.localPort } }
 
-    /// Binds every loop's listening socket and starts serving.
+    /// Binds the listening socket and starts every loop serving it.
     public func start() throws(TransportError) {
         let configuration = shared.configuration
-        let first = try Socket.listen(host: configuration.host, port: configuration.port, reusePort: true)
-        let port = Socket.localPort(first)
-        var fds = [first]
-        do {
-            for _ in 1..<loops.count {
-                fds.append(try Socket.listen(host: configuration.host, port: port, reusePort: true))
-            }
-        } catch {
-            for fd in fds { close(fd) }
-            throw error
-        }
+        let fd = try Socket.listen(host: configuration.host, port: configuration.port)
         var listeners: [LoopBound<Listener>] = []
         for (index, loop) in loops.enumerated() {
-            let listener = Listener(fd: fds[index], loop: loop, shared: shared)
+            let listener = Listener(fd: fd, loop: loop, shared: shared)
             loop.start(name: "entitlementd-loop-\(index)")
             let bound = LoopBound(listener, loop: loop)
             bound.execute { $0.start() }
@@ -60,7 +51,8 @@ public final class HTTP2Server: Sendable {
         }
         state.withLock {
             $0.listeners = listeners
-            $0.localPort = port
+            $0.listenFD = fd
+            $0.localPort = Socket.localPort(fd)
         }
     }
 
@@ -96,6 +88,11 @@ public final class HTTP2Server: Sendable {
     }
 
     private func stopLoops() {
+        let fd = state.withLock { state in
+            defer { state.listenFD = -1 }
+            return state.listenFD
+        }
+        if fd >= 0 { close(fd) }
         for loop in loops { loop.stop() }
         stopped.signal()
     }

@@ -9,6 +9,8 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     private let shared: ServerShared
     private var session: NGHTTP2Session!
     private var streams: [Int32: ServerStream] = [:]
+    /// Most callbacks in a row concern one stream; remembering it saves a hash lookup each.
+    private var lastStream: ServerStream?
     private var configuration: HTTP2ServerConfiguration { shared.configuration }
 
     private var lastReceived = ContinuousClock.now
@@ -41,6 +43,13 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     }
 
     private var loop: EventLoop { socket.loop }
+
+    private func stream(_ id: Int32) -> ServerStream? {
+        if let lastStream, lastStream.id == id { return lastStream }
+        let found = streams[id]
+        if found != nil { lastStream = found }
+        return found
+    }
     private var bound: LoopBound<HTTP2ServerConnection> { LoopBound(self, loop: loop) }
 
     // MARK: ConnectionProtocol
@@ -65,6 +74,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         loop.cancelTimer(graceTimer)
         for stream in streams.values { stream.abandon() }
         streams.removeAll()
+        lastStream = nil
         session = nil
     }
 
@@ -84,19 +94,21 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     // MARK: HTTP2SessionDelegate
 
     func headersBegan(streamID: Int32) {
-        if streams[streamID] == nil { streams[streamID] = ServerStream(id: streamID) }
+        if stream(streamID) == nil {
+            let stream = ServerStream(id: streamID)
+            streams[streamID] = stream
+            lastStream = stream
+        }
     }
 
     func headerReceived(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Bool {
-        guard let stream = streams[streamID], case .receivingHeaders = stream.phase else { return true }
-        stream.head.add(
-            name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self),
-            limit: configuration.maxHeaderListSize)
+        guard let stream = stream(streamID), case .receivingHeaders = stream.phase else { return true }
+        stream.head.add(name: name, value: value, limit: configuration.maxHeaderListSize)
         return true
     }
 
     func headersReceived(streamID: Int32, endStream: Bool) {
-        guard let stream = streams[streamID] else { return }
+        guard let stream = stream(streamID) else { return }
         pingStrikes = 0
         switch stream.phase {
         case .receivingHeaders:
@@ -109,7 +121,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     }
 
     func dataReceived(streamID: Int32, bytes: UnsafeRawBufferPointer) {
-        guard let stream = streams[streamID] else {
+        guard let stream = stream(streamID) else {
             session.consume(streamID: streamID, bytes: bytes.count)
             return
         }
@@ -130,12 +142,14 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     }
 
     func endStreamReceived(streamID: Int32) {
-        guard let stream = streams[streamID] else { return }
+        guard let stream = stream(streamID) else { return }
         switch stream.phase {
         case .grpc(let call):
             guard !call.requestsFinished else { return }
             if call.deframer.bufferedBytes > 0 {
                 failCall(call, streamID: streamID, RPCError(code: .internal, message: "The request ended inside a message."))
+            } else if call.runSynchronousHandler() {
+                serviceCall(streamID: streamID)
             } else {
                 call.finishRequests()
             }
@@ -149,6 +163,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
 
     func streamClosed(streamID: Int32, errorCode: UInt32) {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
+        if lastStream === stream { lastStream = nil }
         stream.abandon()
         socket.scheduleFlush()
     }
@@ -174,16 +189,14 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     func goawayReceived() {}
 
     func readData(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> HTTP2DataRead {
-        guard let stream = streams[streamID] else { return .end(0) }
+        guard let stream = stream(streamID) else { return .end(0) }
         switch stream.phase {
         case .grpc(let call):
             let (count, status) = call.responses.read(into: buffer)
             if let status {
                 call.statusSubmitted = true
                 loop.cancelTimer(call.deadlineTimer)
-                var trailers = HeaderList()
-                trailers.addStatus(status)
-                session.submitTrailers(streamID: streamID, headers: trailers)
+                session.submitTrailers(streamID: streamID, headers: .trailers(for: status))
                 return .endWithTrailers(count)
             }
             return count == 0 ? .deferred : .bytes(count)
@@ -211,13 +224,13 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
             respondImmediately(stream, status: 431, message: "Request headers exceed \(configuration.maxHeaderListSize) bytes.")
             return
         }
-        let target = HTTPRequest(method: head.method, target: head.path)
-        if shared.httpRouter.matches(path: target.path) {
-            let exchange = HTTPExchange(request: target, fields: head.fields)
-            stream.phase = .http(exchange)
-            return
-        }
         guard head.isGRPC else {
+            let target = HTTPRequest(method: head.method, target: head.path)
+            if shared.httpRouter.matches(path: target.path) {
+                let contentType = head.contentType.map { [("content-type", $0)] } ?? []
+                stream.phase = .http(HTTPExchange(request: target, fields: contentType + head.fields))
+                return
+            }
             respondImmediately(
                 stream, status: 415,
                 message: "Content-Type '\(head.contentType ?? "")' is not supported; gRPC requires application/grpc.")
@@ -233,60 +246,83 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     private func startCall(_ stream: ServerStream, head: HeaderBlock) {
         let streamID = stream.id
         let connection = bound
-        let responses = GRPCResponseQueue(highWater: configuration.maxBufferedResponseBytes) {
-            connection.execute { $0.serviceCall(streamID: streamID) }
+        let responses = GRPCResponseQueue(
+            highWater: configuration.maxBufferedResponseBytes, waker: connection, streamID: streamID)
+        let setup = prepareCall(head)
+        var deframer = MessageDeframer(maxMessageSize: configuration.maxReceiveMessageSize)
+        let route: RPCRouter.Route
+        let metadata: Metadata
+        let deadline: ContinuousClock.Instant?
+        switch setup {
+        case .failure(let error):
+            let call = GRPCServerCall(responses: responses, inbound: .task(RPCRequestStream(), InboundWindow(limit: 0)), deframer: deframer)
+            stream.phase = .grpc(call)
+            failCall(call, streamID: streamID, error)
+            return
+        case .success(let prepared):
+            (route, metadata, deadline) = (prepared.route, prepared.metadata, prepared.deadline)
+            deframer = MessageDeframer(maxMessageSize: configuration.maxReceiveMessageSize, decompressor: prepared.decompressor)
+        }
+        let context = ServerContext(
+            method: route.method, metadata: metadata, deadline: deadline, peer: socket.peer, responseSink: responses)
+        if route.handler.synchronousUnary != nil {
+            stream.phase = .grpc(GRPCServerCall(responses: responses, inbound: .synchronous(route, context), deframer: deframer))
+            return
         }
         let window = InboundWindow(limit: configuration.initialWindowSize)
         let requests = RPCRequestStream { count in
             let acknowledge = window.consumed(count)
             if acknowledge > 0 { connection.execute { $0.acknowledge(streamID: streamID, bytes: acknowledge) } }
         }
-        var decompressor: (any MessageDecompressor)?
-        var setupError: RPCError?
-        if let encoding = head.encoding, encoding != "identity" {
-            decompressor = shared.decompressors[encoding]
-            if decompressor == nil {
-                setupError = RPCError(
-                    code: .unimplemented,
-                    message: "Compression '\(encoding)' is not supported.",
-                    metadata: Metadata([("grpc-accept-encoding", shared.acceptEncoding)]))
-            }
-        }
-        let call = GRPCServerCall(
-            responses: responses, requests: requests, window: window,
-            deframer: MessageDeframer(maxMessageSize: configuration.maxReceiveMessageSize, decompressor: decompressor))
+        let call = GRPCServerCall(responses: responses, inbound: .task(requests, window), deframer: deframer)
         stream.phase = .grpc(call)
-
-        var deadline: ContinuousClock.Instant?
-        if setupError == nil, let timeout = head.timeout {
-            if let duration = GRPCTimeout.parse(timeout) {
-                deadline = .now + duration
-            } else {
-                setupError = RPCError(code: .internal, message: "Malformed grpc-timeout '\(timeout)'.")
-            }
-        }
-        let handler = shared.router.handler(forPath: head.path)
-        if setupError == nil, handler == nil { setupError = shared.router.unimplementedError(forPath: head.path) }
-        var metadata = Metadata()
-        if setupError == nil {
-            do { metadata = try head.metadata() } catch { setupError = error }
-        }
-        if shutdown != .serving, setupError == nil {
-            setupError = RPCError(code: .unavailable, message: "The server is shutting down.")
-        }
-        if let setupError {
-            failCall(call, streamID: streamID, setupError)
-            return
-        }
-        guard let handler, let method = MethodDescriptor(path: head.path) else { return }
-        let context = ServerContext(
-            method: method, metadata: metadata, deadline: deadline, peer: socket.peer, responseSink: responses)
         if let deadline {
             call.deadlineTimer = loop.scheduleTimer(after: ContinuousClock.now.duration(to: deadline)) { [weak self] in
                 self?.deadlineExpired(streamID: streamID)
             }
         }
+        let handler = route.handler
         call.task = Task { await handler.run(requests: requests, context: context) }
+    }
+
+    private struct PreparedCall {
+        var route: RPCRouter.Route
+        var metadata: Metadata
+        var deadline: ContinuousClock.Instant?
+        var decompressor: (any MessageDecompressor)?
+    }
+
+    /// Everything about a call that can fail before its handler runs, in the order gRPC servers check it.
+    private func prepareCall(_ head: HeaderBlock) -> Result<PreparedCall, RPCError> {
+        guard shutdown == .serving else {
+            return .failure(RPCError(code: .unavailable, message: "The server is shutting down."))
+        }
+        guard let route = shared.router.route(forPath: head.path) else {
+            return .failure(shared.router.unimplementedError(forPath: head.path))
+        }
+        var decompressor: (any MessageDecompressor)?
+        if let encoding = head.encoding, encoding != "identity" {
+            decompressor = shared.decompressors[encoding]
+            guard decompressor != nil else {
+                return .failure(
+                    RPCError(
+                        code: .unimplemented, message: "Compression '\(encoding)' is not supported.",
+                        metadata: Metadata([("grpc-accept-encoding", shared.acceptEncoding)])))
+            }
+        }
+        var deadline: ContinuousClock.Instant?
+        if let timeout = head.timeout {
+            guard let duration = GRPCTimeout.parse(timeout) else {
+                return .failure(RPCError(code: .internal, message: "Malformed grpc-timeout '\(timeout)'."))
+            }
+            deadline = .now + duration
+        }
+        do {
+            let metadata = try head.metadata()
+            return .success(PreparedCall(route: route, metadata: metadata, deadline: deadline, decompressor: decompressor))
+        } catch {
+            return .failure(error)
+        }
     }
 
     private func receiveMessages(_ bytes: UnsafeRawBufferPointer, on call: GRPCServerCall, streamID: Int32) {
@@ -297,16 +333,17 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         call.deframer.append(bytes)
         var messageBytes = 0
         do {
-            while let message = try call.deframer.next() {
-                messageBytes += message.count
-                call.requests.yield(message)
-            }
+            while let message = try call.deframer.next() { messageBytes += call.deliver(message) }
         } catch {
             session.consume(streamID: streamID, bytes: bytes.count)
             failCall(call, streamID: streamID, error)
             return
         }
-        let acknowledge = call.window.received(bytes.count, queuedMessageBytes: messageBytes)
+        guard case .task(_, let window) = call.inbound else {
+            session.consume(streamID: streamID, bytes: bytes.count)
+            return
+        }
+        let acknowledge = window.received(bytes.count, queuedMessageBytes: messageBytes)
         if acknowledge > 0 { session.consume(streamID: streamID, bytes: acknowledge) }
     }
 
@@ -321,14 +358,14 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     }
 
     private func deadlineExpired(streamID: Int32) {
-        guard let stream = streams[streamID], case .grpc(let call) = stream.phase, !call.statusSubmitted else { return }
+        guard let stream = stream(streamID), case .grpc(let call) = stream.phase, !call.statusSubmitted else { return }
         call.deadlineTimer = nil
         failCall(call, streamID: streamID, RPCError(code: .deadlineExceeded, message: "Deadline exceeded."))
     }
 
     /// Acts on what the handler queued: response headers, Trailers-Only, or more DATA.
     private func serviceCall(streamID: Int32) {
-        guard session != nil, let stream = streams[streamID], case .grpc(let call) = stream.phase,
+        guard session != nil, let stream = stream(streamID), case .grpc(let call) = stream.phase,
             !call.statusSubmitted
         else { return }
         let control = call.responses.takeControl()
@@ -344,15 +381,16 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
             call.statusSubmitted = true
             loop.cancelTimer(call.deadlineTimer)
         } else if control.hasMessages || control.headersRequested || control.status != nil {
-            var headers = HeaderList()
-            headers.add(":status", "200")
-            headers.add("content-type", "application/grpc")
-            headers.add("grpc-accept-encoding", shared.acceptEncoding)
-            if let metadata = control.headers { headers.add(metadata) }
+            var headers = shared.grpcResponseHeaders
+            if let metadata = control.headers, !metadata.isEmpty { headers.add(metadata) }
             session.submitResponse(streamID: streamID, headers: headers, hasBody: true)
             call.responseStarted = true
         }
         socket.scheduleFlush()
+    }
+
+    fileprivate func wake(streamID: Int32) {
+        serviceCall(streamID: streamID)
     }
 
     // MARK: Plain HTTP
@@ -369,7 +407,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     }
 
     private func completeHTTP(streamID: Int32, response: HTTPResponse) {
-        guard session != nil, let stream = streams[streamID], case .http(let exchange) = stream.phase,
+        guard session != nil, let stream = stream(streamID), case .http(let exchange) = stream.phase,
             exchange.response == nil
         else { return }
         exchange.response = ResponseBody(bytes: response.body)
@@ -432,5 +470,11 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
             }
             self.armKeepalive()
         }
+    }
+}
+
+extension LoopBound: ResponseQueueWaker where Value == HTTP2ServerConnection {
+    func wake(streamID: Int32) {
+        execute { $0.wake(streamID: streamID) }
     }
 }

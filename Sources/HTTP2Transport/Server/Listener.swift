@@ -1,6 +1,8 @@
 import Glibc
 
-/// Accepts connections on one event loop's listening socket and owns them until they close.
+/// Accepts connections for one event loop from the server's listening socket, and owns them until they close.
+///
+/// Every loop watches the same socket with EPOLLEXCLUSIVE, so a new connection wakes one loop, which accepts it.
 final class Listener: FileEventHandler {
     private let fd: Int32
     private let loop: EventLoop
@@ -16,7 +18,7 @@ final class Listener: FileEventHandler {
     }
 
     func start() {
-        loop.register(fd, handler: self)
+        loop.registerShared(fd, handler: self)
     }
 
     func handleEvent(readable: Bool, writable: Bool, hangup: Bool) {
@@ -44,7 +46,6 @@ final class Listener: FileEventHandler {
         draining = true
         onDrained = drained
         loop.unregister(fd)
-        close(fd)
         for connection in connections.values {
             connection.protocolHandler?.beginGracefulShutdown()
             connection.scheduleFlush()

@@ -10,6 +10,8 @@ final class ServerShared: Sendable {
     /// Encodings a client may compress requests with, besides identity.
     let decompressors: [String: any MessageDecompressor]
     let acceptEncoding: String
+    /// `:status`, `content-type` and `grpc-accept-encoding`, built once for every response.
+    let grpcResponseHeaders: HeaderList
 
     init(configuration: HTTP2ServerConfiguration, router: RPCRouter, httpRouter: HTTPRouter, logger: Logger, tls: TLSContext?) {
         self.configuration = configuration
@@ -19,5 +21,6 @@ final class ServerShared: Sendable {
         self.tls = tls
         self.decompressors = ["gzip": GzipDecompressor()]
         self.acceptEncoding = "identity,gzip"
+        self.grpcResponseHeaders = .grpcResponse(acceptEncoding: acceptEncoding)
     }
 }

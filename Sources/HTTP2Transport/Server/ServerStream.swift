@@ -71,8 +71,8 @@ final class HTTPExchange {
         response?.read(into: buffer) ?? .deferred
     }
 
-    /// Headers HTTP/2 forbids (RFC 9113 §8.2.2).
+    /// Headers HTTP/2 forbids (RFC 9113 §8.2.2), and content-length, which the transport sets itself.
     static func isConnectionSpecific(_ name: String) -> Bool {
-        ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "content-length"].contains(name)
+        Metadata.isConnectionHeader(name) || name == "content-length"
     }
 }

@@ -85,7 +85,7 @@ public final class HealthService: RPCService {
     }
 
     public func register(on router: inout RPCRouter) {
-        router.registerUnary(MethodDescriptor(service: Self.serviceName, method: "Check")) {
+        router.registerSynchronousUnary(MethodDescriptor(service: Self.serviceName, method: "Check")) {
             (request: HealthCheckRequest, _) in
             try self.check(request)
         }

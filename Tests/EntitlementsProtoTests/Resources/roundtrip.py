@@ -94,6 +94,12 @@ def with_customer(cls, u, **fields):
     return unk(m, u)
 
 
+def identify_response_empty_customer(u):
+    m = es.IdentifyResponse()
+    m.customer.SetInParent()
+    return unk(m, u)
+
+
 def purchase_request(u, case):
     m = es.PurchaseRequest(app_user_id="user-1")
     if case == "app_store":
@@ -228,12 +234,6 @@ def cases():
     }
 
 
-def identify_response_empty_customer(u):
-    m = es.IdentifyResponse()
-    m.customer.SetInParent()
-    return unk(m, u)
-
-
 def message_classes():
     """Every message type declared in the protos, by name."""
     classes = {}
@@ -278,15 +278,16 @@ def check(input_path):
     with open(input_path) as file:
         payload = json.load(file)
     failures = {}
-    for name, (cls, build) in all_cases().items():
+    known = all_cases()
+    for name, (cls, build) in known.items():
         for key, with_unknown in (("reencoded", True), ("swift", False)):
             data = payload[key].get(name)
             problem = "missing" if data is None else verify(cls, bytes.fromhex(data), build(with_unknown))
             if problem:
                 failures[f"{key} {name}"] = problem
-        for key in payload:
-            for name in payload[key].keys() - all_cases().keys():
-                failures[f"{key} {name}"] = "no such case in roundtrip.py"
+    for key in payload:
+        for name in payload[key].keys() - known.keys():
+            failures[f"{key} {name}"] = "no such case in roundtrip.py"
     print(json.dumps({"failures": failures}))
 
 

@@ -1,0 +1,141 @@
+import RPCCore
+import Testing
+
+private struct Leaky: Error, CustomStringConvertible {
+    var description: String { "internal stack: /srv/secret.swift:42" }
+}
+
+private func makeContext(_ sink: RecordingSink) -> ServerContext {
+    ServerContext(
+        method: MethodDescriptor(service: "s", method: "m"), metadata: Metadata(), deadline: nil, peer: "p",
+        responseSink: sink
+    )
+}
+
+@Suite struct RPCHandlerTests {
+    private func run(_ handler: RPCHandler, requests: [[UInt8]] = [], sink: RecordingSink = RecordingSink()) async
+        -> RecordingSink
+    {
+        let stream = RPCRequestStream()
+        for request in requests { stream.yield(request) }
+        stream.finish()
+        await handler.run(requests: stream, context: makeContext(sink))
+        return sink
+    }
+
+    @Test func successEndsWithOKAndTheAddedTrailers() async {
+        let sink = RecordingSink()
+        let handler = RPCHandler(kind: .bidirectional) { requests, context in
+            for try await message in requests { try await sink.sendMessage(message.reversed()) }
+            context.addTrailer(.string("done"), forKey: "X-State")
+            context.addTrailer(.binary([0, 1]), forKey: "x-blob-bin")
+        }
+        _ = await run(handler, requests: [[1, 2], [3]], sink: sink)
+        var trailers = Metadata()
+        trailers.addString("done", forKey: "x-state")
+        trailers.addBinary([0, 1], forKey: "x-blob-bin")
+        #expect(sink.events == [.message([2, 1]), .message([3]), .status(RPCStatus(code: .ok, trailers: trailers))])
+    }
+
+    @Test func rpcErrorEndsWithItsStatusAfterTheAddedTrailers() async {
+        var errorMetadata = Metadata()
+        errorMetadata.addString("why", forKey: "reason")
+        let thrown = RPCError(code: .failedPrecondition, message: "account frozen", metadata: errorMetadata)
+        let handler = RPCHandler(kind: .unary) { _, context in
+            context.addTrailer(.string("added"), forKey: "x-extra")
+            throw thrown
+        }
+        let sink = await run(handler)
+        let expected = Metadata([("x-extra", "added"), ("reason", "why")])
+        #expect(sink.events == [.status(RPCStatus(code: .failedPrecondition, message: "account frozen", trailers: expected))])
+    }
+
+    @Test func otherErrorsEndWithUnknownAndHideTheirDescription() async throws {
+        let sink = await run(RPCHandler(kind: .unary) { _, _ in throw Leaky() })
+        let status = try #require(sink.statuses.first)
+        #expect(sink.statuses.count == 1)
+        #expect(status.code == .unknown)
+        #expect(!status.message.contains("secret"))
+        #expect(status.trailers.isEmpty)
+    }
+
+    @Test func cancellationEndsWithCancelled() async throws {
+        let sink = await run(RPCHandler(kind: .unary) { _, _ in throw CancellationError() })
+        #expect(sink.statuses.map(\.code) == [.cancelled])
+    }
+
+    @Test func kindIsKept() {
+        for kind in [RPCKind.unary, .serverStreaming, .clientStreaming, .bidirectional] {
+            let handler = RPCHandler(kind: kind) { _, _ in }
+            #expect(handler.kind == kind)
+            #expect(handler.synchronousUnary == nil)
+        }
+    }
+
+    // MARK: Synchronous unary
+
+    private static let reversing = RPCHandler(synchronousUnary: { request, context in
+        context.addTrailer(.string("sync"), forKey: "X-Path")
+        if request == [0xBA, 0xD0] { throw RPCError(code: .invalidArgument, message: "bad request") }
+        if request == [0x5E] { throw Leaky() }
+        return request.reversed()
+    })
+
+    @Test func synchronousHandlerIsUnary() {
+        #expect(Self.reversing.kind == .unary)
+        #expect(Self.reversing.synchronousUnary != nil)
+    }
+
+    @Test func runSynchronouslyReturnsTheResponseAndOK() {
+        let sink = RecordingSink()
+        let (response, status) = Self.reversing.runSynchronously(request: [1, 2, 3], context: makeContext(sink))
+        #expect(response == [3, 2, 1])
+        #expect(status == .ok)
+        #expect(sink.pendingTrailers == Metadata([("x-path", "sync")]), "trailers still go to the sink")
+    }
+
+    @Test func runSynchronouslyMapsErrors() {
+        let (response, status) = Self.reversing.runSynchronously(request: [0xBA, 0xD0], context: makeContext(RecordingSink()))
+        #expect(response == nil)
+        #expect(status == RPCStatus(code: .invalidArgument, message: "bad request"))
+
+        let (leakResponse, leakStatus) = Self.reversing.runSynchronously(request: [0x5E], context: makeContext(RecordingSink()))
+        #expect(leakResponse == nil)
+        #expect(leakStatus.code == .unknown)
+        #expect(!leakStatus.message.contains("secret"))
+    }
+
+    @Test func runSynchronouslyRefusesAnAsynchronousHandler() {
+        let handler = RPCHandler(kind: .unary) { _, _ in Issue.record("must not run") }
+        let (response, status) = handler.runSynchronously(request: [1], context: makeContext(RecordingSink()))
+        #expect(response == nil)
+        #expect(status.code == .internal)
+    }
+
+    @Test func synchronousHandlerAlsoRunsAsATask() async {
+        let sink = await run(Self.reversing, requests: [[1, 2]])
+        #expect(sink.events == [.message([2, 1]), .status(RPCStatus(code: .ok, trailers: Metadata([("x-path", "sync")])))])
+    }
+
+    @Test func synchronousHandlerAsATaskChecksRequestCardinality() async {
+        let none = await run(Self.reversing, requests: [])
+        let two = await run(Self.reversing, requests: [[1], [2]])
+        #expect(none.statuses == [RPCStatus(RPCError.noRequestMessage)])
+        #expect(two.statuses == [RPCStatus(RPCError.tooManyRequestMessages)])
+        #expect(none.messages.isEmpty && two.messages.isEmpty)
+        #expect(none.pendingTrailers.isEmpty, "the body did not run")
+    }
+
+    @Test func synchronousHandlerAsATaskMapsErrors() async {
+        let sink = await run(Self.reversing, requests: [[0xBA, 0xD0]])
+        #expect(sink.events == [
+            .status(RPCStatus(code: .invalidArgument, message: "bad request", trailers: Metadata([("x-path", "sync")])))
+        ])
+    }
+
+    @Test func cardinalityErrorsAreUnimplemented() {
+        #expect(RPCError.noRequestMessage.code == .unimplemented)
+        #expect(RPCError.tooManyRequestMessages.code == .unimplemented)
+        #expect(RPCError.noRequestMessage.message != RPCError.tooManyRequestMessages.message)
+    }
+}
