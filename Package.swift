@@ -47,7 +47,7 @@ let package = Package(
         .executableTarget(name: "interop-server", dependencies: ["TestSupport"], path: "Sources/InteropServer", swiftSettings: strict),
 
         .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire"]),
-        .testTarget(name: "EntitlementsProtoTests", dependencies: ["EntitlementsProto", "ProtobufWire"]),
+        .testTarget(name: "EntitlementsProtoTests", dependencies: ["EntitlementsProto", "ProtobufWire"], exclude: ["Resources"]),
         .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore"]),
         .testTarget(name: "HTTP2TransportTests", dependencies: ["HTTP2Transport", "RPCCore", "TestSupport", "EntitlementClient"]),
         .testTarget(name: "StandardServicesTests", dependencies: ["StandardServices", "TestSupport", "EntitlementClient"]),

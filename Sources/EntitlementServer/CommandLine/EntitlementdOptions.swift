@@ -1,3 +1,4 @@
+public import HTTP2Transport
 public import RPCCore
 
 /// The command line of `entitlementd`: `--config FILE [--listen HOST:PORT] [--log-level LEVEL]`.

@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Where the server listens: `HOST:PORT`, with IPv6 literals in brackets (`[::1]:50051`).
+/// A server address, `HOST:PORT`, with IPv6 literals in brackets (`[::1]:50051`): where to listen or connect.
 public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
     /// The host without brackets: an IPv4 literal, an IPv6 literal or a host name.
     public var host: String
