@@ -32,9 +32,11 @@ final class GRPCServerCall {
     /// Stops the handler and reports `error` to the client unless a status is already on its way.
     /// Returns true when the loop must service the response queue.
     func fail(_ error: RPCError) -> Bool {
+        // The status is recorded before the handler learns of it, so its own reaction (CANCELLED) cannot win.
+        let needsService = responses.abort(with: RPCStatus(error))
         finishRequests(throwing: error)
         task?.cancel()
-        return responses.abort(with: RPCStatus(error))
+        return needsService
     }
 
     /// Hands a deframed request message on; returns the bytes now waiting for the handler (0 when synchronous).

@@ -81,14 +81,21 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
         loop.runAtEndOfTick(self)
     }
 
+    /// Moves the protocol's output to the socket until the protocol has nothing more or the socket would block.
     func flush() {
         guard !isClosed, let protocolHandler else { return }
-        while outbound.count - outboundOffset < Self.outboundHighWater {
+        while !isClosed {
             let before = outbound.count
-            protocolHandler.produceOutput(into: &outbound)
-            if outbound.count == before { break }
+            while outbound.count - outboundOffset < Self.outboundHighWater {
+                let produced = outbound.count
+                protocolHandler.produceOutput(into: &outbound)
+                if outbound.count == produced { break }
+            }
+            let producedAny = outbound.count > before
+            writeOutbound()
+            // Stop when the socket is full (writability resumes us) or the protocol has nothing left to say.
+            if waitingForWritable || !producedAny { break }
         }
-        writeOutbound()
         if !isClosed, protocolHandler.isFinished, outboundOffset == outbound.count { close() }
     }
 

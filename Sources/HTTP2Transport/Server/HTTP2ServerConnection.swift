@@ -304,10 +304,8 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         if let encoding = head.encoding, encoding != "identity" {
             decompressor = shared.decompressors[encoding]
             guard decompressor != nil else {
-                return .failure(
-                    RPCError(
-                        code: .unimplemented, message: "Compression '\(encoding)' is not supported.",
-                        metadata: Metadata([("grpc-accept-encoding", shared.acceptEncoding)])))
+                // Every response head names the supported encodings (grpc-accept-encoding).
+                return .failure(RPCError(code: .unimplemented, message: "Compression '\(encoding)' is not supported."))
             }
         }
         var deadline: ContinuousClock.Instant?
@@ -372,9 +370,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         if call.responseStarted {
             session.resumeData(streamID: streamID)
         } else if let status = control.status, !control.hasMessages, !control.headersRequested {
-            var headers = HeaderList()
-            headers.add(":status", "200")
-            headers.add("content-type", "application/grpc")
+            var headers = shared.grpcResponseHeaders
             headers.addStatus(status)
             session.submitResponse(streamID: streamID, headers: headers, hasBody: false)
             call.responseStarted = true
