@@ -95,3 +95,15 @@ def test_http1_over_tls_with_alpn(tls_server, certificate):
             with sock.makefile("rb") as stream:
                 response = _request(sock, stream, "/healthz", tls_server.target)
     assert response.status == 200
+
+
+@pytest.mark.parametrize("first_bytes", [b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", b"GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n"])
+def test_tls_server_refuses_cleartext_by_default(tls_server, first_bytes):
+    """With TLS configured and allow_cleartext unset, a client that does not start a handshake is cut off."""
+    with socket.create_connection((tls_server.host, tls_server.port), timeout=RPC_TIMEOUT) as sock:
+        sock.sendall(first_bytes)
+        try:
+            answer = sock.recv(1024)
+        except ConnectionResetError:
+            answer = b""
+    assert answer == b"", f"a cleartext client got an answer from the TLS-only server: {answer!r}"

@@ -66,7 +66,7 @@ public struct ServerConfig: Sendable {
 /// The keys each section accepts, in the order the example file documents them.
 let configSchema: [(section: String, keys: [String])] = [
     ("server", ["listen", "event_loop_threads", "shutdown_grace_period_seconds", "log_level", "idle_timeout_seconds"]),
-    ("tls", ["certificate", "private_key"]),
+    ("tls", ["certificate", "private_key", "allow_cleartext"]),
     (
         "limits",
         [
@@ -175,6 +175,7 @@ private struct ConfigReader {
                 privateKeyPath: try readableFile(privateKey)
             )
         }
+        try boolean("tls", "allow_cleartext") { transport.allowCleartext = $0 }
 
         // [storage]
         let databasePath: String
@@ -208,6 +209,15 @@ private struct ConfigReader {
         }
         guard bounds.contains(value) else {
             throw .outOfRange(file, line: entry.line, section: section, key: key, expected: expected, got: entry.raw)
+        }
+        apply(value)
+    }
+
+    private func boolean(_ section: String, _ key: String, apply: (Bool) -> Void) throws(ConfigError) {
+        guard let entry = entries[section]?[key] else { return }
+        guard case .boolean(let value) = entry.value else {
+            throw .typeMismatch(
+                file, line: entry.line, section: section, key: key, expected: "true or false", got: entry.raw)
         }
         apply(value)
     }

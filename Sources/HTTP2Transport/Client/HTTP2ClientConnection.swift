@@ -92,9 +92,10 @@ final class HTTP2ClientConnection: ConnectionProtocol, HTTP2SessionDelegate {
     var isFinished: Bool { (closing && streams.isEmpty) || !session.wantsReadOrWrite }
 
     func connectionClosed() {
+        let reason = socket.failure.map { ": \($0)" } ?? "."
         for stream in streams.values {
             socket.loop.cancelTimer(stream.deadlineTimer)
-            stream.call.complete(RPCStatus(code: .unavailable, message: "The connection to the server closed."))
+            stream.call.complete(RPCStatus(code: .unavailable, message: "The connection to the server closed\(reason)"))
         }
         streams.removeAll()
         session = nil

@@ -37,6 +37,8 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
     private var waitingForWritable = false
     private var tlsWantsWriteToRead = false
     private(set) var isClosed = false
+    /// Why the connection failed, when it did: a TLS error or a socket error, for the owner's messages and logs.
+    private(set) var failure: String?
     private var lastActivity = ContinuousClock.now
     private var idleTimer: TimerHeap.ID?
     /// Output beyond this stays inside the protocol (nghttp2 queues it) until the socket drains.
@@ -99,8 +101,9 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
         if !isClosed, protocolHandler.isFinished, outboundOffset == outbound.count { close() }
     }
 
-    func close() {
+    func close(failure: String? = nil) {
         guard !isClosed else { return }
+        if let failure { self.failure = failure }
         isClosed = true
         loop.cancelTimer(idleTimer)
         tls?.shutdown()
@@ -123,7 +126,8 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
             flush()
         case .wantRead: loop.setInterest(fd, readable: true, writable: false)
         case .wantWrite: loop.setInterest(fd, readable: true, writable: true)
-        case .closed, .failed: close()
+        case .closed: close(failure: "closed during the TLS handshake")
+        case .failed(let reason): close(failure: "TLS handshake failed: \(reason)")
         }
     }
 
@@ -164,11 +168,18 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
                     case .wantWrite:
                         tlsWantsWriteToRead = true
                         return -1
-                    case .closed, .failed: return 0
+                    case .closed: return 0
+                    case .failed(let reason):
+                        failure = "TLS error: \(reason)"
+                        return 0
                     }
                 }
                 let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
-                if n < 0 { return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? -1 : 0 }
+                if n < 0 {
+                    if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return -1 }
+                    failure = String(cString: strerror(errno))
+                    return 0
+                }
                 return n
             }
             if count < 0 { return }
@@ -195,11 +206,18 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
                     switch tls.write(pending) {
                     case .bytes(let n): return n
                     case .wantRead, .wantWrite: return -1
-                    case .closed, .failed: return 0
+                    case .closed: return 0
+                    case .failed(let reason):
+                        failure = "TLS error: \(reason)"
+                        return 0
                     }
                 }
                 let n = send(fd, pending.baseAddress, pending.count, Int32(MSG_NOSIGNAL))
-                if n < 0 { return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? -1 : 0 }
+                if n < 0 {
+                    if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return -1 }
+                    failure = String(cString: strerror(errno))
+                    return 0
+                }
                 return n
             }
             if written < 0 { break }
