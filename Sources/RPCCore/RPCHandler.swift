@@ -6,14 +6,14 @@ public enum RPCKind: Sendable {
 /// A method's implementation on raw message bytes; typed registration on ``RPCRouter`` builds these.
 public struct RPCHandler: Sendable {
     public let kind: RPCKind
-    let body: @Sendable (RPCRequestStream, ServerContext) async throws -> Void
+    let body: @Sendable (MessageStream, ServerContext) async throws -> Void
     /// For unary methods that never suspend (in-memory reads): request bytes to response bytes.
     ///
     /// A transport may run it on its own thread when the whole request has arrived, skipping the task, the request
     /// stream and the hop back to the connection: the hot path's cost is then the protocol's alone.
     public let synchronousUnary: (@Sendable ([UInt8], ServerContext) throws -> [UInt8])?
 
-    public init(kind: RPCKind, body: @escaping @Sendable (RPCRequestStream, ServerContext) async throws -> Void) {
+    public init(kind: RPCKind, body: @escaping @Sendable (MessageStream, ServerContext) async throws -> Void) {
         self.kind = kind
         self.body = body
         self.synchronousUnary = nil
@@ -47,7 +47,7 @@ public struct RPCHandler: Sendable {
     ///
     /// Anything thrown becomes a status through ``RPCError/init(from:)``; the transport cancels the task on a client
     /// reset or an expired deadline and reports that status itself.
-    public func run(requests: RPCRequestStream, context: ServerContext) async {
+    public func run(requests: MessageStream, context: ServerContext) async {
         do {
             try await body(requests, context)
             context.responseSink.finish(.ok)

@@ -13,10 +13,10 @@ public struct ResponseWriter<Message: ProtoMessage>: Sendable {
 /// The typed request messages of a client- or bidirectional-streaming call.
 public struct RequestMessages<Message: ProtoMessage>: AsyncSequence, Sendable {
     public typealias Element = Message
-    let stream: RPCRequestStream
+    let stream: MessageStream
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var base: RPCRequestStream.AsyncIterator
+        var base: MessageStream.AsyncIterator
         public mutating func next() async throws -> Message? {
             guard let bytes = try await base.next() else { return nil }
             return try decodeRequest(bytes)
@@ -36,13 +36,13 @@ func decodeRequest<Message: ProtoMessage>(_ bytes: [UInt8]) throws(RPCError) -> 
 }
 
 /// A unary call carries exactly one request message.
-func singleRequestBytes(_ stream: RPCRequestStream) async throws -> [UInt8] {
+func singleRequestBytes(_ stream: MessageStream) async throws -> [UInt8] {
     guard let bytes = try await stream.next() else { throw RPCError.noRequestMessage }
     guard try await stream.next() == nil else { throw RPCError.tooManyRequestMessages }
     return bytes
 }
 
-func singleRequest<Message: ProtoMessage>(_ stream: RPCRequestStream) async throws -> Message {
+func singleRequest<Message: ProtoMessage>(_ stream: MessageStream) async throws -> Message {
     try decodeRequest(try await singleRequestBytes(stream))
 }
 

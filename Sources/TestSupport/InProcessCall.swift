@@ -2,7 +2,7 @@ public import ProtobufWire
 public import RPCCore
 import Synchronization
 
-// Drives a router's handlers in-process, without a network: requests go straight into an `RPCRequestStream`, and a
+// Drives a router's handlers in-process, without a network: requests go straight into an `MessageStream`, and a
 // `RecordingResponseSink` collects what the handler sends back.
 
 /// A ``ServerResponseSink`` that records headers, messages and the final status as an ordered event log.
@@ -219,7 +219,7 @@ public final class RecordingResponseSink: ServerResponseSink {
 /// Like a transport, the call reports `CANCELLED` itself on ``cancel()`` and `DEADLINE_EXCEEDED` when `timeout`
 /// runs out, then cancels the handler task; a path no handler serves ends at once with the router's `UNIMPLEMENTED`.
 public final class InProcessCall: Sendable {
-    public let requests: RPCRequestStream
+    public let requests: MessageStream
     public let sink: RecordingResponseSink
     private let handlerTask: Task<Void, Never>?
     private let watchdog: Task<Void, Never>?
@@ -246,7 +246,7 @@ public final class InProcessCall: Sendable {
         timeout: Duration? = nil,
         peer: String = "in-process"
     ) {
-        let requests = RPCRequestStream()
+        let requests = MessageStream()
         let sink = RecordingResponseSink()
         let context = ServerContext(
             method: method,
@@ -271,7 +271,7 @@ public final class InProcessCall: Sendable {
     }
 
     private init(finishedWith status: RPCStatus) {
-        requests = RPCRequestStream()
+        requests = MessageStream()
         sink = RecordingResponseSink()
         handlerTask = nil
         watchdog = nil

@@ -16,7 +16,7 @@ private func makeContext(_ sink: RecordingSink) -> ServerContext {
     private func run(_ handler: RPCHandler, requests: [[UInt8]] = [], sink: RecordingSink = RecordingSink()) async
         -> RecordingSink
     {
-        let stream = RPCRequestStream()
+        let stream = MessageStream()
         for request in requests { stream.yield(request) }
         stream.finish()
         await handler.run(requests: stream, context: makeContext(sink))

@@ -41,7 +41,7 @@ import Testing
                 for index in 0..<100 { group.addTask { copy.addTrailer(.string("\(index)"), forKey: "N") } }
             }
         }
-        let stream = RPCRequestStream()
+        let stream = MessageStream()
         stream.finish()
         await handler.run(requests: stream, context: context)
         let status = try #require(sink.statuses.first)

@@ -102,7 +102,7 @@ func runCall(
     let handler = try #require(router.handler(forPath: path))
     let method = try #require(MethodDescriptor(path: path))
     let sink = RecordingSink()
-    let stream = RPCRequestStream()
+    let stream = MessageStream()
     for request in requests { stream.yield(request) }
     stream.finish(throwing: end)
     let context = ServerContext(method: method, metadata: metadata, deadline: nil, peer: "test-peer", responseSink: sink)

@@ -179,7 +179,7 @@ import Testing
         nested.name = "Inner"
         var color = EnumDescriptorProto()
         color.name = "Color"
-        var red = EnumValueDescriptorProto()
+        var red = NamedDescriptorProto()
         red.name = "RED"
         color.value = [red]
         nested.enumType = [color]

@@ -7,7 +7,7 @@ import Synchronization
 public final class GRPCClientCall: AsyncSequence, Sendable {
     public typealias Element = [UInt8]
 
-    let messages = RPCRequestStream()
+    let messages = MessageStream()
     private let state = Mutex(State())
     private let onCancel: @Sendable () -> Void
 
@@ -43,7 +43,7 @@ public final class GRPCClientCall: AsyncSequence, Sendable {
         complete(RPCStatus(code: .cancelled, message: "The call was cancelled by the client."))
     }
 
-    public func makeAsyncIterator() -> RPCRequestStream.AsyncIterator {
+    public func makeAsyncIterator() -> MessageStream.AsyncIterator {
         messages.makeAsyncIterator()
     }
 

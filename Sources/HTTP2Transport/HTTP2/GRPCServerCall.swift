@@ -5,7 +5,7 @@ final class GRPCServerCall {
     /// How request messages reach the handler.
     enum Inbound {
         /// A handler task reads them from a stream, with flow control tied to its reading.
-        case task(RPCRequestStream, InboundWindow)
+        case task(MessageStream, InboundWindow)
         /// A synchronous unary handler runs on the loop once the request is complete; messages wait here.
         case synchronous(RPCRouter.Route, ServerContext)
     }

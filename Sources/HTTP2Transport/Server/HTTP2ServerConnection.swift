@@ -255,7 +255,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         let deadline: ContinuousClock.Instant?
         switch setup {
         case .failure(let error):
-            let call = GRPCServerCall(responses: responses, inbound: .task(RPCRequestStream(), InboundWindow(limit: 0)), deframer: deframer)
+            let call = GRPCServerCall(responses: responses, inbound: .task(MessageStream(), InboundWindow(limit: 0)), deframer: deframer)
             stream.phase = .grpc(call)
             failCall(call, streamID: streamID, error)
             return
@@ -270,7 +270,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
             return
         }
         let window = InboundWindow(limit: configuration.initialWindowSize)
-        let requests = RPCRequestStream { count in
+        let requests = MessageStream { count in
             let acknowledge = window.consumed(count)
             if acknowledge > 0 { connection.execute { $0.acknowledge(streamID: streamID, bytes: acknowledge) } }
         }

@@ -137,7 +137,7 @@ struct FieldDescriptorProto: ProtoMessage {
 /// `google.protobuf.EnumDescriptorProto`.
 struct EnumDescriptorProto: ProtoMessage {
     var name: String = ""
-    var value: [EnumValueDescriptorProto] = []
+    var value: [NamedDescriptorProto] = []
     var unknownFields: [UInt8] = []
 
     init() {}
@@ -160,8 +160,8 @@ struct EnumDescriptorProto: ProtoMessage {
     }
 }
 
-/// `google.protobuf.EnumValueDescriptorProto`.
-struct EnumValueDescriptorProto: ProtoMessage {
+/// `google.protobuf.EnumValueDescriptorProto` and `MethodDescriptorProto`: reflection needs only their names.
+struct NamedDescriptorProto: ProtoMessage {
     var name: String = ""
     var unknownFields: [UInt8] = []
 
@@ -186,7 +186,7 @@ struct EnumValueDescriptorProto: ProtoMessage {
 /// `google.protobuf.ServiceDescriptorProto`.
 struct ServiceDescriptorProto: ProtoMessage {
     var name: String = ""
-    var method: [MethodDescriptorProto] = []
+    var method: [NamedDescriptorProto] = []
     var unknownFields: [UInt8] = []
 
     init() {}
@@ -205,29 +205,6 @@ struct ServiceDescriptorProto: ProtoMessage {
     func encode(to writer: inout ProtoWriter) {
         writer.writeString(1, name)
         writer.writeRepeatedMessages(2, method)
-        writer.writeRaw(unknownFields)
-    }
-}
-
-/// `google.protobuf.MethodDescriptorProto`.
-struct MethodDescriptorProto: ProtoMessage {
-    var name: String = ""
-    var unknownFields: [UInt8] = []
-
-    init() {}
-
-    init(from reader: inout ProtoReader) throws {
-        self.init()
-        while let tag = try reader.nextTag() {
-            switch tag.number {
-            case 1: name = try reader.decodeString(tag)
-            default: unknownFields += try reader.skipField(tag)
-            }
-        }
-    }
-
-    func encode(to writer: inout ProtoWriter) {
-        writer.writeString(1, name)
         writer.writeRaw(unknownFields)
     }
 }

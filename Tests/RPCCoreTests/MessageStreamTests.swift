@@ -1,10 +1,10 @@
 import RPCCore
 import Testing
 
-@Suite struct RPCRequestStreamTests {
+@Suite struct MessageStreamTests {
     @Test func yieldBeforeNextIsQueuedInOrder() async throws {
         let consumed = Recorder<Int>()
-        let stream = RPCRequestStream(onConsume: { consumed.append($0) })
+        let stream = MessageStream(onConsume: { consumed.append($0) })
         stream.yield([1])
         stream.yield([2, 3])
         stream.yield([])
@@ -17,7 +17,7 @@ import Testing
 
     @Test func nextBeforeYieldSuspendsThenResumes() async throws {
         let consumed = Recorder<Int>()
-        let stream = RPCRequestStream(onConsume: { consumed.append($0) })
+        let stream = MessageStream(onConsume: { consumed.append($0) })
         let returned = Recorder<Bool>()
         let reader = Task {
             let message = try await stream.next()
@@ -33,7 +33,7 @@ import Testing
     }
 
     @Test func finishEndsIterationAfterQueuedMessages() async throws {
-        let stream = RPCRequestStream()
+        let stream = MessageStream()
         stream.yield([1])
         stream.yield([2])
         stream.finish()
@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func finishWakesAWaitingReaderWithNil() async throws {
-        let stream = RPCRequestStream()
+        let stream = MessageStream()
         let reader = Task { try await stream.next() }
         try await Task.sleep(for: .milliseconds(20))
         stream.finish()
@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test func finishThrowingDeliversQueuedMessagesThenTheError() async throws {
-        let stream = RPCRequestStream()
+        let stream = MessageStream()
         stream.yield([1])
         stream.finish(throwing: RPCError(code: .dataLoss, message: "stream reset"))
         #expect(try await stream.next() == [1])
@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test func finishThrowingWakesAWaitingReaderWithTheError() async throws {
-        let stream = RPCRequestStream()
+        let stream = MessageStream()
         let reader = Task { try await stream.next() }
         try await Task.sleep(for: .milliseconds(20))
         stream.finish(throwing: RPCError(code: .cancelled, message: "client reset"))
@@ -73,12 +73,12 @@ import Testing
     }
 
     @Test func onlyTheFirstFinishCounts() async throws {
-        let stream = RPCRequestStream()
+        let stream = MessageStream()
         stream.finish()
         stream.finish(throwing: RPCError(code: .internal, message: "late"))
         #expect(try await stream.next() == nil)
 
-        let failed = RPCRequestStream()
+        let failed = MessageStream()
         failed.finish(throwing: RPCError(code: .unavailable, message: "first"))
         failed.finish()
         let error = await #expect(throws: RPCError.self) { try await failed.next() }
@@ -87,7 +87,7 @@ import Testing
 
     @Test func messagesAfterFinishAreDropped() async throws {
         let consumed = Recorder<Int>()
-        let stream = RPCRequestStream(onConsume: { consumed.append($0) })
+        let stream = MessageStream(onConsume: { consumed.append($0) })
         stream.yield([1])
         stream.finish()
         stream.yield([2])
@@ -95,14 +95,14 @@ import Testing
         #expect(try await stream.next() == nil)
         #expect(consumed.values == [1])
 
-        let failed = RPCRequestStream()
+        let failed = MessageStream()
         failed.finish(throwing: RPCError(code: .aborted, message: "x"))
         failed.yield([9])
         await #expect(throws: RPCError.self) { try await failed.next() }
     }
 
     @Test func cancellingAWaitingReaderThrowsCancellationError() async throws {
-        let stream = RPCRequestStream()
+        let stream = MessageStream()
         let reader = Task { try await stream.next() }
         try await Task.sleep(for: .milliseconds(50))
         reader.cancel()
@@ -114,7 +114,7 @@ import Testing
     }
 
     @Test func nextInAnAlreadyCancelledTaskThrowsWhenItWouldWait() async throws {
-        let stream = RPCRequestStream()
+        let stream = MessageStream()
         let reader = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await stream.next()
@@ -124,7 +124,7 @@ import Testing
 
     @Test func concurrentProducerAndConsumerKeepOrderAndCountBytes() async throws {
         let consumed = Recorder<Int>()
-        let stream = RPCRequestStream(onConsume: { consumed.append($0) })
+        let stream = MessageStream(onConsume: { consumed.append($0) })
         let messages = (0..<2_000).map { index in [UInt8](repeating: UInt8(truncatingIfNeeded: index), count: index % 9) }
         let producer = Task {
             for (index, message) in messages.enumerated() {

@@ -1,10 +1,11 @@
 import Synchronization
 
-/// The request messages of one call, fed by the transport and read by the handler.
+/// The messages of one direction of a call: requests fed by the server transport to a handler, or responses fed by
+/// the client transport to the caller.
 ///
-/// The transport pushes messages as they are deframed; the handler pulls them. `onConsume` tells the transport how
-/// many bytes the handler has taken so it can reopen the HTTP/2 flow-control window: a slow handler slows its client.
-public final class RPCRequestStream: AsyncSequence, Sendable {
+/// The transport pushes messages as they are deframed; the reader pulls them. `onConsume` tells the transport how
+/// many bytes the reader has taken so it can reopen the HTTP/2 flow-control window: a slow reader slows its peer.
+public final class MessageStream: AsyncSequence, Sendable {
     public typealias Element = [UInt8]
 
     private struct State {
@@ -50,7 +51,7 @@ public final class RPCRequestStream: AsyncSequence, Sendable {
         if let error { waiter?.resume(throwing: error) } else { waiter?.resume(returning: nil) }
     }
 
-    // MARK: Consumer (handler)
+    // MARK: Consumer (handler or caller)
 
     /// The next message, nil when the client has finished sending.
     public func next() async throws -> [UInt8]? {
@@ -108,7 +109,7 @@ public final class RPCRequestStream: AsyncSequence, Sendable {
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        let stream: RPCRequestStream
+        let stream: MessageStream
         public mutating func next() async throws -> [UInt8]? { try await stream.next() }
     }
 
