@@ -13,10 +13,11 @@ let package = Package(
         .executable(name: "entctl", targets: ["entctl"]),
     ],
     targets: [
-        // C libraries, each behind one module. Only HTTP2Transport imports them.
+        // C libraries, each behind one module. Only HTTP2Transport, Crypto and EntitlementStorage import them.
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "CSystemShims", dependencies: ["COpenSSL", "CNGHTTP2"]),
 
         // Layers, bottom up.
@@ -29,14 +30,28 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "StandardServices", dependencies: ["RPCCore", "ProtobufWire"], swiftSettings: strict),
-        .target(name: "EntitlementClient", dependencies: ["HTTP2Transport", "RPCCore", "StandardServices"], swiftSettings: strict),
+        .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: strict),
+        .target(name: "EntitlementStorage", dependencies: ["CSQLite"], swiftSettings: strict),
+        .target(name: "EntitlementDomain", dependencies: ["EntitlementStorage", "Crypto"], swiftSettings: strict),
+        .target(
+            name: "EntitlementServices",
+            dependencies: ["RPCCore", "ProtobufWire", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "EntitlementClient", dependencies: ["HTTP2Transport", "RPCCore", "StandardServices", "EntitlementsProto"],
+            swiftSettings: strict
+        ),
         .target(
             name: "EntitlementServer",
-            dependencies: ["HTTP2Transport", "RPCCore", "StandardServices", "EntitlementsProto"],
+            dependencies: [
+                "HTTP2Transport", "RPCCore", "StandardServices", "EntitlementsProto", "EntitlementServices",
+                "EntitlementDomain", "EntitlementStorage",
+            ],
             swiftSettings: strict
         ),
         .executableTarget(name: "entitlementd", dependencies: ["EntitlementServer"], swiftSettings: strict),
-        .executableTarget(name: "entctl", dependencies: ["EntitlementClient"], swiftSettings: strict),
+        .executableTarget(name: "entctl", dependencies: ["EntitlementClient", "EntitlementsProto", "Crypto"], swiftSettings: strict),
 
         // Test helpers shipped as a module: test-only services, a running-server fixture, certificate minting.
         .target(
@@ -52,6 +67,13 @@ let package = Package(
         .testTarget(name: "HTTP2TransportTests", dependencies: ["HTTP2Transport", "RPCCore", "TestSupport", "EntitlementClient"]),
         .testTarget(name: "StandardServicesTests", dependencies: ["StandardServices", "TestSupport", "EntitlementClient"]),
         .testTarget(name: "EntitlementServerTests", dependencies: ["EntitlementServer", "TestSupport"]),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
+        .testTarget(name: "EntitlementStorageTests", dependencies: ["EntitlementStorage"]),
+        .testTarget(name: "EntitlementDomainTests", dependencies: ["EntitlementDomain", "EntitlementStorage"]),
+        .testTarget(
+            name: "EntitlementServicesTests",
+            dependencies: ["EntitlementServices", "EntitlementDomain", "EntitlementStorage", "EntitlementsProto", "TestSupport", "EntitlementClient", "RPCCore"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

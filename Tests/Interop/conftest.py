@@ -176,14 +176,31 @@ def _toml_string(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def write_config(directory: Path, tls: Certificate | None) -> Path:
-    """A configuration listening on a free loopback port with a throwaway database."""
+def _toml_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    return _toml_string(str(value))
+
+
+def write_config(directory: Path, tls: Certificate | None, settings: dict[str, dict[str, object]] | None = None) -> Path:
+    """A configuration listening on a free loopback port with a throwaway database.
+
+    `settings` adds keys, by section: `{"limits": {"max_concurrent_streams": 4}}`."""
+    extra = {section: dict(values) for section, values in (settings or {}).items()}
+
+    def keys(section: str) -> list[str]:
+        return [f"{key} = {_toml_value(value)}" for key, value in extra.pop(section, {}).items()]
+
     lines = [
         "[server]",
         'listen = "127.0.0.1:0"',
+        *keys("server"),
         "",
         "[storage]",
         f"database = {_toml_string(str(directory / 'entitlements.db'))}",
+        *keys("storage"),
         "",
     ]
     if tls is not None:
@@ -191,8 +208,11 @@ def write_config(directory: Path, tls: Certificate | None) -> Path:
             "[tls]",
             f"certificate = {_toml_string(str(tls.certificate))}",
             f"private_key = {_toml_string(str(tls.private_key))}",
+            *keys("tls"),
             "",
         ]
+    for section in list(extra):
+        lines += [f"[{section}]", *keys(section), ""]
     path = directory / "interop.toml"
     path.write_text("\n".join(lines))
     return path
@@ -221,9 +241,9 @@ LISTENING = re.compile(r"entitlementd listening on (\S+)")
 class ServerProcess:
     """One interop-server process; stdout is drained by a thread, stderr goes to a log file."""
 
-    def __init__(self, directory: Path, tls: Certificate | None):
+    def __init__(self, directory: Path, tls: Certificate | None, settings: dict[str, dict[str, object]] | None = None):
         self.tls = tls
-        self.config = write_config(directory, tls)
+        self.config = write_config(directory, tls, settings)
         self.log_path = directory / "server.log"
         self._log = open(self.log_path, "wb")
         self.stdout_lines: list[str] = []
@@ -343,6 +363,24 @@ def fresh_server(tmp_path):
     server = ServerProcess(tmp_path, None)
     yield server
     server.kill()
+
+
+@pytest.fixture
+def configured_server(tmp_path):
+    """Starts h2c servers of the test's own with extra configuration keys, by section
+    (`configured_server({"keepalive": {"interval_seconds": 1}})`); each is killed after the test."""
+    started: list[ServerProcess] = []
+
+    def start(settings: dict[str, dict[str, object]] | None = None) -> ServerProcess:
+        directory = tmp_path / f"server-{len(started)}"
+        directory.mkdir()
+        server = ServerProcess(directory, None, settings)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.kill()
 
 
 # --------------------------------------------------------------------------------------------------

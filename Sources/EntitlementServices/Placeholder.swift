@@ -1,0 +1,1 @@
+// Placeholder: the services arrive in this session.

@@ -1,0 +1,67 @@
+/// Where customers, grants and events live. Narrow on purpose: SQLite now, PostgreSQL for multi-instance later.
+///
+/// Everything is keyed by tenant; no method ever returns another tenant's rows. Reads never wait on writes (SQLite:
+/// WAL mode, separate read connections). Writes run in ``write(_:)``'s transaction: all or nothing, durable when it
+/// returns.
+public protocol EntitlementStore: Sendable {
+    /// The customer an app user ID (canonical or alias) resolves to, with its aliases and grants; nil when unknown.
+    func snapshot(tenantID: String, appUserID: String) throws(StoreError) -> CustomerSnapshot?
+    func snapshot(tenantID: String, customerID: Int64) throws(StoreError) -> CustomerSnapshot?
+    func grant(tenantID: String, grantID: String) throws(StoreError) -> GrantRecord?
+    /// Events newest first, below `beforeVersion` when given.
+    func events(tenantID: String, customerID: Int64, beforeVersion: UInt64?, limit: Int) throws(StoreError) -> [EventRecord]
+    /// Events oldest first, above `afterVersion`, for resuming a stream.
+    func events(tenantID: String, customerID: Int64, afterVersion: UInt64, limit: Int) throws(StoreError) -> [EventRecord]
+    /// Customers whose status changes by time at or before `time`, soonest first.
+    func customersDue(at time: UnixTime, limit: Int) throws(StoreError) -> [(tenantID: String, customerID: Int64)]
+    /// The soonest `nextChangeAt` of any customer, for the expiry scheduler's timer.
+    func nextChangeAt() throws(StoreError) -> UnixTime?
+
+    /// Runs `body` in one write transaction; commits durably when it returns, rolls back when it throws.
+    /// Writes are serialized: one transaction at a time.
+    func write<Result>(_ body: (any StoreTransaction) throws -> Result) throws -> Result
+}
+
+/// The writes (and the reads a write needs) inside one transaction.
+public protocol StoreTransaction {
+    func snapshot(tenantID: String, appUserID: String) throws(StoreError) -> CustomerSnapshot?
+    func snapshot(tenantID: String, customerID: Int64) throws(StoreError) -> CustomerSnapshot?
+    /// Creates a customer at version 0 with `appUserID` as its canonical ID.
+    func createCustomer(tenantID: String, appUserID: String, isAnonymous: Bool, at: UnixTime) throws(StoreError)
+        -> CustomerRecord
+    /// Moves every app user ID, grant (and later transaction) of customer `from` to customer `to`; `from` stays as an
+    /// empty husk with its own events, so its history remains readable.
+    func merge(tenantID: String, from: Int64, into: Int64) throws(StoreError)
+    func grant(tenantID: String, grantID: String) throws(StoreError) -> GrantRecord?
+    func grant(tenantID: String, idempotencyKey: String) throws(StoreError) -> GrantRecord?
+    func insertGrant(_ grant: GrantRecord) throws(StoreError)
+    func updateGrant(_ grant: GrantRecord) throws(StoreError)
+    /// Appends an event and sets the customer's version to `event.version` and its `nextChangeAt`.
+    /// Fails with `.conflict` unless `event.version` is the customer's version + 1.
+    func appendEvent(_ event: EventRecord, nextChangeAt: UnixTime?) throws(StoreError)
+}
+
+/// A storage failure. `conflict` is a broken invariant (a version race, a duplicate key); `unavailable` means the
+/// database could not do its job (disk full, I/O error, locked past the timeout) and a retry may succeed.
+public struct StoreError: Error, Hashable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case conflict, unavailable, corrupt
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public static func conflict(_ message: String) -> StoreError { StoreError(code: .conflict, message: message) }
+    public static func unavailable(_ message: String) -> StoreError { StoreError(code: .unavailable, message: message) }
+    public static func corrupt(_ message: String) -> StoreError { StoreError(code: .corrupt, message: message) }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+
+    public static func == (lhs: StoreError, rhs: StoreError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+}
