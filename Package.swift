@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "StandardServices", dependencies: ["RPCCore", "ProtobufWire"], swiftSettings: strict),
         .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "EntitlementStorage", dependencies: ["CSQLite"], swiftSettings: strict),
-        .target(name: "EntitlementDomain", dependencies: ["EntitlementStorage", "Crypto"], swiftSettings: strict),
+        .target(name: "EntitlementDomain", dependencies: ["EntitlementStorage", "Crypto", "ProtobufWire"], swiftSettings: strict),
         .target(
             name: "EntitlementServices",
             dependencies: ["RPCCore", "ProtobufWire", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage"],

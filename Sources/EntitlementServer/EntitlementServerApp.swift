@@ -1,4 +1,7 @@
 import Dispatch
+public import EntitlementDomain
+import EntitlementServices
+import EntitlementStorage
 public import HTTP2Transport
 public import RPCCore
 public import StandardServices
@@ -21,18 +24,53 @@ public final class EntitlementServerApp: Sendable {
     public let router: RPCRouter
     public let httpRouter: HTTPRouter
     public let logger: Logger
+    public let engine: CustomerEngine
+    public let tenants: TenantRegistry
 
+    private let expiryScheduler: ExpiryScheduler
     private let readiness: Readiness
     private let server = Mutex<HTTP2Server?>(nil)
     private let signalsReceived = Atomic<Int>(0)
 
-    public init(config: ServerConfig, extraServices: [any RPCService] = []) {
+    /// Opens the database, loads the tenants and wires every service; fails with a message naming what is wrong.
+    public init(config: ServerConfig, extraServices: [any RPCService] = []) throws(StartupError) {
         self.config = config
         logger = Logger(label: "entitlementd", minimumLevel: config.logLevel)
 
+        let store: SQLiteEntitlementStore
+        do {
+            store = try SQLiteEntitlementStore(path: config.databasePath)
+        } catch {
+            throw StartupError(message: "cannot open the database '\(config.databasePath)': \(error)")
+        }
+        let directory: TenantDirectory
+        if let path = config.tenantsPath {
+            do {
+                directory = try TenantConfigLoader.load(path: path)
+            } catch {
+                throw StartupError(message: "\(error)")
+            }
+        } else {
+            directory = try! TenantDirectory(tenants: [])
+            logger.warning("no [storage] tenants file configured: every entitlement call will be refused")
+        }
+        let tenants = TenantRegistry(directory)
+        let engine = CustomerEngine(store: store)
+        let callLog = CallLog(logger: logger)
+        let logger = self.logger
+        expiryScheduler = ExpiryScheduler(engine: engine) { error in
+            logger.error("recording time-based status changes failed", ["error": error.description])
+        }
+        self.tenants = tenants
+        self.engine = engine
+
         let health = HealthService()
         var router = RPCRouter()
-        router.register([health] + extraServices)
+        router.register(
+            [
+                health, EntitlementService(engine: engine, tenants: tenants, log: callLog),
+                AdminService(engine: engine, tenants: tenants, log: callLog),
+            ] + extraServices)
         // Reflection lists what the router serves, so it goes last.
         ReflectionService(serviceNames: router.serviceNames).register(on: &router)
         self.health = health
@@ -46,6 +84,19 @@ public final class EntitlementServerApp: Sendable {
             }
         }
         self.readiness = readiness
+    }
+
+    /// Re-reads the tenants file (SIGHUP). A file that does not load leaves the tenants in force and says why;
+    /// connections and calls in flight are untouched either way.
+    public func reloadTenants() {
+        guard let path = config.tenantsPath else { return }
+        do {
+            let directory = try TenantConfigLoader.load(path: path)
+            tenants.replace(with: directory)
+            logger.info("reloaded tenants", ["file": path, "tenants": String(directory.tenants.count)])
+        } catch {
+            logger.error("tenants file not reloaded; keeping the previous tenants", ["error": error.description])
+        }
     }
 
     /// False once shutdown has begun (`/readyz` answers 503 then).
@@ -62,6 +113,7 @@ public final class EntitlementServerApp: Sendable {
         )
         try server.start()
         self.server.withLock { $0 = server }
+        expiryScheduler.start()
         // A signal that arrived while binding found no server to stop.
         if readiness.isDraining { server.beginGracefulShutdown() }
         let address = ListenAddress(host: config.transport.host, port: server.localPort)
@@ -82,6 +134,7 @@ public final class EntitlementServerApp: Sendable {
             ["grace_period_seconds": String(config.transport.shutdownGracePeriod.components.seconds)]
         )
         health.enterShutdown()
+        expiryScheduler.stop()
         server.withLock { $0 }?.beginGracefulShutdown()
     }
 
@@ -97,7 +150,7 @@ public final class EntitlementServerApp: Sendable {
     /// started later inherits the mask and the signals reach the dispatch sources instead of killing the process.
     public func run() throws(TransportError) {
         signal(SIGPIPE, SIG_IGN)
-        let signals = [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")]
+        let signals = [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT"), (SIGHUP, "SIGHUP")]
         var mask = sigset_t()
         sigemptyset(&mask)
         for (number, _) in signals { sigaddset(&mask, number) }
@@ -119,6 +172,10 @@ public final class EntitlementServerApp: Sendable {
     }
 
     private func handleSignal(_ name: String) {
+        if name == "SIGHUP" {
+            reloadTenants()
+            return
+        }
         let count = signalsReceived.wrappingAdd(1, ordering: .relaxed).newValue
         if count == 1 {
             logger.info("received signal, draining", ["signal": name])
@@ -128,6 +185,12 @@ public final class EntitlementServerApp: Sendable {
             exit(1)
         }
     }
+}
+
+/// Why the server could not start: the database or the tenants file.
+public struct StartupError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
 }
 
 /// Whether the server has begun shutting down; read by the `/readyz` handler on the event loops.

@@ -32,6 +32,11 @@ public protocol StoreTransaction {
     /// Moves every app user ID, grant (and later transaction) of customer `from` to customer `to`; `from` stays as an
     /// empty husk with its own events, so its history remains readable.
     func merge(tenantID: String, from: Int64, into: Int64) throws(StoreError)
+    /// Makes `appUserID` the canonical ID of the customer (adding it if it does not resolve yet; the old canonical
+    /// ID stays as an alias) and sets `isAnonymous`. Fails with `.conflict` if `appUserID` resolves to another
+    /// customer. Identify uses it when an anonymous customer logs in with a brand-new identified ID.
+    func setCanonicalID(tenantID: String, customerID: Int64, appUserID: String, isAnonymous: Bool)
+        throws(StoreError)
     func grant(tenantID: String, grantID: String) throws(StoreError) -> GrantRecord?
     func grant(tenantID: String, idempotencyKey: String) throws(StoreError) -> GrantRecord?
     func insertGrant(_ grant: GrantRecord) throws(StoreError)
@@ -39,6 +44,11 @@ public protocol StoreTransaction {
     /// Appends an event and sets the customer's version to `event.version` and its `nextChangeAt`.
     /// Fails with `.conflict` unless `event.version` is the customer's version + 1.
     func appendEvent(_ event: EventRecord, nextChangeAt: UnixTime?) throws(StoreError)
+    /// The customer's newest event (its current version's), nil when it has none.
+    func latestEvent(tenantID: String, customerID: Int64) throws(StoreError) -> EventRecord?
+    /// Moves the customer's `nextChangeAt` without an event (time passed but the status did not change).
+    /// Fails with `.conflict` when the customer is not in the tenant.
+    func setNextChangeAt(tenantID: String, customerID: Int64, at: UnixTime?) throws(StoreError)
 }
 
 /// A storage failure. `conflict` is a broken invariant (a version race, a duplicate key); `unavailable` means the

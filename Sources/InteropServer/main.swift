@@ -18,8 +18,8 @@ case .exit(let status, let standardOutput, let standardError):
     EntitlementdCommand.emit(standardError, to: STDERR_FILENO)
     exit(status)
 case .run(let config):
-    let app = EntitlementServerApp(config: config, extraServices: [InteropTestService()])
     do {
+        let app = try EntitlementServerApp(config: config, extraServices: [InteropTestService()])
         try app.run()
     } catch {
         EntitlementdCommand.emit("interop-server: cannot start: \(error)\n", to: STDERR_FILENO)

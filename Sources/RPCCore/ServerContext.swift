@@ -7,6 +7,8 @@ public struct ServerContext: Sendable {
     public let deadline: ContinuousClock.Instant?
     /// The remote address, for logs.
     public let peer: String
+    /// Identifies the connection the call came on, unique within the process, for per-connection limits.
+    public let connectionID: UInt64
     let responseSink: any ServerResponseSink
 
     public init(
@@ -14,12 +16,14 @@ public struct ServerContext: Sendable {
         metadata: Metadata,
         deadline: ContinuousClock.Instant?,
         peer: String,
+        connectionID: UInt64 = 0,
         responseSink: any ServerResponseSink
     ) {
         self.method = method
         self.metadata = metadata
         self.deadline = deadline
         self.peer = peer
+        self.connectionID = connectionID
         self.responseSink = responseSink
     }
 

@@ -13,8 +13,8 @@ case .exit(let status, let standardOutput, let standardError):
     EntitlementdCommand.emit(standardError, to: STDERR_FILENO)
     exit(status)
 case .run(let config):
-    let app = EntitlementServerApp(config: config)
     do {
+        let app = try EntitlementServerApp(config: config)
         try app.run()
     } catch {
         EntitlementdCommand.emit("entitlementd: cannot start: \(error)\n", to: STDERR_FILENO)

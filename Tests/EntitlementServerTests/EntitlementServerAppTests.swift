@@ -14,7 +14,8 @@ struct EntitlementServerAppTests {
         transport.port = 0
         transport.eventLoopThreads = 1
         transport.shutdownGracePeriod = .seconds(2)
-        return ServerConfig(transport: transport, databasePath: "/nonexistent/unused.sqlite", logLevel: .warning)
+        let database = FileManager.default.temporaryDirectory.appendingPathComponent("app-\(UUID().uuidString).sqlite")
+        return ServerConfig(transport: transport, databasePath: database.path, logLevel: .warning)
     }
 
     private struct ExtraService: RPCService {
@@ -27,12 +28,12 @@ struct EntitlementServerAppTests {
     }
 
     @Test("serves health, both reflection versions and the extra services")
-    func services() {
-        let app = EntitlementServerApp(config: testConfig(), extraServices: [ExtraService()])
+    func services() throws {
+        let app = try EntitlementServerApp(config: testConfig(), extraServices: [ExtraService()])
         #expect(
             app.router.serviceNames == [
                 HealthService.serviceName, ReflectionService.v1ServiceName, ReflectionService.v1alphaServiceName,
-                "test.Extra",
+                "entitlements.v1.EntitlementService", "entitlements.v1.AdminService", "test.Extra",
             ]
         )
         #expect(app.router.handler(forPath: "/grpc.health.v1.Health/Check") != nil)
@@ -41,7 +42,7 @@ struct EntitlementServerAppTests {
 
     @Test("/healthz and /readyz answer 200, then health turns NOT_SERVING and /readyz 503 on shutdown")
     func probesAcrossShutdown() async throws {
-        let app = EntitlementServerApp(config: testConfig())
+        let app = try EntitlementServerApp(config: testConfig())
         let healthz = await app.httpRouter.respond(to: HTTPRequest(method: "GET", target: "/healthz"))
         #expect(healthz.status == 200)
         #expect(String(decoding: healthz.body, as: UTF8.self) == "ok\n")
@@ -61,7 +62,7 @@ struct EntitlementServerAppTests {
 
     @Test("binds a free port, answers /healthz over the network, and stops gracefully")
     func startAndStop() throws {
-        let app = EntitlementServerApp(config: testConfig())
+        let app = try EntitlementServerApp(config: testConfig())
         let address = try app.start()
         #expect(address.host == "127.0.0.1")
         #expect(address.port > 0)
@@ -85,7 +86,7 @@ struct EntitlementServerAppTests {
         defer { close(holder) }
         var config = testConfig()
         config.transport.port = port
-        let app = EntitlementServerApp(config: config)
+        let app = try EntitlementServerApp(config: config)
         do {
             try app.start()
             app.beginShutdown()

@@ -222,7 +222,12 @@ struct ServerConfigTests {
         let text = try #require(String(data: bytes, encoding: .utf8))
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
+        // The demo names its tenants file relative to itself: give the copy one too.
+        try FileManager.default.createDirectory(atPath: directory.path + "/Config", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: packageRoot + "/Config/tenants.demo.json", toPath: directory.path + "/Config/tenants.demo.json")
         let config = try ServerConfig.load(contents: text, fileName: demoPath, directory: directory.path + "/Config")
+        #expect(config.tenantsPath == directory.path + "/Config/tenants.demo.json")
         #expect(config.listenAddress == ListenAddress(host: "127.0.0.1", port: 50051))
         #expect(config.transport.tls == nil)
         #expect(config.databasePath.hasPrefix(directory.path + "/data/"))

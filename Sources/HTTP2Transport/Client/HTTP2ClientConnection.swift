@@ -163,6 +163,8 @@ final class HTTP2ClientConnection: ConnectionProtocol, HTTP2SessionDelegate {
         closing = true
     }
 
+    func settingsReceived() {}
+
     func readData(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> HTTP2DataRead {
         guard let stream = streams[streamID] else { return .end(0) }
         let count = min(buffer.count, stream.request.count - stream.requestOffset)

@@ -17,6 +17,8 @@ protocol HTTP2SessionDelegate: AnyObject {
     /// The stream is closed; `errorCode` is non-zero when it was reset by either side.
     func streamClosed(streamID: Int32, errorCode: UInt32)
     func pingReceived(isAck: Bool)
+    /// A SETTINGS frame (not an ack): on a server, the first one completes the client's connection preface.
+    func settingsReceived()
     func goawayReceived()
     /// Fills `buffer` with the stream's next DATA bytes (see ``HTTP2DataRead``).
     func readData(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> HTTP2DataRead
@@ -73,11 +75,20 @@ final class NGHTTP2Session {
 
     // MARK: Driving the session
 
-    /// Feeds received bytes; false when the peer broke the protocol (nghttp2 queued a GOAWAY to send first).
+    /// Feeds received bytes; false when the peer broke the protocol. A GOAWAY with the reason is queued then,
+    /// unless nghttp2 already queued one, so the peer learns why before the connection closes.
     func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard bytes.count > 0 else { return true }
         let result = nghttp2_session_mem_recv(session, bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.count)
-        return result >= 0
+        guard result < 0 else { return true }
+        let code: nghttp2_error_code =
+            switch Int32(result) {
+            case NGHTTP2_ERR_FLOODED.rawValue: NGHTTP2_ENHANCE_YOUR_CALM
+            case NGHTTP2_ERR_HEADER_COMP.rawValue: NGHTTP2_COMPRESSION_ERROR
+            default: NGHTTP2_PROTOCOL_ERROR
+            }
+        nghttp2_session_terminate_session(session, code.rawValue)
+        return false
     }
 
     /// Appends everything nghttp2 wants to send.
@@ -208,6 +219,8 @@ final class NGHTTP2Session {
                 delegate.pingReceived(isAck: header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0)
             case Int(NGHTTP2_GOAWAY.rawValue):
                 delegate.goawayReceived()
+            case Int(NGHTTP2_SETTINGS.rawValue):
+                if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 { delegate.settingsReceived() }
             default: break
             }
             return 0

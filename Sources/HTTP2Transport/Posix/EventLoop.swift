@@ -154,7 +154,7 @@ final class EventLoop: @unchecked Sendable {
                 )
             }
             runPendingWork()
-            timers.fireDue(now: .now)
+            for body in timers.takeDue(now: .now) { body() }
             runEndOfTick()
         }
         handlers.removeAll()

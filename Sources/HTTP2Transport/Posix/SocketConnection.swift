@@ -1,4 +1,8 @@
 import Glibc
+import Synchronization
+
+/// Connection IDs, unique within the process.
+private let connectionCounter = Atomic<UInt64>(0)
 
 /// The protocol spoken on a connection once it is known: HTTP/2, HTTP/1.1, or the sniffer deciding between them.
 protocol ConnectionProtocol: AnyObject {
@@ -10,8 +14,15 @@ protocol ConnectionProtocol: AnyObject {
     var isFinished: Bool { get }
     /// The socket is gone: release everything, cancel every call.
     func connectionClosed()
+    /// Whether the protocol can take more input now; while false the connection stops reading (back-pressure on a
+    /// client that sends without reading the answers).
+    var acceptsInput: Bool { get }
     /// Stop taking new work; finish what is in flight.
     func beginGracefulShutdown()
+}
+
+extension ConnectionProtocol {
+    var acceptsInput: Bool { true }
 }
 
 /// A non-blocking socket, optionally TLS, owned by one event loop, with a pluggable protocol on top.
@@ -19,6 +30,7 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
     let fd: Int32
     let loop: EventLoop
     let peer: String
+    let id = connectionCounter.add(1, ordering: .relaxed).newValue
     var tls: TLSStream?
     var protocolHandler: (any ConnectionProtocol)?
     /// Called once when the connection closes, to let its owner forget it.
@@ -35,6 +47,11 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
     private var outbound: [UInt8] = []
     private var outboundOffset = 0
     private var waitingForWritable = false
+    /// Reading stopped because the protocol or the output buffer is full; ``resumeReading()`` restarts it.
+    private var readingPaused = false
+    /// Closing politely: our side is done, the peer's remaining bytes are read and dropped until it closes too, so
+    /// the kernel does not answer them with a reset that could destroy our last frames (a GOAWAY) in flight.
+    private var lingering = false
     private var tlsWantsWriteToRead = false
     private(set) var isClosed = false
     /// Why the connection failed, when it did: a TLS error or a socket error, for the owner's messages and logs.
@@ -65,6 +82,11 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
             return
         }
         lastActivity = .now
+        if lingering {
+            if writable { writeOutbound() }
+            if readable { discardInput() }
+            return
+        }
         if tlsContextToSniff != nil, readable, !sniffTLS() { return }
         if let tls, !tls.handshakeDone {
             continueHandshake()
@@ -98,9 +120,60 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
             // Stop when the socket is full (writability resumes us) or the protocol has nothing left to say.
             if waitingForWritable || !producedAny { break }
         }
-        if !isClosed, protocolHandler.isFinished, outboundOffset == outbound.count { close() }
+        if !isClosed, protocolHandler.isFinished { closeGracefully() }
     }
 
+    /// Our side is finished: send what is queued, then shut down writing and wait briefly for the peer to close.
+    func closeGracefully() {
+        guard !isClosed, !lingering else { return }
+        lingering = true
+        protocolHandler?.connectionClosed()
+        protocolHandler = nil
+        loop.scheduleTimer(after: .seconds(2)) { [weak self] in self?.close() }
+        if outboundOffset == outbound.count { shutdownWriting() }
+        updateInterest()
+    }
+
+    /// Restarts reading once the protocol can take input again.
+    func resumeReading() {
+        guard readingPaused, !isClosed, !lingering, canRead else { return }
+        readingPaused = false
+        updateInterest()
+        // TLS may hold decrypted bytes that epoll cannot see.
+        readAvailable()
+        flush()
+    }
+
+    private var canRead: Bool { protocolHandler?.acceptsInput ?? false }
+
+    /// Bytes accepted for sending that the peer has not taken yet.
+    var pendingOutputBytes: Int { outbound.count - outboundOffset }
+
+    private func shutdownWriting() {
+        tls?.shutdown()
+        Glibc.shutdown(fd, Int32(SHUT_WR))
+    }
+
+    private func discardInput() {
+        while !isClosed {
+            let count = loop.readBuffer.withUnsafeMutableBytes { buffer -> Int in
+                let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+                return n < 0 && (errno == EAGAIN || errno == EINTR) ? -1 : n
+            }
+            if count < 0 { return }
+            if count == 0 {
+                close()
+                return
+            }
+        }
+    }
+
+    private func updateInterest() {
+        guard !isClosed else { return }
+        loop.setInterest(fd, readable: !readingPaused || lingering, writable: waitingForWritable)
+    }
+
+    /// Closes at once (a broken peer, a timeout). Use ``closeGracefully()`` when the protocol finished normally.
     func close(failure: String? = nil) {
         guard !isClosed else { return }
         if let failure { self.failure = failure }
@@ -159,7 +232,14 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
 
     private func readAvailable() {
         // The loop's read buffer is shared, so hand each chunk to the protocol before reading the next.
-        while !isClosed {
+        while !isClosed, !lingering {
+            guard canRead else {
+                if !readingPaused {
+                    readingPaused = true
+                    updateInterest()
+                }
+                return
+            }
             let count = loop.readBuffer.withUnsafeMutableBytes { buffer -> Int in
                 if let tls {
                     switch tls.read(into: buffer) {
@@ -192,7 +272,7 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
             }
             if !keepGoing {
                 flush()
-                close()
+                closeGracefully()
                 return
             }
         }
@@ -234,8 +314,10 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
         let needWritable = outboundOffset < outbound.count
         if needWritable != waitingForWritable, !isClosed {
             waitingForWritable = needWritable
-            loop.setInterest(fd, readable: true, writable: needWritable)
+            updateInterest()
         }
+        if !needWritable, lingering, !isClosed { shutdownWriting() }
+        if !needWritable, readingPaused, !lingering, !isClosed { resumeReading() }
     }
 
     private func armIdleTimer() {

@@ -40,11 +40,15 @@ struct TimerHeap {
         return Int32(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
     }
 
-    mutating func fireDue(now: ContinuousClock.Instant) {
+    /// Removes the timers due at `now` and returns their bodies, to run after the heap is no longer being
+    /// mutated: a body may schedule or cancel timers.
+    mutating func takeDue(now: ContinuousClock.Instant) -> [() -> Void] {
+        var due: [() -> Void] = []
         while let first = heap.first, first.deadline <= now {
             popFirst()
-            if let body = bodies.removeValue(forKey: first.id) { body() }
+            if let body = bodies.removeValue(forKey: first.id) { due.append(body) }
         }
+        return due
     }
 
     private mutating func popFirst() {

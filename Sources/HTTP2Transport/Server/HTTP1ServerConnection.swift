@@ -9,6 +9,8 @@ final class HTTP1ServerConnection: ConnectionProtocol {
     private var requestInFlight = false
     private var closing = false
     private var shuttingDown = false
+    /// The socket is gone; a response finishing later must not touch it.
+    private var isGone = false
 
     init(socket: SocketConnection, shared: ServerShared) {
         self.socket = socket
@@ -34,7 +36,17 @@ final class HTTP1ServerConnection: ConnectionProtocol {
 
     var isFinished: Bool { closing && !requestInFlight && output.isEmpty }
 
-    func connectionClosed() {}
+    /// Pipelined requests wait in the parser; past one request's worth of bytes, or while answers pile up unread,
+    /// the connection stops reading. (HTTP/2 needs no such rule: its flow control bounds what a peer can make us
+    /// hold, and it must keep reading to see resets and window updates.)
+    var acceptsInput: Bool {
+        !closing && parser.bufferedByteCount < parser.limits.maxHeaderBytes + parser.limits.maxBodyBytes
+            && socket.pendingOutputBytes < 256 * 1024
+    }
+
+    func connectionClosed() {
+        isGone = true
+    }
 
     func beginGracefulShutdown() {
         shuttingDown = true
@@ -74,7 +86,7 @@ final class HTTP1ServerConnection: ConnectionProtocol {
 
     private func complete(_ parsed: HTTP1ParsedRequest, _ response: HTTPResponse) {
         requestInFlight = false
-        guard !socket.isClosed else { return }
+        guard !isGone else { return }
         let keepAlive = parsed.keepAlive && !shuttingDown
         output.append(
             contentsOf: HTTP1ResponseSerializer.serialize(
@@ -82,5 +94,6 @@ final class HTTP1ServerConnection: ConnectionProtocol {
         if !keepAlive { closing = true }
         socket.scheduleFlush()
         processNextRequest()
+        socket.resumeReading()
     }
 }

@@ -5,6 +5,8 @@ import RPCCore
 ///
 /// Loop-confined. Handlers run as tasks and reach the connection only through ``LoopBound``.
 final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
+    /// Unowned: the socket owns this connection. Everything that can run after the socket closed (tasks, timers)
+    /// checks `session`, which ``connectionClosed()`` clears, before touching it.
     private unowned let socket: SocketConnection
     private let shared: ServerShared
     private var session: NGHTTP2Session!
@@ -188,6 +190,11 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
 
     func goawayReceived() {}
 
+    func settingsReceived() {
+        // The client's preface is complete: from here on keepalive, not the idle timeout, watches the connection.
+        socket.idleTimeout = nil
+    }
+
     func readData(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> HTTP2DataRead {
         guard let stream = stream(streamID) else { return .end(0) }
         switch stream.phase {
@@ -264,7 +271,8 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
             deframer = MessageDeframer(maxMessageSize: configuration.maxReceiveMessageSize, decompressor: prepared.decompressor)
         }
         let context = ServerContext(
-            method: route.method, metadata: metadata, deadline: deadline, peer: socket.peer, responseSink: responses)
+            method: route.method, metadata: metadata, deadline: deadline, peer: socket.peer, connectionID: socket.id,
+            responseSink: responses)
         if route.handler.synchronousUnary != nil {
             stream.phase = .grpc(GRPCServerCall(responses: responses, inbound: .synchronous(route, context), deframer: deframer))
             return
@@ -450,21 +458,25 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     }
 
     /// Pings a connection that has been quiet for the keepalive interval; no answer in time closes it.
-    private func armKeepalive() {
-        let due = lastReceived + configuration.keepaliveInterval
+    private func armKeepalive(from start: ContinuousClock.Instant? = nil) {
+        let due = (start ?? lastReceived) + configuration.keepaliveInterval
         keepaliveTimer = loop.scheduleTimer(after: ContinuousClock.now.duration(to: due)) { [weak self] in
             guard let self, self.session != nil else { return }
-            if self.lastReceived + self.configuration.keepaliveInterval <= .now {
-                self.session.submitPing()
-                self.awaitingPingAck = true
-                self.socket.scheduleFlush()
-                self.loop.scheduleTimer(after: self.configuration.keepaliveTimeout) { [weak self] in
-                    guard let self, self.awaitingPingAck else { return }
-                    self.shared.logger.info("closing connection: keepalive ping unanswered", ["peer": self.socket.peer])
-                    self.socket.close()
-                }
+            guard self.lastReceived + self.configuration.keepaliveInterval <= .now else {
+                self.armKeepalive()
+                return
             }
-            self.armKeepalive()
+            self.session.submitPing()
+            self.awaitingPingAck = true
+            self.socket.scheduleFlush()
+            self.loop.scheduleTimer(after: self.configuration.keepaliveTimeout) { [weak self] in
+                // A nil session means the socket is gone already (and must not be touched).
+                guard let self, self.session != nil, self.awaitingPingAck else { return }
+                self.shared.logger.info("closing connection: keepalive ping unanswered", ["peer": self.socket.peer])
+                self.socket.close()
+            }
+            // The next ping is an interval after this one, not after the last bytes received.
+            self.armKeepalive(from: .now)
         }
     }
 }

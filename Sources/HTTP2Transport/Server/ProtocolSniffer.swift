@@ -36,7 +36,6 @@ final class ProtocolSniffer: ConnectionProtocol {
         switch kind {
         case .http2:
             guard let connection = try? HTTP2ServerConnection(socket: socket, shared: shared) else { return false }
-            socket.idleTimeout = nil
             next = connection
         case .http1:
             next = HTTP1ServerConnection(socket: socket, shared: shared)

@@ -1,0 +1,71 @@
+import EntitlementStorage
+import Synchronization
+
+/// What the read path needs of one customer, built from a snapshot after every write that touches it.
+final class CachedCustomer: Sendable {
+    let customerID: Int64
+    let appUserID: String
+    let allAppUserIDs: [String]
+    let version: UInt64
+    let candidates: [EntitlementCandidate]
+    /// Status as computed when the entry was built, valid until its `nextChangeAt`.
+    let status: ComputedStatus
+
+    init(snapshot: CustomerSnapshot, now: UnixTime) {
+        customerID = snapshot.customer.id
+        appUserID = snapshot.customer.appUserID
+        allAppUserIDs = [snapshot.customer.appUserID] + snapshot.aliases
+        version = snapshot.customer.version
+        candidates = snapshot.grants.map(EntitlementCandidate.init(grant:))
+        status = StatusCalculator.status(of: candidates, at: now)
+    }
+
+    /// The state at `now`: the cached status while it is still valid, recomputed from the records after that.
+    func state(at now: UnixTime) -> CustomerState {
+        let current: ComputedStatus
+        if let changeAt = status.nextChangeAt, now >= changeAt {
+            current = StatusCalculator.status(of: candidates, at: now)
+        } else {
+            current = status
+        }
+        return CustomerState(customerID: customerID, appUserID: appUserID, version: version, status: current)
+    }
+}
+
+/// Customers by tenant and app user ID (aliases included), so SyncStatus needs no database round-trip.
+///
+/// Sharded so that readers on different cores rarely meet on one lock. Entries are replaced after each committed
+/// write; this process is the only writer (a multi-instance store will need invalidation messages).
+final class CustomerCache: Sendable {
+    private struct Key: Hashable {
+        var tenantID: String
+        var appUserID: String
+    }
+
+    private final class Shard: Sendable {
+        let entries = Mutex<[Key: CachedCustomer]>([:])
+    }
+
+    private let shards: [Shard]
+
+    init(shardCount: Int = 64) {
+        shards = (0..<shardCount).map { _ in Shard() }
+    }
+
+    private func shard(_ key: Key) -> Shard {
+        shards[Int(UInt(bitPattern: key.hashValue) % UInt(shards.count))]
+    }
+
+    func entry(tenantID: String, appUserID: String) -> CachedCustomer? {
+        let key = Key(tenantID: tenantID, appUserID: appUserID)
+        return shard(key).entries.withLock { $0[key] }
+    }
+
+    /// Makes `entry` the answer for every ID of the customer.
+    func store(_ entry: CachedCustomer, tenantID: String) {
+        for appUserID in entry.allAppUserIDs {
+            let key = Key(tenantID: tenantID, appUserID: appUserID)
+            shard(key).entries.withLock { $0[key] = entry }
+        }
+    }
+}

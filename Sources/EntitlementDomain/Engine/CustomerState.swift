@@ -1,0 +1,40 @@
+public import EntitlementStorage
+
+/// A customer as the API reports it: canonical ID, version and status at one instant.
+public struct CustomerState: Sendable, Hashable {
+    /// nil for an app user ID nobody has seen: such a user is INACTIVE at version 0 and is not created by a read.
+    public var customerID: Int64?
+    public var appUserID: String
+    public var version: UInt64
+    public var status: ComputedStatus
+
+    public init(customerID: Int64?, appUserID: String, version: UInt64, status: ComputedStatus) {
+        self.customerID = customerID
+        self.appUserID = appUserID
+        self.version = version
+        self.status = status
+    }
+
+    /// The state of an app user ID that has no customer.
+    public static func unknown(_ appUserID: String) -> CustomerState {
+        CustomerState(customerID: nil, appUserID: appUserID, version: 0, status: .inactive)
+    }
+}
+
+/// One message for a status stream.
+public struct StatusUpdate: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable {
+        case snapshot
+        case changed(StatusChange)
+    }
+
+    public var kind: Kind
+    public var state: CustomerState
+    public var reason: String
+
+    public init(kind: Kind, state: CustomerState, reason: String) {
+        self.kind = kind
+        self.state = state
+        self.reason = reason
+    }
+}

@@ -1,0 +1,115 @@
+public import EntitlementStorage
+
+/// What Identify did.
+public struct IdentifyOutcome: Sendable, Hashable {
+    public var state: CustomerState
+    public var created: Bool
+    public var merged: Bool
+}
+
+/// A grant with the canonical app user ID of its customer.
+public struct GrantOutcome: Sendable, Hashable {
+    public var grant: GrantRecord
+    public var appUserID: String
+}
+
+/// A customer with everything GetCustomer shows.
+public struct CustomerDetails: Sendable, Hashable {
+    public var state: CustomerState
+    public var aliases: [String]
+    public var grants: [GrantRecord]
+}
+
+/// One recorded change, as ListCustomerEvents shows it.
+public struct RecordedEvent: Sendable, Hashable {
+    public var version: UInt64
+    public var cause: EventCause?
+    public var change: StatusChange?
+    public var reason: String
+    public var occurredAt: UnixTime
+    public var status: ComputedStatus
+    public var relatedAppUserID: String
+    public var referenceID: String
+
+    init(_ record: EventRecord) {
+        version = record.version
+        cause = EventCause(rawValue: record.cause)
+        change = StatusChange(rawValue: record.change)
+        reason = record.reason
+        occurredAt = record.occurredAt
+        status = ComputedStatus(storedBytes: record.status)
+        relatedAppUserID = record.relatedAppUserID
+        referenceID = record.referenceID
+    }
+}
+
+/// A page of events, newest first.
+public struct EventPage: Sendable, Hashable {
+    public static let defaultSize = 50
+    public static let maximumSize = 500
+
+    public var events: [RecordedEvent]
+    /// Empty on the last page.
+    public var nextPageToken: String
+
+    /// Tokens name the version the next page starts below; opaque to clients.
+    static func token(beforeVersion version: UInt64) -> String { "v\(version)" }
+
+    static func version(fromToken token: String) throws(DomainError) -> UInt64? {
+        guard !token.isEmpty else { return nil }
+        guard token.hasPrefix("v"), let version = UInt64(token.dropFirst()), version > 0 else {
+            throw .invalidArgument("page_token '\(token)' is not a token this server issued.")
+        }
+        return version
+    }
+}
+
+/// An admin's grant, as GrantEntitlement asks for it.
+public struct GrantRequest: Sendable, Hashable {
+    public var appUserID: String
+    public var entitlementID: String
+    /// At most one of `expiresAt` and `duration`; neither means a lifetime grant.
+    public var expiresAt: UnixTime?
+    public var durationMilliseconds: Int64?
+    public var reason: String
+    public var idempotencyKey: String?
+
+    public init(
+        appUserID: String, entitlementID: String, expiresAt: UnixTime?, durationMilliseconds: Int64?, reason: String,
+        idempotencyKey: String?
+    ) {
+        self.appUserID = appUserID
+        self.entitlementID = entitlementID
+        self.expiresAt = expiresAt
+        self.durationMilliseconds = durationMilliseconds
+        self.reason = reason
+        self.idempotencyKey = idempotencyKey
+    }
+
+    func validate(for tenant: Tenant) throws(DomainError) {
+        guard !entitlementID.isEmpty else { throw .invalidArgument("entitlement_id is required.") }
+        guard tenant.isDeclared(entitlementID: entitlementID) || tenant.allowUndeclaredEntitlements else {
+            throw .invalidArgument(
+                "entitlement_id '\(entitlementID)' is not declared by any product or entitlement of tenant "
+                    + "'\(tenant.id)' (set allow_undeclared_entitlements to grant it anyway).")
+        }
+        guard expiresAt == nil || durationMilliseconds == nil else {
+            throw .invalidArgument("Set expires_at or duration, not both.")
+        }
+        if let durationMilliseconds, durationMilliseconds <= 0 {
+            throw .invalidArgument("duration must be positive.")
+        }
+        if let key = idempotencyKey, key.utf8.count > 256 {
+            throw .invalidArgument("idempotency_key must be at most 256 bytes.")
+        }
+        guard reason.utf8.count <= 1024 else { throw .invalidArgument("reason must be at most 1024 bytes.") }
+    }
+
+    func expiry(from now: UnixTime) throws(DomainError) -> UnixTime? {
+        if let expiresAt {
+            guard expiresAt > now else { throw .invalidArgument("expires_at is in the past.") }
+            return expiresAt
+        }
+        return durationMilliseconds.map { UnixTime(milliseconds: now.milliseconds + $0) }
+    }
+}

@@ -1,0 +1,341 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads the tenant configuration file (path from the server configuration) into a ``TenantDirectory``.
+///
+/// The format (see `Config/tenants.example.json`):
+///
+///     {
+///       "_comment": "optional, anywhere an object allows it: a string or an array of strings",
+///       "tenants": [
+///         {
+///           "id": "demo",                                  // required; 1–64 of [a-z0-9_-], unique
+///           "public_keys": ["pk_sha256:<64 hex>", ...],    // hashes of pk_ keys (entctl hash-key); may be empty
+///           "secret_keys": ["sk_sha256:<64 hex>", ...],    // hashes of sk_ keys; may be empty, but not both
+///           "entitlements": ["pro", "premium"],            // optional; products' entitlements are declared too
+///           "allow_undeclared_entitlements": false,        // optional, default false
+///           "products": { "com.example.pro.monthly": ["pro"] }   // optional; product ID → entitlements
+///         }
+///       ]
+///     }
+///
+/// Anything else is an error: unknown fields (typos), repeated JSON keys, duplicate tenant IDs, a key hash listed
+/// twice anywhere, a hash under the other kind's list, malformed values. A failed load changes nothing, so a
+/// reload on SIGHUP keeps the old directory and logs the error's description.
+public enum TenantConfigLoader {
+    /// Loads and validates the file at `path`; errors name `path` as given.
+    public static func load(path: String) throws(TenantConfigError) -> TenantDirectory {
+        let bytes: [UInt8]
+        switch readFile(path) {
+        case .success(let contents): bytes = contents
+        case .failure(let reason):
+            throw TenantConfigError(code: .unreadableFile, file: path, message: "cannot read the tenant configuration: \(reason)")
+        }
+        return try parse(bytes, file: path)
+    }
+
+    /// Validates a configuration held in memory; `file` is only used in errors.
+    public static func parse(_ bytes: [UInt8], file: String) throws(TenantConfigError) -> TenantDirectory {
+        let root: JSONNode
+        do {
+            root = try JSONParser.parse(bytes)
+        } catch {
+            throw TenantConfigError(
+                code: .malformedJSON, file: file, line: error.line, path: error.path,
+                message: error.path == nil
+                    ? "malformed JSON at column \(error.column): \(error.message)"
+                    : "malformed JSON: \(error.message)")
+        }
+        var reader = TenantConfigReader(file: file, lines: true)
+        return try reader.directory(root)
+    }
+
+    private static func readFile(_ path: String) -> Result<[UInt8], ReadFailure> {
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return .failure(ReadFailure("it is a directory")) }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return .failure(ReadFailure(String(cString: strerror(errno)))) }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failure(ReadFailure(String(cString: strerror(errno))))
+            }
+            if count == 0 { return .success(bytes) }
+            bytes.append(contentsOf: buffer[0..<count])
+        }
+    }
+
+    private struct ReadFailure: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+}
+
+/// Turns parsed JSON into validated tenants, naming the JSON path (and line) of every problem.
+struct TenantConfigReader {
+    let file: String
+    /// False for nodes built in code, whose lines mean nothing.
+    let lines: Bool
+
+    static let rootFields = ["tenants", "_comment"]
+    static let tenantFields = [
+        "id", "public_keys", "secret_keys", "entitlements", "allow_undeclared_entitlements", "products", "_comment",
+    ]
+
+    /// Where each tenant's ID and key hashes were, for errors found across tenants.
+    private var idLines: [Int?] = []
+    private var keyLines: [[APIKey.Kind: [Int?]]] = []
+
+    init(file: String, lines: Bool) {
+        self.file = file
+        self.lines = lines
+    }
+
+    mutating func directory(_ root: JSONNode) throws(TenantConfigError) -> TenantDirectory {
+        let members = try object(root, path: "", allowed: Self.rootFields, what: "the top level")
+        guard let tenantsNode = members["tenants"] else {
+            throw error(.missingField, root, "", "missing \"tenants\": the file needs {\"tenants\": [...]}")
+        }
+        let tenantNodes = try array(tenantsNode, path: "tenants")
+        if tenantNodes.isEmpty {
+            throw error(.noTenants, tenantsNode, "tenants", "no tenants are configured; every API key would be refused")
+        }
+        var tenants: [Tenant] = []
+        for (index, node) in tenantNodes.enumerated() {
+            tenants.append(try tenant(node, path: "tenants[\(index)]"))
+        }
+        let idLines = idLines
+        let keyLines = keyLines
+        return try TenantDirectory(tenants: tenants, file: file) { tenantIndex, kind, keyIndex in
+            guard let kind else { return idLines[tenantIndex] }
+            return keyLines[tenantIndex][kind]?[keyIndex] ?? nil
+        }
+    }
+
+    mutating func tenant(_ node: JSONNode, path: String) throws(TenantConfigError) -> Tenant {
+        let members = try object(node, path: path, allowed: Self.tenantFields, what: "a tenant")
+
+        guard let idNode = members["id"] else { throw error(.missingField, node, path, "missing \"id\"") }
+        let id = try string(idNode, path: path + ".id")
+        if let problem = Self.tenantIDProblem(id) { throw error(.invalidValue, idNode, path + ".id", problem) }
+
+        var digests: [APIKey.Kind: [[UInt8]]] = [:]
+        var lines: [APIKey.Kind: [Int?]] = [:]
+        for kind in APIKey.Kind.allCases {
+            let fieldPath = path + "." + kind.configField
+            let nodes = try members[kind.configField].map { node throws(TenantConfigError) in try array(node, path: fieldPath) } ?? []
+            for (index, keyNode) in nodes.enumerated() {
+                let keyPath = "\(fieldPath)[\(index)]"
+                digests[kind, default: []].append(try keyDigest(keyNode, path: keyPath, kind: kind))
+                lines[kind, default: []].append(line(keyNode))
+            }
+        }
+        if digests.values.allSatisfy(\.isEmpty) {
+            throw error(
+                .noKeys, node, path,
+                "tenant \"\(id)\" has no keys: list at least one hash in \"public_keys\" or \"secret_keys\"")
+        }
+
+        var listed: [String] = []
+        if let listNode = members["entitlements"] {
+            for (index, entitlementNode) in try array(listNode, path: path + ".entitlements").enumerated() {
+                let entitlementPath = "\(path).entitlements[\(index)]"
+                let entitlement = try entitlementID(entitlementNode, path: entitlementPath)
+                if listed.contains(entitlement) {
+                    throw error(.duplicateEntry, entitlementNode, entitlementPath, "\"\(entitlement)\" is listed twice")
+                }
+                listed.append(entitlement)
+            }
+        }
+
+        var allowUndeclared = false
+        if let flagNode = members["allow_undeclared_entitlements"] {
+            guard case .bool(let flag) = flagNode.value else {
+                throw typeMismatch(flagNode, path + ".allow_undeclared_entitlements", expected: "true or false")
+            }
+            allowUndeclared = flag
+        }
+
+        var products: [String: [String]] = [:]
+        if let productsNode = members["products"] {
+            guard case .object(let productMembers) = productsNode.value else {
+                throw typeMismatch(productsNode, path + ".products", expected: "an object of product ID → entitlement IDs")
+            }
+            for member in productMembers {
+                let productPath = "\(path).products[\"\(member.key)\"]"
+                if let problem = Self.productIDProblem(member.key) {
+                    throw error(.invalidValue, member.value, productPath, problem)
+                }
+                var entitlements: [String] = []
+                for (index, entitlementNode) in try array(member.value, path: productPath).enumerated() {
+                    let entitlementPath = "\(productPath)[\(index)]"
+                    let entitlement = try entitlementID(entitlementNode, path: entitlementPath)
+                    if entitlements.contains(entitlement) {
+                        throw error(.duplicateEntry, entitlementNode, entitlementPath, "\"\(entitlement)\" is listed twice")
+                    }
+                    entitlements.append(entitlement)
+                }
+                if entitlements.isEmpty {
+                    throw error(
+                        .invalidValue, member.value, productPath,
+                        "product \"\(member.key)\" gives no entitlements; list at least one, or leave the product out")
+                }
+                products[member.key] = entitlements
+            }
+        }
+
+        idLines.append(line(idNode))
+        keyLines.append(lines)
+        return Tenant(
+            id: id, publicKeyDigests: digests[.publicKey] ?? [], secretKeyDigests: digests[.secretKey] ?? [],
+            listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclared, products: products)
+    }
+
+    // MARK: Values
+
+    private func keyDigest(_ node: JSONNode, path: String, kind: APIKey.Kind) throws(TenantConfigError) -> [UInt8] {
+        let text = try string(node, path: path)
+        if let (parsedKind, digest) = APIKey.parseHashString(text) {
+            guard parsedKind == kind else {
+                throw error(
+                    .keyKindMismatch, node, path,
+                    "a \(parsedKind.adjective) key's hash (\(parsedKind.hashPrefix)...) is listed under "
+                        + "\"\(kind.configField)\"; it belongs in \"\(parsedKind.configField)\"")
+            }
+            return digest
+        }
+        // Never repeat the value: it may be a key pasted by mistake.
+        if APIKey.kind(of: text) != nil && !text.contains(":") {
+            throw error(
+                .invalidValue, node, path,
+                "this looks like an API key itself, not its hash; store only the output of `entctl hash-key`, "
+                    + "and treat a key that has been written to a file as leaked: make a new one")
+        }
+        throw error(
+            .invalidValue, node, path,
+            "expected \"\(kind.hashPrefix)\" followed by the 64 hex digits of the key's SHA-256 "
+                + "(the output of `entctl hash-key`)")
+    }
+
+    private func entitlementID(_ node: JSONNode, path: String) throws(TenantConfigError) -> String {
+        let id = try string(node, path: path)
+        if let problem = EntitlementID.problem(with: id) {
+            throw error(.invalidValue, node, path, "entitlement ID \(problem)")
+        }
+        return id
+    }
+
+    static func tenantIDProblem(_ id: String) -> String? {
+        if id.isEmpty { return "the tenant ID is empty; use 1 to \(Tenant.maxIDLength) characters of a-z, 0-9, _ and -" }
+        if id.utf8.count > Tenant.maxIDLength {
+            return "the tenant ID is \(id.utf8.count) characters long; the limit is \(Tenant.maxIDLength)"
+        }
+        let allowed = id.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        }
+        if !allowed {
+            return "tenant ID \"\(id.unicodeScalars.map { AppUserID.isControl($0) ? "?" : String($0) }.joined())\" "
+                + "may only contain a-z, 0-9, _ and -"
+        }
+        return nil
+    }
+
+    static func productIDProblem(_ id: String) -> String? {
+        if id.isEmpty { return "a product ID is empty" }
+        if let scalar = id.unicodeScalars.first(where: AppUserID.isControl) {
+            return "product ID contains the control character \(AppUserID.codePoint(scalar))"
+        }
+        if AppUserID.isWhitespace(id.unicodeScalars.first!) || AppUserID.isWhitespace(id.unicodeScalars.last!) {
+            return "product ID \"\(id)\" has leading or trailing whitespace"
+        }
+        return nil
+    }
+
+    // MARK: Types
+
+    /// An object's members by key, after refusing unknown ones; `_comment` must be a string or array of strings.
+    private func object(_ node: JSONNode, path: String, allowed: [String], what: String) throws(TenantConfigError)
+        -> [String: JSONNode]
+    {
+        guard case .object(let members) = node.value else {
+            throw typeMismatch(node, path, expected: "an object")
+        }
+        var byKey: [String: JSONNode] = [:]
+        for member in members {
+            let memberPath = path.isEmpty ? member.key : path + "." + member.key
+            guard allowed.contains(member.key) else {
+                var message = "unknown field \"\(member.key)\" in \(what)"
+                if let suggestion = Self.suggestion(for: member.key, among: allowed) {
+                    message += "; did you mean \"\(suggestion)\"?"
+                } else {
+                    message += "; known fields: " + allowed.map { "\"\($0)\"" }.joined(separator: ", ")
+                }
+                throw error(.unknownField, member.value, memberPath, message)
+            }
+            if member.key == "_comment" {
+                switch member.value.value {
+                case .string: break
+                case .array(let lines) where lines.allSatisfy({ if case .string = $0.value { true } else { false } }): break
+                default: throw typeMismatch(member.value, memberPath, expected: "a string or an array of strings")
+                }
+            }
+            byKey[member.key] = member.value
+        }
+        return byKey
+    }
+
+    private func array(_ node: JSONNode, path: String) throws(TenantConfigError) -> [JSONNode] {
+        guard case .array(let elements) = node.value else { throw typeMismatch(node, path, expected: "an array") }
+        return elements
+    }
+
+    private func string(_ node: JSONNode, path: String) throws(TenantConfigError) -> String {
+        guard case .string(let text) = node.value else { throw typeMismatch(node, path, expected: "a string") }
+        return text
+    }
+
+    private func typeMismatch(_ node: JSONNode, _ path: String, expected: String) -> TenantConfigError {
+        error(.typeMismatch, node, path, "expected \(expected), found \(node.typeDescription)")
+    }
+
+    private func line(_ node: JSONNode) -> Int? {
+        lines ? node.line : nil
+    }
+
+    private func error(_ code: TenantConfigError.Code, _ node: JSONNode, _ path: String, _ message: String)
+        -> TenantConfigError
+    {
+        TenantConfigError(code: code, file: file, line: line(node), path: path, message: message)
+    }
+
+    /// The allowed field closest to a misspelt one (edit distance at most 2, or differing only in a plural s).
+    static func suggestion(for field: String, among allowed: [String]) -> String? {
+        let candidates = allowed.map { ($0, editDistance(field.lowercased(), $0)) }.filter { $0.1 <= 2 }
+        return candidates.min { $0.1 < $1.1 }?.0
+    }
+
+    static func editDistance(_ lhs: String, _ rhs: String) -> Int {
+        let a = Array(lhs.utf8)
+        let b = Array(rhs.utf8)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            swap(&previous, &current)
+        }
+        return previous[b.count]
+    }
+}

@@ -1,0 +1,111 @@
+public import EntitlementDomain
+import EntitlementStorage
+import EntitlementsProto
+import ProtobufWire
+public import RPCCore
+
+/// `entitlements.v1.AdminService`: what operators' tools call with a secret key.
+public struct AdminService: RPCService {
+    public static let serviceName = "entitlements.v1.AdminService"
+
+    let engine: CustomerEngine
+    let tenants: TenantRegistry
+    let log: CallLog
+
+    public init(engine: CustomerEngine, tenants: TenantRegistry, log: CallLog) {
+        self.engine = engine
+        self.tenants = tenants
+        self.log = log
+    }
+
+    private static func method(_ name: String) -> MethodDescriptor {
+        MethodDescriptor(service: serviceName, method: name)
+    }
+
+    public func register(on router: inout RPCRouter) {
+        router.registerUnary(Self.method("GrantEntitlement")) { (request: GrantEntitlementRequest, context) in
+            try await grant(request, context)
+        }
+        router.registerUnary(Self.method("RevokeGrant")) { (request: RevokeGrantRequest, context) in
+            try await revoke(request, context)
+        }
+        router.registerUnary(Self.method("GetCustomer")) { (request: GetCustomerRequest, context) in
+            try await customer(request, context)
+        }
+        router.registerUnary(Self.method("ListCustomerEvents")) { (request: ListCustomerEventsRequest, context) in
+            try await events(request, context)
+        }
+    }
+
+    private func grant(_ request: GrantEntitlementRequest, _ context: ServerContext) async throws -> Grant {
+        try await log.call(context) { fields in
+            let tenant = try CallerAuthentication.tenant(of: context, requires: .secretKey, in: tenants)
+            fields.tenantID = tenant.id
+            let outcome = try await engine.grant(tenant: tenant, try GrantRequest(request))
+            fields.appUserID = outcome.appUserID
+            return Grant(outcome.grant, appUserID: outcome.appUserID)
+        }
+    }
+
+    private func revoke(_ request: RevokeGrantRequest, _ context: ServerContext) async throws -> Grant {
+        try await log.call(context) { fields in
+            let tenant = try CallerAuthentication.tenant(of: context, requires: .secretKey, in: tenants)
+            fields.tenantID = tenant.id
+            let outcome = try await engine.revoke(tenantID: tenant.id, grantID: request.grantID, reason: request.reason)
+            fields.appUserID = outcome.appUserID
+            return Grant(outcome.grant, appUserID: outcome.appUserID)
+        }
+    }
+
+    private func customer(_ request: GetCustomerRequest, _ context: ServerContext) async throws -> Customer {
+        try await log.call(context) { fields in
+            let tenant = try CallerAuthentication.tenant(of: context, requires: .secretKey, in: tenants)
+            fields.tenantID = tenant.id
+            let details = try engine.details(tenantID: tenant.id, appUserID: try AppUserID.validate(request.appUserID))
+            fields.appUserID = details.state.appUserID
+            var customer = Customer()
+            customer.customer = CustomerStatus(details.state, serverTime: engine.now())
+            customer.aliases = details.aliases
+            customer.grants = details.grants.map { Grant($0, appUserID: details.state.appUserID) }
+            return customer
+        }
+    }
+
+    private func events(_ request: ListCustomerEventsRequest, _ context: ServerContext) async throws
+        -> ListCustomerEventsResponse
+    {
+        try await log.call(context) { fields in
+            let tenant = try CallerAuthentication.tenant(of: context, requires: .secretKey, in: tenants)
+            fields.tenantID = tenant.id
+            let appUserID = try AppUserID.validate(request.appUserID)
+            fields.appUserID = appUserID
+            let page = try engine.events(
+                tenantID: tenant.id, appUserID: appUserID, pageSize: Int(request.pageSize), pageToken: request.pageToken)
+            var response = ListCustomerEventsResponse()
+            response.events = page.events.map(CustomerEvent.init)
+            response.nextPageToken = page.nextPageToken
+            return response
+        }
+    }
+}
+
+extension GrantRequest {
+    /// The API's request in domain terms; timestamps and durations are checked here.
+    init(_ request: GrantEntitlementRequest) throws(DomainError) {
+        var expiresAt: UnixTime?
+        if let timestamp = request.expiresAt {
+            guard timestamp.isValid else { throw .invalidArgument("expires_at is not a valid timestamp.") }
+            expiresAt = UnixTime(milliseconds: timestamp.unixMilliseconds)
+        }
+        var duration: Int64?
+        if let value = request.duration {
+            guard value.isValid else { throw .invalidArgument("duration is not a valid duration.") }
+            let (seconds, attoseconds) = value.duration.components
+            duration = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        }
+        self.init(
+            appUserID: request.appUserID, entitlementID: request.entitlementID, expiresAt: expiresAt,
+            durationMilliseconds: duration, reason: request.reason,
+            idempotencyKey: request.idempotencyKey.isEmpty ? nil : request.idempotencyKey)
+    }
+}

@@ -1,0 +1,62 @@
+public import RPCCore
+
+/// One log line per RPC: method, tenant, canonical user, status code and duration. Never keys or payloads.
+public struct CallLog: Sendable {
+    /// What a handler learns while it runs and the line reports.
+    public struct Fields: Sendable {
+        public var tenantID = "-"
+        public var appUserID = "-"
+    }
+
+    let logger: Logger
+
+    public init(logger: Logger) {
+        self.logger = logger
+    }
+
+    func call<Response>(
+        _ context: ServerContext, _ body: (inout Fields) async throws -> Response
+    ) async throws -> Response {
+        let start = ContinuousClock.now
+        var fields = Fields()
+        do {
+            let response = try await body(&fields)
+            write(context, fields, code: .ok, since: start)
+            return response
+        } catch {
+            write(context, fields, code: RPCError(from: error).code, since: start)
+            throw error
+        }
+    }
+
+    func callSynchronously<Response>(_ context: ServerContext, _ body: (inout Fields) throws -> Response) throws
+        -> Response
+    {
+        let start = ContinuousClock.now
+        var fields = Fields()
+        do {
+            let response = try body(&fields)
+            write(context, fields, code: .ok, since: start)
+            return response
+        } catch {
+            write(context, fields, code: RPCError(from: error).code, since: start)
+            throw error
+        }
+    }
+
+    /// A state change outside any one call's line, such as an expiry or a stream's push.
+    func change(_ message: String, tenantID: String, appUserID: String, version: UInt64, reason: String) {
+        logger.info(message, ["tenant": tenantID, "user": appUserID, "version": String(version), "reason": reason])
+    }
+
+    private func write(_ context: ServerContext, _ fields: Fields, code: RPCError.Code, since start: ContinuousClock.Instant) {
+        let elapsed = start.duration(to: .now)
+        let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
+        logger.info(
+            "rpc",
+            [
+                "method": context.method.path, "tenant": fields.tenantID, "user": fields.appUserID,
+                "code": code.description, "duration_us": String(micros), "peer": context.peer,
+            ])
+    }
+}

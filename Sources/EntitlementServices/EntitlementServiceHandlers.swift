@@ -1,0 +1,110 @@
+public import EntitlementDomain
+import EntitlementsProto
+public import RPCCore
+
+/// `entitlements.v1.EntitlementService`: what apps call with a public (or secret) key.
+///
+/// Purchase and Restore arrive with the store issues; until then the router answers them `UNIMPLEMENTED`.
+public struct EntitlementService: RPCService {
+    public static let serviceName = "entitlements.v1.EntitlementService"
+
+    let engine: CustomerEngine
+    let tenants: TenantRegistry
+    let log: CallLog
+    let streams: StreamLimits
+
+    public init(engine: CustomerEngine, tenants: TenantRegistry, log: CallLog, streams: StreamLimits = StreamLimits()) {
+        self.engine = engine
+        self.tenants = tenants
+        self.log = log
+        self.streams = streams
+    }
+
+    private static func method(_ name: String) -> MethodDescriptor {
+        MethodDescriptor(service: serviceName, method: name)
+    }
+
+    public func register(on router: inout RPCRouter) {
+        router.registerUnary(Self.method("Identify")) { (request: EntitlementsProto.IdentifyRequest, context) in
+            try await identify(request, context)
+        }
+        router.registerSynchronousUnary(Self.method("SyncStatus")) { (request: SyncStatusRequest, context) in
+            try syncStatus(request, context)
+        }
+        router.registerServerStreaming(Self.method("StreamStatus")) {
+            (request: StreamStatusRequest, writer: ResponseWriter<StatusEvent>, context) in
+            try await streamStatus(request, writer, context)
+        }
+    }
+
+    private func identify(_ request: EntitlementsProto.IdentifyRequest, _ context: ServerContext) async throws -> IdentifyResponse {
+        try await log.call(context) { fields in
+            let tenant = try CallerAuthentication.tenant(of: context, requires: .publicKey, in: tenants)
+            fields.tenantID = tenant.id
+            let anonymousID = request.anonymousID.isEmpty ? nil : request.anonymousID
+            let outcome = try await engine.identify(
+                tenantID: tenant.id, appUserID: request.appUserID, anonymousID: anonymousID)
+            fields.appUserID = outcome.state.appUserID
+            var response = IdentifyResponse()
+            response.customer = CustomerStatus(outcome.state, serverTime: engine.now())
+            response.created = outcome.created
+            response.merged = outcome.merged
+            return response
+        }
+    }
+
+    /// Runs on the connection's thread: the answer comes from memory (the database only on a cache miss).
+    private func syncStatus(_ request: SyncStatusRequest, _ context: ServerContext) throws -> SyncStatusResponse {
+        try log.callSynchronously(context) { fields in
+            let tenant = try CallerAuthentication.tenant(of: context, requires: .publicKey, in: tenants)
+            fields.tenantID = tenant.id
+            let appUserID = try AppUserID.validate(request.appUserID)
+            let state = try engine.state(tenantID: tenant.id, appUserID: appUserID)
+            fields.appUserID = state.appUserID
+            var response = SyncStatusResponse()
+            response.customer = CustomerStatus(state, serverTime: engine.now())
+            return response
+        }
+    }
+
+    private func streamStatus(
+        _ request: StreamStatusRequest, _ writer: ResponseWriter<StatusEvent>, _ context: ServerContext
+    ) async throws {
+        try await log.call(context) { fields in
+            let tenant = try CallerAuthentication.tenant(of: context, requires: .publicKey, in: tenants)
+            fields.tenantID = tenant.id
+            let appUserID = try AppUserID.validate(request.appUserID)
+            guard let customerID = try engine.state(tenantID: tenant.id, appUserID: appUserID).customerID else {
+                throw DomainError.notFound(
+                    "No customer has app_user_id '\(appUserID)' yet; call Identify first, then stream its status.")
+            }
+            try streams.acquire(connectionID: context.connectionID)
+            defer { streams.release(connectionID: context.connectionID) }
+            // Subscribe before reading, so no commit falls between the first message and the live updates.
+            let subscription = try engine.hub.subscribe(tenantID: tenant.id, customerID: customerID)
+            defer { subscription.cancel() }
+            let current = try engine.state(tenantID: tenant.id, appUserID: appUserID)
+            fields.appUserID = current.appUserID
+
+            var lastVersion = current.version
+            let replayed =
+                request.afterVersion > 0
+                ? try engine.replay(
+                    tenantID: tenant.id, customerID: customerID, afterVersion: request.afterVersion, current: current)
+                : nil
+            if let replayed {
+                for update in replayed { try await writer.write(StatusEvent(update, serverTime: engine.now())) }
+                lastVersion = replayed.last?.state.version ?? request.afterVersion
+            } else {
+                let snapshot = StatusUpdate(kind: .snapshot, state: current, reason: "Current status.")
+                try await writer.write(StatusEvent(snapshot, serverTime: engine.now()))
+            }
+            for await update in subscription {
+                // Updates already covered by the first messages are skipped; a merge's snapshot always goes out.
+                if case .changed = update.kind, update.state.version <= lastVersion { continue }
+                try await writer.write(StatusEvent(update, serverTime: engine.now()))
+                lastVersion = update.state.version
+            }
+        }
+    }
+}

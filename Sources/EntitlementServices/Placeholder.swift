@@ -1,1 +1,0 @@
-// Placeholder: the services arrive in this session.

@@ -1,0 +1,109 @@
+/// The schema, as numbered migrations applied in order at startup, all pending ones in one transaction.
+///
+/// Append new migrations; never edit or renumber one that has shipped. `schema_migrations` records each applied
+/// version, and a database that records a version this build does not know is refused.
+enum Migrations {
+    struct Migration {
+        let version: Int64
+        let sql: String
+    }
+
+    static let all: [Migration] = [
+        Migration(
+            version: 1,
+            sql: """
+                CREATE TABLE customers (
+                    id INTEGER PRIMARY KEY,
+                    tenant_id TEXT NOT NULL,
+                    app_user_id TEXT NOT NULL,
+                    is_anonymous INTEGER NOT NULL,
+                    version INTEGER NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    next_change_at INTEGER,
+                    UNIQUE (tenant_id, app_user_id),
+                    -- Target of the tenant-checked foreign keys below: rows point only at their own tenant's customers.
+                    UNIQUE (tenant_id, id)
+                );
+                CREATE INDEX customers_next_change_at ON customers (next_change_at) WHERE next_change_at IS NOT NULL;
+
+                -- Every app user ID that resolves to a customer, the canonical one included.
+                CREATE TABLE app_user_ids (
+                    tenant_id TEXT NOT NULL,
+                    app_user_id TEXT NOT NULL,
+                    customer_id INTEGER NOT NULL,
+                    added_at INTEGER NOT NULL,
+                    PRIMARY KEY (tenant_id, app_user_id),
+                    FOREIGN KEY (tenant_id, customer_id) REFERENCES customers (tenant_id, id)
+                );
+                CREATE INDEX app_user_ids_customer ON app_user_ids (tenant_id, customer_id, added_at);
+
+                CREATE TABLE grants (
+                    grant_id TEXT PRIMARY KEY,
+                    tenant_id TEXT NOT NULL,
+                    customer_id INTEGER NOT NULL,
+                    entitlement_id TEXT NOT NULL,
+                    starts_at INTEGER NOT NULL,
+                    expires_at INTEGER,
+                    revoked_at INTEGER,
+                    reason TEXT NOT NULL,
+                    revocation_reason TEXT NOT NULL,
+                    idempotency_key TEXT,
+                    created_at INTEGER NOT NULL,
+                    FOREIGN KEY (tenant_id, customer_id) REFERENCES customers (tenant_id, id)
+                );
+                CREATE INDEX grants_customer ON grants (tenant_id, customer_id);
+                CREATE UNIQUE INDEX grants_idempotency_key ON grants (tenant_id, idempotency_key)
+                    WHERE idempotency_key IS NOT NULL;
+
+                CREATE TABLE events (
+                    tenant_id TEXT NOT NULL,
+                    customer_id INTEGER NOT NULL,
+                    version INTEGER NOT NULL,
+                    cause INTEGER NOT NULL,
+                    change INTEGER NOT NULL,
+                    reason TEXT NOT NULL,
+                    occurred_at INTEGER NOT NULL,
+                    status BLOB NOT NULL,
+                    related_app_user_id TEXT NOT NULL,
+                    reference_id TEXT NOT NULL,
+                    PRIMARY KEY (tenant_id, customer_id, version),
+                    FOREIGN KEY (tenant_id, customer_id) REFERENCES customers (tenant_id, id)
+                );
+                """
+        )
+    ]
+
+    static var latestVersion: Int64 { all.last?.version ?? 0 }
+
+    /// Brings the schema up to date in one transaction, or refuses a database from a newer build.
+    static func apply(on connection: SQLiteConnection, now: UnixTime) throws(StoreError) {
+        try apply(all, on: connection, now: now)
+    }
+
+    static func apply(_ migrations: [Migration], on connection: SQLiteConnection, now: UnixTime) throws(StoreError) {
+        let known = migrations.last?.version ?? 0
+        try connection.execute("BEGIN IMMEDIATE")
+        do throws(StoreError) {
+            try connection.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)"
+            )
+            let current =
+                try connection.row("SELECT COALESCE(MAX(version), 0) FROM schema_migrations") { $0.int64(0) } ?? 0
+            guard current <= known else {
+                throw StoreError.corrupt(
+                    "database \(connection.path) has schema version \(current), newer than this build knows "
+                        + "(version \(known)); refusing to open it with older code")
+            }
+            for migration in migrations where migration.version > current {
+                try connection.execute(migration.sql)
+                try connection.run(
+                    "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
+                    [.integer(migration.version), .time(now)])
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            connection.rollbackIfNeeded()
+            throw error
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import CSQLite
+
+/// A value bound to a statement parameter.
+enum SQLValue {
+    case integer(Int64)
+    case text(String)
+    case blob([UInt8])
+    case null
+
+    static func integer(_ value: Int64?) -> SQLValue { value.map(SQLValue.integer) ?? .null }
+    static func text(_ value: String?) -> SQLValue { value.map(SQLValue.text) ?? .null }
+    static func time(_ value: UnixTime) -> SQLValue { .integer(value.milliseconds) }
+    static func time(_ value: UnixTime?) -> SQLValue { .integer(value?.milliseconds) }
+    static func bool(_ value: Bool) -> SQLValue { .integer(value ? 1 : 0) }
+}
+
+/// SQLite's SQLITE_TRANSIENT: SQLite copies bound text and blobs before the call returns.
+private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// One prepared statement, owned by the connection that compiled it (and used only by that connection's holder).
+final class Statement {
+    let handle: OpaquePointer
+    let sql: String
+    /// Guards against using a cached statement again while an outer use is still stepping it.
+    var isInUse = false
+
+    init(handle: OpaquePointer, sql: String) {
+        self.handle = handle
+        self.sql = sql
+    }
+
+    func bind(_ values: [SQLValue]) throws(StoreError) {
+        for (offset, value) in values.enumerated() {
+            try bind(value, at: Int32(offset + 1))
+        }
+    }
+
+    func bind(_ value: SQLValue, at index: Int32) throws(StoreError) {
+        let rc: Int32
+        switch value {
+        case .integer(let integer):
+            rc = sqlite3_bind_int64(handle, index, integer)
+        case .null:
+            rc = sqlite3_bind_null(handle, index)
+        case .text(var text):
+            rc = text.withUTF8 { bytes in
+                // An empty buffer may have no base address, which SQLite would bind as NULL.
+                bytes.isEmpty
+                    ? sqlite3_bind_text(handle, index, "", 0, transient)
+                    : sqlite3_bind_text(handle, index, bytes.baseAddress, Int32(bytes.count), transient)
+            }
+        case .blob(let bytes):
+            rc = bytes.withUnsafeBytes { raw in
+                raw.isEmpty
+                    ? sqlite3_bind_zeroblob(handle, index, 0)
+                    : sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), transient)
+            }
+        }
+        guard rc == SQLITE_OK else {
+            throw failure(rc, "cannot bind parameter \(index)")
+        }
+    }
+
+    /// Advances: true when a row is ready, false when done.
+    func step() throws(StoreError) -> Bool {
+        switch sqlite3_step(handle) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        case let rc: throw failure(rc, "cannot run")
+        }
+    }
+
+    /// Makes the statement ready to run again and releases what it holds (including its read snapshot).
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    func finalize() {
+        sqlite3_finalize(handle)
+    }
+
+    private func failure(_ rc: Int32, _ context: String) -> StoreError {
+        let message = sqlite3_db_handle(handle).map { String(cString: sqlite3_errmsg($0)) } ?? ""
+        return StoreError.sqlite(rc, "\(context) \(SQLiteConnection.abbreviated(sql)): \(message)")
+    }
+}
+
+/// The current row of a stepping statement; valid only inside the mapping closure.
+struct Row {
+    fileprivate let statement: Statement
+
+    init(statement: Statement) {
+        self.statement = statement
+    }
+
+    func isNull(_ column: Int32) -> Bool {
+        sqlite3_column_type(statement.handle, column) == SQLITE_NULL
+    }
+
+    func int64(_ column: Int32) -> Int64 {
+        sqlite3_column_int64(statement.handle, column)
+    }
+
+    func optionalInt64(_ column: Int32) -> Int64? {
+        isNull(column) ? nil : int64(column)
+    }
+
+    func bool(_ column: Int32) -> Bool {
+        int64(column) != 0
+    }
+
+    func time(_ column: Int32) -> UnixTime {
+        UnixTime(milliseconds: int64(column))
+    }
+
+    func optionalTime(_ column: Int32) -> UnixTime? {
+        optionalInt64(column).map(UnixTime.init(milliseconds:))
+    }
+
+    func string(_ column: Int32) -> String {
+        guard let text = sqlite3_column_text(statement.handle, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(statement.handle, column))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    func optionalString(_ column: Int32) -> String? {
+        isNull(column) ? nil : string(column)
+    }
+
+    func blob(_ column: Int32) -> [UInt8] {
+        guard let bytes = sqlite3_column_blob(statement.handle, column) else { return [] }
+        let count = Int(sqlite3_column_bytes(statement.handle, column))
+        return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+    }
+}

@@ -1,0 +1,157 @@
+/// The reads every operation shares, run on a read connection (store) or on the write connection (transaction).
+/// Every query is keyed by tenant.
+extension SQLiteConnection {
+    static let customerColumns =
+        "c.id, c.tenant_id, c.app_user_id, c.is_anonymous, c.version, c.created_at, c.next_change_at"
+    static let grantColumns =
+        "grant_id, tenant_id, customer_id, entitlement_id, starts_at, expires_at, revoked_at, reason, "
+        + "revocation_reason, idempotency_key"
+    static let eventColumns =
+        "tenant_id, customer_id, version, cause, change, reason, occurred_at, status, related_app_user_id, reference_id"
+
+    // MARK: Customers
+
+    func customer(tenantID: String, customerID: Int64) throws(StoreError) -> CustomerRecord? {
+        try row(
+            "SELECT \(Self.customerColumns) FROM customers c WHERE c.tenant_id = ? AND c.id = ?",
+            [.text(tenantID), .integer(customerID)], Self.customer(from:))
+    }
+
+    /// The customer `appUserID` resolves to through `app_user_ids` (canonical ID or alias).
+    func customer(tenantID: String, appUserID: String) throws(StoreError) -> CustomerRecord? {
+        try row(
+            """
+            SELECT \(Self.customerColumns) FROM app_user_ids a
+            JOIN customers c ON c.id = a.customer_id AND c.tenant_id = a.tenant_id
+            WHERE a.tenant_id = ? AND a.app_user_id = ?
+            """,
+            [.text(tenantID), .text(appUserID)], Self.customer(from:))
+    }
+
+    /// The customer ID `appUserID` resolves to, if any.
+    func resolve(tenantID: String, appUserID: String) throws(StoreError) -> Int64? {
+        try row(
+            "SELECT customer_id FROM app_user_ids WHERE tenant_id = ? AND app_user_id = ?",
+            [.text(tenantID), .text(appUserID)]
+        ) { $0.int64(0) }
+    }
+
+    /// Every ID resolving to the customer but the canonical one, oldest first (index app_user_ids_customer).
+    static let aliasesSQL = """
+        SELECT app_user_id FROM app_user_ids
+        WHERE tenant_id = ? AND customer_id = ? AND app_user_id <> ?
+        ORDER BY added_at, rowid
+        """
+    /// Oldest first: a grant keeps the rowid it was inserted with (a merge updates it, never re-inserts), and
+    /// grants_customer is in (tenant_id, customer_id, rowid) order, so no sort is needed.
+    static let customerGrantsSQL =
+        "SELECT \(grantColumns) FROM grants WHERE tenant_id = ? AND customer_id = ? ORDER BY rowid"
+
+    func snapshot(of customer: CustomerRecord) throws(StoreError) -> CustomerSnapshot {
+        let aliases = try rows(
+            Self.aliasesSQL, [.text(customer.tenantID), .integer(customer.id), .text(customer.appUserID)]
+        ) { $0.string(0) }
+        let grants = try rows(
+            Self.customerGrantsSQL, [.text(customer.tenantID), .integer(customer.id)], Self.grant(from:))
+        return CustomerSnapshot(customer: customer, aliases: aliases, grants: grants)
+    }
+
+    func snapshot(tenantID: String, appUserID: String) throws(StoreError) -> CustomerSnapshot? {
+        guard let customer = try customer(tenantID: tenantID, appUserID: appUserID) else { return nil }
+        return try snapshot(of: customer)
+    }
+
+    func snapshot(tenantID: String, customerID: Int64) throws(StoreError) -> CustomerSnapshot? {
+        guard let customer = try customer(tenantID: tenantID, customerID: customerID) else { return nil }
+        return try snapshot(of: customer)
+    }
+
+    // MARK: Grants
+
+    func grant(tenantID: String, grantID: String) throws(StoreError) -> GrantRecord? {
+        try row(
+            "SELECT \(Self.grantColumns) FROM grants WHERE tenant_id = ? AND grant_id = ?",
+            [.text(tenantID), .text(grantID)], Self.grant(from:))
+    }
+
+    func grant(tenantID: String, idempotencyKey: String) throws(StoreError) -> GrantRecord? {
+        try row(
+            "SELECT \(Self.grantColumns) FROM grants WHERE tenant_id = ? AND idempotency_key = ?",
+            [.text(tenantID), .text(idempotencyKey)], Self.grant(from:))
+    }
+
+    // MARK: Events
+
+    func events(tenantID: String, customerID: Int64, beforeVersion: UInt64?, limit: Int) throws(StoreError)
+        -> [EventRecord]
+    {
+        guard limit > 0 else { return [] }
+        // Versions are stored as SQLite integers; a bound past Int64.max means "no bound".
+        let bound = beforeVersion.map { Int64(clamping: $0) } ?? Int64.max
+        return try rows(
+            """
+            SELECT \(Self.eventColumns) FROM events WHERE tenant_id = ? AND customer_id = ? AND version < ?
+            ORDER BY version DESC LIMIT ?
+            """,
+            [.text(tenantID), .integer(customerID), .integer(bound), .integer(Int64(limit))], Self.event(from:))
+    }
+
+    func events(tenantID: String, customerID: Int64, afterVersion: UInt64, limit: Int) throws(StoreError)
+        -> [EventRecord]
+    {
+        guard limit > 0, afterVersion < UInt64(Int64.max) else { return [] }
+        return try rows(
+            """
+            SELECT \(Self.eventColumns) FROM events WHERE tenant_id = ? AND customer_id = ? AND version > ?
+            ORDER BY version ASC LIMIT ?
+            """,
+            [.text(tenantID), .integer(customerID), .integer(Int64(afterVersion)), .integer(Int64(limit))],
+            Self.event(from:))
+    }
+
+    // MARK: Scheduling
+
+    /// Served by the partial index customers_next_change_at, already in (next_change_at, id) order.
+    static let customersDueSQL = """
+        SELECT tenant_id, id FROM customers
+        WHERE next_change_at IS NOT NULL AND next_change_at <= ?
+        ORDER BY next_change_at, id LIMIT ?
+        """
+    /// The first entry of customers_next_change_at.
+    static let nextChangeAtSQL = "SELECT MIN(next_change_at) FROM customers WHERE next_change_at IS NOT NULL"
+
+    func customersDue(at time: UnixTime, limit: Int) throws(StoreError) -> [(tenantID: String, customerID: Int64)] {
+        guard limit > 0 else { return [] }
+        return try rows(Self.customersDueSQL, [.time(time), .integer(Int64(limit))]
+        ) { (tenantID: $0.string(0), customerID: $0.int64(1)) }
+    }
+
+    func nextChangeAt() throws(StoreError) -> UnixTime? {
+        try row(Self.nextChangeAtSQL) {
+            $0.optionalTime(0)
+        } ?? nil
+    }
+
+    // MARK: Row decoding
+
+    static func customer(from row: Row) -> CustomerRecord {
+        CustomerRecord(
+            id: row.int64(0), tenantID: row.string(1), appUserID: row.string(2), isAnonymous: row.bool(3),
+            version: UInt64(bitPattern: row.int64(4)), createdAt: row.time(5), nextChangeAt: row.optionalTime(6))
+    }
+
+    static func grant(from row: Row) -> GrantRecord {
+        GrantRecord(
+            grantID: row.string(0), tenantID: row.string(1), customerID: row.int64(2), entitlementID: row.string(3),
+            startsAt: row.time(4), expiresAt: row.optionalTime(5), revokedAt: row.optionalTime(6),
+            reason: row.string(7), revocationReason: row.string(8), idempotencyKey: row.optionalString(9))
+    }
+
+    static func event(from row: Row) -> EventRecord {
+        EventRecord(
+            tenantID: row.string(0), customerID: row.int64(1), version: UInt64(bitPattern: row.int64(2)),
+            cause: Int32(truncatingIfNeeded: row.int64(3)), change: Int32(truncatingIfNeeded: row.int64(4)),
+            reason: row.string(5), occurredAt: row.time(6), status: row.blob(7), relatedAppUserID: row.string(8),
+            referenceID: row.string(9))
+    }
+}

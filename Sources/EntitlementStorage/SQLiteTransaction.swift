@@ -1,0 +1,211 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The writes of one ``SQLiteEntitlementStore/write(_:)`` call, on the write connection inside `BEGIN IMMEDIATE`.
+///
+/// Valid only while `write(_:)`'s body runs: using it afterwards (it escaped the closure) is a programmer error.
+final class SQLiteTransaction: StoreTransaction {
+    private let connection: SQLiteConnection
+    private var isOpen = true
+
+    init(connection: SQLiteConnection) {
+        self.connection = connection
+    }
+
+    func close() {
+        isOpen = false
+    }
+
+    /// The connection, after checking the transaction has not ended.
+    private var db: SQLiteConnection {
+        precondition(isOpen, "StoreTransaction used after its write(_:) returned")
+        return connection
+    }
+
+    // MARK: Reads
+
+    func snapshot(tenantID: String, appUserID: String) throws(StoreError) -> CustomerSnapshot? {
+        try db.snapshot(tenantID: tenantID, appUserID: appUserID)
+    }
+
+    func snapshot(tenantID: String, customerID: Int64) throws(StoreError) -> CustomerSnapshot? {
+        try db.snapshot(tenantID: tenantID, customerID: customerID)
+    }
+
+    func grant(tenantID: String, grantID: String) throws(StoreError) -> GrantRecord? {
+        try db.grant(tenantID: tenantID, grantID: grantID)
+    }
+
+    func grant(tenantID: String, idempotencyKey: String) throws(StoreError) -> GrantRecord? {
+        try db.grant(tenantID: tenantID, idempotencyKey: idempotencyKey)
+    }
+
+    // MARK: Customers
+
+    func createCustomer(tenantID: String, appUserID: String, isAnonymous: Bool, at time: UnixTime) throws(StoreError)
+        -> CustomerRecord
+    {
+        let db = self.db
+        if let existing = try db.resolve(tenantID: tenantID, appUserID: appUserID) {
+            throw StoreError.conflict("app user ID \(appUserID) already resolves to customer \(existing)")
+        }
+        try db.run(
+            """
+            INSERT INTO customers (tenant_id, app_user_id, is_anonymous, version, created_at, next_change_at)
+            VALUES (?, ?, ?, 0, ?, NULL)
+            """,
+            [.text(tenantID), .text(appUserID), .bool(isAnonymous), .time(time)])
+        let id = db.lastInsertRowID
+        try addAppUserID(tenantID: tenantID, appUserID: appUserID, customerID: id, at: time)
+        return CustomerRecord(
+            id: id, tenantID: tenantID, appUserID: appUserID, isAnonymous: isAnonymous, version: 0, createdAt: time,
+            nextChangeAt: nil)
+    }
+
+    func merge(tenantID: String, from: Int64, into: Int64) throws(StoreError) {
+        let db = self.db
+        guard from != into else {
+            throw StoreError.conflict("cannot merge customer \(from) into itself")
+        }
+        guard let source = try db.customer(tenantID: tenantID, customerID: from) else {
+            throw StoreError.conflict("no customer \(from) in tenant \(tenantID) to merge from")
+        }
+        guard let target = try db.customer(tenantID: tenantID, customerID: into) else {
+            throw StoreError.conflict("no customer \(into) in tenant \(tenantID) to merge into")
+        }
+        // IDs keep their added_at, so aliases stay in the order they were first seen.
+        try db.run(
+            "UPDATE app_user_ids SET customer_id = ? WHERE tenant_id = ? AND customer_id = ?",
+            [.integer(into), .text(tenantID), .integer(from)])
+        try db.run(
+            "UPDATE grants SET customer_id = ? WHERE tenant_id = ? AND customer_id = ?",
+            [.integer(into), .text(tenantID), .integer(from)])
+        // `into` is anonymous only while every ID it now holds is. The husk changes no more by time (it has no
+        // grants); `into` wakes the scheduler no later than either did, until its next event sets the exact time.
+        let nextChange = [source.nextChangeAt, target.nextChangeAt].compactMap { $0 }.min()
+        try db.run(
+            "UPDATE customers SET is_anonymous = ?, next_change_at = ? WHERE tenant_id = ? AND id = ?",
+            [.bool(target.isAnonymous && source.isAnonymous), .time(nextChange), .text(tenantID), .integer(into)])
+        try db.run(
+            "UPDATE customers SET next_change_at = NULL WHERE tenant_id = ? AND id = ?",
+            [.text(tenantID), .integer(from)])
+    }
+
+    func setCanonicalID(tenantID: String, customerID: Int64, appUserID: String, isAnonymous: Bool)
+        throws(StoreError)
+    {
+        let db = self.db
+        guard try db.customer(tenantID: tenantID, customerID: customerID) != nil else {
+            throw StoreError.conflict("no customer \(customerID) in tenant \(tenantID)")
+        }
+        switch try db.resolve(tenantID: tenantID, appUserID: appUserID) {
+        case .some(customerID):
+            break
+        case .some(let other):
+            throw StoreError.conflict("app user ID \(appUserID) already resolves to customer \(other)")
+        case .none:
+            try addAppUserID(tenantID: tenantID, appUserID: appUserID, customerID: customerID, at: Self.now())
+        }
+        try db.run(
+            "UPDATE customers SET app_user_id = ?, is_anonymous = ? WHERE tenant_id = ? AND id = ?",
+            [.text(appUserID), .bool(isAnonymous), .text(tenantID), .integer(customerID)])
+    }
+
+    private func addAppUserID(tenantID: String, appUserID: String, customerID: Int64, at time: UnixTime)
+        throws(StoreError)
+    {
+        try db.run(
+            "INSERT INTO app_user_ids (tenant_id, app_user_id, customer_id, added_at) VALUES (?, ?, ?, ?)",
+            [.text(tenantID), .text(appUserID), .integer(customerID), .time(time)])
+    }
+
+    // MARK: Grants
+
+    func insertGrant(_ grant: GrantRecord) throws(StoreError) {
+        try db.run(
+            """
+            INSERT INTO grants (grant_id, tenant_id, customer_id, entitlement_id, starts_at, expires_at, revoked_at,
+                reason, revocation_reason, idempotency_key, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .text(grant.grantID), .text(grant.tenantID), .integer(grant.customerID), .text(grant.entitlementID),
+                .time(grant.startsAt), .time(grant.expiresAt), .time(grant.revokedAt), .text(grant.reason),
+                .text(grant.revocationReason), .text(grant.idempotencyKey), .time(Self.now()),
+            ])
+    }
+
+    func updateGrant(_ grant: GrantRecord) throws(StoreError) {
+        let changed = try db.run(
+            """
+            UPDATE grants SET customer_id = ?, entitlement_id = ?, starts_at = ?, expires_at = ?, revoked_at = ?,
+                reason = ?, revocation_reason = ?, idempotency_key = ?
+            WHERE tenant_id = ? AND grant_id = ?
+            """,
+            [
+                .integer(grant.customerID), .text(grant.entitlementID), .time(grant.startsAt), .time(grant.expiresAt),
+                .time(grant.revokedAt), .text(grant.reason), .text(grant.revocationReason),
+                .text(grant.idempotencyKey), .text(grant.tenantID), .text(grant.grantID),
+            ])
+        guard changed == 1 else {
+            throw StoreError.conflict("no grant \(grant.grantID) in tenant \(grant.tenantID) to update")
+        }
+    }
+
+    // MARK: Events
+
+    func appendEvent(_ event: EventRecord, nextChangeAt: UnixTime?) throws(StoreError) {
+        let db = self.db
+        guard
+            let current = try db.row(
+                "SELECT version FROM customers WHERE tenant_id = ? AND id = ?",
+                [.text(event.tenantID), .integer(event.customerID)], { UInt64(bitPattern: $0.int64(0)) })
+        else {
+            throw StoreError.conflict("no customer \(event.customerID) in tenant \(event.tenantID) for an event")
+        }
+        guard current < UInt64(Int64.max), event.version == current + 1 else {
+            throw StoreError.conflict(
+                "event version \(event.version) for customer \(event.customerID) is not the next after \(current)")
+        }
+        try db.run(
+            """
+            INSERT INTO events (tenant_id, customer_id, version, cause, change, reason, occurred_at, status,
+                related_app_user_id, reference_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .text(event.tenantID), .integer(event.customerID), .integer(Int64(event.version)),
+                .integer(Int64(event.cause)), .integer(Int64(event.change)), .text(event.reason),
+                .time(event.occurredAt), .blob(event.status), .text(event.relatedAppUserID), .text(event.referenceID),
+            ])
+        try db.run(
+            "UPDATE customers SET version = ?, next_change_at = ? WHERE tenant_id = ? AND id = ?",
+            [.integer(Int64(event.version)), .time(nextChangeAt), .text(event.tenantID), .integer(event.customerID)])
+    }
+
+    func latestEvent(tenantID: String, customerID: Int64) throws(StoreError) -> EventRecord? {
+        try db.events(tenantID: tenantID, customerID: customerID, beforeVersion: nil, limit: 1).first
+    }
+
+    func setNextChangeAt(tenantID: String, customerID: Int64, at time: UnixTime?) throws(StoreError) {
+        let changed = try db.run(
+            "UPDATE customers SET next_change_at = ? WHERE tenant_id = ? AND id = ?",
+            [.time(time), .text(tenantID), .integer(customerID)])
+        guard changed == 1 else {
+            throw StoreError.conflict("no customer \(customerID) in tenant \(tenantID) to reschedule")
+        }
+    }
+
+    /// Wall-clock time, for bookkeeping columns the protocol passes no time for (grants.created_at, the added_at of
+    /// an ID made canonical by `setCanonicalID`).
+    static func now() -> UnixTime {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return UnixTime(milliseconds: Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000)
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import EntitlementStorage
+
+/// A database file in a fresh temporary directory, removed when the value goes away.
+final class TemporaryDatabase: Sendable {
+    let directory: URL
+    let path: String
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("entitlement-storage-tests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        path = directory.appendingPathComponent("entitlements.sqlite").path
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func open(synchronous: SQLiteEntitlementStore.Synchronous = .normal, readConnections: Int = 4) throws
+        -> SQLiteEntitlementStore
+    {
+        try SQLiteEntitlementStore(path: path, synchronous: synchronous, readConnections: readConnections)
+    }
+
+    /// A raw connection to the same file, for inspecting or tampering with it behind the store's back.
+    func rawConnection() throws -> SQLiteConnection {
+        try SQLiteConnection(path: path, mode: .readWrite)
+    }
+}
+
+func time(_ milliseconds: Int64) -> UnixTime { UnixTime(milliseconds: milliseconds) }
+
+extension StoreTransaction {
+    @discardableResult
+    func customer(_ tenantID: String, _ appUserID: String, anonymous: Bool = false, at: Int64 = 1_000) throws
+        -> CustomerRecord
+    {
+        try createCustomer(tenantID: tenantID, appUserID: appUserID, isAnonymous: anonymous, at: time(at))
+    }
+}
+
+func makeGrant(
+    _ grantID: String, tenant: String, customer: Int64, entitlement: String = "pro", startsAt: Int64 = 1_000,
+    expiresAt: Int64? = nil, idempotencyKey: String? = nil
+) -> GrantRecord {
+    GrantRecord(
+        grantID: grantID, tenantID: tenant, customerID: customer, entitlementID: entitlement,
+        startsAt: time(startsAt), expiresAt: expiresAt.map(time), revokedAt: nil, reason: "support",
+        revocationReason: "", idempotencyKey: idempotencyKey)
+}
+
+func makeEvent(
+    tenant: String, customer: Int64, version: UInt64, cause: Int32 = 9, status: [UInt8] = [0x08, 0x01]
+) -> EventRecord {
+    EventRecord(
+        tenantID: tenant, customerID: customer, version: version, cause: cause, change: 2, reason: "v\(version)",
+        occurredAt: time(1_000 &+ Int64(truncatingIfNeeded: version)), status: status, relatedAppUserID: "",
+        referenceID: "ref-\(version)")
+}
+
+/// Expects `body` to throw a `StoreError` with `code`, and returns it.
+@discardableResult
+func expectStoreError<T>(
+    _ code: StoreError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> T
+) -> StoreError? {
+    do {
+        _ = try body()
+        Issue.record("expected a \(code) error, got success", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as StoreError {
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+        return error
+    } catch {
+        Issue.record("expected a StoreError, got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+/// Thread-safe ordered log of what happened, for concurrency tests.
+final class Timeline: Sendable {
+    private let entries = Mutex<[String]>([])
+    func record(_ entry: String) { entries.withLock { $0.append(entry) } }
+    var all: [String] { entries.withLock { $0 } }
+}
+
+struct Boom: Error {}
