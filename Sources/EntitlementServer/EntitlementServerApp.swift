@@ -55,8 +55,8 @@ public final class EntitlementServerApp: Sendable {
             logger.warning("no [storage] tenants file configured: every entitlement call will be refused")
         }
         let tenants = TenantRegistry(directory)
-        let engine = CustomerEngine(store: store)
         let callLog = CallLog(logger: logger)
+        let engine = CustomerEngine(store: store) { tenantID, update in callLog.change(tenantID: tenantID, update) }
         let logger = self.logger
         expiryScheduler = ExpiryScheduler(engine: engine) { error in
             logger.error("recording time-based status changes failed", ["error": error.description])

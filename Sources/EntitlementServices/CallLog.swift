@@ -1,3 +1,4 @@
+public import EntitlementDomain
 public import RPCCore
 
 /// One log line per RPC: method, tenant, canonical user, status code and duration. Never keys or payloads.
@@ -44,9 +45,21 @@ public struct CallLog: Sendable {
         }
     }
 
-    /// A state change outside any one call's line, such as an expiry or a stream's push.
-    func change(_ message: String, tenantID: String, appUserID: String, version: UInt64, reason: String) {
-        logger.info(message, ["tenant": tenantID, "user": appUserID, "version": String(version), "reason": reason])
+    /// One line per committed change to a customer, whatever caused it (a call, or time for expiries).
+    public func change(tenantID: String, _ update: StatusUpdate) {
+        let kind =
+            switch update.kind {
+            case .snapshot: "SNAPSHOT"
+            case .changed(.statusChanged): "STATUS_CHANGED"
+            case .changed(.customerInfoChanged): "CUSTOMER_INFO_CHANGED"
+            }
+        logger.info(
+            "change",
+            [
+                "tenant": tenantID, "user": update.state.appUserID, "version": String(update.state.version),
+                "kind": kind, "entitlements": update.state.status.activeIDs.sorted().joined(separator: ","),
+                "reason": update.reason,
+            ])
     }
 
     private func write(_ context: ServerContext, _ fields: Fields, code: RPCError.Code, since start: ContinuousClock.Instant) {

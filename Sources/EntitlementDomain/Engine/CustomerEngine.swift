@@ -16,15 +16,19 @@ public final class CustomerEngine: Sendable {
     let timeChanges = TimeChangeNotifier()
     /// How far back a stream may resume from the event log before it gets a fresh snapshot instead.
     public let replayLimit: Int
+    /// Told of every committed change (for the one log line per state change).
+    let observeChange: @Sendable (_ tenantID: String, _ update: StatusUpdate) -> Void
 
     public init(
         store: any EntitlementStore, clock: any DomainClock = SystemClock(), hub: StatusHub = StatusHub(),
-        replayLimit: Int = 1000
+        replayLimit: Int = 1000,
+        observeChange: @escaping @Sendable (_ tenantID: String, _ update: StatusUpdate) -> Void = { _, _ in }
     ) {
         self.store = store
         self.clock = clock
         self.hub = hub
         self.replayLimit = replayLimit
+        self.observeChange = observeChange
     }
 
     /// The engine's clock reading, for `server_time` in responses.
@@ -308,6 +312,7 @@ public final class CustomerEngine: Sendable {
                 cache.store(CachedCustomer(snapshot: change.snapshot, now: now), tenantID: change.tenantID)
             }
             hub.publish(tenantID: change.tenantID, customerID: change.snapshot.customer.id, change.update)
+            observeChange(change.tenantID, change.update)
             if let next = change.snapshot.customer.nextChangeAt { timeChanges.notify(next) }
         }
         for change in committed {
