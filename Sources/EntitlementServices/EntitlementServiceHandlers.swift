@@ -105,6 +105,8 @@ public struct EntitlementService: RPCService {
                 try await writer.write(StatusEvent(update, serverTime: engine.now()))
                 lastVersion = update.state.version
             }
+            // The subscription ends only when the call does: the client cancelled or its deadline passed.
+            try Task.checkCancellation()
         }
     }
 }
