@@ -30,7 +30,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "StandardServices", dependencies: ["RPCCore", "ProtobufWire"], swiftSettings: strict),
-        .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: strict),
+        .target(name: "Crypto", dependencies: ["COpenSSL", "CSystemShims"], swiftSettings: strict),
         .target(name: "EntitlementStorage", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(name: "EntitlementDomain", dependencies: ["EntitlementStorage", "Crypto", "ProtobufWire"], swiftSettings: strict),
         .target(
@@ -51,7 +51,17 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(name: "entitlementd", dependencies: ["EntitlementServer"], swiftSettings: strict),
-        .executableTarget(name: "entctl", dependencies: ["EntitlementClient", "EntitlementsProto", "Crypto"], swiftSettings: strict),
+        .executableTarget(
+            name: "entctl", dependencies: ["EntitlementClient", "EntitlementsProto", "EntitlementDomain", "Crypto"],
+            swiftSettings: strict
+        ),
+
+        // Seeds a benchmark database and measures push latency for Scripts/benchmark.
+        .executableTarget(
+            name: "entitlementd-bench",
+            dependencies: ["EntitlementClient", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "RPCCore"],
+            path: "Sources/BenchmarkTool", swiftSettings: strict
+        ),
 
         // Test helpers shipped as a module: test-only services, a running-server fixture, certificate minting.
         .target(

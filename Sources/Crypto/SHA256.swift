@@ -1,22 +1,22 @@
-import COpenSSL
+import CSystemShims
 
 /// SHA-256 through OpenSSL.
 public enum SHA256 {
     public static let byteCount = 32
 
-    public static func hash(_ bytes: some Collection<UInt8>) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: byteCount)
-        let input = Array(bytes)
-        let ok = input.withUnsafeBytes { source in
-            digest.withUnsafeMutableBytes { output in
-                EVP_Digest(source.baseAddress, source.count, output.baseAddress, nil, EVP_sha256(), nil)
-            }
+    public static func hash(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: byteCount) { digest, count in
+            cshim_sha256(bytes.baseAddress, bytes.count, digest.baseAddress)
+            count = byteCount
         }
-        precondition(ok == 1, "EVP_Digest(SHA-256) failed")
-        return digest
+    }
+
+    public static func hash(_ bytes: some Collection<UInt8>) -> [UInt8] {
+        Array(bytes).withUnsafeBytes { hash($0) }
     }
 
     public static func hash(_ text: String) -> [UInt8] {
-        hash(Array(text.utf8))
+        var text = text
+        return text.withUTF8 { hash(UnsafeRawBufferPointer($0)) }
     }
 }

@@ -59,8 +59,8 @@ public final class EntitlementClient: Sendable {
 
     /// `grpc.health.v1.Health/Check`: the serving status of `service` ("" for the whole server).
     public func checkHealth(service: String = "") async throws -> HealthCheckResponse.ServingStatus {
-        let method = MethodDescriptor(service: HealthService.serviceName, method: "Check")
-        let response = try await unary(method, HealthCheckRequest(service: service), as: HealthCheckResponse.self)
+        let response = try await unary(
+            Methods.healthCheck, HealthCheckRequest(service: service), as: HealthCheckResponse.self)
         return response.status
     }
 

@@ -88,7 +88,7 @@ public enum IdentityRules {
                 "anonymous_id must be an anonymous ID starting with \"\(AppUserID.anonymousPrefix)\"; "
                     + "an identified ID is never merged into another")
         }
-        if anonymousID == appUserID || AppUserID.isAnonymous(appUserID) {
+        if anonymousID.utf8.elementsEqual(appUserID.utf8) || AppUserID.isAnonymous(appUserID) {
             return IdentifyRequest(appUserID: appUserID, anonymousID: nil)
         }
         return IdentifyRequest(appUserID: appUserID, anonymousID: anonymousID)

@@ -383,6 +383,21 @@ def configured_server(tmp_path):
         server.kill()
 
 
+DEMO_TENANTS_FILE = REPO_ROOT / "Config" / "tenants.demo.json"
+
+
+@pytest.fixture(scope="session")
+def demo_tenants_server(tmp_path_factory):
+    """An h2c server (its own database) whose `[storage] tenants` is Config/tenants.demo.json, so the README's demo
+    keys authenticate: pk_demo_public_key_for_local_testing_only, sk_demo_secret_key_for_local_testing_only.
+    The other session servers have no tenants file and refuse every entitlement call."""
+    server = ServerProcess(
+        tmp_path_factory.mktemp("server-demo-tenants"), None, {"storage": {"tenants": str(DEMO_TENANTS_FILE)}}
+    )
+    yield server
+    server.kill()
+
+
 # --------------------------------------------------------------------------------------------------
 # Helpers shared by the tests
 

@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import queue
+import signal
 import subprocess
+import threading
+import uuid
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
 from conftest import REPO_ROOT
+
+DEMO_PUBLIC_KEY = "pk_demo_public_key_for_local_testing_only"
+DEMO_SECRET_KEY = "sk_demo_secret_key_for_local_testing_only"
+WATCH_TIMEOUT = 10.0
 
 
 def entctl_binary() -> Path:
@@ -19,8 +30,18 @@ def entctl_binary() -> Path:
     return path
 
 
-def entctl(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(entctl_binary()), *args], capture_output=True, text=True, timeout=30)
+def entctl_env(key: str | None = None) -> dict[str, str]:
+    """The environment without the caller's ENTCTL_KEY (so the demo-key defaults apply), or with `key` as it."""
+    env = {name: value for name, value in os.environ.items() if name != "ENTCTL_KEY"}
+    if key is not None:
+        env["ENTCTL_KEY"] = key
+    return env
+
+
+def entctl(*args: str, env_key: str | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(entctl_binary()), *args], capture_output=True, text=True, timeout=30, env=entctl_env(env_key), input=stdin
+    )
 
 
 def test_health_over_h2c(h2c_server):
@@ -50,3 +71,319 @@ def test_usage_errors_exit_2():
     result = entctl("--bogus")
     assert result.returncode == 2
     assert "unknown option '--bogus'" in result.stderr
+
+
+# --------------------------------------------------------------------------------------------------
+# Entitlement commands, against a server with the demo tenant (Config/tenants.demo.json)
+
+
+def unique_user() -> str:
+    return f"entctl-{uuid.uuid4().hex[:12]}"
+
+
+class Entctl:
+    """entctl pointed at one server."""
+
+    def __init__(self, server):
+        self.addr = f"127.0.0.1:{server.port}"
+
+    def run(self, *args: str, **kwargs) -> subprocess.CompletedProcess:
+        return entctl("--addr", self.addr, *args, **kwargs)
+
+    def ok(self, *args: str, **kwargs) -> str:
+        result = self.run(*args, **kwargs)
+        assert result.returncode == 0, f"entctl {' '.join(args)} exited {result.returncode}:\n{result.stderr}"
+        assert result.stderr == ""
+        return result.stdout
+
+    def json(self, *args: str, **kwargs) -> dict:
+        lines = self.ok("--json", *args, **kwargs).splitlines()
+        assert len(lines) == 1, lines
+        return json.loads(lines[0])
+
+    def error(self, *args: str, **kwargs) -> str:
+        """Runs a command that must fail with a gRPC status; its `CODE: message` from stderr."""
+        result = self.run(*args, **kwargs)
+        assert result.returncode == 1, f"expected exit 1, got {result.returncode}: {result.stdout}{result.stderr}"
+        assert result.stdout == ""
+        assert result.stderr.startswith("entctl: "), result.stderr
+        return result.stderr[len("entctl: "):].strip()
+
+
+class Watch:
+    """`entctl watch` in a subprocess; its output lines arrive on a queue."""
+
+    def __init__(self, cli: Entctl, *args: str):
+        self.process = subprocess.Popen(
+            [str(entctl_binary()), "--addr", cli.addr, "watch", *args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=entctl_env(),
+        )
+        self.lines: "queue.Queue[str | None]" = queue.Queue()
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self) -> None:
+        for line in self.process.stdout:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
+
+    def next_line(self) -> str:
+        try:
+            line = self.lines.get(timeout=WATCH_TIMEOUT)
+        except queue.Empty:
+            line = None
+        if line is None:
+            self.stop()
+            pytest.fail(f"watch printed no line within {WATCH_TIMEOUT}s; stderr: {self.process.stderr.read()}")
+        return line
+
+    def interrupt(self) -> int:
+        """Ctrl-C: the exit status."""
+        self.process.send_signal(signal.SIGINT)
+        try:
+            return self.process.wait(timeout=WATCH_TIMEOUT)
+        finally:
+            self.stop()
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+
+@pytest.fixture
+def cli(demo_tenants_server) -> Entctl:
+    return Entctl(demo_tenants_server)
+
+
+def parse_time(text: str) -> datetime:
+    assert text.endswith("Z"), text
+    return datetime.fromisoformat(text[:-1] + "+00:00")
+
+
+def test_walkthrough_identify_grant_watch_revoke_events_customer(cli):
+    user = unique_user()
+
+    identified = cli.json("identify", user)
+    assert identified["created"] is True and identified["merged"] is False
+    assert identified["customer"]["appUserId"] == user
+    assert identified["customer"]["status"] == {"state": "INACTIVE", "entitlements": []}
+    assert cli.ok("status", user).splitlines() == [f"{user}  INACTIVE  version 1"]
+
+    watch = Watch(cli, user)
+    try:
+        snapshot = watch.next_line()
+        assert "  SNAPSHOT  version 1  no entitlements" in snapshot, snapshot
+
+        grant = cli.json("grant", user, "pro", "--duration", "30d", "--reason", "support ticket 42")
+        assert (grant["appUserId"], grant["entitlementId"], grant["reason"]) == (user, "pro", "support ticket 42")
+        assert grant["grantId"] and "revokedAt" not in grant
+        lasts = parse_time(grant["expiresAt"]) - parse_time(grant["startsAt"])
+        assert abs(lasts - timedelta(days=30)) < timedelta(seconds=2), lasts
+
+        changed = watch.next_line()
+        assert "  STATUS_CHANGED  version 2  pro until " in changed, changed
+        assert "reason: support ticket 42" in changed
+        assert watch.interrupt() == 0
+        assert watch.process.stderr.read() == ""
+    finally:
+        watch.stop()
+
+    status = cli.json("status", user)["customer"]
+    assert (status["version"], status["status"]["state"]) == ("2", "ACTIVE")
+    [entitlement] = status["status"]["entitlements"]
+    assert (entitlement["id"], entitlement["source"], entitlement["expiresAt"]) == ("pro", "GRANT", grant["expiresAt"])
+    human = cli.ok("status", user).splitlines()
+    assert human[0] == f"{user}  ACTIVE  version 2"
+    assert human[1].startswith("  pro until ") and human[1].endswith("(GRANT)")
+
+    revoked = cli.json("revoke", grant["grantId"], "--reason", "refunded")
+    assert revoked["grantId"] == grant["grantId"]
+    assert (revoked["revocationReason"], bool(revoked.get("revokedAt"))) == ("refunded", True)
+    assert cli.json("status", user)["customer"]["status"]["state"] == "INACTIVE"
+
+    events = cli.json("events", user)
+    assert events["nextPageToken"] == ""
+    assert [(e["version"], e["cause"], e["change"]) for e in events["events"]] == [
+        ("3", "REVOKE", "STATUS_CHANGED"),
+        ("2", "GRANT", "STATUS_CHANGED"),
+        ("1", "CREATED", "CUSTOMER_INFO_CHANGED"),
+    ]
+    assert [e["referenceId"] for e in events["events"][:2]] == [grant["grantId"]] * 2
+    human_events = cli.ok("events", user).splitlines()
+    assert [line.split("  ")[2] for line in human_events] == ["REVOKE", "GRANT", "CREATED"]
+
+    customer = cli.json("customer", user)
+    assert customer["customer"]["appUserId"] == user
+    assert customer["aliases"] == [] and customer["transactions"] == []
+    [held] = customer["grants"]
+    assert (held["grantId"], held["entitlementId"], held["revocationReason"]) == (grant["grantId"], "pro", "refunded")
+    human_customer = cli.ok("customer", user)
+    assert grant["grantId"] in human_customer and "REVOKED" in human_customer
+
+
+def test_json_output_is_proto3_json(cli, protos):
+    """Every --json line parses as its message with protobuf's own proto3 JSON parser (no unknown fields)."""
+    from google.protobuf import json_format
+
+    user, anonymous = unique_user(), f"$anon:{uuid.uuid4()}"
+    cli.ok("identify", anonymous)
+    cli.ok("grant", anonymous, "premium", "--expires-at", "2031-01-31T14:00:00.250+02:00")
+    outputs = {
+        "IdentifyResponse": cli.ok("--json", "identify", user, "--anonymous-id", anonymous),
+        "SyncStatusResponse": cli.ok("--json", "status", user),
+        "Grant": cli.ok("--json", "grant", user, "pro"),
+        "Customer": cli.ok("--json", "customer", user),
+        "ListCustomerEventsResponse": cli.ok("--json", "events", user),
+    }
+    parsed = {}
+    for name, text in outputs.items():
+        message = protos.message(f"entitlements.v1.{name}")()
+        json_format.Parse(text, message)
+        parsed[name] = message
+    assert parsed["IdentifyResponse"].merged
+    assert [e.id for e in parsed["SyncStatusResponse"].customer.status.entitlements] == ["premium"]
+    customer = parsed["Customer"]
+    assert list(customer.aliases) == [anonymous]
+    premium = next(g for g in customer.grants if g.entitlement_id == "premium")
+    # 14:00:00.250+02:00 is 12:00:00.250 UTC; the JSON says so with a Z.
+    assert (premium.expires_at.ToJsonString(), premium.expires_at.nanos) == ("2031-01-31T12:00:00.250Z", 250_000_000)
+    assert json.loads(outputs["Customer"])["grants"][0]["expiresAt"] == "2031-01-31T12:00:00.250Z"
+
+
+def test_events_pages_and_all(cli):
+    user = unique_user()
+    cli.ok("identify", user)
+    for entitlement in ("pro", "premium"):
+        cli.ok("grant", user, entitlement, "--duration", "1h")
+    first = cli.json("events", user, "--page-size", "2")
+    assert [e["version"] for e in first["events"]] == ["3", "2"] and first["nextPageToken"]
+    rest = cli.json("events", user, "--page-size", "2", "--page-token", first["nextPageToken"])
+    assert ([e["version"] for e in rest["events"]], rest["nextPageToken"]) == (["1"], "")
+    assert cli.ok("events", user, "--page-size", "2").splitlines()[-1] == f"more: --page-token {first['nextPageToken']}"
+
+    pages = [json.loads(line) for line in cli.ok("--json", "events", user, "--page-size", "1", "--all").splitlines()]
+    assert [e["version"] for page in pages for e in page["events"]] == ["3", "2", "1"]
+    human = cli.ok("events", user, "--page-size", "1", "--all").splitlines()
+    assert [line.split("  ")[0] for line in human] == ["version 3", "version 2", "version 1"]
+
+
+def test_grant_with_expiry_and_idempotency_key(cli):
+    user = unique_user()
+    cli.ok("identify", user)
+    first = cli.json("grant", user, "pro", "--expires-at", "2030-06-15T10:00:00-05:30", "--idempotency-key", "k-1")
+    assert first["expiresAt"] == "2030-06-15T15:30:00Z"
+    again = cli.json("grant", user, "pro", "--expires-at", "2030-06-15T10:00:00-05:30", "--idempotency-key", "k-1")
+    assert again["grantId"] == first["grantId"]
+    assert len(cli.json("customer", user)["grants"]) == 1
+    forever = cli.json("grant", user, "premium")
+    assert "expiresAt" not in forever
+    assert "expires      never" in cli.ok("revoke", forever["grantId"]).splitlines()
+
+
+def test_watch_resumes_after_version_and_prints_json(cli):
+    user = unique_user()
+    cli.ok("identify", user)
+    cli.ok("grant", user, "pro", "--duration", "1d")
+    watch = Watch(cli, user, "--after-version", "1", "--json")
+    try:
+        replayed = json.loads(watch.next_line())
+        assert (replayed["kind"], replayed["customer"]["version"]) == ("STATUS_CHANGED", "2")
+        assert [e["id"] for e in replayed["customer"]["status"]["entitlements"]] == ["pro"]
+        assert watch.interrupt() == 0
+    finally:
+        watch.stop()
+
+
+def test_watch_of_an_unknown_user_fails(cli):
+    assert cli.error("watch", unique_user()).startswith("NOT_FOUND: ")
+
+
+def test_wrong_key_is_unauthenticated(cli):
+    user = unique_user()
+    assert cli.error("--key", "pk_" + "0" * 64, "identify", user).startswith("UNAUTHENTICATED: ")
+    assert cli.error("status", user, env_key="pk_not_a_real_key").startswith("UNAUTHENTICATED: ")
+    assert cli.error("--key", "sk_" + "0" * 64, "customer", user).startswith("UNAUTHENTICATED: ")
+
+
+def test_public_key_on_an_admin_command_is_permission_denied(cli):
+    user = unique_user()
+    cli.ok("identify", user)
+    assert cli.error("--key", DEMO_PUBLIC_KEY, "grant", user, "pro").startswith("PERMISSION_DENIED: ")
+    assert cli.error("customer", user, env_key=DEMO_PUBLIC_KEY).startswith("PERMISSION_DENIED: ")
+    # --key wins over ENTCTL_KEY.
+    customer = cli.json("--key", DEMO_SECRET_KEY, "customer", user, env_key=DEMO_PUBLIC_KEY)
+    assert customer["customer"]["appUserId"] == user
+
+
+def test_server_errors_name_the_code(cli):
+    assert cli.error("status", "null").startswith("INVALID_ARGUMENT: ")
+    assert cli.error("revoke", "gr_no_such_grant").startswith("NOT_FOUND: ")
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["grant", "alice"], "grant needs APP_USER_ID ENTITLEMENT"),
+        (["grant", "alice", "pro", "--duration", "3x"], "invalid --duration '3x'"),
+        (["grant", "alice", "pro", "--duration", "0s"], "invalid --duration '0s'"),
+        (["grant", "alice", "pro", "--expires-at", "2030-02-30T00:00:00Z"], "invalid --expires-at"),
+        (["grant", "alice", "pro", "--duration", "1d", "--expires-at", "2030-01-01T00:00:00Z"], "not both"),
+        (["status", "alice", "--reason", "x"], "status does not take --reason"),
+        (["status", "alice", "bob"], "unexpected argument 'bob'"),
+        (["events", "alice", "--page-size", "0"], "invalid --page-size '0'"),
+        (["watch", "alice", "--after-version", "-1"], "invalid --after-version '-1'"),
+        (["revoke", "g", "--reason", "a", "--reason", "b"], "--reason given more than once"),
+        (["frobnicate"], "unknown command 'frobnicate'"),
+        (["hash-key", "not-a-key"], "a key starts with pk_ (public) or sk_ (secret)"),
+        (["gen-key", "private"], "expected public or secret"),
+    ],
+)
+def test_command_usage_errors_exit_2(args, message):
+    result = entctl("--addr", "127.0.0.1:1", *args)
+    assert result.returncode == 2, result
+    assert message in result.stderr
+    assert "usage: entctl" in result.stderr
+
+
+# --------------------------------------------------------------------------------------------------
+# Key helpers (offline)
+
+
+def test_hash_key_of_the_demo_keys_matches_the_demo_tenants_file():
+    tenant = json.loads((REPO_ROOT / "Config" / "tenants.demo.json").read_text())["tenants"][0]
+    assert entctl("hash-key", DEMO_PUBLIC_KEY).stdout.strip() == tenant["public_keys"][0]
+    assert entctl("hash-key", DEMO_SECRET_KEY).stdout.strip() == tenant["secret_keys"][0]
+
+
+@pytest.mark.parametrize("kind, prefix", [("public", "pk"), ("secret", "sk")])
+def test_gen_key_and_hash_key_round_trip(kind, prefix):
+    generated = json.loads(entctl("--json", "gen-key", kind).stdout)
+    key, digest = generated["key"], generated["hash"]
+    assert key.startswith(f"{prefix}_") and len(key) == 3 + 64
+    assert digest == f"{prefix}_sha256:" + hashlib.sha256(key.encode()).hexdigest()
+    assert generated["field"] == f"{'public' if kind == 'public' else 'secret'}_keys"
+    assert entctl("hash-key", key).stdout.strip() == digest
+    assert entctl("hash-key", "-", stdin=key + "\n").stdout.strip() == digest
+    human = entctl("gen-key", kind).stdout.splitlines()
+    assert human[0].startswith(f"key:  {prefix}_") and human[1].startswith(f"hash: {prefix}_sha256:")
+    assert entctl("hash-key", human[0].split()[1]).stdout.strip() == human[1].split()[1]
+    assert entctl("gen-key", kind).stdout != entctl("gen-key", kind).stdout
+
+
+def test_generated_keys_authenticate_through_a_tenants_file(configured_server, tmp_path):
+    public = json.loads(entctl("--json", "gen-key", "public").stdout)
+    secret = json.loads(entctl("--json", "gen-key", "secret").stdout)
+    tenants = tmp_path / "tenants.json"
+    tenants.write_text(json.dumps({"tenants": [{
+        "id": "generated",
+        "public_keys": [public["hash"]],
+        "secret_keys": [secret["hash"]],
+        "entitlements": ["pro"],
+        "products": {},
+    }]}))
+    cli = Entctl(configured_server({"storage": {"tenants": str(tenants)}}))
+    user = unique_user()
+    assert cli.json("--key", public["key"], "identify", user)["created"] is True
+    assert cli.json("grant", user, "pro", env_key=secret["key"])["entitlementId"] == "pro"
+    # The demo keys, which entctl sends by default, belong to no tenant of this server.
+    assert cli.error("status", user).startswith("UNAUTHENTICATED: ")

@@ -32,4 +32,7 @@ int cshim_ssl_ctx_configure_server(SSL_CTX *ctx);
 int cshim_ssl_ctx_configure_client(SSL_CTX *ctx);
 long cshim_ssl_set_tlsext_host_name(SSL *ssl, const char *name);
 
+/// SHA-256 without OpenSSL 3's per-call algorithm fetch and context allocation (API keys are hashed on every call).
+void cshim_sha256(const void *data, size_t length, unsigned char digest[32]);
+
 #endif

@@ -37,9 +37,23 @@ final class CachedCustomer: Sendable {
 /// Sharded so that readers on different cores rarely meet on one lock. Entries are replaced after each committed
 /// write; this process is the only writer (a multi-instance store will need invalidation messages).
 final class CustomerCache: Sendable {
+    /// App user IDs are compared byte for byte, as the database does: Swift's `String` equality would make
+    /// "café" and "cafe\u{301}" one customer.
     private struct Key: Hashable {
         var tenantID: String
         var appUserID: String
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.tenantID.utf8.elementsEqual(rhs.tenantID.utf8) && lhs.appUserID.utf8.elementsEqual(rhs.appUserID.utf8)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            var tenantID = tenantID
+            var appUserID = appUserID
+            tenantID.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            hasher.combine(0xFF as UInt8)
+            appUserID.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        }
     }
 
     private final class Shard: Sendable {

@@ -284,16 +284,18 @@ public final class CustomerEngine: Sendable {
     }
 
     /// Runs `body` in one store transaction on the write queue, then refreshes the cache and notifies streams.
+    ///
+    /// Publishing happens on the write queue too, right after the commit: changes reach the cache and the streams
+    /// in the order they were committed.
     func write<Value: Sendable>(
         _ body: @escaping @Sendable (any StoreTransaction, UnixTime) throws -> (Value, [Committed])
     ) async throws(DomainError) -> Value {
-        let store = self.store
-        let clock = self.clock
-        let (value, committed, now) = try await writes.run { () throws(DomainError) in
-            let now = clock.now()
+        try await writes.run { () throws(DomainError) in
+            let now = self.clock.now()
+            let value: Value
+            let committed: [Committed]
             do {
-                let (value, committed) = try store.write { transaction in try body(transaction, now) }
-                return (value, committed, now)
+                (value, committed) = try self.store.write { transaction in try body(transaction, now) }
             } catch let error as DomainError {
                 throw error
             } catch let error as StoreError {
@@ -301,18 +303,18 @@ public final class CustomerEngine: Sendable {
             } catch {
                 throw .internalError("Unexpected storage failure: \(error)")
             }
+            self.publish(committed, now: now)
+            return value
         }
-        publish(committed, now: now)
-        return value
     }
 
     private func publish(_ committed: [Committed], now: UnixTime) {
         for change in committed {
-            if change.mergedInto == nil {
-                cache.store(CachedCustomer(snapshot: change.snapshot, now: now), tenantID: change.tenantID)
-            }
-            hub.publish(tenantID: change.tenantID, customerID: change.snapshot.customer.id, change.update)
             observeChange(change.tenantID, change.update)
+            // The customer a merge emptied owns no ID any more: its streams get the survivor's snapshot below.
+            guard change.mergedInto == nil else { continue }
+            cache.store(CachedCustomer(snapshot: change.snapshot, now: now), tenantID: change.tenantID)
+            hub.publish(tenantID: change.tenantID, customerID: change.snapshot.customer.id, change.update)
             if let next = change.snapshot.customer.nextChangeAt { timeChanges.notify(next) }
         }
         for change in committed {

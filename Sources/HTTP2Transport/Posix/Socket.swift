@@ -121,7 +121,7 @@ enum Socket {
             }
         }
         guard status == 0 else { return "unknown" }
-        let name = String(cString: host)
+        let name = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let port = port(of: storage)
         return storage.ss_family == sa_family_t(AF_INET6) ? "[\(name)]:\(port)" : "\(name):\(port)"
     }

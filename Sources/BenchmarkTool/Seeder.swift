@@ -1,0 +1,24 @@
+import EntitlementDomain
+import EntitlementStorage
+
+/// Fills a database with customers through the real engine, as the server would have written them.
+enum Seeder {
+    static func seed(databasePath: String, tenantID: String, customers: Int) async throws {
+        let store = try SQLiteEntitlementStore(path: databasePath, synchronous: .normal)
+        let engine = CustomerEngine(store: store)
+        for index in 0..<customers {
+            _ = try await engine.identify(tenantID: tenantID, appUserID: "bench-user-\(index)", anonymousID: nil)
+        }
+        let tenant = try Tenant(
+            id: tenantID, publicKeyHashes: [], secretKeyHashes: [APIKey.hashString(APIKey.generate(.secretKey))!],
+            entitlements: ["pro", "premium"], allowUndeclaredEntitlements: false, products: [:])
+        for entitlement in ["pro", "premium"] {
+            _ = try await engine.grant(
+                tenant: tenant,
+                GrantRequest(
+                    appUserID: "bench-user-0", entitlementID: entitlement, expiresAt: nil, durationMilliseconds: nil,
+                    reason: "benchmark", idempotencyKey: nil))
+        }
+        print("seeded \(customers) customers into \(databasePath)")
+    }
+}

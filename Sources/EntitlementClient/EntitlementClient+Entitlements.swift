@@ -1,0 +1,58 @@
+public import EntitlementsProto
+public import ProtobufWire
+
+// Typed calls of `entitlements.v1.EntitlementService` (public key) and `entitlements.v1.AdminService` (secret key).
+// Each builds the request message and makes one call; server errors arrive as `RPCError`.
+extension EntitlementClient {
+    /// `Identify`: resolves `appUserID` (creating the customer on first sight), merging `anonymousID`'s customer
+    /// into it when given.
+    public func identify(appUserID: String, anonymousID: String? = nil) async throws -> IdentifyResponse {
+        try await unary(
+            Methods.identify, IdentifyRequest(appUserID: appUserID, anonymousID: anonymousID ?? ""))
+    }
+
+    /// `SyncStatus`: the customer's current status (`INACTIVE` for a never-seen user).
+    public func syncStatus(appUserID: String) async throws -> SyncStatusResponse {
+        try await unary(Methods.syncStatus, SyncStatusRequest(appUserID: appUserID))
+    }
+
+    /// `StreamStatus`: a `SNAPSHOT` (or the events after `afterVersion`), then one event per change. Has no
+    /// deadline; ends when the server ends the call, and cancelling the consuming task cancels the call.
+    public func streamStatus(
+        appUserID: String, afterVersion: UInt64 = 0
+    ) -> AsyncThrowingStream<StatusEvent, any Error> {
+        serverStreaming(
+            Methods.streamStatus, StreamStatusRequest(appUserID: appUserID, afterVersion: afterVersion))
+    }
+
+    /// `GrantEntitlement`: set at most one of `expiresAt` and `duration`; neither means the grant never expires.
+    public func grantEntitlement(
+        appUserID: String, entitlementID: String, expiresAt: ProtoTimestamp? = nil, duration: Duration? = nil,
+        reason: String = "", idempotencyKey: String = ""
+    ) async throws -> Grant {
+        let request = GrantEntitlementRequest(
+            appUserID: appUserID, entitlementID: entitlementID, expiresAt: expiresAt,
+            duration: duration.map(ProtoDuration.init), reason: reason, idempotencyKey: idempotencyKey)
+        return try await unary(Methods.grantEntitlement, request)
+    }
+
+    /// `RevokeGrant`: ends a grant now; returns it as revoked.
+    public func revokeGrant(grantID: String, reason: String = "") async throws -> Grant {
+        try await unary(Methods.revokeGrant, RevokeGrantRequest(grantID: grantID, reason: reason))
+    }
+
+    /// `GetCustomer`: status, aliases, grants and transactions of one customer.
+    public func getCustomer(appUserID: String) async throws -> Customer {
+        try await unary(Methods.getCustomer, GetCustomerRequest(appUserID: appUserID))
+    }
+
+    /// `ListCustomerEvents`: one page of the customer's history, newest first. `pageSize` 0 means the server
+    /// default; `pageToken` is the previous page's `nextPageToken` ("" for the first page).
+    public func listCustomerEvents(
+        appUserID: String, pageSize: Int32 = 0, pageToken: String = ""
+    ) async throws -> ListCustomerEventsResponse {
+        try await unary(
+            Methods.listCustomerEvents,
+            ListCustomerEventsRequest(appUserID: appUserID, pageSize: pageSize, pageToken: pageToken))
+    }
+}

@@ -1,0 +1,23 @@
+public import RPCCore
+import StandardServices
+
+extension EntitlementClient {
+    /// The method descriptor of every RPC the typed calls make, in one place.
+    public enum Methods {
+        /// `entitlements.v1.EntitlementService`: what apps call with a public key.
+        public static let entitlementService = "entitlements.v1.EntitlementService"
+        /// `entitlements.v1.AdminService`: what operators call with a secret key.
+        public static let adminService = "entitlements.v1.AdminService"
+
+        public static let healthCheck = MethodDescriptor(service: HealthService.serviceName, method: "Check")
+
+        public static let identify = MethodDescriptor(service: entitlementService, method: "Identify")
+        public static let syncStatus = MethodDescriptor(service: entitlementService, method: "SyncStatus")
+        public static let streamStatus = MethodDescriptor(service: entitlementService, method: "StreamStatus")
+
+        public static let grantEntitlement = MethodDescriptor(service: adminService, method: "GrantEntitlement")
+        public static let revokeGrant = MethodDescriptor(service: adminService, method: "RevokeGrant")
+        public static let getCustomer = MethodDescriptor(service: adminService, method: "GetCustomer")
+        public static let listCustomerEvents = MethodDescriptor(service: adminService, method: "ListCustomerEvents")
+    }
+}

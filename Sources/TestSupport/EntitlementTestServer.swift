@@ -1,0 +1,104 @@
+public import EntitlementDomain
+public import EntitlementServices
+public import EntitlementStorage
+import Foundation
+public import HTTP2Transport
+public import RPCCore
+import StandardServices
+
+/// A real entitlementd in this process: Health, EntitlementService and AdminService on a free loopback port, over a
+/// fresh SQLite database in a temporary directory, with a running expiry scheduler and two tenants built in code.
+///
+/// Call ``stop()`` when done, after cancelling open streams.
+/// Clients are made by the test targets (TestSupport does not depend on EntitlementClient):
+/// `EntitlementClient(configuration: server.clientConfiguration, apiKey: key)`.
+public final class EntitlementTestServer: Sendable {
+    /// One tenant and the plaintext keys that authenticate as it.
+    public struct TenantKeys: Sendable {
+        public let tenant: Tenant
+        public let publicKey: String
+        public let secretKey: String
+        public var id: String { tenant.id }
+    }
+
+    /// Entitlements both tenants declare: `pro`, `plus`, and `premium` through the product `com.example.premium`.
+    public static let entitlements = ["pro", "plus"]
+    public static let products = ["com.example.premium": ["premium"]]
+
+    public let tenantA: TenantKeys
+    public let tenantB: TenantKeys
+    public let store: SQLiteEntitlementStore
+    public let engine: CustomerEngine
+    public let scheduler: ExpiryScheduler
+    public let tenants: TenantRegistry
+    public let streamLimits: StreamLimits
+    public let server: RunningServer
+    /// The temporary directory holding the database; removed by ``stop()``.
+    public let directory: String
+
+    public var port: Int { server.port }
+    public var hub: StatusHub { engine.hub }
+
+    /// - Parameters:
+    ///   - maxStreamsPerConnection: ``StreamLimits`` of the EntitlementService.
+    ///   - maxStreamsPerCustomer: the hub's per-customer limit.
+    ///   - maxPendingUpdates: how many updates a stream that is not reading holds before they are folded.
+    ///   - replayLimit: how many versions back `after_version` may resume from the log.
+    public init(
+        maxStreamsPerConnection: Int = 100, maxStreamsPerCustomer: Int = 16, maxPendingUpdates: Int = 8,
+        replayLimit: Int = 1000, clock: any DomainClock = SystemClock(), logLevel: Logger.Level = .warning
+    ) throws {
+        directory = NSTemporaryDirectory() + "entitlementd-itest-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        store = try SQLiteEntitlementStore(path: directory + "/entitlements.sqlite", synchronous: .normal)
+
+        func makeTenant(_ id: String) throws -> TenantKeys {
+            let publicKey = APIKey.generate(.publicKey)
+            let secretKey = APIKey.generate(.secretKey)
+            let tenant = try Tenant(
+                id: id, publicKeyHashes: [APIKey.hashString(publicKey)!], secretKeyHashes: [APIKey.hashString(secretKey)!],
+                entitlements: Self.entitlements, products: Self.products)
+            return TenantKeys(tenant: tenant, publicKey: publicKey, secretKey: secretKey)
+        }
+        tenantA = try makeTenant("tenant-a")
+        tenantB = try makeTenant("tenant-b")
+        tenants = TenantRegistry(try TenantDirectory(tenants: [tenantA.tenant, tenantB.tenant]))
+
+        let logger = Logger(label: "entitlement-test-server", minimumLevel: logLevel)
+        let log = CallLog(logger: logger)
+        engine = CustomerEngine(
+            store: store, clock: clock,
+            hub: StatusHub(maxStreamsPerCustomer: maxStreamsPerCustomer, maxPendingUpdates: maxPendingUpdates),
+            replayLimit: replayLimit
+        ) { tenantID, update in log.change(tenantID: tenantID, update) }
+        scheduler = ExpiryScheduler(engine: engine) { error in
+            logger.error("recording time-based status changes failed", ["error": error.description])
+        }
+        scheduler.start()
+        streamLimits = StreamLimits(maxPerConnection: maxStreamsPerConnection)
+        do {
+            server = try RunningServer(services: [
+                HealthService(),
+                EntitlementService(engine: engine, tenants: tenants, log: log, streams: streamLimits),
+                AdminService(engine: engine, tenants: tenants, log: log),
+            ])
+        } catch {
+            scheduler.stop()
+            try? FileManager.default.removeItem(atPath: directory)
+            throw error
+        }
+    }
+
+    /// Where a client connects (h2c on loopback).
+    public var clientConfiguration: GRPCClientConfiguration {
+        GRPCClientConfiguration(host: "127.0.0.1", port: server.port)
+    }
+
+    /// Begins the server's graceful shutdown (``RunningServer/stop()`` does not wait for it), stops the scheduler
+    /// and removes the database directory.
+    public func stop() {
+        server.stop()
+        scheduler.stop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}

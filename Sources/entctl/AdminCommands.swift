@@ -1,0 +1,80 @@
+import ProtobufWire
+
+/// The AdminService commands, called with a secret key: grant, revoke, customer, events.
+extension Entctl {
+    /// `grant APP_USER_ID ENTITLEMENT [--duration D | --expires-at T] [--reason TEXT] [--idempotency-key KEY]`
+    func grant() async throws -> Int32 {
+        try arguments.check(
+            positionals: ["APP_USER_ID", "ENTITLEMENT"],
+            options: ["--duration", "--expires-at", "--reason", "--idempotency-key"])
+        let appUserID = try arguments.positional(0, "APP_USER_ID")
+        let entitlementID = try arguments.positional(1, "ENTITLEMENT")
+        var duration: Duration?
+        if let text = arguments.value("--duration") {
+            guard let parsed = TimeText.parseDuration(text) else {
+                throw UsageError(
+                    description: "invalid --duration '\(text)': expected a positive span such as 30d, 12h, 90m or 45s")
+            }
+            duration = parsed
+        }
+        var expiresAt: ProtoTimestamp?
+        if let text = arguments.value("--expires-at") {
+            guard duration == nil else {
+                throw UsageError(description: "grant takes --duration or --expires-at, not both")
+            }
+            guard let parsed = TimeText.parseRFC3339(text) else {
+                throw UsageError(
+                    description: "invalid --expires-at '\(text)': expected RFC 3339 such as 2030-01-31T12:00:00Z")
+            }
+            expiresAt = parsed
+        }
+        let grant = try await connect(.secretKey).grantEntitlement(
+            appUserID: appUserID, entitlementID: entitlementID, expiresAt: expiresAt, duration: duration,
+            reason: arguments.value("--reason") ?? "", idempotencyKey: arguments.value("--idempotency-key") ?? "")
+        printer.print(grant, human: HumanOutput.grant(grant))
+        return 0
+    }
+
+    /// `revoke GRANT_ID [--reason TEXT]`
+    func revoke() async throws -> Int32 {
+        try arguments.check(positionals: ["GRANT_ID"], options: ["--reason"])
+        let grantID = try arguments.positional(0, "GRANT_ID")
+        let grant = try await connect(.secretKey).revokeGrant(
+            grantID: grantID, reason: arguments.value("--reason") ?? "")
+        printer.print(grant, human: HumanOutput.grant(grant))
+        return 0
+    }
+
+    /// `customer APP_USER_ID`
+    func customer() async throws -> Int32 {
+        try arguments.check(positionals: ["APP_USER_ID"])
+        let appUserID = try arguments.positional(0, "APP_USER_ID")
+        let customer = try await connect(.secretKey).getCustomer(appUserID: appUserID)
+        printer.print(customer, human: HumanOutput.customer(customer))
+        return 0
+    }
+
+    /// `events APP_USER_ID [--page-size N] [--page-token T] [--all]`: one page, or with `--all` every page from the
+    /// token on. `--json` prints one object per page.
+    func events() async throws -> Int32 {
+        try arguments.check(positionals: ["APP_USER_ID"], options: ["--page-size", "--page-token", "--all"])
+        let appUserID = try arguments.positional(0, "APP_USER_ID")
+        let pageSize = try arguments.integer("--page-size", Int32.self, minimum: 1) ?? 0
+        let all = arguments.flag("--all")
+        var pageToken = arguments.value("--page-token") ?? ""
+        let client = try connect(.secretKey)
+        var printedAny = false
+        repeat {
+            let page = try await client.listCustomerEvents(
+                appUserID: appUserID, pageSize: pageSize, pageToken: pageToken)
+            printer.print(page, human: page.events.map(HumanOutput.customerEvent))
+            printedAny = printedAny || !page.events.isEmpty
+            pageToken = page.nextPageToken
+        } while all && !pageToken.isEmpty
+        if !printer.json {
+            if !printedAny { Output.line("no events") }
+            if !pageToken.isEmpty { Output.line("more: --page-token \(pageToken)") }
+        }
+        return 0
+    }
+}

@@ -1,0 +1,55 @@
+import EntitlementClient
+import HTTP2Transport
+
+/// One run of `entctl`: the parsed command line and the command it names.
+///
+/// Every command checks its arguments before it connects, so a usage error never depends on the server.
+struct Entctl {
+    typealias UsageError = EntctlOptions.UsageError
+
+    let options: EntctlOptions
+    let arguments: CommandArguments
+    let printer: Printer
+
+    init(options: EntctlOptions) {
+        self.options = options
+        arguments = CommandArguments(options)
+        printer = Printer(json: options.json)
+    }
+
+    /// Runs the command and returns the exit status; throws ``UsageError`` for a bad command line and the call's
+    /// error (usually `RPCError`) when it fails.
+    func run() async throws -> Int32 {
+        switch arguments.command {
+        case "health": try await health()
+        case "identify": try await identify()
+        case "status": try await status()
+        case "watch": try await watch()
+        case "grant": try await grant()
+        case "revoke": try await revoke()
+        case "customer": try await customer()
+        case "events": try await events()
+        case "gen-key": try generateKey()
+        case "hash-key": try hashKey()
+        default: throw UsageError(description: "unknown command '\(arguments.command)'")
+        }
+    }
+
+    /// A client for the server in the options, sending the key the command's service expects unless one was given.
+    func connect(_ key: EntctlOptions.KeyKind) throws -> EntitlementClient {
+        var configuration = GRPCClientConfiguration(host: options.address.host, port: options.address.port)
+        if options.tls {
+            configuration.tls = .init(trustedCertificatesPath: options.caFile, serverName: options.serverName)
+        }
+        return try EntitlementClient(
+            configuration: configuration, apiKey: options.apiKey(for: key), defaultTimeout: options.timeout)
+    }
+
+    /// `health [SERVICE]`: exits 0 only when the service is SERVING.
+    private func health() async throws -> Int32 {
+        try arguments.check(positionals: [], optional: 1)
+        let status = try await connect(.none).checkHealth(service: arguments.positionals.first ?? "")
+        Output.line(printer.json ? JSONValue.object([("status", .string("\(status)"))]).text : "\(status)")
+        return status == .serving ? 0 : 1
+    }
+}

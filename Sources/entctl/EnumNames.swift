@@ -1,0 +1,40 @@
+import EntitlementsProto
+import ProtobufWire
+
+/// A contract enum with the proto names of its values, for both output formats. A value this build does not know
+/// (added to the contract later) has no name: it prints as its number, which is also what proto3 JSON expects.
+protocol NamedProtoEnum: ProtoEnum {
+    static var names: [String] { get }
+}
+
+extension NamedProtoEnum {
+    var knownName: String? { Self.names.indices.contains(Int(rawValue)) ? Self.names[Int(rawValue)] : nil }
+    var name: String { knownName ?? String(rawValue) }
+}
+
+extension SubscriptionStatus.State: NamedProtoEnum {
+    static let names = ["STATE_UNSPECIFIED", "ACTIVE", "INACTIVE"]
+}
+
+extension Store: NamedProtoEnum {
+    static let names = ["STORE_UNSPECIFIED", "APP_STORE", "PLAY_STORE", "WEB", "GRANT"]
+}
+
+extension StatusEvent.Kind: NamedProtoEnum {
+    static let names = ["KIND_UNSPECIFIED", "SNAPSHOT", "STATUS_CHANGED", "CUSTOMER_INFO_CHANGED"]
+}
+
+extension CustomerEvent.Cause: NamedProtoEnum {
+    static let names = [
+        "CAUSE_UNSPECIFIED", "CREATED", "MERGED", "PURCHASE", "RESTORE", "TRANSFERRED_IN", "TRANSFERRED_OUT",
+        "APP_STORE_NOTIFICATION", "PLAY_STORE_NOTIFICATION", "GRANT", "REVOKE", "EXPIRY",
+    ]
+}
+
+extension Transaction.Environment: NamedProtoEnum {
+    static let names = ["ENVIRONMENT_UNSPECIFIED", "PRODUCTION", "SANDBOX"]
+}
+
+extension Transaction.Ownership: NamedProtoEnum {
+    static let names = ["OWNERSHIP_UNSPECIFIED", "PURCHASED", "FAMILY_SHARED"]
+}

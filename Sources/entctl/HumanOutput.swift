@@ -1,0 +1,110 @@
+import EntitlementsProto
+import ProtobufWire
+
+/// The default, human-readable output: short lines, times in RFC 3339 UTC to the second.
+enum HumanOutput {
+    static func time(_ timestamp: ProtoTimestamp?) -> String {
+        timestamp.map { TimeText.rfc3339($0, fractional: false) } ?? "-"
+    }
+
+    /// `pro until 2025-01-31T12:00:00Z` or `pro lifetime`, plus the store details that apply.
+    static func entitlement(_ entitlement: ActiveEntitlement) -> String {
+        var text = entitlement.id + (entitlement.expiresAt.map { " until " + time($0) } ?? " lifetime")
+        var details = [entitlement.source.name]
+        if !entitlement.productID.isEmpty { details.append(entitlement.productID) }
+        if entitlement.willRenew { details.append("renews") }
+        if entitlement.inGracePeriod { details.append("grace period") }
+        if entitlement.inBillingRetry { details.append("billing retry") }
+        text += " (" + details.joined(separator: ", ") + ")"
+        return text
+    }
+
+    /// All entitlements on one line: `pro until ... (GRANT), premium lifetime (GRANT)`, or `no entitlements`.
+    static func entitlements(_ status: SubscriptionStatus?) -> String {
+        let entitlements = status?.entitlements ?? []
+        return entitlements.isEmpty ? "no entitlements" : entitlements.map(entitlement).joined(separator: ", ")
+    }
+
+    /// `alice  ACTIVE  version 3`, then one indented line per entitlement.
+    static func customerStatus(_ customer: CustomerStatus?, note: String? = nil) -> [String] {
+        guard let customer else { return ["(no customer in the response)"] }
+        let state = customer.status?.state.name ?? "STATE_UNSPECIFIED"
+        var header = "\(customer.appUserID)  \(state)  version \(customer.version)"
+        if let note { header += "  (\(note))" }
+        return [header] + (customer.status?.entitlements ?? []).map { "  " + entitlement($0) }
+    }
+
+    static func identify(_ response: IdentifyResponse) -> [String] {
+        let notes = [response.created ? "created" : nil, response.merged ? "merged" : nil].compactMap { $0 }
+        return customerStatus(response.customer, note: notes.isEmpty ? nil : notes.joined(separator: ", "))
+    }
+
+    /// One line: `2025-01-31T12:00:00Z  STATUS_CHANGED  version 4  pro until ... (GRANT)  reason: ...`.
+    static func statusEvent(_ event: StatusEvent) -> String {
+        var line = "\(time(event.customer?.serverTime))  \(event.kind.name)  version \(event.customer?.version ?? 0)"
+        line += "  " + entitlements(event.customer?.status)
+        if !event.reason.isEmpty { line += "  reason: " + event.reason }
+        return line
+    }
+
+    /// One line: `gr_...  pro  from 2025-... until 2025-...`, then revocation and reason when there are any.
+    static func grantLine(_ grant: Grant) -> String {
+        var line = "\(grant.grantID)  \(grant.entitlementID)  from \(time(grant.startsAt))"
+        line += grant.expiresAt.map { " until " + time($0) } ?? " lifetime"
+        if let revokedAt = grant.revokedAt {
+            line += "  REVOKED \(time(revokedAt))"
+            if !grant.revocationReason.isEmpty { line += " (\(grant.revocationReason))" }
+        }
+        if !grant.reason.isEmpty { line += "  reason: " + grant.reason }
+        return line
+    }
+
+    static func grant(_ grant: Grant) -> [String] {
+        var lines = [
+            "grant        \(grant.grantID)",
+            "app user     \(grant.appUserID)",
+            "entitlement  \(grant.entitlementID)",
+            "starts       \(time(grant.startsAt))",
+            "expires      \(grant.expiresAt.map { time($0) } ?? "never")",
+        ]
+        if let revokedAt = grant.revokedAt { lines.append("revoked      \(time(revokedAt))") }
+        if !grant.reason.isEmpty { lines.append("reason       \(grant.reason)") }
+        if !grant.revocationReason.isEmpty { lines.append("revoked for  \(grant.revocationReason)") }
+        return lines
+    }
+
+    static func transactionLine(_ transaction: Transaction) -> String {
+        var line = "\(transaction.store.name)  \(transaction.productID)  \(transaction.originalTransactionID)"
+        line += "  \(transaction.environment.name)  purchased \(time(transaction.purchasedAt))"
+        line += transaction.expiresAt.map { " until " + time($0) } ?? " lifetime"
+        if transaction.ownership == .familyShared { line += "  family shared" }
+        if transaction.willRenew { line += "  renews" }
+        if transaction.inGracePeriod { line += "  grace period" }
+        if transaction.inBillingRetry { line += "  billing retry" }
+        if let revokedAt = transaction.revokedAt {
+            line += "  REVOKED \(time(revokedAt))"
+            if !transaction.revocationReason.isEmpty { line += " (\(transaction.revocationReason))" }
+        }
+        return line
+    }
+
+    static func customer(_ customer: Customer) -> [String] {
+        var lines = customerStatus(customer.customer)
+        lines.append("aliases: " + (customer.aliases.isEmpty ? "none" : customer.aliases.joined(separator: ", ")))
+        lines.append("grants: " + (customer.grants.isEmpty ? "none" : String(customer.grants.count)))
+        lines += customer.grants.map { "  " + grantLine($0) }
+        lines.append("transactions: " + (customer.transactions.isEmpty ? "none" : String(customer.transactions.count)))
+        lines += customer.transactions.map { "  " + transactionLine($0) }
+        return lines
+    }
+
+    /// One line: `version 5  2025-...  REVOKE  STATUS_CHANGED  no entitlements  reason: ...  reference: g_...`.
+    static func customerEvent(_ event: CustomerEvent) -> String {
+        var line = "version \(event.version)  \(time(event.occurredAt))  \(event.cause.name)  \(event.change.name)"
+        line += "  " + entitlements(event.status)
+        if !event.reason.isEmpty { line += "  reason: " + event.reason }
+        if !event.relatedAppUserID.isEmpty { line += "  related: " + event.relatedAppUserID }
+        if !event.referenceID.isEmpty { line += "  reference: " + event.referenceID }
+        return line
+    }
+}

@@ -1,0 +1,227 @@
+import EntitlementsProto
+import ProtobufWire
+
+/// A JSON value with object keys in a fixed order, written on one line.
+indirect enum JSONValue {
+    case string(String)
+    /// Already in JSON number syntax.
+    case number(String)
+    case bool(Bool)
+    case array([JSONValue])
+    case object([(String, JSONValue)])
+
+    var text: String {
+        var output = ""
+        write(to: &output)
+        return output
+    }
+
+    private func write(to output: inout String) {
+        switch self {
+        case .string(let value): Self.writeString(value, to: &output)
+        case .number(let value): output += value
+        case .bool(let value): output += value ? "true" : "false"
+        case .array(let values):
+            output += "["
+            for (index, value) in values.enumerated() {
+                if index > 0 { output += "," }
+                value.write(to: &output)
+            }
+            output += "]"
+        case .object(let members):
+            output += "{"
+            for (index, (key, value)) in members.enumerated() {
+                if index > 0 { output += "," }
+                Self.writeString(key, to: &output)
+                output += ":"
+                value.write(to: &output)
+            }
+            output += "}"
+        }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef")
+
+    private static func writeString(_ value: String, to output: inout String) {
+        output += "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case "\n": output += "\\n"
+            case "\r": output += "\\r"
+            case "\t": output += "\\t"
+            case _ where scalar.value < 0x20:
+                output += "\\u00" + String(hexDigits[Int(scalar.value >> 4)])
+                output += String(hexDigits[Int(scalar.value & 0xF)])
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+        output += "\""
+    }
+}
+
+/// The proto3 JSON form of the contract's messages: lowerCamelCase field names, enums by name, 64-bit integers as
+/// strings, timestamps in RFC 3339 UTC. Scalar and repeated fields are always written, default or not; message
+/// fields only when set (an absent `expiresAt` means "never").
+protocol JSONEncodable {
+    var json: JSONValue { get }
+}
+
+/// Builds an object member by member, leaving out unset message fields.
+private struct JSONObject {
+    var members: [(String, JSONValue)] = []
+
+    mutating func add(_ key: String, _ value: String) { members.append((key, .string(value))) }
+    mutating func add(_ key: String, _ value: Bool) { members.append((key, .bool(value))) }
+    mutating func add(_ key: String, _ value: UInt64) { members.append((key, .string(String(value)))) }
+    mutating func add(_ key: String, _ value: [String]) { members.append((key, .array(value.map(JSONValue.string)))) }
+    mutating func add(_ key: String, _ value: some NamedProtoEnum) {
+        members.append((key, value.knownName.map(JSONValue.string) ?? .number(String(value.rawValue))))
+    }
+    mutating func add(_ key: String, _ value: ProtoTimestamp?) {
+        if let value { members.append((key, .string(TimeText.rfc3339(value)))) }
+    }
+    mutating func add(_ key: String, _ value: (some JSONEncodable)?) {
+        if let value { members.append((key, value.json)) }
+    }
+    mutating func add(_ key: String, _ values: [some JSONEncodable]) {
+        members.append((key, .array(values.map(\.json))))
+    }
+
+    var value: JSONValue { .object(members) }
+}
+
+extension ActiveEntitlement: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("id", id)
+        object.add("source", source)
+        object.add("productId", productID)
+        object.add("expiresAt", expiresAt)
+        object.add("willRenew", willRenew)
+        object.add("inGracePeriod", inGracePeriod)
+        object.add("inBillingRetry", inBillingRetry)
+        return object.value
+    }
+}
+
+extension SubscriptionStatus: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("state", state)
+        object.add("entitlements", entitlements)
+        return object.value
+    }
+}
+
+extension CustomerStatus: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("appUserId", appUserID)
+        object.add("status", status)
+        object.add("version", version)
+        object.add("serverTime", serverTime)
+        return object.value
+    }
+}
+
+extension IdentifyResponse: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("customer", customer)
+        object.add("created", created)
+        object.add("merged", merged)
+        return object.value
+    }
+}
+
+extension SyncStatusResponse: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("customer", customer)
+        return object.value
+    }
+}
+
+extension StatusEvent: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("kind", kind)
+        object.add("customer", customer)
+        object.add("reason", reason)
+        return object.value
+    }
+}
+
+extension Grant: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("grantId", grantID)
+        object.add("appUserId", appUserID)
+        object.add("entitlementId", entitlementID)
+        object.add("startsAt", startsAt)
+        object.add("expiresAt", expiresAt)
+        object.add("revokedAt", revokedAt)
+        object.add("reason", reason)
+        object.add("revocationReason", revocationReason)
+        return object.value
+    }
+}
+
+extension Transaction: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("store", store)
+        object.add("productId", productID)
+        object.add("originalTransactionId", originalTransactionID)
+        object.add("transactionId", transactionID)
+        object.add("environment", environment)
+        object.add("purchasedAt", purchasedAt)
+        object.add("originalPurchaseAt", originalPurchaseAt)
+        object.add("expiresAt", expiresAt)
+        object.add("revokedAt", revokedAt)
+        object.add("revocationReason", revocationReason)
+        object.add("ownerAppUserId", ownerAppUserID)
+        object.add("ownership", ownership)
+        object.add("willRenew", willRenew)
+        object.add("inGracePeriod", inGracePeriod)
+        object.add("inBillingRetry", inBillingRetry)
+        return object.value
+    }
+}
+
+extension Customer: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("customer", customer)
+        object.add("aliases", aliases)
+        object.add("grants", grants)
+        object.add("transactions", transactions)
+        return object.value
+    }
+}
+
+extension CustomerEvent: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("version", version)
+        object.add("cause", cause)
+        object.add("change", change)
+        object.add("reason", reason)
+        object.add("occurredAt", occurredAt)
+        object.add("status", status)
+        object.add("relatedAppUserId", relatedAppUserID)
+        object.add("referenceId", referenceID)
+        return object.value
+    }
+}
+
+extension ListCustomerEventsResponse: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("events", events)
+        object.add("nextPageToken", nextPageToken)
+        return object.value
+    }
+}

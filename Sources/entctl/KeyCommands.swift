@@ -1,0 +1,47 @@
+import EntitlementDomain
+
+/// The offline key helpers: gen-key and hash-key. They never connect.
+extension Entctl {
+    /// `gen-key public|secret`: a new key from the CSPRNG and the hash string the tenants file lists for it.
+    func generateKey() throws -> Int32 {
+        try arguments.check(positionals: ["public|secret"])
+        let kind: APIKey.Kind
+        switch arguments.positionals[0] {
+        case "public", "pk": kind = .publicKey
+        case "secret", "sk": kind = .secretKey
+        case let other: throw UsageError(description: "gen-key: expected public or secret, got '\(other)'")
+        }
+        let key = APIKey.generate(kind)
+        guard let hash = APIKey.hashString(key) else { preconditionFailure("a generated key has a known prefix") }
+        if printer.json {
+            let members: [(String, JSONValue)] = [
+                ("key", .string(key)), ("hash", .string(hash)), ("field", .string(kind.configField)),
+            ]
+            Output.line(JSONValue.object(members).text)
+        } else {
+            Output.lines([
+                "key:  \(key)",
+                "hash: \(hash)",
+                "Add the hash to the tenant's \"\(kind.configField)\" in the tenants file and reload the server",
+                "(SIGHUP); hand out the key. Only the hash is stored, so the key is not shown again.",
+            ])
+        }
+        return 0
+    }
+
+    /// `hash-key KEY` (`-` reads the key from standard input, keeping it out of shell history).
+    func hashKey() throws -> Int32 {
+        try arguments.check(positionals: ["KEY"])
+        var key = arguments.positionals[0]
+        if key == "-" { key = readLine(strippingNewline: true) ?? "" }
+        guard key.utf8.count <= APIKey.maxByteCount, let hash = APIKey.hashString(key) else {
+            throw UsageError(description: "hash-key: a key starts with pk_ (public) or sk_ (secret)")
+        }
+        if printer.json {
+            Output.line(JSONValue.object([("hash", .string(hash))]).text)
+        } else {
+            Output.line(hash)
+        }
+        return 0
+    }
+}

@@ -1,0 +1,53 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes whole lines straight to the file descriptor, so each line is out as soon as it is printed (`watch` behind a
+/// pipe) and nothing is lost when Ctrl-C ends the process.
+enum Output {
+    static func line(_ text: String) {
+        write(text + "\n", to: STDOUT_FILENO)
+    }
+
+    static func lines(_ texts: [String]) {
+        guard !texts.isEmpty else { return }
+        write(texts.joined(separator: "\n") + "\n", to: STDOUT_FILENO)
+    }
+
+    /// The message on standard error, then exit with `status`.
+    static func fail(_ text: String, status: Int32) -> Never {
+        write(text + "\n", to: STDERR_FILENO)
+        exit(status)
+    }
+
+    /// A usage error: the message and the usage on standard error, exit status 2.
+    static func usageError(_ text: String) -> Never {
+        fail("entctl: \(text)\n\n\(EntctlOptions.usage)", status: 2)
+    }
+
+    private static func write(_ text: String, to descriptor: Int32) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                // The reader went away (a closed pipe): nothing more can be said, to anyone.
+                exit(1)
+            }
+            bytes = bytes.dropFirst(written)
+        }
+    }
+}
+
+/// Prints each response either as one JSON object on one line (`--json`) or as human-readable lines.
+struct Printer {
+    let json: Bool
+
+    func print(_ message: some JSONEncodable, human: @autoclosure () -> [String]) {
+        if json { Output.line(message.json.text) } else { Output.lines(human()) }
+    }
+
+    func print(_ message: some JSONEncodable, human: @autoclosure () -> String) {
+        if json { Output.line(message.json.text) } else { Output.line(human()) }
+    }
+}

@@ -1,0 +1,147 @@
+import ProtobufWire
+
+/// RFC 3339 timestamps and `30d`-style durations, without Foundation.
+enum TimeText {
+    /// `2025-01-31T12:00:00Z`, in UTC; `fractional` adds the nanoseconds as 3, 6 or 9 digits when they are not zero
+    /// (the proto3 JSON form).
+    static func rfc3339(_ timestamp: ProtoTimestamp, fractional: Bool = true) -> String {
+        let days = floorDivide(timestamp.seconds, 86_400)
+        let secondOfDay = timestamp.seconds - days * 86_400
+        let (year, month, day) = civil(fromDays: days)
+        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
+        text += "T" + pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
+        if fractional, timestamp.nanos > 0 {
+            let nanos = Int64(timestamp.nanos)
+            if nanos % 1_000_000 == 0 {
+                text += "." + pad(nanos / 1_000_000, 3)
+            } else if nanos % 1000 == 0 {
+                text += "." + pad(nanos / 1000, 6)
+            } else {
+                text += "." + pad(nanos, 9)
+            }
+        }
+        return text + "Z"
+    }
+
+    /// Parses an RFC 3339 date-time: `2025-01-31T12:00:00Z`, `2025-01-31T14:00:00.250+02:00`. nil when malformed.
+    static func parseRFC3339(_ text: String) -> ProtoTimestamp? {
+        let bytes = Array(text.utf8)
+        var index = 0
+        func number(_ digits: Int) -> Int64? {
+            guard index + digits <= bytes.count else { return nil }
+            var value: Int64 = 0
+            for byte in bytes[index..<index + digits] {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+                value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+            }
+            index += digits
+            return value
+        }
+        func expect(_ characters: String) -> Bool {
+            guard index < bytes.count, characters.utf8.contains(bytes[index]) else { return false }
+            index += 1
+            return true
+        }
+        guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2),
+            expect("Tt "), let hour = number(2), expect(":"), let minute = number(2), expect(":"),
+            let second = number(2)
+        else { return nil }
+        var nanos: Int64 = 0
+        if expect(".") {
+            var digits = 0
+            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
+                if digits < 9 { nanos = nanos * 10 + Int64(bytes[index] - UInt8(ascii: "0")) }
+                digits += 1
+                index += 1
+            }
+            guard digits > 0 else { return nil }
+            for _ in min(digits, 9)..<9 { nanos *= 10 }
+        }
+        var offsetSeconds: Int64 = 0
+        if !expect("Zz") {
+            guard index < bytes.count else { return nil }
+            let sign: Int64 = bytes[index] == UInt8(ascii: "-") ? -1 : 1
+            guard expect("+-"), let offsetHours = number(2), expect(":"), let offsetMinutes = number(2),
+                offsetHours < 24, offsetMinutes < 60
+            else { return nil }
+            offsetSeconds = sign * (offsetHours * 3600 + offsetMinutes * 60)
+        }
+        guard index == bytes.count, year >= 1, (1...12).contains(month), day >= 1,
+            day <= daysInMonth(year: year, month: month), hour < 24, minute < 60, second < 60
+        else { return nil }
+        let seconds = days(fromCivil: year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
+        let timestamp = ProtoTimestamp(seconds: seconds, nanos: Int32(nanos))
+        return timestamp.isValid ? timestamp : nil
+    }
+
+    /// Parses `30d`, `12h`, `90m`, `45s`, or several of them together (`1d12h`); nil unless positive and well formed.
+    static func parseDuration(_ text: String) -> Duration? {
+        var total: Int64 = 0
+        var digits: Int64?
+        for character in text {
+            if let digit = character.wholeNumberValue, character.isASCII {
+                let (times10, overflow1) = (digits ?? 0).multipliedReportingOverflow(by: 10)
+                let (next, overflow2) = times10.addingReportingOverflow(Int64(digit))
+                guard !overflow1, !overflow2 else { return nil }
+                digits = next
+                continue
+            }
+            let unit: Int64
+            switch character {
+            case "d": unit = 86_400
+            case "h": unit = 3600
+            case "m": unit = 60
+            case "s": unit = 1
+            default: return nil
+            }
+            guard let count = digits else { return nil }
+            let (seconds, overflow1) = count.multipliedReportingOverflow(by: unit)
+            let (sum, overflow2) = total.addingReportingOverflow(seconds)
+            guard !overflow1, !overflow2 else { return nil }
+            total = sum
+            digits = nil
+        }
+        guard digits == nil, total > 0, total <= ProtoDuration.maxSeconds else { return nil }
+        return .seconds(total)
+    }
+
+    // MARK: - Calendar arithmetic (proleptic Gregorian, after H. Hinnant's civil_from_days / days_from_civil)
+
+    private static func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
+        value >= 0 ? value / divisor : -((-value + divisor - 1) / divisor)
+    }
+
+    private static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = floorDivide(z, 146_097)
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    private static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
+        let shiftedYear = month <= 2 ? year - 1 : year
+        let era = floorDivide(shiftedYear, 400)
+        let yearOfEra = shiftedYear - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    private static func daysInMonth(year: Int64, month: Int64) -> Int64 {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    private static func pad(_ value: Int64, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+}

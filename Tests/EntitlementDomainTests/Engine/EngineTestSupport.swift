@@ -1,0 +1,122 @@
+import EntitlementDomain
+import EntitlementStorage
+import Foundation
+import Synchronization
+import Testing
+
+/// A clock that moves only when the test moves it. (The same as TestSupport's, which this target does not depend
+/// on.)
+final class ManualClock: DomainClock {
+    private let current: Mutex<UnixTime>
+
+    init(_ start: UnixTime = UnixTime(milliseconds: 1_700_000_000_000)) {
+        current = Mutex(start)
+    }
+
+    func now() -> UnixTime { current.withLock { $0 } }
+
+    func set(_ time: UnixTime) { current.withLock { $0 = time } }
+
+    @discardableResult
+    func advance(milliseconds: Int64) -> UnixTime {
+        current.withLock { now in
+            now = UnixTime(milliseconds: now.milliseconds + milliseconds)
+            return now
+        }
+    }
+}
+
+/// A ``CustomerEngine`` over a fresh SQLite file and a ``ManualClock``, with one tenant declaring `pro` and `plus`.
+final class EngineHarness: Sendable {
+    static let tenantID = "acme"
+    let directory: URL
+    let store: SQLiteEntitlementStore
+    let clock: ManualClock
+    let engine: CustomerEngine
+    let tenant: Tenant
+    let otherTenant: Tenant
+
+    init(
+        replayLimit: Int = 1000, hub: StatusHub = StatusHub(),
+        observeChange: @escaping @Sendable (_ tenantID: String, _ update: StatusUpdate) -> Void = { _, _ in }
+    ) throws {
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("entitlement-engine-tests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        store = try SQLiteEntitlementStore(
+            path: directory.appendingPathComponent("entitlements.sqlite").path, synchronous: .normal)
+        clock = ManualClock()
+        engine = CustomerEngine(
+            store: store, clock: clock, hub: hub, replayLimit: replayLimit, observeChange: observeChange)
+        func key() -> String { APIKey.hashString(APIKey.generate(.publicKey))! }
+        tenant = try Tenant(id: Self.tenantID, publicKeyHashes: [key()], entitlements: ["pro", "plus"])
+        otherTenant = try Tenant(id: "globex", publicKeyHashes: [key()], entitlements: ["pro", "plus"])
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    var tenantID: String { tenant.id }
+    var now: UnixTime { clock.now() }
+
+    @discardableResult
+    func identify(_ appUserID: String, anonymousID: String? = nil) async throws -> IdentifyOutcome {
+        try await engine.identify(tenantID: tenantID, appUserID: appUserID, anonymousID: anonymousID)
+    }
+
+    @discardableResult
+    func grant(
+        _ appUserID: String, _ entitlementID: String = "pro", durationMilliseconds: Int64? = nil,
+        idempotencyKey: String? = nil, in tenant: Tenant? = nil
+    ) async throws -> GrantOutcome {
+        try await engine.grant(
+            tenant: tenant ?? self.tenant,
+            GrantRequest(
+                appUserID: appUserID, entitlementID: entitlementID, expiresAt: nil,
+                durationMilliseconds: durationMilliseconds, reason: "", idempotencyKey: idempotencyKey))
+    }
+
+    func state(_ appUserID: String) throws -> CustomerState {
+        try engine.state(tenantID: tenantID, appUserID: appUserID)
+    }
+
+    /// Every event of the customer `appUserID` resolves to, newest first.
+    func events(_ appUserID: String) throws -> [RecordedEvent] {
+        try engine.events(tenantID: tenantID, appUserID: appUserID, pageSize: 500, pageToken: "").events
+    }
+
+    /// Every event of a customer by its store ID (also for a merged-away husk that no app user ID resolves to).
+    func eventRecords(customerID: Int64) throws -> [EventRecord] {
+        try store.events(tenantID: tenantID, customerID: customerID, beforeVersion: nil, limit: 500)
+    }
+}
+
+struct TimedOut: Error, CustomStringConvertible {
+    var what: String
+    var description: String { "timed out waiting for \(what)" }
+}
+
+/// `body`'s result, or ``TimedOut`` after `seconds` (so a missing update fails the test instead of hanging it).
+func within<T: Sendable>(
+    _ seconds: Double = 5, _ what: String = "an update", _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+            throw TimedOut(what: what)
+        }
+        defer { group.cancelAll() }
+        return try await group.next()!
+    }
+}
+
+extension StatusSubscription {
+    /// The next update, failing after `seconds`.
+    func next(within seconds: Double) async throws -> StatusUpdate {
+        let update = try await within(seconds, "a status update") { await self.next() }
+        guard let update else { throw TimedOut(what: "a status update (the subscription ended)") }
+        return update
+    }
+}
