@@ -42,6 +42,8 @@ public final class StatusHub: Sendable {
     }
 
     /// After a merge, streams of the absorbed customer follow the survivor and start over from `snapshot`.
+    /// They keep their slots even if the survivor then has more than ``maxStreamsPerCustomer``: cutting off a
+    /// device because another one logged in would be worse than a brief overshoot, and new streams still wait.
     public func move(tenantID: String, from: Int64, to: Int64, snapshot: StatusUpdate) {
         let moved = subscribers.withLock { subscribers -> [StatusSubscription] in
             let fromKey = Key(tenantID: tenantID, customerID: from)
