@@ -21,23 +21,33 @@ public enum CallerAuthentication {
             token = parsed
         }
         let allowed: Set<APIKey.Kind> = kind == .secretKey ? [.secretKey] : [.publicKey, .secretKey]
-        return try registry.directory.authorize(
-            bearer: token, allowed: allowed, service: context.method.service
-        ).tenant
+        let (directory, generation) = registry.snapshot
+        if let token,
+            let known = registry.keyCache.lookup(connectionID: context.connectionID, key: token, generation: generation),
+            allowed.contains(known.kind)
+        {
+            return known.tenant
+        }
+        let (tenant, presented) = try directory.authorize(bearer: token, allowed: allowed, service: context.method.service)
+        if let token {
+            registry.keyCache.remember(
+                connectionID: context.connectionID, key: token, generation: generation, tenant: tenant, kind: presented)
+        }
+        return tenant
     }
 
     /// The token of a `Bearer` credential: the scheme in any case (RFC 7235), then spaces, then the token.
     static func bearerToken(_ header: String) -> String? {
-        var utf8 = Substring(header).utf8[...]
-        let scheme = "bearer".utf8
-        guard utf8.count > scheme.count,
-            zip(utf8.prefix(scheme.count), scheme).allSatisfy({ $0 | 0x20 == $1 })
-        else { return nil }
-        utf8 = utf8.dropFirst(scheme.count)
-        guard let first = utf8.first, first == UInt8(ascii: " ") else { return nil }
-        let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-        while let byte = utf8.first, isBlank(byte) { utf8 = utf8.dropFirst() }
-        while let byte = utf8.last, isBlank(byte) { utf8 = utf8.dropLast() }
-        return utf8.isEmpty ? nil : String(Substring(utf8))
+        var header = header
+        return header.withUTF8 { bytes -> String? in
+            let scheme = "bearer".utf8
+            guard bytes.count > scheme.count + 1, bytes[scheme.count] == UInt8(ascii: " ") else { return nil }
+            for (index, letter) in scheme.enumerated() where bytes[index] | 0x20 != letter { return nil }
+            var start = scheme.count
+            var end = bytes.count
+            while start < end, bytes[start] == UInt8(ascii: " ") || bytes[start] == UInt8(ascii: "\t") { start += 1 }
+            while end > start, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }
+            return start < end ? String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self) : nil
+        }
     }
 }

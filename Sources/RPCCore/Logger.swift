@@ -10,7 +10,14 @@ public struct Logger: Sendable {
     public enum Level: Int, Sendable, Comparable {
         case debug, info, warning, error
         public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
-        var name: String { ["DEBUG", "INFO", "WARN", "ERROR"][rawValue] }
+        var name: String {
+            switch self {
+            case .debug: "DEBUG"
+            case .info: "INFO"
+            case .warning: "WARN"
+            case .error: "ERROR"
+            }
+        }
     }
 
     public let label: String

@@ -275,6 +275,9 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
                 closeGracefully()
                 return
             }
+            // A short plain read drained the socket: skip the read that would only say EAGAIN (epoll is
+            // level-triggered, so anything arriving later wakes us again). OpenSSL may hold more than it returned.
+            if tls == nil, count < loop.readBuffer.count { return }
         }
     }
 
