@@ -56,7 +56,9 @@ public final class EntitlementServerApp: Sendable {
         }
         let tenants = TenantRegistry(directory)
         let callLog = CallLog(logger: logger)
-        let engine = CustomerEngine(store: store) { tenantID, update in callLog.change(tenantID: tenantID, update) }
+        let engine = CustomerEngine(store: store, hub: StatusHub(maxStreamsPerCustomer: config.maxStreamsPerCustomer)) {
+            tenantID, update in callLog.change(tenantID: tenantID, update)
+        }
         let logger = self.logger
         expiryScheduler = ExpiryScheduler(engine: engine) { error in
             logger.error("recording time-based status changes failed", ["error": error.description])
@@ -68,7 +70,10 @@ public final class EntitlementServerApp: Sendable {
         var router = RPCRouter()
         router.register(
             [
-                health, EntitlementService(engine: engine, tenants: tenants, log: callLog),
+                health,
+                EntitlementService(
+                    engine: engine, tenants: tenants, log: callLog,
+                    streams: StreamLimits(maxPerConnection: config.maxStreamsPerConnection)),
                 AdminService(engine: engine, tenants: tenants, log: callLog),
             ] + extraServices)
         // Reflection lists what the router serves, so it goes last.

@@ -12,6 +12,9 @@ public struct ServerConfig: Sendable {
     public var logLevel: Logger.Level
     /// Absolute path of the tenant definitions file, when one is configured.
     public var tenantsPath: String?
+    /// Open StreamStatus calls allowed per customer and per connection.
+    public var maxStreamsPerCustomer: Int = 16
+    public var maxStreamsPerConnection: Int = 100
 
     public init(
         transport: HTTP2ServerConfiguration = HTTP2ServerConfiguration(),
@@ -77,6 +80,7 @@ let configSchema: [(section: String, keys: [String])] = [
     ),
     ("keepalive", ["interval_seconds", "timeout_seconds", "min_client_ping_interval_seconds"]),
     ("storage", ["database", "tenants"]),
+    ("streams", ["max_per_customer", "max_per_connection"]),
 ]
 
 /// Turns a parsed document into a ``ServerConfig``, key by key, with located errors.
@@ -194,7 +198,12 @@ private struct ConfigReader {
         }
         let tenantsPath = try entries["storage"]?["tenants"].map { entry throws(ConfigError) in try readableFile(entry) }
 
-        return ServerConfig(transport: transport, databasePath: databasePath, logLevel: logLevel, tenantsPath: tenantsPath)
+        var config = ServerConfig(
+            transport: transport, databasePath: databasePath, logLevel: logLevel, tenantsPath: tenantsPath)
+        // [streams]
+        try integer("streams", "max_per_customer", 1...1000) { config.maxStreamsPerCustomer = $0 }
+        try integer("streams", "max_per_connection", 1...10000) { config.maxStreamsPerConnection = $0 }
+        return config
     }
 
     // MARK: Typed values

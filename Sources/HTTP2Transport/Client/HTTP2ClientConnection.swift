@@ -42,6 +42,11 @@ final class HTTP2ClientConnection: ConnectionProtocol, HTTP2SessionDelegate {
     func start(
         _ call: GRPCClientCall, path: String, request: [UInt8], metadata: Metadata, timeout: Duration?
     ) {
+        // The connection can fail while it is being set up (a refused TLS handshake): then there is no session.
+        guard session != nil else {
+            call.complete(RPCStatus(code: .unavailable, message: closedMessage))
+            return
+        }
         var headers = HeaderList()
         headers.add(":method", "POST")
         headers.add(":scheme", configuration.tls == nil ? "http" : "https")
@@ -91,11 +96,14 @@ final class HTTP2ClientConnection: ConnectionProtocol, HTTP2SessionDelegate {
 
     var isFinished: Bool { (closing && streams.isEmpty) || !session.wantsReadOrWrite }
 
+    private var closedMessage: String {
+        "The connection to the server closed" + (socket.failure.map { ": \($0)" } ?? ".")
+    }
+
     func connectionClosed() {
-        let reason = socket.failure.map { ": \($0)" } ?? "."
         for stream in streams.values {
             socket.loop.cancelTimer(stream.deadlineTimer)
-            stream.call.complete(RPCStatus(code: .unavailable, message: "The connection to the server closed\(reason)"))
+            stream.call.complete(RPCStatus(code: .unavailable, message: closedMessage))
         }
         streams.removeAll()
         session = nil
