@@ -47,8 +47,7 @@ public enum AppUserID {
         }
         if let problem = textProblem(id, field: field) { return problem }
 
-        let lowered = id.lowercased()
-        if lowered.utf8.starts(with: anonymousPrefix.utf8) && !isAnonymous(id) {
+        if !isAnonymous(id), startsWithAnonymousPrefixIgnoringCase(id) {
             return "\(field) starts with \(quoted(String(id.prefix(anonymousPrefix.count)))); anonymous IDs start with "
                 + "exactly \(quoted(anonymousPrefix)) (lowercase)"
         }
@@ -68,11 +67,22 @@ public enum AppUserID {
             }
             return nil
         }
-        if degenerateIDs.contains(lowered) {
+        // Placeholders are short: longer IDs skip the lowercased copy (this runs on every call).
+        if byteCount <= longestDegenerateID, degenerateIDs.contains(id.lowercased()) {
             return "\(field) \(quoted(id)) is a placeholder that SDKs and apps send when the real ID is missing, "
                 + "not a user ID; send the user's real ID, or an anonymous ID starting with \(quoted(anonymousPrefix))"
         }
         return nil
+    }
+
+    private static let longestDegenerateID = degenerateIDs.map(\.utf8.count).max() ?? 0
+
+    private static func startsWithAnonymousPrefixIgnoringCase(_ id: String) -> Bool {
+        let prefix = anonymousPrefix.utf8
+        guard id.utf8.count >= prefix.count else { return false }
+        return zip(id.utf8, prefix).allSatisfy { byte, expected in
+            byte == expected || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") && byte | 0x20 == expected)
+        }
     }
 
     /// Control characters and surrounding whitespace; `text` is non-empty.

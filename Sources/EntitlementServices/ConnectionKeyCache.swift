@@ -28,7 +28,7 @@ final class ConnectionKeyCache: Sendable {
             return nil
         }
         var key = key
-        let same = key.withUTF8 { ConstantTime.equals(Array($0), entry.key) }
+        let same = key.withUTF8 { ConstantTime.equals($0, entry.key) }
         return same ? (entry.tenant, entry.kind) : nil
     }
 
