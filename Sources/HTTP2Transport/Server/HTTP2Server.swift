@@ -16,6 +16,7 @@ public final class HTTP2Server: Sendable {
     private struct State {
         var listeners: [LoopBound<Listener>] = []
         var listenFD: Int32 = -1
+        var loopsListening = 0
         var localPort = 0
         var shuttingDown = false
         var loopsDraining = 0
@@ -58,17 +59,20 @@ public final class HTTP2Server: Sendable {
 
     /// Stops accepting, sends GOAWAY, lets in-flight calls finish within the grace period, then stops.
     public func beginGracefulShutdown() {
-        let listeners = state.withLock { state -> [LoopBound<Listener>] in
-            guard !state.shuttingDown else { return [] }
+        let listeners = state.withLock { state -> [LoopBound<Listener>]? in
+            guard !state.shuttingDown else { return nil }
             state.shuttingDown = true
             state.loopsDraining = state.listeners.count
+            state.loopsListening = state.listeners.count
             return state.listeners
         }
-        if listeners.isEmpty { stopLoops() }
+        guard let listeners else { return }  // already shutting down
+        if listeners.isEmpty { stopLoops() }  // never started
         let grace = shared.configuration.shutdownGracePeriod
         for listener in listeners {
             listener.execute { [self] listener in
-                listener.drain(gracePeriod: grace) { self.loopDrained() }
+                listener.drain(
+                    gracePeriod: grace, stoppedListening: { self.loopStoppedListening() }, drained: { self.loopDrained() })
             }
         }
     }
@@ -77,6 +81,18 @@ public final class HTTP2Server: Sendable {
     public func waitUntilStopped() {
         stopped.wait()
         stopped.signal()
+    }
+
+    /// Once no loop watches the listening socket it is closed, so new clients are refused at once instead of
+    /// waiting in the kernel's backlog for the grace period.
+    private func loopStoppedListening() {
+        let fd = state.withLock { state -> Int32 in
+            state.loopsListening -= 1
+            guard state.loopsListening == 0 else { return -1 }
+            defer { state.listenFD = -1 }
+            return state.listenFD
+        }
+        if fd >= 0 { close(fd) }
     }
 
     private func loopDrained() {

@@ -41,11 +41,13 @@ final class Listener: FileEventHandler {
         }
     }
 
-    /// Stops accepting, asks every connection to finish, and calls `drained` once none is left.
-    func drain(gracePeriod: Duration, drained: @escaping () -> Void) {
+    /// Stops accepting (then calls `stoppedListening`), asks every connection to finish, and calls `drained` once
+    /// none is left.
+    func drain(gracePeriod: Duration, stoppedListening: () -> Void, drained: @escaping () -> Void) {
         draining = true
         onDrained = drained
         loop.unregister(fd)
+        stoppedListening()
         for connection in connections.values {
             connection.protocolHandler?.beginGracefulShutdown()
             connection.scheduleFlush()
