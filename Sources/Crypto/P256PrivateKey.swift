@@ -1,0 +1,75 @@
+import COpenSSL
+import CSystemShims
+
+extension P256 {
+    /// A P-256 private key: the local development CA's keys and test signers.
+    public struct PrivateKey: Sendable {
+        let handle: PKeyHandle
+        public let publicKey: PublicKey
+
+        /// A fresh key from OpenSSL's CSPRNG.
+        public init() throws(CryptoError) {
+            guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else {
+                throw .internalError("EVP_PKEY_CTX_new_from_name: \(OpenSSLErrorQueue.drain())")
+            }
+            defer { EVP_PKEY_CTX_free(context) }
+            var key: OpaquePointer?
+            guard EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_CTX_set_group_name(context, "P-256") == 1,
+                EVP_PKEY_generate(context, &key) == 1, let key
+            else { throw .internalError("P-256 key generation: \(OpenSSLErrorQueue.drain())") }
+            try self.init(taking: key)
+        }
+
+        /// Reads an unencrypted PKCS#8 ("PRIVATE KEY") or SEC1 ("EC PRIVATE KEY") PEM key; `.unsupported` when it is
+        /// not P-256.
+        public init(pemRepresentation: String) throws(CryptoError) {
+            let key = MemoryBIO.reading(pemRepresentation) { bio in
+                // A passphrase callback that refuses: an encrypted key fails instead of prompting on the terminal.
+                PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in 0 }, nil)
+            }
+            guard let key else { throw .malformed("no readable private key in PEM: \(OpenSSLErrorQueue.drain())") }
+            try self.init(taking: key)
+        }
+
+        private init(taking key: OpaquePointer) throws(CryptoError) {
+            let handle = PKeyHandle(taking: key)
+            guard P256.isP256(key) else { throw .unsupported("the private key is not an EC P-256 key") }
+            guard let point = P256.uncompressedPoint(of: key) else {
+                throw .internalError("cannot read the public point of the private key")
+            }
+            self.handle = handle
+            self.publicKey = try PublicKey(x963Representation: point)
+        }
+
+        /// The key as unencrypted PKCS#8 PEM ("-----BEGIN PRIVATE KEY-----").
+        public var pemRepresentation: String {
+            let bytes = MemoryBIO.writing { bio in
+                PEM_write_bio_PrivateKey(bio, handle.pointer, nil, nil, 0, nil, nil) == 1
+            }
+            guard let bytes else { preconditionFailure("PEM_write_bio_PrivateKey failed: \(OpenSSLErrorQueue.drain())") }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+
+        /// ECDSA P-256/SHA-256 over `message`, as raw r||s (64 bytes, each half left-padded to 32).
+        public func signature(for message: [UInt8]) throws(CryptoError) -> [UInt8] {
+            var digest = [UInt8](repeating: 0, count: 32)
+            message.withUnsafeBytes { cshim_sha256($0.baseAddress, $0.count, &digest) }
+            guard let context = EVP_PKEY_CTX_new(handle.pointer, nil) else {
+                throw .internalError("EVP_PKEY_CTX_new: \(OpenSSLErrorQueue.drain())")
+            }
+            defer { EVP_PKEY_CTX_free(context) }
+            var length = 0
+            guard EVP_PKEY_sign_init(context) == 1, EVP_PKEY_sign(context, nil, &length, digest, digest.count) == 1 else {
+                throw .internalError("EVP_PKEY_sign: \(OpenSSLErrorQueue.drain())")
+            }
+            var der = [UInt8](repeating: 0, count: length)
+            guard EVP_PKEY_sign(context, &der, &length, digest, digest.count) == 1 else {
+                throw .internalError("EVP_PKEY_sign: \(OpenSSLErrorQueue.drain())")
+            }
+            guard let raw = ECDSASignatureEncoding.rawRS(fromDER: Array(der.prefix(length))) else {
+                throw .internalError("OpenSSL produced an unreadable ECDSA signature")
+            }
+            return raw
+        }
+    }
+}
