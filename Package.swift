@@ -33,6 +33,7 @@ let package = Package(
         .target(name: "Crypto", dependencies: ["COpenSSL", "CSystemShims"], swiftSettings: strict),
         .target(name: "EntitlementStorage", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(name: "EntitlementDomain", dependencies: ["EntitlementStorage", "Crypto", "ProtobufWire"], swiftSettings: strict),
+        .target(name: "AppStore", dependencies: ["Crypto"], swiftSettings: strict),
         .target(
             name: "EntitlementServices",
             dependencies: ["RPCCore", "ProtobufWire", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage"],
@@ -78,6 +79,7 @@ let package = Package(
         .testTarget(name: "StandardServicesTests", dependencies: ["StandardServices", "TestSupport", "EntitlementClient"]),
         .testTarget(name: "EntitlementServerTests", dependencies: ["EntitlementServer", "TestSupport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
+        .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "Crypto"], exclude: ["Resources"]),
         .testTarget(name: "EntitlementStorageTests", dependencies: ["EntitlementStorage"]),
         .testTarget(name: "EntitlementDomainTests", dependencies: ["EntitlementDomain", "EntitlementStorage"]),
         .testTarget(

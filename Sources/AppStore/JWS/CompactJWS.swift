@@ -1,0 +1,62 @@
+import Foundation
+
+/// A JWS in compact serialization, `header.payload.signature`, split and decoded but not verified.
+///
+/// Exactly three base64url parts (no padding, no other characters); the header must be a JSON object whose `alg` is a
+/// string and whose `x5c`, when present, is an array of strings. The signing input is kept byte for byte as received.
+public struct CompactJWS: Sendable, Hashable {
+    public struct Header: Sendable, Hashable, Decodable {
+        public var alg: String?
+        /// Standard-base64 DER certificates, leaf first; nil when the header has no `x5c`.
+        public var x5c: [String]?
+        public var kid: String?
+        public var typ: String?
+    }
+
+    public var header: Header
+    /// The decoded header JSON.
+    public var headerJSON: [UInt8]
+    /// The decoded payload (JSON for everything Apple signs).
+    public var payload: [UInt8]
+    /// The decoded signature; 64 bytes (raw r||s) for ES256.
+    public var signature: [UInt8]
+    /// `header.payload` exactly as received: what the signature covers.
+    public var signingInput: [UInt8]
+
+    public init(_ token: some StringProtocol) throws(AppStoreVerificationError) {
+        // Split on bytes: splitting a String on a Character walks grapheme clusters and costs more than the ECDSA
+        // verification this token is headed for.
+        let bytes = Array(token.utf8)
+        let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard parts.count == 3 else {
+            throw AppStoreVerificationError(
+                .malformedToken, "a compact JWS has 3 dot-separated parts (header.payload.signature); this one has \(parts.count)")
+        }
+        let names = ["header", "payload", "signature"]
+        var decoded: [[UInt8]] = []
+        for (part, name) in zip(parts, names) {
+            // An empty signature is well-formed (`alg: none` tokens have one); the algorithm check rejects it.
+            guard !part.isEmpty || name == "signature" else {
+                throw AppStoreVerificationError(.malformedToken, "the JWS \(name) is empty")
+            }
+            guard let value = Base64.decode(utf8: part, alphabet: .url) else {
+                throw AppStoreVerificationError(
+                    .malformedToken, "the JWS \(name) is not base64url (A-Z a-z 0-9 - _, no padding)")
+            }
+            decoded.append(value)
+        }
+        headerJSON = decoded[0]
+        payload = decoded[1]
+        signature = decoded[2]
+        signingInput = Array(bytes[..<parts[1].endIndex])
+        do {
+            header = try JSONDecoder().decode(Header.self, from: Data(headerJSON))
+        } catch let error as DecodingError {
+            throw AppStoreVerificationError(
+                .malformedToken,
+                "the JWS header is not a JSON object with string `alg` and string-array `x5c`: \(describe(error))")
+        } catch {
+            throw AppStoreVerificationError(.malformedToken, "the JWS header is not valid: \(error)")
+        }
+    }
+}
