@@ -53,7 +53,8 @@ let package = Package(
         ),
         .executableTarget(name: "entitlementd", dependencies: ["EntitlementServer"], swiftSettings: strict),
         .executableTarget(
-            name: "entctl", dependencies: ["EntitlementClient", "EntitlementsProto", "EntitlementDomain", "Crypto"],
+            name: "entctl",
+            dependencies: ["EntitlementClient", "EntitlementsProto", "EntitlementDomain", "Crypto", "AppStore"],
             swiftSettings: strict
         ),
 

@@ -31,6 +31,7 @@ struct Entctl {
         case "events": try await events()
         case "gen-key": try generateKey()
         case "hash-key": try hashKey()
+        case "dev": try dev()
         default: throw UsageError(description: "unknown command '\(arguments.command)'")
         }
     }

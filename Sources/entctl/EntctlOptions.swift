@@ -51,6 +51,27 @@ struct EntctlOptions {
                                make a new API key and print it with its hash string for the tenants file (offline)
           hash-key KEY         print the hash string of KEY for the tenants file (offline)
 
+        Local App Store signing, for development (offline; DIR defaults to data/dev-ca):
+          dev init [--dir DIR] [--force]
+                               create a local signing CA shaped like Apple's; trust its root.pem in a
+                               Sandbox (or LocalTesting) tenant only, never for Production
+          dev sign-transaction --product ID --bundle-id ID [--dir DIR]
+                [--type auto-renewable|non-consumable|consumable|non-renewing] [--expires TIME]
+                [--original-transaction-id ID] [--transaction-id ID] [--app-account-token UUID]
+                [--environment Sandbox|Production] [--purchase-date TIME] [--ownership purchased|family-shared]
+                [--revocation-date TIME] [--signed-date TIME]
+                               print a signed transaction (IDs generated when not given; auto-renewable
+                               subscriptions expire 30 days after the purchase unless --expires says otherwise)
+          dev sign-renewal-info --original-transaction-id ID --product ID [--dir DIR] [--auto-renew on|off]
+                [--auto-renew-product ID] [--grace-period-expires TIME] [--billing-retry]
+                [--environment Sandbox|Production] [--signed-date TIME]
+                               print a signed renewal info (a grace period implies billing retry)
+          dev sign-notification TYPE [SUBTYPE] [--bundle-id ID] [--dir DIR] [--app-apple-id N]
+                [--transaction JWS] [--renewal-info JWS] [--environment Sandbox|Production] [--signed-date TIME]
+                               print a signed App Store Server Notification V2 payload; the bundle ID and
+                               environment default to those of --transaction
+          TIME is RFC 3339 (2030-01-31T12:00:00Z) or a span from now (+30d, -1h); every date defaults to now.
+
         options:
           --addr HOST:PORT     server address (default 127.0.0.1:50051)
           --key KEY            API key, sent as "authorization: Bearer KEY" (default: $ENTCTL_KEY, else the
@@ -72,11 +93,11 @@ struct EntctlOptions {
 
     /// Command options that take a value, and those that do not; which command accepts which is checked by the
     /// command itself (``CommandArguments``).
-    static let valueOptions: Set<String> = [
+    static let valueOptions: Set<String> = Set([
         "--anonymous-id", "--after-version", "--duration", "--expires-at", "--reason", "--idempotency-key",
         "--page-size", "--page-token",
-    ]
-    static let flagOptions: Set<String> = ["--all"]
+    ]).union(devValueOptions)
+    static let flagOptions: Set<String> = Set(["--all"]).union(devFlagOptions)
 
     /// Parses everything after the program name; nil means `--help` (or the `help` command).
     static func parse(_ arguments: [String], environment key: String? = environmentKey()) throws(UsageError)
@@ -192,6 +213,19 @@ struct CommandArguments {
         command = options.command ?? ""
         positionals = options.positionals
         self.options = options.commandOptions
+    }
+
+    private init(command: String, positionals: [String], options: [String: String]) {
+        self.command = command
+        self.positionals = positionals
+        self.options = options
+    }
+
+    /// `command SUB ...` as the arguments of `command SUB` (positionals after SUB, the same options); nil without SUB.
+    func subcommand() -> CommandArguments? {
+        guard let name = positionals.first else { return nil }
+        return CommandArguments(
+            command: "\(command) \(name)", positionals: Array(positionals.dropFirst()), options: options)
     }
 
     typealias UsageError = EntctlOptions.UsageError

@@ -1,0 +1,218 @@
+import AppStore
+import Crypto
+import Foundation
+import ProtobufWire
+
+/// `dev`: a local signing CA shaped like Apple's, and App Store signed data made with it (offline). The server
+/// verifies what it signs exactly like App Store data, in a tenant that trusts its root.
+extension Entctl {
+    func dev() throws -> Int32 {
+        guard let subcommand = arguments.subcommand() else {
+            throw UsageError(
+                description: "dev needs a command: init, sign-transaction, sign-renewal-info or sign-notification")
+        }
+        let commands = DevCommands(arguments: subcommand, printer: printer)
+        switch subcommand.command {
+        case "dev init": return try commands.initialize()
+        case "dev sign-transaction": return try commands.signTransaction()
+        case "dev sign-renewal-info": return try commands.signRenewalInfo()
+        case "dev sign-notification": return try commands.signNotification()
+        default: throw UsageError(description: "unknown command '\(subcommand.command)'")
+        }
+    }
+}
+
+struct DevCommands {
+    typealias UsageError = EntctlOptions.UsageError
+
+    /// A failure that is not the command line's fault (exit 1).
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static let defaultDirectory = "data/dev-ca"
+    static let day: Int64 = 86_400
+
+    let arguments: CommandArguments
+    let printer: Printer
+
+    /// `dev init [--dir DIR] [--force]`
+    func initialize() throws -> Int32 {
+        try arguments.check(positionals: [], options: ["--dir", "--force"])
+        let directory = try arguments.optional("--dir") ?? Self.defaultDirectory
+        let files = [
+            LocalSigningCA.FileName.root, LocalSigningCA.FileName.intermediate, LocalSigningCA.FileName.leaf,
+            LocalSigningCA.FileName.leafKey,
+        ].map { Self.path(directory, $0) }
+        let existing = files.first { FileManager.default.fileExists(atPath: $0) }
+        if let existing, !arguments.flag("--force") {
+            throw Failure(
+                description: "\(existing) exists: \(directory) already holds a local signing CA. Pass --force to "
+                    + "replace it (tenants that trust the old root will reject what the new one signs).")
+        }
+        let now = Int64(Date().timeIntervalSince1970)
+        let ca: LocalSigningCA
+        do {
+            // Back-dated a year so `--signed-date` can reach into the past; the leaf signs for five years from now.
+            ca = try LocalSigningCA.create(validFrom: now - 365 * Self.day, validUntil: now + 5 * 365 * Self.day)
+        } catch {
+            throw Failure(description: "cannot create the local signing CA: \(error.message)")
+        }
+        try ca.save(to: directory)
+        let until = TimeText.rfc3339(ProtoTimestamp(seconds: ca.leaf.notValidAfter, nanos: 0))
+        if printer.json {
+            let names = ["root", "intermediate", "leaf", "leafKey"]
+            let paths = zip(names, files).map { name, file in (name, JSONValue.string(Self.absolute(file))) }
+            let members = [("dir", .string(Self.absolute(directory)))] + paths + [("validUntil", .string(until))]
+            Output.line(JSONValue.object(members).text)
+        } else {
+            Output.lines([
+                "root certificate: \(Self.absolute(files[0]))",
+                "signing key:      \(Self.absolute(files[3])) (signs until \(until))",
+                "Trust this root only in a tenant configured for the Sandbox (or LocalTesting) environment, never for",
+                "Production: whoever holds the signing key can make purchases such a tenant accepts.",
+            ])
+        }
+        return 0
+    }
+
+    /// `dev sign-transaction --product ID --bundle-id ID [...]`
+    func signTransaction() throws -> Int32 {
+        try arguments.check(positionals: [], options: [
+            "--dir", "--product", "--bundle-id", "--type", "--expires", "--original-transaction-id", "--transaction-id",
+            "--app-account-token", "--environment", "--purchase-date", "--ownership", "--revocation-date",
+            "--signed-date",
+        ])
+        let now = LocalPayloads.nowMilliseconds()
+        let product = try arguments.required("--product")
+        let bundleID = try arguments.required("--bundle-id")
+        let type = try arguments.choice("--type", DevNames.productTypes) ?? .autoRenewableSubscription
+        let purchaseDate = try arguments.date("--purchase-date", now: now) ?? now
+        var expiresDate = try arguments.date("--expires", now: now)
+        switch type {
+        case .autoRenewableSubscription: expiresDate = expiresDate ?? purchaseDate + 30 * Self.day * 1000
+        case .nonRenewingSubscription: break
+        case .consumable, .nonConsumable:
+            guard expiresDate == nil else {
+                throw UsageError(description: "\(arguments.command): --expires applies only to subscriptions")
+            }
+        }
+        let originalTransactionID = try arguments.optional("--original-transaction-id") ?? Self.transactionID()
+        let object = LocalPayloads.transaction(
+            bundleID: bundleID, productID: product, originalTransactionID: originalTransactionID,
+            transactionID: try arguments.optional("--transaction-id"),
+            environment: try arguments.choice("--environment", DevNames.environments) ?? .sandbox, type: type,
+            purchaseDate: purchaseDate, expiresDate: expiresDate,
+            appAccountToken: try arguments.uuid("--app-account-token"),
+            ownership: try arguments.choice("--ownership", DevNames.ownerships) ?? .purchased,
+            revocationDate: try arguments.date("--revocation-date", now: now),
+            signedDate: try arguments.date("--signed-date", now: now) ?? now)
+        return try sign(object)
+    }
+
+    /// `dev sign-renewal-info --original-transaction-id ID --product ID [...]`
+    func signRenewalInfo() throws -> Int32 {
+        try arguments.check(positionals: [], options: [
+            "--dir", "--original-transaction-id", "--product", "--auto-renew", "--auto-renew-product",
+            "--grace-period-expires", "--billing-retry", "--environment", "--signed-date",
+        ])
+        let now = LocalPayloads.nowMilliseconds()
+        let gracePeriodExpires = try arguments.date("--grace-period-expires", now: now)
+        // A grace period is part of billing retry: Apple sets isInBillingRetryPeriod during it.
+        let billingRetry = arguments.flag("--billing-retry") || gracePeriodExpires != nil
+        let object = LocalPayloads.renewalInfo(
+            originalTransactionID: try arguments.required("--original-transaction-id"),
+            productID: try arguments.required("--product"),
+            autoRenewProductID: try arguments.optional("--auto-renew-product"),
+            autoRenew: try arguments.choice("--auto-renew", DevNames.switches) ?? true,
+            environment: try arguments.choice("--environment", DevNames.environments) ?? .sandbox,
+            gracePeriodExpiresDate: gracePeriodExpires, isInBillingRetryPeriod: billingRetry ? true : nil,
+            signedDate: try arguments.date("--signed-date", now: now) ?? now)
+        return try sign(object)
+    }
+
+    /// `dev sign-notification TYPE [SUBTYPE] [--bundle-id ID] [...]`: the bundle ID and environment default to those of
+    /// `--transaction` (else `--renewal-info` for the environment, else Sandbox).
+    func signNotification() throws -> Int32 {
+        try arguments.check(positionals: ["TYPE"], optional: 1, options: [
+            "--dir", "--bundle-id", "--app-apple-id", "--transaction", "--renewal-info", "--environment",
+            "--signed-date",
+        ])
+        let type = try Self.notificationName(arguments.positionals[0], "TYPE", known: NotificationType.self)
+        let subtype = try arguments.positionals.dropFirst().first.map { text throws(UsageError) in
+            try Self.notificationName(text, "SUBTYPE", known: NotificationSubtype.self)
+        }
+        let transaction = try arguments.signedPayload("--transaction", as: JWSTransaction.self)
+        let renewalInfo = try arguments.signedPayload("--renewal-info", as: JWSRenewalInfo.self)
+        guard let bundleID = try arguments.optional("--bundle-id") ?? transaction?.payload.bundleId else {
+            throw UsageError(description: "\(arguments.command) needs --bundle-id (or a --transaction that has one)")
+        }
+        let claimed = transaction?.payload.environment?.known ?? renewalInfo?.payload.environment?.known
+        let now = LocalPayloads.nowMilliseconds()
+        let object = LocalPayloads.notification(
+            type: type, subtype: subtype, bundleID: bundleID,
+            appAppleID: try arguments.integer("--app-apple-id", Int64.self, minimum: 1),
+            environment: try arguments.choice("--environment", DevNames.environments) ?? claimed ?? .sandbox,
+            signedTransactionInfo: transaction?.token, signedRenewalInfo: renewalInfo?.token,
+            signedDate: try arguments.date("--signed-date", now: now) ?? now)
+        return try sign(object)
+    }
+
+    // MARK: - Helpers
+
+    /// Signs with the CA in `--dir` and prints the token (`{"token": ...}` with `--json`).
+    private func sign(_ object: LocalPayloads.Object) throws -> Int32 {
+        let directory = try arguments.optional("--dir") ?? Self.defaultDirectory
+        guard FileManager.default.fileExists(atPath: Self.path(directory, LocalSigningCA.FileName.root)) else {
+            throw Failure(
+                description: "no local signing CA in \(directory): create one with "
+                    + "`entctl dev init --dir \(directory)`")
+        }
+        let ca = try LocalSigningCA.load(from: directory)
+        if let signedDate = object["signedDate"] as? Int64 {
+            let seconds = signedDate / 1000
+            if seconds < ca.leaf.notValidBefore || seconds > ca.leaf.notValidAfter {
+                Self.warn(
+                    "the signed date is outside the validity of \(Self.path(directory, LocalSigningCA.FileName.leaf)); "
+                        + "verification will fail")
+            }
+        }
+        let token: String
+        do {
+            token = try ca.sign(object)
+        } catch {
+            throw Failure(description: "cannot sign: \(error.message)")
+        }
+        Output.line(printer.json ? JSONValue.object([("token", .string(token))]).text : token)
+        return 0
+    }
+
+    /// A notification type or subtype in Apple's spelling (`did_renew` is taken as `DID_RENEW`). A name this build
+    /// does not know is signed as given, after a warning: the server must record unknown types.
+    private static func notificationName<Known: RawRepresentable>(_ text: String, _ what: String, known: Known.Type)
+        throws(UsageError) -> String where Known.RawValue == String
+    {
+        let name = text.uppercased()
+        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_".utf8)
+        guard !name.isEmpty, name.utf8.allSatisfy(allowed.contains) else {
+            throw UsageError(description: "invalid \(what) '\(text)': expected a name such as DID_RENEW")
+        }
+        if Known(rawValue: name) == nil { warn("\(what) \(name) is not one Apple documents; signing it as given") }
+        return name
+    }
+
+    /// An Apple-style numeric transaction ID.
+    private static func transactionID() -> String { "2000000" + String(UInt64.random(in: 100_000_000...999_999_999)) }
+
+    private static func warn(_ text: String) {
+        FileHandle.standardError.write(Data("entctl: warning: \(text)\n".utf8))
+    }
+
+    private static func path(_ directory: String, _ name: String) -> String {
+        (directory as NSString).appendingPathComponent(name)
+    }
+
+    private static func absolute(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+}
