@@ -74,16 +74,17 @@ public struct EntitlementService: RPCService {
             let tenant = try CallerAuthentication.tenant(of: context, requires: .publicKey, in: tenants)
             fields.tenantID = tenant.id
             let appUserID = try AppUserID.validate(request.appUserID)
-            guard let customerID = try engine.state(tenantID: tenant.id, appUserID: appUserID).customerID else {
-                throw DomainError.notFound(
-                    "No customer has app_user_id '\(appUserID)' yet; call Identify first, then stream its status.")
-            }
             try streams.acquire(connectionID: context.connectionID)
             defer { streams.release(connectionID: context.connectionID) }
-            // Subscribe before reading, so no commit falls between the first message and the live updates.
-            let subscription = try engine.hub.subscribe(tenantID: tenant.id, customerID: customerID)
+            // Subscribe before reading, so no commit falls between the first message and the live updates; if a
+            // merge moved the ID to another customer in between, follow it and subscribe again.
+            var (subscription, current) = try subscribe(tenantID: tenant.id, appUserID: appUserID)
             defer { subscription.cancel() }
-            let current = try engine.state(tenantID: tenant.id, appUserID: appUserID)
+            while current.customerID != subscription.customerID {
+                subscription.cancel()
+                (subscription, current) = try subscribe(tenantID: tenant.id, appUserID: appUserID)
+            }
+            let customerID = subscription.customerID
             fields.appUserID = current.appUserID
 
             var lastVersion = current.version
@@ -107,6 +108,22 @@ public struct EntitlementService: RPCService {
             }
             // The subscription ends only when the call does: the client cancelled or its deadline passed.
             try Task.checkCancellation()
+        }
+    }
+
+    /// A subscription to the customer `appUserID` resolves to, and that customer's state read after subscribing.
+    private func subscribe(tenantID: String, appUserID: String) throws(DomainError)
+        -> (StatusSubscription, CustomerState)
+    {
+        guard let customerID = try engine.state(tenantID: tenantID, appUserID: appUserID).customerID else {
+            throw .notFound("No customer has app_user_id '\(appUserID)' yet; call Identify first, then stream its status.")
+        }
+        let subscription = try engine.hub.subscribe(tenantID: tenantID, customerID: customerID)
+        do {
+            return (subscription, try engine.state(tenantID: tenantID, appUserID: appUserID))
+        } catch {
+            subscription.cancel()
+            throw error
         }
     }
 }

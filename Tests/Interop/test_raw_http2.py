@@ -128,3 +128,14 @@ def test_many_streams_on_one_connection(raw_h2, pb):
         response = connection.wait(stream_id)
         assert response.grpc_status == 0
         assert len(_simple_response(pb, response).payload) == size
+
+
+def test_second_message_on_a_synchronous_unary_call_ends_it_at_once(raw_h2):
+    """Health Check runs on the connection's thread once its one message is in: a client that keeps sending
+    messages without END_STREAM must be stopped at the second one, not buffered (memory) until it stops."""
+    connection = raw_h2()
+    stream_id = connection.start(connection.grpc_headers("/grpc.health.v1.Health/Check"), end_stream=False)
+    connection.send(stream_id, frame(b""))
+    connection.send(stream_id, frame(b""))
+    response = connection.wait(stream_id)  # no END_STREAM was sent: the server ended the call itself
+    assert response.grpc_status == 12, f"headers={response.headers} trailers={response.trailers}"

@@ -75,11 +75,34 @@ final class CustomerCache: Sendable {
         return shard(key).entries.withLock { $0[key] }
     }
 
-    /// Makes `entry` the answer for every ID of the customer.
+    /// Makes `entry` the answer for every ID of the customer: what the write path does after each commit.
     func store(_ entry: CachedCustomer, tenantID: String) {
         for appUserID in entry.allAppUserIDs {
             let key = Key(tenantID: tenantID, appUserID: appUserID)
-            shard(key).entries.withLock { $0[key] = entry }
+            shard(key).entries.withLock { entries in
+                makeRoom(in: &entries)
+                entries[key] = entry
+            }
         }
+    }
+
+    /// What a read that missed the cache found, kept only where no newer entry arrived meanwhile: a write that
+    /// committed after this read began has already stored its own, fresher entry, which must win.
+    func storeIfAbsent(_ entry: CachedCustomer, tenantID: String) {
+        for appUserID in entry.allAppUserIDs {
+            let key = Key(tenantID: tenantID, appUserID: appUserID)
+            shard(key).entries.withLock { entries in
+                guard entries[key] == nil else { return }
+                makeRoom(in: &entries)
+                entries[key] = entry
+            }
+        }
+    }
+
+    /// Entries per shard before the shard starts over: the cache is a cache, any customer can be read again.
+    private let shardCapacity = 32 * 1024
+
+    private func makeRoom(in entries: inout [Key: CachedCustomer]) {
+        if entries.count >= shardCapacity { entries.removeAll(keepingCapacity: true) }
     }
 }

@@ -44,7 +44,7 @@ public final class CustomerEngine: Sendable {
             return .unknown(appUserID)
         }
         let entry = CachedCustomer(snapshot: snapshot, now: now)
-        cache.store(entry, tenantID: tenantID)
+        cache.storeIfAbsent(entry, tenantID: tenantID)
         return entry.state(at: now)
     }
 

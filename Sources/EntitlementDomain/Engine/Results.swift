@@ -87,12 +87,7 @@ public struct GrantRequest: Sendable, Hashable {
     }
 
     func validate(for tenant: Tenant) throws(DomainError) {
-        guard !entitlementID.isEmpty else { throw .invalidArgument("entitlement_id is required.") }
-        guard tenant.isDeclared(entitlementID: entitlementID) || tenant.allowUndeclaredEntitlements else {
-            throw .invalidArgument(
-                "entitlement_id '\(entitlementID)' is not declared by any product or entitlement of tenant "
-                    + "'\(tenant.id)' (set allow_undeclared_entitlements to grant it anyway).")
-        }
+        _ = try tenant.validateGrantable(entitlementID: entitlementID)
         guard expiresAt == nil || durationMilliseconds == nil else {
             throw .invalidArgument("Set expires_at or duration, not both.")
         }

@@ -68,8 +68,11 @@ public final class StatusHub: Sendable {
         subscribers.withLock { $0.keys.map { ($0.tenantID, $0.customerID) } }
     }
 
-    func remove(_ subscription: StatusSubscription, key: Key) {
+    /// Reads the subscription's key under the hub's lock, so a merge moving it at the same time cannot make the
+    /// removal miss (and leak the slot).
+    func remove(_ subscription: StatusSubscription) {
         subscribers.withLock { subscribers in
+            let key = subscription.key
             subscribers[key]?[ObjectIdentifier(subscription)] = nil
             if subscribers[key]?.isEmpty == true { subscribers[key] = nil }
         }
@@ -98,7 +101,9 @@ public final class StatusSubscription: AsyncSequence, Sendable {
     }
 
     /// The customer this stream follows now (it changes when a merge moves the stream).
-    public var customerID: Int64 { state.withLock { $0.key.customerID } }
+    public var customerID: Int64 { key.customerID }
+
+    var key: StatusHub.Key { state.withLock { $0.key } }
 
     func rekey(_ key: StatusHub.Key) {
         state.withLock { $0.key = key }
@@ -149,14 +154,14 @@ public final class StatusSubscription: AsyncSequence, Sendable {
     }
 
     public func cancel() {
-        let (waiter, key) = state.withLock { state -> (CheckedContinuation<StatusUpdate?, Never>?, StatusHub.Key?) in
-            guard !state.cancelled else { return (nil, nil) }
+        let (waiter, wasOpen) = state.withLock { state -> (CheckedContinuation<StatusUpdate?, Never>?, Bool) in
+            guard !state.cancelled else { return (nil, false) }
             state.cancelled = true
             defer { state.waiter = nil }
-            return (state.waiter, state.key)
+            return (state.waiter, true)
         }
         waiter?.resume(returning: nil)
-        if let key { hub?.remove(self, key: key) }
+        if wasOpen { hub?.remove(self) }
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {

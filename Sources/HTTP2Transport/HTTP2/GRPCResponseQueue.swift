@@ -117,26 +117,33 @@ final class GRPCResponseQueue: ServerResponseSink {
         }
     }
 
-    /// Ends the call from the transport (deadline, reset): drops queued messages and wakes suspended writers.
-    /// With a status, that status is what the client gets unless one was already set.
-    func abort(with status: RPCStatus?) -> Bool {
-        let (writers, needsWake) = state.withLock { state -> ([CheckedContinuation<Void, any Error>], Bool) in
+    /// What the loop must do after ``abort(with:)``.
+    enum AbortOutcome {
+        /// Nothing: the call was already closed.
+        case none
+        /// Send the status (trailers, or Trailers-Only).
+        case sendStatus
+        /// Part of a message already went out, so no trailers can follow it: reset the stream.
+        case reset
+    }
+
+    /// Ends the call from the transport (deadline, shutdown, a bad request): drops queued messages, wakes suspended
+    /// writers, and makes `status` the one the client gets, replacing any the handler set but that was not sent.
+    func abort(with status: RPCStatus) -> AbortOutcome {
+        let (writers, outcome) = state.withLock { state -> ([CheckedContinuation<Void, any Error>], AbortOutcome) in
+            defer { state.writers.removeAll() }
+            guard !state.closed else { return (state.writers, .none) }
+            let midMessage = state.headOffset > 0
             state.messages.removeAll()
             state.head = 0
             state.headOffset = 0
             state.queuedBytes = 0
-            var needsWake = false
-            if let status, state.status == nil {
-                state.status = status.adding(state.trailers)
-                needsWake = state.scheduleWake()
-            } else if status == nil {
-                state.closed = true
-            }
-            defer { state.writers.removeAll() }
-            return (state.writers, needsWake)
+            state.status = status.adding(state.trailers)
+            if midMessage { state.closed = true }
+            return (state.writers, midMessage ? .reset : .sendStatus)
         }
         for writer in writers { writer.resume(throwing: CancellationError()) }
-        return needsWake
+        return outcome
     }
 
     /// The stream is gone: every later write fails.

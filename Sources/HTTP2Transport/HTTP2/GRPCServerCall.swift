@@ -29,14 +29,13 @@ final class GRPCServerCall {
         self.deframer = deframer
     }
 
-    /// Stops the handler and reports `error` to the client unless a status is already on its way.
-    /// Returns true when the loop must service the response queue.
-    func fail(_ error: RPCError) -> Bool {
+    /// Stops the handler and makes `error` the status the client gets; tells the loop what to do next.
+    func fail(_ error: RPCError) -> GRPCResponseQueue.AbortOutcome {
         // The status is recorded before the handler learns of it, so its own reaction (CANCELLED) cannot win.
-        let needsService = responses.abort(with: RPCStatus(error))
+        let outcome = responses.abort(with: RPCStatus(error))
         finishRequests(throwing: error)
         task?.cancel()
-        return needsService
+        return outcome
     }
 
     /// Hands a deframed request message on; returns the bytes now waiting for the handler (0 when synchronous).
@@ -46,9 +45,16 @@ final class GRPCServerCall {
             requests.yield(message)
             return message.count
         case .synchronous:
+            // A unary call has one message: a second one ends the call at once rather than being buffered.
             collected.append(message)
             return 0
         }
+    }
+
+    /// True for a synchronous unary call that has received more than its one message.
+    var hasTooManyMessages: Bool {
+        if case .synchronous = inbound { return collected.count > 1 }
+        return false
     }
 
     func finishRequests(throwing error: RPCError? = nil) {

@@ -69,6 +69,11 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
         self.idleTimeout = idleTimeout
     }
 
+    /// A connection dropped without ``close()`` (its event loop stopped) still gives its descriptor back.
+    deinit {
+        if !isClosed { Glibc.close(fd) }
+    }
+
     /// Registers with the loop; call on the loop.
     func start() {
         loop.register(fd, handler: self)

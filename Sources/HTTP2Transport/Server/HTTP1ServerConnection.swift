@@ -69,7 +69,10 @@ final class HTTP1ServerConnection: ConnectionProtocol {
             }
             parsed = next
         } catch {
-            shared.logger.info("rejected HTTP/1.1 request", ["peer": socket.peer, "status": String(error.status), "reason": error.message])
+            // The code, not the message: messages quote the offending line, which may hold a credential.
+            shared.logger.info(
+                "rejected HTTP/1.1 request",
+                ["peer": socket.peer, "status": String(error.status), "reason": error.code.rawValue])
             output.append(contentsOf: HTTP1ResponseSerializer.serialize(error.response, keepAlive: false))
             closing = true
             socket.scheduleFlush()

@@ -74,10 +74,16 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     func connectionClosed() {
         loop.cancelTimer(keepaliveTimer)
         loop.cancelTimer(graceTimer)
-        for stream in streams.values { stream.abandon() }
+        for stream in streams.values { abandon(stream) }
         streams.removeAll()
         lastStream = nil
         session = nil
+    }
+
+    /// Releases a stream: its handler is cancelled and its deadline timer (possibly hours away) freed now.
+    private func abandon(_ stream: ServerStream) {
+        if case .grpc(let call) = stream.phase { loop.cancelTimer(call.deadlineTimer) }
+        stream.abandon()
     }
 
     func beginGracefulShutdown() {
@@ -166,7 +172,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     func streamClosed(streamID: Int32, errorCode: UInt32) {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
         if lastStream === stream { lastStream = nil }
-        stream.abandon()
+        abandon(stream)
         socket.scheduleFlush()
     }
 
@@ -274,7 +280,9 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
             method: route.method, metadata: metadata, deadline: deadline, peer: socket.peer, connectionID: socket.id,
             responseSink: responses)
         if route.handler.synchronousUnary != nil {
-            stream.phase = .grpc(GRPCServerCall(responses: responses, inbound: .synchronous(route, context), deframer: deframer))
+            let call = GRPCServerCall(responses: responses, inbound: .synchronous(route, context), deframer: deframer)
+            stream.phase = .grpc(call)
+            armDeadline(call, streamID: streamID, deadline: deadline)
             return
         }
         let window = InboundWindow(limit: configuration.initialWindowSize)
@@ -284,13 +292,16 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         }
         let call = GRPCServerCall(responses: responses, inbound: .task(requests, window), deframer: deframer)
         stream.phase = .grpc(call)
-        if let deadline {
-            call.deadlineTimer = loop.scheduleTimer(after: ContinuousClock.now.duration(to: deadline)) { [weak self] in
-                self?.deadlineExpired(streamID: streamID)
-            }
-        }
+        armDeadline(call, streamID: streamID, deadline: deadline)
         let handler = route.handler
         call.task = Task { await handler.run(requests: requests, context: context) }
+    }
+
+    private func armDeadline(_ call: GRPCServerCall, streamID: Int32, deadline: ContinuousClock.Instant?) {
+        guard let deadline else { return }
+        call.deadlineTimer = loop.scheduleTimer(after: ContinuousClock.now.duration(to: deadline)) { [weak self] in
+            self?.deadlineExpired(streamID: streamID)
+        }
     }
 
     private struct PreparedCall {
@@ -339,7 +350,14 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         call.deframer.append(bytes)
         var messageBytes = 0
         do {
-            while let message = try call.deframer.next() { messageBytes += call.deliver(message) }
+            while let message = try call.deframer.next() {
+                messageBytes += call.deliver(message)
+                if call.hasTooManyMessages {
+                    session.consume(streamID: streamID, bytes: bytes.count)
+                    failCall(call, streamID: streamID, .tooManyRequestMessages)
+                    return
+                }
+            }
         } catch {
             session.consume(streamID: streamID, bytes: bytes.count)
             failCall(call, streamID: streamID, error)
@@ -360,7 +378,15 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     }
 
     private func failCall(_ call: GRPCServerCall, streamID: Int32, _ error: RPCError) {
-        if call.fail(error) { serviceCall(streamID: streamID) }
+        switch call.fail(error) {
+        case .none: break
+        case .sendStatus: serviceCall(streamID: streamID)
+        case .reset:
+            call.statusSubmitted = true
+            loop.cancelTimer(call.deadlineTimer)
+            session.resetStream(streamID: streamID, errorCode: NGHTTP2_CANCEL)
+            socket.scheduleFlush()
+        }
     }
 
     private func deadlineExpired(streamID: Int32) {
