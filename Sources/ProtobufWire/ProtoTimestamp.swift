@@ -32,8 +32,12 @@ public struct ProtoTimestamp: ProtoMessage, Comparable {
         self.init(seconds: seconds, nanos: Int32(attoseconds / 1_000_000_000))
     }
 
+    /// Integer arithmetic only: servers stamp every response with one of these.
     public init(unixMilliseconds: Int64) {
-        self.init(sinceUnixEpoch: .milliseconds(unixMilliseconds))
+        let (quotient, remainder) = unixMilliseconds.quotientAndRemainder(dividingBy: 1000)
+        let seconds = remainder < 0 ? quotient - 1 : quotient
+        let milliseconds = remainder < 0 ? remainder + 1000 : remainder
+        self.init(seconds: seconds, nanos: Int32(milliseconds) * 1_000_000)
     }
 
     public var sinceUnixEpoch: Duration {

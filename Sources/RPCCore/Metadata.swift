@@ -31,6 +31,12 @@ public struct Metadata: Sendable, Hashable, Sequence {
         entries.append((key.lowercased(), value))
     }
 
+    /// For keys that are lowercase already (HTTP/2 requires it on the wire), skipping the copy `lowercased()` makes.
+    public mutating func add(_ value: Value, forLowercaseKey key: String) {
+        assert(!key.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") })
+        entries.append((key, value))
+    }
+
     /// Appends every entry of `other`, keeping order.
     public mutating func append(contentsOf other: Metadata) {
         entries.append(contentsOf: other.entries)

@@ -57,7 +57,7 @@ struct HeaderBlock {
         var metadata = Metadata()
         for field in fields where !Metadata.isTransportHeader(field.name) {
             guard field.name.hasSuffix("-bin") else {
-                metadata.addString(field.value, forKey: field.name)
+                metadata.add(.string(field.value), forLowercaseKey: field.name)
                 continue
             }
             for part in field.value.split(separator: ",", omittingEmptySubsequences: false) {
@@ -65,7 +65,7 @@ struct HeaderBlock {
                 guard let bytes = Base64.decode(trimmed) else {
                     throw RPCError(code: .internal, message: "Metadata '\(field.name)' is not valid base64.")
                 }
-                metadata.addBinary(bytes, forKey: field.name)
+                metadata.add(.binary(bytes), forLowercaseKey: field.name)
             }
         }
         return metadata
