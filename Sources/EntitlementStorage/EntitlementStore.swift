@@ -8,6 +8,9 @@ public protocol EntitlementStore: Sendable {
     func snapshot(tenantID: String, appUserID: String) throws(StoreError) -> CustomerSnapshot?
     func snapshot(tenantID: String, customerID: Int64) throws(StoreError) -> CustomerSnapshot?
     func grant(tenantID: String, grantID: String) throws(StoreError) -> GrantRecord?
+    /// The store transaction with this original transaction ID in the tenant, owned or not; nil when unknown.
+    func transaction(tenantID: String, store: Int32, originalTransactionID: String) throws(StoreError)
+        -> TransactionRecord?
     /// Events newest first, below `beforeVersion` when given.
     func events(tenantID: String, customerID: Int64, beforeVersion: UInt64?, limit: Int) throws(StoreError) -> [EventRecord]
     /// Events oldest first, above `afterVersion`, for resuming a stream.
@@ -29,7 +32,7 @@ public protocol StoreTransaction {
     /// Creates a customer at version 0 with `appUserID` as its canonical ID.
     func createCustomer(tenantID: String, appUserID: String, isAnonymous: Bool, at: UnixTime) throws(StoreError)
         -> CustomerRecord
-    /// Moves every app user ID, grant (and later transaction) of customer `from` to customer `to`; `from` stays as an
+    /// Moves every app user ID, grant and store transaction of customer `from` to customer `to`; `from` stays as an
     /// empty husk with its own events, so its history remains readable.
     func merge(tenantID: String, from: Int64, into: Int64) throws(StoreError)
     /// Makes `appUserID` the canonical ID of the customer (adding it if it does not resolve yet; the old canonical
@@ -49,6 +52,25 @@ public protocol StoreTransaction {
     /// Moves the customer's `nextChangeAt` without an event (time passed but the status did not change).
     /// Fails with `.conflict` when the customer is not in the tenant.
     func setNextChangeAt(tenantID: String, customerID: Int64, at: UnixTime?) throws(StoreError)
+
+    // MARK: Store transactions and notifications
+
+    func transaction(tenantID: String, store: Int32, originalTransactionID: String) throws(StoreError)
+        -> TransactionRecord?
+    /// Inserts `record`, or replaces the stored record with the same (tenant, store, original transaction ID) — every
+    /// field, `customerID` included — when `record.signedAt` is at least the stored `signedAt` (an equal one is a
+    /// re-send and replaces idempotently). Returns false, leaving the stored row untouched, when the stored data was
+    /// signed later: data never moves backwards. Fails with `.conflict` when `customerID` is not in the tenant.
+    @discardableResult
+    func upsertTransaction(_ record: TransactionRecord) throws(StoreError) -> Bool
+    /// Sets (or, with nil, clears) the owner of a stored transaction, whatever its `signedAt`. Fails with `.conflict`
+    /// when the transaction is unknown or the customer is not in the tenant.
+    func setTransactionOwner(tenantID: String, store: Int32, originalTransactionID: String, customerID: Int64?)
+        throws(StoreError)
+    /// Transactions nobody owns yet that carry `appAccountToken`, oldest first; empty for an empty token.
+    func unownedTransactions(tenantID: String, appAccountToken: String) throws(StoreError) -> [TransactionRecord]
+    /// Records a store notification as processed; false (and nothing written) when it already was.
+    func markNotificationProcessed(tenantID: String, notificationID: String, at: UnixTime) throws(StoreError) -> Bool
 }
 
 /// A storage failure. `conflict` is a broken invariant (a version race, a duplicate key); `unavailable` means the

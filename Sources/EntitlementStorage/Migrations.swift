@@ -70,7 +70,52 @@ enum Migrations {
                     FOREIGN KEY (tenant_id, customer_id) REFERENCES customers (tenant_id, id)
                 );
                 """
-        )
+        ),
+        Migration(
+            version: 2,
+            sql: """
+                -- Store purchases, one row per original transaction; customer_id NULL while nobody owns it yet.
+                CREATE TABLE transactions (
+                    tenant_id TEXT NOT NULL,
+                    store INTEGER NOT NULL,
+                    original_transaction_id TEXT NOT NULL,
+                    transaction_id TEXT NOT NULL,
+                    customer_id INTEGER,
+                    product_id TEXT NOT NULL,
+                    product_type TEXT NOT NULL,
+                    -- Entitlement IDs, each preceded by U+001F ('' for none).
+                    entitlement_ids TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    purchased_at INTEGER NOT NULL,
+                    original_purchase_at INTEGER,
+                    expires_at INTEGER,
+                    revoked_at INTEGER,
+                    revocation_reason TEXT NOT NULL,
+                    ownership TEXT NOT NULL,
+                    will_renew INTEGER NOT NULL,
+                    in_grace_period INTEGER NOT NULL,
+                    in_billing_retry INTEGER NOT NULL,
+                    grace_period_expires_at INTEGER,
+                    app_account_token TEXT NOT NULL,
+                    offer_type TEXT NOT NULL,
+                    signed_at INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL,
+                    PRIMARY KEY (tenant_id, store, original_transaction_id),
+                    FOREIGN KEY (tenant_id, customer_id) REFERENCES customers (tenant_id, id)
+                );
+                CREATE INDEX transactions_customer ON transactions (tenant_id, customer_id);
+                CREATE INDEX transactions_app_account_token ON transactions (tenant_id, app_account_token)
+                    WHERE app_account_token <> '';
+
+                -- Store notifications already applied, so a redelivery changes nothing.
+                CREATE TABLE processed_notifications (
+                    tenant_id TEXT NOT NULL,
+                    notification_id TEXT NOT NULL,
+                    received_at INTEGER NOT NULL,
+                    PRIMARY KEY (tenant_id, notification_id)
+                );
+                """
+        ),
     ]
 
     static var latestVersion: Int64 { all.last?.version ?? 0 }

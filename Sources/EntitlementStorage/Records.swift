@@ -115,10 +115,15 @@ public struct CustomerSnapshot: Hashable, Sendable {
     /// Every app user ID that resolves to this customer except the canonical one, oldest first.
     public var aliases: [String]
     public var grants: [GrantRecord]
+    /// The store transactions the customer owns, oldest first.
+    public var transactions: [TransactionRecord]
 
-    public init(customer: CustomerRecord, aliases: [String], grants: [GrantRecord]) {
+    public init(
+        customer: CustomerRecord, aliases: [String], grants: [GrantRecord], transactions: [TransactionRecord] = []
+    ) {
         self.customer = customer
         self.aliases = aliases
         self.grants = grants
+        self.transactions = transactions
     }
 }

@@ -63,6 +63,14 @@ public final class SQLiteEntitlementStore: EntitlementStore {
         try readers.withConnection { (db) throws(StoreError) in try db.grant(tenantID: tenantID, grantID: grantID) }
     }
 
+    public func transaction(tenantID: String, store: Int32, originalTransactionID: String) throws(StoreError)
+        -> TransactionRecord?
+    {
+        try readers.withConnection { (db) throws(StoreError) in
+            try db.transaction(tenantID: tenantID, store: store, originalTransactionID: originalTransactionID)
+        }
+    }
+
     public func events(tenantID: String, customerID: Int64, beforeVersion: UInt64?, limit: Int) throws(StoreError)
         -> [EventRecord]
     {

@@ -8,6 +8,11 @@ extension SQLiteConnection {
         + "revocation_reason, idempotency_key"
     static let eventColumns =
         "tenant_id, customer_id, version, cause, change, reason, occurred_at, status, related_app_user_id, reference_id"
+    static let transactionColumns =
+        "tenant_id, store, original_transaction_id, transaction_id, customer_id, product_id, product_type, "
+        + "entitlement_ids, environment, purchased_at, original_purchase_at, expires_at, revoked_at, revocation_reason, "
+        + "ownership, will_renew, in_grace_period, in_billing_retry, grace_period_expires_at, app_account_token, "
+        + "offer_type, signed_at, updated_at"
 
     // MARK: Customers
 
@@ -47,13 +52,20 @@ extension SQLiteConnection {
     static let customerGrantsSQL =
         "SELECT \(grantColumns) FROM grants WHERE tenant_id = ? AND customer_id = ? ORDER BY rowid"
 
+    /// Oldest first, like grants: an upsert keeps the row (and rowid) it first inserted, and transactions_customer is in
+    /// (tenant_id, customer_id, rowid) order.
+    static let customerTransactionsSQL =
+        "SELECT \(transactionColumns) FROM transactions WHERE tenant_id = ? AND customer_id = ? ORDER BY rowid"
+
     func snapshot(of customer: CustomerRecord) throws(StoreError) -> CustomerSnapshot {
         let aliases = try rows(
             Self.aliasesSQL, [.text(customer.tenantID), .integer(customer.id), .text(customer.appUserID)]
         ) { $0.string(0) }
         let grants = try rows(
             Self.customerGrantsSQL, [.text(customer.tenantID), .integer(customer.id)], Self.grant(from:))
-        return CustomerSnapshot(customer: customer, aliases: aliases, grants: grants)
+        let transactions = try rows(
+            Self.customerTransactionsSQL, [.text(customer.tenantID), .integer(customer.id)], Self.transaction(from:))
+        return CustomerSnapshot(customer: customer, aliases: aliases, grants: grants, transactions: transactions)
     }
 
     func snapshot(tenantID: String, appUserID: String) throws(StoreError) -> CustomerSnapshot? {
@@ -78,6 +90,31 @@ extension SQLiteConnection {
         try row(
             "SELECT \(Self.grantColumns) FROM grants WHERE tenant_id = ? AND idempotency_key = ?",
             [.text(tenantID), .text(idempotencyKey)], Self.grant(from:))
+    }
+
+    // MARK: Store transactions
+
+    func transaction(tenantID: String, store: Int32, originalTransactionID: String) throws(StoreError)
+        -> TransactionRecord?
+    {
+        try row(
+            """
+            SELECT \(Self.transactionColumns) FROM transactions
+            WHERE tenant_id = ? AND store = ? AND original_transaction_id = ?
+            """,
+            [.text(tenantID), .integer(Int64(store)), .text(originalTransactionID)], Self.transaction(from:))
+    }
+
+    /// The `app_account_token <> ''` term lets SQLite use the partial index transactions_app_account_token.
+    func unownedTransactions(tenantID: String, appAccountToken: String) throws(StoreError) -> [TransactionRecord] {
+        guard !appAccountToken.isEmpty else { return [] }
+        return try rows(
+            """
+            SELECT \(Self.transactionColumns) FROM transactions
+            WHERE tenant_id = ? AND app_account_token = ? AND app_account_token <> '' AND customer_id IS NULL
+            ORDER BY rowid
+            """,
+            [.text(tenantID), .text(appAccountToken)], Self.transaction(from:))
     }
 
     // MARK: Events
@@ -145,6 +182,32 @@ extension SQLiteConnection {
             grantID: row.string(0), tenantID: row.string(1), customerID: row.int64(2), entitlementID: row.string(3),
             startsAt: row.time(4), expiresAt: row.optionalTime(5), revokedAt: row.optionalTime(6),
             reason: row.string(7), revocationReason: row.string(8), idempotencyKey: row.optionalString(9))
+    }
+
+    static func transaction(from row: Row) -> TransactionRecord {
+        TransactionRecord(
+            tenantID: row.string(0), store: Int32(truncatingIfNeeded: row.int64(1)),
+            originalTransactionID: row.string(2), transactionID: row.string(3), customerID: row.optionalInt64(4),
+            productID: row.string(5), productType: row.string(6),
+            entitlementIDs: decodeEntitlementIDs(row.string(7)), environment: row.string(8),
+            purchasedAt: row.time(9), originalPurchaseAt: row.optionalTime(10), expiresAt: row.optionalTime(11),
+            revokedAt: row.optionalTime(12), revocationReason: row.string(13), ownership: row.string(14),
+            willRenew: row.bool(15), inGracePeriod: row.bool(16), inBillingRetry: row.bool(17),
+            gracePeriodExpiresAt: row.optionalTime(18), appAccountToken: row.string(19), offerType: row.string(20),
+            signedAt: row.time(21), updatedAt: row.time(22))
+    }
+
+    /// Entitlement IDs as one TEXT column: each preceded by U+001F, so `[]` is `""` and `[""]` is `"\u{1F}"`
+    /// (exact for any IDs without U+001F, which config IDs never contain).
+    static let entitlementIDSeparator: Character = "\u{1F}"
+
+    static func encodeEntitlementIDs(_ ids: [String]) -> String {
+        ids.map { String(entitlementIDSeparator) + $0 }.joined()
+    }
+
+    static func decodeEntitlementIDs(_ text: String) -> [String] {
+        guard !text.isEmpty else { return [] }
+        return text.split(separator: entitlementIDSeparator, omittingEmptySubsequences: false).dropFirst().map(String.init)
     }
 
     static func event(from row: Row) -> EventRecord {

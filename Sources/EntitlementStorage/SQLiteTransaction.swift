@@ -85,6 +85,9 @@ final class SQLiteTransaction: StoreTransaction {
         try db.run(
             "UPDATE grants SET customer_id = ? WHERE tenant_id = ? AND customer_id = ?",
             [.integer(into), .text(tenantID), .integer(from)])
+        try db.run(
+            "UPDATE transactions SET customer_id = ? WHERE tenant_id = ? AND customer_id = ?",
+            [.integer(into), .text(tenantID), .integer(from)])
         // `into` is anonymous only while every ID it now holds is. The husk changes no more by time (it has no
         // grants); `into` wakes the scheduler no later than either did, until its next event sets the exact time.
         let nextChange = [source.nextChangeAt, target.nextChangeAt].compactMap { $0 }.min()
@@ -199,6 +202,80 @@ final class SQLiteTransaction: StoreTransaction {
         guard changed == 1 else {
             throw StoreError.conflict("no customer \(customerID) in tenant \(tenantID) to reschedule")
         }
+    }
+
+    // MARK: Store transactions and notifications
+
+    func transaction(tenantID: String, store: Int32, originalTransactionID: String) throws(StoreError)
+        -> TransactionRecord?
+    {
+        try db.transaction(tenantID: tenantID, store: store, originalTransactionID: originalTransactionID)
+    }
+
+    /// One statement: the DO UPDATE's WHERE keeps a newer stored row, and then SQLite reports no change.
+    static let upsertTransactionSQL = """
+        INSERT INTO transactions (\(SQLiteConnection.transactionColumns))
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (tenant_id, store, original_transaction_id) DO UPDATE SET
+            transaction_id = excluded.transaction_id, customer_id = excluded.customer_id,
+            product_id = excluded.product_id, product_type = excluded.product_type,
+            entitlement_ids = excluded.entitlement_ids, environment = excluded.environment,
+            purchased_at = excluded.purchased_at, original_purchase_at = excluded.original_purchase_at,
+            expires_at = excluded.expires_at, revoked_at = excluded.revoked_at,
+            revocation_reason = excluded.revocation_reason, ownership = excluded.ownership,
+            will_renew = excluded.will_renew, in_grace_period = excluded.in_grace_period,
+            in_billing_retry = excluded.in_billing_retry, grace_period_expires_at = excluded.grace_period_expires_at,
+            app_account_token = excluded.app_account_token, offer_type = excluded.offer_type,
+            signed_at = excluded.signed_at, updated_at = excluded.updated_at
+        WHERE excluded.signed_at >= transactions.signed_at
+        """
+
+    @discardableResult
+    func upsertTransaction(_ record: TransactionRecord) throws(StoreError) -> Bool {
+        let changed = try db.run(
+            Self.upsertTransactionSQL,
+            [
+                .text(record.tenantID), .integer(Int64(record.store)), .text(record.originalTransactionID),
+                .text(record.transactionID), .integer(record.customerID), .text(record.productID),
+                .text(record.productType), .text(SQLiteConnection.encodeEntitlementIDs(record.entitlementIDs)),
+                .text(record.environment), .time(record.purchasedAt), .time(record.originalPurchaseAt),
+                .time(record.expiresAt), .time(record.revokedAt), .text(record.revocationReason),
+                .text(record.ownership), .bool(record.willRenew), .bool(record.inGracePeriod),
+                .bool(record.inBillingRetry), .time(record.gracePeriodExpiresAt), .text(record.appAccountToken),
+                .text(record.offerType), .time(record.signedAt), .time(record.updatedAt),
+            ])
+        return changed == 1
+    }
+
+    func setTransactionOwner(tenantID: String, store: Int32, originalTransactionID: String, customerID: Int64?)
+        throws(StoreError)
+    {
+        let changed = try db.run(
+            """
+            UPDATE transactions SET customer_id = ?
+            WHERE tenant_id = ? AND store = ? AND original_transaction_id = ?
+            """,
+            [.integer(customerID), .text(tenantID), .integer(Int64(store)), .text(originalTransactionID)])
+        guard changed == 1 else {
+            throw StoreError.conflict(
+                "no transaction \(originalTransactionID) (store \(store)) in tenant \(tenantID) to set the owner of")
+        }
+    }
+
+    func unownedTransactions(tenantID: String, appAccountToken: String) throws(StoreError) -> [TransactionRecord] {
+        try db.unownedTransactions(tenantID: tenantID, appAccountToken: appAccountToken)
+    }
+
+    func markNotificationProcessed(tenantID: String, notificationID: String, at time: UnixTime) throws(StoreError)
+        -> Bool
+    {
+        let inserted = try db.run(
+            """
+            INSERT INTO processed_notifications (tenant_id, notification_id, received_at) VALUES (?, ?, ?)
+            ON CONFLICT (tenant_id, notification_id) DO NOTHING
+            """,
+            [.text(tenantID), .text(notificationID), .time(time)])
+        return inserted == 1
     }
 
     /// Wall-clock time, for bookkeeping columns the protocol passes no time for (grants.created_at, the added_at of

@@ -17,7 +17,12 @@ struct MigrationTests {
         let database = try TemporaryDatabase()
         _ = try database.open()
         let raw = try database.rawConnection()
-        #expect(try tables(raw) == ["app_user_ids", "customers", "events", "grants", "schema_migrations"])
+        #expect(
+            try tables(raw) == [
+                "app_user_ids", "customers", "events", "grants", "processed_notifications", "schema_migrations",
+                "transactions",
+            ])
+        #expect(try appliedVersions(raw) == [1, 2])
         #expect(try appliedVersions(raw) == Migrations.all.map(\.version))
         #expect(try raw.row("PRAGMA journal_mode") { $0.string(0) } == "wal")
         let appliedAt = try raw.row("SELECT applied_at FROM schema_migrations") { $0.int64(0) }
@@ -50,19 +55,57 @@ struct MigrationTests {
         let database = try TemporaryDatabase()
         _ = try database.open()
         let raw = try database.rawConnection()
+        let shipped = Migrations.all.map(\.version)
+        let next = Migrations.latestVersion + 1
         let broken = Migrations.all + [
-            Migrations.Migration(version: 2, sql: "CREATE TABLE half_done (x INTEGER)"),
-            Migrations.Migration(version: 3, sql: "CREATE TABLE broken ("),
+            Migrations.Migration(version: next, sql: "CREATE TABLE half_done (x INTEGER)"),
+            Migrations.Migration(version: next + 1, sql: "CREATE TABLE broken ("),
         ]
         expectStoreError(.unavailable) { try Migrations.apply(broken, on: raw, now: time(0)) }
         #expect(try !tables(raw).contains("half_done"))
-        #expect(try appliedVersions(raw) == [1])
+        #expect(try appliedVersions(raw) == shipped)
         #expect(raw.isAutocommit)
 
         // The same list without the broken step applies, and only the new version is added.
         try Migrations.apply(Array(broken.dropLast()), on: raw, now: time(0))
         #expect(try tables(raw).contains("half_done"))
-        #expect(try appliedVersions(raw) == [1, 2])
+        #expect(try appliedVersions(raw) == shipped + [next])
+    }
+
+    @Test func upgradesAVersion1DatabaseKeepingItsRows() throws {
+        let database = try TemporaryDatabase()
+        do {
+            // A database as the build before migration 2 left it.
+            let raw = try database.rawConnection()
+            try Migrations.apply(Array(Migrations.all.prefix(while: { $0.version <= 1 })), on: raw, now: time(0))
+            #expect(try appliedVersions(raw) == [1])
+            #expect(try !tables(raw).contains("transactions"))
+            try raw.execute(
+                """
+                INSERT INTO customers (id, tenant_id, app_user_id, is_anonymous, version, created_at, next_change_at)
+                    VALUES (7, 't', 'alice', 0, 1, 1000, 9000);
+                INSERT INTO app_user_ids (tenant_id, app_user_id, customer_id, added_at) VALUES ('t', 'alice', 7, 1000);
+                INSERT INTO grants (grant_id, tenant_id, customer_id, entitlement_id, starts_at, expires_at, revoked_at,
+                    reason, revocation_reason, idempotency_key, created_at)
+                    VALUES ('g-1', 't', 7, 'pro', 1000, 9000, NULL, 'support', '', NULL, 1000);
+                INSERT INTO events (tenant_id, customer_id, version, cause, change, reason, occurred_at, status,
+                    related_app_user_id, reference_id) VALUES ('t', 7, 1, 9, 2, 'v1', 1001, x'0801', '', 'g-1');
+                """)
+        }
+
+        let store = try database.open()
+        #expect(try appliedVersions(database.rawConnection()) == [1, 2])
+        let alice = try #require(try store.snapshot(tenantID: "t", appUserID: "alice"))
+        #expect(alice.customer.id == 7)
+        #expect(alice.customer.version == 1)
+        #expect(alice.grants.map(\.grantID) == ["g-1"])
+        #expect(alice.transactions.isEmpty)
+        #expect(try store.events(tenantID: "t", customerID: 7, afterVersion: 0, limit: 5).map(\.referenceID) == ["g-1"])
+        #expect(try store.nextChangeAt() == time(9_000))
+
+        // The new tables work against the old rows.
+        #expect(try store.write { try $0.upsertTransaction(makeTransaction("1000", tenant: "t", customer: 7)) })
+        #expect(try store.snapshot(tenantID: "t", customerID: 7)?.transactions.map(\.originalTransactionID) == ["1000"])
     }
 
     @Test func refusesAFileThatIsNotADatabase() throws {

@@ -62,6 +62,21 @@ func makeEvent(
         referenceID: "ref-\(version)")
 }
 
+func makeTransaction(
+    _ originalTransactionID: String, tenant: String, customer: Int64?, store: Int32 = TransactionRecord.Store.appStore,
+    transactionID: String? = nil, product: String = "monthly", entitlements: [String] = ["pro"],
+    expiresAt: Int64? = 5_000, signedAt: Int64 = 1_000, appAccountToken: String = ""
+) -> TransactionRecord {
+    TransactionRecord(
+        tenantID: tenant, store: store, originalTransactionID: originalTransactionID,
+        transactionID: transactionID ?? originalTransactionID, customerID: customer, productID: product,
+        productType: "Auto-Renewable Subscription", entitlementIDs: entitlements, environment: "Sandbox",
+        purchasedAt: time(1_000), originalPurchaseAt: time(1_000), expiresAt: expiresAt.map(time), revokedAt: nil,
+        revocationReason: "", ownership: "PURCHASED", willRenew: true, inGracePeriod: false, inBillingRetry: false,
+        gracePeriodExpiresAt: nil, appAccountToken: appAccountToken, offerType: "", signedAt: time(signedAt),
+        updatedAt: time(signedAt + 1))
+}
+
 /// Expects `body` to throw a `StoreError` with `code`, and returns it.
 @discardableResult
 func expectStoreError<T>(

@@ -1,0 +1,273 @@
+import Foundation
+import Testing
+
+@testable import EntitlementStorage
+
+@Suite("Store transactions and processed notifications")
+struct StoreTransactionRecordTests {
+    private func count(_ database: TemporaryDatabase, _ table: String) throws -> Int64 {
+        try database.rawConnection().row("SELECT COUNT(*) FROM \(table)") { $0.int64(0) } ?? -1
+    }
+
+    @Test func everyFieldRoundTrips() throws {
+        let database = try TemporaryDatabase()
+        let store = try database.open()
+        let alice = try store.write { try $0.customer("t", "alice") }
+        var full = makeTransaction("2000000001", tenant: "t", customer: alice.id, transactionID: "2000000009")
+        full.entitlementIDs = ["pro", "", "extra storage"]
+        full.revokedAt = time(4_000)
+        full.revocationReason = "1"
+        full.ownership = "FAMILY_SHARED"
+        full.willRenew = false
+        full.inGracePeriod = true
+        full.inBillingRetry = true
+        full.gracePeriodExpiresAt = time(6_000)
+        full.appAccountToken = "7E3FB20B-4CDB-47CC-936D-99D65F608138"
+        full.offerType = "1"
+        full.environment = "Xcode"
+        var bare = makeTransaction("2000000002", tenant: "t", customer: nil, entitlements: [], expiresAt: nil)
+        bare.originalPurchaseAt = nil
+        bare.productType = "Consumable"
+        var oneEmpty = makeTransaction("2000000003", tenant: "t", customer: nil, entitlements: [""])
+        oneEmpty.store = TransactionRecord.Store.web
+
+        let inserted = try store.write { transaction throws in
+            try [full, bare, oneEmpty].map { try transaction.upsertTransaction($0) }
+        }
+        #expect(inserted == [true, true, true])
+        for record in [full, bare, oneEmpty] {
+            #expect(
+                try store.transaction(
+                    tenantID: "t", store: record.store, originalTransactionID: record.originalTransactionID) == record)
+            try store.write { transaction throws in
+                #expect(
+                    try transaction.transaction(
+                        tenantID: "t", store: record.store, originalTransactionID: record.originalTransactionID)
+                        == record)
+            }
+        }
+        #expect(try store.transaction(tenantID: "t", store: 1, originalTransactionID: "missing") == nil)
+        #expect(try store.transaction(tenantID: "t", store: 1, originalTransactionID: "2000000003") == nil)  // web
+    }
+
+    @Test func upsertReplacesUnlessTheStoredDataIsNewer() throws {
+        let database = try TemporaryDatabase()
+        let store = try database.open()
+        let alice = try store.write { try $0.customer("t", "alice") }
+        let first = makeTransaction("1", tenant: "t", customer: alice.id, expiresAt: 5_000, signedAt: 1_000)
+        var renewed = makeTransaction(
+            "1", tenant: "t", customer: alice.id, transactionID: "2", expiresAt: 9_000, signedAt: 3_000)
+        renewed.willRenew = false
+        let stale = makeTransaction(
+            "1", tenant: "t", customer: nil, transactionID: "1b", expiresAt: 6_000, signedAt: 2_000)
+        func stored() throws -> TransactionRecord? {
+            try store.transaction(tenantID: "t", store: 1, originalTransactionID: "1")
+        }
+
+        #expect(try store.write { try $0.upsertTransaction(first) })
+        #expect(try stored() == first)
+        // The same data again (a re-sent JWS) is accepted and changes nothing.
+        #expect(try store.write { try $0.upsertTransaction(first) })
+        #expect(try stored() == first)
+        #expect(try store.write { try $0.upsertTransaction(renewed) })
+        #expect(try stored() == renewed)
+        // Older data arriving late is refused and leaves the row exactly as it was.
+        #expect(try !store.write { try $0.upsertTransaction(stale) })
+        #expect(try !store.write { try $0.upsertTransaction(first) })
+        #expect(try stored() == renewed)
+        // Equal signedAt replaces: the newest write of the same moment wins.
+        var sameMoment = renewed
+        sameMoment.inGracePeriod = true
+        sameMoment.updatedAt = time(99_000)
+        #expect(try store.write { try $0.upsertTransaction(sameMoment) })
+        #expect(try stored() == sameMoment)
+        #expect(try count(database, "transactions") == 1)
+        #expect(try store.snapshot(tenantID: "t", customerID: alice.id)?.transactions == [sameMoment])
+    }
+
+    @Test func tenantsAndStoresAreIsolated() throws {
+        let database = try TemporaryDatabase()
+        let store = try database.open()
+        let (a, b) = try store.write { transaction throws in
+            (try transaction.customer("t1", "alice"), try transaction.customer("t2", "alice"))
+        }
+        let inT1 = makeTransaction("1", tenant: "t1", customer: a.id, product: "one", signedAt: 5_000)
+        let inT2 = makeTransaction("1", tenant: "t2", customer: b.id, product: "two", signedAt: 1_000)
+        let playInT1 = makeTransaction(
+            "1", tenant: "t1", customer: a.id, store: TransactionRecord.Store.playStore, product: "play",
+            signedAt: 1_000)
+        // The older signedAt in t2 and in the other store is not compared with t1's App Store row.
+        #expect(try store.write { transaction throws in try [inT1, inT2, playInT1].map(transaction.upsertTransaction) }
+            == [true, true, true])
+        #expect(try store.transaction(tenantID: "t1", store: 1, originalTransactionID: "1") == inT1)
+        #expect(try store.transaction(tenantID: "t2", store: 1, originalTransactionID: "1") == inT2)
+        #expect(try store.transaction(tenantID: "t1", store: 2, originalTransactionID: "1") == playInT1)
+        #expect(try store.snapshot(tenantID: "t1", appUserID: "alice")?.transactions == [inT1, playInT1])
+        #expect(try store.snapshot(tenantID: "t2", appUserID: "alice")?.transactions == [inT2])
+
+        // A transaction can never point at another tenant's customer.
+        expectStoreError(.conflict) {
+            try store.write { try $0.upsertTransaction(makeTransaction("9", tenant: "t2", customer: a.id)) }
+        }
+        expectStoreError(.conflict) {
+            try store.write { transaction throws in
+                try transaction.setTransactionOwner(
+                    tenantID: "t2", store: 1, originalTransactionID: "1", customerID: a.id)
+            }
+        }
+        #expect(try store.transaction(tenantID: "t2", store: 1, originalTransactionID: "9") == nil)
+        #expect(try store.transaction(tenantID: "t2", store: 1, originalTransactionID: "1")?.customerID == b.id)
+    }
+
+    @Test func unownedTransactionsAreFoundByTokenAndAttached() throws {
+        let database = try TemporaryDatabase()
+        let store = try database.open()
+        let alice = try store.write { try $0.customer("t", "alice") }
+        try store.write { transaction throws in
+            try transaction.upsertTransaction(makeTransaction("1", tenant: "t", customer: nil, appAccountToken: "tok"))
+            try transaction.upsertTransaction(makeTransaction("2", tenant: "t", customer: alice.id, appAccountToken: "tok"))
+            try transaction.upsertTransaction(makeTransaction("3", tenant: "t", customer: nil, appAccountToken: "other"))
+            try transaction.upsertTransaction(makeTransaction("4", tenant: "t", customer: nil))
+            try transaction.upsertTransaction(makeTransaction("5", tenant: "u", customer: nil, appAccountToken: "tok"))
+            try transaction.upsertTransaction(makeTransaction("6", tenant: "t", customer: nil, appAccountToken: "tok"))
+        }
+        func unowned(_ tenant: String, _ token: String) throws -> [String] {
+            try store.write { transaction throws in
+                try transaction.unownedTransactions(tenantID: tenant, appAccountToken: token).map(\.originalTransactionID)
+            }
+        }
+        #expect(try unowned("t", "tok") == ["1", "6"])
+        #expect(try unowned("t", "other") == ["3"])
+        #expect(try unowned("u", "tok") == ["5"])
+        #expect(try unowned("t", "").isEmpty)  // no token is not a match for every tokenless purchase
+        #expect(try unowned("t", "nope").isEmpty)
+        #expect(try store.snapshot(tenantID: "t", customerID: alice.id)?.transactions.map(\.originalTransactionID) == ["2"])
+
+        try store.write { transaction throws in
+            try transaction.setTransactionOwner(tenantID: "t", store: 1, originalTransactionID: "6", customerID: alice.id)
+            try transaction.setTransactionOwner(tenantID: "t", store: 1, originalTransactionID: "1", customerID: alice.id)
+        }
+        #expect(try unowned("t", "tok").isEmpty)
+        // Oldest first (insertion order), whatever order they were attached in.
+        #expect(
+            try store.snapshot(tenantID: "t", customerID: alice.id)?.transactions.map(\.originalTransactionID)
+                == ["1", "2", "6"])
+        let attached = try #require(try store.transaction(tenantID: "t", store: 1, originalTransactionID: "6"))
+        #expect(attached == makeTransaction("6", tenant: "t", customer: alice.id, appAccountToken: "tok"))
+
+        // Clearing the owner makes it unowned again; an unknown transaction is a conflict.
+        try store.write { transaction throws in
+            try transaction.setTransactionOwner(tenantID: "t", store: 1, originalTransactionID: "6", customerID: nil)
+        }
+        #expect(try unowned("t", "tok") == ["6"])
+        expectStoreError(.conflict) {
+            try store.write { transaction throws in
+                try transaction.setTransactionOwner(
+                    tenantID: "t", store: 1, originalTransactionID: "missing", customerID: alice.id)
+            }
+        }
+        expectStoreError(.conflict) {
+            try store.write { transaction throws in
+                try transaction.setTransactionOwner(tenantID: "t", store: 1, originalTransactionID: "6", customerID: 999)
+            }
+        }
+    }
+
+    @Test func mergeMovesTransactions() throws {
+        let database = try TemporaryDatabase()
+        let store = try database.open()
+        let (anon, alice, bob) = try store.write { transaction throws in
+            let anon = try transaction.customer("t", "$anon:1", anonymous: true)
+            let alice = try transaction.customer("t", "alice")
+            let bob = try transaction.customer("t", "bob")
+            try transaction.upsertTransaction(makeTransaction("a1", tenant: "t", customer: alice.id))
+            try transaction.upsertTransaction(makeTransaction("n1", tenant: "t", customer: anon.id))
+            try transaction.upsertTransaction(makeTransaction("n2", tenant: "t", customer: anon.id, product: "lifetime"))
+            try transaction.upsertTransaction(makeTransaction("b1", tenant: "t", customer: bob.id))
+            try transaction.upsertTransaction(makeTransaction("u1", tenant: "t", customer: nil))
+            return (anon, alice, bob)
+        }
+        try store.write { try $0.merge(tenantID: "t", from: anon.id, into: alice.id) }
+        let merged = try #require(try store.snapshot(tenantID: "t", appUserID: "$anon:1"))
+        #expect(merged.customer.id == alice.id)
+        #expect(merged.transactions.map(\.originalTransactionID) == ["a1", "n1", "n2"])
+        #expect(merged.transactions.allSatisfy { $0.customerID == alice.id })
+        #expect(try store.snapshot(tenantID: "t", customerID: anon.id)?.transactions == [])
+        #expect(try store.snapshot(tenantID: "t", customerID: bob.id)?.transactions.map(\.originalTransactionID) == ["b1"])
+        #expect(try store.transaction(tenantID: "t", store: 1, originalTransactionID: "u1")?.customerID == nil)
+    }
+
+    @Test func snapshotsInsideAndOutsideAWriteIncludeTransactions() throws {
+        let database = try TemporaryDatabase()
+        let store = try database.open()
+        let record = try store.write { transaction throws -> TransactionRecord in
+            let alice = try transaction.customer("t", "alice")
+            try transaction.insertGrant(makeGrant("g-1", tenant: "t", customer: alice.id))
+            let record = makeTransaction("1", tenant: "t", customer: alice.id)
+            try transaction.upsertTransaction(record)
+            // The write's own snapshot sees the uncommitted row.
+            #expect(try transaction.snapshot(tenantID: "t", appUserID: "alice")?.transactions == [record])
+            #expect(try transaction.snapshot(tenantID: "t", customerID: alice.id)?.transactions == [record])
+            return record
+        }
+        let byID = try #require(try store.snapshot(tenantID: "t", appUserID: "alice"))
+        #expect(byID.transactions == [record])
+        #expect(byID.grants.map(\.grantID) == ["g-1"])
+        #expect(try store.snapshot(tenantID: "t", customerID: byID.customer.id) == byID)
+        // The default keeps older callers compiling and means "no transactions".
+        #expect(CustomerSnapshot(customer: byID.customer, aliases: [], grants: []).transactions.isEmpty)
+    }
+
+    @Test func aNotificationIsProcessedOncePerTenant() throws {
+        let database = try TemporaryDatabase()
+        let store = try database.open()
+        func mark(_ tenant: String, _ id: String, at: Int64 = 1_000) throws -> Bool {
+            try store.write { try $0.markNotificationProcessed(tenantID: tenant, notificationID: id, at: time(at)) }
+        }
+        #expect(try mark("t", "n-1"))
+        #expect(try !mark("t", "n-1", at: 2_000))
+        #expect(try mark("u", "n-1"))
+        #expect(try mark("t", "n-2"))
+        // Twice inside one write: the second sees the first.
+        #expect(try store.write { transaction throws in
+            [
+                try transaction.markNotificationProcessed(tenantID: "t", notificationID: "n-3", at: time(1)),
+                try transaction.markNotificationProcessed(tenantID: "t", notificationID: "n-3", at: time(2)),
+            ]
+        } == [true, false])
+        #expect(try count(database, "processed_notifications") == 4)
+        // The first receipt time is kept.
+        let receivedAt = try database.rawConnection().row(
+            "SELECT received_at FROM processed_notifications WHERE tenant_id = 't' AND notification_id = 'n-1'"
+        ) { $0.int64(0) }
+        #expect(receivedAt == 1_000)
+    }
+
+    @Test func aThrownErrorRollsBackTransactionsAndNotifications() throws {
+        let database = try TemporaryDatabase()
+        let store = try database.open()
+        let alice = try store.write { transaction throws in
+            let alice = try transaction.customer("t", "alice")
+            try transaction.upsertTransaction(makeTransaction("old", tenant: "t", customer: nil, signedAt: 1_000))
+            return alice
+        }
+        let before = try store.transaction(tenantID: "t", store: 1, originalTransactionID: "old")
+        #expect(throws: Boom.self) {
+            try store.write { transaction throws in
+                #expect(try transaction.markNotificationProcessed(tenantID: "t", notificationID: "n-1", at: time(1)))
+                try transaction.upsertTransaction(makeTransaction("new", tenant: "t", customer: alice.id))
+                try transaction.upsertTransaction(makeTransaction("old", tenant: "t", customer: nil, signedAt: 9_000))
+                try transaction.setTransactionOwner(
+                    tenantID: "t", store: 1, originalTransactionID: "old", customerID: alice.id)
+                throw Boom()
+            }
+        }
+        #expect(try store.transaction(tenantID: "t", store: 1, originalTransactionID: "new") == nil)
+        #expect(try store.transaction(tenantID: "t", store: 1, originalTransactionID: "old") == before)
+        #expect(try store.snapshot(tenantID: "t", customerID: alice.id)?.transactions == [])
+        #expect(try count(database, "transactions") == 1)
+        #expect(try count(database, "processed_notifications") == 0)
+        // The notification was not recorded, so its redelivery is processed.
+        #expect(try store.write { try $0.markNotificationProcessed(tenantID: "t", notificationID: "n-1", at: time(2)) })
+    }
+}
