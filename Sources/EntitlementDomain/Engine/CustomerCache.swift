@@ -16,7 +16,7 @@ final class CachedCustomer: Sendable {
         appUserID = snapshot.customer.appUserID
         allAppUserIDs = [snapshot.customer.appUserID] + snapshot.aliases
         version = snapshot.customer.version
-        candidates = snapshot.grants.map(EntitlementCandidate.init(grant:))
+        candidates = snapshot.candidates
         status = StatusCalculator.status(of: candidates, at: now)
     }
 

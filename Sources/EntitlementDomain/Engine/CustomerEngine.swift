@@ -113,7 +113,7 @@ public final class CustomerEngine: Sendable {
             }
             let decision = try IdentityRules.plan(
                 appUserID: appUserID, anonymousID: anonymousID, appUserCustomer: existing?.customer,
-                anonymousCustomer: anonymous?.customer, anonymousHasHistory: anonymous.map(Self.hasHistory) ?? false)
+                anonymousCustomer: anonymous?.customer, anonymousHasHistory: anonymous.map(IdentityRules.hasHistory) ?? false)
             var committed: [Committed] = []
             let survivor: CustomerSnapshot
             switch decision.plan {
@@ -230,7 +230,7 @@ public final class CustomerEngine: Sendable {
                 guard let snapshot = try transaction.snapshot(tenantID: tenantID, customerID: customerID) else {
                     return ((), [])
                 }
-                let status = StatusCalculator.status(of: snapshot.grants.map(EntitlementCandidate.init(grant:)), at: now)
+                let status = StatusCalculator.status(of: snapshot.candidates, at: now)
                 let recorded = try transaction.latestEvent(tenantID: tenantID, customerID: customerID)
                     .map { ComputedStatus(storedBytes: $0.status) }
                 guard StatusCalculator.change(from: recorded, to: status) != nil else {
@@ -265,7 +265,7 @@ public final class CustomerEngine: Sendable {
         guard let before = try transaction.snapshot(tenantID: tenantID, customerID: customerID) else {
             throw .conflict("customer \(customerID) vanished inside its own transaction")
         }
-        let status = StatusCalculator.status(of: before.grants.map(EntitlementCandidate.init(grant:)), at: now)
+        let status = StatusCalculator.status(of: before.candidates, at: now)
         let recorded = try transaction.latestEvent(tenantID: tenantID, customerID: customerID)
             .map { ComputedStatus(storedBytes: $0.status) }
         let change = StatusCalculator.change(from: recorded, to: status) ?? .customerInfoChanged
@@ -332,10 +332,6 @@ public final class CustomerEngine: Sendable {
         } catch {
             throw DomainError(error)
         }
-    }
-
-    private static func hasHistory(_ snapshot: CustomerSnapshot) -> Bool {
-        !snapshot.grants.isEmpty || snapshot.customer.version > 1
     }
 
     private static func describeTimeChange(from old: ComputedStatus?, to new: ComputedStatus) -> String {

@@ -19,10 +19,12 @@ public struct Tenant: Hashable, Sendable {
     public let allowUndeclaredEntitlements: Bool
     /// Store product ID → the entitlements a purchase of it gives.
     public let products: [String: [String]]
+    /// How the tenant accepts App Store purchases; nil when it accepts none (no `app_store` in its configuration).
+    public let appStore: AppStoreSettings?
 
     init(
         id: String, publicKeyDigests: [[UInt8]], secretKeyDigests: [[UInt8]], listedEntitlements: [String],
-        allowUndeclaredEntitlements: Bool, products: [String: [String]]
+        allowUndeclaredEntitlements: Bool, products: [String: [String]], appStore: AppStoreSettings? = nil
     ) {
         self.id = id
         self.publicKeyDigests = publicKeyDigests
@@ -30,15 +32,18 @@ public struct Tenant: Hashable, Sendable {
         self.listedEntitlements = listedEntitlements
         self.allowUndeclaredEntitlements = allowUndeclaredEntitlements
         self.products = products
+        self.appStore = appStore
         declaredEntitlements = Set(listedEntitlements).union(products.values.joined())
     }
 
     /// A tenant built in code, validated exactly as a configured one would be (errors name `<memory>` and
     /// `tenant.FIELD`). Key hashes are `pk_sha256:<hex>` / `sk_sha256:<hex>` strings, as ``APIKey/hashString(_:)``
-    /// makes them.
+    /// makes them. `appStore` is checked like a configured `app_store` (relative root certificate paths are
+    /// resolved against the working directory).
     public init(
         id: String, publicKeyHashes: [String] = [], secretKeyHashes: [String] = [], entitlements: [String] = [],
-        allowUndeclaredEntitlements: Bool = false, products: [String: [String]] = [:]
+        allowUndeclaredEntitlements: Bool = false, products: [String: [String]] = [:],
+        appStore: AppStoreSettings? = nil
     ) throws(TenantConfigError) {
         func strings(_ values: [String]) -> JSONNode {
             JSONNode(value: .array(values.map { JSONNode(value: .string($0), line: 0) }), line: 0)
@@ -56,7 +61,7 @@ public struct Tenant: Hashable, Sendable {
                     key: "allow_undeclared_entitlements",
                     value: JSONNode(value: .bool(allowUndeclaredEntitlements), line: 0)),
                 JSONNode.Member(key: "products", value: JSONNode(value: .object(productMembers), line: 0)),
-            ]),
+            ] + (appStore.map { [JSONNode.Member(key: "app_store", value: $0.jsonNode)] } ?? [])),
             line: 0)
         var reader = TenantConfigReader(file: "<memory>", lines: false)
         self = try reader.tenant(node, path: "tenant")

@@ -29,6 +29,12 @@ public struct TenantConfigError: Error, CustomStringConvertible, Sendable, Equat
         case duplicateEntry = "duplicate_entry"
         /// A `pk_sha256:` hash under `secret_keys`, or an `sk_sha256:` hash under `public_keys`.
         case keyKindMismatch = "key_kind_mismatch"
+        /// `app_store.environments` accepts Xcode or LocalTesting data together with Production.
+        case conflictingEnvironments = "conflicting_environments"
+        /// An `app_store.root_certificates` file (or the default next to the tenants file) cannot be read.
+        case unreadableCertificate = "unreadable_certificate"
+        /// An `app_store.products` entry that would grant entitlements has no entry in the tenant's `products`.
+        case unmappedProduct = "unmapped_product"
     }
 
     public var code: Code

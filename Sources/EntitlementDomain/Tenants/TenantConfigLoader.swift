@@ -17,7 +17,9 @@ import Darwin
 ///           "secret_keys": ["sk_sha256:<64 hex>", ...],    // hashes of sk_ keys; may be empty, but not both
 ///           "entitlements": ["pro", "premium"],            // optional; products' entitlements are declared too
 ///           "allow_undeclared_entitlements": false,        // optional, default false
-///           "products": { "com.example.pro.monthly": ["pro"] }   // optional; product ID → entitlements
+///           "products": { "com.example.pro.monthly": ["pro"] },  // optional; product ID → entitlements
+///           "app_store": { "bundle_id": "com.example.app", "environments": ["Sandbox"], ... }
+///                                                          // optional; see ``AppStoreSettings``
 ///         }
 ///       ]
 ///     }
@@ -37,8 +39,11 @@ public enum TenantConfigLoader {
         return try parse(bytes, file: path)
     }
 
-    /// Validates a configuration held in memory; `file` is only used in errors.
-    public static func parse(_ bytes: [UInt8], file: String) throws(TenantConfigError) -> TenantDirectory {
+    /// Validates a configuration held in memory; `file` is used in errors and, unless `directory` is given, its
+    /// directory is the one relative paths in the configuration (`app_store.root_certificates`) are resolved against.
+    public static func parse(_ bytes: [UInt8], file: String, directory: String? = nil) throws(TenantConfigError)
+        -> TenantDirectory
+    {
         let root: JSONNode
         do {
             root = try JSONParser.parse(bytes)
@@ -49,11 +54,11 @@ public enum TenantConfigLoader {
                     ? "malformed JSON at column \(error.column): \(error.message)"
                     : "malformed JSON: \(error.message)")
         }
-        var reader = TenantConfigReader(file: file, lines: true)
+        var reader = TenantConfigReader(file: file, lines: true, directory: directory)
         return try reader.directory(root)
     }
 
-    private static func readFile(_ path: String) -> Result<[UInt8], ReadFailure> {
+    static func readFile(_ path: String) -> Result<[UInt8], ReadFailure> {
         var info = stat()
         if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return .failure(ReadFailure("it is a directory")) }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
@@ -72,7 +77,7 @@ public enum TenantConfigLoader {
         }
     }
 
-    private struct ReadFailure: Error, CustomStringConvertible {
+    struct ReadFailure: Error, CustomStringConvertible {
         var description: String
         init(_ description: String) { self.description = description }
     }
@@ -86,16 +91,22 @@ struct TenantConfigReader {
 
     static let rootFields = ["tenants", "_comment"]
     static let tenantFields = [
-        "id", "public_keys", "secret_keys", "entitlements", "allow_undeclared_entitlements", "products", "_comment",
+        "id", "public_keys", "secret_keys", "entitlements", "allow_undeclared_entitlements", "products", "app_store",
+        "_comment",
     ]
 
     /// Where each tenant's ID and key hashes were, for errors found across tenants.
     private var idLines: [Int?] = []
     private var keyLines: [[APIKey.Kind: [Int?]]] = []
 
-    init(file: String, lines: Bool) {
+    /// The absolute directory that relative paths in the file (`app_store.root_certificates`) are resolved against.
+    let directory: String
+
+    /// - Parameter directory: nil for the directory of `file` (the working directory when `file` names none).
+    init(file: String, lines: Bool, directory: String? = nil) {
         self.file = file
         self.lines = lines
+        self.directory = FilePaths.absolute(directory ?? FilePaths.directory(of: file))
     }
 
     mutating func directory(_ root: JSONNode) throws(TenantConfigError) -> TenantDirectory {
@@ -191,11 +202,17 @@ struct TenantConfigReader {
             }
         }
 
+        var appStore: AppStoreSettings?
+        if let appStoreNode = members["app_store"] {
+            appStore = try appStoreSettings(appStoreNode, path: path + ".app_store", mappedProducts: products)
+        }
+
         idLines.append(line(idNode))
         keyLines.append(lines)
         return Tenant(
             id: id, publicKeyDigests: digests[.publicKey] ?? [], secretKeyDigests: digests[.secretKey] ?? [],
-            listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclared, products: products)
+            listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclared, products: products,
+            appStore: appStore)
     }
 
     // MARK: Values
@@ -262,7 +279,7 @@ struct TenantConfigReader {
     // MARK: Types
 
     /// An object's members by key, after refusing unknown ones; `_comment` must be a string or array of strings.
-    private func object(_ node: JSONNode, path: String, allowed: [String], what: String) throws(TenantConfigError)
+    func object(_ node: JSONNode, path: String, allowed: [String], what: String) throws(TenantConfigError)
         -> [String: JSONNode]
     {
         guard case .object(let members) = node.value else {
@@ -292,25 +309,25 @@ struct TenantConfigReader {
         return byKey
     }
 
-    private func array(_ node: JSONNode, path: String) throws(TenantConfigError) -> [JSONNode] {
+    func array(_ node: JSONNode, path: String) throws(TenantConfigError) -> [JSONNode] {
         guard case .array(let elements) = node.value else { throw typeMismatch(node, path, expected: "an array") }
         return elements
     }
 
-    private func string(_ node: JSONNode, path: String) throws(TenantConfigError) -> String {
+    func string(_ node: JSONNode, path: String) throws(TenantConfigError) -> String {
         guard case .string(let text) = node.value else { throw typeMismatch(node, path, expected: "a string") }
         return text
     }
 
-    private func typeMismatch(_ node: JSONNode, _ path: String, expected: String) -> TenantConfigError {
+    func typeMismatch(_ node: JSONNode, _ path: String, expected: String) -> TenantConfigError {
         error(.typeMismatch, node, path, "expected \(expected), found \(node.typeDescription)")
     }
 
-    private func line(_ node: JSONNode) -> Int? {
+    func line(_ node: JSONNode) -> Int? {
         lines ? node.line : nil
     }
 
-    private func error(_ code: TenantConfigError.Code, _ node: JSONNode, _ path: String, _ message: String)
+    func error(_ code: TenantConfigError.Code, _ node: JSONNode, _ path: String, _ message: String)
         -> TenantConfigError
     {
         TenantConfigError(code: code, file: file, line: line(node), path: path, message: message)

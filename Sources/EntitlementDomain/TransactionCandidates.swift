@@ -1,0 +1,31 @@
+public import EntitlementStorage
+
+extension EntitlementCandidate {
+    /// What a store transaction gives: one candidate per entitlement its product mapped to when it was applied.
+    ///
+    /// It lasts until its expiry, or until the end of its grace period while it is in one; a transaction without an
+    /// expiry (a non-consumable) is for life. Consumables map to no entitlement, so they give nothing.
+    public static func candidates(of transaction: TransactionRecord) -> [EntitlementCandidate] {
+        let source = EntitlementSource(rawValue: transaction.store) ?? .appStore
+        var expiresAt = transaction.expiresAt
+        if transaction.inGracePeriod, let graceEnd = transaction.gracePeriodExpiresAt,
+            expiresAt.map({ graceEnd > $0 }) ?? false
+        {
+            expiresAt = graceEnd
+        }
+        return transaction.entitlementIDs.map { entitlementID in
+            EntitlementCandidate(
+                entitlementID: entitlementID, source: source, productID: transaction.productID,
+                startsAt: transaction.purchasedAt, expiresAt: expiresAt, revokedAt: transaction.revokedAt,
+                willRenew: transaction.willRenew, inGracePeriod: transaction.inGracePeriod,
+                inBillingRetry: transaction.inBillingRetry, referenceID: transaction.originalTransactionID)
+        }
+    }
+}
+
+extension CustomerSnapshot {
+    /// Every source of entitlements the customer has: admin grants and store transactions.
+    public var candidates: [EntitlementCandidate] {
+        grants.map(EntitlementCandidate.init(grant:)) + transactions.flatMap(EntitlementCandidate.candidates(of:))
+    }
+}

@@ -1,0 +1,59 @@
+import EntitlementDomain
+import EntitlementStorage
+import Testing
+
+@Suite struct TransactionCandidatesTests {
+    private func ms(_ value: Int64) -> UnixTime { UnixTime(milliseconds: value) }
+
+    private func transaction(
+        entitlements: [String] = ["pro"], expiresAt: Int64? = 2_000, revokedAt: Int64? = nil, inGrace: Bool = false,
+        graceEnd: Int64? = nil, willRenew: Bool = true
+    ) -> TransactionRecord {
+        TransactionRecord(
+            tenantID: "t", store: 1, originalTransactionID: "1000", transactionID: "1001", customerID: 1,
+            productID: "com.example.pro", productType: "Auto-Renewable Subscription", entitlementIDs: entitlements,
+            environment: "Sandbox", purchasedAt: ms(1_000), originalPurchaseAt: ms(1_000),
+            expiresAt: expiresAt.map(ms), revokedAt: revokedAt.map(ms), revocationReason: "", ownership: "PURCHASED",
+            willRenew: willRenew, inGracePeriod: inGrace, inBillingRetry: inGrace, gracePeriodExpiresAt: graceEnd.map(ms),
+            appAccountToken: "", offerType: "", signedAt: ms(1_000), updatedAt: ms(1_000))
+    }
+
+    @Test func subscriptionGivesItsEntitlementsUntilItExpires() {
+        let candidates = EntitlementCandidate.candidates(of: transaction(entitlements: ["pro", "plus"]))
+        #expect(candidates.map(\.entitlementID) == ["pro", "plus"])
+        #expect(candidates.allSatisfy { $0.source == .appStore && $0.referenceID == "1000" && $0.willRenew })
+        #expect(StatusCalculator.status(of: candidates, at: ms(1_999)).activeIDs == ["pro", "plus"])
+        #expect(StatusCalculator.status(of: candidates, at: ms(2_000)).activeIDs.isEmpty)
+    }
+
+    @Test func gracePeriodExtendsAccessToItsEnd() {
+        let candidates = EntitlementCandidate.candidates(of: transaction(inGrace: true, graceEnd: 5_000))
+        let status = StatusCalculator.status(of: candidates, at: ms(4_999))
+        #expect(status.activeIDs == ["pro"])
+        #expect(status.entitlements.first?.inGracePeriod == true)
+        #expect(StatusCalculator.status(of: candidates, at: ms(5_000)).activeIDs.isEmpty)
+    }
+
+    @Test func refundedTransactionStopsGivingAtOnce() {
+        let candidates = EntitlementCandidate.candidates(of: transaction(revokedAt: 1_500))
+        #expect(StatusCalculator.status(of: candidates, at: ms(1_499)).activeIDs == ["pro"])
+        #expect(StatusCalculator.status(of: candidates, at: ms(1_500)).activeIDs.isEmpty)
+    }
+
+    @Test func nonConsumableIsForLifeAndConsumableGivesNothing() {
+        let lifetime = EntitlementCandidate.candidates(of: transaction(expiresAt: nil, willRenew: false))
+        #expect(StatusCalculator.status(of: lifetime, at: ms(Int64.max / 2)).activeIDs == ["pro"])
+        #expect(EntitlementCandidate.candidates(of: transaction(entitlements: [])).isEmpty)
+    }
+
+    @Test func snapshotCandidatesCombineGrantsAndTransactions() {
+        let customer = CustomerRecord(
+            id: 1, tenantID: "t", appUserID: "u", isAnonymous: false, version: 3, createdAt: ms(0), nextChangeAt: nil)
+        let grant = GrantRecord(
+            grantID: "gr_1", tenantID: "t", customerID: 1, entitlementID: "premium", startsAt: ms(0), expiresAt: nil,
+            revokedAt: nil, reason: "", revocationReason: "", idempotencyKey: nil)
+        let snapshot = CustomerSnapshot(customer: customer, aliases: [], grants: [grant], transactions: [transaction()])
+        #expect(StatusCalculator.status(of: snapshot.candidates, at: ms(1_500)).activeIDs == ["premium", "pro"])
+        #expect(IdentityRules.hasHistory(snapshot))
+    }
+}
