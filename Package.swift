@@ -36,7 +36,9 @@ let package = Package(
         .target(name: "AppStore", dependencies: ["Crypto"], swiftSettings: strict),
         .target(
             name: "EntitlementServices",
-            dependencies: ["RPCCore", "ProtobufWire", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage"],
+            dependencies: [
+                "RPCCore", "ProtobufWire", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "AppStore", "Crypto",
+            ],
             swiftSettings: strict
         ),
         .target(

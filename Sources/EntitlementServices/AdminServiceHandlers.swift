@@ -67,6 +67,9 @@ public struct AdminService: RPCService {
             customer.customer = CustomerStatus(details.state, serverTime: engine.now())
             customer.aliases = details.aliases
             customer.grants = details.grants.map { Grant($0, appUserID: details.state.appUserID) }
+            customer.transactions = details.transactions.map {
+                Transaction($0, ownerAppUserID: details.state.appUserID)
+            }
             return customer
         }
     }

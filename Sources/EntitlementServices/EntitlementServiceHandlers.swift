@@ -1,10 +1,9 @@
 public import EntitlementDomain
+import EntitlementStorage
 import EntitlementsProto
 public import RPCCore
 
 /// `entitlements.v1.EntitlementService`: what apps call with a public (or secret) key.
-///
-/// Purchase and Restore arrive with the store issues; until then the router answers them `UNIMPLEMENTED`.
 public struct EntitlementService: RPCService {
     public static let serviceName = "entitlements.v1.EntitlementService"
 
@@ -12,12 +11,16 @@ public struct EntitlementService: RPCService {
     let tenants: TenantRegistry
     let log: CallLog
     let streams: StreamLimits
+    let appStore: AppStorePurchases
 
-    public init(engine: CustomerEngine, tenants: TenantRegistry, log: CallLog, streams: StreamLimits = StreamLimits()) {
+    public init(
+        engine: CustomerEngine, tenants: TenantRegistry, log: CallLog, streams: StreamLimits = StreamLimits()
+    ) {
         self.engine = engine
         self.tenants = tenants
         self.log = log
         self.streams = streams
+        self.appStore = AppStorePurchases(tenants: tenants)
     }
 
     private static func method(_ name: String) -> MethodDescriptor {
@@ -30,6 +33,12 @@ public struct EntitlementService: RPCService {
         }
         router.registerSynchronousUnary(Self.method("SyncStatus")) { (request: SyncStatusRequest, context) in
             try syncStatus(request, context)
+        }
+        router.registerUnary(Self.method("Purchase")) { (request: PurchaseRequest, context) in
+            try await purchase(request, context)
+        }
+        router.registerUnary(Self.method("Restore")) { (request: RestoreRequest, context) in
+            try await restore(request, context)
         }
         router.registerServerStreaming(Self.method("StreamStatus")) {
             (request: StreamStatusRequest, writer: ResponseWriter<StatusEvent>, context) in
@@ -51,6 +60,74 @@ public struct EntitlementService: RPCService {
             response.merged = outcome.merged
             return response
         }
+    }
+
+    private func purchase(_ request: PurchaseRequest, _ context: ServerContext) async throws -> PurchaseResponse {
+        try await log.call(context) { fields in
+            let tenant = try CallerAuthentication.tenant(of: context, requires: .publicKey, in: tenants)
+            fields.tenantID = tenant.id
+            let appUserID = try AppUserID.validate(request.appUserID)
+            let record: TransactionRecord
+            switch request.purchase {
+            case .appStore(let purchase)?:
+                record = try appStore.record(from: try Self.signedTransaction(purchase, field: "app_store"), tenant: tenant)
+            case .playStore?:
+                throw RPCError(code: .unimplemented, message: "Google Play purchases are not supported yet.")
+            case nil:
+                throw DomainError.invalidArgument("purchase is required: set app_store.signed_transaction.")
+            }
+            let outcome = try await engine.applyStorePurchases(
+                tenantID: tenant.id, appUserID: appUserID, transactions: [record], cause: .purchase,
+                policy: tenant.appStore?.transferPolicy ?? .transfer)
+            fields.appUserID = outcome.state.appUserID
+            var response = PurchaseResponse()
+            response.customer = CustomerStatus(outcome.state, serverTime: engine.now())
+            response.transferredFromAppUserID = outcome.transferredFrom.first ?? ""
+            return response
+        }
+    }
+
+    private func restore(_ request: RestoreRequest, _ context: ServerContext) async throws -> RestoreResponse {
+        try await log.call(context) { fields in
+            let tenant = try CallerAuthentication.tenant(of: context, requires: .publicKey, in: tenants)
+            fields.tenantID = tenant.id
+            let appUserID = try AppUserID.validate(request.appUserID)
+            guard request.playStore.isEmpty else {
+                throw RPCError(code: .unimplemented, message: "Google Play purchases are not supported yet.")
+            }
+            guard request.appStore.count <= 100 else {
+                throw DomainError.invalidArgument("Restore takes at most 100 transactions, got \(request.appStore.count).")
+            }
+            // Every transaction is verified before anything is written: one bad token fails the call, naming it.
+            var records: [TransactionRecord] = []
+            for (index, purchase) in request.appStore.enumerated() {
+                do throws(DomainError) {
+                    records.append(
+                        try appStore.record(
+                            from: try Self.signedTransaction(purchase, field: "app_store[\(index)]"), tenant: tenant))
+                } catch {
+                    throw DomainError(error.code, "app_store[\(index)]: \(error.message)")
+                }
+            }
+            let outcome = try await engine.applyStorePurchases(
+                tenantID: tenant.id, appUserID: appUserID, transactions: records, cause: .restore,
+                policy: tenant.appStore?.transferPolicy ?? .transfer)
+            fields.appUserID = outcome.state.appUserID
+            var response = RestoreResponse()
+            response.customer = CustomerStatus(outcome.state, serverTime: engine.now())
+            response.transferredFromAppUserIDs = outcome.transferredFrom
+            return response
+        }
+    }
+
+    /// A signed transaction within reason: StoreKit's are a few kilobytes.
+    private static func signedTransaction(_ purchase: AppStorePurchase, field: String) throws(DomainError) -> String {
+        let token = purchase.signedTransaction
+        guard !token.isEmpty else { throw .invalidArgument("\(field).signed_transaction is empty.") }
+        guard token.utf8.count <= 64 * 1024 else {
+            throw .invalidArgument("\(field).signed_transaction is larger than 64 KiB.")
+        }
+        return token
     }
 
     /// Runs on the connection's thread: the answer comes from memory (the database only on a cache miss).

@@ -75,3 +75,32 @@ extension StatusEvent {
         reason = update.reason
     }
 }
+
+extension Transaction {
+    init(_ record: TransactionRecord, ownerAppUserID: String) {
+        self.init()
+        store = Store(rawValue: record.store)
+        productID = record.productID
+        originalTransactionID = record.originalTransactionID
+        transactionID = record.transactionID
+        environment =
+            switch record.environment {
+            case "Production": .production
+            case "Sandbox": .sandbox
+            case "Xcode": .xcode
+            case "LocalTesting": .localTesting
+            default: .unspecified
+            }
+        let timestamp = { (time: UnixTime) in ProtoTimestamp(unixMilliseconds: time.milliseconds) }
+        purchasedAt = timestamp(record.purchasedAt)
+        originalPurchaseAt = record.originalPurchaseAt.map(timestamp)
+        expiresAt = record.expiresAt.map(timestamp)
+        revokedAt = record.revokedAt.map(timestamp)
+        revocationReason = record.revocationReason
+        self.ownerAppUserID = ownerAppUserID
+        ownership = record.ownership == "FAMILY_SHARED" ? .familyShared : .purchased
+        willRenew = record.willRenew
+        inGracePeriod = record.inGracePeriod
+        inBillingRetry = record.inBillingRetry
+    }
+}

@@ -12,6 +12,9 @@ public struct Transaction: ProtoMessage {
         public static let production = Self(rawValue: 1)
         /// App Store sandbox or a Google Play test purchase.
         public static let sandbox = Self(rawValue: 2)
+        /// Signed by Xcode's local StoreKit configuration.
+        public static let xcode = Self(rawValue: 3)
+        public static let localTesting = Self(rawValue: 4)
     }
 
     /// `Transaction.Ownership`.

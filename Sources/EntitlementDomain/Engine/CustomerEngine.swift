@@ -55,7 +55,9 @@ public final class CustomerEngine: Sendable {
         }
         let now = clock.now()
         let entry = CachedCustomer(snapshot: snapshot, now: now)
-        return CustomerDetails(state: entry.state(at: now), aliases: snapshot.aliases, grants: snapshot.grants)
+        return CustomerDetails(
+            state: entry.state(at: now), aliases: snapshot.aliases, grants: snapshot.grants,
+            transactions: snapshot.transactions)
     }
 
     /// A page of a customer's events, newest first. `pageToken` is the `nextPageToken` of the previous page.

@@ -18,6 +18,7 @@ public struct CustomerDetails: Sendable, Hashable {
     public var state: CustomerState
     public var aliases: [String]
     public var grants: [GrantRecord]
+    public var transactions: [TransactionRecord]
 }
 
 /// One recorded change, as ListCustomerEvents shows it.

@@ -1,0 +1,115 @@
+public import EntitlementStorage
+
+/// What a Purchase or Restore did.
+public struct StorePurchaseOutcome: Sendable, Hashable {
+    public var state: CustomerState
+    /// Canonical IDs of the customers the purchases were taken from (transfer policy), in order.
+    public var transferredFrom: [String]
+}
+
+extension CustomerEngine {
+    /// Attaches verified store transactions to a customer (created if new), applying the transfer policy.
+    ///
+    /// Data never moves backwards: per original transaction the newest signed data wins, so an older token changes
+    /// nothing but its owner. Presenting the same data again changes nothing at all (no event, same version).
+    /// Each customer whose purchases changed gets one event, in the same transaction.
+    public func applyStorePurchases(
+        tenantID: String, appUserID: String, transactions: [TransactionRecord], cause: EventCause,
+        policy: AppStoreTransferPolicy
+    ) async throws(DomainError) -> StorePurchaseOutcome {
+        let appUserID = try AppUserID.validate(appUserID)
+        return try await write { transaction, now throws -> (StorePurchaseOutcome, [Committed]) in
+            var committed: [Committed] = []
+            let customer: CustomerRecord
+            if let existing = try transaction.snapshot(tenantID: tenantID, appUserID: appUserID) {
+                customer = existing.customer
+            } else {
+                customer = try transaction.createCustomer(
+                    tenantID: tenantID, appUserID: appUserID, isAnonymous: AppUserID.isAnonymous(appUserID), at: now)
+                committed.append(
+                    try self.recordChange(
+                        transaction, tenantID: tenantID, customerID: customer.id, cause: .created,
+                        reason: "Created by a store purchase.", at: now))
+            }
+            var changed = false
+            var previousOwners: [Int64] = []
+            for record in transactions {
+                let stored = try transaction.transaction(
+                    tenantID: tenantID, store: record.store, originalTransactionID: record.originalTransactionID)
+                if let owner = stored?.customerID, owner != customer.id {
+                    try Self.checkTransfer(
+                        transaction, tenantID: tenantID, from: owner, record: stored!, policy: policy, at: now)
+                    try transaction.setTransactionOwner(
+                        tenantID: tenantID, store: record.store, originalTransactionID: record.originalTransactionID,
+                        customerID: customer.id)
+                    if !previousOwners.contains(owner) { previousOwners.append(owner) }
+                    changed = true
+                } else if stored != nil, stored?.customerID == nil {
+                    try transaction.setTransactionOwner(
+                        tenantID: tenantID, store: record.store, originalTransactionID: record.originalTransactionID,
+                        customerID: customer.id)
+                    changed = true
+                }
+                var incoming = record
+                incoming.customerID = customer.id
+                if let stored, Self.sameData(stored, incoming) { continue }
+                if try transaction.upsertTransaction(incoming) { changed = true }
+            }
+            var transferredFrom: [String] = []
+            for owner in previousOwners {
+                guard let previous = try transaction.snapshot(tenantID: tenantID, customerID: owner) else { continue }
+                transferredFrom.append(previous.customer.appUserID)
+                committed.append(
+                    try self.recordChange(
+                        transaction, tenantID: tenantID, customerID: owner, cause: .transferredOut,
+                        reason: "A store purchase moved to '\(appUserID)'.", related: appUserID, at: now))
+            }
+            if changed {
+                let products = Set(transactions.map(\.productID)).sorted().joined(separator: ", ")
+                let what = cause == .restore ? "Restored" : "Purchased"
+                committed.append(
+                    try self.recordChange(
+                        transaction, tenantID: tenantID, customerID: customer.id,
+                        cause: previousOwners.isEmpty ? cause : .transferredIn,
+                        reason: "\(what) \(products).", related: transferredFrom.first ?? "",
+                        reference: transactions.first?.originalTransactionID ?? "", at: now))
+            }
+            guard let snapshot = try transaction.snapshot(tenantID: tenantID, customerID: customer.id) else {
+                throw DomainError.internalError("customer \(customer.id) vanished inside its own transaction")
+            }
+            let state = CachedCustomer(snapshot: snapshot, now: now).state(at: now)
+            return (StorePurchaseOutcome(state: state, transferredFrom: transferredFrom), committed)
+        }
+    }
+
+    /// Refuses a transfer the tenant's policy forbids.
+    private static func checkTransfer(
+        _ transaction: any StoreTransaction, tenantID: String, from owner: Int64, record: TransactionRecord,
+        policy: AppStoreTransferPolicy, at now: UnixTime
+    ) throws {
+        switch policy {
+        case .transfer:
+            return
+        case .keepWithOriginal:
+            throw DomainError.alreadyExists(
+                "Original transaction \(record.originalTransactionID) belongs to another user of this app; "
+                    + "the app's transfer policy keeps purchases with their first owner.")
+        case .transferIfNoActive:
+            let active = StatusCalculator.status(of: EntitlementCandidate.candidates(of: record), at: now)
+            guard !active.isActive else {
+                throw DomainError.alreadyExists(
+                    "Original transaction \(record.originalTransactionID) is active for another user of this app; "
+                        + "the app's transfer policy moves only purchases that give their owner nothing now.")
+            }
+        }
+    }
+
+    /// The same store data presented again (the owner and bookkeeping times aside).
+    private static func sameData(_ lhs: TransactionRecord, _ rhs: TransactionRecord) -> Bool {
+        var left = lhs
+        var right = rhs
+        left.updatedAt = right.updatedAt
+        left.customerID = right.customerID
+        return left == right
+    }
+}

@@ -1,0 +1,163 @@
+import AppStore
+import Crypto
+public import EntitlementDomain
+import EntitlementStorage
+import Foundation
+import Synchronization
+
+/// Turns App Store signed transactions into verified transaction records for a tenant.
+///
+/// One verifier per tenant and environment, built from the tenant's settings and kept until the tenants file is
+/// reloaded (their chain caches then stay warm across calls).
+public final class AppStorePurchases: Sendable {
+    private struct Key: Hashable {
+        var tenantID: String
+        var environment: AppStoreEnvironmentName
+    }
+
+    private let verifiers = Mutex<(generation: UInt64, byKey: [Key: SignedDataVerifier])>((0, [:]))
+    private let tenants: TenantRegistry
+
+    public init(tenants: TenantRegistry) {
+        self.tenants = tenants
+    }
+
+    /// Verifies `token` for `tenant` and maps it to a record owned by nobody yet.
+    func record(from token: String, tenant: Tenant) throws(DomainError) -> TransactionRecord {
+        guard let settings = tenant.appStore else {
+            throw .failedPrecondition("Tenant '\(tenant.id)' does not accept App Store purchases (no \"app_store\" settings).")
+        }
+        let environment = try Self.claimedEnvironment(of: token)
+        guard let accepted = AppStoreEnvironmentName(rawValue: environment), settings.environments.contains(accepted) else {
+            if environment == AppStoreEnvironment.xcode.rawValue || environment == AppStoreEnvironment.localTesting.rawValue {
+                throw .failedPrecondition(AppStoreVerificationError.xcodeAdvice)
+            }
+            let names = settings.environments.map(\.rawValue).sorted().joined(separator: ", ")
+            throw .failedPrecondition(
+                "The transaction is from the \(environment) environment; this app accepts \(names).")
+        }
+        let verifier = try verifier(for: tenant, settings: settings, environment: accepted)
+        let payload: JWSTransaction
+        do throws(AppStoreVerificationError) {
+            payload = try verifier.verifyTransaction(token)
+        } catch {
+            throw Self.domainError(error)
+        }
+        return try Self.record(from: payload, tenant: tenant, settings: settings)
+    }
+
+    private func verifier(for tenant: Tenant, settings: AppStoreSettings, environment: AppStoreEnvironmentName)
+        throws(DomainError) -> SignedDataVerifier
+    {
+        let generation = tenants.snapshot.generation
+        let key = Key(tenantID: tenant.id, environment: environment)
+        if let cached = verifiers.withLock({ $0.generation == generation ? $0.byKey[key] : nil }) { return cached }
+        var roots: [Certificate] = []
+        for path in settings.rootCertificatePaths {
+            guard let bytes = FileManager.default.contents(atPath: path) else {
+                throw .unavailable("Cannot read the App Store root certificate '\(path)'.")
+            }
+            if let text = String(data: bytes, encoding: .utf8), text.contains("-----BEGIN") {
+                guard let certificates = try? Certificate.allFromPEM(text) else {
+                    throw .unavailable("The App Store root certificate file '\(path)' is not a valid PEM file.")
+                }
+                roots += certificates
+            } else {
+                guard let certificate = try? Certificate(derEncoded: Array(bytes)) else {
+                    throw .unavailable("The App Store root certificate file '\(path)' is not a valid certificate.")
+                }
+                roots.append(certificate)
+            }
+        }
+        let verifier: SignedDataVerifier
+        do {
+            verifier = try SignedDataVerifier(
+                trustedRoots: roots, bundleID: settings.bundleID, appAppleID: settings.appAppleID,
+                environment: AppStoreEnvironment(rawValue: environment.rawValue) ?? .production)
+        } catch {
+            throw .failedPrecondition("App Store settings of tenant '\(tenant.id)': \(error.message)")
+        }
+        verifiers.withLock { cache in
+            if cache.generation != generation { cache = (generation, [:]) }
+            cache.byKey[key] = verifier
+        }
+        return verifier
+    }
+
+    /// The environment the payload claims, read before verification only to pick the verifier; the verifier
+    /// then checks it (an unsigned claim decides nothing).
+    private static func claimedEnvironment(of token: String) throws(DomainError) -> String {
+        do {
+            let jws = try CompactJWS(token)
+            return try JWSTransaction(jsonPayload: jws.payload).environment?.rawValue ?? ""
+        } catch {
+            throw .invalidArgument("signed_transaction is not a StoreKit 2 signed transaction: \(error.message)")
+        }
+    }
+
+    /// Verification failures as the caller sees them: the environment and Xcode cases are the app's setup, the rest
+    /// is bad input.
+    private static func domainError(_ error: AppStoreVerificationError) -> DomainError {
+        switch error.code {
+        case .xcodeSigned, .wrongEnvironment, .invalidConfiguration:
+            .failedPrecondition(error.message)
+        default:
+            .invalidArgument("The signed transaction failed verification (\(error.code.rawValue)): \(error.message)")
+        }
+    }
+
+    static func record(from payload: JWSTransaction, tenant: Tenant, settings: AppStoreSettings) throws(DomainError)
+        -> TransactionRecord
+    {
+        guard let originalID = payload.originalTransactionId, !originalID.isEmpty,
+            let productID = payload.productId, !productID.isEmpty, let purchasedAt = payload.purchaseDate,
+            let signedAt = payload.signedDate
+        else {
+            throw .invalidArgument(
+                "The signed transaction lacks originalTransactionId, productId, purchaseDate or signedDate.")
+        }
+        let type = settings.products[productID]?.type ?? Self.productType(payload.type?.rawValue)
+        guard let type else {
+            throw .failedPrecondition(
+                "Product '\(productID)' is not in the app's App Store products and the transaction does not say its type.")
+        }
+        let entitlements = type == .consumable ? [] : tenant.entitlements(forProduct: productID)
+        guard type == .consumable || !entitlements.isEmpty else {
+            throw .failedPrecondition("Product '\(productID)' maps to no entitlement in tenant '\(tenant.id)'.")
+        }
+        var expiresAt: Int64?
+        switch type {
+        case .autoRenewable: expiresAt = payload.expiresDate
+        case .nonRenewing:
+            guard let days = settings.products[productID]?.durationDays else {
+                throw .failedPrecondition("Non-renewing product '\(productID)' needs duration_days in the app's settings.")
+            }
+            expiresAt = purchasedAt + Int64(days) * 86_400_000
+        case .nonConsumable, .consumable: expiresAt = nil
+        }
+        let time = { (milliseconds: Int64) in UnixTime(milliseconds: milliseconds) }
+        return TransactionRecord(
+            tenantID: tenant.id, store: TransactionRecord.Store.appStore, originalTransactionID: originalID,
+            transactionID: payload.transactionId ?? originalID, customerID: nil, productID: productID,
+            productType: payload.type?.rawValue ?? type.rawValue, entitlementIDs: entitlements,
+            environment: payload.environment?.rawValue ?? "", purchasedAt: time(purchasedAt),
+            originalPurchaseAt: payload.originalPurchaseDate.map(time), expiresAt: expiresAt.map(time),
+            revokedAt: payload.revocationDate.map(time),
+            revocationReason: payload.revocationReason.map { String($0.rawValue) } ?? "",
+            ownership: payload.inAppOwnershipType?.rawValue ?? "PURCHASED",
+            willRenew: type == .autoRenewable && payload.revocationDate == nil, inGracePeriod: false,
+            inBillingRetry: false, gracePeriodExpiresAt: nil, appAccountToken: payload.appAccountToken ?? "",
+            offerType: payload.offerType.map { String($0.rawValue) } ?? "", signedAt: time(signedAt),
+            updatedAt: time(signedAt))
+    }
+
+    private static func productType(_ raw: String?) -> AppStoreProductType? {
+        switch raw {
+        case "Auto-Renewable Subscription": .autoRenewable
+        case "Non-Consumable": .nonConsumable
+        case "Consumable": .consumable
+        case "Non-Renewing Subscription": .nonRenewing
+        default: nil
+        }
+    }
+}

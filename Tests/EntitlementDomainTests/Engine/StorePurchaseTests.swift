@@ -1,0 +1,80 @@
+import EntitlementDomain
+import EntitlementStorage
+import Testing
+
+@Suite struct StorePurchaseTests {
+    private func record(
+        _ harness: EngineHarness, original: String = "1000", signedAt: Int64? = nil, expiresIn: Int64 = 60_000,
+        entitlements: [String] = ["pro"]
+    ) -> TransactionRecord {
+        let now = harness.now.milliseconds
+        let signed = signedAt ?? now
+        return TransactionRecord(
+            tenantID: harness.tenantID, store: TransactionRecord.Store.appStore, originalTransactionID: original,
+            transactionID: original, customerID: nil, productID: "com.example.pro", productType: "Auto-Renewable Subscription",
+            entitlementIDs: entitlements, environment: "Sandbox", purchasedAt: UnixTime(milliseconds: now),
+            originalPurchaseAt: nil, expiresAt: UnixTime(milliseconds: now + expiresIn), revokedAt: nil,
+            revocationReason: "", ownership: "PURCHASED", willRenew: true, inGracePeriod: false, inBillingRetry: false,
+            gracePeriodExpiresAt: nil, appAccountToken: "", offerType: "", signedAt: UnixTime(milliseconds: signed),
+            updatedAt: UnixTime(milliseconds: signed))
+    }
+
+    private func purchase(
+        _ harness: EngineHarness, _ appUserID: String, _ records: [TransactionRecord],
+        policy: AppStoreTransferPolicy = .transfer, cause: EventCause = .purchase
+    ) async throws -> StorePurchaseOutcome {
+        try await harness.engine.applyStorePurchases(
+            tenantID: harness.tenantID, appUserID: appUserID, transactions: records, cause: cause, policy: policy)
+    }
+
+    @Test func purchaseGrantsItsEntitlementsAndTheSameDataTwiceChangesNothing() async throws {
+        let harness = try EngineHarness()
+        let first = try await purchase(harness, "alice", [record(harness)])
+        #expect(first.state.status.activeIDs == ["pro"])
+        #expect(first.state.status.entitlements.first?.source == .appStore)
+        let again = try await purchase(harness, "alice", [record(harness)])
+        #expect(again.state.version == first.state.version)
+    }
+
+    @Test func olderSignedDataNeverOverwritesNewer() async throws {
+        let harness = try EngineHarness()
+        let newer = record(harness, signedAt: harness.now.milliseconds, expiresIn: 120_000)
+        let older = record(harness, signedAt: harness.now.milliseconds - 10_000, expiresIn: 10)
+        let first = try await purchase(harness, "alice", [newer])
+        let second = try await purchase(harness, "alice", [older])
+        #expect(second.state.version == first.state.version)
+        #expect(second.state.status.entitlements.first?.expiresAt == newer.expiresAt)
+    }
+
+    @Test func transferMovesThePurchaseAndTellsThePreviousOwner() async throws {
+        let harness = try EngineHarness()
+        _ = try await purchase(harness, "alice", [record(harness)])
+        let moved = try await purchase(harness, "bob", [record(harness)])
+        #expect(moved.transferredFrom == ["alice"])
+        #expect(moved.state.status.activeIDs == ["pro"])
+        #expect(try harness.state("alice").status.activeIDs.isEmpty)
+    }
+
+    @Test func keepWithOriginalRefusesAndChangesNothing() async throws {
+        let harness = try EngineHarness()
+        let original = try await purchase(harness, "alice", [record(harness)])
+        await #expect(throws: DomainError.alreadyExists("")) {
+            _ = try await purchase(harness, "bob", [record(harness)], policy: .keepWithOriginal)
+        }
+        #expect(try harness.state("alice").version == original.state.version)
+        #expect(try harness.state("bob").customerID == nil)
+    }
+
+    @Test func transferIfNoActiveMovesOnlyWhatGivesTheOwnerNothing() async throws {
+        let harness = try EngineHarness()
+        _ = try await purchase(harness, "alice", [record(harness, original: "active")])
+        await #expect(throws: DomainError.alreadyExists("")) {
+            _ = try await purchase(harness, "bob", [record(harness, original: "active")], policy: .transferIfNoActive)
+        }
+        _ = try await purchase(harness, "carol", [record(harness, original: "lapsed", expiresIn: 1)])
+        _ = harness.clock.advance(milliseconds: 10)
+        let moved = try await purchase(
+            harness, "bob", [record(harness, original: "lapsed", expiresIn: -5)], policy: .transferIfNoActive)
+        #expect(moved.transferredFrom == ["carol"])
+    }
+}
