@@ -28,10 +28,14 @@ public final class AppStorePurchases: Sendable {
             throw .failedPrecondition("Tenant '\(tenant.id)' does not accept App Store purchases (no \"app_store\" settings).")
         }
         let environment = try Self.claimedEnvironment(of: token)
-        guard let accepted = AppStoreEnvironmentName(rawValue: environment), settings.environments.contains(accepted) else {
-            if environment == AppStoreEnvironment.xcode.rawValue || environment == AppStoreEnvironment.localTesting.rawValue {
-                throw .failedPrecondition(AppStoreVerificationError.xcodeAdvice)
-            }
+        // The claim only picks a verifier. For an environment the tenant does not accept, the signature is checked
+        // first anyway (as Apple's library does), so a forged token is reported as forged, not as misplaced.
+        let accepted: AppStoreEnvironmentName
+        if let claimed = AppStoreEnvironmentName(rawValue: environment), settings.environments.contains(claimed) {
+            accepted = claimed
+        } else if let signed = settings.environments.filter({ !$0.isLocal }).sorted(by: { $0.rawValue < $1.rawValue }).first {
+            accepted = signed
+        } else {
             let names = settings.environments.map(\.rawValue).sorted().joined(separator: ", ")
             throw .failedPrecondition(
                 "The transaction is from the \(environment) environment; this app accepts \(names).")
@@ -87,12 +91,17 @@ public final class AppStorePurchases: Sendable {
     /// The environment the payload claims, read before verification only to pick the verifier; the verifier
     /// then checks it (an unsigned claim decides nothing).
     private static func claimedEnvironment(of token: String) throws(DomainError) -> String {
+        let claimed: String?
         do {
             let jws = try CompactJWS(token)
-            return try JWSTransaction(jsonPayload: jws.payload).environment?.rawValue ?? ""
+            claimed = try JWSTransaction(jsonPayload: jws.payload).environment?.rawValue
         } catch {
             throw .invalidArgument("signed_transaction is not a StoreKit 2 signed transaction: \(error.message)")
         }
+        guard let claimed, !claimed.isEmpty else {
+            throw .invalidArgument("signed_transaction has no environment; StoreKit 2 transactions always carry one.")
+        }
+        return claimed
     }
 
     /// Verification failures as the caller sees them: the environment and Xcode cases are the app's setup, the rest
