@@ -66,6 +66,9 @@ public final class EntitlementServerApp: Sendable {
         self.tenants = tenants
         self.engine = engine
 
+        // One set of App Store verifiers (and their chain caches) for purchases and notifications.
+        let appStore = AppStorePurchases(tenants: tenants)
+        let notifications = AppStoreNotifications(engine: engine, tenants: tenants, purchases: appStore, log: logger)
         let health = HealthService()
         var router = RPCRouter()
         router.register(
@@ -73,7 +76,7 @@ public final class EntitlementServerApp: Sendable {
                 health,
                 EntitlementService(
                     engine: engine, tenants: tenants, log: callLog,
-                    streams: StreamLimits(maxPerConnection: config.maxStreamsPerConnection)),
+                    streams: StreamLimits(maxPerConnection: config.maxStreamsPerConnection), appStore: appStore),
                 AdminService(engine: engine, tenants: tenants, log: callLog),
             ] + extraServices)
         // Reflection lists what the router serves, so it goes last.
@@ -86,6 +89,11 @@ public final class EntitlementServerApp: Sendable {
             routes.register("GET", "/healthz") { _ in .text(200, "ok\n") }
             routes.register("GET", "/readyz") { _ in
                 readiness.isDraining ? .text(503, "shutting down\n") : .text(200, "ready\n")
+            }
+            routes.register("POST", "/v1/apple/notifications/{tenant_id}") { request in
+                let reply = await notifications.receive(
+                    tenantID: request.pathParameters["tenant_id"] ?? "", body: request.body)
+                return .text(reply.status, reply.message + "\n")
             }
         }
         self.readiness = readiness

@@ -24,23 +24,8 @@ public final class AppStorePurchases: Sendable {
 
     /// Verifies `token` for `tenant` and maps it to a record owned by nobody yet.
     func record(from token: String, tenant: Tenant) throws(DomainError) -> TransactionRecord {
-        guard let settings = tenant.appStore else {
-            throw .failedPrecondition("Tenant '\(tenant.id)' does not accept App Store purchases (no \"app_store\" settings).")
-        }
-        let environment = try Self.claimedEnvironment(of: token)
-        // The claim only picks a verifier. For an environment the tenant does not accept, the signature is checked
-        // first anyway (as Apple's library does), so a forged token is reported as forged, not as misplaced.
-        let accepted: AppStoreEnvironmentName
-        if let claimed = AppStoreEnvironmentName(rawValue: environment), settings.environments.contains(claimed) {
-            accepted = claimed
-        } else if let signed = settings.environments.filter({ !$0.isLocal }).sorted(by: { $0.rawValue < $1.rawValue }).first {
-            accepted = signed
-        } else {
-            let names = settings.environments.map(\.rawValue).sorted().joined(separator: ", ")
-            throw .failedPrecondition(
-                "The transaction is from the \(environment) environment; this app accepts \(names).")
-        }
-        let verifier = try verifier(for: tenant, settings: settings, environment: accepted)
+        let settings = try Self.settings(of: tenant)
+        let verifier = try verifier(for: tenant, settings: settings, claimed: try Self.claimedEnvironment(of: token, as: JWSTransaction.self))
         let payload: JWSTransaction
         do throws(AppStoreVerificationError) {
             payload = try verifier.verifyTransaction(token)
@@ -48,6 +33,30 @@ public final class AppStorePurchases: Sendable {
             throw Self.domainError(error)
         }
         return try Self.record(from: payload, tenant: tenant, settings: settings)
+    }
+
+    static func settings(of tenant: Tenant) throws(DomainError) -> AppStoreSettings {
+        guard let settings = tenant.appStore else {
+            throw .failedPrecondition("Tenant '\(tenant.id)' does not accept App Store purchases (no \"app_store\" settings).")
+        }
+        return settings
+    }
+
+    /// The verifier for the environment a token claims. The claim only picks it: for an environment the tenant does
+    /// not accept, a signed environment's verifier still checks the signature first (as Apple's library does), so
+    /// a forged token is reported as forged, and a genuine one as being from the wrong environment.
+    func verifier(for tenant: Tenant, settings: AppStoreSettings, claimed environment: String) throws(DomainError)
+        -> SignedDataVerifier
+    {
+        if let claimed = AppStoreEnvironmentName(rawValue: environment), settings.environments.contains(claimed) {
+            return try verifier(for: tenant, settings: settings, environment: claimed)
+        }
+        guard let signed = settings.environments.filter({ !$0.isLocal }).sorted(by: { $0.rawValue < $1.rawValue }).first
+        else {
+            let names = settings.environments.map(\.rawValue).sorted().joined(separator: ", ")
+            throw .failedPrecondition("The data is from the \(environment) environment; this app accepts \(names).")
+        }
+        return try verifier(for: tenant, settings: settings, environment: signed)
     }
 
     private func verifier(for tenant: Tenant, settings: AppStoreSettings, environment: AppStoreEnvironmentName)
@@ -90,23 +99,25 @@ public final class AppStorePurchases: Sendable {
 
     /// The environment the payload claims, read before verification only to pick the verifier; the verifier
     /// then checks it (an unsigned claim decides nothing).
-    private static func claimedEnvironment(of token: String) throws(DomainError) -> String {
+    static func claimedEnvironment<Payload: SignedPayload>(of token: String, as _: Payload.Type) throws(DomainError)
+        -> String
+    {
         let claimed: String?
         do {
             let jws = try CompactJWS(token)
-            claimed = try JWSTransaction(jsonPayload: jws.payload).environment?.rawValue
+            claimed = try Payload(jsonPayload: jws.payload).claimedEnvironment
         } catch {
-            throw .invalidArgument("signed_transaction is not a StoreKit 2 signed transaction: \(error.message)")
+            throw .invalidArgument("The token is not a signed App Store \(Payload.payloadName): \(error.message)")
         }
         guard let claimed, !claimed.isEmpty else {
-            throw .invalidArgument("signed_transaction has no environment; StoreKit 2 transactions always carry one.")
+            throw .invalidArgument("The signed \(Payload.payloadName) has no environment; App Store data always carries one.")
         }
         return claimed
     }
 
     /// Verification failures as the caller sees them: the environment and Xcode cases are the app's setup, the rest
     /// is bad input.
-    private static func domainError(_ error: AppStoreVerificationError) -> DomainError {
+    static func domainError(_ error: AppStoreVerificationError) -> DomainError {
         switch error.code {
         case .xcodeSigned, .wrongEnvironment, .invalidConfiguration:
             .failedPrecondition(error.message)

@@ -14,13 +14,14 @@ public struct EntitlementService: RPCService {
     let appStore: AppStorePurchases
 
     public init(
-        engine: CustomerEngine, tenants: TenantRegistry, log: CallLog, streams: StreamLimits = StreamLimits()
+        engine: CustomerEngine, tenants: TenantRegistry, log: CallLog, streams: StreamLimits = StreamLimits(),
+        appStore: AppStorePurchases? = nil
     ) {
         self.engine = engine
         self.tenants = tenants
         self.log = log
         self.streams = streams
-        self.appStore = AppStorePurchases(tenants: tenants)
+        self.appStore = appStore ?? AppStorePurchases(tenants: tenants)
     }
 
     private static func method(_ name: String) -> MethodDescriptor {

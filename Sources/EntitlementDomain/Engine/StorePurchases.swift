@@ -105,11 +105,50 @@ extension CustomerEngine {
     }
 
     /// The same store data presented again (the owner and bookkeeping times aside).
-    private static func sameData(_ lhs: TransactionRecord, _ rhs: TransactionRecord) -> Bool {
+    static func sameData(_ lhs: TransactionRecord, _ rhs: TransactionRecord) -> Bool {
         var left = lhs
         var right = rhs
         left.updatedAt = right.updatedAt
         left.customerID = right.customerID
         return left == right
+    }
+}
+
+/// What applying a store notification did.
+public enum StoreNotificationOutcome: Sendable, Hashable {
+    /// The notification ID was processed before: nothing changed.
+    case duplicate
+    /// Recorded; the purchase belongs to nobody yet (it is attached when a user purchases or restores it), or
+    /// the notification carried no purchase.
+    case recorded
+    /// Applied to the owner's purchases (`changed` false when the data was not newer than what was stored).
+    case applied(appUserID: String, changed: Bool)
+}
+
+extension CustomerEngine {
+    /// Applies a verified store notification, once per notification ID, in one transaction: the purchase's newest
+    /// data replaces older data (never the reverse) and its owner, if any, gets one event with `reason`.
+    public func applyStoreNotification(
+        tenantID: String, notificationID: String, transaction record: TransactionRecord?, reason: String
+    ) async throws(DomainError) -> StoreNotificationOutcome {
+        try await write { transaction, now throws -> (StoreNotificationOutcome, [Committed]) in
+            guard try transaction.markNotificationProcessed(tenantID: tenantID, notificationID: notificationID, at: now)
+            else { return (.duplicate, []) }
+            guard var record else { return (.recorded, []) }
+            let stored = try transaction.transaction(
+                tenantID: tenantID, store: record.store, originalTransactionID: record.originalTransactionID)
+            record.customerID = stored?.customerID
+            let wrote = try transaction.upsertTransaction(record)
+            guard let owner = record.customerID,
+                let snapshot = try transaction.snapshot(tenantID: tenantID, customerID: owner)
+            else { return (.recorded, []) }
+            guard wrote, stored.map({ !Self.sameData($0, record) }) ?? true else {
+                return (.applied(appUserID: snapshot.customer.appUserID, changed: false), [])
+            }
+            let change = try self.recordChange(
+                transaction, tenantID: tenantID, customerID: owner, cause: .appStoreNotification, reason: reason,
+                reference: record.originalTransactionID, at: now)
+            return (.applied(appUserID: snapshot.customer.appUserID, changed: true), [change])
+        }
     }
 }

@@ -1,0 +1,127 @@
+import AppStore
+public import EntitlementDomain
+import EntitlementStorage
+import Foundation
+public import RPCCore
+
+/// App Store Server Notifications V2: `POST /v1/apple/notifications/{tenant_id}` with `{"signedPayload": "..."}`.
+///
+/// Verified like every signed App Store datum (the nested transaction and renewal info separately), applied once
+/// per `notificationUUID`, and acknowledged with 200 only once the change is committed. Invalid notifications get
+/// 4xx (Apple need not retry them); a failure on our side gets 5xx so Apple retries.
+public struct AppStoreNotifications: Sendable {
+    /// What to answer Apple, and a line for the log (it names the failed check; it never holds the payload).
+    public struct Reply: Sendable, Hashable {
+        public var status: Int
+        public var message: String
+    }
+
+    public static let maxBodyBytes = 64 * 1024
+
+    let engine: CustomerEngine
+    let tenants: TenantRegistry
+    let purchases: AppStorePurchases
+    let log: Logger
+
+    public init(engine: CustomerEngine, tenants: TenantRegistry, purchases: AppStorePurchases, log: Logger) {
+        self.engine = engine
+        self.tenants = tenants
+        self.purchases = purchases
+        self.log = log
+    }
+
+    public func receive(tenantID: String, body: [UInt8]) async -> Reply {
+        let reply: Reply
+        do throws(DomainError) {
+            reply = try await apply(tenantID: tenantID, body: body)
+        } catch {
+            let status =
+                switch error.code {
+                case .unavailable, .internalError: 500
+                case .notFound: 404
+                default: 400
+                }
+            reply = Reply(status: status, message: error.message)
+        }
+        log.info(
+            "app store notification",
+            ["tenant": tenantID, "status": String(reply.status), "result": reply.message])
+        return reply
+    }
+
+    private func apply(tenantID: String, body: [UInt8]) async throws(DomainError) -> Reply {
+        guard body.count <= Self.maxBodyBytes else {
+            return Reply(status: 413, message: "The body is larger than \(Self.maxBodyBytes) bytes.")
+        }
+        guard let tenant = tenants.directory.tenant(id: tenantID), let settings = tenant.appStore else {
+            throw .notFound("No tenant '\(tenantID)' accepts App Store notifications.")
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
+            let token = object["signedPayload"] as? String, !token.isEmpty
+        else {
+            throw .invalidArgument("The body must be a JSON object with a non-empty string \"signedPayload\".")
+        }
+        let verifier = try purchases.verifier(
+            for: tenant, settings: settings,
+            claimed: try AppStorePurchases.claimedEnvironment(of: token, as: NotificationPayload.self))
+        let notification: NotificationPayload
+        var transaction: JWSTransaction?
+        var renewal: JWSRenewalInfo?
+        do throws(AppStoreVerificationError) {
+            notification = try verifier.verifyNotification(token)
+            if let signed = notification.data?.signedTransactionInfo { transaction = try verifier.verifyTransaction(signed) }
+            if let signed = notification.data?.signedRenewalInfo { renewal = try verifier.verifyRenewalInfo(signed) }
+        } catch {
+            throw AppStorePurchases.domainError(error)
+        }
+        guard let notificationID = notification.notificationUUID, !notificationID.isEmpty else {
+            throw .invalidArgument("The notification has no notificationUUID.")
+        }
+        let type = notification.notificationType?.rawValue ?? "UNKNOWN"
+        let reason = notification.subtype.map { "\(type)/\($0.rawValue)" } ?? type
+        let record = try transaction.map { payload throws(DomainError) in
+            try Self.record(
+                from: payload, renewal: renewal, notification: notification, tenant: tenant, settings: settings)
+        }
+        switch try await engine.applyStoreNotification(
+            tenantID: tenant.id, notificationID: notificationID, transaction: record, reason: reason)
+        {
+        case .duplicate: return Reply(status: 200, message: "\(reason): already processed")
+        case .recorded: return Reply(status: 200, message: "\(reason): recorded")
+        case .applied(let appUserID, let changed):
+            return Reply(status: 200, message: "\(reason): \(changed ? "applied to" : "nothing new for") \(appUserID)")
+        }
+    }
+
+    /// The purchase as the notification leaves it: the transaction's data, the renewal info's intentions, and the
+    /// billing state the notification type announces.
+    static func record(
+        from payload: JWSTransaction, renewal: JWSRenewalInfo?, notification: NotificationPayload, tenant: Tenant,
+        settings: AppStoreSettings
+    ) throws(DomainError) -> TransactionRecord {
+        var record = try AppStorePurchases.record(from: payload, tenant: tenant, settings: settings)
+        if let renewal {
+            record.willRenew = renewal.autoRenewStatus?.known == .on && record.revokedAt == nil
+            record.inBillingRetry = renewal.isInBillingRetryPeriod ?? false
+            record.gracePeriodExpiresAt = renewal.gracePeriodExpiresDate.map(UnixTime.init(milliseconds:))
+        }
+        switch (notification.notificationType?.known, notification.subtype?.known) {
+        case (.didFailToRenew?, .gracePeriod?):
+            // Access continues through the grace period; without Apple's date, the tenant's grace window applies.
+            record.inGracePeriod = true
+            record.inBillingRetry = true
+            if record.gracePeriodExpiresAt == nil, let expires = record.expiresAt {
+                record.gracePeriodExpiresAt = UnixTime(
+                    milliseconds: expires.milliseconds + Int64(settings.gracePeriodDays) * 86_400_000)
+            }
+        case (.didFailToRenew?, nil):
+            record.inBillingRetry = true
+            record.inGracePeriod = false
+        case (.gracePeriodExpired?, _), (.expired?, _):
+            record.inGracePeriod = false
+        default:
+            record.inGracePeriod = record.gracePeriodExpiresAt.map { $0 > (record.expiresAt ?? $0) } ?? false
+        }
+        return record
+    }
+}
