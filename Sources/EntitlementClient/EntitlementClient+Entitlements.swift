@@ -16,6 +16,22 @@ extension EntitlementClient {
         try await unary(Methods.syncStatus, SyncStatusRequest(appUserID: appUserID))
     }
 
+    /// `Purchase` of an App Store transaction (a StoreKit 2 signed transaction).
+    public func purchaseAppStore(appUserID: String, signedTransaction: String) async throws -> PurchaseResponse {
+        var request = PurchaseRequest()
+        request.appUserID = appUserID
+        request.purchase = .appStore(AppStorePurchase(signedTransaction: signedTransaction))
+        return try await unary(Methods.purchase, request)
+    }
+
+    /// `Restore` of App Store transactions.
+    public func restoreAppStore(appUserID: String, signedTransactions: [String]) async throws -> RestoreResponse {
+        var request = RestoreRequest()
+        request.appUserID = appUserID
+        request.appStore = signedTransactions.map { AppStorePurchase(signedTransaction: $0) }
+        return try await unary(Methods.restore, request)
+    }
+
     /// `StreamStatus`: a `SNAPSHOT` (or the events after `afterVersion`), then one event per change. Has no
     /// deadline; ends when the server ends the call, and cancelling the consuming task cancels the call.
     public func streamStatus(

@@ -14,6 +14,8 @@ extension EntitlementClient {
         public static let identify = MethodDescriptor(service: entitlementService, method: "Identify")
         public static let syncStatus = MethodDescriptor(service: entitlementService, method: "SyncStatus")
         public static let streamStatus = MethodDescriptor(service: entitlementService, method: "StreamStatus")
+        public static let purchase = MethodDescriptor(service: entitlementService, method: "Purchase")
+        public static let restore = MethodDescriptor(service: entitlementService, method: "Restore")
 
         public static let grantEntitlement = MethodDescriptor(service: adminService, method: "GrantEntitlement")
         public static let revokeGrant = MethodDescriptor(service: adminService, method: "RevokeGrant")

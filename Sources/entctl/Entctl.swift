@@ -25,6 +25,8 @@ struct Entctl {
         case "identify": try await identify()
         case "status": try await status()
         case "watch": try await watch()
+        case "purchase": try await purchase()
+        case "restore": try await restore()
         case "grant": try await grant()
         case "revoke": try await revoke()
         case "customer": try await customer()

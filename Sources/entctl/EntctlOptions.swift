@@ -34,6 +34,10 @@ struct EntctlOptions {
           status APP_USER_ID   current status and active entitlements
           watch APP_USER_ID [--after-version N]
                                print each status event as it arrives, until Ctrl-C or the server ends the stream
+          purchase APP_USER_ID SIGNED_TRANSACTION
+                               attach a StoreKit 2 signed transaction (- reads it from standard input)
+          restore APP_USER_ID SIGNED_TRANSACTION...
+                               attach several; purchases owned by others move as the app's policy says
 
         AdminService commands (default key: the demo secret key):
           grant APP_USER_ID ENTITLEMENT [--duration 30d|12h|90m|45s] [--expires-at RFC3339]

@@ -23,6 +23,47 @@ extension Entctl {
         return 0
     }
 
+    /// `purchase APP_USER_ID SIGNED_TRANSACTION`: an App Store purchase (`-` reads the token from standard input).
+    func purchase() async throws -> Int32 {
+        try arguments.check(positionals: ["APP_USER_ID", "SIGNED_TRANSACTION"])
+        let appUserID = try arguments.positional(0, "APP_USER_ID")
+        let token = try Self.token(try arguments.positional(1, "SIGNED_TRANSACTION"))
+        let response = try await connect(.publicKey).purchaseAppStore(appUserID: appUserID, signedTransaction: token)
+        let note = response.transferredFromAppUserID.isEmpty ? nil : "moved from \(response.transferredFromAppUserID)"
+        printer.print(response, human: HumanOutput.customerStatus(response.customer, note: note))
+        return 0
+    }
+
+    /// `restore APP_USER_ID SIGNED_TRANSACTION...`
+    func restore() async throws -> Int32 {
+        try arguments.check(positionals: ["APP_USER_ID", "SIGNED_TRANSACTION"], optional: 99)
+        let appUserID = try arguments.positional(0, "APP_USER_ID")
+        let tokens = try arguments.positionals.dropFirst().map(Self.token)
+        let response = try await connect(.publicKey).restoreAppStore(appUserID: appUserID, signedTransactions: tokens)
+        let from = response.transferredFromAppUserIDs
+        printer.print(
+            response,
+            human: HumanOutput.customerStatus(
+                response.customer, note: from.isEmpty ? nil : "moved from \(from.joined(separator: ", "))"))
+        return 0
+    }
+
+    /// A token argument, or standard input for `-`.
+    private static func token(_ argument: String) throws -> String {
+        guard argument == "-" else { return argument }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(STDIN_FILENO, &buffer, buffer.count)
+            if count <= 0 { break }
+            bytes += buffer[0..<count]
+        }
+        while let last = bytes.last, last == UInt8(ascii: "\n") || last == UInt8(ascii: "\r") || last == UInt8(ascii: " ") {
+            bytes.removeLast()
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// `watch APP_USER_ID [--after-version N]`: one line per event until the server ends the stream (exit 0), the
     /// stream fails (exit 1) or Ctrl-C (exit 0).
     func watch() async throws -> Int32 {

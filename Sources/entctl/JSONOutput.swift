@@ -144,6 +144,24 @@ extension SyncStatusResponse: JSONEncodable {
     }
 }
 
+extension PurchaseResponse: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("customer", customer)
+        object.add("transferredFromAppUserId", transferredFromAppUserID)
+        return object.value
+    }
+}
+
+extension RestoreResponse: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("customer", customer)
+        object.add("transferredFromAppUserIds", transferredFromAppUserIDs)
+        return object.value
+    }
+}
+
 extension StatusEvent: JSONEncodable {
     var json: JSONValue {
         var object = JSONObject()
