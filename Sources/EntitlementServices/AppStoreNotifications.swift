@@ -79,8 +79,13 @@ public struct AppStoreNotifications: Sendable {
         }
         let type = notification.notificationType?.rawValue ?? "UNKNOWN"
         let reason = notification.subtype.map { "\(type)/\($0.rawValue)" } ?? type
-        let record = try transaction.map { payload throws(DomainError) in
-            try Self.record(
+        // Informational types are recorded and change nothing, even when they carry the purchase.
+        let informational: Set<String> = [
+            "PRICE_INCREASE", "REFUND_DECLINED", "CONSUMPTION_REQUEST", "TEST", "RENEWAL_EXTENSION",
+        ]
+        let record = try transaction.flatMap { payload throws(DomainError) -> TransactionRecord? in
+            guard !informational.contains(type) else { return nil }
+            return try Self.record(
                 from: payload, renewal: renewal, notification: notification, tenant: tenant, settings: settings)
         }
         switch try await engine.applyStoreNotification(

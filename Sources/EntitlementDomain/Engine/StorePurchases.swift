@@ -52,6 +52,7 @@ extension CustomerEngine {
                 }
                 var incoming = record
                 incoming.customerID = customer.id
+                if let stored { incoming = Self.keepingRenewalState(of: stored, in: incoming) }
                 if let stored, Self.sameData(stored, incoming) { continue }
                 if try transaction.upsertTransaction(incoming) { changed = true }
             }
@@ -104,13 +105,29 @@ extension CustomerEngine {
         }
     }
 
-    /// The same store data presented again (the owner and bookkeeping times aside).
+    /// The same store data presented again: the owner, bookkeeping times and the signature date aside (a
+    /// re-signed copy of unchanged data is not a change).
     static func sameData(_ lhs: TransactionRecord, _ rhs: TransactionRecord) -> Bool {
         var left = lhs
-        var right = rhs
+        let right = rhs
         left.updatedAt = right.updatedAt
         left.customerID = right.customerID
+        left.signedAt = right.signedAt
         return left == right
+    }
+
+    /// A transaction from a device carries no renewal info: what the store told us about renewal (auto-renew off,
+    /// grace period, billing retry) stands. The intent to renew outlives periods; grace and retry belong to the
+    /// period they were reported for.
+    static func keepingRenewalState(of stored: TransactionRecord, in incoming: TransactionRecord) -> TransactionRecord {
+        var merged = incoming
+        merged.willRenew = stored.willRenew && incoming.revokedAt == nil
+        if stored.transactionID == incoming.transactionID {
+            merged.inGracePeriod = stored.inGracePeriod
+            merged.inBillingRetry = stored.inBillingRetry
+            merged.gracePeriodExpiresAt = stored.gracePeriodExpiresAt
+        }
+        return merged
     }
 }
 
@@ -138,6 +155,15 @@ extension CustomerEngine {
             let stored = try transaction.transaction(
                 tenantID: tenantID, store: record.store, originalTransactionID: record.originalTransactionID)
             record.customerID = stored?.customerID
+            // A refund of an earlier period leaves the paid period that followed it alone.
+            if let stored, record.revokedAt != nil, record.transactionID != stored.transactionID,
+                let refundedEnd = record.expiresAt, refundedEnd <= stored.purchasedAt
+            {
+                let owner = try stored.customerID.flatMap { id throws in
+                    try transaction.snapshot(tenantID: tenantID, customerID: id)?.customer.appUserID
+                }
+                return (owner.map { .applied(appUserID: $0, changed: false) } ?? .recorded, [])
+            }
             let wrote = try transaction.upsertTransaction(record)
             guard let owner = record.customerID,
                 let snapshot = try transaction.snapshot(tenantID: tenantID, customerID: owner)

@@ -1,0 +1,610 @@
+"""App Store Server Notifications V2 at `POST /v1/apple/notifications/{tenant_id}`, end to end through the real
+interop-server, over HTTP/1.1 (http.client) and HTTP/2 (raw h2).
+
+Notifications, transactions and renewal infos are signed at test time by `entctl dev` with a CA made by
+`entctl dev init`; the tenants trust that CA's root for Sandbox only. Tenant "a" has no grace window, tenant "g"
+has `grace_period_days` = GRACE_DAYS; "plain" is a tenant without App Store settings.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from conftest import RawH2Connection
+from entitlement_support import (
+    ACTIVE, CAUSE, CUSTOMER_INFO_CHANGED, INACTIVE, SNAPSHOT, STATUS_CHANGED, new_tenant, sigkill, start_server,
+    ts_millis, unique_id, write_file_atomically,
+)
+from test_purchases import (
+    BUNDLE_ID, DAY_MS, MONTHLY, PRODUCTS, SigningCA, StoreApi, StoreEnv, app_store_settings, payload,
+)
+
+GRACE_DAYS = 16
+MAX_BODY = 64 * 1024
+
+
+# --------------------------------------------------------------------------------------------------
+# Signing helpers
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def rfc3339(milliseconds: int) -> str:
+    """Whole seconds (the signer's resolution for absolute times)."""
+    return datetime.fromtimestamp(milliseconds / 1000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def at(offset_ms: int) -> tuple[str, int]:
+    """An absolute RFC 3339 time `offset_ms` from now, and its value in milliseconds (whole seconds)."""
+    value = (now_ms() + offset_ms) // 1000 * 1000
+    return rfc3339(value), value
+
+
+_counter = [0]
+
+
+def new_original_id() -> str:
+    _counter[0] += 1
+    return f"3{int(time.time() * 1000) % 10**12:012d}{_counter[0]:03d}"
+
+
+def _signed(ca: SigningCA, *args: str) -> str:
+    result = ca._run("--json", "dev", *args, "--dir", str(ca.dir))
+    assert result.returncode == 0, f"entctl dev {args}: {result.stderr}"
+    return json.loads(result.stdout.strip())["token"]
+
+
+def transaction(ca: SigningCA, original: str, *args: str, product: str = MONTHLY) -> str:
+    return ca.sign(product, "--original-transaction-id", original, *args)
+
+
+def renewal_info(ca: SigningCA, original: str, *args: str, product: str = MONTHLY) -> str:
+    return _signed(ca, "sign-renewal-info", "--original-transaction-id", original, "--product", product, *args)
+
+
+def notification(ca: SigningCA, kind: str, subtype: str | None = None, *, transaction: str | None = None,
+                 renewal: str | None = None, extra: tuple[str, ...] = ()) -> str:
+    args = ["sign-notification", kind] + ([subtype] if subtype else [])
+    if transaction is None:
+        args += ["--bundle-id", BUNDLE_ID]
+    else:
+        args += ["--transaction", transaction]
+    if renewal is not None:
+        args += ["--renewal-info", renewal]
+    return _signed(ca, *args, *extra)
+
+
+def body_of(token: str) -> bytes:
+    return json.dumps({"signedPayload": token}).encode()
+
+
+# --------------------------------------------------------------------------------------------------
+# HTTP helpers
+
+
+def path_for(tenant_id: str) -> str:
+    return f"/v1/apple/notifications/{tenant_id}"
+
+
+def post_http1(server, tenant_id: str, body: bytes) -> tuple[int, str]:
+    connection = http.client.HTTPConnection(server.host, server.port, timeout=10)
+    try:
+        connection.request("POST", path_for(tenant_id), body=body, headers={"content-type": "application/json"})
+        response = connection.getresponse()
+        return response.status, response.read().decode("utf-8", "replace")
+    finally:
+        connection.close()
+
+
+def post_h2(server, tenant_id: str, body: bytes) -> tuple[int, str]:
+    with RawH2Connection(server.host, server.port) as connection:
+        headers = [
+            (":method", "POST"), (":scheme", "http"), (":path", path_for(tenant_id)),
+            (":authority", connection.authority), ("content-type", "application/json"),
+            ("content-length", str(len(body))),
+        ]
+        response = connection.request(headers, body, chunk_size=16_000)
+        assert response.reset_code is None, f"stream reset with {response.reset_code}"
+        return response.status, response.data.decode("utf-8", "replace")
+
+
+POSTERS = {"http1": post_http1, "h2": post_h2}
+
+
+# --------------------------------------------------------------------------------------------------
+# Fixtures
+
+
+@pytest.fixture(scope="module")
+def ca(tmp_path_factory) -> SigningCA:
+    return SigningCA(tmp_path_factory.mktemp("notify-ca") / "ca")
+
+
+@pytest.fixture(scope="module")
+def other_ca(tmp_path_factory) -> SigningCA:
+    return SigningCA(tmp_path_factory.mktemp("notify-other-ca") / "ca")
+
+
+def write_notify_tenants(path: Path, tenants: dict, ca_root: Path) -> None:
+    entries = []
+    for name, tenant in tenants.items():
+        entry = tenant.entry()
+        if name != "plain":
+            entry["app_store"] = app_store_settings(ca_root, "transfer")
+            if name == "g":
+                entry["app_store"]["grace_period_days"] = GRACE_DAYS
+        entries.append(entry)
+    write_file_atomically(path, json.dumps({"tenants": entries}, indent=2))
+
+
+def make_tenants() -> dict:
+    return {name: new_tenant(f"notify-{name}", entitlements=["pro", "premium"],
+                             products=dict(PRODUCTS))
+            for name in ("a", "g", "plain")}
+
+
+@pytest.fixture(scope="module")
+def notify_tenants():
+    return make_tenants()
+
+
+@pytest.fixture(scope="module")
+def notify_server(tmp_path_factory, notify_tenants, ca):
+    directory = tmp_path_factory.mktemp("notifications")
+    tenants_file = directory / "tenants.json"
+    write_notify_tenants(tenants_file, notify_tenants, ca.root)
+    server = start_server(directory / "server", tenants_file)
+    yield server
+    if server.process.poll() is not None:
+        pytest.fail(f"server exited during the tests:\n{server.describe()}")
+    code = server.terminate()
+    assert code == 0, f"server exited with {code} after SIGTERM:\n{server.describe()}"
+
+
+@pytest.fixture
+def env(notify_server, notify_tenants, protos):
+    environment = StoreEnv(notify_server, notify_tenants, protos)
+    yield environment
+    environment.close()
+    assert notify_server.process.poll() is None, f"server died:\n{notify_server.describe()}"
+
+
+def post(env, tenant: str, token_or_body, via: str = "http1") -> tuple[int, str]:
+    body = token_or_body if isinstance(token_or_body, bytes) else body_of(token_or_body)
+    tenant_id = env.tenants[tenant].id if tenant in env.tenants else tenant
+    return POSTERS[via](env.server, tenant_id, body)
+
+
+def post_ok(env, tenant: str, token: str, *needles: str, via: str = "http1") -> str:
+    status, text = post(env, tenant, token, via)
+    assert status == 200, f"{status}: {text}\n{env.server.log()[-2000:]}"
+    for needle in needles:
+        assert needle in text, f"{needle!r} not in {text!r}"
+    return text
+
+
+def watch(env, tenant: str, user: str):
+    """A StreamStatus on another connection, past its snapshot."""
+    stream = env.api(env.tenants[tenant].public_key, env.channel()).stream(user)
+    assert stream.next().kind == SNAPSHOT
+    return stream
+
+
+def only_entitlement(customer):
+    entitlements = list(customer.status.entitlements)
+    assert len(entitlements) == 1, entitlements
+    return entitlements[0]
+
+
+def newest_event(env, tenant: str, user: str):
+    return getattr(env, f"{tenant}_admin").all_events(user)[0]
+
+
+def purchased(env, tenant: str, ca, original: str, *args: str):
+    """A user who purchased `original` (signed two hours ago unless `args` says otherwise)."""
+    user = unique_id()
+    token = transaction(ca, original, "--signed-date", "-2h", *args)
+    customer = getattr(env, tenant).purchase(user, token).customer
+    return user, customer, token
+
+
+# --------------------------------------------------------------------------------------------------
+# Renewals and renewal status
+
+
+@pytest.mark.parametrize("via", ["http1", "h2"])
+def test_did_renew_extends_pushes_and_is_applied_once(env, ca, via):
+    original = new_original_id()
+    user, first, _ = purchased(env, "a", ca, original, "--purchase-date", "-29d", "--expires", "+1d")
+    assert first.status.state == ACTIVE
+    stream = watch(env, "a", user)
+    renewed = transaction(ca, original, "--transaction-id", original + "1", "--purchase-date", "-1m",
+                          "--expires", "+30d")
+    token = notification(ca, "DID_RENEW", transaction=renewed)
+    post_ok(env, "a", token, user, via=via)
+    event = stream.next()
+    assert event.kind == CUSTOMER_INFO_CHANGED, event
+    assert ts_millis(only_entitlement(event.customer).expires_at) == payload(renewed)["expiresDate"]
+    synced = env.a.sync(user)
+    assert synced.status.state == ACTIVE
+    assert ts_millis(only_entitlement(synced).expires_at) == payload(renewed)["expiresDate"]
+    assert synced.version > first.version and event.customer.version == synced.version
+    newest = newest_event(env, "a", user)
+    assert newest.cause == CAUSE["APP_STORE_NOTIFICATION"], newest
+    assert newest.reason == "DID_RENEW", newest.reason
+    assert newest.reference_id == original
+    events = len(env.a_admin.all_events(user))
+    # The same notification again (Apple retries): 200, nothing new.
+    post_ok(env, "a", token, via=via)
+    assert env.a.sync(user).version == synced.version
+    assert len(env.a_admin.all_events(user)) == events
+    stream.expect_quiet(0.5)
+
+
+def test_auto_renew_disabled_keeps_access_with_will_renew_false(env, ca):
+    original = new_original_id()
+    purchase_date, _ = at(-DAY_MS)
+    expires, expires_ms = at(29 * DAY_MS)
+    user, first, _ = purchased(env, "a", ca, original, "--purchase-date", purchase_date, "--expires", expires)
+    assert only_entitlement(first).will_renew
+    stream = watch(env, "a", user)
+    same_period = transaction(ca, original, "--purchase-date", purchase_date, "--expires", expires)
+    renewal = renewal_info(ca, original, "--auto-renew", "off")
+    post_ok(env, "a", notification(ca, "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED",
+                                   transaction=same_period, renewal=renewal))
+    event = stream.next()
+    assert event.kind == CUSTOMER_INFO_CHANGED, event
+    assert not only_entitlement(event.customer).will_renew
+    synced = env.a.sync(user)
+    assert synced.status.state == ACTIVE and [e.id for e in synced.status.entitlements] == ["pro"]
+    entitlement = only_entitlement(synced)
+    assert not entitlement.will_renew
+    assert ts_millis(entitlement.expires_at) == expires_ms
+    newest = newest_event(env, "a", user)
+    assert newest.cause == CAUSE["APP_STORE_NOTIFICATION"]
+    assert newest.reason == "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED"
+    assert newest.change == CUSTOMER_INFO_CHANGED
+
+
+def test_auto_renew_disabled_is_not_undone_by_the_app_presenting_its_purchase_again(env, ca):
+    """The notification carries the very transaction the app purchased with (same signedDate) plus renewal info
+    saying auto-renew is off. The app then calls Purchase with that same token (as apps do at launch): the
+    renewal status learned from Apple must not move backwards to will_renew=true."""
+    original = new_original_id()
+    user, first, token = purchased(env, "a", ca, original)
+    renewal = renewal_info(ca, original, "--auto-renew", "off")
+    post_ok(env, "a", notification(ca, "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED",
+                                   transaction=token, renewal=renewal))
+    after_notification = env.a.sync(user)
+    assert not only_entitlement(after_notification).will_renew, "the notification's renewal info was ignored"
+    again = env.a.purchase(user, token).customer
+    assert not only_entitlement(again).will_renew, "presenting the same purchase token again reset will_renew"
+    assert again.version == after_notification.version
+
+
+# --------------------------------------------------------------------------------------------------
+# Billing problems
+
+
+def test_grace_period_with_apples_date_keeps_access_until_it(env, ca):
+    original = new_original_id()
+    user, first, _ = purchased(env, "a", ca, original, "--purchase-date", "-29d", "--expires", "+1d")
+    stream = watch(env, "a", user)
+    lapsed = transaction(ca, original, "--purchase-date", "-30d", "--expires", "-1h")
+    grace, grace_ms = at(5 * DAY_MS)
+    renewal = renewal_info(ca, original, "--grace-period-expires", grace)
+    post_ok(env, "a", notification(ca, "DID_FAIL_TO_RENEW", "GRACE_PERIOD", transaction=lapsed, renewal=renewal))
+    event = stream.next()
+    assert event.customer.status.state == ACTIVE
+    synced = env.a.sync(user)
+    assert synced.status.state == ACTIVE
+    entitlement = only_entitlement(synced)
+    assert entitlement.in_grace_period
+    assert ts_millis(entitlement.expires_at) == grace_ms
+    assert newest_event(env, "a", user).reason == "DID_FAIL_TO_RENEW/GRACE_PERIOD"
+    # And GRACE_PERIOD_EXPIRED ends it.
+    ended = renewal_info(ca, original, "--billing-retry")
+    post_ok(env, "a", notification(ca, "GRACE_PERIOD_EXPIRED",
+                                   transaction=transaction(ca, original, "--purchase-date", "-30d", "--expires", "-1h"),
+                                   renewal=ended))
+    assert stream.next().kind == STATUS_CHANGED
+    assert env.a.sync(user).status.state == INACTIVE
+
+
+def test_grace_period_without_a_date_uses_the_tenants_grace_window(env, ca):
+    original = new_original_id()
+    user, first, _ = purchased(env, "g", ca, original, "--purchase-date", "-29d", "--expires", "+1d")
+    assert first.status.state == ACTIVE
+    purchase_date, _ = at(-30 * DAY_MS)
+    expired, expired_ms = at(-3_600_000)
+    lapsed = transaction(ca, original, "--purchase-date", purchase_date, "--expires", expired)
+    renewal = renewal_info(ca, original, "--billing-retry")
+    post_ok(env, "g", notification(ca, "DID_FAIL_TO_RENEW", "GRACE_PERIOD", transaction=lapsed, renewal=renewal))
+    synced = env.g.sync(user)
+    assert synced.status.state == ACTIVE, synced
+    entitlement = only_entitlement(synced)
+    assert entitlement.in_grace_period
+    assert ts_millis(entitlement.expires_at) == expired_ms + GRACE_DAYS * DAY_MS
+
+
+def test_grace_period_without_a_date_and_no_grace_window_gives_no_access(env, ca):
+    original = new_original_id()
+    user, _, _ = purchased(env, "a", ca, original, "--purchase-date", "-29d", "--expires", "+1d")
+    lapsed = transaction(ca, original, "--purchase-date", "-30d", "--expires", "-1h")
+    post_ok(env, "a", notification(ca, "DID_FAIL_TO_RENEW", "GRACE_PERIOD", transaction=lapsed,
+                                   renewal=renewal_info(ca, original, "--billing-retry")))
+    assert env.a.sync(user).status.state == INACTIVE
+
+
+def test_did_fail_to_renew_without_subtype_is_billing_retry_without_access(env, ca):
+    original = new_original_id()
+    user, first, _ = purchased(env, "g", ca, original, "--purchase-date", "-29d", "--expires", "+1d")
+    stream = watch(env, "g", user)
+    lapsed = transaction(ca, original, "--purchase-date", "-30d", "--expires", "-1h")
+    post_ok(env, "g", notification(ca, "DID_FAIL_TO_RENEW", transaction=lapsed,
+                                   renewal=renewal_info(ca, original, "--billing-retry")))
+    event = stream.next()
+    assert event.kind == STATUS_CHANGED and event.customer.status.state == INACTIVE
+    synced = env.g.sync(user)
+    assert synced.status.state == INACTIVE
+    assert [e for e in synced.status.entitlements if e.id == "pro" and ts_millis(e.expires_at) > now_ms()] == []
+    assert newest_event(env, "g", user).reason == "DID_FAIL_TO_RENEW"
+
+
+@pytest.mark.parametrize("subtype", ["VOLUNTARY", "BILLING_RETRY", None])
+def test_expired_is_a_status_change_to_inactive(env, ca, subtype):
+    original = new_original_id()
+    user, first, _ = purchased(env, "a", ca, original, "--purchase-date", "-29d", "--expires", "+1d")
+    stream = watch(env, "a", user)
+    over = transaction(ca, original, "--purchase-date", "-30d", "--expires", "-1m")
+    post_ok(env, "a", notification(ca, "EXPIRED", subtype, transaction=over,
+                                   renewal=renewal_info(ca, original, "--auto-renew", "off")))
+    event = stream.next()
+    assert event.kind == STATUS_CHANGED, event
+    assert event.customer.status.state == INACTIVE
+    assert env.a.sync(user).status.state == INACTIVE
+    newest = newest_event(env, "a", user)
+    assert newest.change == STATUS_CHANGED
+    assert newest.reason == (f"EXPIRED/{subtype}" if subtype else "EXPIRED")
+
+
+# --------------------------------------------------------------------------------------------------
+# Refunds
+
+
+def test_refund_revokes_at_once_and_refund_reversed_reinstates(env, ca):
+    original = new_original_id()
+    purchase_date, _ = at(-DAY_MS)
+    expires, expires_ms = at(29 * DAY_MS)
+    user, first, _ = purchased(env, "a", ca, original, "--purchase-date", purchase_date, "--expires", expires)
+    assert first.status.state == ACTIVE
+    stream = watch(env, "a", user)
+    refunded = transaction(ca, original, "--purchase-date", purchase_date, "--expires", expires,
+                           "--revocation-date", "-1m", "--signed-date", "-1h")
+    post_ok(env, "a", notification(ca, "REFUND", transaction=refunded))
+    event = stream.next()
+    assert event.kind == STATUS_CHANGED and event.customer.status.state == INACTIVE
+    assert env.a.sync(user).status.state == INACTIVE
+    assert newest_event(env, "a", user).reason == "REFUND"
+    reinstated = transaction(ca, original, "--purchase-date", purchase_date, "--expires", expires)
+    post_ok(env, "a", notification(ca, "REFUND_REVERSED", transaction=reinstated))
+    event = stream.next()
+    assert event.kind == STATUS_CHANGED and event.customer.status.state == ACTIVE
+    synced = env.a.sync(user)
+    assert synced.status.state == ACTIVE
+    assert ts_millis(only_entitlement(synced).expires_at) == expires_ms
+    assert newest_event(env, "a", user).reason == "REFUND_REVERSED"
+
+
+# --------------------------------------------------------------------------------------------------
+# Ordering, unknown purchases, informational and unknown types
+
+
+def test_an_older_signed_notification_after_a_newer_one_changes_nothing(env, ca):
+    original = new_original_id()
+    user, _, _ = purchased(env, "a", ca, original, "--purchase-date", "-29d", "--expires", "+1d")
+    renewed = transaction(ca, original, "--transaction-id", original + "2", "--purchase-date", "-1m",
+                          "--expires", "+30d")
+    post_ok(env, "a", notification(ca, "DID_RENEW", transaction=renewed))
+    after = env.a.sync(user)
+    events = len(env.a_admin.all_events(user))
+    stale = transaction(ca, original, "--purchase-date", "-30d", "--expires", "-1m", "--signed-date", "-1h")
+    post_ok(env, "a", notification(ca, "EXPIRED", "VOLUNTARY", transaction=stale,
+                                   extra=("--signed-date", "-1h")))
+    synced = env.a.sync(user)
+    assert synced.version == after.version, "an older signedDate changed the customer"
+    assert synced.status.state == ACTIVE
+    assert ts_millis(only_entitlement(synced).expires_at) == payload(renewed)["expiresDate"]
+    assert len(env.a_admin.all_events(user)) == events
+
+
+@pytest.mark.parametrize("method", ["Purchase", "Restore"])
+def test_notification_for_an_unknown_purchase_is_recorded_and_attached_later(env, ca, method):
+    original = new_original_id()
+    renewed = transaction(ca, original, "--transaction-id", original + "5", "--purchase-date", "-1m",
+                          "--expires", "+40d")
+    post_ok(env, "a", notification(ca, "DID_RENEW", transaction=renewed), "recorded")
+    user = unique_id()
+    # The app presents an older token for the same subscription: it attaches the stored (newer) data.
+    older = transaction(ca, original, "--purchase-date", "-1d", "--expires", "+10d", "--signed-date", "-1d")
+    response = env.a.purchase(user, older) if method == "Purchase" else env.a.restore(user, [older])
+    customer = response.customer
+    assert customer.status.state == ACTIVE
+    assert ts_millis(only_entitlement(customer).expires_at) == payload(renewed)["expiresDate"]
+
+
+@pytest.mark.parametrize("kind, subtype", [("TEST", None), ("PRICE_INCREASE", "PENDING"),
+                                           ("CONSUMPTION_REQUEST", None), ("FUTURE_TYPE", None)])
+def test_informational_and_unknown_types_without_a_transaction_are_acknowledged(env, ca, kind, subtype):
+    post_ok(env, "a", notification(ca, kind, subtype), kind)
+
+
+def test_informational_notification_with_the_stored_transaction_changes_nothing(env, ca):
+    original = new_original_id()
+    purchase_date, _ = at(-DAY_MS)
+    expires, _ = at(29 * DAY_MS)
+    user, first, _ = purchased(env, "a", ca, original, "--purchase-date", purchase_date, "--expires", expires)
+    events = len(env.a_admin.all_events(user))
+    # Apple re-signs the same transaction (a newer signedDate, the same data) in a PRICE_INCREASE.
+    same = transaction(ca, original, "--purchase-date", purchase_date, "--expires", expires)
+    post_ok(env, "a", notification(ca, "PRICE_INCREASE", "ACCEPTED", transaction=same,
+                                   renewal=renewal_info(ca, original)))
+    assert env.a.sync(user).version == first.version, "an informational notification changed the customer"
+    assert len(env.a_admin.all_events(user)) == events
+
+
+# --------------------------------------------------------------------------------------------------
+# Refusals
+
+
+@pytest.mark.parametrize("via", ["http1", "h2"])
+def test_tampered_or_foreign_payloads_are_400(env, ca, other_ca, via):
+    original = new_original_id()
+    user, first, _ = purchased(env, "a", ca, original)
+    token = notification(ca, "EXPIRED", "VOLUNTARY",
+                         transaction=transaction(ca, original, "--purchase-date", "-30d", "--expires", "-1m"))
+    header, body, signature = token.split(".")
+    claims = payload(token)
+    claims["notificationType"] = "DID_RENEW"
+    import base64
+    forged = base64.urlsafe_b64encode(json.dumps(claims).encode()).rstrip(b"=").decode()
+    status, text = post(env, "a", f"{header}.{forged}.{signature}", via)
+    assert status == 400, text
+    foreign = notification(other_ca, "EXPIRED", "VOLUNTARY",
+                           transaction=transaction(other_ca, original, "--purchase-date", "-30d", "--expires", "-1m"))
+    status, text = post(env, "a", foreign, via)
+    assert status == 400, text
+    # A notification signed by our CA whose nested transaction is signed by another CA.
+    mixed = notification(ca, "EXPIRED", "VOLUNTARY",
+                         transaction=transaction(other_ca, original, "--purchase-date", "-30d", "--expires", "-1m"))
+    status, text = post(env, "a", mixed, via)
+    assert status == 400, text
+    # A transaction is not a notification.
+    status, text = post(env, "a", transaction(ca, original), via)
+    assert 400 <= status < 500, text
+    synced = env.a.sync(user)
+    assert synced.version == first.version and synced.status.state == ACTIVE
+
+
+@pytest.mark.parametrize("via", ["http1", "h2"])
+def test_wrong_tenant_is_404(env, ca, via):
+    token = notification(ca, "TEST")
+    assert post(env, "no-such-tenant", token, via)[0] == 404
+    assert post(env, "plain", token, via)[0] == 404
+
+
+@pytest.mark.parametrize("via", ["http1", "h2"])
+def test_body_over_64_kib_is_413(env, ca, via):
+    token = notification(ca, "TEST")
+    body = json.dumps({"signedPayload": token, "padding": "x" * MAX_BODY}).encode()
+    assert len(body) > MAX_BODY
+    status, text = post(env, "a", body, via)
+    assert status == 413, text
+    # Exactly at the limit is not refused for its size.
+    exact = json.dumps({"signedPayload": token, "padding": ""}).encode()
+    exact = exact[:-2] + b"x" * (MAX_BODY - len(exact)) + exact[-2:]
+    assert len(exact) == MAX_BODY
+    assert post(env, "a", exact, via)[0] == 200
+
+
+@pytest.mark.parametrize("via", ["http1", "h2"])
+@pytest.mark.parametrize("body", [b"", b"not json", b"[]", b"{}", b'{"signedPayload": 7}', b'{"signedPayload": ""}',
+                                  b'{"signedPayload": "garbage"}', b'{"signedPayload": "a.b.c"}'])
+def test_malformed_bodies_are_400(env, body, via):
+    status, text = post(env, "a", body, via)
+    assert status == 400, (status, text)
+
+
+def test_production_notification_for_a_sandbox_tenant_is_refused(env, ca):
+    token = notification(ca, "TEST", extra=("--environment", "Production"))
+    status, text = post(env, "a", token)
+    assert 400 <= status < 500, text
+
+
+# --------------------------------------------------------------------------------------------------
+# Durability
+
+
+def test_acknowledged_notification_survives_sigkill(tmp_path, ca, protos):
+    tenants = make_tenants()
+    tenants_file = tmp_path / "tenants.json"
+    write_notify_tenants(tenants_file, tenants, ca.root)
+    server = start_server(tmp_path / "server", tenants_file)
+    original = new_original_id()
+    user = unique_id()
+    token = None
+    try:
+        channel = server.channel()
+        api = StoreApi(channel, protos, tenants["a"].public_key)
+        first = api.purchase(user, transaction(ca, original, "--signed-date", "-2h")).customer
+        channel.close()
+        renewed = transaction(ca, original, "--transaction-id", original + "7", "--purchase-date", "-1m",
+                              "--expires", "+45d")
+        token = notification(ca, "DID_RENEW", transaction=renewed,
+                             renewal=renewal_info(ca, original, "--auto-renew", "off"))
+        status, text = post_http1(server, tenants["a"].id, body_of(token))
+        assert status == 200, text
+    finally:
+        sigkill(server)
+    server = start_server(tmp_path / "server", tenants_file)
+    try:
+        channel = server.channel()
+        api = StoreApi(channel, protos, tenants["a"].public_key)
+        synced = api.sync(user)
+        assert synced.version > first.version
+        entitlement = only_entitlement(synced)
+        assert ts_millis(entitlement.expires_at) == payload(renewed)["expiresDate"]
+        assert not entitlement.will_renew
+        # Apple retries it: it was processed already.
+        status, text = post_http1(server, tenants["a"].id, body_of(token))
+        assert status == 200, text
+        assert api.sync(user).version == synced.version
+        channel.close()
+    finally:
+        assert server.terminate() == 0
+
+
+def test_a_newer_transaction_from_the_app_keeps_the_renewal_state_apple_reported(env, ca):
+    """A device transaction JWS carries no renewal info. When the app presents one signed after a notification
+    (StoreKit re-signs on every fetch), the server must keep will_renew=false and the grace period it learned from
+    Apple's renewal info, not reset them to "renews, no grace" (which here also ends access in the grace period)."""
+    original = new_original_id()
+    purchase_date, _ = at(-30 * DAY_MS)
+    expired, _ = at(-3_600_000)
+    user, _, _ = purchased(env, "a", ca, original, "--purchase-date", "-29d", "--expires", "+1d")
+    lapsed = transaction(ca, original, "--purchase-date", purchase_date, "--expires", expired, "--signed-date", "-1m")
+    grace, grace_ms = at(5 * DAY_MS)
+    post_ok(env, "a", notification(ca, "DID_FAIL_TO_RENEW", "GRACE_PERIOD", transaction=lapsed,
+                                   renewal=renewal_info(ca, original, "--grace-period-expires", grace)))
+    in_grace = env.a.sync(user)
+    assert in_grace.status.state == ACTIVE and only_entitlement(in_grace).in_grace_period
+    # The app calls Purchase/Restore with the same transaction, re-signed now by StoreKit.
+    resigned = transaction(ca, original, "--purchase-date", purchase_date, "--expires", expired)
+    after = env.a.restore(user, [resigned]).customer
+    assert after.status.state == ACTIVE, "the app presenting its transaction ended the grace period"
+    entitlement = only_entitlement(after)
+    assert entitlement.in_grace_period and ts_millis(entitlement.expires_at) == grace_ms
+
+
+def test_refund_of_an_older_period_does_not_revoke_the_newer_paid_one(env, ca):
+    original = new_original_id()
+    current_start, _ = at(-DAY_MS)
+    current_end, current_end_ms = at(29 * DAY_MS)
+    user, first, _ = purchased(env, "a", ca, original, "--transaction-id", original + "2",
+                               "--purchase-date", current_start, "--expires", current_end)
+    assert first.status.state == ACTIVE
+    # Apple refunds last month's period: its own transaction ID, dates and revocation, signed now.
+    old_period = transaction(ca, original, "--transaction-id", original + "1", "--purchase-date", "-31d",
+                             "--expires", current_start, "--revocation-date", "-1m")
+    post_ok(env, "a", notification(ca, "REFUND", transaction=old_period))
+    synced = env.a.sync(user)
+    assert synced.status.state == ACTIVE, "refunding an older period revoked the current paid one"
+    assert ts_millis(only_entitlement(synced).expires_at) == current_end_ms
