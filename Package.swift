@@ -63,7 +63,10 @@ let package = Package(
         // Seeds a benchmark database and measures push latency for Scripts/benchmark.
         .executableTarget(
             name: "entitlementd-bench",
-            dependencies: ["EntitlementClient", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "RPCCore"],
+            dependencies: [
+                "EntitlementClient", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "RPCCore", "AppStore",
+                "Crypto",
+            ],
             path: "Sources/BenchmarkTool", swiftSettings: strict
         ),
 

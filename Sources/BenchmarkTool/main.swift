@@ -6,6 +6,16 @@
 //   entitlementd-bench push-latency HOST:PORT PUBLIC_KEY SECRET_KEY STREAMS SAMPLES
 //       Opens STREAMS StatusStream calls (customers bench-user-0 ..., 100 per connection), then SAMPLES times grants
 //       `pro` to a streamed customer and measures from GrantEntitlement returning to the StatusEvent arriving.
+//   entitlementd-bench verify-rate SECONDS
+//       Verifies one locally signed transaction again and again on one thread for SECONDS seconds (chain cached: one
+//       ES256 verify, parsing and identity checks per token) and prints the rate.
+//   entitlementd-bench purchase-rate HOST:PORT PUBLIC_KEY CA_DIR COUNT CONCURRENCY
+//       Signs COUNT transactions (original transaction IDs 2000000000000 + n, com.example.pro.monthly,
+//       com.example.app, Sandbox) with the CA saved in CA_DIR, then sends `Purchase` for user bench-buyer-<n>,
+//       CONCURRENCY calls in flight over up to 4 connections.
+//   entitlementd-bench notify-rate HOST:PORT TENANT CA_DIR COUNT CONCURRENCY
+//       Signs COUNT DID_RENEW notifications renewing those same original transactions, then POSTs them to
+//       /v1/apple/notifications/TENANT over CONCURRENCY HTTP/1.1 keep-alive connections; every answer must be 200.
 import EntitlementClient
 import EntitlementDomain
 import EntitlementStorage
@@ -35,6 +45,24 @@ case "push-latency" where arguments.count == 6:
     else { fail("usage: push-latency HOST:PORT PUBLIC_KEY SECRET_KEY STREAMS SAMPLES") }
     try await PushLatency.measure(
         address: address, publicKey: arguments[2], secretKey: arguments[3], streams: streams, samples: samples)
+case "verify-rate" where arguments.count == 2:
+    guard let seconds = Double(arguments[1]), seconds > 0 else { fail("usage: verify-rate SECONDS") }
+    try VerifyRate.measure(seconds: seconds)
+case "purchase-rate" where arguments.count == 6:
+    guard let address = try? ListenAddress.parse(arguments[1]).get(), let count = Int(arguments[4]), count > 0,
+        let concurrency = Int(arguments[5]), concurrency > 0
+    else { fail("usage: purchase-rate HOST:PORT PUBLIC_KEY CA_DIR COUNT CONCURRENCY") }
+    try await AppStoreBench.purchaseRate(
+        address: address, publicKey: arguments[2], caDirectory: arguments[3], count: count, concurrency: concurrency)
+case "notify-rate" where arguments.count == 6:
+    guard let address = try? ListenAddress.parse(arguments[1]).get(), let count = Int(arguments[4]), count > 0,
+        let concurrency = Int(arguments[5]), concurrency > 0
+    else { fail("usage: notify-rate HOST:PORT TENANT CA_DIR COUNT CONCURRENCY") }
+    try AppStoreBench.notifyRate(
+        address: address, tenant: arguments[2], caDirectory: arguments[3], count: count, concurrency: concurrency)
 default:
-    fail("usage: seed DATABASE TENANT CUSTOMERS | push-latency HOST:PORT PUBLIC_KEY SECRET_KEY STREAMS SAMPLES")
+    fail(
+        "usage: seed DATABASE TENANT CUSTOMERS | push-latency HOST:PORT PUBLIC_KEY SECRET_KEY STREAMS SAMPLES"
+            + " | verify-rate SECONDS | purchase-rate HOST:PORT PUBLIC_KEY CA_DIR COUNT CONCURRENCY"
+            + " | notify-rate HOST:PORT TENANT CA_DIR COUNT CONCURRENCY")
 }

@@ -59,6 +59,7 @@ public struct EntitlementService: RPCService {
             response.customer = CustomerStatus(outcome.state, serverTime: engine.now())
             response.created = outcome.created
             response.merged = outcome.merged
+            response.appAccountToken = outcome.appAccountToken
             return response
         }
     }

@@ -69,6 +69,13 @@ public protocol StoreTransaction {
         throws(StoreError)
     /// Transactions nobody owns yet that carry `appAccountToken`, oldest first; empty for an empty token.
     func unownedTransactions(tenantID: String, appAccountToken: String) throws(StoreError) -> [TransactionRecord]
+    /// Records `token` as the app account token of `appUserID` (which must resolve in the tenant) unless it already
+    /// has one; returns whether it wrote. Identify calls it with the token it hands out.
+    @discardableResult
+    func recordAppAccountToken(tenantID: String, appUserID: String, token: String) throws(StoreError) -> Bool
+    /// The customer the app user ID that was given `token` resolves to now (following aliases and merges); nil when
+    /// no ID of the tenant has that token.
+    func customerID(tenantID: String, appAccountToken: String) throws(StoreError) -> Int64?
     /// Records a store notification as processed; false (and nothing written) when it already was.
     func markNotificationProcessed(tenantID: String, notificationID: String, at: UnixTime) throws(StoreError) -> Bool
 }

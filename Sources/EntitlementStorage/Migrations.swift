@@ -116,6 +116,18 @@ enum Migrations {
                 );
                 """
         ),
+        Migration(
+            version: 3,
+            sql: """
+                -- The app_account_token Identify handed out for an app user ID while it was canonical (NULL: none yet;
+                -- rows from before this migration get theirs at their next Identify). Kept on app_user_ids, not on
+                -- customers, so a token keeps resolving after its ID becomes an alias or is merged into another
+                -- customer.
+                ALTER TABLE app_user_ids ADD COLUMN app_account_token TEXT;
+                CREATE INDEX app_user_ids_app_account_token ON app_user_ids (tenant_id, app_account_token)
+                    WHERE app_account_token IS NOT NULL;
+                """
+        ),
     ]
 
     static var latestVersion: Int64 { all.last?.version ?? 0 }

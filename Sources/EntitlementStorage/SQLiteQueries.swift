@@ -41,6 +41,19 @@ extension SQLiteConnection {
         ) { $0.int64(0) }
     }
 
+    /// Served by the partial index app_user_ids_app_account_token.
+    func customerID(tenantID: String, appAccountToken: String) throws(StoreError) -> Int64? {
+        guard !appAccountToken.isEmpty else { return nil }
+        return try row(
+            """
+            SELECT customer_id FROM app_user_ids
+            WHERE tenant_id = ? AND app_account_token = ? AND app_account_token IS NOT NULL
+            ORDER BY added_at, rowid LIMIT 1
+            """,
+            [.text(tenantID), .text(appAccountToken)]
+        ) { $0.int64(0) }
+    }
+
     /// Every ID resolving to the customer but the canonical one, oldest first (index app_user_ids_customer).
     static let aliasesSQL = """
         SELECT app_user_id FROM app_user_ids

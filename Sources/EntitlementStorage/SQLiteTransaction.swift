@@ -266,6 +266,26 @@ final class SQLiteTransaction: StoreTransaction {
         try db.unownedTransactions(tenantID: tenantID, appAccountToken: appAccountToken)
     }
 
+    @discardableResult
+    func recordAppAccountToken(tenantID: String, appUserID: String, token: String) throws(StoreError) -> Bool {
+        let db = self.db
+        guard !token.isEmpty else { return false }
+        guard try db.resolve(tenantID: tenantID, appUserID: appUserID) != nil else {
+            throw StoreError.conflict("app user ID \(appUserID) is not in tenant \(tenantID)")
+        }
+        let changed = try db.run(
+            """
+            UPDATE app_user_ids SET app_account_token = ?
+            WHERE tenant_id = ? AND app_user_id = ? AND app_account_token IS NULL
+            """,
+            [.text(token), .text(tenantID), .text(appUserID)])
+        return changed == 1
+    }
+
+    func customerID(tenantID: String, appAccountToken: String) throws(StoreError) -> Int64? {
+        try db.customerID(tenantID: tenantID, appAccountToken: appAccountToken)
+    }
+
     func markNotificationProcessed(tenantID: String, notificationID: String, at time: UnixTime) throws(StoreError)
         -> Bool
     {

@@ -39,14 +39,17 @@ public struct IdentifyResponse: ProtoMessage {
     public var created = false
     /// The anonymous customer was merged by the call.
     public var merged = false
+    /// Lowercase UUID for StoreKit's `appAccountToken`; stable per tenant and canonical app user ID.
+    public var appAccountToken = ""
     public var unknownFields: [UInt8] = []
 
     public init() {}
 
-    public init(customer: CustomerStatus? = nil, created: Bool = false, merged: Bool = false) {
+    public init(customer: CustomerStatus? = nil, created: Bool = false, merged: Bool = false, appAccountToken: String = "") {
         self.customer = customer
         self.created = created
         self.merged = merged
+        self.appAccountToken = appAccountToken
     }
 
     public init(from reader: inout ProtoReader) throws {
@@ -56,6 +59,7 @@ public struct IdentifyResponse: ProtoMessage {
             case 1: customer = try reader.decodeMessage(tag)
             case 2: created = try reader.decodeBool(tag)
             case 3: merged = try reader.decodeBool(tag)
+            case 4: appAccountToken = try reader.decodeString(tag)
             default: unknownFields += try reader.skipField(tag)
             }
         }
@@ -65,6 +69,7 @@ public struct IdentifyResponse: ProtoMessage {
         writer.writeMessage(1, customer)
         writer.writeBool(2, created)
         writer.writeBool(3, merged)
+        writer.writeString(4, appAccountToken)
         writer.writeRaw(unknownFields)
     }
 }

@@ -1,4 +1,5 @@
 import AppStore
+import HTTP2Transport
 import Crypto
 import Foundation
 import ProtobufWire
@@ -9,14 +10,15 @@ extension Entctl {
     func dev() throws -> Int32 {
         guard let subcommand = arguments.subcommand() else {
             throw UsageError(
-                description: "dev needs a command: init, sign-transaction, sign-renewal-info or sign-notification")
+                description: "dev needs a command: init, sign-transaction, sign-renewal-info, sign-notification or notify")
         }
-        let commands = DevCommands(arguments: subcommand, printer: printer)
+        let commands = DevCommands(arguments: subcommand, printer: printer, address: options.address)
         switch subcommand.command {
         case "dev init": return try commands.initialize()
         case "dev sign-transaction": return try commands.signTransaction()
         case "dev sign-renewal-info": return try commands.signRenewalInfo()
         case "dev sign-notification": return try commands.signNotification()
+        case "dev notify": return try commands.notify()
         default: throw UsageError(description: "unknown command '\(subcommand.command)'")
         }
     }
@@ -35,6 +37,8 @@ struct DevCommands {
 
     let arguments: CommandArguments
     let printer: Printer
+    /// Where `dev notify` posts (the global `--addr`).
+    let address: ListenAddress
 
     /// `dev init [--dir DIR] [--force]`
     func initialize() throws -> Int32 {
@@ -134,10 +138,34 @@ struct DevCommands {
     /// `dev sign-notification TYPE [SUBTYPE] [--bundle-id ID] [...]`: the bundle ID and environment default to those of
     /// `--transaction` (else `--renewal-info` for the environment, else Sandbox).
     func signNotification() throws -> Int32 {
-        try arguments.check(positionals: ["TYPE"], optional: 1, options: [
-            "--dir", "--bundle-id", "--app-apple-id", "--transaction", "--renewal-info", "--environment",
-            "--signed-date",
-        ])
+        try arguments.check(positionals: ["TYPE"], optional: 1, options: Self.notificationOptions)
+        Output.line(try printable(try signed(try notificationObject())))
+        return 0
+    }
+
+    /// `dev notify TYPE [SUBTYPE] --tenant ID [sign-notification's options]`: signs a notification and posts it to
+    /// the server's webhook (`--addr`, cleartext HTTP/1.1), printing the server's answer; exit 0 only on a 2xx.
+    func notify() throws -> Int32 {
+        try arguments.check(positionals: ["TYPE"], optional: 1, options: Self.notificationOptions.union(["--tenant"]))
+        guard let tenant = try arguments.optional("--tenant") else {
+            throw UsageError(description: "\(arguments.command) needs --tenant ID")
+        }
+        let token = try signed(try notificationObject())
+        let body = Array(JSONValue.object([("signedPayload", .string(token))]).text.utf8)
+        let (status, reply) = try WebhookPost.post(
+            body, to: address, path: "/v1/apple/notifications/\(tenant)")
+        Output.line(
+            printer.json
+                ? JSONValue.object([("status", .number(String(status))), ("reply", .string(reply))]).text
+                : "\(status) \(reply)")
+        return (200..<300).contains(status) ? 0 : 1
+    }
+
+    private static let notificationOptions: Set<String> = [
+        "--dir", "--bundle-id", "--app-apple-id", "--transaction", "--renewal-info", "--environment", "--signed-date",
+    ]
+
+    private func notificationObject() throws -> LocalPayloads.Object {
         let type = try Self.notificationName(arguments.positionals[0], "TYPE", known: NotificationType.self)
         let subtype = try arguments.positionals.dropFirst().first.map { text throws(UsageError) in
             try Self.notificationName(text, "SUBTYPE", known: NotificationSubtype.self)
@@ -155,13 +183,23 @@ struct DevCommands {
             environment: try arguments.choice("--environment", DevNames.environments) ?? claimed ?? .sandbox,
             signedTransactionInfo: transaction?.token, signedRenewalInfo: renewalInfo?.token,
             signedDate: try arguments.date("--signed-date", now: now) ?? now)
-        return try sign(object)
+        return object
     }
 
     // MARK: - Helpers
 
     /// Signs with the CA in `--dir` and prints the token (`{"token": ...}` with `--json`).
     private func sign(_ object: LocalPayloads.Object) throws -> Int32 {
+        Output.line(try printable(try signed(object)))
+        return 0
+    }
+
+    private func printable(_ token: String) -> String {
+        printer.json ? JSONValue.object([("token", .string(token))]).text : token
+    }
+
+    /// A compact JWS of `object`, signed by the CA in `--dir`.
+    private func signed(_ object: LocalPayloads.Object) throws -> String {
         let directory = try arguments.optional("--dir") ?? Self.defaultDirectory
         guard FileManager.default.fileExists(atPath: Self.path(directory, LocalSigningCA.FileName.root)) else {
             throw Failure(
@@ -177,14 +215,11 @@ struct DevCommands {
                         + "verification will fail")
             }
         }
-        let token: String
         do {
-            token = try ca.sign(object)
+            return try ca.sign(object)
         } catch {
             throw Failure(description: "cannot sign: \(error.message)")
         }
-        Output.line(printer.json ? JSONValue.object([("token", .string(token))]).text : token)
-        return 0
     }
 
     /// A notification type or subtype in Apple's spelling (`did_renew` is taken as `DID_RENEW`). A name this build

@@ -7,7 +7,7 @@ extension EntctlOptions {
         "--dir", "--product", "--bundle-id", "--type", "--expires", "--original-transaction-id", "--transaction-id",
         "--app-account-token", "--environment", "--purchase-date", "--ownership", "--revocation-date", "--signed-date",
         "--auto-renew", "--auto-renew-product", "--grace-period-expires", "--app-apple-id", "--transaction",
-        "--renewal-info",
+        "--renewal-info", "--tenant",
     ]
     static let devFlagOptions: Set<String> = ["--force", "--billing-retry"]
 }

@@ -153,7 +153,15 @@ public final class CustomerEngine: Sendable {
                 survivor = change.snapshot
             }
             let state = CachedCustomer(snapshot: survivor, now: now).state(at: now)
-            return (IdentifyOutcome(state: state, created: decision.created, merged: decision.merged), committed)
+            // Remember the token handed out, so a store notification carrying it finds this customer (also for
+            // customers created before tokens existed: they get theirs here).
+            let token = AppAccountToken.derive(tenantID: tenantID, appUserID: state.appUserID)
+            try transaction.recordAppAccountToken(tenantID: tenantID, appUserID: state.appUserID, token: token)
+            return (
+                IdentifyOutcome(
+                    state: state, created: decision.created, merged: decision.merged, appAccountToken: token),
+                committed
+            )
         }
         return outcome
     }

@@ -5,6 +5,8 @@ public struct IdentifyOutcome: Sendable, Hashable {
     public var state: CustomerState
     public var created: Bool
     public var merged: Bool
+    /// ``AppAccountToken`` of the canonical app user ID, for StoreKit's `appAccountToken`.
+    public var appAccountToken: String = ""
 }
 
 /// A grant with the canonical app user ID of its customer.

@@ -155,20 +155,45 @@ extension CustomerEngine {
             let stored = try transaction.transaction(
                 tenantID: tenantID, store: record.store, originalTransactionID: record.originalTransactionID)
             record.customerID = stored?.customerID
+            // Nobody owns it yet: the purchase's appAccountToken, if Identify handed it out, names its owner.
+            var attributed = false
+            if record.customerID == nil, !record.appAccountToken.isEmpty,
+                let owner = try transaction.customerID(
+                    tenantID: tenantID, appAccountToken: AppAccountToken.normalize(record.appAccountToken))
+            {
+                record.customerID = owner
+                attributed = true
+            }
             // A refund of an earlier period leaves the paid period that followed it alone.
             if let stored, record.revokedAt != nil, record.transactionID != stored.transactionID,
                 let refundedEnd = record.expiresAt, refundedEnd <= stored.purchasedAt
             {
+                if attributed, let owner = record.customerID {
+                    try transaction.setTransactionOwner(
+                        tenantID: tenantID, store: stored.store, originalTransactionID: stored.originalTransactionID,
+                        customerID: owner)
+                    let change = try self.recordChange(
+                        transaction, tenantID: tenantID, customerID: owner, cause: .appStoreNotification,
+                        reason: reason, reference: record.originalTransactionID, at: now)
+                    return (.applied(appUserID: change.snapshot.customer.appUserID, changed: true), [change])
+                }
                 let owner = try stored.customerID.flatMap { id throws in
                     try transaction.snapshot(tenantID: tenantID, customerID: id)?.customer.appUserID
                 }
                 return (owner.map { .applied(appUserID: $0, changed: false) } ?? .recorded, [])
             }
-            let wrote = try transaction.upsertTransaction(record)
+            var wrote = try transaction.upsertTransaction(record)
+            if !wrote, attributed, let owner = record.customerID {
+                // Older data than stored, but the owner is news: attach the stored purchase.
+                try transaction.setTransactionOwner(
+                    tenantID: tenantID, store: record.store, originalTransactionID: record.originalTransactionID,
+                    customerID: owner)
+                wrote = true
+            }
             guard let owner = record.customerID,
                 let snapshot = try transaction.snapshot(tenantID: tenantID, customerID: owner)
             else { return (.recorded, []) }
-            guard wrote, stored.map({ !Self.sameData($0, record) }) ?? true else {
+            guard wrote, attributed || (stored.map({ !Self.sameData($0, record) }) ?? true) else {
                 return (.applied(appUserID: snapshot.customer.appUserID, changed: false), [])
             }
             let change = try self.recordChange(
