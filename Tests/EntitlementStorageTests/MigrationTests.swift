@@ -22,7 +22,7 @@ struct MigrationTests {
                 "app_user_ids", "customers", "events", "grants", "processed_notifications", "schema_migrations",
                 "transactions",
             ])
-        #expect(try appliedVersions(raw) == [1, 2])
+        #expect(try appliedVersions(raw) == [1, 2, 3])
         #expect(try appliedVersions(raw) == Migrations.all.map(\.version))
         #expect(try raw.row("PRAGMA journal_mode") { $0.string(0) } == "wal")
         let appliedAt = try raw.row("SELECT applied_at FROM schema_migrations") { $0.int64(0) }
@@ -94,7 +94,7 @@ struct MigrationTests {
         }
 
         let store = try database.open()
-        #expect(try appliedVersions(database.rawConnection()) == [1, 2])
+        #expect(try appliedVersions(database.rawConnection()) == [1, 2, 3])
         let alice = try #require(try store.snapshot(tenantID: "t", appUserID: "alice"))
         #expect(alice.customer.id == 7)
         #expect(alice.customer.version == 1)
@@ -106,6 +106,10 @@ struct MigrationTests {
         // The new tables work against the old rows.
         #expect(try store.write { try $0.upsertTransaction(makeTransaction("1000", tenant: "t", customer: 7)) })
         #expect(try store.snapshot(tenantID: "t", customerID: 7)?.transactions.map(\.originalTransactionID) == ["1000"])
+        // Migration 3: an old ID has no app account token until one is recorded (Identify does), then resolves.
+        #expect(try store.write { try $0.customerID(tenantID: "t", appAccountToken: "tok") } == nil)
+        #expect(try store.write { try $0.recordAppAccountToken(tenantID: "t", appUserID: "alice", token: "tok") })
+        #expect(try store.write { try $0.customerID(tenantID: "t", appAccountToken: "tok") } == 7)
     }
 
     @Test func refusesAFileThatIsNotADatabase() throws {

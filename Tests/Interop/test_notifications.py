@@ -608,3 +608,34 @@ def test_refund_of_an_older_period_does_not_revoke_the_newer_paid_one(env, ca):
     synced = env.a.sync(user)
     assert synced.status.state == ACTIVE, "refunding an older period revoked the current paid one"
     assert ts_millis(only_entitlement(synced).expires_at) == current_end_ms
+
+
+# --------------------------------------------------------------------------------------------------
+# Attribution by appAccountToken
+
+
+def test_subscribed_with_the_identify_app_account_token_is_attributed_without_purchase(env, ca):
+    user = unique_id()
+    identified = env.a.identify(user)
+    token = identified.app_account_token
+    assert token and token == token.lower(), token
+    assert token[14] == "8" and token[19] in "89ab", token  # RFC 9562 version 8, RFC variant
+    assert env.a.identify(user).app_account_token == token  # stable
+    assert identified.customer.status.state == INACTIVE
+    stream = watch(env, "a", user)
+    original = new_original_id()
+    signed = transaction(ca, original, "--app-account-token", token, "--purchase-date", "-1m", "--expires", "+30d")
+    assert payload(signed)["appAccountToken"] == token
+    post_ok(env, "a", notification(ca, "SUBSCRIBED", "INITIAL_BUY", transaction=signed), "applied to", user)
+    event = stream.next()
+    assert event.kind == STATUS_CHANGED, event
+    assert event.customer.status.state == ACTIVE
+    synced = env.a.sync(user)
+    assert synced.status.state == ACTIVE
+    assert ts_millis(only_entitlement(synced).expires_at) == payload(signed)["expiresDate"]
+    newest = newest_event(env, "a", user)
+    assert newest.cause == CAUSE["APP_STORE_NOTIFICATION"], newest
+    assert newest.reference_id == original
+    # A token nobody was given leaves the purchase unowned.
+    stranger = transaction(ca, new_original_id(), "--app-account-token", "00000000-0000-8000-8000-000000000000")
+    post_ok(env, "a", notification(ca, "SUBSCRIBED", "INITIAL_BUY", transaction=stranger), "recorded")

@@ -78,3 +78,69 @@ import Testing
         #expect(moved.transferredFrom == ["carol"])
     }
 }
+
+@Suite struct AppAccountTokenAttributionTests {
+    private func record(_ harness: EngineHarness, original: String, token: String, signedAt: Int64? = nil)
+        -> TransactionRecord
+    {
+        let now = harness.now.milliseconds
+        let signed = signedAt ?? now
+        return TransactionRecord(
+            tenantID: harness.tenantID, store: TransactionRecord.Store.appStore, originalTransactionID: original,
+            transactionID: original, customerID: nil, productID: "com.example.pro",
+            productType: "Auto-Renewable Subscription", entitlementIDs: ["pro"], environment: "Sandbox",
+            purchasedAt: UnixTime(milliseconds: now), originalPurchaseAt: nil,
+            expiresAt: UnixTime(milliseconds: now + 60_000), revokedAt: nil, revocationReason: "",
+            ownership: "PURCHASED", willRenew: true, inGracePeriod: false, inBillingRetry: false,
+            gracePeriodExpiresAt: nil, appAccountToken: token, offerType: "", signedAt: UnixTime(milliseconds: signed),
+            updatedAt: UnixTime(milliseconds: signed))
+    }
+
+    private func notify(_ harness: EngineHarness, _ id: String, _ record: TransactionRecord) async throws
+        -> StoreNotificationOutcome
+    {
+        try await harness.engine.applyStoreNotification(
+            tenantID: harness.tenantID, notificationID: id, transaction: record, reason: "SUBSCRIBED/INITIAL_BUY")
+    }
+
+    @Test func identifyReturnsTheDerivedTokenOfTheCanonicalID() async throws {
+        let harness = try EngineHarness()
+        let alice = try await harness.identify("alice")
+        #expect(alice.appAccountToken == AppAccountToken.derive(tenantID: harness.tenantID, appUserID: "alice"))
+        #expect(try await harness.identify("alice").appAccountToken == alice.appAccountToken)
+        let adopted = try await harness.identify("bob", anonymousID: "$anon:x")
+        #expect(adopted.appAccountToken == AppAccountToken.derive(tenantID: harness.tenantID, appUserID: "bob"))
+    }
+
+    @Test func notificationWithAKnownTokenIsAttributedWithoutPurchase() async throws {
+        let harness = try EngineHarness()
+        let token = try await harness.identify("alice").appAccountToken
+        let before = try harness.state("alice").version
+        let outcome = try await notify(harness, "n-1", record(harness, original: "7000", token: token.uppercased()))
+        #expect(outcome == .applied(appUserID: "alice", changed: true))
+        let alice = try harness.state("alice")
+        #expect(alice.status.activeIDs == ["pro"])
+        #expect(alice.version == before + 1)
+
+        // An unknown token (or none) still leaves the purchase unowned.
+        let stranger = try await notify(
+            harness, "n-2", record(harness, original: "7001", token: "00000000-0000-8000-8000-000000000000"))
+        #expect(stranger == .recorded)
+        #expect(try await notify(harness, "n-3", record(harness, original: "7002", token: "")) == .recorded)
+        // Another tenant's user with the same ID does not get it either.
+        let otherToken = AppAccountToken.derive(tenantID: "globex", appUserID: "alice")
+        #expect(try await notify(harness, "n-4", record(harness, original: "7003", token: otherToken)) == .recorded)
+    }
+
+    @Test func storedUnownedPurchaseIsAttachedByALaterNotificationWithTheToken() async throws {
+        let harness = try EngineHarness()
+        let token = AppAccountToken.derive(tenantID: harness.tenantID, appUserID: "alice")
+        // The first notification arrives before alice has ever identified: stored unowned.
+        #expect(try await notify(harness, "n-1", record(harness, original: "8000", token: token)) == .recorded)
+        _ = try await harness.identify("alice")
+        // A re-send of the same data (same signedAt) now finds its owner.
+        let outcome = try await notify(harness, "n-2", record(harness, original: "8000", token: token))
+        #expect(outcome == .applied(appUserID: "alice", changed: true))
+        #expect(try harness.state("alice").status.activeIDs == ["pro"])
+    }
+}
