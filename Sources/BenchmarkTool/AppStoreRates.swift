@@ -49,9 +49,7 @@ enum AppStoreBench {
             try EntitlementClient(configuration: configuration, apiKey: publicKey)
         }
         _ = try await clients.map { client in Task { try await client.checkHealth() } }.asyncMap { try await $0.value }
-        let next = Atomic<Int>(0)
-        let failures = Atomic<Int>(0)
-        let firstError = Mutex<String?>(nil)
+        let progress = Progress()
         let clock = ContinuousClock()
         let start = clock.now
         await withTaskGroup(of: Void.self) { group in
@@ -59,15 +57,15 @@ enum AppStoreBench {
                 let client = clients[worker % clients.count]
                 group.addTask {
                     while true {
-                        let index = next.add(1, ordering: .relaxed).oldValue
+                        let index = progress.next.add(1, ordering: .relaxed).oldValue
                         guard index < count else { return }
                         do {
                             let response = try await client.purchaseAppStore(
                                 appUserID: "bench-buyer-\(index)", signedTransaction: tokens[index])
                             if response.customer == nil { throw BenchError(description: "no customer in the response") }
                         } catch {
-                            failures.add(1, ordering: .relaxed)
-                            firstError.withLock { if $0 == nil { $0 = "\(error)" } }
+                            progress.failures.add(1, ordering: .relaxed)
+                            progress.firstError.withLock { if $0 == nil { $0 = "\(error)" } }
                         }
                     }
                 }
@@ -75,8 +73,8 @@ enum AppStoreBench {
         }
         let elapsed = seconds(start.duration(to: clock.now))
         for client in clients { client.close() }
-        let failed = failures.load(ordering: .relaxed)
-        if failed > 0 { fail("\(failed) of \(count) purchases failed; first: \(firstError.withLock { $0 ?? "" })") }
+        let failed = progress.failures.load(ordering: .relaxed)
+        if failed > 0 { fail("\(failed) of \(count) purchases failed; first: \(progress.firstError.withLock { $0 ?? "" })") }
         print("\(count) purchases in \(format(elapsed)) s: \(Int((Double(count) / elapsed).rounded()))/s")
     }
 
@@ -104,9 +102,7 @@ enum AppStoreBench {
         }
         let path = "/v1/apple/notifications/\(tenant)"
         let connections = try (0..<concurrency).map { _ in try HTTP1Connection(host: address.host, port: address.port) }
-        let next = Atomic<Int>(0)
-        let statuses = Mutex<[Int: Int]>([:])
-        let firstError = Mutex<String?>(nil)
+        let progress = Progress()
         let group = DispatchGroup()
         let clock = ContinuousClock()
         let start = clock.now
@@ -116,31 +112,39 @@ enum AppStoreBench {
                 defer { group.leave() }
                 var mine: [Int: Int] = [:]
                 while true {
-                    let index = next.add(1, ordering: .relaxed).oldValue
+                    let index = progress.next.add(1, ordering: .relaxed).oldValue
                     guard index < count else { break }
                     do {
                         let (status, body) = try connection.post(path: path, body: bodies[index])
                         mine[status, default: 0] += 1
                         if status != 200 {
-                            firstError.withLock { if $0 == nil { $0 = "HTTP \(status): \(String(decoding: body, as: UTF8.self))" } }
+                            progress.firstError.withLock { if $0 == nil { $0 = "HTTP \(status): \(String(decoding: body, as: UTF8.self))" } }
                         }
                     } catch {
                         mine[0, default: 0] += 1
-                        firstError.withLock { if $0 == nil { $0 = "\(error)" } }
+                        progress.firstError.withLock { if $0 == nil { $0 = "\(error)" } }
                     }
                 }
-                statuses.withLock { all in for (status, n) in mine { all[status, default: 0] += n } }
+                progress.statuses.withLock { all in for (status, n) in mine { all[status, default: 0] += n } }
             }
             thread.start()
         }
         group.wait()
         let elapsed = seconds(start.duration(to: clock.now))
-        let all = statuses.withLock { $0 }
+        let all = progress.statuses.withLock { $0 }
         if all[200, default: 0] != count {
-            fail("not every notification got 200: \(all) (0 = transport error); first: \(firstError.withLock { $0 ?? "" })")
+            fail("not every notification got 200: \(all) (0 = transport error); first: \(progress.firstError.withLock { $0 ?? "" })")
         }
         print("\(count) notifications in \(format(elapsed)) s: \(Int((Double(count) / elapsed).rounded()))/s (all 200)")
     }
+}
+
+/// Shared by the workers of one run.
+final class Progress: Sendable {
+    let next = Atomic<Int>(0)
+    let failures = Atomic<Int>(0)
+    let firstError = Mutex<String?>(nil)
+    let statuses = Mutex<[Int: Int]>([:])
 }
 
 struct BenchError: Error, CustomStringConvertible {
