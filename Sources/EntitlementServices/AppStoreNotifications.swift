@@ -64,15 +64,28 @@ public struct AppStoreNotifications: Sendable {
         let verifier = try purchases.verifier(
             for: tenant, settings: settings,
             claimed: try AppStorePurchases.claimedEnvironment(of: token, as: NotificationPayload.self))
-        let notification: NotificationPayload
-        var transaction: JWSTransaction?
-        var renewal: JWSRenewalInfo?
-        do throws(AppStoreVerificationError) {
-            notification = try verifier.verifyNotification(token)
-            if let signed = notification.data?.signedTransactionInfo { transaction = try verifier.verifyTransaction(signed) }
-            if let signed = notification.data?.signedRenewalInfo { renewal = try verifier.verifyRenewalInfo(signed) }
-        } catch {
-            throw AppStorePurchases.domainError(error)
+        // Each signed part is verified on its own; a failure names the part and the check.
+        func verified<Payload>(_ subject: String, _ body: () throws(AppStoreVerificationError) -> Payload)
+            throws(DomainError) -> Payload
+        {
+            do throws(AppStoreVerificationError) {
+                return try body()
+            } catch {
+                throw AppStorePurchases.domainError(error, subject: subject)
+            }
+        }
+        let notification = try verified("notification") { () throws(AppStoreVerificationError) in
+            try verifier.verifyNotification(token)
+        }
+        let transaction = try notification.data?.signedTransactionInfo.map { signed throws(DomainError) in
+            try verified("signedTransactionInfo") { () throws(AppStoreVerificationError) in
+                try verifier.verifyTransaction(signed)
+            }
+        }
+        let renewal = try notification.data?.signedRenewalInfo.map { signed throws(DomainError) in
+            try verified("signedRenewalInfo") { () throws(AppStoreVerificationError) in
+                try verifier.verifyRenewalInfo(signed)
+            }
         }
         guard let notificationID = notification.notificationUUID, !notificationID.isEmpty else {
             throw .invalidArgument("The notification has no notificationUUID.")

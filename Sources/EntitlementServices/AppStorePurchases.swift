@@ -117,12 +117,12 @@ public final class AppStorePurchases: Sendable {
 
     /// Verification failures as the caller sees them: the environment and Xcode cases are the app's setup, the rest
     /// is bad input.
-    static func domainError(_ error: AppStoreVerificationError) -> DomainError {
+    static func domainError(_ error: AppStoreVerificationError, subject: String = "signed transaction") -> DomainError {
         switch error.code {
         case .xcodeSigned, .wrongEnvironment, .invalidConfiguration:
             .failedPrecondition(error.message)
         default:
-            .invalidArgument("The signed transaction failed verification (\(error.code.rawValue)): \(error.message)")
+            .invalidArgument("The \(subject) failed verification (\(error.code.rawValue)): \(error.message)")
         }
     }
 

@@ -26,6 +26,9 @@ from test_purchases import (
 )
 
 GRACE_DAYS = 16
+# A second auto-renewable subscription in the same subscription group (the signer's default group) as MONTHLY,
+# granting a different entitlement: the target of upgrades and the source of downgrades.
+PREMIUM_MONTHLY = "com.example.premium.monthly"
 MAX_BODY = 64 * 1024
 
 
@@ -141,13 +144,14 @@ def write_notify_tenants(path: Path, tenants: dict, ca_root: Path) -> None:
             entry["app_store"] = app_store_settings(ca_root, "transfer")
             if name == "g":
                 entry["app_store"]["grace_period_days"] = GRACE_DAYS
+            entry["app_store"]["products"][PREMIUM_MONTHLY] = {"type": "auto_renewable"}
         entries.append(entry)
     write_file_atomically(path, json.dumps({"tenants": entries}, indent=2))
 
 
 def make_tenants() -> dict:
     return {name: new_tenant(f"notify-{name}", entitlements=["pro", "premium"],
-                             products=dict(PRODUCTS))
+                             products={**PRODUCTS, PREMIUM_MONTHLY: ["premium"]})
             for name in ("a", "g", "plain")}
 
 
@@ -639,3 +643,152 @@ def test_subscribed_with_the_identify_app_account_token_is_attributed_without_pu
     # A token nobody was given leaves the purchase unowned.
     stranger = transaction(ca, new_original_id(), "--app-account-token", "00000000-0000-8000-8000-000000000000")
     post_ok(env, "a", notification(ca, "SUBSCRIBED", "INITIAL_BUY", transaction=stranger), "recorded")
+
+
+# --------------------------------------------------------------------------------------------------
+# Product changes within the subscription group, family revocation, renewal extension
+
+
+def entitlement_ids(customer) -> list[str]:
+    return sorted(e.id for e in customer.status.entitlements)
+
+
+@pytest.mark.parametrize("kind", ["DID_CHANGE_RENEWAL_PREF", "OFFER_REDEEMED"])
+def test_upgrade_switches_product_and_entitlements_now(env, ca, kind):
+    original = new_original_id()
+    purchase_date, _ = at(-DAY_MS)
+    expires, _ = at(29 * DAY_MS)
+    user, first, _ = purchased(env, "a", ca, original, "--transaction-id", original + "1",
+                               "--purchase-date", purchase_date, "--expires", expires)
+    assert entitlement_ids(first) == ["pro"]
+    stream = watch(env, "a", user)
+    # Apple's upgrade: a new transaction for the higher product, same originalTransactionId, starting now.
+    upgraded = transaction(ca, original, "--transaction-id", original + "2", "--purchase-date", "-1m",
+                           "--expires", "+30d", product=PREMIUM_MONTHLY)
+    renewal = renewal_info(ca, original, "--auto-renew-product", PREMIUM_MONTHLY, product=PREMIUM_MONTHLY)
+    post_ok(env, "a", notification(ca, kind, "UPGRADE", transaction=upgraded, renewal=renewal), "applied to", user)
+    event = stream.next()
+    assert event.kind == STATUS_CHANGED, event
+    assert entitlement_ids(event.customer) == ["premium"], event.customer.status
+    synced = env.a.sync(user)
+    assert synced.status.state == ACTIVE
+    assert entitlement_ids(synced) == ["premium"], "the upgrade did not switch the entitlement now"
+    assert ts_millis(only_entitlement(synced).expires_at) == payload(upgraded)["expiresDate"]
+    newest = newest_event(env, "a", user)
+    assert newest.cause == CAUSE["APP_STORE_NOTIFICATION"]
+    assert newest.reason == f"{kind}/UPGRADE"
+    assert newest.change == STATUS_CHANGED
+    assert newest.reference_id == original
+
+
+def test_downgrade_waits_for_the_next_renewal(env, ca):
+    original = new_original_id()
+    purchase_date, _ = at(-29 * DAY_MS)
+    expires, expires_ms = at(DAY_MS)
+    user = unique_id()
+    first = env.a.purchase(user, transaction(ca, original, "--transaction-id", original + "1", "--signed-date", "-2h",
+                                             "--purchase-date", purchase_date, "--expires", expires,
+                                             product=PREMIUM_MONTHLY)).customer
+    assert entitlement_ids(first) == ["premium"]
+    stream = watch(env, "a", user)
+    # The user picks the lower product: the current transaction is unchanged (re-signed), only the renewal
+    # info's autoRenewProductId names the lower product.
+    same = transaction(ca, original, "--transaction-id", original + "1", "--purchase-date", purchase_date,
+                       "--expires", expires, product=PREMIUM_MONTHLY)
+    renewal = renewal_info(ca, original, "--auto-renew-product", MONTHLY, product=PREMIUM_MONTHLY)
+    post_ok(env, "a", notification(ca, "DID_CHANGE_RENEWAL_PREF", "DOWNGRADE", transaction=same, renewal=renewal))
+    stream.expect_quiet(0.5)
+    synced = env.a.sync(user)
+    assert synced.status.state == ACTIVE
+    assert entitlement_ids(synced) == ["premium"], "a downgrade switched the entitlement before the renewal"
+    assert ts_millis(only_entitlement(synced).expires_at) == expires_ms
+    assert only_entitlement(synced).will_renew
+    # At the renewal, Apple's DID_RENEW carries a transaction for the lower product.
+    renewed = transaction(ca, original, "--transaction-id", original + "2", "--purchase-date", "-1m",
+                          "--expires", "+30d", product=MONTHLY)
+    post_ok(env, "a", notification(ca, "DID_RENEW", transaction=renewed,
+                                   renewal=renewal_info(ca, original, product=MONTHLY)), "applied to", user)
+    event = stream.next()
+    assert event.kind == STATUS_CHANGED, event
+    assert entitlement_ids(event.customer) == ["pro"]
+    after = env.a.sync(user)
+    assert after.status.state == ACTIVE and entitlement_ids(after) == ["pro"]
+    assert ts_millis(only_entitlement(after).expires_at) == payload(renewed)["expiresDate"]
+    assert newest_event(env, "a", user).reason == "DID_RENEW"
+
+
+def test_revoke_withdraws_family_shared_access_at_once(env, ca):
+    original = new_original_id()
+    purchase_date, _ = at(-DAY_MS)
+    expires, _ = at(29 * DAY_MS)
+    user, first, _ = purchased(env, "a", ca, original, "--ownership", "family-shared",
+                               "--purchase-date", purchase_date, "--expires", expires)
+    assert first.status.state == ACTIVE and entitlement_ids(first) == ["pro"]
+    stream = watch(env, "a", user)
+    revoked = transaction(ca, original, "--ownership", "family-shared", "--purchase-date", purchase_date,
+                          "--expires", expires, "--revocation-date", "-1m")
+    assert payload(revoked)["inAppOwnershipType"] == "FAMILY_SHARED"
+    post_ok(env, "a", notification(ca, "REVOKE", transaction=revoked), "applied to", user)
+    event = stream.next()
+    assert event.kind == STATUS_CHANGED, event
+    assert event.customer.status.state == INACTIVE
+    synced = env.a.sync(user)
+    assert synced.status.state == INACTIVE, "REVOKE left family-shared access in place"
+    assert [e for e in synced.status.entitlements if ts_millis(e.expires_at) > now_ms()] == []
+    newest = newest_event(env, "a", user)
+    assert newest.reason == "REVOKE" and newest.change == STATUS_CHANGED
+
+
+def test_renewal_extended_moves_the_expiry_later(env, ca):
+    original = new_original_id()
+    purchase_date, _ = at(-DAY_MS)
+    expires, expires_ms = at(29 * DAY_MS)
+    user, first, _ = purchased(env, "a", ca, original, "--transaction-id", original + "1",
+                               "--purchase-date", purchase_date, "--expires", expires)
+    assert ts_millis(only_entitlement(first).expires_at) == expires_ms
+    stream = watch(env, "a", user)
+    later, later_ms = at(36 * DAY_MS)
+    extended = transaction(ca, original, "--transaction-id", original + "1", "--purchase-date", purchase_date,
+                           "--expires", later)
+    post_ok(env, "a", notification(ca, "RENEWAL_EXTENDED", transaction=extended,
+                                   renewal=renewal_info(ca, original)), "applied to", user)
+    event = stream.next()
+    assert event.kind == CUSTOMER_INFO_CHANGED, event
+    assert ts_millis(only_entitlement(event.customer).expires_at) == later_ms
+    synced = env.a.sync(user)
+    assert synced.status.state == ACTIVE and entitlement_ids(synced) == ["pro"]
+    assert ts_millis(only_entitlement(synced).expires_at) == later_ms, "the expiry was not extended"
+    newest = newest_event(env, "a", user)
+    assert newest.reason == "RENEWAL_EXTENDED" and newest.change == CUSTOMER_INFO_CHANGED
+
+
+@pytest.mark.parametrize("via", ["http1", "h2"])
+def test_a_refusal_names_the_failed_check(env, ca, other_ca, via):
+    import base64
+    original = new_original_id()
+    token = notification(ca, "TEST")
+    header, body, signature = token.split(".")
+    claims = payload(token)
+    claims["notificationType"] = "DID_RENEW"
+    forged = base64.urlsafe_b64encode(json.dumps(claims).encode()).rstrip(b"=").decode()
+    status, text = post(env, "a", f"{header}.{forged}.{signature}", via)
+    assert status == 400, text
+    assert "signature" in text.lower(), f"a tampered payload's refusal does not name the signature check: {text!r}"
+    # Signed by a CA the tenant does not trust: the chain check.
+    status, text = post(env, "a", notification(other_ca, "TEST"), via)
+    assert status == 400, text
+    assert any(word in text.lower() for word in ("chain", "root", "certificate")), \
+        f"an untrusted chain's refusal does not name the chain check: {text!r}"
+    # Not a compact JWS at all: the format check.
+    status, text = post(env, "a", b'{"signedPayload": "garbage"}', via)
+    assert status == 400, text
+    assert any(word in text.lower() for word in ("jws", "format", "malformed", "compact", "token")), \
+        f"a malformed token's refusal does not say so: {text!r}"
+    # Production notification for a Sandbox-only tenant: names both environments.
+    status, text = post(env, "a", notification(ca, "TEST", extra=("--environment", "Production")), via)
+    assert 400 <= status < 500, text
+    assert "Production" in text and "Sandbox" in text, text
+    # Wrong tenant: says which.
+    status, text = post(env, "no-such-tenant", notification(ca, "TEST"), via)
+    assert status == 404 and "no-such-tenant" in text, text
+    del original
