@@ -54,6 +54,7 @@ public final class EntitlementServerApp: Sendable {
             directory = try! TenantDirectory(tenants: [])
             logger.warning("no [storage] tenants file configured: every entitlement call will be refused")
         }
+        for warning in AppStoreTrustWarnings.messages(for: directory) { logger.warning(warning) }
         let tenants = TenantRegistry(directory)
         let callLog = CallLog(logger: logger)
         let engine = CustomerEngine(store: store, hub: StatusHub(maxStreamsPerCustomer: config.maxStreamsPerCustomer)) {
@@ -105,6 +106,7 @@ public final class EntitlementServerApp: Sendable {
         guard let path = config.tenantsPath else { return }
         do {
             let directory = try TenantConfigLoader.load(path: path)
+            for warning in AppStoreTrustWarnings.messages(for: directory) { logger.warning(warning) }
             tenants.replace(with: directory)
             logger.info("reloaded tenants", ["file": path, "tenants": String(directory.tenants.count)])
         } catch {
