@@ -129,7 +129,7 @@ final class StreamRecorder: Sendable {
     }
 
     /// The next event not yet taken; fails after `seconds`, or when the stream ended first.
-    func next(within seconds: Double = 5) async throws -> Arrival {
+    func next(within seconds: Double = 30) async throws -> Arrival {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         while true {
             let (arrival, end) = state.withLock { state -> (Arrival?, Result<Void, RPCError>?) in
@@ -153,7 +153,7 @@ final class StreamRecorder: Sendable {
     }
 
     /// How the stream ended, waiting up to `seconds`; nil when it is still open.
-    func end(within seconds: Double = 5) async throws -> Result<Void, RPCError>? {
+    func end(within seconds: Double = 30) async throws -> Result<Void, RPCError>? {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         while ContinuousClock.now < deadline {
             if let end = state.withLock({ $0.end }) { return end }
@@ -163,7 +163,7 @@ final class StreamRecorder: Sendable {
     }
 
     /// The status code the stream failed with, waiting up to `seconds` (nil: still open or ended OK).
-    func errorCode(within seconds: Double = 5) async throws -> RPCError.Code? {
+    func errorCode(within seconds: Double = 30) async throws -> RPCError.Code? {
         if case .failure(let error)? = try await end(within: seconds) { return error.code }
         return nil
     }

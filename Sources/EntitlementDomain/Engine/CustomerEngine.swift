@@ -182,17 +182,9 @@ public final class CustomerEngine: Sendable {
                 return (GrantOutcome(grant: earlier, appUserID: owner.customer.appUserID), [])
             }
             var committed: [Committed] = []
-            let customer: CustomerRecord
-            if let existing = try transaction.snapshot(tenantID: tenantID, appUserID: appUserID) {
-                customer = existing.customer
-            } else {
-                customer = try transaction.createCustomer(
-                    tenantID: tenantID, appUserID: appUserID, isAnonymous: AppUserID.isAnonymous(appUserID), at: now)
-                committed.append(
-                    try self.recordChange(
-                        transaction, tenantID: tenantID, customerID: customer.id, cause: .created,
-                        reason: "Created by GrantEntitlement.", at: now))
-            }
+            let customer = try self.customer(
+                transaction, tenantID: tenantID, appUserID: appUserID, creator: "GrantEntitlement", at: now,
+                committed: &committed)
             let grant = GrantRecord(
                 grantID: "gr_" + SecureRandom.hex(12), tenantID: tenantID, customerID: customer.id,
                 entitlementID: request.entitlementID, startsAt: now, expiresAt: try request.expiry(from: now),
@@ -265,6 +257,23 @@ public final class CustomerEngine: Sendable {
         var update: StatusUpdate
         /// Set on the customer a merge emptied: its streams follow the survivor, and it owns no app user ID now.
         var mergedInto: Int64?
+    }
+
+    /// The customer `appUserID` resolves to, created (with its creation event) when there is none.
+    func customer(
+        _ transaction: any StoreTransaction, tenantID: String, appUserID: String, creator: String, at now: UnixTime,
+        committed: inout [Committed]
+    ) throws(StoreError) -> CustomerRecord {
+        if let existing = try transaction.snapshot(tenantID: tenantID, appUserID: appUserID) {
+            return existing.customer
+        }
+        let created = try transaction.createCustomer(
+            tenantID: tenantID, appUserID: appUserID, isAnonymous: AppUserID.isAnonymous(appUserID), at: now)
+        committed.append(
+            try recordChange(
+                transaction, tenantID: tenantID, customerID: created.id, cause: .created,
+                reason: "Created by \(creator).", at: now))
+        return created
     }
 
     /// Appends the event for a change just made to `customerID`, comparing with the last recorded status.

@@ -20,17 +20,9 @@ extension CustomerEngine {
         let appUserID = try AppUserID.validate(appUserID)
         return try await write { transaction, now throws -> (StorePurchaseOutcome, [Committed]) in
             var committed: [Committed] = []
-            let customer: CustomerRecord
-            if let existing = try transaction.snapshot(tenantID: tenantID, appUserID: appUserID) {
-                customer = existing.customer
-            } else {
-                customer = try transaction.createCustomer(
-                    tenantID: tenantID, appUserID: appUserID, isAnonymous: AppUserID.isAnonymous(appUserID), at: now)
-                committed.append(
-                    try self.recordChange(
-                        transaction, tenantID: tenantID, customerID: customer.id, cause: .created,
-                        reason: "Created by a store purchase.", at: now))
-            }
+            let customer = try self.customer(
+                transaction, tenantID: tenantID, appUserID: appUserID, creator: "a store purchase", at: now,
+                committed: &committed)
             var changed = false
             var previousOwners: [Int64] = []
             for record in transactions {
