@@ -374,8 +374,11 @@ import Testing
         #expect(notes.products == ["com.example.notes.lifetime": AppStoreProduct(type: .nonConsumable)])
     }
 
-    @Test func demoFileHasNoAppStoreYet() throws {
+    @Test func demoFileTrustsTheLocalCAForSandboxOnly() throws {
         let directory = try TenantConfigLoader.load(path: Self.configDirectory + "/tenants.demo.json")
-        #expect(directory.tenant(id: "demo")?.appStore == nil)
+        let settings = try #require(directory.tenant(id: "demo")?.appStore)
+        #expect(settings.environments == [.sandbox])
+        #expect(settings.rootCertificatePaths == [Self.configDirectory + "/dev-ca/root.pem"])
+        #expect(settings.products["com.example.pro.monthly"]?.type == .autoRenewable)
     }
 }
