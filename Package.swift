@@ -79,13 +79,13 @@ let package = Package(
         .executableTarget(name: "interop-server", dependencies: ["TestSupport"], path: "Sources/InteropServer", swiftSettings: strict),
 
         .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire"]),
-        .testTarget(name: "EntitlementsProtoTests", dependencies: ["EntitlementsProto", "ProtobufWire"], exclude: ["Resources"]),
+        .testTarget(name: "EntitlementsProtoTests", dependencies: ["EntitlementsProto", "ProtobufWire", "TestSupport"], exclude: ["Resources"]),
         .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore"]),
         .testTarget(name: "HTTP2TransportTests", dependencies: ["HTTP2Transport", "RPCCore", "TestSupport", "EntitlementClient"]),
         .testTarget(name: "StandardServicesTests", dependencies: ["StandardServices", "TestSupport", "EntitlementClient"]),
         .testTarget(name: "EntitlementServerTests", dependencies: ["EntitlementServer", "TestSupport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
-        .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "Crypto"], exclude: ["Resources"]),
+        .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "Crypto", "TestSupport"], exclude: ["Resources"]),
         .testTarget(name: "EntitlementStorageTests", dependencies: ["EntitlementStorage"]),
         .testTarget(name: "EntitlementDomainTests", dependencies: ["EntitlementDomain", "EntitlementStorage"]),
         .testTarget(

@@ -1,0 +1,74 @@
+import Foundation
+
+/// Runs a test suite's Python helper script in the package root, with a private temporary directory for its files.
+///
+/// The interpreter is `$ENTITLEMENTD_PYTHON`, else `<package root>/.venv/bin/python`, else `python3` from `PATH`.
+/// A missing interpreter or library is a failure that carries `setupHint`, never a skip: the Python side is the
+/// independent reference the test compares against.
+public struct PythonHelper: Sendable {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+
+        public init(description: String) {
+            self.description = description
+        }
+    }
+
+    public let packageRoot: URL
+    public let workDirectory: URL
+    let interpreter: [String]
+    let setupHint: String
+
+    /// Picks the interpreter and creates a fresh temporary directory; call ``removeFiles()`` when done.
+    public init(packageRoot: URL, workDirectoryPrefix: String, setupHint: String) throws {
+        let venv = packageRoot.appendingPathComponent(".venv/bin/python").path
+        if let python = ProcessInfo.processInfo.environment["ENTITLEMENTD_PYTHON"], !python.isEmpty {
+            interpreter = [python]
+        } else if FileManager.default.isExecutableFile(atPath: venv) {
+            interpreter = [venv]
+        } else {
+            interpreter = ["/usr/bin/env", "python3"]
+        }
+        self.packageRoot = packageRoot
+        self.setupHint = setupHint
+        workDirectory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("\(workDirectoryPrefix)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
+    }
+
+    public func removeFiles() {
+        try? FileManager.default.removeItem(at: workDirectory)
+    }
+
+    /// Runs the interpreter with `arguments`; returns stdout, throws with stderr and the setup hint on failure.
+    public func run(_ arguments: [String]) throws -> Data {
+        let stdout = workDirectory.appendingPathComponent("stdout")
+        let stderr = workDirectory.appendingPathComponent("stderr")
+        for file in [stdout, stderr] {
+            try Data().write(to: file)
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: interpreter[0])
+        process.arguments = interpreter.dropFirst() + arguments
+        process.currentDirectoryURL = packageRoot
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: stdout)
+        process.standardError = try FileHandle(forWritingTo: stderr)
+        let command = (interpreter + arguments).joined(separator: " ")
+        do {
+            try process.run()
+        } catch {
+            throw Failure(description: "cannot start `\(command)`: \(error)\n\(setupHint)")
+        }
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            let message = (try? String(contentsOf: stderr, encoding: .utf8)) ?? ""
+            throw Failure(description: """
+                `\(command)` exited with \(process.terminationStatus):
+                \(message)
+                \(setupHint)
+                """)
+        }
+        return try Data(contentsOf: stdout)
+    }
+}
