@@ -4,8 +4,10 @@ extension EntitlementCandidate {
     /// What a store transaction gives: one candidate per entitlement its product mapped to when it was applied.
     ///
     /// It lasts until its expiry, or until the end of its grace period while it is in one; a transaction without an
-    /// expiry (a non-consumable) is for life. Consumables map to no entitlement, so they give nothing.
+    /// expiry (a non-consumable) is for life. Consumables map to no entitlement, so they give nothing; nor does a
+    /// transaction the user upgraded away from (the upgrade's own transaction gives the higher product).
     public static func candidates(of transaction: TransactionRecord) -> [EntitlementCandidate] {
+        guard !transaction.isUpgraded else { return [] }
         let source = EntitlementSource(rawValue: transaction.store) ?? .appStore
         var expiresAt = transaction.expiresAt
         if transaction.inGracePeriod, let graceEnd = transaction.gracePeriodExpiresAt,

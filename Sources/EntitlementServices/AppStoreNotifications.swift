@@ -7,8 +7,9 @@ public import RPCCore
 /// App Store Server Notifications V2: `POST /v1/apple/notifications/{tenant_id}` with `{"signedPayload": "..."}`.
 ///
 /// Verified like every signed App Store datum (the nested transaction and renewal info separately), applied once
-/// per `notificationUUID`, and acknowledged with 200 only once the change is committed. Invalid notifications get
-/// 4xx (Apple need not retry them); a failure on our side gets 5xx so Apple retries.
+/// per `notificationUUID`, and acknowledged with 200 only once the change is committed. A notification that fails
+/// verification or is malformed gets 4xx naming the failed check (a retry cannot fix it); a failure on our side gets
+/// 5xx so Apple retries.
 public struct AppStoreNotifications: Sendable {
     /// What to answer Apple, and a line for the log (it names the failed check; it never holds the payload).
     public struct Reply: Sendable, Hashable {
@@ -87,6 +88,11 @@ public struct AppStoreNotifications: Sendable {
                 try verifier.verifyRenewalInfo(signed)
             }
         }
+        if let transaction, let renewal, renewal.originalTransactionId != transaction.originalTransactionId {
+            throw .invalidArgument(
+                "The signedRenewalInfo is for original transaction \(renewal.originalTransactionId ?? "(none)"), "
+                    + "the signedTransactionInfo for \(transaction.originalTransactionId ?? "(none)").")
+        }
         guard let notificationID = notification.notificationUUID, !notificationID.isEmpty else {
             throw .invalidArgument("The notification has no notificationUUID.")
         }
@@ -96,16 +102,25 @@ public struct AppStoreNotifications: Sendable {
         let informational: Set<String> = [
             "PRICE_INCREASE", "REFUND_DECLINED", "CONSUMPTION_REQUEST", "TEST", "RENEWAL_EXTENSION",
         ]
-        let record = try transaction.flatMap { payload throws(DomainError) -> TransactionRecord? in
-            guard !informational.contains(type) else { return nil }
-            return try Self.record(
-                from: payload, renewal: renewal, notification: notification, tenant: tenant, settings: settings)
+        // A genuine notification for a product the app's settings do not map is Apple's truth all the same: it is
+        // acknowledged (Apple would only retry it) and recorded without effect, and the log says why.
+        var unmapped: String?
+        var record: TransactionRecord?
+        if let transaction, !informational.contains(type) {
+            do throws(DomainError) {
+                record = try Self.record(
+                    from: transaction, renewal: renewal, notification: notification, tenant: tenant,
+                    settings: settings)
+            } catch where error.code == .failedPrecondition {
+                unmapped = error.message
+            }
         }
         switch try await engine.applyStoreNotification(
             tenantID: tenant.id, notificationID: notificationID, transaction: record, reason: reason)
         {
         case .duplicate: return Reply(status: 200, message: "\(reason): already processed")
-        case .recorded: return Reply(status: 200, message: "\(reason): recorded")
+        case .recorded:
+            return Reply(status: 200, message: "\(reason): recorded" + (unmapped.map { " without effect: \($0)" } ?? ""))
         case .applied(let appUserID, let changed):
             return Reply(status: 200, message: "\(reason): \(changed ? "applied to" : "nothing new for") \(appUserID)")
         }
@@ -119,9 +134,12 @@ public struct AppStoreNotifications: Sendable {
     ) throws(DomainError) -> TransactionRecord {
         var record = try AppStorePurchases.record(from: payload, tenant: tenant, settings: settings)
         if let renewal {
-            record.willRenew = renewal.autoRenewStatus?.known == .on && record.revokedAt == nil
+            record.renewalStateAsOf = renewal.signedDate.map(UnixTime.init(milliseconds:)) ?? record.signedAt
+            record.willRenew = renewal.autoRenewStatus?.known == .on
             record.inBillingRetry = renewal.isInBillingRetryPeriod ?? false
             record.gracePeriodExpiresAt = renewal.gracePeriodExpiresDate.map(UnixTime.init(milliseconds:))
+            // A downgrade or crossgrade waits for the next renewal; until then the current product grants.
+            if let next = renewal.autoRenewProductId, next != record.productID { record.renewalProductID = next }
         }
         switch (notification.notificationType?.known, notification.subtype?.known) {
         case (.didFailToRenew?, .gracePeriod?):

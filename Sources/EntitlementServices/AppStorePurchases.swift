@@ -168,7 +168,7 @@ public final class AppStorePurchases: Sendable {
             willRenew: type == .autoRenewable && payload.revocationDate == nil, inGracePeriod: false,
             inBillingRetry: false, gracePeriodExpiresAt: nil, appAccountToken: payload.appAccountToken ?? "",
             offerType: payload.offerType.map { String($0.rawValue) } ?? "", signedAt: time(signedAt),
-            updatedAt: time(signedAt))
+            updatedAt: time(signedAt), isUpgraded: payload.isUpgraded ?? false)
     }
 
     private static func productType(_ raw: String?) -> AppStoreProductType? {

@@ -85,6 +85,7 @@ public struct EntitlementService: RPCService {
             var response = PurchaseResponse()
             response.customer = CustomerStatus(outcome.state, serverTime: engine.now())
             response.transferredFromAppUserID = outcome.transferredFrom.first ?? ""
+            response.result = outcome.purchases.first.map { PurchaseResult(record, applied: $0) }
             return response
         }
     }
@@ -118,6 +119,7 @@ public struct EntitlementService: RPCService {
             var response = RestoreResponse()
             response.customer = CustomerStatus(outcome.state, serverTime: engine.now())
             response.transferredFromAppUserIDs = outcome.transferredFrom
+            response.results = zip(records, outcome.purchases).map(PurchaseResult.init)
             return response
         }
     }

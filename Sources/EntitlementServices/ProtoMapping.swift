@@ -4,13 +4,19 @@ import EntitlementsProto
 import ProtobufWire
 
 /// Domain values in the API's messages.
+extension ProtoTimestamp {
+    init(_ time: UnixTime) {
+        self.init(unixMilliseconds: time.milliseconds)
+    }
+}
+
 extension CustomerStatus {
     init(_ state: CustomerState, serverTime: UnixTime) {
         self.init()
         appUserID = state.appUserID
         version = state.version
         status = SubscriptionStatus(state.status)
-        self.serverTime = ProtoTimestamp(unixMilliseconds: serverTime.milliseconds)
+        self.serverTime = ProtoTimestamp(serverTime)
     }
 }
 
@@ -28,7 +34,7 @@ extension ActiveEntitlement {
         id = value.id
         source = Store(rawValue: value.source.rawValue)
         productID = value.productID
-        expiresAt = value.expiresAt.map { ProtoTimestamp(unixMilliseconds: $0.milliseconds) }
+        expiresAt = value.expiresAt.map(ProtoTimestamp.init)
         willRenew = value.willRenew
         inGracePeriod = value.inGracePeriod
         inBillingRetry = value.inBillingRetry
@@ -41,9 +47,9 @@ extension Grant {
         grantID = record.grantID
         self.appUserID = appUserID
         entitlementID = record.entitlementID
-        startsAt = ProtoTimestamp(unixMilliseconds: record.startsAt.milliseconds)
-        expiresAt = record.expiresAt.map { ProtoTimestamp(unixMilliseconds: $0.milliseconds) }
-        revokedAt = record.revokedAt.map { ProtoTimestamp(unixMilliseconds: $0.milliseconds) }
+        startsAt = ProtoTimestamp(record.startsAt)
+        expiresAt = record.expiresAt.map(ProtoTimestamp.init)
+        revokedAt = record.revokedAt.map(ProtoTimestamp.init)
         reason = record.reason
         revocationReason = record.revocationReason
     }
@@ -56,7 +62,7 @@ extension CustomerEvent {
         cause = Cause(rawValue: event.cause?.rawValue ?? 0)
         change = StatusEvent.Kind(rawValue: event.change?.rawValue ?? 0)
         reason = event.reason
-        occurredAt = ProtoTimestamp(unixMilliseconds: event.occurredAt.milliseconds)
+        occurredAt = ProtoTimestamp(event.occurredAt)
         status = SubscriptionStatus(event.status)
         relatedAppUserID = event.relatedAppUserID
         referenceID = event.referenceID
@@ -83,24 +89,56 @@ extension Transaction {
         productID = record.productID
         originalTransactionID = record.originalTransactionID
         transactionID = record.transactionID
-        environment =
-            switch record.environment {
-            case "Production": .production
-            case "Sandbox": .sandbox
-            case "Xcode": .xcode
-            case "LocalTesting": .localTesting
-            default: .unspecified
-            }
-        let timestamp = { (time: UnixTime) in ProtoTimestamp(unixMilliseconds: time.milliseconds) }
-        purchasedAt = timestamp(record.purchasedAt)
-        originalPurchaseAt = record.originalPurchaseAt.map(timestamp)
-        expiresAt = record.expiresAt.map(timestamp)
-        revokedAt = record.revokedAt.map(timestamp)
+        environment = StoreEnvironment(raw: record.environment)
+        purchasedAt = ProtoTimestamp(record.purchasedAt)
+        originalPurchaseAt = record.originalPurchaseAt.map(ProtoTimestamp.init)
+        expiresAt = record.expiresAt.map(ProtoTimestamp.init)
+        revokedAt = record.revokedAt.map(ProtoTimestamp.init)
         revocationReason = record.revocationReason
         self.ownerAppUserID = ownerAppUserID
         ownership = record.ownership == "FAMILY_SHARED" ? .familyShared : .purchased
         willRenew = record.willRenew
         inGracePeriod = record.inGracePeriod
         inBillingRetry = record.inBillingRetry
+        renewalProductID = record.renewalProductID
+    }
+}
+
+extension StoreEnvironment {
+    /// The store's raw environment name (`Production`, `Sandbox`, `Xcode`, `LocalTesting`).
+    init(raw: String) {
+        self =
+            switch raw {
+            case "Production": .production
+            case "Sandbox": .sandbox
+            case "Xcode": .xcode
+            case "LocalTesting": .localTesting
+            default: .unspecified
+            }
+    }
+}
+
+extension PurchaseResult {
+    /// The token's purchase (`record`, before it was applied) and what applying it did.
+    init(_ record: TransactionRecord, applied: AppliedStorePurchase) {
+        self.init()
+        store = Store(rawValue: record.store)
+        productID = record.productID
+        originalTransactionID = record.originalTransactionID
+        transactionID = record.transactionID
+        environment = StoreEnvironment(raw: record.environment)
+        purchasedAt = ProtoTimestamp(record.purchasedAt)
+        expiresAt = record.expiresAt.map(ProtoTimestamp.init)
+        revokedAt = record.revokedAt.map(ProtoTimestamp.init)
+        outcome =
+            switch applied.outcome {
+            case .new: .new
+            case .updated: .updated
+            case .unchanged: .unchanged
+            case .olderThanStored: .olderThanStored
+            }
+        active = applied.grantsAccess
+        entitlementIDs = record.entitlementIDs
+        transferredFromAppUserID = applied.transferredFrom ?? ""
     }
 }

@@ -57,12 +57,10 @@ public protocol StoreTransaction {
 
     func transaction(tenantID: String, store: Int32, originalTransactionID: String) throws(StoreError)
         -> TransactionRecord?
-    /// Inserts `record`, or replaces the stored record with the same (tenant, store, original transaction ID) — every
-    /// field, `customerID` included — when `record.signedAt` is at least the stored `signedAt` (an equal one is a
-    /// re-send and replaces idempotently). Returns false, leaving the stored row untouched, when the stored data was
-    /// signed later: data never moves backwards. Fails with `.conflict` when `customerID` is not in the tenant.
-    @discardableResult
-    func upsertTransaction(_ record: TransactionRecord) throws(StoreError) -> Bool
+    /// Inserts `record`, or replaces the stored record with the same (tenant, store, original transaction ID), every
+    /// field, `customerID` included. (Whether it is newer is the caller's decision.) Fails with `.conflict` when
+    /// `customerID` is not in the tenant.
+    func saveTransaction(_ record: TransactionRecord) throws(StoreError)
     /// Sets (or, with nil, clears) the owner of a stored transaction, whatever its `signedAt`. Fails with `.conflict`
     /// when the transaction is unknown or the customer is not in the tenant.
     func setTransactionOwner(tenantID: String, store: Int32, originalTransactionID: String, customerID: Int64?)

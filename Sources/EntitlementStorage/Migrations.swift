@@ -128,6 +128,19 @@ enum Migrations {
                     WHERE app_account_token IS NOT NULL;
                 """
         ),
+        Migration(
+            version: 4,
+            sql: """
+                -- The product a subscription renews to when it differs from the current one (a downgrade pending
+                -- until the next renewal); empty otherwise.
+                ALTER TABLE transactions ADD COLUMN renewal_product_id TEXT NOT NULL DEFAULT '';
+                -- Apple's isUpgraded: the user moved to a higher product; the transaction grants nothing.
+                ALTER TABLE transactions ADD COLUMN is_upgraded INTEGER NOT NULL DEFAULT 0;
+                -- When the renewal state was true; older rows had it set with their newest signed data.
+                ALTER TABLE transactions ADD COLUMN renewal_state_as_of INTEGER NOT NULL DEFAULT 0;
+                UPDATE transactions SET renewal_state_as_of = signed_at;
+                """
+        ),
     ]
 
     static var latestVersion: Int64 { all.last?.version ?? 0 }

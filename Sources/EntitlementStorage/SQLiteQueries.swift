@@ -12,7 +12,7 @@ extension SQLiteConnection {
         "tenant_id, store, original_transaction_id, transaction_id, customer_id, product_id, product_type, "
         + "entitlement_ids, environment, purchased_at, original_purchase_at, expires_at, revoked_at, revocation_reason, "
         + "ownership, will_renew, in_grace_period, in_billing_retry, grace_period_expires_at, app_account_token, "
-        + "offer_type, signed_at, updated_at"
+        + "offer_type, signed_at, updated_at, renewal_product_id, is_upgraded, renewal_state_as_of"
 
     // MARK: Customers
 
@@ -207,7 +207,8 @@ extension SQLiteConnection {
             revokedAt: row.optionalTime(12), revocationReason: row.string(13), ownership: row.string(14),
             willRenew: row.bool(15), inGracePeriod: row.bool(16), inBillingRetry: row.bool(17),
             gracePeriodExpiresAt: row.optionalTime(18), appAccountToken: row.string(19), offerType: row.string(20),
-            signedAt: row.time(21), updatedAt: row.time(22))
+            signedAt: row.time(21), updatedAt: row.time(22), renewalProductID: row.string(23), isUpgraded: row.bool(24),
+            renewalStateAsOf: row.time(25))
     }
 
     /// Entitlement IDs as one TEXT column: each preceded by U+001F, so `[]` is `""` and `[""]` is `"\u{1F}"`

@@ -212,10 +212,9 @@ final class SQLiteTransaction: StoreTransaction {
         try db.transaction(tenantID: tenantID, store: store, originalTransactionID: originalTransactionID)
     }
 
-    /// One statement: the DO UPDATE's WHERE keeps a newer stored row, and then SQLite reports no change.
-    static let upsertTransactionSQL = """
+    static let saveTransactionSQL = """
         INSERT INTO transactions (\(SQLiteConnection.transactionColumns))
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (tenant_id, store, original_transaction_id) DO UPDATE SET
             transaction_id = excluded.transaction_id, customer_id = excluded.customer_id,
             product_id = excluded.product_id, product_type = excluded.product_type,
@@ -226,14 +225,14 @@ final class SQLiteTransaction: StoreTransaction {
             will_renew = excluded.will_renew, in_grace_period = excluded.in_grace_period,
             in_billing_retry = excluded.in_billing_retry, grace_period_expires_at = excluded.grace_period_expires_at,
             app_account_token = excluded.app_account_token, offer_type = excluded.offer_type,
-            signed_at = excluded.signed_at, updated_at = excluded.updated_at
-        WHERE excluded.signed_at >= transactions.signed_at
+            signed_at = excluded.signed_at, updated_at = excluded.updated_at,
+            renewal_product_id = excluded.renewal_product_id, is_upgraded = excluded.is_upgraded,
+            renewal_state_as_of = excluded.renewal_state_as_of
         """
 
-    @discardableResult
-    func upsertTransaction(_ record: TransactionRecord) throws(StoreError) -> Bool {
-        let changed = try db.run(
-            Self.upsertTransactionSQL,
+    func saveTransaction(_ record: TransactionRecord) throws(StoreError) {
+        _ = try db.run(
+            Self.saveTransactionSQL,
             [
                 .text(record.tenantID), .integer(Int64(record.store)), .text(record.originalTransactionID),
                 .text(record.transactionID), .integer(record.customerID), .text(record.productID),
@@ -243,8 +242,8 @@ final class SQLiteTransaction: StoreTransaction {
                 .text(record.ownership), .bool(record.willRenew), .bool(record.inGracePeriod),
                 .bool(record.inBillingRetry), .time(record.gracePeriodExpiresAt), .text(record.appAccountToken),
                 .text(record.offerType), .time(record.signedAt), .time(record.updatedAt),
+                .text(record.renewalProductID), .bool(record.isUpgraded), .time(record.renewalStateAsOf),
             ])
-        return changed == 1
     }
 
     func setTransactionOwner(tenantID: String, store: Int32, originalTransactionID: String, customerID: Int64?)

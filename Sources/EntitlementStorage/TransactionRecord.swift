@@ -1,8 +1,7 @@
 /// One store purchase (a subscription's whole chain of renewals, a non-consumable, a consumable...) as last verified,
 /// keyed by tenant, store and `originalTransactionID`.
 ///
-/// Data never moves backwards: ``StoreTransaction/upsertTransaction(_:)`` replaces a stored record only with one whose
-/// `signedAt` is at least as new.
+/// Which of two versions of a purchase is current is the domain's decision; storage keeps what it is given.
 public struct TransactionRecord: Hashable, Sendable {
     /// Which store sold it (``TransactionRecord/Store``).
     public enum Store {
@@ -43,6 +42,14 @@ public struct TransactionRecord: Hashable, Sendable {
     public var appAccountToken: String
     /// Raw offer type, empty when none.
     public var offerType: String
+    /// The product a subscription renews to when that differs from `productID` (a downgrade or crossgrade that
+    /// takes effect at the next renewal); empty otherwise.
+    public var renewalProductID: String
+    /// The user upgraded from this transaction to a higher product: it grants nothing (Apple's `isUpgraded`).
+    public var isUpgraded: Bool
+    /// When the renewal state (`willRenew`, `renewalProductID`, grace period, billing retry) was true: the store's
+    /// renewal info's signature date, or, for a transaction seen without one, its purchase date.
+    public var renewalStateAsOf: UnixTime
     /// The `signedDate` of the newest data applied: a record signed earlier never replaces this one.
     public var signedAt: UnixTime
     public var updatedAt: UnixTime
@@ -53,7 +60,7 @@ public struct TransactionRecord: Hashable, Sendable {
         purchasedAt: UnixTime, originalPurchaseAt: UnixTime?, expiresAt: UnixTime?, revokedAt: UnixTime?,
         revocationReason: String, ownership: String, willRenew: Bool, inGracePeriod: Bool, inBillingRetry: Bool,
         gracePeriodExpiresAt: UnixTime?, appAccountToken: String, offerType: String, signedAt: UnixTime,
-        updatedAt: UnixTime
+        updatedAt: UnixTime, renewalProductID: String = "", isUpgraded: Bool = false, renewalStateAsOf: UnixTime? = nil
     ) {
         self.tenantID = tenantID
         self.store = store
@@ -76,6 +83,9 @@ public struct TransactionRecord: Hashable, Sendable {
         self.gracePeriodExpiresAt = gracePeriodExpiresAt
         self.appAccountToken = appAccountToken
         self.offerType = offerType
+        self.renewalProductID = renewalProductID
+        self.isUpgraded = isUpgraded
+        self.renewalStateAsOf = renewalStateAsOf ?? purchasedAt
         self.signedAt = signedAt
         self.updatedAt = updatedAt
     }

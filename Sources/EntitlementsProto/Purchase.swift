@@ -107,13 +107,15 @@ public struct PurchaseResponse: ProtoMessage {
     public var customer: CustomerStatus?
     /// The customer the purchase was moved away from; empty if it was not transferred.
     public var transferredFromAppUserID = ""
+    public var result: PurchaseResult?
     public var unknownFields: [UInt8] = []
 
     public init() {}
 
-    public init(customer: CustomerStatus? = nil, transferredFromAppUserID: String = "") {
+    public init(customer: CustomerStatus? = nil, transferredFromAppUserID: String = "", result: PurchaseResult? = nil) {
         self.customer = customer
         self.transferredFromAppUserID = transferredFromAppUserID
+        self.result = result
     }
 
     public init(from reader: inout ProtoReader) throws {
@@ -122,6 +124,7 @@ public struct PurchaseResponse: ProtoMessage {
             switch tag.number {
             case 1: customer = try reader.decodeMessage(tag)
             case 2: transferredFromAppUserID = try reader.decodeString(tag)
+            case 3: result = try reader.decodeMessage(tag)
             default: unknownFields += try reader.skipField(tag)
             }
         }
@@ -130,6 +133,7 @@ public struct PurchaseResponse: ProtoMessage {
     public func encode(to writer: inout ProtoWriter) {
         writer.writeMessage(1, customer)
         writer.writeString(2, transferredFromAppUserID)
+        writer.writeMessage(3, result)
         writer.writeRaw(unknownFields)
     }
 }

@@ -40,13 +40,18 @@ public struct RestoreResponse: ProtoMessage {
     public var customer: CustomerStatus?
     /// Customers purchases were moved away from, without repeats.
     public var transferredFromAppUserIDs: [String] = []
+    /// One per App Store transaction of the request, in the same order.
+    public var results: [PurchaseResult] = []
     public var unknownFields: [UInt8] = []
 
     public init() {}
 
-    public init(customer: CustomerStatus? = nil, transferredFromAppUserIDs: [String] = []) {
+    public init(
+        customer: CustomerStatus? = nil, transferredFromAppUserIDs: [String] = [], results: [PurchaseResult] = []
+    ) {
         self.customer = customer
         self.transferredFromAppUserIDs = transferredFromAppUserIDs
+        self.results = results
     }
 
     public init(from reader: inout ProtoReader) throws {
@@ -55,6 +60,7 @@ public struct RestoreResponse: ProtoMessage {
             switch tag.number {
             case 1: customer = try reader.decodeMessage(tag)
             case 2: transferredFromAppUserIDs.append(try reader.decodeString(tag))
+            case 3: results.append(try reader.decodeMessage(tag))
             default: unknownFields += try reader.skipField(tag)
             }
         }
@@ -63,6 +69,7 @@ public struct RestoreResponse: ProtoMessage {
     public func encode(to writer: inout ProtoWriter) {
         writer.writeMessage(1, customer)
         writer.writeRepeatedStrings(2, transferredFromAppUserIDs)
+        writer.writeRepeatedMessages(3, results)
         writer.writeRaw(unknownFields)
     }
 }

@@ -3,20 +3,6 @@ import ProtobufWire
 /// `entitlements.v1.Transaction`: a store purchase as last verified; for subscriptions the
 /// whole renewal chain, identified by `originalTransactionID`.
 public struct Transaction: ProtoMessage {
-    /// `Transaction.Environment`.
-    public struct Environment: ProtoEnum {
-        public var rawValue: Int32
-        public init(rawValue: Int32) { self.rawValue = rawValue }
-
-        public static let unspecified = Self(rawValue: 0)
-        public static let production = Self(rawValue: 1)
-        /// App Store sandbox or a Google Play test purchase.
-        public static let sandbox = Self(rawValue: 2)
-        /// Signed by Xcode's local StoreKit configuration.
-        public static let xcode = Self(rawValue: 3)
-        public static let localTesting = Self(rawValue: 4)
-    }
-
     /// `Transaction.Ownership`.
     public struct Ownership: ProtoEnum {
         public var rawValue: Int32
@@ -33,7 +19,7 @@ public struct Transaction: ProtoMessage {
     public var originalTransactionID = ""
     /// Latest renewal: App Store transactionId, or the current Play purchase token.
     public var transactionID = ""
-    public var environment = Environment.unspecified
+    public var environment = StoreEnvironment.unspecified
     public var purchasedAt: ProtoTimestamp?
     public var originalPurchaseAt: ProtoTimestamp?
     /// `nil` for non-expiring purchases.
@@ -48,16 +34,19 @@ public struct Transaction: ProtoMessage {
     public var willRenew = false
     public var inGracePeriod = false
     public var inBillingRetry = false
+    /// The product the subscription renews to when that differs from `productID` (takes effect at renewal).
+    public var renewalProductID = ""
     public var unknownFields: [UInt8] = []
 
     public init() {}
 
     public init(
         store: Store = .unspecified, productID: String = "", originalTransactionID: String = "",
-        transactionID: String = "", environment: Environment = .unspecified, purchasedAt: ProtoTimestamp? = nil,
+        transactionID: String = "", environment: StoreEnvironment = .unspecified, purchasedAt: ProtoTimestamp? = nil,
         originalPurchaseAt: ProtoTimestamp? = nil, expiresAt: ProtoTimestamp? = nil, revokedAt: ProtoTimestamp? = nil,
         revocationReason: String = "", ownerAppUserID: String = "", ownership: Ownership = .unspecified,
-        willRenew: Bool = false, inGracePeriod: Bool = false, inBillingRetry: Bool = false
+        willRenew: Bool = false, inGracePeriod: Bool = false, inBillingRetry: Bool = false,
+        renewalProductID: String = ""
     ) {
         self.store = store
         self.productID = productID
@@ -74,6 +63,7 @@ public struct Transaction: ProtoMessage {
         self.willRenew = willRenew
         self.inGracePeriod = inGracePeriod
         self.inBillingRetry = inBillingRetry
+        self.renewalProductID = renewalProductID
     }
 
     public init(from reader: inout ProtoReader) throws {
@@ -95,6 +85,7 @@ public struct Transaction: ProtoMessage {
             case 13: willRenew = try reader.decodeBool(tag)
             case 14: inGracePeriod = try reader.decodeBool(tag)
             case 15: inBillingRetry = try reader.decodeBool(tag)
+            case 16: renewalProductID = try reader.decodeString(tag)
             default: unknownFields += try reader.skipField(tag)
             }
         }
@@ -116,6 +107,7 @@ public struct Transaction: ProtoMessage {
         writer.writeBool(13, willRenew)
         writer.writeBool(14, inGracePeriod)
         writer.writeBool(15, inBillingRetry)
+        writer.writeString(16, renewalProductID)
         writer.writeRaw(unknownFields)
     }
 }

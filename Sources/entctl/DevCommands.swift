@@ -85,13 +85,15 @@ struct DevCommands {
         try arguments.check(positionals: [], options: [
             "--dir", "--product", "--bundle-id", "--type", "--expires", "--original-transaction-id", "--transaction-id",
             "--app-account-token", "--environment", "--purchase-date", "--ownership", "--revocation-date",
-            "--signed-date",
+            "--signed-date", "--upgraded",
         ])
         let now = LocalPayloads.nowMilliseconds()
         let product = try arguments.required("--product")
         let bundleID = try arguments.required("--bundle-id")
         let type = try arguments.choice("--type", DevNames.productTypes) ?? .autoRenewableSubscription
-        let purchaseDate = try arguments.date("--purchase-date", now: now) ?? now
+        let signedDate = try arguments.date("--signed-date", now: now) ?? now
+        // A transaction is signed when or after it is bought.
+        let purchaseDate = try arguments.date("--purchase-date", now: now) ?? signedDate
         var expiresDate = try arguments.date("--expires", now: now)
         switch type {
         case .autoRenewableSubscription: expiresDate = expiresDate ?? purchaseDate + 30 * Self.day * 1000
@@ -109,8 +111,8 @@ struct DevCommands {
             purchaseDate: purchaseDate, expiresDate: expiresDate,
             appAccountToken: try arguments.uuid("--app-account-token"),
             ownership: try arguments.choice("--ownership", DevNames.ownerships) ?? .purchased,
-            revocationDate: try arguments.date("--revocation-date", now: now),
-            signedDate: try arguments.date("--signed-date", now: now) ?? now)
+            revocationDate: try arguments.date("--revocation-date", now: now), isUpgraded: arguments.flag("--upgraded"),
+            signedDate: signedDate)
         return try sign(object)
     }
 

@@ -9,7 +9,7 @@ extension EntctlOptions {
         "--auto-renew", "--auto-renew-product", "--grace-period-expires", "--app-apple-id", "--transaction",
         "--renewal-info", "--tenant",
     ]
-    static let devFlagOptions: Set<String> = ["--force", "--billing-retry"]
+    static let devFlagOptions: Set<String> = ["--force", "--billing-retry", "--upgraded"]
 }
 
 extension CommandArguments {

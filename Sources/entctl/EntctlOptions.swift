@@ -63,9 +63,11 @@ struct EntctlOptions {
                 [--type auto-renewable|non-consumable|consumable|non-renewing] [--expires TIME]
                 [--original-transaction-id ID] [--transaction-id ID] [--app-account-token UUID]
                 [--environment Sandbox|Production] [--purchase-date TIME] [--ownership purchased|family-shared]
-                [--revocation-date TIME] [--signed-date TIME]
-                               print a signed transaction (IDs generated when not given; auto-renewable
-                               subscriptions expire 30 days after the purchase unless --expires says otherwise)
+                [--revocation-date TIME] [--signed-date TIME] [--upgraded]
+                               print a signed transaction (IDs generated when not given; bought when signed
+                               unless --purchase-date says otherwise; auto-renewable subscriptions expire 30
+                               days after the purchase unless --expires says otherwise; --upgraded marks a
+                               transaction the user upgraded away from)
           dev sign-renewal-info --original-transaction-id ID --product ID [--dir DIR] [--auto-renew on|off]
                 [--auto-renew-product ID] [--grace-period-expires TIME] [--billing-retry]
                 [--environment Sandbox|Production] [--signed-date TIME]

@@ -29,8 +29,10 @@ extension Entctl {
         let appUserID = try arguments.positional(0, "APP_USER_ID")
         let token = try Self.token(try arguments.positional(1, "SIGNED_TRANSACTION"))
         let response = try await connect(.publicKey).purchaseAppStore(appUserID: appUserID, signedTransaction: token)
-        let note = response.transferredFromAppUserID.isEmpty ? nil : "moved from \(response.transferredFromAppUserID)"
-        printer.print(response, human: HumanOutput.customerStatus(response.customer, note: note))
+        printer.print(
+            response,
+            human: HumanOutput.customerStatus(response.customer)
+                + (response.result.map { ["purchase: " + HumanOutput.purchaseResult($0)] } ?? []))
         return 0
     }
 
@@ -40,11 +42,10 @@ extension Entctl {
         let appUserID = try arguments.positional(0, "APP_USER_ID")
         let tokens = try arguments.positionals.dropFirst().map(Self.token)
         let response = try await connect(.publicKey).restoreAppStore(appUserID: appUserID, signedTransactions: tokens)
-        let from = response.transferredFromAppUserIDs
         printer.print(
             response,
-            human: HumanOutput.customerStatus(
-                response.customer, note: from.isEmpty ? nil : "moved from \(from.joined(separator: ", "))"))
+            human: HumanOutput.customerStatus(response.customer)
+                + response.results.map { "purchase: " + HumanOutput.purchaseResult($0) })
         return 0
     }
 

@@ -31,8 +31,12 @@ extension CustomerEvent.Cause: NamedProtoEnum {
     ]
 }
 
-extension Transaction.Environment: NamedProtoEnum {
-    static let names = ["ENVIRONMENT_UNSPECIFIED", "PRODUCTION", "SANDBOX"]
+extension StoreEnvironment: NamedProtoEnum {
+    static let names = ["STORE_ENVIRONMENT_UNSPECIFIED", "PRODUCTION", "SANDBOX", "XCODE", "LOCAL_TESTING"]
+}
+
+extension PurchaseResult.Outcome: NamedProtoEnum {
+    static let names = ["OUTCOME_UNSPECIFIED", "NEW", "UPDATED", "UNCHANGED", "OLDER_THAN_STORED"]
 }
 
 extension Transaction.Ownership: NamedProtoEnum {

@@ -78,13 +78,26 @@ enum HumanOutput {
         line += "  \(transaction.environment.name)  purchased \(time(transaction.purchasedAt))"
         line += transaction.expiresAt.map { " until " + time($0) } ?? " lifetime"
         if transaction.ownership == .familyShared { line += "  family shared" }
-        if transaction.willRenew { line += "  renews" }
+        if transaction.willRenew {
+            line += transaction.renewalProductID.isEmpty ? "  renews" : "  renews as \(transaction.renewalProductID)"
+        }
         if transaction.inGracePeriod { line += "  grace period" }
         if transaction.inBillingRetry { line += "  billing retry" }
         if let revokedAt = transaction.revokedAt {
             line += "  REVOKED \(time(revokedAt))"
             if !transaction.revocationReason.isEmpty { line += " (\(transaction.revocationReason))" }
         }
+        return line
+    }
+
+    /// One line: `NEW  com.example.pro.monthly  2000000001  SANDBOX  until 2025-...  active  moved from bob`.
+    static func purchaseResult(_ result: PurchaseResult) -> String {
+        var line = "\(result.outcome.name)  \(result.productID)  \(result.originalTransactionID)"
+        line += "  \(result.environment.name)"
+        line += result.expiresAt.map { "  until " + time($0) } ?? "  lifetime"
+        if let revokedAt = result.revokedAt { line += "  REVOKED \(time(revokedAt))" }
+        line += result.active ? "  active" : "  inactive"
+        if !result.transferredFromAppUserID.isEmpty { line += "  moved from \(result.transferredFromAppUserID)" }
         return line
     }
 

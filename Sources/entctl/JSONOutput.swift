@@ -149,6 +149,7 @@ extension PurchaseResponse: JSONEncodable {
         var object = JSONObject()
         object.add("customer", customer)
         object.add("transferredFromAppUserId", transferredFromAppUserID)
+        object.add("result", result)
         return object.value
     }
 }
@@ -158,6 +159,26 @@ extension RestoreResponse: JSONEncodable {
         var object = JSONObject()
         object.add("customer", customer)
         object.add("transferredFromAppUserIds", transferredFromAppUserIDs)
+        object.add("results", results)
+        return object.value
+    }
+}
+
+extension PurchaseResult: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("store", store)
+        object.add("productId", productID)
+        object.add("originalTransactionId", originalTransactionID)
+        object.add("transactionId", transactionID)
+        object.add("environment", environment)
+        object.add("purchasedAt", purchasedAt)
+        object.add("expiresAt", expiresAt)
+        object.add("revokedAt", revokedAt)
+        object.add("outcome", outcome)
+        object.add("active", active)
+        object.add("entitlementIds", entitlementIDs)
+        object.add("transferredFromAppUserId", transferredFromAppUserID)
         return object.value
     }
 }
@@ -205,6 +226,7 @@ extension Transaction: JSONEncodable {
         object.add("willRenew", willRenew)
         object.add("inGracePeriod", inGracePeriod)
         object.add("inBillingRetry", inBillingRetry)
+        object.add("renewalProductId", renewalProductID)
         return object.value
     }
 }

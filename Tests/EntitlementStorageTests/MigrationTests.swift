@@ -22,7 +22,7 @@ struct MigrationTests {
                 "app_user_ids", "customers", "events", "grants", "processed_notifications", "schema_migrations",
                 "transactions",
             ])
-        #expect(try appliedVersions(raw) == [1, 2, 3])
+        #expect(try appliedVersions(raw) == [1, 2, 3, 4])
         #expect(try appliedVersions(raw) == Migrations.all.map(\.version))
         #expect(try raw.row("PRAGMA journal_mode") { $0.string(0) } == "wal")
         let appliedAt = try raw.row("SELECT applied_at FROM schema_migrations") { $0.int64(0) }
@@ -94,7 +94,7 @@ struct MigrationTests {
         }
 
         let store = try database.open()
-        #expect(try appliedVersions(database.rawConnection()) == [1, 2, 3])
+        #expect(try appliedVersions(database.rawConnection()) == [1, 2, 3, 4])
         let alice = try #require(try store.snapshot(tenantID: "t", appUserID: "alice"))
         #expect(alice.customer.id == 7)
         #expect(alice.customer.version == 1)
@@ -104,12 +104,40 @@ struct MigrationTests {
         #expect(try store.nextChangeAt() == time(9_000))
 
         // The new tables work against the old rows.
-        #expect(try store.write { try $0.upsertTransaction(makeTransaction("1000", tenant: "t", customer: 7)) })
+        try store.write { try $0.saveTransaction(makeTransaction("1000", tenant: "t", customer: 7)) }
         #expect(try store.snapshot(tenantID: "t", customerID: 7)?.transactions.map(\.originalTransactionID) == ["1000"])
         // Migration 3: an old ID has no app account token until one is recorded (Identify does), then resolves.
         #expect(try store.write { try $0.customerID(tenantID: "t", appAccountToken: "tok") } == nil)
         #expect(try store.write { try $0.recordAppAccountToken(tenantID: "t", appUserID: "alice", token: "tok") })
         #expect(try store.write { try $0.customerID(tenantID: "t", appAccountToken: "tok") } == 7)
+    }
+
+    @Test func upgradesAVersion3DatabaseKeepingItsTransactions() throws {
+        let database = try TemporaryDatabase()
+        let stored = makeTransaction("1000", tenant: "t", customer: nil)
+        do {
+            // A database as the build before migration 4 left it: transactions without the renewal columns.
+            let raw = try database.rawConnection()
+            try Migrations.apply(Array(Migrations.all.prefix(while: { $0.version <= 3 })), on: raw, now: time(0))
+            let columns = SQLiteConnection.transactionColumns.replacingOccurrences(
+                of: ", renewal_product_id, is_upgraded, renewal_state_as_of", with: "")
+            let placeholders = Array(repeating: "?", count: 23).joined(separator: ", ")
+            try raw.run(
+                "INSERT INTO transactions (\(columns)) VALUES (\(placeholders))",
+                [
+                    .text("t"), .integer(1), .text("1000"), .text(stored.transactionID), .null, .text(stored.productID),
+                    .text(stored.productType), .text("\u{1F}pro"), .text(stored.environment),
+                    .time(stored.purchasedAt), .time(stored.originalPurchaseAt), .time(stored.expiresAt), .null,
+                    .text(""), .text(stored.ownership), .bool(stored.willRenew), .bool(false), .bool(false), .null,
+                    .text(""), .text(""), .time(stored.signedAt), .time(stored.updatedAt),
+                ])
+        }
+        let store = try database.open()
+        #expect(try appliedVersions(database.rawConnection()) == Migrations.all.map(\.version))
+        // No pending product, not upgraded, and the renewal state as of the newest data the row was written with.
+        var expected = stored
+        expected.renewalStateAsOf = stored.signedAt
+        #expect(try store.transaction(tenantID: "t", store: 1, originalTransactionID: "1000") == expected)
     }
 
     @Test func refusesAFileThatIsNotADatabase() throws {

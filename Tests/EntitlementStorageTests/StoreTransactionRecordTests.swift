@@ -25,16 +25,16 @@ struct StoreTransactionRecordTests {
         full.appAccountToken = "7E3FB20B-4CDB-47CC-936D-99D65F608138"
         full.offerType = "1"
         full.environment = "Xcode"
+        full.renewalProductID = "com.example.basic.monthly"
         var bare = makeTransaction("2000000002", tenant: "t", customer: nil, entitlements: [], expiresAt: nil)
         bare.originalPurchaseAt = nil
         bare.productType = "Consumable"
         var oneEmpty = makeTransaction("2000000003", tenant: "t", customer: nil, entitlements: [""])
         oneEmpty.store = TransactionRecord.Store.web
 
-        let inserted = try store.write { transaction throws in
-            try [full, bare, oneEmpty].map { try transaction.upsertTransaction($0) }
+        try store.write { transaction throws in
+            for record in [full, bare, oneEmpty] { try transaction.saveTransaction(record) }
         }
-        #expect(inserted == [true, true, true])
         for record in [full, bare, oneEmpty] {
             #expect(
                 try store.transaction(
@@ -50,39 +50,26 @@ struct StoreTransactionRecordTests {
         #expect(try store.transaction(tenantID: "t", store: 1, originalTransactionID: "2000000003") == nil)  // web
     }
 
-    @Test func upsertReplacesUnlessTheStoredDataIsNewer() throws {
+    @Test func saveInsertsThenReplacesEveryField() throws {
         let database = try TemporaryDatabase()
         let store = try database.open()
         let alice = try store.write { try $0.customer("t", "alice") }
-        let first = makeTransaction("1", tenant: "t", customer: alice.id, expiresAt: 5_000, signedAt: 1_000)
-        var renewed = makeTransaction(
-            "1", tenant: "t", customer: alice.id, transactionID: "2", expiresAt: 9_000, signedAt: 3_000)
-        renewed.willRenew = false
-        let stale = makeTransaction(
-            "1", tenant: "t", customer: nil, transactionID: "1b", expiresAt: 6_000, signedAt: 2_000)
+        let first = makeTransaction("1", tenant: "t", customer: alice.id, expiresAt: 5_000, signedAt: 3_000)
+        var older = makeTransaction("1", tenant: "t", customer: nil, transactionID: "0", expiresAt: 2_000, signedAt: 1_000)
+        older.isUpgraded = true
+        older.renewalStateAsOf = time(500)
         func stored() throws -> TransactionRecord? {
             try store.transaction(tenantID: "t", store: 1, originalTransactionID: "1")
         }
 
-        #expect(try store.write { try $0.upsertTransaction(first) })
+        try store.write { try $0.saveTransaction(first) }
         #expect(try stored() == first)
-        // The same data again (a re-sent JWS) is accepted and changes nothing.
-        #expect(try store.write { try $0.upsertTransaction(first) })
-        #expect(try stored() == first)
-        #expect(try store.write { try $0.upsertTransaction(renewed) })
-        #expect(try stored() == renewed)
-        // Older data arriving late is refused and leaves the row exactly as it was.
-        #expect(try !store.write { try $0.upsertTransaction(stale) })
-        #expect(try !store.write { try $0.upsertTransaction(first) })
-        #expect(try stored() == renewed)
-        // Equal signedAt replaces: the newest write of the same moment wins.
-        var sameMoment = renewed
-        sameMoment.inGracePeriod = true
-        sameMoment.updatedAt = time(99_000)
-        #expect(try store.write { try $0.upsertTransaction(sameMoment) })
-        #expect(try stored() == sameMoment)
+        // Storage keeps what it is given, even older data and no owner: which version is current is the domain's
+        // decision.
+        try store.write { try $0.saveTransaction(older) }
+        #expect(try stored() == older)
         #expect(try count(database, "transactions") == 1)
-        #expect(try store.snapshot(tenantID: "t", customerID: alice.id)?.transactions == [sameMoment])
+        #expect(try store.snapshot(tenantID: "t", customerID: alice.id)?.transactions == [])
     }
 
     @Test func tenantsAndStoresAreIsolated() throws {
@@ -96,9 +83,10 @@ struct StoreTransactionRecordTests {
         let playInT1 = makeTransaction(
             "1", tenant: "t1", customer: a.id, store: TransactionRecord.Store.playStore, product: "play",
             signedAt: 1_000)
-        // The older signedAt in t2 and in the other store is not compared with t1's App Store row.
-        #expect(try store.write { transaction throws in try [inT1, inT2, playInT1].map(transaction.upsertTransaction) }
-            == [true, true, true])
+        // The same original transaction ID in another tenant or store is another purchase.
+        try store.write { transaction throws in
+            for record in [inT1, inT2, playInT1] { try transaction.saveTransaction(record) }
+        }
         #expect(try store.transaction(tenantID: "t1", store: 1, originalTransactionID: "1") == inT1)
         #expect(try store.transaction(tenantID: "t2", store: 1, originalTransactionID: "1") == inT2)
         #expect(try store.transaction(tenantID: "t1", store: 2, originalTransactionID: "1") == playInT1)
@@ -107,7 +95,7 @@ struct StoreTransactionRecordTests {
 
         // A transaction can never point at another tenant's customer.
         expectStoreError(.conflict) {
-            try store.write { try $0.upsertTransaction(makeTransaction("9", tenant: "t2", customer: a.id)) }
+            try store.write { try $0.saveTransaction(makeTransaction("9", tenant: "t2", customer: a.id)) }
         }
         expectStoreError(.conflict) {
             try store.write { transaction throws in
@@ -124,12 +112,12 @@ struct StoreTransactionRecordTests {
         let store = try database.open()
         let alice = try store.write { try $0.customer("t", "alice") }
         try store.write { transaction throws in
-            try transaction.upsertTransaction(makeTransaction("1", tenant: "t", customer: nil, appAccountToken: "tok"))
-            try transaction.upsertTransaction(makeTransaction("2", tenant: "t", customer: alice.id, appAccountToken: "tok"))
-            try transaction.upsertTransaction(makeTransaction("3", tenant: "t", customer: nil, appAccountToken: "other"))
-            try transaction.upsertTransaction(makeTransaction("4", tenant: "t", customer: nil))
-            try transaction.upsertTransaction(makeTransaction("5", tenant: "u", customer: nil, appAccountToken: "tok"))
-            try transaction.upsertTransaction(makeTransaction("6", tenant: "t", customer: nil, appAccountToken: "tok"))
+            try transaction.saveTransaction(makeTransaction("1", tenant: "t", customer: nil, appAccountToken: "tok"))
+            try transaction.saveTransaction(makeTransaction("2", tenant: "t", customer: alice.id, appAccountToken: "tok"))
+            try transaction.saveTransaction(makeTransaction("3", tenant: "t", customer: nil, appAccountToken: "other"))
+            try transaction.saveTransaction(makeTransaction("4", tenant: "t", customer: nil))
+            try transaction.saveTransaction(makeTransaction("5", tenant: "u", customer: nil, appAccountToken: "tok"))
+            try transaction.saveTransaction(makeTransaction("6", tenant: "t", customer: nil, appAccountToken: "tok"))
         }
         func unowned(_ tenant: String, _ token: String) throws -> [String] {
             try store.write { transaction throws in
@@ -180,11 +168,11 @@ struct StoreTransactionRecordTests {
             let anon = try transaction.customer("t", "$anon:1", anonymous: true)
             let alice = try transaction.customer("t", "alice")
             let bob = try transaction.customer("t", "bob")
-            try transaction.upsertTransaction(makeTransaction("a1", tenant: "t", customer: alice.id))
-            try transaction.upsertTransaction(makeTransaction("n1", tenant: "t", customer: anon.id))
-            try transaction.upsertTransaction(makeTransaction("n2", tenant: "t", customer: anon.id, product: "lifetime"))
-            try transaction.upsertTransaction(makeTransaction("b1", tenant: "t", customer: bob.id))
-            try transaction.upsertTransaction(makeTransaction("u1", tenant: "t", customer: nil))
+            try transaction.saveTransaction(makeTransaction("a1", tenant: "t", customer: alice.id))
+            try transaction.saveTransaction(makeTransaction("n1", tenant: "t", customer: anon.id))
+            try transaction.saveTransaction(makeTransaction("n2", tenant: "t", customer: anon.id, product: "lifetime"))
+            try transaction.saveTransaction(makeTransaction("b1", tenant: "t", customer: bob.id))
+            try transaction.saveTransaction(makeTransaction("u1", tenant: "t", customer: nil))
             return (anon, alice, bob)
         }
         try store.write { try $0.merge(tenantID: "t", from: anon.id, into: alice.id) }
@@ -204,7 +192,7 @@ struct StoreTransactionRecordTests {
             let alice = try transaction.customer("t", "alice")
             try transaction.insertGrant(makeGrant("g-1", tenant: "t", customer: alice.id))
             let record = makeTransaction("1", tenant: "t", customer: alice.id)
-            try transaction.upsertTransaction(record)
+            try transaction.saveTransaction(record)
             // The write's own snapshot sees the uncommitted row.
             #expect(try transaction.snapshot(tenantID: "t", appUserID: "alice")?.transactions == [record])
             #expect(try transaction.snapshot(tenantID: "t", customerID: alice.id)?.transactions == [record])
@@ -248,15 +236,15 @@ struct StoreTransactionRecordTests {
         let store = try database.open()
         let alice = try store.write { transaction throws in
             let alice = try transaction.customer("t", "alice")
-            try transaction.upsertTransaction(makeTransaction("old", tenant: "t", customer: nil, signedAt: 1_000))
+            try transaction.saveTransaction(makeTransaction("old", tenant: "t", customer: nil, signedAt: 1_000))
             return alice
         }
         let before = try store.transaction(tenantID: "t", store: 1, originalTransactionID: "old")
         #expect(throws: Boom.self) {
             try store.write { transaction throws in
                 #expect(try transaction.markNotificationProcessed(tenantID: "t", notificationID: "n-1", at: time(1)))
-                try transaction.upsertTransaction(makeTransaction("new", tenant: "t", customer: alice.id))
-                try transaction.upsertTransaction(makeTransaction("old", tenant: "t", customer: nil, signedAt: 9_000))
+                try transaction.saveTransaction(makeTransaction("new", tenant: "t", customer: alice.id))
+                try transaction.saveTransaction(makeTransaction("old", tenant: "t", customer: nil, signedAt: 9_000))
                 try transaction.setTransactionOwner(
                     tenantID: "t", store: 1, originalTransactionID: "old", customerID: alice.id)
                 throw Boom()

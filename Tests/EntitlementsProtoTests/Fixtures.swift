@@ -61,14 +61,18 @@ enum Fixtures {
         Fixture("AppStorePurchase") { appStorePurchase($0) },
         Fixture("PlayStorePurchase") { playStorePurchase($0) },
         Fixture("PurchaseResponse") {
-            unk(PurchaseResponse(customer: customerStatus($0), transferredFromAppUserID: "user-0"), $0)
+            unk(PurchaseResponse(customer: customerStatus($0), transferredFromAppUserID: "user-0",
+                                 result: purchaseResult($0)), $0)
         },
+        Fixture("PurchaseResult") { purchaseResult($0) },
+        Fixture("PurchaseResult#unknownEnums") { purchaseResult($0, 1) },
         Fixture("RestoreRequest") { u in
             unk(RestoreRequest(appUserID: "user-1", appStore: (0..<2).map { appStorePurchase(u, $0) },
                                playStore: (0..<2).map { playStorePurchase(u, $0) }), u)
         },
         Fixture("RestoreResponse") {
-            unk(RestoreResponse(customer: customerStatus($0), transferredFromAppUserIDs: ["user-a", "user-b"]), $0)
+            unk(RestoreResponse(customer: customerStatus($0), transferredFromAppUserIDs: ["user-a", "user-b"],
+                                results: [purchaseResult($0, 0), purchaseResult($0, 1)]), $0)
         },
         Fixture("GrantEntitlementRequest", grantEntitlementRequest),
         Fixture("Grant") { grant($0) },
@@ -91,7 +95,7 @@ enum Fixtures {
         .empty(StatusEvent.self), .empty(StreamStatusRequest.self), .empty(IdentifyRequest.self),
         .empty(IdentifyResponse.self), .empty(SyncStatusRequest.self), .empty(SyncStatusResponse.self),
         .empty(PurchaseRequest.self), .empty(AppStorePurchase.self), .empty(PlayStorePurchase.self),
-        .empty(PurchaseResponse.self), .empty(RestoreRequest.self), .empty(RestoreResponse.self),
+        .empty(PurchaseResponse.self), .empty(PurchaseResult.self), .empty(RestoreRequest.self), .empty(RestoreResponse.self),
         .empty(GrantEntitlementRequest.self), .empty(Grant.self), .empty(RevokeGrantRequest.self),
         .empty(GetCustomerRequest.self), .empty(Customer.self), .empty(Transaction.self),
         .empty(ListCustomerEventsRequest.self), .empty(ListCustomerEventsResponse.self), .empty(CustomerEvent.self),
@@ -165,7 +169,25 @@ enum Fixtures {
             originalPurchaseAt: ts(1_600_000_000, 0, u), expiresAt: ts(1_731_536_000, 0, u),
             revokedAt: ts(1_710_000_000, 0, u), revocationReason: "REFUND_FULL", ownerAppUserID: "user-1",
             ownership: known ? .familyShared : .init(rawValue: 99), willRenew: true, inGracePeriod: true,
-            inBillingRetry: true), u)
+            inBillingRetry: true, renewalProductID: "pro_monthly_\(i)"), u)
+    }
+
+    static func purchaseResult(_ u: Bool, _ i: Int = 0) -> PurchaseResult {
+        let known = i == 0
+        var result = PurchaseResult()
+        result.store = known ? .appStore : Store(rawValue: 99)
+        result.productID = "com.example.pro.\(i)"
+        result.originalTransactionID = "1000-\(i)"
+        result.transactionID = "2000-\(i)"
+        result.environment = known ? .localTesting : StoreEnvironment(rawValue: 99)
+        result.purchasedAt = ts(1_700_000_000, 0, u)
+        result.expiresAt = ts(1_731_536_000, 0, u)
+        result.revokedAt = ts(1_710_000_000, 0, u)
+        result.outcome = known ? .olderThanStored : PurchaseResult.Outcome(rawValue: 99)
+        result.active = true
+        result.entitlementIDs = ["pro", ""]
+        result.transferredFromAppUserID = "user-0"
+        return unk(result, u)
     }
 
     static func customer(_ u: Bool) -> Customer {

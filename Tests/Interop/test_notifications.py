@@ -8,6 +8,7 @@ has `grace_period_days` = GRACE_DAYS; "plain" is a tenant without App Store sett
 
 from __future__ import annotations
 
+import base64
 import http.client
 import json
 import time
@@ -212,10 +213,10 @@ def newest_event(env, tenant: str, user: str):
     return getattr(env, f"{tenant}_admin").all_events(user)[0]
 
 
-def purchased(env, tenant: str, ca, original: str, *args: str):
+def purchased(env, tenant: str, ca, original: str, *args: str, product: str = MONTHLY):
     """A user who purchased `original` (signed two hours ago unless `args` says otherwise)."""
     user = unique_id()
-    token = transaction(ca, original, "--signed-date", "-2h", *args)
+    token = transaction(ca, original, "--signed-date", "-2h", *args, product=product)
     customer = getattr(env, tenant).purchase(user, token).customer
     return user, customer, token
 
@@ -478,7 +479,6 @@ def test_tampered_or_foreign_payloads_are_400(env, ca, other_ca, via):
     header, body, signature = token.split(".")
     claims = payload(token)
     claims["notificationType"] = "DID_RENEW"
-    import base64
     forged = base64.urlsafe_b64encode(json.dumps(claims).encode()).rstrip(b"=").decode()
     status, text = post(env, "a", f"{header}.{forged}.{signature}", via)
     assert status == 400, text
@@ -612,6 +612,106 @@ def test_refund_of_an_older_period_does_not_revoke_the_newer_paid_one(env, ca):
     synced = env.a.sync(user)
     assert synced.status.state == ACTIVE, "refunding an older period revoked the current paid one"
     assert ts_millis(only_entitlement(synced).expires_at) == current_end_ms
+    # Apple reverses that refund: the old period, unrevoked and signed later still, leaves the current one alone.
+    reinstated = transaction(ca, original, "--transaction-id", original + "1", "--purchase-date", "-31d",
+                             "--expires", current_start)
+    post_ok(env, "a", notification(ca, "REFUND_REVERSED", transaction=reinstated))
+    synced = env.a.sync(user)
+    assert synced.status.state == ACTIVE, "reversing an older period's refund rolled the subscription back"
+    assert ts_millis(only_entitlement(synced).expires_at) == current_end_ms
+
+
+def test_a_retried_notification_applies_its_renewal_state_after_a_later_signed_device_copy(env, ca):
+    """Apple keeps a retried notification's signedDate. If the app presented the same transaction (signed later by
+    StoreKit) in between, the notification's transaction data is older, but its renewal info is still news."""
+    original = new_original_id()
+    purchase_date, _ = at(-DAY_MS)
+    expires, expires_ms = at(29 * DAY_MS)
+    same = ("--purchase-date", purchase_date, "--expires", expires)
+    # Apple signed the notification half an hour ago; its first delivery failed.
+    late = notification(ca, "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED",
+                        transaction=transaction(ca, original, *same, "--signed-date", "-30m"),
+                        renewal=renewal_info(ca, original, "--auto-renew", "off", "--signed-date", "-30m"),
+                        extra=("--signed-date", "-30m"))
+    user = unique_id()
+    first = env.a.purchase(user, transaction(ca, original, *same)).customer
+    assert only_entitlement(first).will_renew
+    post_ok(env, "a", late, "applied to", user)
+    synced = env.a.sync(user)
+    entitlement = only_entitlement(synced)
+    assert synced.status.state == ACTIVE and ts_millis(entitlement.expires_at) == expires_ms
+    assert not entitlement.will_renew, "the retried notification's auto-renew change was lost"
+
+
+def test_the_transaction_upgraded_away_from_never_grants_or_replaces_the_upgrade(env, ca):
+    original = new_original_id()
+    user, _, _ = purchased(env, "a", ca, original, "--purchase-date", "-10d", "--expires", "+20d")
+    upgrade = transaction(ca, original, "--transaction-id", original + "2", "--purchase-date", "-1m",
+                          "--expires", "+30d", "--signed-date", "-1m", product=PREMIUM_MONTHLY)
+    post_ok(env, "a", notification(ca, "DID_CHANGE_RENEWAL_PREF", "UPGRADE", transaction=upgrade,
+                                   renewal=renewal_info(ca, original, product=PREMIUM_MONTHLY)), "applied to")
+    # The device still holds the old plan's transaction, now marked isUpgraded and signed after the upgrade.
+    upgraded_away = transaction(ca, original, "--purchase-date", "-10d", "--expires", "+20d", "--upgraded")
+    assert payload(upgraded_away)["isUpgraded"] is True
+    result = env.a.purchase(user, upgraded_away)
+    assert entitlement_ids(result.customer) == ["premium"], "the old plan replaced the upgrade"
+    assert result.result.outcome == 4  # OLDER_THAN_STORED
+    # On its own, the upgraded-away transaction grants nothing.
+    alone = env.a.purchase(unique_id(), transaction(ca, new_original_id(), "--upgraded"))
+    assert alone.customer.status.state == INACTIVE and not alone.result.active
+
+
+def sign_jws(ca: SigningCA, claims: dict) -> str:
+    """A compact ES256 JWS of `claims` with the CA's leaf, the way Apple signs: x5c = leaf, intermediate, root."""
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+    from cryptography.x509 import load_pem_x509_certificate
+
+    def b64url(data: bytes) -> str:
+        return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+    chain = [load_pem_x509_certificate((ca.dir / name).read_bytes()) for name in
+             ("leaf.pem", "intermediate.pem", "root.pem")]
+    x5c = [base64.b64encode(c.public_bytes(serialization.Encoding.DER)).decode() for c in chain]
+    header = b64url(json.dumps({"alg": "ES256", "x5c": x5c}).encode())
+    body = b64url(json.dumps(claims).encode())
+    key = serialization.load_pem_private_key((ca.dir / "leaf-key.pem").read_bytes(), password=None)
+    r, s_ = decode_dss_signature(key.sign(f"{header}.{body}".encode(), ec.ECDSA(hashes.SHA256())))
+    return f"{header}.{body}.{b64url(r.to_bytes(32, 'big') + s_.to_bytes(32, 'big'))}"
+
+
+def test_external_purchase_token_notification_is_acknowledged(env, ca):
+    claims = {
+        "notificationType": "EXTERNAL_PURCHASE_TOKEN", "subtype": "UNREPORTED", "version": "2.0",
+        "notificationUUID": f"ept-{unique_id()}", "signedDate": now_ms(),
+        "externalPurchaseToken": {"externalPurchaseId": f"SANDBOX_{unique_id()}", "tokenCreationDate": now_ms(),
+                                  "appAppleId": 55555, "bundleId": BUNDLE_ID},
+    }
+    post_ok(env, "a", sign_jws(ca, claims), "EXTERNAL_PURCHASE_TOKEN/UNREPORTED: recorded")
+    # A production token (no SANDBOX prefix) is from an environment this Sandbox tenant does not accept.
+    claims["notificationUUID"] = f"ept-{unique_id()}"
+    claims["externalPurchaseToken"]["externalPurchaseId"] = unique_id()
+    status, text = post(env, "a", sign_jws(ca, claims))
+    assert status == 400 and "Production" in text, (status, text)
+
+
+def test_renewal_info_for_another_purchase_is_refused_naming_both(env, ca):
+    original, other = new_original_id(), new_original_id()
+    token = notification(ca, "DID_RENEW", transaction=transaction(ca, original),
+                         renewal=renewal_info(ca, other))
+    status, text = post(env, "a", token)
+    assert status == 400 and original in text and other in text, (status, text)
+
+
+def test_a_genuine_notification_for_an_unmapped_product_is_acknowledged_without_effect(env, ca):
+    user = unique_id()
+    identified = env.a.identify(user)
+    unmapped = ca.sign("com.example.not.in.settings", "--type", "non-consumable",
+                       "--app-account-token", identified.app_account_token)
+    text = post_ok(env, "a", notification(ca, "ONE_TIME_CHARGE", transaction=unmapped), "recorded without effect")
+    assert "com.example.not.in.settings" in text
+    assert env.a.sync(user).version == identified.customer.version
 
 
 # --------------------------------------------------------------------------------------------------
@@ -696,13 +796,22 @@ def test_downgrade_waits_for_the_next_renewal(env, ca):
     same = transaction(ca, original, "--transaction-id", original + "1", "--purchase-date", purchase_date,
                        "--expires", expires, product=PREMIUM_MONTHLY)
     renewal = renewal_info(ca, original, "--auto-renew-product", MONTHLY, product=PREMIUM_MONTHLY)
-    post_ok(env, "a", notification(ca, "DID_CHANGE_RENEWAL_PREF", "DOWNGRADE", transaction=same, renewal=renewal))
-    stream.expect_quiet(0.5)
+    post_ok(env, "a", notification(ca, "DID_CHANGE_RENEWAL_PREF", "DOWNGRADE", transaction=same, renewal=renewal),
+            "applied to", user)
+    # Recorded and pushed as news about the customer, with the entitlements unchanged.
+    event = stream.next()
+    assert event.kind == CUSTOMER_INFO_CHANGED, event
+    assert event.reason == "DID_CHANGE_RENEWAL_PREF/DOWNGRADE"
+    assert entitlement_ids(event.customer) == ["premium"]
     synced = env.a.sync(user)
     assert synced.status.state == ACTIVE
     assert entitlement_ids(synced) == ["premium"], "a downgrade switched the entitlement before the renewal"
     assert ts_millis(only_entitlement(synced).expires_at) == expires_ms
     assert only_entitlement(synced).will_renew
+    # The pending change is visible to admin tools, and the app presenting its current purchase keeps it.
+    assert stored_transaction(env, user, original).renewal_product_id == MONTHLY
+    env.a.purchase(user, same)
+    assert stored_transaction(env, user, original).renewal_product_id == MONTHLY
     # At the renewal, Apple's DID_RENEW carries a transaction for the lower product.
     renewed = transaction(ca, original, "--transaction-id", original + "2", "--purchase-date", "-1m",
                           "--expires", "+30d", product=MONTHLY)
@@ -715,6 +824,27 @@ def test_downgrade_waits_for_the_next_renewal(env, ca):
     assert after.status.state == ACTIVE and entitlement_ids(after) == ["pro"]
     assert ts_millis(only_entitlement(after).expires_at) == payload(renewed)["expiresDate"]
     assert newest_event(env, "a", user).reason == "DID_RENEW"
+    assert stored_transaction(env, user, original).renewal_product_id == ""
+
+
+def test_a_cancelled_downgrade_is_no_longer_pending(env, ca):
+    original = new_original_id()
+    user, _, current = purchased(env, "a", ca, original, "--purchase-date", "-1d", "--expires", "+29d",
+                                 product=PREMIUM_MONTHLY)
+    lower = renewal_info(ca, original, "--auto-renew-product", MONTHLY, product=PREMIUM_MONTHLY)
+    post_ok(env, "a", notification(ca, "DID_CHANGE_RENEWAL_PREF", "DOWNGRADE", transaction=current, renewal=lower))
+    assert stored_transaction(env, user, original).renewal_product_id == MONTHLY
+    # The user goes back to the current product before the renewal: Apple sends the preference without a subtype.
+    same = renewal_info(ca, original, "--auto-renew-product", PREMIUM_MONTHLY, product=PREMIUM_MONTHLY)
+    post_ok(env, "a", notification(ca, "DID_CHANGE_RENEWAL_PREF", transaction=current, renewal=same), "applied to")
+    assert stored_transaction(env, user, original).renewal_product_id == ""
+    assert entitlement_ids(env.a.sync(user)) == ["premium"]
+
+
+def stored_transaction(env, user: str, original: str):
+    transactions = [t for t in env.a_admin.customer(user).transactions if t.original_transaction_id == original]
+    assert len(transactions) == 1, transactions
+    return transactions[0]
 
 
 def test_revoke_withdraws_family_shared_access_at_once(env, ca):

@@ -279,10 +279,10 @@ def test_an_older_signed_date_after_a_newer_one_changes_nothing(env, ca):
 def test_a_newer_signed_date_after_an_older_one_applies(env, ca):
     user = unique_id()
     original = f"2001{int(time.time() * 1000) % 10**12:012d}"
-    older = ca.sign(MONTHLY, "--original-transaction-id", original, "--purchase-date", "-40d", "--expires", "-10d",
-                    "--signed-date", "-39d")
+    # StoreKit signs each copy when it hands it out: the older period here was signed after the newer one.
+    older = ca.sign(MONTHLY, "--original-transaction-id", original, "--purchase-date", "-40d", "--expires", "-10d")
     newer = ca.sign(MONTHLY, "--original-transaction-id", original, "--transaction-id", original + "9",
-                    "--purchase-date", "-1d", "--expires", "+29d")
+                    "--purchase-date", "-1d", "--expires", "+29d", "--signed-date", "-1h")
     first = env.a.purchase(user, older).customer
     assert first.status.state == INACTIVE and active_ids(first) == []
     after = env.a.purchase(user, newer).customer
@@ -586,14 +586,85 @@ def test_restore_attaches_everything_and_names_previous_owners(env, ca):
     assert list(again.transferred_from_app_user_ids) == []
 
 
+OUTCOME = {"NEW": 1, "UPDATED": 2, "UNCHANGED": 3, "OLDER_THAN_STORED": 4}
+SANDBOX = 2
+
+
+def outcome_names(results) -> list[str]:
+    names = {value: name for name, value in OUTCOME.items()}
+    return [names.get(result.outcome, str(result.outcome)) for result in results]
+
+
+def test_restore_reports_each_token_in_request_order(env, ca):
+    owner, user = unique_id("owner"), unique_id()
+    owned = ca.sign(MONTHLY, "--signed-date", "-1h")
+    env.a.purchase(owner, owned)
+    original = f"2003{int(time.time() * 1000) % 10**12:012d}"
+    current = ca.sign(MONTHLY, "--original-transaction-id", original, "--transaction-id", original + "2",
+                      "--purchase-date", "-1d", "--expires", "+29d", "--signed-date", "-1m")
+    earlier = ca.sign(MONTHLY, "--original-transaction-id", original, "--purchase-date", "-31d",
+                      "--expires", "-1d", "--signed-date", "-31d")
+    tokens = [
+        owned,
+        ca.sign(LIFETIME, "--type", "non-consumable"),
+        ca.sign(COINS, "--type", "consumable"),
+        ca.sign(MONTHLY, "--purchase-date", "-40d", "--expires", "-10d"),
+        current,
+        earlier,
+        current,
+    ]
+    response = env.a.restore(user, tokens)
+    results = list(response.results)
+    assert [r.original_transaction_id for r in results] == [original_id(t) for t in tokens]
+    assert [r.transaction_id for r in results] == [payload(t)["transactionId"] for t in tokens]
+    assert [r.product_id for r in results] == [MONTHLY, LIFETIME, COINS, MONTHLY, MONTHLY, MONTHLY, MONTHLY]
+    assert outcome_names(results) == ["UNCHANGED", "NEW", "NEW", "NEW", "NEW", "OLDER_THAN_STORED", "UNCHANGED"]
+    assert [r.active for r in results] == [True, True, False, False, True, True, True]
+    assert [list(r.entitlement_ids) for r in results] == [["pro"], ["premium"], [], ["pro"], ["pro"], ["pro"], ["pro"]]
+    assert [r.transferred_from_app_user_id for r in results] == [owner, "", "", "", "", "", ""]
+    assert all(r.store == APP_STORE_SOURCE and r.environment == SANDBOX for r in results)
+    # Dates are the token's own, to the millisecond.
+    for result, token in zip(results, tokens):
+        claims = payload(token)
+        assert ts_millis(result.purchased_at) == claims["purchaseDate"]
+        assert (ts_millis(result.expires_at) if result.HasField("expires_at") else None) == claims.get("expiresDate")
+        assert not result.HasField("revoked_at")
+    assert list(response.transferred_from_app_user_ids) == [owner]
+    # The same restore again: every token is already known, nothing moves.
+    again = env.a.restore(user, tokens)
+    assert outcome_names(again.results) == ["UNCHANGED", "UNCHANGED", "UNCHANGED", "UNCHANGED", "UNCHANGED",
+                                            "OLDER_THAN_STORED", "UNCHANGED"]
+    assert [r.transferred_from_app_user_id for r in again.results] == [""] * len(tokens)
+    assert again.customer.version == response.customer.version
+
+
+def test_purchase_reports_what_it_made_of_the_token(env, ca):
+    user = unique_id()
+    original = f"2004{int(time.time() * 1000) % 10**12:012d}"
+    older = ca.sign(MONTHLY, "--original-transaction-id", original, "--signed-date", "-1h")
+    newer = ca.sign(MONTHLY, "--original-transaction-id", original, "--transaction-id", original + "2",
+                    "--expires", "+60d")
+    first = env.a.purchase(user, older).result
+    assert (first.outcome, first.active, first.product_id) == (OUTCOME["NEW"], True, MONTHLY)
+    assert first.original_transaction_id == original
+    assert env.a.purchase(user, older).result.outcome == OUTCOME["UNCHANGED"]
+    assert env.a.purchase(user, newer).result.outcome == OUTCOME["UPDATED"]
+    stale = env.a.purchase(user, older).result
+    assert stale.outcome == OUTCOME["OLDER_THAN_STORED"]
+    assert ts_millis(stale.expires_at) == payload(older)["expiresDate"], "the result describes the token sent"
+    refunded = env.a.purchase(user, ca.sign(LIFETIME, "--type", "non-consumable", "--revocation-date", "-1m")).result
+    assert (refunded.outcome, refunded.active) == (OUTCOME["NEW"], False)
+    assert refunded.HasField("revoked_at")
+
+
 @pytest.mark.parametrize("newer_first", [True, False])
 def test_restore_with_two_versions_of_one_transaction_keeps_the_newest(env, ca, newer_first):
     user = unique_id()
     original = f"2002{int(time.time() * 1000) % 10**12:012d}{int(newer_first)}"
-    older = ca.sign(MONTHLY, "--original-transaction-id", original, "--purchase-date", "-40d", "--expires", "-10d",
-                    "--signed-date", "-39d")
+    # StoreKit signs each copy when it hands it out: the older period here was signed after the newer one.
+    older = ca.sign(MONTHLY, "--original-transaction-id", original, "--purchase-date", "-40d", "--expires", "-10d")
     newer = ca.sign(MONTHLY, "--original-transaction-id", original, "--transaction-id", original + "9",
-                    "--purchase-date", "-1d", "--expires", "+29d")
+                    "--purchase-date", "-1d", "--expires", "+29d", "--signed-date", "-1h")
     tokens = [newer, older] if newer_first else [older, newer]
     customer = env.a.restore(user, tokens).customer
     assert customer.status.state == ACTIVE and active_ids(customer) == ["pro"]

@@ -18,7 +18,8 @@ public struct NotificationPayload: SignedPayload, Hashable {
 
     public var effectiveDate: Int64? { signedDate }
     public var claimedEnvironment: String? {
-        data?.environment?.rawValue ?? summary?.environment?.rawValue ?? appData?.environment?.rawValue
+        data?.environment?.rawValue ?? summary?.environment?.rawValue ?? externalPurchaseToken?.environment.rawValue
+            ?? appData?.environment?.rawValue
     }
 }
 
@@ -55,6 +56,11 @@ public struct ExternalPurchaseToken: Sendable, Hashable, Decodable {
     @Milliseconds public var tokenCreationDate: Int64?
     public var appAppleId: Int64?
     public var bundleId: String?
+
+    /// Sandbox when `externalPurchaseId` starts with `SANDBOX`, else Production (the token has no environment field).
+    public var environment: AppStoreEnvironment {
+        externalPurchaseId?.hasPrefix("SANDBOX") == true ? .sandbox : .production
+    }
 }
 
 /// `appData`: app-level notifications.

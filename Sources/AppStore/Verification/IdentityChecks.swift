@@ -31,9 +31,8 @@ extension SignedDataVerifier {
             (bundleID, appAppleID, environment, source) =
                 (summary.bundleId, summary.appAppleId, summary.environment?.rawValue, "summary")
         } else if let token = notification.externalPurchaseToken {
-            let sandbox = token.externalPurchaseId?.hasPrefix("SANDBOX") == true
-            (bundleID, appAppleID, source) = (token.bundleId, token.appAppleId, "externalPurchaseToken")
-            environment = (sandbox ? AppStoreEnvironment.sandbox : .production).rawValue
+            (bundleID, appAppleID, environment, source) =
+                (token.bundleId, token.appAppleId, token.environment.rawValue, "externalPurchaseToken")
         } else if let appData = notification.appData {
             (bundleID, appAppleID, environment, source) =
                 (appData.bundleId, appData.appAppleId, appData.environment?.rawValue, "appData")

@@ -5,13 +5,36 @@ public struct StorePurchaseOutcome: Sendable, Hashable {
     public var state: CustomerState
     /// Canonical IDs of the customers the purchases were taken from (transfer policy), in order.
     public var transferredFrom: [String]
+    /// One per transaction given, in the same order.
+    public var purchases: [AppliedStorePurchase]
+}
+
+/// What one transaction given to Purchase or Restore did.
+public struct AppliedStorePurchase: Sendable, Hashable {
+    /// How the transaction relates to what was stored before.
+    public enum Outcome: Sendable, Hashable {
+        /// Never seen before.
+        case new
+        /// Newer than what was stored: applied.
+        case updated
+        /// The data stored already: nothing changed (the owner aside).
+        case unchanged
+        /// Signed before the data stored for the purchase, which stands (the owner aside).
+        case olderThanStored
+    }
+
+    public var outcome: Outcome
+    /// The purchase, as stored after the call, grants its entitlements now.
+    public var grantsAccess: Bool
+    /// Canonical ID of the customer the purchase was taken from, if this call moved it.
+    public var transferredFrom: String?
 }
 
 extension CustomerEngine {
     /// Attaches verified store transactions to a customer (created if new), applying the transfer policy.
     ///
-    /// Data never moves backwards: per original transaction the newest signed data wins, so an older token changes
-    /// nothing but its owner. Presenting the same data again changes nothing at all (no event, same version).
+    /// Data never moves backwards (``PurchaseVersions``): an older token changes nothing but its owner. Presenting
+    /// the same data again changes nothing at all (no event, same version).
     /// Each customer whose purchases changed gets one event, in the same transaction.
     public func applyStorePurchases(
         tenantID: String, appUserID: String, transactions: [TransactionRecord], cause: EventCause,
@@ -25,33 +48,44 @@ extension CustomerEngine {
                 committed: &committed)
             var changed = false
             var previousOwners: [Int64] = []
+            var outcomes: [(outcome: AppliedStorePurchase.Outcome, from: Int64?)] = []
             for record in transactions {
                 let stored = try transaction.transaction(
                     tenantID: tenantID, store: record.store, originalTransactionID: record.originalTransactionID)
-                if let owner = stored?.customerID, owner != customer.id {
+                var from: Int64?
+                if let stored, let owner = stored.customerID, owner != customer.id {
                     try Self.checkTransfer(
-                        transaction, tenantID: tenantID, from: owner, record: stored!, policy: policy, at: now)
-                    try transaction.setTransactionOwner(
-                        tenantID: tenantID, store: record.store, originalTransactionID: record.originalTransactionID,
-                        customerID: customer.id)
+                        transaction, tenantID: tenantID, from: owner, record: stored, policy: policy, at: now)
                     if !previousOwners.contains(owner) { previousOwners.append(owner) }
-                    changed = true
-                } else if stored != nil, stored?.customerID == nil {
-                    try transaction.setTransactionOwner(
-                        tenantID: tenantID, store: record.store, originalTransactionID: record.originalTransactionID,
-                        customerID: customer.id)
-                    changed = true
+                    from = owner
                 }
                 var incoming = record
                 incoming.customerID = customer.id
-                if let stored { incoming = Self.keepingRenewalState(of: stored, in: incoming) }
-                if let stored, Self.sameData(stored, incoming) { continue }
-                if try transaction.upsertTransaction(incoming) { changed = true }
+                let merged = PurchaseVersions.merge(stored: stored, incoming: incoming)
+                if stored.map({ $0.customerID != customer.id || !PurchaseVersions.sameData($0, merged) }) ?? true {
+                    changed = true
+                }
+                if merged != stored { try transaction.saveTransaction(merged) }
+                let outcome: AppliedStorePurchase.Outcome =
+                    if let stored {
+                        if !PurchaseVersions.supersedes(incoming, stored) {
+                            .olderThanStored
+                        } else if PurchaseVersions.sameData(stored, merged) {
+                            .unchanged
+                        } else {
+                            .updated
+                        }
+                    } else {
+                        .new
+                    }
+                outcomes.append((outcome, from))
             }
             var transferredFrom: [String] = []
+            var appUserIDs: [Int64: String] = [:]
             for owner in previousOwners {
                 guard let previous = try transaction.snapshot(tenantID: tenantID, customerID: owner) else { continue }
                 transferredFrom.append(previous.customer.appUserID)
+                appUserIDs[owner] = previous.customer.appUserID
                 committed.append(
                     try self.recordChange(
                         transaction, tenantID: tenantID, customerID: owner, cause: .transferredOut,
@@ -71,7 +105,21 @@ extension CustomerEngine {
                 throw DomainError.internalError("customer \(customer.id) vanished inside its own transaction")
             }
             let state = CachedCustomer(snapshot: snapshot, now: now).state(at: now)
-            return (StorePurchaseOutcome(state: state, transferredFrom: transferredFrom), committed)
+            var purchases: [AppliedStorePurchase] = []
+            for (record, applied) in zip(transactions, outcomes) {
+                let stored = try transaction.transaction(
+                    tenantID: tenantID, store: record.store, originalTransactionID: record.originalTransactionID)
+                let grants = stored.map {
+                    StatusCalculator.status(of: EntitlementCandidate.candidates(of: $0), at: now).isActive
+                }
+                purchases.append(
+                    AppliedStorePurchase(
+                        outcome: applied.outcome, grantsAccess: grants ?? false,
+                        transferredFrom: applied.from.flatMap { appUserIDs[$0] }))
+            }
+            return (
+                StorePurchaseOutcome(state: state, transferredFrom: transferredFrom, purchases: purchases), committed
+            )
         }
     }
 
@@ -96,31 +144,6 @@ extension CustomerEngine {
             }
         }
     }
-
-    /// The same store data presented again: the owner, bookkeeping times and the signature date aside (a
-    /// re-signed copy of unchanged data is not a change).
-    static func sameData(_ lhs: TransactionRecord, _ rhs: TransactionRecord) -> Bool {
-        var left = lhs
-        let right = rhs
-        left.updatedAt = right.updatedAt
-        left.customerID = right.customerID
-        left.signedAt = right.signedAt
-        return left == right
-    }
-
-    /// A transaction from a device carries no renewal info: what the store told us about renewal (auto-renew off,
-    /// grace period, billing retry) stands. The intent to renew outlives periods; grace and retry belong to the
-    /// period they were reported for.
-    static func keepingRenewalState(of stored: TransactionRecord, in incoming: TransactionRecord) -> TransactionRecord {
-        var merged = incoming
-        merged.willRenew = stored.willRenew && incoming.revokedAt == nil
-        if stored.transactionID == incoming.transactionID {
-            merged.inGracePeriod = stored.inGracePeriod
-            merged.inBillingRetry = stored.inBillingRetry
-            merged.gracePeriodExpiresAt = stored.gracePeriodExpiresAt
-        }
-        return merged
-    }
 }
 
 /// What applying a store notification did.
@@ -136,7 +159,8 @@ public enum StoreNotificationOutcome: Sendable, Hashable {
 
 extension CustomerEngine {
     /// Applies a verified store notification, once per notification ID, in one transaction: the purchase's newest
-    /// data replaces older data (never the reverse) and its owner, if any, gets one event with `reason`.
+    /// data replaces older data, never the reverse (``PurchaseVersions``), and its owner, if any, gets one event
+    /// with `reason`.
     public func applyStoreNotification(
         tenantID: String, notificationID: String, transaction record: TransactionRecord?, reason: String
     ) async throws(DomainError) -> StoreNotificationOutcome {
@@ -156,36 +180,13 @@ extension CustomerEngine {
                 record.customerID = owner
                 attributed = true
             }
-            // A refund of an earlier period leaves the paid period that followed it alone.
-            if let stored, record.revokedAt != nil, record.transactionID != stored.transactionID,
-                let refundedEnd = record.expiresAt, refundedEnd <= stored.purchasedAt
-            {
-                if attributed, let owner = record.customerID {
-                    try transaction.setTransactionOwner(
-                        tenantID: tenantID, store: stored.store, originalTransactionID: stored.originalTransactionID,
-                        customerID: owner)
-                    let change = try self.recordChange(
-                        transaction, tenantID: tenantID, customerID: owner, cause: .appStoreNotification,
-                        reason: reason, reference: record.originalTransactionID, at: now)
-                    return (.applied(appUserID: change.snapshot.customer.appUserID, changed: true), [change])
-                }
-                let owner = try stored.customerID.flatMap { id throws in
-                    try transaction.snapshot(tenantID: tenantID, customerID: id)?.customer.appUserID
-                }
-                return (owner.map { .applied(appUserID: $0, changed: false) } ?? .recorded, [])
-            }
-            var wrote = try transaction.upsertTransaction(record)
-            if !wrote, attributed, let owner = record.customerID {
-                // Older data than stored, but the owner is news: attach the stored purchase.
-                try transaction.setTransactionOwner(
-                    tenantID: tenantID, store: record.store, originalTransactionID: record.originalTransactionID,
-                    customerID: owner)
-                wrote = true
-            }
-            guard let owner = record.customerID,
+            // An earlier period (its refund, its reversal) or an upgraded-away plan leaves the current one alone.
+            let merged = PurchaseVersions.merge(stored: stored, incoming: record)
+            if merged != stored { try transaction.saveTransaction(merged) }
+            guard let owner = merged.customerID,
                 let snapshot = try transaction.snapshot(tenantID: tenantID, customerID: owner)
             else { return (.recorded, []) }
-            guard wrote, attributed || (stored.map({ !Self.sameData($0, record) }) ?? true) else {
+            guard attributed || (stored.map({ !PurchaseVersions.sameData($0, merged) }) ?? true) else {
                 return (.applied(appUserID: snapshot.customer.appUserID, changed: false), [])
             }
             let change = try self.recordChange(

@@ -77,6 +77,28 @@ import Testing
             harness, "bob", [record(harness, original: "lapsed", expiresIn: -5)], policy: .transferIfNoActive)
         #expect(moved.transferredFrom == ["carol"])
     }
+
+    @Test func eachTransactionReportsHowItRelatesToWhatWasStored() async throws {
+        let harness = try EngineHarness()
+        let now = harness.now.milliseconds
+        _ = try await purchase(harness, "alice", [record(harness, original: "alices", signedAt: now)])
+        _ = try await purchase(harness, "bob", [record(harness, original: "stored", signedAt: now)])
+        let restored = try await purchase(
+            harness, "bob",
+            [
+                record(harness, original: "fresh"),
+                record(harness, original: "fresh"),
+                record(harness, original: "stored", signedAt: now + 5, expiresIn: 90_000),
+                record(harness, original: "stored", signedAt: now - 5),
+                record(harness, original: "alices", signedAt: now),
+                record(harness, original: "lapsed", expiresIn: -1),
+            ], cause: .restore)
+        #expect(
+            restored.purchases.map(\.outcome) == [.new, .unchanged, .updated, .olderThanStored, .unchanged, .new])
+        #expect(restored.purchases.map(\.grantsAccess) == [true, true, true, true, true, false])
+        #expect(restored.purchases.map(\.transferredFrom) == [nil, nil, nil, nil, "alice", nil])
+        #expect(restored.transferredFrom == ["alice"])
+    }
 }
 
 @Suite struct AppAccountTokenAttributionTests {

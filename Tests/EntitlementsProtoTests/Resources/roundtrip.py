@@ -119,6 +119,32 @@ def restore_request(u):
     return unk(m, u)
 
 
+def purchase_result(u, i=0):
+    known = i == 0
+    m = es.PurchaseResult(
+        store=st.APP_STORE if known else 99, product_id=f"com.example.pro.{i}", original_transaction_id=f"1000-{i}",
+        transaction_id=f"2000-{i}", environment=st.LOCAL_TESTING if known else 99,
+        outcome=es.PurchaseResult.OLDER_THAN_STORED if known else 99, active=True, entitlement_ids=["pro", ""],
+        transferred_from_app_user_id="user-0")
+    m.purchased_at.CopyFrom(ts(1_700_000_000, 0, u))
+    m.expires_at.CopyFrom(ts(1_731_536_000, 0, u))
+    m.revoked_at.CopyFrom(ts(1_710_000_000, 0, u))
+    return unk(m, u)
+
+
+def purchase_response(u):
+    m = with_customer(es.PurchaseResponse, u, transferred_from_app_user_id="user-0")
+    m.result.CopyFrom(purchase_result(u))
+    return m
+
+
+def restore_response(u):
+    m = with_customer(es.RestoreResponse, u, transferred_from_app_user_ids=["user-a", "user-b"])
+    for i in range(2):
+        m.results.add().CopyFrom(purchase_result(u, i))
+    return m
+
+
 def grant_entitlement_request(u):
     m = ad.GrantEntitlementRequest(app_user_id="user-1", entitlement_id="pro", reason="support ticket 42",
                                    idempotency_key="key-1")
@@ -146,10 +172,10 @@ def transaction(u, i=0):
     known = i == 0
     m = ad.Transaction(
         store=st.PLAY_STORE if known else 99, product_id=f"pro_yearly_{i}", original_transaction_id=f"1000-{i}",
-        transaction_id=f"2000-{i}", environment=ad.Transaction.SANDBOX if known else 99,
+        transaction_id=f"2000-{i}", environment=st.SANDBOX if known else 99,
         revocation_reason="REFUND_FULL", owner_app_user_id="user-1",
         ownership=ad.Transaction.FAMILY_SHARED if known else 99, will_renew=True, in_grace_period=True,
-        in_billing_retry=True)
+        in_billing_retry=True, renewal_product_id=f"pro_monthly_{i}")
     m.purchased_at.CopyFrom(ts(1_700_000_000, 0, u))
     m.original_purchase_at.CopyFrom(ts(1_600_000_000, 0, u))
     m.expires_at.CopyFrom(ts(1_731_536_000, 0, u))
@@ -208,12 +234,11 @@ def cases():
         "PurchaseRequest#emptyAppStore": (es.PurchaseRequest, lambda u: purchase_request(u, "empty")),
         "AppStorePurchase": (es.AppStorePurchase, app_store_purchase),
         "PlayStorePurchase": (es.PlayStorePurchase, play_store_purchase),
-        "PurchaseResponse": (es.PurchaseResponse,
-                             lambda u: with_customer(es.PurchaseResponse, u, transferred_from_app_user_id="user-0")),
+        "PurchaseResponse": (es.PurchaseResponse, purchase_response),
+        "PurchaseResult": (es.PurchaseResult, purchase_result),
+        "PurchaseResult#unknownEnums": (es.PurchaseResult, lambda u: purchase_result(u, 1)),
         "RestoreRequest": (es.RestoreRequest, restore_request),
-        "RestoreResponse": (es.RestoreResponse,
-                            lambda u: with_customer(es.RestoreResponse, u,
-                                                    transferred_from_app_user_ids=["user-a", "user-b"])),
+        "RestoreResponse": (es.RestoreResponse, restore_response),
         "GrantEntitlementRequest": (ad.GrantEntitlementRequest, grant_entitlement_request),
         "Grant": (ad.Grant, grant),
         "Grant#epochTimestamps": (ad.Grant, grant_epoch_timestamps),

@@ -1,0 +1,49 @@
+public import EntitlementStorage
+
+/// Which version of one store purchase (tenant, store, original transaction) is current, whatever order devices and
+/// notifications deliver them in.
+///
+/// A subscription's periods share one original transaction, and each copy of a period is signed when it is handed
+/// out: a restore may present an old period signed after the current one. So the two halves of a record have their
+/// own clocks:
+/// - transaction data: a later period (later purchase date) replaces an earlier one, whenever each was signed;
+///   within one transaction the later signature wins; a transaction the user upgraded away from never replaces
+///   another one.
+/// - renewal state (auto-renew, pending product, grace period, billing retry): the newest word wins, Apple's renewal
+///   info as of its signature, a period seen without renewal info as of its purchase (a renewal means auto-renew
+///   was on and billing worked).
+public enum PurchaseVersions {
+    /// The record to store when `incoming` arrives and `stored` is held. The owner is `incoming`'s.
+    public static func merge(stored: TransactionRecord?, incoming: TransactionRecord) -> TransactionRecord {
+        let stored = stored ?? incoming
+        var merged = supersedes(incoming, stored) ? incoming : stored
+        merged.customerID = incoming.customerID
+        let renewal = incoming.renewalStateAsOf >= stored.renewalStateAsOf ? incoming : stored
+        merged.willRenew = renewal.willRenew && merged.revokedAt == nil
+        merged.renewalProductID = renewal.renewalProductID == merged.productID ? "" : renewal.renewalProductID
+        merged.inGracePeriod = renewal.inGracePeriod
+        merged.inBillingRetry = renewal.inBillingRetry
+        merged.gracePeriodExpiresAt = renewal.gracePeriodExpiresAt
+        merged.renewalStateAsOf = renewal.renewalStateAsOf
+        return merged
+    }
+
+    /// `incoming`'s transaction data replaces `stored`'s.
+    public static func supersedes(_ incoming: TransactionRecord, _ stored: TransactionRecord) -> Bool {
+        if incoming.transactionID == stored.transactionID { return incoming.signedAt >= stored.signedAt }
+        if incoming.isUpgraded != stored.isUpgraded { return stored.isUpgraded }
+        if incoming.purchasedAt != stored.purchasedAt { return incoming.purchasedAt > stored.purchasedAt }
+        return incoming.signedAt >= stored.signedAt
+    }
+
+    /// The same purchase data: the owner and bookkeeping aside (a re-signed copy of unchanged data, or renewal info
+    /// that repeats what was known, is not a change).
+    public static func sameData(_ lhs: TransactionRecord, _ rhs: TransactionRecord) -> Bool {
+        var left = lhs
+        left.updatedAt = rhs.updatedAt
+        left.customerID = rhs.customerID
+        left.signedAt = rhs.signedAt
+        left.renewalStateAsOf = rhs.renewalStateAsOf
+        return left == rhs
+    }
+}

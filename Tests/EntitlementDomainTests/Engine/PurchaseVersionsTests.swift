@@ -1,0 +1,118 @@
+import EntitlementDomain
+import EntitlementStorage
+import Testing
+
+@Suite struct PurchaseVersionsTests {
+    private static let day: Int64 = 86_400_000
+
+    /// Period `n` of a monthly subscription (purchased on day 30n, expiring 30 days later), signed on `signedDay`,
+    /// as a device presents it: no renewal info, so its renewal state is as of its purchase.
+    private func period(_ n: Int64, signedDay: Int64, product: String = "monthly") -> TransactionRecord {
+        let purchased = UnixTime(milliseconds: 30 * n * Self.day)
+        return TransactionRecord(
+            tenantID: "t", store: TransactionRecord.Store.appStore, originalTransactionID: "1000",
+            transactionID: "100\(n)", customerID: 7, productID: product, productType: "Auto-Renewable Subscription",
+            entitlementIDs: ["pro"], environment: "Sandbox", purchasedAt: purchased,
+            originalPurchaseAt: UnixTime(milliseconds: 0),
+            expiresAt: UnixTime(milliseconds: purchased.milliseconds + 30 * Self.day), revokedAt: nil,
+            revocationReason: "", ownership: "PURCHASED", willRenew: true, inGracePeriod: false, inBillingRetry: false,
+            gracePeriodExpiresAt: nil, appAccountToken: "", offerType: "",
+            signedAt: UnixTime(milliseconds: signedDay * Self.day), updatedAt: UnixTime(milliseconds: signedDay * Self.day))
+    }
+
+    /// `record` as a notification leaves it: with renewal info signed on `day`.
+    private func withRenewal(
+        _ record: TransactionRecord, day: Int64, willRenew: Bool = true, nextProduct: String = "",
+        graceUntilDay: Int64? = nil
+    ) -> TransactionRecord {
+        var record = record
+        record.renewalStateAsOf = UnixTime(milliseconds: day * Self.day)
+        record.willRenew = willRenew
+        record.renewalProductID = nextProduct
+        record.inGracePeriod = graceUntilDay != nil
+        record.inBillingRetry = graceUntilDay != nil
+        record.gracePeriodExpiresAt = graceUntilDay.map { UnixTime(milliseconds: $0 * Self.day) }
+        return record
+    }
+
+    @Test func aLaterPeriodWinsWhateverTheSigningOrder() {
+        let current = period(2, signedDay: 61)
+        let resignedOldPeriod = period(1, signedDay: 70)
+        #expect(!PurchaseVersions.supersedes(resignedOldPeriod, current))
+        #expect(PurchaseVersions.merge(stored: current, incoming: resignedOldPeriod) == current)
+        #expect(PurchaseVersions.supersedes(current, resignedOldPeriod))
+        #expect(PurchaseVersions.merge(stored: resignedOldPeriod, incoming: current).transactionID == "1002")
+    }
+
+    @Test func withinOneTransactionTheLaterSignatureWins() {
+        let stored = period(2, signedDay: 65)
+        var refunded = period(2, signedDay: 66)
+        refunded.revokedAt = UnixTime(milliseconds: 66 * Self.day)
+        #expect(PurchaseVersions.merge(stored: stored, incoming: refunded).revokedAt == refunded.revokedAt)
+        #expect(PurchaseVersions.merge(stored: refunded, incoming: stored).revokedAt == refunded.revokedAt)
+        // A refunded period does not renew, whatever the renewal state said.
+        #expect(!PurchaseVersions.merge(stored: stored, incoming: refunded).willRenew)
+    }
+
+    @Test func aRefundOrItsReversalForAnEarlierPeriodLeavesTheCurrentOneAlone() {
+        let current = period(2, signedDay: 61)
+        var refundedEarlier = withRenewal(period(1, signedDay: 75), day: 75)
+        refundedEarlier.revokedAt = UnixTime(milliseconds: 75 * Self.day)
+        let merged = PurchaseVersions.merge(stored: current, incoming: refundedEarlier)
+        #expect(merged.transactionID == "1002" && merged.revokedAt == nil && merged.willRenew)
+        let reversedEarlier = withRenewal(period(1, signedDay: 80), day: 80)
+        #expect(PurchaseVersions.merge(stored: merged, incoming: reversedEarlier).transactionID == "1002")
+    }
+
+    @Test func aTransactionUpgradedAwayFromNeverReplacesAnother() {
+        let upgrade = period(1, signedDay: 40, product: "premium")
+        var upgradedAway = period(2, signedDay: 90)
+        upgradedAway.isUpgraded = true
+        #expect(!PurchaseVersions.supersedes(upgradedAway, upgrade))
+        #expect(PurchaseVersions.supersedes(upgrade, upgradedAway))
+        #expect(PurchaseVersions.merge(stored: upgradedAway, incoming: upgrade).productID == "premium")
+        #expect(EntitlementCandidate.candidates(of: upgradedAway).isEmpty)
+    }
+
+    @Test func renewalStateFromAppleOutlivesTheDeviceShowingTheSamePeriod() {
+        let cancelled = withRenewal(period(2, signedDay: 61), day: 70, willRenew: false, nextProduct: "basic")
+        let fromDevice = period(2, signedDay: 75)
+        let merged = PurchaseVersions.merge(stored: cancelled, incoming: fromDevice)
+        #expect(!merged.willRenew)
+        #expect(merged.renewalProductID == "basic")
+        #expect(PurchaseVersions.sameData(merged, cancelled))
+    }
+
+    @Test func aLateNotificationStillAppliesItsRenewalStateAfterADeviceCopySignedLater() {
+        // Apple keeps a retried notification's signedDate; the device had presented the period meanwhile.
+        let fromDevice = period(2, signedDay: 75)
+        let lateGrace = withRenewal(period(2, signedDay: 70), day: 90, graceUntilDay: 96)
+        let merged = PurchaseVersions.merge(stored: fromDevice, incoming: lateGrace)
+        #expect(merged.signedAt == fromDevice.signedAt)
+        #expect(merged.inGracePeriod && merged.gracePeriodExpiresAt == UnixTime(milliseconds: 96 * Self.day))
+    }
+
+    @Test func olderRenewalInfoArrivingLateChangesNothing() {
+        let off = withRenewal(period(2, signedDay: 61), day: 70, willRenew: false)
+        let earlierOn = withRenewal(period(2, signedDay: 61), day: 65, willRenew: true)
+        #expect(PurchaseVersions.merge(stored: off, incoming: earlierOn) == off)
+    }
+
+    @Test func aPeriodBoughtAfterTheRenewalInfoResetsItsState() {
+        // Grace and auto-renew off were reported during period 2; the device then shows period 3 (a renewal or a
+        // resubscribe): it renews, and billing worked.
+        let trouble = withRenewal(period(2, signedDay: 61), day: 80, willRenew: false, graceUntilDay: 96)
+        let merged = PurchaseVersions.merge(stored: trouble, incoming: period(3, signedDay: 91))
+        #expect(merged.transactionID == "1003")
+        #expect(merged.willRenew && !merged.inGracePeriod && !merged.inBillingRetry && merged.gracePeriodExpiresAt == nil)
+    }
+
+    @Test func aPendingProductClearsWhenThePurchaseBecomesIt() {
+        let pending = withRenewal(period(2, signedDay: 61), day: 70, nextProduct: "basic")
+        let stillMonthly = PurchaseVersions.merge(stored: pending, incoming: period(2, signedDay: 80))
+        #expect(stillMonthly.renewalProductID == "basic")
+        var renewedAsBasic = withRenewal(period(3, signedDay: 90, product: "basic"), day: 90)
+        renewedAsBasic.renewalProductID = ""
+        #expect(PurchaseVersions.merge(stored: pending, incoming: renewedAsBasic).renewalProductID == "")
+    }
+}
