@@ -21,16 +21,17 @@ let package = Package(
         .target(name: "CSystemShims", dependencies: ["COpenSSL", "CNGHTTP2"]),
 
         // Layers, bottom up.
+        .target(name: "CivilCalendar", swiftSettings: strict),
         .target(name: "ProtobufWire", swiftSettings: strict),
         .target(name: "EntitlementsProto", dependencies: ["ProtobufWire"], swiftSettings: strict),
-        .target(name: "RPCCore", dependencies: ["ProtobufWire"], swiftSettings: strict),
+        .target(name: "RPCCore", dependencies: ["ProtobufWire", "CivilCalendar"], swiftSettings: strict),
         .target(
             name: "HTTP2Transport",
             dependencies: ["RPCCore", "CNGHTTP2", "COpenSSL", "CZlib", "CSystemShims"],
             swiftSettings: strict
         ),
         .target(name: "StandardServices", dependencies: ["RPCCore", "ProtobufWire"], swiftSettings: strict),
-        .target(name: "Crypto", dependencies: ["COpenSSL", "CSystemShims"], swiftSettings: strict),
+        .target(name: "Crypto", dependencies: ["COpenSSL", "CSystemShims", "CivilCalendar"], swiftSettings: strict),
         .target(name: "EntitlementStorage", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(name: "EntitlementDomain", dependencies: ["EntitlementStorage", "Crypto", "ProtobufWire"], swiftSettings: strict),
         .target(name: "AppStore", dependencies: ["Crypto"], swiftSettings: strict),
@@ -56,7 +57,9 @@ let package = Package(
         .executableTarget(name: "entitlementd", dependencies: ["EntitlementServer"], swiftSettings: strict),
         .executableTarget(
             name: "entctl",
-            dependencies: ["EntitlementClient", "EntitlementsProto", "EntitlementDomain", "Crypto", "AppStore"],
+            dependencies: [
+                "EntitlementClient", "EntitlementsProto", "EntitlementDomain", "Crypto", "AppStore", "CivilCalendar",
+            ],
             swiftSettings: strict
         ),
 

@@ -40,6 +40,7 @@ public enum AppUserID {
 
     /// What is wrong with `id`, as a message naming `field`; nil when it is acceptable.
     public static func problem(with id: String, field: String = "app_user_id") -> String? {
+        if isOrdinaryASCII(id) { return nil }
         let byteCount = id.utf8.count
         if byteCount == 0 { return "\(field) is empty; an app user ID must be 1 to \(maxByteCount) bytes of UTF-8" }
         if byteCount > maxByteCount {
@@ -76,13 +77,30 @@ public enum AppUserID {
     }
 
     private static let longestDegenerateID = degenerateIDs.map(\.utf8.count).max() ?? 0
+    private static let degenerateIDBytes = degenerateIDs.map { Array($0.utf8) }
+
+    /// The common case, decided without building strings (this runs on every call): printable ASCII without spaces,
+    /// not starting with `$` (anonymous-looking IDs take the full path), and no placeholder in any case.
+    private static func isOrdinaryASCII(_ id: String) -> Bool {
+        var id = id
+        return id.withUTF8 { bytes in
+            guard !bytes.isEmpty, bytes.count <= maxByteCount, bytes[0] != UInt8(ascii: "$") else { return false }
+            for byte in bytes where byte <= 0x20 || byte >= 0x7F { return false }
+            guard bytes.count <= longestDegenerateID else { return true }
+            return !degenerateIDBytes.contains { placeholder in
+                placeholder.count == bytes.count && zip(placeholder, bytes).allSatisfy { $0 == asciiLowercased($1) }
+            }
+        }
+    }
 
     private static func startsWithAnonymousPrefixIgnoringCase(_ id: String) -> Bool {
         let prefix = anonymousPrefix.utf8
         guard id.utf8.count >= prefix.count else { return false }
-        return zip(id.utf8, prefix).allSatisfy { byte, expected in
-            byte == expected || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") && byte | 0x20 == expected)
-        }
+        return zip(id.utf8, prefix).allSatisfy { byte, expected in asciiLowercased(byte) == expected }
+    }
+
+    private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 
     /// Control characters and surrounding whitespace; `text` is non-empty.

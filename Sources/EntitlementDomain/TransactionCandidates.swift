@@ -19,7 +19,7 @@ extension EntitlementCandidate {
             EntitlementCandidate(
                 entitlementID: entitlementID, source: source, productID: transaction.productID,
                 startsAt: transaction.purchasedAt, expiresAt: expiresAt, revokedAt: transaction.revokedAt,
-                willRenew: transaction.willRenew, inGracePeriod: transaction.inGracePeriod,
+                willRenew: transaction.willRenew && transaction.revokedAt == nil, inGracePeriod: transaction.inGracePeriod,
                 inBillingRetry: transaction.inBillingRetry, referenceID: transaction.originalTransactionID)
         }
     }

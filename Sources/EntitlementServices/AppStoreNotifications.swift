@@ -102,9 +102,6 @@ public struct AppStoreNotifications: Sendable {
         let informational: Set<String> = [
             "PRICE_INCREASE", "REFUND_DECLINED", "CONSUMPTION_REQUEST", "TEST", "RENEWAL_EXTENSION",
         ]
-        // A genuine notification for a product the app's settings do not map is Apple's truth all the same: it is
-        // acknowledged (Apple would only retry it) and recorded without effect, and the log says why.
-        var unmapped: String?
         var record: TransactionRecord?
         if let transaction, !informational.contains(type) {
             do throws(DomainError) {
@@ -112,15 +109,15 @@ public struct AppStoreNotifications: Sendable {
                     from: transaction, renewal: renewal, notification: notification, tenant: tenant,
                     settings: settings)
             } catch where error.code == .failedPrecondition {
-                unmapped = error.message
+                // The app's settings cannot place the product (no type, no duration): ours to fix, Apple's to retry.
+                throw .unavailable("The app's App Store settings: \(error.message)")
             }
         }
         switch try await engine.applyStoreNotification(
             tenantID: tenant.id, notificationID: notificationID, transaction: record, reason: reason)
         {
         case .duplicate: return Reply(status: 200, message: "\(reason): already processed")
-        case .recorded:
-            return Reply(status: 200, message: "\(reason): recorded" + (unmapped.map { " without effect: \($0)" } ?? ""))
+        case .recorded: return Reply(status: 200, message: "\(reason): recorded")
         case .applied(let appUserID, let changed):
             return Reply(status: 200, message: "\(reason): \(changed ? "applied to" : "nothing new for") \(appUserID)")
         }
@@ -132,14 +129,18 @@ public struct AppStoreNotifications: Sendable {
         from payload: JWSTransaction, renewal: JWSRenewalInfo?, notification: NotificationPayload, tenant: Tenant,
         settings: AppStoreSettings
     ) throws(DomainError) -> TransactionRecord {
-        var record = try AppStorePurchases.record(from: payload, tenant: tenant, settings: settings)
+        // A product the tenant maps to nothing is still Apple's fact: stored, granting nothing (a refund or expiry
+        // of a product whose mapping was removed still ends what the stored record gave).
+        var record = try AppStorePurchases.record(
+            from: payload, tenant: tenant, settings: settings, unmappedGrantsNothing: true)
         if let renewal {
             record.renewalStateAsOf = renewal.signedDate.map(UnixTime.init(milliseconds:)) ?? record.signedAt
             record.willRenew = renewal.autoRenewStatus?.known == .on
             record.inBillingRetry = renewal.isInBillingRetryPeriod ?? false
             record.gracePeriodExpiresAt = renewal.gracePeriodExpiresDate.map(UnixTime.init(milliseconds:))
-            // A downgrade or crossgrade waits for the next renewal; until then the current product grants.
-            if let next = renewal.autoRenewProductId, next != record.productID { record.renewalProductID = next }
+            // A downgrade or crossgrade waits for the next renewal; until then the current product grants. (Which
+            // product is current is the merge's decision: the notification may be about an older period.)
+            record.renewalProductID = renewal.autoRenewProductId ?? ""
         }
         switch (notification.notificationType?.known, notification.subtype?.known) {
         case (.didFailToRenew?, .gracePeriod?):

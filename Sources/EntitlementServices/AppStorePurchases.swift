@@ -126,9 +126,11 @@ public final class AppStorePurchases: Sendable {
         }
     }
 
-    static func record(from payload: JWSTransaction, tenant: Tenant, settings: AppStoreSettings) throws(DomainError)
-        -> TransactionRecord
-    {
+    /// The record of a verified transaction. A product that maps to no entitlement is refused unless
+    /// `unmappedGrantsNothing` (Apple's notifications are facts about the purchase whatever the mapping says).
+    static func record(
+        from payload: JWSTransaction, tenant: Tenant, settings: AppStoreSettings, unmappedGrantsNothing: Bool = false
+    ) throws(DomainError) -> TransactionRecord {
         guard let originalID = payload.originalTransactionId, !originalID.isEmpty,
             let productID = payload.productId, !productID.isEmpty, let purchasedAt = payload.purchaseDate,
             let signedAt = payload.signedDate
@@ -142,7 +144,7 @@ public final class AppStorePurchases: Sendable {
                 "Product '\(productID)' is not in the app's App Store products and the transaction does not say its type.")
         }
         let entitlements = type == .consumable ? [] : tenant.entitlements(forProduct: productID)
-        guard type == .consumable || !entitlements.isEmpty else {
+        guard type == .consumable || !entitlements.isEmpty || unmappedGrantsNothing else {
             throw .failedPrecondition("Product '\(productID)' maps to no entitlement in tenant '\(tenant.id)'.")
         }
         var expiresAt: Int64?
@@ -165,7 +167,7 @@ public final class AppStorePurchases: Sendable {
             revokedAt: payload.revocationDate.map(time),
             revocationReason: payload.revocationReason.map { String($0.rawValue) } ?? "",
             ownership: payload.inAppOwnershipType?.rawValue ?? "PURCHASED",
-            willRenew: type == .autoRenewable && payload.revocationDate == nil, inGracePeriod: false,
+            willRenew: type == .autoRenewable, inGracePeriod: false,
             inBillingRetry: false, gracePeriodExpiresAt: nil, appAccountToken: payload.appAccountToken ?? "",
             offerType: payload.offerType.map { String($0.rawValue) } ?? "", signedAt: time(signedAt),
             updatedAt: time(signedAt), isUpgraded: payload.isUpgraded ?? false)

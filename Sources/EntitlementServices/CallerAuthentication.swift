@@ -14,40 +14,56 @@ public enum CallerAuthentication {
         of context: ServerContext, requires kind: APIKey.Kind, in registry: TenantRegistry
     ) throws(DomainError) -> Tenant {
         var token: String?
-        if let header = context.metadata[string: "authorization"] {
+        if var header = context.metadata[string: "authorization"] {
+            // The common case, the key this connection authenticated with before, costs one constant-time compare.
+            let generation = registry.generation
+            let remembered = header.withUTF8 { bytes -> Tenant? in
+                guard let range = bearerTokenRange(bytes),
+                    let known = AuthenticatedKey.remembered(
+                        in: context.connection, key: UnsafeBufferPointer(rebasing: bytes[range]), generation: generation),
+                    may(known.kind, call: kind)
+                else { return nil }
+                return known.tenant
+            }
+            if let remembered { return remembered }
             guard let parsed = bearerToken(header) else {
                 throw .unauthenticated("the authorization metadata must be \"Bearer <api key>\"")
             }
             token = parsed
         }
-        let allowed: Set<APIKey.Kind> = kind == .secretKey ? [.secretKey] : [.publicKey, .secretKey]
         let (directory, generation) = registry.snapshot
-        if let token,
-            let known = registry.keyCache.lookup(connectionID: context.connectionID, key: token, generation: generation),
-            allowed.contains(known.kind)
-        {
-            return known.tenant
-        }
+        let allowed = Set(APIKey.Kind.allCases.filter { may($0, call: kind) })
         let (tenant, presented) = try directory.authorize(bearer: token, allowed: allowed, service: context.method.service)
         if let token {
-            registry.keyCache.remember(
-                connectionID: context.connectionID, key: token, generation: generation, tenant: tenant, kind: presented)
+            context.connection.store(
+                AuthenticatedKey(key: Array(token.utf8), generation: generation, tenant: tenant, kind: presented))
         }
         return tenant
+    }
+
+    /// Secret keys may call everything; public keys what needs no more.
+    private static func may(_ presented: APIKey.Kind, call required: APIKey.Kind) -> Bool {
+        presented == .secretKey || required == .publicKey
     }
 
     /// The token of a `Bearer` credential: the scheme in any case (RFC 7235), then spaces, then the token.
     static func bearerToken(_ header: String) -> String? {
         var header = header
-        return header.withUTF8 { bytes -> String? in
-            let scheme = "bearer".utf8
-            guard bytes.count > scheme.count + 1, bytes[scheme.count] == UInt8(ascii: " ") else { return nil }
-            for (index, letter) in scheme.enumerated() where bytes[index] | 0x20 != letter { return nil }
-            var start = scheme.count
-            var end = bytes.count
-            while start < end, bytes[start] == UInt8(ascii: " ") || bytes[start] == UInt8(ascii: "\t") { start += 1 }
-            while end > start, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }
-            return start < end ? String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self) : nil
+        return header.withUTF8 { bytes in
+            bearerTokenRange(bytes).map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
         }
+    }
+
+    private static let bearerScheme = Array("bearer".utf8)
+
+    private static func bearerTokenRange(_ bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        let scheme = bearerScheme
+        guard bytes.count > scheme.count + 1, bytes[scheme.count] == UInt8(ascii: " ") else { return nil }
+        for index in scheme.indices where bytes[index] | 0x20 != scheme[index] { return nil }
+        var start = scheme.count
+        var end = bytes.count
+        while start < end, bytes[start] == UInt8(ascii: " ") || bytes[start] == UInt8(ascii: "\t") { start += 1 }
+        while end > start, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }
+        return start < end ? start..<end : nil
     }
 }

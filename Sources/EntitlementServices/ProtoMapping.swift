@@ -97,7 +97,7 @@ extension Transaction {
         revocationReason = record.revocationReason
         self.ownerAppUserID = ownerAppUserID
         ownership = record.ownership == "FAMILY_SHARED" ? .familyShared : .purchased
-        willRenew = record.willRenew
+        willRenew = record.willRenew && record.revokedAt == nil
         inGracePeriod = record.inGracePeriod
         inBillingRetry = record.inBillingRetry
         renewalProductID = record.renewalProductID

@@ -34,6 +34,7 @@ public struct TransactionRecord: Hashable, Sendable {
     public var revocationReason: String
     /// `PURCHASED` or `FAMILY_SHARED` (raw).
     public var ownership: String
+    /// Auto-renew is on, as the store last said (a revoked purchase renews nothing, whatever this says).
     public var willRenew: Bool
     public var inGracePeriod: Bool
     public var inBillingRetry: Bool

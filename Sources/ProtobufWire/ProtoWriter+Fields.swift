@@ -2,14 +2,42 @@
 /// empty bytes, enum value 0) is not written at all, exactly as the reference encoders do, so
 /// an all-default message encodes to zero bytes.
 extension ProtoWriter {
+    // The varint types the service's messages use on every response are written directly (see ScalarEncoding for
+    // their wire forms); the rest go through their ScalarEncoding.
+
     /// Negative values take 10 bytes (sign-extended to 64 bits), as the spec requires.
-    public mutating func writeInt32(_ field: Int, _ value: Int32) { write(field, value, .int32) }
-    public mutating func writeInt64(_ field: Int, _ value: Int64) { write(field, value, .int64) }
+    @inlinable
+    public mutating func writeInt32(_ field: Int, _ value: Int32) {
+        guard value != 0 else { return }
+        writeTag(field, .varint)
+        writeVarint(signExtending: value)
+    }
+
+    @inlinable
+    public mutating func writeInt64(_ field: Int, _ value: Int64) {
+        guard value != 0 else { return }
+        writeTag(field, .varint)
+        writeVarint(UInt64(bitPattern: value))
+    }
+
     public mutating func writeUInt32(_ field: Int, _ value: UInt32) { write(field, value, .uint32) }
-    public mutating func writeUInt64(_ field: Int, _ value: UInt64) { write(field, value, .uint64) }
+
+    @inlinable
+    public mutating func writeUInt64(_ field: Int, _ value: UInt64) {
+        guard value != 0 else { return }
+        writeTag(field, .varint)
+        writeVarint(value)
+    }
+
     public mutating func writeSInt32(_ field: Int, _ value: Int32) { write(field, value, .sint32) }
     public mutating func writeSInt64(_ field: Int, _ value: Int64) { write(field, value, .sint64) }
-    public mutating func writeBool(_ field: Int, _ value: Bool) { write(field, value, .bool) }
+    @inlinable
+    public mutating func writeBool(_ field: Int, _ value: Bool) {
+        guard value else { return }
+        writeTag(field, .varint)
+        writeVarint(1 as UInt64)
+    }
+
     public mutating func writeFixed32(_ field: Int, _ value: UInt32) { write(field, value, .fixed32) }
     public mutating func writeFixed64(_ field: Int, _ value: UInt64) { write(field, value, .fixed64) }
     public mutating func writeSFixed32(_ field: Int, _ value: Int32) { write(field, value, .sfixed32) }
@@ -21,9 +49,11 @@ extension ProtoWriter {
     @inlinable
     public mutating func writeEnum<E: ProtoEnum>(_ field: Int, _ value: E) { writeInt32(field, value.rawValue) }
 
+    @inlinable
     public mutating func writeString(_ field: Int, _ value: String) {
         guard !value.isEmpty else { return }
-        writeLengthDelimited(field, value.utf8)
+        var value = value
+        value.withUTF8 { writeLengthDelimited(field, $0) }
     }
 
     public mutating func writeBytes(_ field: Int, _ value: some Collection<UInt8>) {

@@ -19,7 +19,7 @@ extension ScalarEncoding where Value == Int32 {
     static var int32: Self {
         Self(wireType: .varint,
              read: { Int32(truncatingIfNeeded: try $0.readVarint()) },
-             write: { $0.writeVarint(UInt64(bitPattern: Int64($1))) },
+             write: { $0.writeVarint(signExtending: $1) },
              isDefault: { $0 == 0 })
     }
 

@@ -1,6 +1,8 @@
 /// Arithmetic on varints and zigzag numbers shared by the reader and the writer.
+@usableFromInline
 enum Varint {
     /// Bytes needed to write `value` as a varint (1 to 10).
+    @inlinable
     static func size(of value: UInt64) -> Int {
         max(1, (64 - value.leadingZeroBitCount + 6) / 7)
     }

@@ -44,85 +44,19 @@ public struct Logger: Sendable {
         log(.error, message(), fields)
     }
 
-    /// Builds the line as bytes and writes it with one `write(2)`: this runs for every RPC.
+    /// Builds the line in a stack buffer and hands it to the batched writer: this runs for every RPC.
     private func log(_ level: Level, _ message: String, _ fields: KeyValuePairs<String, String>) {
         guard level >= minimumLevel else { return }
-        var line: [UInt8] = []
-        line.reserveCapacity(256)
-        Self.appendTimestamp(to: &line)
-        line.append(UInt8(ascii: " "))
-        line.append(contentsOf: level.name.utf8)
-        line.append(UInt8(ascii: " "))
-        line.append(contentsOf: label.utf8)
-        line.append(UInt8(ascii: " "))
-        line.append(contentsOf: message.utf8)
-        for (key, value) in fields {
-            line.append(UInt8(ascii: " "))
-            line.append(contentsOf: key.utf8)
-            line.append(UInt8(ascii: "="))
-            Self.appendValue(value, to: &line)
+        let capacity = LogLine.capacity(label: label, message: message, fields: fields)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+            var line = LogLine(buffer)
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            line.appendEntry(
+                seconds: now.tv_sec, milliseconds: now.tv_nsec / 1_000_000, level: level.name, label: label,
+                message: message, fields: fields)
+            LogOutput.shared.append(line.bytes, flushNow: level >= .warning)
         }
-        line.append(UInt8(ascii: "\n"))
-        LogOutput.shared.append(line, flushNow: level >= .warning)
-    }
-
-    /// A value as is, or quoted with `"` and `\` escaped when it is empty or holds a space, a quote, `=` or a
-    /// control character (so a line always parses back, and a value can never forge a second line).
-    private static func appendValue(_ value: String, to line: inout [UInt8]) {
-        var value = value
-        let plain = value.withUTF8 { bytes in
-            !bytes.isEmpty
-                && !bytes.contains { $0 <= 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "=") || $0 == 0x7F }
-        }
-        guard !plain else {
-            value.withUTF8 { line.append(contentsOf: $0) }
-            return
-        }
-        line.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                line.append(UInt8(ascii: "\\"))
-                line.append(byte)
-            case UInt8(ascii: "\n"): line.append(contentsOf: "\\n".utf8)
-            case 0..<0x20, 0x7F: line.append(UInt8(ascii: "?"))
-            default: line.append(byte)
-            }
-        }
-        line.append(UInt8(ascii: "\""))
-    }
-
-    /// `2026-11-30T12:00:00.123Z`, from the wall clock.
-    private static func appendTimestamp(to line: inout [UInt8]) {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        var seconds = now.tv_sec
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func digits(_ value: Int, _ width: Int) {
-            var divisor = 1
-            for _ in 1..<width { divisor *= 10 }
-            var remaining = value
-            while divisor > 0 {
-                line.append(UInt8(ascii: "0") + UInt8(remaining / divisor % 10))
-                remaining %= divisor
-                divisor /= 10
-            }
-        }
-        digits(Int(parts.tm_year) + 1900, 4)
-        line.append(UInt8(ascii: "-"))
-        digits(Int(parts.tm_mon) + 1, 2)
-        line.append(UInt8(ascii: "-"))
-        digits(Int(parts.tm_mday), 2)
-        line.append(UInt8(ascii: "T"))
-        digits(Int(parts.tm_hour), 2)
-        line.append(UInt8(ascii: ":"))
-        digits(Int(parts.tm_min), 2)
-        line.append(UInt8(ascii: ":"))
-        digits(Int(parts.tm_sec), 2)
-        line.append(UInt8(ascii: "."))
-        digits(Int(now.tv_nsec / 1_000_000), 3)
-        line.append(UInt8(ascii: "Z"))
     }
 }
 
@@ -153,7 +87,7 @@ final class LogOutput: Sendable {
         thread.start()
     }
 
-    func append(_ line: [UInt8], flushNow: Bool) {
+    func append(_ line: UnsafeBufferPointer<UInt8>, flushNow: Bool) {
         let full = buffer.withLock { buffer -> Bool in
             buffer.append(contentsOf: line)
             return buffer.count >= Self.highWater

@@ -20,21 +20,31 @@ public struct Metadata: Sendable, Hashable, Sequence {
     public var count: Int { entries.count }
 
     public mutating func addString(_ value: String, forKey key: String) {
-        entries.append((key.lowercased(), .string(value)))
+        entries.append((Self.lowercased(key), .string(value)))
     }
 
     public mutating func addBinary(_ value: [UInt8], forKey key: String) {
-        entries.append((key.lowercased(), .binary(value)))
+        entries.append((Self.lowercased(key), .binary(value)))
     }
 
     public mutating func add(_ value: Value, forKey key: String) {
-        entries.append((key.lowercased(), value))
+        entries.append((Self.lowercased(key), value))
     }
 
-    /// For keys that are lowercase already (HTTP/2 requires it on the wire), skipping the copy `lowercased()` makes.
+    /// For keys that are lowercase already (HTTP/2 requires it on the wire), skipping the check for capitals.
     public mutating func add(_ value: Value, forLowercaseKey key: String) {
-        assert(!key.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") })
+        assert(!Self.hasCapitals(key))
         entries.append((key, value))
+    }
+
+    /// Keys compare in lowercase; most are lowercase ASCII already, and then no copy is made.
+    private static func lowercased(_ key: String) -> String {
+        hasCapitals(key) ? key.lowercased() : key
+    }
+
+    /// ASCII capitals, or anything beyond ASCII (which `lowercased()` decides about).
+    private static func hasCapitals(_ key: String) -> Bool {
+        key.utf8.contains { ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) || $0 >= 0x80 }
     }
 
     /// Appends every entry of `other`, keeping order.
@@ -44,7 +54,7 @@ public struct Metadata: Sendable, Hashable, Sequence {
 
     /// The first string value for `key`, if any.
     public subscript(string key: String) -> String? {
-        let key = key.lowercased()
+        let key = Self.lowercased(key)
         for entry in entries where entry.key == key {
             if case .string(let value) = entry.value { return value }
         }
@@ -53,7 +63,7 @@ public struct Metadata: Sendable, Hashable, Sequence {
 
     /// Every binary value for `key`.
     public subscript(binary key: String) -> [[UInt8]] {
-        let key = key.lowercased()
+        let key = Self.lowercased(key)
         return entries.compactMap { entry in
             guard entry.key == key, case .binary(let value) = entry.value else { return nil }
             return value

@@ -9,6 +9,8 @@ public struct ServerContext: Sendable {
     public let peer: String
     /// Identifies the connection the call came on, unique within the process, for per-connection limits.
     public let connectionID: UInt64
+    /// What services keep for the connection's later calls.
+    public let connection: ConnectionMemory
     let responseSink: any ServerResponseSink
 
     public init(
@@ -17,6 +19,7 @@ public struct ServerContext: Sendable {
         deadline: ContinuousClock.Instant?,
         peer: String,
         connectionID: UInt64 = 0,
+        connection: ConnectionMemory = ConnectionMemory(),
         responseSink: any ServerResponseSink
     ) {
         self.method = method
@@ -24,6 +27,7 @@ public struct ServerContext: Sendable {
         self.deadline = deadline
         self.peer = peer
         self.connectionID = connectionID
+        self.connection = connection
         self.responseSink = responseSink
     }
 

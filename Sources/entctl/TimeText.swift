@@ -1,3 +1,4 @@
+import CivilCalendar
 import ProtobufWire
 
 /// RFC 3339 timestamps and `30d`-style durations, without Foundation.
@@ -5,9 +6,8 @@ enum TimeText {
     /// `2025-01-31T12:00:00Z`, in UTC; `fractional` adds the nanoseconds as 3, 6 or 9 digits when they are not zero
     /// (the proto3 JSON form).
     static func rfc3339(_ timestamp: ProtoTimestamp, fractional: Bool = true) -> String {
-        let days = floorDivide(timestamp.seconds, 86_400)
-        let secondOfDay = timestamp.seconds - days * 86_400
-        let (year, month, day) = civil(fromDays: days)
+        let (days, secondOfDay) = CivilCalendar.split(seconds: timestamp.seconds)
+        let (year, month, day) = CivilCalendar.date(fromDays: days)
         var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
         text += "T" + pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
         if fractional, timestamp.nanos > 0 {
@@ -69,7 +69,7 @@ enum TimeText {
         guard index == bytes.count, year >= 1, (1...12).contains(month), day >= 1,
             day <= daysInMonth(year: year, month: month), hour < 24, minute < 60, second < 60
         else { return nil }
-        let seconds = days(fromCivil: year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
+        let seconds = CivilCalendar.days(fromYear: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
         let timestamp = ProtoTimestamp(seconds: seconds, nanos: Int32(nanos))
         return timestamp.isValid ? timestamp : nil
     }
@@ -103,33 +103,6 @@ enum TimeText {
         }
         guard digits == nil, total > 0, total <= ProtoDuration.maxSeconds else { return nil }
         return .seconds(total)
-    }
-
-    // MARK: - Calendar arithmetic (proleptic Gregorian, after H. Hinnant's civil_from_days / days_from_civil)
-
-    private static func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
-        value >= 0 ? value / divisor : -((-value + divisor - 1) / divisor)
-    }
-
-    private static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = floorDivide(z, 146_097)
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    private static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = floorDivide(shiftedYear, 400)
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 
     private static func daysInMonth(year: Int64, month: Int64) -> Int64 {

@@ -704,14 +704,19 @@ def test_renewal_info_for_another_purchase_is_refused_naming_both(env, ca):
     assert status == 400 and original in text and other in text, (status, text)
 
 
-def test_a_genuine_notification_for_an_unmapped_product_is_acknowledged_without_effect(env, ca):
+def test_a_notification_for_an_unmapped_product_is_stored_granting_nothing(env, ca):
     user = unique_id()
     identified = env.a.identify(user)
     unmapped = ca.sign("com.example.not.in.settings", "--type", "non-consumable",
                        "--app-account-token", identified.app_account_token)
-    text = post_ok(env, "a", notification(ca, "ONE_TIME_CHARGE", transaction=unmapped), "recorded without effect")
-    assert "com.example.not.in.settings" in text
-    assert env.a.sync(user).version == identified.customer.version
+    post_ok(env, "a", notification(ca, "ONE_TIME_CHARGE", transaction=unmapped), "applied to", user)
+    synced = env.a.sync(user)
+    assert synced.status.state == INACTIVE and list(synced.status.entitlements) == []
+    stored = stored_transaction(env, user, payload(unmapped)["originalTransactionId"])
+    assert stored.product_id == "com.example.not.in.settings"
+    # The app presenting it still gets the clear refusal: the product maps to nothing in this app.
+    error = env.a.purchase_error(user, unmapped)
+    assert error.code().name == "FAILED_PRECONDITION" and "com.example.not.in.settings" in error.details()
 
 
 # --------------------------------------------------------------------------------------------------

@@ -564,6 +564,21 @@ def test_transfer_if_no_active_moves_only_inactive_purchases(env, ca):
     assert env.c.sync(u1).status.state == ACTIVE
 
 
+def test_transfer_if_no_active_judges_by_the_newest_period_the_token_shows(env, ca):
+    # u1's stored period has lapsed, but the subscription renewed: u2's token is the renewal, active now. It is
+    # u1's subscription still giving access, so it does not move.
+    u1, u2 = unique_id("u1"), unique_id("u2")
+    original = f"2005{int(time.time() * 1000) % 10**12:012d}"
+    env.c.purchase(u1, ca.sign(MONTHLY, "--original-transaction-id", original, "--purchase-date", "-40d",
+                               "--expires", "-10d"))
+    assert env.c.sync(u1).status.state == INACTIVE
+    renewal = ca.sign(MONTHLY, "--original-transaction-id", original, "--transaction-id", original + "2",
+                      "--purchase-date", "-10d", "--expires", "+20d")
+    assert_code(env.c.purchase_error(u2, renewal), Code.ALREADY_EXISTS, original)
+    assert env.c.sync(u1).status.state == INACTIVE, "a refused transfer changed nothing"
+    assert_no_customer(env.c_admin, u2)
+
+
 # --------------------------------------------------------------------------------------------------
 # Restore
 

@@ -38,21 +38,36 @@ final class CachedCustomer: Sendable {
 /// write; this process is the only writer (a multi-instance store will need invalidation messages).
 final class CustomerCache: Sendable {
     /// App user IDs are compared byte for byte, as the database does: Swift's `String` equality would make
-    /// "café" and "cafe\u{301}" one customer.
+    /// "café" and "cafe\u{301}" one customer. The hash is computed once per key: it picks the shard and the bucket.
     private struct Key: Hashable {
         var tenantID: String
         var appUserID: String
+        let hash: Int
 
-        static func == (lhs: Key, rhs: Key) -> Bool {
-            lhs.tenantID.utf8.elementsEqual(rhs.tenantID.utf8) && lhs.appUserID.utf8.elementsEqual(rhs.appUserID.utf8)
-        }
-
-        func hash(into hasher: inout Hasher) {
+        init(tenantID: String, appUserID: String) {
+            self.tenantID = tenantID
+            self.appUserID = appUserID
+            var hasher = Hasher()
             var tenantID = tenantID
             var appUserID = appUserID
             tenantID.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
             hasher.combine(0xFF as UInt8)
             appUserID.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            hash = hasher.finalize()
+        }
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.hash == rhs.hash && sameBytes(lhs.tenantID, rhs.tenantID) && sameBytes(lhs.appUserID, rhs.appUserID)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(hash)
+        }
+
+        private static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
+            var lhs = lhs
+            var rhs = rhs
+            return lhs.withUTF8 { left in rhs.withUTF8 { right in left.elementsEqual(right) } }
         }
     }
 
@@ -67,7 +82,7 @@ final class CustomerCache: Sendable {
     }
 
     private func shard(_ key: Key) -> Shard {
-        shards[Int(UInt(bitPattern: key.hashValue) % UInt(shards.count))]
+        shards[Int(UInt(bitPattern: key.hash) % UInt(shards.count))]
     }
 
     func entry(tenantID: String, appUserID: String) -> CachedCustomer? {

@@ -8,7 +8,7 @@ public import EntitlementStorage
 /// own clocks:
 /// - transaction data: a later period (later purchase date) replaces an earlier one, whenever each was signed;
 ///   within one transaction the later signature wins; a transaction the user upgraded away from never replaces
-///   another one.
+///   one that is not.
 /// - renewal state (auto-renew, pending product, grace period, billing retry): the newest word wins, Apple's renewal
 ///   info as of its signature, a period seen without renewal info as of its purchase (a renewal means auto-renew
 ///   was on and billing worked).
@@ -19,7 +19,7 @@ public enum PurchaseVersions {
         var merged = supersedes(incoming, stored) ? incoming : stored
         merged.customerID = incoming.customerID
         let renewal = incoming.renewalStateAsOf >= stored.renewalStateAsOf ? incoming : stored
-        merged.willRenew = renewal.willRenew && merged.revokedAt == nil
+        merged.willRenew = renewal.willRenew
         merged.renewalProductID = renewal.renewalProductID == merged.productID ? "" : renewal.renewalProductID
         merged.inGracePeriod = renewal.inGracePeriod
         merged.inBillingRetry = renewal.inBillingRetry
@@ -31,7 +31,7 @@ public enum PurchaseVersions {
     /// `incoming`'s transaction data replaces `stored`'s.
     public static func supersedes(_ incoming: TransactionRecord, _ stored: TransactionRecord) -> Bool {
         if incoming.transactionID == stored.transactionID { return incoming.signedAt >= stored.signedAt }
-        if incoming.isUpgraded != stored.isUpgraded { return stored.isUpgraded }
+        if incoming.isUpgraded, !stored.isUpgraded { return false }
         if incoming.purchasedAt != stored.purchasedAt { return incoming.purchasedAt > stored.purchasedAt }
         return incoming.signedAt >= stored.signedAt
     }
@@ -45,5 +45,16 @@ public enum PurchaseVersions {
         left.signedAt = rhs.signedAt
         left.renewalStateAsOf = rhs.renewalStateAsOf
         return left == rhs
+    }
+
+    /// The same transaction data, whatever either says about renewal.
+    public static func sameTransaction(_ lhs: TransactionRecord, _ rhs: TransactionRecord) -> Bool {
+        var left = lhs
+        left.willRenew = rhs.willRenew
+        left.renewalProductID = rhs.renewalProductID
+        left.inGracePeriod = rhs.inGracePeriod
+        left.inBillingRetry = rhs.inBillingRetry
+        left.gracePeriodExpiresAt = rhs.gracePeriodExpiresAt
+        return sameData(left, rhs)
     }
 }

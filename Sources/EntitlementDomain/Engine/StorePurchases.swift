@@ -52,23 +52,26 @@ extension CustomerEngine {
             for record in transactions {
                 let stored = try transaction.transaction(
                     tenantID: tenantID, store: record.store, originalTransactionID: record.originalTransactionID)
-                var from: Int64?
-                if let stored, let owner = stored.customerID, owner != customer.id {
-                    try Self.checkTransfer(
-                        transaction, tenantID: tenantID, from: owner, record: stored, policy: policy, at: now)
-                    if !previousOwners.contains(owner) { previousOwners.append(owner) }
-                    from = owner
-                }
                 var incoming = record
                 incoming.customerID = customer.id
                 let merged = PurchaseVersions.merge(stored: stored, incoming: incoming)
+                var from: Int64?
+                if let stored, let owner = stored.customerID, owner != customer.id {
+                    // Judged on the newest data: a renewal only the token shows is the owner's access too.
+                    try Self.checkTransfer(
+                        transaction, tenantID: tenantID, from: owner, record: merged, policy: policy, at: now)
+                    if !previousOwners.contains(owner) { previousOwners.append(owner) }
+                    from = owner
+                }
                 if stored.map({ $0.customerID != customer.id || !PurchaseVersions.sameData($0, merged) }) ?? true {
                     changed = true
                 }
                 if merged != stored { try transaction.saveTransaction(merged) }
                 let outcome: AppliedStorePurchase.Outcome =
                     if let stored {
-                        if !PurchaseVersions.supersedes(incoming, stored) {
+                        if !PurchaseVersions.supersedes(incoming, stored),
+                            !PurchaseVersions.sameTransaction(incoming, stored)
+                        {
                             .olderThanStored
                         } else if PurchaseVersions.sameData(stored, merged) {
                             .unchanged

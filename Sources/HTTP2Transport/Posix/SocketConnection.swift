@@ -134,7 +134,8 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
         lingering = true
         protocolHandler?.connectionClosed()
         protocolHandler = nil
-        loop.scheduleTimer(after: .seconds(2)) { [weak self] in self?.close() }
+        // Held strongly for at most two seconds (a weak reference would slow this object's reference counting).
+        loop.scheduleTimer(after: .seconds(2)) { self.close() }
         if outboundOffset == outbound.count { shutdownWriting() }
         updateInterest()
     }
@@ -331,8 +332,10 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
     private func armIdleTimer() {
         guard let idleTimeout, !isClosed else { return }
         let deadline = lastActivity + idleTimeout
-        idleTimer = loop.scheduleTimer(after: ContinuousClock.now.duration(to: deadline)) { [weak self] in
-            guard let self, !self.isClosed, self.idleTimeout != nil else { return }
+        // Held strongly until it fires or `close()` cancels it (a weak reference would slow this object's
+        // reference counting).
+        idleTimer = loop.scheduleTimer(after: ContinuousClock.now.duration(to: deadline)) {
+            guard !self.isClosed, self.idleTimeout != nil else { return }
             if self.lastActivity + idleTimeout <= .now {
                 self.close()
             } else {

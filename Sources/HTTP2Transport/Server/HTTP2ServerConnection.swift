@@ -7,6 +7,10 @@ import RPCCore
 final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     /// Unowned: the socket owns this connection. Everything that can run after the socket closed (tasks, timers)
     /// checks `session`, which ``connectionClosed()`` clears, before touching it.
+    ///
+    /// Timers hold this connection strongly, not weakly: each fires or is cancelled within a bounded time, and a
+    /// weak reference would move the object's reference counts to a side table, slowing every retain and release
+    /// of it on the hot path.
     private unowned let socket: SocketConnection
     private let shared: ServerShared
     private var session: NGHTTP2Session!
@@ -14,6 +18,8 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     /// Most callbacks in a row concern one stream; remembering it saves a hash lookup each.
     private var lastStream: ServerStream?
     private var configuration: HTTP2ServerConfiguration { shared.configuration }
+    /// Shared by every call on this connection.
+    private let memory = ConnectionMemory()
 
     private var lastReceived = ContinuousClock.now
     private var keepaliveTimer: TimerHeap.ID?
@@ -92,9 +98,9 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         session.submitShutdownNotice()
         session.submitPing()
         // The final GOAWAY goes out after the client has seen the notice (its PING ack), or after a second.
-        loop.scheduleTimer(after: .seconds(1)) { [weak self] in self?.sendFinalGoaway() }
-        graceTimer = loop.scheduleTimer(after: configuration.shutdownGracePeriod) { [weak self] in
-            self?.abortAll(RPCError(code: .unavailable, message: "The server is shutting down."))
+        loop.scheduleTimer(after: .seconds(1)) { self.sendFinalGoaway() }
+        graceTimer = loop.scheduleTimer(after: configuration.shutdownGracePeriod) {
+            self.abortAll(RPCError(code: .unavailable, message: "The server is shutting down."))
         }
         socket.scheduleFlush()
     }
@@ -278,7 +284,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         }
         let context = ServerContext(
             method: route.method, metadata: metadata, deadline: deadline, peer: socket.peer, connectionID: socket.id,
-            responseSink: responses)
+            connection: memory, responseSink: responses)
         if route.handler.synchronousUnary != nil {
             let call = GRPCServerCall(responses: responses, inbound: .synchronous(route, context), deframer: deframer)
             stream.phase = .grpc(call)
@@ -299,8 +305,8 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
 
     private func armDeadline(_ call: GRPCServerCall, streamID: Int32, deadline: ContinuousClock.Instant?) {
         guard let deadline else { return }
-        call.deadlineTimer = loop.scheduleTimer(after: ContinuousClock.now.duration(to: deadline)) { [weak self] in
-            self?.deadlineExpired(streamID: streamID)
+        call.deadlineTimer = loop.scheduleTimer(after: ContinuousClock.now.duration(to: deadline)) {
+            self.deadlineExpired(streamID: streamID)
         }
     }
 
@@ -486,8 +492,8 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     /// Pings a connection that has been quiet for the keepalive interval; no answer in time closes it.
     private func armKeepalive(from start: ContinuousClock.Instant? = nil) {
         let due = (start ?? lastReceived) + configuration.keepaliveInterval
-        keepaliveTimer = loop.scheduleTimer(after: ContinuousClock.now.duration(to: due)) { [weak self] in
-            guard let self, self.session != nil else { return }
+        keepaliveTimer = loop.scheduleTimer(after: ContinuousClock.now.duration(to: due)) {
+            guard self.session != nil else { return }
             guard self.lastReceived + self.configuration.keepaliveInterval <= .now else {
                 self.armKeepalive()
                 return
@@ -495,9 +501,9 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
             self.session.submitPing()
             self.awaitingPingAck = true
             self.socket.scheduleFlush()
-            self.loop.scheduleTimer(after: self.configuration.keepaliveTimeout) { [weak self] in
+            self.loop.scheduleTimer(after: self.configuration.keepaliveTimeout) {
                 // A nil session means the socket is gone already (and must not be touched).
-                guard let self, self.session != nil, self.awaitingPingAck else { return }
+                guard self.session != nil, self.awaitingPingAck else { return }
                 self.shared.logger.info("closing connection: keepalive ping unanswered", ["peer": self.socket.peer])
                 self.socket.close()
             }

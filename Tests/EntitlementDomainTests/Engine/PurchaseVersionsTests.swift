@@ -50,8 +50,6 @@ import Testing
         refunded.revokedAt = UnixTime(milliseconds: 66 * Self.day)
         #expect(PurchaseVersions.merge(stored: stored, incoming: refunded).revokedAt == refunded.revokedAt)
         #expect(PurchaseVersions.merge(stored: refunded, incoming: stored).revokedAt == refunded.revokedAt)
-        // A refunded period does not renew, whatever the renewal state said.
-        #expect(!PurchaseVersions.merge(stored: stored, incoming: refunded).willRenew)
     }
 
     @Test func aRefundOrItsReversalForAnEarlierPeriodLeavesTheCurrentOneAlone() {
@@ -65,13 +63,36 @@ import Testing
     }
 
     @Test func aTransactionUpgradedAwayFromNeverReplacesAnother() {
-        let upgrade = period(1, signedDay: 40, product: "premium")
-        var upgradedAway = period(2, signedDay: 90)
+        var upgradedAway = period(1, signedDay: 90)
         upgradedAway.isUpgraded = true
+        let upgrade = period(2, signedDay: 40, product: "premium")
         #expect(!PurchaseVersions.supersedes(upgradedAway, upgrade))
         #expect(PurchaseVersions.supersedes(upgrade, upgradedAway))
         #expect(PurchaseVersions.merge(stored: upgradedAway, incoming: upgrade).productID == "premium")
         #expect(EntitlementCandidate.candidates(of: upgradedAway).isEmpty)
+        // Nor does an earlier period replace a stored upgraded-away one: the order things arrive in never matters.
+        #expect(!PurchaseVersions.supersedes(period(0, signedDay: 95), upgradedAway))
+    }
+
+    @Test func aPendingProductIsJudgedAgainstTheCurrentPeriodNotTheNotifications() {
+        // Period 2 is monthly after a crossgrade; a refund of the yearly period 1 carries renewal info saying the
+        // subscription renews as yearly.
+        let current = period(2, signedDay: 61)
+        var refundedYearly = withRenewal(period(1, signedDay: 80, product: "yearly"), day: 80, nextProduct: "yearly")
+        refundedYearly.revokedAt = UnixTime(milliseconds: 80 * Self.day)
+        let merged = PurchaseVersions.merge(stored: current, incoming: refundedYearly)
+        #expect(merged.productID == "monthly" && merged.renewalProductID == "yearly")
+    }
+
+    @Test func aRevocationThatIsUndoneLeavesAutoRenewAsTheStoreSaid() {
+        let renewing = withRenewal(period(2, signedDay: 61), day: 70)
+        var refunded = period(2, signedDay: 75)
+        refunded.revokedAt = UnixTime(milliseconds: 75 * Self.day)
+        let afterRefund = PurchaseVersions.merge(stored: renewing, incoming: refunded)
+        #expect(afterRefund.willRenew, "stored as the store said")
+        #expect(EntitlementCandidate.candidates(of: afterRefund).allSatisfy { !$0.willRenew })
+        let reversed = PurchaseVersions.merge(stored: afterRefund, incoming: period(2, signedDay: 85))
+        #expect(reversed.revokedAt == nil && reversed.willRenew)
     }
 
     @Test func renewalStateFromAppleOutlivesTheDeviceShowingTheSamePeriod() {
