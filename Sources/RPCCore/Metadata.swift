@@ -54,7 +54,12 @@ public struct Metadata: Sendable, Hashable, Sequence {
 
     /// The first string value for `key`, if any.
     public subscript(string key: String) -> String? {
-        let key = Self.lowercased(key)
+        // Callers almost always ask in lowercase: look first, check the spelling only when nothing matched.
+        if let value = firstString(exactKey: key) { return value }
+        return Self.hasCapitals(key) ? firstString(exactKey: key.lowercased()) : nil
+    }
+
+    private func firstString(exactKey key: String) -> String? {
         for entry in entries where entry.key == key {
             if case .string(let value) = entry.value { return value }
         }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import EntitlementStorage
 import Synchronization
 
@@ -67,7 +70,12 @@ final class CustomerCache: Sendable {
         private static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
             var lhs = lhs
             var rhs = rhs
-            return lhs.withUTF8 { left in rhs.withUTF8 { right in left.elementsEqual(right) } }
+            return lhs.withUTF8 { left in
+                rhs.withUTF8 { right in
+                    guard left.count == right.count else { return false }
+                    return left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0
+                }
+            }
         }
     }
 

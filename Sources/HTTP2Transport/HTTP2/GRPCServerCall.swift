@@ -7,7 +7,19 @@ final class GRPCServerCall {
         /// A handler task reads them from a stream, with flow control tied to its reading.
         case task(MessageStream, InboundWindow)
         /// A synchronous unary handler runs on the loop once the request is complete; messages wait here.
-        case synchronous(RPCRouter.Route, ServerContext)
+        case synchronous(SynchronousHandler)
+    }
+
+    /// The handler and context of a synchronous call, boxed: the inbound side is looked at for every DATA frame,
+    /// and copying a route and a context out each time cost more than the handler.
+    final class SynchronousHandler {
+        let route: RPCRouter.Route
+        let context: ServerContext
+
+        init(route: RPCRouter.Route, context: ServerContext) {
+            self.route = route
+            self.context = context
+        }
     }
 
     let responses: GRPCResponseQueue
@@ -65,13 +77,13 @@ final class GRPCServerCall {
 
     /// Runs a synchronous handler now that the request is complete. False when the call is not synchronous.
     func runSynchronousHandler() -> Bool {
-        guard case .synchronous(let route, let context) = inbound else { return false }
+        guard case .synchronous(let handler) = inbound else { return false }
         requestsFinished = true
         guard collected.count == 1 else {
             _ = responses.abort(with: RPCStatus(collected.isEmpty ? .noRequestMessage : .tooManyRequestMessages))
             return true
         }
-        let (response, status) = route.handler.runSynchronously(request: collected[0], context: context)
+        let (response, status) = handler.route.handler.runSynchronously(request: collected[0], context: handler.context)
         collected = []
         responses.complete(message: response, status: status)
         return true

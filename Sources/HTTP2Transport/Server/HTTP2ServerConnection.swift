@@ -286,7 +286,8 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
             method: route.method, metadata: metadata, deadline: deadline, peer: socket.peer, connectionID: socket.id,
             connection: memory, responseSink: responses)
         if route.handler.synchronousUnary != nil {
-            let call = GRPCServerCall(responses: responses, inbound: .synchronous(route, context), deframer: deframer)
+            let handler = GRPCServerCall.SynchronousHandler(route: route, context: context)
+            let call = GRPCServerCall(responses: responses, inbound: .synchronous(handler), deframer: deframer)
             stream.phase = .grpc(call)
             armDeadline(call, streamID: streamID, deadline: deadline)
             return
