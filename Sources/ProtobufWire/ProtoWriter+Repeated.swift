@@ -1,10 +1,13 @@
 /// Repeated fields. Every element is written, defaults included. Scalars are packed (one
 /// length-delimited run), the proto3 default; an empty array writes nothing.
 extension ProtoWriter {
+    /// Encodes each element where it lies: iterating the array would copy every message first.
     @inlinable
     public mutating func writeRepeatedMessages<M: ProtoMessage>(_ field: Int, _ messages: [M]) {
-        for message in messages {
-            writeMessage(field, message)
+        messages.withUnsafeBufferPointer { messages in
+            for index in messages.indices {
+                writeLengthDelimited(field) { messages[index].encode(to: &$0) }
+            }
         }
     }
 
