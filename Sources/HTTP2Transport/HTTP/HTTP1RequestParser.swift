@@ -238,6 +238,10 @@ public struct HTTP1RequestParser: Sendable {
                 "request line and header fields exceed \(limits.maxHeaderBytes) bytes"
             )
         case .line(let lineFeed):
+            // The content first, then the ending: the earliest problem in the stream is the one reported, however
+            // the bytes were split into reads (the content may have been checked as it arrived).
+            let endsWithCR = lineFeed > 0 && buffer[readIndex + lineFeed - 1] == HTTP1Grammar.cr
+            try checkRequestLine(upTo: endsWithCR ? lineFeed - 1 : lineFeed, final: true)
             try checkLineEnding(lineFeed: lineFeed, what: "request line")
             let contentLength = lineFeed - 1
             if contentLength == 0 {
@@ -247,7 +251,6 @@ public struct HTTP1RequestParser: Sendable {
                 requestLineScan = RequestLineScan()
                 return .advanced
             }
-            try checkRequestLine(upTo: contentLength, final: true)
             try finishRequestLine(contentLength: contentLength)
             readIndex += lineFeed + 1
             pending.sectionBytes += lineFeed + 1

@@ -116,6 +116,22 @@ struct HTTP1RequestParserTests {
         }
     }
 
+    /// Found by `Scripts/fuzz http1`: a request line with a bad method byte and a bare LF was reported as one or the
+    /// other depending on how the bytes were split into reads. The earliest problem in the stream wins.
+    @Test(arguments: [
+        ([0x00, 0x01, 0x0A], HTTP1ParseError.Code.invalidMethod),
+        (Array("GE\u{7F}T / HTTP/1.1\n".utf8), .invalidMethod),
+        (Array("GET / HTTP/1.1 \n".utf8), .invalidRequestLine),
+        (Array("GET / HTTP/1.1\n".utf8), .invalidLineEnding),
+    ])
+    func theEarliestProblemIsReportedHoweverTheBytesArrive(bytes: [UInt8], code: HTTP1ParseError.Code) {
+        for chunk in [nil, 1, 2, 3, 5] {
+            var found: HTTP1ParseError?
+            do { _ = try parse(bytes, chunk: chunk) } catch { found = error }
+            #expect(found?.code == code, "read size \(String(describing: chunk)): \(String(describing: found))")
+        }
+    }
+
     @Test func pipelinedRequestsInOneBuffer() throws {
         var parser = HTTP1RequestParser()
         parser.append(Array("GET /first HTTP/1.1\r\nHost: a\r\n\r\nPOST /second HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\nokGET /thi".utf8))
