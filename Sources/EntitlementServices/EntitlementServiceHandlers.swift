@@ -1,6 +1,7 @@
 public import EntitlementDomain
 import EntitlementStorage
 import EntitlementsProto
+import ProtobufWire
 public import RPCCore
 
 /// `entitlements.v1.EntitlementService`: what apps call with a public (or secret) key.
@@ -135,16 +136,26 @@ public struct EntitlementService: RPCService {
     }
 
     /// Runs on the connection's thread: the answer comes from memory (the database only on a cache miss).
-    private func syncStatus(_ request: SyncStatusRequest, _ context: ServerContext) throws -> SyncStatusResponse {
+    ///
+    /// The answer is the cached state's encoding, made once per cache entry, followed by the encoding of
+    /// `server_time` alone: two encodings of one message concatenated are that message with both parts.
+    private func syncStatus(_ request: SyncStatusRequest, _ context: ServerContext) throws
+        -> EncodedMessage<SyncStatusResponse>
+    {
         try log.callSynchronously(context) { fields in
             let tenant = try CallerAuthentication.tenant(of: context, requires: .publicKey, in: tenants)
             fields.tenantID = tenant.id
             let appUserID = try AppUserID.validate(request.appUserID)
-            let state = try engine.state(tenantID: tenant.id, appUserID: appUserID)
+            let (state, memo) = try engine.memoizedState(tenantID: tenant.id, appUserID: appUserID)
             fields.appUserID = state.appUserID
-            var response = SyncStatusResponse()
-            response.customer = CustomerStatus(state, serverTime: engine.now())
-            return response
+            func encodedState() -> [UInt8] { SyncStatusResponse(customer: CustomerStatus(state)).serializedBytes() }
+            let stateBytes = memo?.bytes(orMake: encodedState) ?? encodedState()
+            var writer = ProtoWriter(reservingCapacity: stateBytes.count + 32)
+            writer.writeRaw(stateBytes)
+            var serverTime = CustomerStatus()
+            serverTime.serverTime = ProtoTimestamp(engine.now())
+            SyncStatusResponse(customer: serverTime).encode(to: &writer)
+            return EncodedMessage(writer.bytes)
         }
     }
 

@@ -12,11 +12,16 @@ extension ProtoTimestamp {
 
 extension CustomerStatus {
     init(_ state: CustomerState, serverTime: UnixTime) {
+        self.init(state)
+        self.serverTime = ProtoTimestamp(serverTime)
+    }
+
+    /// Everything but the server time.
+    init(_ state: CustomerState) {
         self.init()
         appUserID = state.appUserID
         version = state.version
         status = SubscriptionStatus(state.status)
-        self.serverTime = ProtoTimestamp(serverTime)
     }
 }
 

@@ -18,7 +18,7 @@
 /// ```
 ///
 /// and encoding writes fields in field-number order, then `writer.writeRaw(unknownFields)`.
-/// A singular message field that appears twice keeps the last occurrence (no merge).
+/// A singular message field that appears twice merges into the first (`ProtoReader.decodeMessage(_:mergingInto:)`).
 public protocol ProtoMessage: Sendable, Hashable {
     init()
     init(from reader: inout ProtoReader) throws
@@ -27,6 +27,8 @@ public protocol ProtoMessage: Sendable, Hashable {
     /// verbatim after the known fields, so a message passing through an older service keeps
     /// what a newer peer put in it.
     var unknownFields: [UInt8] { get set }
+    /// The message in wire format. The default encodes it; a message that is its encoding already returns that.
+    func serializedBytes() -> [UInt8]
 }
 
 extension ProtoMessage {

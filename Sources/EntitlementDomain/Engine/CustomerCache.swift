@@ -13,6 +13,8 @@ final class CachedCustomer: Sendable {
     let candidates: [EntitlementCandidate]
     /// Status as computed when the entry was built, valid until its `nextChangeAt`.
     let status: ComputedStatus
+    /// What the API layer derives from `status` while it is valid.
+    let memo = StateMemo()
 
     init(snapshot: CustomerSnapshot, now: UnixTime) {
         customerID = snapshot.customer.id
@@ -25,13 +27,16 @@ final class CachedCustomer: Sendable {
 
     /// The state at `now`: the cached status while it is still valid, recomputed from the records after that.
     func state(at now: UnixTime) -> CustomerState {
-        let current: ComputedStatus
+        memoizedState(at: now).state
+    }
+
+    /// The state at `now`, with the memo for it while it is the cached one (nil once it had to be recomputed).
+    func memoizedState(at now: UnixTime) -> (state: CustomerState, memo: StateMemo?) {
         if let changeAt = status.nextChangeAt, now >= changeAt {
-            current = StatusCalculator.status(of: candidates, at: now)
-        } else {
-            current = status
+            let current = StatusCalculator.status(of: candidates, at: now)
+            return (CustomerState(customerID: customerID, appUserID: appUserID, version: version, status: current), nil)
         }
-        return CustomerState(customerID: customerID, appUserID: appUserID, version: version, status: current)
+        return (CustomerState(customerID: customerID, appUserID: appUserID, version: version, status: status), memo)
     }
 }
 

@@ -38,14 +38,22 @@ public final class CustomerEngine: Sendable {
 
     /// The state of an app user ID (canonical or alias); an unknown ID is INACTIVE at version 0.
     public func state(tenantID: String, appUserID: String) throws(DomainError) -> CustomerState {
+        try memoizedState(tenantID: tenantID, appUserID: appUserID).state
+    }
+
+    /// ``state(tenantID:appUserID:)`` and, while that state is the cached one, a memo for what the caller derives
+    /// from it (SyncStatus keeps its encoded answer there).
+    public func memoizedState(tenantID: String, appUserID: String) throws(DomainError)
+        -> (state: CustomerState, memo: StateMemo?)
+    {
         let now = clock.now()
-        if let cached = cache.entry(tenantID: tenantID, appUserID: appUserID) { return cached.state(at: now) }
+        if let cached = cache.entry(tenantID: tenantID, appUserID: appUserID) { return cached.memoizedState(at: now) }
         guard let snapshot = try read({ () throws(StoreError) in try store.snapshot(tenantID: tenantID, appUserID: appUserID) }) else {
-            return .unknown(appUserID)
+            return (.unknown(appUserID), nil)
         }
         let entry = CachedCustomer(snapshot: snapshot, now: now)
         cache.storeIfAbsent(entry, tenantID: tenantID)
-        return entry.state(at: now)
+        return entry.memoizedState(at: now)
     }
 
     /// Everything about a customer for GetCustomer; `NOT_FOUND` for an unknown ID.

@@ -1,0 +1,35 @@
+/// A message of type `Message` already in wire format, written out as is.
+///
+/// For answers assembled from encodings made earlier: the concatenation of two encodings of one message type is
+/// itself an encoding of that type (its fields merge, later ones winning), so a cached part and a fresh part can be
+/// joined without decoding either. To this wrapper every field is unknown, and unknown fields are kept and written
+/// back verbatim.
+public struct EncodedMessage<Message: ProtoMessage>: ProtoMessage {
+    public var unknownFields: [UInt8]
+
+    public init() {
+        unknownFields = []
+    }
+
+    public init(_ encoding: [UInt8]) {
+        unknownFields = encoding
+    }
+
+    public init(from reader: inout ProtoReader) throws {
+        self.init()
+        while let tag = try reader.nextTag() { unknownFields += try reader.skipField(tag) }
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        writer.writeRaw(unknownFields)
+    }
+
+    public func serializedBytes() -> [UInt8] {
+        unknownFields
+    }
+
+    /// The message itself.
+    public func decoded() throws -> Message {
+        try Message(serializedBytes: unknownFields)
+    }
+}

@@ -1,0 +1,33 @@
+import EntitlementDomain
+import Testing
+
+@Suite struct StateMemoTests {
+    @Test func aCachedStateDerivesItsBytesOnceAndANewStateStartsAfresh() async throws {
+        let harness = try EngineHarness()
+        _ = try await harness.grant("alice", "pro", durationMilliseconds: 60_000)
+        var makes = 0
+        let make = { () -> [UInt8] in
+            makes += 1
+            return [UInt8(makes)]
+        }
+        let (_, memo) = try harness.engine.memoizedState(tenantID: harness.tenantID, appUserID: "alice")
+        let first = try #require(memo).bytes(orMake: make)
+        let (_, again) = try harness.engine.memoizedState(tenantID: harness.tenantID, appUserID: "alice")
+        #expect(try #require(again).bytes(orMake: make) == first)
+        #expect(makes == 1)
+        // A write replaces the cache entry, and with it what was derived from the old state.
+        _ = try await harness.grant("alice", "plus", durationMilliseconds: 60_000)
+        let (state, fresh) = try harness.engine.memoizedState(tenantID: harness.tenantID, appUserID: "alice")
+        #expect(state.status.activeIDs == ["plus", "pro"])
+        #expect(try #require(fresh).bytes(orMake: make) == [2])
+    }
+
+    @Test func aStatePastItsNextChangeHasNoMemo() async throws {
+        let harness = try EngineHarness()
+        _ = try await harness.grant("alice", "pro", durationMilliseconds: 60_000)
+        _ = harness.clock.advance(milliseconds: 60_001)
+        let (state, memo) = try harness.engine.memoizedState(tenantID: harness.tenantID, appUserID: "alice")
+        #expect(state.status.activeIDs.isEmpty)
+        #expect(memo == nil, "a recomputed status must not be answered with bytes derived from the cached one")
+    }
+}
