@@ -137,8 +137,8 @@ public struct EntitlementService: RPCService {
 
     /// Runs on the connection's thread: the answer comes from memory (the database only on a cache miss).
     ///
-    /// The answer is the cached state's encoding, made once per cache entry, followed by the encoding of
-    /// `server_time` alone: two encodings of one message concatenated are that message with both parts.
+    /// The customer's fields but `server_time` are encoded once per cache entry; each call appends `server_time`.
+    /// Every field still appears once, so any protobuf parser reads the answer the same.
     private func syncStatus(_ request: SyncStatusRequest, _ context: ServerContext) throws
         -> EncodedMessage<SyncStatusResponse>
     {
@@ -148,14 +148,12 @@ public struct EntitlementService: RPCService {
             let appUserID = try AppUserID.validate(request.appUserID)
             let (state, memo) = try engine.memoizedState(tenantID: tenant.id, appUserID: appUserID)
             fields.appUserID = state.appUserID
-            func encodedState() -> [UInt8] { SyncStatusResponse(customer: CustomerStatus(state)).serializedBytes() }
-            let stateBytes = memo?.bytes(orMake: encodedState) ?? encodedState()
-            var writer = ProtoWriter(reservingCapacity: stateBytes.count + 32)
-            writer.writeRaw(stateBytes)
+            func encodedState() -> [UInt8] { CustomerStatus(state).serializedBytes() }
+            var customer = memo?.bytes(orMake: encodedState) ?? encodedState()
             var serverTime = CustomerStatus()
             serverTime.serverTime = ProtoTimestamp(engine.now())
-            SyncStatusResponse(customer: serverTime).encode(to: &writer)
-            return EncodedMessage(writer.bytes)
+            customer += serverTime.serializedBytes()
+            return EncodedMessage(SyncStatusResponse.encoding(customer: customer))
         }
     }
 

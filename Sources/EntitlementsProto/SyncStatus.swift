@@ -52,4 +52,12 @@ public struct SyncStatusResponse: ProtoMessage {
         writer.writeMessage(1, customer)
         writer.writeRaw(unknownFields)
     }
+
+    /// The encoding of a response whose `customer` is given already encoded: a server can keep the encoding of the
+    /// fields that rarely change and append the others (the fields of one message may come in any order).
+    public static func encoding(customer: [UInt8]) -> [UInt8] {
+        var writer = ProtoWriter(reservingCapacity: customer.count + 8)
+        writer.writeMessage(1, EncodedMessage<CustomerStatus>(customer))
+        return writer.bytes
+    }
 }

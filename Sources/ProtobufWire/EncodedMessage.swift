@@ -1,9 +1,8 @@
-/// A message of type `Message` already in wire format, written out as is.
+/// A message of type `Message` already in wire format, written out as is: as a whole answer, or as an embedded
+/// message field (`ProtoWriter.writeMessage`).
 ///
-/// For answers assembled from encodings made earlier: the concatenation of two encodings of one message type is
-/// itself an encoding of that type (its fields merge, later ones winning), so a cached part and a fresh part can be
-/// joined without decoding either. To this wrapper every field is unknown, and unknown fields are kept and written
-/// back verbatim.
+/// For answers assembled from encodings made earlier, such as a cached encoding of some fields followed by a fresh
+/// one of the others. To this wrapper every field is unknown, and unknown fields are kept and written back verbatim.
 public struct EncodedMessage<Message: ProtoMessage>: ProtoMessage {
     public var unknownFields: [UInt8]
 

@@ -315,6 +315,54 @@ def test_canonically_equivalent_ids_do_not_overwrite_each_other(ent):
     assert (second.app_user_id, active_ids(second)) == (decomposed, [])
 
 
+def wire_fields(data: bytes) -> list[tuple[int, bytes | int]]:
+    """The (field number, value) pairs of one message, in wire order; values of length-delimited fields raw."""
+    def varint(index: int) -> tuple[int, int]:
+        value, shift = 0, 0
+        while True:
+            byte = data[index]
+            value |= (byte & 0x7F) << shift
+            index, shift = index + 1, shift + 7
+            if byte < 0x80:
+                return value, index
+
+    fields, index = [], 0
+    while index < len(data):
+        key, index = varint(index)
+        number, wire_type = key >> 3, key & 7
+        if wire_type == 0:
+            value, index = varint(index)
+        elif wire_type == 2:
+            length, index = varint(index)
+            value, index = data[index:index + length], index + length
+        else:
+            raise AssertionError(f"unexpected wire type {wire_type}")
+        fields.append((number, value))
+    return fields
+
+
+def test_sync_status_answer_holds_each_field_once_and_fresh_server_time(ent):
+    # Parsers that do not merge repeated message fields (protobuf.js, google-protobuf) must read the same answer.
+    user = unique_id()
+    ent.a_admin.grant(user, "pro")
+    callable_ = ent.a.channel.unary_unary(
+        f"/{ENTITLEMENT_SERVICE}/SyncStatus", request_serializer=lambda m: m.SerializeToString(),
+        response_deserializer=lambda raw: raw)
+    request = ent.a.request("SyncStatus", app_user_id=user)
+    times = []
+    for _ in range(2):
+        raw = callable_(request, timeout=RPC_TIMEOUT, metadata=ent.a._metadata(None))
+        top = wire_fields(raw)
+        assert [number for number, _ in top] == [1], top
+        customer = wire_fields(top[0][1])
+        numbers = [number for number, _ in customer]
+        assert sorted(numbers) == sorted(set(numbers)) == [1, 2, 3, 4], numbers
+        times.append(dict(customer)[4])
+        time.sleep(0.01)
+    assert times[0] != times[1], "server_time must be the time of each call"
+    assert ent.a.sync(user).app_user_id == user
+
+
 # --------------------------------------------------------------------------------------------------
 # SyncStatus of unknown users
 
