@@ -51,7 +51,7 @@ public struct Customer: ProtoMessage {
         self.init()
         while let tag = try reader.nextTag() {
             switch tag.number {
-            case 1: customer = try reader.decodeMessage(tag, mergingInto: customer)
+            case 1: customer = try reader.decodeMessage(tag)
             case 2: aliases.append(try reader.decodeString(tag))
             case 3: grants.append(try reader.decodeMessage(tag))
             case 4: transactions.append(try reader.decodeMessage(tag))

@@ -26,9 +26,9 @@ public struct CustomerStatus: ProtoMessage {
         while let tag = try reader.nextTag() {
             switch tag.number {
             case 1: appUserID = try reader.decodeString(tag)
-            case 2: status = try reader.decodeMessage(tag, mergingInto: status)
+            case 2: status = try reader.decodeMessage(tag)
             case 3: version = try reader.decodeUInt64(tag)
-            case 4: serverTime = try reader.decodeMessage(tag, mergingInto: serverTime)
+            case 4: serverTime = try reader.decodeMessage(tag)
             default: unknownFields += try reader.skipField(tag)
             }
         }
@@ -120,7 +120,7 @@ public struct ActiveEntitlement: ProtoMessage {
             case 1: id = try reader.decodeString(tag)
             case 2: source = try reader.decodeEnum(tag)
             case 3: productID = try reader.decodeString(tag)
-            case 4: expiresAt = try reader.decodeMessage(tag, mergingInto: expiresAt)
+            case 4: expiresAt = try reader.decodeMessage(tag)
             case 5: willRenew = try reader.decodeBool(tag)
             case 6: inGracePeriod = try reader.decodeBool(tag)
             case 7: inBillingRetry = try reader.decodeBool(tag)

@@ -56,7 +56,7 @@ public struct IdentifyResponse: ProtoMessage {
         self.init()
         while let tag = try reader.nextTag() {
             switch tag.number {
-            case 1: customer = try reader.decodeMessage(tag, mergingInto: customer)
+            case 1: customer = try reader.decodeMessage(tag)
             case 2: created = try reader.decodeBool(tag)
             case 3: merged = try reader.decodeBool(tag)
             case 4: appAccountToken = try reader.decodeString(tag)

@@ -25,13 +25,8 @@ public struct PurchaseRequest: ProtoMessage {
         while let tag = try reader.nextTag() {
             switch tag.number {
             case 1: appUserID = try reader.decodeString(tag)
-            // A oneof member seen again merges into itself; another member replaces it.
-            case 2:
-                let previous: AppStorePurchase? = if case .appStore(let value)? = purchase { value } else { nil }
-                purchase = .appStore(try reader.decodeMessage(tag, mergingInto: previous))
-            case 3:
-                let previous: PlayStorePurchase? = if case .playStore(let value)? = purchase { value } else { nil }
-                purchase = .playStore(try reader.decodeMessage(tag, mergingInto: previous))
+            case 2: purchase = .appStore(try reader.decodeMessage(tag))
+            case 3: purchase = .playStore(try reader.decodeMessage(tag))
             default: unknownFields += try reader.skipField(tag)
             }
         }
@@ -127,9 +122,9 @@ public struct PurchaseResponse: ProtoMessage {
         self.init()
         while let tag = try reader.nextTag() {
             switch tag.number {
-            case 1: customer = try reader.decodeMessage(tag, mergingInto: customer)
+            case 1: customer = try reader.decodeMessage(tag)
             case 2: transferredFromAppUserID = try reader.decodeString(tag)
-            case 3: result = try reader.decodeMessage(tag, mergingInto: result)
+            case 3: result = try reader.decodeMessage(tag)
             default: unknownFields += try reader.skipField(tag)
             }
         }

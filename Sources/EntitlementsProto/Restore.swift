@@ -58,7 +58,7 @@ public struct RestoreResponse: ProtoMessage {
         self.init()
         while let tag = try reader.nextTag() {
             switch tag.number {
-            case 1: customer = try reader.decodeMessage(tag, mergingInto: customer)
+            case 1: customer = try reader.decodeMessage(tag)
             case 2: transferredFromAppUserIDs.append(try reader.decodeString(tag))
             case 3: results.append(try reader.decodeMessage(tag))
             default: unknownFields += try reader.skipField(tag)

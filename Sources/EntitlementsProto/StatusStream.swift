@@ -64,7 +64,7 @@ public struct StatusEvent: ProtoMessage {
         while let tag = try reader.nextTag() {
             switch tag.number {
             case 1: kind = try reader.decodeEnum(tag)
-            case 2: customer = try reader.decodeMessage(tag, mergingInto: customer)
+            case 2: customer = try reader.decodeMessage(tag)
             case 3: reason = try reader.decodeString(tag)
             default: unknownFields += try reader.skipField(tag)
             }

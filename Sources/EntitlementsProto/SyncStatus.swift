@@ -42,7 +42,7 @@ public struct SyncStatusResponse: ProtoMessage {
         self.init()
         while let tag = try reader.nextTag() {
             switch tag.number {
-            case 1: customer = try reader.decodeMessage(tag, mergingInto: customer)
+            case 1: customer = try reader.decodeMessage(tag)
             default: unknownFields += try reader.skipField(tag)
             }
         }

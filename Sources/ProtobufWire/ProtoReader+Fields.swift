@@ -44,18 +44,6 @@ extension ProtoReader {
         return try M(from: &reader)
     }
 
-    /// A singular embedded message that appears again merges into the value decoded before, as proto3 requires:
-    /// later scalars win, repeated fields append, embedded messages merge in turn. That is exactly what decoding the
-    /// earlier value's encoding followed by the new bytes gives.
-    @inlinable
-    public mutating func decodeMessage<M: ProtoMessage>(_ tag: FieldTag, mergingInto existing: M?) throws -> M {
-        guard let existing else { return try decodeMessage(tag) }
-        try expectWireType(tag, .lengthDelimited)
-        let more = try readLengthDelimited()
-        var reader = try nested(ArraySlice(existing.serializedBytes() + more))
-        return try M(from: &reader)
-    }
-
     mutating func decode<Value>(_ tag: FieldTag, _ encoding: ScalarEncoding<Value>) throws -> Value {
         try expectWireType(tag, encoding.wireType)
         return try encoding.read(&self)

@@ -124,7 +124,7 @@ public struct ServerReflectionResponse: ProtoMessage {
         while let tag = try reader.nextTag() {
             switch tag.number {
             case 1: validHost = try reader.decodeString(tag)
-            case 2: originalRequest = try reader.decodeMessage(tag, mergingInto: originalRequest)
+            case 2: originalRequest = try reader.decodeMessage(tag)
             case 4: messageResponse = .fileDescriptorResponse(try reader.decodeMessage(tag))
             case 5: messageResponse = .allExtensionNumbersResponse(try reader.decodeMessage(tag))
             case 6: messageResponse = .listServicesResponse(try reader.decodeMessage(tag))
