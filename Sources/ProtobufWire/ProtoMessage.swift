@@ -18,7 +18,8 @@
 /// ```
 ///
 /// and encoding writes fields in field-number order, then `writer.writeRaw(unknownFields)`.
-/// A singular message field that appears twice merges into the first (`ProtoReader.decodeMessage(_:mergingInto:)`).
+/// A singular message field that appears twice keeps the last occurrence: proto3 asks for a merge, but merging
+/// re-reads what came before at every repeat, which hostile input can make quadratic, and encoders never repeat one.
 public protocol ProtoMessage: Sendable, Hashable {
     init()
     init(from reader: inout ProtoReader) throws

@@ -158,6 +158,8 @@ final class EventLoop: @unchecked Sendable {
             runEndOfTick()
         }
         handlers.removeAll()
+        // Timer closures hold their connections strongly; dropping them lets a stopped loop's connections go.
+        timers = TimerHeap()
     }
 
     private func runPendingWork() {
