@@ -19,7 +19,7 @@ extension EntitlementCandidate {
             EntitlementCandidate(
                 entitlementID: entitlementID, source: source, productID: transaction.productID,
                 startsAt: transaction.purchasedAt, expiresAt: expiresAt, revokedAt: transaction.revokedAt,
-                willRenew: transaction.willRenew && transaction.revokedAt == nil, inGracePeriod: transaction.inGracePeriod,
+                willRenew: transaction.renews, inGracePeriod: transaction.inGracePeriod,
                 inBillingRetry: transaction.inBillingRetry, referenceID: transaction.originalTransactionID)
         }
     }
@@ -30,4 +30,9 @@ extension CustomerSnapshot {
     public var candidates: [EntitlementCandidate] {
         grants.map(EntitlementCandidate.init(grant:)) + transactions.flatMap(EntitlementCandidate.candidates(of:))
     }
+}
+
+extension TransactionRecord {
+    /// It will renew: the store's auto-renew intent, which a revocation overrides.
+    public var renews: Bool { willRenew && revokedAt == nil }
 }

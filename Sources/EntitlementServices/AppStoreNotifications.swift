@@ -19,6 +19,11 @@ public struct AppStoreNotifications: Sendable {
 
     public static let maxBodyBytes = 64 * 1024
 
+    /// Recorded and changing nothing, even when they carry the purchase.
+    static let informationalTypes: Set<String> = [
+        "PRICE_INCREASE", "REFUND_DECLINED", "CONSUMPTION_REQUEST", "TEST", "RENEWAL_EXTENSION",
+    ]
+
     let engine: CustomerEngine
     let tenants: TenantRegistry
     let purchases: AppStorePurchases
@@ -98,12 +103,8 @@ public struct AppStoreNotifications: Sendable {
         }
         let type = notification.notificationType?.rawValue ?? "UNKNOWN"
         let reason = notification.subtype.map { "\(type)/\($0.rawValue)" } ?? type
-        // Informational types are recorded and change nothing, even when they carry the purchase.
-        let informational: Set<String> = [
-            "PRICE_INCREASE", "REFUND_DECLINED", "CONSUMPTION_REQUEST", "TEST", "RENEWAL_EXTENSION",
-        ]
         var record: TransactionRecord?
-        if let transaction, !informational.contains(type) {
+        if let transaction, !Self.informationalTypes.contains(type) {
             do throws(DomainError) {
                 record = try Self.record(
                     from: transaction, renewal: renewal, notification: notification, tenant: tenant,

@@ -102,7 +102,7 @@ extension Transaction {
         revocationReason = record.revocationReason
         self.ownerAppUserID = ownerAppUserID
         ownership = record.ownership == "FAMILY_SHARED" ? .familyShared : .purchased
-        willRenew = record.willRenew && record.revokedAt == nil
+        willRenew = record.renews
         inGracePeriod = record.inGracePeriod
         inBillingRetry = record.inBillingRetry
         renewalProductID = record.renewalProductID

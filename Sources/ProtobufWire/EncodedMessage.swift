@@ -26,9 +26,4 @@ public struct EncodedMessage<Message: ProtoMessage>: ProtoMessage {
     public func serializedBytes() -> [UInt8] {
         unknownFields
     }
-
-    /// The message itself.
-    public func decoded() throws -> Message {
-        try Message(serializedBytes: unknownFields)
-    }
 }

@@ -49,6 +49,8 @@ extension CustomerEngine {
             var changed = false
             var previousOwners: [Int64] = []
             var outcomes: [(outcome: AppliedStorePurchase.Outcome, from: Int64?)] = []
+            // What each purchase is after the call (a token may name the same purchase as an earlier one).
+            var latest: [String: TransactionRecord] = [:]
             for record in transactions {
                 let stored = try transaction.transaction(
                     tenantID: tenantID, store: record.store, originalTransactionID: record.originalTransactionID)
@@ -67,6 +69,7 @@ extension CustomerEngine {
                     changed = true
                 }
                 if merged != stored { try transaction.saveTransaction(merged) }
+                latest[Self.purchaseKey(record)] = merged
                 let outcome: AppliedStorePurchase.Outcome =
                     if let stored {
                         if !PurchaseVersions.supersedes(incoming, stored),
@@ -110,9 +113,7 @@ extension CustomerEngine {
             let state = CachedCustomer(snapshot: snapshot, now: now).state(at: now)
             var purchases: [AppliedStorePurchase] = []
             for (record, applied) in zip(transactions, outcomes) {
-                let stored = try transaction.transaction(
-                    tenantID: tenantID, store: record.store, originalTransactionID: record.originalTransactionID)
-                let grants = stored.map {
+                let grants = latest[Self.purchaseKey(record)].map {
                     StatusCalculator.status(of: EntitlementCandidate.candidates(of: $0), at: now).isActive
                 }
                 purchases.append(
@@ -124,6 +125,10 @@ extension CustomerEngine {
                 StorePurchaseOutcome(state: state, transferredFrom: transferredFrom, purchases: purchases), committed
             )
         }
+    }
+
+    private static func purchaseKey(_ record: TransactionRecord) -> String {
+        "\(record.store)/\(record.originalTransactionID)"
     }
 
     /// Refuses a transfer the tenant's policy forbids.
