@@ -2,7 +2,7 @@ import AppStore
 import Crypto
 import Testing
 
-/// Apple's real chain from ../shared/testdata/apple/certs. Nothing can be signed with Apple's key, so the chain half
+/// Apple's real chain from Tests/Fixtures/apple/certs. Nothing can be signed with Apple's key, so the chain half
 /// of the verifier is checked directly: CertificateChain at the effective date, plus the OIDs the verifier requires.
 @Suite struct AppleCertificateTests {
     let root: Certificate

@@ -21,7 +21,7 @@ struct AppleLibrary {
     }
 
     static let testsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    static let packageRoot = testsDirectory.deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = RepositoryFiles.root
     static let script = testsDirectory.appendingPathComponent("Resources/apple_verify.py").path
     static let setupHint = """
         The differential test needs Python 3 with Apple's app-store-server-library (pinned in \

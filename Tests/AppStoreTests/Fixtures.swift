@@ -1,6 +1,7 @@
 import AppStore
 import Crypto
 import Foundation
+import TestSupport
 
 /// Chains and tokens made at test time.
 enum Fixtures {
@@ -119,13 +120,7 @@ enum Fixtures {
 
     static func base64URL(_ text: String) -> String { Base64.encode(Array(text.utf8), alphabet: .url) }
 
-    static let appleTestData = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/testdata/apple")
-
-    static func appleFile(_ relativePath: String) throws -> Data {
-        try Data(contentsOf: appleTestData.appendingPathComponent(relativePath))
-    }
+    static func appleFile(_ relativePath: String) throws -> Data { try RepositoryFiles.apple(relativePath) }
 }
 
 extension AppStoreVerificationError.Code {

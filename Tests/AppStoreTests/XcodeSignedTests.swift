@@ -3,7 +3,7 @@ import Crypto
 import Foundation
 import Testing
 
-/// Real JWS from Xcode's local StoreKit configuration (../shared/testdata/apple/xcode).
+/// Real JWS from Xcode's local StoreKit configuration (Tests/Fixtures/apple/xcode).
 @Suite struct XcodeSignedTests {
     static let bundleID = "com.example.naturelab.backyardbirds.example"
 

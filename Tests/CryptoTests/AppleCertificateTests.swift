@@ -1,17 +1,13 @@
 import Crypto
 import Foundation
+import TestSupport
 import Testing
 
-/// The real Apple chain from ../shared/testdata/apple/certs: the App Store receipt-signing leaf, the WWDR G6
+/// The real Apple chain from Tests/Fixtures/apple/certs: the App Store receipt-signing leaf, the WWDR G6
 /// intermediate and Apple Root CA - G3.
 @Suite struct AppleCertificateTests {
-    static let directory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/testdata/apple/certs")
-
     static func load(_ name: String) throws -> Certificate {
-        let data = try Data(contentsOf: directory.appendingPathComponent(name))
-        return try Certificate(derEncoded: [UInt8](data))
+        try Certificate(derEncoded: [UInt8](RepositoryFiles.apple("certs/" + name)))
     }
 
     static let signedAt: Int64 = 1_761_962_975  // 2025-11-01, inside every certificate's validity

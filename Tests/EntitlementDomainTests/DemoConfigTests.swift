@@ -1,13 +1,9 @@
 import EntitlementDomain
+import TestSupport
 import Testing
 
 @Suite struct DemoConfigTests {
-    private static func configPath(_ name: String) -> String {
-        // Tests/EntitlementDomainTests/DemoConfigTests.swift → the repository's Config/.
-        var components = #filePath.split(separator: "/", omittingEmptySubsequences: false)
-        components.removeLast(3)
-        return components.joined(separator: "/") + "/Config/" + name
-    }
+    private static func configPath(_ name: String) -> String { RepositoryFiles.path("Config/" + name) }
 
     @Test func demoFileLoadsAndItsDemoKeysAuthenticate() throws {
         let directory = try TenantConfigLoader.load(path: Self.configPath("tenants.demo.json"))

@@ -1,4 +1,5 @@
 import EntitlementDomain
+import TestSupport
 import Testing
 
 /// The `app_store` object of a tenant configuration.
@@ -6,11 +7,7 @@ import Testing
     static let publicHash = APIKey.hashString("pk_test_public")!
 
     /// The repository's Config/ directory, which holds AppleRootCA-G3.cer.
-    static let configDirectory: String = {
-        var components = #filePath.split(separator: "/", omittingEmptySubsequences: false)
-        components.removeLast(3)
-        return components.joined(separator: "/") + "/Config"
-    }()
+    static let configDirectory = RepositoryFiles.path("Config")
 
     /// A document whose line 4 is `"app_store": {`, followed by `fields` one per line (so the first is on line 5).
     private func document(_ fields: [String], products: String = Self.mappedProducts) -> String {

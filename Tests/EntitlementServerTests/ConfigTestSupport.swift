@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import EntitlementServer
@@ -28,12 +29,8 @@ struct TemporaryDirectory {
     }
 }
 
-/// The root of the package, found from this file's path.
-let packageRoot: String = {
-    var url = URL(fileURLWithPath: #filePath)
-    for _ in 0..<3 { url.deleteLastPathComponent() }
-    return url.path
-}()
+/// The root of the package.
+let packageRoot = RepositoryFiles.root.path
 
 /// A minimal valid configuration with `extra` appended.
 func configText(_ extra: String = "") -> String {

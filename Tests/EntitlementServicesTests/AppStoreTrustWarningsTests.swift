@@ -1,12 +1,10 @@
 import EntitlementDomain
 import EntitlementServices
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct AppStoreTrustWarningsTests {
-    private static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().path
-
     private func directory(root: String, environments: Set<AppStoreEnvironmentName>) throws -> TenantDirectory {
         let settings = AppStoreSettings(
             bundleID: "com.example.app", appAppleID: environments.contains(.production) ? 1234 : nil,
@@ -17,13 +15,13 @@ import Testing
     }
 
     @Test func appleRootInProductionIsQuiet() throws {
-        let apple = Self.packageRoot + "/Config/AppleRootCA-G3.cer"
+        let apple = RepositoryFiles.path("Config/AppleRootCA-G3.cer")
         #expect(AppStoreTrustWarnings.messages(for: try directory(root: apple, environments: [.production])).isEmpty)
     }
 
     @Test func anotherRootInProductionIsAnnounced() throws {
         // Any certificate that is not Apple's root: the intermediate from the test data will do.
-        let other = Self.packageRoot + "/../shared/testdata/apple/certs/AppleWWDRCA-G6.cer"
+        let other = RepositoryFiles.path("Tests/Fixtures/apple/certs/AppleWWDRCA-G6.cer")
         let messages = AppStoreTrustWarnings.messages(for: try directory(root: other, environments: [.production]))
         #expect(messages.count == 1)
         #expect(messages.first?.contains("not Apple Root CA - G3") == true)

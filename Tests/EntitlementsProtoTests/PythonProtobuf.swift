@@ -7,7 +7,7 @@ import TestSupport
 /// cross-check is the proof that the hand-written codecs match the contract.
 struct PythonProtobuf {
     static let testsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    static let packageRoot = testsDirectory.deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = RepositoryFiles.root
     static let script = testsDirectory.appendingPathComponent("Resources/roundtrip.py").path
 
     static let setupHint = """

@@ -29,7 +29,7 @@ BUNDLE_ID = "com.example.app"
 MONTHLY, LIFETIME, COINS, PASS = "com.example.pro.monthly", "com.example.lifetime", "com.example.coins", "com.example.pass"
 APP_STORE_SOURCE = 1
 DAY_MS = 86_400_000
-XCODE_SAMPLE = Path("/work/shared/testdata/apple/xcode/xcode-signed-transaction")
+XCODE_SAMPLE = Path(__file__).resolve().parent.parent / "Fixtures/apple/xcode/xcode-signed-transaction"
 
 PURCHASE_METHODS = {
     "Purchase": ("PurchaseRequest", "PurchaseResponse"),

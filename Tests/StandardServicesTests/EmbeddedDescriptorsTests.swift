@@ -1,11 +1,10 @@
 import Foundation
 @testable import StandardServices
+import TestSupport
 import Testing
 
 @Suite struct EmbeddedDescriptorsTests {
-    /// The package root, three levels above this file (Tests/StandardServicesTests/<file>).
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = RepositoryFiles.root
 
     static let script = packageRoot.appendingPathComponent("Scripts/generate-descriptors")
 
