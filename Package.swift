@@ -22,23 +22,28 @@ let package = Package(
 
         // Layers, bottom up.
         .target(name: "CivilCalendar", swiftSettings: strict),
+        .target(name: "BoundedText", swiftSettings: strict),
         .target(name: "ProtobufWire", swiftSettings: strict),
         .target(name: "EntitlementsProto", dependencies: ["ProtobufWire"], swiftSettings: strict),
-        .target(name: "RPCCore", dependencies: ["ProtobufWire", "CivilCalendar"], swiftSettings: strict),
+        .target(name: "RPCCore", dependencies: ["ProtobufWire", "CivilCalendar", "BoundedText"], swiftSettings: strict),
         .target(
             name: "HTTP2Transport",
-            dependencies: ["RPCCore", "CNGHTTP2", "COpenSSL", "CZlib", "CSystemShims"],
+            dependencies: ["RPCCore", "BoundedText", "CNGHTTP2", "COpenSSL", "CZlib", "CSystemShims"],
             swiftSettings: strict
         ),
         .target(name: "StandardServices", dependencies: ["RPCCore", "ProtobufWire"], swiftSettings: strict),
         .target(name: "Crypto", dependencies: ["COpenSSL", "CSystemShims", "CivilCalendar"], swiftSettings: strict),
         .target(name: "EntitlementStorage", dependencies: ["CSQLite"], swiftSettings: strict),
-        .target(name: "EntitlementDomain", dependencies: ["EntitlementStorage", "Crypto", "ProtobufWire"], swiftSettings: strict),
+        .target(
+            name: "EntitlementDomain", dependencies: ["EntitlementStorage", "Crypto", "ProtobufWire", "BoundedText"],
+            swiftSettings: strict
+        ),
         .target(name: "AppStore", dependencies: ["Crypto"], swiftSettings: strict),
         .target(
             name: "EntitlementServices",
             dependencies: [
                 "RPCCore", "ProtobufWire", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "AppStore", "Crypto",
+                "BoundedText",
             ],
             swiftSettings: strict
         ),
@@ -82,8 +87,9 @@ let package = Package(
         .executableTarget(name: "interop-server", dependencies: ["TestSupport"], path: "Sources/InteropServer", swiftSettings: strict),
 
         .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire"]),
+        .testTarget(name: "BoundedTextTests", dependencies: ["BoundedText"]),
         .testTarget(name: "EntitlementsProtoTests", dependencies: ["EntitlementsProto", "ProtobufWire", "TestSupport"], exclude: ["Resources"]),
-        .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore"]),
+        .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "BoundedText"]),
         .testTarget(name: "HTTP2TransportTests", dependencies: ["HTTP2Transport", "RPCCore", "TestSupport", "EntitlementClient"]),
         .testTarget(name: "StandardServicesTests", dependencies: ["StandardServices", "TestSupport", "EntitlementClient"]),
         .testTarget(name: "EntitlementServerTests", dependencies: ["EntitlementServer", "TestSupport"]),

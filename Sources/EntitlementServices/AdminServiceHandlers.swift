@@ -97,12 +97,18 @@ extension GrantRequest {
     init(_ request: GrantEntitlementRequest) throws(DomainError) {
         var expiresAt: UnixTime?
         if let timestamp = request.expiresAt {
-            guard timestamp.isValid else { throw .invalidArgument("expires_at is not a valid timestamp.") }
+            guard timestamp.isValid else {
+                throw .invalidArgument(
+                    "expires_at must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z with nanos in 0...999999999.")
+            }
             expiresAt = UnixTime(milliseconds: timestamp.unixMilliseconds)
         }
         var duration: Int64?
         if let value = request.duration {
-            guard value.isValid else { throw .invalidArgument("duration is not a valid duration.") }
+            guard value.isValid else {
+                throw .invalidArgument(
+                    "duration must lie within ±315,576,000,000 seconds (10,000 years), with nanos of the same sign.")
+            }
             let (seconds, attoseconds) = value.duration.components
             duration = seconds * 1000 + attoseconds / 1_000_000_000_000_000
         }

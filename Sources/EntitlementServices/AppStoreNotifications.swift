@@ -1,3 +1,4 @@
+import BoundedText
 import AppStore
 public import EntitlementDomain
 import EntitlementStorage
@@ -60,7 +61,7 @@ public struct AppStoreNotifications: Sendable {
             return Reply(status: 413, message: "The body is larger than \(Self.maxBodyBytes) bytes.")
         }
         guard let tenant = tenants.directory.tenant(id: tenantID), let settings = tenant.appStore else {
-            throw .notFound("No tenant '\(tenantID)' accepts App Store notifications.")
+            throw .notFound("No tenant \(tenantID.quotedForMessage) accepts App Store notifications.")
         }
         guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
             let token = object["signedPayload"] as? String, !token.isEmpty
@@ -113,6 +114,12 @@ public struct AppStoreNotifications: Sendable {
                 // The app's settings cannot place the product (no type, no duration): ours to fix, Apple's to retry.
                 throw .unavailable("The app's App Store settings: \(error.message)")
             }
+        }
+        if let record, let revokedAt = record.revokedAt, revokedAt > engine.now() {
+            log.warning(
+                "revocation dated ahead of the server clock: access ends now",
+                ["tenant": tenant.id, "original_transaction_id": record.originalTransactionID,
+                 "ahead_ms": String(revokedAt.milliseconds - engine.now().milliseconds)])
         }
         switch try await engine.applyStoreNotification(
             tenantID: tenant.id, notificationID: notificationID, transaction: record, reason: reason)

@@ -1,3 +1,4 @@
+import BoundedText
 import AppStore
 import Crypto
 public import EntitlementDomain
@@ -141,18 +142,18 @@ public final class AppStorePurchases: Sendable {
         let type = settings.products[productID]?.type ?? Self.productType(payload.type?.rawValue)
         guard let type else {
             throw .failedPrecondition(
-                "Product '\(productID)' is not in the app's App Store products and the transaction does not say its type.")
+                "Product \(productID.quotedForMessage) is not in the app's App Store products and the transaction does not say its type.")
         }
         let entitlements = type == .consumable ? [] : tenant.entitlements(forProduct: productID)
         guard type == .consumable || !entitlements.isEmpty || unmappedGrantsNothing else {
-            throw .failedPrecondition("Product '\(productID)' maps to no entitlement in tenant '\(tenant.id)'.")
+            throw .failedPrecondition("Product \(productID.quotedForMessage) maps to no entitlement in tenant '\(tenant.id)'.")
         }
         var expiresAt: Int64?
         switch type {
         case .autoRenewable: expiresAt = payload.expiresDate
         case .nonRenewing:
             guard let days = settings.products[productID]?.durationDays else {
-                throw .failedPrecondition("Non-renewing product '\(productID)' needs duration_days in the app's settings.")
+                throw .failedPrecondition("Non-renewing product \(productID.quotedForMessage) needs duration_days in the app's settings.")
             }
             expiresAt = purchasedAt + Int64(days) * 86_400_000
         case .nonConsumable, .consumable: expiresAt = nil

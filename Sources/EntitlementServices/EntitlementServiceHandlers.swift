@@ -1,3 +1,4 @@
+import BoundedText
 public import EntitlementDomain
 import EntitlementStorage
 import EntitlementsProto
@@ -206,7 +207,7 @@ public struct EntitlementService: RPCService {
         -> (StatusSubscription, CustomerState)
     {
         guard let customerID = try engine.state(tenantID: tenantID, appUserID: appUserID).customerID else {
-            throw .notFound("No customer has app_user_id '\(appUserID)' yet; call Identify first, then stream its status.")
+            throw .notFound("No customer has app_user_id \(appUserID.quotedForMessage) yet; call Identify first, then stream its status.")
         }
         let subscription = try engine.hub.subscribe(tenantID: tenantID, customerID: customerID)
         do {

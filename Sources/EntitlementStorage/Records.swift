@@ -8,6 +8,11 @@ public struct UnixTime: Hashable, Comparable, Sendable, CustomStringConvertible 
 
     public static func < (lhs: UnixTime, rhs: UnixTime) -> Bool { lhs.milliseconds < rhs.milliseconds }
 
+    /// The times the API can carry: protobuf's `Timestamp` spans 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z,
+    /// and a stored time outside it could never be served (JSON mappings and client libraries refuse it).
+    public static let representable =
+        UnixTime(milliseconds: -62_135_596_800_000)...UnixTime(milliseconds: 253_402_300_799_999)
+
     public var description: String { "\(milliseconds)ms" }
 }
 

@@ -23,6 +23,8 @@ public struct HTTP2ServerConfiguration: Sendable {
     public var eventLoopThreads: Int = 0
     public var maxConcurrentStreams: Int = 100
     public var maxHeaderListSize: Int = 16 * 1024
+    /// The largest HPACK-encoded response header block or trailers a stream sends; a larger one resets the stream.
+    public var maxResponseHeaderBlockSize: Int = 64 * 1024
     public var maxReceiveMessageSize: Int = 4 * 1024 * 1024
     /// HTTP/2 stream-level receive window.
     public var initialWindowSize: Int = 1024 * 1024

@@ -28,6 +28,11 @@ public struct RPCStatus: Sendable, Hashable {
 
     public static let ok = RPCStatus(code: .ok)
 
+    /// The longest message sent in `grpc-message` (UTF-8 bytes, before percent-encoding): even fully encoded it stays
+    /// well inside the 8 KiB metadata limit of grpc C-core and grpc-java clients, which would otherwise report
+    /// RESOURCE_EXHAUSTED instead of the real status.
+    public static let maxMessageBytes = 1024
+
     public init(_ error: RPCError) {
         self.init(code: error.code, message: error.message, trailers: error.metadata)
     }

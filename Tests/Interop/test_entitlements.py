@@ -786,11 +786,98 @@ def test_list_events_bad_page_token_is_invalid_argument(ent, token):
 
 
 @pytest.mark.parametrize("page_size", [-1, -100, -(2**31)])
-def test_list_events_negative_page_size_is_invalid_argument(ent, page_size):
+def test_list_events_page_size_zero_or_less_means_the_default(ent, page_size):
+    # admin_service.proto: "0 or less means the server default" (50 events).
     user = unique_id()
-    ent.a_admin.grant(user, "pro")
-    error = ent.a_admin.error("ListCustomerEvents", app_user_id=user, page_size=page_size)
+    for _ in range(55):
+        ent.a_admin.grant(user, "pro", duration=3600)
+    default = ent.a_admin.events_page(user, page_size=0)
+    page = ent.a_admin.events_page(user, page_size=page_size)
+    assert len(page.events) == len(default.events) == 50
+    assert [event.version for event in page.events] == [event.version for event in default.events]
+    assert page.next_page_token == default.next_page_token != ""
+
+
+# --------------------------------------------------------------------------------------------------
+# Times outside protobuf's range, and error messages that quote long input
+
+MAX_TIMESTAMP_SECONDS = 253_402_300_799  # 9999-12-31T23:59:59Z
+MIN_TIMESTAMP_SECONDS = -62_135_596_800  # 0001-01-01T00:00:00Z
+MAX_DURATION_SECONDS = 315_576_000_000  # 10,000 years
+
+
+def _raw_grant(ent, user, *, expires=None, duration=None):
+    request = ent.a_admin.request("GrantEntitlement", app_user_id=user, entitlement_id="pro")
+    if expires is not None:
+        request.expires_at.seconds, request.expires_at.nanos = expires
+    if duration is not None:
+        request.duration.seconds, request.duration.nanos = duration
+    return request
+
+
+OUT_OF_RANGE_GRANTS = {
+    "largest legal duration": dict(duration=(MAX_DURATION_SECONDS, 999_999_999), field="duration"),
+    "duration beyond 10,000 years": dict(duration=(MAX_DURATION_SECONDS + 1, 0), field="duration"),
+    "duration with nanos of the other sign": dict(duration=(60, -5), field="duration"),
+    "duration nanos out of range": dict(duration=(60, 1_000_000_000), field="duration"),
+    "duration ending just past 9999": dict(duration=None, field="duration"),  # computed from now below
+    "expires_at in year 10000": dict(expires=(MAX_TIMESTAMP_SECONDS + 1, 0), field="expires_at"),
+    "expires_at nanos out of range": dict(expires=(2_000_000_000, 1_000_000_000), field="expires_at"),
+    "expires_at negative nanos": dict(expires=(2_000_000_000, -1), field="expires_at"),
+    "expires_at before year 1": dict(expires=(MIN_TIMESTAMP_SECONDS - 1, 0), field="expires_at"),
+    "expires_at largest int64": dict(expires=(2**63 - 1, 0), field="expires_at"),
+}
+
+
+@pytest.mark.parametrize("name", list(OUT_OF_RANGE_GRANTS))
+def test_times_outside_protobuf_range_are_invalid_argument_and_change_nothing(ent, name):
+    spec = dict(OUT_OF_RANGE_GRANTS[name])
+    field = spec.pop("field")
+    if name == "duration ending just past 9999":
+        spec["duration"] = (MAX_TIMESTAMP_SECONDS - int(time.time()) + 60, 0)
+    user = unique_id()
+    ent.a.identify(user)
+    error = ent.a_admin.error("GrantEntitlement", _raw_grant(ent, user, **spec))
     assert_code(error, Code.INVALID_ARGUMENT)
+    assert field in error.details()
+    assert ent.a.sync(user).version == 1
+    assert list(ent.a_admin.customer(user).grants) == []
+
+
+def test_the_latest_representable_expiry_is_accepted_and_served(ent):
+    user = unique_id()
+    grant = ent.a_admin.call("GrantEntitlement", _raw_grant(ent, user, expires=(MAX_TIMESTAMP_SECONDS, 999_000_000)))
+    assert grant.expires_at.seconds == MAX_TIMESTAMP_SECONDS
+    status = ent.a.sync(user)
+    assert status.status.entitlements[0].expires_at.ToDatetime().year == 9999
+    # A duration that ends a minute before the limit is fine too.
+    other = unique_id()
+    seconds = MAX_TIMESTAMP_SECONDS - int(time.time()) - 60
+    ent.a_admin.call("GrantEntitlement", _raw_grant(ent, other, duration=(seconds, 0)))
+    assert ent.a.sync(other).status.entitlements[0].expires_at.ToDatetime().year == 9999
+
+
+LONG_INPUTS = {
+    "RevokeGrant grant_id 100,000 bytes": ("RevokeGrant", dict(grant_id="g" * 100_000)),
+    "RevokeGrant grant_id 9 KB": ("RevokeGrant", dict(grant_id="g" * 9_000)),
+    "ListCustomerEvents page_token 100 KB": ("ListCustomerEvents", dict(app_user_id="someone", page_token="v" + "9" * 100_000)),
+    "GetCustomer app_user_id 100 KB": ("GetCustomer", dict(app_user_id="u" * 100_000)),
+    "GrantEntitlement entitlement_id 100 KB": ("GrantEntitlement", dict(app_user_id="someone", entitlement_id="e" * 100_000)),
+    "GrantEntitlement idempotency_key 100 KB": (
+        "GrantEntitlement", dict(app_user_id="someone", entitlement_id="pro", idempotency_key="k" * 100_000)),
+}
+
+
+@pytest.mark.parametrize("name", list(LONG_INPUTS))
+def test_long_input_gets_a_bounded_message_within_the_deadline(ent, name):
+    # grpc C-core and grpc-java refuse trailers over 8 KiB (RESOURCE_EXHAUSTED): the message must stay small, and
+    # the call must end long before its deadline.
+    method, fields = LONG_INPUTS[name]
+    started = time.monotonic()
+    error = ent.a_admin.error(method, timeout=5, **fields)
+    assert time.monotonic() - started < 4
+    assert error.code() == Code.INVALID_ARGUMENT, error.details()
+    assert len(error.details().encode()) <= 1024
 
 
 def test_concurrent_grants_get_consecutive_versions(ent):

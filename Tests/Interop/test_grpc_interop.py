@@ -326,3 +326,61 @@ def test_concurrent_calls_on_one_connection(stub, pb):
         for i in range(50)
     ]
     assert [len(f.result(timeout=RPC_TIMEOUT).payload) for f in futures] == [1000 + i for i in range(50)]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Trailers larger than a client or the server's send limit allow
+
+TRAILER_PADDING_KEY = "x-interop-trailer-padding-bytes"
+# grpcio's own limit is 8 KiB: raise it so that what arrives is what the server sent.
+LARGE_METADATA_OPTIONS = [("grpc.max_metadata_size", 4 * MIB), ("grpc.absolute_max_metadata_size", 4 * MIB)]
+
+
+def _unary_with_trailer_padding(channel_of, pb, padding: int, deadline: float = 10.0):
+    with channel_of(LARGE_METADATA_OPTIONS) as channel:
+        stub = channel.unary_unary(f"/{SERVICE}/UnaryCall", request_serializer=pb.SimpleRequest.SerializeToString,
+                                   response_deserializer=pb.SimpleResponse.FromString)
+        started = time.monotonic()
+        try:
+            _, outcome = stub.with_call(pb.SimpleRequest(response_size=1), timeout=deadline,
+                                        metadata=[(TRAILER_PADDING_KEY, str(padding))])
+        except grpc.RpcError as error:
+            outcome = error
+        return outcome, time.monotonic() - started
+
+
+def _padding_bytes(metadata) -> int:
+    return sum(len(value) for key, value in (metadata or ()) if key == "x-interop-padding-bin")
+
+
+@pytest.mark.parametrize("padding", [64 * 1024, 100 * 1024])
+def test_trailers_over_the_send_limit_reset_the_stream_instead_of_hanging(server, pb, padding):
+    # The default send limit is 64 KiB of HPACK-encoded block; these trailers are over it once encoded.
+    outcome, elapsed = _unary_with_trailer_padding(server.channel, pb, padding)
+    assert elapsed < 5, f"the call took {elapsed:.1f}s: it hung until its deadline"
+    assert outcome.code() == grpc.StatusCode.INTERNAL, outcome
+    deadline = time.monotonic() + 5
+    while "response headers not sent" not in server.log() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "response headers not sent" in server.log()
+
+
+def test_trailers_up_to_the_configured_maximum_go_out_whole(configured_server, pb):
+    server = configured_server({"limits": {"max_response_header_bytes": 512 * 1024}})
+    for padding in (64 * 1024, 100 * 1024, 300 * 1024):
+        outcome, elapsed = _unary_with_trailer_padding(server.channel, pb, padding)
+        assert elapsed < 5
+        assert outcome.code() == grpc.StatusCode.OK, outcome
+        assert _padding_bytes(outcome.trailing_metadata()) == padding
+    # Over the configured maximum: reset, not a hang.
+    outcome, elapsed = _unary_with_trailer_padding(server.channel, pb, 600 * 1024)
+    assert elapsed < 5 and outcome.code() == grpc.StatusCode.INTERNAL
+
+
+def test_a_long_status_message_is_cut_to_a_bounded_length(stub, pb):
+    request = pb.SimpleRequest(response_status=pb.EchoStatus(code=3, message="x" * 100_000))
+    with pytest.raises(grpc.RpcError) as raised:
+        stub.UnaryCall(request, timeout=RPC_TIMEOUT)
+    assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    details = raised.value.details()
+    assert 0 < len(details.encode()) <= 1024 and details.startswith("xxx") and details.endswith("…")

@@ -409,6 +409,27 @@ def test_refund_revokes_at_once_and_refund_reversed_reinstates(env, ca):
     assert newest_event(env, "a", user).reason == "REFUND_REVERSED"
 
 
+def test_a_refund_dated_ahead_of_the_server_clock_ends_access_at_once(env, ca):
+    # Apple's clock may run ahead of ours: the refund has happened all the same, so access ends when it is applied.
+    original = new_original_id()
+    purchase_date, _ = at(-DAY_MS)
+    expires, _ = at(29 * DAY_MS)
+    user, first, _ = purchased(env, "a", ca, original, "--purchase-date", purchase_date, "--expires", expires)
+    assert first.status.state == ACTIVE
+    stream = watch(env, "a", user)
+    refunded = transaction(ca, original, "--purchase-date", purchase_date, "--expires", expires,
+                           "--revocation-date", "+30s", "--signed-date", "-1m")
+    post_ok(env, "a", notification(ca, "REFUND", transaction=refunded))
+    event = stream.next()
+    assert event.kind == STATUS_CHANGED and event.customer.status.state == INACTIVE
+    assert env.a.sync(user).status.state == INACTIVE
+    version = env.a.sync(user).version
+    # The same refund again (another notification) is no change: the date first applied stands.
+    post_ok(env, "a", notification(ca, "REFUND", transaction=refunded))
+    assert env.a.sync(user).version == version
+    assert "revocation dated ahead of the server clock" in env.server.log()
+
+
 # --------------------------------------------------------------------------------------------------
 # Ordering, unknown purchases, informational and unknown types
 

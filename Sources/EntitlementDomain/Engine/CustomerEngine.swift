@@ -1,3 +1,4 @@
+import BoundedText
 import Crypto
 public import EntitlementStorage
 
@@ -59,7 +60,7 @@ public final class CustomerEngine: Sendable {
     /// Everything about a customer for GetCustomer; `NOT_FOUND` for an unknown ID.
     public func details(tenantID: String, appUserID: String) throws(DomainError) -> CustomerDetails {
         guard let snapshot = try read({ () throws(StoreError) in try store.snapshot(tenantID: tenantID, appUserID: appUserID) }) else {
-            throw .notFound("No customer has app_user_id '\(appUserID)'.")
+            throw .notFound("No customer has app_user_id \(appUserID.quotedForMessage).")
         }
         let now = clock.now()
         let entry = CachedCustomer(snapshot: snapshot, now: now)
@@ -72,11 +73,11 @@ public final class CustomerEngine: Sendable {
     public func events(tenantID: String, appUserID: String, pageSize: Int, pageToken: String) throws(DomainError)
         -> EventPage
     {
-        guard pageSize >= 0 else { throw .invalidArgument("page_size must not be negative, got \(pageSize).") }
-        let limit = pageSize == 0 ? EventPage.defaultSize : min(pageSize, EventPage.maximumSize)
+        // The contract: 0 or less means the default.
+        let limit = pageSize <= 0 ? EventPage.defaultSize : min(pageSize, EventPage.maximumSize)
         let before = try EventPage.version(fromToken: pageToken)
         guard let snapshot = try read({ () throws(StoreError) in try store.snapshot(tenantID: tenantID, appUserID: appUserID) }) else {
-            throw .notFound("No customer has app_user_id '\(appUserID)'.")
+            throw .notFound("No customer has app_user_id \(appUserID.quotedForMessage).")
         }
         let customerID = snapshot.customer.id
         let records = try read { () throws(StoreError) in
@@ -185,7 +186,7 @@ public final class CustomerEngine: Sendable {
                 guard let owner, owner.customer.id == earlier.customerID, earlier.entitlementID == request.entitlementID
                 else {
                     throw DomainError.failedPrecondition(
-                        "idempotency_key '\(key)' was already used for a different grant (\(earlier.grantID)).")
+                        "idempotency_key \(key.quotedForMessage) was already used for a different grant (\(earlier.grantID)).")
                 }
                 return (GrantOutcome(grant: earlier, appUserID: owner.customer.appUserID), [])
             }
@@ -194,7 +195,7 @@ public final class CustomerEngine: Sendable {
                 transaction, tenantID: tenantID, appUserID: appUserID, creator: "GrantEntitlement", at: now,
                 committed: &committed)
             let grant = GrantRecord(
-                grantID: "gr_" + SecureRandom.hex(12), tenantID: tenantID, customerID: customer.id,
+                grantID: GrantID.make(), tenantID: tenantID, customerID: customer.id,
                 entitlementID: request.entitlementID, startsAt: now, expiresAt: try request.expiry(from: now),
                 revokedAt: nil, reason: request.reason, revocationReason: "", idempotencyKey: request.idempotencyKey)
             try transaction.insertGrant(grant)
@@ -210,12 +211,16 @@ public final class CustomerEngine: Sendable {
     /// Revokes a grant now; revoking a revoked grant returns it unchanged.
     public func revoke(tenantID: String, grantID: String, reason: String) async throws(DomainError) -> GrantOutcome {
         guard !grantID.isEmpty else { throw .invalidArgument("grant_id is required.") }
+        guard grantID.utf8.count <= GrantID.maxBytes else {
+            throw .invalidArgument(
+                "grant_id \(grantID.quotedForMessage) is not a grant ID: they are at most \(GrantID.maxBytes) bytes.")
+        }
         guard reason.utf8.count <= 1024 else { throw .invalidArgument("reason must be at most 1024 bytes.") }
         return try await write { transaction, now throws -> (GrantOutcome, [Committed]) in
             guard var grant = try transaction.grant(tenantID: tenantID, grantID: grantID),
                 let owner = try transaction.snapshot(tenantID: tenantID, customerID: grant.customerID)
             else {
-                throw DomainError.notFound("No grant has grant_id '\(grantID)'.")
+                throw DomainError.notFound("No grant has grant_id \(grantID.quotedForMessage).")
             }
             guard grant.revokedAt == nil else { return (GrantOutcome(grant: grant, appUserID: owner.customer.appUserID), []) }
             grant.revokedAt = now

@@ -28,6 +28,25 @@ public enum PurchaseVersions {
         return merged
     }
 
+    /// A refund or revocation the store reports has happened: access ends when it is applied, even when the store
+    /// dates it ahead of our clock. Such a date becomes `now`, or the date already stored for the same revoked
+    /// transaction, so that the same refund presented again is no change.
+    public static func revocationTakingEffect(
+        _ incoming: TransactionRecord, stored: TransactionRecord?, at now: UnixTime
+    ) -> TransactionRecord {
+        guard let revokedAt = incoming.revokedAt, revokedAt > now else { return incoming }
+        var effective = incoming
+        effective.revokedAt =
+            if let stored, stored.transactionID == incoming.transactionID, let earlier = stored.revokedAt,
+                earlier <= now
+            {
+                earlier
+            } else {
+                now
+            }
+        return effective
+    }
+
     /// `incoming`'s transaction data replaces `stored`'s.
     public static func supersedes(_ incoming: TransactionRecord, _ stored: TransactionRecord) -> Bool {
         if incoming.transactionID == stored.transactionID { return incoming.signedAt >= stored.signedAt }

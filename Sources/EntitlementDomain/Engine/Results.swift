@@ -1,3 +1,4 @@
+import BoundedText
 public import EntitlementStorage
 
 /// What Identify did.
@@ -60,8 +61,8 @@ public struct EventPage: Sendable, Hashable {
 
     static func version(fromToken token: String) throws(DomainError) -> UInt64? {
         guard !token.isEmpty else { return nil }
-        guard token.hasPrefix("v"), let version = UInt64(token.dropFirst()), version > 0 else {
-            throw .invalidArgument("page_token '\(token)' is not a token this server issued.")
+        guard token.hasPrefix("v"), token.utf8.count <= 21, let version = UInt64(token.dropFirst()), version > 0 else {
+            throw .invalidArgument("page_token \(token.quotedForMessage) is not a token this server issued.")
         }
         return version
     }
@@ -108,6 +109,12 @@ public struct GrantRequest: Sendable, Hashable {
             guard expiresAt > now else { throw .invalidArgument("expires_at is in the past.") }
             return expiresAt
         }
-        return durationMilliseconds.map { UnixTime(milliseconds: now.milliseconds + $0) }
+        guard let durationMilliseconds else { return nil }
+        // The duration is at most protobuf's 10,000 years, so the sum cannot overflow.
+        let expiry = UnixTime(milliseconds: now.milliseconds + durationMilliseconds)
+        guard UnixTime.representable.contains(expiry) else {
+            throw .invalidArgument("duration would end after 9999-12-31T23:59:59Z, the latest time the API can carry.")
+        }
+        return expiry
     }
 }

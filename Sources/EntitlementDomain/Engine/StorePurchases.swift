@@ -54,7 +54,7 @@ extension CustomerEngine {
             for record in transactions {
                 let stored = try transaction.transaction(
                     tenantID: tenantID, store: record.store, originalTransactionID: record.originalTransactionID)
-                var incoming = record
+                var incoming = PurchaseVersions.revocationTakingEffect(record, stored: stored, at: now)
                 incoming.customerID = customer.id
                 let merged = PurchaseVersions.merge(stored: stored, incoming: incoming)
                 var from: Int64?
@@ -175,9 +175,10 @@ extension CustomerEngine {
         try await write { transaction, now throws -> (StoreNotificationOutcome, [Committed]) in
             guard try transaction.markNotificationProcessed(tenantID: tenantID, notificationID: notificationID, at: now)
             else { return (.duplicate, []) }
-            guard var record else { return (.recorded, []) }
+            guard let notified = record else { return (.recorded, []) }
             let stored = try transaction.transaction(
-                tenantID: tenantID, store: record.store, originalTransactionID: record.originalTransactionID)
+                tenantID: tenantID, store: notified.store, originalTransactionID: notified.originalTransactionID)
+            var record = PurchaseVersions.revocationTakingEffect(notified, stored: stored, at: now)
             record.customerID = stored?.customerID
             // Nobody owns it yet: the purchase's appAccountToken, if Identify handed it out, names its owner.
             var attributed = false

@@ -73,7 +73,7 @@ let configSchema: [(section: String, keys: [String])] = [
     (
         "limits",
         [
-            "max_concurrent_streams", "max_header_list_bytes", "max_receive_message_bytes", "initial_window_bytes",
+            "max_concurrent_streams", "max_header_list_bytes", "max_response_header_bytes", "max_receive_message_bytes", "initial_window_bytes",
             "max_buffered_response_bytes", "stream_reset_burst", "stream_reset_rate_per_second",
             "http1_max_header_bytes", "http1_max_body_bytes",
         ]
@@ -147,6 +147,7 @@ private struct ConfigReader {
         let kib = 1024, mib = 1024 * 1024, gib = 1024 * 1024 * 1024
         try integer("limits", "max_concurrent_streams", 1...10000) { transport.maxConcurrentStreams = $0 }
         try integer("limits", "max_header_list_bytes", kib...(16 * mib)) { transport.maxHeaderListSize = $0 }
+        try integer("limits", "max_response_header_bytes", kib...(16 * mib)) { transport.maxResponseHeaderBlockSize = $0 }
         try integer("limits", "max_receive_message_bytes", kib...gib) { transport.maxReceiveMessageSize = $0 }
         // HTTP/2 caps flow-control windows at 2^31 - 1.
         try integer("limits", "initial_window_bytes", kib...Int(Int32.max)) { transport.initialWindowSize = $0 }

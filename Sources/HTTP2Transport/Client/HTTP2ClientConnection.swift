@@ -187,6 +187,13 @@ final class HTTP2ClientConnection: ConnectionProtocol, HTTP2SessionDelegate {
 
     func endStreamSent(streamID: Int32) {}
 
+    func headersNotSent(streamID: Int32, reason: Int32) {
+        guard let stream = streams[streamID] else { return }
+        stream.call.complete(
+            RPCStatus(code: .internal, message: "The request headers could not be sent: \(NGHTTP2Session.describe(reason))."))
+        session.resetStream(streamID: streamID, errorCode: NGHTTP2_INTERNAL_ERROR)
+    }
+
     // MARK: Status
 
     private func complete(_ stream: ClientStream, trailers: HeaderBlock) {

@@ -1,3 +1,4 @@
+import BoundedText
 import Glibc
 import RPCCore
 
@@ -139,7 +140,9 @@ extension HeaderList {
 
     mutating func addStatus(_ status: RPCStatus) {
         add("grpc-status", String(status.code.rawValue))
-        if !status.message.isEmpty { add("grpc-message", PercentEncoding.encode(status.message)) }
+        if !status.message.isEmpty {
+            add("grpc-message", PercentEncoding.encode(status.message.truncated(toUTF8Bytes: RPCStatus.maxMessageBytes)))
+        }
         add(status.trailers)
     }
 }

@@ -24,6 +24,9 @@ protocol HTTP2SessionDelegate: AnyObject {
     func readData(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> HTTP2DataRead
     /// A frame carrying END_STREAM went out on the stream.
     func endStreamSent(streamID: Int32)
+    /// nghttp2 dropped a HEADERS frame it could not send (`reason` is its error code), typically a header block over
+    /// the send limit. The stream stays open unless the delegate resets it.
+    func headersNotSent(streamID: Int32, reason: Int32)
 }
 
 /// The result of a data provider read.
@@ -51,6 +54,7 @@ final class NGHTTP2Session {
         defer { nghttp2_option_del(option) }
         nghttp2_option_set_no_auto_window_update(option, options.manualFlowControl ? 1 : 0)
         nghttp2_option_set_max_outbound_ack(option, 1000)
+        nghttp2_option_set_max_send_header_block_length(option, options.maxSendHeaderBlockBytes)
         if options.streamResetBurst > 0 {
             nghttp2_option_set_stream_reset_rate_limit(
                 option, UInt64(options.streamResetBurst), UInt64(options.streamResetRatePerSecond))
@@ -71,6 +75,8 @@ final class NGHTTP2Session {
         var manualFlowControl = false
         var streamResetBurst = 0
         var streamResetRatePerSecond = 0
+        /// The largest HPACK-encoded header block (headers or trailers) this side sends; nghttp2's default.
+        var maxSendHeaderBlockBytes = 64 * 1024
     }
 
     // MARK: Driving the session
@@ -137,8 +143,9 @@ final class NGHTTP2Session {
         }
     }
 
-    func submitTrailers(streamID: Int32, headers: HeaderList) {
-        headers.withNV { nva, count in _ = nghttp2_submit_trailer(session, streamID, nva, count) }
+    /// False when nghttp2 refused the trailers outright (the stream is then still open).
+    func submitTrailers(streamID: Int32, headers: HeaderList) -> Bool {
+        headers.withNV { nva, count in nghttp2_submit_trailer(session, streamID, nva, count) == 0 }
     }
 
     func resetStream(streamID: Int32, errorCode: nghttp2_error_code) {
@@ -240,6 +247,11 @@ final class NGHTTP2Session {
             if header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 {
                 NGHTTP2Session.from(userData).delegate.endStreamSent(streamID: header.stream_id)
             }
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_frame_not_send_callback(callbacks) { _, frame, reason, userData in
+            guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
+            NGHTTP2Session.from(userData).delegate.headersNotSent(streamID: frame.pointee.hd.stream_id, reason: reason)
             return 0
         }
         return Callbacks(pointer: callbacks!)

@@ -38,7 +38,8 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         let options = NGHTTP2Session.Options(
             manualFlowControl: true,
             streamResetBurst: shared.configuration.streamResetBurst,
-            streamResetRatePerSecond: shared.configuration.streamResetRatePerSecond)
+            streamResetRatePerSecond: shared.configuration.streamResetRatePerSecond,
+            maxSendHeaderBlockBytes: shared.configuration.maxResponseHeaderBlockSize)
         session = try NGHTTP2Session(role: .server, delegate: self, options: options)
         session.submitSettings([
             (NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, UInt32(configuration.maxConcurrentStreams)),
@@ -215,7 +216,10 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
             if let status {
                 call.statusSubmitted = true
                 loop.cancelTimer(call.deadlineTimer)
-                session.submitTrailers(streamID: streamID, headers: .trailers(for: status))
+                guard session.submitTrailers(streamID: streamID, headers: .trailers(for: status)) else {
+                    headersNotSent(streamID: streamID, reason: NGHTTP2_ERR_INVALID_ARGUMENT.rawValue)
+                    return .bytes(count)
+                }
                 return .endWithTrailers(count)
             }
             return count == 0 ? .deferred : .bytes(count)
@@ -233,6 +237,21 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         if !session.isStreamRemoteClosed(streamID) {
             session.resetStream(streamID: streamID, errorCode: NGHTTP2_NO_ERROR)
         }
+    }
+
+    /// Response headers or trailers too large to send: a call must still end, so the stream is reset (the client
+    /// sees INTERNAL) and the log says why.
+    func headersNotSent(streamID: Int32, reason: Int32) {
+        shared.logger.warning(
+            "response headers not sent, stream reset",
+            ["stream": String(streamID), "reason": NGHTTP2Session.describe(reason),
+             "limit_bytes": String(configuration.maxResponseHeaderBlockSize)])
+        if let stream = stream(streamID), case .grpc(let call) = stream.phase {
+            call.statusSubmitted = true
+            loop.cancelTimer(call.deadlineTimer)
+        }
+        session.resetStream(streamID: streamID, errorCode: NGHTTP2_INTERNAL_ERROR)
+        socket.scheduleFlush()
     }
 
     // MARK: Requests

@@ -14,6 +14,9 @@ public struct InteropTestService: RPCService {
     public static let serviceName = "\(Interop.package).InteropTestService"
     public static let echoInitialKey = "x-grpc-test-echo-initial"
     public static let echoTrailingKey = "x-grpc-test-echo-trailing-bin"
+    /// Request header asking for this many bytes of `x-interop-padding-bin` trailers (in 8 KiB values), for tests of
+    /// trailers larger than a client or the server's send limit allows.
+    public static let trailerPaddingKey = "x-interop-trailer-padding-bytes"
     /// Request header naming the call for calls whose request message has no token field.
     public static let cancellationTokenKey = "x-interop-cancellation-token"
 
@@ -129,6 +132,16 @@ private struct Echo: Sendable {
         var trailers = Metadata()
         for value in context.metadata[binary: InteropTestService.echoTrailingKey] {
             trailers.addBinary(value, forKey: InteropTestService.echoTrailingKey)
+        }
+        if let text = context.metadata[string: InteropTestService.trailerPaddingKey], var remaining = Int(text) {
+            // Bytes that neither HPACK's Huffman code nor its table shrink: the block on the wire is this large.
+            var generator = SystemRandomNumberGenerator()
+            remaining = min(remaining, 16 * 1024 * 1024)
+            while remaining > 0 {
+                let count = min(remaining, 8 * 1024)
+                trailers.addBinary((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }, forKey: "x-interop-padding-bin")
+                remaining -= count
+            }
         }
         self.trailers = trailers
     }

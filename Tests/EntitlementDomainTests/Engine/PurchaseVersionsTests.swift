@@ -137,3 +137,47 @@ import Testing
         #expect(PurchaseVersions.merge(stored: pending, incoming: renewedAsBasic).renewalProductID == "")
     }
 }
+
+/// A refund or revocation dated ahead of the server's clock.
+@Suite struct RevocationTakingEffectTests {
+    private static let day: Int64 = 86_400_000
+    private let now = UnixTime(milliseconds: 66 * day)
+
+    private func refunded(at milliseconds: Int64?, transactionID: String = "1002") -> TransactionRecord {
+        TransactionRecord(
+            tenantID: "t", store: TransactionRecord.Store.appStore, originalTransactionID: "1000",
+            transactionID: transactionID, customerID: 7, productID: "monthly", productType: "Auto-Renewable Subscription",
+            entitlementIDs: ["pro"], environment: "Sandbox", purchasedAt: UnixTime(milliseconds: 60 * Self.day),
+            originalPurchaseAt: UnixTime(milliseconds: 0), expiresAt: UnixTime(milliseconds: 90 * Self.day),
+            revokedAt: milliseconds.map(UnixTime.init(milliseconds:)), revocationReason: "0", ownership: "PURCHASED",
+            willRenew: false, inGracePeriod: false, inBillingRetry: false, gracePeriodExpiresAt: nil,
+            appAccountToken: "", offerType: "", signedAt: now, updatedAt: now)
+    }
+
+    @Test func aFutureDatedRevocationTakesEffectNow() {
+        let ahead = refunded(at: now.milliseconds + 5_000)
+        #expect(PurchaseVersions.revocationTakingEffect(ahead, stored: nil, at: now).revokedAt == now)
+        let active = StatusCalculator.status(
+            of: EntitlementCandidate.candidates(of: PurchaseVersions.revocationTakingEffect(ahead, stored: nil, at: now)),
+            at: now)
+        #expect(!active.isActive)
+    }
+
+    @Test func aRevocationInThePastOrNowIsKeptAsDated() {
+        for milliseconds in [now.milliseconds - 5_000, now.milliseconds] {
+            let record = refunded(at: milliseconds)
+            #expect(PurchaseVersions.revocationTakingEffect(record, stored: nil, at: now) == record)
+        }
+        let unrevoked = refunded(at: nil)
+        #expect(PurchaseVersions.revocationTakingEffect(unrevoked, stored: nil, at: now) == unrevoked)
+    }
+
+    @Test func theSameRefundPresentedAgainKeepsTheDateFirstApplied() {
+        let applied = refunded(at: now.milliseconds - 1_000)
+        let again = refunded(at: now.milliseconds + 5_000)
+        #expect(PurchaseVersions.revocationTakingEffect(again, stored: applied, at: now).revokedAt == applied.revokedAt)
+        // Another transaction of the same purchase is not the refund stored: it takes effect now.
+        let otherPeriod = refunded(at: now.milliseconds + 5_000, transactionID: "1003")
+        #expect(PurchaseVersions.revocationTakingEffect(otherPeriod, stored: applied, at: now).revokedAt == now)
+    }
+}
