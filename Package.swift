@@ -99,7 +99,7 @@ let package = Package(
         .testTarget(name: "EntitlementDomainTests", dependencies: ["EntitlementDomain", "EntitlementStorage", "TestSupport"]),
         .testTarget(
             name: "EntitlementServicesTests",
-            dependencies: ["EntitlementServices", "EntitlementDomain", "EntitlementStorage", "EntitlementsProto", "TestSupport", "EntitlementClient", "RPCCore"]
+            dependencies: ["EntitlementServices", "EntitlementDomain", "EntitlementStorage", "EntitlementsProto", "TestSupport", "EntitlementClient", "RPCCore", "Crypto"]
         ),
     ],
     swiftLanguageModes: [.v6]

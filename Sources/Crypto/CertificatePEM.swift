@@ -38,6 +38,15 @@ extension Certificate {
         return try result.get()
     }
 
+    /// Every certificate in a certificate file's contents: each CERTIFICATE block of PEM text, or the one DER
+    /// certificate of a binary file.
+    public static func all(inFile contents: [UInt8]) throws(CryptoError) -> [Certificate] {
+        if let text = String(validating: contents, as: UTF8.self), text.contains("-----BEGIN") {
+            return try allFromPEM(text)
+        }
+        return [try Certificate(derEncoded: contents)]
+    }
+
     /// The certificate as a single PEM CERTIFICATE block.
     public var pemEncoded: String {
         guard let bytes = MemoryBIO.writing({ PEM_write_bio_X509($0, handle.pointer) == 1 }) else {

@@ -66,27 +66,10 @@ public final class AppStorePurchases: Sendable {
         let generation = tenants.snapshot.generation
         let key = Key(tenantID: tenant.id, environment: environment)
         if let cached = verifiers.withLock({ $0.generation == generation ? $0.byKey[key] : nil }) { return cached }
-        var roots: [Certificate] = []
-        for path in settings.rootCertificatePaths {
-            guard let bytes = FileManager.default.contents(atPath: path) else {
-                throw .unavailable("Cannot read the App Store root certificate '\(path)'.")
-            }
-            if let text = String(data: bytes, encoding: .utf8), text.contains("-----BEGIN") {
-                guard let certificates = try? Certificate.allFromPEM(text) else {
-                    throw .unavailable("The App Store root certificate file '\(path)' is not a valid PEM file.")
-                }
-                roots += certificates
-            } else {
-                guard let certificate = try? Certificate(derEncoded: Array(bytes)) else {
-                    throw .unavailable("The App Store root certificate file '\(path)' is not a valid certificate.")
-                }
-                roots.append(certificate)
-            }
-        }
         let verifier: SignedDataVerifier
         do {
             verifier = try SignedDataVerifier(
-                trustedRoots: roots, bundleID: settings.bundleID, appAppleID: settings.appAppleID,
+                trustedRoots: settings.trustedRoots.map(\.certificate), bundleID: settings.bundleID, appAppleID: settings.appAppleID,
                 environment: AppStoreEnvironment(rawValue: environment.rawValue) ?? .production)
         } catch {
             throw .failedPrecondition("App Store settings of tenant '\(tenant.id)': \(error.message)")

@@ -322,7 +322,14 @@ import Testing
             rootCertificatePaths: [root], gracePeriodDays: 3, transferPolicy: .keepWithOriginal,
             products: ["p": AppStoreProduct(type: .autoRenewable), "c": AppStoreProduct(type: .consumable)])
         let tenant = try Tenant(id: "a", publicKeyHashes: [Self.publicHash], products: ["p": ["pro"]], appStore: good)
-        #expect(tenant.appStore == good)
+        // The same settings, with the roots read from the file once, as the tenant loads.
+        let loaded = try #require(tenant.appStore)
+        #expect(loaded.trustedRoots.map(\.path) == [root])
+        #expect(loaded.trustedRoots.first?.certificate.subjectCommonName == "Apple Root CA - G3")
+        #expect(
+            [loaded.bundleID, "\(loaded.appAppleID ?? 0)", "\(loaded.gracePeriodDays)"] == [good.bundleID, "7", "3"])
+        #expect(loaded.environments == good.environments && loaded.rootCertificatePaths == good.rootCertificatePaths)
+        #expect(loaded.transferPolicy == good.transferPolicy && loaded.products == good.products)
         #expect(try Tenant(id: "b", publicKeyHashes: [Self.publicHash]).appStore == nil)
 
         var local = good

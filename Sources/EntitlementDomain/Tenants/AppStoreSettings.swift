@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+public import Crypto
 
 /// An App Store environment a tenant may accept, spelt as Apple spells it in signed data (`environment`,
 /// `receiptType`). The domain's own copy, so configuration does not depend on the App Store module.
@@ -79,6 +80,9 @@ public struct AppStoreSettings: Sendable, Hashable {
     public var environments: Set<AppStoreEnvironmentName>
     /// Absolute paths of the trusted root certificates (PEM or DER), in configuration order.
     public var rootCertificatePaths: [String]
+    /// Every certificate those files hold (a PEM file may hold several), read once when the tenant loads: what the
+    /// verifier trusts, and what the trust warning judges.
+    public internal(set) var trustedRoots: [TrustedRoot] = []
     /// Days of access after `expiresDate` when a billing grace period has no `gracePeriodExpiresDate`.
     public var gracePeriodDays: Int
     public var transferPolicy: AppStoreTransferPolicy
@@ -213,6 +217,7 @@ extension TenantConfigReader {
         }
 
         var rootPaths: [String] = []
+        var trustedRoots: [TrustedRoot] = []
         if let rootsNode = members["root_certificates"] {
             let rootsPath = path + ".root_certificates"
             let rootNodes = try array(rootsNode, path: rootsPath)
@@ -230,14 +235,18 @@ extension TenantConfigReader {
                 if rootPaths.contains(resolved) {
                     throw error(.duplicateEntry, rootNode, rootPath, "\"\(text)\" is listed twice")
                 }
-                if let problem = Self.certificateFileProblem(resolved) {
+                switch Self.trustedRoots(inFile: resolved) {
+                case .failure(let problem):
                     throw error(.unreadableCertificate, rootNode, rootPath, "cannot read root certificate \"\(resolved)\": \(problem)")
+                case .success(let roots): trustedRoots += roots
                 }
                 rootPaths.append(resolved)
             }
         } else {
             let resolved = FilePaths.resolve(AppStoreSettings.defaultRootCertificateFile, against: directory)
-            if let problem = Self.certificateFileProblem(resolved) {
+            switch Self.trustedRoots(inFile: resolved) {
+            case .success(let roots): trustedRoots = roots
+            case .failure(let problem):
                 throw error(
                     .unreadableCertificate, node, path,
                     "no \"root_certificates\" are listed, so the default \"\(resolved)\" is used, and it cannot be "
@@ -288,9 +297,11 @@ extension TenantConfigReader {
             }
         }
 
-        return AppStoreSettings(
+        var settings = AppStoreSettings(
             bundleID: bundleID, appAppleID: appAppleID, environments: environments, rootCertificatePaths: rootPaths,
             gracePeriodDays: gracePeriodDays, transferPolicy: transferPolicy, products: products)
+        settings.trustedRoots = trustedRoots
+        return settings
     }
 
     private func appStoreProduct(_ node: JSONNode, path: String, id: String) throws(TenantConfigError) -> AppStoreProduct {
@@ -349,13 +360,22 @@ extension TenantConfigReader {
         return nil
     }
 
-    /// Why a certificate file cannot be used, or nil. PEM and DER are both fine; only readability (and that the file
-    /// is not empty) is checked here.
-    static func certificateFileProblem(_ path: String) -> String? {
+    /// The certificates of a root certificate file (PEM with one or more blocks, or DER), or why it cannot be used.
+    static func trustedRoots(inFile path: String) -> Result<[TrustedRoot], CertificateFileProblem> {
         switch TenantConfigLoader.readFile(path) {
-        case .failure(let reason): return reason.description
-        case .success(let bytes): return bytes.isEmpty ? "the file is empty" : nil
+        case .failure(let reason): return .failure(CertificateFileProblem(description: reason.description))
+        case .success(let bytes):
+            guard !bytes.isEmpty else { return .failure(CertificateFileProblem(description: "the file is empty")) }
+            do throws(CryptoError) {
+                return .success(try Certificate.all(inFile: bytes).map { TrustedRoot(path: path, certificate: $0) })
+            } catch {
+                return .failure(CertificateFileProblem(description: "not a PEM or DER certificate file (\(error.message))"))
+            }
         }
+    }
+
+    struct CertificateFileProblem: Error, CustomStringConvertible {
+        var description: String
     }
 }
 
@@ -395,4 +415,10 @@ enum FilePaths {
         guard getcwd(&buffer, buffer.count) != nil else { return "/" }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
+}
+
+/// One trusted root certificate and the file it came from.
+public struct TrustedRoot: Sendable, Hashable {
+    public let path: String
+    public let certificate: Certificate
 }
