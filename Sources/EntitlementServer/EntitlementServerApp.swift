@@ -140,17 +140,27 @@ public final class EntitlementServerApp: Sendable {
         return address
     }
 
-    /// Reports `NOT_SERVING` on the health service, makes `/readyz` answer 503, and lets the transport stop
-    /// accepting and drain in-flight calls within the grace period. Safe to call more than once.
+    /// Reports `NOT_SERVING` on the health service (Check and Watch) and makes `/readyz` answer 503 while the
+    /// server keeps accepting for the drain delay, so load balancers notice; then the transport sends GOAWAY, stops
+    /// accepting, ends subscriptions with `UNAVAILABLE` and gives other calls the grace period. Safe to call more
+    /// than once.
     public func beginShutdown() {
         guard readiness.beginDraining() else { return }
+        let drain = config.shutdownDrainDelay
         logger.info(
-            "shutting down",
-            ["grace_period_seconds": String(config.transport.shutdownGracePeriod.components.seconds)]
+            "shutting down: NOT_SERVING, still accepting for the drain delay",
+            [
+                "drain_delay_seconds": String(drain.components.seconds),
+                "grace_period_seconds": String(config.transport.shutdownGracePeriod.components.seconds),
+            ]
         )
         health.enterShutdown()
-        expiryScheduler.stop()
-        server.withLock { $0 }?.beginGracefulShutdown()
+        let milliseconds = Int(drain.components.seconds * 1000 + drain.components.attoseconds / 1_000_000_000_000_000)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { [self] in
+            logger.info("drain delay over: GOAWAY, no new connections")
+            expiryScheduler.stop()
+            server.withLock { $0 }?.beginGracefulShutdown()
+        }
     }
 
     /// Blocks until the transport has stopped after ``beginShutdown()``; returns at once if it never started.
@@ -186,6 +196,9 @@ public final class EntitlementServerApp: Sendable {
         logger.info("stopped")
     }
 
+    /// The exit status when a second SIGTERM/SIGINT cuts the shutdown short (documented in the README).
+    public static let secondSignalExitStatus: Int32 = 1
+
     private func handleSignal(_ name: String) {
         if name == "SIGHUP" {
             reloadTenants()
@@ -196,8 +209,8 @@ public final class EntitlementServerApp: Sendable {
             logger.info("received signal, draining", ["signal": name])
             beginShutdown()
         } else {
-            logger.warning("received a second signal, exiting without waiting for in-flight calls", ["signal": name])
-            exit(1)
+            logger.warning("received a second signal, exiting at once without waiting for calls", ["signal": name])
+            exit(Self.secondSignalExitStatus)
         }
     }
 }

@@ -43,7 +43,7 @@ public struct EntitlementService: RPCService {
         router.registerUnary(Self.method("Restore")) { (request: RestoreRequest, context) in
             try await restore(request, context)
         }
-        router.registerServerStreaming(Self.method("StreamStatus")) {
+        router.registerServerStreaming(Self.method("StreamStatus"), endsAtShutdown: true) {
             (request: StreamStatusRequest, writer: ResponseWriter<StatusEvent>, context) in
             try await streamStatus(request, writer, context)
         }

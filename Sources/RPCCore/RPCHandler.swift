@@ -12,17 +12,25 @@ public struct RPCHandler: Sendable {
     /// A transport may run it on its own thread when the whole request has arrived, skipping the task, the request
     /// stream and the hop back to the connection: the hot path's cost is then the protocol's alone.
     public let synchronousUnary: (@Sendable ([UInt8], ServerContext) throws -> [UInt8])?
+    /// A subscription that never ends on its own (a status stream, a health watch): at shutdown it ends at once with
+    /// `UNAVAILABLE`, so its client reconnects elsewhere, instead of holding the server for the whole grace period.
+    public let endsAtShutdown: Bool
 
-    public init(kind: RPCKind, body: @escaping @Sendable (MessageStream, ServerContext) async throws -> Void) {
+    public init(
+        kind: RPCKind, endsAtShutdown: Bool = false,
+        body: @escaping @Sendable (MessageStream, ServerContext) async throws -> Void
+    ) {
         self.kind = kind
         self.body = body
         self.synchronousUnary = nil
+        self.endsAtShutdown = endsAtShutdown
     }
 
     /// A unary handler that never suspends; ``run(requests:context:)`` still serves it for transports that
     /// always use tasks.
     public init(synchronousUnary: @escaping @Sendable ([UInt8], ServerContext) throws -> [UInt8]) {
         self.kind = .unary
+        self.endsAtShutdown = false
         self.synchronousUnary = synchronousUnary
         self.body = { stream, context in
             let request = try await singleRequestBytes(stream)

@@ -76,11 +76,12 @@ extension RPCRouter {
         }))
     }
 
+    /// `endsAtShutdown`: see ``RPCHandler/endsAtShutdown``.
     public mutating func registerServerStreaming<Request: ProtoMessage, Response: ProtoMessage>(
-        _ method: MethodDescriptor,
+        _ method: MethodDescriptor, endsAtShutdown: Bool = false,
         _ body: @escaping @Sendable (Request, ResponseWriter<Response>, ServerContext) async throws -> Void
     ) {
-        register(method, RPCHandler(kind: .serverStreaming) { stream, context in
+        register(method, RPCHandler(kind: .serverStreaming, endsAtShutdown: endsAtShutdown) { stream, context in
             let request: Request = try await singleRequest(stream)
             try await body(request, ResponseWriter(sink: context.responseSink), context)
         })

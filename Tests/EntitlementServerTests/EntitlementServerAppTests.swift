@@ -6,7 +6,9 @@ import Testing
 
 @testable import EntitlementServer
 
-@Suite("EntitlementServerApp")
+/// Serialized: the tests block on sockets in synchronous code, and two of them at once would hold both threads of
+/// Swift's cooperative pool on a 2-core machine, starving the server's own HTTP handlers.
+@Suite("EntitlementServerApp", .serialized)
 struct EntitlementServerAppTests {
     private func testConfig() -> ServerConfig {
         var transport = HTTP2ServerConfiguration()
@@ -15,7 +17,9 @@ struct EntitlementServerAppTests {
         transport.eventLoopThreads = 1
         transport.shutdownGracePeriod = .seconds(2)
         let database = FileManager.default.temporaryDirectory.appendingPathComponent("app-\(UUID().uuidString).sqlite")
-        return ServerConfig(transport: transport, databasePath: database.path, logLevel: .warning)
+        var config = ServerConfig(transport: transport, databasePath: database.path, logLevel: .warning)
+        config.shutdownDrainDelay = .zero
+        return config
     }
 
     private struct ExtraService: RPCService {
@@ -77,6 +81,23 @@ struct EntitlementServerAppTests {
 
         app.beginShutdown()
         app.waitUntilStopped()
+        #expect(throws: (any Error).self) { try httpGet(port: address.port, path: "/healthz") }
+    }
+
+    @Test("during the drain delay the server still accepts and serves, with /readyz 503; then it stops")
+    func drainDelayKeepsAccepting() throws {
+        var config = testConfig()
+        config.shutdownDrainDelay = .seconds(1)
+        let app = try EntitlementServerApp(config: config)
+        let address = try app.start()
+        let started = ContinuousClock.now
+        app.beginShutdown()
+        // A new connection during the delay is accepted and answered.
+        #expect(try httpGet(port: address.port, path: "/healthz").hasPrefix("HTTP/1.1 200"))
+        #expect(try httpGet(port: address.port, path: "/readyz").hasPrefix("HTTP/1.1 503"))
+        #expect(app.health.status(forService: "") == .notServing)
+        app.waitUntilStopped()
+        #expect(started.duration(to: .now) >= .seconds(1))
         #expect(throws: (any Error).self) { try httpGet(port: address.port, path: "/healthz") }
     }
 

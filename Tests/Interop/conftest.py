@@ -189,6 +189,8 @@ def write_config(directory: Path, tls: Certificate | None, settings: dict[str, d
 
     `settings` adds keys, by section: `{"limits": {"max_concurrent_streams": 4}}`."""
     extra = {section: dict(values) for section, values in (settings or {}).items()}
+    # No drain delay unless a test asks for one: every test server stops on SIGTERM, and waiting would only slow them.
+    extra.setdefault("server", {}).setdefault("shutdown_drain_delay_seconds", 0)
 
     def keys(section: str) -> list[str]:
         return [f"{key} = {_toml_value(value)}" for key, value in extra.pop(section, {}).items()]

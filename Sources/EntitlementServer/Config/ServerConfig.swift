@@ -15,6 +15,9 @@ public struct ServerConfig: Sendable {
     /// Open StreamStatus calls allowed per customer and per connection.
     public var maxStreamsPerCustomer: Int = 16
     public var maxStreamsPerConnection: Int = 100
+    /// After the first SIGTERM/SIGINT: how long the server reports `NOT_SERVING` and 503 on `/readyz` while still
+    /// accepting, so load balancers stop sending before it sends GOAWAY and stops accepting.
+    public var shutdownDrainDelay: Duration = .seconds(5)
 
     public init(
         transport: HTTP2ServerConfiguration = HTTP2ServerConfiguration(),
@@ -68,7 +71,13 @@ public struct ServerConfig: Sendable {
 
 /// The keys each section accepts, in the order the example file documents them.
 let configSchema: [(section: String, keys: [String])] = [
-    ("server", ["listen", "event_loop_threads", "shutdown_grace_period_seconds", "log_level", "idle_timeout_seconds"]),
+    (
+        "server",
+        [
+            "listen", "event_loop_threads", "shutdown_drain_delay_seconds", "shutdown_grace_period_seconds", "log_level",
+            "idle_timeout_seconds",
+        ]
+    ),
     ("tls", ["certificate", "private_key", "allow_cleartext"]),
     (
         "limits",
@@ -204,6 +213,7 @@ private struct ConfigReader {
         // [streams]
         try integer("streams", "max_per_customer", 1...1000) { config.maxStreamsPerCustomer = $0 }
         try integer("streams", "max_per_connection", 1...10000) { config.maxStreamsPerConnection = $0 }
+        try integer("server", "shutdown_drain_delay_seconds", 0...300) { config.shutdownDrainDelay = .seconds($0) }
         return config
     }
 

@@ -35,10 +35,14 @@ final class GRPCServerCall {
     /// The request stream has ended or failed; later DATA is ignored.
     var requestsFinished = false
 
-    init(responses: GRPCResponseQueue, inbound: Inbound, deframer: MessageDeframer) {
+    /// See ``RPCHandler/endsAtShutdown``.
+    let endsAtShutdown: Bool
+
+    init(responses: GRPCResponseQueue, inbound: Inbound, deframer: MessageDeframer, endsAtShutdown: Bool = false) {
         self.responses = responses
         self.inbound = inbound
         self.deframer = deframer
+        self.endsAtShutdown = endsAtShutdown
     }
 
     /// Stops the handler and makes `error` the status the client gets; tells the loop what to do next.

@@ -103,8 +103,16 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         graceTimer = loop.scheduleTimer(after: configuration.shutdownGracePeriod) {
             self.abortAll(RPCError(code: .unavailable, message: "The server is shutting down."))
         }
+        for (streamID, stream) in streams {
+            if case .grpc(let call) = stream.phase, call.endsAtShutdown, !call.statusSubmitted {
+                failCall(call, streamID: streamID, Self.shuttingDown)
+            }
+        }
         socket.scheduleFlush()
     }
+
+    private static let shuttingDown = RPCError(
+        code: .unavailable, message: "The server is shutting down; reconnect to reach another instance.")
 
     // MARK: HTTP2SessionDelegate
 
@@ -316,7 +324,9 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
             let acknowledge = window.consumed(count)
             if acknowledge > 0 { connection.execute { $0.acknowledge(streamID: streamID, bytes: acknowledge) } }
         }
-        let call = GRPCServerCall(responses: responses, inbound: .task(requests, window), deframer: deframer)
+        let call = GRPCServerCall(
+            responses: responses, inbound: .task(requests, window), deframer: deframer,
+            endsAtShutdown: route.handler.endsAtShutdown)
         stream.phase = .grpc(call)
         armDeadline(call, streamID: streamID, deadline: deadline)
         let handler = route.handler

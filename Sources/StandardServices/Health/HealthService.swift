@@ -89,7 +89,7 @@ public final class HealthService: RPCService {
             (request: HealthCheckRequest, _) in
             try self.check(request)
         }
-        router.registerServerStreaming(MethodDescriptor(service: Self.serviceName, method: "Watch")) {
+        router.registerServerStreaming(MethodDescriptor(service: Self.serviceName, method: "Watch"), endsAtShutdown: true) {
             (request: HealthCheckRequest, responses: ResponseWriter<HealthCheckResponse>, _) in
             try await self.watch(request, responses)
         }
