@@ -1,4 +1,5 @@
-// interop-server: entitlementd plus the test-only `entitlementd.testing.InteropTestService`, for Tests/Interop.
+// interop-server: entitlementd plus two test-only services for Tests/Interop: `entitlementd.testing.InteropTestService`
+// (our own suite's) and `grpc.testing.TestService` (grpc's interop service, for the interop clients grpc ships).
 //
 // Same command line and configuration as entitlementd (`--config FILE [--listen HOST:PORT] [--log-level LEVEL]`),
 // and the same `entitlementd listening on HOST:PORT` line on standard output once bound. Never deploy it: the test
@@ -19,7 +20,7 @@ case .exit(let status, let standardOutput, let standardError):
     exit(status)
 case .run(let config):
     do {
-        let app = try EntitlementServerApp(config: config, extraServices: [InteropTestService()])
+        let app = try EntitlementServerApp(config: config, extraServices: [InteropTestService(), GRPCTestService()])
         try app.run()
     } catch {
         EntitlementdCommand.emit("interop-server: cannot start: \(error)\n", to: STDERR_FILENO)

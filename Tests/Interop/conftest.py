@@ -322,7 +322,9 @@ class ServerProcess:
             self.process.wait(timeout=10)
 
 
-def _start_and_stop(tmp_path_factory, tls):
+def serve_for_session(tmp_path_factory, tls: Certificate | None):
+    """Body of a session fixture: a server for the whole session, which must still run at the end and exit 0 on
+    SIGTERM."""
     server = ServerProcess(tmp_path_factory.mktemp("server-tls" if tls else "server-h2c"), tls)
     yield server
     if server.process.poll() is not None:
@@ -333,12 +335,12 @@ def _start_and_stop(tmp_path_factory, tls):
 
 @pytest.fixture(scope="session")
 def h2c_server(tmp_path_factory):
-    yield from _start_and_stop(tmp_path_factory, None)
+    yield from serve_for_session(tmp_path_factory, None)
 
 
 @pytest.fixture(scope="session")
 def tls_server(tmp_path_factory, certificate):
-    yield from _start_and_stop(tmp_path_factory, certificate)
+    yield from serve_for_session(tmp_path_factory, certificate)
 
 
 @pytest.fixture(params=TRANSPORTS)

@@ -12,11 +12,8 @@ public import RPCCore
 ///   which `GetCancellation` reports (`NOT_FOUND` for a token no handler has used yet).
 public struct InteropTestService: RPCService {
     public static let serviceName = "\(Interop.package).InteropTestService"
-    public static let echoInitialKey = "x-grpc-test-echo-initial"
-    public static let echoTrailingKey = "x-grpc-test-echo-trailing-bin"
-    /// Request header asking for this many bytes of `x-interop-padding-bin` trailers (in 8 KiB values), for tests of
-    /// trailers larger than a client or the server's send limit allows.
-    public static let trailerPaddingKey = "x-interop-trailer-padding-bytes"
+    public static let echoInitialKey = InteropEcho.initialKey
+    public static let echoTrailingKey = InteropEcho.trailingKey
     /// Request header naming the call for calls whose request message has no token field.
     public static let cancellationTokenKey = "x-interop-cancellation-token"
 
@@ -34,23 +31,23 @@ public struct InteropTestService: RPCService {
         let registry = self.registry
 
         router.registerUnary(Self.method("EmptyCall")) { (_: Interop.Empty, context) -> Interop.Empty in
-            let echo = Echo(context)
+            let echo = InteropEcho(context)
             return try await tracked(registry, context, token: nil, echo: echo) { _ in Interop.Empty() }
         }
 
         router.registerUnary(Self.method("UnaryCall")) {
             (request: Interop.SimpleRequest, context) -> Interop.SimpleResponse in
-            let echo = Echo(context)
+            let echo = InteropEcho(context)
             return try await tracked(registry, context, token: nil, echo: echo) { _ in
                 try echo.failIfRequested(request.responseStatus)
-                return Interop.SimpleResponse(payload: try zeros(request.responseSize))
+                return Interop.SimpleResponse(payload: try interopZeroBody(size: request.responseSize))
             }
         }
 
         router.registerServerStreaming(Self.method("StreamingOutputCall")) {
             (request: Interop.StreamingOutputCallRequest, writer: ResponseWriter<Interop.StreamingOutputCallResponse>,
              context) in
-            let echo = Echo(context)
+            let echo = InteropEcho(context)
             try await tracked(registry, context, token: request.cancellationToken, echo: echo) { tracker in
                 for parameters in request.responseParameters {
                     try await send(parameters, on: writer, tracker: tracker)
@@ -62,15 +59,9 @@ public struct InteropTestService: RPCService {
         router.registerClientStreaming(Self.method("StreamingInputCall")) {
             (requests: RequestMessages<Interop.StreamingInputCallRequest>, context)
                 -> Interop.StreamingInputCallResponse in
-            let echo = Echo(context)
+            let echo = InteropEcho(context)
             return try await tracked(registry, context, token: nil, echo: echo) { _ in
-                var total = 0
-                for try await request in requests {
-                    total += request.payload.count
-                }
-                guard let aggregated = Int32(exactly: total) else {
-                    throw RPCError(code: .outOfRange, message: "Aggregated payload size \(total) exceeds int32.")
-                }
+                let aggregated = try await interopAggregatedPayloadSize(of: requests) { $0.payload.count }
                 return Interop.StreamingInputCallResponse(aggregatedPayloadSize: aggregated)
             }
         }
@@ -78,7 +69,7 @@ public struct InteropTestService: RPCService {
         router.registerBidirectional(Self.method("FullDuplexCall")) {
             (requests: RequestMessages<Interop.StreamingOutputCallRequest>,
              writer: ResponseWriter<Interop.StreamingOutputCallResponse>, context) in
-            let echo = Echo(context)
+            let echo = InteropEcho(context)
             try await tracked(registry, context, token: nil, echo: echo) { tracker in
                 for try await request in requests {
                     tracker.bind(request.cancellationToken)
@@ -91,7 +82,7 @@ public struct InteropTestService: RPCService {
         }
 
         router.registerUnary(Self.method("Sleep")) { (request: Interop.SleepRequest, context) -> Interop.Empty in
-            let echo = Echo(context)
+            let echo = InteropEcho(context)
             return try await tracked(registry, context, token: request.cancellationToken, echo: echo) { _ in
                 guard request.milliseconds >= 0 else {
                     throw RPCError(code: .invalidArgument, message: "milliseconds must not be negative.")
@@ -103,7 +94,7 @@ public struct InteropTestService: RPCService {
 
         router.registerUnary(Self.method("GetCancellation")) {
             (query: Interop.CancellationQuery, context) -> Interop.CancellationReport in
-            let echo = Echo(context)
+            let echo = InteropEcho(context)
             echo.sendHeaders()
             guard let entry = registry.entry(for: query.token) else {
                 throw RPCError(
@@ -120,63 +111,12 @@ public struct InteropTestService: RPCService {
 
 // MARK: - Helpers
 
-/// The echo metadata of one call.
-private struct Echo: Sendable {
-    let context: ServerContext
-    let initial: String?
-    let trailers: Metadata
-
-    init(_ context: ServerContext) {
-        self.context = context
-        initial = context.metadata[string: InteropTestService.echoInitialKey]
-        var trailers = Metadata()
-        for value in context.metadata[binary: InteropTestService.echoTrailingKey] {
-            trailers.addBinary(value, forKey: InteropTestService.echoTrailingKey)
-        }
-        if let text = context.metadata[string: InteropTestService.trailerPaddingKey], var remaining = Int(text) {
-            // Bytes that neither HPACK's Huffman code nor its table shrink: the block on the wire is this large.
-            var generator = SystemRandomNumberGenerator()
-            remaining = min(remaining, 16 * 1024 * 1024)
-            while remaining > 0 {
-                let count = min(remaining, 8 * 1024)
-                trailers.addBinary((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }, forKey: "x-interop-padding-bin")
-                remaining -= count
-            }
-        }
-        self.trailers = trailers
-    }
-
-    /// Sends `x-grpc-test-echo-initial` back as a response header, before any message.
-    func sendHeaders() {
-        guard let initial else { return }
-        var headers = Metadata()
-        headers.addString(initial, forKey: InteropTestService.echoInitialKey)
-        context.sendHeaders(headers)
-    }
-
-    /// Adds the echoed `-bin` values to the trailers of a successful call.
-    func addTrailers() {
-        for (key, value) in trailers {
-            context.addTrailer(value, forKey: key)
-        }
-    }
-
-    /// Throws the requested status (with the echoed trailers) when its code is not OK.
-    func failIfRequested(_ status: Interop.EchoStatus?) throws {
-        guard let status, status.code != 0 else { return }
-        throw RPCError(code: RPCError.Code(rawValue: Int(status.code)), message: status.message, metadata: trailers)
-    }
-}
-
-/// Runs a handler body with echo metadata and cancellation tracking.
-///
-/// The body's errors keep their status; any error gets the echoed trailers attached, since the trailers a
-/// context collects are only sent on success.
+/// Runs a handler body with echo metadata (``InteropEcho/around(_:)``) and cancellation tracking.
 private func tracked<Value: Sendable>(
     _ registry: InteropCancellationRegistry,
     _ context: ServerContext,
     token: String?,
-    echo: Echo,
+    echo: InteropEcho,
     _ body: @Sendable (InteropCallTracker) async throws -> Value
 ) async throws -> Value {
     let tracker = InteropCallTracker(
@@ -187,20 +127,17 @@ private func tracked<Value: Sendable>(
         if Task.isCancelled { tracker.markCancelled() }
         tracker.markFinished()
     }
-    echo.sendHeaders()
     do {
-        let result = try await withTaskCancellationHandler {
-            try await body(tracker)
-        } onCancel: {
-            tracker.markCancelled()
+        return try await echo.around {
+            try await withTaskCancellationHandler {
+                try await body(tracker)
+            } onCancel: {
+                tracker.markCancelled()
+            }
         }
-        echo.addTrailers()
-        return result
     } catch {
         if Task.isCancelled || isCancellation(error) { tracker.markCancelled() }
-        var rpcError = RPCError(from: error)
-        if rpcError.metadata.isEmpty { rpcError.metadata = echo.trailers }
-        throw rpcError
+        throw error
     }
 }
 
@@ -217,21 +154,12 @@ private func send(
     on writer: ResponseWriter<Interop.StreamingOutputCallResponse>,
     tracker: InteropCallTracker
 ) async throws {
-    if parameters.intervalUs > 0 {
-        try await Task.sleep(for: .microseconds(Int(parameters.intervalUs)))
-    }
-    let response = Interop.StreamingOutputCallResponse(payload: try zeros(parameters.size))
+    try await interopDelayBeforeResponse(intervalUs: parameters.intervalUs)
+    let response = Interop.StreamingOutputCallResponse(payload: try interopZeroBody(size: parameters.size))
     do {
         try await writer.write(response)
     } catch {
         tracker.markCancelled()
         throw error
     }
-}
-
-private func zeros(_ size: Int32) throws(RPCError) -> [UInt8] {
-    guard size >= 0 else {
-        throw RPCError(code: .invalidArgument, message: "Response size \(size) is negative.")
-    }
-    return [UInt8](repeating: 0, count: Int(size))
 }
