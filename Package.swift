@@ -21,6 +21,7 @@ let package = Package(
         .target(name: "CSystemShims", dependencies: ["COpenSSL", "CNGHTTP2"]),
 
         // Layers, bottom up.
+        .target(name: "EntitlementdVersion", swiftSettings: strict),
         .target(name: "CivilCalendar", swiftSettings: strict),
         .target(name: "ProtobufWire", swiftSettings: strict),
         .target(name: "EntitlementsProto", dependencies: ["ProtobufWire"], swiftSettings: strict),
@@ -50,7 +51,7 @@ let package = Package(
             name: "EntitlementServer",
             dependencies: [
                 "HTTP2Transport", "RPCCore", "StandardServices", "EntitlementsProto", "EntitlementServices",
-                "EntitlementDomain", "EntitlementStorage",
+                "EntitlementDomain", "EntitlementStorage", "EntitlementdVersion",
             ],
             swiftSettings: strict
         ),
@@ -59,6 +60,7 @@ let package = Package(
             name: "entctl",
             dependencies: [
                 "EntitlementClient", "EntitlementsProto", "EntitlementDomain", "Crypto", "AppStore", "CivilCalendar",
+                "EntitlementdVersion",
             ],
             swiftSettings: strict
         ),
@@ -86,7 +88,7 @@ let package = Package(
         .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore"]),
         .testTarget(name: "HTTP2TransportTests", dependencies: ["HTTP2Transport", "RPCCore", "TestSupport", "EntitlementClient"]),
         .testTarget(name: "StandardServicesTests", dependencies: ["StandardServices", "TestSupport", "EntitlementClient"]),
-        .testTarget(name: "EntitlementServerTests", dependencies: ["EntitlementServer", "TestSupport"]),
+        .testTarget(name: "EntitlementServerTests", dependencies: ["EntitlementServer", "TestSupport", "EntitlementdVersion"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
         .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "Crypto", "TestSupport"], exclude: ["Resources"]),
         .testTarget(name: "EntitlementStorageTests", dependencies: ["EntitlementStorage"]),
