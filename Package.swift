@@ -21,6 +21,7 @@ let package = Package(
         .target(name: "CSystemShims", dependencies: ["COpenSSL", "CNGHTTP2"]),
 
         // Layers, bottom up.
+        .target(name: "EntitlementdVersion", swiftSettings: strict),
         .target(name: "CivilCalendar", swiftSettings: strict),
         .target(name: "BoundedText", swiftSettings: strict),
         .target(name: "ProtobufWire", swiftSettings: strict),
@@ -55,7 +56,7 @@ let package = Package(
             name: "EntitlementServer",
             dependencies: [
                 "HTTP2Transport", "RPCCore", "StandardServices", "EntitlementsProto", "EntitlementServices",
-                "EntitlementDomain", "EntitlementStorage",
+                "EntitlementDomain", "EntitlementStorage", "EntitlementdVersion",
             ],
             swiftSettings: strict
         ),
@@ -64,6 +65,7 @@ let package = Package(
             name: "entctl",
             dependencies: [
                 "EntitlementClient", "EntitlementsProto", "EntitlementDomain", "Crypto", "AppStore", "CivilCalendar",
+                "EntitlementdVersion",
             ],
             swiftSettings: strict
         ),
@@ -93,7 +95,7 @@ let package = Package(
         .testTarget(name: "HTTP2TransportTests", dependencies: ["HTTP2Transport", "RPCCore", "TestSupport", "EntitlementClient"]),
         .testTarget(name: "StandardServicesTests", dependencies: ["StandardServices", "TestSupport", "EntitlementClient"]),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport", "RPCCore", "ProtobufWire"]),
-        .testTarget(name: "EntitlementServerTests", dependencies: ["EntitlementServer", "TestSupport"]),
+        .testTarget(name: "EntitlementServerTests", dependencies: ["EntitlementServer", "TestSupport", "EntitlementdVersion"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
         .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "Crypto", "TestSupport"], exclude: ["Resources"]),
         .testTarget(name: "EntitlementStorageTests", dependencies: ["EntitlementStorage"]),

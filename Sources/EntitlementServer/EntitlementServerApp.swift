@@ -55,6 +55,10 @@ public final class EntitlementServerApp: Sendable {
             logger.warning("no [storage] tenants file configured: every entitlement call will be refused")
         }
         for warning in AppStoreTrustWarnings.messages(for: directory) { logger.warning(warning) }
+        logger.info(
+            "loaded",
+            ["database": config.databasePath, "tenants_file": config.tenantsPath ?? "none",
+             "tenants": String(directory.tenants.count)])
         let tenants = TenantRegistry(directory)
         let callLog = CallLog(logger: logger)
         let engine = CustomerEngine(store: store, hub: StatusHub(maxStreamsPerCustomer: config.maxStreamsPerCustomer)) {
@@ -82,6 +86,7 @@ public final class EntitlementServerApp: Sendable {
             ] + extraServices)
         // Reflection lists what the router serves, so it goes last.
         ReflectionService(serviceNames: router.serviceNames).register(on: &router)
+        health.reportServing(servicesOf: router)
         self.health = health
         self.router = router
 

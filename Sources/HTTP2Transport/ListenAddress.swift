@@ -18,6 +18,24 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
 
     public var isIPv6: Bool { host.contains(":") }
 
+    /// Whether the host is this machine by definition: `localhost`, an IPv4 address in 127.0.0.0/8, or `::1` (also
+    /// as an IPv4-mapped 127.x address). A host name that merely resolves to a loopback address does not count.
+    public var isLoopback: Bool {
+        let name = host.lowercased()
+        if name == "localhost" || name == "localhost." { return true }
+        var ipv4 = in_addr()
+        if inet_pton(AF_INET, host, &ipv4) == 1 {
+            return withUnsafeBytes(of: &ipv4) { $0[0] } == 127
+        }
+        var ipv6 = in6_addr()
+        guard inet_pton(AF_INET6, host, &ipv6) == 1 else { return false }
+        return withUnsafeBytes(of: &ipv6) { bytes in
+            let loopback = bytes.prefix(15).allSatisfy { $0 == 0 } && bytes[15] == 1
+            let mapped = bytes.prefix(10).allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127
+            return loopback || mapped
+        }
+    }
+
     /// `HOST:PORT`, bracketing IPv6 literals.
     public var description: String { Self.format(host: host, port: port) }
 

@@ -10,11 +10,19 @@ public struct TransportError: Error, Hashable, CustomStringConvertible {
 
     public let code: Code
     public let message: String
+    /// The `errno` of a failed connect, so the client can tell a refused connection from an unreachable one.
+    var errnoValue: Int32? = nil
 
     public var description: String { message }
 
     static func system(_ call: String, _ errnoValue: Int32) -> TransportError {
         TransportError(code: .system, message: "\(call) failed: \(String(cString: strerror(errnoValue)))")
+    }
+
+    /// A connect that failed at once (before the non-blocking connect could report it later).
+    static func connect(_ errnoValue: Int32) -> TransportError {
+        TransportError(
+            code: .system, message: "connect failed: \(SocketFailure.text(ofErrno: errnoValue))", errnoValue: errnoValue)
     }
 
     static func tls(_ message: String) -> TransportError {

@@ -6,7 +6,8 @@ public struct RPCError: Error, Sendable, CustomStringConvertible {
     public var code: Code
     public var message: String
     public var metadata: Metadata
-    /// The underlying error, for logs only; never sent to the client.
+    /// The underlying error. A server logs it and never sends it; a client sets it when the call failed on its own
+    /// side (a connection that could not be made), so a tool can tell why.
     public var cause: (any Error)?
 
     public init(code: Code, message: String, metadata: Metadata = Metadata(), cause: (any Error)? = nil) {

@@ -32,7 +32,9 @@ struct DevCommands {
         let description: String
     }
 
-    static let defaultDirectory = "data/dev-ca"
+    /// The CA the signing commands use without `--dir`: the one the demo tenant trusts (relative, so entctl finds
+    /// it when run from the repository root, as the README does).
+    static let defaultDirectory = "Config/dev-ca"
     static let day: Int64 = 86_400
 
     let arguments: CommandArguments
@@ -40,10 +42,15 @@ struct DevCommands {
     /// Where `dev notify` posts (the global `--addr`).
     let address: ListenAddress
 
-    /// `dev init [--dir DIR] [--force]`
+    /// `dev init --dir DIR [--force]`. There is no default directory: the default signing CA is the demo tenant's,
+    /// which exists, and a new CA is only of use once a tenant trusts it, which its output says how to do.
     func initialize() throws -> Int32 {
         try arguments.check(positionals: [], options: ["--dir", "--force"])
-        let directory = try arguments.optional("--dir") ?? Self.defaultDirectory
+        guard let directory = try arguments.optional("--dir") else {
+            throw UsageError(
+                description: "dev init needs --dir DIR: the signing commands already default to \(Self.defaultDirectory), "
+                    + "the demo tenant's CA; make your own in another directory")
+        }
         let files = [
             LocalSigningCA.FileName.root, LocalSigningCA.FileName.intermediate, LocalSigningCA.FileName.leaf,
             LocalSigningCA.FileName.leafKey,
@@ -73,8 +80,10 @@ struct DevCommands {
             Output.lines([
                 "root certificate: \(Self.absolute(files[0]))",
                 "signing key:      \(Self.absolute(files[3])) (signs until \(until))",
-                "Trust this root only in a tenant configured for the Sandbox (or LocalTesting) environment, never for",
-                "Production: whoever holds the signing key can make purchases such a tenant accepts.",
+                "To use it, add the root certificate to your tenant's \"app_store\" \"root_certificates\" in the tenants",
+                "file, reload the server (kill -HUP) and sign with --dir \(directory). Trust it only in a tenant whose",
+                "environments are Sandbox or LocalTesting, never Production: whoever holds the signing key can make",
+                "purchases such a tenant accepts.",
             ])
         }
         return 0
@@ -204,6 +213,11 @@ struct DevCommands {
     private func signed(_ object: LocalPayloads.Object) throws -> String {
         let directory = try arguments.optional("--dir") ?? Self.defaultDirectory
         guard FileManager.default.fileExists(atPath: Self.path(directory, LocalSigningCA.FileName.root)) else {
+            if arguments.value("--dir") == nil {
+                throw Failure(
+                    description: "no local signing CA in \(directory) (the demo tenant's, used without --dir): run entctl "
+                        + "from the repository root, or pass --dir DIR with a CA made by `entctl dev init --dir DIR`")
+            }
             throw Failure(
                 description: "no local signing CA in \(directory): create one with "
                     + "`entctl dev init --dir \(directory)`")

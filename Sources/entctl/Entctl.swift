@@ -38,7 +38,8 @@ struct Entctl {
         }
     }
 
-    /// A client for the server in the options, sending the key the command's service expects unless one was given.
+    /// A client for the server in the options, sending the key the command's service expects unless one was given
+    /// (see ``EntctlOptions/apiKey(for:)``).
     func connect(_ key: EntctlOptions.KeyKind) throws -> EntitlementClient {
         var configuration = GRPCClientConfiguration(host: options.address.host, port: options.address.port)
         if options.tls {

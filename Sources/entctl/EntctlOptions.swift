@@ -25,77 +25,22 @@ struct EntctlOptions {
     static let demoPublicKey = "pk_demo_public_key_for_local_testing_only"
     static let demoSecretKey = "sk_demo_secret_key_for_local_testing_only"
 
-    static let usage = """
-        usage: entctl [options] <command> [arguments]
-
-        EntitlementService commands (default key: the demo public key):
-          identify APP_USER_ID [--anonymous-id ID]
-                               resolve or create a customer, merging an anonymous one into it
-          status APP_USER_ID   current status and active entitlements
-          watch APP_USER_ID [--after-version N]
-                               print each status event as it arrives, until Ctrl-C or the server ends the stream
-          purchase APP_USER_ID SIGNED_TRANSACTION
-                               attach a StoreKit 2 signed transaction (- reads it from standard input)
-          restore APP_USER_ID SIGNED_TRANSACTION...
-                               attach several; purchases owned by others move as the app's policy says
-
-        AdminService commands (default key: the demo secret key):
-          grant APP_USER_ID ENTITLEMENT [--duration 30d|12h|90m|45s] [--expires-at RFC3339]
-                [--reason TEXT] [--idempotency-key KEY]
-                               grant an entitlement (no --duration or --expires-at: it never expires)
-          revoke GRANT_ID [--reason TEXT]
-                               end a grant now
-          customer APP_USER_ID status, aliases, grants and store transactions
-          events APP_USER_ID [--page-size N] [--page-token T] [--all]
-                               the customer's history, newest first
-
-        Other commands:
-          health [SERVICE]     check grpc.health.v1.Health ("" = the whole server); exits 0 only when SERVING
-          gen-key public|secret
-                               make a new API key and print it with its hash string for the tenants file (offline)
-          hash-key KEY         print the hash string of KEY for the tenants file (offline)
-
-        Local App Store signing, for development (offline; DIR defaults to data/dev-ca):
-          dev init [--dir DIR] [--force]
-                               create a local signing CA shaped like Apple's; trust its root.pem in a
-                               Sandbox (or LocalTesting) tenant only, never for Production
-          dev sign-transaction --product ID --bundle-id ID [--dir DIR]
-                [--type auto-renewable|non-consumable|consumable|non-renewing] [--expires TIME]
-                [--original-transaction-id ID] [--transaction-id ID] [--app-account-token UUID]
-                [--environment Sandbox|Production] [--purchase-date TIME] [--ownership purchased|family-shared]
-                [--revocation-date TIME] [--signed-date TIME] [--upgraded]
-                               print a signed transaction (IDs generated when not given; bought when signed
-                               unless --purchase-date says otherwise; auto-renewable subscriptions expire 30
-                               days after the purchase unless --expires says otherwise; --upgraded marks a
-                               transaction the user upgraded away from)
-          dev sign-renewal-info --original-transaction-id ID --product ID [--dir DIR] [--auto-renew on|off]
-                [--auto-renew-product ID] [--grace-period-expires TIME] [--billing-retry]
-                [--environment Sandbox|Production] [--signed-date TIME]
-                               print a signed renewal info (a grace period implies billing retry)
-          dev sign-notification TYPE [SUBTYPE] [--bundle-id ID] [--dir DIR] [--app-apple-id N]
-                [--transaction JWS] [--renewal-info JWS] [--environment Sandbox|Production] [--signed-date TIME]
-                               print a signed App Store Server Notification V2 payload; the bundle ID and
-                               environment default to those of --transaction
-          TIME is RFC 3339 (2030-01-31T12:00:00Z) or a span from now (+30d, -1h); every date defaults to now.
-
-        options:
-          --addr HOST:PORT     server address (default 127.0.0.1:50051)
-          --key KEY            API key, sent as "authorization: Bearer KEY" (default: $ENTCTL_KEY, else the
-                               command's demo key)
-          --json               print one JSON object per response or event (proto3 JSON field names)
-          --tls                connect with TLS (verifying the server's certificate)
-          --ca FILE            PEM file of trusted certificates for --tls (default: the system store)
-          --server-name NAME   name to verify and send as SNI with --tls (default: the host)
-          --timeout SECONDS    deadline of each call (default 10; watch has none)
-          --help               show this help
-
-        Errors print "entctl: CODE: message" and exit 1; usage errors exit 2.
-
-        """
-
     struct UsageError: Error, CustomStringConvertible {
         let description: String
+        /// The command whose usage line the error is printed with; nil for the program's.
+        var help: CommandHelp? = nil
     }
+
+    /// What a command line asks for.
+    enum Invocation {
+        /// `--help`, `-h` or `help`: the help of a command, or of the whole program (nil).
+        case help(CommandHelp?)
+        case version
+        case run(EntctlOptions)
+    }
+
+    /// The global options that take a value.
+    static let globalValueOptions: Set<String> = ["--addr", "--key", "--ca", "--server-name", "--timeout"]
 
     /// Command options that take a value, and those that do not; which command accepts which is checked by the
     /// command itself (``CommandArguments``).
@@ -105,16 +50,51 @@ struct EntctlOptions {
     ]).union(devValueOptions)
     static let flagOptions: Set<String> = Set(["--all"]).union(devFlagOptions)
 
-    /// Parses everything after the program name; nil means `--help` (or the `help` command).
+    /// Parses everything after the program name. `--help` (or `-h`, or the `help` command) wins over everything
+    /// else and asks for the help of the command it follows, then `--version`; a usage error carries the help of
+    /// the command it is about.
     static func parse(_ arguments: [String], environment key: String? = environmentKey()) throws(UsageError)
-        -> EntctlOptions?
+        -> Invocation
     {
+        let flags = arguments.prefix { $0 != "--" }
+        let words = commandWords(arguments)
+        if flags.contains("--help") || flags.contains("-h") || words.first == "help" {
+            return .help(try CommandHelp.topic(words.first == "help" ? Array(words.dropFirst()) : words))
+        }
+        if flags.contains("--version") { return .version }
         var options = EntctlOptions()
         options.explicitKey = key
+        do {
+            try read(arguments, into: &options)
+        } catch {
+            var error = error
+            error.help = CommandHelp.of(command: options.command, positionals: options.positionals)
+            throw error
+        }
+        return .run(options)
+    }
+
+    /// The words that are not options (the command, then its arguments), skipping option values: enough to tell
+    /// which help to print before anything is checked.
+    static func commandWords(_ arguments: [String]) -> [String] {
+        var words: [String] = []
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            if argument == "--" { return words + remaining }
+            if argument.hasPrefix("-") {
+                if globalValueOptions.contains(argument) || valueOptions.contains(argument) { _ = remaining.popFirst() }
+                continue
+            }
+            words.append(argument)
+        }
+        return words
+    }
+
+    /// The strict parse. On a usage error `options` holds what was read before it, to name the command.
+    private static func read(_ arguments: [String], into options: inout EntctlOptions) throws(UsageError) {
         var remaining = arguments[...]
         var optionsEnded = false
         while let argument = remaining.popFirst() {
-            if argument == "-h" && !optionsEnded { return nil }
             if optionsEnded || !argument.hasPrefix("--") {
                 if options.command == nil { options.command = argument } else { options.positionals.append(argument) }
                 continue
@@ -140,8 +120,6 @@ struct EntctlOptions {
                 if inlineValue != nil { throw UsageError(description: "option \(name) takes no value") }
             }
             switch name {
-            case "--help":
-                return nil
             case "--addr":
                 let text = try value()
                 switch ListenAddress.parse(text) {
@@ -175,9 +153,11 @@ struct EntctlOptions {
                 throw UsageError(description: "unknown option '\(name)'")
             }
         }
-        if options.command == "help" { return nil }
         guard options.command != nil else { throw UsageError(description: "missing command") }
-        return options
+        // Without --tls they would be ignored, and the connection would go out in cleartext unverified.
+        for (given, name) in [(options.caFile, "--ca"), (options.serverName, "--server-name")] where given != nil {
+            if !options.tls { throw UsageError(description: "\(name) applies to TLS connections only: add --tls") }
+        }
     }
 
     private mutating func addCommandOption(_ name: String, _ value: String) throws(UsageError) {
@@ -198,14 +178,24 @@ struct EntctlOptions {
         case none, publicKey, secretKey
     }
 
-    /// The key to send: `--key`, else `ENTCTL_KEY`, else the demo key of the command's service.
-    func apiKey(for kind: KeyKind) -> String? {
+    /// The key to send: `--key`, else `ENTCTL_KEY`, else the demo key of the command's service, with a note on
+    /// standard error. The demo keys go to a loopback address only: they are public knowledge, so a server elsewhere
+    /// must not be sent them by accident, and without a key of its own the call cannot be meant for the demo.
+    func apiKey(for kind: KeyKind) throws(UsageError) -> String? {
         if let explicitKey { return explicitKey }
+        let (key, name): (String, String)
         switch kind {
         case .none: return nil
-        case .publicKey: return Self.demoPublicKey
-        case .secretKey: return Self.demoSecretKey
+        case .publicKey: (key, name) = (Self.demoPublicKey, "public")
+        case .secretKey: (key, name) = (Self.demoSecretKey, "secret")
         }
+        guard address.isLoopback else {
+            throw UsageError(
+                description: "no API key for \(address): pass --key KEY or set ENTCTL_KEY (the demo keys are sent to a "
+                    + "loopback address only)")
+        }
+        Output.note("using the demo \(name) key (\(key)) because no --key/ENTCTL_KEY was given")
+        return key
     }
 }
 

@@ -34,9 +34,12 @@ enum HumanOutput {
         return [header] + (customer.status?.entitlements ?? []).map { "  " + entitlement($0) }
     }
 
+    /// The status, then the app account token the app passes to StoreKit (`appAccountToken`) so the App Store's
+    /// notifications about a purchase reach this customer.
     static func identify(_ response: IdentifyResponse) -> [String] {
         let notes = [response.created ? "created" : nil, response.merged ? "merged" : nil].compactMap { $0 }
         return customerStatus(response.customer, note: notes.isEmpty ? nil : notes.joined(separator: ", "))
+            + ["app account token: " + (response.appAccountToken.isEmpty ? "-" : response.appAccountToken)]
     }
 
     /// One line: `2025-01-31T12:00:00Z  STATUS_CHANGED  version 4  pro until ... (GRANT)  reason: ...`.

@@ -132,6 +132,7 @@ extension IdentifyResponse: JSONEncodable {
         object.add("customer", customer)
         object.add("created", created)
         object.add("merged", merged)
+        object.add("appAccountToken", appAccountToken)
         return object.value
     }
 }

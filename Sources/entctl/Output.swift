@@ -20,9 +20,17 @@ enum Output {
         exit(status)
     }
 
-    /// A usage error: the message and the usage on standard error, exit status 2.
-    static func usageError(_ text: String) -> Never {
-        fail("entctl: \(text)\n\n\(EntctlOptions.usage)", status: 2)
+    /// A note on standard error that does not stop the command.
+    static func note(_ text: String) {
+        write("entctl: \(text)\n", to: STDERR_FILENO)
+    }
+
+    /// A usage error: the message, the one usage line of its command and where to read more, exit status 2. The
+    /// whole help would bury the message.
+    static func usageError(_ error: EntctlOptions.UsageError) -> Never {
+        let usage = error.help?.usageLine ?? CommandHelp.programUsageLine
+        let more = error.help.map { "see 'entctl \($0.name) --help'" } ?? "see 'entctl --help'"
+        fail("entctl: \(error.description)\n\(usage)\n\(more)", status: 2)
     }
 
     private static func write(_ text: String, to descriptor: Int32) {

@@ -12,7 +12,8 @@ enum WebhookPost {
         let description: String
     }
 
-    /// The response's status code and body (trimmed).
+    /// The response's status code and body (trimmed). A failed connect throws ``ClientConnectionFailure``, as a gRPC
+    /// call's would.
     static func post(_ body: [UInt8], to address: ListenAddress, path: String) throws -> (Int, String) {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -27,7 +28,7 @@ enum WebhookPost {
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         guard connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
-            throw Failure(description: "cannot connect to \(address): \(String(cString: strerror(errno)))")
+            throw ClientConnectionFailure(connectErrno: errno, address: address.description)
         }
         let head =
             "POST \(path) HTTP/1.1\r\nHost: \(address)\r\nContent-Type: application/json\r\n"

@@ -1,3 +1,5 @@
+import EntitlementdVersion
+import HTTP2Transport
 import RPCCore
 
 #if canImport(Glibc)
@@ -6,22 +8,30 @@ import Glibc
 
 let options: EntctlOptions
 do {
-    guard let parsed = try EntctlOptions.parse(Array(CommandLine.arguments.dropFirst())) else {
-        Output.lines([String(EntctlOptions.usage.dropLast())])
+    switch try EntctlOptions.parse(Array(CommandLine.arguments.dropFirst())) {
+    case .help(let command):
+        Output.line(String((command?.page ?? CommandHelp.programPage).dropLast()))
         exit(0)
+    case .version:
+        Output.line("entctl \(EntitlementdVersion.string)")
+        exit(0)
+    case .run(let parsed):
+        options = parsed
     }
-    options = parsed
 } catch {
-    Output.usageError(error.description)
+    Output.usageError(error)
 }
 
 let status: Int32
 do {
     status = try await Entctl(options: options).run()
-} catch let error as EntctlOptions.UsageError {
-    Output.usageError(error.description)
+} catch var error as EntctlOptions.UsageError {
+    if error.help == nil { error.help = CommandHelp.of(command: options.command, positionals: options.positionals) }
+    Output.usageError(error)
 } catch let error as RPCError {
-    Output.fail("entctl: \(error.code): \(error.message)", status: 1)
+    Output.fail("entctl: " + ClientErrorHints.message(for: error, options: options), status: 1)
+} catch let failure as ClientConnectionFailure {
+    Output.fail("entctl: " + ClientErrorHints.message(for: failure), status: 1)
 } catch {
     Output.fail("entctl: \(error)", status: 1)
 }

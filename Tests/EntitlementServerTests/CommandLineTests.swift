@@ -1,3 +1,4 @@
+import EntitlementdVersion
 import HTTP2Transport
 import RPCCore
 import Testing
@@ -18,6 +19,20 @@ struct CommandLineTests {
         for option in ["--config FILE", "--listen HOST:PORT", "--log-level LEVEL", "--help"] {
             #expect(output.contains(option), "usage should mention \(option)")
         }
+    }
+
+    @Test("--version prints the shared version string and exits 0", arguments: [["--version"], ["--config", "x.toml", "--version"]])
+    func version(arguments: [String]) throws {
+        #expect(try EntitlementdOptions.parse(arguments) == .version)
+        guard case .exit(let status, let output, let errors) = EntitlementdCommand.prepare(arguments: arguments) else {
+            Issue.record("--version should not run the server")
+            return
+        }
+        #expect(status == 0)
+        #expect(errors.isEmpty)
+        #expect(output == "entitlementd \(EntitlementdVersion.string)\n")
+        // --help wins, as documented.
+        #expect(try EntitlementdOptions.parse(["--version", "--help"]) == .help)
     }
 
     @Test("all options, in both spellings")

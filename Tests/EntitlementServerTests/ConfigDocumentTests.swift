@@ -80,6 +80,42 @@ struct ConfigDocumentTests {
         #expect(throws: ConfigError.self) { try ConfigDocument.parse("[a]\ns = \"a\u{01}b\"\n", file: "t.toml") }
     }
 
+    @Test("literal strings ('...') are taken exactly as written, as TOML defines them")
+    func literalStrings() throws {
+        let parsed = try values(
+            #"""
+            [server]
+            listen = '127.0.0.1:1'
+            path = 'C:\Users\n\x "quoted" # not a comment'   # a comment
+            empty = ''
+            """#
+        )
+        #expect(parsed["server.listen"] == .string("127.0.0.1:1"))
+        #expect(parsed["server.path"] == .string(#"C:\Users\n\x "quoted" # not a comment"#))
+        #expect(parsed["server.empty"] == .string(""))
+        // A tab is the one control character a literal string may hold.
+        #expect(try values("[a]\ntab = 'a\tb'\n")["a.tab"] == .string("a\tb"))
+        let document = try ConfigDocument.parse("[a]\nx = 'v' # c\n", file: "t.toml")
+        #expect(document.entries.map(\.raw) == ["'v'"])
+    }
+
+    @Test("a literal string that does not close, holds a control character or spans lines", arguments: [
+        ("[a]\nx = 'open\n", ConfigError.Code.unterminatedString, "a closing ' is missing"),
+        ("[a]\nx = 'a\u{01}b'\n", .syntax, "control character U+0001"),
+        ("[a]\nx = '''multi'''\n", .unsupportedSyntax, "multi-line literal strings"),
+        ("[a]\nx = 'it's'\n", .syntax, "unexpected text after the value"),
+    ])
+    func literalStringErrors(text: String, code: ConfigError.Code, fragment: String) {
+        do {
+            _ = try ConfigDocument.parse(text, file: "t.toml")
+            Issue.record("expected an error for \(text)")
+        } catch {
+            #expect(error.code == code, "\(error)")
+            #expect(error.description.contains(fragment), "\(error)")
+            #expect(error.description.hasPrefix("t.toml:2: [a] x: "), "\(error)")
+        }
+    }
+
     @Test("sections and their lines are recorded in order")
     func sections() throws {
         let document = try ConfigDocument.parse("[one]\n\n[two]\n[ three ]\n", file: "t.toml")

@@ -228,7 +228,7 @@ struct ConfigErrorTests {
         ("[limits]\nmax_concurrent_streams = 0x10\n", .unsupportedSyntax, "hexadecimal"),
         ("[limits]\nmax_concurrent_streams = [1]\n", .unsupportedSyntax, "arrays"),
         ("[limits]\nmax_concurrent_streams = {a = 1}\n", .unsupportedSyntax, "inline tables"),
-        ("[storage]\ndatabase = 'x.sqlite'\n", .unsupportedSyntax, "literal strings"),
+        ("[storage]\ndatabase = '''x.sqlite'''\n", .unsupportedSyntax, "multi-line literal strings"),
         ("[storage]\ndatabase = \"\"\"x\"\"\"\n", .unsupportedSyntax, "multi-line strings"),
         ("[storage]\ndatabase = \"a\\qb\"\n", .invalidEscape, "\\q"),
         ("[storage]\ndatabase = \"a\\u12\"\n", .invalidEscape, "4 hex digits"),

@@ -1,18 +1,21 @@
-"""The README's App Store walkthrough, automated: the demo tenant trusts Config/dev-ca for Sandbox, `entctl dev`
-signs, the Swift client (`entctl purchase`) buys, the webhook takes notifications, and a StreamStatus on another
-connection (grpcio) sees every change."""
+"""The README's App Store walkthroughs: run as written against the demo tenant, and automated step by step. The
+demo tenant trusts Config/dev-ca for Sandbox, `entctl dev` signs, the Swift client (`entctl purchase`) buys, the
+webhook takes notifications, and a StreamStatus on another connection (grpcio) sees every change."""
 
 from __future__ import annotations
 
 import json
 import queue
+import re
+import shlex
+import subprocess
 import threading
 import uuid
 
 import grpc
 
-from conftest import REPO_ROOT, RPC_TIMEOUT
-from test_entctl import entctl
+from conftest import DEMO_TENANTS_FILE, REPO_ROOT, RPC_TIMEOUT
+from test_entctl import entctl, entctl_binary, entctl_env
 
 CA = str(REPO_ROOT / "Config" / "dev-ca")
 PUBLIC_KEY = "pk_demo_public_key_for_local_testing_only"
@@ -81,3 +84,66 @@ def test_purchase_notification_and_push_with_the_demo_tenant(demo_tenants_server
     assert expired.returncode == 0, expired.stdout + expired.stderr
     assert events.get(timeout=RPC_TIMEOUT) == (status_changed, [])
     events.call.cancel()
+
+
+# --------------------------------------------------------------------------------------------------
+# The README's examples, run as written
+
+
+def readme_block(heading: str) -> str:
+    """The first ```sh block after `heading` in the README."""
+    readme = (REPO_ROOT / "README.md").read_text()
+    return re.search(r"```sh\n(.*?)```", readme[readme.index(heading):], re.S).group(1)
+
+
+def run_readme_block(heading: str, server) -> subprocess.CompletedProcess:
+    """Runs the block with bash from the repository root, as a reader would, with `.build/release/entctl` being the
+    entctl under test pointed at `server` (the README's commands use the default address, 127.0.0.1:50051). Any
+    command that fails fails the script; jobs it leaves in the background are ended with it."""
+    entctl_command = f"{shlex.quote(str(entctl_binary()))} --addr 127.0.0.1:{server.port}"
+    script = "set -euo pipefail\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n" + readme_block(heading).replace(
+        ".build/release/entctl", entctl_command)
+    return subprocess.run(
+        ["bash", "-c", script], cwd=REPO_ROOT, capture_output=True, text=True, timeout=60, env=entctl_env())
+
+
+def test_readme_local_signing_walkthrough_runs_as_written(configured_server):
+    server = configured_server({"storage": {"tenants": str(DEMO_TENANTS_FILE)}})
+    result = run_readme_block("### Local App Store signing (development)", server)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "bob  ACTIVE  version 2", lines
+    assert lines[1].startswith("  pro until ") and lines[1].endswith("(APP_STORE, com.example.pro.monthly, renews)")
+    assert "200 DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED: applied to bob" in lines
+    # The status after the notification: the same expiry, no longer renewing.
+    assert lines[-2:] == ["bob  ACTIVE  version 3", lines[1].replace(", renews)", ")")], lines
+
+
+def test_readme_app_store_walkthrough_runs_as_written(configured_server):
+    server = configured_server({"storage": {"tenants": str(DEMO_TENANTS_FILE)}})
+    result = run_readme_block("## App Store purchases", server)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count("\n200 ") + result.stdout.startswith("200 ") == 2, result.stdout
+
+
+def test_a_ca_of_your_own_once_the_tenant_trusts_its_root(configured_server, tmp_path):
+    """The README's steps for a tenant of your own: `dev init --dir`, the root in `root_certificates`, sign with
+    `--dir`. The tenant then accepts what that CA signs, and no longer what the demo CA signs."""
+    ca = tmp_path / "my-ca"
+    assert entctl("dev", "init", "--dir", str(ca)).returncode == 0
+    tenants = json.loads(DEMO_TENANTS_FILE.read_text())
+    tenants["tenants"][0]["app_store"]["root_certificates"] = [str(ca / "root.pem")]
+    tenants_file = tmp_path / "tenants.json"
+    tenants_file.write_text(json.dumps(tenants))
+    server = configured_server({"storage": {"tenants": str(tenants_file)}})
+    addr = f"127.0.0.1:{server.port}"
+    product = ["--product", "com.example.pro.monthly", "--bundle-id", "com.example.app"]
+
+    own = entctl("dev", "sign-transaction", "--dir", str(ca), *product)
+    bought = entctl("--addr", addr, "--json", "purchase", "carol", own.stdout.strip())
+    assert bought.returncode == 0, bought.stderr
+    assert json.loads(bought.stdout)["customer"]["status"]["state"] == "ACTIVE"
+
+    demo = entctl("dev", "sign-transaction", *product, cwd=REPO_ROOT)
+    refused = entctl("--addr", addr, "purchase", "carol", demo.stdout.strip())
+    assert refused.returncode == 1 and "INVALID_ARGUMENT" in refused.stderr, refused.stderr

@@ -6,7 +6,9 @@ import hashlib
 import json
 import os
 import queue
+import re
 import signal
+import socket
 import subprocess
 import threading
 import uuid
@@ -20,6 +22,14 @@ from conftest import REPO_ROOT
 DEMO_PUBLIC_KEY = "pk_demo_public_key_for_local_testing_only"
 DEMO_SECRET_KEY = "sk_demo_secret_key_for_local_testing_only"
 WATCH_TIMEOUT = 10.0
+# What entctl says on standard error when it sends a demo key for want of --key/ENTCTL_KEY.
+DEMO_KEY_NOTE = re.compile(
+    r"entctl: using the demo (public|secret) key \((pk|sk)_demo_\w+\) because no --key/ENTCTL_KEY was given")
+# Every command entctl has, as `entctl --help` and the README's table must list them.
+COMMANDS = [
+    "identify", "status", "watch", "purchase", "restore", "grant", "revoke", "customer", "events", "health", "gen-key",
+    "hash-key", "dev init", "dev sign-transaction", "dev sign-renewal-info", "dev sign-notification", "dev notify",
+]
 
 
 def entctl_binary() -> Path:
@@ -38,10 +48,18 @@ def entctl_env(key: str | None = None) -> dict[str, str]:
     return env
 
 
-def entctl(*args: str, env_key: str | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
+def entctl(
+    *args: str, env_key: str | None = None, stdin: str | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [str(entctl_binary()), *args], capture_output=True, text=True, timeout=30, env=entctl_env(env_key), input=stdin
+        [str(entctl_binary()), *args], capture_output=True, text=True, timeout=30, env=entctl_env(env_key), input=stdin,
+        cwd=cwd,
     )
+
+
+def without_demo_key_note(stderr: str) -> str:
+    """Standard error without the note that a demo key was sent."""
+    return "".join(line for line in stderr.splitlines(keepends=True) if not DEMO_KEY_NOTE.fullmatch(line.rstrip("\n")))
 
 
 def test_health_over_h2c(h2c_server):
@@ -67,10 +85,97 @@ def test_unknown_service_is_not_found(h2c_server):
     assert "NOT_FOUND" in result.stderr
 
 
+@pytest.mark.parametrize("service", [
+    "entitlements.v1.EntitlementService", "entitlements.v1.AdminService", "grpc.health.v1.Health",
+    "grpc.reflection.v1.ServerReflection",
+])
+def test_health_answers_for_each_service_by_name(h2c_server, service):
+    result = entctl("--addr", f"127.0.0.1:{h2c_server.port}", "health", service)
+    assert (result.returncode, result.stdout.strip(), result.stderr) == (0, "SERVING", "")
+
+
+# --------------------------------------------------------------------------------------------------
+# Connection errors name the address and the likely fix
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_connection_refused_asks_whether_the_server_runs():
+    port = free_port()
+    result = entctl("--addr", f"127.0.0.1:{port}", "health")
+    assert result.returncode == 1
+    assert result.stderr == (
+        f"entctl: UNAVAILABLE: cannot connect to 127.0.0.1:{port}: connection refused (is the server running?)\n")
+
+
+def test_cleartext_against_a_tls_server_suggests_tls(tls_server):
+    """The server closes a connection that does not start a TLS handshake, during the HTTP/2 preface."""
+    for args in (["health"], ["identify", unique_user()]):
+        result = entctl("--addr", f"127.0.0.1:{tls_server.port}", *args)
+        assert result.returncode == 1, result
+        message = without_demo_key_note(result.stderr)
+        assert message.startswith(f"entctl: UNAVAILABLE: the connection to 127.0.0.1:{tls_server.port} closed"), message
+        assert "add --tls" in message and message.count("\n") == 1, message
+
+
+def test_a_tls_alert_in_answer_to_cleartext_suggests_tls():
+    """A TLS server of another make answers the HTTP/2 preface with an alert record (here: protocol_version)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+
+    def answer() -> None:
+        connection, _ = listener.accept()
+        with connection:
+            connection.recv(1024)
+            connection.sendall(bytes([0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x46]))
+
+    threading.Thread(target=answer, daemon=True).start()
+    try:
+        port = listener.getsockname()[1]
+        result = entctl("--addr", f"127.0.0.1:{port}", "health")
+    finally:
+        listener.close()
+    assert result.returncode == 1
+    assert result.stderr == (
+        f"entctl: UNAVAILABLE: 127.0.0.1:{port} answered with TLS, not cleartext HTTP/2 (the server expects TLS: "
+        "add --tls)\n")
+
+
+def test_dev_notify_says_the_same_when_refused():
+    """`dev notify` posts over a socket of its own (HTTP/1.1); a refused connection reads as a gRPC call's does."""
+    port = free_port()
+    result = entctl("--addr", f"127.0.0.1:{port}", "dev", "notify", "DID_RENEW", "--tenant", "demo", "--bundle-id",
+                    "com.example.app", cwd=REPO_ROOT)
+    assert result.returncode == 1
+    assert result.stderr == f"entctl: cannot connect to 127.0.0.1:{port}: connection refused (is the server running?)\n"
+
+
+def test_tls_against_a_cleartext_server_says_the_handshake_failed(h2c_server):
+    result = entctl("--addr", f"127.0.0.1:{h2c_server.port}", "--tls", "health")
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"entctl: UNAVAILABLE: TLS handshake with 127.0.0.1:{h2c_server.port} failed")
+    assert "leave out --tls" in result.stderr
+
+
+@pytest.mark.parametrize("option", [["--ca", "ca.pem"], ["--server-name", "example.com"]])
+def test_tls_options_without_tls_are_a_usage_error(option):
+    result = entctl("--addr", "127.0.0.1:1", *option, "health")
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"entctl: {option[0]} applies to TLS connections only: add --tls\n")
+
+
 def test_usage_errors_exit_2():
     result = entctl("--bogus")
     assert result.returncode == 2
-    assert "unknown option '--bogus'" in result.stderr
+    assert result.stderr.splitlines() == [
+        "entctl: unknown option '--bogus'", "usage: entctl [options] <command> [arguments]", "see 'entctl --help'",
+    ]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -93,7 +198,7 @@ class Entctl:
     def ok(self, *args: str, **kwargs) -> str:
         result = self.run(*args, **kwargs)
         assert result.returncode == 0, f"entctl {' '.join(args)} exited {result.returncode}:\n{result.stderr}"
-        assert result.stderr == ""
+        assert without_demo_key_note(result.stderr) == ""
         return result.stdout
 
     def json(self, *args: str, **kwargs) -> dict:
@@ -106,8 +211,9 @@ class Entctl:
         result = self.run(*args, **kwargs)
         assert result.returncode == 1, f"expected exit 1, got {result.returncode}: {result.stdout}{result.stderr}"
         assert result.stdout == ""
-        assert result.stderr.startswith("entctl: "), result.stderr
-        return result.stderr[len("entctl: "):].strip()
+        stderr = without_demo_key_note(result.stderr)
+        assert stderr.startswith("entctl: "), result.stderr
+        return stderr[len("entctl: "):].strip()
 
 
 class Watch:
@@ -184,7 +290,7 @@ def test_walkthrough_identify_grant_watch_revoke_events_customer(cli):
         assert "  STATUS_CHANGED  version 2  pro until " in changed, changed
         assert "reason: support ticket 42" in changed
         assert watch.interrupt() == 0
-        assert watch.process.stderr.read() == ""
+        assert without_demo_key_note(watch.process.stderr.read()) == ""
     finally:
         watch.stop()
 
@@ -219,6 +325,38 @@ def test_walkthrough_identify_grant_watch_revoke_events_customer(cli):
     assert (held["grantId"], held["entitlementId"], held["revocationReason"]) == (grant["grantId"], "pro", "refunded")
     human_customer = cli.ok("customer", user)
     assert grant["grantId"] in human_customer and "REVOKED" in human_customer
+
+
+def test_identify_prints_the_app_account_token(cli):
+    """The app needs it for StoreKit's appAccountToken: a UUID, stable per customer, in both outputs."""
+    user = unique_user()
+    token = cli.json("identify", user)["appAccountToken"]
+    assert re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", token), token
+    human = cli.ok("identify", user).splitlines()
+    assert human == [f"{user}  INACTIVE  version 1", f"app account token: {token}"]
+    assert cli.json("identify", unique_user())["appAccountToken"] != token
+
+
+def test_demo_keys_go_to_loopback_addresses_only(cli):
+    user = unique_user()
+    result = cli.run("identify", user)
+    assert result.returncode == 0
+    assert result.stderr == (
+        f"entctl: using the demo public key ({DEMO_PUBLIC_KEY}) because no --key/ENTCTL_KEY was given\n")
+    port = cli.addr.rpartition(":")[2]
+    localhost = entctl("--addr", f"localhost:{port}", "customer", user)
+    assert localhost.returncode == 0, localhost.stderr
+    assert localhost.stderr == (
+        f"entctl: using the demo secret key ({DEMO_SECRET_KEY}) because no --key/ENTCTL_KEY was given\n")
+    # ::1 is loopback too: the demo key is sent (and the connection refused, the server listening on 127.0.0.1 only).
+    assert entctl("--addr", f"[::1]:{free_port()}", "status", user).returncode == 1
+    # Anywhere else (TEST-NET-1 here; nothing is sent) a key must be given.
+    for args in (["status", user], ["grant", user, "pro"]):
+        refused = entctl("--addr", "192.0.2.1:50051", *args)
+        assert refused.returncode == 2, refused
+        first = refused.stderr.splitlines()[0]
+        assert first.startswith("entctl: no API key for 192.0.2.1:50051: pass --key KEY or set ENTCTL_KEY"), first
+        assert "using the demo" not in refused.stderr
 
 
 def test_json_output_is_proto3_json(cli, protos):
@@ -300,9 +438,12 @@ def test_watch_of_an_unknown_user_fails(cli):
 
 def test_wrong_key_is_unauthenticated(cli):
     user = unique_user()
-    assert cli.error("--key", "pk_" + "0" * 64, "identify", user).startswith("UNAUTHENTICATED: ")
-    assert cli.error("status", user, env_key="pk_not_a_real_key").startswith("UNAUTHENTICATED: ")
-    assert cli.error("--key", "sk_" + "0" * 64, "customer", user).startswith("UNAUTHENTICATED: ")
+    for message in (
+        cli.error("--key", "pk_" + "0" * 64, "identify", user),
+        cli.error("status", user, env_key="pk_not_a_real_key"),
+        cli.error("--key", "sk_" + "0" * 64, "customer", user),
+    ):
+        assert message.startswith("UNAUTHENTICATED: ") and message.endswith("(check --key or ENTCTL_KEY)"), message
 
 
 def test_public_key_on_an_admin_command_is_permission_denied(cli):
@@ -339,10 +480,78 @@ def test_server_errors_name_the_code(cli):
     ],
 )
 def test_command_usage_errors_exit_2(args, message):
+    """The error, then one usage line and where to read more: the whole help would bury the message."""
     result = entctl("--addr", "127.0.0.1:1", *args)
     assert result.returncode == 2, result
-    assert message in result.stderr
-    assert "usage: entctl" in result.stderr
+    error, usage, more = result.stderr.splitlines()
+    assert error.startswith("entctl: ") and message in error
+    command = args[0]
+    if command == "frobnicate":
+        assert (usage, more) == ("usage: entctl [options] <command> [arguments]", "see 'entctl --help'")
+    else:
+        assert usage == entctl(command, "--help").stdout.splitlines()[0]
+        assert more == f"see 'entctl {command} --help'"
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_each_command_has_its_own_help(command):
+    words = command.split()
+    result = entctl(*words, "--help")
+    assert (result.returncode, result.stderr) == (0, "")
+    page = result.stdout
+    assert page.startswith(f"usage: entctl {command} "), page
+    assert page.count("usage: ") == 1
+    # Only this command: no other command's usage.
+    assert not any(f"entctl {other} " in page for other in COMMANDS if other != command), page
+    assert len(page.splitlines()) < 40
+    # Every spelling asks for the same page.
+    assert entctl("help", *words).stdout == page
+    assert entctl(*words, "-h").stdout == page
+    assert entctl("--json", *words, "some-argument", "--help").stdout == page
+
+
+@pytest.mark.parametrize("command, options", [
+    ("grant", ["--duration", "--expires-at", "--reason", "--idempotency-key"]),
+    ("events", ["--page-size", "--page-token", "--all"]),
+    ("identify", ["--anonymous-id"]),
+    ("dev sign-transaction", ["--product", "--bundle-id", "--dir", "--type", "--expires", "--original-transaction-id",
+                              "--transaction-id", "--app-account-token", "--environment", "--purchase-date",
+                              "--ownership", "--revocation-date", "--signed-date", "--upgraded"]),
+    ("dev notify", ["--tenant", "--bundle-id", "--dir", "--app-apple-id", "--transaction", "--renewal-info"]),
+])
+def test_a_commands_help_lists_its_options(command, options):
+    page = entctl(*command.split(), "--help").stdout
+    for option in options:
+        assert f"  {option} " in page or f"  {option}\n" in page, (option, page)
+
+
+def test_dev_help_lists_its_subcommands():
+    page = entctl("dev", "--help").stdout
+    assert page.startswith("usage: entctl dev ")
+    for command in COMMANDS:
+        if command.startswith("dev "):
+            assert f"  {command} " in page, command
+
+
+def test_help_and_readme_list_every_command():
+    """`entctl --help` names every command, and so does the README's table of them."""
+    page = entctl("--help").stdout
+    assert entctl("--help").returncode == 0
+    readme = (REPO_ROOT / "README.md").read_text()
+    table = readme[readme.index("| Command | Calls |"):readme.index("Options go before or after the command")]
+    for command in COMMANDS:
+        assert f"\n  {command} " in page, command
+        assert f"\n| `{command} " in table or f"\n| `{command}`" in table, command
+
+
+def test_version_is_the_same_for_both_binaries():
+    result = entctl("--version")
+    assert result.returncode == 0 and result.stderr == ""
+    name, version = result.stdout.split()
+    assert name == "entctl" and re.fullmatch(r"\d+\.\d+\.\d+", version), result.stdout
+    server = entctl_binary().parent / "entitlementd"
+    served = subprocess.run([str(server), "--version"], capture_output=True, text=True, timeout=30)
+    assert (served.returncode, served.stdout, served.stderr) == (0, f"entitlementd {version}\n", "")
 
 
 # --------------------------------------------------------------------------------------------------

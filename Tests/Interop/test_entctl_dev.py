@@ -26,6 +26,7 @@ from appstoreserverlibrary.signed_data_verifier import SignedDataVerifier, Verif
 from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding
 
+from conftest import REPO_ROOT
 from test_entctl import entctl_binary, entctl_env
 
 BUNDLE_ID = "com.example.entitlementd"
@@ -114,18 +115,31 @@ def test_init_creates_the_ca_files(tmp_path):
     leaf.extensions.get_extension_for_oid(x509.ObjectIdentifier("1.2.840.113635.100.6.11.1"))
 
 
-def test_init_defaults_to_data_dev_ca_and_says_what_to_trust(tmp_path):
-    output = ok("dev", "init", cwd=tmp_path)
-    directory = tmp_path / "data" / "dev-ca"
-    assert sorted(os.listdir(directory)) == CA_FILES
-    assert f"root certificate: {directory.resolve() / 'root.pem'}" in output
-    assert "Sandbox" in output and "never for\nProduction" in output
-    # Signing defaults to the same directory.
-    token = json.loads(ok("--json", "dev", "sign-transaction", "--product", "p", "--bundle-id", BUNDLE_ID,
-                          cwd=tmp_path))["token"]
-    root = x509.load_pem_x509_certificate((directory / "root.pem").read_bytes()).public_bytes(Encoding.DER)
-    verifier = SignedDataVerifier([root], False, Environment.SANDBOX, BUNDLE_ID)
-    assert verifier.verify_and_decode_signed_transaction(token).productId == "p"
+def test_init_needs_a_directory_and_says_how_to_trust_it(tmp_path):
+    """Without --dir there is nothing to make: signing already defaults to the demo tenant's CA."""
+    refused = run("dev", "init", cwd=tmp_path)
+    assert refused.returncode == 2, refused
+    assert refused.stderr.startswith("entctl: dev init needs --dir DIR: the signing commands already default to "
+                                     "Config/dev-ca")
+    assert os.listdir(tmp_path) == []
+    output = ok("dev", "init", "--dir", "mine", cwd=tmp_path)
+    assert sorted(os.listdir(tmp_path / "mine")) == CA_FILES
+    assert f"root certificate: {(tmp_path / 'mine').resolve() / 'root.pem'}" in output
+    assert '"root_certificates"' in output and "kill -HUP" in output and "--dir mine" in output
+    assert "never Production" in output
+
+
+def test_signing_defaults_to_the_demo_tenants_ca(tmp_path):
+    """From the repository root, no --dir signs with Config/dev-ca, which the demo tenant trusts; elsewhere the
+    error says where it looked and what to do."""
+    token = json.loads(ok("--json", "dev", "sign-transaction", "--product", "com.example.pro.monthly", "--bundle-id",
+                          "com.example.app", cwd=REPO_ROOT))["token"]
+    root = x509.load_pem_x509_certificate((REPO_ROOT / "Config" / "dev-ca" / "root.pem").read_bytes())
+    verifier = SignedDataVerifier([root.public_bytes(Encoding.DER)], False, Environment.SANDBOX, "com.example.app")
+    assert verifier.verify_and_decode_signed_transaction(token).productId == "com.example.pro.monthly"
+    elsewhere = run("dev", "sign-transaction", "--product", "p", "--bundle-id", "b", cwd=tmp_path)
+    assert elsewhere.returncode == 1
+    assert "no local signing CA in Config/dev-ca" in elsewhere.stderr and "--dir DIR" in elsewhere.stderr
 
 
 def test_init_refuses_to_overwrite_without_force(tmp_path):

@@ -39,6 +39,20 @@ def test_health_check_unknown_service_is_not_found(channel, protos):
     assert raised.value.code() == grpc.StatusCode.NOT_FOUND
 
 
+def test_health_check_answers_for_every_service_reflection_lists(channel, protos):
+    """Each service the server serves is registered with the health service by its full name, so a checker can ask
+    about the service it calls."""
+    [listed] = Reflection(channel, protos, REFLECTION_PACKAGES[0]).ask({"list_services": ""})
+    names = [service.name for service in listed.list_services_response.service]
+    assert ENTITLEMENT_SERVICE in names and SERVICE in names, names
+    for name in names:
+        response = call_unary(
+            channel, f"/{HEALTH}/Check", _health_request(protos, name),
+            protos.message("grpc.health.v1.HealthCheckResponse"),
+        )
+        assert response.status == SERVING, name
+
+
 def test_health_watch_first_message_is_serving(channel, protos):
     call = call_server_streaming(
         channel, f"/{HEALTH}/Watch", _health_request(protos, ""),

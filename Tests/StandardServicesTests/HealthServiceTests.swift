@@ -49,6 +49,25 @@ import Testing
         #expect(try await check(router, "entitlements.v1.EntitlementService") == .serving)
     }
 
+    @Test func reportsEveryServiceOfTheRouterAsServing() async throws {
+        struct Echo: RPCService {
+            func register(on router: inout RPCRouter) {
+                router.register(MethodDescriptor(service: "test.Echo", method: "Say"), RPCHandler(kind: .unary) { _, _ in })
+            }
+        }
+        let health = HealthService()
+        var router = RPCRouter()
+        router.register([health, Echo()])
+        health.reportServing(servicesOf: router)
+        #expect(try await check(router, "test.Echo") == .serving)
+        #expect(try await check(router, HealthService.serviceName) == .serving)
+        #expect(try await check(router, "") == .serving)
+        #expect(health.status(forService: "test.Other") == nil)
+        // Shutdown turns every reported service NOT_SERVING, not only the server as a whole.
+        health.enterShutdown()
+        #expect(try await check(router, "test.Echo") == .notServing)
+    }
+
     @Test func checkOfUnknownServiceIsNotFound() async {
         let health = HealthService(statuses: [:])
         let result = await InProcessCall.run(

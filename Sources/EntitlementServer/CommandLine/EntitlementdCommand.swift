@@ -1,3 +1,5 @@
+import EntitlementdVersion
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -7,7 +9,7 @@ import Darwin
 /// What `entitlementd` does with its arguments before it starts serving, kept apart from `main` so tests can drive it.
 public enum EntitlementdCommand {
     public enum Outcome: Sendable {
-        /// Print and exit without serving: `--help` (0), a bad configuration (1) or a usage error (2).
+        /// Print and exit without serving: `--help` or `--version` (0), a bad configuration (1) or a usage error (2).
         case exit(status: Int32, standardOutput: String, standardError: String)
         /// Serve with this configuration.
         case run(ServerConfig)
@@ -23,6 +25,8 @@ public enum EntitlementdCommand {
             switch try EntitlementdOptions.parse(arguments) {
             case .help:
                 return .exit(status: 0, standardOutput: EntitlementdOptions.usage, standardError: "")
+            case .version:
+                return .exit(status: 0, standardOutput: "entitlementd \(EntitlementdVersion.string)\n", standardError: "")
             case .run(let parsed):
                 options = parsed
             }

@@ -7,6 +7,8 @@ public struct EntitlementdOptions: Sendable, Equatable {
     public enum Invocation: Sendable, Equatable {
         /// `--help`: print ``EntitlementdOptions/usage`` and exit 0.
         case help
+        /// `--version`: print the version and exit 0.
+        case version
         case run(EntitlementdOptions)
     }
 
@@ -37,14 +39,16 @@ public struct EntitlementdOptions: Sendable, Equatable {
                                 as "entitlementd listening on HOST:PORT".
           --log-level LEVEL     Log level instead of [server] log_level: debug, info, warning or error.
           -h, --help            Show this help and exit.
+          --version             Print the version and exit.
 
         EXIT STATUS: 0 after a clean shutdown, 1 for a configuration or startup error, 2 for a usage error.
 
         """
 
-    /// Parses the arguments after the program name. `--help` anywhere wins over everything else.
+    /// Parses the arguments after the program name. `--help` anywhere wins over everything else, then `--version`.
     public static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
         if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) { return .help }
+        if arguments.contains("--version") { return .version }
 
         var configPath: String?
         var listen: ListenAddress?

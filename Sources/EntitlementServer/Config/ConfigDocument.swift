@@ -17,8 +17,9 @@ enum ConfigValue: Equatable, Sendable {
 /// A parsed configuration file: `[section]` headers and `key = value` pairs, in file order.
 ///
 /// The accepted syntax is a strict subset of TOML 1.0: bare section names and keys, basic strings with the escapes
-/// `\"`, `\\`, `\n`, `\t` and `\uXXXX`, decimal integers (underscores between digits allowed), `true`, `false`
-/// and `#` comments. Everything else TOML has is rejected with a message saying so, rather than half-understood.
+/// `\"`, `\\`, `\n`, `\t` and `\uXXXX`, literal strings (`'...'`, taken as written), decimal integers (underscores
+/// between digits allowed), `true`, `false` and `#` comments. Everything else TOML has is rejected with a message
+/// saying so, rather than half-understood.
 struct ConfigDocument: Sendable {
     struct Section: Sendable, Equatable {
         var name: String
@@ -191,7 +192,9 @@ private struct LineScanner {
         case "\"":
             if peek(1) == "\"" && peek(2) == "\"" { throw unsupported("multi-line strings (\"\"\"...\"\"\") are") }
             return .string(try basicString())
-        case "'": throw unsupported("literal strings ('...') are; use \"...\"")
+        case "'":
+            if peek(1) == "'" && peek(2) == "'" { throw unsupported("multi-line literal strings ('''...''') are") }
+            return .string(try literalString())
         case "[": throw unsupported("arrays are")
         case "{": throw unsupported("inline tables are")
         default: break
@@ -289,6 +292,25 @@ private struct LineScanner {
                 result.append(scalar)
             }
         }
+    }
+
+    /// A `'...'` string on this line: TOML's literal string, taken exactly as written (no escapes, so Windows paths
+    /// and regular expressions need no doubled backslashes); it cannot contain `'` or control characters but tab.
+    private mutating func literalString() throws(ConfigError) -> String {
+        advance()  // opening quote
+        var result = String.UnicodeScalarView()
+        while let scalar = peek() {
+            advance()
+            switch scalar {
+            case "'":
+                return String(result)
+            case "\u{00}"..."\u{08}", "\u{0A}"..."\u{1F}", "\u{7F}":
+                throw syntaxError("control character U+\(hex(scalar.value)) in string; use a \"...\" string with \\n")
+            default:
+                result.append(scalar)
+            }
+        }
+        throw .unterminatedString(file, line: line, section: section, key: key, quote: "'")
     }
 
     private mutating func unicodeEscape() throws(ConfigError) -> Unicode.Scalar {

@@ -14,7 +14,7 @@ public struct ConfigError: Error, CustomStringConvertible, Sendable, Equatable {
         case unterminatedString = "unterminated_string"
         /// A backslash escape other than `\"`, `\\`, `\n`, `\t` and `\uXXXX`.
         case invalidEscape = "invalid_escape"
-        /// TOML that is valid but outside the supported subset (floats, arrays, literal strings, dotted keys, ...).
+        /// TOML that is valid but outside the supported subset (floats, arrays, multi-line strings, dotted keys, ...).
         case unsupportedSyntax = "unsupported_syntax"
         case unknownSection = "unknown_section"
         case duplicateSection = "duplicate_section"
@@ -86,10 +86,12 @@ extension ConfigError {
         ConfigError(code: .syntax, file: file, line: line, section: section, key: key, message: message)
     }
 
-    public static func unterminatedString(_ file: String, line: Int, section: String?, key: String?) -> ConfigError {
+    public static func unterminatedString(
+        _ file: String, line: Int, section: String?, key: String?, quote: Character = "\""
+    ) -> ConfigError {
         ConfigError(
             code: .unterminatedString, file: file, line: line, section: section, key: key,
-            message: "unterminated string: a closing \" is missing on this line"
+            message: "unterminated string: a closing \(quote) is missing on this line"
         )
     }
 
@@ -107,7 +109,7 @@ extension ConfigError {
     {
         ConfigError(
             code: .unsupportedSyntax, file: file, line: line, section: section, key: key,
-            message: "\(what) not supported; values are \"strings\", integers, true or false"
+            message: "\(what) not supported; values are \"strings\" or 'literal strings', integers, true or false"
         )
     }
 

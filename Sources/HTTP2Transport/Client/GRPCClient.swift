@@ -71,7 +71,9 @@ final class ConnectionManager {
         do {
             try connect().start(call, path: path, request: request, metadata: metadata, timeout: timeout)
         } catch {
-            call.complete(RPCStatus(code: .unavailable, message: "Cannot connect to \(configuration.host):\(configuration.port): \(error)"))
+            let failure = ClientConnectionFailure(
+                connecting: error, address: ListenAddress.format(host: configuration.host, port: configuration.port))
+            call.complete(RPCStatus(code: .unavailable, message: failure.description), cause: failure)
         }
     }
 

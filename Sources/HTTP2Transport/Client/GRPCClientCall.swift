@@ -77,8 +77,9 @@ public final class GRPCClientCall: AsyncSequence, Sendable {
         messages.yield(message)
     }
 
-    /// Ends the call with `status`; the first status wins.
-    func complete(_ status: RPCStatus) {
+    /// Ends the call with `status`; the first status wins. `cause` becomes the error's ``RPCError/cause``: why the
+    /// client itself failed the call (``ClientConnectionFailure``).
+    func complete(_ status: RPCStatus, cause: (any Error)? = nil) {
         let waiters = state.withLock { state -> [CheckedContinuation<Metadata, any Error>]? in
             guard state.status == nil else { return nil }
             state.status = status
@@ -86,7 +87,7 @@ public final class GRPCClientCall: AsyncSequence, Sendable {
             return state.headerWaiters
         }
         guard let waiters else { return }
-        let error = RPCError(code: status.code, message: status.message, metadata: status.trailers)
+        let error = RPCError(code: status.code, message: status.message, metadata: status.trailers, cause: cause)
         for waiter in waiters { waiter.resume(throwing: error) }
         messages.finish(throwing: status.code == .ok ? nil : error)
     }

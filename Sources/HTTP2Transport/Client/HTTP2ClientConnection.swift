@@ -24,6 +24,11 @@ final class HTTP2ClientConnection: ConnectionProtocol, HTTP2SessionDelegate {
     private var session: NGHTTP2Session!
     private var streams: [Int32: ClientStream] = [:]
     private var closing = false
+    /// Whether the server's SETTINGS frame, its half of the HTTP/2 preface, has arrived.
+    private var prefaceReceived = false
+    /// The server's first bytes, up to a TLS record header's three: a TLS alert in answer to cleartext says why the
+    /// connection failed.
+    private var firstBytes: [UInt8] = []
 
     init(socket: SocketConnection, configuration: GRPCClientConfiguration) throws(TransportError) {
         self.socket = socket
@@ -44,7 +49,7 @@ final class HTTP2ClientConnection: ConnectionProtocol, HTTP2SessionDelegate {
     ) {
         // The connection can fail while it is being set up (a refused TLS handshake): then there is no session.
         guard session != nil else {
-            call.complete(RPCStatus(code: .unavailable, message: closedMessage))
+            complete(call, with: failure)
             return
         }
         var headers = HeaderList()
@@ -90,20 +95,31 @@ final class HTTP2ClientConnection: ConnectionProtocol, HTTP2SessionDelegate {
 
     // MARK: ConnectionProtocol
 
-    func receive(_ bytes: UnsafeRawBufferPointer) -> Bool { session.receive(bytes) }
+    func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if firstBytes.count < 3 { firstBytes += bytes.prefix(3 - firstBytes.count) }
+        return session.receive(bytes)
+    }
 
     func produceOutput(into buffer: inout [UInt8]) { session.produceOutput(into: &buffer) }
 
     var isFinished: Bool { (closing && streams.isEmpty) || !session.wantsReadOrWrite }
 
-    private var closedMessage: String {
-        "The connection to the server closed" + (socket.failure.map { ": \($0)" } ?? ".")
+    /// Why the connection ended, for the calls it ends.
+    private var failure: ClientConnectionFailure {
+        ClientConnectionFailure.classify(
+            socket.failure, address: ListenAddress.format(host: configuration.host, port: configuration.port),
+            usesTLS: configuration.tls != nil, received: firstBytes, prefaceReceived: prefaceReceived)
+    }
+
+    private func complete(_ call: GRPCClientCall, with failure: ClientConnectionFailure) {
+        call.complete(RPCStatus(code: .unavailable, message: failure.description), cause: failure)
     }
 
     func connectionClosed() {
+        let failure = self.failure
         for stream in streams.values {
             socket.loop.cancelTimer(stream.deadlineTimer)
-            stream.call.complete(RPCStatus(code: .unavailable, message: closedMessage))
+            complete(stream.call, with: failure)
         }
         streams.removeAll()
         session = nil
@@ -171,7 +187,7 @@ final class HTTP2ClientConnection: ConnectionProtocol, HTTP2SessionDelegate {
         closing = true
     }
 
-    func settingsReceived() {}
+    func settingsReceived() { prefaceReceived = true }
 
     func readData(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> HTTP2DataRead {
         guard let stream = streams[streamID] else { return .end(0) }

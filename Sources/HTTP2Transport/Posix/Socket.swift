@@ -39,7 +39,7 @@ enum Socket {
         guard result == 0 || errno == EINPROGRESS else {
             let error = errno
             close(fd)
-            throw .system("connect \(host):\(port)", error)
+            throw .connect(error)
         }
         return fd
     }

@@ -54,8 +54,8 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
     private var lingering = false
     private var tlsWantsWriteToRead = false
     private(set) var isClosed = false
-    /// Why the connection failed, when it did: a TLS error or a socket error, for the owner's messages and logs.
-    private(set) var failure: String?
+    /// Why the connection failed, when it did, for the owner's messages (the client names the likely fix).
+    private(set) var failure: SocketFailure?
     private var lastActivity = ContinuousClock.now
     private var idleTimer: TimerHeap.ID?
     /// Output beyond this stays inside the protocol (nghttp2 queues it) until the socket drains.
@@ -83,7 +83,9 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
 
     func handleEvent(readable: Bool, writable: Bool, hangup: Bool) {
         if hangup {
-            close()
+            // EPOLLERR: the socket's pending error (a refused connect) says why.
+            let error = Socket.pendingError(fd)
+            close(failure: error == 0 ? nil : .system(error))
             return
         }
         lastActivity = .now
@@ -180,7 +182,7 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
     }
 
     /// Closes at once (a broken peer, a timeout). Use ``closeGracefully()`` when the protocol finished normally.
-    func close(failure: String? = nil) {
+    func close(failure: SocketFailure? = nil) {
         guard !isClosed else { return }
         if let failure { self.failure = failure }
         isClosed = true
@@ -205,8 +207,8 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
             flush()
         case .wantRead: loop.setInterest(fd, readable: true, writable: false)
         case .wantWrite: loop.setInterest(fd, readable: true, writable: true)
-        case .closed: close(failure: "closed during the TLS handshake")
-        case .failed(let reason): close(failure: "TLS handshake failed: \(reason)")
+        case .closed: close(failure: .tlsHandshake(nil))
+        case .failed(let reason): close(failure: .tlsHandshake(reason))
         }
     }
 
@@ -256,14 +258,14 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
                         return -1
                     case .closed: return 0
                     case .failed(let reason):
-                        failure = "TLS error: \(reason)"
+                        failure = tls.handshakeDone ? .tls(reason) : .tlsHandshake(reason)
                         return 0
                     }
                 }
                 let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
                 if n < 0 {
                     if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return -1 }
-                    failure = String(cString: strerror(errno))
+                    failure = .system(errno)
                     return 0
                 }
                 return n
@@ -297,14 +299,14 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
                     case .wantRead, .wantWrite: return -1
                     case .closed: return 0
                     case .failed(let reason):
-                        failure = "TLS error: \(reason)"
+                        failure = tls.handshakeDone ? .tls(reason) : .tlsHandshake(reason)
                         return 0
                     }
                 }
                 let n = send(fd, pending.baseAddress, pending.count, Int32(MSG_NOSIGNAL))
                 if n < 0 {
                     if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return -1 }
-                    failure = String(cString: strerror(errno))
+                    failure = .system(errno)
                     return 0
                 }
                 return n

@@ -65,6 +65,13 @@ public final class HealthService: RPCService {
         for (waiter, status) in resumptions { waiter.resume(returning: status) }
     }
 
+    /// Reports every service `router` serves as `SERVING` under its full name, so health checkers can ask about the
+    /// service they call (`entitlements.v1.EntitlementService`), not only the server as a whole. Call it once the
+    /// router is complete; names it does not serve stay unknown (`Check` answers `NOT_FOUND`).
+    public func reportServing(servicesOf router: RPCRouter) {
+        for service in router.serviceNames { setStatus(.serving, forService: service) }
+    }
+
     /// The registered status of `service`, nil when it has none.
     public func status(forService service: String) -> ServingStatus? {
         state.withLock { $0.statuses[service] }

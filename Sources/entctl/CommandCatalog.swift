@@ -1,0 +1,206 @@
+/// Every command `entctl` has, grouped as `entctl --help` lists them.
+extension CommandHelp {
+    static let groups: [CommandGroup] = [
+        CommandGroup(
+            title: "EntitlementService commands (a public key; the demo one on a loopback address)",
+            keyNote: "Key: --key KEY or $ENTCTL_KEY, a public key (pk_...); without either, the demo public key is sent,\n"
+                + "to a loopback address (127.0.0.1, ::1, localhost) only.",
+            commands: [identify, status, watch, purchase, restore]),
+        CommandGroup(
+            title: "AdminService commands (a secret key; the demo one on a loopback address)",
+            keyNote: "Key: --key KEY or $ENTCTL_KEY, a secret key (sk_...); without either, the demo secret key is sent,\n"
+                + "to a loopback address (127.0.0.1, ::1, localhost) only.",
+            commands: [grant, revoke, customer, events]),
+        CommandGroup(title: "Other commands", keyNote: nil, commands: [health, genKey, hashKey]),
+        CommandGroup(
+            title: "Local App Store signing, for development (DIR defaults to \(DevCommands.defaultDirectory), "
+                + "the demo tenant's CA)",
+            keyNote: nil,
+            commands: devCommands),
+    ]
+
+    // MARK: EntitlementService
+
+    static let identify = CommandHelp(
+        name: "identify", arguments: "APP_USER_ID [--anonymous-id ID]",
+        summary: "resolve or create a customer; prints its status and app account token",
+        details: [
+            "", "Calls EntitlementService/Identify. The app account token is the UUID the app passes to StoreKit as the",
+            "purchase's appAccountToken, so App Store notifications about the purchase reach this customer.",
+        ],
+        options: [("--anonymous-id ID", "merge this anonymous customer (an ID starting with $anon:) into APP_USER_ID")])
+
+    static let status = CommandHelp(
+        name: "status", arguments: "APP_USER_ID",
+        summary: "current status, version and active entitlements with their expiry",
+        details: ["", "Calls EntitlementService/SyncStatus."])
+
+    static let watch = CommandHelp(
+        name: "watch", arguments: "APP_USER_ID [--after-version N]",
+        summary: "print each status event as it arrives, until Ctrl-C or the server ends the stream",
+        details: ["", "Calls EntitlementService/StreamStatus; the first line is a SNAPSHOT. Ctrl-C exits 0."],
+        options: [
+            ("--after-version N", "replay the changes after version N instead of a snapshot (a snapshot if they are gone)")
+        ])
+
+    static let purchase = CommandHelp(
+        name: "purchase", arguments: "APP_USER_ID SIGNED_TRANSACTION",
+        summary: "attach a StoreKit 2 signed transaction (- reads it from standard input)",
+        details: ["", "Calls EntitlementService/Purchase: the server verifies the transaction, stores it and pushes the change."])
+
+    static let restore = CommandHelp(
+        name: "restore", arguments: "APP_USER_ID SIGNED_TRANSACTION...",
+        summary: "attach up to 100 signed transactions; others' purchases move as the tenant's transfer policy says",
+        details: ["", "Calls EntitlementService/Restore; - reads a token from standard input."])
+
+    // MARK: AdminService
+
+    static let grant = CommandHelp(
+        name: "grant",
+        arguments: "APP_USER_ID ENTITLEMENT [--duration SPAN | --expires-at RFC3339] [--reason TEXT] [--idempotency-key KEY]",
+        summary: "grant an entitlement (without --duration or --expires-at it never expires)",
+        details: ["", "Calls AdminService/GrantEntitlement."],
+        options: [
+            ("--duration SPAN", "how long from now: 30d, 12h, 90m or 45s"),
+            ("--expires-at RFC3339", "when it ends, such as 2030-01-31T12:00:00Z"),
+            ("--reason TEXT", "why, recorded with the grant and its events"),
+            ("--idempotency-key KEY", "retrying with the same key returns the first grant instead of a second"),
+        ])
+
+    static let revoke = CommandHelp(
+        name: "revoke", arguments: "GRANT_ID [--reason TEXT]", summary: "end a grant now",
+        details: ["", "Calls AdminService/RevokeGrant with the grant ID that grant printed."],
+        options: [("--reason TEXT", "why, recorded with the revocation")])
+
+    static let customer = CommandHelp(
+        name: "customer", arguments: "APP_USER_ID", summary: "status, aliases, grants and store transactions",
+        details: ["", "Calls AdminService/GetCustomer; revoked grants are listed too."])
+
+    static let events = CommandHelp(
+        name: "events", arguments: "APP_USER_ID [--page-size N] [--page-token T] [--all]",
+        summary: "the customer's history, newest first",
+        details: ["", "Calls AdminService/ListCustomerEvents; --json prints one object per page."],
+        options: [
+            ("--page-size N", "events per page (default: the server's)"),
+            ("--page-token T", "the page after the one that printed 'more: --page-token T'"),
+            ("--all", "every page from there on"),
+        ])
+
+    // MARK: Other
+
+    static let health = CommandHelp(
+        name: "health", arguments: "[SERVICE]", summary: "check grpc.health.v1.Health; exits 0 only when SERVING",
+        details: [
+            "", "SERVICE is the whole server when left out (or \"\"), or the full name of a service it serves, such as",
+            "entitlements.v1.EntitlementService; a name it does not serve is NOT_FOUND. Sends no key.",
+        ])
+
+    static let genKey = CommandHelp(
+        name: "gen-key", arguments: "public|secret",
+        summary: "make a new API key and print it with its hash string for the tenants file (offline)",
+        details: ["", "The key is shown once: only its hash goes into the tenants file."])
+
+    static let hashKey = CommandHelp(
+        name: "hash-key", arguments: "KEY",
+        summary: "print the hash string of KEY for the tenants file (offline; - reads KEY from standard input)")
+
+    // MARK: dev
+
+    /// `entctl dev --help`: the subcommands.
+    static let dev = CommandHelp(
+        name: "dev", arguments: "init|sign-transaction|sign-renewal-info|sign-notification|notify [options]",
+        summary: "sign App Store data with a local CA shaped like Apple's, for development",
+        details: [""] + columns(devCommands.map { ($0.name, $0.summary) }) + [
+            "",
+            "The signing commands use \(DevCommands.defaultDirectory), the CA the demo tenant trusts for Sandbox, unless",
+            "--dir names another (run entctl from the repository root for the default).",
+        ])
+
+    static let devCommands = [devInit, devSignTransaction, devSignRenewalInfo, devSignNotification, devNotify]
+
+    static let devInit = CommandHelp(
+        name: "dev init", arguments: "--dir DIR [--force]",
+        summary: "create a local signing CA shaped like Apple's in DIR",
+        details: [
+            "",
+            "DIR gets root.pem, intermediate.pem, leaf.pem and leaf-key.pem. For a tenant to accept what it signs, add",
+            "DIR/root.pem to the tenant's app_store.root_certificates in the tenants file (a tenant that accepts",
+            "Sandbox or LocalTesting, never Production), reload the server (kill -HUP) and sign with --dir DIR.",
+            "Without --dir the signing commands use \(DevCommands.defaultDirectory), the demo tenant's CA.",
+        ],
+        options: [
+            ("--dir DIR", "where to write the CA (required)"),
+            ("--force", "replace a CA already in DIR (tenants trusting the old root reject what the new one signs)"),
+        ])
+
+    static let devSignTransaction = CommandHelp(
+        name: "dev sign-transaction", arguments: "--product ID --bundle-id ID [options]",
+        summary: "print a signed App Store transaction",
+        details: [
+            "",
+            "IDs are generated when not given; it is bought when signed unless --purchase-date says otherwise, and an",
+            "auto-renewable subscription expires 30 days after the purchase unless --expires says otherwise.",
+            "TIME is RFC 3339 (2030-01-31T12:00:00Z) or a span from now (+30d, -1h); dates default to now.",
+            "",
+            "For the demo tenant (com.example.pro.monthly grants pro):",
+            "  entctl dev sign-transaction --product com.example.pro.monthly --bundle-id com.example.app --expires +30d",
+        ],
+        options: [
+            ("--product ID", "the product ID (the demo tenant maps com.example.pro.monthly to pro)"),
+            ("--bundle-id ID", "the app's bundle ID (the demo tenant's is com.example.app)"),
+            ("--dir DIR", "the signing CA (default \(DevCommands.defaultDirectory))"),
+            ("--type TYPE", "auto-renewable (default), non-consumable, consumable or non-renewing"),
+            ("--expires TIME", "when a subscription expires"),
+            ("--original-transaction-id ID", "the purchase's first transaction, which later renewals share"),
+            ("--transaction-id ID", "this transaction"),
+            ("--app-account-token UUID", "the token identify printed, to attribute the purchase to its customer"),
+            ("--environment ENV", "Sandbox (default), Production, LocalTesting or Xcode"),
+            ("--purchase-date TIME", "when it was bought (default: when signed)"),
+            ("--ownership WHO", "purchased (default) or family-shared"),
+            ("--revocation-date TIME", "when Apple refunded or revoked it"),
+            ("--signed-date TIME", "when it was signed (default now)"),
+            ("--upgraded", "the user upgraded away from it (it grants nothing)"),
+        ])
+
+    static let devSignRenewalInfo = CommandHelp(
+        name: "dev sign-renewal-info", arguments: "--original-transaction-id ID --product ID [options]",
+        summary: "print a signed renewal info",
+        details: ["", "TIME is RFC 3339 or a span from now (+30d, -1h)."],
+        options: [
+            ("--original-transaction-id ID", "the subscription's original transaction ID"),
+            ("--product ID", "the product subscribed now"),
+            ("--dir DIR", "the signing CA (default \(DevCommands.defaultDirectory))"),
+            ("--auto-renew on|off", "whether it renews (default on)"),
+            ("--auto-renew-product ID", "the product it renews as (a downgrade waiting for the renewal)"),
+            ("--grace-period-expires TIME", "in a billing grace period until TIME (implies --billing-retry)"),
+            ("--billing-retry", "Apple is retrying a failed renewal"),
+            ("--environment ENV", "Sandbox (default), Production, LocalTesting or Xcode"),
+            ("--signed-date TIME", "when it was signed (default now)"),
+        ])
+
+    static let notificationOptions: [(String, String)] = [
+        ("--bundle-id ID", "the app's bundle ID (default: that of --transaction)"),
+        ("--dir DIR", "the signing CA (default \(DevCommands.defaultDirectory))"),
+        ("--app-apple-id N", "the app's Apple ID, which Production notifications carry"),
+        ("--transaction JWS", "a signed transaction to include (from dev sign-transaction)"),
+        ("--renewal-info JWS", "a signed renewal info to include (from dev sign-renewal-info)"),
+        ("--environment ENV", "Sandbox, Production, LocalTesting or Xcode (default: that of --transaction)"),
+        ("--signed-date TIME", "when it was signed (default now)"),
+    ]
+
+    static let devSignNotification = CommandHelp(
+        name: "dev sign-notification", arguments: "TYPE [SUBTYPE] [options]",
+        summary: "print a signed App Store Server Notification V2 payload",
+        details: ["", "TYPE and SUBTYPE are Apple's names, such as DID_RENEW or EXPIRED VOLUNTARY."],
+        options: notificationOptions)
+
+    static let devNotify = CommandHelp(
+        name: "dev notify", arguments: "TYPE [SUBTYPE] --tenant ID [options]",
+        summary: "sign a notification and POST it to the server's App Store webhook",
+        details: [
+            "",
+            "Posts to /v1/apple/notifications/ID at --addr over cleartext HTTP/1.1 and prints the HTTP status and",
+            "answer; exits 0 only on a 2xx. Takes the options of dev sign-notification.",
+        ],
+        options: [("--tenant ID", "the tenant whose webhook it is (the demo tenant's is demo)")] + notificationOptions)
+}

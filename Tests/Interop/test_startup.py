@@ -1,0 +1,18 @@
+"""What the server says when it starts."""
+
+from __future__ import annotations
+
+from conftest import DEMO_TENANTS_FILE
+
+
+def test_startup_logs_what_it_loaded(demo_tenants_server):
+    """One line names the database, the tenants file and how many tenants it holds, so a wrong path shows at once."""
+    database = demo_tenants_server.config.parent / "entitlements.db"
+    loaded = [line for line in demo_tenants_server.log().splitlines() if " INFO entitlementd loaded " in line]
+    assert len(loaded) == 1, demo_tenants_server.log()
+    assert loaded[0].endswith(f" loaded database={database} tenants_file={DEMO_TENANTS_FILE} tenants=1"), loaded[0]
+
+
+def test_startup_without_a_tenants_file_says_so(h2c_server):
+    [loaded] = [line for line in h2c_server.log().splitlines() if " INFO entitlementd loaded " in line]
+    assert loaded.endswith(" tenants_file=none tenants=0"), loaded
