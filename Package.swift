@@ -34,11 +34,11 @@ let package = Package(
         ),
         .target(name: "StandardServices", dependencies: ["RPCCore", "ProtobufWire"], swiftSettings: strict),
         .target(name: "Crypto", dependencies: ["COpenSSL", "CSystemShims", "CivilCalendar"], swiftSettings: strict),
-        .target(name: "EntitlementStorage", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(
-            name: "EntitlementDomain", dependencies: ["EntitlementStorage", "Crypto", "ProtobufWire", "BoundedText"],
+            name: "EntitlementDomain", dependencies: ["Crypto", "ProtobufWire", "BoundedText"],
             swiftSettings: strict
         ),
+        .target(name: "EntitlementStorage", dependencies: ["CSQLite", "EntitlementDomain"], swiftSettings: strict),
         .target(name: "AppStore", dependencies: ["Crypto"], swiftSettings: strict),
         .target(
             name: "EntitlementServices",
@@ -98,7 +98,7 @@ let package = Package(
         .testTarget(name: "EntitlementServerTests", dependencies: ["EntitlementServer", "TestSupport", "EntitlementdVersion"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
         .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "Crypto", "TestSupport"], exclude: ["Resources"]),
-        .testTarget(name: "EntitlementStorageTests", dependencies: ["EntitlementStorage"]),
+        .testTarget(name: "EntitlementStorageTests", dependencies: ["EntitlementStorage", "EntitlementDomain"]),
         .testTarget(name: "EntitlementDomainTests", dependencies: ["EntitlementDomain", "EntitlementStorage", "TestSupport"]),
         .testTarget(
             name: "EntitlementServicesTests",

@@ -4,7 +4,7 @@ import EntitlementStorage
 /// Fills a database with customers through the real engine, as the server would have written them.
 enum Seeder {
     static func seed(databasePath: String, tenantID: String, customers: Int) async throws {
-        let store = try SQLiteEntitlementStore(path: databasePath, synchronous: .normal)
+        let store = try SQLiteRepository(path: databasePath, synchronous: .normal)
         let engine = CustomerEngine(store: store)
         for index in 0..<customers {
             _ = try await engine.identify(tenantID: tenantID, appUserID: "bench-user-\(index)", anonymousID: nil)

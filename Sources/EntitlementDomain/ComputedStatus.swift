@@ -1,4 +1,3 @@
-public import EntitlementStorage
 
 /// One entitlement a customer holds, and the record that backs it (the one that lasts longest).
 public struct ActiveEntitlementValue: Hashable, Sendable {

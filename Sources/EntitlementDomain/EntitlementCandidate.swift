@@ -1,4 +1,3 @@
-public import EntitlementStorage
 
 /// One record that can make an entitlement active: a grant now, a store transaction (one per entitlement its product
 /// maps to) later. Status is computed from these alone, so the calculator knows nothing of where they came from.

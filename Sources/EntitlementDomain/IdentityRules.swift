@@ -1,4 +1,3 @@
-public import EntitlementStorage
 
 /// What `Identify(app_user_id, anonymous_id)` must do, decided from what already exists. Pure: the services layer
 /// resolves both IDs inside its write transaction, asks ``IdentityRules/plan(for:identified:anonymous:anonymousHasHistory:)``,

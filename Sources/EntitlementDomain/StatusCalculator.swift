@@ -1,4 +1,3 @@
-public import EntitlementStorage
 
 /// Status as a pure function of a customer's candidates and the current time.
 ///

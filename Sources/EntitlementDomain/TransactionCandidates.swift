@@ -1,4 +1,3 @@
-public import EntitlementStorage
 
 extension EntitlementCandidate {
     /// What a store transaction gives: one candidate per entitlement its product mapped to when it was applied.
@@ -6,7 +5,7 @@ extension EntitlementCandidate {
     /// It lasts until its expiry, or until the end of its grace period while it is in one; a transaction without an
     /// expiry (a non-consumable) is for life. Consumables map to no entitlement, so they give nothing; nor does a
     /// transaction the user upgraded away from (the upgrade's own transaction gives the higher product).
-    public static func candidates(of transaction: TransactionRecord) -> [EntitlementCandidate] {
+    public static func candidates(of transaction: StorePurchase) -> [EntitlementCandidate] {
         guard !transaction.isUpgraded else { return [] }
         let source = EntitlementSource(rawValue: transaction.store) ?? .appStore
         var expiresAt = transaction.expiresAt
@@ -32,7 +31,7 @@ extension CustomerSnapshot {
     }
 }
 
-extension TransactionRecord {
+extension StorePurchase {
     /// It will renew: the store's auto-renew intent, which a revocation overrides.
     public var renews: Bool { willRenew && revokedAt == nil }
 }

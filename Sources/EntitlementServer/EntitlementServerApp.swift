@@ -37,9 +37,9 @@ public final class EntitlementServerApp: Sendable {
         self.config = config
         logger = Logger(label: "entitlementd", minimumLevel: config.logLevel)
 
-        let store: SQLiteEntitlementStore
+        let store: SQLiteRepository
         do {
-            store = try SQLiteEntitlementStore(path: config.databasePath)
+            store = try SQLiteRepository(path: config.databasePath)
         } catch {
             throw StartupError(message: "cannot open the database '\(config.databasePath)': \(error)")
         }

@@ -104,7 +104,7 @@ public struct AppStoreNotifications: Sendable {
         }
         let type = notification.notificationType?.rawValue ?? "UNKNOWN"
         let reason = notification.subtype.map { "\(type)/\($0.rawValue)" } ?? type
-        var record: TransactionRecord?
+        var record: StorePurchase?
         if let transaction, !Self.informationalTypes.contains(type) {
             do throws(DomainError) {
                 record = try Self.record(
@@ -136,7 +136,7 @@ public struct AppStoreNotifications: Sendable {
     static func record(
         from payload: JWSTransaction, renewal: JWSRenewalInfo?, notification: NotificationPayload, tenant: Tenant,
         settings: AppStoreSettings
-    ) throws(DomainError) -> TransactionRecord {
+    ) throws(DomainError) -> StorePurchase {
         // A product the tenant maps to nothing is still Apple's fact: stored, granting nothing (a refund or expiry
         // of a product whose mapping was removed still ends what the stored record gave).
         var record = try AppStorePurchases.record(

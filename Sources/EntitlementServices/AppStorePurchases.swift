@@ -24,7 +24,7 @@ public final class AppStorePurchases: Sendable {
     }
 
     /// Verifies `token` for `tenant` and maps it to a record owned by nobody yet.
-    func record(from token: String, tenant: Tenant) throws(DomainError) -> TransactionRecord {
+    func record(from token: String, tenant: Tenant) throws(DomainError) -> StorePurchase {
         let settings = try Self.settings(of: tenant)
         let verifier = try verifier(for: tenant, settings: settings, claimed: try Self.claimedEnvironment(of: token, as: JWSTransaction.self))
         let payload: JWSTransaction
@@ -114,7 +114,7 @@ public final class AppStorePurchases: Sendable {
     /// `unmappedGrantsNothing` (Apple's notifications are facts about the purchase whatever the mapping says).
     static func record(
         from payload: JWSTransaction, tenant: Tenant, settings: AppStoreSettings, unmappedGrantsNothing: Bool = false
-    ) throws(DomainError) -> TransactionRecord {
+    ) throws(DomainError) -> StorePurchase {
         guard let originalID = payload.originalTransactionId, !originalID.isEmpty,
             let productID = payload.productId, !productID.isEmpty, let purchasedAt = payload.purchaseDate,
             let signedAt = payload.signedDate
@@ -142,8 +142,8 @@ public final class AppStorePurchases: Sendable {
         case .nonConsumable, .consumable: expiresAt = nil
         }
         let time = { (milliseconds: Int64) in UnixTime(milliseconds: milliseconds) }
-        return TransactionRecord(
-            tenantID: tenant.id, store: TransactionRecord.Store.appStore, originalTransactionID: originalID,
+        return StorePurchase(
+            tenantID: tenant.id, store: StorePurchase.Store.appStore, originalTransactionID: originalID,
             transactionID: payload.transactionId ?? originalID, customerID: nil, productID: productID,
             productType: payload.type?.rawValue ?? type.rawValue, entitlementIDs: entitlements,
             environment: payload.environment?.rawValue ?? "", purchasedAt: time(purchasedAt),

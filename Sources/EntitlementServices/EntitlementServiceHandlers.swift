@@ -71,7 +71,7 @@ public struct EntitlementService: RPCService {
             let tenant = try CallerAuthentication.tenant(of: context, requires: .publicKey, in: tenants)
             fields.tenantID = tenant.id
             let appUserID = try AppUserID.validate(request.appUserID)
-            let record: TransactionRecord
+            let record: StorePurchase
             switch request.purchase {
             case .appStore(let purchase)?:
                 record = try appStore.record(from: try Self.signedTransaction(purchase, field: "app_store"), tenant: tenant)
@@ -104,7 +104,7 @@ public struct EntitlementService: RPCService {
                 throw DomainError.invalidArgument("Restore takes at most 100 transactions, got \(request.appStore.count).")
             }
             // Every transaction is verified before anything is written: one bad token fails the call, naming it.
-            var records: [TransactionRecord] = []
+            var records: [StorePurchase] = []
             for (index, purchase) in request.appStore.enumerated() {
                 do throws(DomainError) {
                     records.append(

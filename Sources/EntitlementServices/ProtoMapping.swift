@@ -88,7 +88,7 @@ extension StatusEvent {
 }
 
 extension Transaction {
-    init(_ record: TransactionRecord, ownerAppUserID: String) {
+    init(_ record: StorePurchase, ownerAppUserID: String) {
         self.init()
         store = Store(rawValue: record.store)
         productID = record.productID
@@ -125,7 +125,7 @@ extension StoreEnvironment {
 
 extension PurchaseResult {
     /// The token's purchase (`record`, before it was applied) and what applying it did.
-    init(_ record: TransactionRecord, applied: AppliedStorePurchase) {
+    init(_ record: StorePurchase, applied: AppliedStorePurchase) {
         self.init()
         store = Store(rawValue: record.store)
         productID = record.productID

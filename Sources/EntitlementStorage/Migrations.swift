@@ -1,3 +1,4 @@
+public import EntitlementDomain
 /// The schema, as numbered migrations applied in order at startup, all pending ones in one transaction.
 ///
 /// Append new migrations; never edit or renumber one that has shipped. `schema_migrations` records each applied
@@ -146,21 +147,21 @@ enum Migrations {
     static var latestVersion: Int64 { all.last?.version ?? 0 }
 
     /// Brings the schema up to date in one transaction, or refuses a database from a newer build.
-    static func apply(on connection: SQLiteConnection, now: UnixTime) throws(StoreError) {
+    static func apply(on connection: SQLiteConnection, now: UnixTime) throws(StorageError) {
         try apply(all, on: connection, now: now)
     }
 
-    static func apply(_ migrations: [Migration], on connection: SQLiteConnection, now: UnixTime) throws(StoreError) {
+    static func apply(_ migrations: [Migration], on connection: SQLiteConnection, now: UnixTime) throws(StorageError) {
         let known = migrations.last?.version ?? 0
         try connection.execute("BEGIN IMMEDIATE")
-        do throws(StoreError) {
+        do throws(StorageError) {
             try connection.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)"
             )
             let current =
                 try connection.row("SELECT COALESCE(MAX(version), 0) FROM schema_migrations") { $0.int64(0) } ?? 0
             guard current <= known else {
-                throw StoreError.corrupt(
+                throw StorageError.corrupt(
                     "database \(connection.path) has schema version \(current), newer than this build knows "
                         + "(version \(known)); refusing to open it with older code")
             }

@@ -1,3 +1,4 @@
+public import EntitlementDomain
 /// The reads every operation shares, run on a read connection (store) or on the write connection (transaction).
 /// Every query is keyed by tenant.
 extension SQLiteConnection {
@@ -16,14 +17,14 @@ extension SQLiteConnection {
 
     // MARK: Customers
 
-    func customer(tenantID: String, customerID: Int64) throws(StoreError) -> CustomerRecord? {
+    func customer(tenantID: String, customerID: Int64) throws(StorageError) -> CustomerRecord? {
         try row(
             "SELECT \(Self.customerColumns) FROM customers c WHERE c.tenant_id = ? AND c.id = ?",
             [.text(tenantID), .integer(customerID)], Self.customer(from:))
     }
 
     /// The customer `appUserID` resolves to through `app_user_ids` (canonical ID or alias).
-    func customer(tenantID: String, appUserID: String) throws(StoreError) -> CustomerRecord? {
+    func customer(tenantID: String, appUserID: String) throws(StorageError) -> CustomerRecord? {
         try row(
             """
             SELECT \(Self.customerColumns) FROM app_user_ids a
@@ -34,7 +35,7 @@ extension SQLiteConnection {
     }
 
     /// The customer ID `appUserID` resolves to, if any.
-    func resolve(tenantID: String, appUserID: String) throws(StoreError) -> Int64? {
+    func resolve(tenantID: String, appUserID: String) throws(StorageError) -> Int64? {
         try row(
             "SELECT customer_id FROM app_user_ids WHERE tenant_id = ? AND app_user_id = ?",
             [.text(tenantID), .text(appUserID)]
@@ -42,7 +43,7 @@ extension SQLiteConnection {
     }
 
     /// Served by the partial index app_user_ids_app_account_token.
-    func customerID(tenantID: String, appAccountToken: String) throws(StoreError) -> Int64? {
+    func customerID(tenantID: String, appAccountToken: String) throws(StorageError) -> Int64? {
         guard !appAccountToken.isEmpty else { return nil }
         return try row(
             """
@@ -70,7 +71,7 @@ extension SQLiteConnection {
     static let customerTransactionsSQL =
         "SELECT \(transactionColumns) FROM transactions WHERE tenant_id = ? AND customer_id = ? ORDER BY rowid"
 
-    func snapshot(of customer: CustomerRecord) throws(StoreError) -> CustomerSnapshot {
+    func snapshot(of customer: CustomerRecord) throws(StorageError) -> CustomerSnapshot {
         let aliases = try rows(
             Self.aliasesSQL, [.text(customer.tenantID), .integer(customer.id), .text(customer.appUserID)]
         ) { $0.string(0) }
@@ -81,25 +82,25 @@ extension SQLiteConnection {
         return CustomerSnapshot(customer: customer, aliases: aliases, grants: grants, transactions: transactions)
     }
 
-    func snapshot(tenantID: String, appUserID: String) throws(StoreError) -> CustomerSnapshot? {
+    func snapshot(tenantID: String, appUserID: String) throws(StorageError) -> CustomerSnapshot? {
         guard let customer = try customer(tenantID: tenantID, appUserID: appUserID) else { return nil }
         return try snapshot(of: customer)
     }
 
-    func snapshot(tenantID: String, customerID: Int64) throws(StoreError) -> CustomerSnapshot? {
+    func snapshot(tenantID: String, customerID: Int64) throws(StorageError) -> CustomerSnapshot? {
         guard let customer = try customer(tenantID: tenantID, customerID: customerID) else { return nil }
         return try snapshot(of: customer)
     }
 
     // MARK: Grants
 
-    func grant(tenantID: String, grantID: String) throws(StoreError) -> GrantRecord? {
+    func grant(tenantID: String, grantID: String) throws(StorageError) -> GrantRecord? {
         try row(
             "SELECT \(Self.grantColumns) FROM grants WHERE tenant_id = ? AND grant_id = ?",
             [.text(tenantID), .text(grantID)], Self.grant(from:))
     }
 
-    func grant(tenantID: String, idempotencyKey: String) throws(StoreError) -> GrantRecord? {
+    func grant(tenantID: String, idempotencyKey: String) throws(StorageError) -> GrantRecord? {
         try row(
             "SELECT \(Self.grantColumns) FROM grants WHERE tenant_id = ? AND idempotency_key = ?",
             [.text(tenantID), .text(idempotencyKey)], Self.grant(from:))
@@ -107,8 +108,8 @@ extension SQLiteConnection {
 
     // MARK: Store transactions
 
-    func transaction(tenantID: String, store: Int32, originalTransactionID: String) throws(StoreError)
-        -> TransactionRecord?
+    func purchase(tenantID: String, store: Int32, originalTransactionID: String) throws(StorageError)
+        -> StorePurchase?
     {
         try row(
             """
@@ -119,7 +120,7 @@ extension SQLiteConnection {
     }
 
     /// The `app_account_token <> ''` term lets SQLite use the partial index transactions_app_account_token.
-    func unownedTransactions(tenantID: String, appAccountToken: String) throws(StoreError) -> [TransactionRecord] {
+    func unownedPurchases(tenantID: String, appAccountToken: String) throws(StorageError) -> [StorePurchase] {
         guard !appAccountToken.isEmpty else { return [] }
         return try rows(
             """
@@ -132,7 +133,7 @@ extension SQLiteConnection {
 
     // MARK: Events
 
-    func events(tenantID: String, customerID: Int64, beforeVersion: UInt64?, limit: Int) throws(StoreError)
+    func events(tenantID: String, customerID: Int64, beforeVersion: UInt64?, limit: Int) throws(StorageError)
         -> [EventRecord]
     {
         guard limit > 0 else { return [] }
@@ -146,7 +147,7 @@ extension SQLiteConnection {
             [.text(tenantID), .integer(customerID), .integer(bound), .integer(Int64(limit))], Self.event(from:))
     }
 
-    func events(tenantID: String, customerID: Int64, afterVersion: UInt64, limit: Int) throws(StoreError)
+    func events(tenantID: String, customerID: Int64, afterVersion: UInt64, limit: Int) throws(StorageError)
         -> [EventRecord]
     {
         guard limit > 0, afterVersion < UInt64(Int64.max) else { return [] }
@@ -170,13 +171,13 @@ extension SQLiteConnection {
     /// The first entry of customers_next_change_at.
     static let nextChangeAtSQL = "SELECT MIN(next_change_at) FROM customers WHERE next_change_at IS NOT NULL"
 
-    func customersDue(at time: UnixTime, limit: Int) throws(StoreError) -> [(tenantID: String, customerID: Int64)] {
+    func customersDue(at time: UnixTime, limit: Int) throws(StorageError) -> [(tenantID: String, customerID: Int64)] {
         guard limit > 0 else { return [] }
         return try rows(Self.customersDueSQL, [.time(time), .integer(Int64(limit))]
         ) { (tenantID: $0.string(0), customerID: $0.int64(1)) }
     }
 
-    func nextChangeAt() throws(StoreError) -> UnixTime? {
+    func nextChangeAt() throws(StorageError) -> UnixTime? {
         try row(Self.nextChangeAtSQL) {
             $0.optionalTime(0)
         } ?? nil
@@ -197,8 +198,8 @@ extension SQLiteConnection {
             reason: row.string(7), revocationReason: row.string(8), idempotencyKey: row.optionalString(9))
     }
 
-    static func transaction(from row: Row) -> TransactionRecord {
-        TransactionRecord(
+    static func transaction(from row: Row) -> StorePurchase {
+        StorePurchase(
             tenantID: row.string(0), store: Int32(truncatingIfNeeded: row.int64(1)),
             originalTransactionID: row.string(2), transactionID: row.string(3), customerID: row.optionalInt64(4),
             productID: row.string(5), productType: row.string(6),

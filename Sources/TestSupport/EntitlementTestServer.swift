@@ -27,7 +27,7 @@ public final class EntitlementTestServer: Sendable {
 
     public let tenantA: TenantKeys
     public let tenantB: TenantKeys
-    public let store: SQLiteEntitlementStore
+    public let store: SQLiteRepository
     public let engine: CustomerEngine
     public let scheduler: ExpiryScheduler
     public let tenants: TenantRegistry
@@ -50,7 +50,7 @@ public final class EntitlementTestServer: Sendable {
     ) throws {
         directory = NSTemporaryDirectory() + "entitlementd-itest-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        store = try SQLiteEntitlementStore(path: directory + "/entitlements.sqlite", synchronous: .normal)
+        store = try SQLiteRepository(path: directory + "/entitlements.sqlite", synchronous: .normal)
 
         func makeTenant(_ id: String) throws -> TenantKeys {
             let publicKey = APIKey.generate(.publicKey)

@@ -8,8 +8,8 @@ import Testing
     private func transaction(
         entitlements: [String] = ["pro"], expiresAt: Int64? = 2_000, revokedAt: Int64? = nil, inGrace: Bool = false,
         graceEnd: Int64? = nil, willRenew: Bool = true
-    ) -> TransactionRecord {
-        TransactionRecord(
+    ) -> StorePurchase {
+        StorePurchase(
             tenantID: "t", store: 1, originalTransactionID: "1000", transactionID: "1001", customerID: 1,
             productID: "com.example.pro", productType: "Auto-Renewable Subscription", entitlementIDs: entitlements,
             environment: "Sandbox", purchasedAt: ms(1_000), originalPurchaseAt: ms(1_000),

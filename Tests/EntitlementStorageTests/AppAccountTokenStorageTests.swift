@@ -1,3 +1,4 @@
+import EntitlementDomain
 import Testing
 
 @testable import EntitlementStorage
@@ -16,7 +17,7 @@ struct AppAccountTokenStorageTests {
             #expect(try !transaction.recordAppAccountToken(tenantID: "t", appUserID: "$anon:1", token: "other"))
             #expect(try transaction.recordAppAccountToken(tenantID: "t", appUserID: "bob", token: "tok-bob"))
             #expect(try !transaction.recordAppAccountToken(tenantID: "t", appUserID: "bob", token: ""))
-            #expect(throws: StoreError.conflict("")) {
+            #expect(throws: StorageError.conflict("")) {
                 try transaction.recordAppAccountToken(tenantID: "t", appUserID: "nobody", token: "x")
             }
         }

@@ -1,3 +1,4 @@
+import EntitlementDomain
 import Testing
 
 @testable import EntitlementStorage

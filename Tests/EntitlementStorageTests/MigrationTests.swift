@@ -1,3 +1,4 @@
+import EntitlementDomain
 import Foundation
 import Testing
 
@@ -104,7 +105,7 @@ struct MigrationTests {
         #expect(try store.nextChangeAt() == time(9_000))
 
         // The new tables work against the old rows.
-        try store.write { try $0.saveTransaction(makeTransaction("1000", tenant: "t", customer: 7)) }
+        try store.write { try $0.savePurchase(makeTransaction("1000", tenant: "t", customer: 7)) }
         #expect(try store.snapshot(tenantID: "t", customerID: 7)?.transactions.map(\.originalTransactionID) == ["1000"])
         // Migration 3: an old ID has no app account token until one is recorded (Identify does), then resolves.
         #expect(try store.write { try $0.customerID(tenantID: "t", appAccountToken: "tok") } == nil)
@@ -137,7 +138,7 @@ struct MigrationTests {
         // No pending product, not upgraded, and the renewal state as of the newest data the row was written with.
         var expected = stored
         expected.renewalStateAsOf = stored.signedAt
-        #expect(try store.transaction(tenantID: "t", store: 1, originalTransactionID: "1000") == expected)
+        #expect(try store.purchase(tenantID: "t", store: 1, originalTransactionID: "1000") == expected)
     }
 
     @Test func refusesAFileThatIsNotADatabase() throws {

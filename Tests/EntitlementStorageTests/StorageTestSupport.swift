@@ -1,3 +1,4 @@
+import EntitlementDomain
 import Foundation
 import Synchronization
 import Testing
@@ -20,10 +21,10 @@ final class TemporaryDatabase: Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    func open(synchronous: SQLiteEntitlementStore.Synchronous = .normal, readConnections: Int = 4) throws
-        -> SQLiteEntitlementStore
+    func open(synchronous: SQLiteRepository.Synchronous = .normal, readConnections: Int = 4) throws
+        -> SQLiteRepository
     {
-        try SQLiteEntitlementStore(path: path, synchronous: synchronous, readConnections: readConnections)
+        try SQLiteRepository(path: path, synchronous: synchronous, readConnections: readConnections)
     }
 
     /// A raw connection to the same file, for inspecting or tampering with it behind the store's back.
@@ -34,7 +35,7 @@ final class TemporaryDatabase: Sendable {
 
 func time(_ milliseconds: Int64) -> UnixTime { UnixTime(milliseconds: milliseconds) }
 
-extension StoreTransaction {
+extension StorageTransaction {
     @discardableResult
     func customer(_ tenantID: String, _ appUserID: String, anonymous: Bool = false, at: Int64 = 1_000) throws
         -> CustomerRecord
@@ -63,11 +64,11 @@ func makeEvent(
 }
 
 func makeTransaction(
-    _ originalTransactionID: String, tenant: String, customer: Int64?, store: Int32 = TransactionRecord.Store.appStore,
+    _ originalTransactionID: String, tenant: String, customer: Int64?, store: Int32 = StorePurchase.Store.appStore,
     transactionID: String? = nil, product: String = "monthly", entitlements: [String] = ["pro"],
     expiresAt: Int64? = 5_000, signedAt: Int64 = 1_000, appAccountToken: String = ""
-) -> TransactionRecord {
-    TransactionRecord(
+) -> StorePurchase {
+    StorePurchase(
         tenantID: tenant, store: store, originalTransactionID: originalTransactionID,
         transactionID: transactionID ?? originalTransactionID, customerID: customer, productID: product,
         productType: "Auto-Renewable Subscription", entitlementIDs: entitlements, environment: "Sandbox",
@@ -77,20 +78,20 @@ func makeTransaction(
         updatedAt: time(signedAt + 1))
 }
 
-/// Expects `body` to throw a `StoreError` with `code`, and returns it.
+/// Expects `body` to throw a `StorageError` with `code`, and returns it.
 @discardableResult
 func expectStoreError<T>(
-    _ code: StoreError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> T
-) -> StoreError? {
+    _ code: StorageError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> T
+) -> StorageError? {
     do {
         _ = try body()
         Issue.record("expected a \(code) error, got success", sourceLocation: sourceLocation)
         return nil
-    } catch let error as StoreError {
+    } catch let error as StorageError {
         #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
         return error
     } catch {
-        Issue.record("expected a StoreError, got \(error)", sourceLocation: sourceLocation)
+        Issue.record("expected a StorageError, got \(error)", sourceLocation: sourceLocation)
         return nil
     }
 }

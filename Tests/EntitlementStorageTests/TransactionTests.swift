@@ -1,3 +1,4 @@
+import EntitlementDomain
 import Dispatch
 import Foundation
 import Synchronization
@@ -50,7 +51,7 @@ struct TransactionTests {
         let store = try database.open()
         try store.write { transaction throws in
             try transaction.customer("t", "alice")
-            #expect(throws: StoreError.self) { try transaction.customer("t", "alice") }
+            #expect(throws: StorageError.self) { try transaction.customer("t", "alice") }
             try transaction.customer("t", "bob")
         }
         #expect(try store.snapshot(tenantID: "t", appUserID: "alice") != nil)
@@ -59,7 +60,7 @@ struct TransactionTests {
 
     @Test func acknowledgedWritesSurviveCloseAndReopen() throws {
         let database = try TemporaryDatabase()
-        var store: SQLiteEntitlementStore? = try database.open(synchronous: .full)
+        var store: SQLiteRepository? = try database.open(synchronous: .full)
         let customer = try store!.write { transaction throws in
             let customer = try transaction.customer("t", "alice")
             try transaction.insertGrant(makeGrant("g-1", tenant: "t", customer: customer.id, expiresAt: 9_000))

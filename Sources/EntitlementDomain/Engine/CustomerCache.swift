@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import EntitlementStorage
 import Synchronization
 
 /// What the read path needs of one customer, built from a snapshot after every write that touches it.

@@ -1,6 +1,5 @@
 import BoundedText
 import Crypto
-public import EntitlementStorage
 
 /// The customer model: reads from the cache, writes through the store in one transaction each, and tells open
 /// streams about every committed change.
@@ -9,7 +8,7 @@ public import EntitlementStorage
 /// transaction as the change. Reads never create anything.
 public final class CustomerEngine: Sendable {
     public let hub: StatusHub
-    let store: any EntitlementStore
+    let store: any CustomerRepository
     let clock: any DomainClock
     let cache = CustomerCache()
     let writes = WriteQueue()
@@ -21,7 +20,7 @@ public final class CustomerEngine: Sendable {
     let observeChange: @Sendable (_ tenantID: String, _ update: StatusUpdate) -> Void
 
     public init(
-        store: any EntitlementStore, clock: any DomainClock = SystemClock(), hub: StatusHub = StatusHub(),
+        store: any CustomerRepository, clock: any DomainClock = SystemClock(), hub: StatusHub = StatusHub(),
         replayLimit: Int = 1000,
         observeChange: @escaping @Sendable (_ tenantID: String, _ update: StatusUpdate) -> Void = { _, _ in }
     ) {
@@ -49,7 +48,7 @@ public final class CustomerEngine: Sendable {
     {
         let now = clock.now()
         if let cached = cache.entry(tenantID: tenantID, appUserID: appUserID) { return cached.memoizedState(at: now) }
-        guard let snapshot = try read({ () throws(StoreError) in try store.snapshot(tenantID: tenantID, appUserID: appUserID) }) else {
+        guard let snapshot = try read({ () throws(StorageError) in try store.snapshot(tenantID: tenantID, appUserID: appUserID) }) else {
             return (.unknown(appUserID), nil)
         }
         let entry = CachedCustomer(snapshot: snapshot, now: now)
@@ -59,7 +58,7 @@ public final class CustomerEngine: Sendable {
 
     /// Everything about a customer for GetCustomer; `NOT_FOUND` for an unknown ID.
     public func details(tenantID: String, appUserID: String) throws(DomainError) -> CustomerDetails {
-        guard let snapshot = try read({ () throws(StoreError) in try store.snapshot(tenantID: tenantID, appUserID: appUserID) }) else {
+        guard let snapshot = try read({ () throws(StorageError) in try store.snapshot(tenantID: tenantID, appUserID: appUserID) }) else {
             throw .notFound("No customer has app_user_id \(appUserID.quotedForMessage).")
         }
         let now = clock.now()
@@ -76,11 +75,11 @@ public final class CustomerEngine: Sendable {
         // The contract: 0 or less means the default.
         let limit = pageSize <= 0 ? EventPage.defaultSize : min(pageSize, EventPage.maximumSize)
         let before = try EventPage.version(fromToken: pageToken)
-        guard let snapshot = try read({ () throws(StoreError) in try store.snapshot(tenantID: tenantID, appUserID: appUserID) }) else {
+        guard let snapshot = try read({ () throws(StorageError) in try store.snapshot(tenantID: tenantID, appUserID: appUserID) }) else {
             throw .notFound("No customer has app_user_id \(appUserID.quotedForMessage).")
         }
         let customerID = snapshot.customer.id
-        let records = try read { () throws(StoreError) in
+        let records = try read { () throws(StorageError) in
             try store.events(tenantID: tenantID, customerID: customerID, beforeVersion: before, limit: limit + 1)
         }
         let page = Array(records.prefix(limit))
@@ -95,7 +94,7 @@ public final class CustomerEngine: Sendable {
     {
         guard afterVersion <= current.version, current.version - afterVersion <= UInt64(replayLimit) else { return nil }
         guard afterVersion < current.version else { return [] }
-        let records = try read { () throws(StoreError) in
+        let records = try read { () throws(StorageError) in
             try store.events(tenantID: tenantID, customerID: customerID, afterVersion: afterVersion, limit: replayLimit)
         }
         guard records.first?.version == afterVersion + 1 else { return nil }
@@ -119,7 +118,7 @@ public final class CustomerEngine: Sendable {
         let anonymousID = try anonymousID.map { id throws(DomainError) in try AppUserID.validate(id, field: "anonymous_id") }
         let outcome = try await write { transaction, now throws -> (IdentifyOutcome, [Committed]) in
             let existing = try transaction.snapshot(tenantID: tenantID, appUserID: appUserID)
-            let anonymous = try anonymousID.flatMap { id throws(StoreError) in
+            let anonymous = try anonymousID.flatMap { id throws(StorageError) in
                 try transaction.snapshot(tenantID: tenantID, appUserID: id)
             }
             let decision = try IdentityRules.plan(
@@ -239,7 +238,7 @@ public final class CustomerEngine: Sendable {
     @discardableResult
     public func applyTimeChanges() async throws(DomainError) -> UnixTime? {
         let now = clock.now()
-        let due = try read { () throws(StoreError) in try store.customersDue(at: now, limit: 500) }
+        let due = try read { () throws(StorageError) in try store.customersDue(at: now, limit: 500) }
         for (tenantID, customerID) in due {
             try await write { transaction, now throws -> (Void, [Committed]) in
                 guard let snapshot = try transaction.snapshot(tenantID: tenantID, customerID: customerID) else {
@@ -258,7 +257,7 @@ public final class CustomerEngine: Sendable {
                 return ((), [change])
             }
         }
-        return try read { () throws(StoreError) in try store.nextChangeAt() }
+        return try read { () throws(StorageError) in try store.nextChangeAt() }
     }
 
     // MARK: Internals
@@ -274,9 +273,9 @@ public final class CustomerEngine: Sendable {
 
     /// The customer `appUserID` resolves to, created (with its creation event) when there is none.
     func customer(
-        _ transaction: any StoreTransaction, tenantID: String, appUserID: String, creator: String, at now: UnixTime,
+        _ transaction: any StorageTransaction, tenantID: String, appUserID: String, creator: String, at now: UnixTime,
         committed: inout [Committed]
-    ) throws(StoreError) -> CustomerRecord {
+    ) throws(StorageError) -> CustomerRecord {
         if let existing = try transaction.snapshot(tenantID: tenantID, appUserID: appUserID) {
             return existing.customer
         }
@@ -291,9 +290,9 @@ public final class CustomerEngine: Sendable {
 
     /// Appends the event for a change just made to `customerID`, comparing with the last recorded status.
     func recordChange(
-        _ transaction: any StoreTransaction, tenantID: String, customerID: Int64, cause: EventCause, reason: String,
+        _ transaction: any StorageTransaction, tenantID: String, customerID: Int64, cause: EventCause, reason: String,
         related: String = "", reference: String = "", at now: UnixTime
-    ) throws(StoreError) -> Committed {
+    ) throws(StorageError) -> Committed {
         guard let before = try transaction.snapshot(tenantID: tenantID, customerID: customerID) else {
             throw .conflict("customer \(customerID) vanished inside its own transaction")
         }
@@ -320,7 +319,7 @@ public final class CustomerEngine: Sendable {
     /// Publishing happens on the write queue too, right after the commit: changes reach the cache and the streams
     /// in the order they were committed.
     func write<Value: Sendable>(
-        _ body: @escaping @Sendable (any StoreTransaction, UnixTime) throws -> (Value, [Committed])
+        _ body: @escaping @Sendable (any StorageTransaction, UnixTime) throws -> (Value, [Committed])
     ) async throws(DomainError) -> Value {
         try await writes.run { () throws(DomainError) in
             let now = self.clock.now()
@@ -330,7 +329,7 @@ public final class CustomerEngine: Sendable {
                 (value, committed) = try self.store.write { transaction in try body(transaction, now) }
             } catch let error as DomainError {
                 throw error
-            } catch let error as StoreError {
+            } catch let error as StorageError {
                 throw DomainError(error)
             } catch {
                 throw .internalError("Unexpected storage failure: \(error)")
@@ -358,7 +357,7 @@ public final class CustomerEngine: Sendable {
         }
     }
 
-    private func read<Value>(_ body: () throws(StoreError) -> Value) throws(DomainError) -> Value {
+    private func read<Value>(_ body: () throws(StorageError) -> Value) throws(DomainError) -> Value {
         do {
             return try body()
         } catch {
@@ -379,7 +378,7 @@ public final class CustomerEngine: Sendable {
 
 extension DomainError {
     /// Storage failures as the caller sees them: a retry may help for `unavailable`, nothing else is the caller's fault.
-    init(_ error: StoreError) {
+    init(_ error: StorageError) {
         switch error.code {
         case .unavailable: self = .unavailable("The database is unavailable: \(error.message)")
         case .conflict: self = .internalError("A storage conflict occurred: \(error.message)")

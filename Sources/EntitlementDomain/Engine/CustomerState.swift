@@ -1,4 +1,3 @@
-public import EntitlementStorage
 
 /// A customer as the API reports it: canonical ID, version and status at one instant.
 public struct CustomerState: Sendable, Hashable {

@@ -1,5 +1,4 @@
 import Glibc
-public import EntitlementStorage
 
 /// Where the domain gets "now": status is a function of records and the current time.
 public protocol DomainClock: Sendable {

@@ -1,5 +1,4 @@
 import Dispatch
-public import EntitlementStorage
 import Synchronization
 
 /// Learns of every new `nextChangeAt` so the scheduler can wake earlier than it planned.

@@ -1,4 +1,3 @@
-public import EntitlementStorage
 
 /// Which version of one store purchase (tenant, store, original transaction) is current, whatever order devices and
 /// notifications deliver them in.
@@ -14,7 +13,7 @@ public import EntitlementStorage
 ///   was on and billing worked).
 public enum PurchaseVersions {
     /// The record to store when `incoming` arrives and `stored` is held. The owner is `incoming`'s.
-    public static func merge(stored: TransactionRecord?, incoming: TransactionRecord) -> TransactionRecord {
+    public static func merge(stored: StorePurchase?, incoming: StorePurchase) -> StorePurchase {
         let stored = stored ?? incoming
         var merged = supersedes(incoming, stored) ? incoming : stored
         merged.customerID = incoming.customerID
@@ -32,8 +31,8 @@ public enum PurchaseVersions {
     /// dates it ahead of our clock. Such a date becomes `now`, or the date already stored for the same revoked
     /// transaction, so that the same refund presented again is no change.
     public static func revocationTakingEffect(
-        _ incoming: TransactionRecord, stored: TransactionRecord?, at now: UnixTime
-    ) -> TransactionRecord {
+        _ incoming: StorePurchase, stored: StorePurchase?, at now: UnixTime
+    ) -> StorePurchase {
         guard let revokedAt = incoming.revokedAt, revokedAt > now else { return incoming }
         var effective = incoming
         effective.revokedAt =
@@ -48,7 +47,7 @@ public enum PurchaseVersions {
     }
 
     /// `incoming`'s transaction data replaces `stored`'s.
-    public static func supersedes(_ incoming: TransactionRecord, _ stored: TransactionRecord) -> Bool {
+    public static func supersedes(_ incoming: StorePurchase, _ stored: StorePurchase) -> Bool {
         if incoming.transactionID == stored.transactionID { return incoming.signedAt >= stored.signedAt }
         if incoming.isUpgraded, !stored.isUpgraded { return false }
         if incoming.purchasedAt != stored.purchasedAt { return incoming.purchasedAt > stored.purchasedAt }
@@ -57,7 +56,7 @@ public enum PurchaseVersions {
 
     /// The same purchase data: the owner and bookkeeping aside (a re-signed copy of unchanged data, or renewal info
     /// that repeats what was known, is not a change).
-    public static func sameData(_ lhs: TransactionRecord, _ rhs: TransactionRecord) -> Bool {
+    public static func sameData(_ lhs: StorePurchase, _ rhs: StorePurchase) -> Bool {
         var left = lhs
         left.updatedAt = rhs.updatedAt
         left.customerID = rhs.customerID
@@ -67,7 +66,7 @@ public enum PurchaseVersions {
     }
 
     /// The same transaction data, whatever either says about renewal.
-    public static func sameTransaction(_ lhs: TransactionRecord, _ rhs: TransactionRecord) -> Bool {
+    public static func sameTransaction(_ lhs: StorePurchase, _ rhs: StorePurchase) -> Bool {
         var left = lhs
         left.willRenew = rhs.willRenew
         left.renewalProductID = rhs.renewalProductID

@@ -1,5 +1,4 @@
 import BoundedText
-public import EntitlementStorage
 
 /// What Identify did.
 public struct IdentifyOutcome: Sendable, Hashable {
@@ -21,7 +20,7 @@ public struct CustomerDetails: Sendable, Hashable {
     public var state: CustomerState
     public var aliases: [String]
     public var grants: [GrantRecord]
-    public var transactions: [TransactionRecord]
+    public var transactions: [StorePurchase]
 }
 
 /// One recorded change, as ListCustomerEvents shows it.

@@ -1,4 +1,3 @@
-public import EntitlementStorage
 
 /// What a Purchase or Restore did.
 public struct StorePurchaseOutcome: Sendable, Hashable {
@@ -37,7 +36,7 @@ extension CustomerEngine {
     /// the same data again changes nothing at all (no event, same version).
     /// Each customer whose purchases changed gets one event, in the same transaction.
     public func applyStorePurchases(
-        tenantID: String, appUserID: String, transactions: [TransactionRecord], cause: EventCause,
+        tenantID: String, appUserID: String, transactions: [StorePurchase], cause: EventCause,
         policy: AppStoreTransferPolicy
     ) async throws(DomainError) -> StorePurchaseOutcome {
         let appUserID = try AppUserID.validate(appUserID)
@@ -50,9 +49,9 @@ extension CustomerEngine {
             var previousOwners: [Int64] = []
             var outcomes: [(outcome: AppliedStorePurchase.Outcome, from: Int64?)] = []
             // What each purchase is after the call (a token may name the same purchase as an earlier one).
-            var latest: [String: TransactionRecord] = [:]
+            var latest: [String: StorePurchase] = [:]
             for record in transactions {
-                let stored = try transaction.transaction(
+                let stored = try transaction.purchase(
                     tenantID: tenantID, store: record.store, originalTransactionID: record.originalTransactionID)
                 var incoming = PurchaseVersions.revocationTakingEffect(record, stored: stored, at: now)
                 incoming.customerID = customer.id
@@ -68,7 +67,7 @@ extension CustomerEngine {
                 if stored.map({ $0.customerID != customer.id || !PurchaseVersions.sameData($0, merged) }) ?? true {
                     changed = true
                 }
-                if merged != stored { try transaction.saveTransaction(merged) }
+                if merged != stored { try transaction.savePurchase(merged) }
                 latest[Self.purchaseKey(record)] = merged
                 let outcome: AppliedStorePurchase.Outcome =
                     if let stored {
@@ -127,13 +126,13 @@ extension CustomerEngine {
         }
     }
 
-    private static func purchaseKey(_ record: TransactionRecord) -> String {
+    private static func purchaseKey(_ record: StorePurchase) -> String {
         "\(record.store)/\(record.originalTransactionID)"
     }
 
     /// Refuses a transfer the tenant's policy forbids.
     private static func checkTransfer(
-        _ transaction: any StoreTransaction, tenantID: String, from owner: Int64, record: TransactionRecord,
+        _ transaction: any StorageTransaction, tenantID: String, from owner: Int64, record: StorePurchase,
         policy: AppStoreTransferPolicy, at now: UnixTime
     ) throws {
         switch policy {
@@ -170,13 +169,13 @@ extension CustomerEngine {
     /// data replaces older data, never the reverse (``PurchaseVersions``), and its owner, if any, gets one event
     /// with `reason`.
     public func applyStoreNotification(
-        tenantID: String, notificationID: String, transaction record: TransactionRecord?, reason: String
+        tenantID: String, notificationID: String, transaction record: StorePurchase?, reason: String
     ) async throws(DomainError) -> StoreNotificationOutcome {
         try await write { transaction, now throws -> (StoreNotificationOutcome, [Committed]) in
             guard try transaction.markNotificationProcessed(tenantID: tenantID, notificationID: notificationID, at: now)
             else { return (.duplicate, []) }
             guard let notified = record else { return (.recorded, []) }
-            let stored = try transaction.transaction(
+            let stored = try transaction.purchase(
                 tenantID: tenantID, store: notified.store, originalTransactionID: notified.originalTransactionID)
             var record = PurchaseVersions.revocationTakingEffect(notified, stored: stored, at: now)
             record.customerID = stored?.customerID
@@ -191,7 +190,7 @@ extension CustomerEngine {
             }
             // An earlier period (its refund, its reversal) or an upgraded-away plan leaves the current one alone.
             let merged = PurchaseVersions.merge(stored: stored, incoming: record)
-            if merged != stored { try transaction.saveTransaction(merged) }
+            if merged != stored { try transaction.savePurchase(merged) }
             guard let owner = merged.customerID,
                 let snapshot = try transaction.snapshot(tenantID: tenantID, customerID: owner)
             else { return (.recorded, []) }

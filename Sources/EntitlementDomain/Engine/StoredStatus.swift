@@ -1,4 +1,3 @@
-import EntitlementStorage
 import ProtobufWire
 
 /// The domain's own encoding of a status inside an event record, so a stream can be resumed from the log.

@@ -1,3 +1,4 @@
+public import EntitlementDomain
 import Synchronization
 
 /// Read-only connections, each used by one thread at a time.
@@ -10,7 +11,7 @@ final class ReadConnectionPool: Sendable {
     let capacity: Int
     private let idle: Mutex<[SQLiteConnection]>
 
-    init(path: String, capacity: Int) throws(StoreError) {
+    init(path: String, capacity: Int) throws(StorageError) {
         precondition(capacity >= 0, "readConnections must not be negative")
         self.path = path
         self.capacity = capacity
@@ -22,13 +23,13 @@ final class ReadConnectionPool: Sendable {
     }
 
     /// Runs `body` with a read connection of its own.
-    func withConnection<T>(_ body: (SQLiteConnection) throws(StoreError) -> T) throws(StoreError) -> T {
+    func withConnection<T>(_ body: (SQLiteConnection) throws(StorageError) -> T) throws(StorageError) -> T {
         let connection = try take()
         defer { give(back: connection) }
         return try body(connection)
     }
 
-    private func take() throws(StoreError) -> SQLiteConnection {
+    private func take() throws(StorageError) -> SQLiteConnection {
         if let connection = idle.withLock({ $0.popLast() }) {
             return connection
         }
@@ -47,9 +48,9 @@ final class ReadConnectionPool: Sendable {
         _ = surplus  // closed here, outside the lock
     }
 
-    private static func open(path: String) throws(StoreError) -> SQLiteConnection {
+    private static func open(path: String) throws(StorageError) -> SQLiteConnection {
         let connection = try SQLiteConnection(path: path, mode: .readOnly)
-        try connection.execute("PRAGMA busy_timeout = \(SQLiteEntitlementStore.busyTimeoutMilliseconds)")
+        try connection.execute("PRAGMA busy_timeout = \(SQLiteRepository.busyTimeoutMilliseconds)")
         return connection
     }
 }

@@ -1,3 +1,4 @@
+public import EntitlementDomain
 import CSQLite
 
 /// One SQLite database handle with its cache of prepared statements.
@@ -17,7 +18,7 @@ final class SQLiteConnection: @unchecked Sendable {
     /// Prepared statements by SQL text; the read path is hot, so each statement is compiled once per connection.
     private var statements: [String: Statement] = [:]
 
-    init(path: String, mode: Mode) throws(StoreError) {
+    init(path: String, mode: Mode) throws(StorageError) {
         self.path = path
         self.mode = mode
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
@@ -30,7 +31,7 @@ final class SQLiteConnection: @unchecked Sendable {
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
             sqlite3_close_v2(db)
-            throw StoreError.sqlite(rc, "cannot open \(path): \(message)")
+            throw StorageError.sqlite(rc, "cannot open \(path): \(message)")
         }
         handle = db
     }
@@ -51,7 +52,7 @@ final class SQLiteConnection: @unchecked Sendable {
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// The cached prepared statement for `sql`, compiling it on first use.
-    func prepared(_ sql: String) throws(StoreError) -> Statement {
+    func prepared(_ sql: String) throws(StorageError) -> Statement {
         if let statement = statements[sql] {
             return statement
         }
@@ -61,7 +62,7 @@ final class SQLiteConnection: @unchecked Sendable {
     }
 
     /// A fresh, uncached statement; the caller finalizes it.
-    func prepare(_ sql: String) throws(StoreError) -> Statement {
+    func prepare(_ sql: String) throws(StorageError) -> Statement {
         var raw: OpaquePointer?
         let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
         guard rc == SQLITE_OK, let raw else {
@@ -72,20 +73,20 @@ final class SQLiteConnection: @unchecked Sendable {
     }
 
     /// Runs `sql`, which may hold several statements and returns no rows (schema scripts, PRAGMAs, BEGIN/COMMIT).
-    func execute(_ sql: String) throws(StoreError) {
+    func execute(_ sql: String) throws(StorageError) {
         var message: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &message)
         defer { sqlite3_free(message) }
         guard rc == SQLITE_OK else {
             let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
-            throw StoreError.sqlite(rc, "\(Self.abbreviated(sql)): \(text)")
+            throw StorageError.sqlite(rc, "\(Self.abbreviated(sql)): \(text)")
         }
     }
 
     /// Runs a cached statement that returns no rows; returns the number of rows it changed.
     @discardableResult
-    func run(_ sql: String, _ bindings: [SQLValue] = []) throws(StoreError) -> Int {
-        try withStatement(sql, bindings) { (statement) throws(StoreError) in
+    func run(_ sql: String, _ bindings: [SQLValue] = []) throws(StorageError) -> Int {
+        try withStatement(sql, bindings) { (statement) throws(StorageError) in
             while try statement.step() {}
         }
         return changes
@@ -93,9 +94,9 @@ final class SQLiteConnection: @unchecked Sendable {
 
     /// Runs a cached query and maps every row.
     func rows<T>(
-        _ sql: String, _ bindings: [SQLValue] = [], _ map: (Row) throws(StoreError) -> T
-    ) throws(StoreError) -> [T] {
-        try withStatement(sql, bindings) { (statement) throws(StoreError) in
+        _ sql: String, _ bindings: [SQLValue] = [], _ map: (Row) throws(StorageError) -> T
+    ) throws(StorageError) -> [T] {
+        try withStatement(sql, bindings) { (statement) throws(StorageError) in
             var result: [T] = []
             while try statement.step() {
                 result.append(try map(Row(statement: statement)))
@@ -106,9 +107,9 @@ final class SQLiteConnection: @unchecked Sendable {
 
     /// Runs a cached query and maps its first row, if any.
     func row<T>(
-        _ sql: String, _ bindings: [SQLValue] = [], _ map: (Row) throws(StoreError) -> T
-    ) throws(StoreError) -> T? {
-        try withStatement(sql, bindings) { (statement) throws(StoreError) in
+        _ sql: String, _ bindings: [SQLValue] = [], _ map: (Row) throws(StorageError) -> T
+    ) throws(StorageError) -> T? {
+        try withStatement(sql, bindings) { (statement) throws(StorageError) in
             try statement.step() ? try map(Row(statement: statement)) : nil
         }
     }
@@ -116,8 +117,8 @@ final class SQLiteConnection: @unchecked Sendable {
     /// Binds a cached statement, hands it to `body`, and resets it afterwards whatever happens, so that no statement
     /// keeps a read transaction open once its caller is done.
     private func withStatement<T>(
-        _ sql: String, _ bindings: [SQLValue], _ body: (Statement) throws(StoreError) -> T
-    ) throws(StoreError) -> T {
+        _ sql: String, _ bindings: [SQLValue], _ body: (Statement) throws(StorageError) -> T
+    ) throws(StorageError) -> T {
         let statement = try prepared(sql)
         precondition(!statement.isInUse, "statement re-entered while in use: \(sql)")
         statement.isInUse = true
@@ -136,9 +137,9 @@ final class SQLiteConnection: @unchecked Sendable {
         }
     }
 
-    /// A `StoreError` for a failed call on this connection, carrying SQLite's own message.
-    func error(_ rc: Int32, _ context: String) -> StoreError {
-        StoreError.sqlite(rc, "\(context): \(String(cString: sqlite3_errmsg(handle)))")
+    /// A `StorageError` for a failed call on this connection, carrying SQLite's own message.
+    func error(_ rc: Int32, _ context: String) -> StorageError {
+        StorageError.sqlite(rc, "\(context): \(String(cString: sqlite3_errmsg(handle)))")
     }
 
     static func abbreviated(_ sql: String) -> String {
@@ -147,11 +148,11 @@ final class SQLiteConnection: @unchecked Sendable {
     }
 }
 
-extension StoreError {
+extension StorageError {
     /// Maps an SQLite result code: transient conditions (busy, locked, I/O, disk full) are `unavailable`, a violated
     /// constraint is a `conflict`, a damaged file is `corrupt`; anything else (misuse, a schema SQLite cannot read)
     /// is reported as `unavailable` with SQLite's code name in the message.
-    static func sqlite(_ rc: Int32, _ message: String) -> StoreError {
+    static func sqlite(_ rc: Int32, _ message: String) -> StorageError {
         let name = String(cString: sqlite3_errstr(rc))
         let text = "\(message) [\(name), code \(rc)]"
         switch rc & 0xFF {

@@ -1,3 +1,4 @@
+public import EntitlementDomain
 import CSQLite
 
 /// A value bound to a statement parameter.
@@ -29,13 +30,13 @@ final class Statement {
         self.sql = sql
     }
 
-    func bind(_ values: [SQLValue]) throws(StoreError) {
+    func bind(_ values: [SQLValue]) throws(StorageError) {
         for (offset, value) in values.enumerated() {
             try bind(value, at: Int32(offset + 1))
         }
     }
 
-    func bind(_ value: SQLValue, at index: Int32) throws(StoreError) {
+    func bind(_ value: SQLValue, at index: Int32) throws(StorageError) {
         let rc: Int32
         switch value {
         case .integer(let integer):
@@ -62,7 +63,7 @@ final class Statement {
     }
 
     /// Advances: true when a row is ready, false when done.
-    func step() throws(StoreError) -> Bool {
+    func step() throws(StorageError) -> Bool {
         switch sqlite3_step(handle) {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
@@ -80,9 +81,9 @@ final class Statement {
         sqlite3_finalize(handle)
     }
 
-    private func failure(_ rc: Int32, _ context: String) -> StoreError {
+    private func failure(_ rc: Int32, _ context: String) -> StorageError {
         let message = sqlite3_db_handle(handle).map { String(cString: sqlite3_errmsg($0)) } ?? ""
-        return StoreError.sqlite(rc, "\(context) \(SQLiteConnection.abbreviated(sql)): \(message)")
+        return StorageError.sqlite(rc, "\(context) \(SQLiteConnection.abbreviated(sql)): \(message)")
     }
 }
 

@@ -30,7 +30,7 @@ final class ManualClock: DomainClock {
 final class EngineHarness: Sendable {
     static let tenantID = "acme"
     let directory: URL
-    let store: SQLiteEntitlementStore
+    let store: SQLiteRepository
     let clock: ManualClock
     let engine: CustomerEngine
     let tenant: Tenant
@@ -43,7 +43,7 @@ final class EngineHarness: Sendable {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("entitlement-engine-tests-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        store = try SQLiteEntitlementStore(
+        store = try SQLiteRepository(
             path: directory.appendingPathComponent("entitlements.sqlite").path, synchronous: .normal)
         clock = ManualClock()
         engine = CustomerEngine(

@@ -7,10 +7,10 @@ import Testing
 
     /// Period `n` of a monthly subscription (purchased on day 30n, expiring 30 days later), signed on `signedDay`,
     /// as a device presents it: no renewal info, so its renewal state is as of its purchase.
-    private func period(_ n: Int64, signedDay: Int64, product: String = "monthly") -> TransactionRecord {
+    private func period(_ n: Int64, signedDay: Int64, product: String = "monthly") -> StorePurchase {
         let purchased = UnixTime(milliseconds: 30 * n * Self.day)
-        return TransactionRecord(
-            tenantID: "t", store: TransactionRecord.Store.appStore, originalTransactionID: "1000",
+        return StorePurchase(
+            tenantID: "t", store: StorePurchase.Store.appStore, originalTransactionID: "1000",
             transactionID: "100\(n)", customerID: 7, productID: product, productType: "Auto-Renewable Subscription",
             entitlementIDs: ["pro"], environment: "Sandbox", purchasedAt: purchased,
             originalPurchaseAt: UnixTime(milliseconds: 0),
@@ -22,9 +22,9 @@ import Testing
 
     /// `record` as a notification leaves it: with renewal info signed on `day`.
     private func withRenewal(
-        _ record: TransactionRecord, day: Int64, willRenew: Bool = true, nextProduct: String = "",
+        _ record: StorePurchase, day: Int64, willRenew: Bool = true, nextProduct: String = "",
         graceUntilDay: Int64? = nil
-    ) -> TransactionRecord {
+    ) -> StorePurchase {
         var record = record
         record.renewalStateAsOf = UnixTime(milliseconds: day * Self.day)
         record.willRenew = willRenew
@@ -143,9 +143,9 @@ import Testing
     private static let day: Int64 = 86_400_000
     private let now = UnixTime(milliseconds: 66 * day)
 
-    private func refunded(at milliseconds: Int64?, transactionID: String = "1002") -> TransactionRecord {
-        TransactionRecord(
-            tenantID: "t", store: TransactionRecord.Store.appStore, originalTransactionID: "1000",
+    private func refunded(at milliseconds: Int64?, transactionID: String = "1002") -> StorePurchase {
+        StorePurchase(
+            tenantID: "t", store: StorePurchase.Store.appStore, originalTransactionID: "1000",
             transactionID: transactionID, customerID: 7, productID: "monthly", productType: "Auto-Renewable Subscription",
             entitlementIDs: ["pro"], environment: "Sandbox", purchasedAt: UnixTime(milliseconds: 60 * Self.day),
             originalPurchaseAt: UnixTime(milliseconds: 0), expiresAt: UnixTime(milliseconds: 90 * Self.day),

@@ -6,11 +6,11 @@ import Testing
     private func record(
         _ harness: EngineHarness, original: String = "1000", signedAt: Int64? = nil, expiresIn: Int64 = 60_000,
         entitlements: [String] = ["pro"]
-    ) -> TransactionRecord {
+    ) -> StorePurchase {
         let now = harness.now.milliseconds
         let signed = signedAt ?? now
-        return TransactionRecord(
-            tenantID: harness.tenantID, store: TransactionRecord.Store.appStore, originalTransactionID: original,
+        return StorePurchase(
+            tenantID: harness.tenantID, store: StorePurchase.Store.appStore, originalTransactionID: original,
             transactionID: original, customerID: nil, productID: "com.example.pro", productType: "Auto-Renewable Subscription",
             entitlementIDs: entitlements, environment: "Sandbox", purchasedAt: UnixTime(milliseconds: now),
             originalPurchaseAt: nil, expiresAt: UnixTime(milliseconds: now + expiresIn), revokedAt: nil,
@@ -20,7 +20,7 @@ import Testing
     }
 
     private func purchase(
-        _ harness: EngineHarness, _ appUserID: String, _ records: [TransactionRecord],
+        _ harness: EngineHarness, _ appUserID: String, _ records: [StorePurchase],
         policy: AppStoreTransferPolicy = .transfer, cause: EventCause = .purchase
     ) async throws -> StorePurchaseOutcome {
         try await harness.engine.applyStorePurchases(
@@ -103,12 +103,12 @@ import Testing
 
 @Suite struct AppAccountTokenAttributionTests {
     private func record(_ harness: EngineHarness, original: String, token: String, signedAt: Int64? = nil)
-        -> TransactionRecord
+        -> StorePurchase
     {
         let now = harness.now.milliseconds
         let signed = signedAt ?? now
-        return TransactionRecord(
-            tenantID: harness.tenantID, store: TransactionRecord.Store.appStore, originalTransactionID: original,
+        return StorePurchase(
+            tenantID: harness.tenantID, store: StorePurchase.Store.appStore, originalTransactionID: original,
             transactionID: original, customerID: nil, productID: "com.example.pro",
             productType: "Auto-Renewable Subscription", entitlementIDs: ["pro"], environment: "Sandbox",
             purchasedAt: UnixTime(milliseconds: now), originalPurchaseAt: nil,
@@ -118,7 +118,7 @@ import Testing
             updatedAt: UnixTime(milliseconds: signed))
     }
 
-    private func notify(_ harness: EngineHarness, _ id: String, _ record: TransactionRecord) async throws
+    private func notify(_ harness: EngineHarness, _ id: String, _ record: StorePurchase) async throws
         -> StoreNotificationOutcome
     {
         try await harness.engine.applyStoreNotification(

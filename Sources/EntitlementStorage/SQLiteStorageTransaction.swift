@@ -1,3 +1,4 @@
+public import EntitlementDomain
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -6,10 +7,10 @@ import Musl
 import Darwin
 #endif
 
-/// The writes of one ``SQLiteEntitlementStore/write(_:)`` call, on the write connection inside `BEGIN IMMEDIATE`.
+/// The writes of one ``SQLiteRepository/write(_:)`` call, on the write connection inside `BEGIN IMMEDIATE`.
 ///
 /// Valid only while `write(_:)`'s body runs: using it afterwards (it escaped the closure) is a programmer error.
-final class SQLiteTransaction: StoreTransaction {
+final class SQLiteStorageTransaction: StorageTransaction {
     private let connection: SQLiteConnection
     private var isOpen = true
 
@@ -23,36 +24,36 @@ final class SQLiteTransaction: StoreTransaction {
 
     /// The connection, after checking the transaction has not ended.
     private var db: SQLiteConnection {
-        precondition(isOpen, "StoreTransaction used after its write(_:) returned")
+        precondition(isOpen, "StorageTransaction used after its write(_:) returned")
         return connection
     }
 
     // MARK: Reads
 
-    func snapshot(tenantID: String, appUserID: String) throws(StoreError) -> CustomerSnapshot? {
+    func snapshot(tenantID: String, appUserID: String) throws(StorageError) -> CustomerSnapshot? {
         try db.snapshot(tenantID: tenantID, appUserID: appUserID)
     }
 
-    func snapshot(tenantID: String, customerID: Int64) throws(StoreError) -> CustomerSnapshot? {
+    func snapshot(tenantID: String, customerID: Int64) throws(StorageError) -> CustomerSnapshot? {
         try db.snapshot(tenantID: tenantID, customerID: customerID)
     }
 
-    func grant(tenantID: String, grantID: String) throws(StoreError) -> GrantRecord? {
+    func grant(tenantID: String, grantID: String) throws(StorageError) -> GrantRecord? {
         try db.grant(tenantID: tenantID, grantID: grantID)
     }
 
-    func grant(tenantID: String, idempotencyKey: String) throws(StoreError) -> GrantRecord? {
+    func grant(tenantID: String, idempotencyKey: String) throws(StorageError) -> GrantRecord? {
         try db.grant(tenantID: tenantID, idempotencyKey: idempotencyKey)
     }
 
     // MARK: Customers
 
-    func createCustomer(tenantID: String, appUserID: String, isAnonymous: Bool, at time: UnixTime) throws(StoreError)
+    func createCustomer(tenantID: String, appUserID: String, isAnonymous: Bool, at time: UnixTime) throws(StorageError)
         -> CustomerRecord
     {
         let db = self.db
         if let existing = try db.resolve(tenantID: tenantID, appUserID: appUserID) {
-            throw StoreError.conflict("app user ID \(appUserID) already resolves to customer \(existing)")
+            throw StorageError.conflict("app user ID \(appUserID) already resolves to customer \(existing)")
         }
         try db.run(
             """
@@ -67,16 +68,16 @@ final class SQLiteTransaction: StoreTransaction {
             nextChangeAt: nil)
     }
 
-    func merge(tenantID: String, from: Int64, into: Int64) throws(StoreError) {
+    func merge(tenantID: String, from: Int64, into: Int64) throws(StorageError) {
         let db = self.db
         guard from != into else {
-            throw StoreError.conflict("cannot merge customer \(from) into itself")
+            throw StorageError.conflict("cannot merge customer \(from) into itself")
         }
         guard let source = try db.customer(tenantID: tenantID, customerID: from) else {
-            throw StoreError.conflict("no customer \(from) in tenant \(tenantID) to merge from")
+            throw StorageError.conflict("no customer \(from) in tenant \(tenantID) to merge from")
         }
         guard let target = try db.customer(tenantID: tenantID, customerID: into) else {
-            throw StoreError.conflict("no customer \(into) in tenant \(tenantID) to merge into")
+            throw StorageError.conflict("no customer \(into) in tenant \(tenantID) to merge into")
         }
         // IDs keep their added_at, so aliases stay in the order they were first seen.
         try db.run(
@@ -100,17 +101,17 @@ final class SQLiteTransaction: StoreTransaction {
     }
 
     func setCanonicalID(tenantID: String, customerID: Int64, appUserID: String, isAnonymous: Bool)
-        throws(StoreError)
+        throws(StorageError)
     {
         let db = self.db
         guard try db.customer(tenantID: tenantID, customerID: customerID) != nil else {
-            throw StoreError.conflict("no customer \(customerID) in tenant \(tenantID)")
+            throw StorageError.conflict("no customer \(customerID) in tenant \(tenantID)")
         }
         switch try db.resolve(tenantID: tenantID, appUserID: appUserID) {
         case .some(customerID):
             break
         case .some(let other):
-            throw StoreError.conflict("app user ID \(appUserID) already resolves to customer \(other)")
+            throw StorageError.conflict("app user ID \(appUserID) already resolves to customer \(other)")
         case .none:
             try addAppUserID(tenantID: tenantID, appUserID: appUserID, customerID: customerID, at: Self.now())
         }
@@ -120,7 +121,7 @@ final class SQLiteTransaction: StoreTransaction {
     }
 
     private func addAppUserID(tenantID: String, appUserID: String, customerID: Int64, at time: UnixTime)
-        throws(StoreError)
+        throws(StorageError)
     {
         try db.run(
             "INSERT INTO app_user_ids (tenant_id, app_user_id, customer_id, added_at) VALUES (?, ?, ?, ?)",
@@ -129,7 +130,7 @@ final class SQLiteTransaction: StoreTransaction {
 
     // MARK: Grants
 
-    func insertGrant(_ grant: GrantRecord) throws(StoreError) {
+    func insertGrant(_ grant: GrantRecord) throws(StorageError) {
         try db.run(
             """
             INSERT INTO grants (grant_id, tenant_id, customer_id, entitlement_id, starts_at, expires_at, revoked_at,
@@ -143,7 +144,7 @@ final class SQLiteTransaction: StoreTransaction {
             ])
     }
 
-    func updateGrant(_ grant: GrantRecord) throws(StoreError) {
+    func updateGrant(_ grant: GrantRecord) throws(StorageError) {
         let changed = try db.run(
             """
             UPDATE grants SET customer_id = ?, entitlement_id = ?, starts_at = ?, expires_at = ?, revoked_at = ?,
@@ -156,23 +157,23 @@ final class SQLiteTransaction: StoreTransaction {
                 .text(grant.idempotencyKey), .text(grant.tenantID), .text(grant.grantID),
             ])
         guard changed == 1 else {
-            throw StoreError.conflict("no grant \(grant.grantID) in tenant \(grant.tenantID) to update")
+            throw StorageError.conflict("no grant \(grant.grantID) in tenant \(grant.tenantID) to update")
         }
     }
 
     // MARK: Events
 
-    func appendEvent(_ event: EventRecord, nextChangeAt: UnixTime?) throws(StoreError) {
+    func appendEvent(_ event: EventRecord, nextChangeAt: UnixTime?) throws(StorageError) {
         let db = self.db
         guard
             let current = try db.row(
                 "SELECT version FROM customers WHERE tenant_id = ? AND id = ?",
                 [.text(event.tenantID), .integer(event.customerID)], { UInt64(bitPattern: $0.int64(0)) })
         else {
-            throw StoreError.conflict("no customer \(event.customerID) in tenant \(event.tenantID) for an event")
+            throw StorageError.conflict("no customer \(event.customerID) in tenant \(event.tenantID) for an event")
         }
         guard current < UInt64(Int64.max), event.version == current + 1 else {
-            throw StoreError.conflict(
+            throw StorageError.conflict(
                 "event version \(event.version) for customer \(event.customerID) is not the next after \(current)")
         }
         try db.run(
@@ -191,25 +192,25 @@ final class SQLiteTransaction: StoreTransaction {
             [.integer(Int64(event.version)), .time(nextChangeAt), .text(event.tenantID), .integer(event.customerID)])
     }
 
-    func latestEvent(tenantID: String, customerID: Int64) throws(StoreError) -> EventRecord? {
+    func latestEvent(tenantID: String, customerID: Int64) throws(StorageError) -> EventRecord? {
         try db.events(tenantID: tenantID, customerID: customerID, beforeVersion: nil, limit: 1).first
     }
 
-    func setNextChangeAt(tenantID: String, customerID: Int64, at time: UnixTime?) throws(StoreError) {
+    func setNextChangeAt(tenantID: String, customerID: Int64, at time: UnixTime?) throws(StorageError) {
         let changed = try db.run(
             "UPDATE customers SET next_change_at = ? WHERE tenant_id = ? AND id = ?",
             [.time(time), .text(tenantID), .integer(customerID)])
         guard changed == 1 else {
-            throw StoreError.conflict("no customer \(customerID) in tenant \(tenantID) to reschedule")
+            throw StorageError.conflict("no customer \(customerID) in tenant \(tenantID) to reschedule")
         }
     }
 
     // MARK: Store transactions and notifications
 
-    func transaction(tenantID: String, store: Int32, originalTransactionID: String) throws(StoreError)
-        -> TransactionRecord?
+    func purchase(tenantID: String, store: Int32, originalTransactionID: String) throws(StorageError)
+        -> StorePurchase?
     {
-        try db.transaction(tenantID: tenantID, store: store, originalTransactionID: originalTransactionID)
+        try db.purchase(tenantID: tenantID, store: store, originalTransactionID: originalTransactionID)
     }
 
     static let saveTransactionSQL = """
@@ -230,7 +231,7 @@ final class SQLiteTransaction: StoreTransaction {
             renewal_state_as_of = excluded.renewal_state_as_of
         """
 
-    func saveTransaction(_ record: TransactionRecord) throws(StoreError) {
+    func savePurchase(_ record: StorePurchase) throws(StorageError) {
         _ = try db.run(
             Self.saveTransactionSQL,
             [
@@ -246,8 +247,8 @@ final class SQLiteTransaction: StoreTransaction {
             ])
     }
 
-    func setTransactionOwner(tenantID: String, store: Int32, originalTransactionID: String, customerID: Int64?)
-        throws(StoreError)
+    func setPurchaseOwner(tenantID: String, store: Int32, originalTransactionID: String, customerID: Int64?)
+        throws(StorageError)
     {
         let changed = try db.run(
             """
@@ -256,21 +257,21 @@ final class SQLiteTransaction: StoreTransaction {
             """,
             [.integer(customerID), .text(tenantID), .integer(Int64(store)), .text(originalTransactionID)])
         guard changed == 1 else {
-            throw StoreError.conflict(
+            throw StorageError.conflict(
                 "no transaction \(originalTransactionID) (store \(store)) in tenant \(tenantID) to set the owner of")
         }
     }
 
-    func unownedTransactions(tenantID: String, appAccountToken: String) throws(StoreError) -> [TransactionRecord] {
-        try db.unownedTransactions(tenantID: tenantID, appAccountToken: appAccountToken)
+    func unownedPurchases(tenantID: String, appAccountToken: String) throws(StorageError) -> [StorePurchase] {
+        try db.unownedPurchases(tenantID: tenantID, appAccountToken: appAccountToken)
     }
 
     @discardableResult
-    func recordAppAccountToken(tenantID: String, appUserID: String, token: String) throws(StoreError) -> Bool {
+    func recordAppAccountToken(tenantID: String, appUserID: String, token: String) throws(StorageError) -> Bool {
         let db = self.db
         guard !token.isEmpty else { return false }
         guard try db.resolve(tenantID: tenantID, appUserID: appUserID) != nil else {
-            throw StoreError.conflict("app user ID \(appUserID) is not in tenant \(tenantID)")
+            throw StorageError.conflict("app user ID \(appUserID) is not in tenant \(tenantID)")
         }
         let changed = try db.run(
             """
@@ -281,11 +282,11 @@ final class SQLiteTransaction: StoreTransaction {
         return changed == 1
     }
 
-    func customerID(tenantID: String, appAccountToken: String) throws(StoreError) -> Int64? {
+    func customerID(tenantID: String, appAccountToken: String) throws(StorageError) -> Int64? {
         try db.customerID(tenantID: tenantID, appAccountToken: appAccountToken)
     }
 
-    func markNotificationProcessed(tenantID: String, notificationID: String, at time: UnixTime) throws(StoreError)
+    func markNotificationProcessed(tenantID: String, notificationID: String, at time: UnixTime) throws(StorageError)
         -> Bool
     {
         let inserted = try db.run(

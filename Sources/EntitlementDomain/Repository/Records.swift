@@ -121,10 +121,10 @@ public struct CustomerSnapshot: Hashable, Sendable {
     public var aliases: [String]
     public var grants: [GrantRecord]
     /// The store transactions the customer owns, oldest first.
-    public var transactions: [TransactionRecord]
+    public var transactions: [StorePurchase]
 
     public init(
-        customer: CustomerRecord, aliases: [String], grants: [GrantRecord], transactions: [TransactionRecord] = []
+        customer: CustomerRecord, aliases: [String], grants: [GrantRecord], transactions: [StorePurchase] = []
     ) {
         self.customer = customer
         self.aliases = aliases

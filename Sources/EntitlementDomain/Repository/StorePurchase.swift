@@ -2,8 +2,8 @@
 /// keyed by tenant, store and `originalTransactionID`.
 ///
 /// Which of two versions of a purchase is current is the domain's decision; storage keeps what it is given.
-public struct TransactionRecord: Hashable, Sendable {
-    /// Which store sold it (``TransactionRecord/Store``).
+public struct StorePurchase: Hashable, Sendable {
+    /// Which store sold it (``StorePurchase/Store``).
     public enum Store {
         public static let appStore: Int32 = 1
         public static let playStore: Int32 = 2

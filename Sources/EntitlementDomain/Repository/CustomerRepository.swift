@@ -3,84 +3,84 @@
 /// Everything is keyed by tenant; no method ever returns another tenant's rows. Reads never wait on writes (SQLite:
 /// WAL mode, separate read connections). Writes run in ``write(_:)``'s transaction: all or nothing, durable when it
 /// returns.
-public protocol EntitlementStore: Sendable {
+public protocol CustomerRepository: Sendable {
     /// The customer an app user ID (canonical or alias) resolves to, with its aliases and grants; nil when unknown.
-    func snapshot(tenantID: String, appUserID: String) throws(StoreError) -> CustomerSnapshot?
-    func snapshot(tenantID: String, customerID: Int64) throws(StoreError) -> CustomerSnapshot?
-    func grant(tenantID: String, grantID: String) throws(StoreError) -> GrantRecord?
+    func snapshot(tenantID: String, appUserID: String) throws(StorageError) -> CustomerSnapshot?
+    func snapshot(tenantID: String, customerID: Int64) throws(StorageError) -> CustomerSnapshot?
+    func grant(tenantID: String, grantID: String) throws(StorageError) -> GrantRecord?
     /// The store transaction with this original transaction ID in the tenant, owned or not; nil when unknown.
-    func transaction(tenantID: String, store: Int32, originalTransactionID: String) throws(StoreError)
-        -> TransactionRecord?
+    func purchase(tenantID: String, store: Int32, originalTransactionID: String) throws(StorageError)
+        -> StorePurchase?
     /// Events newest first, below `beforeVersion` when given.
-    func events(tenantID: String, customerID: Int64, beforeVersion: UInt64?, limit: Int) throws(StoreError) -> [EventRecord]
+    func events(tenantID: String, customerID: Int64, beforeVersion: UInt64?, limit: Int) throws(StorageError) -> [EventRecord]
     /// Events oldest first, above `afterVersion`, for resuming a stream.
-    func events(tenantID: String, customerID: Int64, afterVersion: UInt64, limit: Int) throws(StoreError) -> [EventRecord]
+    func events(tenantID: String, customerID: Int64, afterVersion: UInt64, limit: Int) throws(StorageError) -> [EventRecord]
     /// Customers whose status changes by time at or before `time`, soonest first.
-    func customersDue(at time: UnixTime, limit: Int) throws(StoreError) -> [(tenantID: String, customerID: Int64)]
+    func customersDue(at time: UnixTime, limit: Int) throws(StorageError) -> [(tenantID: String, customerID: Int64)]
     /// The soonest `nextChangeAt` of any customer, for the expiry scheduler's timer.
-    func nextChangeAt() throws(StoreError) -> UnixTime?
+    func nextChangeAt() throws(StorageError) -> UnixTime?
 
     /// Runs `body` in one write transaction; commits durably when it returns, rolls back when it throws.
     /// Writes are serialized: one transaction at a time.
-    func write<Result>(_ body: (any StoreTransaction) throws -> Result) throws -> Result
+    func write<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result
 }
 
 /// The writes (and the reads a write needs) inside one transaction.
-public protocol StoreTransaction {
-    func snapshot(tenantID: String, appUserID: String) throws(StoreError) -> CustomerSnapshot?
-    func snapshot(tenantID: String, customerID: Int64) throws(StoreError) -> CustomerSnapshot?
+public protocol StorageTransaction {
+    func snapshot(tenantID: String, appUserID: String) throws(StorageError) -> CustomerSnapshot?
+    func snapshot(tenantID: String, customerID: Int64) throws(StorageError) -> CustomerSnapshot?
     /// Creates a customer at version 0 with `appUserID` as its canonical ID.
-    func createCustomer(tenantID: String, appUserID: String, isAnonymous: Bool, at: UnixTime) throws(StoreError)
+    func createCustomer(tenantID: String, appUserID: String, isAnonymous: Bool, at: UnixTime) throws(StorageError)
         -> CustomerRecord
     /// Moves every app user ID, grant and store transaction of customer `from` to customer `to`; `from` stays as an
     /// empty husk with its own events, so its history remains readable.
-    func merge(tenantID: String, from: Int64, into: Int64) throws(StoreError)
+    func merge(tenantID: String, from: Int64, into: Int64) throws(StorageError)
     /// Makes `appUserID` the canonical ID of the customer (adding it if it does not resolve yet; the old canonical
     /// ID stays as an alias) and sets `isAnonymous`. Fails with `.conflict` if `appUserID` resolves to another
     /// customer. Identify uses it when an anonymous customer logs in with a brand-new identified ID.
     func setCanonicalID(tenantID: String, customerID: Int64, appUserID: String, isAnonymous: Bool)
-        throws(StoreError)
-    func grant(tenantID: String, grantID: String) throws(StoreError) -> GrantRecord?
-    func grant(tenantID: String, idempotencyKey: String) throws(StoreError) -> GrantRecord?
-    func insertGrant(_ grant: GrantRecord) throws(StoreError)
-    func updateGrant(_ grant: GrantRecord) throws(StoreError)
+        throws(StorageError)
+    func grant(tenantID: String, grantID: String) throws(StorageError) -> GrantRecord?
+    func grant(tenantID: String, idempotencyKey: String) throws(StorageError) -> GrantRecord?
+    func insertGrant(_ grant: GrantRecord) throws(StorageError)
+    func updateGrant(_ grant: GrantRecord) throws(StorageError)
     /// Appends an event and sets the customer's version to `event.version` and its `nextChangeAt`.
     /// Fails with `.conflict` unless `event.version` is the customer's version + 1.
-    func appendEvent(_ event: EventRecord, nextChangeAt: UnixTime?) throws(StoreError)
+    func appendEvent(_ event: EventRecord, nextChangeAt: UnixTime?) throws(StorageError)
     /// The customer's newest event (its current version's), nil when it has none.
-    func latestEvent(tenantID: String, customerID: Int64) throws(StoreError) -> EventRecord?
+    func latestEvent(tenantID: String, customerID: Int64) throws(StorageError) -> EventRecord?
     /// Moves the customer's `nextChangeAt` without an event (time passed but the status did not change).
     /// Fails with `.conflict` when the customer is not in the tenant.
-    func setNextChangeAt(tenantID: String, customerID: Int64, at: UnixTime?) throws(StoreError)
+    func setNextChangeAt(tenantID: String, customerID: Int64, at: UnixTime?) throws(StorageError)
 
     // MARK: Store transactions and notifications
 
-    func transaction(tenantID: String, store: Int32, originalTransactionID: String) throws(StoreError)
-        -> TransactionRecord?
+    func purchase(tenantID: String, store: Int32, originalTransactionID: String) throws(StorageError)
+        -> StorePurchase?
     /// Inserts `record`, or replaces the stored record with the same (tenant, store, original transaction ID), every
     /// field, `customerID` included. (Whether it is newer is the caller's decision.) Fails with `.conflict` when
     /// `customerID` is not in the tenant.
-    func saveTransaction(_ record: TransactionRecord) throws(StoreError)
+    func savePurchase(_ record: StorePurchase) throws(StorageError)
     /// Sets (or, with nil, clears) the owner of a stored transaction, whatever its `signedAt`. Fails with `.conflict`
     /// when the transaction is unknown or the customer is not in the tenant.
-    func setTransactionOwner(tenantID: String, store: Int32, originalTransactionID: String, customerID: Int64?)
-        throws(StoreError)
+    func setPurchaseOwner(tenantID: String, store: Int32, originalTransactionID: String, customerID: Int64?)
+        throws(StorageError)
     /// Transactions nobody owns yet that carry `appAccountToken`, oldest first; empty for an empty token.
-    func unownedTransactions(tenantID: String, appAccountToken: String) throws(StoreError) -> [TransactionRecord]
+    func unownedPurchases(tenantID: String, appAccountToken: String) throws(StorageError) -> [StorePurchase]
     /// Records `token` as the app account token of `appUserID` (which must resolve in the tenant) unless it already
     /// has one; returns whether it wrote. Identify calls it with the token it hands out.
     @discardableResult
-    func recordAppAccountToken(tenantID: String, appUserID: String, token: String) throws(StoreError) -> Bool
+    func recordAppAccountToken(tenantID: String, appUserID: String, token: String) throws(StorageError) -> Bool
     /// The customer the app user ID that was given `token` resolves to now (following aliases and merges); nil when
     /// no ID of the tenant has that token.
-    func customerID(tenantID: String, appAccountToken: String) throws(StoreError) -> Int64?
+    func customerID(tenantID: String, appAccountToken: String) throws(StorageError) -> Int64?
     /// Records a store notification as processed; false (and nothing written) when it already was.
-    func markNotificationProcessed(tenantID: String, notificationID: String, at: UnixTime) throws(StoreError) -> Bool
+    func markNotificationProcessed(tenantID: String, notificationID: String, at: UnixTime) throws(StorageError) -> Bool
 }
 
 /// A storage failure. `conflict` is a broken invariant (a version race, a duplicate key); `unavailable` means the
 /// database could not do its job (disk full, I/O error, locked past the timeout) and a retry may succeed.
-public struct StoreError: Error, Hashable, CustomStringConvertible {
+public struct StorageError: Error, Hashable, CustomStringConvertible {
     public enum Code: String, Sendable {
         case conflict, unavailable, corrupt
     }
@@ -93,12 +93,12 @@ public struct StoreError: Error, Hashable, CustomStringConvertible {
         self.message = message
     }
 
-    public static func conflict(_ message: String) -> StoreError { StoreError(code: .conflict, message: message) }
-    public static func unavailable(_ message: String) -> StoreError { StoreError(code: .unavailable, message: message) }
-    public static func corrupt(_ message: String) -> StoreError { StoreError(code: .corrupt, message: message) }
+    public static func conflict(_ message: String) -> StorageError { StorageError(code: .conflict, message: message) }
+    public static func unavailable(_ message: String) -> StorageError { StorageError(code: .unavailable, message: message) }
+    public static func corrupt(_ message: String) -> StorageError { StorageError(code: .corrupt, message: message) }
 
     public var description: String { "\(code.rawValue): \(message)" }
 
-    public static func == (lhs: StoreError, rhs: StoreError) -> Bool { lhs.code == rhs.code }
+    public static func == (lhs: StorageError, rhs: StorageError) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

@@ -1,3 +1,4 @@
+import EntitlementDomain
 import Foundation
 import Testing
 
@@ -30,24 +31,24 @@ struct StoreTransactionRecordTests {
         bare.originalPurchaseAt = nil
         bare.productType = "Consumable"
         var oneEmpty = makeTransaction("2000000003", tenant: "t", customer: nil, entitlements: [""])
-        oneEmpty.store = TransactionRecord.Store.web
+        oneEmpty.store = StorePurchase.Store.web
 
         try store.write { transaction throws in
-            for record in [full, bare, oneEmpty] { try transaction.saveTransaction(record) }
+            for record in [full, bare, oneEmpty] { try transaction.savePurchase(record) }
         }
         for record in [full, bare, oneEmpty] {
             #expect(
-                try store.transaction(
+                try store.purchase(
                     tenantID: "t", store: record.store, originalTransactionID: record.originalTransactionID) == record)
             try store.write { transaction throws in
                 #expect(
-                    try transaction.transaction(
+                    try transaction.purchase(
                         tenantID: "t", store: record.store, originalTransactionID: record.originalTransactionID)
                         == record)
             }
         }
-        #expect(try store.transaction(tenantID: "t", store: 1, originalTransactionID: "missing") == nil)
-        #expect(try store.transaction(tenantID: "t", store: 1, originalTransactionID: "2000000003") == nil)  // web
+        #expect(try store.purchase(tenantID: "t", store: 1, originalTransactionID: "missing") == nil)
+        #expect(try store.purchase(tenantID: "t", store: 1, originalTransactionID: "2000000003") == nil)  // web
     }
 
     @Test func saveInsertsThenReplacesEveryField() throws {
@@ -58,15 +59,15 @@ struct StoreTransactionRecordTests {
         var older = makeTransaction("1", tenant: "t", customer: nil, transactionID: "0", expiresAt: 2_000, signedAt: 1_000)
         older.isUpgraded = true
         older.renewalStateAsOf = time(500)
-        func stored() throws -> TransactionRecord? {
-            try store.transaction(tenantID: "t", store: 1, originalTransactionID: "1")
+        func stored() throws -> StorePurchase? {
+            try store.purchase(tenantID: "t", store: 1, originalTransactionID: "1")
         }
 
-        try store.write { try $0.saveTransaction(first) }
+        try store.write { try $0.savePurchase(first) }
         #expect(try stored() == first)
         // Storage keeps what it is given, even older data and no owner: which version is current is the domain's
         // decision.
-        try store.write { try $0.saveTransaction(older) }
+        try store.write { try $0.savePurchase(older) }
         #expect(try stored() == older)
         #expect(try count(database, "transactions") == 1)
         #expect(try store.snapshot(tenantID: "t", customerID: alice.id)?.transactions == [])
@@ -81,30 +82,30 @@ struct StoreTransactionRecordTests {
         let inT1 = makeTransaction("1", tenant: "t1", customer: a.id, product: "one", signedAt: 5_000)
         let inT2 = makeTransaction("1", tenant: "t2", customer: b.id, product: "two", signedAt: 1_000)
         let playInT1 = makeTransaction(
-            "1", tenant: "t1", customer: a.id, store: TransactionRecord.Store.playStore, product: "play",
+            "1", tenant: "t1", customer: a.id, store: StorePurchase.Store.playStore, product: "play",
             signedAt: 1_000)
         // The same original transaction ID in another tenant or store is another purchase.
         try store.write { transaction throws in
-            for record in [inT1, inT2, playInT1] { try transaction.saveTransaction(record) }
+            for record in [inT1, inT2, playInT1] { try transaction.savePurchase(record) }
         }
-        #expect(try store.transaction(tenantID: "t1", store: 1, originalTransactionID: "1") == inT1)
-        #expect(try store.transaction(tenantID: "t2", store: 1, originalTransactionID: "1") == inT2)
-        #expect(try store.transaction(tenantID: "t1", store: 2, originalTransactionID: "1") == playInT1)
+        #expect(try store.purchase(tenantID: "t1", store: 1, originalTransactionID: "1") == inT1)
+        #expect(try store.purchase(tenantID: "t2", store: 1, originalTransactionID: "1") == inT2)
+        #expect(try store.purchase(tenantID: "t1", store: 2, originalTransactionID: "1") == playInT1)
         #expect(try store.snapshot(tenantID: "t1", appUserID: "alice")?.transactions == [inT1, playInT1])
         #expect(try store.snapshot(tenantID: "t2", appUserID: "alice")?.transactions == [inT2])
 
         // A transaction can never point at another tenant's customer.
         expectStoreError(.conflict) {
-            try store.write { try $0.saveTransaction(makeTransaction("9", tenant: "t2", customer: a.id)) }
+            try store.write { try $0.savePurchase(makeTransaction("9", tenant: "t2", customer: a.id)) }
         }
         expectStoreError(.conflict) {
             try store.write { transaction throws in
-                try transaction.setTransactionOwner(
+                try transaction.setPurchaseOwner(
                     tenantID: "t2", store: 1, originalTransactionID: "1", customerID: a.id)
             }
         }
-        #expect(try store.transaction(tenantID: "t2", store: 1, originalTransactionID: "9") == nil)
-        #expect(try store.transaction(tenantID: "t2", store: 1, originalTransactionID: "1")?.customerID == b.id)
+        #expect(try store.purchase(tenantID: "t2", store: 1, originalTransactionID: "9") == nil)
+        #expect(try store.purchase(tenantID: "t2", store: 1, originalTransactionID: "1")?.customerID == b.id)
     }
 
     @Test func unownedTransactionsAreFoundByTokenAndAttached() throws {
@@ -112,16 +113,16 @@ struct StoreTransactionRecordTests {
         let store = try database.open()
         let alice = try store.write { try $0.customer("t", "alice") }
         try store.write { transaction throws in
-            try transaction.saveTransaction(makeTransaction("1", tenant: "t", customer: nil, appAccountToken: "tok"))
-            try transaction.saveTransaction(makeTransaction("2", tenant: "t", customer: alice.id, appAccountToken: "tok"))
-            try transaction.saveTransaction(makeTransaction("3", tenant: "t", customer: nil, appAccountToken: "other"))
-            try transaction.saveTransaction(makeTransaction("4", tenant: "t", customer: nil))
-            try transaction.saveTransaction(makeTransaction("5", tenant: "u", customer: nil, appAccountToken: "tok"))
-            try transaction.saveTransaction(makeTransaction("6", tenant: "t", customer: nil, appAccountToken: "tok"))
+            try transaction.savePurchase(makeTransaction("1", tenant: "t", customer: nil, appAccountToken: "tok"))
+            try transaction.savePurchase(makeTransaction("2", tenant: "t", customer: alice.id, appAccountToken: "tok"))
+            try transaction.savePurchase(makeTransaction("3", tenant: "t", customer: nil, appAccountToken: "other"))
+            try transaction.savePurchase(makeTransaction("4", tenant: "t", customer: nil))
+            try transaction.savePurchase(makeTransaction("5", tenant: "u", customer: nil, appAccountToken: "tok"))
+            try transaction.savePurchase(makeTransaction("6", tenant: "t", customer: nil, appAccountToken: "tok"))
         }
         func unowned(_ tenant: String, _ token: String) throws -> [String] {
             try store.write { transaction throws in
-                try transaction.unownedTransactions(tenantID: tenant, appAccountToken: token).map(\.originalTransactionID)
+                try transaction.unownedPurchases(tenantID: tenant, appAccountToken: token).map(\.originalTransactionID)
             }
         }
         #expect(try unowned("t", "tok") == ["1", "6"])
@@ -132,31 +133,31 @@ struct StoreTransactionRecordTests {
         #expect(try store.snapshot(tenantID: "t", customerID: alice.id)?.transactions.map(\.originalTransactionID) == ["2"])
 
         try store.write { transaction throws in
-            try transaction.setTransactionOwner(tenantID: "t", store: 1, originalTransactionID: "6", customerID: alice.id)
-            try transaction.setTransactionOwner(tenantID: "t", store: 1, originalTransactionID: "1", customerID: alice.id)
+            try transaction.setPurchaseOwner(tenantID: "t", store: 1, originalTransactionID: "6", customerID: alice.id)
+            try transaction.setPurchaseOwner(tenantID: "t", store: 1, originalTransactionID: "1", customerID: alice.id)
         }
         #expect(try unowned("t", "tok").isEmpty)
         // Oldest first (insertion order), whatever order they were attached in.
         #expect(
             try store.snapshot(tenantID: "t", customerID: alice.id)?.transactions.map(\.originalTransactionID)
                 == ["1", "2", "6"])
-        let attached = try #require(try store.transaction(tenantID: "t", store: 1, originalTransactionID: "6"))
+        let attached = try #require(try store.purchase(tenantID: "t", store: 1, originalTransactionID: "6"))
         #expect(attached == makeTransaction("6", tenant: "t", customer: alice.id, appAccountToken: "tok"))
 
         // Clearing the owner makes it unowned again; an unknown transaction is a conflict.
         try store.write { transaction throws in
-            try transaction.setTransactionOwner(tenantID: "t", store: 1, originalTransactionID: "6", customerID: nil)
+            try transaction.setPurchaseOwner(tenantID: "t", store: 1, originalTransactionID: "6", customerID: nil)
         }
         #expect(try unowned("t", "tok") == ["6"])
         expectStoreError(.conflict) {
             try store.write { transaction throws in
-                try transaction.setTransactionOwner(
+                try transaction.setPurchaseOwner(
                     tenantID: "t", store: 1, originalTransactionID: "missing", customerID: alice.id)
             }
         }
         expectStoreError(.conflict) {
             try store.write { transaction throws in
-                try transaction.setTransactionOwner(tenantID: "t", store: 1, originalTransactionID: "6", customerID: 999)
+                try transaction.setPurchaseOwner(tenantID: "t", store: 1, originalTransactionID: "6", customerID: 999)
             }
         }
     }
@@ -168,11 +169,11 @@ struct StoreTransactionRecordTests {
             let anon = try transaction.customer("t", "$anon:1", anonymous: true)
             let alice = try transaction.customer("t", "alice")
             let bob = try transaction.customer("t", "bob")
-            try transaction.saveTransaction(makeTransaction("a1", tenant: "t", customer: alice.id))
-            try transaction.saveTransaction(makeTransaction("n1", tenant: "t", customer: anon.id))
-            try transaction.saveTransaction(makeTransaction("n2", tenant: "t", customer: anon.id, product: "lifetime"))
-            try transaction.saveTransaction(makeTransaction("b1", tenant: "t", customer: bob.id))
-            try transaction.saveTransaction(makeTransaction("u1", tenant: "t", customer: nil))
+            try transaction.savePurchase(makeTransaction("a1", tenant: "t", customer: alice.id))
+            try transaction.savePurchase(makeTransaction("n1", tenant: "t", customer: anon.id))
+            try transaction.savePurchase(makeTransaction("n2", tenant: "t", customer: anon.id, product: "lifetime"))
+            try transaction.savePurchase(makeTransaction("b1", tenant: "t", customer: bob.id))
+            try transaction.savePurchase(makeTransaction("u1", tenant: "t", customer: nil))
             return (anon, alice, bob)
         }
         try store.write { try $0.merge(tenantID: "t", from: anon.id, into: alice.id) }
@@ -182,17 +183,17 @@ struct StoreTransactionRecordTests {
         #expect(merged.transactions.allSatisfy { $0.customerID == alice.id })
         #expect(try store.snapshot(tenantID: "t", customerID: anon.id)?.transactions == [])
         #expect(try store.snapshot(tenantID: "t", customerID: bob.id)?.transactions.map(\.originalTransactionID) == ["b1"])
-        #expect(try store.transaction(tenantID: "t", store: 1, originalTransactionID: "u1")?.customerID == nil)
+        #expect(try store.purchase(tenantID: "t", store: 1, originalTransactionID: "u1")?.customerID == nil)
     }
 
     @Test func snapshotsInsideAndOutsideAWriteIncludeTransactions() throws {
         let database = try TemporaryDatabase()
         let store = try database.open()
-        let record = try store.write { transaction throws -> TransactionRecord in
+        let record = try store.write { transaction throws -> StorePurchase in
             let alice = try transaction.customer("t", "alice")
             try transaction.insertGrant(makeGrant("g-1", tenant: "t", customer: alice.id))
             let record = makeTransaction("1", tenant: "t", customer: alice.id)
-            try transaction.saveTransaction(record)
+            try transaction.savePurchase(record)
             // The write's own snapshot sees the uncommitted row.
             #expect(try transaction.snapshot(tenantID: "t", appUserID: "alice")?.transactions == [record])
             #expect(try transaction.snapshot(tenantID: "t", customerID: alice.id)?.transactions == [record])
@@ -236,22 +237,22 @@ struct StoreTransactionRecordTests {
         let store = try database.open()
         let alice = try store.write { transaction throws in
             let alice = try transaction.customer("t", "alice")
-            try transaction.saveTransaction(makeTransaction("old", tenant: "t", customer: nil, signedAt: 1_000))
+            try transaction.savePurchase(makeTransaction("old", tenant: "t", customer: nil, signedAt: 1_000))
             return alice
         }
-        let before = try store.transaction(tenantID: "t", store: 1, originalTransactionID: "old")
+        let before = try store.purchase(tenantID: "t", store: 1, originalTransactionID: "old")
         #expect(throws: Boom.self) {
             try store.write { transaction throws in
                 #expect(try transaction.markNotificationProcessed(tenantID: "t", notificationID: "n-1", at: time(1)))
-                try transaction.saveTransaction(makeTransaction("new", tenant: "t", customer: alice.id))
-                try transaction.saveTransaction(makeTransaction("old", tenant: "t", customer: nil, signedAt: 9_000))
-                try transaction.setTransactionOwner(
+                try transaction.savePurchase(makeTransaction("new", tenant: "t", customer: alice.id))
+                try transaction.savePurchase(makeTransaction("old", tenant: "t", customer: nil, signedAt: 9_000))
+                try transaction.setPurchaseOwner(
                     tenantID: "t", store: 1, originalTransactionID: "old", customerID: alice.id)
                 throw Boom()
             }
         }
-        #expect(try store.transaction(tenantID: "t", store: 1, originalTransactionID: "new") == nil)
-        #expect(try store.transaction(tenantID: "t", store: 1, originalTransactionID: "old") == before)
+        #expect(try store.purchase(tenantID: "t", store: 1, originalTransactionID: "new") == nil)
+        #expect(try store.purchase(tenantID: "t", store: 1, originalTransactionID: "old") == before)
         #expect(try store.snapshot(tenantID: "t", customerID: alice.id)?.transactions == [])
         #expect(try count(database, "transactions") == 1)
         #expect(try count(database, "processed_notifications") == 0)

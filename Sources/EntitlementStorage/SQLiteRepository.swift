@@ -1,3 +1,4 @@
+public import EntitlementDomain
 import Synchronization
 
 #if canImport(Glibc)
@@ -8,12 +9,12 @@ import Musl
 import Darwin
 #endif
 
-/// ``EntitlementStore`` on one SQLite file in WAL mode.
+/// ``CustomerRepository`` on one SQLite file in WAL mode.
 ///
 /// One write connection behind a `Mutex` (one writer at a time, `BEGIN IMMEDIATE`) and a small pool of read-only
 /// connections: WAL lets every reader see the last committed state without waiting for a write in progress. Safe to
 /// use from any number of threads.
-public final class SQLiteEntitlementStore: EntitlementStore {
+public final class SQLiteRepository: CustomerRepository {
     /// How hard a commit pushes data to stable storage.
     public enum Synchronous: String, Sendable {
         /// Every commit is durable when `write(_:)` returns, across power loss (the default).
@@ -33,75 +34,75 @@ public final class SQLiteEntitlementStore: EntitlementStore {
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     /// - Parameter readConnections: read-only connections kept open; a read that finds none idle opens another.
-    public init(path: String, synchronous: Synchronous = .full, readConnections: Int = 4) throws(StoreError) {
+    public init(path: String, synchronous: Synchronous = .full, readConnections: Int = 4) throws(StorageError) {
         self.path = path
         let connection = try SQLiteConnection(path: path, mode: .readWrite)
         try connection.execute("PRAGMA busy_timeout = \(Self.busyTimeoutMilliseconds)")
         let journalMode = try connection.row("PRAGMA journal_mode = WAL") { $0.string(0) }
         guard journalMode?.lowercased() == "wal" else {
-            throw StoreError.unavailable(
+            throw StorageError.unavailable(
                 "cannot use WAL journal mode for \(path) (SQLite kept \(journalMode ?? "nothing"))")
         }
         try connection.execute("PRAGMA synchronous = \(synchronous.rawValue)")
         try connection.execute("PRAGMA foreign_keys = ON")
-        try Migrations.apply(on: connection, now: SQLiteTransaction.now())
+        try Migrations.apply(on: connection, now: SQLiteStorageTransaction.now())
         writer = Mutex(connection)
         readers = try ReadConnectionPool(path: path, capacity: readConnections)
     }
 
     // MARK: Reads (read-only connections; never wait for the writer)
 
-    public func snapshot(tenantID: String, appUserID: String) throws(StoreError) -> CustomerSnapshot? {
-        try readTransaction { (db) throws(StoreError) in try db.snapshot(tenantID: tenantID, appUserID: appUserID) }
+    public func snapshot(tenantID: String, appUserID: String) throws(StorageError) -> CustomerSnapshot? {
+        try readTransaction { (db) throws(StorageError) in try db.snapshot(tenantID: tenantID, appUserID: appUserID) }
     }
 
-    public func snapshot(tenantID: String, customerID: Int64) throws(StoreError) -> CustomerSnapshot? {
-        try readTransaction { (db) throws(StoreError) in try db.snapshot(tenantID: tenantID, customerID: customerID) }
+    public func snapshot(tenantID: String, customerID: Int64) throws(StorageError) -> CustomerSnapshot? {
+        try readTransaction { (db) throws(StorageError) in try db.snapshot(tenantID: tenantID, customerID: customerID) }
     }
 
-    public func grant(tenantID: String, grantID: String) throws(StoreError) -> GrantRecord? {
-        try readers.withConnection { (db) throws(StoreError) in try db.grant(tenantID: tenantID, grantID: grantID) }
+    public func grant(tenantID: String, grantID: String) throws(StorageError) -> GrantRecord? {
+        try readers.withConnection { (db) throws(StorageError) in try db.grant(tenantID: tenantID, grantID: grantID) }
     }
 
-    public func transaction(tenantID: String, store: Int32, originalTransactionID: String) throws(StoreError)
-        -> TransactionRecord?
+    public func purchase(tenantID: String, store: Int32, originalTransactionID: String) throws(StorageError)
+        -> StorePurchase?
     {
-        try readers.withConnection { (db) throws(StoreError) in
-            try db.transaction(tenantID: tenantID, store: store, originalTransactionID: originalTransactionID)
+        try readers.withConnection { (db) throws(StorageError) in
+            try db.purchase(tenantID: tenantID, store: store, originalTransactionID: originalTransactionID)
         }
     }
 
-    public func events(tenantID: String, customerID: Int64, beforeVersion: UInt64?, limit: Int) throws(StoreError)
+    public func events(tenantID: String, customerID: Int64, beforeVersion: UInt64?, limit: Int) throws(StorageError)
         -> [EventRecord]
     {
-        try readers.withConnection { (db) throws(StoreError) in
+        try readers.withConnection { (db) throws(StorageError) in
             try db.events(tenantID: tenantID, customerID: customerID, beforeVersion: beforeVersion, limit: limit)
         }
     }
 
-    public func events(tenantID: String, customerID: Int64, afterVersion: UInt64, limit: Int) throws(StoreError)
+    public func events(tenantID: String, customerID: Int64, afterVersion: UInt64, limit: Int) throws(StorageError)
         -> [EventRecord]
     {
-        try readers.withConnection { (db) throws(StoreError) in
+        try readers.withConnection { (db) throws(StorageError) in
             try db.events(tenantID: tenantID, customerID: customerID, afterVersion: afterVersion, limit: limit)
         }
     }
 
-    public func customersDue(at time: UnixTime, limit: Int) throws(StoreError)
+    public func customersDue(at time: UnixTime, limit: Int) throws(StorageError)
         -> [(tenantID: String, customerID: Int64)]
     {
-        try readers.withConnection { (db) throws(StoreError) in try db.customersDue(at: time, limit: limit) }
+        try readers.withConnection { (db) throws(StorageError) in try db.customersDue(at: time, limit: limit) }
     }
 
-    public func nextChangeAt() throws(StoreError) -> UnixTime? {
-        try readers.withConnection { (db) throws(StoreError) in try db.nextChangeAt() }
+    public func nextChangeAt() throws(StorageError) -> UnixTime? {
+        try readers.withConnection { (db) throws(StorageError) in try db.nextChangeAt() }
     }
 
     /// Runs several reads against one consistent snapshot of the database.
-    private func readTransaction<T>(_ body: (SQLiteConnection) throws(StoreError) -> T) throws(StoreError) -> T {
-        try readers.withConnection { (db) throws(StoreError) in
+    private func readTransaction<T>(_ body: (SQLiteConnection) throws(StorageError) -> T) throws(StorageError) -> T {
+        try readers.withConnection { (db) throws(StorageError) in
             try db.run("BEGIN")
-            do throws(StoreError) {
+            do throws(StorageError) {
                 let result = try body(db)
                 try db.run("COMMIT")
                 return result
@@ -114,11 +115,11 @@ public final class SQLiteEntitlementStore: EntitlementStore {
 
     // MARK: Writes (one at a time)
 
-    public func write<Result>(_ body: (any StoreTransaction) throws -> Result) throws -> Result {
+    public func write<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result {
         let thread = Self.currentThread()
         precondition(
             writerThread.load(ordering: .relaxed) != thread,
-            "SQLiteEntitlementStore.write(_:) called inside write(_:) on the same thread")
+            "SQLiteRepository.write(_:) called inside write(_:) on the same thread")
         var result: Result?
         try writer.withLock { (connection: inout SQLiteConnection) throws in
             writerThread.store(thread, ordering: .relaxed)
@@ -129,10 +130,10 @@ public final class SQLiteEntitlementStore: EntitlementStore {
     }
 
     private static func transaction<Result>(
-        on connection: SQLiteConnection, _ body: (any StoreTransaction) throws -> Result
+        on connection: SQLiteConnection, _ body: (any StorageTransaction) throws -> Result
     ) throws -> Result {
         try connection.run("BEGIN IMMEDIATE")
-        let transaction = SQLiteTransaction(connection: connection)
+        let transaction = SQLiteStorageTransaction(connection: connection)
         defer { transaction.close() }
         do {
             let result = try body(transaction)
