@@ -6,8 +6,9 @@ extension EntitlementCandidate {
     /// expiry (a non-consumable) is for life. Consumables map to no entitlement, so they give nothing; nor does a
     /// transaction the user upgraded away from (the upgrade's own transaction gives the higher product).
     public static func candidates(of transaction: StorePurchase) -> [EntitlementCandidate] {
-        guard !transaction.isUpgraded else { return [] }
-        let source = EntitlementSource(rawValue: transaction.store) ?? .appStore
+        // Upgraded away, replaced by a newer purchase, or paused: the purchase grants nothing now.
+        guard !transaction.isUpgraded, transaction.supersededBy.isEmpty, transaction.pausedUntil == nil else { return [] }
+        let source = transaction.store.entitlementSource
         var expiresAt = transaction.expiresAt
         if transaction.inGracePeriod, let graceEnd = transaction.gracePeriodExpiresAt,
             expiresAt.map({ graceEnd > $0 }) ?? false

@@ -141,6 +141,7 @@ public struct AppStoreNotifications: Sendable {
         // of a product whose mapping was removed still ends what the stored record gave).
         var record = try AppStorePurchases.record(
             from: payload, tenant: tenant, settings: settings, unmappedGrantsNothing: true)
+        record.origin = .notification
         if let renewal {
             record.renewalStateAsOf = renewal.signedDate.map(UnixTime.init(milliseconds:)) ?? record.signedAt
             record.willRenew = renewal.autoRenewStatus?.known == .on

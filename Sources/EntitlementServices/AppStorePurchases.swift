@@ -141,16 +141,25 @@ public final class AppStorePurchases: Sendable {
             expiresAt = purchasedAt + Int64(days) * 86_400_000
         case .nonConsumable, .consumable: expiresAt = nil
         }
+        let environment: PurchaseEnvironment
+        switch payload.environment?.known {
+        case .production?: environment = .production
+        case .sandbox?: environment = .sandbox
+        case .xcode?: environment = .xcode
+        case .localTesting?: environment = .localTesting
+        case nil:
+            throw .invalidArgument("The signed transaction's environment is not one the App Store uses.")
+        }
         let time = { (milliseconds: Int64) in UnixTime(milliseconds: milliseconds) }
         return StorePurchase(
-            tenantID: tenant.id, store: StorePurchase.Store.appStore, originalTransactionID: originalID,
+            tenantID: tenant.id, store: .appStore, originalTransactionID: originalID,
             transactionID: payload.transactionId ?? originalID, customerID: nil, productID: productID,
             productType: payload.type?.rawValue ?? type.rawValue, entitlementIDs: entitlements,
-            environment: payload.environment?.rawValue ?? "", purchasedAt: time(purchasedAt),
+            environment: environment, purchasedAt: time(purchasedAt),
             originalPurchaseAt: payload.originalPurchaseDate.map(time), expiresAt: expiresAt.map(time),
             revokedAt: payload.revocationDate.map(time),
             revocationReason: payload.revocationReason.map { String($0.rawValue) } ?? "",
-            ownership: payload.inAppOwnershipType?.rawValue ?? "PURCHASED",
+            ownership: payload.inAppOwnershipType?.rawValue == "FAMILY_SHARED" ? .familyShared : .purchased,
             willRenew: type == .autoRenewable, inGracePeriod: false,
             inBillingRetry: false, gracePeriodExpiresAt: nil, appAccountToken: payload.appAccountToken ?? "",
             offerType: payload.offerType.map { String($0.rawValue) } ?? "", signedAt: time(signedAt),

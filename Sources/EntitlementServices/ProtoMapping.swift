@@ -37,7 +37,7 @@ extension ActiveEntitlement {
     init(_ value: ActiveEntitlementValue) {
         self.init()
         id = value.id
-        source = Store(rawValue: value.source.rawValue)
+        source = EntitlementsProto.Store(value.source)
         productID = value.productID
         expiresAt = value.expiresAt.map(ProtoTimestamp.init)
         willRenew = value.willRenew
@@ -64,8 +64,8 @@ extension CustomerEvent {
     init(_ event: RecordedEvent) {
         self.init()
         version = event.version
-        cause = Cause(rawValue: event.cause?.rawValue ?? 0)
-        change = StatusEvent.Kind(rawValue: event.change?.rawValue ?? 0)
+        cause = Cause(event.cause)
+        change = StatusEvent.Kind(event.change)
         reason = event.reason
         occurredAt = ProtoTimestamp(event.occurredAt)
         status = SubscriptionStatus(event.status)
@@ -90,18 +90,18 @@ extension StatusEvent {
 extension Transaction {
     init(_ record: StorePurchase, ownerAppUserID: String) {
         self.init()
-        store = Store(rawValue: record.store)
+        store = EntitlementsProto.Store(record.store)
         productID = record.productID
         originalTransactionID = record.originalTransactionID
         transactionID = record.transactionID
-        environment = StoreEnvironment(raw: record.environment)
+        environment = StoreEnvironment(record.environment)
         purchasedAt = ProtoTimestamp(record.purchasedAt)
         originalPurchaseAt = record.originalPurchaseAt.map(ProtoTimestamp.init)
         expiresAt = record.expiresAt.map(ProtoTimestamp.init)
         revokedAt = record.revokedAt.map(ProtoTimestamp.init)
         revocationReason = record.revocationReason
         self.ownerAppUserID = ownerAppUserID
-        ownership = record.ownership == "FAMILY_SHARED" ? .familyShared : .purchased
+        ownership = Ownership(record.ownership)
         willRenew = record.renews
         inGracePeriod = record.inGracePeriod
         inBillingRetry = record.inBillingRetry
@@ -109,29 +109,15 @@ extension Transaction {
     }
 }
 
-extension StoreEnvironment {
-    /// The store's raw environment name (`Production`, `Sandbox`, `Xcode`, `LocalTesting`).
-    init(raw: String) {
-        self =
-            switch raw {
-            case "Production": .production
-            case "Sandbox": .sandbox
-            case "Xcode": .xcode
-            case "LocalTesting": .localTesting
-            default: .unspecified
-            }
-    }
-}
-
 extension PurchaseResult {
     /// The token's purchase (`record`, before it was applied) and what applying it did.
     init(_ record: StorePurchase, applied: AppliedStorePurchase) {
         self.init()
-        store = Store(rawValue: record.store)
+        store = EntitlementsProto.Store(record.store)
         productID = record.productID
         originalTransactionID = record.originalTransactionID
         transactionID = record.transactionID
-        environment = StoreEnvironment(raw: record.environment)
+        environment = StoreEnvironment(record.environment)
         purchasedAt = ProtoTimestamp(record.purchasedAt)
         expiresAt = record.expiresAt.map(ProtoTimestamp.init)
         revokedAt = record.revokedAt.map(ProtoTimestamp.init)

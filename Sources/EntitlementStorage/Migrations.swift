@@ -142,6 +142,16 @@ enum Migrations {
                 UPDATE transactions SET renewal_state_as_of = signed_at;
                 """
         ),
+        Migration(
+            version: 5,
+            sql: """
+                -- The store-neutral purchase model: a paused subscription, one replaced by a newer purchase, and
+                -- where the newest data came from (rows so far came from devices or App Store notifications).
+                ALTER TABLE transactions ADD COLUMN paused_until INTEGER;
+                ALTER TABLE transactions ADD COLUMN superseded_by TEXT NOT NULL DEFAULT '';
+                ALTER TABLE transactions ADD COLUMN origin TEXT NOT NULL DEFAULT 'device';
+                """
+        ),
     ]
 
     static var latestVersion: Int64 { all.last?.version ?? 0 }

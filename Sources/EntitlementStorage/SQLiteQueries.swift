@@ -13,7 +13,8 @@ extension SQLiteConnection {
         "tenant_id, store, original_transaction_id, transaction_id, customer_id, product_id, product_type, "
         + "entitlement_ids, environment, purchased_at, original_purchase_at, expires_at, revoked_at, revocation_reason, "
         + "ownership, will_renew, in_grace_period, in_billing_retry, grace_period_expires_at, app_account_token, "
-        + "offer_type, signed_at, updated_at, renewal_product_id, is_upgraded, renewal_state_as_of"
+        + "offer_type, signed_at, updated_at, renewal_product_id, is_upgraded, renewal_state_as_of, paused_until, "
+        + "superseded_by, origin"
 
     // MARK: Customers
 
@@ -78,7 +79,7 @@ extension SQLiteConnection {
         let grants = try rows(
             Self.customerGrantsSQL, [.text(customer.tenantID), .integer(customer.id)], Self.grant(from:))
         let transactions = try rows(
-            Self.customerTransactionsSQL, [.text(customer.tenantID), .integer(customer.id)], Self.transaction(from:))
+            Self.customerTransactionsSQL, [.text(customer.tenantID), .integer(customer.id)], Self.purchase(from:))
         return CustomerSnapshot(customer: customer, aliases: aliases, grants: grants, transactions: transactions)
     }
 
@@ -108,7 +109,7 @@ extension SQLiteConnection {
 
     // MARK: Store transactions
 
-    func purchase(tenantID: String, store: Int32, originalTransactionID: String) throws(StorageError)
+    func purchase(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)
         -> StorePurchase?
     {
         try row(
@@ -116,7 +117,7 @@ extension SQLiteConnection {
             SELECT \(Self.transactionColumns) FROM transactions
             WHERE tenant_id = ? AND store = ? AND original_transaction_id = ?
             """,
-            [.text(tenantID), .integer(Int64(store)), .text(originalTransactionID)], Self.transaction(from:))
+            [.text(tenantID), .integer(StorageColumns.store(store)), .text(originalTransactionID)], Self.purchase(from:))
     }
 
     /// The `app_account_token <> ''` term lets SQLite use the partial index transactions_app_account_token.
@@ -128,7 +129,7 @@ extension SQLiteConnection {
             WHERE tenant_id = ? AND app_account_token = ? AND app_account_token <> '' AND customer_id IS NULL
             ORDER BY rowid
             """,
-            [.text(tenantID), .text(appAccountToken)], Self.transaction(from:))
+            [.text(tenantID), .text(appAccountToken)], Self.purchase(from:))
     }
 
     // MARK: Events
@@ -198,18 +199,24 @@ extension SQLiteConnection {
             reason: row.string(7), revocationReason: row.string(8), idempotencyKey: row.optionalString(9))
     }
 
-    static func transaction(from row: Row) -> StorePurchase {
+    static func purchase(from row: Row) throws(StorageError) -> StorePurchase {
         StorePurchase(
-            tenantID: row.string(0), store: Int32(truncatingIfNeeded: row.int64(1)),
+            tenantID: row.string(0),
+            store: try StorageColumns.decode(row.int64(1), column: "transactions.store", as: StorageColumns.store),
             originalTransactionID: row.string(2), transactionID: row.string(3), customerID: row.optionalInt64(4),
             productID: row.string(5), productType: row.string(6),
-            entitlementIDs: decodeEntitlementIDs(row.string(7)), environment: row.string(8),
+            entitlementIDs: decodeEntitlementIDs(row.string(7)),
+            environment: try StorageColumns.decode(
+                row.string(8), column: "transactions.environment", as: StorageColumns.environment),
             purchasedAt: row.time(9), originalPurchaseAt: row.optionalTime(10), expiresAt: row.optionalTime(11),
-            revokedAt: row.optionalTime(12), revocationReason: row.string(13), ownership: row.string(14),
+            revokedAt: row.optionalTime(12), revocationReason: row.string(13),
+            ownership: try StorageColumns.decode(
+                row.string(14), column: "transactions.ownership", as: StorageColumns.ownership),
             willRenew: row.bool(15), inGracePeriod: row.bool(16), inBillingRetry: row.bool(17),
             gracePeriodExpiresAt: row.optionalTime(18), appAccountToken: row.string(19), offerType: row.string(20),
             signedAt: row.time(21), updatedAt: row.time(22), renewalProductID: row.string(23), isUpgraded: row.bool(24),
-            renewalStateAsOf: row.time(25))
+            renewalStateAsOf: row.time(25), pausedUntil: row.optionalTime(26), supersededBy: row.string(27),
+            origin: try StorageColumns.decode(row.string(28), column: "transactions.origin", as: StorageColumns.origin))
     }
 
     /// Entitlement IDs as one TEXT column: each preceded by U+001F, so `[]` is `""` and `[""]` is `"\u{1F}"`
@@ -225,10 +232,11 @@ extension SQLiteConnection {
         return text.split(separator: entitlementIDSeparator, omittingEmptySubsequences: false).dropFirst().map(String.init)
     }
 
-    static func event(from row: Row) -> EventRecord {
+    static func event(from row: Row) throws(StorageError) -> EventRecord {
         EventRecord(
             tenantID: row.string(0), customerID: row.int64(1), version: UInt64(bitPattern: row.int64(2)),
-            cause: Int32(truncatingIfNeeded: row.int64(3)), change: Int32(truncatingIfNeeded: row.int64(4)),
+            cause: try StorageColumns.decode(row.int64(3), column: "events.cause", as: StorageColumns.cause),
+            change: try StorageColumns.decode(row.int64(4), column: "events.change", as: StorageColumns.change),
             reason: row.string(5), occurredAt: row.time(6), status: row.blob(7), relatedAppUserID: row.string(8),
             referenceID: row.string(9))
     }

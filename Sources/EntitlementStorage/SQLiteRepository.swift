@@ -64,7 +64,7 @@ public final class SQLiteRepository: CustomerRepository {
         try readers.withConnection { (db) throws(StorageError) in try db.grant(tenantID: tenantID, grantID: grantID) }
     }
 
-    public func purchase(tenantID: String, store: Int32, originalTransactionID: String) throws(StorageError)
+    public func purchase(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)
         -> StorePurchase?
     {
         try readers.withConnection { (db) throws(StorageError) in

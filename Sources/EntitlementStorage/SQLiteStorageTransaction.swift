@@ -184,7 +184,7 @@ final class SQLiteStorageTransaction: StorageTransaction {
             """,
             [
                 .text(event.tenantID), .integer(event.customerID), .integer(Int64(event.version)),
-                .integer(Int64(event.cause)), .integer(Int64(event.change)), .text(event.reason),
+                .integer(StorageColumns.cause(event.cause)), .integer(StorageColumns.change(event.change)), .text(event.reason),
                 .time(event.occurredAt), .blob(event.status), .text(event.relatedAppUserID), .text(event.referenceID),
             ])
         try db.run(
@@ -207,7 +207,7 @@ final class SQLiteStorageTransaction: StorageTransaction {
 
     // MARK: Store transactions and notifications
 
-    func purchase(tenantID: String, store: Int32, originalTransactionID: String) throws(StorageError)
+    func purchase(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)
         -> StorePurchase?
     {
         try db.purchase(tenantID: tenantID, store: store, originalTransactionID: originalTransactionID)
@@ -215,7 +215,7 @@ final class SQLiteStorageTransaction: StorageTransaction {
 
     static let saveTransactionSQL = """
         INSERT INTO transactions (\(SQLiteConnection.transactionColumns))
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (tenant_id, store, original_transaction_id) DO UPDATE SET
             transaction_id = excluded.transaction_id, customer_id = excluded.customer_id,
             product_id = excluded.product_id, product_type = excluded.product_type,
@@ -228,26 +228,28 @@ final class SQLiteStorageTransaction: StorageTransaction {
             app_account_token = excluded.app_account_token, offer_type = excluded.offer_type,
             signed_at = excluded.signed_at, updated_at = excluded.updated_at,
             renewal_product_id = excluded.renewal_product_id, is_upgraded = excluded.is_upgraded,
-            renewal_state_as_of = excluded.renewal_state_as_of
+            renewal_state_as_of = excluded.renewal_state_as_of, paused_until = excluded.paused_until,
+            superseded_by = excluded.superseded_by, origin = excluded.origin
         """
 
     func savePurchase(_ record: StorePurchase) throws(StorageError) {
         _ = try db.run(
             Self.saveTransactionSQL,
             [
-                .text(record.tenantID), .integer(Int64(record.store)), .text(record.originalTransactionID),
+                .text(record.tenantID), .integer(StorageColumns.store(record.store)), .text(record.originalTransactionID),
                 .text(record.transactionID), .integer(record.customerID), .text(record.productID),
                 .text(record.productType), .text(SQLiteConnection.encodeEntitlementIDs(record.entitlementIDs)),
-                .text(record.environment), .time(record.purchasedAt), .time(record.originalPurchaseAt),
+                .text(StorageColumns.environment(record.environment)), .time(record.purchasedAt), .time(record.originalPurchaseAt),
                 .time(record.expiresAt), .time(record.revokedAt), .text(record.revocationReason),
-                .text(record.ownership), .bool(record.willRenew), .bool(record.inGracePeriod),
+                .text(StorageColumns.ownership(record.ownership)), .bool(record.willRenew), .bool(record.inGracePeriod),
                 .bool(record.inBillingRetry), .time(record.gracePeriodExpiresAt), .text(record.appAccountToken),
                 .text(record.offerType), .time(record.signedAt), .time(record.updatedAt),
                 .text(record.renewalProductID), .bool(record.isUpgraded), .time(record.renewalStateAsOf),
+                .time(record.pausedUntil), .text(record.supersededBy), .text(StorageColumns.origin(record.origin)),
             ])
     }
 
-    func setPurchaseOwner(tenantID: String, store: Int32, originalTransactionID: String, customerID: Int64?)
+    func setPurchaseOwner(tenantID: String, store: Store, originalTransactionID: String, customerID: Int64?)
         throws(StorageError)
     {
         let changed = try db.run(
@@ -255,7 +257,7 @@ final class SQLiteStorageTransaction: StorageTransaction {
             UPDATE transactions SET customer_id = ?
             WHERE tenant_id = ? AND store = ? AND original_transaction_id = ?
             """,
-            [.integer(customerID), .text(tenantID), .integer(Int64(store)), .text(originalTransactionID)])
+            [.integer(customerID), .text(tenantID), .integer(StorageColumns.store(store)), .text(originalTransactionID)])
         guard changed == 1 else {
             throw StorageError.conflict(
                 "no transaction \(originalTransactionID) (store \(store)) in tenant \(tenantID) to set the owner of")

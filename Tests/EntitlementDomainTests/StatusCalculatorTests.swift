@@ -173,11 +173,9 @@ func candidate(
         #expect(converted.endsAt == ms(15))
     }
 
-    @Test func sourceRawValuesMatchTheProtoStoreEnum() {
-        #expect(EntitlementSource.appStore.rawValue == 1)
-        #expect(EntitlementSource.playStore.rawValue == 2)
-        #expect(EntitlementSource.web.rawValue == 3)
-        #expect(EntitlementSource.grant.rawValue == 4)
+    @Test func sourcesArePreferredInDeclarationOrder() {
+        #expect(EntitlementSource.allCases.sorted() == [.appStore, .playStore, .web, .grant])
+        #expect(EntitlementSource.appStore < .grant && !(EntitlementSource.web < .playStore))
     }
 
     /// For random candidate sets, `nextChangeAt` is exactly the first millisecond at which the status differs.
@@ -190,7 +188,7 @@ func candidate(
                 let revoked: Int64? = random.next() % 3 == 0 ? Int64(random.next() % 100) : nil
                 return candidate(
                     ["pro", "premium"][Int(random.next() % 2)],
-                    source: EntitlementSource(rawValue: Int32(1 + random.next() % 4))!, starts: starts, expires: expires,
+                    source: EntitlementSource.allCases[Int(random.next() % 4)], starts: starts, expires: expires,
                     revoked: revoked, willRenew: random.next() % 2 == 0, reference: "r\(index)")
             }
             let now = Int64(random.next() % 80)

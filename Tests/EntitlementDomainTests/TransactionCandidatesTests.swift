@@ -10,10 +10,10 @@ import Testing
         graceEnd: Int64? = nil, willRenew: Bool = true
     ) -> StorePurchase {
         StorePurchase(
-            tenantID: "t", store: 1, originalTransactionID: "1000", transactionID: "1001", customerID: 1,
+            tenantID: "t", store: .appStore, originalTransactionID: "1000", transactionID: "1001", customerID: 1,
             productID: "com.example.pro", productType: "Auto-Renewable Subscription", entitlementIDs: entitlements,
-            environment: "Sandbox", purchasedAt: ms(1_000), originalPurchaseAt: ms(1_000),
-            expiresAt: expiresAt.map(ms), revokedAt: revokedAt.map(ms), revocationReason: "", ownership: "PURCHASED",
+            environment: .sandbox, purchasedAt: ms(1_000), originalPurchaseAt: ms(1_000),
+            expiresAt: expiresAt.map(ms), revokedAt: revokedAt.map(ms), revocationReason: "", ownership: .purchased,
             willRenew: willRenew, inGracePeriod: inGrace, inBillingRetry: inGrace, gracePeriodExpiresAt: graceEnd.map(ms),
             appAccountToken: "", offerType: "", signedAt: ms(1_000), updatedAt: ms(1_000))
     }

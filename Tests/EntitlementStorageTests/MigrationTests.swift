@@ -23,7 +23,7 @@ struct MigrationTests {
                 "app_user_ids", "customers", "events", "grants", "processed_notifications", "schema_migrations",
                 "transactions",
             ])
-        #expect(try appliedVersions(raw) == [1, 2, 3, 4])
+        #expect(try appliedVersions(raw) == [1, 2, 3, 4, 5])
         #expect(try appliedVersions(raw) == Migrations.all.map(\.version))
         #expect(try raw.row("PRAGMA journal_mode") { $0.string(0) } == "wal")
         let appliedAt = try raw.row("SELECT applied_at FROM schema_migrations") { $0.int64(0) }
@@ -95,7 +95,7 @@ struct MigrationTests {
         }
 
         let store = try database.open()
-        #expect(try appliedVersions(database.rawConnection()) == [1, 2, 3, 4])
+        #expect(try appliedVersions(database.rawConnection()) == [1, 2, 3, 4, 5])
         let alice = try #require(try store.snapshot(tenantID: "t", appUserID: "alice"))
         #expect(alice.customer.id == 7)
         #expect(alice.customer.version == 1)
@@ -121,15 +121,15 @@ struct MigrationTests {
             let raw = try database.rawConnection()
             try Migrations.apply(Array(Migrations.all.prefix(while: { $0.version <= 3 })), on: raw, now: time(0))
             let columns = SQLiteConnection.transactionColumns.replacingOccurrences(
-                of: ", renewal_product_id, is_upgraded, renewal_state_as_of", with: "")
+                of: ", renewal_product_id, is_upgraded, renewal_state_as_of, paused_until, superseded_by, origin", with: "")
             let placeholders = Array(repeating: "?", count: 23).joined(separator: ", ")
             try raw.run(
                 "INSERT INTO transactions (\(columns)) VALUES (\(placeholders))",
                 [
                     .text("t"), .integer(1), .text("1000"), .text(stored.transactionID), .null, .text(stored.productID),
-                    .text(stored.productType), .text("\u{1F}pro"), .text(stored.environment),
+                    .text(stored.productType), .text("\u{1F}pro"), .text(StorageColumns.environment(stored.environment)),
                     .time(stored.purchasedAt), .time(stored.originalPurchaseAt), .time(stored.expiresAt), .null,
-                    .text(""), .text(stored.ownership), .bool(stored.willRenew), .bool(false), .bool(false), .null,
+                    .text(""), .text(StorageColumns.ownership(stored.ownership)), .bool(stored.willRenew), .bool(false), .bool(false), .null,
                     .text(""), .text(""), .time(stored.signedAt), .time(stored.updatedAt),
                 ])
         }
@@ -138,7 +138,35 @@ struct MigrationTests {
         // No pending product, not upgraded, and the renewal state as of the newest data the row was written with.
         var expected = stored
         expected.renewalStateAsOf = stored.signedAt
-        #expect(try store.purchase(tenantID: "t", store: 1, originalTransactionID: "1000") == expected)
+        #expect(try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "1000") == expected)
+    }
+
+    @Test func upgradesAVersion4DatabaseToTheStoreNeutralPurchaseColumns() throws {
+        let database = try TemporaryDatabase()
+        let stored = makeTransaction("1000", tenant: "t", customer: nil)
+        do {
+            // Migration 5 adds paused_until, superseded_by and origin: a row from before it reads as a device's
+            // purchase, neither paused nor superseded.
+            let raw = try database.rawConnection()
+            try Migrations.apply(Array(Migrations.all.prefix(while: { $0.version <= 4 })), on: raw, now: time(0))
+            let columns = SQLiteConnection.transactionColumns.replacingOccurrences(
+                of: ", paused_until, superseded_by, origin", with: "")
+            let placeholders = Array(repeating: "?", count: 26).joined(separator: ", ")
+            try raw.run(
+                "INSERT INTO transactions (\(columns)) VALUES (\(placeholders))",
+                [
+                    .text("t"), .integer(1), .text("1000"), .text(stored.transactionID), .null, .text(stored.productID),
+                    .text(stored.productType), .text("\u{1F}pro"), .text("Sandbox"),
+                    .time(stored.purchasedAt), .time(stored.originalPurchaseAt), .time(stored.expiresAt), .null,
+                    .text(""), .text("PURCHASED"), .bool(stored.willRenew), .bool(false), .bool(false), .null,
+                    .text(""), .text(""), .time(stored.signedAt), .time(stored.updatedAt), .text(""), .bool(false),
+                    .time(stored.renewalStateAsOf),
+                ])
+        }
+        let store = try database.open()
+        let read = try #require(try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "1000"))
+        #expect(read == stored)
+        #expect(read.origin == .device && read.pausedUntil == nil && read.supersededBy.isEmpty)
     }
 
     @Test func refusesAFileThatIsNotADatabase() throws {

@@ -55,25 +55,25 @@ func makeGrant(
 }
 
 func makeEvent(
-    tenant: String, customer: Int64, version: UInt64, cause: Int32 = 9, status: [UInt8] = [0x08, 0x01]
+    tenant: String, customer: Int64, version: UInt64, cause: EventCause = .grant, status: [UInt8] = [0x08, 0x01]
 ) -> EventRecord {
     EventRecord(
-        tenantID: tenant, customerID: customer, version: version, cause: cause, change: 2, reason: "v\(version)",
+        tenantID: tenant, customerID: customer, version: version, cause: cause, change: .statusChanged, reason: "v\(version)",
         occurredAt: time(1_000 &+ Int64(truncatingIfNeeded: version)), status: status, relatedAppUserID: "",
         referenceID: "ref-\(version)")
 }
 
 func makeTransaction(
-    _ originalTransactionID: String, tenant: String, customer: Int64?, store: Int32 = StorePurchase.Store.appStore,
+    _ originalTransactionID: String, tenant: String, customer: Int64?, store: Store = .appStore,
     transactionID: String? = nil, product: String = "monthly", entitlements: [String] = ["pro"],
     expiresAt: Int64? = 5_000, signedAt: Int64 = 1_000, appAccountToken: String = ""
 ) -> StorePurchase {
     StorePurchase(
         tenantID: tenant, store: store, originalTransactionID: originalTransactionID,
         transactionID: transactionID ?? originalTransactionID, customerID: customer, productID: product,
-        productType: "Auto-Renewable Subscription", entitlementIDs: entitlements, environment: "Sandbox",
+        productType: "Auto-Renewable Subscription", entitlementIDs: entitlements, environment: .sandbox,
         purchasedAt: time(1_000), originalPurchaseAt: time(1_000), expiresAt: expiresAt.map(time), revokedAt: nil,
-        revocationReason: "", ownership: "PURCHASED", willRenew: true, inGracePeriod: false, inBillingRetry: false,
+        revocationReason: "", ownership: .purchased, willRenew: true, inGracePeriod: false, inBillingRetry: false,
         gracePeriodExpiresAt: nil, appAccountToken: appAccountToken, offerType: "", signedAt: time(signedAt),
         updatedAt: time(signedAt + 1))
 }

@@ -18,20 +18,23 @@ struct StoreTransactionRecordTests {
         full.entitlementIDs = ["pro", "", "extra storage"]
         full.revokedAt = time(4_000)
         full.revocationReason = "1"
-        full.ownership = "FAMILY_SHARED"
+        full.ownership = .familyShared
         full.willRenew = false
         full.inGracePeriod = true
         full.inBillingRetry = true
         full.gracePeriodExpiresAt = time(6_000)
         full.appAccountToken = "7E3FB20B-4CDB-47CC-936D-99D65F608138"
         full.offerType = "1"
-        full.environment = "Xcode"
+        full.environment = .xcode
         full.renewalProductID = "com.example.basic.monthly"
+        full.pausedUntil = time(7_000)
+        full.supersededBy = "newer-token"
+        full.origin = .notification
         var bare = makeTransaction("2000000002", tenant: "t", customer: nil, entitlements: [], expiresAt: nil)
         bare.originalPurchaseAt = nil
         bare.productType = "Consumable"
         var oneEmpty = makeTransaction("2000000003", tenant: "t", customer: nil, entitlements: [""])
-        oneEmpty.store = StorePurchase.Store.web
+        oneEmpty.store = .web
 
         try store.write { transaction throws in
             for record in [full, bare, oneEmpty] { try transaction.savePurchase(record) }
@@ -47,8 +50,8 @@ struct StoreTransactionRecordTests {
                         == record)
             }
         }
-        #expect(try store.purchase(tenantID: "t", store: 1, originalTransactionID: "missing") == nil)
-        #expect(try store.purchase(tenantID: "t", store: 1, originalTransactionID: "2000000003") == nil)  // web
+        #expect(try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "missing") == nil)
+        #expect(try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "2000000003") == nil)  // web
     }
 
     @Test func saveInsertsThenReplacesEveryField() throws {
@@ -60,7 +63,7 @@ struct StoreTransactionRecordTests {
         older.isUpgraded = true
         older.renewalStateAsOf = time(500)
         func stored() throws -> StorePurchase? {
-            try store.purchase(tenantID: "t", store: 1, originalTransactionID: "1")
+            try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "1")
         }
 
         try store.write { try $0.savePurchase(first) }
@@ -82,15 +85,15 @@ struct StoreTransactionRecordTests {
         let inT1 = makeTransaction("1", tenant: "t1", customer: a.id, product: "one", signedAt: 5_000)
         let inT2 = makeTransaction("1", tenant: "t2", customer: b.id, product: "two", signedAt: 1_000)
         let playInT1 = makeTransaction(
-            "1", tenant: "t1", customer: a.id, store: StorePurchase.Store.playStore, product: "play",
+            "1", tenant: "t1", customer: a.id, store: .playStore, product: "play",
             signedAt: 1_000)
         // The same original transaction ID in another tenant or store is another purchase.
         try store.write { transaction throws in
             for record in [inT1, inT2, playInT1] { try transaction.savePurchase(record) }
         }
-        #expect(try store.purchase(tenantID: "t1", store: 1, originalTransactionID: "1") == inT1)
-        #expect(try store.purchase(tenantID: "t2", store: 1, originalTransactionID: "1") == inT2)
-        #expect(try store.purchase(tenantID: "t1", store: 2, originalTransactionID: "1") == playInT1)
+        #expect(try store.purchase(tenantID: "t1", store: .appStore, originalTransactionID: "1") == inT1)
+        #expect(try store.purchase(tenantID: "t2", store: .appStore, originalTransactionID: "1") == inT2)
+        #expect(try store.purchase(tenantID: "t1", store: .playStore, originalTransactionID: "1") == playInT1)
         #expect(try store.snapshot(tenantID: "t1", appUserID: "alice")?.transactions == [inT1, playInT1])
         #expect(try store.snapshot(tenantID: "t2", appUserID: "alice")?.transactions == [inT2])
 
@@ -101,11 +104,11 @@ struct StoreTransactionRecordTests {
         expectStoreError(.conflict) {
             try store.write { transaction throws in
                 try transaction.setPurchaseOwner(
-                    tenantID: "t2", store: 1, originalTransactionID: "1", customerID: a.id)
+                    tenantID: "t2", store: .appStore, originalTransactionID: "1", customerID: a.id)
             }
         }
-        #expect(try store.purchase(tenantID: "t2", store: 1, originalTransactionID: "9") == nil)
-        #expect(try store.purchase(tenantID: "t2", store: 1, originalTransactionID: "1")?.customerID == b.id)
+        #expect(try store.purchase(tenantID: "t2", store: .appStore, originalTransactionID: "9") == nil)
+        #expect(try store.purchase(tenantID: "t2", store: .appStore, originalTransactionID: "1")?.customerID == b.id)
     }
 
     @Test func unownedTransactionsAreFoundByTokenAndAttached() throws {
@@ -133,31 +136,31 @@ struct StoreTransactionRecordTests {
         #expect(try store.snapshot(tenantID: "t", customerID: alice.id)?.transactions.map(\.originalTransactionID) == ["2"])
 
         try store.write { transaction throws in
-            try transaction.setPurchaseOwner(tenantID: "t", store: 1, originalTransactionID: "6", customerID: alice.id)
-            try transaction.setPurchaseOwner(tenantID: "t", store: 1, originalTransactionID: "1", customerID: alice.id)
+            try transaction.setPurchaseOwner(tenantID: "t", store: .appStore, originalTransactionID: "6", customerID: alice.id)
+            try transaction.setPurchaseOwner(tenantID: "t", store: .appStore, originalTransactionID: "1", customerID: alice.id)
         }
         #expect(try unowned("t", "tok").isEmpty)
         // Oldest first (insertion order), whatever order they were attached in.
         #expect(
             try store.snapshot(tenantID: "t", customerID: alice.id)?.transactions.map(\.originalTransactionID)
                 == ["1", "2", "6"])
-        let attached = try #require(try store.purchase(tenantID: "t", store: 1, originalTransactionID: "6"))
+        let attached = try #require(try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "6"))
         #expect(attached == makeTransaction("6", tenant: "t", customer: alice.id, appAccountToken: "tok"))
 
         // Clearing the owner makes it unowned again; an unknown transaction is a conflict.
         try store.write { transaction throws in
-            try transaction.setPurchaseOwner(tenantID: "t", store: 1, originalTransactionID: "6", customerID: nil)
+            try transaction.setPurchaseOwner(tenantID: "t", store: .appStore, originalTransactionID: "6", customerID: nil)
         }
         #expect(try unowned("t", "tok") == ["6"])
         expectStoreError(.conflict) {
             try store.write { transaction throws in
                 try transaction.setPurchaseOwner(
-                    tenantID: "t", store: 1, originalTransactionID: "missing", customerID: alice.id)
+                    tenantID: "t", store: .appStore, originalTransactionID: "missing", customerID: alice.id)
             }
         }
         expectStoreError(.conflict) {
             try store.write { transaction throws in
-                try transaction.setPurchaseOwner(tenantID: "t", store: 1, originalTransactionID: "6", customerID: 999)
+                try transaction.setPurchaseOwner(tenantID: "t", store: .appStore, originalTransactionID: "6", customerID: 999)
             }
         }
     }
@@ -183,7 +186,7 @@ struct StoreTransactionRecordTests {
         #expect(merged.transactions.allSatisfy { $0.customerID == alice.id })
         #expect(try store.snapshot(tenantID: "t", customerID: anon.id)?.transactions == [])
         #expect(try store.snapshot(tenantID: "t", customerID: bob.id)?.transactions.map(\.originalTransactionID) == ["b1"])
-        #expect(try store.purchase(tenantID: "t", store: 1, originalTransactionID: "u1")?.customerID == nil)
+        #expect(try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "u1")?.customerID == nil)
     }
 
     @Test func snapshotsInsideAndOutsideAWriteIncludeTransactions() throws {
@@ -240,19 +243,19 @@ struct StoreTransactionRecordTests {
             try transaction.savePurchase(makeTransaction("old", tenant: "t", customer: nil, signedAt: 1_000))
             return alice
         }
-        let before = try store.purchase(tenantID: "t", store: 1, originalTransactionID: "old")
+        let before = try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "old")
         #expect(throws: Boom.self) {
             try store.write { transaction throws in
                 #expect(try transaction.markNotificationProcessed(tenantID: "t", notificationID: "n-1", at: time(1)))
                 try transaction.savePurchase(makeTransaction("new", tenant: "t", customer: alice.id))
                 try transaction.savePurchase(makeTransaction("old", tenant: "t", customer: nil, signedAt: 9_000))
                 try transaction.setPurchaseOwner(
-                    tenantID: "t", store: 1, originalTransactionID: "old", customerID: alice.id)
+                    tenantID: "t", store: .appStore, originalTransactionID: "old", customerID: alice.id)
                 throw Boom()
             }
         }
-        #expect(try store.purchase(tenantID: "t", store: 1, originalTransactionID: "new") == nil)
-        #expect(try store.purchase(tenantID: "t", store: 1, originalTransactionID: "old") == before)
+        #expect(try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "new") == nil)
+        #expect(try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "old") == before)
         #expect(try store.snapshot(tenantID: "t", customerID: alice.id)?.transactions == [])
         #expect(try count(database, "transactions") == 1)
         #expect(try count(database, "processed_notifications") == 0)

@@ -62,7 +62,7 @@ def test_sigterm_when_idle_exits_zero(fresh_server, stubs):
 HEALTH = "grpc.health.v1.Health"
 SERVING, NOT_SERVING = 1, 2
 DEMO_PUBLIC_KEY = "pk_demo_public_key_for_local_testing_only"
-DRAIN_SECONDS = 2.0
+DRAIN_SECONDS = 3.0
 
 
 class Streamed:
@@ -136,7 +136,7 @@ def test_shutdown_from_the_clients_side(draining_server, stubs, protos):
 
         # The open Watch hears NOT_SERVING at once.
         at, message = watch.next()
-        assert message.status == NOT_SERVING and at - (signalled - start) < 1.0
+        assert message.status == NOT_SERVING and at - (signalled - start) < 1.5
         # During the drain delay a new connection is accepted: Check says NOT_SERVING, /readyz 503, calls still work.
         time.sleep(0.3)
         with server.channel() as late:
@@ -154,7 +154,7 @@ def test_shutdown_from_the_clients_side(draining_server, stubs, protos):
             assert ended.code() == grpc.StatusCode.UNAVAILABLE
             assert "shutting down" in ended.details()
             elapsed = at - (signalled - start)
-            assert DRAIN_SECONDS - 0.2 <= elapsed < DRAIN_SECONDS + 2.0, elapsed
+            assert DRAIN_SECONDS - 0.2 <= elapsed < DRAIN_SECONDS + 3.0, elapsed
         # The unary call in flight finishes normally.
         assert in_flight.result(timeout=RPC_TIMEOUT) == pb.Empty()
 
@@ -172,5 +172,6 @@ def test_a_second_signal_exits_at_once(draining_server):
     server.process.send_signal(signal.SIGINT)
     code = server.process.wait(timeout=SHUTDOWN_TIMEOUT)
     assert code == 1
-    assert time.monotonic() - signalled < 1.0
+    # At once: well before the drain delay (3 s) and grace period (10 s) would have ended.
+    assert time.monotonic() - signalled < 2.5
     assert "second signal" in server.log()

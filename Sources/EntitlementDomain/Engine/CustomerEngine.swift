@@ -100,7 +100,7 @@ public final class CustomerEngine: Sendable {
         guard records.first?.version == afterVersion + 1 else { return nil }
         return records.map { record in
             StatusUpdate(
-                kind: .changed(StatusChange(rawValue: record.change) ?? .customerInfoChanged),
+                kind: .changed(record.change),
                 state: CustomerState(
                     customerID: customerID, appUserID: current.appUserID, version: record.version,
                     status: ComputedStatus(storedBytes: record.status)),
@@ -301,8 +301,8 @@ public final class CustomerEngine: Sendable {
             .map { ComputedStatus(storedBytes: $0.status) }
         let change = StatusCalculator.change(from: recorded, to: status) ?? .customerInfoChanged
         let event = EventRecord(
-            tenantID: tenantID, customerID: customerID, version: before.customer.version + 1, cause: cause.rawValue,
-            change: change.rawValue, reason: reason, occurredAt: now, status: status.storedBytes,
+            tenantID: tenantID, customerID: customerID, version: before.customer.version + 1, cause: cause,
+            change: change, reason: reason, occurredAt: now, status: status.storedBytes,
             relatedAppUserID: related, referenceID: reference)
         try transaction.appendEvent(event, nextChangeAt: status.nextChangeAt)
         var after = before

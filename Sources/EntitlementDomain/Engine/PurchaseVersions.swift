@@ -62,6 +62,7 @@ public enum PurchaseVersions {
         left.customerID = rhs.customerID
         left.signedAt = rhs.signedAt
         left.renewalStateAsOf = rhs.renewalStateAsOf
+        left.origin = rhs.origin
         return left == rhs
     }
 

@@ -26,8 +26,8 @@ public struct CustomerDetails: Sendable, Hashable {
 /// One recorded change, as ListCustomerEvents shows it.
 public struct RecordedEvent: Sendable, Hashable {
     public var version: UInt64
-    public var cause: EventCause?
-    public var change: StatusChange?
+    public var cause: EventCause
+    public var change: StatusChange
     public var reason: String
     public var occurredAt: UnixTime
     public var status: ComputedStatus
@@ -36,8 +36,8 @@ public struct RecordedEvent: Sendable, Hashable {
 
     init(_ record: EventRecord) {
         version = record.version
-        cause = EventCause(rawValue: record.cause)
-        change = StatusChange(rawValue: record.change)
+        cause = record.cause
+        change = record.change
         reason = record.reason
         occurredAt = record.occurredAt
         status = ComputedStatus(storedBytes: record.status)

@@ -76,7 +76,7 @@ struct StoredStatus: ProtoMessage {
         entitlements = status.entitlements.map { value in
             var entitlement = Entitlement()
             entitlement.id = value.id
-            entitlement.source = value.source.rawValue
+            entitlement.source = value.source.storedStatusNumber
             entitlement.productID = value.productID
             entitlement.expiresAtMilliseconds = value.expiresAt?.milliseconds
             entitlement.willRenew = value.willRenew
@@ -93,7 +93,7 @@ struct StoredStatus: ProtoMessage {
             entitlements: entitlements.map { entitlement in
                 ActiveEntitlementValue(
                     id: entitlement.id,
-                    source: EntitlementSource(rawValue: entitlement.source) ?? .grant,
+                    source: EntitlementSource(storedStatusNumber: entitlement.source) ?? .grant,
                     productID: entitlement.productID,
                     expiresAt: entitlement.expiresAtMilliseconds.map(UnixTime.init(milliseconds:)),
                     willRenew: entitlement.willRenew,
@@ -112,5 +112,22 @@ extension ComputedStatus {
     /// A recorded status; a record that does not decode reads as inactive rather than failing the whole read.
     init(storedBytes: [UInt8]) {
         self = (try? StoredStatus(serializedBytes: storedBytes))?.computedStatus ?? .inactive
+    }
+}
+
+extension EntitlementSource {
+    /// The number recorded statuses carry for the source: history on disk, so these never change.
+    public var storedStatusNumber: Int32 {
+        switch self {
+        case .appStore: 1
+        case .playStore: 2
+        case .web: 3
+        case .grant: 4
+        }
+    }
+
+    public init?(storedStatusNumber: Int32) {
+        guard let source = Self.allCases.first(where: { $0.storedStatusNumber == storedStatusNumber }) else { return nil }
+        self = source
     }
 }

@@ -9,7 +9,7 @@ public protocol CustomerRepository: Sendable {
     func snapshot(tenantID: String, customerID: Int64) throws(StorageError) -> CustomerSnapshot?
     func grant(tenantID: String, grantID: String) throws(StorageError) -> GrantRecord?
     /// The store transaction with this original transaction ID in the tenant, owned or not; nil when unknown.
-    func purchase(tenantID: String, store: Int32, originalTransactionID: String) throws(StorageError)
+    func purchase(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)
         -> StorePurchase?
     /// Events newest first, below `beforeVersion` when given.
     func events(tenantID: String, customerID: Int64, beforeVersion: UInt64?, limit: Int) throws(StorageError) -> [EventRecord]
@@ -55,7 +55,7 @@ public protocol StorageTransaction {
 
     // MARK: Store transactions and notifications
 
-    func purchase(tenantID: String, store: Int32, originalTransactionID: String) throws(StorageError)
+    func purchase(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)
         -> StorePurchase?
     /// Inserts `record`, or replaces the stored record with the same (tenant, store, original transaction ID), every
     /// field, `customerID` included. (Whether it is newer is the caller's decision.) Fails with `.conflict` when
@@ -63,7 +63,7 @@ public protocol StorageTransaction {
     func savePurchase(_ record: StorePurchase) throws(StorageError)
     /// Sets (or, with nil, clears) the owner of a stored transaction, whatever its `signedAt`. Fails with `.conflict`
     /// when the transaction is unknown or the customer is not in the tenant.
-    func setPurchaseOwner(tenantID: String, store: Int32, originalTransactionID: String, customerID: Int64?)
+    func setPurchaseOwner(tenantID: String, store: Store, originalTransactionID: String, customerID: Int64?)
         throws(StorageError)
     /// Transactions nobody owns yet that carry `appAccountToken`, oldest first; empty for an empty token.
     func unownedPurchases(tenantID: String, appAccountToken: String) throws(StorageError) -> [StorePurchase]

@@ -83,11 +83,8 @@ public struct EventRecord: Hashable, Sendable {
     public var customerID: Int64
     /// The customer's version after this change.
     public var version: UInt64
-    /// What caused it: `EventCause` raw values (created, merged, grant, revoke, expiry, store notifications...).
-    public var cause: Int32
-    /// Whether the active entitlement set changed (`StatusEvent.Kind` raw value: 2 STATUS_CHANGED,
-    /// 3 CUSTOMER_INFO_CHANGED).
-    public var change: Int32
+    public var cause: EventCause
+    public var change: StatusChange
     public var reason: String
     public var occurredAt: UnixTime
     /// The customer's status after the change, as the services layer encoded it (opaque to storage).
@@ -98,7 +95,7 @@ public struct EventRecord: Hashable, Sendable {
     public var referenceID: String
 
     public init(
-        tenantID: String, customerID: Int64, version: UInt64, cause: Int32, change: Int32, reason: String,
+        tenantID: String, customerID: Int64, version: UInt64, cause: EventCause, change: StatusChange, reason: String,
         occurredAt: UnixTime, status: [UInt8], relatedAppUserID: String, referenceID: String
     ) {
         self.tenantID = tenantID

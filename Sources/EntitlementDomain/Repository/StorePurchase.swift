@@ -1,18 +1,12 @@
-/// One store purchase (a subscription's whole chain of renewals, a non-consumable, a consumable...) as last verified,
-/// keyed by tenant, store and `originalTransactionID`.
+/// One purchase in a store (a subscription's whole chain of renewals, a non-consumable, a consumable...) as last
+/// verified, keyed by tenant, store and `originalTransactionID`, whichever store sold it: each store's
+/// interpretation turns its verified data into this, and status reads only this.
 ///
-/// Which of two versions of a purchase is current is the domain's decision; storage keeps what it is given.
+/// Which of two versions of a purchase is current is the domain's decision (``PurchaseVersions``); storage keeps what
+/// it is given.
 public struct StorePurchase: Hashable, Sendable {
-    /// Which store sold it (``StorePurchase/Store``).
-    public enum Store {
-        public static let appStore: Int32 = 1
-        public static let playStore: Int32 = 2
-        public static let web: Int32 = 3
-    }
-
     public var tenantID: String
-    /// `Store` raw value: 1 App Store, 2 Play, 3 web.
-    public var store: Int32
+    public var store: Store
     public var originalTransactionID: String
     /// The newest transaction ID applied (a renewal's, an upgrade's).
     public var transactionID: String
@@ -23,8 +17,7 @@ public struct StorePurchase: Hashable, Sendable {
     public var productType: String
     /// The tenant's mapping of `productID` when the record was applied.
     public var entitlementIDs: [String]
-    /// The store's raw environment (`Production`, `Sandbox`, `Xcode`, `LocalTesting`).
-    public var environment: String
+    public var environment: PurchaseEnvironment
     public var purchasedAt: UnixTime
     public var originalPurchaseAt: UnixTime?
     /// nil: never expires (non-consumables, consumables).
@@ -32,8 +25,7 @@ public struct StorePurchase: Hashable, Sendable {
     public var revokedAt: UnixTime?
     /// Raw revocation reason; empty when not revoked.
     public var revocationReason: String
-    /// `PURCHASED` or `FAMILY_SHARED` (raw).
-    public var ownership: String
+    public var ownership: PurchaseOwnership
     /// Auto-renew is on, as the store last said (a revoked purchase renews nothing, whatever this says).
     public var willRenew: Bool
     public var inGracePeriod: Bool
@@ -51,17 +43,27 @@ public struct StorePurchase: Hashable, Sendable {
     /// When the renewal state (`willRenew`, `renewalProductID`, grace period, billing retry) was true: the store's
     /// renewal info's signature date, or, for a transaction seen without one, its purchase date.
     public var renewalStateAsOf: UnixTime
-    /// The `signedDate` of the newest data applied: a record signed earlier never replaces this one.
+    /// A paused subscription (Google Play) grants nothing until it resumes, at this time when the store says.
+    public var pausedUntil: UnixTime?
+    /// The store ID of the purchase that replaced this one (Google Play's `linkedPurchaseToken` on an upgrade,
+    /// downgrade or resubscription): a superseded purchase grants nothing. Empty when not superseded.
+    public var supersededBy: String
+    /// Where the newest data applied came from.
+    public var origin: PurchaseOrigin
+    /// The store's ordering clock of the newest data applied (Apple's `signedDate`): a version signed earlier never
+    /// replaces this one.
     public var signedAt: UnixTime
     public var updatedAt: UnixTime
 
     public init(
-        tenantID: String, store: Int32, originalTransactionID: String, transactionID: String, customerID: Int64?,
-        productID: String, productType: String, entitlementIDs: [String], environment: String,
+        tenantID: String, store: Store, originalTransactionID: String, transactionID: String, customerID: Int64?,
+        productID: String, productType: String, entitlementIDs: [String], environment: PurchaseEnvironment,
         purchasedAt: UnixTime, originalPurchaseAt: UnixTime?, expiresAt: UnixTime?, revokedAt: UnixTime?,
-        revocationReason: String, ownership: String, willRenew: Bool, inGracePeriod: Bool, inBillingRetry: Bool,
-        gracePeriodExpiresAt: UnixTime?, appAccountToken: String, offerType: String, signedAt: UnixTime,
-        updatedAt: UnixTime, renewalProductID: String = "", isUpgraded: Bool = false, renewalStateAsOf: UnixTime? = nil
+        revocationReason: String, ownership: PurchaseOwnership, willRenew: Bool, inGracePeriod: Bool,
+        inBillingRetry: Bool, gracePeriodExpiresAt: UnixTime?, appAccountToken: String, offerType: String,
+        signedAt: UnixTime, updatedAt: UnixTime, renewalProductID: String = "", isUpgraded: Bool = false,
+        renewalStateAsOf: UnixTime? = nil, pausedUntil: UnixTime? = nil, supersededBy: String = "",
+        origin: PurchaseOrigin = .device
     ) {
         self.tenantID = tenantID
         self.store = store
@@ -87,6 +89,9 @@ public struct StorePurchase: Hashable, Sendable {
         self.renewalProductID = renewalProductID
         self.isUpgraded = isUpgraded
         self.renewalStateAsOf = renewalStateAsOf ?? purchasedAt
+        self.pausedUntil = pausedUntil
+        self.supersededBy = supersededBy
+        self.origin = origin
         self.signedAt = signedAt
         self.updatedAt = updatedAt
     }

@@ -93,7 +93,7 @@ import Testing
         #expect(carolEvents.first?.relatedAppUserID == "$anon:device-2")
         let huskEvents = try harness.eventRecords(customerID: anonymousID)
         #expect(huskEvents.map(\.version) == [3, 2, 1])
-        #expect(huskEvents.first?.cause == EventCause.transferredOut.rawValue)
+        #expect(huskEvents.first?.cause == .transferredOut)
         #expect(huskEvents.first?.relatedAppUserID == "carol")
         let husk = try #require(try harness.store.snapshot(tenantID: harness.tenantID, customerID: anonymousID))
         #expect(husk.grants.isEmpty)

@@ -10,12 +10,12 @@ import Testing
     private func period(_ n: Int64, signedDay: Int64, product: String = "monthly") -> StorePurchase {
         let purchased = UnixTime(milliseconds: 30 * n * Self.day)
         return StorePurchase(
-            tenantID: "t", store: StorePurchase.Store.appStore, originalTransactionID: "1000",
+            tenantID: "t", store: .appStore, originalTransactionID: "1000",
             transactionID: "100\(n)", customerID: 7, productID: product, productType: "Auto-Renewable Subscription",
-            entitlementIDs: ["pro"], environment: "Sandbox", purchasedAt: purchased,
+            entitlementIDs: ["pro"], environment: .sandbox, purchasedAt: purchased,
             originalPurchaseAt: UnixTime(milliseconds: 0),
             expiresAt: UnixTime(milliseconds: purchased.milliseconds + 30 * Self.day), revokedAt: nil,
-            revocationReason: "", ownership: "PURCHASED", willRenew: true, inGracePeriod: false, inBillingRetry: false,
+            revocationReason: "", ownership: .purchased, willRenew: true, inGracePeriod: false, inBillingRetry: false,
             gracePeriodExpiresAt: nil, appAccountToken: "", offerType: "",
             signedAt: UnixTime(milliseconds: signedDay * Self.day), updatedAt: UnixTime(milliseconds: signedDay * Self.day))
     }
@@ -145,11 +145,11 @@ import Testing
 
     private func refunded(at milliseconds: Int64?, transactionID: String = "1002") -> StorePurchase {
         StorePurchase(
-            tenantID: "t", store: StorePurchase.Store.appStore, originalTransactionID: "1000",
+            tenantID: "t", store: .appStore, originalTransactionID: "1000",
             transactionID: transactionID, customerID: 7, productID: "monthly", productType: "Auto-Renewable Subscription",
-            entitlementIDs: ["pro"], environment: "Sandbox", purchasedAt: UnixTime(milliseconds: 60 * Self.day),
+            entitlementIDs: ["pro"], environment: .sandbox, purchasedAt: UnixTime(milliseconds: 60 * Self.day),
             originalPurchaseAt: UnixTime(milliseconds: 0), expiresAt: UnixTime(milliseconds: 90 * Self.day),
-            revokedAt: milliseconds.map(UnixTime.init(milliseconds:)), revocationReason: "0", ownership: "PURCHASED",
+            revokedAt: milliseconds.map(UnixTime.init(milliseconds:)), revocationReason: "0", ownership: .purchased,
             willRenew: false, inGracePeriod: false, inBillingRetry: false, gracePeriodExpiresAt: nil,
             appAccountToken: "", offerType: "", signedAt: now, updatedAt: now)
     }

@@ -10,11 +10,11 @@ import Testing
         let now = harness.now.milliseconds
         let signed = signedAt ?? now
         return StorePurchase(
-            tenantID: harness.tenantID, store: StorePurchase.Store.appStore, originalTransactionID: original,
+            tenantID: harness.tenantID, store: .appStore, originalTransactionID: original,
             transactionID: original, customerID: nil, productID: "com.example.pro", productType: "Auto-Renewable Subscription",
-            entitlementIDs: entitlements, environment: "Sandbox", purchasedAt: UnixTime(milliseconds: now),
+            entitlementIDs: entitlements, environment: .sandbox, purchasedAt: UnixTime(milliseconds: now),
             originalPurchaseAt: nil, expiresAt: UnixTime(milliseconds: now + expiresIn), revokedAt: nil,
-            revocationReason: "", ownership: "PURCHASED", willRenew: true, inGracePeriod: false, inBillingRetry: false,
+            revocationReason: "", ownership: .purchased, willRenew: true, inGracePeriod: false, inBillingRetry: false,
             gracePeriodExpiresAt: nil, appAccountToken: "", offerType: "", signedAt: UnixTime(milliseconds: signed),
             updatedAt: UnixTime(milliseconds: signed))
     }
@@ -108,12 +108,12 @@ import Testing
         let now = harness.now.milliseconds
         let signed = signedAt ?? now
         return StorePurchase(
-            tenantID: harness.tenantID, store: StorePurchase.Store.appStore, originalTransactionID: original,
+            tenantID: harness.tenantID, store: .appStore, originalTransactionID: original,
             transactionID: original, customerID: nil, productID: "com.example.pro",
-            productType: "Auto-Renewable Subscription", entitlementIDs: ["pro"], environment: "Sandbox",
+            productType: "Auto-Renewable Subscription", entitlementIDs: ["pro"], environment: .sandbox,
             purchasedAt: UnixTime(milliseconds: now), originalPurchaseAt: nil,
             expiresAt: UnixTime(milliseconds: now + 60_000), revokedAt: nil, revocationReason: "",
-            ownership: "PURCHASED", willRenew: true, inGracePeriod: false, inBillingRetry: false,
+            ownership: .purchased, willRenew: true, inGracePeriod: false, inBillingRetry: false,
             gracePeriodExpiresAt: nil, appAccountToken: token, offerType: "", signedAt: UnixTime(milliseconds: signed),
             updatedAt: UnixTime(milliseconds: signed))
     }

@@ -1,0 +1,71 @@
+import EntitlementDomain
+import EntitlementsProto
+
+/// Domain enums in the API's numbers, case by case: the contract's numbers are fixed by the proto, and a reordered
+/// domain enum must not change what clients read (a test pins every pair).
+extension EntitlementsProto.Store {
+    init(_ source: EntitlementSource) {
+        self =
+            switch source {
+            case .appStore: .appStore
+            case .playStore: .playStore
+            case .web: .web
+            case .grant: .grant
+            }
+    }
+
+    init(_ store: EntitlementDomain.Store) {
+        self.init(store.entitlementSource)
+    }
+}
+
+extension StoreEnvironment {
+    init(_ environment: PurchaseEnvironment) {
+        self =
+            switch environment {
+            case .production: .production
+            case .sandbox: .sandbox
+            case .xcode: .xcode
+            case .localTesting: .localTesting
+            }
+    }
+}
+
+extension Transaction.Ownership {
+    init(_ ownership: PurchaseOwnership) {
+        self =
+            switch ownership {
+            case .purchased: .purchased
+            case .familyShared: .familyShared
+            }
+    }
+}
+
+extension CustomerEvent.Cause {
+    init(_ cause: EventCause) {
+        self =
+            switch cause {
+            case .created: .created
+            case .merged: .merged
+            case .purchase: .purchase
+            case .restore: .restore
+            case .transferredIn: .transferredIn
+            case .transferredOut: .transferredOut
+            case .appStoreNotification: .appStoreNotification
+            case .playStoreNotification: .playStoreNotification
+            case .grant: .grant
+            case .revoke: .revoke
+            case .expiry: .expiry
+            }
+    }
+}
+
+extension StatusEvent.Kind {
+    init(_ change: StatusChange) {
+        self =
+            switch change {
+            case .statusChanged: .statusChanged
+            case .customerInfoChanged: .customerInfoChanged
+            }
+    }
+}
