@@ -1,4 +1,4 @@
-public import RPCCore
+import RPCCore
 import Synchronization
 
 /// The response side of one gRPC call: what the handler has produced and the connection has not yet sent.
@@ -117,22 +117,15 @@ final class GRPCResponseQueue: ServerResponseSink {
         }
     }
 
-    /// What the loop must do after ``abort(with:)``.
-    enum AbortOutcome {
-        /// Nothing: the call was already closed.
-        case none
-        /// Send the status (trailers, or Trailers-Only).
-        case sendStatus
-        /// Part of a message already went out, so no trailers can follow it: reset the stream.
-        case reset
-    }
+    /// What ``abort(with:)`` did; the call's state machine decides what follows.
+    typealias AbortOutcome = GRPCServerStreamStateMachine.AbortOutcome
 
     /// Ends the call from the transport (deadline, shutdown, a bad request): drops queued messages, wakes suspended
     /// writers, and makes `status` the one the client gets, replacing any the handler set but that was not sent.
     func abort(with status: RPCStatus) -> AbortOutcome {
         let (writers, outcome) = state.withLock { state -> ([CheckedContinuation<Void, any Error>], AbortOutcome) in
             defer { state.writers.removeAll() }
-            guard !state.closed else { return (state.writers, .none) }
+            guard !state.closed else { return (state.writers, .alreadyClosed) }
             let midMessage = state.headOffset > 0
             state.messages.removeAll()
             state.head = 0
@@ -140,7 +133,7 @@ final class GRPCResponseQueue: ServerResponseSink {
             state.queuedBytes = 0
             state.status = status.adding(state.trailers)
             if midMessage { state.closed = true }
-            return (state.writers, midMessage ? .reset : .sendStatus)
+            return (state.writers, midMessage ? .midMessage : .statusQueued)
         }
         for writer in writers { writer.resume(throwing: CancellationError()) }
         return outcome

@@ -28,21 +28,14 @@ final class GRPCServerCall {
     var collected: [[UInt8]] = []
     var task: Task<Void, Never>?
     var deadlineTimer: TimerHeap.ID?
-    /// Response HEADERS were submitted (normal or Trailers-Only).
-    var responseStarted = false
-    /// The status went out (trailers or Trailers-Only); nothing more will be sent.
-    var statusSubmitted = false
-    /// The request stream has ended or failed; later DATA is ignored.
-    var requestsFinished = false
-
-    /// See ``RPCHandler/endsAtShutdown``.
-    let endsAtShutdown: Bool
+    /// Where the call is in its life; the connection acts on what its transitions return.
+    var state: GRPCServerStreamStateMachine
 
     init(responses: GRPCResponseQueue, inbound: Inbound, deframer: MessageDeframer, endsAtShutdown: Bool = false) {
         self.responses = responses
         self.inbound = inbound
         self.deframer = deframer
-        self.endsAtShutdown = endsAtShutdown
+        self.state = GRPCServerStreamStateMachine(endsAtShutdown: endsAtShutdown)
     }
 
     /// Stops the handler and makes `error` the status the client gets; tells the loop what to do next.
@@ -52,6 +45,13 @@ final class GRPCServerCall {
         finishRequests(throwing: error)
         task?.cancel()
         return outcome
+    }
+
+    /// The stream is gone (reset, closed, or its connection died): stop the handler and wake its writers.
+    func cancel() {
+        responses.close()
+        finishRequests(throwing: RPCError(code: .cancelled, message: "The client cancelled the call."))
+        task?.cancel()
     }
 
     /// Hands a deframed request message on; returns the bytes now waiting for the handler (0 when synchronous).
@@ -73,16 +73,14 @@ final class GRPCServerCall {
         return false
     }
 
+    /// Ends the handler's request stream (a no-op the second time).
     func finishRequests(throwing error: RPCError? = nil) {
-        guard !requestsFinished else { return }
-        requestsFinished = true
         if case .task(let requests, _) = inbound { requests.finish(throwing: error) }
     }
 
     /// Runs a synchronous handler now that the request is complete. False when the call is not synchronous.
     func runSynchronousHandler() -> Bool {
         guard case .synchronous(let handler) = inbound else { return false }
-        requestsFinished = true
         guard collected.count == 1 else {
             _ = responses.abort(with: RPCStatus(collected.isEmpty ? .noRequestMessage : .tooManyRequestMessages))
             return true

@@ -124,13 +124,15 @@ final class NGHTTP2Session {
     }
 
     /// Submits a response (server) with a data provider, or with END_STREAM on the HEADERS when `hasBody` is false.
-    func submitResponse(streamID: Int32, headers: HeaderList, hasBody: Bool) {
+    /// Returns nghttp2's result: 0, or the (negative) reason it refused the response.
+    @discardableResult
+    func submitResponse(streamID: Int32, headers: HeaderList, hasBody: Bool) -> Int32 {
         headers.withNV { nva, count in
             if hasBody {
                 var provider = Self.dataProvider
-                _ = nghttp2_submit_response(session, streamID, nva, count, &provider)
+                return nghttp2_submit_response(session, streamID, nva, count, &provider)
             } else {
-                _ = nghttp2_submit_response(session, streamID, nva, count, nil)
+                return nghttp2_submit_response(session, streamID, nva, count, nil)
             }
         }
     }

@@ -98,6 +98,12 @@ final class EventLoop: @unchecked Sendable {
         return timers.schedule(at: .now + delay, body)
     }
 
+    @discardableResult
+    func scheduleTimer(at deadline: ContinuousClock.Instant, _ body: @escaping () -> Void) -> TimerHeap.ID {
+        assertInEventLoop()
+        return timers.schedule(at: deadline, body)
+    }
+
     func cancelTimer(_ id: TimerHeap.ID?) {
         assertInEventLoop()
         if let id { timers.cancel(id) }

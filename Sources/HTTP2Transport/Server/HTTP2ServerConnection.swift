@@ -21,20 +21,21 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     /// Shared by every call on this connection.
     private let memory = ConnectionMemory()
 
-    private var lastReceived = ContinuousClock.now
-    private var keepaliveTimer: TimerHeap.ID?
-    private var awaitingPingAck = false
-    private var lastClientPing: ContinuousClock.Instant?
-    private var pingStrikes = 0
-    private var shutdown = ShutdownState.serving
-    private var graceTimer: TimerHeap.ID?
-    private var closeRequested = false
-
-    private enum ShutdownState { case serving, noticeSent, goawaySent }
+    /// Keepalive, ping policing and graceful shutdown; the connection performs what it decides.
+    private var management: ServerConnectionManagementStateMachine
+    /// The pending timer of each kind the management machine asked for: a new one replaces it, closing cancels all.
+    private var managementTimers: [ServerConnectionManagementStateMachine.Timer: TimerHeap.ID] = [:]
 
     init(socket: SocketConnection, shared: ServerShared) throws(TransportError) {
         self.socket = socket
         self.shared = shared
+        management = ServerConnectionManagementStateMachine(
+            policy: .init(
+                keepaliveInterval: shared.configuration.keepaliveInterval,
+                keepaliveTimeout: shared.configuration.keepaliveTimeout,
+                minClientPingInterval: shared.configuration.minClientPingInterval,
+                shutdownGracePeriod: shared.configuration.shutdownGracePeriod),
+            now: .now)
         let options = NGHTTP2Session.Options(
             manualFlowControl: true,
             streamResetBurst: shared.configuration.streamResetBurst,
@@ -48,7 +49,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         ])
         // The connection window covers every stream's window, so one slow stream cannot stall the others.
         session.setLocalWindowSize(Int32(clamping: max(configuration.initialWindowSize * 4, 65_535)))
-        armKeepalive()
+        perform(management.startActions)
     }
 
     private var loop: EventLoop { socket.loop }
@@ -64,7 +65,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     // MARK: ConnectionProtocol
 
     func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        lastReceived = .now
+        management.bytesReceived(at: .now)
         return session.receive(bytes)
     }
 
@@ -73,46 +74,31 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     }
 
     var isFinished: Bool {
-        if closeRequested { return !session.wantsWrite }
+        if management.isClosing { return !session.wantsWrite }
         if !session.wantsReadOrWrite { return true }
-        return shutdown == .goawaySent && streams.isEmpty && !session.wantsWrite
+        return management.sentFinalGoaway && streams.isEmpty && !session.wantsWrite
     }
 
     func connectionClosed() {
-        loop.cancelTimer(keepaliveTimer)
-        loop.cancelTimer(graceTimer)
-        for stream in streams.values { abandon(stream) }
+        management.connectionClosed()
+        for timer in managementTimers.values { loop.cancelTimer(timer) }
+        managementTimers.removeAll()
+        for stream in streams.values { streamEnded(stream) }
         streams.removeAll()
         lastStream = nil
         session = nil
     }
 
-    /// Releases a stream: its handler is cancelled and its deadline timer (possibly hours away) freed now.
-    private func abandon(_ stream: ServerStream) {
-        if case .grpc(let call) = stream.phase { loop.cancelTimer(call.deadlineTimer) }
-        stream.abandon()
+    /// A stream closed or its connection died: its call's handler is cancelled.
+    private func streamEnded(_ stream: ServerStream) {
+        guard case .grpc(let call) = stream.phase else { return }
+        perform(call.state.streamClosed(), on: call, streamID: stream.id)
     }
 
     func beginGracefulShutdown() {
-        guard shutdown == .serving, session != nil else { return }
-        shutdown = .noticeSent
-        session.submitShutdownNotice()
-        session.submitPing()
-        // The final GOAWAY goes out after the client has seen the notice (its PING ack), or after a second.
-        loop.scheduleTimer(after: .seconds(1)) { self.sendFinalGoaway() }
-        graceTimer = loop.scheduleTimer(after: configuration.shutdownGracePeriod) {
-            self.abortAll(RPCError(code: .unavailable, message: "The server is shutting down."))
-        }
-        for (streamID, stream) in streams {
-            if case .grpc(let call) = stream.phase, call.endsAtShutdown, !call.statusSubmitted {
-                failCall(call, streamID: streamID, Self.shuttingDown)
-            }
-        }
-        socket.scheduleFlush()
+        guard session != nil else { return }
+        perform(management.gracefulShutdownBegan(at: .now))
     }
-
-    private static let shuttingDown = RPCError(
-        code: .unavailable, message: "The server is shutting down; reconnect to reach another instance.")
 
     // MARK: HTTP2SessionDelegate
 
@@ -132,7 +118,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
 
     func headersReceived(streamID: Int32, endStream: Bool) {
         guard let stream = stream(streamID) else { return }
-        pingStrikes = 0
+        management.requestHeadersReceived()
         switch stream.phase {
         case .receivingHeaders:
             startRequest(stream)
@@ -168,14 +154,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         guard let stream = stream(streamID) else { return }
         switch stream.phase {
         case .grpc(let call):
-            guard !call.requestsFinished else { return }
-            if call.deframer.bufferedBytes > 0 {
-                failCall(call, streamID: streamID, RPCError(code: .internal, message: "The request ended inside a message."))
-            } else if call.runSynchronousHandler() {
-                serviceCall(streamID: streamID)
-            } else {
-                call.finishRequests()
-            }
+            perform(call.state.requestEnded(insideMessage: call.deframer.bufferedBytes > 0), on: call, streamID: streamID)
         case .http(let exchange):
             guard exchange.response == nil else { return }
             dispatchHTTP(stream, exchange)
@@ -187,26 +166,16 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     func streamClosed(streamID: Int32, errorCode: UInt32) {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
         if lastStream === stream { lastStream = nil }
-        abandon(stream)
+        streamEnded(stream)
         socket.scheduleFlush()
     }
 
     func pingReceived(isAck: Bool) {
         if isAck {
-            awaitingPingAck = false
-            if shutdown == .noticeSent { sendFinalGoaway() }
-            return
+            perform(management.pingAckReceived())
+        } else {
+            perform(management.pingReceived(at: .now, hasOpenStreams: !streams.isEmpty))
         }
-        // gRPC's keepalive policy: pings without calls in flight must not come faster than the configured interval.
-        let now = ContinuousClock.now
-        if streams.isEmpty, let last = lastClientPing, last.duration(to: now) < configuration.minClientPingInterval {
-            pingStrikes += 1
-            if pingStrikes > 2 {
-                session.submitGoaway(errorCode: NGHTTP2_ENHANCE_YOUR_CALM, debugData: "too_many_pings")
-                closeRequested = true
-            }
-        }
-        lastClientPing = now
     }
 
     func goawayReceived() {}
@@ -221,16 +190,20 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         switch stream.phase {
         case .grpc(let call):
             let (count, status) = call.responses.read(into: buffer)
-            if let status {
-                call.statusSubmitted = true
-                loop.cancelTimer(call.deadlineTimer)
+            let sent: HTTP2DataRead = count == 0 ? .deferred : .bytes(count)
+            guard let status else { return sent }
+            switch call.state.statusReady() {
+            case .submitTrailers:
+                stopDeadline(call)
                 guard session.submitTrailers(streamID: streamID, headers: .trailers(for: status)) else {
                     headersNotSent(streamID: streamID, reason: NGHTTP2_ERR_INVALID_ARGUMENT.rawValue)
-                    return .bytes(count)
+                    return sent
                 }
                 return .endWithTrailers(count)
+            case let action:
+                perform(action, on: call, streamID: streamID)
+                return sent
             }
-            return count == 0 ? .deferred : .bytes(count)
         case .http(let exchange):
             return exchange.readResponse(into: buffer)
         case .immediate(let response):
@@ -255,8 +228,8 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
             ["stream": String(streamID), "reason": NGHTTP2Session.describe(reason),
              "limit_bytes": String(configuration.maxResponseHeaderBlockSize)])
         if let stream = stream(streamID), case .grpc(let call) = stream.phase {
-            call.statusSubmitted = true
-            loop.cancelTimer(call.deadlineTimer)
+            perform(call.state.headersRefused(), on: call, streamID: streamID)
+            return
         }
         session.resetStream(streamID: streamID, errorCode: NGHTTP2_INTERNAL_ERROR)
         socket.scheduleFlush()
@@ -316,6 +289,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
             let handler = GRPCServerCall.SynchronousHandler(route: route, context: context)
             let call = GRPCServerCall(responses: responses, inbound: .synchronous(handler), deframer: deframer)
             stream.phase = .grpc(call)
+            perform(call.state.headersAccepted(), on: call, streamID: streamID)
             armDeadline(call, streamID: streamID, deadline: deadline)
             return
         }
@@ -328,6 +302,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
             responses: responses, inbound: .task(requests, window), deframer: deframer,
             endsAtShutdown: route.handler.endsAtShutdown)
         stream.phase = .grpc(call)
+        perform(call.state.headersAccepted(), on: call, streamID: streamID)
         armDeadline(call, streamID: streamID, deadline: deadline)
         let handler = route.handler
         call.task = Task { await handler.run(requests: requests, context: context) }
@@ -349,7 +324,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
 
     /// Everything about a call that can fail before its handler runs, in the order gRPC servers check it.
     private func prepareCall(_ head: HeaderBlock) -> Result<PreparedCall, RPCError> {
-        guard shutdown == .serving else {
+        guard management.acceptsNewCalls else {
             return .failure(RPCError(code: .unavailable, message: "The server is shutting down."))
         }
         guard let route = shared.router.route(forPath: head.path) else {
@@ -379,7 +354,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     }
 
     private func receiveMessages(_ bytes: UnsafeRawBufferPointer, on call: GRPCServerCall, streamID: Int32) {
-        guard !call.requestsFinished else {
+        guard case .deliverToHandler = call.state.dataReceived() else {
             session.consume(streamID: streamID, bytes: bytes.count)
             return
         }
@@ -413,46 +388,87 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         socket.scheduleFlush()
     }
 
+    /// Ends a call with `error` as its status (unless it has ended already).
     private func failCall(_ call: GRPCServerCall, streamID: Int32, _ error: RPCError) {
-        switch call.fail(error) {
-        case .none: break
-        case .sendStatus: serviceCall(streamID: streamID)
-        case .reset:
-            call.statusSubmitted = true
-            loop.cancelTimer(call.deadlineTimer)
-            session.resetStream(streamID: streamID, errorCode: NGHTTP2_CANCEL)
-            socket.scheduleFlush()
-        }
+        guard call.state.isActive else { return }
+        let outcome = call.fail(error)
+        perform(call.state.failed(outcome), on: call, streamID: streamID)
     }
 
     private func deadlineExpired(streamID: Int32) {
-        guard let stream = stream(streamID), case .grpc(let call) = stream.phase, !call.statusSubmitted else { return }
+        guard let stream = stream(streamID), case .grpc(let call) = stream.phase else { return }
         call.deadlineTimer = nil
-        failCall(call, streamID: streamID, RPCError(code: .deadlineExceeded, message: "Deadline exceeded."))
+        perform(call.state.deadlineExpired(), on: call, streamID: streamID)
+    }
+
+    /// Frees a call's deadline timer (possibly hours away) once the call can no longer miss it.
+    private func stopDeadline(_ call: GRPCServerCall) {
+        loop.cancelTimer(call.deadlineTimer)
+        call.deadlineTimer = nil
     }
 
     /// Acts on what the handler queued: response headers, Trailers-Only, or more DATA.
     private func serviceCall(streamID: Int32) {
-        guard session != nil, let stream = stream(streamID), case .grpc(let call) = stream.phase,
-            !call.statusSubmitted
-        else { return }
+        guard session != nil, let stream = stream(streamID), case .grpc(let call) = stream.phase else { return }
+        serviceCall(call, streamID: streamID)
+    }
+
+    private func serviceCall(_ call: GRPCServerCall, streamID: Int32) {
+        // A call that has ended leaves its queue alone: the status is out, or the stream is gone.
+        guard call.state.isActive else { return }
         let control = call.responses.takeControl()
-        if call.responseStarted {
-            session.resumeData(streamID: streamID)
-        } else if let status = control.status, !control.hasMessages, !control.headersRequested {
+        let queued = GRPCServerStreamStateMachine.QueuedResponse(
+            headers: control.headersRequested, messages: control.hasMessages, status: control.status != nil)
+        switch call.state.responseQueued(queued) {
+        case .submitTrailersOnly:
             var headers = shared.grpcResponseHeaders
-            headers.addStatus(status)
-            session.submitResponse(streamID: streamID, headers: headers, hasBody: false)
-            call.responseStarted = true
-            call.statusSubmitted = true
-            loop.cancelTimer(call.deadlineTimer)
-        } else if control.hasMessages || control.headersRequested || control.status != nil {
+            if let status = control.status { headers.addStatus(status) }
+            stopDeadline(call)
+            submitCallResponse(streamID: streamID, headers: headers, hasBody: false)
+        case .submitResponseHeaders:
             var headers = shared.grpcResponseHeaders
             if let metadata = control.headers, !metadata.isEmpty { headers.add(metadata) }
-            session.submitResponse(streamID: streamID, headers: headers, hasBody: true)
-            call.responseStarted = true
+            submitCallResponse(streamID: streamID, headers: headers, hasBody: true)
+        case let action:
+            perform(action, on: call, streamID: streamID)
         }
         socket.scheduleFlush()
+    }
+
+    /// Response headers nghttp2 refuses at once end the call like headers it drops later (``headersNotSent``).
+    private func submitCallResponse(streamID: Int32, headers: HeaderList, hasBody: Bool) {
+        let result = session.submitResponse(streamID: streamID, headers: headers, hasBody: hasBody)
+        if result != 0 { headersNotSent(streamID: streamID, reason: result) }
+    }
+
+    /// Performs a call's action that needs nothing but the call. DATA, the response queue and the data provider
+    /// perform the actions only their events return (deliver, submit headers or trailers) where they report them.
+    private func perform(_ action: GRPCServerStreamStateMachine.Action, on call: GRPCServerCall, streamID: Int32) {
+        switch action {
+        case .nothing:
+            break
+        case .fail(let failure):
+            failCall(call, streamID: streamID, failure.error)
+        case .finishRequests:
+            if call.runSynchronousHandler() {
+                serviceCall(call, streamID: streamID)
+            } else {
+                call.finishRequests()
+            }
+        case .serviceResponse:
+            serviceCall(call, streamID: streamID)
+        case .resumeData:
+            session.resumeData(streamID: streamID)
+        case .resetStream(let code):
+            stopDeadline(call)
+            session.resetStream(streamID: streamID, errorCode: code == .cancel ? NGHTTP2_CANCEL : NGHTTP2_INTERNAL_ERROR)
+            socket.scheduleFlush()
+        case .cancelHandler:
+            stopDeadline(call)
+            call.cancel()
+        case .deliverToHandler, .discardData, .submitResponseHeaders, .submitTrailersOnly, .submitTrailers:
+            assertionFailure("\(action) is performed where its event is reported")
+        }
     }
 
     fileprivate func wake(streamID: Int32) {
@@ -503,42 +519,72 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
 
     // MARK: Connection management
 
-    private func sendFinalGoaway() {
-        guard session != nil, shutdown == .noticeSent else { return }
-        shutdown = .goawaySent
-        session.submitGoaway(errorCode: NGHTTP2_NO_ERROR)
-        socket.scheduleFlush()
-    }
-
-    private func abortAll(_ error: RPCError) {
-        guard session != nil else { return }
-        for (streamID, stream) in streams {
-            if case .grpc(let call) = stream.phase, !call.statusSubmitted { failCall(call, streamID: streamID, error) }
-        }
-        closeRequested = true
-        socket.scheduleFlush()
-    }
-
-    /// Pings a connection that has been quiet for the keepalive interval; no answer in time closes it.
-    private func armKeepalive(from start: ContinuousClock.Instant? = nil) {
-        let due = (start ?? lastReceived) + configuration.keepaliveInterval
-        keepaliveTimer = loop.scheduleTimer(after: ContinuousClock.now.duration(to: due)) {
-            guard self.session != nil else { return }
-            guard self.lastReceived + self.configuration.keepaliveInterval <= .now else {
-                self.armKeepalive()
+    /// Performs what the management machine decided, in order.
+    private func perform(_ actions: [ServerConnectionManagementStateMachine.Action]) {
+        guard session != nil, !actions.isEmpty else { return }
+        var queuedFrames = false
+        for action in actions {
+            switch action {
+            case .sendPing:
+                session.submitPing()
+                queuedFrames = true
+            case .sendShutdownNotice:
+                session.submitShutdownNotice()
+                queuedFrames = true
+            case .sendGoaway(let code, let debugData):
+                session.submitGoaway(
+                    errorCode: code == .noError ? NGHTTP2_NO_ERROR : NGHTTP2_ENHANCE_YOUR_CALM, debugData: debugData)
+                queuedFrames = true
+            case .scheduleTimer(let timer, let deadline):
+                loop.cancelTimer(managementTimers[timer])
+                managementTimers[timer] = loop.scheduleTimer(at: deadline) { self.managementTimerFired(timer) }
+            case .endCallsThatEndAtShutdown:
+                forEachCall { $0.shutdownBegan() }
+                queuedFrames = true
+            case .abortCalls:
+                forEachCall { $0.shutdownGraceEnded() }
+                queuedFrames = true
+            case .closeAfterFlush:
+                // `isFinished` reads the machine's phase once the output is written.
+                queuedFrames = true
+            case .closeNow(let reason):
+                shared.logger.info("closing connection: \(reason)", ["peer": socket.peer])
+                // Closing clears `session`: nothing after this may touch it.
+                socket.close()
                 return
             }
-            self.session.submitPing()
-            self.awaitingPingAck = true
-            self.socket.scheduleFlush()
-            self.loop.scheduleTimer(after: self.configuration.keepaliveTimeout) {
-                // A nil session means the socket is gone already (and must not be touched).
-                guard self.session != nil, self.awaitingPingAck else { return }
-                self.shared.logger.info("closing connection: keepalive ping unanswered", ["peer": self.socket.peer])
-                self.socket.close()
-            }
-            // The next ping is an interval after this one, not after the last bytes received.
-            self.armKeepalive(from: .now)
+        }
+        if queuedFrames { socket.scheduleFlush() }
+    }
+
+    private func managementTimerFired(_ timer: ServerConnectionManagementStateMachine.Timer) {
+        managementTimers[timer] = nil
+        // A nil session means the socket is gone already (and must not be touched).
+        guard session != nil else { return }
+        perform(management.timerFired(timer, at: .now))
+    }
+
+    /// Reports a connection-wide event to every call and performs what each call's machine returns.
+    private func forEachCall(_ event: (GRPCServerStreamStateMachine) -> GRPCServerStreamStateMachine.Action) {
+        for (streamID, stream) in streams {
+            guard case .grpc(let call) = stream.phase else { continue }
+            perform(event(call.state), on: call, streamID: streamID)
+        }
+    }
+}
+
+extension GRPCServerStreamStateMachine.Failure {
+    /// The status the client gets when the transport ends its call.
+    var error: RPCError {
+        switch self {
+        case .deadlineExceeded:
+            RPCError(code: .deadlineExceeded, message: "Deadline exceeded.")
+        case .shuttingDown:
+            RPCError(code: .unavailable, message: "The server is shutting down; reconnect to reach another instance.")
+        case .shutdownGraceEnded:
+            RPCError(code: .unavailable, message: "The server is shutting down.")
+        case .requestEndedInsideMessage:
+            RPCError(code: .internal, message: "The request ended inside a message.")
         }
     }
 }

@@ -17,14 +17,6 @@ final class ServerStream {
     init(id: Int32) {
         self.id = id
     }
-
-    /// The stream is gone (reset, closed, or its connection died): stop its handler and wake its writers.
-    func abandon() {
-        guard case .grpc(let call) = phase else { return }
-        call.responses.close()
-        call.finishRequests(throwing: RPCError(code: .cancelled, message: "The client cancelled the call."))
-        call.task?.cancel()
-    }
 }
 
 /// A response body sent from memory by the data provider.

@@ -1,0 +1,204 @@
+import Testing
+
+@testable import HTTP2Transport
+
+@Suite("Server connection management state machine")
+struct ServerConnectionManagementStateMachineTests {
+    typealias Machine = ServerConnectionManagementStateMachine
+
+    static let start = ContinuousClock.now
+    static let policy = Machine.Policy(
+        keepaliveInterval: .seconds(60), keepaliveTimeout: .seconds(20), minClientPingInterval: .seconds(300),
+        shutdownGracePeriod: .seconds(10))
+
+    static func at(_ seconds: Double) -> ContinuousClock.Instant { start + .milliseconds(Int(seconds * 1000)) }
+
+    static func machine() -> Machine { Machine(policy: policy, now: start) }
+
+    static let tooManyPings: [Machine.Action] = [
+        .sendGoaway(.enhanceYourCalm, debugData: "too_many_pings"), .closeAfterFlush,
+    ]
+
+    // MARK: Keepalive
+
+    @Test func startSchedulesTheFirstKeepalive() {
+        let machine = Self.machine()
+        #expect(machine.startActions == [.scheduleTimer(.keepalive, at: Self.at(60))])
+        #expect(machine.phase == .serving)
+        #expect(machine.acceptsNewCalls)
+    }
+
+    @Test func aQuietConnectionIsPinged() {
+        var machine = Self.machine()
+        #expect(
+            machine.timerFired(.keepalive, at: Self.at(60)) == [
+                .sendPing, .scheduleTimer(.keepaliveAck, at: Self.at(80)), .scheduleTimer(.keepalive, at: Self.at(120)),
+            ])
+    }
+
+    @Test func trafficPostponesThePing() {
+        var machine = Self.machine()
+        machine.bytesReceived(at: Self.at(30))
+        #expect(machine.timerFired(.keepalive, at: Self.at(60)) == [.scheduleTimer(.keepalive, at: Self.at(90))])
+    }
+
+    @Test func anAckWithinTheTimeoutKeepsTheConnection() {
+        var machine = Self.machine()
+        _ = machine.timerFired(.keepalive, at: Self.at(60))
+        #expect(machine.pingAckReceived() == [])
+        #expect(machine.timerFired(.keepaliveAck, at: Self.at(80)) == [])
+        #expect(machine.phase == .serving)
+    }
+
+    @Test func aMissingAckClosesTheConnection() {
+        var machine = Self.machine()
+        _ = machine.timerFired(.keepalive, at: Self.at(60))
+        #expect(machine.timerFired(.keepaliveAck, at: Self.at(80)) == [.closeNow(reason: "keepalive ping unanswered")])
+        #expect(machine.phase == .closed)
+        #expect(machine.timerFired(.keepalive, at: Self.at(120)) == [])
+    }
+
+    @Test func aLaterPingDoesNotExtendTheAckDeadline() {
+        let policy = Machine.Policy(
+            keepaliveInterval: .seconds(10), keepaliveTimeout: .seconds(15), minClientPingInterval: .seconds(300),
+            shutdownGracePeriod: .seconds(10))
+        var machine = Machine(policy: policy, now: Self.start)
+        _ = machine.timerFired(.keepalive, at: Self.at(10))
+        #expect(
+            machine.timerFired(.keepalive, at: Self.at(20)) == [
+                .sendPing, .scheduleTimer(.keepaliveAck, at: Self.at(25)), .scheduleTimer(.keepalive, at: Self.at(30)),
+            ])
+        #expect(machine.timerFired(.keepaliveAck, at: Self.at(25)) == [.closeNow(reason: "keepalive ping unanswered")])
+    }
+
+    @Test func anAckTimerWithNoPingOutstandingDoesNothing() {
+        var machine = Self.machine()
+        #expect(machine.timerFired(.keepaliveAck, at: Self.at(80)) == [])
+    }
+
+    // MARK: Ping policing
+
+    @Test func thirdEarlyPingWithoutStreamsGetsTooManyPings() {
+        var machine = Self.machine()
+        #expect(machine.pingReceived(at: Self.at(1), hasOpenStreams: false) == [])
+        #expect(machine.pingReceived(at: Self.at(2), hasOpenStreams: false) == [])
+        #expect(machine.pingStrikes == 1)
+        #expect(machine.pingReceived(at: Self.at(3), hasOpenStreams: false) == [])
+        #expect(machine.pingStrikes == 2)
+        #expect(machine.pingReceived(at: Self.at(4), hasOpenStreams: false) == Self.tooManyPings)
+        #expect(machine.isClosing)
+        #expect(!machine.acceptsNewCalls)
+        // Once closing, further pings are not answered with another GOAWAY.
+        #expect(machine.pingReceived(at: Self.at(5), hasOpenStreams: false) == [])
+    }
+
+    @Test func pingsDuringCallsAreNotStrikes() {
+        var machine = Self.machine()
+        for second in 1...10 {
+            #expect(machine.pingReceived(at: Self.at(Double(second)), hasOpenStreams: true) == [])
+        }
+        #expect(machine.pingStrikes == 0)
+    }
+
+    @Test func requestHeadersForgiveStrikes() {
+        var machine = Self.machine()
+        _ = machine.pingReceived(at: Self.at(1), hasOpenStreams: false)
+        _ = machine.pingReceived(at: Self.at(2), hasOpenStreams: false)
+        _ = machine.pingReceived(at: Self.at(3), hasOpenStreams: false)
+        #expect(machine.pingStrikes == 2)
+        machine.requestHeadersReceived()
+        #expect(machine.pingStrikes == 0)
+        #expect(machine.pingReceived(at: Self.at(4), hasOpenStreams: false) == [])
+        #expect(machine.pingReceived(at: Self.at(5), hasOpenStreams: false) == [])
+        #expect(machine.pingStrikes == 2)
+    }
+
+    @Test func pingsAtTheAllowedIntervalAreNotStrikes() {
+        var machine = Self.machine()
+        for minutes in 0..<5 {
+            #expect(machine.pingReceived(at: Self.at(Double(minutes * 300)), hasOpenStreams: false) == [])
+        }
+        #expect(machine.pingStrikes == 0)
+    }
+
+    @Test func pingsAreStillPolicedWhileDraining() {
+        var machine = Self.machine()
+        _ = machine.gracefulShutdownBegan(at: Self.at(0))
+        for second in 1...3 { _ = machine.pingReceived(at: Self.at(Double(second)), hasOpenStreams: false) }
+        #expect(machine.pingReceived(at: Self.at(4), hasOpenStreams: false) == Self.tooManyPings)
+    }
+
+    // MARK: Graceful shutdown
+
+    static let shutdownActions: [Machine.Action] = [
+        .sendShutdownNotice, .sendPing, .scheduleTimer(.finalGoaway, at: at(1)), .scheduleTimer(.shutdownGrace, at: at(10)),
+        .endCallsThatEndAtShutdown,
+    ]
+
+    @Test func shutdownSendsTheNoticeAndAPing() {
+        var machine = Self.machine()
+        #expect(machine.gracefulShutdownBegan(at: Self.at(0)) == Self.shutdownActions)
+        #expect(machine.phase == .draining)
+        #expect(!machine.acceptsNewCalls)
+        #expect(machine.gracefulShutdownBegan(at: Self.at(0.5)) == [])
+    }
+
+    @Test func theShutdownPingsAckSendsTheFinalGoawayOnce() {
+        var machine = Self.machine()
+        _ = machine.gracefulShutdownBegan(at: Self.at(0))
+        #expect(machine.pingAckReceived() == [.sendGoaway(.noError, debugData: "")])
+        #expect(machine.sentFinalGoaway)
+        #expect(machine.pingAckReceived() == [])
+        #expect(machine.timerFired(.finalGoaway, at: Self.at(1)) == [])
+    }
+
+    @Test func withoutAnAckTheTimerSendsTheFinalGoaway() {
+        var machine = Self.machine()
+        _ = machine.gracefulShutdownBegan(at: Self.at(0))
+        #expect(machine.timerFired(.finalGoaway, at: Self.at(1)) == [.sendGoaway(.noError, debugData: "")])
+        #expect(machine.pingAckReceived() == [])
+    }
+
+    @Test(arguments: [true, false])
+    func theGracePeriodAbortsCallsAndCloses(finalGoawaySent: Bool) {
+        var machine = Self.machine()
+        _ = machine.gracefulShutdownBegan(at: Self.at(0))
+        if finalGoawaySent { _ = machine.pingAckReceived() }
+        #expect(machine.timerFired(.shutdownGrace, at: Self.at(10)) == [.abortCalls, .closeAfterFlush])
+        #expect(machine.isClosing)
+        #expect(machine.timerFired(.shutdownGrace, at: Self.at(10)) == [])
+        #expect(machine.timerFired(.keepalive, at: Self.at(60)) == [])
+    }
+
+    @Test func shutdownTimersWithoutShutdownDoNothing() {
+        var machine = Self.machine()
+        #expect(machine.timerFired(.finalGoaway, at: Self.at(1)) == [])
+        #expect(machine.timerFired(.shutdownGrace, at: Self.at(10)) == [])
+        #expect(machine.phase == .serving)
+    }
+
+    @Test func keepaliveGoesOnWhileDraining() {
+        var machine = Self.machine()
+        _ = machine.gracefulShutdownBegan(at: Self.at(0))
+        _ = machine.pingAckReceived()
+        #expect(machine.timerFired(.keepalive, at: Self.at(60)).first == .sendPing)
+        #expect(machine.timerFired(.keepaliveAck, at: Self.at(80)) == [.closeNow(reason: "keepalive ping unanswered")])
+    }
+
+    @Test func shutdownAfterTooManyPingsDoesNothing() {
+        var machine = Self.machine()
+        for second in 1...4 { _ = machine.pingReceived(at: Self.at(Double(second)), hasOpenStreams: false) }
+        #expect(machine.gracefulShutdownBegan(at: Self.at(5)) == [])
+    }
+
+    @Test func aClosedConnectionIgnoresEverything() {
+        var machine = Self.machine()
+        machine.connectionClosed()
+        #expect(machine.gracefulShutdownBegan(at: Self.at(0)) == [])
+        #expect(machine.pingReceived(at: Self.at(1), hasOpenStreams: false) == [])
+        #expect(machine.pingAckReceived() == [])
+        for timer in [Machine.Timer.keepalive, .keepaliveAck, .finalGoaway, .shutdownGrace] {
+            #expect(machine.timerFired(timer, at: Self.at(100)) == [])
+        }
+    }
+}
