@@ -34,12 +34,12 @@ let package = Package(
         ),
         .target(name: "StandardServices", dependencies: ["RPCCore", "ProtobufWire"], swiftSettings: strict),
         .target(name: "Crypto", dependencies: ["COpenSSL", "CSystemShims", "CivilCalendar"], swiftSettings: strict),
+        .target(name: "AppStore", dependencies: ["Crypto"], swiftSettings: strict),
         .target(
-            name: "EntitlementDomain", dependencies: ["Crypto", "ProtobufWire", "BoundedText"],
+            name: "EntitlementDomain", dependencies: ["Crypto", "ProtobufWire", "BoundedText", "AppStore"],
             swiftSettings: strict
         ),
         .target(name: "EntitlementStorage", dependencies: ["CSQLite", "EntitlementDomain"], swiftSettings: strict),
-        .target(name: "AppStore", dependencies: ["Crypto"], swiftSettings: strict),
         .target(
             name: "EntitlementServices",
             dependencies: [
@@ -99,7 +99,7 @@ let package = Package(
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
         .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "Crypto", "TestSupport"], exclude: ["Resources"]),
         .testTarget(name: "EntitlementStorageTests", dependencies: ["EntitlementStorage", "EntitlementDomain"]),
-        .testTarget(name: "EntitlementDomainTests", dependencies: ["EntitlementDomain", "EntitlementStorage", "TestSupport"]),
+        .testTarget(name: "EntitlementDomainTests", dependencies: ["EntitlementDomain", "EntitlementStorage", "TestSupport", "AppStore"]),
         .testTarget(
             name: "EntitlementServicesTests",
             dependencies: ["EntitlementServices", "EntitlementDomain", "EntitlementStorage", "EntitlementsProto", "TestSupport", "EntitlementClient", "RPCCore", "Crypto"]

@@ -20,11 +20,6 @@ public struct AppStoreNotifications: Sendable {
 
     public static let maxBodyBytes = 64 * 1024
 
-    /// Recorded and changing nothing, even when they carry the purchase.
-    static let informationalTypes: Set<String> = [
-        "PRICE_INCREASE", "REFUND_DECLINED", "CONSUMPTION_REQUEST", "TEST", "RENEWAL_EXTENSION",
-    ]
-
     let engine: CustomerEngine
     let tenants: TenantRegistry
     let purchases: AppStorePurchases
@@ -105,9 +100,9 @@ public struct AppStoreNotifications: Sendable {
         let type = notification.notificationType?.rawValue ?? "UNKNOWN"
         let reason = notification.subtype.map { "\(type)/\($0.rawValue)" } ?? type
         var record: StorePurchase?
-        if let transaction, !Self.informationalTypes.contains(type) {
+        if let transaction, !AppStoreInterpretation.isInformational(type) {
             do throws(DomainError) {
-                record = try Self.record(
+                record = try AppStoreInterpretation.purchase(
                     from: transaction, renewal: renewal, notification: notification, tenant: tenant,
                     settings: settings)
             } catch where error.code == .failedPrecondition {
@@ -129,45 +124,5 @@ public struct AppStoreNotifications: Sendable {
         case .applied(let appUserID, let changed):
             return Reply(status: 200, message: "\(reason): \(changed ? "applied to" : "nothing new for") \(appUserID)")
         }
-    }
-
-    /// The purchase as the notification leaves it: the transaction's data, the renewal info's intentions, and the
-    /// billing state the notification type announces.
-    static func record(
-        from payload: JWSTransaction, renewal: JWSRenewalInfo?, notification: NotificationPayload, tenant: Tenant,
-        settings: AppStoreSettings
-    ) throws(DomainError) -> StorePurchase {
-        // A product the tenant maps to nothing is still Apple's fact: stored, granting nothing (a refund or expiry
-        // of a product whose mapping was removed still ends what the stored record gave).
-        var record = try AppStorePurchases.record(
-            from: payload, tenant: tenant, settings: settings, unmappedGrantsNothing: true)
-        record.origin = .notification
-        if let renewal {
-            record.renewalStateAsOf = renewal.signedDate.map(UnixTime.init(milliseconds:)) ?? record.signedAt
-            record.willRenew = renewal.autoRenewStatus?.known == .on
-            record.inBillingRetry = renewal.isInBillingRetryPeriod ?? false
-            record.gracePeriodExpiresAt = renewal.gracePeriodExpiresDate.map(UnixTime.init(milliseconds:))
-            // A downgrade or crossgrade waits for the next renewal; until then the current product grants. (Which
-            // product is current is the merge's decision: the notification may be about an older period.)
-            record.renewalProductID = renewal.autoRenewProductId ?? ""
-        }
-        switch (notification.notificationType?.known, notification.subtype?.known) {
-        case (.didFailToRenew?, .gracePeriod?):
-            // Access continues through the grace period; without Apple's date, the tenant's grace window applies.
-            record.inGracePeriod = true
-            record.inBillingRetry = true
-            if record.gracePeriodExpiresAt == nil, let expires = record.expiresAt {
-                record.gracePeriodExpiresAt = UnixTime(
-                    milliseconds: expires.milliseconds + Int64(settings.gracePeriodDays) * 86_400_000)
-            }
-        case (.didFailToRenew?, nil):
-            record.inBillingRetry = true
-            record.inGracePeriod = false
-        case (.gracePeriodExpired?, _), (.expired?, _):
-            record.inGracePeriod = false
-        default:
-            record.inGracePeriod = record.gracePeriodExpiresAt.map { $0 > (record.expiresAt ?? $0) } ?? false
-        }
-        return record
     }
 }

@@ -33,7 +33,7 @@ public final class AppStorePurchases: Sendable {
         } catch {
             throw Self.domainError(error)
         }
-        return try Self.record(from: payload, tenant: tenant, settings: settings)
+        return try AppStoreInterpretation.purchase(from: payload, tenant: tenant, settings: settings)
     }
 
     static func settings(of tenant: Tenant) throws(DomainError) -> AppStoreSettings {
@@ -107,72 +107,6 @@ public final class AppStorePurchases: Sendable {
             .failedPrecondition(error.message)
         default:
             .invalidArgument("The \(subject) failed verification (\(error.code.rawValue)): \(error.message)")
-        }
-    }
-
-    /// The record of a verified transaction. A product that maps to no entitlement is refused unless
-    /// `unmappedGrantsNothing` (Apple's notifications are facts about the purchase whatever the mapping says).
-    static func record(
-        from payload: JWSTransaction, tenant: Tenant, settings: AppStoreSettings, unmappedGrantsNothing: Bool = false
-    ) throws(DomainError) -> StorePurchase {
-        guard let originalID = payload.originalTransactionId, !originalID.isEmpty,
-            let productID = payload.productId, !productID.isEmpty, let purchasedAt = payload.purchaseDate,
-            let signedAt = payload.signedDate
-        else {
-            throw .invalidArgument(
-                "The signed transaction lacks originalTransactionId, productId, purchaseDate or signedDate.")
-        }
-        let type = settings.products[productID]?.type ?? Self.productType(payload.type?.rawValue)
-        guard let type else {
-            throw .failedPrecondition(
-                "Product \(productID.quotedForMessage) is not in the app's App Store products and the transaction does not say its type.")
-        }
-        let entitlements = type == .consumable ? [] : tenant.entitlements(forProduct: productID)
-        guard type == .consumable || !entitlements.isEmpty || unmappedGrantsNothing else {
-            throw .failedPrecondition("Product \(productID.quotedForMessage) maps to no entitlement in tenant '\(tenant.id)'.")
-        }
-        var expiresAt: Int64?
-        switch type {
-        case .autoRenewable: expiresAt = payload.expiresDate
-        case .nonRenewing:
-            guard let days = settings.products[productID]?.durationDays else {
-                throw .failedPrecondition("Non-renewing product \(productID.quotedForMessage) needs duration_days in the app's settings.")
-            }
-            expiresAt = purchasedAt + Int64(days) * 86_400_000
-        case .nonConsumable, .consumable: expiresAt = nil
-        }
-        let environment: PurchaseEnvironment
-        switch payload.environment?.known {
-        case .production?: environment = .production
-        case .sandbox?: environment = .sandbox
-        case .xcode?: environment = .xcode
-        case .localTesting?: environment = .localTesting
-        case nil:
-            throw .invalidArgument("The signed transaction's environment is not one the App Store uses.")
-        }
-        let time = { (milliseconds: Int64) in UnixTime(milliseconds: milliseconds) }
-        return StorePurchase(
-            tenantID: tenant.id, store: .appStore, originalTransactionID: originalID,
-            transactionID: payload.transactionId ?? originalID, customerID: nil, productID: productID,
-            productType: payload.type?.rawValue ?? type.rawValue, entitlementIDs: entitlements,
-            environment: environment, purchasedAt: time(purchasedAt),
-            originalPurchaseAt: payload.originalPurchaseDate.map(time), expiresAt: expiresAt.map(time),
-            revokedAt: payload.revocationDate.map(time),
-            revocationReason: payload.revocationReason.map { String($0.rawValue) } ?? "",
-            ownership: payload.inAppOwnershipType?.rawValue == "FAMILY_SHARED" ? .familyShared : .purchased,
-            willRenew: type == .autoRenewable, inGracePeriod: false,
-            inBillingRetry: false, gracePeriodExpiresAt: nil, appAccountToken: payload.appAccountToken ?? "",
-            offerType: payload.offerType.map { String($0.rawValue) } ?? "", signedAt: time(signedAt),
-            updatedAt: time(signedAt), isUpgraded: payload.isUpgraded ?? false)
-    }
-
-    private static func productType(_ raw: String?) -> AppStoreProductType? {
-        switch raw {
-        case "Auto-Renewable Subscription": .autoRenewable
-        case "Non-Consumable": .nonConsumable
-        case "Consumable": .consumable
-        case "Non-Renewing Subscription": .nonRenewing
-        default: nil
         }
     }
 }

@@ -1,0 +1,120 @@
+public import AppStore
+
+/// How the App Store's verified data becomes a ``StorePurchase``: one place for every App Store rule (which fields
+/// mean what, what each notification type and subtype does). Verification happens before, in the services layer;
+/// which version of a purchase wins is ``PurchaseVersions``'s decision.
+public enum AppStoreInterpretation {
+    /// Notification types recorded that change nothing, even when they carry the purchase.
+    static let informationalTypes: Set<String> = [
+        "PRICE_INCREASE", "REFUND_DECLINED", "CONSUMPTION_REQUEST", "TEST", "RENEWAL_EXTENSION",
+    ]
+
+    /// A notification of this type is recorded and changes nothing.
+    public static func isInformational(_ notificationType: String) -> Bool { informationalTypes.contains(notificationType) }
+
+    /// The purchase a verified transaction shows. A product that maps to no entitlement is refused unless
+    /// `unmappedGrantsNothing` (Apple's notifications are facts about the purchase whatever the mapping says).
+    public static func purchase(
+        from payload: JWSTransaction, tenant: Tenant, settings: AppStoreSettings, unmappedGrantsNothing: Bool = false
+    ) throws(DomainError) -> StorePurchase {
+        guard let originalID = payload.originalTransactionId, !originalID.isEmpty,
+            let productID = payload.productId, !productID.isEmpty, let purchasedAt = payload.purchaseDate,
+            let signedAt = payload.signedDate
+        else {
+            throw .invalidArgument(
+                "The signed transaction lacks originalTransactionId, productId, purchaseDate or signedDate.")
+        }
+        let type = settings.products[productID]?.type ?? Self.productType(payload.type?.rawValue)
+        guard let type else {
+            throw .failedPrecondition(
+                "Product \(productID.quotedForMessage) is not in the app's App Store products and the transaction does not say its type.")
+        }
+        let entitlements = type == .consumable ? [] : tenant.entitlements(forProduct: productID)
+        guard type == .consumable || !entitlements.isEmpty || unmappedGrantsNothing else {
+            throw .failedPrecondition("Product \(productID.quotedForMessage) maps to no entitlement in tenant '\(tenant.id)'.")
+        }
+        var expiresAt: Int64?
+        switch type {
+        case .autoRenewable: expiresAt = payload.expiresDate
+        case .nonRenewing:
+            guard let days = settings.products[productID]?.durationDays else {
+                throw .failedPrecondition("Non-renewing product \(productID.quotedForMessage) needs duration_days in the app's settings.")
+            }
+            expiresAt = purchasedAt + Int64(days) * 86_400_000
+        case .nonConsumable, .consumable: expiresAt = nil
+        }
+        let environment: PurchaseEnvironment
+        switch payload.environment?.known {
+        case .production?: environment = .production
+        case .sandbox?: environment = .sandbox
+        case .xcode?: environment = .xcode
+        case .localTesting?: environment = .localTesting
+        case nil:
+            throw .invalidArgument("The signed transaction's environment is not one the App Store uses.")
+        }
+        let time = { (milliseconds: Int64) in UnixTime(milliseconds: milliseconds) }
+        return StorePurchase(
+            tenantID: tenant.id, store: .appStore, originalTransactionID: originalID,
+            transactionID: payload.transactionId ?? originalID, customerID: nil, productID: productID,
+            productType: payload.type?.rawValue ?? type.rawValue, entitlementIDs: entitlements,
+            environment: environment, purchasedAt: time(purchasedAt),
+            originalPurchaseAt: payload.originalPurchaseDate.map(time), expiresAt: expiresAt.map(time),
+            revokedAt: payload.revocationDate.map(time),
+            revocationReason: payload.revocationReason.map { String($0.rawValue) } ?? "",
+            ownership: payload.inAppOwnershipType?.rawValue == "FAMILY_SHARED" ? .familyShared : .purchased,
+            willRenew: type == .autoRenewable, inGracePeriod: false,
+            inBillingRetry: false, gracePeriodExpiresAt: nil, appAccountToken: payload.appAccountToken ?? "",
+            offerType: payload.offerType.map { String($0.rawValue) } ?? "", signedAt: time(signedAt),
+            updatedAt: time(signedAt), isUpgraded: payload.isUpgraded ?? false)
+    }
+
+    /// The purchase as the notification leaves it: the transaction's data, the renewal info's intentions, and the
+    /// billing state the notification type announces.
+    public static func purchase(
+        from payload: JWSTransaction, renewal: JWSRenewalInfo?, notification: NotificationPayload, tenant: Tenant,
+        settings: AppStoreSettings
+    ) throws(DomainError) -> StorePurchase {
+        // A product the tenant maps to nothing is still Apple's fact: stored, granting nothing (a refund or expiry
+        // of a product whose mapping was removed still ends what the stored record gave).
+        var record = try purchase(
+            from: payload, tenant: tenant, settings: settings, unmappedGrantsNothing: true)
+        record.origin = .notification
+        if let renewal {
+            record.renewalStateAsOf = renewal.signedDate.map(UnixTime.init(milliseconds:)) ?? record.signedAt
+            record.willRenew = renewal.autoRenewStatus?.known == .on
+            record.inBillingRetry = renewal.isInBillingRetryPeriod ?? false
+            record.gracePeriodExpiresAt = renewal.gracePeriodExpiresDate.map(UnixTime.init(milliseconds:))
+            // A downgrade or crossgrade waits for the next renewal; until then the current product grants. (Which
+            // product is current is the merge's decision: the notification may be about an older period.)
+            record.renewalProductID = renewal.autoRenewProductId ?? ""
+        }
+        switch (notification.notificationType?.known, notification.subtype?.known) {
+        case (.didFailToRenew?, .gracePeriod?):
+            // Access continues through the grace period; without Apple's date, the tenant's grace window applies.
+            record.inGracePeriod = true
+            record.inBillingRetry = true
+            if record.gracePeriodExpiresAt == nil, let expires = record.expiresAt {
+                record.gracePeriodExpiresAt = UnixTime(
+                    milliseconds: expires.milliseconds + Int64(settings.gracePeriodDays) * 86_400_000)
+            }
+        case (.didFailToRenew?, nil):
+            record.inBillingRetry = true
+            record.inGracePeriod = false
+        case (.gracePeriodExpired?, _), (.expired?, _):
+            record.inGracePeriod = false
+        default:
+            record.inGracePeriod = record.gracePeriodExpiresAt.map { $0 > (record.expiresAt ?? $0) } ?? false
+        }
+        return record
+    }
+
+    private static func productType(_ raw: String?) -> AppStoreProductType? {
+        switch raw {
+        case "Auto-Renewable Subscription": .autoRenewable
+        case "Non-Consumable": .nonConsumable
+        case "Consumable": .consumable
+        case "Non-Renewing Subscription": .nonRenewing
+        default: nil
+        }
+    }
+}
