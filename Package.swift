@@ -88,10 +88,10 @@ let package = Package(
         ),
         .executableTarget(name: "interop-server", dependencies: ["TestSupport"], path: "Sources/InteropServer", swiftSettings: strict),
 
-        .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire"]),
+        .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire", "TestSupport"]),
         .testTarget(name: "BoundedTextTests", dependencies: ["BoundedText"]),
         .testTarget(name: "EntitlementsProtoTests", dependencies: ["EntitlementsProto", "ProtobufWire", "TestSupport"], exclude: ["Resources"]),
-        .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "BoundedText"]),
+        .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "BoundedText", "TestSupport"]),
         .testTarget(name: "HTTP2TransportTests", dependencies: ["HTTP2Transport", "RPCCore", "TestSupport", "EntitlementClient"]),
         .testTarget(name: "StandardServicesTests", dependencies: ["StandardServices", "TestSupport", "EntitlementClient"]),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport", "RPCCore", "ProtobufWire"]),

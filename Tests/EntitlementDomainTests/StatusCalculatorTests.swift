@@ -1,5 +1,6 @@
 import EntitlementDomain
 import EntitlementStorage
+import TestSupport
 import Testing
 
 func ms(_ value: Int64) -> UnixTime { UnixTime(milliseconds: value) }
@@ -180,7 +181,7 @@ func candidate(
 
     /// For random candidate sets, `nextChangeAt` is exactly the first millisecond at which the status differs.
     @Test func nextChangeAtIsExactAgainstBruteForce() {
-        var random = SplitMix64(seed: 0x5EED)
+        var random = SeededRandomNumberGenerator(seed: 0x5EED)
         for _ in 0..<300 {
             let candidates = (0..<Int(random.next() % 5)).map { index in
                 let starts = Int64(random.next() % 60)
@@ -200,18 +201,5 @@ func candidate(
             }
             #expect(result.nextChangeAt == expected, "candidates \(candidates) at \(now)")
         }
-    }
-}
-
-/// A small deterministic generator for property tests.
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -322,15 +322,30 @@ class ServerProcess:
             self.process.wait(timeout=10)
 
 
-def serve_for_session(tmp_path_factory, tls: Certificate | None):
-    """Body of a session fixture: a server for the whole session, which must still run at the end and exit 0 on
-    SIGTERM."""
-    server = ServerProcess(tmp_path_factory.mktemp("server-tls" if tls else "server-h2c"), tls)
-    yield server
+def start_server(
+    directory: Path, tenants_file: Path, settings: dict[str, dict[str, object]] | None = None
+) -> ServerProcess:
+    """An h2c server whose database is `directory/entitlements.db` and whose `[storage] tenants` is `tenants_file`,
+    with `settings` as in `write_config`. Starting another one on the same directory reuses the same database."""
+    directory.mkdir(parents=True, exist_ok=True)
+    settings = dict(settings or {})
+    settings["storage"] = {**settings.get("storage", {}), "tenants": str(tenants_file)}
+    return ServerProcess(directory, None, settings)
+
+
+def stop_and_check(server: ServerProcess) -> None:
+    """Ends a server a fixture shares between tests: it must still be running, and exit 0 on SIGTERM."""
     if server.process.poll() is not None:
-        pytest.fail(f"server exited during the session:\n{server.describe()}")
+        pytest.fail(f"server exited during the tests:\n{server.describe()}")
     code = server.terminate()
     assert code == 0, f"server exited with {code} after SIGTERM:\n{server.describe()}"
+
+
+def serve_for_session(tmp_path_factory, tls: Certificate | None):
+    """Body of a session fixture: a server without tenants for the whole session."""
+    server = ServerProcess(tmp_path_factory.mktemp("server-tls" if tls else "server-h2c"), tls)
+    yield server
+    stop_and_check(server)
 
 
 @pytest.fixture(scope="session")
@@ -362,14 +377,6 @@ def stub(channel, stubs):
 
 
 @pytest.fixture
-def fresh_server(tmp_path):
-    """A server of the test's own (h2c), for tests that stop it."""
-    server = ServerProcess(tmp_path, None)
-    yield server
-    server.kill()
-
-
-@pytest.fixture
 def configured_server(tmp_path):
     """Starts h2c servers of the test's own with extra configuration keys, by section
     (`configured_server({"keepalive": {"interval_seconds": 1}})`); each is killed after the test."""
@@ -387,19 +394,47 @@ def configured_server(tmp_path):
         server.kill()
 
 
+@pytest.fixture
+def fresh_server(configured_server) -> ServerProcess:
+    """A server of the test's own (h2c), for tests that stop it."""
+    return configured_server()
+
+
+@pytest.fixture(scope="module")
+def tenants_server(tmp_path_factory):
+    """Starts h2c servers for the rest of the module, each with its own database, `[storage] tenants` the file given
+    and any more settings by section: `tenants_server(path)`, `tenants_server(path, {"limits": {...}})`. Tests share
+    them, so at the end of the module each must still be running and exit 0 on SIGTERM."""
+    started: list[ServerProcess] = []
+
+    def start(tenants_file: Path, settings: dict[str, dict[str, object]] | None = None) -> ServerProcess:
+        server = start_server(tmp_path_factory.mktemp("server-tenants"), tenants_file, settings)
+        started.append(server)
+        return server
+
+    yield start
+    try:
+        for server in started:
+            stop_and_check(server)
+    finally:
+        for server in started:
+            server.kill()
+
+
 DEMO_TENANTS_FILE = REPO_ROOT / "Config" / "tenants.demo.json"
+DEMO_PUBLIC_KEY = "pk_demo_public_key_for_local_testing_only"
+DEMO_SECRET_KEY = "sk_demo_secret_key_for_local_testing_only"
 
 
 @pytest.fixture(scope="session")
-def demo_tenants_server(tmp_path_factory):
-    """An h2c server (its own database) whose `[storage] tenants` is Config/tenants.demo.json, so the README's demo
-    keys authenticate: pk_demo_public_key_for_local_testing_only, sk_demo_secret_key_for_local_testing_only.
-    The other session servers have no tenants file and refuse every entitlement call."""
-    server = ServerProcess(
-        tmp_path_factory.mktemp("server-demo-tenants"), None, {"storage": {"tenants": str(DEMO_TENANTS_FILE)}}
-    )
+def demo_tenants_server(tmp_path_factory) -> ServerProcess:
+    """A server whose tenants file is Config/tenants.demo.json, so the README's demo keys (DEMO_PUBLIC_KEY,
+    DEMO_SECRET_KEY) authenticate. The other session servers have no tenants file and refuse every entitlement call.
+    One for the session (not `tenants_server`, one a module): test_startup reads its log, which the server flushes on
+    a timer, so a server started for that module alone may not have written the line yet."""
+    server = start_server(tmp_path_factory.mktemp("server-demo-tenants"), DEMO_TENANTS_FILE)
     yield server
-    server.kill()
+    stop_and_check(server)
 
 
 # --------------------------------------------------------------------------------------------------

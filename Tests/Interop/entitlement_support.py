@@ -1,8 +1,9 @@
-"""Helpers for the entitlement interop tests (test_entitlements.py, test_durability.py).
+"""Helpers for the entitlement interop tests (test_entitlements.py, test_durability.py, the App Store tests).
 
-Not a test module: the tests import from it. Servers are the real `interop-server` started by conftest's
-`ServerProcess`, with `[storage] tenants` pointing at a tenants JSON file written here, whose keys are generated
-per run (`pk_`/`sk_` + 64 hex digits, configured as `pk_sha256:`/`sk_sha256:` + SHA-256 of the whole key).
+Not a test module: the tests import from it. Servers are the real `interop-server` started by conftest
+(`tenants_server`, `start_server`), with `[storage] tenants` pointing at a tenants JSON file written here, whose
+keys are generated per run (`pk_`/`sk_` + 64 hex digits, configured as `pk_sha256:`/`sk_sha256:` + SHA-256 of the
+whole key).
 
 Messages come from conftest's `ProtoSet` (descriptor set compiled from Protos/), so the RPCs are called by path.
 """
@@ -17,6 +18,7 @@ import secrets
 import threading
 import time
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -88,6 +90,7 @@ class TenantSpec:
     entitlements: list[str] = field(default_factory=lambda: ["pro", "premium"])
     products: dict[str, list[str]] = field(default_factory=dict)
     allow_undeclared_entitlements: bool = False
+    app_store: dict | None = None
 
     @property
     def public_key(self) -> str:
@@ -98,7 +101,7 @@ class TenantSpec:
         return self.secret_keys[0]
 
     def entry(self) -> dict:
-        return {
+        entry = {
             "id": self.id,
             "public_keys": [key_hash(key) for key in self.public_keys],
             "secret_keys": [key_hash(key) for key in self.secret_keys],
@@ -106,6 +109,9 @@ class TenantSpec:
             "allow_undeclared_entitlements": self.allow_undeclared_entitlements,
             "products": {product: list(ids) for product, ids in self.products.items()},
         }
+        if self.app_store is not None:
+            entry["app_store"] = self.app_store
+        return entry
 
 
 def new_tenant(tenant_id: str, public_keys: int = 1, **kwargs) -> TenantSpec:
@@ -117,7 +123,7 @@ def new_tenant(tenant_id: str, public_keys: int = 1, **kwargs) -> TenantSpec:
     )
 
 
-def write_tenants(path: Path, tenants: list[TenantSpec]) -> None:
+def write_tenants(path: Path, tenants: Iterable[TenantSpec]) -> None:
     """Writes the tenants file atomically (a reload never reads half a file)."""
     write_file_atomically(path, json.dumps({"tenants": [tenant.entry() for tenant in tenants]}, indent=2))
 
@@ -126,13 +132,6 @@ def write_file_atomically(path: Path, text: str) -> None:
     temporary = path.with_name(path.name + ".tmp")
     temporary.write_text(text)
     os.replace(temporary, path)
-
-
-def start_server(directory: Path, tenants_file: Path) -> ServerProcess:
-    """An h2c interop-server whose database is `directory/entitlements.db` and whose tenants are `tenants_file`.
-    Starting another one on the same directory reuses the same database."""
-    directory.mkdir(parents=True, exist_ok=True)
-    return ServerProcess(directory, None, {"storage": {"tenants": str(tenants_file)}})
 
 
 def sigkill(server: ServerProcess) -> None:
@@ -266,6 +265,38 @@ class Api:
             if not token:
                 return events
         pytest.fail("ListCustomerEvents never returned an empty next_page_token")
+
+
+class Clients:
+    """Channels and `Api`s to one server for one test. `close()` cancels their streams, closes the channels and fails
+    the test when the server died meanwhile."""
+
+    api_class = Api
+
+    def __init__(self, server: ServerProcess, protos):
+        self.server, self.protos = server, protos
+        self._channels: list[grpc.Channel] = []
+        self._apis: list[Api] = []
+
+    def channel(self) -> grpc.Channel:
+        """A new channel (a new HTTP/2 connection: grpcio does not share subchannels across these options)."""
+        channel = self.server.channel(options=[("grpc.use_local_subchannel_pool", 1)])
+        grpc.channel_ready_future(channel).result(timeout=RPC_TIMEOUT)
+        self._channels.append(channel)
+        return channel
+
+    def api(self, key: str | None, channel: grpc.Channel | None = None) -> Api:
+        """An `api_class` with `key`, on `channel` or else the first channel made."""
+        api = self.api_class(channel or self._channels[0], self.protos, key, streams=[])
+        self._apis.append(api)
+        return api
+
+    def close(self) -> None:
+        for api in self._apis:
+            api.cancel_streams()
+        for channel in self._channels:
+            channel.close()
+        assert self.server.process.poll() is None, f"server died:\n{self.server.describe()}"
 
 
 _END = object()

@@ -14,11 +14,10 @@ import uuid
 
 import grpc
 
-from conftest import DEMO_TENANTS_FILE, REPO_ROOT, RPC_TIMEOUT
-from test_entctl import entctl, entctl_binary, entctl_env
+from conftest import DEMO_PUBLIC_KEY, DEMO_TENANTS_FILE, REPO_ROOT, RPC_TIMEOUT
+from entctl_support import entctl, entctl_binary, entctl_env
 
 CA = str(REPO_ROOT / "Config" / "dev-ca")
-PUBLIC_KEY = "pk_demo_public_key_for_local_testing_only"
 
 
 def sign_transaction(original: str, transaction: str, expires: str) -> str:
@@ -39,7 +38,7 @@ def stream_events(server, protos, user: str) -> "queue.Queue":
         "/entitlements.v1.EntitlementService/StreamStatus",
         request_serializer=lambda message: message.SerializeToString(),
         response_deserializer=response_class.FromString,
-    )(request, metadata=[("authorization", f"Bearer {PUBLIC_KEY}")], timeout=30)
+    )(request, metadata=[("authorization", f"Bearer {DEMO_PUBLIC_KEY}")], timeout=30)
     events: queue.Queue = queue.Queue()
 
     def read() -> None:
@@ -107,8 +106,8 @@ def run_readme_block(heading: str, server) -> subprocess.CompletedProcess:
         ["bash", "-c", script], cwd=REPO_ROOT, capture_output=True, text=True, timeout=60, env=entctl_env())
 
 
-def test_readme_local_signing_walkthrough_runs_as_written(configured_server):
-    server = configured_server({"storage": {"tenants": str(DEMO_TENANTS_FILE)}})
+def test_readme_local_signing_walkthrough_runs_as_written(tenants_server):
+    server = tenants_server(DEMO_TENANTS_FILE)
     result = run_readme_block("### Local App Store signing (development)", server)
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
@@ -119,14 +118,14 @@ def test_readme_local_signing_walkthrough_runs_as_written(configured_server):
     assert lines[-2:] == ["bob  ACTIVE  version 3", lines[1].replace(", renews)", ")")], lines
 
 
-def test_readme_app_store_walkthrough_runs_as_written(configured_server):
-    server = configured_server({"storage": {"tenants": str(DEMO_TENANTS_FILE)}})
+def test_readme_app_store_walkthrough_runs_as_written(tenants_server):
+    server = tenants_server(DEMO_TENANTS_FILE)
     result = run_readme_block("## App Store purchases", server)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.count("\n200 ") + result.stdout.startswith("200 ") == 2, result.stdout
 
 
-def test_a_ca_of_your_own_once_the_tenant_trusts_its_root(configured_server, tmp_path):
+def test_a_ca_of_your_own_once_the_tenant_trusts_its_root(tenants_server, tmp_path):
     """The README's steps for a tenant of your own: `dev init --dir`, the root in `root_certificates`, sign with
     `--dir`. The tenant then accepts what that CA signs, and no longer what the demo CA signs."""
     ca = tmp_path / "my-ca"
@@ -135,7 +134,7 @@ def test_a_ca_of_your_own_once_the_tenant_trusts_its_root(configured_server, tmp
     tenants["tenants"][0]["app_store"]["root_certificates"] = [str(ca / "root.pem")]
     tenants_file = tmp_path / "tenants.json"
     tenants_file.write_text(json.dumps(tenants))
-    server = configured_server({"storage": {"tenants": str(tenants_file)}})
+    server = tenants_server(tenants_file)
     addr = f"127.0.0.1:{server.port}"
     product = ["--product", "com.example.pro.monthly", "--bundle-id", "com.example.app"]
 

@@ -14,10 +14,10 @@ import time
 import grpc
 import pytest
 
-from conftest import RPC_TIMEOUT
+from conftest import RPC_TIMEOUT, start_server
 from entitlement_support import (
     ACTIVE, INACTIVE, SNAPSHOT, STATUS_CHANGED, Api, active_ids, anon_id, make_key, new_tenant, rpc_error, sigkill,
-    start_server, ts_millis, unique_id, write_file_atomically, write_tenants,
+    ts_millis, unique_id, write_file_atomically, write_tenants,
 )
 
 Code = grpc.StatusCode

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import queue
 import re
 import signal
@@ -12,15 +11,13 @@ import socket
 import subprocess
 import threading
 import uuid
-from datetime import datetime, timedelta, timezone
-from pathlib import Path
+from datetime import datetime, timedelta
 
 import pytest
 
-from conftest import REPO_ROOT
+from conftest import DEMO_PUBLIC_KEY, DEMO_SECRET_KEY, DEMO_TENANTS_FILE, REPO_ROOT
+from entctl_support import entctl, entctl_binary, entctl_env
 
-DEMO_PUBLIC_KEY = "pk_demo_public_key_for_local_testing_only"
-DEMO_SECRET_KEY = "sk_demo_secret_key_for_local_testing_only"
 WATCH_TIMEOUT = 10.0
 # What entctl says on standard error when it sends a demo key for want of --key/ENTCTL_KEY.
 DEMO_KEY_NOTE = re.compile(
@@ -30,31 +27,6 @@ COMMANDS = [
     "identify", "status", "watch", "purchase", "restore", "grant", "revoke", "customer", "events", "health", "gen-key",
     "hash-key", "dev init", "dev sign-transaction", "dev sign-renewal-info", "dev sign-notification", "dev notify",
 ]
-
-
-def entctl_binary() -> Path:
-    interop = os.environ.get("ENTITLEMENTD_INTEROP_SERVER")
-    path = Path(interop).parent / "entctl" if interop else REPO_ROOT / ".build" / "debug" / "entctl"
-    if not path.exists():
-        pytest.fail(f"entctl binary {path} not found: run `swift build --product entctl`")
-    return path
-
-
-def entctl_env(key: str | None = None) -> dict[str, str]:
-    """The environment without the caller's ENTCTL_KEY (so the demo-key defaults apply), or with `key` as it."""
-    env = {name: value for name, value in os.environ.items() if name != "ENTCTL_KEY"}
-    if key is not None:
-        env["ENTCTL_KEY"] = key
-    return env
-
-
-def entctl(
-    *args: str, env_key: str | None = None, stdin: str | None = None, cwd: Path | None = None
-) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [str(entctl_binary()), *args], capture_output=True, text=True, timeout=30, env=entctl_env(env_key), input=stdin,
-        cwd=cwd,
-    )
 
 
 def without_demo_key_note(stderr: str) -> str:
@@ -559,7 +531,7 @@ def test_version_is_the_same_for_both_binaries():
 
 
 def test_hash_key_of_the_demo_keys_matches_the_demo_tenants_file():
-    tenant = json.loads((REPO_ROOT / "Config" / "tenants.demo.json").read_text())["tenants"][0]
+    tenant = json.loads(DEMO_TENANTS_FILE.read_text())["tenants"][0]
     assert entctl("hash-key", DEMO_PUBLIC_KEY).stdout.strip() == tenant["public_keys"][0]
     assert entctl("hash-key", DEMO_SECRET_KEY).stdout.strip() == tenant["secret_keys"][0]
 
@@ -579,7 +551,7 @@ def test_gen_key_and_hash_key_round_trip(kind, prefix):
     assert entctl("gen-key", kind).stdout != entctl("gen-key", kind).stdout
 
 
-def test_generated_keys_authenticate_through_a_tenants_file(configured_server, tmp_path):
+def test_generated_keys_authenticate_through_a_tenants_file(tenants_server, tmp_path):
     public = json.loads(entctl("--json", "gen-key", "public").stdout)
     secret = json.loads(entctl("--json", "gen-key", "secret").stdout)
     tenants = tmp_path / "tenants.json"
@@ -590,7 +562,7 @@ def test_generated_keys_authenticate_through_a_tenants_file(configured_server, t
         "entitlements": ["pro"],
         "products": {},
     }]}))
-    cli = Entctl(configured_server({"storage": {"tenants": str(tenants)}}))
+    cli = Entctl(tenants_server(tenants))
     user = unique_user()
     assert cli.json("--key", public["key"], "identify", user)["created"] is True
     assert cli.json("grant", user, "pro", env_key=secret["key"])["entitlementId"] == "pro"

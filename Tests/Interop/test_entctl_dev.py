@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import time
 import uuid
 from datetime import datetime, timezone
@@ -27,23 +26,11 @@ from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding
 
 from conftest import REPO_ROOT
-from test_entctl import entctl_binary, entctl_env
+from entctl_support import entctl, entctl_ok
 
 BUNDLE_ID = "com.example.entitlementd"
 DAY_MS = 86_400_000
 CA_FILES = ["intermediate.pem", "leaf-key.pem", "leaf.pem", "root.pem"]
-
-
-def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [str(entctl_binary()), *args], capture_output=True, text=True, timeout=30, env=entctl_env(), cwd=cwd
-    )
-
-
-def ok(*args: str, cwd: Path | None = None) -> str:
-    result = run(*args, cwd=cwd)
-    assert result.returncode == 0, f"entctl {' '.join(args)} exited {result.returncode}:\n{result.stderr}"
-    return result.stdout
 
 
 def now_ms() -> int:
@@ -55,14 +42,14 @@ class LocalCA:
 
     def __init__(self, directory: Path):
         self.dir = directory
-        self.created = json.loads(ok("--json", "dev", "init", "--dir", str(directory)))
+        self.created = json.loads(entctl_ok("--json", "dev", "init", "--dir", str(directory)))
 
     @property
     def root_der(self) -> bytes:
         return x509.load_pem_x509_certificate((self.dir / "root.pem").read_bytes()).public_bytes(Encoding.DER)
 
     def sign(self, command: str, *args: str) -> str:
-        lines = ok("--json", "dev", command, "--dir", str(self.dir), *args).splitlines()
+        lines = entctl_ok("--json", "dev", command, "--dir", str(self.dir), *args).splitlines()
         assert len(lines) == 1, lines
         token = json.loads(lines[0])["token"]
         assert re.fullmatch(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+", token), token
@@ -98,7 +85,7 @@ def rfc3339(milliseconds: int) -> str:
 
 def test_init_creates_the_ca_files(tmp_path):
     directory = tmp_path / "ca"
-    created = json.loads(ok("--json", "dev", "init", "--dir", str(directory)))
+    created = json.loads(entctl_ok("--json", "dev", "init", "--dir", str(directory)))
     assert sorted(os.listdir(directory)) == CA_FILES
     assert created["dir"] == str(directory.resolve())
     for key, name in [("root", "root.pem"), ("intermediate", "intermediate.pem"), ("leaf", "leaf.pem"),
@@ -117,12 +104,12 @@ def test_init_creates_the_ca_files(tmp_path):
 
 def test_init_needs_a_directory_and_says_how_to_trust_it(tmp_path):
     """Without --dir there is nothing to make: signing already defaults to the demo tenant's CA."""
-    refused = run("dev", "init", cwd=tmp_path)
+    refused = entctl("dev", "init", cwd=tmp_path)
     assert refused.returncode == 2, refused
     assert refused.stderr.startswith("entctl: dev init needs --dir DIR: the signing commands already default to "
                                      "Config/dev-ca")
     assert os.listdir(tmp_path) == []
-    output = ok("dev", "init", "--dir", "mine", cwd=tmp_path)
+    output = entctl_ok("dev", "init", "--dir", "mine", cwd=tmp_path)
     assert sorted(os.listdir(tmp_path / "mine")) == CA_FILES
     assert f"root certificate: {(tmp_path / 'mine').resolve() / 'root.pem'}" in output
     assert '"root_certificates"' in output and "kill -HUP" in output and "--dir mine" in output
@@ -132,35 +119,35 @@ def test_init_needs_a_directory_and_says_how_to_trust_it(tmp_path):
 def test_signing_defaults_to_the_demo_tenants_ca(tmp_path):
     """From the repository root, no --dir signs with Config/dev-ca, which the demo tenant trusts; elsewhere the
     error says where it looked and what to do."""
-    token = json.loads(ok("--json", "dev", "sign-transaction", "--product", "com.example.pro.monthly", "--bundle-id",
-                          "com.example.app", cwd=REPO_ROOT))["token"]
+    token = json.loads(entctl_ok("--json", "dev", "sign-transaction", "--product", "com.example.pro.monthly",
+                                 "--bundle-id", "com.example.app", cwd=REPO_ROOT))["token"]
     root = x509.load_pem_x509_certificate((REPO_ROOT / "Config" / "dev-ca" / "root.pem").read_bytes())
     verifier = SignedDataVerifier([root.public_bytes(Encoding.DER)], False, Environment.SANDBOX, "com.example.app")
     assert verifier.verify_and_decode_signed_transaction(token).productId == "com.example.pro.monthly"
-    elsewhere = run("dev", "sign-transaction", "--product", "p", "--bundle-id", "b", cwd=tmp_path)
+    elsewhere = entctl("dev", "sign-transaction", "--product", "p", "--bundle-id", "b", cwd=tmp_path)
     assert elsewhere.returncode == 1
     assert "no local signing CA in Config/dev-ca" in elsewhere.stderr and "--dir DIR" in elsewhere.stderr
 
 
 def test_init_refuses_to_overwrite_without_force(tmp_path):
     directory = tmp_path / "ca"
-    ok("dev", "init", "--dir", str(directory))
+    entctl_ok("dev", "init", "--dir", str(directory))
     before = {name: (directory / name).read_bytes() for name in CA_FILES}
-    refused = run("dev", "init", "--dir", str(directory))
+    refused = entctl("dev", "init", "--dir", str(directory))
     assert refused.returncode == 1, refused
     assert refused.stdout == ""
     assert refused.stderr.startswith("entctl: ") and "--force" in refused.stderr
     assert {name: (directory / name).read_bytes() for name in CA_FILES} == before
     # One file left over from a CA is enough to refuse.
     (directory / "root.pem").unlink()
-    assert run("dev", "init", "--dir", str(directory)).returncode == 1
-    ok("dev", "init", "--dir", str(directory), "--force")
+    assert entctl("dev", "init", "--dir", str(directory)).returncode == 1
+    entctl_ok("dev", "init", "--dir", str(directory), "--force")
     after = {name: (directory / name).read_bytes() for name in CA_FILES}
     assert after["leaf-key.pem"] != before["leaf-key.pem"] and after["leaf.pem"] != before["leaf.pem"]
 
 
 def test_signing_without_a_ca_says_how_to_make_one(tmp_path):
-    result = run("dev", "sign-transaction", "--dir", str(tmp_path / "none"), "--product", "p", "--bundle-id", "b")
+    result = entctl("dev", "sign-transaction", "--dir", str(tmp_path / "none"), "--product", "p", "--bundle-id", "b")
     assert result.returncode == 1
     assert "entctl dev init" in result.stderr
 
@@ -267,7 +254,8 @@ def test_another_cas_tokens_do_not_verify_against_this_root(ca, other_ca):
 
 
 def test_human_output_is_the_bare_token(ca):
-    lines = ok("dev", "sign-transaction", "--dir", str(ca.dir), "--product", "pro", "--bundle-id", BUNDLE_ID).splitlines()
+    lines = entctl_ok(
+        "dev", "sign-transaction", "--dir", str(ca.dir), "--product", "pro", "--bundle-id", BUNDLE_ID).splitlines()
     assert len(lines) == 1
     assert ca.verifier().verify_and_decode_signed_transaction(lines[0]).productId == "pro"
 
@@ -354,7 +342,7 @@ def test_notification_ids_are_fresh(ca):
 
 
 def test_unknown_notification_type_is_signed_after_a_warning(ca):
-    result = run("--json", "dev", "sign-notification", "FUTURE_TYPE", "--dir", str(ca.dir), "--bundle-id", BUNDLE_ID)
+    result = entctl("--json", "dev", "sign-notification", "FUTURE_TYPE", "--dir", str(ca.dir), "--bundle-id", BUNDLE_ID)
     assert result.returncode == 0, result.stderr
     assert "FUTURE_TYPE" in result.stderr and "warning" in result.stderr
     decoded = ca.verifier().verify_and_decode_notification(json.loads(result.stdout)["token"])
@@ -397,7 +385,7 @@ def test_unknown_notification_type_is_signed_after_a_warning(ca):
     (["dev", "sign-notification", "DID_RENEW", "--bundle-id", "b", "--billing-retry"], "does not take --billing-retry"),
 ])
 def test_bad_options_exit_2(tmp_path, args, message):
-    result = run(*args, "--dir", str(tmp_path / "no-ca-here"))
+    result = entctl(*args, "--dir", str(tmp_path / "no-ca-here"))
     assert result.returncode == 2, result
     assert message in result.stderr
     assert "usage: entctl" in result.stderr

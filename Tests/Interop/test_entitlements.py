@@ -15,8 +15,8 @@ import pytest
 from conftest import RPC_TIMEOUT, call_bidirectional
 from entitlement_support import (
     ACTIVE, ADMIN_METHODS, ADMIN_SERVICE, CAUSE, CUSTOMER_INFO_CHANGED, ENTITLEMENT_METHODS, ENTITLEMENT_SERVICE,
-    INACTIVE, METHODS, PUSH_TIMEOUT, SNAPSHOT, STATUS_CHANGED, STORE_GRANT, Api, active_ids, anon_id, describe_event,
-    key_hash, make_key, new_tenant, rpc_error, start_server, ts_millis, ts_seconds, unique_id, write_tenants,
+    INACTIVE, METHODS, SNAPSHOT, STATUS_CHANGED, STORE_GRANT, Api, Clients, active_ids, anon_id, describe_event,
+    key_hash, make_key, new_tenant, rpc_error, ts_millis, ts_seconds, unique_id, write_tenants,
 )
 
 Code = grpc.StatusCode
@@ -28,36 +28,17 @@ STREAMS_PER_CUSTOMER = 16
 # Fixtures
 
 
-class Env:
+class Env(Clients):
     """Tenants A and B on one server. `a`/`b` hold public keys, `a_admin`/`b_admin` secret keys."""
 
     def __init__(self, server, tenant_a, tenant_b, protos):
-        self.server, self.tenant_a, self.tenant_b, self.protos = server, tenant_a, tenant_b, protos
-        self._channels: list[grpc.Channel] = []
-        self._apis: list[Api] = []
+        super().__init__(server, protos)
+        self.tenant_a, self.tenant_b = tenant_a, tenant_b
         channel = self.channel()
         self.a = self.api(tenant_a.public_key, channel)
         self.a_admin = self.api(tenant_a.secret_key, channel)
         self.b = self.api(tenant_b.public_key, channel)
         self.b_admin = self.api(tenant_b.secret_key, channel)
-
-    def channel(self) -> grpc.Channel:
-        """A new channel (a new HTTP/2 connection: grpcio does not share subchannels across these options)."""
-        channel = self.server.channel(options=[("grpc.use_local_subchannel_pool", 1)])
-        grpc.channel_ready_future(channel).result(timeout=RPC_TIMEOUT)
-        self._channels.append(channel)
-        return channel
-
-    def api(self, key: str | None, channel: grpc.Channel | None = None) -> Api:
-        api = Api(channel or self._channels[0], self.protos, key, streams=[])
-        self._apis.append(api)
-        return api
-
-    def close(self) -> None:
-        for api in self._apis:
-            api.cancel_streams()
-        for channel in self._channels:
-            channel.close()
 
 
 @pytest.fixture(scope="module")
@@ -73,16 +54,10 @@ def tenants():
 
 
 @pytest.fixture(scope="module")
-def entitlement_server(tmp_path_factory, tenants):
-    directory = tmp_path_factory.mktemp("entitlements")
-    tenants_file = directory / "tenants.json"
-    write_tenants(tenants_file, list(tenants))
-    server = start_server(directory / "server", tenants_file)
-    yield server
-    if server.process.poll() is not None:
-        pytest.fail(f"server exited during the tests:\n{server.describe()}")
-    code = server.terminate()
-    assert code == 0, f"server exited with {code} after SIGTERM:\n{server.describe()}"
+def entitlement_server(tenants_server, tmp_path_factory, tenants):
+    tenants_file = tmp_path_factory.mktemp("entitlements") / "tenants.json"
+    write_tenants(tenants_file, tenants)
+    return tenants_server(tenants_file)
 
 
 @pytest.fixture
@@ -90,7 +65,6 @@ def ent(entitlement_server, tenants, protos):
     env = Env(entitlement_server, *tenants, protos)
     yield env
     env.close()
-    assert entitlement_server.process.poll() is None, f"server died:\n{entitlement_server.describe()}"
 
 
 def sample_request(api: Api, method: str, app_user_id: str):

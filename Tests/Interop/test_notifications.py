@@ -12,18 +12,16 @@ import base64
 import http.client
 import json
 import time
-from datetime import datetime, timezone
-from pathlib import Path
 
 import pytest
 
-from conftest import RawH2Connection
-from entitlement_support import (
-    ACTIVE, CAUSE, CUSTOMER_INFO_CHANGED, INACTIVE, SNAPSHOT, STATUS_CHANGED, new_tenant, sigkill, start_server,
-    ts_millis, unique_id, write_file_atomically,
+from appstore_support import (
+    BUNDLE_ID, DAY_MS, MONTHLY, PRODUCTS, SigningCA, StoreApi, StoreEnv, app_store_settings, now_ms, payload, rfc3339,
 )
-from test_purchases import (
-    BUNDLE_ID, DAY_MS, MONTHLY, PRODUCTS, SigningCA, StoreApi, StoreEnv, app_store_settings, payload,
+from conftest import RawH2Connection, start_server
+from entitlement_support import (
+    ACTIVE, CAUSE, CUSTOMER_INFO_CHANGED, INACTIVE, SNAPSHOT, STATUS_CHANGED, new_tenant, sigkill, ts_millis,
+    unique_id, write_tenants,
 )
 
 GRACE_DAYS = 16
@@ -35,15 +33,6 @@ MAX_BODY = 64 * 1024
 
 # --------------------------------------------------------------------------------------------------
 # Signing helpers
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
-
-
-def rfc3339(milliseconds: int) -> str:
-    """Whole seconds (the signer's resolution for absolute times)."""
-    return datetime.fromtimestamp(milliseconds / 1000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def at(offset_ms: int) -> tuple[str, int]:
@@ -60,30 +49,24 @@ def new_original_id() -> str:
     return f"3{int(time.time() * 1000) % 10**12:012d}{_counter[0]:03d}"
 
 
-def _signed(ca: SigningCA, *args: str) -> str:
-    result = ca._run("--json", "dev", *args, "--dir", str(ca.dir))
-    assert result.returncode == 0, f"entctl dev {args}: {result.stderr}"
-    return json.loads(result.stdout.strip())["token"]
-
-
 def transaction(ca: SigningCA, original: str, *args: str, product: str = MONTHLY) -> str:
     return ca.sign(product, "--original-transaction-id", original, *args)
 
 
 def renewal_info(ca: SigningCA, original: str, *args: str, product: str = MONTHLY) -> str:
-    return _signed(ca, "sign-renewal-info", "--original-transaction-id", original, "--product", product, *args)
+    return ca.signed("sign-renewal-info", "--original-transaction-id", original, "--product", product, *args)
 
 
 def notification(ca: SigningCA, kind: str, subtype: str | None = None, *, transaction: str | None = None,
                  renewal: str | None = None, extra: tuple[str, ...] = ()) -> str:
-    args = ["sign-notification", kind] + ([subtype] if subtype else [])
+    args = [kind] + ([subtype] if subtype else [])
     if transaction is None:
         args += ["--bundle-id", BUNDLE_ID]
     else:
         args += ["--transaction", transaction]
     if renewal is not None:
         args += ["--renewal-info", renewal]
-    return _signed(ca, *args, *extra)
+    return ca.signed("sign-notification", *args, *extra)
 
 
 def body_of(token: str) -> bytes:
@@ -137,41 +120,25 @@ def other_ca(tmp_path_factory) -> SigningCA:
     return SigningCA(tmp_path_factory.mktemp("notify-other-ca") / "ca")
 
 
-def write_notify_tenants(path: Path, tenants: dict, ca_root: Path) -> None:
-    entries = []
-    for name, tenant in tenants.items():
-        entry = tenant.entry()
-        if name != "plain":
-            entry["app_store"] = app_store_settings(ca_root, "transfer")
-            if name == "g":
-                entry["app_store"]["grace_period_days"] = GRACE_DAYS
-            entry["app_store"]["products"][PREMIUM_MONTHLY] = {"type": "auto_renewable"}
-        entries.append(entry)
-    write_file_atomically(path, json.dumps({"tenants": entries}, indent=2))
-
-
-def make_tenants() -> dict:
+def make_tenants(ca: SigningCA) -> dict:
+    app_store = app_store_settings(ca.root, "transfer")
+    app_store["products"][PREMIUM_MONTHLY] = {"type": "auto_renewable"}
+    settings = {"a": app_store, "g": {**app_store, "grace_period_days": GRACE_DAYS}, "plain": None}
     return {name: new_tenant(f"notify-{name}", entitlements=["pro", "premium"],
-                             products={**PRODUCTS, PREMIUM_MONTHLY: ["premium"]})
-            for name in ("a", "g", "plain")}
+                             products={**PRODUCTS, PREMIUM_MONTHLY: ["premium"]}, app_store=settings[name])
+            for name in settings}
 
 
 @pytest.fixture(scope="module")
-def notify_tenants():
-    return make_tenants()
+def notify_tenants(ca):
+    return make_tenants(ca)
 
 
 @pytest.fixture(scope="module")
-def notify_server(tmp_path_factory, notify_tenants, ca):
-    directory = tmp_path_factory.mktemp("notifications")
-    tenants_file = directory / "tenants.json"
-    write_notify_tenants(tenants_file, notify_tenants, ca.root)
-    server = start_server(directory / "server", tenants_file)
-    yield server
-    if server.process.poll() is not None:
-        pytest.fail(f"server exited during the tests:\n{server.describe()}")
-    code = server.terminate()
-    assert code == 0, f"server exited with {code} after SIGTERM:\n{server.describe()}"
+def notify_server(tenants_server, tmp_path_factory, notify_tenants):
+    tenants_file = tmp_path_factory.mktemp("notifications") / "tenants.json"
+    write_tenants(tenants_file, notify_tenants.values())
+    return tenants_server(tenants_file)
 
 
 @pytest.fixture
@@ -179,7 +146,6 @@ def env(notify_server, notify_tenants, protos):
     environment = StoreEnv(notify_server, notify_tenants, protos)
     yield environment
     environment.close()
-    assert notify_server.process.poll() is None, f"server died:\n{notify_server.describe()}"
 
 
 def post(env, tenant: str, token_or_body, via: str = "http1") -> tuple[int, str]:
@@ -559,9 +525,9 @@ def test_production_notification_for_a_sandbox_tenant_is_refused(env, ca):
 
 
 def test_acknowledged_notification_survives_sigkill(tmp_path, ca, protos):
-    tenants = make_tenants()
+    tenants = make_tenants(ca)
     tenants_file = tmp_path / "tenants.json"
-    write_notify_tenants(tenants_file, tenants, ca.root)
+    write_tenants(tenants_file, tenants.values())
     server = start_server(tmp_path / "server", tenants_file)
     original = new_original_id()
     user = unique_id()

@@ -9,88 +9,27 @@ from __future__ import annotations
 
 import base64
 import json
-import subprocess
 import time
 from pathlib import Path
 
 import grpc
 import pytest
 
-from conftest import RPC_TIMEOUT
-from entitlement_support import (
-    ACTIVE, CAUSE, CUSTOMER_INFO_CHANGED, ENTITLEMENT_SERVICE, INACTIVE, PACKAGE, SNAPSHOT, STATUS_CHANGED, Api,
-    active_ids, new_tenant, rpc_error, sigkill, start_server, ts_millis, unique_id, write_file_atomically,
+from appstore_support import (
+    BUNDLE_ID, COINS, DAY_MS, LIFETIME, MONTHLY, PASS, PRODUCTS, SigningCA, StoreApi, StoreEnv, app_store_settings,
+    payload,
 )
-from test_entctl import entctl_binary, entctl_env
+from conftest import start_server
+from entitlement_support import (
+    ACTIVE, CAUSE, CUSTOMER_INFO_CHANGED, INACTIVE, SNAPSHOT, STATUS_CHANGED, Api, active_ids, new_tenant, rpc_error,
+    sigkill, ts_millis, unique_id, write_tenants,
+)
 
 Code = grpc.StatusCode
 
-BUNDLE_ID = "com.example.app"
-MONTHLY, LIFETIME, COINS, PASS = "com.example.pro.monthly", "com.example.lifetime", "com.example.coins", "com.example.pass"
 APP_STORE_SOURCE = 1
-DAY_MS = 86_400_000
 XCODE_SAMPLE = Path(__file__).resolve().parent.parent / "Fixtures/apple/xcode/xcode-signed-transaction"
-
-PURCHASE_METHODS = {
-    "Purchase": ("PurchaseRequest", "PurchaseResponse"),
-    "Restore": ("RestoreRequest", "RestoreResponse"),
-}
-
-
-# --------------------------------------------------------------------------------------------------
-# Signing
-
-
-class SigningCA:
-    def __init__(self, directory: Path):
-        self.dir = directory
-        result = self._run("dev", "init", "--dir", str(directory))
-        assert result.returncode == 0, result.stderr
-        self.root = (directory / "root.pem").resolve()
-
-    @staticmethod
-    def _run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([str(entctl_binary()), *args], capture_output=True, text=True, timeout=30,
-                              env=entctl_env())
-
-    def sign(self, product: str = MONTHLY, *args: str, bundle_id: str = BUNDLE_ID) -> str:
-        result = self._run("--json", "dev", "sign-transaction", "--dir", str(self.dir), "--product", product,
-                           "--bundle-id", bundle_id, *args)
-        assert result.returncode == 0, f"entctl dev sign-transaction {args}: {result.stderr}"
-        return json.loads(result.stdout.strip())["token"]
-
-
-def payload(token: str) -> dict:
-    part = token.split(".")[1]
-    return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
-
-
-def app_store_settings(ca_root: Path, policy: str) -> dict:
-    return {
-        "bundle_id": BUNDLE_ID,
-        "environments": ["Sandbox"],
-        "root_certificates": [str(ca_root)],
-        "transfer_policy": policy,
-        "products": {
-            MONTHLY: {"type": "auto_renewable"},
-            LIFETIME: {"type": "non_consumable"},
-            COINS: {"type": "consumable"},
-            PASS: {"type": "non_renewing", "duration_days": 30},
-        },
-    }
-
-
-PRODUCTS = {MONTHLY: ["pro"], LIFETIME: ["premium"], PASS: ["pro"]}
 POLICIES = {"a": "transfer", "b": "keep_with_original", "c": "transfer_if_no_active"}
-
-
-def write_store_tenants(path: Path, tenants: dict, ca_root: Path) -> None:
-    entries = []
-    for name, tenant in tenants.items():
-        entry = tenant.entry()
-        entry["app_store"] = app_store_settings(ca_root, POLICIES[name])
-        entries.append(entry)
-    write_file_atomically(path, json.dumps({"tenants": entries}, indent=2))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -107,86 +46,21 @@ def other_ca(tmp_path_factory) -> SigningCA:
     return SigningCA(tmp_path_factory.mktemp("purchase-other-ca") / "ca")
 
 
-@pytest.fixture(scope="module")
-def store_tenants():
-    return {name: new_tenant(f"store-{name}", entitlements=["pro", "premium"], products=dict(PRODUCTS))
-            for name in POLICIES}
+def store_tenant(name: str, ca: SigningCA):
+    return new_tenant(f"store-{name}", entitlements=["pro", "premium"], products=dict(PRODUCTS),
+                      app_store=app_store_settings(ca.root, POLICIES[name]))
 
 
 @pytest.fixture(scope="module")
-def store_server(tmp_path_factory, store_tenants, ca):
-    directory = tmp_path_factory.mktemp("purchases")
-    tenants_file = directory / "tenants.json"
-    write_store_tenants(tenants_file, store_tenants, ca.root)
-    server = start_server(directory / "server", tenants_file)
-    yield server
-    if server.process.poll() is not None:
-        pytest.fail(f"server exited during the tests:\n{server.describe()}")
-    code = server.terminate()
-    assert code == 0, f"server exited with {code} after SIGTERM:\n{server.describe()}"
+def store_tenants(ca):
+    return {name: store_tenant(name, ca) for name in POLICIES}
 
 
-class StoreApi(Api):
-    def purchase_request(self, app_user_id: str, token: str | None):
-        request = self.message("PurchaseRequest", app_user_id=app_user_id)
-        if token is not None:
-            request.app_store.signed_transaction = token
-        return request
-
-    def store_call(self, method: str, request):
-        request_type, response_type = PURCHASE_METHODS[method]
-        callable_ = self.channel.unary_unary(
-            f"/{ENTITLEMENT_SERVICE}/{method}", request_serializer=lambda m: m.SerializeToString(),
-            response_deserializer=self.protos.message(f"{PACKAGE}.{response_type}").FromString,
-        )
-        return callable_(request, timeout=RPC_TIMEOUT, metadata=self._metadata(None))
-
-    def purchase(self, app_user_id: str, token: str):
-        return self.store_call("Purchase", self.purchase_request(app_user_id, token))
-
-    def purchase_error(self, app_user_id: str, token: str | None = None, request=None) -> grpc.RpcError:
-        request = request if request is not None else self.purchase_request(app_user_id, token)
-        return rpc_error(lambda: self.store_call("Purchase", request))
-
-    def restore_request(self, app_user_id: str, tokens: list[str]):
-        request = self.message("RestoreRequest", app_user_id=app_user_id)
-        for token in tokens:
-            request.app_store.add().signed_transaction = token
-        return request
-
-    def restore(self, app_user_id: str, tokens: list[str]):
-        return self.store_call("Restore", self.restore_request(app_user_id, tokens))
-
-    def restore_error(self, app_user_id: str, tokens: list[str]) -> grpc.RpcError:
-        return rpc_error(lambda: self.restore(app_user_id, tokens))
-
-
-class StoreEnv:
-    def __init__(self, server, tenants, protos):
-        self.server, self.tenants, self.protos = server, tenants, protos
-        self._channels: list[grpc.Channel] = []
-        self._apis: list[Api] = []
-        channel = self.channel()
-        for name, tenant in tenants.items():
-            setattr(self, name, self.api(tenant.public_key, channel))
-            setattr(self, f"{name}_admin", self.api(tenant.secret_key, channel))
-
-    def channel(self) -> grpc.Channel:
-        channel = self.server.channel(options=[("grpc.use_local_subchannel_pool", 1)])
-        grpc.channel_ready_future(channel).result(timeout=RPC_TIMEOUT)
-        self._channels.append(channel)
-        return channel
-
-    def api(self, key: str | None, channel: grpc.Channel | None = None) -> StoreApi:
-        api = StoreApi(channel or self._channels[0], self.protos, key, streams=[])
-        self._apis.append(api)
-        return api
-
-    def close(self) -> None:
-        for api in self._apis:
-            api.cancel_streams()
-        for channel in self._channels:
-            channel.close()
+@pytest.fixture(scope="module")
+def store_server(tenants_server, tmp_path_factory, store_tenants):
+    tenants_file = tmp_path_factory.mktemp("purchases") / "tenants.json"
+    write_tenants(tenants_file, store_tenants.values())
+    return tenants_server(tenants_file)
 
 
 @pytest.fixture
@@ -194,7 +68,6 @@ def env(store_server, store_tenants, protos):
     environment = StoreEnv(store_server, store_tenants, protos)
     yield environment
     environment.close()
-    assert store_server.process.poll() is None, f"server died:\n{store_server.describe()}"
 
 
 def assert_code(error: grpc.RpcError, code: grpc.StatusCode, *needles: str) -> None:
@@ -748,9 +621,9 @@ def test_restore_takes_at_most_100(env):
 
 
 def test_purchase_survives_sigkill(tmp_path, ca, protos):
-    tenants = {"a": new_tenant("store-a", entitlements=["pro", "premium"], products=dict(PRODUCTS))}
+    tenants = {"a": store_tenant("a", ca)}
     tenants_file = tmp_path / "tenants.json"
-    write_store_tenants(tenants_file, tenants, ca.root)
+    write_tenants(tenants_file, tenants.values())
     server = start_server(tmp_path / "server", tenants_file)
     user = unique_id()
     token = ca.sign(MONTHLY)

@@ -9,7 +9,8 @@ import grpc
 import pytest
 
 from conftest import (
-    RPC_TIMEOUT, SHUTDOWN_TIMEOUT, CancellationProbe, call_server_streaming, call_unary, new_token,
+    DEMO_PUBLIC_KEY, DEMO_TENANTS_FILE, RPC_TIMEOUT, SHUTDOWN_TIMEOUT, CancellationProbe, call_server_streaming,
+    call_unary, new_token,
 )
 
 
@@ -61,7 +62,6 @@ def test_sigterm_when_idle_exits_zero(fresh_server, stubs):
 
 HEALTH = "grpc.health.v1.Health"
 SERVING, NOT_SERVING = 1, 2
-DEMO_PUBLIC_KEY = "pk_demo_public_key_for_local_testing_only"
 DRAIN_SECONDS = 3.0
 
 
@@ -99,8 +99,6 @@ def _readyz(server) -> int:
 
 @pytest.fixture
 def draining_server(configured_server):
-    from conftest import DEMO_TENANTS_FILE
-
     return configured_server({
         "server": {"shutdown_drain_delay_seconds": int(DRAIN_SECONDS), "shutdown_grace_period_seconds": 10},
         "storage": {"tenants": str(DEMO_TENANTS_FILE)},

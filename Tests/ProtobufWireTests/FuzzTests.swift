@@ -1,23 +1,10 @@
 import ProtobufWire
+import TestSupport
 import Testing
 
 /// Decodes thousands of pseudo-random inputs: decoding may succeed or throw a
 /// ``ProtoDecodingError``, nothing else, and what decodes re-encodes stably.
 @Suite struct FuzzTests {
-    /// xorshift64*: deterministic, so a failure reproduces from the seed.
-    struct Random {
-        var state: UInt64
-
-        mutating func next() -> UInt64 {
-            state ^= state >> 12
-            state ^= state << 25
-            state ^= state >> 27
-            return state &* 0x2545_F491_4F6C_DD1D
-        }
-
-        mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-    }
-
     static var seedMessage: TestScalars {
         var message = TestScalars()
         message.int32 = -5
@@ -35,7 +22,7 @@ import Testing
     }
 
     @Test func randomAndMutatedInputsNeverCrash() {
-        var random = Random(state: 0x9E37_79B9_7F4A_7C15)
+        var random = SeededRandomNumberGenerator(seed: 0x9E37_79B9_7F4A_7C15)
         let seed = Self.seedMessage.serializedBytes()
         var outcomes = (decoded: 0, rejected: 0)
         for round in 0..<4_000 {
@@ -63,4 +50,9 @@ import Testing
         #expect(outcomes.decoded > 100)
         #expect(outcomes.rejected > 100)
     }
+}
+
+extension SeededRandomNumberGenerator {
+    /// A number in 0..<bound.
+    fileprivate mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }

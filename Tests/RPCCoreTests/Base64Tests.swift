@@ -1,4 +1,5 @@
 import RPCCore
+import TestSupport
 import Testing
 
 @Suite struct Base64Tests {
@@ -54,7 +55,7 @@ import Testing
     }
 
     @Test func everyLengthRoundTripsPaddedAndUnpadded() throws {
-        var generator = SeededGenerator(seed: 64)
+        var generator = SeededRandomNumberGenerator(seed: 64)
         for length in 0...64 {
             let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let unpadded = Base64.encode(bytes)

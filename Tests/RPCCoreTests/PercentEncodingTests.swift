@@ -1,4 +1,5 @@
 import RPCCore
+import TestSupport
 import Testing
 
 @Suite struct PercentEncodingTests {
@@ -50,7 +51,7 @@ import Testing
     }
 
     @Test func encodedOutputIsAlwaysPrintableASCII() {
-        var generator = SeededGenerator(seed: 1)
+        var generator = SeededRandomNumberGenerator(seed: 1)
         for _ in 0..<200 {
             let encoded = PercentEncoding.encode(Self.randomString(using: &generator))
             #expect(encoded.utf8.allSatisfy { (0x20...0x7E).contains($0) })
@@ -100,7 +101,7 @@ import Testing
     }
 
     @Test func randomStringsRoundTrip() {
-        var generator = SeededGenerator(seed: 0x5EED)
+        var generator = SeededRandomNumberGenerator(seed: 0x5EED)
         for _ in 0..<1_000 {
             let text = Self.randomString(using: &generator)
             #expect(PercentEncoding.decode(PercentEncoding.encode(text)) == text, "\(Array(text.unicodeScalars))")
@@ -109,7 +110,7 @@ import Testing
 
     @Test func decodeKeepsEveryMalformedSequenceAsIs() {
         // No `%` in these inputs is followed by a hex digit, so decoding must be the identity.
-        var generator = SeededGenerator(seed: 7)
+        var generator = SeededRandomNumberGenerator(seed: 7)
         let alphabet = Array("%%%gz \u{7F}é-\u{1F511}".unicodeScalars)
         for _ in 0..<1_000 {
             var scalars = String.UnicodeScalarView()
@@ -120,7 +121,7 @@ import Testing
     }
 
     /// Mixes printable ASCII, `%`, control characters, BMP and astral scalars.
-    static func randomString(using generator: inout SeededGenerator) -> String {
+    static func randomString(using generator: inout SeededRandomNumberGenerator) -> String {
         var scalars = String.UnicodeScalarView()
         for _ in 0..<Int.random(in: 0...24, using: &generator) {
             let scalar: UnicodeScalar

@@ -50,19 +50,6 @@ final class Recorder<Value: Sendable>: Sendable {
     var values: [Value] { storage.withLock { $0 } }
 }
 
-/// A deterministic generator (SplitMix64) so that "random" tests are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A one-field message (`string text = 1`) for the typed-handler tests.
 struct TextMessage: ProtoMessage {
     var text = ""

@@ -1,4 +1,5 @@
 import RPCCore
+import TestSupport
 import Testing
 
 @Suite struct TimeoutTests {
@@ -112,7 +113,7 @@ import Testing
             Duration(secondsComponent: 0, attosecondsComponent: 1),
             Duration(secondsComponent: 2, attosecondsComponent: 999_999_999_999_999_999),
         ]
-        var generator = SeededGenerator(seed: 42)
+        var generator = SeededRandomNumberGenerator(seed: 42)
         for _ in 0..<500 {
             // Below 10^8 s every sub-second part is expressible in n/u/m/S.
             let nanos = Int64.random(in: 0...(Int64(1) << Int.random(in: 1...56, using: &generator)), using: &generator)

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import HTTP2Transport
@@ -101,7 +102,7 @@ struct HTTP1RequestParserTests {
         )
         let expected = try parse(stream)
         #expect(expected.count == 3)
-        var generator = SplitMix64(seed: 42)
+        var generator = SeededRandomNumberGenerator(seed: 42)
         for _ in 0..<200 {
             var parser = HTTP1RequestParser()
             var requests: [HTTP1ParsedRequest] = []
@@ -533,18 +534,5 @@ struct HTTP1RequestParserTests {
             #expect(parser.bufferedByteCount == 0)
         }
         #expect(result?.request.body == body)
-    }
-}
-
-/// A tiny deterministic generator, so random splits are reproducible.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
