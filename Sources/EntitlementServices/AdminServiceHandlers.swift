@@ -38,9 +38,7 @@ public struct AdminService: RPCService {
     }
 
     private func grant(_ request: GrantEntitlementRequest, _ context: ServerContext) async throws -> Grant {
-        try await log.call(context) { fields in
-            let tenant = try CallerAuthentication.tenant(of: context, requires: .secretKey, in: tenants)
-            fields.tenantID = tenant.id
+        try await log.call(context, requires: .secretKey, in: tenants) { tenant, fields in
             let outcome = try await engine.grant(tenant: tenant, try GrantRequest(request))
             fields.appUserID = outcome.appUserID
             return Grant(outcome.grant, appUserID: outcome.appUserID)
@@ -48,9 +46,7 @@ public struct AdminService: RPCService {
     }
 
     private func revoke(_ request: RevokeGrantRequest, _ context: ServerContext) async throws -> Grant {
-        try await log.call(context) { fields in
-            let tenant = try CallerAuthentication.tenant(of: context, requires: .secretKey, in: tenants)
-            fields.tenantID = tenant.id
+        try await log.call(context, requires: .secretKey, in: tenants) { tenant, fields in
             let outcome = try await engine.revoke(tenantID: tenant.id, grantID: request.grantID, reason: request.reason)
             fields.appUserID = outcome.appUserID
             return Grant(outcome.grant, appUserID: outcome.appUserID)
@@ -58,9 +54,7 @@ public struct AdminService: RPCService {
     }
 
     private func customer(_ request: GetCustomerRequest, _ context: ServerContext) async throws -> Customer {
-        try await log.call(context) { fields in
-            let tenant = try CallerAuthentication.tenant(of: context, requires: .secretKey, in: tenants)
-            fields.tenantID = tenant.id
+        try await log.call(context, requires: .secretKey, in: tenants) { tenant, fields in
             let details = try engine.details(tenantID: tenant.id, appUserID: try AppUserID.validate(request.appUserID))
             fields.appUserID = details.state.appUserID
             var customer = Customer()
@@ -77,9 +71,7 @@ public struct AdminService: RPCService {
     private func events(_ request: ListCustomerEventsRequest, _ context: ServerContext) async throws
         -> ListCustomerEventsResponse
     {
-        try await log.call(context) { fields in
-            let tenant = try CallerAuthentication.tenant(of: context, requires: .secretKey, in: tenants)
-            fields.tenantID = tenant.id
+        try await log.call(context, requires: .secretKey, in: tenants) { tenant, fields in
             let appUserID = try AppUserID.validate(request.appUserID)
             fields.appUserID = appUserID
             let page = try engine.events(

@@ -45,6 +45,31 @@ public struct CallLog: Sendable {
         }
     }
 
+    /// ``call(_:_:)`` for a caller that must present a key of `kind`: the tenant it authenticates as is handed to
+    /// `body` and named in the log line (the one preamble every handler shares).
+    func call<Response>(
+        _ context: ServerContext, requires kind: APIKey.Kind, in tenants: TenantRegistry,
+        _ body: (Tenant, inout Fields) async throws -> Response
+    ) async throws -> Response {
+        try await call(context) { fields in
+            let tenant = try CallerAuthentication.tenant(of: context, requires: kind, in: tenants)
+            fields.tenantID = tenant.id
+            return try await body(tenant, &fields)
+        }
+    }
+
+    /// ``call(_:requires:in:_:)`` for handlers that never suspend (the SyncStatus hot path).
+    func callSynchronously<Response>(
+        _ context: ServerContext, requires kind: APIKey.Kind, in tenants: TenantRegistry,
+        _ body: (Tenant, inout Fields) throws -> Response
+    ) throws -> Response {
+        try callSynchronously(context) { fields in
+            let tenant = try CallerAuthentication.tenant(of: context, requires: kind, in: tenants)
+            fields.tenantID = tenant.id
+            return try body(tenant, &fields)
+        }
+    }
+
     /// One line per committed change to a customer, whatever caused it (a call, or time for expiries).
     public func change(tenantID: String, _ update: StatusUpdate) {
         let kind =

@@ -50,9 +50,7 @@ public struct EntitlementService: RPCService {
     }
 
     private func identify(_ request: EntitlementsProto.IdentifyRequest, _ context: ServerContext) async throws -> IdentifyResponse {
-        try await log.call(context) { fields in
-            let tenant = try CallerAuthentication.tenant(of: context, requires: .publicKey, in: tenants)
-            fields.tenantID = tenant.id
+        try await log.call(context, requires: .publicKey, in: tenants) { tenant, fields in
             let anonymousID = request.anonymousID.isEmpty ? nil : request.anonymousID
             let outcome = try await engine.identify(
                 tenantID: tenant.id, appUserID: request.appUserID, anonymousID: anonymousID)
@@ -67,9 +65,7 @@ public struct EntitlementService: RPCService {
     }
 
     private func purchase(_ request: PurchaseRequest, _ context: ServerContext) async throws -> PurchaseResponse {
-        try await log.call(context) { fields in
-            let tenant = try CallerAuthentication.tenant(of: context, requires: .publicKey, in: tenants)
-            fields.tenantID = tenant.id
+        try await log.call(context, requires: .publicKey, in: tenants) { tenant, fields in
             let appUserID = try AppUserID.validate(request.appUserID)
             let record: StorePurchase
             switch request.purchase {
@@ -93,9 +89,7 @@ public struct EntitlementService: RPCService {
     }
 
     private func restore(_ request: RestoreRequest, _ context: ServerContext) async throws -> RestoreResponse {
-        try await log.call(context) { fields in
-            let tenant = try CallerAuthentication.tenant(of: context, requires: .publicKey, in: tenants)
-            fields.tenantID = tenant.id
+        try await log.call(context, requires: .publicKey, in: tenants) { tenant, fields in
             let appUserID = try AppUserID.validate(request.appUserID)
             guard request.playStore.isEmpty else {
                 throw RPCError(code: .unimplemented, message: "Google Play purchases are not supported yet.")
@@ -143,9 +137,7 @@ public struct EntitlementService: RPCService {
     private func syncStatus(_ request: SyncStatusRequest, _ context: ServerContext) throws
         -> EncodedMessage<SyncStatusResponse>
     {
-        try log.callSynchronously(context) { fields in
-            let tenant = try CallerAuthentication.tenant(of: context, requires: .publicKey, in: tenants)
-            fields.tenantID = tenant.id
+        try log.callSynchronously(context, requires: .publicKey, in: tenants) { tenant, fields in
             let appUserID = try AppUserID.validate(request.appUserID)
             let (state, memo) = try engine.memoizedState(tenantID: tenant.id, appUserID: appUserID)
             fields.appUserID = state.appUserID
@@ -161,9 +153,7 @@ public struct EntitlementService: RPCService {
     private func streamStatus(
         _ request: StreamStatusRequest, _ writer: ResponseWriter<StatusEvent>, _ context: ServerContext
     ) async throws {
-        try await log.call(context) { fields in
-            let tenant = try CallerAuthentication.tenant(of: context, requires: .publicKey, in: tenants)
-            fields.tenantID = tenant.id
+        try await log.call(context, requires: .publicKey, in: tenants) { tenant, fields in
             let appUserID = try AppUserID.validate(request.appUserID)
             try streams.acquire(connectionID: context.connectionID)
             defer { streams.release(connectionID: context.connectionID) }
