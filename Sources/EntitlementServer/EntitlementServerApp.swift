@@ -1,6 +1,6 @@
 import Dispatch
 public import EntitlementDomain
-import EntitlementServices
+public import EntitlementServices
 import EntitlementStorage
 public import HTTP2Transport
 public import RPCCore
@@ -10,7 +10,7 @@ import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
-import Darwin
+public import Darwin
 #endif
 
 /// The `entitlementd` process: gRPC services, plain-HTTP probes and the transport, wired from a ``ServerConfig``.

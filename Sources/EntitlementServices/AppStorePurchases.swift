@@ -1,7 +1,7 @@
 import BoundedText
 import AppStore
 import Crypto
-public import EntitlementDomain
+import EntitlementDomain
 import EntitlementStorage
 import Foundation
 import Synchronization

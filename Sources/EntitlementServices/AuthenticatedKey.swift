@@ -1,4 +1,4 @@
-public import EntitlementDomain
+import EntitlementDomain
 import Crypto
 import RPCCore
 

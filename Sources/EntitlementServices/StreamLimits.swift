@@ -1,4 +1,4 @@
-public import EntitlementDomain
+import EntitlementDomain
 import Synchronization
 
 /// Caps status streams per connection, so one client cannot hold every stream slot of the server.

@@ -1,4 +1,4 @@
-public import EntitlementDomain
+import EntitlementDomain
 /// The schema, as numbered migrations applied in order at startup, all pending ones in one transaction.
 ///
 /// Append new migrations; never edit or renumber one that has shipped. `schema_migrations` records each applied

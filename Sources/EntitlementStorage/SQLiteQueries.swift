@@ -1,4 +1,4 @@
-public import EntitlementDomain
+import EntitlementDomain
 /// The reads every operation shares, run on a read connection (store) or on the write connection (transaction).
 /// Every query is keyed by tenant.
 extension SQLiteConnection {

@@ -1,4 +1,4 @@
-public import EntitlementDomain
+import EntitlementDomain
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

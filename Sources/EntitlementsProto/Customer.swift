@@ -1,4 +1,4 @@
-import ProtobufWire
+public import ProtobufWire
 
 /// `entitlements.v1.GetCustomerRequest`.
 public struct GetCustomerRequest: ProtoMessage {

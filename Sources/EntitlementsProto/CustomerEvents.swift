@@ -1,4 +1,4 @@
-import ProtobufWire
+public import ProtobufWire
 
 /// `entitlements.v1.ListCustomerEventsRequest`: one page of a customer's history.
 public struct ListCustomerEventsRequest: ProtoMessage {

@@ -1,4 +1,4 @@
-import ProtobufWire
+public import ProtobufWire
 
 /// `entitlements.v1.CustomerStatus`: a customer's access, versioned so clients can order updates.
 public struct CustomerStatus: ProtoMessage {

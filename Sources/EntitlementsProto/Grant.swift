@@ -1,4 +1,4 @@
-import ProtobufWire
+public import ProtobufWire
 
 /// `entitlements.v1.GrantEntitlementRequest`: give a customer an entitlement outside any store.
 public struct GrantEntitlementRequest: ProtoMessage {

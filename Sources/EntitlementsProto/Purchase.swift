@@ -1,4 +1,4 @@
-import ProtobufWire
+public import ProtobufWire
 
 /// `entitlements.v1.PurchaseRequest`: one store purchase to verify and attach.
 public struct PurchaseRequest: ProtoMessage {

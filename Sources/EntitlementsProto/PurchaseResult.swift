@@ -1,4 +1,4 @@
-import ProtobufWire
+public import ProtobufWire
 
 /// `entitlements.v1.PurchaseResult`: one store purchase sent to Purchase or Restore, as its token shows it, and how
 /// it relates to what the server already held.

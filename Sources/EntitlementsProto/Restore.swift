@@ -1,4 +1,4 @@
-import ProtobufWire
+public import ProtobufWire
 
 /// `entitlements.v1.RestoreRequest`: every purchase the device knows of.
 public struct RestoreRequest: ProtoMessage {

@@ -1,4 +1,4 @@
-import ProtobufWire
+public import ProtobufWire
 
 /// `entitlements.v1.StreamStatusRequest`: opens a status stream for one customer.
 public struct StreamStatusRequest: ProtoMessage {

@@ -1,4 +1,4 @@
-import ProtobufWire
+public import ProtobufWire
 
 /// `entitlements.v1.Store`: where an entitlement or a transaction comes from.
 ///

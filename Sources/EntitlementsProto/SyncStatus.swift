@@ -1,4 +1,4 @@
-import ProtobufWire
+public import ProtobufWire
 
 /// `entitlements.v1.SyncStatusRequest`.
 public struct SyncStatusRequest: ProtoMessage {

@@ -1,4 +1,4 @@
-import ProtobufWire
+public import ProtobufWire
 
 /// `entitlements.v1.Transaction`: a store purchase as last verified; for subscriptions the
 /// whole renewal chain, identified by `originalTransactionID`.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Runs a test suite's Python helper script in the package root, with a private temporary directory for its files.
 ///

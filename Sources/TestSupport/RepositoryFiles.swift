@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Files inside this repository, for tests that read them (`Config/`, `Protos/`, `Tests/Fixtures/`). Found from this
 /// file's own path, so the tests work in any clone and never read outside the checkout.

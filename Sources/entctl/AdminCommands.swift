@@ -1,3 +1,5 @@
+import EntitlementsProto
+import EntitlementClient
 import ProtobufWire
 
 /// The AdminService commands, called with a secret key: grant, revoke, customer, events.

@@ -150,7 +150,7 @@ struct DevCommands {
     /// `--transaction` (else `--renewal-info` for the environment, else Sandbox).
     func signNotification() throws -> Int32 {
         try arguments.check(positionals: ["TYPE"], optional: 1, options: Self.notificationOptions)
-        Output.line(try printable(try signed(try notificationObject())))
+        Output.line(printable(try signed(try notificationObject())))
         return 0
     }
 
@@ -201,7 +201,7 @@ struct DevCommands {
 
     /// Signs with the CA in `--dir` and prints the token (`{"token": ...}` with `--json`).
     private func sign(_ object: LocalPayloads.Object) throws -> Int32 {
-        Output.line(try printable(try signed(object)))
+        Output.line(printable(try signed(object)))
         return 0
     }
 

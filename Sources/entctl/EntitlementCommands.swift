@@ -1,4 +1,6 @@
 #if canImport(Glibc)
+import EntitlementsProto
+import EntitlementClient
 import Glibc
 #endif
 

@@ -36,6 +36,7 @@ struct Calls: Sendable {
 
     let client: EntitlementClient
 
+    @discardableResult
     func identify(_ appUserID: String, anonymousID: String = "") async throws -> IdentifyResponse {
         try await client.unary(
             Self.identifyMethod, EntitlementsProto.IdentifyRequest(appUserID: appUserID, anonymousID: anonymousID),
@@ -48,6 +49,7 @@ struct Calls: Sendable {
         return try #require(response.customer)
     }
 
+    @discardableResult
     func grant(
         _ appUserID: String, _ entitlementID: String = "pro", duration: Duration? = nil,
         expiresAt: ProtoTimestamp? = nil, idempotencyKey: String = "", reason: String = ""

@@ -1,4 +1,4 @@
-import Crypto
+public import Crypto
 
 /// Produces compact ES256 JWS: for the local signing CA, and for tests that need deliberately odd headers.
 public enum JWSSigning {

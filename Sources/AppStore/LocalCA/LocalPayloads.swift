@@ -1,4 +1,4 @@
-import Crypto
+public import Crypto
 import Foundation
 
 /// Payloads shaped like Apple's, to sign with ``LocalSigningCA`` (development tools and tests).

@@ -1,5 +1,5 @@
-import Crypto
-import Foundation
+public import Crypto
+public import Foundation
 
 /// Verifies and decodes App Store signed data (transactions, renewal infos, notifications, app transactions) with the
 /// rules of Apple's app-store-server-library `SignedDataVerifier`, in the same order:

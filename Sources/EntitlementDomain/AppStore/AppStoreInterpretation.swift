@@ -1,3 +1,4 @@
+import BoundedText
 public import AppStore
 
 /// How the App Store's verified data becomes a ``StorePurchase``: one place for every App Store rule (which fields

@@ -1,4 +1,4 @@
-public import EntitlementDomain
+import EntitlementDomain
 import Synchronization
 
 /// Read-only connections, each used by one thread at a time.

@@ -1,4 +1,4 @@
-public import EntitlementDomain
+import EntitlementDomain
 import CSQLite
 
 /// One SQLite database handle with its cache of prepared statements.

@@ -1,4 +1,4 @@
-public import EntitlementDomain
+import EntitlementDomain
 import CSQLite
 
 /// A value bound to a statement parameter.

@@ -1,3 +1,4 @@
+import RPCCore
 /// A strict HTTP/1.1 server connection for the plain routes (health probes, store webhooks).
 ///
 /// One request at a time: pipelined requests wait in the parser's buffer until the previous response is queued.

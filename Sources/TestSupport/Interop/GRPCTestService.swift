@@ -1,3 +1,4 @@
+import ProtobufWire
 public import RPCCore
 
 /// `grpc.testing.TestService`, the server side of grpc's own interop tests (`doc/interop-test-descriptions.md` in
