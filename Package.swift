@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "BoundedText", swiftSettings: strict),
         .target(name: "ProtobufWire", swiftSettings: strict),
         .target(name: "EntitlementsProto", dependencies: ["ProtobufWire"], swiftSettings: strict),
-        .target(name: "RPCCore", dependencies: ["ProtobufWire", "CivilCalendar", "BoundedText"], swiftSettings: strict),
+        .target(name: "RPCCore", dependencies: ["ProtobufWire", "CivilCalendar"], swiftSettings: strict),
         .target(
             name: "HTTP2Transport",
             dependencies: ["RPCCore", "BoundedText", "CNGHTTP2", "COpenSSL", "CZlib", "CSystemShims"],
@@ -51,60 +51,54 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
-            name: "EntitlementClient", dependencies: ["HTTP2Transport", "RPCCore", "StandardServices", "EntitlementsProto"],
+            name: "EntitlementClient", dependencies: ["HTTP2Transport", "RPCCore", "StandardServices", "EntitlementsProto", "ProtobufWire"],
             swiftSettings: strict
         ),
         .target(
             name: "EntitlementServer",
-            dependencies: [
-                "HTTP2Transport", "RPCCore", "StandardServices", "EntitlementsProto", "EntitlementServices",
-                "EntitlementDomain", "EntitlementStorage", "EntitlementdVersion",
-            ],
+            dependencies: ["HTTP2Transport", "RPCCore", "StandardServices", "EntitlementServices", "EntitlementDomain", "EntitlementStorage", "EntitlementdVersion"],
             swiftSettings: strict
         ),
         .executableTarget(name: "entitlementd", dependencies: ["EntitlementServer"], swiftSettings: strict),
         .executableTarget(
             name: "entctl",
-            dependencies: [
-                "EntitlementClient", "EntitlementsProto", "EntitlementDomain", "Crypto", "AppStore", "CivilCalendar",
-                "EntitlementdVersion",
-            ],
+            dependencies: ["EntitlementClient", "EntitlementsProto", "EntitlementDomain", "Crypto", "AppStore", "CivilCalendar", "EntitlementdVersion", "HTTP2Transport", "ProtobufWire", "RPCCore", "StandardServices"],
             swiftSettings: strict
         ),
 
         // Seeds a benchmark database and measures push latency for Scripts/benchmark.
         .executableTarget(
             name: "entitlementd-bench",
-            dependencies: [
-                "EntitlementClient", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "RPCCore", "AppStore",
-                "Crypto",
-            ],
+            dependencies: ["EntitlementClient", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "RPCCore", "AppStore", "Crypto", "HTTP2Transport", "ProtobufWire"],
             path: "Sources/BenchmarkTool", swiftSettings: strict
         ),
 
         // Test helpers shipped as a module: test-only services, a running-server fixture, certificate minting.
         .target(
             name: "TestSupport",
-            dependencies: ["RPCCore", "ProtobufWire", "HTTP2Transport", "EntitlementServer", "StandardServices"],
+            dependencies: ["RPCCore", "ProtobufWire", "HTTP2Transport", "EntitlementServer", "StandardServices", "EntitlementDomain", "EntitlementServices", "EntitlementStorage"],
             swiftSettings: strict
         ),
-        .executableTarget(name: "interop-server", dependencies: ["TestSupport"], path: "Sources/InteropServer", swiftSettings: strict),
+        .executableTarget(
+            name: "interop-server", dependencies: ["TestSupport", "EntitlementServer"], path: "Sources/InteropServer",
+            swiftSettings: strict
+        ),
 
         .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire", "TestSupport"]),
         .testTarget(name: "BoundedTextTests", dependencies: ["BoundedText"]),
         .testTarget(name: "EntitlementsProtoTests", dependencies: ["EntitlementsProto", "ProtobufWire", "TestSupport"], exclude: ["Resources"]),
-        .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "BoundedText", "TestSupport"]),
-        .testTarget(name: "HTTP2TransportTests", dependencies: ["HTTP2Transport", "RPCCore", "TestSupport", "EntitlementClient"]),
-        .testTarget(name: "StandardServicesTests", dependencies: ["StandardServices", "TestSupport", "EntitlementClient"]),
+        .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "TestSupport", "ProtobufWire"]),
+        .testTarget(name: "HTTP2TransportTests", dependencies: ["HTTP2Transport", "RPCCore", "TestSupport", "ProtobufWire"]),
+        .testTarget(name: "StandardServicesTests", dependencies: ["StandardServices", "TestSupport", "EntitlementClient", "HTTP2Transport", "ProtobufWire", "RPCCore"]),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport", "RPCCore", "ProtobufWire"]),
-        .testTarget(name: "EntitlementServerTests", dependencies: ["EntitlementServer", "TestSupport", "EntitlementdVersion"]),
+        .testTarget(name: "EntitlementServerTests", dependencies: ["EntitlementServer", "TestSupport", "EntitlementdVersion", "HTTP2Transport", "RPCCore", "StandardServices"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
         .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "Crypto", "TestSupport"], exclude: ["Resources"]),
         .testTarget(name: "EntitlementStorageTests", dependencies: ["EntitlementStorage", "EntitlementDomain"]),
         .testTarget(name: "EntitlementDomainTests", dependencies: ["EntitlementDomain", "EntitlementStorage", "TestSupport", "AppStore"]),
         .testTarget(
             name: "EntitlementServicesTests",
-            dependencies: ["EntitlementServices", "EntitlementDomain", "EntitlementStorage", "EntitlementsProto", "TestSupport", "EntitlementClient", "RPCCore", "Crypto"]
+            dependencies: ["EntitlementServices", "EntitlementDomain", "EntitlementStorage", "EntitlementsProto", "TestSupport", "EntitlementClient", "RPCCore", "Crypto", "HTTP2Transport", "ProtobufWire", "StandardServices"]
         ),
     ],
     swiftLanguageModes: [.v6]
