@@ -22,29 +22,30 @@ let package = Package(
 
         // Layers, bottom up.
         .target(name: "EntitlementdVersion", swiftSettings: strict),
+        .target(name: "Encodings", swiftSettings: strict),
         .target(name: "CivilCalendar", swiftSettings: strict),
         .target(name: "BoundedText", swiftSettings: strict),
         .target(name: "ProtobufWire", swiftSettings: strict),
         .target(name: "EntitlementsProto", dependencies: ["ProtobufWire"], swiftSettings: strict),
-        .target(name: "RPCCore", dependencies: ["ProtobufWire", "CivilCalendar", "BoundedText"], swiftSettings: strict),
+        .target(name: "RPCCore", dependencies: ["ProtobufWire", "CivilCalendar", "BoundedText", "Encodings"], swiftSettings: strict),
         .target(
             name: "HTTP2Transport",
-            dependencies: ["RPCCore", "BoundedText", "CNGHTTP2", "COpenSSL", "CZlib", "CSystemShims"],
+            dependencies: ["RPCCore", "BoundedText", "Encodings", "CNGHTTP2", "COpenSSL", "CZlib", "CSystemShims"],
             swiftSettings: strict
         ),
-        .target(name: "StandardServices", dependencies: ["RPCCore", "ProtobufWire"], swiftSettings: strict),
-        .target(name: "Crypto", dependencies: ["COpenSSL", "CSystemShims", "CivilCalendar"], swiftSettings: strict),
+        .target(name: "StandardServices", dependencies: ["RPCCore", "ProtobufWire", "Encodings"], swiftSettings: strict),
+        .target(name: "Crypto", dependencies: ["COpenSSL", "CSystemShims", "CivilCalendar", "Encodings"], swiftSettings: strict),
         .target(name: "EntitlementStorage", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(
-            name: "EntitlementDomain", dependencies: ["EntitlementStorage", "Crypto", "ProtobufWire", "BoundedText"],
+            name: "EntitlementDomain", dependencies: ["EntitlementStorage", "Crypto", "ProtobufWire", "BoundedText", "Encodings"],
             swiftSettings: strict
         ),
-        .target(name: "AppStore", dependencies: ["Crypto"], swiftSettings: strict),
+        .target(name: "AppStore", dependencies: ["Crypto", "Encodings"], swiftSettings: strict),
         .target(
             name: "EntitlementServices",
             dependencies: [
                 "RPCCore", "ProtobufWire", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "AppStore", "Crypto",
-                "BoundedText",
+                "BoundedText", "Encodings",
             ],
             swiftSettings: strict
         ),
@@ -65,7 +66,7 @@ let package = Package(
             name: "entctl",
             dependencies: [
                 "EntitlementClient", "EntitlementsProto", "EntitlementDomain", "Crypto", "AppStore", "CivilCalendar",
-                "EntitlementdVersion",
+                "EntitlementdVersion", "Encodings",
             ],
             swiftSettings: strict
         ),
@@ -88,16 +89,17 @@ let package = Package(
         ),
         .executableTarget(name: "interop-server", dependencies: ["TestSupport"], path: "Sources/InteropServer", swiftSettings: strict),
 
-        .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire"]),
+        .testTarget(name: "EncodingsTests", dependencies: ["Encodings"]),
+        .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire", "Encodings"]),
         .testTarget(name: "BoundedTextTests", dependencies: ["BoundedText"]),
-        .testTarget(name: "EntitlementsProtoTests", dependencies: ["EntitlementsProto", "ProtobufWire", "TestSupport"], exclude: ["Resources"]),
+        .testTarget(name: "EntitlementsProtoTests", dependencies: ["EntitlementsProto", "ProtobufWire", "TestSupport", "Encodings"], exclude: ["Resources"]),
         .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "BoundedText"]),
         .testTarget(name: "HTTP2TransportTests", dependencies: ["HTTP2Transport", "RPCCore", "TestSupport", "EntitlementClient"]),
         .testTarget(name: "StandardServicesTests", dependencies: ["StandardServices", "TestSupport", "EntitlementClient"]),
-        .testTarget(name: "TestSupportTests", dependencies: ["TestSupport", "RPCCore", "ProtobufWire"]),
+        .testTarget(name: "TestSupportTests", dependencies: ["TestSupport", "RPCCore", "ProtobufWire", "Encodings"]),
         .testTarget(name: "EntitlementServerTests", dependencies: ["EntitlementServer", "TestSupport", "EntitlementdVersion"]),
-        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
-        .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "Crypto", "TestSupport"], exclude: ["Resources"]),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport", "Encodings"]),
+        .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "Crypto", "TestSupport", "Encodings"], exclude: ["Resources"]),
         .testTarget(name: "EntitlementStorageTests", dependencies: ["EntitlementStorage"]),
         .testTarget(name: "EntitlementDomainTests", dependencies: ["EntitlementDomain", "EntitlementStorage", "TestSupport"]),
         .testTarget(
