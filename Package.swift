@@ -18,7 +18,10 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "CSystemShims", dependencies: ["COpenSSL", "CNGHTTP2"]),
+        // What Swift cannot import from them, one shim per library or OS, each depending only on what it includes:
+        // Linux system calls (CSystemShims), OpenSSL macros and callbacks (COpenSSLShims): Crypto links no nghttp2.
+        .target(name: "CSystemShims"),
+        .target(name: "COpenSSLShims", dependencies: ["COpenSSL"]),
 
         // Layers, bottom up.
         .target(name: "EntitlementdVersion", swiftSettings: strict),
@@ -30,11 +33,11 @@ let package = Package(
         .target(name: "RPCCore", dependencies: ["ProtobufWire", "CivilCalendar", "BoundedText", "Encodings"], swiftSettings: strict),
         .target(
             name: "HTTP2Transport",
-            dependencies: ["RPCCore", "BoundedText", "Encodings", "CNGHTTP2", "COpenSSL", "CZlib", "CSystemShims"],
+            dependencies: ["RPCCore", "BoundedText", "Encodings", "CNGHTTP2", "COpenSSL", "COpenSSLShims", "CZlib", "CSystemShims"],
             swiftSettings: strict
         ),
         .target(name: "StandardServices", dependencies: ["RPCCore", "ProtobufWire", "Encodings"], swiftSettings: strict),
-        .target(name: "Crypto", dependencies: ["COpenSSL", "CSystemShims", "CivilCalendar", "Encodings"], swiftSettings: strict),
+        .target(name: "Crypto", dependencies: ["COpenSSL", "COpenSSLShims", "CivilCalendar", "Encodings"], swiftSettings: strict),
         .target(name: "EntitlementStorage", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(
             name: "EntitlementDomain", dependencies: ["EntitlementStorage", "Crypto", "ProtobufWire", "BoundedText", "Encodings"],
