@@ -93,6 +93,7 @@ let package = Package(
         .executableTarget(name: "interop-server", dependencies: ["TestSupport"], path: "Sources/InteropServer", swiftSettings: strict),
 
         .testTarget(name: "EncodingsTests", dependencies: ["Encodings"]),
+        .testTarget(name: "CivilCalendarTests", dependencies: ["CivilCalendar"]),
         .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire", "Encodings"]),
         .testTarget(name: "BoundedTextTests", dependencies: ["BoundedText"]),
         .testTarget(name: "EntitlementsProtoTests", dependencies: ["EntitlementsProto", "ProtobufWire", "TestSupport", "Encodings"], exclude: ["Resources"]),
