@@ -26,6 +26,7 @@ let package = Package(
         // Layers, bottom up.
         .target(name: "EntitlementdVersion", swiftSettings: strict),
         .target(name: "Encodings", swiftSettings: strict),
+        .target(name: "FileAccess", swiftSettings: strict),
         .target(name: "CivilCalendar", swiftSettings: strict),
         .target(name: "BoundedText", swiftSettings: strict),
         .target(name: "ProtobufWire", swiftSettings: strict),
@@ -40,10 +41,11 @@ let package = Package(
         .target(name: "Crypto", dependencies: ["COpenSSL", "COpenSSLShims", "CivilCalendar", "Encodings"], swiftSettings: strict),
         .target(name: "EntitlementStorage", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(
-            name: "EntitlementDomain", dependencies: ["EntitlementStorage", "Crypto", "ProtobufWire", "BoundedText", "Encodings"],
+            name: "EntitlementDomain",
+            dependencies: ["EntitlementStorage", "Crypto", "ProtobufWire", "BoundedText", "Encodings", "FileAccess"],
             swiftSettings: strict
         ),
-        .target(name: "AppStore", dependencies: ["Crypto", "Encodings"], swiftSettings: strict),
+        .target(name: "AppStore", dependencies: ["Crypto", "Encodings", "FileAccess"], swiftSettings: strict),
         .target(
             name: "EntitlementServices",
             dependencies: [
@@ -60,7 +62,7 @@ let package = Package(
             name: "EntitlementServer",
             dependencies: [
                 "HTTP2Transport", "RPCCore", "StandardServices", "EntitlementsProto", "EntitlementServices",
-                "EntitlementDomain", "EntitlementStorage", "EntitlementdVersion",
+                "EntitlementDomain", "EntitlementStorage", "EntitlementdVersion", "FileAccess",
             ],
             swiftSettings: strict
         ),
@@ -69,7 +71,7 @@ let package = Package(
             name: "entctl",
             dependencies: [
                 "EntitlementClient", "EntitlementsProto", "EntitlementDomain", "Crypto", "AppStore", "CivilCalendar",
-                "EntitlementdVersion", "Encodings",
+                "EntitlementdVersion", "Encodings", "FileAccess",
             ],
             swiftSettings: strict
         ),
@@ -101,7 +103,9 @@ let package = Package(
         .testTarget(name: "HTTP2TransportTests", dependencies: ["HTTP2Transport", "RPCCore", "TestSupport", "EntitlementClient"]),
         .testTarget(name: "StandardServicesTests", dependencies: ["StandardServices", "TestSupport", "EntitlementClient"]),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport", "RPCCore", "ProtobufWire", "Encodings"]),
-        .testTarget(name: "EntitlementServerTests", dependencies: ["EntitlementServer", "TestSupport", "EntitlementdVersion"]),
+        .testTarget(
+            name: "EntitlementServerTests", dependencies: ["EntitlementServer", "TestSupport", "EntitlementdVersion", "FileAccess"]
+        ),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport", "Encodings"]),
         .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "Crypto", "TestSupport", "Encodings"], exclude: ["Resources"]),
         .testTarget(name: "EntitlementStorageTests", dependencies: ["EntitlementStorage"]),
