@@ -20,25 +20,31 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "CSystemShims", dependencies: ["COpenSSL", "CNGHTTP2"]),
+        // What Swift cannot import from them, one shim per library or OS, each depending only on what it includes:
+        // Linux system calls (CSystemShims), OpenSSL macros and callbacks (COpenSSLShims): Crypto links no nghttp2.
+        .target(name: "CSystemShims"),
+        .target(name: "COpenSSLShims", dependencies: ["COpenSSL"]),
 
         // Layers, bottom up.
         .target(name: "EntitlementdVersion", swiftSettings: strict),
+        .target(name: "Encodings", swiftSettings: strict),
+        .target(name: "FileAccess", swiftSettings: strict),
         .target(name: "CivilCalendar", swiftSettings: strict),
         .target(name: "BoundedText", swiftSettings: strict),
         .target(name: "ProtobufWire", swiftSettings: strict),
         .target(name: "EntitlementsProto", dependencies: ["ProtobufWire"], swiftSettings: strict),
-        .target(name: "RPCCore", dependencies: ["ProtobufWire", "CivilCalendar"], swiftSettings: strict),
+        .target(name: "RPCCore", dependencies: ["ProtobufWire", "CivilCalendar", "Encodings"], swiftSettings: strict),
         .target(
             name: "HTTP2Transport",
-            dependencies: ["RPCCore", "BoundedText", "CNGHTTP2", "COpenSSL", "CZlib", "CSystemShims"],
+            dependencies: ["RPCCore", "BoundedText", "Encodings", "CNGHTTP2", "COpenSSL", "COpenSSLShims", "CZlib", "CSystemShims"],
             swiftSettings: strict
         ),
-        .target(name: "StandardServices", dependencies: ["RPCCore", "ProtobufWire"], swiftSettings: strict),
-        .target(name: "Crypto", dependencies: ["COpenSSL", "CSystemShims", "CivilCalendar"], swiftSettings: strict),
-        .target(name: "AppStore", dependencies: ["Crypto"], swiftSettings: strict),
+        .target(name: "StandardServices", dependencies: ["RPCCore", "ProtobufWire", "Encodings"], swiftSettings: strict),
+        .target(name: "Crypto", dependencies: ["COpenSSL", "COpenSSLShims", "CivilCalendar", "Encodings"], swiftSettings: strict),
+        .target(name: "AppStore", dependencies: ["Crypto", "Encodings", "FileAccess"], swiftSettings: strict),
         .target(
-            name: "EntitlementDomain", dependencies: ["Crypto", "ProtobufWire", "BoundedText", "AppStore"],
+            name: "EntitlementDomain",
+            dependencies: ["Crypto", "ProtobufWire", "BoundedText", "AppStore", "Encodings", "FileAccess"],
             swiftSettings: strict
         ),
         .target(name: "EntitlementStorage", dependencies: ["CSQLite", "EntitlementDomain"], swiftSettings: strict),
@@ -46,7 +52,7 @@ let package = Package(
             name: "EntitlementServices",
             dependencies: [
                 "RPCCore", "ProtobufWire", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "AppStore", "Crypto",
-                "BoundedText",
+                "BoundedText", "Encodings",
             ],
             swiftSettings: strict
         ),
@@ -56,13 +62,20 @@ let package = Package(
         ),
         .target(
             name: "EntitlementServer",
-            dependencies: ["HTTP2Transport", "RPCCore", "StandardServices", "EntitlementServices", "EntitlementDomain", "EntitlementStorage", "EntitlementdVersion"],
+            dependencies: [
+                "HTTP2Transport", "RPCCore", "StandardServices", "EntitlementServices", "EntitlementDomain",
+                "EntitlementStorage", "EntitlementdVersion", "FileAccess",
+            ],
             swiftSettings: strict
         ),
         .executableTarget(name: "entitlementd", dependencies: ["EntitlementServer"], swiftSettings: strict),
         .executableTarget(
             name: "entctl",
-            dependencies: ["EntitlementClient", "EntitlementsProto", "EntitlementDomain", "Crypto", "AppStore", "CivilCalendar", "EntitlementdVersion", "HTTP2Transport", "ProtobufWire", "RPCCore", "StandardServices"],
+            dependencies: [
+                "EntitlementClient", "EntitlementsProto", "EntitlementDomain", "Crypto", "AppStore", "CivilCalendar",
+                "EntitlementdVersion", "Encodings", "FileAccess", "HTTP2Transport", "ProtobufWire", "RPCCore",
+                "StandardServices",
+            ],
             swiftSettings: strict
         ),
 
@@ -76,7 +89,7 @@ let package = Package(
         // Test helpers shipped as a module: test-only services, a running-server fixture, certificate minting.
         .target(
             name: "TestSupport",
-            dependencies: ["RPCCore", "ProtobufWire", "HTTP2Transport", "EntitlementServer", "StandardServices", "EntitlementDomain", "EntitlementServices", "EntitlementStorage"],
+            dependencies: ["RPCCore", "ProtobufWire", "HTTP2Transport", "EntitlementServer", "EntitlementDomain", "EntitlementServices", "EntitlementStorage"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -84,16 +97,21 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire", "TestSupport"]),
+        .testTarget(name: "EncodingsTests", dependencies: ["Encodings"]),
+        .testTarget(name: "CivilCalendarTests", dependencies: ["CivilCalendar"]),
+        .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire", "TestSupport", "Encodings"]),
         .testTarget(name: "BoundedTextTests", dependencies: ["BoundedText"]),
-        .testTarget(name: "EntitlementsProtoTests", dependencies: ["EntitlementsProto", "ProtobufWire", "TestSupport"], exclude: ["Resources"]),
+        .testTarget(name: "EntitlementsProtoTests", dependencies: ["EntitlementsProto", "ProtobufWire", "TestSupport", "Encodings"], exclude: ["Resources"]),
         .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "TestSupport", "ProtobufWire"]),
         .testTarget(name: "HTTP2TransportTests", dependencies: ["HTTP2Transport", "RPCCore", "TestSupport", "ProtobufWire"]),
         .testTarget(name: "StandardServicesTests", dependencies: ["StandardServices", "TestSupport", "EntitlementClient", "HTTP2Transport", "ProtobufWire", "RPCCore"]),
-        .testTarget(name: "TestSupportTests", dependencies: ["TestSupport", "RPCCore", "ProtobufWire"]),
-        .testTarget(name: "EntitlementServerTests", dependencies: ["EntitlementServer", "TestSupport", "EntitlementdVersion", "HTTP2Transport", "RPCCore", "StandardServices"]),
-        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
-        .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "Crypto", "TestSupport"], exclude: ["Resources"]),
+        .testTarget(name: "TestSupportTests", dependencies: ["TestSupport", "RPCCore", "ProtobufWire", "Encodings"]),
+        .testTarget(
+            name: "EntitlementServerTests",
+            dependencies: ["EntitlementServer", "TestSupport", "EntitlementdVersion", "FileAccess", "HTTP2Transport", "RPCCore", "StandardServices"]
+        ),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport", "Encodings"]),
+        .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "Crypto", "TestSupport", "Encodings"], exclude: ["Resources"]),
         .testTarget(name: "EntitlementStorageTests", dependencies: ["EntitlementStorage", "EntitlementDomain"]),
         .testTarget(name: "EntitlementDomainTests", dependencies: ["EntitlementDomain", "EntitlementStorage", "TestSupport", "AppStore"]),
         .testTarget(

@@ -33,6 +33,68 @@ public enum CivilCalendar {
         return (days, seconds - days * 86_400)
     }
 
+    /// The most bytes ``writeISO8601(seconds:fraction:digits:to:)`` writes (any `Int64` seconds, nine fraction digits).
+    public static let iso8601MaximumLength = 40
+
+    /// `YYYY-MM-DDThh:mm:ssZ` in UTC (RFC 3339, the ISO 8601 profile) for `seconds` since 1970, with `fraction` after
+    /// a dot in exactly `digits` digits (1–9) when `digits` is not 0. The one ISO formatter of the project.
+    public static func iso8601(seconds: Int64, fraction: Int64 = 0, digits: Int = 0) -> String {
+        String(unsafeUninitializedCapacity: iso8601MaximumLength) { buffer in
+            writeISO8601(seconds: seconds, fraction: fraction, digits: digits, to: buffer.baseAddress!)
+        }
+    }
+
+    /// ``iso8601(seconds:fraction:digits:)`` written to `output`, which has room for ``iso8601MaximumLength`` bytes,
+    /// for callers that build lines in their own memory (the logger, on every line); returns the bytes written.
+    /// Years have at least four digits (more past 9999, a `-` before 0).
+    @inlinable
+    public static func writeISO8601(
+        seconds: Int64, fraction: Int64 = 0, digits: Int = 0, to output: UnsafeMutablePointer<UInt8>
+    ) -> Int {
+        let (days, secondOfDay) = split(seconds: seconds)
+        let (year, month, day) = date(fromDays: days)
+        var count = 0
+        if year < 0 {
+            output[0] = UInt8(ascii: "-")
+            count = 1
+        }
+        count += writeDigits(year.magnitude, width: 4, to: output + count)
+        output[count] = UInt8(ascii: "-")
+        count += 1 + writeDigits(UInt64(month), width: 2, to: output + count + 1)
+        output[count] = UInt8(ascii: "-")
+        count += 1 + writeDigits(UInt64(day), width: 2, to: output + count + 1)
+        output[count] = UInt8(ascii: "T")
+        count += 1 + writeDigits(UInt64(secondOfDay / 3600), width: 2, to: output + count + 1)
+        output[count] = UInt8(ascii: ":")
+        count += 1 + writeDigits(UInt64(secondOfDay / 60 % 60), width: 2, to: output + count + 1)
+        output[count] = UInt8(ascii: ":")
+        count += 1 + writeDigits(UInt64(secondOfDay % 60), width: 2, to: output + count + 1)
+        if digits > 0 {
+            output[count] = UInt8(ascii: ".")
+            count += 1 + writeDigits(UInt64(fraction.magnitude), width: digits, to: output + count + 1)
+        }
+        output[count] = UInt8(ascii: "Z")
+        return count + 1
+    }
+
+    /// `value` in decimal, zero-padded to `width` digits; returns the bytes written.
+    @inlinable
+    static func writeDigits(_ value: UInt64, width: Int, to output: UnsafeMutablePointer<UInt8>) -> Int {
+        var length = 1
+        var rest = value / 10
+        while rest > 0 {
+            length += 1
+            rest /= 10
+        }
+        length = max(length, width)
+        rest = value
+        for index in stride(from: length - 1, through: 0, by: -1) {
+            output[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        }
+        return length
+    }
+
     @inlinable
     static func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
         value >= 0 ? value / divisor : -((-value + divisor - 1) / divisor)

@@ -32,8 +32,8 @@ public struct Certificate: Sendable, Hashable {
     }
 
     init(handle: X509Handle, derEncoded: [UInt8]) throws(CryptoError) {
-        guard let notBefore = UnixTime.seconds(of: X509_get0_notBefore(handle.pointer)),
-            let notAfter = UnixTime.seconds(of: X509_get0_notAfter(handle.pointer))
+        guard let notBefore = CertificateTime.seconds(of: X509_get0_notBefore(handle.pointer)),
+            let notAfter = CertificateTime.seconds(of: X509_get0_notAfter(handle.pointer))
         else { throw .malformed("certificate validity times are unreadable") }
         self.handle = handle
         self.derEncoded = derEncoded

@@ -60,7 +60,7 @@ public enum CertificateChain {
         switch error {
         case X509_V_ERR_CERT_HAS_EXPIRED, X509_V_ERR_CERT_NOT_YET_VALID:
             let window = current.map { validityWindow(of: $0) } ?? "unknown validity"
-            let message = "\(position) \"\(name)\" \(reason): \(window), checked at \(UnixTime.iso8601(time))"
+            let message = "\(position) \"\(name)\" \(reason): \(window), checked at \(CertificateTime.iso8601(time))"
             throw error == X509_V_ERR_CERT_HAS_EXPIRED ? .expired(message) : .notYetValid(message)
         default:
             throw .chainInvalid("\(reason) (\(position) \"\(name)\")")
@@ -68,8 +68,8 @@ public enum CertificateChain {
     }
 
     private static func validityWindow(of x509: OpaquePointer) -> String {
-        let from = UnixTime.seconds(of: X509_get0_notBefore(x509)).map(UnixTime.iso8601) ?? "?"
-        let until = UnixTime.seconds(of: X509_get0_notAfter(x509)).map(UnixTime.iso8601) ?? "?"
+        let from = CertificateTime.seconds(of: X509_get0_notBefore(x509)).map(CertificateTime.iso8601) ?? "?"
+        let until = CertificateTime.seconds(of: X509_get0_notAfter(x509)).map(CertificateTime.iso8601) ?? "?"
         return "valid from \(from) until \(until)"
     }
 }

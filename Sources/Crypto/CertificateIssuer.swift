@@ -1,5 +1,4 @@
 import COpenSSL
-import CSystemShims
 
 /// Issues certificates, for the local development CA and for tests.
 ///

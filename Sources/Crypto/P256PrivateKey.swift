@@ -1,5 +1,5 @@
 import COpenSSL
-import CSystemShims
+import COpenSSLShims
 
 extension P256 {
     /// A P-256 private key: the local development CA's keys and test signers.

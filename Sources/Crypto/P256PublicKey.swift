@@ -1,5 +1,5 @@
 import COpenSSL
-import CSystemShims
+import COpenSSLShims
 
 extension P256 {
     /// A P-256 public key, for checking ES256 signatures (one per App Store token, so the path is kept short).

@@ -1,4 +1,4 @@
-import CSystemShims
+import COpenSSLShims
 
 /// SHA-256 through OpenSSL.
 public enum SHA256 {

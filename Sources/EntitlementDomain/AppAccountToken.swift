@@ -1,4 +1,5 @@
 import Crypto
+import Encodings
 
 /// The `appAccountToken` Identify hands the app for StoreKit's purchase option: a lowercase UUID stable per tenant
 /// and canonical app user ID, so a store notification for a purchase that carries it can be attributed to the user

@@ -60,48 +60,19 @@ public final class EntitlementServerApp: Sendable {
             ["database": config.databasePath, "tenants_file": config.tenantsPath ?? "none",
              "tenants": String(directory.tenants.count)])
         let tenants = TenantRegistry(directory)
-        let callLog = CallLog(logger: logger)
-        let engine = CustomerEngine(store: store, hub: StatusHub(maxStreamsPerCustomer: config.maxStreamsPerCustomer)) {
-            tenantID, update in callLog.change(tenantID: tenantID, update)
-        }
-        let logger = self.logger
-        expiryScheduler = ExpiryScheduler(engine: engine) { error in
-            logger.error("recording time-based status changes failed", ["error": error.description])
-        }
-        self.tenants = tenants
-        self.engine = engine
-
-        // One set of App Store verifiers (and their chain caches) for purchases and notifications.
-        let appStore = AppStorePurchases(tenants: tenants)
-        let notifications = AppStoreNotifications(engine: engine, tenants: tenants, purchases: appStore, log: logger)
-        let health = HealthService()
-        var router = RPCRouter()
-        router.register(
-            [
-                health,
-                EntitlementService(
-                    engine: engine, tenants: tenants, log: callLog,
-                    streams: StreamLimits(maxPerConnection: config.maxStreamsPerConnection), appStore: appStore),
-                AdminService(engine: engine, tenants: tenants, log: callLog),
-            ] + extraServices)
-        // Reflection lists what the router serves, so it goes last.
-        ReflectionService(serviceNames: router.serviceNames).register(on: &router)
-        health.reportServing(servicesOf: router)
-        self.health = health
-        self.router = router
-
         let readiness = Readiness()
-        httpRouter = HTTPRouter { routes in
-            routes.register("GET", "/healthz") { _ in .text(200, "ok\n") }
-            routes.register("GET", "/readyz") { _ in
-                readiness.isDraining ? .text(503, "shutting down\n") : .text(200, "ready\n")
-            }
-            routes.register("POST", "/v1/apple/notifications/{tenant_id}") { request in
-                let reply = await notifications.receive(
-                    tenantID: request.pathParameters["tenant_id"] ?? "", body: request.body)
-                return .text(reply.status, reply.message + "\n")
-            }
-        }
+        let wiring = ServerWiring(
+            store: store, tenants: tenants, logger: logger,
+            limits: ServerWiring.Limits(
+                maxStreamsPerConnection: config.maxStreamsPerConnection,
+                maxStreamsPerCustomer: config.maxStreamsPerCustomer),
+            extraServices: extraServices, isDraining: { readiness.isDraining })
+        self.tenants = tenants
+        engine = wiring.engine
+        expiryScheduler = wiring.scheduler
+        health = wiring.health
+        router = wiring.router
+        httpRouter = wiring.httpRouter
         self.readiness = readiness
     }
 

@@ -1,4 +1,5 @@
 import Crypto
+import Encodings
 public import EntitlementDomain
 import Foundation
 

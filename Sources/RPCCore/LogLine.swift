@@ -14,7 +14,7 @@ struct LogLine {
 
     /// The most bytes a line can take: the timestamp, level and separators, and every value byte escaped.
     static func capacity(label: String, message: String, fields: KeyValuePairs<String, String>) -> Int {
-        var capacity = 48 + label.utf8.count + message.utf8.count
+        var capacity = CivilCalendar.iso8601MaximumLength + 24 + label.utf8.count + message.utf8.count
         for (key, value) in fields { capacity += key.utf8.count + 2 * value.utf8.count + 4 }
         return capacity
     }
@@ -84,32 +84,10 @@ struct LogLine {
         }
     }
 
-    /// `2026-11-30T12:00:00.123Z` for `seconds` since 1970 (UTC) and `milliseconds` into that second; the date by
-    /// arithmetic, which costs less than `gmtime_r` on every line.
+    /// `2026-11-30T12:00:00.123Z` for `seconds` since 1970 (UTC) and `milliseconds` into that second, by
+    /// ``CivilCalendar``'s arithmetic, which costs less than `gmtime_r` on every line.
     mutating func appendTimestamp(seconds: Int, milliseconds: Int) {
-        let (days, secondOfDay) = CivilCalendar.split(seconds: Int64(seconds))
-        let (year, month, day) = CivilCalendar.date(fromDays: days)
-        appendDigits(Int(year) / 100, 2)
-        appendDigits(Int(year) % 100, 2)
-        append(UInt8(ascii: "-"))
-        appendDigits(Int(month), 2)
-        append(UInt8(ascii: "-"))
-        appendDigits(Int(day), 2)
-        append(UInt8(ascii: "T"))
-        appendDigits(Int(secondOfDay) / 3600, 2)
-        append(UInt8(ascii: ":"))
-        appendDigits(Int(secondOfDay) / 60 % 60, 2)
-        append(UInt8(ascii: ":"))
-        appendDigits(Int(secondOfDay) % 60, 2)
-        append(UInt8(ascii: "."))
-        appendDigits(milliseconds / 10, 2)
-        appendDigits(milliseconds % 10, 1)
-        append(UInt8(ascii: "Z"))
-    }
-
-    /// `value` (0 ..< 10^width) in exactly `width` (1 or 2) decimal digits.
-    private mutating func appendDigits(_ value: Int, _ width: Int) {
-        if width == 2 { append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value / 10)) }
-        append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value % 10))
+        count += CivilCalendar.writeISO8601(
+            seconds: Int64(seconds), fraction: Int64(milliseconds), digits: 3, to: base + count)
     }
 }

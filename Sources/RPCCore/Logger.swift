@@ -78,6 +78,12 @@ final class LogOutput: Sendable {
         // Whatever is still buffered goes out when the process exits normally.
         atexit { LogOutput.shared.flush() }
         let thread = Thread { [self] in
+            // The first line may come before the server masks SIGTERM and SIGINT for its signal sources
+            // (`EntitlementServerApp.run()`); a thread started then must not take those signals, or their default
+            // action ends the process.
+            var signals = sigset_t()
+            sigfillset(&signals)
+            pthread_sigmask(SIG_BLOCK, &signals, nil)
             while true {
                 var pause = timespec(tv_sec: 0, tv_nsec: Int(Self.interval.components.attoseconds / 1_000_000_000))
                 nanosleep(&pause, nil)

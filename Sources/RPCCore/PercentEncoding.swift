@@ -1,9 +1,9 @@
+import Encodings
+
 /// Percent-encoding of `grpc-message` as PROTOCOL-HTTP2.md defines it.
 ///
 /// Bytes 0x20–0x24 and 0x26–0x7E pass through; every other byte of the UTF-8 form, `%` included, becomes `%XX`.
 public enum PercentEncoding {
-    private static let hexDigits = Array("0123456789ABCDEF".utf8)
-
     public static func encode(_ message: String) -> String {
         let utf8 = message.utf8
         if utf8.allSatisfy(passesThrough) { return message }
@@ -14,8 +14,8 @@ public enum PercentEncoding {
                 output.append(byte)
             } else {
                 output.append(UInt8(ascii: "%"))
-                output.append(hexDigits[Int(byte >> 4)])
-                output.append(hexDigits[Int(byte & 0x0F)])
+                output.append(Hex.digit(byte >> 4, uppercase: true))
+                output.append(Hex.digit(byte & 0x0F, uppercase: true))
             }
         }
         return String(decoding: output, as: UTF8.self)
@@ -30,7 +30,7 @@ public enum PercentEncoding {
         var index = 0
         while index < bytes.count {
             if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+                let high = Hex.value(bytes[index + 1]), let low = Hex.value(bytes[index + 2])
             {
                 output.append(high << 4 | low)
                 index += 3
@@ -44,14 +44,5 @@ public enum PercentEncoding {
 
     private static func passesThrough(_ byte: UInt8) -> Bool {
         byte >= 0x20 && byte <= 0x7E && byte != UInt8(ascii: "%")
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

@@ -1,13 +1,14 @@
 public import EntitlementDomain
 public import EntitlementServices
 public import EntitlementStorage
+import EntitlementServer
 import Foundation
 public import HTTP2Transport
 public import RPCCore
-import StandardServices
 
-/// A real entitlementd in this process: Health, EntitlementService and AdminService on a free loopback port, over a
-/// fresh SQLite database in a temporary directory, with a running expiry scheduler and two tenants built in code.
+/// A real entitlementd in this process: its services as ``ServerWiring`` makes them for `entitlementd` (Health,
+/// EntitlementService, AdminService, reflection, the HTTP routes) on a free loopback port, over a fresh SQLite database
+/// in a temporary directory, with a running expiry scheduler and two tenants built in code.
 ///
 /// Call ``stop()`` when done, after cancelling open streams.
 /// Clients are made by the test targets (TestSupport does not depend on EntitlementClient):
@@ -64,24 +65,19 @@ public final class EntitlementTestServer: Sendable {
         tenantB = try makeTenant("tenant-b")
         tenants = TenantRegistry(try TenantDirectory(tenants: [tenantA.tenant, tenantB.tenant]))
 
-        let logger = Logger(label: "entitlement-test-server", minimumLevel: logLevel)
-        let log = CallLog(logger: logger)
-        engine = CustomerEngine(
-            store: store, clock: clock,
-            hub: StatusHub(maxStreamsPerCustomer: maxStreamsPerCustomer, maxPendingUpdates: maxPendingUpdates),
-            replayLimit: replayLimit
-        ) { tenantID, update in log.change(tenantID: tenantID, update) }
-        scheduler = ExpiryScheduler(engine: engine) { error in
-            logger.error("recording time-based status changes failed", ["error": error.description])
-        }
+        // The services as entitlementd wires them (App Store parts, reflection and HTTP routes included).
+        let wiring = ServerWiring(
+            store: store, tenants: tenants, logger: Logger(label: "entitlement-test-server", minimumLevel: logLevel),
+            clock: clock,
+            limits: ServerWiring.Limits(
+                maxStreamsPerConnection: maxStreamsPerConnection, maxStreamsPerCustomer: maxStreamsPerCustomer,
+                maxPendingUpdates: maxPendingUpdates, replayLimit: replayLimit))
+        engine = wiring.engine
+        scheduler = wiring.scheduler
+        streamLimits = wiring.streamLimits
         scheduler.start()
-        streamLimits = StreamLimits(maxPerConnection: maxStreamsPerConnection)
         do {
-            server = try RunningServer(services: [
-                HealthService(),
-                EntitlementService(engine: engine, tenants: tenants, log: log, streams: streamLimits),
-                AdminService(engine: engine, tenants: tenants, log: log),
-            ])
+            server = try RunningServer(router: wiring.router, httpRouter: wiring.httpRouter)
         } catch {
             scheduler.stop()
             try? FileManager.default.removeItem(atPath: directory)

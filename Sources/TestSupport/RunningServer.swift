@@ -6,9 +6,19 @@ public final class RunningServer: Sendable {
     public let server: HTTP2Server
     public let port: Int
 
-    public init(
+    public convenience init(
         services: [any RPCService],
         httpRouter: HTTPRouter = HTTPRouter(HTTPRouter.Builder()),
+        configure: (inout HTTP2ServerConfiguration) -> Void = { _ in }
+    ) throws {
+        var router = RPCRouter()
+        router.register(services)
+        try self.init(router: router, httpRouter: httpRouter, configure: configure)
+    }
+
+    /// Serves `router` and `httpRouter` as they are.
+    public init(
+        router: RPCRouter, httpRouter: HTTPRouter,
         configure: (inout HTTP2ServerConfiguration) -> Void = { _ in }
     ) throws {
         var configuration = HTTP2ServerConfiguration()
@@ -17,8 +27,6 @@ public final class RunningServer: Sendable {
         configuration.eventLoopThreads = 2
         configuration.shutdownGracePeriod = .seconds(2)
         configure(&configuration)
-        var router = RPCRouter()
-        router.register(services)
         server = try HTTP2Server(
             configuration: configuration, router: router, httpRouter: httpRouter,
             logger: Logger(label: "test-server", minimumLevel: .warning))

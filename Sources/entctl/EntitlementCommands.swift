@@ -1,3 +1,5 @@
+import FileAccess
+
 #if canImport(Glibc)
 import EntitlementsProto
 import EntitlementClient
@@ -54,13 +56,7 @@ extension Entctl {
     /// A token argument, or standard input for `-`.
     private static func token(_ argument: String) throws -> String {
         guard argument == "-" else { return argument }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = read(STDIN_FILENO, &buffer, buffer.count)
-            if count <= 0 { break }
-            bytes += buffer[0..<count]
-        }
+        var bytes = try FileSystem.readAll(STDIN_FILENO, name: "standard input").get()
         while let last = bytes.last, last == UInt8(ascii: "\n") || last == UInt8(ascii: "\r") || last == UInt8(ascii: " ") {
             bytes.removeLast()
         }

@@ -1,3 +1,4 @@
+import Encodings
 import EntitlementsProto
 import ProtobufWire
 
@@ -40,8 +41,6 @@ indirect enum JSONValue {
         }
     }
 
-    private static let hexDigits = Array("0123456789abcdef")
-
     private static func writeString(_ value: String, to output: inout String) {
         output += "\""
         for scalar in value.unicodeScalars {
@@ -52,8 +51,7 @@ indirect enum JSONValue {
             case "\r": output += "\\r"
             case "\t": output += "\\t"
             case _ where scalar.value < 0x20:
-                output += "\\u00" + String(hexDigits[Int(scalar.value >> 4)])
-                output += String(hexDigits[Int(scalar.value & 0xF)])
+                output += "\\u00" + Hex.encode(CollectionOfOne(UInt8(scalar.value)))
             default: output.unicodeScalars.append(scalar)
             }
         }

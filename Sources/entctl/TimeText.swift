@@ -6,21 +6,11 @@ enum TimeText {
     /// `2025-01-31T12:00:00Z`, in UTC; `fractional` adds the nanoseconds as 3, 6 or 9 digits when they are not zero
     /// (the proto3 JSON form).
     static func rfc3339(_ timestamp: ProtoTimestamp, fractional: Bool = true) -> String {
-        let (days, secondOfDay) = CivilCalendar.split(seconds: timestamp.seconds)
-        let (year, month, day) = CivilCalendar.date(fromDays: days)
-        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
-        text += "T" + pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
-        if fractional, timestamp.nanos > 0 {
-            let nanos = Int64(timestamp.nanos)
-            if nanos % 1_000_000 == 0 {
-                text += "." + pad(nanos / 1_000_000, 3)
-            } else if nanos % 1000 == 0 {
-                text += "." + pad(nanos / 1000, 6)
-            } else {
-                text += "." + pad(nanos, 9)
-            }
-        }
-        return text + "Z"
+        let nanos = Int64(timestamp.nanos)
+        guard fractional, nanos > 0 else { return CivilCalendar.iso8601(seconds: timestamp.seconds) }
+        let (fraction, digits): (Int64, Int) =
+            nanos % 1_000_000 == 0 ? (nanos / 1_000_000, 3) : nanos % 1000 == 0 ? (nanos / 1000, 6) : (nanos, 9)
+        return CivilCalendar.iso8601(seconds: timestamp.seconds, fraction: fraction, digits: digits)
     }
 
     /// Parses an RFC 3339 date-time: `2025-01-31T12:00:00Z`, `2025-01-31T14:00:00.250+02:00`. nil when malformed.
@@ -111,10 +101,5 @@ enum TimeText {
         case 4, 6, 9, 11: 30
         default: 31
         }
-    }
-
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     }
 }

@@ -1,5 +1,6 @@
 import AppStore
 import Crypto
+import Encodings
 import Foundation
 import Testing
 
@@ -55,9 +56,9 @@ import Testing
         noSignedDate["signedDate"] = nil
         var signature = try CompactJWS(valid).signature
         signature[0] ^= 0x80
-        let leafB64 = Base64.encode(ca.leaf.derEncoded, alphabet: .standard)
-        let intermediateB64 = Base64.encode(ca.intermediate.derEncoded, alphabet: .standard)
-        let payloadB64 = Base64.encode(LocalPayloads.json(transaction), alphabet: .url)
+        let leafB64 = Base64.encode(ca.leaf.derEncoded, padded: true)
+        let intermediateB64 = Base64.encode(ca.intermediate.derEncoded, padded: true)
+        let payloadB64 = Base64.encode(LocalPayloads.json(transaction), alphabet: .url, padded: false)
         func rawHeader(_ json: String) throws -> String {
             try JWSSigning.sign(headerJSON: Array(json.utf8), payload: LocalPayloads.json(transaction), key: ca.leafKey)
         }
@@ -136,7 +137,7 @@ import Testing
             Token(name: "wrong key", kind: "transaction", token: try Fixtures.token(transaction, key: P256.PrivateKey())),
             Token(
                 name: "payload tampered", kind: "transaction",
-                token: Fixtures.replacingPart(1, of: valid, with: Base64.encode(LocalPayloads.json(tampered), alphabet: .url))),
+                token: Fixtures.replacingPart(1, of: valid, with: Base64.encode(LocalPayloads.json(tampered), alphabet: .url, padded: false))),
             Token(
                 name: "header tampered", kind: "transaction",
                 token: Fixtures.replacingPart(
@@ -144,10 +145,10 @@ import Testing
                     with: Fixtures.base64URL(#"{"alg":"ES256","kid":"x","x5c":["\#(leafB64)","\#(intermediateB64)","AAAA"]}"#))),
             Token(
                 name: "signature bit flipped", kind: "transaction",
-                token: Fixtures.replacingPart(2, of: valid, with: Base64.encode(signature, alphabet: .url))),
+                token: Fixtures.replacingPart(2, of: valid, with: Base64.encode(signature, alphabet: .url, padded: false))),
             Token(
                 name: "signature truncated", kind: "transaction",
-                token: Fixtures.replacingPart(2, of: valid, with: Base64.encode(signature.prefix(32), alphabet: .url))),
+                token: Fixtures.replacingPart(2, of: valid, with: Base64.encode(signature.prefix(32), alphabet: .url, padded: false))),
             // Chain.
             Token(name: "leaf without OID", kind: "transaction", token: try noLeafOID.token(transaction), roots: ["noLeafOID"]),
             Token(

@@ -1,5 +1,6 @@
 import AppStore
 import Crypto
+import Encodings
 import Foundation
 import TestSupport
 
@@ -118,7 +119,7 @@ enum Fixtures {
         return parts.joined(separator: ".")
     }
 
-    static func base64URL(_ text: String) -> String { Base64.encode(Array(text.utf8), alphabet: .url) }
+    static func base64URL(_ text: String) -> String { Base64.encode(Array(text.utf8), alphabet: .url, padded: false) }
 
     static func appleFile(_ relativePath: String) throws -> Data { try RepositoryFiles.apple(relativePath) }
 }

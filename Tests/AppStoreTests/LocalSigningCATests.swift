@@ -1,5 +1,6 @@
 import AppStore
 import Crypto
+import Encodings
 import Foundation
 import Testing
 
@@ -20,7 +21,7 @@ import Testing
         let token = try Fixtures.ca.sign(payload: Array("{}".utf8))
         let jws = try CompactJWS(token)
         let ca = Fixtures.ca
-        let x5c = [ca.leaf, ca.intermediate, ca.root].map { Base64.encode($0.derEncoded, alphabet: .standard) }
+        let x5c = [ca.leaf, ca.intermediate, ca.root].map { Base64.encode($0.derEncoded, padded: true) }
         #expect(String(decoding: jws.headerJSON, as: UTF8.self) == #"{"alg":"ES256","x5c":["\#(x5c.joined(separator: #"",""#))"]}"#)
         #expect(ca.leafKey.publicKey.isValidSignature(rawRS: jws.signature, for: jws.signingInput))
     }

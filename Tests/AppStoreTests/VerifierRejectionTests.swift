@@ -1,5 +1,6 @@
 import AppStore
 import Crypto
+import Encodings
 import Testing
 
 /// Header, algorithm, x5c length, signature and tampering.
@@ -18,7 +19,7 @@ import Testing
 
     @Test func algNoneWithAnEmptySignatureIsRejectedBeforeAnyKeyIsUsed() throws {
         let header = Fixtures.base64URL(#"{"alg":"none","x5c":[]}"#)
-        let payload = Base64.encode(LocalPayloads.json(Fixtures.transaction()), alphabet: .url)
+        let payload = Base64.encode(LocalPayloads.json(Fixtures.transaction()), alphabet: .url, padded: false)
         // "none" tokens end with an empty signature; the algorithm is what is reported.
         #expect(try rejection("\(header).\(payload).")?.code == .unsupportedAlgorithm)
         let missing = Fixtures.base64URL(#"{"x5c":[]}"#)
@@ -44,9 +45,9 @@ import Testing
     }
 
     @Test func x5cEntriesMustBeBase64DER() throws {
-        let payload = Base64.encode(LocalPayloads.json(Fixtures.transaction()), alphabet: .url)
-        let leaf = Base64.encode(Fixtures.ca.leaf.derEncoded, alphabet: .standard)
-        let intermediate = Base64.encode(Fixtures.ca.intermediate.derEncoded, alphabet: .standard)
+        let payload = Base64.encode(LocalPayloads.json(Fixtures.transaction()), alphabet: .url, padded: false)
+        let leaf = Base64.encode(Fixtures.ca.leaf.derEncoded, padded: true)
+        let intermediate = Base64.encode(Fixtures.ca.intermediate.derEncoded, padded: true)
         for x5c in [#"["AAAA","\#(intermediate)","x"]"#, #"["\#(leaf)","not base64!","x"]"#] {
             let header = Fixtures.base64URL(#"{"alg":"ES256","x5c":\#(x5c)}"#)
             #expect(try rejection("\(header).\(payload).AA")?.code == .invalidCertificate)
@@ -62,7 +63,7 @@ import Testing
         let token = try Fixtures.token(Fixtures.transaction())
         var payload = Fixtures.transaction()
         payload["productId"] = "pro.lifetime"
-        let tampered = Fixtures.replacingPart(1, of: token, with: Base64.encode(LocalPayloads.json(payload), alphabet: .url))
+        let tampered = Fixtures.replacingPart(1, of: token, with: Base64.encode(LocalPayloads.json(payload), alphabet: .url, padded: false))
         #expect(try rejection(tampered)?.code == .invalidSignature)
     }
 
@@ -80,9 +81,9 @@ import Testing
         let token = try Fixtures.token(Fixtures.transaction())
         var signature = try CompactJWS(token).signature
         signature[10] ^= 0x01
-        let flipped = Fixtures.replacingPart(2, of: token, with: Base64.encode(signature, alphabet: .url))
+        let flipped = Fixtures.replacingPart(2, of: token, with: Base64.encode(signature, alphabet: .url, padded: false))
         #expect(try rejection(flipped)?.code == .invalidSignature)
-        let short = Fixtures.replacingPart(2, of: token, with: Base64.encode(signature.prefix(63), alphabet: .url))
+        let short = Fixtures.replacingPart(2, of: token, with: Base64.encode(signature.prefix(63), alphabet: .url, padded: false))
         let error = try rejection(short)
         #expect(error?.code == .invalidSignature)
         #expect(error?.message.contains("63 bytes") == true)

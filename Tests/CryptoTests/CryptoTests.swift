@@ -1,4 +1,5 @@
 import Crypto
+import Encodings
 import Testing
 
 @Suite struct CryptoTests {
@@ -17,14 +18,6 @@ import Testing
         #expect(!ConstantTime.equals([1, 2, 3], [0, 2, 3]))
         #expect(!ConstantTime.equals([1, 2, 3], [1, 2]))
         #expect(ConstantTime.equals([], []))
-    }
-
-    @Test func hexRoundTripAndRejects() {
-        let bytes: [UInt8] = [0x00, 0x0F, 0xA5, 0xFF]
-        #expect(Hex.encode(bytes) == "000fa5ff")
-        #expect(Hex.decode("000FA5ff") == bytes)
-        #expect(Hex.decode("abc") == nil)
-        #expect(Hex.decode("zz") == nil)
     }
 
     @Test func randomBytesDiffer() {

@@ -1,4 +1,5 @@
 import Crypto
+import Encodings
 import Testing
 
 @Suite struct P256Tests {

@@ -1,3 +1,4 @@
+import Encodings
 import EntitlementsProto
 import ProtobufWire
 
@@ -205,14 +206,6 @@ enum Fixtures {
     }
 }
 
-func hexBytes(_ string: String) -> [UInt8] {
-    let digits = Array(string.utf8)
-    return stride(from: 0, to: digits.count, by: 2).map {
-        UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16)!
-    }
-}
+func hexBytes(_ string: String) -> [UInt8] { Hex.decode(string)! }
 
-func hexString(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] }, as: UTF8.self)
-}
+func hexString(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }

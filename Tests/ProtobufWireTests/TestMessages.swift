@@ -1,3 +1,4 @@
+import Encodings
 import ProtobufWire
 
 /// An open enum in the documented style.
@@ -148,6 +149,5 @@ func encoded(_ write: (inout ProtoWriter) -> Void) -> [UInt8] {
 
 /// Parses a hex string such as "08 96 01" (spaces ignored).
 func hex(_ string: String) -> [UInt8] {
-    let digits = Array(string.filter { !$0.isWhitespace })
-    return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(digits[$0...$0 + 1]), radix: 16)! }
+    Hex.decode(string.filter { !$0.isWhitespace })!
 }

@@ -1,3 +1,4 @@
+import Encodings
 import Foundation
 
 /// A JWS in compact serialization, `header.payload.signature`, split and decoded but not verified.
@@ -39,7 +40,7 @@ public struct CompactJWS: Sendable, Hashable {
             guard !part.isEmpty || name == "signature" else {
                 throw AppStoreVerificationError(.malformedToken, "the JWS \(name) is empty")
             }
-            guard let value = Base64.decode(utf8: part, alphabet: .url) else {
+            guard let value = Base64.decode(utf8: part, alphabet: .url, padding: .forbidden) else {
                 throw AppStoreVerificationError(
                     .malformedToken, "the JWS \(name) is not base64url (A-Z a-z 0-9 - _, no padding)")
             }

@@ -1,4 +1,5 @@
 import Crypto
+import FileAccess
 import Foundation
 
 /// A ``LocalSigningCA`` on disk: `root.pem`, `intermediate.pem`, `leaf.pem` and `leaf-key.pem` (mode 0600) in one
@@ -41,10 +42,10 @@ extension LocalSigningCA {
     public static func load(from directory: String) throws(FileError) -> LocalSigningCA {
         func read(_ name: String) throws(FileError) -> String {
             let path = (directory as NSString).appendingPathComponent(name)
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw FileError(description: "cannot read \(path) (create the CA first)")
+            switch FileSystem.readFile(path) {
+            case .success(let bytes): return String(decoding: bytes, as: UTF8.self)
+            case .failure(let error): throw FileError(description: "cannot read \(path): \(error.reason) (create the CA first)")
             }
-            return String(decoding: data, as: UTF8.self)
         }
         func parse<T>(_ name: String, _ make: (String) throws(CryptoError) -> T) throws(FileError) -> T {
             let text = try read(name)

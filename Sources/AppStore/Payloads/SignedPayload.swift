@@ -1,6 +1,11 @@
 import Foundation
 
 /// A JSON payload Apple signs as a JWS: transaction, renewal info, notification or app transaction.
+///
+/// Payloads (and JWS headers, and notification bodies) are decoded with Foundation's JSON, not with the tenants file's
+/// parser (EntitlementDomain/Tenants/JSONDocument.swift): Apple's data is machine-written, one line, and read the way
+/// Apple's own libraries read it (lenient about fields it adds, keys in any order); the tenants file is written by
+/// people, so its parser is strict (duplicate keys are errors) and its errors name the line.
 public protocol SignedPayload: Decodable, Sendable {
     /// "transaction", "renewal info", ... for messages.
     static var payloadName: String { get }

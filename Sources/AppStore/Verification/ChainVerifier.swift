@@ -1,4 +1,5 @@
 import Crypto
+import Encodings
 
 /// The certificate half of Apple's rules: `x5c[0]` (leaf) and `x5c[1]` (intermediate) must chain to a configured root
 /// at the effective date, the leaf must carry Apple's receipt-signing OID and the intermediate Apple's WWDR OID.
@@ -58,7 +59,7 @@ struct ChainVerifier: Sendable {
     }
 
     private static func der(_ base64: String, position: String) throws(AppStoreVerificationError) -> [UInt8] {
-        guard let der = Base64.decode(base64, alphabet: .standard), !der.isEmpty else {
+        guard let der = Base64.decode(base64, padding: .required), !der.isEmpty else {
             throw AppStoreVerificationError(.invalidCertificate, "\(position) is not standard base64 (with padding)")
         }
         return der

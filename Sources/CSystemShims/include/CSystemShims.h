@@ -2,9 +2,9 @@
 #define CSYSTEMSHIMS_H
 
 #include <stdint.h>
-#include <openssl/ssl.h>
 
-// epoll, eventfd and accept4 are Linux extensions the Glibc module does not export.
+// Linux system calls only (no libraries): epoll, eventfd and accept4 are extensions the Glibc module does not
+// export.
 enum {
     CSHIM_EPOLLIN = 0x001,
     CSHIM_EPOLLOUT = 0x004,
@@ -24,15 +24,5 @@ int cshim_accept4(int fd, struct sockaddr *address, unsigned int *length);
 // epoll without the packed `struct epoll_event` crossing into Swift: the fd is the event's data.
 int cshim_epoll_ctl(int epfd, int op, int fd, uint32_t events);
 int cshim_epoll_wait(int epfd, int *fds, uint32_t *events, int max_events, int timeout_ms);
-
-// OpenSSL macros and callbacks Swift cannot import or express.
-/// TLS 1.2 minimum, no compression or renegotiation, ALPN selection preferring h2 then http/1.1.
-int cshim_ssl_ctx_configure_server(SSL_CTX *ctx);
-/// TLS 1.2 minimum and ALPN offer of h2 only.
-int cshim_ssl_ctx_configure_client(SSL_CTX *ctx);
-long cshim_ssl_set_tlsext_host_name(SSL *ssl, const char *name);
-
-/// SHA-256 without OpenSSL 3's per-call algorithm fetch and context allocation (API keys are hashed on every call).
-void cshim_sha256(const void *data, size_t length, unsigned char digest[32]);
 
 #endif

@@ -1,4 +1,5 @@
 import Crypto
+import Encodings
 
 /// API keys: `pk_` + 64 hex digits for SDKs (EntitlementService only), `sk_` + 64 hex digits for servers and admins
 /// (AdminService). The server never stores a key, only its hash string:

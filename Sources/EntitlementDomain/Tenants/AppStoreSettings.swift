@@ -1,9 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 public import Crypto
+import FileAccess
 
 /// An App Store environment a tenant may accept, spelt as Apple spells it in signed data (`environment`,
 /// `receiptType`). The domain's own copy, so configuration does not depend on the App Store module.
@@ -231,7 +227,7 @@ extension TenantConfigReader {
                 let rootPath = "\(rootsPath)[\(index)]"
                 let text = try string(rootNode, path: rootPath)
                 if text.isEmpty { throw error(.invalidValue, rootNode, rootPath, "the certificate path is empty") }
-                let resolved = FilePaths.resolve(text, against: directory)
+                let resolved = FileSystem.resolve(text, against: directory)
                 if rootPaths.contains(resolved) {
                     throw error(.duplicateEntry, rootNode, rootPath, "\"\(text)\" is listed twice")
                 }
@@ -243,7 +239,7 @@ extension TenantConfigReader {
                 rootPaths.append(resolved)
             }
         } else {
-            let resolved = FilePaths.resolve(AppStoreSettings.defaultRootCertificateFile, against: directory)
+            let resolved = FileSystem.resolve(AppStoreSettings.defaultRootCertificateFile, against: directory)
             switch Self.trustedRoots(inFile: resolved) {
             case .success(let roots): trustedRoots = roots
             case .failure(let problem):
@@ -362,8 +358,8 @@ extension TenantConfigReader {
 
     /// The certificates of a root certificate file (PEM with one or more blocks, or DER), or why it cannot be used.
     static func trustedRoots(inFile path: String) -> Result<[TrustedRoot], CertificateFileProblem> {
-        switch TenantConfigLoader.readFile(path) {
-        case .failure(let reason): return .failure(CertificateFileProblem(description: reason.description))
+        switch FileSystem.readFile(path) {
+        case .failure(let error): return .failure(CertificateFileProblem(description: error.reason))
         case .success(let bytes):
             guard !bytes.isEmpty else { return .failure(CertificateFileProblem(description: "the file is empty")) }
             do throws(CryptoError) {
@@ -376,44 +372,6 @@ extension TenantConfigReader {
 
     struct CertificateFileProblem: Error, CustomStringConvertible {
         var description: String
-    }
-}
-
-/// Small path helpers for resolving configured files.
-enum FilePaths {
-    /// The directory part of `path` ("." when it has none).
-    static func directory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        let directory = String(path[..<slash])
-        return directory.isEmpty ? "/" : directory
-    }
-
-    /// `path` made absolute against the working directory, with `.` and `..` components and repeated slashes removed.
-    static func absolute(_ path: String) -> String {
-        path.hasPrefix("/") ? normalize(path) : resolve(path, against: workingDirectory())
-    }
-
-    /// `path` when absolute, otherwise `path` under `directory` (which should be absolute); normalized.
-    static func resolve(_ path: String, against directory: String) -> String {
-        normalize(path.hasPrefix("/") ? path : directory + "/" + path)
-    }
-
-    static func normalize(_ path: String) -> String {
-        var components: [Substring] = []
-        for component in path.split(separator: "/") {
-            switch component {
-            case ".": continue
-            case "..": if !components.isEmpty { components.removeLast() }
-            default: components.append(component)
-            }
-        }
-        return "/" + components.joined(separator: "/")
-    }
-
-    static func workingDirectory() -> String {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buffer, buffer.count) != nil else { return "/" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 

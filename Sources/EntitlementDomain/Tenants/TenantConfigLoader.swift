@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import FileAccess
 
 /// Reads the tenant configuration file (path from the server configuration) into a ``TenantDirectory``.
 ///
@@ -31,10 +27,11 @@ public enum TenantConfigLoader {
     /// Loads and validates the file at `path`; errors name `path` as given.
     public static func load(path: String) throws(TenantConfigError) -> TenantDirectory {
         let bytes: [UInt8]
-        switch readFile(path) {
+        switch FileSystem.readFile(path) {
         case .success(let contents): bytes = contents
-        case .failure(let reason):
-            throw TenantConfigError(code: .unreadableFile, file: path, message: "cannot read the tenant configuration: \(reason)")
+        case .failure(let error):
+            throw TenantConfigError(
+                code: .unreadableFile, file: path, message: "cannot read the tenant configuration: \(error.reason)")
         }
         return try parse(bytes, file: path)
     }
@@ -56,30 +53,6 @@ public enum TenantConfigLoader {
         }
         var reader = TenantConfigReader(file: file, lines: true, directory: directory)
         return try reader.directory(root)
-    }
-
-    static func readFile(_ path: String) -> Result<[UInt8], ReadFailure> {
-        var info = stat()
-        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return .failure(ReadFailure("it is a directory")) }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return .failure(ReadFailure(String(cString: strerror(errno)))) }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return .failure(ReadFailure(String(cString: strerror(errno))))
-            }
-            if count == 0 { return .success(bytes) }
-            bytes.append(contentsOf: buffer[0..<count])
-        }
-    }
-
-    struct ReadFailure: Error, CustomStringConvertible {
-        var description: String
-        init(_ description: String) { self.description = description }
     }
 }
 
@@ -106,7 +79,8 @@ struct TenantConfigReader {
     init(file: String, lines: Bool, directory: String? = nil) {
         self.file = file
         self.lines = lines
-        self.directory = FilePaths.absolute(directory ?? FilePaths.directory(of: file))
+        self.directory = FileSystem.resolve(
+            directory ?? FileSystem.directoryName(file), against: FileSystem.currentDirectory())
     }
 
     mutating func directory(_ root: JSONNode) throws(TenantConfigError) -> TenantDirectory {

@@ -1,3 +1,4 @@
+import FileAccess
 public import HTTP2Transport
 public import RPCCore
 

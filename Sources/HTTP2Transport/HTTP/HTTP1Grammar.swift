@@ -1,3 +1,5 @@
+import Encodings
+
 /// Byte classes from RFC 9110 / RFC 9112 / RFC 3986 used by the HTTP/1.1 parser and serializer.
 enum HTTP1Grammar {
     static let cr: UInt8 = 0x0D
@@ -62,7 +64,7 @@ enum HTTP1Grammar {
 
     @inline(__always)
     static func isHexDigit(_ byte: UInt8) -> Bool {
-        HTTPPercentDecoding.hexValue(byte) != nil
+        Hex.value(byte) != nil
     }
 
     /// Client bytes made safe to quote in an error message: printable ASCII as is, the rest as `\xNN`, truncated.
@@ -78,8 +80,7 @@ enum HTTP1Grammar {
             case lf: text += "\\n"
             case tab: text += "\\t"
             default:
-                let hex = String(byte, radix: 16, uppercase: true)
-                text += "\\x" + (byte < 0x10 ? "0" : "") + hex
+                text += "\\x" + Hex.encode(CollectionOfOne(byte), uppercase: true)
             }
         }
         text += bytes.count > limit ? "\"…" : "\""

@@ -1,3 +1,5 @@
+import Encodings
+
 /// A strict, incremental HTTP/1.1 request parser (RFC 9112).
 ///
 /// Feed bytes as they arrive with `append`, then call `nextRequest()` until it returns nil (more bytes needed).
@@ -751,7 +753,7 @@ public struct HTTP1RequestParser: Sendable {
             try checkChunkSizeDigits(upTo: content.count)
             var index = content.lowerBound
             var size: UInt64 = 0
-            while index < content.upperBound, let digit = HTTPPercentDecoding.hexValue(buffer[index]) {
+            while index < content.upperBound, let digit = Hex.value(buffer[index]) {
                 size = size << 4 | UInt64(digit)
                 index += 1
             }

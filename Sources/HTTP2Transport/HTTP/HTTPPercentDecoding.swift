@@ -1,3 +1,5 @@
+import Encodings
+
 /// RFC 3986 percent-decoding of one path segment (no `+` to space: that is form encoding, not URI syntax).
 enum HTTPPercentDecoding {
     /// nil when a `%` is not followed by two hex digits or the result is not valid UTF-8.
@@ -15,21 +17,12 @@ enum HTTPPercentDecoding {
                 output.append(byte)
                 continue
             }
-            guard index != bytes.endIndex, let high = hexValue(bytes[index]) else { return nil }
+            guard index != bytes.endIndex, let high = Hex.value(bytes[index]) else { return nil }
             bytes.formIndex(after: &index)
-            guard index != bytes.endIndex, let low = hexValue(bytes[index]) else { return nil }
+            guard index != bytes.endIndex, let low = Hex.value(bytes[index]) else { return nil }
             bytes.formIndex(after: &index)
             output.append(high << 4 | low)
         }
         return String(validating: output, as: UTF8.self)
-    }
-
-    static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

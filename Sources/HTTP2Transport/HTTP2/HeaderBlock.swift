@@ -1,4 +1,5 @@
 import BoundedText
+import Encodings
 import Glibc
 import RPCCore
 
@@ -63,7 +64,7 @@ struct HeaderBlock {
             }
             for part in field.value.split(separator: ",", omittingEmptySubsequences: false) {
                 let trimmed = part.drop(while: { $0 == " " })
-                guard let bytes = Base64.decode(trimmed) else {
+                guard let bytes = Base64.decode(trimmed, padding: .optional) else {
                     throw RPCError(code: .internal, message: "Metadata '\(field.name)' is not valid base64.")
                 }
                 metadata.add(.binary(bytes), forLowercaseKey: field.name)
@@ -104,12 +105,12 @@ extension HeaderList {
             switch value {
             case .string(let string):
                 if key.hasSuffix("-bin") {
-                    add(key, Base64.encode(Array(string.utf8)))
+                    add(key, Base64.encode(string.utf8, padded: false))
                 } else if string.utf8.allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 < 0x7F) }) {
                     add(key, string)
                 }
             case .binary(let bytes):
-                add(key, Base64.encode(bytes))
+                add(key, Base64.encode(bytes, padded: false))
             }
         }
     }

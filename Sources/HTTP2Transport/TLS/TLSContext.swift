@@ -1,5 +1,5 @@
 import COpenSSL
-import CSystemShims
+import COpenSSLShims
 
 /// An OpenSSL context: TLS 1.2+ with ALPN. One per server or client, shared by its connections.
 final class TLSContext: @unchecked Sendable {

@@ -1,5 +1,5 @@
 import COpenSSL
-import CSystemShims
+import COpenSSLShims
 import Glibc
 
 /// One TLS session on a non-blocking socket. Loop-confined like the connection that owns it.

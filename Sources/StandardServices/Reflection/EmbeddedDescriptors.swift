@@ -8,13 +8,13 @@
 //   grpc/reflection/v1/reflection.proto
 //   grpc/reflection/v1alpha/reflection.proto
 
-import RPCCore
+import Encodings
 
 /// The descriptors the reflection service serves, compiled from Protos/ by Scripts/generate-descriptors.
 public enum EmbeddedDescriptors {
     /// A serialized `google.protobuf.FileDescriptorSet`.
     public static let fileDescriptorSet: [UInt8] = {
-        guard let bytes = Base64.decode(String(decoding: base64.utf8.filter { $0 != 0x0A }, as: UTF8.self)) else {
+        guard let bytes = Base64.decode(utf8: base64.utf8.filter { $0 != 0x0A }, padding: .optional) else {
             preconditionFailure("EmbeddedDescriptors is corrupt: run Scripts/generate-descriptors")
         }
         return bytes

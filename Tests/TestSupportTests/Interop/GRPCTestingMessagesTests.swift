@@ -1,3 +1,4 @@
+import Encodings
 import ProtobufWire
 import Testing
 import TestSupport
@@ -88,13 +89,4 @@ import TestSupport
     }
 }
 
-private func hex(_ string: String) -> [UInt8] {
-    var bytes: [UInt8] = []
-    var index = string.startIndex
-    while index < string.endIndex {
-        let next = string.index(index, offsetBy: 2)
-        bytes.append(UInt8(string[index..<next], radix: 16)!)
-        index = next
-    }
-    return bytes
-}
+private func hex(_ string: String) -> [UInt8] { Hex.decode(string)! }

@@ -6,9 +6,9 @@ import Darwin
 import CivilCalendar
 import COpenSSL
 
-/// Conversions between certificate times (`ASN1_TIME`), Unix seconds and the ISO 8601 text used in error messages,
-/// done with calendar arithmetic so they do not depend on the process time zone or on Foundation.
-enum UnixTime {
+/// Certificate times (`ASN1_TIME`) as Unix seconds, and those seconds as the ISO 8601 text of error messages, by
+/// calendar arithmetic (``CivilCalendar``), so they depend neither on the process time zone nor on Foundation.
+enum CertificateTime {
     /// Unix seconds for an `ASN1_TIME`, or nil when OpenSSL cannot read it.
     static func seconds(of time: UnsafePointer<ASN1_TIME>?) -> Int64? {
         guard let time else { return nil }
@@ -24,13 +24,6 @@ enum UnixTime {
 
     /// `seconds` as `YYYY-MM-DDThh:mm:ssZ`.
     static func iso8601(_ seconds: Int64) -> String {
-        let (days, secondOfDay) = CivilCalendar.split(seconds: seconds)
-        let (year, month, day) = CivilCalendar.date(fromDays: days)
-        func pad(_ value: Int64, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3_600, 2)):"
-            + "\(pad(secondOfDay % 3_600 / 60, 2)):\(pad(secondOfDay % 60, 2))Z"
+        CivilCalendar.iso8601(seconds: seconds)
     }
 }

@@ -1,0 +1,91 @@
+public import EntitlementDomain
+public import EntitlementServices
+import EntitlementStorage
+public import HTTP2Transport
+public import RPCCore
+public import StandardServices
+
+/// entitlementd's services over a store and tenants, wired in one place for ``EntitlementServerApp`` and for the test
+/// fixture (`TestSupport.EntitlementTestServer`): the engine and its expiry scheduler (not started), one set of App
+/// Store verifiers for purchases and notifications, the gRPC router (Health, EntitlementService, AdminService, any
+/// extra services, then reflection over all of them) and the plain-HTTP routes (`/healthz`, `/readyz`, App Store
+/// notifications).
+public struct ServerWiring: Sendable {
+    /// The limits a deployment configures, and the ones tests turn down.
+    public struct Limits: Sendable {
+        /// ``StreamLimits`` of the EntitlementService.
+        public var maxStreamsPerConnection: Int
+        /// The hub's per-customer limit.
+        public var maxStreamsPerCustomer: Int
+        /// How many updates a stream that is not reading holds before they are folded.
+        public var maxPendingUpdates: Int
+        /// How many versions back `after_version` may resume from the log.
+        public var replayLimit: Int
+
+        public init(
+            maxStreamsPerConnection: Int = 100, maxStreamsPerCustomer: Int = 16, maxPendingUpdates: Int = 8,
+            replayLimit: Int = 1000
+        ) {
+            self.maxStreamsPerConnection = maxStreamsPerConnection
+            self.maxStreamsPerCustomer = maxStreamsPerCustomer
+            self.maxPendingUpdates = maxPendingUpdates
+            self.replayLimit = replayLimit
+        }
+    }
+
+    public let engine: CustomerEngine
+    /// Records time-based status changes; the caller starts and stops it.
+    public let scheduler: ExpiryScheduler
+    public let streamLimits: StreamLimits
+    public let health: HealthService
+    public let router: RPCRouter
+    public let httpRouter: HTTPRouter
+
+    /// - Parameter isDraining: whether shutdown has begun, for `/readyz` (503 then).
+    public init(
+        store: any CustomerRepository, tenants: TenantRegistry, logger: Logger, clock: any DomainClock = SystemClock(),
+        limits: Limits = Limits(), extraServices: [any RPCService] = [],
+        isDraining: @escaping @Sendable () -> Bool = { false }
+    ) {
+        let callLog = CallLog(logger: logger)
+        let engine = CustomerEngine(
+            store: store, clock: clock,
+            hub: StatusHub(maxStreamsPerCustomer: limits.maxStreamsPerCustomer, maxPendingUpdates: limits.maxPendingUpdates),
+            replayLimit: limits.replayLimit
+        ) { tenantID, update in callLog.change(tenantID: tenantID, update) }
+        scheduler = ExpiryScheduler(engine: engine) { error in
+            logger.error("recording time-based status changes failed", ["error": error.description])
+        }
+        self.engine = engine
+        streamLimits = StreamLimits(maxPerConnection: limits.maxStreamsPerConnection)
+
+        // One set of App Store verifiers (and their chain caches) for purchases and notifications.
+        let appStore = AppStorePurchases(tenants: tenants)
+        let notifications = AppStoreNotifications(engine: engine, tenants: tenants, purchases: appStore, log: logger)
+        let health = HealthService()
+        var router = RPCRouter()
+        router.register(
+            [
+                health,
+                EntitlementService(engine: engine, tenants: tenants, log: callLog, streams: streamLimits, appStore: appStore),
+                AdminService(engine: engine, tenants: tenants, log: callLog),
+            ] + extraServices)
+        // Reflection lists what the router serves, so it goes last.
+        ReflectionService(serviceNames: router.serviceNames).register(on: &router)
+        health.reportServing(servicesOf: router)
+        self.health = health
+        self.router = router
+
+        httpRouter = HTTPRouter { routes in
+            routes.register("GET", "/healthz") { _ in .text(200, "ok\n") }
+            routes.register("GET", "/readyz") { _ in
+                isDraining() ? .text(503, "shutting down\n") : .text(200, "ready\n")
+            }
+            routes.register("POST", "/v1/apple/notifications/{tenant_id}") { request in
+                let reply = await notifications.receive(
+                    tenantID: request.pathParameters["tenant_id"] ?? "", body: request.body)
+                return .text(reply.status, reply.message + "\n")
+            }
+        }
+    }
+}
