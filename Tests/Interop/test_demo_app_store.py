@@ -146,3 +146,54 @@ def test_a_ca_of_your_own_once_the_tenant_trusts_its_root(tenants_server, tmp_pa
     demo = entctl("dev", "sign-transaction", *product, cwd=REPO_ROOT)
     refused = entctl("--addr", addr, "purchase", "carol", demo.stdout.strip())
     assert refused.returncode == 1 and "INVALID_ARGUMENT" in refused.stderr, refused.stderr
+
+
+def readme_section_blocks(heading: str) -> list[str]:
+    """Every ```sh block of the README section that starts at `heading` (up to the next `## ` heading)."""
+    readme = (REPO_ROOT / "README.md").read_text()
+    start = readme.index(heading)
+    end = readme.find("\n## ", start + len(heading))
+    return re.findall(r"```sh\n(.*?)```", readme[start:end if end > 0 else None], re.S)
+
+
+def test_readme_try_it_walkthrough_runs_as_written(tenants_server):
+    """"Try it": identify, grant, status, a watch that sees the revoke, the history, the customer, the health checks
+    and probes; only the grant ID (which `grant` prints) and the demo's port are filled in."""
+    server = tenants_server(DEMO_TENANTS_FILE)
+    entctl_command = f"{shlex.quote(str(entctl_binary()))} --addr 127.0.0.1:{server.port}"
+
+    def run(block: str) -> subprocess.CompletedProcess:
+        script = "set -euo pipefail\n" + block.replace(".build/release/entctl", entctl_command).replace(
+            "127.0.0.1:50051", f"127.0.0.1:{server.port}")
+        return subprocess.run(["bash", "-c", script], cwd=REPO_ROOT, capture_output=True, text=True, timeout=60,
+                              env=entctl_env())
+
+    first, watch, revoke, health = readme_section_blocks("## Try it")[:4]
+    result = run(first)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "alice  INACTIVE  version 1  (created)", lines
+    assert any(line.startswith("app account token: ") for line in lines), lines
+    grant_id = re.search(r"\bgr_[0-9a-f]{24}\b", result.stdout).group(0)
+    assert "alice  ACTIVE  version 2" in lines and any(line.startswith("  pro until ") for line in lines), lines
+    assert "demo" in result.stderr  # entctl says it sent the demo keys
+
+    watcher = subprocess.Popen(["bash", "-c", watch.replace(".build/release/entctl", entctl_command)], cwd=REPO_ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=entctl_env())
+    try:
+        assert "SNAPSHOT  version 2" in watcher.stdout.readline()
+        literal = re.search(r"\bgr_[0-9a-f]{24}\b", revoke).group(0)
+        result = run(revoke.replace(literal, grant_id))
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "STATUS_CHANGED  version 3  no entitlements  reason: refunded" in watcher.stdout.readline()
+    finally:
+        watcher.terminate()
+        watcher.wait(timeout=10)
+    assert re.search(r"^version 3 .* REVOKE  STATUS_CHANGED .*reason: refunded", result.stdout, re.M), result.stdout
+    assert re.search(r"^version 1 .* CREATED ", result.stdout, re.M), result.stdout
+
+    result = run(health)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count("SERVING") >= 2 and "NOT_FOUND" not in result.stdout, result.stdout
+    assert result.stdout.count("ok") >= 3, result.stdout  # /healthz over HTTP/1.1, h2c (curl) and nghttp
+    assert "ready" in result.stdout
