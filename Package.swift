@@ -47,6 +47,8 @@ let package = Package(
             dependencies: ["Crypto", "ProtobufWire", "BoundedText", "AppStore", "Encodings", "FileAccess"],
             swiftSettings: strict
         ),
+        // The tenants file format: strict JSON with lines, read into the domain's values by the domain's rules.
+        .target(name: "TenantConfiguration", dependencies: ["EntitlementDomain", "FileAccess"], swiftSettings: strict),
         .target(name: "EntitlementStorage", dependencies: ["CSQLite", "EntitlementDomain"], swiftSettings: strict),
         .target(
             name: "EntitlementServices",
@@ -64,7 +66,7 @@ let package = Package(
             name: "EntitlementServer",
             dependencies: [
                 "HTTP2Transport", "RPCCore", "StandardServices", "EntitlementServices", "EntitlementDomain",
-                "EntitlementStorage", "EntitlementdVersion", "FileAccess",
+                "EntitlementStorage", "EntitlementdVersion", "FileAccess", "TenantConfiguration",
             ],
             swiftSettings: strict
         ),
@@ -114,6 +116,7 @@ let package = Package(
         .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "Crypto", "TestSupport", "Encodings"], exclude: ["Resources"]),
         .testTarget(name: "EntitlementStorageTests", dependencies: ["EntitlementStorage", "EntitlementDomain"]),
         .testTarget(name: "EntitlementDomainTests", dependencies: ["EntitlementDomain", "EntitlementStorage", "TestSupport", "AppStore"]),
+        .testTarget(name: "TenantConfigurationTests", dependencies: ["TenantConfiguration", "EntitlementDomain", "TestSupport"]),
         .testTarget(
             name: "EntitlementServicesTests",
             dependencies: ["EntitlementServices", "EntitlementDomain", "EntitlementStorage", "EntitlementsProto", "TestSupport", "EntitlementClient", "RPCCore", "Crypto", "HTTP2Transport", "ProtobufWire", "StandardServices"]

@@ -6,6 +6,7 @@ public import HTTP2Transport
 public import RPCCore
 public import StandardServices
 import Synchronization
+import TenantConfiguration
 
 #if canImport(Glibc)
 import Glibc

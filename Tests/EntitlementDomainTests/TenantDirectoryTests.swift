@@ -69,7 +69,7 @@ import Testing
     @Test func everyConfiguredHashIsComparedInConstantTimeWhateverMatches() throws {
         let comparisons = Counter()
         let tenants = try Self.tenants()
-        let directory = try TenantDirectory(tenants: tenants, file: "<test>", line: { _, _, _ in nil }) { lhs, rhs in
+        let directory = try TenantDirectory(tenants: tenants) { lhs, rhs in
             comparisons.increment()
             return lhs == rhs
         }
@@ -88,7 +88,7 @@ import Testing
 
     @Test func duplicateTenantsAndKeysAreRefused() throws {
         let music = try Self.tenants()[0]
-        #expect(throws: TenantConfigError.self) { try TenantDirectory(tenants: [music, music]) }
+        #expect(throws: TenantRuleError.self) { try TenantDirectory(tenants: [music, music]) }
         do {
             _ = try TenantDirectory(tenants: [music, music])
         } catch {

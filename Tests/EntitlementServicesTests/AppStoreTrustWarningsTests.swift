@@ -75,6 +75,6 @@ import Testing
         try "-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n".write(
             toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        #expect(throws: TenantConfigError.self) { try directory(root: path, environments: [.sandbox]) }
+        #expect(throws: TenantRuleError.self) { try directory(root: path, environments: [.sandbox]) }
     }
 }

@@ -1,4 +1,4 @@
-@testable import EntitlementDomain
+@testable import TenantConfiguration
 import Foundation
 
 /// libFuzzer target: the tenants file loader never crashes on any bytes, and its strict JSON parser accepts only

@@ -84,4 +84,29 @@ public enum APIKey {
         }
         return nil
     }
+
+    /// The digest of a configured hash string filed under `kind`'s list; refuses the other kind's hash, a key
+    /// pasted in place of its hash, and anything else that is not a hash string. Never repeats the value.
+    package static func digest(ofHashString text: String, listedAs kind: Kind) throws(TenantRuleError) -> [UInt8] {
+        if let (parsedKind, digest) = parseHashString(text) {
+            guard parsedKind == kind else {
+                throw TenantRuleError(
+                    .keyKindMismatch,
+                    "a \(parsedKind.adjective) key's hash (\(parsedKind.hashPrefix)...) is listed under "
+                        + "\"\(kind.configField)\"; it belongs in \"\(parsedKind.configField)\"")
+            }
+            return digest
+        }
+        // Never repeat the value: it may be a key pasted by mistake.
+        if Self.kind(of: text) != nil && !text.contains(":") {
+            throw TenantRuleError(
+                .invalidValue,
+                "this looks like an API key itself, not its hash; store only the output of `entctl hash-key`, "
+                    + "and treat a key that has been written to a file as leaked: make a new one")
+        }
+        throw TenantRuleError(
+            .invalidValue,
+            "expected \"\(kind.hashPrefix)\" followed by the 64 hex digits of the key's SHA-256 "
+                + "(the output of `entctl hash-key`)")
+    }
 }

@@ -13,6 +13,17 @@ public enum AppStoreEnvironmentName: String, Sendable, Hashable, CaseIterable {
 
     /// Xcode and LocalTesting: data the App Store never signed. A tenant accepts them only when it lists them.
     public var isLocal: Bool { self == .xcode || self == .localTesting }
+
+    /// The environment a configuration names, spelt exactly.
+    package static func named(_ text: String) throws(TenantRuleError) -> AppStoreEnvironmentName {
+        if let environment = AppStoreEnvironmentName(rawValue: text) { return environment }
+        var message = "unknown App Store environment \"\(text)\"; expected one of "
+            + allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        if let match = allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) {
+            message += " (spelt exactly; did you mean \"\(match.rawValue)\"?)"
+        }
+        throw TenantRuleError(.invalidValue, message)
+    }
 }
 
 /// Who keeps a subscription when another user purchases or restores it.
@@ -23,6 +34,17 @@ public enum AppStoreTransferPolicy: String, Sendable, Hashable, CaseIterable {
     case transferIfNoActive = "transfer_if_no_active"
     /// It stays with its first owner; the other user's call fails with `ALREADY_EXISTS`.
     case keepWithOriginal = "keep_with_original"
+
+    /// The policy a configuration names.
+    package static func named(_ text: String) throws(TenantRuleError) -> AppStoreTransferPolicy {
+        guard let policy = AppStoreTransferPolicy(rawValue: text) else {
+            throw TenantRuleError(
+                .invalidValue,
+                "unknown transfer policy \"\(text)\"; expected one of "
+                    + allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))
+        }
+        return policy
+    }
 }
 
 /// An App Store product's kind, which decides how long a purchase grants its entitlements.
@@ -35,6 +57,17 @@ public enum AppStoreProductType: String, Sendable, Hashable, CaseIterable {
     case consumable = "consumable"
     /// Grants for ``AppStoreProduct/durationDays`` from the purchase.
     case nonRenewing = "non_renewing"
+
+    /// The product type a configuration names.
+    package static func named(_ text: String) throws(TenantRuleError) -> AppStoreProductType {
+        guard let type = AppStoreProductType(rawValue: text) else {
+            throw TenantRuleError(
+                .invalidValue,
+                "unknown product type \"\(text)\"; expected one of "
+                    + allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))
+        }
+        return type
+    }
 }
 
 /// One product in `app_store.products`.
@@ -78,7 +111,7 @@ public struct AppStoreSettings: Sendable, Hashable {
     public var rootCertificatePaths: [String]
     /// Every certificate those files hold (a PEM file may hold several), read once when the tenant loads: what the
     /// verifier trusts, and what the trust warning judges.
-    public internal(set) var trustedRoots: [TrustedRoot] = []
+    public package(set) var trustedRoots: [TrustedRoot] = []
     /// Days of access after `expiresDate` when a billing grace period has no `gracePeriodExpiresDate`.
     public var gracePeriodDays: Int
     public var transferPolicy: AppStoreTransferPolicy
@@ -104,260 +137,188 @@ public struct AppStoreSettings: Sendable, Hashable {
         environments.contains(environment)
     }
 
-    /// The settings as configuration JSON, so code-built tenants pass the same checks.
-    var jsonNode: JSONNode {
-        func node(_ value: JSONNode.Value) -> JSONNode { JSONNode(value: value, line: 0) }
-        var members = [JSONNode.Member(key: "bundle_id", value: node(.string(bundleID)))]
-        if let appAppleID {
-            members.append(JSONNode.Member(key: "app_apple_id", value: node(.number(String(appAppleID)))))
-        }
-        let environmentNodes = AppStoreEnvironmentName.allCases.filter(environments.contains).map {
-            node(.string($0.rawValue))
-        }
-        members.append(JSONNode.Member(key: "environments", value: node(.array(environmentNodes))))
-        members.append(
-            JSONNode.Member(key: "root_certificates", value: node(.array(rootCertificatePaths.map { node(.string($0)) }))))
-        members.append(JSONNode.Member(key: "grace_period_days", value: node(.number(String(gracePeriodDays)))))
-        members.append(JSONNode.Member(key: "transfer_policy", value: node(.string(transferPolicy.rawValue))))
-        let productMembers = products.keys.sorted().map { id in
-            let product = products[id]!
-            var fields = [JSONNode.Member(key: "type", value: node(.string(product.type.rawValue)))]
-            if let days = product.durationDays {
-                fields.append(JSONNode.Member(key: "duration_days", value: node(.number(String(days)))))
-            }
-            return JSONNode.Member(key: id, value: node(.object(fields)))
-        }
-        members.append(JSONNode.Member(key: "products", value: node(.object(productMembers))))
-        return node(.object(members))
-    }
-}
+    // MARK: Rules (errors are relative to the checked value; the tenants file reader and `validated` share them)
 
-extension TenantConfigReader {
-    static let appStoreFields = [
-        "bundle_id", "app_apple_id", "environments", "root_certificates", "grace_period_days", "transfer_policy",
-        "products", "_comment",
-    ]
-    static let appStoreProductFields = ["type", "duration_days"]
-
-    /// A tenant's `app_store` object. `mappedProducts` is the tenant's `products` (product → entitlements).
-    func appStoreSettings(_ node: JSONNode, path: String, mappedProducts: [String: [String]])
-        throws(TenantConfigError) -> AppStoreSettings
+    /// These settings checked as a configured `app_store` would be, with ``trustedRoots`` read from
+    /// ``rootCertificatePaths`` (relative ones resolved against `directory`). `mappedProducts` is the tenant's
+    /// `products`. Error paths are relative to `app_store`.
+    package func validated(mappedProducts: [String: [String]], directory: String) throws(TenantRuleError)
+        -> AppStoreSettings
     {
-        let members = try object(node, path: path, allowed: Self.appStoreFields, what: "\"app_store\"")
-
-        guard let bundleNode = members["bundle_id"] else {
-            throw error(.missingField, node, path, "missing \"bundle_id\": the app's bundle ID, such as \"com.example.app\"")
+        try TenantRuleError.at(".bundle_id") { () throws(TenantRuleError) in try Self.checkBundleID(bundleID) }
+        let listed = AppStoreEnvironmentName.allCases.filter(environments.contains)
+        try TenantRuleError.at(".environments") { () throws(TenantRuleError) in
+            try Self.checkEnvironmentsListed(count: listed.count)
+            try Self.checkEnvironmentsCombine(listed)
         }
-        let bundleID = try string(bundleNode, path: path + ".bundle_id")
-        if let problem = Self.bundleIDProblem(bundleID) {
-            throw error(.invalidValue, bundleNode, path + ".bundle_id", problem)
+        if let appAppleID {
+            try TenantRuleError.at(".app_apple_id") { () throws(TenantRuleError) in _ = try Self.checkAppAppleID(appAppleID) }
         }
-
-        guard let environmentsNode = members["environments"] else {
-            throw error(
-                .missingField, node, path,
-                "missing \"environments\": list the App Store environments whose purchases this tenant accepts "
-                    + "(any of \"Production\", \"Sandbox\", \"Xcode\", \"LocalTesting\")")
-        }
-        let environmentNodes = try array(environmentsNode, path: path + ".environments")
-        if environmentNodes.isEmpty {
-            throw error(
-                .invalidValue, environmentsNode, path + ".environments",
-                "no environments are listed, so every purchase would be refused; list at least one, or remove \"app_store\"")
-        }
-        var environments: Set<AppStoreEnvironmentName> = []
-        var environmentEntries: [(AppStoreEnvironmentName, JSONNode, String)] = []
-        for (index, environmentNode) in environmentNodes.enumerated() {
-            let environmentPath = "\(path).environments[\(index)]"
-            let text = try string(environmentNode, path: environmentPath)
-            guard let environment = AppStoreEnvironmentName(rawValue: text) else {
-                var message = "unknown App Store environment \"\(text)\"; expected one of "
-                    + AppStoreEnvironmentName.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-                if let match = AppStoreEnvironmentName.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) {
-                    message += " (spelt exactly; did you mean \"\(match.rawValue)\"?)"
+        try Self.checkAppAppleIDPresent(appAppleID, environments: environments)
+        var settings = self
+        settings.rootCertificatePaths = []
+        settings.trustedRoots = []
+        try TenantRuleError.at(".root_certificates") { () throws(TenantRuleError) in
+            try Self.checkRootsListed(count: rootCertificatePaths.count)
+            for (index, text) in rootCertificatePaths.enumerated() {
+                let (path, roots) = try TenantRuleError.at("[\(index)]") { () throws(TenantRuleError) in
+                    try Self.rootCertificates(text, against: directory, listedAfter: settings.rootCertificatePaths)
                 }
-                throw error(.invalidValue, environmentNode, environmentPath, message)
+                settings.rootCertificatePaths.append(path)
+                settings.trustedRoots += roots
             }
-            guard environments.insert(environment).inserted else {
-                throw error(.duplicateEntry, environmentNode, environmentPath, "\"\(text)\" is listed twice")
-            }
-            environmentEntries.append((environment, environmentNode, environmentPath))
         }
-        if environments.contains(.production),
-            let (local, localNode, localPath) = environmentEntries.first(where: { $0.0.isLocal })
-        {
-            throw error(
-                .conflictingEnvironments, localNode, localPath,
-                "\"\(local.rawValue)\" cannot be accepted together with \"Production\": \(local.rawValue) data is signed "
-                    + "on a developer's machine, not by the App Store, so anyone could make it; a production tenant must "
-                    + "never accept local data. Use a separate development tenant for \"\(local.rawValue)\"")
+        try TenantRuleError.at(".grace_period_days") { () throws(TenantRuleError) in
+            _ = try Self.checkGracePeriodDays(gracePeriodDays, written: String(gracePeriodDays))
         }
-
-        var appAppleID: Int64?
-        if let idNode = members["app_apple_id"] {
-            let idPath = path + ".app_apple_id"
-            guard case .number(let text) = idNode.value else {
-                throw typeMismatch(idNode, idPath, expected: "a number")
-            }
-            guard let value = Int64(text), value > 0 else {
-                throw error(
-                    .invalidValue, idNode, idPath,
-                    "expected the app's Apple ID, a positive whole number (App Store Connect → App Information → Apple ID)")
-            }
-            appAppleID = value
-        } else if environments.contains(.production) {
-            throw error(
-                .missingField, node, path,
-                "missing \"app_apple_id\": it is required when \"Production\" is accepted, to check production "
-                    + "notifications' appAppleId (App Store Connect → App Information → Apple ID)")
-        }
-
-        var rootPaths: [String] = []
-        var trustedRoots: [TrustedRoot] = []
-        if let rootsNode = members["root_certificates"] {
-            let rootsPath = path + ".root_certificates"
-            let rootNodes = try array(rootsNode, path: rootsPath)
-            if rootNodes.isEmpty {
-                throw error(
-                    .invalidValue, rootsNode, rootsPath,
-                    "no root certificates are listed, so no signature could be trusted; list at least one, or leave "
-                        + "\"root_certificates\" out to use \(AppStoreSettings.defaultRootCertificateFile) next to the tenants file")
-            }
-            for (index, rootNode) in rootNodes.enumerated() {
-                let rootPath = "\(rootsPath)[\(index)]"
-                let text = try string(rootNode, path: rootPath)
-                if text.isEmpty { throw error(.invalidValue, rootNode, rootPath, "the certificate path is empty") }
-                let resolved = FileSystem.resolve(text, against: directory)
-                if rootPaths.contains(resolved) {
-                    throw error(.duplicateEntry, rootNode, rootPath, "\"\(text)\" is listed twice")
+        try TenantRuleError.at(".products") { () throws(TenantRuleError) in
+            for id in products.keys.sorted() {
+                let product = products[id]!
+                try TenantRuleError.at("[\"\(id)\"]") { () throws(TenantRuleError) in
+                    try Tenant.checkProductID(id)
+                    _ = try Self.checkProduct(
+                        id, type: product.type, durationDays: product.durationDays.map { ($0, String($0)) },
+                        mapped: mappedProducts[id] != nil)
                 }
-                switch Self.trustedRoots(inFile: resolved) {
-                case .failure(let problem):
-                    throw error(.unreadableCertificate, rootNode, rootPath, "cannot read root certificate \"\(resolved)\": \(problem)")
-                case .success(let roots): trustedRoots += roots
-                }
-                rootPaths.append(resolved)
-            }
-        } else {
-            let resolved = FileSystem.resolve(AppStoreSettings.defaultRootCertificateFile, against: directory)
-            switch Self.trustedRoots(inFile: resolved) {
-            case .success(let roots): trustedRoots = roots
-            case .failure(let problem):
-                throw error(
-                    .unreadableCertificate, node, path,
-                    "no \"root_certificates\" are listed, so the default \"\(resolved)\" is used, and it cannot be "
-                        + "read: \(problem); put Apple Root CA - G3 there or list the roots in \"root_certificates\"")
-            }
-            rootPaths = [resolved]
-        }
-
-        var gracePeriodDays = 0
-        if let graceNode = members["grace_period_days"] {
-            gracePeriodDays = try integer(
-                graceNode, path: path + ".grace_period_days", in: AppStoreSettings.gracePeriodDaysRange, unit: "days")
-        }
-
-        var transferPolicy = AppStoreTransferPolicy.transfer
-        if let policyNode = members["transfer_policy"] {
-            let policyPath = path + ".transfer_policy"
-            let text = try string(policyNode, path: policyPath)
-            guard let policy = AppStoreTransferPolicy(rawValue: text) else {
-                throw error(
-                    .invalidValue, policyNode, policyPath,
-                    "unknown transfer policy \"\(text)\"; expected one of "
-                        + AppStoreTransferPolicy.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))
-            }
-            transferPolicy = policy
-        }
-
-        var products: [String: AppStoreProduct] = [:]
-        if let productsNode = members["products"] {
-            let productsPath = path + ".products"
-            guard case .object(let productMembers) = productsNode.value else {
-                throw typeMismatch(productsNode, productsPath, expected: "an object of product ID → {\"type\": ...}")
-            }
-            for member in productMembers {
-                let productPath = "\(productsPath)[\"\(member.key)\"]"
-                if let problem = Self.productIDProblem(member.key) {
-                    throw error(.invalidValue, member.value, productPath, problem)
-                }
-                let product = try appStoreProduct(member.value, path: productPath, id: member.key)
-                if product.type != .consumable && mappedProducts[member.key] == nil {
-                    throw error(
-                        .unmappedProduct, member.value, productPath,
-                        "\(product.type.rawValue) product \"\(member.key)\" is not in the tenant's \"products\", so a "
-                            + "purchase of it would grant nothing; map it to its entitlements there "
-                            + "(only consumables, which grant nothing, may be left out)")
-                }
-                products[member.key] = product
             }
         }
-
-        var settings = AppStoreSettings(
-            bundleID: bundleID, appAppleID: appAppleID, environments: environments, rootCertificatePaths: rootPaths,
-            gracePeriodDays: gracePeriodDays, transferPolicy: transferPolicy, products: products)
-        settings.trustedRoots = trustedRoots
         return settings
     }
 
-    private func appStoreProduct(_ node: JSONNode, path: String, id: String) throws(TenantConfigError) -> AppStoreProduct {
-        let members = try object(node, path: path, allowed: Self.appStoreProductFields, what: "an App Store product")
-        guard let typeNode = members["type"] else {
-            throw error(
-                .missingField, node, path,
-                "missing \"type\": one of "
-                    + AppStoreProductType.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))
+    package static func checkBundleID(_ id: String) throws(TenantRuleError) {
+        if id.isEmpty { throw TenantRuleError(.invalidValue, "the bundle ID is empty") }
+        if id.utf8.count > 255 { throw TenantRuleError(.invalidValue, "the bundle ID is longer than 255 bytes") }
+        if let scalar = id.unicodeScalars.first(where: { AppUserID.isControl($0) || AppUserID.isWhitespace($0) }) {
+            throw TenantRuleError(
+                .invalidValue,
+                "the bundle ID contains \(AppUserID.codePoint(scalar)); bundle IDs have no whitespace or control characters")
         }
-        let typeText = try string(typeNode, path: path + ".type")
-        guard let type = AppStoreProductType(rawValue: typeText) else {
-            throw error(
-                .invalidValue, typeNode, path + ".type",
-                "unknown product type \"\(typeText)\"; expected one of "
-                    + AppStoreProductType.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))
-        }
-        var durationDays: Int?
-        if let durationNode = members["duration_days"] {
-            guard type == .nonRenewing else {
-                throw error(
-                    .invalidValue, durationNode, path + ".duration_days",
-                    "only non_renewing products have \"duration_days\"; a \(type.rawValue) product's access is "
-                        + "decided by the App Store")
-            }
-            durationDays = try integer(
-                durationNode, path: path + ".duration_days", in: AppStoreProduct.durationDaysRange, unit: "days")
-        } else if type == .nonRenewing {
-            throw error(
-                .missingField, node, path,
-                "missing \"duration_days\": how many days a purchase of non_renewing product \"\(id)\" grants "
-                    + "(\(AppStoreProduct.durationDaysRange.lowerBound)–\(AppStoreProduct.durationDaysRange.upperBound))")
-        }
-        return AppStoreProduct(type: type, durationDays: durationDays)
     }
 
-    /// A whole number within `range`.
-    private func integer(_ node: JSONNode, path: String, in range: ClosedRange<Int>, unit: String)
-        throws(TenantConfigError) -> Int
-    {
-        guard case .number(let text) = node.value else { throw typeMismatch(node, path, expected: "a number") }
-        guard let value = Int(text), range.contains(value) else {
-            throw error(
-                .invalidValue, node, path,
-                "expected a whole number of \(unit) from \(range.lowerBound) to \(range.upperBound), found \(text)")
+    /// At least one environment is accepted.
+    package static func checkEnvironmentsListed(count: Int) throws(TenantRuleError) {
+        if count == 0 {
+            throw TenantRuleError(
+                .invalidValue,
+                "no environments are listed, so every purchase would be refused; list at least one, or remove \"app_store\"")
+        }
+    }
+
+    /// Never Xcode or LocalTesting together with Production; the error names the first local one's index (`[1]`).
+    package static func checkEnvironmentsCombine(_ listed: [AppStoreEnvironmentName]) throws(TenantRuleError) {
+        guard listed.contains(.production), let index = listed.firstIndex(where: \.isLocal) else { return }
+        let local = listed[index].rawValue
+        throw TenantRuleError(
+            .conflictingEnvironments, at: "[\(index)]",
+            "\"\(local)\" cannot be accepted together with \"Production\": \(local) data is signed "
+                + "on a developer's machine, not by the App Store, so anyone could make it; a production tenant must "
+                + "never accept local data. Use a separate development tenant for \"\(local)\"")
+    }
+
+    /// A positive Apple ID; `value` is nil when the configured number is not a whole number `Int64` can hold.
+    package static func checkAppAppleID(_ value: Int64?) throws(TenantRuleError) -> Int64 {
+        guard let value, value > 0 else {
+            throw TenantRuleError(
+                .invalidValue,
+                "expected the app's Apple ID, a positive whole number (App Store Connect → App Information → Apple ID)")
         }
         return value
     }
 
-    static func bundleIDProblem(_ id: String) -> String? {
-        if id.isEmpty { return "the bundle ID is empty" }
-        if id.utf8.count > 255 { return "the bundle ID is longer than 255 bytes" }
-        if let scalar = id.unicodeScalars.first(where: { AppUserID.isControl($0) || AppUserID.isWhitespace($0) }) {
-            return "the bundle ID contains \(AppUserID.codePoint(scalar)); bundle IDs have no whitespace or control characters"
+    /// The Apple ID is required when Production is accepted (error at the `app_store` itself).
+    package static func checkAppAppleIDPresent(_ value: Int64?, environments: Set<AppStoreEnvironmentName>)
+        throws(TenantRuleError)
+    {
+        if value == nil && environments.contains(.production) {
+            throw TenantRuleError(
+                .missingField,
+                "missing \"app_apple_id\": it is required when \"Production\" is accepted, to check production "
+                    + "notifications' appAppleId (App Store Connect → App Information → Apple ID)")
         }
-        return nil
+    }
+
+    /// A listed `root_certificates` is not empty.
+    package static func checkRootsListed(count: Int) throws(TenantRuleError) {
+        if count == 0 {
+            throw TenantRuleError(
+                .invalidValue,
+                "no root certificates are listed, so no signature could be trusted; list at least one, or leave "
+                    + "\"root_certificates\" out to use \(defaultRootCertificateFile) next to the tenants file")
+        }
+    }
+
+    /// One listed root certificate file: its absolute path (resolved against `directory`) and the certificates it
+    /// holds. `previous` are the absolute paths listed before it.
+    package static func rootCertificates(_ text: String, against directory: String, listedAfter previous: [String])
+        throws(TenantRuleError) -> (path: String, roots: [TrustedRoot])
+    {
+        if text.isEmpty { throw TenantRuleError(.invalidValue, "the certificate path is empty") }
+        let resolved = FileSystem.resolve(text, against: directory)
+        try ListRule.checkNotListed(resolved, written: text, in: previous)
+        switch trustedRoots(inFile: resolved) {
+        case .failure(let problem):
+            throw TenantRuleError(.unreadableCertificate, "cannot read root certificate \"\(resolved)\": \(problem)")
+        case .success(let roots): return (resolved, roots)
+        }
+    }
+
+    /// The default root certificate file in `directory`, used when no `root_certificates` are listed (error at the
+    /// `app_store` itself).
+    package static func defaultRootCertificates(against directory: String) throws(TenantRuleError)
+        -> (path: String, roots: [TrustedRoot])
+    {
+        let resolved = FileSystem.resolve(defaultRootCertificateFile, against: directory)
+        switch trustedRoots(inFile: resolved) {
+        case .success(let roots): return (resolved, roots)
+        case .failure(let problem):
+            throw TenantRuleError(
+                .unreadableCertificate,
+                "no \"root_certificates\" are listed, so the default \"\(resolved)\" is used, and it cannot be "
+                    + "read: \(problem); put Apple Root CA - G3 there or list the roots in \"root_certificates\"")
+        }
+    }
+
+    /// `value` is nil when `text` is not a whole number.
+    package static func checkGracePeriodDays(_ value: Int?, written text: String) throws(TenantRuleError) -> Int {
+        try ListRule.wholeNumber(value, written: text, in: gracePeriodDaysRange, unit: "days")
+    }
+
+    /// One `app_store.products` entry (its ID checked by ``Tenant/checkProductID(_:)``): `durationDays` (the value,
+    /// nil when not a whole number, and as written) for and only for non_renewing products, and a tenant `products`
+    /// entry (`mapped`) unless it is a consumable. Errors at the product or at `.duration_days`.
+    package static func checkProduct(
+        _ id: String, type: AppStoreProductType, durationDays: (value: Int?, text: String)?, mapped: Bool
+    ) throws(TenantRuleError) -> AppStoreProduct {
+        var days: Int?
+        if let durationDays {
+            guard type == .nonRenewing else {
+                throw TenantRuleError(
+                    .invalidValue, at: ".duration_days",
+                    "only non_renewing products have \"duration_days\"; a \(type.rawValue) product's access is "
+                        + "decided by the App Store")
+            }
+            days = try TenantRuleError.at(".duration_days") { () throws(TenantRuleError) in
+                try ListRule.wholeNumber(
+                    durationDays.value, written: durationDays.text, in: AppStoreProduct.durationDaysRange, unit: "days")
+            }
+        } else if type == .nonRenewing {
+            throw TenantRuleError(
+                .missingField,
+                "missing \"duration_days\": how many days a purchase of non_renewing product \"\(id)\" grants "
+                    + "(\(AppStoreProduct.durationDaysRange.lowerBound)–\(AppStoreProduct.durationDaysRange.upperBound))")
+        }
+        if type != .consumable && !mapped {
+            throw TenantRuleError(
+                .unmappedProduct,
+                "\(type.rawValue) product \"\(id)\" is not in the tenant's \"products\", so a "
+                    + "purchase of it would grant nothing; map it to its entitlements there "
+                    + "(only consumables, which grant nothing, may be left out)")
+        }
+        return AppStoreProduct(type: type, durationDays: days)
     }
 
     /// The certificates of a root certificate file (PEM with one or more blocks, or DER), or why it cannot be used.
-    static func trustedRoots(inFile path: String) -> Result<[TrustedRoot], CertificateFileProblem> {
+    package static func trustedRoots(inFile path: String) -> Result<[TrustedRoot], CertificateFileProblem> {
         switch FileSystem.readFile(path) {
         case .failure(let error): return .failure(CertificateFileProblem(description: error.reason))
         case .success(let bytes):
@@ -370,8 +331,8 @@ extension TenantConfigReader {
         }
     }
 
-    struct CertificateFileProblem: Error, CustomStringConvertible {
-        var description: String
+    package struct CertificateFileProblem: Error, CustomStringConvertible {
+        package var description: String
     }
 }
 

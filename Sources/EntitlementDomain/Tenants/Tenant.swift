@@ -1,5 +1,7 @@
+import FileAccess
+
 /// One app (or family of apps sharing entitlements): its keys, the entitlements it declares and the products that
-/// give them. Built by ``TenantConfigLoader`` from the configuration file, or in code (tests) by
+/// give them. Built by the tenants file reader (module TenantConfiguration), or in code (tests) by
 /// ``init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:)``; either way
 /// every value has been validated.
 public struct Tenant: Hashable, Sendable {
@@ -22,7 +24,8 @@ public struct Tenant: Hashable, Sendable {
     /// How the tenant accepts App Store purchases; nil when it accepts none (no `app_store` in its configuration).
     public let appStore: AppStoreSettings?
 
-    init(
+    /// Assembles a tenant from values each rule below has already accepted (the tenants file reader's way).
+    package init(
         id: String, publicKeyDigests: [[UInt8]], secretKeyDigests: [[UInt8]], listedEntitlements: [String],
         allowUndeclaredEntitlements: Bool, products: [String: [String]], appStore: AppStoreSettings? = nil
     ) {
@@ -36,35 +39,114 @@ public struct Tenant: Hashable, Sendable {
         declaredEntitlements = Set(listedEntitlements).union(products.values.joined())
     }
 
-    /// A tenant built in code, validated exactly as a configured one would be (errors name `<memory>` and
-    /// `tenant.FIELD`). Key hashes are `pk_sha256:<hex>` / `sk_sha256:<hex>` strings, as ``APIKey/hashString(_:)``
-    /// makes them. `appStore` is checked like a configured `app_store` (relative root certificate paths are
-    /// resolved against the working directory).
+    /// A tenant built in code, validated by the same rules as a configured one (errors name `tenant.FIELD`, as
+    /// `<memory>: tenant.entitlements[0]: ...`). Key hashes are `pk_sha256:<hex>` / `sk_sha256:<hex>` strings, as
+    /// ``APIKey/hashString(_:)`` makes them. `appStore` is checked like a configured `app_store` (relative root
+    /// certificate paths are resolved against the working directory). Products are checked in sorted order.
     public init(
         id: String, publicKeyHashes: [String] = [], secretKeyHashes: [String] = [], entitlements: [String] = [],
         allowUndeclaredEntitlements: Bool = false, products: [String: [String]] = [:],
         appStore: AppStoreSettings? = nil
-    ) throws(TenantConfigError) {
-        func strings(_ values: [String]) -> JSONNode {
-            JSONNode(value: .array(values.map { JSONNode(value: .string($0), line: 0) }), line: 0)
+    ) throws(TenantRuleError) {
+        self = try TenantRuleError.at("tenant") { () throws(TenantRuleError) -> Tenant in
+            try TenantRuleError.at(".id") { () throws(TenantRuleError) in try Tenant.checkID(id) }
+            var digests: [APIKey.Kind: [[UInt8]]] = [:]
+            for (kind, hashes) in [(APIKey.Kind.publicKey, publicKeyHashes), (.secretKey, secretKeyHashes)] {
+                for (index, hash) in hashes.enumerated() {
+                    digests[kind, default: []].append(
+                        try TenantRuleError.at(".\(kind.configField)[\(index)]") { () throws(TenantRuleError) in
+                            try APIKey.digest(ofHashString: hash, listedAs: kind)
+                        })
+                }
+            }
+            try Tenant.checkHasKeys(id: id, keyCount: publicKeyHashes.count + secretKeyHashes.count)
+            var listed: [String] = []
+            for (index, entitlement) in entitlements.enumerated() {
+                try TenantRuleError.at(".entitlements[\(index)]") { () throws(TenantRuleError) in
+                    try Tenant.checkEntitlement(entitlement, listedAfter: listed)
+                }
+                listed.append(entitlement)
+            }
+            for product in products.keys.sorted() {
+                try TenantRuleError.at(".products[\"\(product)\"]") { () throws(TenantRuleError) in
+                    try Tenant.checkProductID(product)
+                    var given: [String] = []
+                    for (index, entitlement) in products[product]!.enumerated() {
+                        try TenantRuleError.at("[\(index)]") { () throws(TenantRuleError) in
+                            try Tenant.checkEntitlement(entitlement, listedAfter: given)
+                        }
+                        given.append(entitlement)
+                    }
+                    try Tenant.checkProductGivesEntitlements(product, given)
+                }
+            }
+            let checkedAppStore = try appStore.map { settings throws(TenantRuleError) in
+                try TenantRuleError.at(".app_store") { () throws(TenantRuleError) in
+                    try settings.validated(mappedProducts: products, directory: FileSystem.currentDirectory())
+                }
+            }
+            return Tenant(
+                id: id, publicKeyDigests: digests[.publicKey] ?? [], secretKeyDigests: digests[.secretKey] ?? [],
+                listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclaredEntitlements,
+                products: products, appStore: checkedAppStore)
         }
-        let productMembers = products.keys.sorted().map { product in
-            JSONNode.Member(key: product, value: strings(products[product]!))
+    }
+
+    // MARK: Rules (errors are relative to the checked value; the tenants file reader and the initializer share them)
+
+    /// 1–64 characters of `[a-z0-9_-]`.
+    package static func checkID(_ id: String) throws(TenantRuleError) {
+        func problem() -> String? {
+            if id.isEmpty { return "the tenant ID is empty; use 1 to \(maxIDLength) characters of a-z, 0-9, _ and -" }
+            if id.utf8.count > maxIDLength {
+                return "the tenant ID is \(id.utf8.count) characters long; the limit is \(maxIDLength)"
+            }
+            let allowed = id.utf8.allSatisfy { byte in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                    || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+            }
+            if !allowed {
+                return "tenant ID \"\(id.unicodeScalars.map { AppUserID.isControl($0) ? "?" : String($0) }.joined())\" "
+                    + "may only contain a-z, 0-9, _ and -"
+            }
+            return nil
         }
-        let node = JSONNode(
-            value: .object([
-                JSONNode.Member(key: "id", value: JSONNode(value: .string(id), line: 0)),
-                JSONNode.Member(key: "public_keys", value: strings(publicKeyHashes)),
-                JSONNode.Member(key: "secret_keys", value: strings(secretKeyHashes)),
-                JSONNode.Member(key: "entitlements", value: strings(entitlements)),
-                JSONNode.Member(
-                    key: "allow_undeclared_entitlements",
-                    value: JSONNode(value: .bool(allowUndeclaredEntitlements), line: 0)),
-                JSONNode.Member(key: "products", value: JSONNode(value: .object(productMembers), line: 0)),
-            ] + (appStore.map { [JSONNode.Member(key: "app_store", value: $0.jsonNode)] } ?? [])),
-            line: 0)
-        var reader = TenantConfigReader(file: "<memory>", lines: false)
-        self = try reader.tenant(node, path: "tenant")
+        if let problem = problem() { throw TenantRuleError(.invalidValue, problem) }
+    }
+
+    /// A tenant lists at least one key of either kind.
+    package static func checkHasKeys(id: String, keyCount: Int) throws(TenantRuleError) {
+        if keyCount == 0 {
+            throw TenantRuleError(
+                .noKeys, "tenant \"\(id)\" has no keys: list at least one hash in \"public_keys\" or \"secret_keys\"")
+        }
+    }
+
+    /// An entry of `entitlements` or of a product's list: a valid ``EntitlementID``, not among the list's `previous`.
+    package static func checkEntitlement(_ id: String, listedAfter previous: [String]) throws(TenantRuleError) {
+        if let problem = EntitlementID.problem(with: id) { throw TenantRuleError(.invalidValue, "entitlement ID \(problem)") }
+        try ListRule.checkNotListed(id, written: id, in: previous)
+    }
+
+    /// A store product ID (in `products` or `app_store.products`): not empty, no control characters, no
+    /// surrounding whitespace.
+    package static func checkProductID(_ id: String) throws(TenantRuleError) {
+        if id.isEmpty { throw TenantRuleError(.invalidValue, "a product ID is empty") }
+        if let scalar = id.unicodeScalars.first(where: AppUserID.isControl) {
+            throw TenantRuleError(.invalidValue, "product ID contains the control character \(AppUserID.codePoint(scalar))")
+        }
+        if AppUserID.isWhitespace(id.unicodeScalars.first!) || AppUserID.isWhitespace(id.unicodeScalars.last!) {
+            throw TenantRuleError(.invalidValue, "product ID \"\(id)\" has leading or trailing whitespace")
+        }
+    }
+
+    /// A product in `products` gives at least one entitlement.
+    package static func checkProductGivesEntitlements(_ id: String, _ entitlements: [String]) throws(TenantRuleError) {
+        if entitlements.isEmpty {
+            throw TenantRuleError(
+                .invalidValue, "product \"\(id)\" gives no entitlements; list at least one, or leave the product out")
+        }
     }
 
     /// The digests of one kind of key.

@@ -20,32 +20,27 @@ public struct TenantDirectory: Sendable {
 
     /// A directory of tenants built in code. Fails on a duplicate tenant ID or a key hash listed twice (paths name
     /// the tenant's index: `tenants[1].secret_keys[0]`).
-    public init(tenants: [Tenant]) throws(TenantConfigError) {
-        try self.init(tenants: tenants, file: "<memory>", line: { _, _, _ in nil })
+    public init(tenants: [Tenant]) throws(TenantRuleError) {
+        try self.init(tenants: tenants, equals: ConstantTime.equals)
     }
 
-    /// - Parameter line: the line of tenant `index`'s ID (kind nil) or of its key `keyIndex` of `kind`, for errors.
-    init(
-        tenants: [Tenant], file: String, line: (_ index: Int, _ kind: APIKey.Kind?, _ keyIndex: Int) -> Int?,
-        equals: @escaping @Sendable ([UInt8], [UInt8]) -> Bool = ConstantTime.equals
-    ) throws(TenantConfigError) {
+    package init(tenants: [Tenant], equals: @escaping @Sendable ([UInt8], [UInt8]) -> Bool) throws(TenantRuleError) {
         var tenantsByID: [String: Int] = [:]
         var keys: [KeyEntry] = []
         var keyPaths: [[UInt8]: String] = [:]
         for (index, tenant) in tenants.enumerated() {
             if let first = tenantsByID[tenant.id] {
-                throw TenantConfigError(
-                    code: .duplicateTenant, file: file, line: line(index, nil, 0), path: "tenants[\(index)].id",
-                    message: "tenant ID \"\(tenant.id)\" is already used by tenants[\(first)]")
+                throw TenantRuleError(
+                    .duplicateTenant, at: "tenants[\(index)].id", "tenant ID \"\(tenant.id)\" is already used by tenants[\(first)]")
             }
             tenantsByID[tenant.id] = index
             for kind in APIKey.Kind.allCases {
                 for (keyIndex, digest) in tenant.keyDigests(kind).enumerated() {
                     let path = "tenants[\(index)].\(kind.configField)[\(keyIndex)]"
                     if let first = keyPaths[digest] {
-                        throw TenantConfigError(
-                            code: .duplicateKeyHash, file: file, line: line(index, kind, keyIndex), path: path,
-                            message: "the same key hash is already listed at \(first); a key belongs to one tenant, once")
+                        throw TenantRuleError(
+                            .duplicateKeyHash, at: path,
+                            "the same key hash is already listed at \(first); a key belongs to one tenant, once")
                     }
                     keyPaths[digest] = path
                     keys.append(KeyEntry(digest: digest, kind: kind, tenantIndex: index))

@@ -1,4 +1,5 @@
 import EntitlementDomain
+import TenantConfiguration
 import TestSupport
 import Testing
 

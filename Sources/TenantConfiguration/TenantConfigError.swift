@@ -1,3 +1,5 @@
+public import EntitlementDomain
+
 /// A tenant configuration that cannot be used, located as precisely as possible.
 ///
 /// The description reads `FILE:LINE: PATH: what is wrong`, e.g.
@@ -35,10 +37,15 @@ public struct TenantConfigError: Error, CustomStringConvertible, Sendable, Equat
         case unreadableCertificate = "unreadable_certificate"
         /// An `app_store.products` entry that would grant entitlements has no entry in the tenant's `products`.
         case unmappedProduct = "unmapped_product"
+
+        /// The code of the domain rule a value broke (the two share names and raw values).
+        public init(_ rule: TenantRuleError.Code) {
+            self = Code(rawValue: rule.rawValue)!
+        }
     }
 
     public var code: Code
-    /// The file as the caller named it (`<memory>` for tenants built in code).
+    /// The file as the caller named it.
     public var file: String
     /// 1-based line of the offending value, when known.
     public var line: Int?

@@ -1,4 +1,5 @@
 import EntitlementDomain
+import TenantConfiguration
 import Testing
 
 @Suite struct TenantConfigLoaderTests {
@@ -289,34 +290,5 @@ import Testing
             #expect(error.code == .unreadableFile)
             #expect(error.message.contains("it is a directory"))
         }
-    }
-
-    @Test func tenantsBuiltInCodeAreValidatedTheSameWay() throws {
-        do {
-            _ = try Tenant(id: "demo", publicKeyHashes: [Self.publicHash], entitlements: ["a b"])
-            Issue.record("expected an error")
-        } catch {
-            #expect(error.code == .invalidValue)
-            #expect(error.description.hasPrefix("<memory>: tenant.entitlements[0]: entitlement ID"))
-        }
-        #expect(throws: TenantConfigError.self) { try Tenant(id: "demo") }
-        #expect(throws: TenantConfigError.self) { try Tenant(id: "demo", secretKeyHashes: [Self.publicHash]) }
-    }
-
-    @Test func validateGrantable() throws {
-        let strict = try Tenant(id: "a", publicKeyHashes: [Self.publicHash], entitlements: ["pro"], products: ["p": ["premium"]])
-        #expect(try strict.validateGrantable(entitlementID: "pro") == "pro")
-        #expect(try strict.validateGrantable(entitlementID: "premium") == "premium")
-        do {
-            try strict.validateGrantable(entitlementID: "gold")
-            Issue.record("expected an error")
-        } catch {
-            #expect(error.code == .invalidArgument)
-            #expect(error.message.contains("\"gold\" is not declared"))
-            #expect(error.message.contains("\"premium\", \"pro\""))
-        }
-        let open = try Tenant(id: "b", publicKeyHashes: [Self.publicHash], allowUndeclaredEntitlements: true)
-        #expect(try open.validateGrantable(entitlementID: "gold") == "gold")
-        #expect(throws: DomainError.invalidArgument("")) { try open.validateGrantable(entitlementID: "go ld") }
     }
 }

@@ -1,4 +1,4 @@
-@testable import EntitlementDomain
+@testable import TenantConfiguration
 import Testing
 
 @Suite struct JSONParserTests {

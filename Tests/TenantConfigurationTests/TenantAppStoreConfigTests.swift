@@ -1,4 +1,5 @@
 import EntitlementDomain
+import TenantConfiguration
 import TestSupport
 import Testing
 
@@ -314,47 +315,6 @@ import Testing
     }
 
     // MARK: Code and files
-
-    @Test func settingsBuiltInCodeAreValidatedTheSameWay() throws {
-        let root = Self.configDirectory + "/AppleRootCA-G3.cer"
-        let good = AppStoreSettings(
-            bundleID: "com.example.app", appAppleID: 7, environments: [.production, .sandbox],
-            rootCertificatePaths: [root], gracePeriodDays: 3, transferPolicy: .keepWithOriginal,
-            products: ["p": AppStoreProduct(type: .autoRenewable), "c": AppStoreProduct(type: .consumable)])
-        let tenant = try Tenant(id: "a", publicKeyHashes: [Self.publicHash], products: ["p": ["pro"]], appStore: good)
-        // The same settings, with the roots read from the file once, as the tenant loads.
-        let loaded = try #require(tenant.appStore)
-        #expect(loaded.trustedRoots.map(\.path) == [root])
-        #expect(loaded.trustedRoots.first?.certificate.subjectCommonName == "Apple Root CA - G3")
-        #expect(
-            [loaded.bundleID, "\(loaded.appAppleID ?? 0)", "\(loaded.gracePeriodDays)"] == [good.bundleID, "7", "3"])
-        #expect(loaded.environments == good.environments && loaded.rootCertificatePaths == good.rootCertificatePaths)
-        #expect(loaded.transferPolicy == good.transferPolicy && loaded.products == good.products)
-        #expect(try Tenant(id: "b", publicKeyHashes: [Self.publicHash]).appStore == nil)
-
-        var local = good
-        local.environments = [.production, .xcode]
-        do {
-            _ = try Tenant(id: "a", publicKeyHashes: [Self.publicHash], products: ["p": ["pro"]], appStore: local)
-            Issue.record("expected an error")
-        } catch {
-            #expect(error.code == .conflictingEnvironments)
-            #expect(error.description.hasPrefix("<memory>: tenant.app_store.environments[1]: \"Xcode\" cannot be accepted"))
-        }
-        var noID = good
-        noID.appAppleID = nil
-        #expect(throws: TenantConfigError.self) {
-            try Tenant(id: "a", publicKeyHashes: [Self.publicHash], products: ["p": ["pro"]], appStore: noID)
-        }
-        #expect(throws: TenantConfigError.self) {
-            try Tenant(id: "a", publicKeyHashes: [Self.publicHash], appStore: good)  // "p" is not mapped.
-        }
-        var badPass = good
-        badPass.products["pass"] = AppStoreProduct(type: .nonRenewing)
-        #expect(throws: TenantConfigError.self) {
-            try Tenant(id: "a", publicKeyHashes: [Self.publicHash], products: ["p": ["pro"], "pass": ["pro"]], appStore: badPass)
-        }
-    }
 
     @Test func exampleFileLoadsWithItsAppStoreSettings() throws {
         let directory = try TenantConfigLoader.load(path: Self.configDirectory + "/tenants.example.json")

@@ -1,3 +1,4 @@
+public import EntitlementDomain
 import FileAccess
 
 /// Reads the tenant configuration file (path from the server configuration) into a ``TenantDirectory``.
@@ -51,7 +52,7 @@ public enum TenantConfigLoader {
                     ? "malformed JSON at column \(error.column): \(error.message)"
                     : "malformed JSON: \(error.message)")
         }
-        var reader = TenantConfigReader(file: file, lines: true, directory: directory)
+        var reader = TenantConfigReader(file: file, directory: directory)
         return try reader.directory(root)
     }
 }
@@ -59,8 +60,6 @@ public enum TenantConfigLoader {
 /// Turns parsed JSON into validated tenants, naming the JSON path (and line) of every problem.
 struct TenantConfigReader {
     let file: String
-    /// False for nodes built in code, whose lines mean nothing.
-    let lines: Bool
 
     static let rootFields = ["tenants", "_comment"]
     static let tenantFields = [
@@ -76,9 +75,8 @@ struct TenantConfigReader {
     let directory: String
 
     /// - Parameter directory: nil for the directory of `file` (the working directory when `file` names none).
-    init(file: String, lines: Bool, directory: String? = nil) {
+    init(file: String, directory: String? = nil) {
         self.file = file
-        self.lines = lines
         self.directory = FileSystem.resolve(
             directory ?? FileSystem.directoryName(file), against: FileSystem.currentDirectory())
     }
@@ -98,9 +96,22 @@ struct TenantConfigReader {
         }
         let idLines = idLines
         let keyLines = keyLines
-        return try TenantDirectory(tenants: tenants, file: file) { tenantIndex, kind, keyIndex in
-            guard let kind else { return idLines[tenantIndex] }
-            return keyLines[tenantIndex][kind]?[keyIndex] ?? nil
+        do {
+            return try TenantDirectory(tenants: tenants)
+        } catch {
+            // Errors across tenants name `tenants[INDEX].id` or `tenants[INDEX].KIND[KEY]`: find that line.
+            var line: Int?
+            for (index, idLine) in idLines.enumerated() {
+                if error.path == "tenants[\(index)].id" { line = idLine }
+                for (kind, kindLines) in keyLines[index] {
+                    for (keyIndex, keyLine) in kindLines.enumerated()
+                    where error.path == "tenants[\(index)].\(kind.configField)[\(keyIndex)]" {
+                        line = keyLine
+                    }
+                }
+            }
+            throw TenantConfigError(
+                code: TenantConfigError.Code(error.code), file: file, line: line, path: error.path, message: error.message)
         }
     }
 
@@ -109,7 +120,7 @@ struct TenantConfigReader {
 
         guard let idNode = members["id"] else { throw error(.missingField, node, path, "missing \"id\"") }
         let id = try string(idNode, path: path + ".id")
-        if let problem = Self.tenantIDProblem(id) { throw error(.invalidValue, idNode, path + ".id", problem) }
+        try rule(idNode, path + ".id") { () throws(TenantRuleError) in try Tenant.checkID(id) }
 
         var digests: [APIKey.Kind: [[UInt8]]] = [:]
         var lines: [APIKey.Kind: [Int?]] = [:]
@@ -122,21 +133,15 @@ struct TenantConfigReader {
                 lines[kind, default: []].append(line(keyNode))
             }
         }
-        if digests.values.allSatisfy(\.isEmpty) {
-            throw error(
-                .noKeys, node, path,
-                "tenant \"\(id)\" has no keys: list at least one hash in \"public_keys\" or \"secret_keys\"")
+        try rule(node, path) { () throws(TenantRuleError) in
+            try Tenant.checkHasKeys(id: id, keyCount: digests.values.map(\.count).reduce(0, +))
         }
 
         var listed: [String] = []
         if let listNode = members["entitlements"] {
             for (index, entitlementNode) in try array(listNode, path: path + ".entitlements").enumerated() {
                 let entitlementPath = "\(path).entitlements[\(index)]"
-                let entitlement = try entitlementID(entitlementNode, path: entitlementPath)
-                if listed.contains(entitlement) {
-                    throw error(.duplicateEntry, entitlementNode, entitlementPath, "\"\(entitlement)\" is listed twice")
-                }
-                listed.append(entitlement)
+                listed.append(try entitlementID(entitlementNode, path: entitlementPath, listedAfter: listed))
             }
         }
 
@@ -155,22 +160,14 @@ struct TenantConfigReader {
             }
             for member in productMembers {
                 let productPath = "\(path).products[\"\(member.key)\"]"
-                if let problem = Self.productIDProblem(member.key) {
-                    throw error(.invalidValue, member.value, productPath, problem)
-                }
+                try rule(member.value, productPath) { () throws(TenantRuleError) in try Tenant.checkProductID(member.key) }
                 var entitlements: [String] = []
                 for (index, entitlementNode) in try array(member.value, path: productPath).enumerated() {
                     let entitlementPath = "\(productPath)[\(index)]"
-                    let entitlement = try entitlementID(entitlementNode, path: entitlementPath)
-                    if entitlements.contains(entitlement) {
-                        throw error(.duplicateEntry, entitlementNode, entitlementPath, "\"\(entitlement)\" is listed twice")
-                    }
-                    entitlements.append(entitlement)
+                    entitlements.append(try entitlementID(entitlementNode, path: entitlementPath, listedAfter: entitlements))
                 }
-                if entitlements.isEmpty {
-                    throw error(
-                        .invalidValue, member.value, productPath,
-                        "product \"\(member.key)\" gives no entitlements; list at least one, or leave the product out")
+                try rule(member.value, productPath) { () throws(TenantRuleError) in
+                    try Tenant.checkProductGivesEntitlements(member.key, entitlements)
                 }
                 products[member.key] = entitlements
             }
@@ -193,61 +190,15 @@ struct TenantConfigReader {
 
     private func keyDigest(_ node: JSONNode, path: String, kind: APIKey.Kind) throws(TenantConfigError) -> [UInt8] {
         let text = try string(node, path: path)
-        if let (parsedKind, digest) = APIKey.parseHashString(text) {
-            guard parsedKind == kind else {
-                throw error(
-                    .keyKindMismatch, node, path,
-                    "a \(parsedKind.adjective) key's hash (\(parsedKind.hashPrefix)...) is listed under "
-                        + "\"\(kind.configField)\"; it belongs in \"\(parsedKind.configField)\"")
-            }
-            return digest
-        }
-        // Never repeat the value: it may be a key pasted by mistake.
-        if APIKey.kind(of: text) != nil && !text.contains(":") {
-            throw error(
-                .invalidValue, node, path,
-                "this looks like an API key itself, not its hash; store only the output of `entctl hash-key`, "
-                    + "and treat a key that has been written to a file as leaked: make a new one")
-        }
-        throw error(
-            .invalidValue, node, path,
-            "expected \"\(kind.hashPrefix)\" followed by the 64 hex digits of the key's SHA-256 "
-                + "(the output of `entctl hash-key`)")
+        return try rule(node, path) { () throws(TenantRuleError) in try APIKey.digest(ofHashString: text, listedAs: kind) }
     }
 
-    private func entitlementID(_ node: JSONNode, path: String) throws(TenantConfigError) -> String {
+    private func entitlementID(_ node: JSONNode, path: String, listedAfter previous: [String]) throws(TenantConfigError)
+        -> String
+    {
         let id = try string(node, path: path)
-        if let problem = EntitlementID.problem(with: id) {
-            throw error(.invalidValue, node, path, "entitlement ID \(problem)")
-        }
+        try rule(node, path) { () throws(TenantRuleError) in try Tenant.checkEntitlement(id, listedAfter: previous) }
         return id
-    }
-
-    static func tenantIDProblem(_ id: String) -> String? {
-        if id.isEmpty { return "the tenant ID is empty; use 1 to \(Tenant.maxIDLength) characters of a-z, 0-9, _ and -" }
-        if id.utf8.count > Tenant.maxIDLength {
-            return "the tenant ID is \(id.utf8.count) characters long; the limit is \(Tenant.maxIDLength)"
-        }
-        let allowed = id.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-        }
-        if !allowed {
-            return "tenant ID \"\(id.unicodeScalars.map { AppUserID.isControl($0) ? "?" : String($0) }.joined())\" "
-                + "may only contain a-z, 0-9, _ and -"
-        }
-        return nil
-    }
-
-    static func productIDProblem(_ id: String) -> String? {
-        if id.isEmpty { return "a product ID is empty" }
-        if let scalar = id.unicodeScalars.first(where: AppUserID.isControl) {
-            return "product ID contains the control character \(AppUserID.codePoint(scalar))"
-        }
-        if AppUserID.isWhitespace(id.unicodeScalars.first!) || AppUserID.isWhitespace(id.unicodeScalars.last!) {
-            return "product ID \"\(id)\" has leading or trailing whitespace"
-        }
-        return nil
     }
 
     // MARK: Types
@@ -298,7 +249,19 @@ struct TenantConfigReader {
     }
 
     func line(_ node: JSONNode) -> Int? {
-        lines ? node.line : nil
+        node.line
+    }
+
+    /// Runs one of the domain's rules on the value at `node` (`path`): its error gains the file, the line (of `node`,
+    /// or of the node `nodes` gives for the error's relative path) and the path.
+    func rule<T>(
+        _ node: JSONNode, _ path: String, nodes: [String: JSONNode] = [:], _ body: () throws(TenantRuleError) -> T
+    ) throws(TenantConfigError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw self.error(TenantConfigError.Code(error.code), nodes[error.path] ?? node, path + error.path, error.message)
+        }
     }
 
     func error(_ code: TenantConfigError.Code, _ node: JSONNode, _ path: String, _ message: String)

@@ -1,0 +1,166 @@
+import EntitlementDomain
+
+/// A tenant's `app_store` object (see ``AppStoreSettings`` for the format): the JSON shapes here, every rule from
+/// the domain.
+extension TenantConfigReader {
+    static let appStoreFields = [
+        "bundle_id", "app_apple_id", "environments", "root_certificates", "grace_period_days", "transfer_policy",
+        "products", "_comment",
+    ]
+    static let appStoreProductFields = ["type", "duration_days"]
+
+    /// A tenant's `app_store` object. `mappedProducts` is the tenant's `products` (product → entitlements).
+    func appStoreSettings(_ node: JSONNode, path: String, mappedProducts: [String: [String]])
+        throws(TenantConfigError) -> AppStoreSettings
+    {
+        let members = try object(node, path: path, allowed: Self.appStoreFields, what: "\"app_store\"")
+
+        guard let bundleNode = members["bundle_id"] else {
+            throw error(.missingField, node, path, "missing \"bundle_id\": the app's bundle ID, such as \"com.example.app\"")
+        }
+        let bundleID = try string(bundleNode, path: path + ".bundle_id")
+        try rule(bundleNode, path + ".bundle_id") { () throws(TenantRuleError) in try AppStoreSettings.checkBundleID(bundleID) }
+
+        guard let environmentsNode = members["environments"] else {
+            throw error(
+                .missingField, node, path,
+                "missing \"environments\": list the App Store environments whose purchases this tenant accepts "
+                    + "(any of \"Production\", \"Sandbox\", \"Xcode\", \"LocalTesting\")")
+        }
+        let environmentsPath = path + ".environments"
+        let environmentNodes = try array(environmentsNode, path: environmentsPath)
+        try rule(environmentsNode, environmentsPath) { () throws(TenantRuleError) in
+            try AppStoreSettings.checkEnvironmentsListed(count: environmentNodes.count)
+        }
+        var listed: [AppStoreEnvironmentName] = []
+        var nodesByIndex: [String: JSONNode] = [:]
+        for (index, environmentNode) in environmentNodes.enumerated() {
+            let environmentPath = "\(environmentsPath)[\(index)]"
+            let text = try string(environmentNode, path: environmentPath)
+            let environment = try rule(environmentNode, environmentPath) { () throws(TenantRuleError) in
+                let environment = try AppStoreEnvironmentName.named(text)
+                try ListRule.checkNotListed(environment, written: text, in: listed)
+                return environment
+            }
+            listed.append(environment)
+            nodesByIndex["[\(index)]"] = environmentNode
+        }
+        try rule(environmentsNode, environmentsPath, nodes: nodesByIndex) { () throws(TenantRuleError) in
+            try AppStoreSettings.checkEnvironmentsCombine(listed)
+        }
+        let environments = Set(listed)
+
+        var appAppleID: Int64?
+        if let idNode = members["app_apple_id"] {
+            let idPath = path + ".app_apple_id"
+            guard case .number(let text) = idNode.value else {
+                throw typeMismatch(idNode, idPath, expected: "a number")
+            }
+            appAppleID = try rule(idNode, idPath) { () throws(TenantRuleError) in
+                try AppStoreSettings.checkAppAppleID(Int64(text))
+            }
+        }
+        try rule(node, path) { () throws(TenantRuleError) in
+            try AppStoreSettings.checkAppAppleIDPresent(appAppleID, environments: environments)
+        }
+
+        var rootPaths: [String] = []
+        var trustedRoots: [TrustedRoot] = []
+        if let rootsNode = members["root_certificates"] {
+            let rootsPath = path + ".root_certificates"
+            let rootNodes = try array(rootsNode, path: rootsPath)
+            try rule(rootsNode, rootsPath) { () throws(TenantRuleError) in
+                try AppStoreSettings.checkRootsListed(count: rootNodes.count)
+            }
+            for (index, rootNode) in rootNodes.enumerated() {
+                let rootPath = "\(rootsPath)[\(index)]"
+                let text = try string(rootNode, path: rootPath)
+                let (resolved, roots) = try rule(rootNode, rootPath) { () throws(TenantRuleError) in
+                    try AppStoreSettings.rootCertificates(text, against: directory, listedAfter: rootPaths)
+                }
+                rootPaths.append(resolved)
+                trustedRoots += roots
+            }
+        } else {
+            let (resolved, roots) = try rule(node, path) { () throws(TenantRuleError) in
+                try AppStoreSettings.defaultRootCertificates(against: directory)
+            }
+            rootPaths = [resolved]
+            trustedRoots = roots
+        }
+
+        var gracePeriodDays = 0
+        if let graceNode = members["grace_period_days"] {
+            let gracePath = path + ".grace_period_days"
+            let text = try number(graceNode, path: gracePath)
+            gracePeriodDays = try rule(graceNode, gracePath) { () throws(TenantRuleError) in
+                try AppStoreSettings.checkGracePeriodDays(Int(text), written: text)
+            }
+        }
+
+        var transferPolicy = AppStoreTransferPolicy.transfer
+        if let policyNode = members["transfer_policy"] {
+            let policyPath = path + ".transfer_policy"
+            let text = try string(policyNode, path: policyPath)
+            transferPolicy = try rule(policyNode, policyPath) { () throws(TenantRuleError) in
+                try AppStoreTransferPolicy.named(text)
+            }
+        }
+
+        var products: [String: AppStoreProduct] = [:]
+        if let productsNode = members["products"] {
+            let productsPath = path + ".products"
+            guard case .object(let productMembers) = productsNode.value else {
+                throw typeMismatch(productsNode, productsPath, expected: "an object of product ID → {\"type\": ...}")
+            }
+            for member in productMembers {
+                let productPath = "\(productsPath)[\"\(member.key)\"]"
+                try rule(member.value, productPath) { () throws(TenantRuleError) in try Tenant.checkProductID(member.key) }
+                products[member.key] = try appStoreProduct(
+                    member.value, path: productPath, id: member.key, mapped: mappedProducts[member.key] != nil)
+            }
+        }
+
+        var settings = AppStoreSettings(
+            bundleID: bundleID, appAppleID: appAppleID, environments: environments, rootCertificatePaths: rootPaths,
+            gracePeriodDays: gracePeriodDays, transferPolicy: transferPolicy, products: products)
+        settings.trustedRoots = trustedRoots
+        return settings
+    }
+
+    private func appStoreProduct(_ node: JSONNode, path: String, id: String, mapped: Bool) throws(TenantConfigError)
+        -> AppStoreProduct
+    {
+        let members = try object(node, path: path, allowed: Self.appStoreProductFields, what: "an App Store product")
+        guard let typeNode = members["type"] else {
+            throw error(
+                .missingField, node, path,
+                "missing \"type\": one of "
+                    + AppStoreProductType.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))
+        }
+        let typeText = try string(typeNode, path: path + ".type")
+        let type = try rule(typeNode, path + ".type") { () throws(TenantRuleError) in try AppStoreProductType.named(typeText) }
+        var durationDays: (value: Int?, text: String)?
+        var nodes: [String: JSONNode] = [:]
+        if let durationNode = members["duration_days"] {
+            nodes[".duration_days"] = durationNode
+            if case .number(let text) = durationNode.value {
+                durationDays = (Int(text), text)
+            } else if type == .nonRenewing {
+                throw typeMismatch(durationNode, path + ".duration_days", expected: "a number")
+            } else {
+                durationDays = (nil, "")  // The rule refuses it for its product type before its value matters.
+            }
+        }
+        let days = durationDays
+        return try rule(node, path, nodes: nodes) { () throws(TenantRuleError) in
+            try AppStoreSettings.checkProduct(id, type: type, durationDays: days, mapped: mapped)
+        }
+    }
+
+    /// A number's text, as written.
+    private func number(_ node: JSONNode, path: String) throws(TenantConfigError) -> String {
+        guard case .number(let text) = node.value else { throw typeMismatch(node, path, expected: "a number") }
+        return text
+    }
+}
