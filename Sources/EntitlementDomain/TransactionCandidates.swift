@@ -6,9 +6,11 @@ extension EntitlementCandidate {
     /// expiry (a non-consumable) is for life. Consumables map to no entitlement, so they give nothing; nor does a
     /// transaction the user upgraded away from (the upgrade's own transaction gives the higher product).
     public static func candidates(of transaction: StorePurchase) -> [EntitlementCandidate] {
-        // Upgraded away, replaced by a newer purchase, or paused: the purchase grants nothing now.
-        guard !transaction.isUpgraded, transaction.supersededBy.isEmpty, transaction.pausedUntil == nil else { return [] }
+        // Upgraded away or replaced by a newer purchase: the purchase grants nothing.
+        guard !transaction.isUpgraded, transaction.supersededBy.isEmpty else { return [] }
         let source = transaction.store.entitlementSource
+        // Paused: nothing until it resumes, then its period as the store gives it.
+        let startsAt = transaction.pausedUntil.map { max($0, transaction.purchasedAt) } ?? transaction.purchasedAt
         var expiresAt = transaction.expiresAt
         if transaction.inGracePeriod, let graceEnd = transaction.gracePeriodExpiresAt,
             expiresAt.map({ graceEnd > $0 }) ?? false
@@ -18,7 +20,7 @@ extension EntitlementCandidate {
         return transaction.entitlementIDs.map { entitlementID in
             EntitlementCandidate(
                 entitlementID: entitlementID, source: source, productID: transaction.productID,
-                startsAt: transaction.purchasedAt, expiresAt: expiresAt, revokedAt: transaction.revokedAt,
+                startsAt: startsAt, expiresAt: expiresAt, revokedAt: transaction.revokedAt,
                 willRenew: transaction.renews, inGracePeriod: transaction.inGracePeriod,
                 inBillingRetry: transaction.inBillingRetry, referenceID: transaction.originalTransactionID)
         }

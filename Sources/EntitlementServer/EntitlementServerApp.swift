@@ -105,9 +105,12 @@ public final class EntitlementServerApp: Sendable {
         )
         try server.start()
         self.server.withLock { $0 = server }
-        expiryScheduler.start()
-        // A signal that arrived while binding found no server to stop.
-        if readiness.isDraining { server.beginGracefulShutdown() }
+        // A signal that arrived while binding found no server to stop (and no scheduler to stop: none is started).
+        if readiness.isDraining {
+            server.beginGracefulShutdown()
+        } else {
+            expiryScheduler.start()
+        }
         let address = ListenAddress(host: config.transport.host, port: server.localPort)
         logger.info(
             "listening",

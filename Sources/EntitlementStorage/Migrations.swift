@@ -146,7 +146,8 @@ enum Migrations {
             version: 5,
             sql: """
                 -- The store-neutral purchase model: a paused subscription, one replaced by a newer purchase, and
-                -- where the newest data came from (rows so far came from devices or App Store notifications).
+                -- where the newest data came from. Older rows came from devices or App Store notifications, and
+                -- which of the two was not kept: they read as 'device' (informational only; nothing depends on it).
                 ALTER TABLE transactions ADD COLUMN paused_until INTEGER;
                 ALTER TABLE transactions ADD COLUMN superseded_by TEXT NOT NULL DEFAULT '';
                 ALTER TABLE transactions ADD COLUMN origin TEXT NOT NULL DEFAULT 'device';

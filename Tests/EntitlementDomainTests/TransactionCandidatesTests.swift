@@ -18,6 +18,21 @@ import Testing
             appAccountToken: "", offerType: "", signedAt: ms(1_000), updatedAt: ms(1_000))
     }
 
+    @Test func aPausedSubscriptionGivesNothingUntilItResumes() {
+        var paused = transaction(expiresAt: 5_000)
+        paused.pausedUntil = ms(3_000)
+        let candidates = EntitlementCandidate.candidates(of: paused)
+        #expect(candidates.map(\.startsAt) == [ms(3_000)])
+        let status = { (time: Int64) in StatusCalculator.status(of: candidates, at: self.ms(time)) }
+        #expect(!status(2_000).isActive)
+        #expect(status(3_000).isActive && status(4_999).isActive && !status(5_000).isActive)
+        #expect(status(2_000).nextChangeAt == ms(3_000))
+        // Superseded by a newer purchase: nothing at all.
+        var superseded = transaction()
+        superseded.supersededBy = "newer-token"
+        #expect(EntitlementCandidate.candidates(of: superseded).isEmpty)
+    }
+
     @Test func subscriptionGivesItsEntitlementsUntilItExpires() {
         let candidates = EntitlementCandidate.candidates(of: transaction(entitlements: ["pro", "plus"]))
         #expect(candidates.map(\.entitlementID) == ["pro", "plus"])

@@ -43,7 +43,8 @@ public struct StorePurchase: Hashable, Sendable {
     /// When the renewal state (`willRenew`, `renewalProductID`, grace period, billing retry) was true: the store's
     /// renewal info's signature date, or, for a transaction seen without one, its purchase date.
     public var renewalStateAsOf: UnixTime
-    /// A paused subscription (Google Play) grants nothing until it resumes, at this time when the store says.
+    /// A paused subscription (Google Play) grants nothing until it resumes at this time, then its period as the
+    /// store gives it; nil when not paused.
     public var pausedUntil: UnixTime?
     /// The store ID of the purchase that replaced this one (Google Play's `linkedPurchaseToken` on an upgrade,
     /// downgrade or resubscription): a superseded purchase grants nothing. Empty when not superseded.

@@ -18,6 +18,8 @@ struct ServerConnectionManagementStateMachine {
         var finalGoawayDelay: Duration = .seconds(1)
         /// How long calls may run after shutdown began before they are aborted.
         var shutdownGracePeriod: Duration
+        /// How long a closing connection may take to flush its last frames before it is cut off.
+        var closeFlushTimeout: Duration = .seconds(5)
     }
 
     enum Phase: Equatable {
@@ -43,6 +45,9 @@ struct ServerConnectionManagementStateMachine {
         case finalGoaway
         /// The shutdown grace period is over.
         case shutdownGrace
+        /// A connection closing after its GOAWAY had until now to flush it: a peer that stops reading must not
+        /// hold the socket open.
+        case closeDeadline
     }
 
     enum GoawayCode: Equatable {
@@ -121,7 +126,10 @@ struct ServerConnectionManagementStateMachine {
         pingStrikes += 1
         guard pingStrikes > policy.maxPingStrikes else { return [] }
         phase = .closing
-        return [.sendGoaway(.enhanceYourCalm, debugData: "too_many_pings"), .closeAfterFlush]
+        return [
+            .sendGoaway(.enhanceYourCalm, debugData: "too_many_pings"), .closeAfterFlush,
+            .scheduleTimer(.closeDeadline, at: now + policy.closeFlushTimeout),
+        ]
     }
 
     /// A PING ack. PINGs carry no payload here, so an ack answers the keepalive PING and the shutdown PING alike.
@@ -158,7 +166,11 @@ struct ServerConnectionManagementStateMachine {
         case .shutdownGrace:
             guard phase == .draining || phase == .drained else { return [] }
             phase = .closing
-            return [.abortCalls, .closeAfterFlush]
+            return [.abortCalls, .closeAfterFlush, .scheduleTimer(.closeDeadline, at: now + policy.closeFlushTimeout)]
+        case .closeDeadline:
+            guard phase == .closing else { return [] }
+            phase = .closed
+            return [.closeNow(reason: "peer did not take the connection's last frames in time")]
         }
     }
 

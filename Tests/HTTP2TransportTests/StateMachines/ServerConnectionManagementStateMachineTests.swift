@@ -15,8 +15,10 @@ struct ServerConnectionManagementStateMachineTests {
 
     static func machine() -> Machine { Machine(policy: policy, now: start) }
 
+    /// The answer to the ping that is one too many, at 4 s: GOAWAY, close once flushed, and cut off 5 s later.
     static let tooManyPings: [Machine.Action] = [
         .sendGoaway(.enhanceYourCalm, debugData: "too_many_pings"), .closeAfterFlush,
+        .scheduleTimer(.closeDeadline, at: at(9)),
     ]
 
     // MARK: Keepalive
@@ -164,7 +166,9 @@ struct ServerConnectionManagementStateMachineTests {
         var machine = Self.machine()
         _ = machine.gracefulShutdownBegan(at: Self.at(0))
         if finalGoawaySent { _ = machine.pingAckReceived() }
-        #expect(machine.timerFired(.shutdownGrace, at: Self.at(10)) == [.abortCalls, .closeAfterFlush])
+        #expect(
+            machine.timerFired(.shutdownGrace, at: Self.at(10))
+                == [.abortCalls, .closeAfterFlush, .scheduleTimer(.closeDeadline, at: Self.at(15))])
         #expect(machine.isClosing)
         #expect(machine.timerFired(.shutdownGrace, at: Self.at(10)) == [])
         #expect(machine.timerFired(.keepalive, at: Self.at(60)) == [])
@@ -197,8 +201,28 @@ struct ServerConnectionManagementStateMachineTests {
         #expect(machine.gracefulShutdownBegan(at: Self.at(0)) == [])
         #expect(machine.pingReceived(at: Self.at(1), hasOpenStreams: false) == [])
         #expect(machine.pingAckReceived() == [])
-        for timer in [Machine.Timer.keepalive, .keepaliveAck, .finalGoaway, .shutdownGrace] {
+        for timer in [Machine.Timer.keepalive, .keepaliveAck, .finalGoaway, .shutdownGrace, .closeDeadline] {
             #expect(machine.timerFired(timer, at: Self.at(100)) == [])
         }
+    }
+
+    @Test func aClosingConnectionWhosePeerStopsReadingIsCutOff() {
+        var machine = Self.machine()
+        for second in [1.0, 2, 3] { _ = machine.pingReceived(at: Self.at(second), hasOpenStreams: false) }
+        #expect(machine.pingReceived(at: Self.at(4), hasOpenStreams: false) == Self.tooManyPings)
+        #expect(machine.phase == .closing)
+        // Keepalive timers change nothing while closing; the close deadline ends it.
+        #expect(machine.timerFired(.keepalive, at: Self.at(5)) == [])
+        #expect(
+            machine.timerFired(.closeDeadline, at: Self.at(9))
+                == [.closeNow(reason: "peer did not take the connection's last frames in time")])
+        #expect(machine.phase == .closed)
+        #expect(machine.timerFired(.closeDeadline, at: Self.at(10)) == [])
+    }
+
+    @Test func theCloseDeadlineMeansNothingBeforeClosing() {
+        var machine = Self.machine()
+        #expect(machine.timerFired(.closeDeadline, at: Self.at(1)) == [])
+        #expect(machine.phase == .serving)
     }
 }
