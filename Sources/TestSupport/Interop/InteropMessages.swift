@@ -228,32 +228,8 @@ extension Interop {
         }
     }
 
-    /// `entitlementd.testing.StreamingInputCallResponse`.
-    public struct StreamingInputCallResponse: ProtoMessage {
-        public var aggregatedPayloadSize: Int32 = 0
-        public var unknownFields: [UInt8] = []
-
-        public init() {}
-
-        public init(aggregatedPayloadSize: Int32) {
-            self.aggregatedPayloadSize = aggregatedPayloadSize
-        }
-
-        public init(from reader: inout ProtoReader) throws {
-            self.init()
-            while let tag = try reader.nextTag() {
-                switch tag.number {
-                case 1: aggregatedPayloadSize = try reader.decodeInt32(tag)
-                default: unknownFields += try reader.skipField(tag)
-                }
-            }
-        }
-
-        public func encode(to writer: inout ProtoWriter) {
-            writer.writeInt32(1, aggregatedPayloadSize)
-            writer.writeRaw(unknownFields)
-        }
-    }
+    /// `entitlementd.testing.StreamingInputCallResponse`: the same message as grpc's, field for field.
+    public typealias StreamingInputCallResponse = GRPCTesting.StreamingInputCallResponse
 
     /// `entitlementd.testing.SleepRequest`.
     public struct SleepRequest: ProtoMessage {
