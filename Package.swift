@@ -39,6 +39,8 @@ let package = Package(
             dependencies: ["RPCCore", "BoundedText", "Encodings", "CNGHTTP2", "COpenSSL", "COpenSSLShims", "CZlib", "CSystemShims"],
             swiftSettings: strict
         ),
+        // The one outbound HTTP client: retries, backoff and URLs over the transport's HTTP/1.1 client.
+        .target(name: "OutboundHTTP", dependencies: ["HTTP2Transport", "CivilCalendar"], swiftSettings: strict),
         .target(name: "StandardServices", dependencies: ["RPCCore", "ProtobufWire", "Encodings"], swiftSettings: strict),
         .target(name: "Crypto", dependencies: ["COpenSSL", "COpenSSLShims", "CivilCalendar", "Encodings"], swiftSettings: strict),
         .target(name: "AppStore", dependencies: ["Crypto", "Encodings", "FileAccess"], swiftSettings: strict),
@@ -101,6 +103,7 @@ let package = Package(
 
         .testTarget(name: "EncodingsTests", dependencies: ["Encodings"]),
         .testTarget(name: "CivilCalendarTests", dependencies: ["CivilCalendar"]),
+        .testTarget(name: "OutboundHTTPTests", dependencies: ["OutboundHTTP", "HTTP2Transport", "TestSupport", "RPCCore"]),
         .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire", "TestSupport", "Encodings"]),
         .testTarget(name: "BoundedTextTests", dependencies: ["BoundedText"]),
         .testTarget(name: "EntitlementsProtoTests", dependencies: ["EntitlementsProto", "ProtobufWire", "TestSupport", "Encodings"], exclude: ["Resources"]),

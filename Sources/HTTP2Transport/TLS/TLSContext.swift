@@ -22,11 +22,28 @@ final class TLSContext: @unchecked Sendable {
         }
     }
 
+    /// The protocol a client offers in ALPN.
+    enum ClientProtocol {
+        case http2
+        case http1
+
+        /// The ALPN wire form: length-prefixed names.
+        var alpnList: [UInt8] {
+            switch self {
+            case .http2: [2] + Array("h2".utf8)
+            case .http1: [8] + Array("http/1.1".utf8)
+            }
+        }
+    }
+
     /// A client context that verifies the server against `trustedCertificatesPath` (PEM) or the system store.
-    init(clientTrusting trustedCertificatesPath: String?) throws(TransportError) {
+    init(clientTrusting trustedCertificatesPath: String?, alpn: ClientProtocol = .http2) throws(TransportError) {
         guard let context = SSL_CTX_new(TLS_client_method()) else { throw .tls("SSL_CTX_new failed") }
         self.context = context
-        guard cshim_ssl_ctx_configure_client(context) == 1 else { throw .tls("could not configure TLS") }
+        let protocols = alpn.alpnList
+        guard cshim_ssl_ctx_configure_client(context) == 1,
+            SSL_CTX_set_alpn_protos(context, protocols, UInt32(protocols.count)) == 0
+        else { throw .tls("could not configure TLS") }
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
         if let trustedCertificatesPath {
             guard SSL_CTX_load_verify_locations(context, trustedCertificatesPath, nil) == 1 else {

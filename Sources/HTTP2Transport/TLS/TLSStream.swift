@@ -21,14 +21,25 @@ final class TLSStream {
         SSL_set_fd(ssl, fd)
         if let serverName {
             SSL_set_connect_state(ssl)
-            _ = cshim_ssl_set_tlsext_host_name(ssl, serverName)
-            SSL_set1_host(ssl, serverName)
+            if Self.isIPAddress(serverName) {
+                // An address is checked against the certificate's IP entries, and never sent as SNI (RFC 6066 §3).
+                X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), serverName)
+            } else {
+                _ = cshim_ssl_set_tlsext_host_name(ssl, serverName)
+                SSL_set1_host(ssl, serverName)
+            }
         } else {
             SSL_set_accept_state(ssl)
         }
     }
 
     deinit { SSL_free(ssl) }
+
+    private static func isIPAddress(_ text: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
+    }
 
     /// Drives the handshake; `.bytes(0)` means it completed.
     func handshake() -> IOResult {

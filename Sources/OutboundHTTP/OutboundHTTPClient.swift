@@ -1,0 +1,86 @@
+public import HTTP2Transport
+import Foundation
+
+/// The one way the server talks HTTP to the outside (Google's APIs now; Apple's, Stripe's and tenants' webhook
+/// endpoints later): TLS verified against the system store or a configured CA file, connections reused, a timeout
+/// per attempt, and the ``RetryPolicy`` for failures that may pass.
+public final class OutboundHTTPClient: Sendable {
+    public struct Configuration: Sendable {
+        /// PEM file of trusted certificates for `https`; nil trusts the system store.
+        public var trustedCertificatesPath: String?
+        /// Each attempt's limit, connecting included.
+        public var attemptTimeout: Duration
+        public var retry: RetryPolicy
+        public var maxResponseBodyBytes: Int
+
+        public init(
+            trustedCertificatesPath: String? = nil, attemptTimeout: Duration = .seconds(15),
+            retry: RetryPolicy = RetryPolicy(), maxResponseBodyBytes: Int = 16 * 1024 * 1024
+        ) {
+            self.trustedCertificatesPath = trustedCertificatesPath
+            self.attemptTimeout = attemptTimeout
+            self.retry = retry
+            self.maxResponseBodyBytes = maxResponseBodyBytes
+        }
+    }
+
+    /// A response and how many attempts it took.
+    public struct Answer: Sendable {
+        public var response: HTTPClientResponse
+        public var attempts: Int
+    }
+
+    public let configuration: Configuration
+    private let client: HTTPClient
+
+    public init(configuration: Configuration = Configuration()) throws(OutboundHTTPError) {
+        self.configuration = configuration
+        var http = HTTPClientConfiguration(trustedCertificatesPath: configuration.trustedCertificatesPath)
+        http.maxResponseBodyBytes = configuration.maxResponseBodyBytes
+        http.userAgent = "entitlementd/1 (+https://github.com/entitlementd)"
+        do {
+            client = try HTTPClient(configuration: http)
+        } catch {
+            throw OutboundHTTPError(
+                code: .configuration, attempts: 0, message: "cannot set up outbound TLS: \(error.message)")
+        }
+    }
+
+    /// Sends a request, retrying as `retry` (default: the configuration's) allows. Returns the last response, whatever
+    /// its status (a 503 after the last attempt is still Google's answer, for the caller to report); throws only when
+    /// no attempt got a response.
+    public func send(
+        _ method: String, _ url: OutboundURL, headers: HTTPHeaders = [:], body: [UInt8] = [], retry: RetryPolicy? = nil
+    ) async throws(OutboundHTTPError) -> Answer {
+        let policy = retry ?? configuration.retry
+        let request = HTTPClientRequest(
+            method: method, scheme: url.scheme, host: url.host, port: url.port, target: url.target, headers: headers,
+            body: body)
+        var random = SystemRandomNumberGenerator()
+        var attempt = 0
+        while true {
+            attempt += 1
+            let outcome: RetryPolicy.Outcome
+            do throws(HTTPClientError) {
+                outcome = .response(try await client.send(request, timeout: configuration.attemptTimeout))
+            } catch {
+                outcome = .failure(error)
+            }
+            let now = Int64(Date().timeIntervalSince1970)
+            guard let wait = policy.delay(after: outcome, attempt: attempt, now: now, using: &random) else {
+                switch outcome {
+                case .response(let response): return Answer(response: response, attempts: attempt)
+                case .failure(let error): throw OutboundHTTPError(error, attempts: attempt, url: url)
+                }
+            }
+            do {
+                try await Task.sleep(for: wait)
+            } catch {
+                throw OutboundHTTPError(code: .cancelled, attempts: attempt, message: "cancelled while waiting to retry \(url)")
+            }
+        }
+    }
+
+    /// Closes every kept connection.
+    public func shutdown() { client.shutdown() }
+}
