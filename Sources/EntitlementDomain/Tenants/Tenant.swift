@@ -23,11 +23,14 @@ public struct Tenant: Hashable, Sendable {
     public let products: [String: [String]]
     /// How the tenant accepts App Store purchases; nil when it accepts none (no `app_store` in its configuration).
     public let appStore: AppStoreSettings?
+    /// How the tenant accepts Google Play purchases; nil when it accepts none (no `play_store`).
+    public let playStore: PlayStoreSettings?
 
     /// Assembles a tenant from values each rule below has already accepted (the tenants file reader's way).
     package init(
         id: String, publicKeyDigests: [[UInt8]], secretKeyDigests: [[UInt8]], listedEntitlements: [String],
-        allowUndeclaredEntitlements: Bool, products: [String: [String]], appStore: AppStoreSettings? = nil
+        allowUndeclaredEntitlements: Bool, products: [String: [String]], appStore: AppStoreSettings? = nil,
+        playStore: PlayStoreSettings? = nil
     ) {
         self.id = id
         self.publicKeyDigests = publicKeyDigests
@@ -36,6 +39,7 @@ public struct Tenant: Hashable, Sendable {
         self.allowUndeclaredEntitlements = allowUndeclaredEntitlements
         self.products = products
         self.appStore = appStore
+        self.playStore = playStore
         declaredEntitlements = Set(listedEntitlements).union(products.values.joined())
     }
 
@@ -46,7 +50,7 @@ public struct Tenant: Hashable, Sendable {
     public init(
         id: String, publicKeyHashes: [String] = [], secretKeyHashes: [String] = [], entitlements: [String] = [],
         allowUndeclaredEntitlements: Bool = false, products: [String: [String]] = [:],
-        appStore: AppStoreSettings? = nil
+        appStore: AppStoreSettings? = nil, playStore: PlayStoreSettings? = nil
     ) throws(TenantRuleError) {
         self = try TenantRuleError.at("tenant") { () throws(TenantRuleError) -> Tenant in
             try TenantRuleError.at(".id") { () throws(TenantRuleError) in try Tenant.checkID(id) }
@@ -88,7 +92,7 @@ public struct Tenant: Hashable, Sendable {
             return Tenant(
                 id: id, publicKeyDigests: digests[.publicKey] ?? [], secretKeyDigests: digests[.secretKey] ?? [],
                 listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclaredEntitlements,
-                products: products, appStore: checkedAppStore)
+                products: products, appStore: checkedAppStore, playStore: playStore)
         }
     }
 
@@ -160,6 +164,13 @@ public struct Tenant: Hashable, Sendable {
     /// The entitlements a purchase of `productID` gives; empty for a product the tenant does not know.
     public func entitlements(forProduct productID: String) -> [String] {
         products[productID] ?? []
+    }
+
+    /// The entitlements a Play subscription on `basePlanID` gives: `"<product>:<basePlan>"`'s when the tenant maps the
+    /// base plan on its own, else the product's.
+    public func entitlements(forProduct productID: String, basePlan basePlanID: String?) -> [String] {
+        if let basePlanID, !basePlanID.isEmpty, let mapped = products["\(productID):\(basePlanID)"] { return mapped }
+        return entitlements(forProduct: productID)
     }
 
     public func isDeclared(entitlementID: String) -> Bool {

@@ -1,0 +1,97 @@
+import Foundation
+public import OutboundHTTP
+import HTTP2Transport
+
+/// The Google Play Developer API calls this service makes, for one app: typed answers, Google's errors by name,
+/// the service account's token attached (and renewed once when Google refuses it as expired).
+public final class PlayDeveloperAPI: Sendable {
+    /// Google's; tests point it at a local fake.
+    public static let defaultBaseURL = "https://androidpublisher.googleapis.com/androidpublisher/v3/applications"
+
+    public let packageName: String
+    private let baseURL: OutboundURL
+    private let http: OutboundHTTPClient
+    private let credentials: AccessTokenSource
+
+    public init(packageName: String, baseURL: OutboundURL, http: OutboundHTTPClient, credentials: AccessTokenSource) {
+        self.packageName = packageName
+        self.baseURL = baseURL
+        self.http = http
+        self.credentials = credentials
+    }
+
+    /// `purchases.subscriptionsv2.get`.
+    public func subscription(token: String) async throws(GooglePlayAPIError) -> SubscriptionPurchaseV2 {
+        try decode(
+            try await call("GET", ["purchases", "subscriptionsv2", "tokens", token], what: "purchases.subscriptionsv2.get"),
+            as: SubscriptionPurchaseV2.self, what: "a SubscriptionPurchaseV2")
+    }
+
+    /// `purchases.products.get`.
+    public func product(productID: String, token: String) async throws(GooglePlayAPIError) -> ProductPurchase {
+        try decode(
+            try await call("GET", ["purchases", "products", productID, "tokens", token], what: "purchases.products.get"),
+            as: ProductPurchase.self, what: "a ProductPurchase")
+    }
+
+    /// `purchases.subscriptions.acknowledge` (Google keeps the v1 path for it).
+    public func acknowledgeSubscription(subscriptionID: String, token: String) async throws(GooglePlayAPIError) {
+        _ = try await call(
+            "POST", ["purchases", "subscriptions", subscriptionID, "tokens", token + ":acknowledge"],
+            body: Array("{}".utf8), what: "purchases.subscriptions.acknowledge")
+    }
+
+    /// `purchases.products.acknowledge`.
+    public func acknowledgeProduct(productID: String, token: String) async throws(GooglePlayAPIError) {
+        _ = try await call(
+            "POST", ["purchases", "products", productID, "tokens", token + ":acknowledge"], body: Array("{}".utf8),
+            what: "purchases.products.acknowledge")
+    }
+
+    /// One page of `purchases.voidedpurchases.list`, subscriptions included (`type=1`).
+    public func voidedPurchases(startTime: Int64, endTime: Int64? = nil, pageToken: String? = nil, maxResults: Int = 1000)
+        async throws(GooglePlayAPIError) -> VoidedPurchaseList
+    {
+        var query = [("startTime", String(startTime)), ("type", "1"), ("maxResults", String(maxResults))]
+        if let endTime { query.append(("endTime", String(endTime))) }
+        if let pageToken { query.append(("token", pageToken)) }
+        return try decode(
+            try await call("GET", ["purchases", "voidedpurchases"], query: query, what: "purchases.voidedpurchases.list"),
+            as: VoidedPurchaseList.self, what: "a VoidedPurchasesListResponse")
+    }
+
+    private func call(
+        _ method: String, _ segments: [String], query: [(String, String)] = [], body: [UInt8] = [], what: String
+    ) async throws(GooglePlayAPIError) -> [UInt8] {
+        let url = baseURL.appending([packageName] + segments, query: query)
+        var renewed = false
+        while true {
+            let token = try await credentials.token()
+            var headers: HTTPHeaders = ["Authorization": "Bearer \(token)", "Accept": "application/json"]
+            if !body.isEmpty { headers.add(name: "Content-Type", value: "application/json") }
+            let answer: OutboundHTTPClient.Answer
+            do {
+                answer = try await http.send(method, url, headers: headers, body: body)
+            } catch {
+                throw GooglePlayAPIError(.unavailable, "cannot reach Google for \(what): \(error.message)")
+            }
+            let status = answer.response.status
+            if (200..<300).contains(status) { return answer.response.body }
+            // An access token Google no longer takes (revoked, clock skew): one fresh token, then Google's answer.
+            if status == 401, !renewed {
+                renewed = true
+                credentials.invalidate()
+                continue
+            }
+            throw GooglePlayAPIError.answer(status: status, body: answer.response.body, call: what)
+        }
+    }
+
+    private func decode<Value: Decodable>(_ body: [UInt8], as _: Value.Type, what: String) throws(GooglePlayAPIError) -> Value {
+        do {
+            return try JSONDecoder().decode(Value.self, from: Data(body))
+        } catch {
+            throw GooglePlayAPIError(.badResponse, "Google's answer is not \(what): \(error)".prefix(400).description)
+        }
+    }
+}

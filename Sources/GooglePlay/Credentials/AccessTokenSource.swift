@@ -1,0 +1,159 @@
+import CivilCalendar
+import Encodings
+import Foundation
+import JOSE
+public import OutboundHTTP
+import Synchronization
+
+/// OAuth access tokens for one service account: a signed assertion (RS256 JWT) exchanged at the key's token
+/// endpoint, the token kept until a minute before it expires and shared by every concurrent caller (one exchange at
+/// a time, however many calls wait for it).
+public final class AccessTokenSource: Sendable {
+    public static let scope = "https://www.googleapis.com/auth/androidpublisher"
+    /// Google's own libraries refresh this long before the stated expiry.
+    static let refreshMargin: Int64 = 60_000
+
+    private struct Cached {
+        var token: String
+        var expiresAt: Int64
+    }
+
+    private enum State {
+        case empty
+        case valid(Cached)
+        case fetching(Task<Cached, any Error>)
+    }
+
+    let key: ServiceAccountKey
+    private let http: OutboundHTTPClient
+    private let tokenURL: OutboundURL
+    private let clock: @Sendable () -> Int64
+    private let state = Mutex<State>(.empty)
+    /// Assertions exchanged so far (for tests and the log).
+    private let exchanges = Atomic<Int>(0)
+
+    public init(
+        key: ServiceAccountKey, http: OutboundHTTPClient,
+        clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
+    ) throws(GooglePlayAPIError) {
+        guard let url = OutboundURL(key.tokenURI) else {
+            throw GooglePlayAPIError(.configuration, "the token_uri of \(key.clientEmail) is not an http(s) URL")
+        }
+        self.key = key
+        self.http = http
+        self.tokenURL = url
+        self.clock = clock
+    }
+
+    public var exchangeCount: Int { exchanges.load(ordering: .relaxed) }
+
+    /// A token valid for at least a minute more.
+    public func token() async throws(GooglePlayAPIError) -> String {
+        let now = clock()
+        let step: Step = state.withLock { state in
+            switch state {
+            case .valid(let cached) where cached.expiresAt - Self.refreshMargin > now:
+                return .ready(cached.token)
+            case .fetching(let task):
+                return .wait(task)
+            default:
+                let task = Task { try await self.exchange() }
+                state = .fetching(task)
+                return .wait(task)
+            }
+        }
+        guard case .wait(let task) = step else {
+            guard case .ready(let token) = step else { preconditionFailure("a step is ready or waits") }
+            return token
+        }
+        do {
+            let cached = try await task.value
+            state.withLock { state in
+                if case .fetching = state { state = .valid(cached) }
+            }
+            return cached.token
+        } catch {
+            state.withLock { state in
+                if case .fetching = state { state = .empty }
+            }
+            throw error as? GooglePlayAPIError ?? GooglePlayAPIError(.unavailable, "\(error)")
+        }
+    }
+
+    private enum Step {
+        case ready(String)
+        case wait(Task<Cached, any Error>)
+    }
+
+    /// Forgets the token (Google refused it): the next call exchanges a new assertion.
+    public func invalidate() {
+        state.withLock { state in
+            if case .valid = state { state = .empty }
+        }
+    }
+
+    /// The signed assertion Google's token endpoint takes (RFC 7523): RS256 with the key's ID, one hour at most.
+    func assertion(issuedAt now: Int64) throws(GooglePlayAPIError) -> String {
+        let seconds = now / 1000
+        let header: [String: String] = ["alg": "RS256", "typ": "JWT", "kid": key.privateKeyID]
+        let claims: [String: Any] = [
+            "iss": key.clientEmail, "scope": Self.scope, "aud": key.tokenURI, "iat": seconds, "exp": seconds + 3600,
+        ]
+        guard let headerJSON = try? JSONSerialization.data(withJSONObject: header, options: [.sortedKeys]),
+            let claimsJSON = try? JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys])
+        else { throw GooglePlayAPIError(.configuration, "cannot encode the assertion") }
+        do {
+            return try JWSSigning.sign(headerJSON: Array(headerJSON), payload: Array(claimsJSON), key: key.privateKey)
+        } catch {
+            throw GooglePlayAPIError(.configuration, "cannot sign the assertion for \(key.clientEmail): \(error.message)")
+        }
+    }
+
+    private func exchange() async throws(GooglePlayAPIError) -> Cached {
+        let issuedAt = clock()
+        let form = "grant_type=" + Self.formEncoded("urn:ietf:params:oauth:grant-type:jwt-bearer") + "&assertion="
+            + Self.formEncoded(try assertion(issuedAt: issuedAt))
+        let answer: OutboundHTTPClient.Answer
+        do {
+            answer = try await http.send(
+                "POST", tokenURL, headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
+                body: Array(form.utf8))
+        } catch {
+            throw GooglePlayAPIError(.unavailable, "cannot reach Google's token endpoint \(tokenURL): \(error.message)")
+        }
+        exchanges.add(1, ordering: .relaxed)
+        let response = answer.response
+        guard response.status == 200 else {
+            let said = GooglePlayAPIError.summary(ofErrorBody: response.body).map { ": \($0)" } ?? ""
+            let code: GooglePlayAPIError.Code = RetryPolicy.isRetryable(status: response.status) ? .unavailable : .configuration
+            throw GooglePlayAPIError(
+                code, "Google's token endpoint refused the service account \(key.clientEmail) (\(response.status))\(said)",
+                status: response.status)
+        }
+        struct TokenResponse: Decodable {
+            var access_token: String?
+            var expires_in: Int64?
+        }
+        guard let decoded = try? JSONDecoder().decode(TokenResponse.self, from: Data(response.body)),
+            let token = decoded.access_token, !token.isEmpty, let lifetime = decoded.expires_in, lifetime > 0
+        else {
+            throw GooglePlayAPIError(.badResponse, "Google's token endpoint answered without access_token and expires_in")
+        }
+        return Cached(token: token, expiresAt: issuedAt + lifetime * 1000)
+    }
+
+    /// `application/x-www-form-urlencoded` value encoding.
+    static func formEncoded(_ text: String) -> String {
+        var encoded = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "*"):
+                encoded.unicodeScalars.append(UnicodeScalar(byte))
+            default:
+                encoded += "%" + Hex.encode(CollectionOfOne(byte), uppercase: true)
+            }
+        }
+        return encoded
+    }
+}

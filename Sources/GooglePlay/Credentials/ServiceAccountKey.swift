@@ -1,0 +1,58 @@
+public import Crypto
+import FileAccess
+import Foundation
+
+/// A Google service-account JSON key file (`type: service_account`), as Play Console / Cloud IAM hands it out: the
+/// account's email, its RSA private key, the key's ID and the token endpoint.
+public struct ServiceAccountKey: Sendable {
+    public static let maxFileBytes = 64 * 1024
+
+    public let clientEmail: String
+    public let privateKeyID: String
+    public let privateKey: RSA.PrivateKey
+    /// Where assertions are exchanged for access tokens (Google's is https://oauth2.googleapis.com/token).
+    public let tokenURI: String
+
+    /// Reads and checks the file; the error names the file and what is wrong, never the key itself.
+    public init(contentsOf path: String) throws(GooglePlayAPIError) {
+        switch FileSystem.readFile(path) {
+        case .failure(let error):
+            throw GooglePlayAPIError(.configuration, "cannot read the service-account key file: \(error)")
+        case .success(let bytes) where bytes.count > Self.maxFileBytes:
+            throw GooglePlayAPIError(.configuration, "'\(path)' is larger than a service-account key file can be")
+        case .success(let bytes):
+            try self.init(json: bytes, source: path)
+        }
+    }
+
+    public init(json bytes: [UInt8], source: String = "<memory>") throws(GooglePlayAPIError) {
+        struct File: Decodable {
+            var type: String?
+            var client_email: String?
+            var private_key_id: String?
+            var private_key: String?
+            var token_uri: String?
+        }
+        guard let file = try? JSONDecoder().decode(File.self, from: Data(bytes)) else {
+            throw GooglePlayAPIError(.configuration, "'\(source)' is not a service-account JSON key file")
+        }
+        guard file.type == "service_account" else {
+            throw GooglePlayAPIError(
+                .configuration, "'\(source)' is not a service-account key (its \"type\" is not \"service_account\")")
+        }
+        guard let email = file.client_email, !email.isEmpty, let keyID = file.private_key_id, !keyID.isEmpty,
+            let pem = file.private_key, let tokenURI = file.token_uri, !tokenURI.isEmpty
+        else {
+            throw GooglePlayAPIError(
+                .configuration, "'\(source)' lacks client_email, private_key_id, private_key or token_uri")
+        }
+        do {
+            privateKey = try RSA.PrivateKey(pemRepresentation: pem)
+        } catch {
+            throw GooglePlayAPIError(.configuration, "the private_key in '\(source)' is not a usable RSA key: \(error.message)")
+        }
+        clientEmail = email
+        privateKeyID = keyID
+        self.tokenURI = tokenURI
+    }
+}

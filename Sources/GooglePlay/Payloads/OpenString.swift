@@ -1,0 +1,16 @@
+/// A string enumeration Google may extend: a known case, or the raw value of one this build does not know (kept,
+/// so it is reported by name instead of failing the decode).
+public struct OpenString<Known: RawRepresentable & Sendable & Hashable>: Decodable, Sendable, Hashable
+where Known.RawValue == String {
+    public let rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public init(_ known: Known) { rawValue = known.rawValue }
+
+    public var known: Known? { Known(rawValue: rawValue) }
+
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+}

@@ -1,0 +1,93 @@
+/// `purchases.subscriptionsv2.get`'s answer, the fields this service reads (Google's names; unknown fields ignored).
+/// Times are RFC 3339 strings as Google sends them; ``GooglePlayTime`` reads them.
+public struct SubscriptionPurchaseV2: Decodable, Sendable, Hashable {
+    public struct LineItem: Decodable, Sendable, Hashable {
+        public struct AutoRenewingPlan: Decodable, Sendable, Hashable {
+            public var autoRenewEnabled: Bool?
+        }
+
+        public struct OfferDetails: Decodable, Sendable, Hashable {
+            public var basePlanId: String?
+            public var offerId: String?
+        }
+
+        public var productId: String?
+        public var expiryTime: String?
+        public var autoRenewingPlan: AutoRenewingPlan?
+        /// Present (possibly empty) for a prepaid plan, which never renews by itself.
+        public var prepaidPlan: EmptyObject?
+        public var offerDetails: OfferDetails?
+        public var latestSuccessfulOrderId: String?
+    }
+
+    public struct ExternalAccountIdentifiers: Decodable, Sendable, Hashable {
+        public var obfuscatedExternalAccountId: String?
+        public var obfuscatedExternalProfileId: String?
+    }
+
+    public struct OutOfAppPurchaseContext: Decodable, Sendable, Hashable {
+        public var expiredExternalAccountIdentifiers: ExternalAccountIdentifiers?
+        public var expiredPurchaseToken: String?
+    }
+
+    public struct PausedStateContext: Decodable, Sendable, Hashable {
+        public var autoResumeTime: String?
+    }
+
+    /// Which of its members is present says why a subscription was canceled.
+    public struct CanceledStateContext: Decodable, Sendable, Hashable {
+        public var userInitiatedCancellation: EmptyObject?
+        public var systemInitiatedCancellation: EmptyObject?
+        public var developerInitiatedCancellation: EmptyObject?
+        public var replacementCancellation: EmptyObject?
+    }
+
+    public var kind: String?
+    public var regionCode: String?
+    public var startTime: String?
+    public var subscriptionState: OpenString<SubscriptionState>?
+    public var latestOrderId: String?
+    public var linkedPurchaseToken: String?
+    public var pausedStateContext: PausedStateContext?
+    public var canceledStateContext: CanceledStateContext?
+    /// Present (an empty object) for license testers' purchases.
+    public var testPurchase: EmptyObject?
+    public var acknowledgementState: OpenString<AcknowledgementState>?
+    public var externalAccountIdentifiers: ExternalAccountIdentifiers?
+    public var outOfAppPurchaseContext: OutOfAppPurchaseContext?
+    public var lineItems: [LineItem]?
+}
+
+/// `subscriptionState` values.
+public enum SubscriptionState: String, Sendable, Hashable, CaseIterable {
+    case unspecified = "SUBSCRIPTION_STATE_UNSPECIFIED"
+    case pending = "SUBSCRIPTION_STATE_PENDING"
+    case active = "SUBSCRIPTION_STATE_ACTIVE"
+    case paused = "SUBSCRIPTION_STATE_PAUSED"
+    case inGracePeriod = "SUBSCRIPTION_STATE_IN_GRACE_PERIOD"
+    case onHold = "SUBSCRIPTION_STATE_ON_HOLD"
+    case canceled = "SUBSCRIPTION_STATE_CANCELED"
+    case expired = "SUBSCRIPTION_STATE_EXPIRED"
+    case pendingPurchaseCanceled = "SUBSCRIPTION_STATE_PENDING_PURCHASE_CANCELED"
+}
+
+/// `acknowledgementState` of a subscription.
+public enum AcknowledgementState: String, Sendable, Hashable, CaseIterable {
+    case unspecified = "ACKNOWLEDGEMENT_STATE_UNSPECIFIED"
+    case pending = "ACKNOWLEDGEMENT_STATE_PENDING"
+    case acknowledged = "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED"
+}
+
+/// A JSON object whose presence is the information (`testPurchase: {}`); its members are ignored.
+public struct EmptyObject: Decodable, Sendable, Hashable {
+    public init(from decoder: any Decoder) throws {
+        _ = try decoder.container(keyedBy: AnyKey.self)
+    }
+
+    struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}

@@ -1,0 +1,35 @@
+/// `purchases.voidedpurchases.list`'s answer: one page of voided purchases and the token of the next.
+public struct VoidedPurchaseList: Decodable, Sendable, Hashable {
+    public struct TokenPagination: Decodable, Sendable, Hashable {
+        public var nextPageToken: String?
+    }
+
+    public var voidedPurchases: [VoidedPurchase]?
+    public var tokenPagination: TokenPagination?
+}
+
+/// One voided purchase (a refund, chargeback or revocation that took the item back).
+public struct VoidedPurchase: Decodable, Sendable, Hashable {
+    public var kind: String?
+    public var purchaseToken: String?
+    public var purchaseTimeMillis: String?
+    public var voidedTimeMillis: String?
+    /// Per renewal for subscriptions (`GPA.…..0`, `..1`): which period was voided.
+    public var orderId: String?
+    /// 0 user, 1 developer, 2 Google.
+    public var voidedSource: Int?
+    /// 0 other, 1 remorse, 2 not received, 3 defective, 4 accidental purchase, 5 fraud, 6 friendly fraud,
+    /// 7 chargeback, 8 unacknowledged purchase.
+    public var voidedReason: Int?
+    public var voidedQuantity: Int?
+
+    /// The reason by name, as recorded on the revoked purchase.
+    public var reasonName: String {
+        let names = [
+            "OTHER", "REMORSE", "NOT_RECEIVED", "DEFECTIVE", "ACCIDENTAL_PURCHASE", "FRAUD", "FRIENDLY_FRAUD",
+            "CHARGEBACK", "UNACKNOWLEDGED_PURCHASE",
+        ]
+        guard let voidedReason, names.indices.contains(voidedReason) else { return "VOIDED" }
+        return "VOIDED_" + names[voidedReason]
+    }
+}
