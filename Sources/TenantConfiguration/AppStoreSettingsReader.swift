@@ -98,12 +98,12 @@ extension TenantConfigReader {
             }
         }
 
-        var transferPolicy = AppStoreTransferPolicy.transfer
+        var transferPolicy = TransferPolicy.transfer
         if let policyNode = members["transfer_policy"] {
             let policyPath = path + ".transfer_policy"
             let text = try string(policyNode, path: policyPath)
             transferPolicy = try rule(policyNode, policyPath) { () throws(TenantRuleError) in
-                try AppStoreTransferPolicy.named(text)
+                try TransferPolicy.named(text)
             }
         }
 

@@ -37,7 +37,7 @@ extension CustomerEngine {
     /// Each customer whose purchases changed gets one event, in the same transaction.
     public func applyStorePurchases(
         tenantID: String, appUserID: String, transactions: [StorePurchase], cause: EventCause,
-        policy: AppStoreTransferPolicy
+        policy: TransferPolicy
     ) async throws(DomainError) -> StorePurchaseOutcome {
         let appUserID = try AppUserID.validate(appUserID)
         return try await write { transaction, now throws -> (StorePurchaseOutcome, [Committed]) in
@@ -133,7 +133,7 @@ extension CustomerEngine {
     /// Refuses a transfer the tenant's policy forbids.
     private static func checkTransfer(
         _ transaction: any StorageTransaction, tenantID: String, from owner: Int64, record: StorePurchase,
-        policy: AppStoreTransferPolicy, at now: UnixTime
+        policy: TransferPolicy, at now: UnixTime
     ) throws {
         switch policy {
         case .transfer:

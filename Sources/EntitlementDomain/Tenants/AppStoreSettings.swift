@@ -26,27 +26,6 @@ public enum AppStoreEnvironmentName: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-/// Who keeps a subscription when another user purchases or restores it.
-public enum AppStoreTransferPolicy: String, Sendable, Hashable, CaseIterable {
-    /// The default: it moves to the user who purchased or restored it; the previous owner loses it.
-    case transfer = "transfer"
-    /// It moves only when the current owner has no active access from it.
-    case transferIfNoActive = "transfer_if_no_active"
-    /// It stays with its first owner; the other user's call fails with `ALREADY_EXISTS`.
-    case keepWithOriginal = "keep_with_original"
-
-    /// The policy a configuration names.
-    package static func named(_ text: String) throws(TenantRuleError) -> AppStoreTransferPolicy {
-        guard let policy = AppStoreTransferPolicy(rawValue: text) else {
-            throw TenantRuleError(
-                .invalidValue,
-                "unknown transfer policy \"\(text)\"; expected one of "
-                    + allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))
-        }
-        return policy
-    }
-}
-
 /// An App Store product's kind, which decides how long a purchase grants its entitlements.
 public enum AppStoreProductType: String, Sendable, Hashable, CaseIterable {
     /// Grants until `expiresDate` (plus grace).
@@ -114,14 +93,14 @@ public struct AppStoreSettings: Sendable, Hashable {
     public package(set) var trustedRoots: [TrustedRoot] = []
     /// Days of access after `expiresDate` when a billing grace period has no `gracePeriodExpiresDate`.
     public var gracePeriodDays: Int
-    public var transferPolicy: AppStoreTransferPolicy
+    public var transferPolicy: TransferPolicy
     /// Store product ID → its kind. Entitlements come from the tenant's ``Tenant/products``.
     public var products: [String: AppStoreProduct]
 
     /// Settings built in code; validated when passed to ``Tenant/init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:)``.
     public init(
         bundleID: String, appAppleID: Int64? = nil, environments: Set<AppStoreEnvironmentName>,
-        rootCertificatePaths: [String], gracePeriodDays: Int = 0, transferPolicy: AppStoreTransferPolicy = .transfer,
+        rootCertificatePaths: [String], gracePeriodDays: Int = 0, transferPolicy: TransferPolicy = .transfer,
         products: [String: AppStoreProduct] = [:]
     ) {
         self.bundleID = bundleID

@@ -80,7 +80,7 @@ public struct PlayStoreSettings: Sendable, Hashable {
     public var serviceAccountKeyPath: String
     /// Never empty.
     public var environments: Set<PlayEnvironmentName>
-    public var transferPolicy: AppStoreTransferPolicy
+    public var transferPolicy: TransferPolicy
     /// Play product ID → its kind.
     public var products: [String: PlayProductType]
     public var apiBaseURL: String
@@ -91,7 +91,7 @@ public struct PlayStoreSettings: Sendable, Hashable {
 
     public init(
         packageName: String, serviceAccountKeyPath: String, environments: Set<PlayEnvironmentName>,
-        transferPolicy: AppStoreTransferPolicy = .transfer, products: [String: PlayProductType] = [:],
+        transferPolicy: TransferPolicy = .transfer, products: [String: PlayProductType] = [:],
         apiBaseURL: String = Self.defaultAPIBaseURL, voidedPurchasesPollMinutes: Int = 60,
         notifications: PlayNotificationSettings? = nil
     ) {

@@ -21,7 +21,7 @@ import Testing
 
     private func purchase(
         _ harness: EngineHarness, _ appUserID: String, _ records: [StorePurchase],
-        policy: AppStoreTransferPolicy = .transfer, cause: EventCause = .purchase
+        policy: TransferPolicy = .transfer, cause: EventCause = .purchase
     ) async throws -> StorePurchaseOutcome {
         try await harness.engine.applyStorePurchases(
             tenantID: harness.tenantID, appUserID: appUserID, transactions: records, cause: cause, policy: policy)
