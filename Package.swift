@@ -44,9 +44,11 @@ let package = Package(
         .target(name: "StandardServices", dependencies: ["RPCCore", "ProtobufWire", "Encodings"], swiftSettings: strict),
         .target(name: "Crypto", dependencies: ["COpenSSL", "COpenSSLShims", "CivilCalendar", "Encodings"], swiftSettings: strict),
         .target(name: "AppStore", dependencies: ["Crypto", "Encodings", "FileAccess"], swiftSettings: strict),
+        // Google Play's data formats (purchases, notifications), read by the domain; the API client is GooglePlayAPI.
+        .target(name: "GooglePlay", dependencies: ["CivilCalendar"], swiftSettings: strict),
         .target(
             name: "EntitlementDomain",
-            dependencies: ["Crypto", "ProtobufWire", "BoundedText", "AppStore", "Encodings", "FileAccess"],
+            dependencies: ["Crypto", "ProtobufWire", "BoundedText", "AppStore", "GooglePlay", "Encodings", "FileAccess"],
             swiftSettings: strict
         ),
         // The tenants file format: strict JSON with lines, read into the domain's values by the domain's rules.

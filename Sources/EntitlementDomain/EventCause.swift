@@ -11,6 +11,9 @@ public enum EventCause: Sendable, Hashable, CaseIterable {
     case grant
     case revoke
     case expiry
+    /// The server asked the store's API (an operator's refresh, the voided-purchases poll, an acknowledgement that
+    /// failed for good).
+    case storeAPI
 }
 
 /// Whether a change touched the set of active entitlements.

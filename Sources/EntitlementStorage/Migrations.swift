@@ -153,6 +153,29 @@ enum Migrations {
                 ALTER TABLE transactions ADD COLUMN origin TEXT NOT NULL DEFAULT 'device';
                 """
         ),
+        Migration(
+            version: 6,
+            sql: """
+                -- Google Play: the purchase a token replaces (linkedPurchaseToken), and the acknowledgement the server
+                -- owes Google, with its retry schedule, kept with the purchase so it survives a restart. Older rows
+                -- are App Store purchases, which need no acknowledgement.
+                ALTER TABLE transactions ADD COLUMN replaces TEXT NOT NULL DEFAULT '';
+                ALTER TABLE transactions ADD COLUMN acknowledgement TEXT NOT NULL DEFAULT 'not_required';
+                ALTER TABLE transactions ADD COLUMN acknowledgement_attempts INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE transactions ADD COLUMN acknowledgement_due_at INTEGER;
+                ALTER TABLE transactions ADD COLUMN acknowledgement_error TEXT NOT NULL DEFAULT '';
+                CREATE INDEX transactions_replaces ON transactions (tenant_id, store, replaces) WHERE replaces <> '';
+                CREATE INDEX transactions_acknowledgement_due ON transactions (acknowledgement_due_at)
+                    WHERE acknowledgement = 'pending';
+                -- Where each tenant's periodic store polls (Google Play's voided purchases) last stopped.
+                CREATE TABLE poll_cursors (
+                    tenant_id TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    position INTEGER NOT NULL,
+                    PRIMARY KEY (tenant_id, name)
+                );
+                """
+        ),
     ]
 
     static var latestVersion: Int64 { all.last?.version ?? 0 }

@@ -14,7 +14,8 @@ extension SQLiteConnection {
         + "entitlement_ids, environment, purchased_at, original_purchase_at, expires_at, revoked_at, revocation_reason, "
         + "ownership, will_renew, in_grace_period, in_billing_retry, grace_period_expires_at, app_account_token, "
         + "offer_type, signed_at, updated_at, renewal_product_id, is_upgraded, renewal_state_as_of, paused_until, "
-        + "superseded_by, origin"
+        + "superseded_by, origin, replaces, acknowledgement, acknowledgement_attempts, acknowledgement_due_at, "
+        + "acknowledgement_error"
 
     // MARK: Customers
 
@@ -120,6 +121,41 @@ extension SQLiteConnection {
             [.text(tenantID), .integer(StorageColumns.store(store)), .text(originalTransactionID)], Self.purchase(from:))
     }
 
+    /// The `replaces <> ''` term lets SQLite use the partial index transactions_replaces.
+    func purchase(tenantID: String, store: Store, replacing originalTransactionID: String) throws(StorageError)
+        -> StorePurchase?
+    {
+        guard !originalTransactionID.isEmpty else { return nil }
+        return try row(
+            """
+            SELECT \(Self.transactionColumns) FROM transactions
+            WHERE tenant_id = ? AND store = ? AND replaces = ? AND replaces <> '' ORDER BY rowid DESC LIMIT 1
+            """,
+            [.text(tenantID), .integer(StorageColumns.store(store)), .text(originalTransactionID)], Self.purchase(from:))
+    }
+
+    /// The `acknowledgement = 'pending'` term lets SQLite use the partial index transactions_acknowledgement_due.
+    func acknowledgementsDue(at time: UnixTime, limit: Int) throws(StorageError) -> [StorePurchase] {
+        try rows(
+            """
+            SELECT \(Self.transactionColumns) FROM transactions
+            WHERE acknowledgement = 'pending' AND acknowledgement_due_at <= ? ORDER BY acknowledgement_due_at LIMIT ?
+            """,
+            [.time(time), .integer(Int64(limit))], Self.purchase(from:))
+    }
+
+    func nextAcknowledgementDue() throws(StorageError) -> UnixTime? {
+        try row(
+            "SELECT MIN(acknowledgement_due_at) FROM transactions WHERE acknowledgement = 'pending'", []
+        ) { $0.optionalTime(0) } ?? nil
+    }
+
+    func pollCursor(tenantID: String, name: String) throws(StorageError) -> Int64? {
+        try row(
+            "SELECT position FROM poll_cursors WHERE tenant_id = ? AND name = ?", [.text(tenantID), .text(name)]
+        ) { $0.int64(0) }
+    }
+
     /// The `app_account_token <> ''` term lets SQLite use the partial index transactions_app_account_token.
     func unownedPurchases(tenantID: String, appAccountToken: String) throws(StorageError) -> [StorePurchase] {
         guard !appAccountToken.isEmpty else { return [] }
@@ -216,7 +252,12 @@ extension SQLiteConnection {
             gracePeriodExpiresAt: row.optionalTime(18), appAccountToken: row.string(19), offerType: row.string(20),
             signedAt: row.time(21), updatedAt: row.time(22), renewalProductID: row.string(23), isUpgraded: row.bool(24),
             renewalStateAsOf: row.time(25), pausedUntil: row.optionalTime(26), supersededBy: row.string(27),
-            origin: try StorageColumns.decode(row.string(28), column: "transactions.origin", as: StorageColumns.origin))
+            origin: try StorageColumns.decode(row.string(28), column: "transactions.origin", as: StorageColumns.origin),
+            replaces: row.string(29),
+            acknowledgement: PurchaseAcknowledgement(
+                state: try StorageColumns.decode(
+                    row.string(30), column: "transactions.acknowledgement", as: StorageColumns.acknowledgement),
+                attempts: Int(row.int64(31)), dueAt: row.optionalTime(32), lastError: row.string(33)))
     }
 
     /// Entitlement IDs as one TEXT column: each preceded by U+001F, so `[]` is `""` and `[""]` is `"\u{1F}"`

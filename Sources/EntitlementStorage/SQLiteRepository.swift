@@ -98,6 +98,18 @@ public final class SQLiteRepository: CustomerRepository {
         try readers.withConnection { (db) throws(StorageError) in try db.nextChangeAt() }
     }
 
+    public func acknowledgementsDue(at time: UnixTime, limit: Int) throws(StorageError) -> [StorePurchase] {
+        try readers.withConnection { (db) throws(StorageError) in try db.acknowledgementsDue(at: time, limit: limit) }
+    }
+
+    public func nextAcknowledgementDue() throws(StorageError) -> UnixTime? {
+        try readers.withConnection { (db) throws(StorageError) in try db.nextAcknowledgementDue() }
+    }
+
+    public func pollCursor(tenantID: String, name: String) throws(StorageError) -> Int64? {
+        try readers.withConnection { (db) throws(StorageError) in try db.pollCursor(tenantID: tenantID, name: name) }
+    }
+
     /// Runs several reads against one consistent snapshot of the database.
     private func readTransaction<T>(_ body: (SQLiteConnection) throws(StorageError) -> T) throws(StorageError) -> T {
         try readers.withConnection { (db) throws(StorageError) in

@@ -215,7 +215,7 @@ final class SQLiteStorageTransaction: StorageTransaction {
 
     static let saveTransactionSQL = """
         INSERT INTO transactions (\(SQLiteConnection.transactionColumns))
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (tenant_id, store, original_transaction_id) DO UPDATE SET
             transaction_id = excluded.transaction_id, customer_id = excluded.customer_id,
             product_id = excluded.product_id, product_type = excluded.product_type,
@@ -229,7 +229,9 @@ final class SQLiteStorageTransaction: StorageTransaction {
             signed_at = excluded.signed_at, updated_at = excluded.updated_at,
             renewal_product_id = excluded.renewal_product_id, is_upgraded = excluded.is_upgraded,
             renewal_state_as_of = excluded.renewal_state_as_of, paused_until = excluded.paused_until,
-            superseded_by = excluded.superseded_by, origin = excluded.origin
+            superseded_by = excluded.superseded_by, origin = excluded.origin, replaces = excluded.replaces,
+            acknowledgement = excluded.acknowledgement, acknowledgement_attempts = excluded.acknowledgement_attempts,
+            acknowledgement_due_at = excluded.acknowledgement_due_at, acknowledgement_error = excluded.acknowledgement_error
         """
 
     func savePurchase(_ record: StorePurchase) throws(StorageError) {
@@ -246,6 +248,9 @@ final class SQLiteStorageTransaction: StorageTransaction {
                 .text(record.offerType), .time(record.signedAt), .time(record.updatedAt),
                 .text(record.renewalProductID), .bool(record.isUpgraded), .time(record.renewalStateAsOf),
                 .time(record.pausedUntil), .text(record.supersededBy), .text(StorageColumns.origin(record.origin)),
+                .text(record.replaces), .text(StorageColumns.acknowledgement(record.acknowledgement.state)),
+                .integer(Int64(record.acknowledgement.attempts)), .time(record.acknowledgement.dueAt),
+                .text(record.acknowledgement.lastError),
             ])
     }
 
@@ -266,6 +271,21 @@ final class SQLiteStorageTransaction: StorageTransaction {
 
     func unownedPurchases(tenantID: String, appAccountToken: String) throws(StorageError) -> [StorePurchase] {
         try db.unownedPurchases(tenantID: tenantID, appAccountToken: appAccountToken)
+    }
+
+    func purchase(tenantID: String, store: Store, replacing originalTransactionID: String) throws(StorageError)
+        -> StorePurchase?
+    {
+        try db.purchase(tenantID: tenantID, store: store, replacing: originalTransactionID)
+    }
+
+    func setPollCursor(tenantID: String, name: String, position: Int64) throws(StorageError) {
+        _ = try db.run(
+            """
+            INSERT INTO poll_cursors (tenant_id, name, position) VALUES (?, ?, ?)
+            ON CONFLICT (tenant_id, name) DO UPDATE SET position = excluded.position
+            """,
+            [.text(tenantID), .text(name), .integer(position)])
     }
 
     @discardableResult

@@ -36,6 +36,15 @@ public enum StorageColumns {
         }
     }
 
+    public static func acknowledgement(_ state: PurchaseAcknowledgement.State) -> String {
+        switch state {
+        case .notRequired: "not_required"
+        case .pending: "pending"
+        case .acknowledged: "acknowledged"
+        case .failed: "failed"
+        }
+    }
+
     public static func cause(_ cause: EventCause) -> Int64 {
         switch cause {
         case .created: 1
@@ -49,6 +58,7 @@ public enum StorageColumns {
         case .grant: 9
         case .revoke: 10
         case .expiry: 11
+        case .storeAPI: 12
         }
     }
 

@@ -13,8 +13,8 @@
 ///   was on and billing worked).
 public enum PurchaseVersions {
     /// The record to store when `incoming` arrives and `stored` is held. The owner is `incoming`'s.
-    public static func merge(stored: StorePurchase?, incoming: StorePurchase) -> StorePurchase {
-        let stored = stored ?? incoming
+    public static func merge(stored held: StorePurchase?, incoming: StorePurchase) -> StorePurchase {
+        let stored = held ?? incoming
         var merged = supersedes(incoming, stored) ? incoming : stored
         merged.customerID = incoming.customerID
         let renewal = incoming.renewalStateAsOf >= stored.renewalStateAsOf ? incoming : stored
@@ -24,6 +24,18 @@ public enum PurchaseVersions {
         merged.inBillingRetry = renewal.inBillingRetry
         merged.gracePeriodExpiresAt = renewal.gracePeriodExpiresAt
         merged.renewalStateAsOf = renewal.renewalStateAsOf
+        // Being replaced is final: the store's data about the old purchase never says so itself.
+        if merged.supersededBy.isEmpty { merged.supersededBy = stored.supersededBy }
+        // Google Play's purchase data never shows a revocation (only notifications and the voided list do), and Play
+        // never reverses one: once known for an order, it stays. (Apple's signed data carries its own, reversible.)
+        if merged.store == .playStore, merged.revokedAt == nil, stored.revokedAt != nil,
+            merged.transactionID == stored.transactionID
+        {
+            merged.revokedAt = stored.revokedAt
+            merged.revocationReason = stored.revocationReason
+        }
+        merged.acknowledgement = PurchaseAcknowledgement.combine(
+            stored: held?.acknowledgement, incoming: incoming.acknowledgement)
         return merged
     }
 
@@ -63,6 +75,7 @@ public enum PurchaseVersions {
         left.signedAt = rhs.signedAt
         left.renewalStateAsOf = rhs.renewalStateAsOf
         left.origin = rhs.origin
+        left.acknowledgement = rhs.acknowledgement
         return left == rhs
     }
 

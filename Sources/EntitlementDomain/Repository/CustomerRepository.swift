@@ -19,6 +19,12 @@ public protocol CustomerRepository: Sendable {
     func customersDue(at time: UnixTime, limit: Int) throws(StorageError) -> [(tenantID: String, customerID: Int64)]
     /// The soonest `nextChangeAt` of any customer, for the expiry scheduler's timer.
     func nextChangeAt() throws(StorageError) -> UnixTime?
+    /// Purchases whose store acknowledgement is pending and due at or before `time`, soonest first, any tenant.
+    func acknowledgementsDue(at time: UnixTime, limit: Int) throws(StorageError) -> [StorePurchase]
+    /// The soonest due time of a pending acknowledgement, for the acknowledger's timer.
+    func nextAcknowledgementDue() throws(StorageError) -> UnixTime?
+    /// Where a periodic store poll (`name`) of a tenant last stopped; nil before the first.
+    func pollCursor(tenantID: String, name: String) throws(StorageError) -> Int64?
 
     /// Runs `body` in one write transaction; commits durably when it returns, rolls back when it throws.
     /// Writes are serialized: one transaction at a time.
@@ -76,6 +82,11 @@ public protocol StorageTransaction {
     func customerID(tenantID: String, appAccountToken: String) throws(StorageError) -> Int64?
     /// Records a store notification as processed; false (and nothing written) when it already was.
     func markNotificationProcessed(tenantID: String, notificationID: String, at: UnixTime) throws(StorageError) -> Bool
+    /// The stored purchase that names `originalTransactionID` as the one it replaces (``StorePurchase/replaces``);
+    /// nil when none does.
+    func purchase(tenantID: String, store: Store, replacing originalTransactionID: String) throws(StorageError)
+        -> StorePurchase?
+    func setPollCursor(tenantID: String, name: String, position: Int64) throws(StorageError)
 }
 
 /// A storage failure. `conflict` is a broken invariant (a version race, a duplicate key); `unavailable` means the

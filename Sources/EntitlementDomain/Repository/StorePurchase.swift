@@ -49,6 +49,11 @@ public struct StorePurchase: Hashable, Sendable {
     /// The store ID of the purchase that replaced this one (Google Play's `linkedPurchaseToken` on an upgrade,
     /// downgrade or resubscription): a superseded purchase grants nothing. Empty when not superseded.
     public var supersededBy: String
+    /// The store ID of the purchase this one replaces (Google Play's `linkedPurchaseToken`): that one is superseded by
+    /// this one. Empty when it replaces nothing.
+    public var replaces: String
+    /// What the store waits for from the server (Google Play's acknowledgement).
+    public var acknowledgement: PurchaseAcknowledgement
     /// Where the newest data applied came from.
     public var origin: PurchaseOrigin
     /// The store's ordering clock of the newest data applied (Apple's `signedDate`): a version signed earlier never
@@ -64,7 +69,7 @@ public struct StorePurchase: Hashable, Sendable {
         inBillingRetry: Bool, gracePeriodExpiresAt: UnixTime?, appAccountToken: String, offerType: String,
         signedAt: UnixTime, updatedAt: UnixTime, renewalProductID: String = "", isUpgraded: Bool = false,
         renewalStateAsOf: UnixTime? = nil, pausedUntil: UnixTime? = nil, supersededBy: String = "",
-        origin: PurchaseOrigin = .device
+        origin: PurchaseOrigin = .device, replaces: String = "", acknowledgement: PurchaseAcknowledgement = .notRequired
     ) {
         self.tenantID = tenantID
         self.store = store
@@ -93,6 +98,8 @@ public struct StorePurchase: Hashable, Sendable {
         self.pausedUntil = pausedUntil
         self.supersededBy = supersededBy
         self.origin = origin
+        self.replaces = replaces
+        self.acknowledgement = acknowledgement
         self.signedAt = signedAt
         self.updatedAt = updatedAt
     }

@@ -1,0 +1,223 @@
+import BoundedText
+public import GooglePlay
+
+/// How Google Play's data becomes a ``StorePurchase``: one place for every Play rule (which states grant, what the
+/// fields mean, what each notification adds). Google's answers are fetched over TLS by the services layer and are
+/// the truth as of the fetch; Play signs nothing, so the fetch time is the ordering clock (``StorePurchase/signedAt``).
+///
+/// One purchase token is one purchase. A token that replaces another (upgrade, downgrade, re-signup) names it in
+/// ``StorePurchase/replaces``; the engine marks the old one superseded.
+public enum PlayStoreInterpretation {
+    /// A subscription fetched with `purchases.subscriptionsv2.get`.
+    public struct SubscriptionFacts: Sendable {
+        public var token: String
+        public var purchase: SubscriptionPurchaseV2
+        /// When Google answered.
+        public var fetchedAt: UnixTime
+        /// The notification that made us fetch, if one did, and when Google sent it.
+        public var notification: SubscriptionNotificationType?
+        public var notifiedAt: UnixTime?
+
+        public init(
+            token: String, purchase: SubscriptionPurchaseV2, fetchedAt: UnixTime,
+            notification: SubscriptionNotificationType? = nil, notifiedAt: UnixTime? = nil
+        ) {
+            self.token = token
+            self.purchase = purchase
+            self.fetchedAt = fetchedAt
+            self.notification = notification
+            self.notifiedAt = notifiedAt
+        }
+    }
+
+    /// States in which a subscription gives access (until its expiry): active, in grace, and canceled but not yet
+    /// expired.
+    static let grantingStates: Set<SubscriptionState> = [.active, .inGracePeriod, .canceled]
+
+    /// The purchase a subscription shows. `productID` is the one the device named (nil for notifications): Google's
+    /// line items must include it. Refuses data for another app, an environment the tenant does not accept, and a
+    /// product the tenant cannot place.
+    public static func purchase(
+        fromSubscription facts: SubscriptionFacts, productID expected: String?, tenant: Tenant, settings: PlayStoreSettings
+    ) throws(DomainError) -> StorePurchase {
+        let data = facts.purchase
+        guard let items = data.lineItems, let first = items.first, let productID = first.productId, !productID.isEmpty
+        else {
+            throw .invalidArgument("Google's subscription for this token has no line items with a productId.")
+        }
+        if let expected, !items.contains(where: { $0.productId == expected }) {
+            throw .invalidArgument(
+                "The purchase token is for \(productID.quotedForMessage), not \(expected.quotedForMessage).")
+        }
+        guard let state = data.subscriptionState?.known else {
+            throw .invalidArgument(
+                "Google's subscriptionState \((data.subscriptionState?.rawValue ?? "(missing)").quotedForMessage) is not one this server knows.")
+        }
+        let environment = try environment(isTest: data.testPurchase != nil, settings: settings)
+        guard settings.products[productID] == .subscription || settings.products[productID] == nil else {
+            throw .failedPrecondition(
+                "Play product \(productID.quotedForMessage) is configured as \(settings.products[productID]!.rawValue), but Google says it is a subscription.")
+        }
+        // Every line item's entitlements (a subscription bundle has several), its own base plan's mapping first.
+        var entitlements: [String] = []
+        for item in items {
+            for id in tenant.entitlements(forProduct: item.productId ?? "", basePlan: item.offerDetails?.basePlanId)
+            where !entitlements.contains(id) {
+                entitlements.append(id)
+            }
+        }
+        let expiries = items.compactMap { GooglePlayTime.milliseconds(rfc3339: $0.expiryTime) }
+        let startedAt = GooglePlayTime.milliseconds(rfc3339: data.startTime).map(UnixTime.init(milliseconds:))
+        guard let latestExpiry = expiries.max() else {
+            if state == .pending || state == .pendingPurchaseCanceled {
+                return pendingSubscription(facts, productID: productID, entitlements: entitlements,
+                    environment: environment, startedAt: startedAt, tenant: tenant)
+            }
+            throw .invalidArgument("Google's subscription for this token has no line item expiryTime.")
+        }
+        var expiresAt = UnixTime(milliseconds: latestExpiry)
+        // A paused subscription gives nothing until it resumes (then its period as Google gives it).
+        let resumesAt = state == .paused
+            ? GooglePlayTime.milliseconds(rfc3339: data.pausedStateContext?.autoResumeTime).map(UnixTime.init(milliseconds:))
+            : nil
+        // Outside the granting states nothing is given, whatever the expiry says (a purchase still pending, one on
+        // hold, paused with no resume date, or revoked into EXPIRED with its old expiry): as of the fetch, access
+        // has ended.
+        if !grantingStates.contains(state), resumesAt == nil, expiresAt > facts.fetchedAt { expiresAt = facts.fetchedAt }
+        let orderID = first.latestSuccessfulOrderId ?? data.latestOrderId ?? facts.token
+        var record = StorePurchase(
+            tenantID: tenant.id, store: .playStore, originalTransactionID: facts.token, transactionID: orderID,
+            customerID: nil, productID: productID, productType: PlayProductType.subscription.rawValue,
+            entitlementIDs: entitlements, environment: environment, purchasedAt: startedAt ?? facts.fetchedAt,
+            originalPurchaseAt: startedAt, expiresAt: expiresAt, revokedAt: nil, revocationReason: "",
+            ownership: .purchased, willRenew: first.autoRenewingPlan?.autoRenewEnabled ?? false,
+            inGracePeriod: state == .inGracePeriod, inBillingRetry: state == .inGracePeriod || state == .onHold,
+            gracePeriodExpiresAt: state == .inGracePeriod ? expiresAt : nil,
+            appAccountToken: data.externalAccountIdentifiers?.obfuscatedExternalAccountId ?? "",
+            offerType: first.offerDetails?.offerId ?? "", signedAt: facts.fetchedAt, updatedAt: facts.fetchedAt,
+            renewalStateAsOf: facts.fetchedAt,
+            pausedUntil: resumesAt,
+            origin: facts.notification == nil ? .storeAPI : .notification, replaces: data.linkedPurchaseToken ?? "",
+            acknowledgement: data.acknowledgementState?.known == .pending ? .pending(at: facts.fetchedAt) : .notRequired)
+        if state == .onHold || state == .expired || state == .pending || state == .pendingPurchaseCanceled {
+            record.willRenew = state == .onHold && record.willRenew
+        }
+        if facts.notification == .revoked {
+            // Revoked (refunded) before its expiry: access ends when Google says so.
+            record.revokedAt = facts.notifiedAt ?? facts.fetchedAt
+            record.revocationReason = "REVOKED"
+            record.willRenew = false
+        }
+        return record
+    }
+
+    private static func pendingSubscription(
+        _ facts: SubscriptionFacts, productID: String, entitlements: [String], environment: PurchaseEnvironment,
+        startedAt: UnixTime?, tenant: Tenant
+    ) -> StorePurchase {
+        let data = facts.purchase
+        return StorePurchase(
+            tenantID: tenant.id, store: .playStore, originalTransactionID: facts.token,
+            transactionID: data.latestOrderId ?? facts.token, customerID: nil, productID: productID,
+            productType: PlayProductType.subscription.rawValue, entitlementIDs: entitlements, environment: environment,
+            purchasedAt: startedAt ?? facts.fetchedAt, originalPurchaseAt: startedAt, expiresAt: facts.fetchedAt,
+            revokedAt: nil, revocationReason: "", ownership: .purchased, willRenew: false, inGracePeriod: false,
+            inBillingRetry: false, gracePeriodExpiresAt: nil,
+            appAccountToken: data.externalAccountIdentifiers?.obfuscatedExternalAccountId ?? "", offerType: "",
+            signedAt: facts.fetchedAt, updatedAt: facts.fetchedAt, renewalStateAsOf: facts.fetchedAt,
+            origin: facts.notification == nil ? .storeAPI : .notification, replaces: data.linkedPurchaseToken ?? "",
+            acknowledgement: data.acknowledgementState?.known == .pending ? .pending(at: facts.fetchedAt) : .notRequired)
+    }
+
+    /// The token of an earlier subscription whose owner a re-subscription made in the Play Store app inherits
+    /// (`outOfAppPurchaseContext`), and that owner's obfuscated account ID; nil when Google names none.
+    public static func previousPurchase(of purchase: SubscriptionPurchaseV2) -> (token: String, accountID: String)? {
+        guard let context = purchase.outOfAppPurchaseContext else { return nil }
+        let token = context.expiredPurchaseToken ?? ""
+        let account = context.expiredExternalAccountIdentifiers?.obfuscatedExternalAccountId ?? ""
+        guard !token.isEmpty || !account.isEmpty else { return nil }
+        return (token, account)
+    }
+
+    /// A one-time product fetched with `purchases.products.get`. Purchased: a non-consumable grants for life, a
+    /// consumable is recorded; pending grants nothing yet; canceled nothing.
+    public static func purchase(
+        fromProduct data: ProductPurchase, token: String, productID: String, fetchedAt: UnixTime, tenant: Tenant,
+        settings: PlayStoreSettings, origin: PurchaseOrigin
+    ) throws(DomainError) -> StorePurchase {
+        guard let type = settings.products[productID] else {
+            throw .failedPrecondition(
+                "Play product \(productID.quotedForMessage) is not in the app's play_store products; add it with its type.")
+        }
+        guard type != .subscription else {
+            throw .failedPrecondition("Play product \(productID.quotedForMessage) is configured as a subscription, not a one-time product.")
+        }
+        if let reported = data.productId, !reported.isEmpty, reported != productID {
+            throw .invalidArgument("The purchase token is for \(reported.quotedForMessage), not \(productID.quotedForMessage).")
+        }
+        guard let state = data.state else {
+            throw .invalidArgument("Google's purchaseState \(data.purchaseState.map(String.init) ?? "(missing)") is not 0, 1 or 2.")
+        }
+        let environment = try environment(isTest: data.isTestPurchase, settings: settings)
+        let entitlements = type == .consumable ? [] : tenant.entitlements(forProduct: productID)
+        guard type == .consumable || !entitlements.isEmpty else {
+            throw .failedPrecondition("Product \(productID.quotedForMessage) maps to no entitlement in tenant '\(tenant.id)'.")
+        }
+        let purchasedAt = GooglePlayTime.milliseconds(decimal: data.purchaseTimeMillis).map(UnixTime.init(milliseconds:))
+            ?? fetchedAt
+        var record = StorePurchase(
+            tenantID: tenant.id, store: .playStore, originalTransactionID: token, transactionID: data.orderId ?? token,
+            customerID: nil, productID: productID, productType: type.rawValue, entitlementIDs: entitlements,
+            environment: environment, purchasedAt: purchasedAt, originalPurchaseAt: purchasedAt, expiresAt: nil,
+            revokedAt: nil, revocationReason: "", ownership: .purchased, willRenew: false, inGracePeriod: false,
+            inBillingRetry: false, gracePeriodExpiresAt: nil, appAccountToken: data.obfuscatedExternalAccountId ?? "",
+            offerType: "", signedAt: fetchedAt, updatedAt: fetchedAt, origin: origin,
+            acknowledgement: state == .purchased && !data.isAcknowledged ? .pending(at: fetchedAt) : .notRequired)
+        switch state {
+        case .purchased: break
+        case .pending:
+            // Paid for later (cash, a delayed method): nothing until Google says purchased.
+            record.expiresAt = fetchedAt
+        case .canceled:
+            record.revokedAt = fetchedAt
+            record.revocationReason = "CANCELED"
+        }
+        return record
+    }
+
+    /// A voided purchase (Google's refund or chargeback that took it back): the stored purchase, revoked from when
+    /// Google voided it. For a subscription, only the order that is current ends access: a voided earlier renewal
+    /// took back a period that is over.
+    public static func revoking(_ stored: StorePurchase, orderID: String?, voidedAt: UnixTime, reason: String)
+        -> StorePurchase?
+    {
+        if let orderID, !orderID.isEmpty, stored.productType == PlayProductType.subscription.rawValue,
+            orderID != stored.transactionID, !isFirstOrder(orderID, of: stored.transactionID)
+        {
+            return nil
+        }
+        guard stored.revokedAt == nil else { return nil }
+        var revoked = stored
+        revoked.revokedAt = voidedAt
+        revoked.revocationReason = reason
+        revoked.willRenew = false
+        revoked.origin = .storeAPI
+        return revoked
+    }
+
+    /// Renewal order IDs are the first order's followed by `..N`; voiding the first voids the subscription's start.
+    private static func isFirstOrder(_ orderID: String, of current: String) -> Bool {
+        !orderID.contains("..") && current.hasPrefix(orderID + "..")
+    }
+
+    private static func environment(isTest: Bool, settings: PlayStoreSettings) throws(DomainError) -> PurchaseEnvironment {
+        let name: PlayEnvironmentName = isTest ? .test : .production
+        guard settings.environments.contains(name) else {
+            throw .failedPrecondition(
+                isTest
+                    ? "This is a test purchase (a license tester's); this app accepts only production purchases."
+                    : "This is a production purchase; this app accepts only test purchases.")
+        }
+        return isTest ? .sandbox : .production
+    }
+}
