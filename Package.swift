@@ -41,7 +41,9 @@ let package = Package(
         ),
         .target(name: "StandardServices", dependencies: ["RPCCore", "ProtobufWire", "Encodings"], swiftSettings: strict),
         .target(name: "Crypto", dependencies: ["COpenSSL", "COpenSSLShims", "CivilCalendar", "Encodings"], swiftSettings: strict),
-        .target(name: "AppStore", dependencies: ["Crypto", "Encodings", "FileAccess"], swiftSettings: strict),
+        // Compact JWS and JSON Web Key Sets, shared by the stores: ES256 signing for the App Store, RS256 for Google.
+        .target(name: "JOSE", dependencies: ["Crypto", "Encodings", "BoundedText"], swiftSettings: strict),
+        .target(name: "AppStore", dependencies: ["JOSE", "Crypto", "Encodings", "FileAccess"], swiftSettings: strict),
         .target(
             name: "EntitlementDomain",
             dependencies: ["Crypto", "ProtobufWire", "BoundedText", "AppStore", "Encodings", "FileAccess"],
@@ -53,8 +55,8 @@ let package = Package(
         .target(
             name: "EntitlementServices",
             dependencies: [
-                "RPCCore", "ProtobufWire", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "AppStore", "Crypto",
-                "BoundedText", "Encodings",
+                "RPCCore", "ProtobufWire", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "AppStore", "JOSE",
+                "Crypto", "BoundedText", "Encodings",
             ],
             swiftSettings: strict
         ),
@@ -74,7 +76,7 @@ let package = Package(
         .executableTarget(
             name: "entctl",
             dependencies: [
-                "EntitlementClient", "EntitlementsProto", "EntitlementDomain", "Crypto", "AppStore", "CivilCalendar",
+                "EntitlementClient", "EntitlementsProto", "EntitlementDomain", "Crypto", "AppStore", "JOSE", "CivilCalendar",
                 "EntitlementdVersion", "Encodings", "FileAccess", "HTTP2Transport", "ProtobufWire", "RPCCore",
                 "StandardServices",
             ],
@@ -113,7 +115,8 @@ let package = Package(
             dependencies: ["EntitlementServer", "TestSupport", "EntitlementdVersion", "FileAccess", "HTTP2Transport", "RPCCore", "StandardServices"]
         ),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport", "Encodings"]),
-        .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "Crypto", "TestSupport", "Encodings"], exclude: ["Resources"]),
+        .testTarget(name: "JOSETests", dependencies: ["JOSE", "Crypto", "TestSupport", "Encodings"], exclude: ["Resources"]),
+        .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "JOSE", "Crypto", "TestSupport", "Encodings"], exclude: ["Resources"]),
         .testTarget(name: "EntitlementStorageTests", dependencies: ["EntitlementStorage", "EntitlementDomain"]),
         .testTarget(name: "EntitlementDomainTests", dependencies: ["EntitlementDomain", "EntitlementStorage", "TestSupport", "AppStore"]),
         .testTarget(name: "TenantConfigurationTests", dependencies: ["TenantConfiguration", "EntitlementDomain", "TestSupport"]),

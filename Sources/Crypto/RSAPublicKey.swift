@@ -33,6 +33,7 @@ extension RSA {
         /// is not RSA.
         public init(pemRepresentation: String) throws(CryptoError) {
             let key = MemoryBIO.reading(pemRepresentation) { bio in
+                // The refusing passphrase callback of the private key reader: nothing here may prompt.
                 PEM_read_bio_PUBKEY(bio, nil, { _, _, _, _ in 0 }, nil)
             }
             guard let key else { throw .malformed("no readable public key in PEM: \(OpenSSLErrorQueue.drain())") }
