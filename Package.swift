@@ -43,9 +43,17 @@ let package = Package(
         .target(name: "OutboundHTTP", dependencies: ["HTTP2Transport", "CivilCalendar"], swiftSettings: strict),
         .target(name: "StandardServices", dependencies: ["RPCCore", "ProtobufWire", "Encodings"], swiftSettings: strict),
         .target(name: "Crypto", dependencies: ["COpenSSL", "COpenSSLShims", "CivilCalendar", "Encodings"], swiftSettings: strict),
-        .target(name: "AppStore", dependencies: ["Crypto", "Encodings", "FileAccess"], swiftSettings: strict),
+        // Compact JWS and JSON Web Key Sets, shared by the stores: ES256 signing for the App Store, RS256 for Google.
+        .target(name: "JOSE", dependencies: ["Crypto", "Encodings", "BoundedText"], swiftSettings: strict),
+        .target(name: "AppStore", dependencies: ["JOSE", "Crypto", "Encodings", "FileAccess"], swiftSettings: strict),
         // Google Play's data formats (purchases, notifications), read by the domain; the API client is GooglePlayAPI.
         .target(name: "GooglePlay", dependencies: ["CivilCalendar"], swiftSettings: strict),
+        // Google's APIs: service-account tokens, the Play Developer API, Pub/Sub push tokens.
+        .target(
+            name: "GooglePlayAPI",
+            dependencies: ["GooglePlay", "OutboundHTTP", "HTTP2Transport", "JOSE", "Crypto", "CivilCalendar", "Encodings", "FileAccess", "BoundedText"],
+            swiftSettings: strict
+        ),
         .target(
             name: "EntitlementDomain",
             dependencies: ["Crypto", "ProtobufWire", "BoundedText", "AppStore", "GooglePlay", "Encodings", "FileAccess"],
@@ -57,8 +65,8 @@ let package = Package(
         .target(
             name: "EntitlementServices",
             dependencies: [
-                "RPCCore", "ProtobufWire", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "AppStore", "Crypto",
-                "BoundedText", "Encodings",
+                "RPCCore", "ProtobufWire", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "AppStore", "JOSE",
+                "Crypto", "BoundedText", "Encodings",
             ],
             swiftSettings: strict
         ),
@@ -78,7 +86,7 @@ let package = Package(
         .executableTarget(
             name: "entctl",
             dependencies: [
-                "EntitlementClient", "EntitlementsProto", "EntitlementDomain", "Crypto", "AppStore", "CivilCalendar",
+                "EntitlementClient", "EntitlementsProto", "EntitlementDomain", "Crypto", "AppStore", "JOSE", "CivilCalendar",
                 "EntitlementdVersion", "Encodings", "FileAccess", "HTTP2Transport", "ProtobufWire", "RPCCore",
                 "StandardServices",
             ],
@@ -118,7 +126,8 @@ let package = Package(
             dependencies: ["EntitlementServer", "TestSupport", "EntitlementdVersion", "FileAccess", "HTTP2Transport", "RPCCore", "StandardServices"]
         ),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport", "Encodings"]),
-        .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "Crypto", "TestSupport", "Encodings"], exclude: ["Resources"]),
+        .testTarget(name: "JOSETests", dependencies: ["JOSE", "Crypto", "TestSupport", "Encodings"], exclude: ["Resources"]),
+        .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "JOSE", "Crypto", "TestSupport", "Encodings"], exclude: ["Resources"]),
         .testTarget(name: "EntitlementStorageTests", dependencies: ["EntitlementStorage", "EntitlementDomain"]),
         .testTarget(name: "EntitlementDomainTests", dependencies: ["EntitlementDomain", "EntitlementStorage", "TestSupport", "AppStore"]),
         .testTarget(name: "TenantConfigurationTests", dependencies: ["TenantConfiguration", "EntitlementDomain", "TestSupport"]),

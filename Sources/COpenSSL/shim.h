@@ -5,4 +5,5 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/ec.h>
+#include <openssl/rsa.h>
 #include <openssl/rand.h>

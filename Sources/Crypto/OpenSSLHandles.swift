@@ -13,7 +13,7 @@ final class X509Handle: @unchecked Sendable {
     deinit { X509_free(pointer) }
 }
 
-/// Owns one `EVP_PKEY*` (a P-256 key, public or private) and frees it with the last value sharing it.
+/// Owns one `EVP_PKEY*` (a P-256 or RSA key, public or private) and frees it with the last value sharing it.
 ///
 /// `@unchecked Sendable` because the key is never modified after construction; every sign or verify makes its own
 /// `EVP_PKEY_CTX`, and OpenSSL allows a key to be used read-only from many threads at once.

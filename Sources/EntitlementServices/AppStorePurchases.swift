@@ -4,6 +4,7 @@ import Crypto
 import EntitlementDomain
 import EntitlementStorage
 import Foundation
+import JOSE
 import Synchronization
 
 /// Turns App Store signed transactions into verified transaction records for a tenant.
@@ -88,7 +89,7 @@ public final class AppStorePurchases: Sendable {
     {
         let claimed: String?
         do {
-            let jws = try CompactJWS(token)
+            let jws = try CompactJWS(appStoreToken: token)
             claimed = try Payload(jsonPayload: jws.payload).claimedEnvironment
         } catch {
             throw .invalidArgument("The token is not a signed App Store \(Payload.payloadName): \(error.message)")

@@ -1,4 +1,5 @@
 import AppStore
+import JOSE
 import ProtobufWire
 
 /// The options of the `dev` commands (local App Store signing) and how their values are read.
@@ -82,7 +83,7 @@ extension CommandArguments {
     {
         guard let token = value(name) else { return nil }
         do {
-            let jws = try CompactJWS(token)
+            let jws = try CompactJWS(appStoreToken: token)
             return (token, try Payload(jsonPayload: jws.payload))
         } catch {
             throw UsageError(description: "invalid \(name): \(error.message)")

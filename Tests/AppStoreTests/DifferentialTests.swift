@@ -2,6 +2,7 @@ import AppStore
 import Crypto
 import Encodings
 import Foundation
+import JOSE
 import Testing
 
 /// Our accept/reject decision against Apple's own `SignedDataVerifier` (app-store-server-library, Python) on the same

@@ -2,6 +2,7 @@ import AppStore
 import Crypto
 import Encodings
 import Foundation
+import JOSE
 import Testing
 
 @Suite struct LocalSigningCATests {

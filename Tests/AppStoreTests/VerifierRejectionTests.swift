@@ -1,6 +1,7 @@
 import AppStore
 import Crypto
 import Encodings
+import JOSE
 import Testing
 
 /// Header, algorithm, x5c length, signature and tampering.

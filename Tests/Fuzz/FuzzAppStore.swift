@@ -1,5 +1,6 @@
 import AppStore
 import Crypto
+import JOSE
 
 /// libFuzzer target: App Store signed data never crashes the verifier, and whatever it accepts is for the app and
 /// environment it was made for.

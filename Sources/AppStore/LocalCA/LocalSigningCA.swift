@@ -1,4 +1,5 @@
 public import Crypto
+import JOSE
 
 /// A development signing CA shaped like Apple's App Store chain: a root, an intermediate carrying Apple's WWDR OID
 /// 1.2.840.113635.100.6.2.1 and a leaf carrying the receipt-signing OID 1.2.840.113635.100.6.11.1, all P-256.

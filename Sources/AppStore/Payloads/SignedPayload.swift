@@ -1,4 +1,5 @@
 import Foundation
+import JOSE
 
 /// A JSON payload Apple signs as a JWS: transaction, renewal info, notification or app transaction.
 ///
@@ -22,7 +23,7 @@ extension SignedPayload {
             self = try JSONDecoder().decode(Self.self, from: Data(jsonPayload))
         } catch let error as DecodingError {
             throw AppStoreVerificationError(
-                .malformedToken, "the \(Self.payloadName) payload is not valid: \(describe(error))")
+                .malformedToken, "the \(Self.payloadName) payload is not valid: \(error.pathAndProblem)")
         } catch {
             throw AppStoreVerificationError(.malformedToken, "the \(Self.payloadName) payload is not valid: \(error)")
         }

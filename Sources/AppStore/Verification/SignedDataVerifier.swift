@@ -1,5 +1,6 @@
 public import Crypto
 public import Foundation
+import JOSE
 
 /// Verifies and decodes App Store signed data (transactions, renewal infos, notifications, app transactions) with the
 /// rules of Apple's app-store-server-library `SignedDataVerifier`, in the same order:
@@ -62,7 +63,7 @@ public struct SignedDataVerifier: Sendable {
     func decodeVerified<Payload: SignedPayload>(_ token: String, as _: Payload.Type) throws(AppStoreVerificationError)
         -> Payload
     {
-        let jws = try CompactJWS(token)
+        let jws = try CompactJWS(appStoreToken: token)
         guard environment.isSignedByAppStore else { return try Payload(jsonPayload: jws.payload) }
 
         guard let algorithm = jws.header.alg, algorithm == "ES256" else {

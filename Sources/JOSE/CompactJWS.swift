@@ -17,32 +17,31 @@ public struct CompactJWS: Sendable, Hashable {
     public var header: Header
     /// The decoded header JSON.
     public var headerJSON: [UInt8]
-    /// The decoded payload (JSON for everything Apple signs).
+    /// The decoded payload (JSON for everything Apple and Google sign).
     public var payload: [UInt8]
-    /// The decoded signature; 64 bytes (raw r||s) for ES256.
+    /// The decoded signature; 64 bytes (raw r||s) for ES256, the key's modulus length for RS256.
     public var signature: [UInt8]
     /// `header.payload` exactly as received: what the signature covers.
     public var signingInput: [UInt8]
 
-    public init(_ token: some StringProtocol) throws(AppStoreVerificationError) {
-        // Split on bytes: splitting a String on a Character walks grapheme clusters and costs more than the ECDSA
+    public init(_ token: some StringProtocol) throws(JOSEError) {
+        // Split on bytes: splitting a String on a Character walks grapheme clusters and costs more than the signature
         // verification this token is headed for.
         let bytes = Array(token.utf8)
         let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 3 else {
-            throw AppStoreVerificationError(
-                .malformedToken, "a compact JWS has 3 dot-separated parts (header.payload.signature); this one has \(parts.count)")
+            throw .malformedToken(
+                "a compact JWS has 3 dot-separated parts (header.payload.signature); this one has \(parts.count)")
         }
         let names = ["header", "payload", "signature"]
         var decoded: [[UInt8]] = []
         for (part, name) in zip(parts, names) {
             // An empty signature is well-formed (`alg: none` tokens have one); the algorithm check rejects it.
             guard !part.isEmpty || name == "signature" else {
-                throw AppStoreVerificationError(.malformedToken, "the JWS \(name) is empty")
+                throw .malformedToken("the JWS \(name) is empty")
             }
             guard let value = Base64.decode(utf8: part, alphabet: .url, padding: .forbidden) else {
-                throw AppStoreVerificationError(
-                    .malformedToken, "the JWS \(name) is not base64url (A-Z a-z 0-9 - _, no padding)")
+                throw .malformedToken("the JWS \(name) is not base64url (A-Z a-z 0-9 - _, no padding)")
             }
             decoded.append(value)
         }
@@ -53,11 +52,10 @@ public struct CompactJWS: Sendable, Hashable {
         do {
             header = try JSONDecoder().decode(Header.self, from: Data(headerJSON))
         } catch let error as DecodingError {
-            throw AppStoreVerificationError(
-                .malformedToken,
-                "the JWS header is not a JSON object with string `alg` and string-array `x5c`: \(describe(error))")
+            throw .malformedToken(
+                "the JWS header is not a JSON object with string `alg` and string-array `x5c`: \(error.pathAndProblem)")
         } catch {
-            throw AppStoreVerificationError(.malformedToken, "the JWS header is not valid: \(error)")
+            throw .malformedToken("the JWS header is not valid: \(error)")
         }
     }
 }

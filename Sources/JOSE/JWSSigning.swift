@@ -1,0 +1,37 @@
+public import Crypto
+import Encodings
+
+/// Produces compact JWS: ES256 for the App Store's local signing CA, RS256 for Google-shaped tokens (a service
+/// account's token requests, a fake's signed data), and deliberately odd headers for tests.
+public enum JWSSigning {
+    /// `base64url(header).base64url(payload).base64url(ES256 raw r||s over the first two parts)`. The header is taken
+    /// as given, so its `alg` need not say ES256 (tests use that).
+    public static func sign(headerJSON: [UInt8], payload: [UInt8], key: P256.PrivateKey) throws(CryptoError) -> String {
+        try sign(headerJSON: headerJSON, payload: payload) { (input) throws(CryptoError) in try key.signature(for: input) }
+    }
+
+    /// `base64url(header).base64url(payload).base64url(RS256 signature over the first two parts)`, the signature as
+    /// many bytes as the key's modulus. The header is taken as given, as for ES256.
+    public static func sign(headerJSON: [UInt8], payload: [UInt8], key: RSA.PrivateKey) throws(CryptoError) -> String {
+        try sign(headerJSON: headerJSON, payload: payload) { (input) throws(CryptoError) in
+            try key.signatureRS256(for: input)
+        }
+    }
+
+    /// `{"alg":"<alg>","x5c":["<base64 DER>", ...]}`; `x5c` left out when nil.
+    public static func headerJSON(alg: String = "ES256", x5c: [Certificate]?) -> [UInt8] {
+        var json = #"{"alg":"\#(alg)""#
+        if let x5c {
+            json += #","x5c":["# + x5c.map { #"""# + Base64.encode($0.derEncoded, padded: true) + #"""# }
+                .joined(separator: ",") + "]"
+        }
+        return Array((json + "}").utf8)
+    }
+
+    private static func sign(
+        headerJSON: [UInt8], payload: [UInt8], signature: ([UInt8]) throws(CryptoError) -> [UInt8]
+    ) throws(CryptoError) -> String {
+        let signingInput = Base64.encode(headerJSON, alphabet: .url, padded: false) + "." + Base64.encode(payload, alphabet: .url, padded: false)
+        return signingInput + "." + Base64.encode(try signature(Array(signingInput.utf8)), alphabet: .url, padded: false)
+    }
+}
