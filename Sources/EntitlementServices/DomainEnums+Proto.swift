@@ -41,6 +41,18 @@ extension Transaction.Ownership {
     }
 }
 
+extension Transaction.Acknowledgement {
+    init(_ state: PurchaseAcknowledgement.State) {
+        self =
+            switch state {
+            case .notRequired: .notRequired
+            case .pending: .pending
+            case .acknowledged: .acknowledged
+            case .failed: .failed
+            }
+    }
+}
+
 extension CustomerEvent.Cause {
     init(_ cause: EventCause) {
         self =
@@ -56,6 +68,7 @@ extension CustomerEvent.Cause {
             case .grant: .grant
             case .revoke: .revoke
             case .expiry: .expiry
+            case .storeAPI: .storeAPI
             }
     }
 }

@@ -106,6 +106,11 @@ extension Transaction {
         inGracePeriod = record.inGracePeriod
         inBillingRetry = record.inBillingRetry
         renewalProductID = record.renewalProductID
+        supersededBy = record.supersededBy
+        replaces = record.replaces
+        acknowledgement = Transaction.Acknowledgement(record.acknowledgement.state)
+        acknowledgementAttempts = Int32(clamping: record.acknowledgement.attempts)
+        acknowledgementError = record.acknowledgement.lastError
     }
 }
 

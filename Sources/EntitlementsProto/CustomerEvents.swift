@@ -89,6 +89,7 @@ public struct CustomerEvent: ProtoMessage {
         public static let grant = Self(rawValue: 9)
         public static let revoke = Self(rawValue: 10)
         public static let expiry = Self(rawValue: 11)
+        public static let storeAPI = Self(rawValue: 12)
     }
 
     /// The customer's version after the change.

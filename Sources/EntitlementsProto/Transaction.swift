@@ -13,11 +13,23 @@ public struct Transaction: ProtoMessage {
         public static let familyShared = Self(rawValue: 2)
     }
 
+    /// `Transaction.Acknowledgement`.
+    public struct Acknowledgement: ProtoEnum {
+        public var rawValue: Int32
+        public init(rawValue: Int32) { self.rawValue = rawValue }
+
+        public static let unspecified = Self(rawValue: 0)
+        public static let notRequired = Self(rawValue: 1)
+        public static let pending = Self(rawValue: 2)
+        public static let acknowledged = Self(rawValue: 3)
+        public static let failed = Self(rawValue: 4)
+    }
+
     public var store = Store.unspecified
     public var productID = ""
-    /// App Store originalTransactionId, or the first Play purchase token of the chain.
+    /// App Store originalTransactionId, or the Play purchase token.
     public var originalTransactionID = ""
-    /// Latest renewal: App Store transactionId, or the current Play purchase token.
+    /// Latest renewal: App Store transactionId, or the Play order ID.
     public var transactionID = ""
     public var environment = StoreEnvironment.unspecified
     public var purchasedAt: ProtoTimestamp?
@@ -36,6 +48,13 @@ public struct Transaction: ProtoMessage {
     public var inBillingRetry = false
     /// The product the subscription renews to when that differs from `productID` (takes effect at renewal).
     public var renewalProductID = ""
+    /// The purchase that replaced this one; empty when none did.
+    public var supersededBy = ""
+    /// The purchase this one replaced; empty when none.
+    public var replaces = ""
+    public var acknowledgement = Acknowledgement.unspecified
+    public var acknowledgementAttempts: Int32 = 0
+    public var acknowledgementError = ""
     public var unknownFields: [UInt8] = []
 
     public init() {}
@@ -86,6 +105,11 @@ public struct Transaction: ProtoMessage {
             case 14: inGracePeriod = try reader.decodeBool(tag)
             case 15: inBillingRetry = try reader.decodeBool(tag)
             case 16: renewalProductID = try reader.decodeString(tag)
+            case 17: supersededBy = try reader.decodeString(tag)
+            case 18: replaces = try reader.decodeString(tag)
+            case 19: acknowledgement = try reader.decodeEnum(tag)
+            case 20: acknowledgementAttempts = try reader.decodeInt32(tag)
+            case 21: acknowledgementError = try reader.decodeString(tag)
             default: unknownFields += try reader.skipField(tag)
             }
         }
@@ -108,6 +132,11 @@ public struct Transaction: ProtoMessage {
         writer.writeBool(14, inGracePeriod)
         writer.writeBool(15, inBillingRetry)
         writer.writeString(16, renewalProductID)
+        writer.writeString(17, supersededBy)
+        writer.writeString(18, replaces)
+        writer.writeEnum(19, acknowledgement)
+        writer.writeInt32(20, acknowledgementAttempts)
+        writer.writeString(21, acknowledgementError)
         writer.writeRaw(unknownFields)
     }
 }

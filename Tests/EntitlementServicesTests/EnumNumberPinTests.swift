@@ -13,12 +13,24 @@ import Testing
         let pins: [(EventCause, proto: Int32, column: Int64)] = [
             (.created, 1, 1), (.merged, 2, 2), (.purchase, 3, 3), (.restore, 4, 4), (.transferredIn, 5, 5),
             (.transferredOut, 6, 6), (.appStoreNotification, 7, 7), (.playStoreNotification, 8, 8), (.grant, 9, 9),
-            (.revoke, 10, 10), (.expiry, 11, 11),
+            (.revoke, 10, 10), (.expiry, 11, 11), (.storeAPI, 12, 12),
         ]
         #expect(pins.count == EventCause.allCases.count)
         for (cause, proto, column) in pins {
             #expect(CustomerEvent.Cause(cause).rawValue == proto, "\(cause)")
             #expect(StorageColumns.cause(cause) == column, "\(cause)")
+        }
+    }
+
+    @Test func acknowledgements() {
+        let pins: [(PurchaseAcknowledgement.State, proto: Int32, column: String)] = [
+            (.notRequired, 1, "not_required"), (.pending, 2, "pending"), (.acknowledged, 3, "acknowledged"),
+            (.failed, 4, "failed"),
+        ]
+        #expect(pins.count == PurchaseAcknowledgement.State.allCases.count)
+        for (state, proto, column) in pins {
+            #expect(Transaction.Acknowledgement(state).rawValue == proto, "\(state)")
+            #expect(StorageColumns.acknowledgement(state) == column, "\(state)")
         }
     }
 

@@ -357,7 +357,7 @@ public final class CustomerEngine: Sendable {
         }
     }
 
-    private func read<Value>(_ body: () throws(StorageError) -> Value) throws(DomainError) -> Value {
+    func read<Value>(_ body: () throws(StorageError) -> Value) throws(DomainError) -> Value {
         do {
             return try body()
         } catch {

@@ -47,6 +47,8 @@ extension CustomerEngine {
                 committed: &committed)
             var changed = false
             var previousOwners: [Int64] = []
+            /// Other customers whose purchases a newer one given here replaced, and that newer purchase.
+            var replaced: [(owner: Int64, by: StorePurchase)] = []
             var outcomes: [(outcome: AppliedStorePurchase.Outcome, from: Int64?)] = []
             // What each purchase is after the call (a token may name the same purchase as an earlier one).
             var latest: [String: StorePurchase] = [:]
@@ -55,6 +57,7 @@ extension CustomerEngine {
                     tenantID: tenantID, store: record.store, originalTransactionID: record.originalTransactionID)
                 var incoming = PurchaseVersions.revocationTakingEffect(record, stored: stored, at: now)
                 incoming.customerID = customer.id
+                incoming = try self.markedIfReplaced(incoming, in: transaction)
                 let merged = PurchaseVersions.merge(stored: stored, incoming: incoming)
                 var from: Int64?
                 if let stored, let owner = stored.customerID, owner != customer.id {
@@ -68,6 +71,12 @@ extension CustomerEngine {
                     changed = true
                 }
                 if merged != stored { try transaction.savePurchase(merged) }
+                if let replacement = try self.supersedeReplaced(by: merged, in: transaction) {
+                    changed = true
+                    if let other = replacement.otherOwner, !replaced.contains(where: { $0.owner == other }) {
+                        replaced.append((other, merged))
+                    }
+                }
                 latest[Self.purchaseKey(record)] = merged
                 let outcome: AppliedStorePurchase.Outcome =
                     if let stored {
@@ -95,6 +104,9 @@ extension CustomerEngine {
                     try self.recordChange(
                         transaction, tenantID: tenantID, customerID: owner, cause: .transferredOut,
                         reason: "A store purchase moved to '\(appUserID)'.", related: appUserID, at: now))
+            }
+            for (owner, record) in replaced where !previousOwners.contains(owner) {
+                committed += try self.recordReplacements([owner], by: record, cause: cause, in: transaction, at: now)
             }
             if changed {
                 let products = Set(transactions.map(\.productID)).sorted().joined(separator: ", ")
@@ -165,42 +177,51 @@ public enum StoreNotificationOutcome: Sendable, Hashable {
 }
 
 extension CustomerEngine {
-    /// Applies a verified store notification, once per notification ID, in one transaction: the purchase's newest
-    /// data replaces older data, never the reverse (``PurchaseVersions``), and its owner, if any, gets one event
-    /// with `reason`.
+    /// Applies a verified store notification (or what the store's API said when asked), once per notification ID,
+    /// in one transaction: the purchase's newest data replaces older data, never the reverse (``PurchaseVersions``),
+    /// and its owner, if any, gets one event with `reason`. A purchase nobody owns yet goes to the customer its app
+    /// account token names, or the owner of the purchase it replaces, or the first of `ownerHints` that resolves.
+    /// A nil `notificationID` applies without deduplication (a poll, an operator's refresh).
     public func applyStoreNotification(
-        tenantID: String, notificationID: String, transaction record: StorePurchase?, reason: String
+        tenantID: String, notificationID: String?, transaction record: StorePurchase?, reason: String,
+        cause: EventCause = .appStoreNotification, ownerHints: [OwnerHint] = []
     ) async throws(DomainError) -> StoreNotificationOutcome {
         try await write { transaction, now throws -> (StoreNotificationOutcome, [Committed]) in
-            guard try transaction.markNotificationProcessed(tenantID: tenantID, notificationID: notificationID, at: now)
-            else { return (.duplicate, []) }
+            if let notificationID,
+                !(try transaction.markNotificationProcessed(tenantID: tenantID, notificationID: notificationID, at: now))
+            {
+                return (.duplicate, [])
+            }
             guard let notified = record else { return (.recorded, []) }
             let stored = try transaction.purchase(
                 tenantID: tenantID, store: notified.store, originalTransactionID: notified.originalTransactionID)
             var record = PurchaseVersions.revocationTakingEffect(notified, stored: stored, at: now)
             record.customerID = stored?.customerID
-            // Nobody owns it yet: the purchase's appAccountToken, if Identify handed it out, names its owner.
+            // Nobody owns it yet: the store's data may name its owner.
             var attributed = false
-            if record.customerID == nil, !record.appAccountToken.isEmpty,
-                let owner = try transaction.customerID(
-                    tenantID: tenantID, appAccountToken: AppAccountToken.normalize(record.appAccountToken))
-            {
+            if record.customerID == nil, let owner = try self.owner(ofUnowned: record, hints: ownerHints, in: transaction) {
                 record.customerID = owner
                 attributed = true
             }
+            record = try self.markedIfReplaced(record, in: transaction)
             // An earlier period (its refund, its reversal) or an upgraded-away plan leaves the current one alone.
             let merged = PurchaseVersions.merge(stored: stored, incoming: record)
             if merged != stored { try transaction.savePurchase(merged) }
+            let replacement = try self.supersedeReplaced(by: merged, in: transaction)
+            var committed = try self.recordReplacements(
+                replacement?.otherOwner.map { [$0] } ?? [], by: merged, cause: cause, in: transaction, at: now)
             guard let owner = merged.customerID,
                 let snapshot = try transaction.snapshot(tenantID: tenantID, customerID: owner)
-            else { return (.recorded, []) }
-            guard attributed || (stored.map({ !PurchaseVersions.sameData($0, merged) }) ?? true) else {
-                return (.applied(appUserID: snapshot.customer.appUserID, changed: false), [])
+            else { return (.recorded, committed) }
+            guard attributed || replacement != nil || (stored.map({ !PurchaseVersions.sameData($0, merged) }) ?? true)
+            else {
+                return (.applied(appUserID: snapshot.customer.appUserID, changed: false), committed)
             }
-            let change = try self.recordChange(
-                transaction, tenantID: tenantID, customerID: owner, cause: .appStoreNotification, reason: reason,
-                reference: record.originalTransactionID, at: now)
-            return (.applied(appUserID: snapshot.customer.appUserID, changed: true), [change])
+            committed.append(
+                try self.recordChange(
+                    transaction, tenantID: tenantID, customerID: owner, cause: cause, reason: reason,
+                    reference: record.originalTransactionID, at: now))
+            return (.applied(appUserID: snapshot.customer.appUserID, changed: true), committed)
         }
     }
 }

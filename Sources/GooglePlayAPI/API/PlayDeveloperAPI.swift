@@ -1,6 +1,7 @@
 import Foundation
 public import OutboundHTTP
 import HTTP2Transport
+public import GooglePlay
 
 /// The Google Play Developer API calls this service makes, for one app: typed answers, Google's errors by name,
 /// the service account's token attached (and renewed once when Google refuses it as expired).

@@ -1,6 +1,8 @@
 import CivilCalendar
 import Encodings
-import Foundation
+public import Foundation
+import HTTP2Transport
+import Crypto
 import JOSE
 public import OutboundHTTP
 import Synchronization

@@ -1,22 +1,27 @@
 public import Crypto
 import Foundation
+import HTTP2Transport
 import JOSE
 public import OutboundHTTP
 import Synchronization
 
 /// The public keys Google signs its OIDC tokens with, by `kid`: fetched from a JWKS URL (Google's is
 /// https://www.googleapis.com/oauth2/v3/certs) and kept for the time its `Cache-Control: max-age` allows, fetched
-/// again at once for a `kid` not seen (Google rotates keys), but not more than once a minute, so a stream of forged
-/// `kid`s cannot make us hammer Google. Or a fixed set (a key file, for tests).
+/// again at once for a `kid` not seen (Google rotates keys). A `kid` still unknown after that is refused without
+/// asking again for a minute, and fetches are a second apart at least, so forged `kid`s cannot make us hammer Google.
+/// Or a fixed set (a key file).
 public final class GoogleSigningKeys: Sendable {
     public static let defaultJWKSURL = "https://www.googleapis.com/oauth2/v3/certs"
-    static let minimumRefetchInterval: Int64 = 60_000
+    static let minimumRefetchInterval: Int64 = 1_000
+    static let unknownKeyMemory: Int64 = 60_000
     static let defaultLifetime: Int64 = 3_600_000
 
     private struct Cached {
         var keys: [String: RSA.PublicKey]
         var fetchedAt: Int64
         var expiresAt: Int64
+        /// `kid`s asked for and not in the set fetched after they were asked for, with when.
+        var unknown: [String: Int64] = [:]
     }
 
     private let source: OutboundURL?
@@ -24,7 +29,7 @@ public final class GoogleSigningKeys: Sendable {
     private let clock: @Sendable () -> Int64
     private let cache: Mutex<Cached?>
     /// One fetch at a time; others wait for its keys.
-    private let fetching = Mutex<Task<Void, Never>?>(nil)
+    private let fetching = Mutex<Task<GooglePlayAPIError?, Never>?>(nil)
 
     /// Keys fetched from `url`.
     public init(url: OutboundURL, http: OutboundHTTPClient, clock: @escaping @Sendable () -> Int64) {
@@ -49,33 +54,41 @@ public final class GoogleSigningKeys: Sendable {
         let cached = cache.withLock { $0 }
         if let cached, cached.expiresAt > now, let key = cached.keys[id] { return .success(key) }
         guard source != nil else { return .failure(GooglePlayAPIError(.notFound, "no signing key has kid '\(id)'")) }
-        if let cached, cached.keys[id] == nil, cached.expiresAt > now, now - cached.fetchedAt < Self.minimumRefetchInterval {
+        if let cached, cached.expiresAt > now,
+            now - cached.fetchedAt < Self.minimumRefetchInterval
+                || cached.unknown[id].map({ now - $0 < Self.unknownKeyMemory }) ?? false
+        {
             return .failure(GooglePlayAPIError(.notFound, "Google publishes no signing key with kid '\(id)'"))
         }
         let error = await refresh()
-        if let key = cache.withLock({ $0?.keys[id] }) { return .success(key) }
+        let key: RSA.PublicKey? = cache.withLock { cached in
+            if let key = cached?.keys[id] { return key }
+            if error == nil, cached != nil, cached!.unknown.count < 1000 { cached!.unknown[id] = now }
+            return nil
+        }
+        if let key { return .success(key) }
         return .failure(error ?? GooglePlayAPIError(.notFound, "Google publishes no signing key with kid '\(id)'"))
     }
 
     /// Fetches the set once, however many callers ask at the same time; the error when it failed.
     private func refresh() async -> GooglePlayAPIError? {
-        let failure = Mutex<GooglePlayAPIError?>(nil)
         let task = fetching.withLock { current in
             if let current { return current }
-            let task = Task {
+            let task = Task { () -> GooglePlayAPIError? in
                 do throws(GooglePlayAPIError) {
-                    let fetched = try await fetch()
-                    cache.withLock { $0 = fetched }
+                    let fetched = try await self.fetch()
+                    self.cache.withLock { $0 = fetched }
+                    return nil
                 } catch {
-                    failure.withLock { $0 = error }
+                    return error
                 }
             }
             current = task
             return task
         }
-        await task.value
+        let failure = await task.value
         fetching.withLock { if $0 == task { $0 = nil } }
-        return failure.withLock { $0 }
+        return failure
     }
 
     private func fetch() async throws(GooglePlayAPIError) -> Cached {

@@ -1,0 +1,85 @@
+/// How one attempt to acknowledge a purchase to its store ended.
+public enum AcknowledgementAttempt: Sendable, Hashable {
+    /// The store took it (or says it was acknowledged already).
+    case acknowledged
+    /// It failed and is tried again at `retryAt`.
+    case failed(error: String, retryAt: UnixTime)
+    /// It failed and nothing more is tried: the owner is told, and an operator's refresh starts again.
+    case gaveUp(error: String)
+}
+
+extension CustomerEngine {
+    /// Purchases whose acknowledgement is due now, soonest first.
+    public func acknowledgementsDue(limit: Int) throws(DomainError) -> [StorePurchase] {
+        let now = clock.now()
+        return try read { () throws(StorageError) in try store.acknowledgementsDue(at: now, limit: limit) }
+    }
+
+    /// When the next pending acknowledgement is due; nil when none is pending.
+    public func nextAcknowledgementDue() throws(DomainError) -> UnixTime? {
+        try read { () throws(StorageError) in try store.nextAcknowledgementDue() }
+    }
+
+    /// Records an attempt on `purchase`'s pending acknowledgement. Nothing changes when it is no longer pending (the
+    /// store's data said it was acknowledged meanwhile). Giving up is an event on the owner, naming the error.
+    public func recordAcknowledgement(of purchase: StorePurchase, _ attempt: AcknowledgementAttempt) async throws(DomainError) {
+        try await write { transaction, now throws -> (Void, [Committed]) in
+            guard var stored = try transaction.purchase(
+                tenantID: purchase.tenantID, store: purchase.store, originalTransactionID: purchase.originalTransactionID),
+                stored.acknowledgement.state == .pending
+            else { return ((), []) }
+            let attempts = stored.acknowledgement.attempts + 1
+            switch attempt {
+            case .acknowledged:
+                stored.acknowledgement = PurchaseAcknowledgement(state: .acknowledged, attempts: attempts)
+            case .failed(let error, let retryAt):
+                stored.acknowledgement = PurchaseAcknowledgement(
+                    state: .pending, attempts: attempts, dueAt: retryAt, lastError: error)
+            case .gaveUp(let error):
+                stored.acknowledgement = PurchaseAcknowledgement(state: .failed, attempts: attempts, lastError: error)
+            }
+            try transaction.savePurchase(stored)
+            guard case .gaveUp(let error) = attempt, let owner = stored.customerID else { return ((), []) }
+            let change = try self.recordChange(
+                transaction, tenantID: stored.tenantID, customerID: owner, cause: .storeAPI,
+                reason: "The purchase could not be acknowledged after \(attempts) attempts (\(error)); the store refunds "
+                    + "unacknowledged purchases. Refresh it to try again.",
+                reference: stored.originalTransactionID, at: now)
+            return ((), [change])
+        }
+    }
+
+    /// Starts a failed acknowledgement again, due now (an operator's refresh).
+    public func retryAcknowledgement(tenantID: String, store: Store, originalTransactionID: String) async throws(DomainError) {
+        try await write { transaction, now throws -> (Void, [Committed]) in
+            guard var stored = try transaction.purchase(
+                tenantID: tenantID, store: store, originalTransactionID: originalTransactionID),
+                stored.acknowledgement.state == .failed
+            else { return ((), []) }
+            stored.acknowledgement = PurchaseAcknowledgement(
+                state: .pending, attempts: stored.acknowledgement.attempts, dueAt: now,
+                lastError: stored.acknowledgement.lastError)
+            try transaction.savePurchase(stored)
+            return ((), [])
+        }
+    }
+
+    /// The stored purchase, owned or not; nil when unknown.
+    public func purchase(tenantID: String, store: Store, originalTransactionID: String) throws(DomainError) -> StorePurchase? {
+        try read { () throws(StorageError) in
+            try self.store.purchase(tenantID: tenantID, store: store, originalTransactionID: originalTransactionID)
+        }
+    }
+
+    /// Where the periodic poll `name` of a tenant last stopped.
+    public func pollCursor(tenantID: String, name: String) throws(DomainError) -> Int64? {
+        try read { () throws(StorageError) in try store.pollCursor(tenantID: tenantID, name: name) }
+    }
+
+    public func setPollCursor(tenantID: String, name: String, position: Int64) async throws(DomainError) {
+        try await write { transaction, _ throws -> (Void, [Committed]) in
+            try transaction.setPollCursor(tenantID: tenantID, name: name, position: position)
+            return ((), [])
+        }
+    }
+}
