@@ -66,7 +66,7 @@ let package = Package(
             name: "EntitlementServices",
             dependencies: [
                 "RPCCore", "ProtobufWire", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "AppStore", "JOSE",
-                "Crypto", "BoundedText", "Encodings",
+                "Crypto", "BoundedText", "Encodings", "GooglePlay", "GooglePlayAPI", "OutboundHTTP", "FileAccess",
             ],
             swiftSettings: strict
         ),

@@ -11,11 +11,18 @@ public struct AdminService: RPCService {
     let engine: CustomerEngine
     let tenants: TenantRegistry
     let log: CallLog
+    let playStore: PlayStorePurchases?
+    let acknowledger: PlayAcknowledger?
 
-    public init(engine: CustomerEngine, tenants: TenantRegistry, log: CallLog) {
+    public init(
+        engine: CustomerEngine, tenants: TenantRegistry, log: CallLog, playStore: PlayStorePurchases? = nil,
+        acknowledger: PlayAcknowledger? = nil
+    ) {
         self.engine = engine
         self.tenants = tenants
         self.log = log
+        self.playStore = playStore
+        self.acknowledger = acknowledger
     }
 
     private static func method(_ name: String) -> MethodDescriptor {
@@ -34,6 +41,9 @@ public struct AdminService: RPCService {
         }
         router.registerUnary(Self.method("ListCustomerEvents")) { (request: ListCustomerEventsRequest, context) in
             try await events(request, context)
+        }
+        router.registerUnary(Self.method("RefreshStorePurchase")) { (request: RefreshStorePurchaseRequest, context) in
+            try await refresh(request, context)
         }
     }
 
@@ -65,6 +75,53 @@ public struct AdminService: RPCService {
                 Transaction($0, ownerAppUserID: details.state.appUserID)
             }
             return customer
+        }
+    }
+
+    /// Google's answer for one token, fetched now and applied; a failed acknowledgement starts again.
+    private func refresh(_ request: RefreshStorePurchaseRequest, _ context: ServerContext) async throws
+        -> RefreshStorePurchaseResponse
+    {
+        try await log.call(context, requires: .secretKey, in: tenants) { tenant, fields in
+            guard request.store == .playStore else {
+                throw DomainError.invalidArgument("store must be PLAY_STORE: only Google Play purchases are fetched from the store.")
+            }
+            guard let playStore else {
+                throw DomainError.failedPrecondition("This server takes no Google Play purchases.")
+            }
+            let token = request.purchaseID
+            try PlayStorePurchases.checkToken(token, field: "purchase_id")
+            let stored = try engine.purchase(tenantID: tenant.id, store: .playStore, originalTransactionID: token)
+            let productID = request.productID.isEmpty ? stored?.productID ?? "" : request.productID
+            guard !productID.isEmpty else {
+                throw DomainError.invalidArgument("product_id is required for a purchase the server does not hold yet.")
+            }
+            try PlayStorePurchases.checkProductID(productID, field: "product_id")
+            let settings = try PlayStorePurchases.settings(of: tenant)
+            let fetched: (purchase: StorePurchase, hints: [OwnerHint])
+            if settings.products[productID] == .subscription {
+                fetched = try await playStore.subscription(token: token, tenant: tenant)
+            } else {
+                fetched = (try await playStore.product(productID: productID, token: token, tenant: tenant, origin: .storeAPI), [])
+            }
+            let outcome = try await engine.applyStoreNotification(
+                tenantID: tenant.id, notificationID: nil, transaction: fetched.purchase,
+                reason: "Refreshed from Google Play by an operator.", cause: .storeAPI, ownerHints: fetched.hints)
+            if stored?.acknowledgement.state == .failed {
+                try await engine.retryAcknowledgement(tenantID: tenant.id, store: .playStore, originalTransactionID: token)
+            }
+            acknowledger?.wake()
+            var response = RefreshStorePurchaseResponse()
+            if case .applied(let appUserID, let changed) = outcome {
+                fields.appUserID = appUserID
+                response.changed = changed
+                response.customer = CustomerStatus(
+                    try engine.state(tenantID: tenant.id, appUserID: appUserID), serverTime: engine.now())
+            }
+            if let after = try engine.purchase(tenantID: tenant.id, store: .playStore, originalTransactionID: token) {
+                response.transaction = Transaction(after, ownerAppUserID: fields.appUserID)
+            }
+            return response
         }
     }
 

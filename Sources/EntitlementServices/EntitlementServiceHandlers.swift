@@ -14,16 +14,21 @@ public struct EntitlementService: RPCService {
     let log: CallLog
     let streams: StreamLimits
     let appStore: AppStorePurchases
+    /// nil: Google Play purchases are refused (no outbound client was configured).
+    let playStore: PlayStorePurchases?
+    let acknowledger: PlayAcknowledger?
 
     public init(
         engine: CustomerEngine, tenants: TenantRegistry, log: CallLog, streams: StreamLimits = StreamLimits(),
-        appStore: AppStorePurchases? = nil
+        appStore: AppStorePurchases? = nil, playStore: PlayStorePurchases? = nil, acknowledger: PlayAcknowledger? = nil
     ) {
         self.engine = engine
         self.tenants = tenants
         self.log = log
         self.streams = streams
         self.appStore = appStore ?? AppStorePurchases(tenants: tenants)
+        self.playStore = playStore
+        self.acknowledger = acknowledger
     }
 
     private static func method(_ name: String) -> MethodDescriptor {
@@ -71,14 +76,16 @@ public struct EntitlementService: RPCService {
             switch request.purchase {
             case .appStore(let purchase)?:
                 record = try appStore.record(from: try Self.signedTransaction(purchase, field: "app_store"), tenant: tenant)
-            case .playStore?:
-                throw RPCError(code: .unimplemented, message: "Google Play purchases are not supported yet.")
+            case .playStore(let purchase)?:
+                record = try await playRecord(purchase, tenant: tenant, field: "play_store")
             case nil:
-                throw DomainError.invalidArgument("purchase is required: set app_store.signed_transaction.")
+                throw DomainError.invalidArgument(
+                    "purchase is required: set app_store.signed_transaction or play_store.purchase_token.")
             }
             let outcome = try await engine.applyStorePurchases(
                 tenantID: tenant.id, appUserID: appUserID, transactions: [record], cause: .purchase,
-                policy: tenant.appStore?.transferPolicy ?? .transfer)
+                policies: tenant.transferPolicy(for:))
+            if record.acknowledgement.state == .pending { acknowledger?.wake() }
             fields.appUserID = outcome.state.appUserID
             var response = PurchaseResponse()
             response.customer = CustomerStatus(outcome.state, serverTime: engine.now())
@@ -91,11 +98,9 @@ public struct EntitlementService: RPCService {
     private func restore(_ request: RestoreRequest, _ context: ServerContext) async throws -> RestoreResponse {
         try await log.call(context, requires: .publicKey, in: tenants) { tenant, fields in
             let appUserID = try AppUserID.validate(request.appUserID)
-            guard request.playStore.isEmpty else {
-                throw RPCError(code: .unimplemented, message: "Google Play purchases are not supported yet.")
-            }
-            guard request.appStore.count <= 100 else {
-                throw DomainError.invalidArgument("Restore takes at most 100 transactions, got \(request.appStore.count).")
+            let count = request.appStore.count + request.playStore.count
+            guard count <= 100 else {
+                throw DomainError.invalidArgument("Restore takes at most 100 purchases, got \(count).")
             }
             // Every transaction is verified before anything is written: one bad token fails the call, naming it.
             var records: [StorePurchase] = []
@@ -108,9 +113,17 @@ public struct EntitlementService: RPCService {
                     throw DomainError(error.code, "app_store[\(index)]: \(error.message)")
                 }
             }
+            for (index, purchase) in request.playStore.enumerated() {
+                do throws(DomainError) {
+                    records.append(try await playRecord(purchase, tenant: tenant, field: "play_store[\(index)]"))
+                } catch {
+                    throw DomainError(error.code, "play_store[\(index)]: \(error.message)")
+                }
+            }
             let outcome = try await engine.applyStorePurchases(
                 tenantID: tenant.id, appUserID: appUserID, transactions: records, cause: .restore,
-                policy: tenant.appStore?.transferPolicy ?? .transfer)
+                policies: tenant.transferPolicy(for:))
+            if records.contains(where: { $0.acknowledgement.state == .pending }) { acknowledger?.wake() }
             fields.appUserID = outcome.state.appUserID
             var response = RestoreResponse()
             response.customer = CustomerStatus(outcome.state, serverTime: engine.now())
@@ -118,6 +131,17 @@ public struct EntitlementService: RPCService {
             response.results = zip(records, outcome.purchases).map(PurchaseResult.init)
             return response
         }
+    }
+
+    /// A Play purchase checked with Google.
+    private func playRecord(_ purchase: EntitlementsProto.PlayStorePurchase, tenant: Tenant, field: String)
+        async throws(DomainError) -> StorePurchase
+    {
+        guard let playStore else {
+            throw .failedPrecondition("This server takes no Google Play purchases: its outbound HTTP client is not set up.")
+        }
+        return try await playStore.purchase(
+            productID: purchase.productID, token: purchase.purchaseToken, tenant: tenant, field: field).purchase
     }
 
     /// A signed transaction within reason: StoreKit's are a few kilobytes.

@@ -39,6 +39,15 @@ extension CustomerEngine {
         tenantID: String, appUserID: String, transactions: [StorePurchase], cause: EventCause,
         policy: TransferPolicy
     ) async throws(DomainError) -> StorePurchaseOutcome {
+        try await applyStorePurchases(
+            tenantID: tenantID, appUserID: appUserID, transactions: transactions, cause: cause, policies: { _ in policy })
+    }
+
+    /// ``applyStorePurchases(tenantID:appUserID:transactions:cause:policy:)`` with each store's transfer policy.
+    public func applyStorePurchases(
+        tenantID: String, appUserID: String, transactions: [StorePurchase], cause: EventCause,
+        policies: @escaping @Sendable (Store) -> TransferPolicy
+    ) async throws(DomainError) -> StorePurchaseOutcome {
         let appUserID = try AppUserID.validate(appUserID)
         return try await write { transaction, now throws -> (StorePurchaseOutcome, [Committed]) in
             var committed: [Committed] = []
@@ -63,7 +72,8 @@ extension CustomerEngine {
                 if let stored, let owner = stored.customerID, owner != customer.id {
                     // Judged on the newest data: a renewal only the token shows is the owner's access too.
                     try Self.checkTransfer(
-                        transaction, tenantID: tenantID, from: owner, record: merged, policy: policy, at: now)
+                        transaction, tenantID: tenantID, from: owner, record: merged, policy: policies(record.store),
+                        at: now)
                     if !previousOwners.contains(owner) { previousOwners.append(owner) }
                     from = owner
                 }

@@ -33,6 +33,8 @@ public enum PlayStoreInterpretation {
     /// States in which a subscription gives access (until its expiry): active, in grace, and canceled but not yet
     /// expired.
     static let grantingStates: Set<SubscriptionState> = [.active, .inGracePeriod, .canceled]
+    /// States of a paid subscription, which Google refunds unless acknowledged (a pending one is not paid yet).
+    static let acknowledgeableStates: Set<SubscriptionState> = [.active, .inGracePeriod, .canceled, .onHold, .paused]
 
     /// The purchase a subscription shows. `productID` is the one the device named (nil for notifications): Google's
     /// line items must include it. Refuses data for another app, an environment the tenant does not accept, and a
@@ -98,7 +100,8 @@ public enum PlayStoreInterpretation {
             renewalStateAsOf: facts.fetchedAt,
             pausedUntil: resumesAt,
             origin: facts.notification == nil ? .storeAPI : .notification, replaces: data.linkedPurchaseToken ?? "",
-            acknowledgement: data.acknowledgementState?.known == .pending ? .pending(at: facts.fetchedAt) : .notRequired)
+            acknowledgement: data.acknowledgementState?.known == .pending && acknowledgeableStates.contains(state)
+                ? .pending(at: facts.fetchedAt) : .notRequired)
         if state == .onHold || state == .expired || state == .pending || state == .pendingPurchaseCanceled {
             record.willRenew = state == .onHold && record.willRenew
         }
@@ -126,7 +129,7 @@ public enum PlayStoreInterpretation {
             appAccountToken: data.externalAccountIdentifiers?.obfuscatedExternalAccountId ?? "", offerType: "",
             signedAt: facts.fetchedAt, updatedAt: facts.fetchedAt, renewalStateAsOf: facts.fetchedAt,
             origin: facts.notification == nil ? .storeAPI : .notification, replaces: data.linkedPurchaseToken ?? "",
-            acknowledgement: data.acknowledgementState?.known == .pending ? .pending(at: facts.fetchedAt) : .notRequired)
+            acknowledgement: .notRequired)
     }
 
     /// The token of an earlier subscription whose owner a re-subscription made in the Play Store app inherits

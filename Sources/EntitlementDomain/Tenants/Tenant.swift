@@ -173,6 +173,15 @@ public struct Tenant: Hashable, Sendable {
         return entitlements(forProduct: productID)
     }
 
+    /// Who keeps a purchase of `store` that another user presents.
+    public func transferPolicy(for store: Store) -> TransferPolicy {
+        switch store {
+        case .appStore: appStore?.transferPolicy ?? .transfer
+        case .playStore: playStore?.transferPolicy ?? .transfer
+        case .web: .transfer
+        }
+    }
+
     public func isDeclared(entitlementID: String) -> Bool {
         declaredEntitlements.contains(entitlementID)
     }

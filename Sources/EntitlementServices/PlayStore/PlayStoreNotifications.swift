@@ -1,0 +1,209 @@
+import BoundedText
+public import EntitlementDomain
+import Encodings
+import Foundation
+import GooglePlay
+import GooglePlayAPI
+public import RPCCore
+
+/// Google Play Real-time Developer Notifications: Pub/Sub pushes to `POST /v1/google/notifications/{tenant_id}`.
+///
+/// The push's OIDC token is verified first (nothing is read before it passes). A notification says only that a
+/// token changed, so each one fetches the purchase from Google again and applies what Google says now, once per
+/// Pub/Sub `messageId`. 2xx only once that is committed; 5xx when Google or storage fails, so Pub/Sub redelivers;
+/// 401/403 for a bad token and 400 for a malformed push, with nothing applied.
+public struct PlayStoreNotifications: Sendable {
+    public struct Reply: Sendable, Hashable {
+        public var status: Int
+        public var message: String
+    }
+
+    public static let maxBodyBytes = 64 * 1024
+
+    let engine: CustomerEngine
+    let tenants: TenantRegistry
+    let purchases: PlayStorePurchases
+    let pushTokens: PushTokenVerifiers
+    let acknowledger: PlayAcknowledger?
+    let log: Logger
+
+    public init(
+        engine: CustomerEngine, tenants: TenantRegistry, purchases: PlayStorePurchases, pushTokens: PushTokenVerifiers,
+        acknowledger: PlayAcknowledger?, log: Logger
+    ) {
+        self.engine = engine
+        self.tenants = tenants
+        self.purchases = purchases
+        self.pushTokens = pushTokens
+        self.acknowledger = acknowledger
+        self.log = log
+    }
+
+    public func receive(tenantID: String, authorization: String?, body: [UInt8]) async -> Reply {
+        let reply: Reply
+        do throws(NotificationFailure) {
+            reply = try await apply(tenantID: tenantID, authorization: authorization, body: body)
+        } catch {
+            reply = Reply(status: error.status, message: error.message)
+        }
+        let fields: KeyValuePairs<String, String> = ["tenant": tenantID, "status": String(reply.status), "result": reply.message]
+        if reply.status >= 500 { log.warning("play notification", fields) } else { log.info("play notification", fields) }
+        return reply
+    }
+
+    /// A refusal and the status it is answered with.
+    struct NotificationFailure: Error {
+        var status: Int
+        var message: String
+    }
+
+    private func apply(tenantID: String, authorization: String?, body: [UInt8]) async throws(NotificationFailure) -> Reply {
+        guard body.count <= Self.maxBodyBytes else {
+            throw NotificationFailure(status: 413, message: "The body is larger than \(Self.maxBodyBytes) bytes.")
+        }
+        guard let tenant = tenants.directory.tenant(id: tenantID), let settings = tenant.playStore,
+            let notifications = settings.notifications
+        else {
+            throw NotificationFailure(
+                status: 404, message: "No tenant \(tenantID.quotedForMessage) accepts Google Play notifications.")
+        }
+        if notifications.verifiesPushTokens {
+            try await verifyPush(authorization: authorization, settings: notifications)
+        }
+        let (messageID, notification) = try Self.decode(body)
+        guard notification.packageName == settings.packageName else {
+            throw NotificationFailure(
+                status: 400,
+                message: "The notification is for package \((notification.packageName ?? "(none)").quotedForMessage), not this tenant's \(settings.packageName.quotedForMessage).")
+        }
+        let notifiedAt = GooglePlayTime.milliseconds(decimal: notification.eventTimeMillis).map(UnixTime.init(milliseconds:))
+        do throws(DomainError) {
+            return try await dispatch(
+                notification, messageID: messageID, notifiedAt: notifiedAt, tenant: tenant, settings: settings)
+        } catch {
+            switch error.code {
+            case .unavailable, .internalError:
+                throw NotificationFailure(status: 503, message: error.message)
+            case .invalidArgument, .failedPrecondition:
+                // Google does not confirm the token, or the tenant's settings cannot place the purchase: every
+                // redelivery would meet the same answer. Acknowledged and logged; the next fetch of the token (a
+                // later notification, the device's Purchase, RefreshStorePurchase) applies it once that changes.
+                _ = try? await engine.applyStoreNotification(
+                    tenantID: tenant.id, notificationID: Self.notificationID(messageID), transaction: nil,
+                    reason: "not applied", cause: .playStoreNotification)
+                return Reply(status: 200, message: "not applied: \(error.message)")
+            default:
+                throw NotificationFailure(status: 400, message: error.message)
+            }
+        }
+    }
+
+    private func verifyPush(authorization: String?, settings: PlayNotificationSettings) async throws(NotificationFailure) {
+        let verifier: PushTokenVerifier
+        do throws(DomainError) {
+            verifier = try pushTokens.verifier(for: settings.signingKeys)
+        } catch {
+            throw NotificationFailure(status: 500, message: error.message)
+        }
+        let expected = PushTokenExpectations(audience: settings.audience, serviceAccountEmail: settings.pushServiceAccount)
+        guard case .failure(let error) = await verifier.verify(
+            authorization: authorization, expecting: expected, now: engine.now().milliseconds)
+        else { return }
+        let status =
+            switch error.code {
+            case .keysUnavailable: 503
+            case .wrongIssuer, .wrongAudience, .wrongEmail, .emailNotVerified: 403
+            case .missing, .malformed, .unknownKey, .badSignature, .expired, .notYetValid: 401
+            }
+        throw NotificationFailure(status: status, message: "The push token was refused (\(error.code.rawValue)): \(error.message)")
+    }
+
+    /// The Pub/Sub envelope and the notification in its `message.data`.
+    static func decode(_ body: [UInt8]) throws(NotificationFailure) -> (messageID: String, notification: DeveloperNotification) {
+        func malformed(_ message: String) -> NotificationFailure { NotificationFailure(status: 400, message: message) }
+        guard let envelope = try? JSONDecoder().decode(PubSubPushEnvelope.self, from: Data(body)), let message = envelope.message
+        else {
+            throw malformed("The body is not a Pub/Sub push: a JSON object with a \"message\" object.")
+        }
+        guard let messageID = message.messageId ?? message.message_id, !messageID.isEmpty, messageID.utf8.count <= 256 else {
+            throw malformed("The Pub/Sub message has no messageId.")
+        }
+        guard let data = message.data, let decoded = Base64.decode(data, padding: .optional) else {
+            throw malformed("The Pub/Sub message's data is missing or not base64.")
+        }
+        guard let notification = try? JSONDecoder().decode(DeveloperNotification.self, from: Data(decoded)) else {
+            throw malformed("The Pub/Sub message's data is not a JSON Real-time Developer Notification.")
+        }
+        return (messageID, notification)
+    }
+
+    /// Pub/Sub message IDs, kept apart from Apple's notification UUIDs.
+    static func notificationID(_ messageID: String) -> String { "play:" + messageID }
+
+    private func dispatch(
+        _ notification: DeveloperNotification, messageID: String, notifiedAt: UnixTime?, tenant: Tenant,
+        settings: PlayStoreSettings
+    ) async throws(DomainError) -> Reply {
+        let id = Self.notificationID(messageID)
+        let record: StorePurchase?
+        let hints: [OwnerHint]
+        let reason: String
+        if let subscription = notification.subscriptionNotification {
+            let token = try Self.token(subscription.purchaseToken)
+            let type = subscription.notificationType.flatMap(SubscriptionNotificationType.init(rawValue:))
+            reason = type?.name ?? "SUBSCRIPTION_NOTIFICATION_\(subscription.notificationType.map(String.init) ?? "UNKNOWN")"
+            (record, hints) = try await purchases.subscription(
+                token: token, tenant: tenant, notification: type, notifiedAt: notifiedAt)
+        } else if let product = notification.oneTimeProductNotification {
+            let token = try Self.token(product.purchaseToken)
+            guard let sku = product.sku, !sku.isEmpty else {
+                throw .invalidArgument("The oneTimeProductNotification has no sku.")
+            }
+            try PlayStorePurchases.checkProductID(sku, field: "oneTimeProductNotification.sku")
+            reason = product.notificationType == 2 ? "ONE_TIME_PRODUCT_CANCELED" : "ONE_TIME_PRODUCT_PURCHASED"
+            record = try await purchases.product(productID: sku, token: token, tenant: tenant, origin: .notification)
+            hints = []
+        } else if let voided = notification.voidedPurchaseNotification {
+            let token = try Self.token(voided.purchaseToken)
+            reason = voided.refundType == 2 ? "VOIDED_PURCHASE_PARTIAL" : "VOIDED_PURCHASE"
+            record = try voidedRecord(
+                token: token, orderID: voided.orderId, partial: voided.refundType == 2, tenant: tenant,
+                voidedAt: notifiedAt ?? engine.now())
+            hints = []
+        } else if notification.testNotification != nil {
+            record = nil
+            hints = []
+            reason = "TEST_NOTIFICATION"
+        } else {
+            throw .invalidArgument("The notification holds none of subscriptionNotification, oneTimeProductNotification, voidedPurchaseNotification, testNotification.")
+        }
+        let outcome = try await engine.applyStoreNotification(
+            tenantID: tenant.id, notificationID: id, transaction: record, reason: reason, cause: .playStoreNotification,
+            ownerHints: hints)
+        if record?.acknowledgement.state == .pending { acknowledger?.wake() }
+        switch outcome {
+        case .duplicate: return Reply(status: 200, message: "\(reason): already processed")
+        case .recorded: return Reply(status: 200, message: "\(reason): recorded")
+        case .applied(let appUserID, let changed):
+            return Reply(status: 200, message: "\(reason): \(changed ? "applied to" : "nothing new for") \(appUserID)")
+        }
+    }
+
+    /// What a voided purchase takes back: the stored purchase revoked, or nil when there is nothing to revoke (never
+    /// seen, an earlier renewal's order, already revoked, a partial refund of a quantity).
+    func voidedRecord(token: String, orderID: String?, partial: Bool, tenant: Tenant, voidedAt: UnixTime) throws(DomainError)
+        -> StorePurchase?
+    {
+        guard !partial, let stored = try engine.purchase(tenantID: tenant.id, store: .playStore, originalTransactionID: token)
+        else { return nil }
+        var revoked = PlayStoreInterpretation.revoking(stored, orderID: orderID, voidedAt: voidedAt, reason: "VOIDED")
+        revoked?.customerID = stored.customerID
+        return revoked
+    }
+
+    static func token(_ token: String?) throws(DomainError) -> String {
+        let token = token ?? ""
+        try PlayStorePurchases.checkToken(token, field: "purchaseToken")
+        return token
+    }
+}

@@ -1,0 +1,147 @@
+import BoundedText
+public import EntitlementDomain
+import GooglePlay
+import GooglePlayAPI
+public import OutboundHTTP
+import Synchronization
+
+/// Google Play purchases for every tenant that takes them: Google's answer for a token, fetched with the tenant's
+/// service account and turned into a purchase by ``PlayStoreInterpretation``. A token proves nothing by itself;
+/// only Google's answer does.
+///
+/// One API client per tenant (its access token cached and shared), kept until the tenants file is reloaded.
+public final class PlayStorePurchases: Sendable {
+    /// Google's tokens are a few hundred bytes; anything much longer is not one.
+    static let maxTokenBytes = 4096
+    static let maxProductIDBytes = 150
+
+    private let clients = Mutex<(generation: UInt64, byTenant: [String: PlayDeveloperAPI])>((0, [:]))
+    private let tenants: TenantRegistry
+    let http: OutboundHTTPClient
+    private let now: @Sendable () -> UnixTime
+
+    public init(tenants: TenantRegistry, http: OutboundHTTPClient, now: @escaping @Sendable () -> UnixTime) {
+        self.tenants = tenants
+        self.http = http
+        self.now = now
+    }
+
+    static func settings(of tenant: Tenant) throws(DomainError) -> PlayStoreSettings {
+        guard let settings = tenant.playStore else {
+            throw .failedPrecondition("Tenant '\(tenant.id)' does not accept Google Play purchases (no \"play_store\" settings).")
+        }
+        return settings
+    }
+
+    /// The tenant's API client, made on first use (its key file read then).
+    func api(for tenant: Tenant) throws(DomainError) -> PlayDeveloperAPI {
+        let settings = try Self.settings(of: tenant)
+        let generation = tenants.snapshot.generation
+        if let cached = clients.withLock({ $0.generation == generation ? $0.byTenant[tenant.id] : nil }) { return cached }
+        let api: PlayDeveloperAPI
+        do throws(GooglePlayAPIError) {
+            let key = try ServiceAccountKey(contentsOf: settings.serviceAccountKeyPath)
+            let clock = now
+            let credentials = try AccessTokenSource(key: key, http: http) { clock().milliseconds }
+            guard let base = OutboundURL(settings.apiBaseURL) else {
+                throw GooglePlayAPIError(.configuration, "api_base_url \(settings.apiBaseURL.quotedForMessage) is not a URL")
+            }
+            api = PlayDeveloperAPI(packageName: settings.packageName, baseURL: base, http: http, credentials: credentials)
+        } catch {
+            throw .failedPrecondition("Google Play settings of tenant '\(tenant.id)': \(error.message)")
+        }
+        clients.withLock { cache in
+            if cache.generation != generation { cache = (generation, [:]) }
+            cache.byTenant[tenant.id] = api
+        }
+        return api
+    }
+
+    /// The purchase a device presents: the product it names and its token, checked against Google.
+    func purchase(productID: String, token: String, tenant: Tenant, field: String) async throws(DomainError)
+        -> (purchase: StorePurchase, hints: [OwnerHint])
+    {
+        try Self.checkProductID(productID, field: field + ".product_id")
+        try Self.checkToken(token, field: field + ".purchase_token")
+        let settings = try Self.settings(of: tenant)
+        guard let type = settings.products[productID] else {
+            throw .failedPrecondition(
+                "Play product \(productID.quotedForMessage) is not in the app's play_store products, so the server cannot tell a subscription from a one-time product.")
+        }
+        if type == .subscription {
+            return try await subscription(token: token, productID: productID, tenant: tenant)
+        }
+        return (try await product(productID: productID, token: token, tenant: tenant, origin: .device), [])
+    }
+
+    /// A subscription as Google shows it now; `productID` (when the device named one) must be among its items.
+    func subscription(
+        token: String, productID: String? = nil, tenant: Tenant, notification: SubscriptionNotificationType? = nil,
+        notifiedAt: UnixTime? = nil
+    ) async throws(DomainError) -> (purchase: StorePurchase, hints: [OwnerHint]) {
+        let api = try api(for: tenant)
+        let data: SubscriptionPurchaseV2
+        do throws(GooglePlayAPIError) {
+            data = try await api.subscription(token: token)
+        } catch {
+            throw Self.domainError(error)
+        }
+        let facts = PlayStoreInterpretation.SubscriptionFacts(
+            token: token, purchase: data, fetchedAt: now(), notification: notification, notifiedAt: notifiedAt)
+        var record = try PlayStoreInterpretation.purchase(
+            fromSubscription: facts, productID: productID, tenant: tenant, settings: try Self.settings(of: tenant))
+        if productID != nil { record.origin = .device }
+        var hints: [OwnerHint] = []
+        if let previous = PlayStoreInterpretation.previousPurchase(of: data) {
+            if !previous.token.isEmpty { hints.append(.ownerOf(originalTransactionID: previous.token)) }
+            if !previous.accountID.isEmpty { hints.append(.appAccountToken(previous.accountID)) }
+        }
+        return (record, hints)
+    }
+
+    /// A one-time product purchase as Google shows it now.
+    func product(productID: String, token: String, tenant: Tenant, origin: PurchaseOrigin) async throws(DomainError)
+        -> StorePurchase
+    {
+        let api = try api(for: tenant)
+        let data: ProductPurchase
+        do throws(GooglePlayAPIError) {
+            data = try await api.product(productID: productID, token: token)
+        } catch {
+            throw Self.domainError(error)
+        }
+        return try PlayStoreInterpretation.purchase(
+            fromProduct: data, token: token, productID: productID, fetchedAt: now(), tenant: tenant,
+            settings: try Self.settings(of: tenant), origin: origin)
+    }
+
+    /// Google's failures as the caller sees them: Google down or not letting us in yet is worth a retry; a token
+    /// Google does not know is the caller's.
+    static func domainError(_ error: GooglePlayAPIError) -> DomainError {
+        switch error.code {
+        case .unavailable, .badResponse, .permissionDenied: .unavailable(error.message)
+        case .notFound, .invalidRequest:
+            .invalidArgument("Google Play does not confirm this purchase token: \(error.message)")
+        case .configuration: .failedPrecondition(error.message)
+        }
+    }
+
+    static func checkToken(_ token: String, field: String) throws(DomainError) {
+        guard !token.isEmpty else { throw .invalidArgument("\(field) is empty.") }
+        guard token.utf8.count <= maxTokenBytes else {
+            throw .invalidArgument("\(field) is longer than \(maxTokenBytes) bytes; Play purchase tokens are far shorter.")
+        }
+        guard token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw .invalidArgument("\(field) holds characters no Play purchase token has (only printable ASCII).")
+        }
+    }
+
+    static func checkProductID(_ productID: String, field: String) throws(DomainError) {
+        guard !productID.isEmpty else { throw .invalidArgument("\(field) is empty.") }
+        guard productID.utf8.count <= maxProductIDBytes,
+            productID.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+        else {
+            throw .invalidArgument("\(field) \(productID.quotedForMessage) is not a Play product ID (printable ASCII, at most \(maxProductIDBytes) bytes).")
+        }
+    }
+}
