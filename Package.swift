@@ -78,7 +78,7 @@ let package = Package(
             name: "EntitlementServer",
             dependencies: [
                 "HTTP2Transport", "RPCCore", "StandardServices", "EntitlementServices", "EntitlementDomain",
-                "EntitlementStorage", "EntitlementdVersion", "FileAccess", "TenantConfiguration",
+                "EntitlementStorage", "EntitlementdVersion", "FileAccess", "TenantConfiguration", "OutboundHTTP",
             ],
             swiftSettings: strict
         ),

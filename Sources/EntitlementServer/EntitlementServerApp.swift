@@ -7,6 +7,7 @@ public import RPCCore
 public import StandardServices
 import Synchronization
 import TenantConfiguration
+import OutboundHTTP
 
 #if canImport(Glibc)
 import Glibc
@@ -29,6 +30,8 @@ public final class EntitlementServerApp: Sendable {
     public let tenants: TenantRegistry
 
     private let expiryScheduler: ExpiryScheduler
+    /// Google Play's acknowledger and voided-purchases poll.
+    private let background: ServerWiring.BackgroundWork
     private let readiness: Readiness
     private let server = Mutex<HTTP2Server?>(nil)
     private let signalsReceived = Atomic<Int>(0)
@@ -55,19 +58,31 @@ public final class EntitlementServerApp: Sendable {
             directory = try! TenantDirectory(tenants: [])
             logger.warning("no [storage] tenants file configured: every entitlement call will be refused")
         }
-        for warning in AppStoreTrustWarnings.messages(for: directory) { logger.warning(warning) }
+        for warning in Self.warnings(for: directory) { logger.warning(warning) }
         logger.info(
             "loaded",
             ["database": config.databasePath, "tenants_file": config.tenantsPath ?? "none",
              "tenants": String(directory.tenants.count)])
         let tenants = TenantRegistry(directory)
         let readiness = Readiness()
+        let outbound: OutboundHTTPClient
+        do throws(OutboundHTTPError) {
+            outbound = try OutboundHTTPClient(
+                configuration: .init(
+                    trustedCertificatesPath: config.outboundTrustedCertificatesPath, attemptTimeout: config.outboundTimeout,
+                    retry: RetryPolicy(maxAttempts: config.outboundMaxAttempts)))
+        } catch {
+            throw StartupError(message: "[outbound_http]: \(error.message)")
+        }
         let wiring = ServerWiring(
             store: store, tenants: tenants, logger: logger,
             limits: ServerWiring.Limits(
                 maxStreamsPerConnection: config.maxStreamsPerConnection,
                 maxStreamsPerCustomer: config.maxStreamsPerCustomer),
+            outbound: outbound,
+            playAcknowledgements: PlayAcknowledger.Schedule(firstRetry: config.playAcknowledgementFirstRetry),
             extraServices: extraServices, isDraining: { readiness.isDraining })
+        background = wiring.background
         self.tenants = tenants
         engine = wiring.engine
         expiryScheduler = wiring.scheduler
@@ -83,12 +98,17 @@ public final class EntitlementServerApp: Sendable {
         guard let path = config.tenantsPath else { return }
         do {
             let directory = try TenantConfigLoader.load(path: path)
-            for warning in AppStoreTrustWarnings.messages(for: directory) { logger.warning(warning) }
+            for warning in Self.warnings(for: directory) { logger.warning(warning) }
             tenants.replace(with: directory)
             logger.info("reloaded tenants", ["file": path, "tenants": String(directory.tenants.count)])
         } catch {
             logger.error("tenants file not reloaded; keeping the previous tenants", ["error": error.description])
         }
+    }
+
+    /// Settings that are allowed but weaken what the server promises.
+    static func warnings(for directory: TenantDirectory) -> [String] {
+        AppStoreTrustWarnings.messages(for: directory) + PlayStoreWarnings.messages(for: directory)
     }
 
     /// False once shutdown has begun (`/readyz` answers 503 then).
@@ -110,6 +130,7 @@ public final class EntitlementServerApp: Sendable {
             server.beginGracefulShutdown()
         } else {
             expiryScheduler.start()
+            background.start()
         }
         let address = ListenAddress(host: config.transport.host, port: server.localPort)
         logger.info(
@@ -139,6 +160,7 @@ public final class EntitlementServerApp: Sendable {
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { [self] in
             logger.info("drain delay over: GOAWAY, no new connections")
             expiryScheduler.stop()
+            background.stop()
             server.withLock { $0 }?.beginGracefulShutdown()
         }
     }

@@ -3,6 +3,7 @@ public import EntitlementServices
 import EntitlementStorage
 public import HTTP2Transport
 public import RPCCore
+public import OutboundHTTP
 public import StandardServices
 
 /// entitlementd's services over a store and tenants, wired in one place for ``EntitlementServerApp`` and for the test
@@ -33,9 +34,31 @@ public struct ServerWiring: Sendable {
         }
     }
 
+    /// Google Play's background work, started and stopped together by the caller.
+    public struct BackgroundWork: Sendable {
+        public let acknowledger: PlayAcknowledger?
+        public let voidedPurchases: VoidedPurchasesPoller?
+
+        public func start() {
+            acknowledger?.start()
+            voidedPurchases?.start()
+        }
+
+        /// Returns at once; the loops end after the work in progress.
+        public func stop() {
+            let acknowledger = self.acknowledger
+            let voidedPurchases = self.voidedPurchases
+            Task {
+                await acknowledger?.stop()
+                await voidedPurchases?.stop()
+            }
+        }
+    }
+
     public let engine: CustomerEngine
     /// Records time-based status changes; the caller starts and stops it.
     public let scheduler: ExpiryScheduler
+    public let background: BackgroundWork
     public let streamLimits: StreamLimits
     public let health: HealthService
     public let router: RPCRouter
@@ -44,8 +67,9 @@ public struct ServerWiring: Sendable {
     /// - Parameter isDraining: whether shutdown has begun, for `/readyz` (503 then).
     public init(
         store: any CustomerRepository, tenants: TenantRegistry, logger: Logger, clock: any DomainClock = SystemClock(),
-        limits: Limits = Limits(), extraServices: [any RPCService] = [],
-        isDraining: @escaping @Sendable () -> Bool = { false }
+        limits: Limits = Limits(), outbound: OutboundHTTPClient? = nil,
+        playAcknowledgements: PlayAcknowledger.Schedule = PlayAcknowledger.Schedule(),
+        extraServices: [any RPCService] = [], isDraining: @escaping @Sendable () -> Bool = { false }
     ) {
         let callLog = CallLog(logger: logger)
         let engine = CustomerEngine(
@@ -62,13 +86,31 @@ public struct ServerWiring: Sendable {
         // One set of App Store verifiers (and their chain caches) for purchases and notifications.
         let appStore = AppStorePurchases(tenants: tenants)
         let notifications = AppStoreNotifications(engine: engine, tenants: tenants, purchases: appStore, log: logger)
+        // Google Play needs Google's API: without an outbound client it is refused.
+        let playStore = outbound.map { PlayStorePurchases(tenants: tenants, http: $0, now: engine.now) }
+        let acknowledger = playStore.map {
+            PlayAcknowledger(engine: engine, tenants: tenants, purchases: $0, log: logger, schedule: playAcknowledgements)
+        }
+        background = BackgroundWork(
+            acknowledger: acknowledger,
+            voidedPurchases: playStore.map { VoidedPurchasesPoller(engine: engine, tenants: tenants, purchases: $0, log: logger) })
+        let playNotifications: PlayStoreNotifications? =
+            if let outbound, let playStore {
+                PlayStoreNotifications(
+                    engine: engine, tenants: tenants, purchases: playStore,
+                    pushTokens: PushTokenVerifiers(http: outbound, now: engine.now), acknowledger: acknowledger, log: logger)
+            } else {
+                nil
+            }
         let health = HealthService()
         var router = RPCRouter()
         router.register(
             [
                 health,
-                EntitlementService(engine: engine, tenants: tenants, log: callLog, streams: streamLimits, appStore: appStore),
-                AdminService(engine: engine, tenants: tenants, log: callLog),
+                EntitlementService(
+                    engine: engine, tenants: tenants, log: callLog, streams: streamLimits, appStore: appStore,
+                    playStore: playStore, acknowledger: acknowledger),
+                AdminService(engine: engine, tenants: tenants, log: callLog, playStore: playStore, acknowledger: acknowledger),
             ] + extraServices)
         // Reflection lists what the router serves, so it goes last.
         ReflectionService(serviceNames: router.serviceNames).register(on: &router)
@@ -84,6 +126,15 @@ public struct ServerWiring: Sendable {
             routes.register("POST", "/v1/apple/notifications/{tenant_id}") { request in
                 let reply = await notifications.receive(
                     tenantID: request.pathParameters["tenant_id"] ?? "", body: request.body)
+                return .text(reply.status, reply.message + "\n")
+            }
+            routes.register("POST", "/v1/google/notifications/{tenant_id}") { request in
+                guard let playNotifications else {
+                    return .text(404, "This server takes no Google Play notifications.\n")
+                }
+                let reply = await playNotifications.receive(
+                    tenantID: request.pathParameters["tenant_id"] ?? "", authorization: request.headers["authorization"],
+                    body: request.body)
                 return .text(reply.status, reply.message + "\n")
             }
         }

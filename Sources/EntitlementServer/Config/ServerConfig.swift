@@ -19,6 +19,14 @@ public struct ServerConfig: Sendable {
     /// After the first SIGTERM/SIGINT: how long the server reports `NOT_SERVING` and 503 on `/readyz` while still
     /// accepting, so load balancers stop sending before it sends GOAWAY and stops accepting.
     public var shutdownDrainDelay: Duration = .seconds(5)
+    /// PEM file of the certificates outbound HTTPS trusts (Google's APIs, tenants' webhooks); nil: the system store.
+    public var outboundTrustedCertificatesPath: String?
+    /// Each outbound attempt's limit, connecting included.
+    public var outboundTimeout: Duration = .seconds(15)
+    /// Outbound attempts per call (5xx, 429 and connection failures are retried).
+    public var outboundMaxAttempts = 4
+    /// The wait before a failed Google Play acknowledgement is tried again (doubling after each failure).
+    public var playAcknowledgementFirstRetry: Duration = .seconds(30)
 
     public init(
         transport: HTTP2ServerConfiguration = HTTP2ServerConfiguration(),
@@ -91,6 +99,8 @@ let configSchema: [(section: String, keys: [String])] = [
     ("keepalive", ["interval_seconds", "timeout_seconds", "min_client_ping_interval_seconds"]),
     ("storage", ["database", "tenants"]),
     ("streams", ["max_per_customer", "max_per_connection"]),
+    ("outbound_http", ["trusted_certificates", "timeout_seconds", "max_attempts"]),
+    ("google_play", ["acknowledgement_first_retry_seconds"]),
 ]
 
 /// Turns a parsed document into a ``ServerConfig``, key by key, with located errors.
@@ -215,6 +225,16 @@ private struct ConfigReader {
         try integer("streams", "max_per_customer", 1...1000) { config.maxStreamsPerCustomer = $0 }
         try integer("streams", "max_per_connection", 1...10000) { config.maxStreamsPerConnection = $0 }
         try integer("server", "shutdown_drain_delay_seconds", 0...300) { config.shutdownDrainDelay = .seconds($0) }
+        // [outbound_http]
+        config.outboundTrustedCertificatesPath = try entries["outbound_http"]?["trusted_certificates"].map {
+            entry throws(ConfigError) in try readableFile(entry)
+        }
+        try integer("outbound_http", "timeout_seconds", 1...300) { config.outboundTimeout = .seconds($0) }
+        try integer("outbound_http", "max_attempts", 1...10) { config.outboundMaxAttempts = $0 }
+        // [google_play]
+        try integer("google_play", "acknowledgement_first_retry_seconds", 1...3600) {
+            config.playAcknowledgementFirstRetry = .seconds($0)
+        }
         return config
     }
 

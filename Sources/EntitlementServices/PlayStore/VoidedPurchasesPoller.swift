@@ -1,0 +1,101 @@
+import BoundedText
+public import EntitlementDomain
+import GooglePlay
+import GooglePlayAPI
+public import RPCCore
+import Synchronization
+
+/// The safety net for missed notifications: every tenant's voided purchases, listed from Google every
+/// `voided_purchases_poll_minutes` since the last poll (Google keeps 30 days), and every one the server holds
+/// revoked at once. A purchase revoked already, or never seen, changes nothing.
+public final class VoidedPurchasesPoller: Sendable {
+    static let cursorName = "play_voided_purchases"
+    /// Google lists at most this far back.
+    static let window: Int64 = 30 * 86_400_000
+    /// Each poll starts a little before the last one ended: Google may list a void a moment after it happened.
+    static let overlap: Int64 = 10 * 60_000
+
+    private let engine: CustomerEngine
+    private let tenants: TenantRegistry
+    private let purchases: PlayStorePurchases
+    private let log: Logger
+    private let loop = WakeableLoop()
+    /// When each tenant was last polled (in memory: after a restart every tenant is polled once at start).
+    private let lastPolled = Mutex<[String: Int64]>([:])
+
+    public init(engine: CustomerEngine, tenants: TenantRegistry, purchases: PlayStorePurchases, log: Logger) {
+        self.engine = engine
+        self.tenants = tenants
+        self.purchases = purchases
+        self.log = log
+    }
+
+    public func start() { loop.start { [self] in await pollDue() } }
+
+    public func stop() async { await loop.stop() }
+
+    /// Polls every tenant whose period has passed; returns how long until the next one is due.
+    func pollDue() async -> Duration {
+        let now = engine.now().milliseconds
+        var next: Int64 = 3_600_000
+        for tenant in tenants.directory.tenants {
+            guard let settings = tenant.playStore, settings.voidedPurchasesPollMinutes > 0 else { continue }
+            let period = Int64(settings.voidedPurchasesPollMinutes) * 60_000
+            let last = lastPolled.withLock { $0[tenant.id] }
+            if let last, now - last < period {
+                next = min(next, last + period - now)
+                continue
+            }
+            lastPolled.withLock { $0[tenant.id] = now }
+            await poll(tenant)
+            next = min(next, period)
+        }
+        return .milliseconds(max(1000, next))
+    }
+
+    /// One poll of one tenant; failures are logged and the next period tries again from the same cursor.
+    func poll(_ tenant: Tenant) async {
+        let now = engine.now().milliseconds
+        do throws(DomainError) {
+            let api = try purchases.api(for: tenant)
+            let cursor = try engine.pollCursor(tenantID: tenant.id, name: Self.cursorName)
+            // A minute inside Google's window, so the request is never refused as too old.
+            let start = max((cursor ?? 0) - Self.overlap, now - Self.window + 60_000)
+            var pageToken: String?
+            var revoked = 0
+            repeat {
+                let page: VoidedPurchaseList
+                do throws(GooglePlayAPIError) {
+                    page = try await api.voidedPurchases(startTime: start, endTime: now, pageToken: pageToken)
+                } catch {
+                    throw PlayStorePurchases.domainError(error)
+                }
+                for voided in page.voidedPurchases ?? [] {
+                    if try await revoke(voided, tenant: tenant) { revoked += 1 }
+                }
+                pageToken = page.tokenPagination?.nextPageToken.flatMap { $0.isEmpty ? nil : $0 }
+            } while pageToken != nil
+            try await engine.setPollCursor(tenantID: tenant.id, name: Self.cursorName, position: now)
+            log.info("play voided purchases polled", ["tenant": tenant.id, "revoked": String(revoked)])
+        } catch {
+            log.warning("play voided purchases poll failed", ["tenant": tenant.id, "error": error.message])
+        }
+    }
+
+    /// Revokes what one voided purchase took back; whether anything changed.
+    private func revoke(_ voided: VoidedPurchase, tenant: Tenant) async throws(DomainError) -> Bool {
+        guard let token = voided.purchaseToken, !token.isEmpty,
+            let stored = try engine.purchase(tenantID: tenant.id, store: .playStore, originalTransactionID: token)
+        else { return false }
+        let voidedAt = GooglePlayTime.milliseconds(decimal: voided.voidedTimeMillis).map(UnixTime.init(milliseconds:))
+            ?? engine.now()
+        guard let record = PlayStoreInterpretation.revoking(
+            stored, orderID: voided.orderId, voidedAt: voidedAt, reason: voided.reasonName)
+        else { return false }
+        let outcome = try await engine.applyStoreNotification(
+            tenantID: tenant.id, notificationID: "play-voided:\(token):\(voided.orderId ?? "")", transaction: record,
+            reason: "Voided in Google Play (\(voided.reasonName)), found by the voided-purchases poll.", cause: .storeAPI)
+        if case .applied(_, let changed) = outcome { return changed }
+        return false
+    }
+}
