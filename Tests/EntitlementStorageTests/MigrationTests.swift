@@ -20,10 +20,10 @@ struct MigrationTests {
         let raw = try database.rawConnection()
         #expect(
             try tables(raw) == [
-                "app_user_ids", "customers", "events", "grants", "processed_notifications", "schema_migrations",
-                "transactions",
+                "app_user_ids", "customers", "events", "grants", "poll_cursors", "processed_notifications",
+                "schema_migrations", "transactions",
             ])
-        #expect(try appliedVersions(raw) == [1, 2, 3, 4, 5])
+        #expect(try appliedVersions(raw) == [1, 2, 3, 4, 5, 6])
         #expect(try appliedVersions(raw) == Migrations.all.map(\.version))
         #expect(try raw.row("PRAGMA journal_mode") { $0.string(0) } == "wal")
         let appliedAt = try raw.row("SELECT applied_at FROM schema_migrations") { $0.int64(0) }
@@ -95,7 +95,7 @@ struct MigrationTests {
         }
 
         let store = try database.open()
-        #expect(try appliedVersions(database.rawConnection()) == [1, 2, 3, 4, 5])
+        #expect(try appliedVersions(database.rawConnection()) == [1, 2, 3, 4, 5, 6])
         let alice = try #require(try store.snapshot(tenantID: "t", appUserID: "alice"))
         #expect(alice.customer.id == 7)
         #expect(alice.customer.version == 1)
@@ -121,7 +121,8 @@ struct MigrationTests {
             let raw = try database.rawConnection()
             try Migrations.apply(Array(Migrations.all.prefix(while: { $0.version <= 3 })), on: raw, now: time(0))
             let columns = SQLiteConnection.transactionColumns.replacingOccurrences(
-                of: ", renewal_product_id, is_upgraded, renewal_state_as_of, paused_until, superseded_by, origin", with: "")
+                of: ", renewal_product_id, is_upgraded, renewal_state_as_of, paused_until, superseded_by, origin" + Self.version6Columns,
+                with: "")
             let placeholders = Array(repeating: "?", count: 23).joined(separator: ", ")
             try raw.run(
                 "INSERT INTO transactions (\(columns)) VALUES (\(placeholders))",
@@ -150,7 +151,7 @@ struct MigrationTests {
             let raw = try database.rawConnection()
             try Migrations.apply(Array(Migrations.all.prefix(while: { $0.version <= 4 })), on: raw, now: time(0))
             let columns = SQLiteConnection.transactionColumns.replacingOccurrences(
-                of: ", paused_until, superseded_by, origin", with: "")
+                of: ", paused_until, superseded_by, origin" + Self.version6Columns, with: "")
             let placeholders = Array(repeating: "?", count: 26).joined(separator: ", ")
             try raw.run(
                 "INSERT INTO transactions (\(columns)) VALUES (\(placeholders))",
@@ -167,6 +168,38 @@ struct MigrationTests {
         let read = try #require(try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "1000"))
         #expect(read == stored)
         #expect(read.origin == .device && read.pausedUntil == nil && read.supersededBy.isEmpty)
+    }
+
+    /// The columns migration 6 adds to transactions, as `SQLiteConnection.transactionColumns` lists them.
+    static let version6Columns = ", replaces, acknowledgement, acknowledgement_attempts, acknowledgement_due_at, acknowledgement_error"
+
+    @Test func upgradesAVersion5DatabaseToPlayPurchaseColumns() throws {
+        let database = try TemporaryDatabase()
+        let stored = makeTransaction("1000", tenant: "t", customer: nil)
+        do {
+            // Migration 6 adds replaces and the acknowledgement schedule: a row from before it replaces nothing and
+            // owes no acknowledgement (App Store purchases never do).
+            let raw = try database.rawConnection()
+            try Migrations.apply(Array(Migrations.all.prefix(while: { $0.version <= 5 })), on: raw, now: time(0))
+            let columns = SQLiteConnection.transactionColumns.replacingOccurrences(of: Self.version6Columns, with: "")
+            let placeholders = Array(repeating: "?", count: 29).joined(separator: ", ")
+            try raw.run(
+                "INSERT INTO transactions (\(columns)) VALUES (\(placeholders))",
+                [
+                    .text("t"), .integer(1), .text("1000"), .text(stored.transactionID), .null, .text(stored.productID),
+                    .text(stored.productType), .text("\u{1F}pro"), .text("Sandbox"),
+                    .time(stored.purchasedAt), .time(stored.originalPurchaseAt), .time(stored.expiresAt), .null,
+                    .text(""), .text("PURCHASED"), .bool(stored.willRenew), .bool(false), .bool(false), .null,
+                    .text(""), .text(""), .time(stored.signedAt), .time(stored.updatedAt), .text(""), .bool(false),
+                    .time(stored.renewalStateAsOf), .null, .text(""), .text("device"),
+                ])
+        }
+        let store = try database.open()
+        let read = try #require(try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "1000"))
+        #expect(read == stored)
+        #expect(read.replaces.isEmpty && read.acknowledgement == .notRequired)
+        #expect(try store.acknowledgementsDue(at: time(.max), limit: 10).isEmpty)
+        #expect(try store.pollCursor(tenantID: "t", name: "x") == nil)
     }
 
     @Test func refusesAFileThatIsNotADatabase() throws {

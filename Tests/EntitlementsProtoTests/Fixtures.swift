@@ -92,6 +92,17 @@ enum Fixtures {
         },
         Fixture("CustomerEvent") { customerEvent($0) },
         Fixture("CustomerEvent#unknownEnums") { customerEvent($0, 1) },
+        Fixture("RefreshStorePurchaseRequest") {
+            unk(RefreshStorePurchaseRequest(store: .playStore, purchaseID: "token-1", productID: "premium"), $0)
+        },
+        Fixture("RefreshStorePurchaseResponse") { u in
+            var response = RefreshStorePurchaseResponse()
+            response.transaction = transaction(u)
+            response.changed = true
+            response.customer = customerStatus(u)
+            return unk(response, u)
+        },
+        .empty(RefreshStorePurchaseRequest.self), .empty(RefreshStorePurchaseResponse.self),
         .empty(CustomerStatus.self), .empty(SubscriptionStatus.self), .empty(ActiveEntitlement.self),
         .empty(StatusEvent.self), .empty(StreamStatusRequest.self), .empty(IdentifyRequest.self),
         .empty(IdentifyResponse.self), .empty(SyncStatusRequest.self), .empty(SyncStatusResponse.self),
@@ -170,7 +181,14 @@ enum Fixtures {
             originalPurchaseAt: ts(1_600_000_000, 0, u), expiresAt: ts(1_731_536_000, 0, u),
             revokedAt: ts(1_710_000_000, 0, u), revocationReason: "REFUND_FULL", ownerAppUserID: "user-1",
             ownership: known ? .familyShared : .init(rawValue: 99), willRenew: true, inGracePeriod: true,
-            inBillingRetry: true, renewalProductID: "pro_monthly_\(i)"), u)
+            inBillingRetry: true, renewalProductID: "pro_monthly_\(i)")
+            .with {
+                $0.supersededBy = "token-new-\(i)"
+                $0.replaces = "token-old-\(i)"
+                $0.acknowledgement = known ? .failed : .init(rawValue: 99)
+                $0.acknowledgementAttempts = Int32(40 + i)
+                $0.acknowledgementError = "Google could not answer (503)"
+            }, u)
     }
 
     static func purchaseResult(_ u: Bool, _ i: Int = 0) -> PurchaseResult {
@@ -209,3 +227,12 @@ enum Fixtures {
 func hexBytes(_ string: String) -> [UInt8] { Hex.decode(string)! }
 
 func hexString(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }
+
+extension Transaction {
+    /// A copy with `change` applied, for fixtures of fields the initializer leaves out.
+    fileprivate func with(_ change: (inout Transaction) -> Void) -> Transaction {
+        var copy = self
+        change(&copy)
+        return copy
+    }
+}

@@ -175,11 +175,20 @@ def transaction(u, i=0):
         transaction_id=f"2000-{i}", environment=st.SANDBOX if known else 99,
         revocation_reason="REFUND_FULL", owner_app_user_id="user-1",
         ownership=ad.Transaction.FAMILY_SHARED if known else 99, will_renew=True, in_grace_period=True,
-        in_billing_retry=True, renewal_product_id=f"pro_monthly_{i}")
+        in_billing_retry=True, renewal_product_id=f"pro_monthly_{i}", superseded_by=f"token-new-{i}",
+        replaces=f"token-old-{i}", acknowledgement=ad.Transaction.FAILED if known else 99,
+        acknowledgement_attempts=40 + i, acknowledgement_error="Google could not answer (503)")
     m.purchased_at.CopyFrom(ts(1_700_000_000, 0, u))
     m.original_purchase_at.CopyFrom(ts(1_600_000_000, 0, u))
     m.expires_at.CopyFrom(ts(1_731_536_000, 0, u))
     m.revoked_at.CopyFrom(ts(1_710_000_000, 0, u))
+    return unk(m, u)
+
+
+def refresh_store_purchase_response(u):
+    m = ad.RefreshStorePurchaseResponse(changed=True)
+    m.transaction.CopyFrom(transaction(u))
+    m.customer.CopyFrom(customer_status(u))
     return unk(m, u)
 
 
@@ -256,6 +265,10 @@ def cases():
         "ListCustomerEventsResponse": (ad.ListCustomerEventsResponse, list_customer_events_response),
         "CustomerEvent": (ad.CustomerEvent, customer_event),
         "CustomerEvent#unknownEnums": (ad.CustomerEvent, lambda u: customer_event(u, 1)),
+        "RefreshStorePurchaseRequest": (ad.RefreshStorePurchaseRequest,
+                                        lambda u: unk(ad.RefreshStorePurchaseRequest(
+                                            store=st.PLAY_STORE, purchase_id="token-1", product_id="premium"), u)),
+        "RefreshStorePurchaseResponse": (ad.RefreshStorePurchaseResponse, refresh_store_purchase_response),
     }
 
 
