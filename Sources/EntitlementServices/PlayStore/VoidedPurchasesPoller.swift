@@ -55,7 +55,8 @@ public final class VoidedPurchasesPoller: Sendable {
 
     /// One poll of one tenant; failures are logged and the next period tries again from the same cursor.
     func poll(_ tenant: Tenant) async {
-        let now = engine.now().milliseconds
+        // Google refuses an endTime in its future: stay a little behind, in case our clock runs ahead of Google's.
+        let now = engine.now().milliseconds - 5_000
         do throws(DomainError) {
             let api = try purchases.api(for: tenant)
             let cursor = try engine.pollCursor(tenantID: tenant.id, name: Self.cursorName)
