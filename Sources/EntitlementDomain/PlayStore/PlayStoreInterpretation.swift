@@ -70,22 +70,22 @@ public enum PlayStoreInterpretation {
         }
         let expiries = items.compactMap { GooglePlayTime.milliseconds(rfc3339: $0.expiryTime) }
         let startedAt = GooglePlayTime.milliseconds(rfc3339: data.startTime).map(UnixTime.init(milliseconds:))
-        guard let latestExpiry = expiries.max() else {
-            if state == .pending || state == .pendingPurchaseCanceled {
-                return pendingSubscription(facts, productID: productID, entitlements: entitlements,
-                    environment: environment, startedAt: startedAt, tenant: tenant)
-            }
-            throw .invalidArgument("Google's subscription for this token has no line item expiryTime.")
-        }
-        var expiresAt = UnixTime(milliseconds: latestExpiry)
         // A paused subscription gives nothing until it resumes (then its period as Google gives it).
         let resumesAt = state == .paused
             ? GooglePlayTime.milliseconds(rfc3339: data.pausedStateContext?.autoResumeTime).map(UnixTime.init(milliseconds:))
             : nil
         // Outside the granting states nothing is given, whatever the expiry says (a purchase still pending, one on
-        // hold, paused with no resume date, or revoked into EXPIRED with its old expiry): as of the fetch, access
-        // has ended.
-        if !grantingStates.contains(state), resumesAt == nil, expiresAt > facts.fetchedAt { expiresAt = facts.fetchedAt }
+        // hold, paused with no resume date, or revoked into EXPIRED with its old expiry).
+        let suspended = !grantingStates.contains(state) && resumesAt == nil
+        guard let latestExpiry = expiries.max() else {
+            // Only a purchase not paid for yet has no expiry.
+            guard suspended else {
+                throw .invalidArgument("Google's subscription for this token has no line item expiryTime.")
+            }
+            return pending(facts, productID: productID, entitlements: entitlements, environment: environment,
+                startedAt: startedAt, tenant: tenant)
+        }
+        let expiresAt = UnixTime(milliseconds: latestExpiry)
         let orderID = first.latestSuccessfulOrderId ?? data.latestOrderId ?? facts.token
         var record = StorePurchase(
             tenantID: tenant.id, store: .playStore, originalTransactionID: facts.token, transactionID: orderID,
@@ -101,7 +101,8 @@ public enum PlayStoreInterpretation {
             pausedUntil: resumesAt,
             origin: facts.notification == nil ? .storeAPI : .notification, replaces: data.linkedPurchaseToken ?? "",
             acknowledgement: data.acknowledgementState?.known == .pending && acknowledgeableStates.contains(state)
-                ? .pending(at: facts.fetchedAt) : .notRequired)
+                ? .pending(at: facts.fetchedAt) : .notRequired,
+            isSuspended: suspended)
         if state == .onHold || state == .expired || state == .pending || state == .pendingPurchaseCanceled {
             record.willRenew = state == .onHold && record.willRenew
         }
@@ -114,7 +115,8 @@ public enum PlayStoreInterpretation {
         return record
     }
 
-    private static func pendingSubscription(
+    /// A subscription whose first payment is still pending: no period yet, nothing given.
+    private static func pending(
         _ facts: SubscriptionFacts, productID: String, entitlements: [String], environment: PurchaseEnvironment,
         startedAt: UnixTime?, tenant: Tenant
     ) -> StorePurchase {
@@ -123,13 +125,13 @@ public enum PlayStoreInterpretation {
             tenantID: tenant.id, store: .playStore, originalTransactionID: facts.token,
             transactionID: data.latestOrderId ?? facts.token, customerID: nil, productID: productID,
             productType: PlayProductType.subscription.rawValue, entitlementIDs: entitlements, environment: environment,
-            purchasedAt: startedAt ?? facts.fetchedAt, originalPurchaseAt: startedAt, expiresAt: facts.fetchedAt,
+            purchasedAt: startedAt ?? facts.fetchedAt, originalPurchaseAt: startedAt, expiresAt: nil,
             revokedAt: nil, revocationReason: "", ownership: .purchased, willRenew: false, inGracePeriod: false,
             inBillingRetry: false, gracePeriodExpiresAt: nil,
             appAccountToken: data.externalAccountIdentifiers?.obfuscatedExternalAccountId ?? "", offerType: "",
             signedAt: facts.fetchedAt, updatedAt: facts.fetchedAt, renewalStateAsOf: facts.fetchedAt,
             origin: facts.notification == nil ? .storeAPI : .notification, replaces: data.linkedPurchaseToken ?? "",
-            acknowledgement: .notRequired)
+            acknowledgement: .notRequired, isSuspended: true)
     }
 
     /// The token of an earlier subscription whose owner a re-subscription made in the Play Store app inherits
@@ -180,7 +182,7 @@ public enum PlayStoreInterpretation {
         case .purchased: break
         case .pending:
             // Paid for later (cash, a delayed method): nothing until Google says purchased.
-            record.expiresAt = fetchedAt
+            record.isSuspended = true
         case .canceled:
             record.revokedAt = fetchedAt
             record.revocationReason = "CANCELED"
