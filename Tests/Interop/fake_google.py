@@ -421,6 +421,13 @@ class ServiceAccount:
             packages=set(packages) if packages is not None else None,
         )
 
+    @classmethod
+    def from_info(cls, info: dict) -> "ServiceAccount":
+        """The account of an existing JSON key file (the demo's, committed under Config/dev-play)."""
+        key = serialization.load_pem_private_key(info["private_key"].encode(), password=None)
+        return cls(email=info["client_email"], project_id=info.get("project_id", DEFAULT_PROJECT),
+                   client_id=info.get("client_id", _digits(21)), private_key_id=info["private_key_id"], key=key)
+
     def may_access(self, package: str) -> bool:
         return self.granted and (self.packages is None or package in self.packages)
 
@@ -1156,6 +1163,13 @@ class FakeGoogle:
             if any(existing.email == account.email for existing in self._accounts):
                 raise ValueError(f"a service account {account.email} exists already")
             self._accounts.append(account)
+        return account
+
+    def use_service_account(self, info: dict) -> ServiceAccount:
+        """Makes the account of an existing key file the default one (its `token_uri` must point at this fake)."""
+        account = ServiceAccount.from_info(info)
+        with self._lock:
+            self._accounts = [account] + [a for a in self._accounts if a.email != account.email]
         return account
 
     def account(self, email: str) -> ServiceAccount | None:
@@ -1922,8 +1936,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="A local fake of Google's Play Developer API and OAuth endpoints.")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port (the JSON line says which)")
-    parser.add_argument("--service-account-out", type=Path, required=True,
+    parser.add_argument("--service-account-out", type=Path,
                         help="where to write the granted service account's JSON key")
+    parser.add_argument("--service-account-in", type=Path,
+                        help="use this existing JSON key file's account instead (its token_uri must name this fake)")
     parser.add_argument("--extra-service-account", type=Path, action="append", default=[],
                         help="write another granted account's key here (repeatable)")
     parser.add_argument("--ungranted-service-account", type=Path,
@@ -1935,6 +1951,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if (args.tls_cert is None) != (args.tls_key is None):
         parser.error("--tls-cert and --tls-key go together")
+    if (args.service_account_out is None) == (args.service_account_in is None):
+        parser.error("give one of --service-account-out and --service-account-in")
 
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -1944,8 +1962,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for package in args.package or [DEFAULT_PACKAGE]:
             fake.add_package(package)
-        fake.write_service_account(args.service_account_out)
-        accounts = {"service_account": str(args.service_account_out)}
+        if args.service_account_in:
+            fake.use_service_account(json.loads(args.service_account_in.read_text()))
+            accounts = {"service_account": str(args.service_account_in)}
+        else:
+            fake.write_service_account(args.service_account_out)
+            accounts = {"service_account": str(args.service_account_out)}
         for index, path in enumerate(args.extra_service_account, start=2):
             fake.write_service_account(path, fake.add_service_account(f"entitlementd-{index}"))
         if args.ungranted_service_account:
