@@ -83,6 +83,7 @@ Control API (JSON bodies and answers; times as milliseconds, RFC 3339 strings, o
     GET    /_fake/requests?method=&path=, DELETE /_fake/requests
     GET    /_fake/acknowledgements
     POST   /_fake/tokens/expire                        every access token granted so far stops working
+    POST   /_fake/tokens                               -> {access_token}: one granted without an assertion (benchmarks)
     POST   /_fake/push-keys/rotate                     -> {kid}
     POST   /_fake/push-token {audience, email, email_verified?, issuer?, lifetime?}   -> {token}
     POST   /_fake/rtdn {package, subscription: {token, type} | one_time_product: {token, sku, type}
@@ -1198,6 +1199,18 @@ class FakeGoogle:
         with self._lock:
             return len(self.grants)
 
+    def grant_access_token(self, account: ServiceAccount | None = None) -> str:
+        """An access token for the default account without the assertion exchange (benchmarks read the fake directly)."""
+        now = time.time()
+        grant = Grant(
+            access_token="ya29.fake-" + secrets.token_urlsafe(48), account=account or self.service_account,
+            scopes=["https://www.googleapis.com/auth/androidpublisher"], issued_at=now, expires_at=now + self.expires_in,
+            claims={})
+        with self._lock:
+            self._grants[grant.access_token] = grant
+            self.grants.append(grant)
+        return grant.access_token
+
     def expire_tokens(self) -> None:
         """Every access token granted so far stops working (as when they expire or are revoked)."""
         with self._lock:
@@ -1881,6 +1894,8 @@ class FakeGoogle:
         if parts == ["tokens", "expire"] and method == "POST":
             self.expire_tokens()
             return json_response(200, {})
+        if parts == ["tokens"] and method == "POST":
+            return json_response(200, {"access_token": self.grant_access_token()})
         if parts == ["push-keys", "rotate"] and method == "POST":
             return json_response(200, {"kid": self.rotate_push_key()})
         if parts == ["push-token"] and method == "POST":
