@@ -44,38 +44,12 @@ enum AppStoreBench {
                     bundleID: bundleID, productID: productID, originalTransactionID: originalTransactionID(index),
                     purchaseDate: now - day, expiresDate: now + 29 * day, signedDate: now))
         }
-        let configuration = GRPCClientConfiguration(host: address.host, port: address.port)
-        let clients = try (0..<min(4, concurrency)).map { _ in
-            try EntitlementClient(configuration: configuration, apiKey: publicKey)
+        try await RPCRates.run(address: address, publicKey: publicKey, count: count, concurrency: concurrency) {
+            client, index in
+            let response = try await client.purchaseAppStore(
+                appUserID: "bench-buyer-\(index)", signedTransaction: tokens[index])
+            if response.customer == nil { throw BenchError(description: "no customer in the response") }
         }
-        _ = try await clients.map { client in Task { try await client.checkHealth() } }.asyncMap { try await $0.value }
-        let progress = Progress()
-        let clock = ContinuousClock()
-        let start = clock.now
-        await withTaskGroup(of: Void.self) { group in
-            for worker in 0..<concurrency {
-                let client = clients[worker % clients.count]
-                group.addTask {
-                    while true {
-                        let index = progress.next.add(1, ordering: .relaxed).oldValue
-                        guard index < count else { return }
-                        do {
-                            let response = try await client.purchaseAppStore(
-                                appUserID: "bench-buyer-\(index)", signedTransaction: tokens[index])
-                            if response.customer == nil { throw BenchError(description: "no customer in the response") }
-                        } catch {
-                            progress.failures.add(1, ordering: .relaxed)
-                            progress.firstError.withLock { if $0 == nil { $0 = "\(error)" } }
-                        }
-                    }
-                }
-            }
-        }
-        let elapsed = seconds(start.duration(to: clock.now))
-        for client in clients { client.close() }
-        let failed = progress.failures.load(ordering: .relaxed)
-        if failed > 0 { fail("\(failed) of \(count) purchases failed; first: \(progress.firstError.withLock { $0 ?? "" })") }
-        print("\(count) purchases in \(format(elapsed)) s: \(Int((Double(count) / elapsed).rounded()))/s")
     }
 
     /// `notify-rate`: COUNT `DID_RENEW` notifications (distinct notificationUUIDs) renewing original transactions 0
@@ -107,6 +81,46 @@ enum AppStoreBench {
         }
         let line = try await HTTPRates.run(requests, concurrency: concurrency, expecting: [200], what: "notifications")
         print(line + " (all 200)")
+    }
+}
+
+/// COUNT calls of `call` (given the call's index), CONCURRENCY in flight spread over up to four connections; prints
+/// the rate, or fails naming the first error.
+enum RPCRates {
+    static func run(
+        address: ListenAddress, publicKey: String, count: Int, concurrency: Int,
+        _ call: @escaping @Sendable (EntitlementClient, Int) async throws -> Void
+    ) async throws {
+        let configuration = GRPCClientConfiguration(host: address.host, port: address.port)
+        let clients = try (0..<min(4, concurrency)).map { _ in
+            try EntitlementClient(configuration: configuration, apiKey: publicKey)
+        }
+        _ = try await clients.map { client in Task { try await client.checkHealth() } }.asyncMap { try await $0.value }
+        let progress = Progress()
+        let clock = ContinuousClock()
+        let start = clock.now
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<concurrency {
+                let client = clients[worker % clients.count]
+                group.addTask {
+                    while true {
+                        let index = progress.next.add(1, ordering: .relaxed).oldValue
+                        guard index < count else { return }
+                        do {
+                            try await call(client, index)
+                        } catch {
+                            progress.failures.add(1, ordering: .relaxed)
+                            progress.firstError.withLock { if $0 == nil { $0 = "\(error)" } }
+                        }
+                    }
+                }
+            }
+        }
+        let elapsed = AppStoreBench.seconds(start.duration(to: clock.now))
+        for client in clients { client.close() }
+        let failed = progress.failures.load(ordering: .relaxed)
+        if failed > 0 { fail("\(failed) of \(count) calls failed; first: \(progress.firstError.withLock { $0 ?? "" })") }
+        print("\(count) purchases in \(AppStoreBench.format(elapsed)) s: \(Int((Double(count) / elapsed).rounded()))/s")
     }
 }
 

@@ -20,41 +20,14 @@ enum PlayBench {
     /// `play-purchase-rate`: COUNT `Purchase` calls with Play tokens (user bench-android-n presents token n),
     /// CONCURRENCY in flight over up to four connections.
     static func purchaseRate(address: ListenAddress, publicKey: String, count: Int, concurrency: Int) async throws {
-        let configuration = GRPCClientConfiguration(host: address.host, port: address.port)
-        let clients = try (0..<min(4, concurrency)).map { _ in
-            try EntitlementClient(configuration: configuration, apiKey: publicKey)
+        try await RPCRates.run(address: address, publicKey: publicKey, count: count, concurrency: concurrency) {
+            client, index in
+            var request = PurchaseRequest()
+            request.appUserID = "bench-android-\(index)"
+            request.purchase = .playStore(PlayStorePurchase(productID: productID, purchaseToken: token(index)))
+            let response: PurchaseResponse = try await client.unary(EntitlementClient.Methods.purchase, request)
+            if response.result?.active != true { throw BenchError(description: "the purchase grants nothing") }
         }
-        _ = try await clients.map { client in Task { try await client.checkHealth() } }.asyncMap { try await $0.value }
-        let progress = Progress()
-        let clock = ContinuousClock()
-        let start = clock.now
-        await withTaskGroup(of: Void.self) { group in
-            for worker in 0..<concurrency {
-                let client = clients[worker % clients.count]
-                group.addTask {
-                    while true {
-                        let index = progress.next.add(1, ordering: .relaxed).oldValue
-                        guard index < count else { return }
-                        var request = PurchaseRequest()
-                        request.appUserID = "bench-android-\(index)"
-                        request.purchase = .playStore(PlayStorePurchase(productID: productID, purchaseToken: token(index)))
-                        do {
-                            let response: PurchaseResponse = try await client.unary(
-                                EntitlementClient.Methods.purchase, request)
-                            if response.result?.active != true { throw BenchError(description: "the purchase grants nothing") }
-                        } catch {
-                            progress.failures.add(1, ordering: .relaxed)
-                            progress.firstError.withLock { if $0 == nil { $0 = "\(error)" } }
-                        }
-                    }
-                }
-            }
-        }
-        let elapsed = AppStoreBench.seconds(start.duration(to: clock.now))
-        for client in clients { client.close() }
-        let failed = progress.failures.load(ordering: .relaxed)
-        if failed > 0 { fail("\(failed) of \(count) purchases failed; first: \(progress.firstError.withLock { $0 ?? "" })") }
-        print("\(count) purchases in \(AppStoreBench.format(elapsed)) s: \(Int((Double(count) / elapsed).rounded()))/s")
     }
 
     /// `play-notify-rate`: COUNT SUBSCRIPTION_RENEWED notifications for tokens 0 ..< COUNT, each with its own push
