@@ -62,8 +62,9 @@ extension Entctl {
     func refreshPurchase() async throws -> Int32 {
         try arguments.check(positionals: ["TOKEN"], options: ["--product"])
         let token = try arguments.positional(0, "TOKEN")
+        let productID = try arguments.optional("--product") ?? ""
         let response = try await connect(.secretKey).refreshStorePurchase(
-            store: .playStore, purchaseID: token, productID: try arguments.optional("--product") ?? "")
+            store: .playStore, purchaseID: token, productID: productID)
         printer.print(response, human: HumanOutput.refreshedPurchase(response))
         return 0
     }
