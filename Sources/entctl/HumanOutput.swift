@@ -128,18 +128,17 @@ enum HumanOutput {
         return lines
     }
 
-    /// `acknowledgement ACKNOWLEDGED`, `acknowledgement PENDING (2 attempts)`, `acknowledgement FAILED after 5
-    /// attempts: ...`.
+    /// `acknowledgement ACKNOWLEDGED`, `acknowledgement PENDING (2 failed attempts: ...)` while the server retries,
+    /// `acknowledgement FAILED after 5 attempts: ...` once it gave up; the error is the last attempt's.
     static func acknowledgement(_ transaction: Transaction) -> String {
         let attempts = transaction.acknowledgementAttempts
-        let counted = attempts == 1 ? "1 attempt" : "\(attempts) attempts"
+        let error = transaction.acknowledgementError.isEmpty ? "" : ": " + transaction.acknowledgementError
         var line = "acknowledgement \(transaction.acknowledgement.name)"
         switch transaction.acknowledgement {
-        case .failed: line += " after \(counted)"
-        case .pending where attempts > 0: line += " (\(counted))"
+        case .failed: line += " after \(attempts) attempt\(attempts == 1 ? "" : "s")" + error
+        case .pending where attempts > 0: line += " (\(attempts) failed attempt\(attempts == 1 ? "" : "s")" + error + ")"
         default: break
         }
-        if !transaction.acknowledgementError.isEmpty { line += ": " + transaction.acknowledgementError }
         return line
     }
 
