@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from conftest import DEMO_PUBLIC_KEY, DEMO_SECRET_KEY, DEMO_TENANTS_FILE, REPO_ROOT
+from conftest import DEMO_PUBLIC_KEY, DEMO_SECRET_KEY, DEMO_TENANTS_FILE, free_port, REPO_ROOT
 from entctl_support import entctl, entctl_binary, entctl_env, without_demo_key_note
 
 WATCH_TIMEOUT = 10.0
@@ -62,12 +62,6 @@ def test_health_answers_for_each_service_by_name(h2c_server, service):
 # --------------------------------------------------------------------------------------------------
 # Connection errors name the address and the likely fix
 
-
-def free_port() -> int:
-    """A loopback port nothing listens on (bound, then released)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def test_connection_refused_asks_whether_the_server_runs():

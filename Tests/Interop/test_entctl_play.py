@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from google.oauth2 import id_token
 
-from conftest import DEMO_PUBLIC_KEY, DEMO_SECRET_KEY, REPO_ROOT
+from conftest import DEMO_PUBLIC_KEY, DEMO_SECRET_KEY, free_port, REPO_ROOT
 from entctl_support import entctl, entctl_ok, without_demo_key_note
 from fake_google import FakeGoogle
 
@@ -328,12 +328,6 @@ def test_play_notify_exits_1_unless_2xx_and_prints_json(capture, play_key):
     assert result.returncode == 0
     assert json.loads(result.stdout) == {"status": 200, "reply": "TEST_NOTIFICATION: recorded"}
 
-
-def free_port() -> int:
-    """A loopback port nothing listens on (bound, then released)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def test_play_notify_when_refused_says_what_dev_notify_says(play_key):
