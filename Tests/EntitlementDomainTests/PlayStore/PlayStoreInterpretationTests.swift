@@ -297,6 +297,19 @@ import Testing
         #expect(try purchase(Self.subscription()).replaces == "")
     }
 
+    @Test func anUpgradeStillAwaitingPaymentReplacesNothingYet() throws {
+        // The old subscription goes on until the new one is paid for, and after it if the payment is canceled.
+        for state in ["SUBSCRIPTION_STATE_PENDING", "SUBSCRIPTION_STATE_PENDING_PURCHASE_CANCELED"] {
+            let linked: [String: Any] = ["subscriptionState": state, "linkedPurchaseToken": "token-old"]
+            #expect(try purchase(Self.subscription(linked)).replaces == "", "\(state)")
+            #expect(try purchase(Self.subscription(linked, item: ["expiryTime": NSNull()])).replaces == "", "\(state)")
+        }
+        for state in ["SUBSCRIPTION_STATE_ACTIVE", "SUBSCRIPTION_STATE_IN_GRACE_PERIOD", "SUBSCRIPTION_STATE_EXPIRED"] {
+            let linked: [String: Any] = ["subscriptionState": state, "linkedPurchaseToken": "token-old"]
+            #expect(try purchase(Self.subscription(linked)).replaces == "token-old", "\(state)")
+        }
+    }
+
     @Test func anUnacknowledgedPurchaseIsOwedAnAcknowledgementOnlyOncePaidFor() throws {
         let paid = [
             "SUBSCRIPTION_STATE_ACTIVE", "SUBSCRIPTION_STATE_IN_GRACE_PERIOD", "SUBSCRIPTION_STATE_CANCELED",
