@@ -57,6 +57,18 @@ import Testing
         #expect(try harness2.state("alice").status.activeIDs == ["pro"])
     }
 
+    @Test func aRestoreOfBothTokensReportsOnlyTheNewOneAsGrantingWhateverTheirOrder() async throws {
+        for oldFirst in [true, false] {
+            let harness = try EngineHarness()
+            let old = harness.playPurchase("token-basic", entitlements: ["plus"])
+            let new = harness.playPurchase("token-premium", entitlements: ["pro"], replaces: "token-basic")
+            let restored = try await harness.purchase("alice", oldFirst ? [old, new] : [new, old], cause: .restore)
+            #expect(restored.state.status.activeIDs == ["pro"])
+            #expect(restored.purchases.map(\.grantsAccess) == (oldFirst ? [false, true] : [true, false]), "old first: \(oldFirst)")
+            #expect(try harness.stored("token-basic")?.supersededBy == "token-premium")
+        }
+    }
+
     @Test func beingSupersededIsFinalWhateverLaterFetchesOfTheOldTokenSay() async throws {
         let harness = try EngineHarness()
         _ = try await harness.purchase("alice", [harness.playPurchase("token-basic", entitlements: ["plus"])])
