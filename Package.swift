@@ -130,7 +130,11 @@ let package = Package(
         .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "JOSE", "Crypto", "TestSupport", "Encodings"], exclude: ["Resources"]),
         .testTarget(name: "EntitlementStorageTests", dependencies: ["EntitlementStorage", "EntitlementDomain"]),
         .testTarget(name: "GooglePlayTests", dependencies: ["GooglePlay", "TestSupport", "Encodings"]),
-        .testTarget(name: "GooglePlayTests", dependencies: ["GooglePlay", "TestSupport", "Encodings"]),
+        .testTarget(
+            name: "GooglePlayAPITests",
+            dependencies: ["GooglePlayAPI", "GooglePlay", "OutboundHTTP", "HTTP2Transport", "JOSE", "Crypto", "Encodings", "TestSupport"],
+            exclude: ["Resources"]
+        ),
         .testTarget(
             name: "EntitlementDomainTests", dependencies: ["EntitlementDomain", "EntitlementStorage", "TestSupport", "AppStore", "GooglePlay"]
         ),
