@@ -52,6 +52,21 @@ import Testing
         #expect(google.tokenRequests.count == 1, "one token for every call")
     }
 
+    @Test func aTokenCannotWalkThePath() async throws {
+        let google = try ScriptedGoogle(api: { _ in .status(200, Self.subscriptionJSON) })
+        let (api, _) = try google.api()
+        _ = try await api.subscription(token: "a/../../b?c#d")
+        #expect(google.apiRequests.last?.target == Self.prefix + "/purchases/subscriptionsv2/tokens/a%2F..%2F..%2Fb%3Fc%23d")
+        // A token that is a dot segment would name the parent path: refused before anything is sent.
+        for token in ["..", ".", ""] {
+            await #expect(throws: GooglePlayAPIError(.invalidRequest, ""), "\(token)") { try await api.subscription(token: token) }
+            await #expect(throws: GooglePlayAPIError(.invalidRequest, ""), "\(token)") {
+                try await api.product(productID: token, token: "t")
+            }
+        }
+        #expect(google.apiRequests.count == 1)
+    }
+
     @Test func aRefusedAccessTokenIsRenewedOnceAndTheCallRetried() async throws {
         let script = ReplyScript([
             ScriptedGoogle.error(401, "Request had invalid authentication credentials.", reason: "authError", status: "UNAUTHENTICATED"),
