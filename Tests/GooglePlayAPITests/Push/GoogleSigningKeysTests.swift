@@ -160,6 +160,21 @@ private final class KeyServer: Sendable {
         #expect(server.fetches == 1)
     }
 
+    @Test func kidsFoundUnknownStayRefusedWhenAnotherKidMakesAFetch() async throws {
+        let server = try KeyServer(["k1": Self.first])
+        let clock = TestClock()
+        let keys = try server.keys(clock: clock)
+        _ = try await keys.key(id: "k1").get()
+        // Forged kids taking turns, each more than a second after the last fetch: each is fetched for once a minute.
+        for round in 0..<3 {
+            for kid in ["forged-a", "forged-b"] {
+                clock.advance(seconds: 2)
+                _ = await keys.key(id: kid)
+            }
+            #expect(server.fetches == 3, "round \(round)")
+        }
+    }
+
     @Test func aFailedFetchIsUnavailableNotARefusalOfTheKid() async throws {
         let server = try KeyServer(["k1": Self.first])
         server.answer(503)
