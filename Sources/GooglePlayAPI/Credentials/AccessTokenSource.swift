@@ -68,15 +68,17 @@ public final class AccessTokenSource: Sendable {
             guard case .ready(let token) = step else { preconditionFailure("a step is ready or waits") }
             return token
         }
+        // Only this exchange's end is recorded: a waiter resuming late must not put back a token invalidated since,
+        // nor drop an exchange started after it.
         do {
             let cached = try await task.value
             state.withLock { state in
-                if case .fetching = state { state = .valid(cached) }
+                if case .fetching(let current) = state, current == task { state = .valid(cached) }
             }
             return cached.token
         } catch {
             state.withLock { state in
-                if case .fetching = state { state = .empty }
+                if case .fetching(let current) = state, current == task { state = .empty }
             }
             throw error as? GooglePlayAPIError ?? GooglePlayAPIError(.unavailable, "\(error)")
         }
