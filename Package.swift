@@ -103,7 +103,10 @@ let package = Package(
         // Test helpers shipped as a module: test-only services, a running-server fixture, certificate minting.
         .target(
             name: "TestSupport",
-            dependencies: ["RPCCore", "ProtobufWire", "HTTP2Transport", "EntitlementServer", "EntitlementDomain", "EntitlementServices", "EntitlementStorage"],
+            dependencies: [
+                "RPCCore", "ProtobufWire", "HTTP2Transport", "EntitlementServer", "EntitlementDomain", "EntitlementServices",
+                "EntitlementStorage", "Crypto",
+            ],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -132,7 +135,7 @@ let package = Package(
         .testTarget(name: "GooglePlayTests", dependencies: ["GooglePlay", "TestSupport", "Encodings"]),
         .testTarget(
             name: "GooglePlayAPITests",
-            dependencies: ["GooglePlayAPI", "GooglePlay", "OutboundHTTP", "HTTP2Transport", "JOSE", "Crypto", "Encodings", "TestSupport"],
+            dependencies: ["GooglePlayAPI", "GooglePlay", "OutboundHTTP", "JOSE", "Crypto", "Encodings", "TestSupport"],
             exclude: ["Resources"]
         ),
         .testTarget(
@@ -141,7 +144,10 @@ let package = Package(
         .testTarget(name: "TenantConfigurationTests", dependencies: ["TenantConfiguration", "EntitlementDomain", "TestSupport"]),
         .testTarget(
             name: "EntitlementServicesTests",
-            dependencies: ["EntitlementServices", "EntitlementDomain", "EntitlementStorage", "EntitlementsProto", "TestSupport", "EntitlementClient", "RPCCore", "Crypto", "HTTP2Transport", "ProtobufWire", "StandardServices"]
+            dependencies: [
+                "EntitlementServices", "EntitlementDomain", "EntitlementStorage", "EntitlementsProto", "TestSupport", "EntitlementClient",
+                "RPCCore", "Crypto", "HTTP2Transport", "ProtobufWire", "StandardServices", "JOSE", "OutboundHTTP",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

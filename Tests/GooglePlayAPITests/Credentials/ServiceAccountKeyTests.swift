@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GooglePlayAPI
+import TestSupport
 import Testing
 
 /// Service-account JSON key files as Cloud IAM hands them out.
