@@ -120,7 +120,8 @@ public final class GoogleSigningKeys: Sendable {
             throw GooglePlayAPIError(.badResponse, "Google's signing keys at \(source) are not a JWKS: \(error.message)")
         }
         let now = clock()
-        let lifetime = Self.maxAge(answer.response.headers["cache-control"]).map { min($0 * 1000, 86_400_000) }
+        // A day at most; capped before it is scaled, so no max-age overflows.
+        let lifetime = Self.maxAge(answer.response.headers["cache-control"]).map { min($0, 86_400) * 1000 }
             ?? Self.defaultLifetime
         return Cached(keys: keys, fetchedAt: now, expiresAt: now + lifetime)
     }

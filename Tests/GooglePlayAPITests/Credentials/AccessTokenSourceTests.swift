@@ -70,6 +70,17 @@ import Testing
         #expect(try await credentials.token() == "ya29.token-2")
     }
 
+    @Test func aLifetimeLongerThanADayIsKeptADay() async throws {
+        let google = try ScriptedGoogle(token: { number in ScriptedGoogle.granted("ya29.token-\(number)", expiresIn: Int.max) })
+        let clock = TestClock()
+        let credentials = try google.credentials(clock: clock)
+        #expect(try await credentials.token() == "ya29.token-1")
+        clock.advance(seconds: 86_400 - 60, milliseconds: -1)
+        #expect(try await credentials.token() == "ya29.token-1")
+        clock.advance(milliseconds: 1)
+        #expect(try await credentials.token() == "ya29.token-2")
+    }
+
     @Test func anInvalidatedTokenIsExchangedAgain() async throws {
         let google = try ScriptedGoogle()
         let credentials = try google.credentials()

@@ -101,6 +101,13 @@ import Testing
         #expect(await verdict("Bearer " + issuedNow, now: Self.now - 31_000) == .notYetValid)
     }
 
+    @Test func timesAtTheEndsOfTheRangeAreComparedNotOverflowed() async throws {
+        #expect(await verdict("Bearer " + (try Self.token(Self.claims(["exp": Int64.max])))) == nil)
+        #expect(await verdict("Bearer " + (try Self.token(Self.claims(["iat": Int64.min])))) == nil)
+        #expect(await verdict("Bearer " + (try Self.token(Self.claims(["exp": Int64.min])))) == .expired)
+        #expect(await verdict("Bearer " + (try Self.token(Self.claims(["iat": Int64.max])))) == .notYetValid)
+    }
+
     @Test func onlyRS256IsAccepted() async throws {
         // alg none: no signature at all.
         let none = try Self.token(header: ["alg": "none", "kid": "push-1"]).split(separator: ".").prefix(2).joined(separator: ".") + "."
