@@ -103,7 +103,10 @@ let package = Package(
         // Test helpers shipped as a module: test-only services, a running-server fixture, certificate minting.
         .target(
             name: "TestSupport",
-            dependencies: ["RPCCore", "ProtobufWire", "HTTP2Transport", "EntitlementServer", "EntitlementDomain", "EntitlementServices", "EntitlementStorage"],
+            dependencies: [
+                "RPCCore", "ProtobufWire", "HTTP2Transport", "EntitlementServer", "EntitlementDomain", "EntitlementServices",
+                "EntitlementStorage", "Crypto",
+            ],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -129,11 +132,22 @@ let package = Package(
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "Crypto", "TestSupport", "Encodings"], exclude: ["Resources"]),
         .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "JOSE", "Crypto", "TestSupport", "Encodings"], exclude: ["Resources"]),
         .testTarget(name: "EntitlementStorageTests", dependencies: ["EntitlementStorage", "EntitlementDomain"]),
-        .testTarget(name: "EntitlementDomainTests", dependencies: ["EntitlementDomain", "EntitlementStorage", "TestSupport", "AppStore"]),
+        .testTarget(name: "GooglePlayTests", dependencies: ["GooglePlay", "TestSupport", "Encodings"]),
+        .testTarget(
+            name: "GooglePlayAPITests",
+            dependencies: ["GooglePlayAPI", "GooglePlay", "OutboundHTTP", "JOSE", "Crypto", "Encodings", "TestSupport"],
+            exclude: ["Resources"]
+        ),
+        .testTarget(
+            name: "EntitlementDomainTests", dependencies: ["EntitlementDomain", "EntitlementStorage", "TestSupport", "AppStore", "GooglePlay"]
+        ),
         .testTarget(name: "TenantConfigurationTests", dependencies: ["TenantConfiguration", "EntitlementDomain", "TestSupport"]),
         .testTarget(
             name: "EntitlementServicesTests",
-            dependencies: ["EntitlementServices", "EntitlementDomain", "EntitlementStorage", "EntitlementsProto", "TestSupport", "EntitlementClient", "RPCCore", "Crypto", "HTTP2Transport", "ProtobufWire", "StandardServices"]
+            dependencies: [
+                "EntitlementServices", "EntitlementDomain", "EntitlementStorage", "EntitlementsProto", "TestSupport", "EntitlementClient",
+                "RPCCore", "Crypto", "HTTP2Transport", "ProtobufWire", "StandardServices", "JOSE", "OutboundHTTP",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

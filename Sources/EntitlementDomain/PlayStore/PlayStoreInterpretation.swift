@@ -99,7 +99,7 @@ public enum PlayStoreInterpretation {
             offerType: first.offerDetails?.offerId ?? "", signedAt: facts.fetchedAt, updatedAt: facts.fetchedAt,
             renewalStateAsOf: facts.fetchedAt,
             pausedUntil: resumesAt,
-            origin: facts.notification == nil ? .storeAPI : .notification, replaces: data.linkedPurchaseToken ?? "",
+            origin: facts.notification == nil ? .storeAPI : .notification, replaces: replaced(by: data, in: state),
             acknowledgement: data.acknowledgementState?.known == .pending && acknowledgeableStates.contains(state)
                 ? .pending(at: facts.fetchedAt) : .notRequired,
             isSuspended: suspended)
@@ -130,8 +130,16 @@ public enum PlayStoreInterpretation {
             inBillingRetry: false, gracePeriodExpiresAt: nil,
             appAccountToken: data.externalAccountIdentifiers?.obfuscatedExternalAccountId ?? "", offerType: "",
             signedAt: facts.fetchedAt, updatedAt: facts.fetchedAt, renewalStateAsOf: facts.fetchedAt,
-            origin: facts.notification == nil ? .storeAPI : .notification, replaces: data.linkedPurchaseToken ?? "",
+            origin: facts.notification == nil ? .storeAPI : .notification, replaces: "",
             acknowledgement: .notRequired, isSuspended: true)
+    }
+
+    /// The purchase this one replaces: its `linkedPurchaseToken`, once it is paid for. An upgrade or downgrade still
+    /// pending payment replaces nothing yet: the old subscription goes on until the payment completes, and goes on
+    /// after it if the payment is canceled (Google: "If this pending purchase was for an existing subscription, use
+    /// linked_purchase_token to get the current state of that subscription").
+    private static func replaced(by data: SubscriptionPurchaseV2, in state: SubscriptionState) -> String {
+        state == .pending || state == .pendingPurchaseCanceled ? "" : data.linkedPurchaseToken ?? ""
     }
 
     /// The token of an earlier subscription whose owner a re-subscription made in the Play Store app inherits
