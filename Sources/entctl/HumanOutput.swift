@@ -117,12 +117,14 @@ enum HumanOutput {
     }
 
     /// The lines under a transaction for what does not fit on its line: the purchase that replaced it or that it
-    /// replaced (a Play upgrade, downgrade or re-signup; a replaced purchase grants nothing), and for Play purchases
+    /// replaced (a Play upgrade, downgrade or re-signup; a replaced purchase grants nothing), whether the store
+    /// suspends it (a Play payment pending, a subscription on hold), and for Play purchases
     /// what the server owes Google: `acknowledgement FAILED after 5 attempts: ...`.
     static func transactionDetails(_ transaction: Transaction) -> [String] {
         var lines: [String] = []
         if !transaction.supersededBy.isEmpty { lines.append("superseded by \(transaction.supersededBy)") }
         if !transaction.replaces.isEmpty { lines.append("replaces \(transaction.replaces)") }
+        if transaction.suspended { lines.append("suspended: the store says it gives nothing now") }
         // The App Store needs none: every App Store transaction would say NOT_REQUIRED.
         if transaction.store == .playStore { lines.append(acknowledgement(transaction)) }
         return lines

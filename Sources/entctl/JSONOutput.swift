@@ -233,6 +233,7 @@ extension Transaction: JSONEncodable {
         object.add("acknowledgement", acknowledgement)
         object.add("acknowledgementAttempts", acknowledgementAttempts)
         object.add("acknowledgementError", acknowledgementError)
+        object.add("suspended", suspended)
         return object.value
     }
 }

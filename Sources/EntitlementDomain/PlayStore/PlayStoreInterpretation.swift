@@ -100,8 +100,10 @@ public enum PlayStoreInterpretation {
             renewalStateAsOf: facts.fetchedAt,
             pausedUntil: resumesAt,
             origin: facts.notification == nil ? .storeAPI : .notification, replaces: replaced(by: data, in: state),
-            acknowledgement: data.acknowledgementState?.known == .pending && acknowledgeableStates.contains(state)
-                ? .pending(at: facts.fetchedAt) : .notRequired,
+            acknowledgement: acknowledgement(
+                acknowledged: data.acknowledgementState?.known == .acknowledged,
+                owed: data.acknowledgementState?.known == .pending && acknowledgeableStates.contains(state),
+                at: facts.fetchedAt),
             isSuspended: suspended)
         if state == .onHold || state == .expired || state == .pending || state == .pendingPurchaseCanceled {
             record.willRenew = state == .onHold && record.willRenew
@@ -185,7 +187,8 @@ public enum PlayStoreInterpretation {
             revokedAt: nil, revocationReason: "", ownership: .purchased, willRenew: false, inGracePeriod: false,
             inBillingRetry: false, gracePeriodExpiresAt: nil, appAccountToken: data.obfuscatedExternalAccountId ?? "",
             offerType: "", signedAt: fetchedAt, updatedAt: fetchedAt, origin: origin,
-            acknowledgement: state == .purchased && !data.isAcknowledged ? .pending(at: fetchedAt) : .notRequired)
+            acknowledgement: acknowledgement(
+                acknowledged: data.isAcknowledged, owed: state == .purchased && !data.isAcknowledged, at: fetchedAt))
         switch state {
         case .purchased: break
         case .pending:
@@ -221,6 +224,12 @@ public enum PlayStoreInterpretation {
     /// Renewal order IDs are the first order's followed by `..N`; voiding the first voids the subscription's start.
     private static func isFirstOrder(_ orderID: String, of current: String) -> Bool {
         !orderID.contains("..") && current.hasPrefix(orderID + "..")
+    }
+
+    /// What Google's data says about the acknowledgement: done, owed (only once paid for), or nothing to do now.
+    private static func acknowledgement(acknowledged: Bool, owed: Bool, at time: UnixTime) -> PurchaseAcknowledgement {
+        if acknowledged { return PurchaseAcknowledgement(state: .acknowledged) }
+        return owed ? .pending(at: time) : .notRequired
     }
 
     private static func environment(isTest: Bool, settings: PlayStoreSettings) throws(DomainError) -> PurchaseEnvironment {

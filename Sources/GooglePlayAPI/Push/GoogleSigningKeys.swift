@@ -15,6 +15,7 @@ public final class GoogleSigningKeys: Sendable {
     static let minimumRefetchInterval: Int64 = 1_000
     static let unknownKeyMemory: Int64 = 60_000
     static let defaultLifetime: Int64 = 3_600_000
+    static let staleKeyGrace: Int64 = 86_400_000
 
     private struct Cached {
         var keys: [String: RSA.PublicKey]
@@ -62,7 +63,8 @@ public final class GoogleSigningKeys: Sendable {
         }
         let error = await refresh()
         let key: RSA.PublicKey? = cache.withLock { cached in
-            if let key = cached?.keys[id] { return key }
+            // Google down: keys it published recently still verify, for a day past their cache lifetime.
+            if let key = cached?.keys[id], error == nil || now - cached!.expiresAt < Self.staleKeyGrace { return key }
             if error == nil, cached != nil, cached!.unknown.count < 1000 { cached!.unknown[id] = now }
             return nil
         }

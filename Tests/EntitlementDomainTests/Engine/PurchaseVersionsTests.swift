@@ -232,8 +232,10 @@ import Testing
         var stillOwed = fetched(day: 2)
         stillOwed.acknowledgement = .pending(at: UnixTime(milliseconds: 2 * Self.day))
         #expect(PurchaseVersions.merge(stored: owed, incoming: stillOwed).acknowledgement == owed.acknowledgement)
+        var acknowledged = fetched(day: 2)
+        acknowledged.acknowledgement = PurchaseAcknowledgement(state: .acknowledged)
         #expect(
-            PurchaseVersions.merge(stored: owed, incoming: fetched(day: 2)).acknowledgement
+            PurchaseVersions.merge(stored: owed, incoming: acknowledged).acknowledgement
                 == PurchaseAcknowledgement(state: .acknowledged, attempts: 3))
         // Bookkeeping, not purchase data.
         #expect(PurchaseVersions.sameData(owed, fetched(day: 2)))

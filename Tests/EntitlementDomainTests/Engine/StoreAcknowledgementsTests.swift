@@ -107,8 +107,8 @@ import Testing
         try await harness.engine.recordAcknowledgement(
             of: stored, .failed(error: "503", retryAt: UnixTime(milliseconds: harness.now.milliseconds + 30_000)))
         harness.clock.advance(milliseconds: 1_000)
-        // The app acknowledged it meanwhile: Google's data says nothing is owed.
-        _ = try await harness.notify(harness.playPurchase("token-1", acknowledgement: .notRequired))
+        // The app acknowledged it meanwhile: Google's data says so.
+        _ = try await harness.notify(harness.playPurchase("token-1", acknowledgement: PurchaseAcknowledgement(state: .acknowledged)))
         #expect(try harness.stored("token-1")?.acknowledgement == PurchaseAcknowledgement(state: .acknowledged, attempts: 1))
         #expect(try harness.engine.nextAcknowledgementDue() == nil)
     }

@@ -329,7 +329,7 @@ import Testing
                 #expect(purchase.acknowledgement == .notRequired, "\(state)")
             }
         }
-        #expect(try purchase(Self.subscription()).acknowledgement == .notRequired)
+        #expect(try purchase(Self.subscription()).acknowledgement == PurchaseAcknowledgement(state: .acknowledged))
         #expect(
             try purchase(Self.subscription(["acknowledgementState": "ACKNOWLEDGEMENT_STATE_UNSPECIFIED"])).acknowledgement
                 == .notRequired)
@@ -400,7 +400,7 @@ import Testing
         #expect(purchase.productType == "non_consumable" && purchase.entitlementIDs == ["lifetime"])
         #expect(purchase.expiresAt == nil && purchase.revokedAt == nil && !purchase.willRenew)
         #expect(purchase.transactionID == "GPA.3398-1234-5678-90123" && purchase.purchasedAt.milliseconds == Self.started)
-        #expect(purchase.acknowledgement == .notRequired && purchase.origin == .device)
+        #expect(purchase.acknowledgement.state == .acknowledged && purchase.origin == .device)
         #expect(active(purchase) == ["lifetime"])
         #expect(active(purchase, at: Self.fetched + 3650 * Self.day) == ["lifetime"])
     }

@@ -1,8 +1,8 @@
 import EntitlementDomain
 import Testing
 
-/// What is known of an acknowledgement when the store's data arrives: the server's progress is never undone, and the
-/// store saying nothing is owed ends what was.
+/// What is known of an acknowledgement when the store's data arrives: the server's progress is never undone, and only
+/// the store saying it is acknowledged ends what was owed.
 @Suite struct PurchaseAcknowledgementTests {
     static let now = UnixTime(milliseconds: 1_000)
     static let pending = PurchaseAcknowledgement(state: .pending, attempts: 2, dueAt: UnixTime(milliseconds: 900), lastError: "503")
@@ -15,11 +15,27 @@ import Testing
         #expect(PurchaseAcknowledgement.pending(at: Self.now) == PurchaseAcknowledgement(state: .pending, dueAt: Self.now))
     }
 
-    @Test func theStoreSayingNothingIsOwedEndsAPendingOrFailedOne() {
+    @Test func theStoreSayingItIsAcknowledgedEndsAPendingOrFailedOne() {
         for stored in [Self.pending, Self.failed] {
             #expect(
-                PurchaseAcknowledgement.combine(stored: stored, incoming: .notRequired)
+                PurchaseAcknowledgement.combine(stored: stored, incoming: PurchaseAcknowledgement(state: .acknowledged))
                     == PurchaseAcknowledgement(state: .acknowledged, attempts: stored.attempts))
+        }
+    }
+
+    /// Google's data owes nothing for a purchase that expired or was refunded unacknowledged: that is no
+    /// acknowledgement, and the server must not claim one.
+    @Test func theStoreOwingNothingNowLeavesAPendingOrFailedOneAsItIs() {
+        for stored in [Self.pending, Self.failed] {
+            #expect(PurchaseAcknowledgement.combine(stored: stored, incoming: .notRequired) == stored)
+        }
+    }
+
+    @Test func acknowledgedBeforeTheServerOwedAnythingIsNotTheServers() {
+        for stored in [nil, PurchaseAcknowledgement.notRequired] {
+            #expect(
+                PurchaseAcknowledgement.combine(stored: stored, incoming: PurchaseAcknowledgement(state: .acknowledged))
+                    == .notRequired)
         }
     }
 

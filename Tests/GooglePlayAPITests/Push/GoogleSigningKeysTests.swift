@@ -66,6 +66,23 @@ private final class KeyServer: Sendable {
         #expect(server.fetches == 1)
     }
 
+    /// Google unreachable: keys it published still verify for a day past their cache lifetime, then no more.
+    @Test func staleKeysServeForADayWhileGoogleCannotBeAsked() async throws {
+        let server = try KeyServer(["k1": Self.first], cacheControl: "max-age=100")
+        let clock = TestClock()
+        let keys = try server.keys(clock: clock)
+        _ = try await keys.key(id: "k1").get()
+        server.answer(503)
+        clock.advance(seconds: 100 + 86_399, milliseconds: 0)
+        #expect(try await keys.key(id: "k1").get() == Self.first)
+        clock.advance(seconds: 2, milliseconds: 0)
+        guard case .failure(let error) = await keys.key(id: "k1") else {
+            Issue.record("a key past its day of grace verified")
+            return
+        }
+        #expect(error.code == .unavailable)
+    }
+
     @Test func cacheControlMaxAgeIsHonoured() async throws {
         let server = try KeyServer(["k1": Self.first], cacheControl: "public, max-age=100, must-revalidate")
         let clock = TestClock()
