@@ -157,10 +157,4 @@ extension TenantConfigReader {
             try AppStoreSettings.checkProduct(id, type: type, durationDays: days, mapped: mapped)
         }
     }
-
-    /// A number's text, as written.
-    private func number(_ node: JSONNode, path: String) throws(TenantConfigError) -> String {
-        guard case .number(let text) = node.value else { throw typeMismatch(node, path, expected: "a number") }
-        return text
-    }
 }

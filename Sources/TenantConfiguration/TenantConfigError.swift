@@ -35,8 +35,14 @@ public struct TenantConfigError: Error, CustomStringConvertible, Sendable, Equat
         case conflictingEnvironments = "conflicting_environments"
         /// An `app_store.root_certificates` file (or the default next to the tenants file) cannot be read.
         case unreadableCertificate = "unreadable_certificate"
-        /// An `app_store.products` entry that would grant entitlements has no entry in the tenant's `products`.
+        /// An `app_store.products` or `play_store.products` entry that would grant entitlements has no entry in the
+        /// tenant's `products`.
         case unmappedProduct = "unmapped_product"
+        /// A `play_store.service_account_key_file` or `play_store.notifications.jwks_file` cannot be read or is not
+        /// shaped as that kind of file.
+        case unreadableKeyFile = "unreadable_key_file"
+        /// Two fields of which at most one may be given (`jwks_url` and `jwks_file`).
+        case conflictingFields = "conflicting_fields"
 
         /// The code of the domain rule a value broke (the two share names and raw values).
         public init(_ rule: TenantRuleError.Code) {

@@ -17,6 +17,8 @@ import FileAccess
 ///           "products": { "com.example.pro.monthly": ["pro"] },  // optional; product ID → entitlements
 ///           "app_store": { "bundle_id": "com.example.app", "environments": ["Sandbox"], ... }
 ///                                                          // optional; see ``AppStoreSettings``
+///           "play_store": { "package_name": "com.example.app", "service_account_key_file": "play.json", ... }
+///                                                          // optional; see ``PlayStoreSettings``
 ///         }
 ///       ]
 ///     }
@@ -38,7 +40,8 @@ public enum TenantConfigLoader {
     }
 
     /// Validates a configuration held in memory; `file` is used in errors and, unless `directory` is given, its
-    /// directory is the one relative paths in the configuration (`app_store.root_certificates`) are resolved against.
+    /// directory is the one relative paths in the configuration (`app_store.root_certificates`,
+    /// `play_store.service_account_key_file`, `play_store.notifications.jwks_file`) are resolved against.
     public static func parse(_ bytes: [UInt8], file: String, directory: String? = nil) throws(TenantConfigError)
         -> TenantDirectory
     {
@@ -64,14 +67,15 @@ struct TenantConfigReader {
     static let rootFields = ["tenants", "_comment"]
     static let tenantFields = [
         "id", "public_keys", "secret_keys", "entitlements", "allow_undeclared_entitlements", "products", "app_store",
-        "_comment",
+        "play_store", "_comment",
     ]
 
     /// Where each tenant's ID and key hashes were, for errors found across tenants.
     private var idLines: [Int?] = []
     private var keyLines: [[APIKey.Kind: [Int?]]] = []
 
-    /// The absolute directory that relative paths in the file (`app_store.root_certificates`) are resolved against.
+    /// The absolute directory that relative paths in the file (`app_store.root_certificates`,
+    /// `play_store.service_account_key_file`, ...) are resolved against.
     let directory: String
 
     /// - Parameter directory: nil for the directory of `file` (the working directory when `file` names none).
@@ -178,12 +182,17 @@ struct TenantConfigReader {
             appStore = try appStoreSettings(appStoreNode, path: path + ".app_store", mappedProducts: products)
         }
 
+        var playStore: PlayStoreSettings?
+        if let playStoreNode = members["play_store"] {
+            playStore = try playStoreSettings(playStoreNode, path: path + ".play_store", mappedProducts: products)
+        }
+
         idLines.append(line(idNode))
         keyLines.append(lines)
         return Tenant(
             id: id, publicKeyDigests: digests[.publicKey] ?? [], secretKeyDigests: digests[.secretKey] ?? [],
             listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclared, products: products,
-            appStore: appStore)
+            appStore: appStore, playStore: playStore)
     }
 
     // MARK: Values
@@ -241,6 +250,12 @@ struct TenantConfigReader {
 
     func string(_ node: JSONNode, path: String) throws(TenantConfigError) -> String {
         guard case .string(let text) = node.value else { throw typeMismatch(node, path, expected: "a string") }
+        return text
+    }
+
+    /// A number's text, as written.
+    func number(_ node: JSONNode, path: String) throws(TenantConfigError) -> String {
+        guard case .number(let text) = node.value else { throw typeMismatch(node, path, expected: "a number") }
         return text
     }
 

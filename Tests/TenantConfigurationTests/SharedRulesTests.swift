@@ -81,4 +81,90 @@ import Testing
             #expect(inFile.description == "tenants.json:1: \(inFile.path!): \(inFile.message)")
         }
     }
+
+    @Test func playStoreFaultsGiveTheSameCodeAndMessage() throws {
+        let files = try PlayStoreTestFiles()
+        defer { files.remove() }
+        let key = files.keyFilePath
+        let missing = files.directory + "/missing.json"
+        let hashes = "\"public_keys\": [\"\(Self.publicHash)\"]"
+        func playStore(_ fields: String) -> String {
+            "\(hashes), \"play_store\": {\"package_name\": \"com.example.app\", " + fields + "}"
+        }
+        func tenant(_ settings: PlayStoreSettings, products: [String: [String]] = [:]) -> () throws(TenantRuleError) -> Tenant {
+            { () throws(TenantRuleError) in
+                try Tenant(id: "demo", publicKeyHashes: [Self.publicHash], products: products, playStore: settings)
+            }
+        }
+        let good = PlayStoreSettings(packageName: "com.example.app", serviceAccountKeyPath: key, environments: [.test])
+        var badPackage = good
+        badPackage.packageName = "com.1example"
+        var noKey = good
+        noKey.serviceAccountKeyPath = missing
+        var noEnvironments = good
+        noEnvironments.environments = []
+        var unmapped = good
+        unmapped.products = ["premium": .subscription]
+        var plainHTTP = good
+        plainHTTP.apiBaseURL = "http://play.example.com/v3"
+        var poll = good
+        poll.voidedPurchasesPollMinutes = 1441
+        var audience = good
+        audience.notifications = PlayNotificationSettings(audience: " aud", pushServiceAccount: "push@example.com")
+        var account = good
+        account.notifications = PlayNotificationSettings(audience: "aud", pushServiceAccount: "push")
+        var jwks = good
+        jwks.notifications = PlayNotificationSettings(
+            audience: "aud", pushServiceAccount: "push@example.com", signingKeys: .file(missing))
+        let notifications = "\"notifications\": {\"audience\": \"aud\", \"push_service_account\": \"push@example.com\""
+        let cases: [(fields: String, path: String, build: () throws(TenantRuleError) -> Tenant)] = [
+            (
+                "\(hashes), \"play_store\": {\"package_name\": \"com.1example\", \"service_account_key_file\": \"\(key)\", \"environments\": [\"test\"]}",
+                "play_store.package_name", tenant(badPackage)
+            ),
+            (playStore("\"service_account_key_file\": \"\(missing)\", \"environments\": [\"test\"]"), "play_store.service_account_key_file", tenant(noKey)),
+            (playStore("\"service_account_key_file\": \"\(key)\", \"environments\": []"), "play_store.environments", tenant(noEnvironments)),
+            (
+                playStore("\"service_account_key_file\": \"\(key)\", \"environments\": [\"test\"], \"products\": {\"premium\": {\"type\": \"subscription\"}}"),
+                "play_store.products[\"premium\"]", tenant(unmapped)
+            ),
+            (
+                playStore("\"service_account_key_file\": \"\(key)\", \"environments\": [\"test\"], \"api_base_url\": \"http://play.example.com/v3\""),
+                "play_store.api_base_url", tenant(plainHTTP)
+            ),
+            (
+                playStore("\"service_account_key_file\": \"\(key)\", \"environments\": [\"test\"], \"voided_purchases_poll_minutes\": 1441"),
+                "play_store.voided_purchases_poll_minutes", tenant(poll)
+            ),
+            (
+                playStore("\"service_account_key_file\": \"\(key)\", \"environments\": [\"test\"], \"notifications\": {\"audience\": \" aud\", \"push_service_account\": \"push@example.com\"}"),
+                "play_store.notifications.audience", tenant(audience)
+            ),
+            (
+                playStore("\"service_account_key_file\": \"\(key)\", \"environments\": [\"test\"], \"notifications\": {\"audience\": \"aud\", \"push_service_account\": \"push\"}"),
+                "play_store.notifications.push_service_account", tenant(account)
+            ),
+            (
+                playStore("\"service_account_key_file\": \"\(key)\", \"environments\": [\"test\"], \(notifications), \"jwks_file\": \"\(missing)\"}"),
+                "play_store.notifications.jwks_file", tenant(jwks)
+            ),
+        ]
+        for (fields, path, build) in cases {
+            let inFile = try fileError(fields)
+            let inCode = try codeError(build)
+            #expect(inFile.code == TenantConfigError.Code(inCode.code), "\(fields)")
+            #expect(inFile.message == inCode.message, "\(fields)")
+            #expect(inFile.path == "tenants[0]." + path, "\(fields)")
+            #expect(inCode.path == "tenant." + path, "\(fields)")
+            #expect(inFile.description == "tenants.json:1: \(inFile.path!): \(inFile.message)")
+        }
+        // Mapped through a base plan, in code as in the file.
+        #expect(throws: Never.self) { try tenant(unmapped, products: ["premium:monthly": ["pro"]])() }
+    }
+
+    @Test func everyRuleCodeIsAFileCode() {
+        for code in TenantRuleError.Code.allCases {
+            #expect(TenantConfigError.Code(code).rawValue == code.rawValue)
+        }
+    }
 }

@@ -59,7 +59,8 @@ public struct PlayNotificationSettings: Sendable, Hashable {
 ///       "transfer_policy": "transfer",                              // optional, as app_store's
 ///       "products": {"premium": {"type": "subscription"}},          // required for every product purchased
 ///       "api_base_url": "https://androidpublisher.googleapis.com/androidpublisher/v3/applications",  // optional
-///       "voided_purchases_poll_minutes": 60,                        // optional; 0 turns the poll off
+///                                                                   // https://, or http:// to a loopback host only
+///       "voided_purchases_poll_minutes": 60,                        // optional; 0–1440, default 60; 0 turns the poll off
 ///       "notifications": {                                          // optional; without it RTDN pushes are refused
 ///         "audience": "https://entitlements.example.com/v1/google/notifications/example",
 ///         "push_service_account": "rtdn-push@example.iam.gserviceaccount.com",
@@ -69,7 +70,9 @@ public struct PlayNotificationSettings: Sendable, Hashable {
 ///     }
 ///
 /// Entitlements come from the tenant's `products`: a subscription's base plan may map on its own as
-/// `"<productId>:<basePlanId>"`, which wins over `"<productId>"`.
+/// `"<productId>:<basePlanId>"`, which wins over `"<productId>"`. Relative file paths are resolved against the
+/// tenants file's directory. The rules are in PlayStoreSettings+Rules.swift, shared by the tenants file reader and
+/// ``Tenant/init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:)``.
 public struct PlayStoreSettings: Sendable, Hashable {
     public static let defaultAPIBaseURL = "https://androidpublisher.googleapis.com/androidpublisher/v3/applications"
     public static let voidedPurchasesPollMinutesRange: ClosedRange<Int> = 0...1440

@@ -2,8 +2,8 @@ import FileAccess
 
 /// One app (or family of apps sharing entitlements): its keys, the entitlements it declares and the products that
 /// give them. Built by the tenants file reader (module TenantConfiguration), or in code (tests) by
-/// ``init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:)``; either way
-/// every value has been validated.
+/// ``init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:)``;
+/// either way every value has been validated.
 public struct Tenant: Hashable, Sendable {
     public static let maxIDLength = 64
 
@@ -46,7 +46,8 @@ public struct Tenant: Hashable, Sendable {
     /// A tenant built in code, validated by the same rules as a configured one (errors name `tenant.FIELD`, as
     /// `<memory>: tenant.entitlements[0]: ...`). Key hashes are `pk_sha256:<hex>` / `sk_sha256:<hex>` strings, as
     /// ``APIKey/hashString(_:)`` makes them. `appStore` is checked like a configured `app_store` (relative root
-    /// certificate paths are resolved against the working directory). Products are checked in sorted order.
+    /// certificate paths are resolved against the working directory), `playStore` like a configured `play_store`
+    /// (its relative key and JWKS file paths likewise). Products are checked in sorted order.
     public init(
         id: String, publicKeyHashes: [String] = [], secretKeyHashes: [String] = [], entitlements: [String] = [],
         allowUndeclaredEntitlements: Bool = false, products: [String: [String]] = [:],
@@ -89,10 +90,15 @@ public struct Tenant: Hashable, Sendable {
                     try settings.validated(mappedProducts: products, directory: FileSystem.currentDirectory())
                 }
             }
+            let checkedPlayStore = try playStore.map { settings throws(TenantRuleError) in
+                try TenantRuleError.at(".play_store") { () throws(TenantRuleError) in
+                    try settings.validated(mappedProducts: products, directory: FileSystem.currentDirectory())
+                }
+            }
             return Tenant(
                 id: id, publicKeyDigests: digests[.publicKey] ?? [], secretKeyDigests: digests[.secretKey] ?? [],
                 listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclaredEntitlements,
-                products: products, appStore: checkedAppStore, playStore: playStore)
+                products: products, appStore: checkedAppStore, playStore: checkedPlayStore)
         }
     }
 
@@ -133,8 +139,9 @@ public struct Tenant: Hashable, Sendable {
         try ListRule.checkNotListed(id, written: id, in: previous)
     }
 
-    /// A store product ID (in `products` or `app_store.products`): not empty, no control characters, no
-    /// surrounding whitespace.
+    /// A store product ID (in `products`, `app_store.products` or `play_store.products`): not empty, no control
+    /// characters, no surrounding whitespace. Any other character is allowed, `:` included: a Play subscription's
+    /// base plan maps on its own as `"<productId>:<basePlanId>"`.
     package static func checkProductID(_ id: String) throws(TenantRuleError) {
         if id.isEmpty { throw TenantRuleError(.invalidValue, "a product ID is empty") }
         if let scalar = id.unicodeScalars.first(where: AppUserID.isControl) {
