@@ -71,6 +71,7 @@ public struct PlayStoreNotifications: Sendable {
             try await verifyPush(authorization: authorization, settings: notifications)
         }
         let (messageID, notification) = try Self.decode(body)
+        try Self.checkShape(notification)
         guard notification.packageName == settings.packageName else {
             throw NotificationFailure(
                 status: 400,
@@ -135,6 +136,30 @@ public struct PlayStoreNotifications: Sendable {
             throw malformed("The Pub/Sub message's data is not a JSON Real-time Developer Notification.")
         }
         return (messageID, notification)
+    }
+
+    /// A notification without the fields its kind needs is malformed: 400, like a malformed envelope, so nothing is
+    /// applied and its message ID stays unused (rather than acknowledged as "not applied", which only suits answers
+    /// Google gives about a well-formed one).
+    static func checkShape(_ notification: DeveloperNotification) throws(NotificationFailure) {
+        do throws(DomainError) {
+            if let subscription = notification.subscriptionNotification {
+                _ = try token(subscription.purchaseToken)
+            } else if let product = notification.oneTimeProductNotification {
+                _ = try token(product.purchaseToken)
+                guard let sku = product.sku, !sku.isEmpty else {
+                    throw .invalidArgument("The oneTimeProductNotification has no sku.")
+                }
+                try PlayStorePurchases.checkProductID(sku, field: "oneTimeProductNotification.sku")
+            } else if let voided = notification.voidedPurchaseNotification {
+                _ = try token(voided.purchaseToken)
+            } else if notification.testNotification == nil {
+                throw .invalidArgument(
+                    "The notification holds none of subscriptionNotification, oneTimeProductNotification, voidedPurchaseNotification, testNotification.")
+            }
+        } catch {
+            throw NotificationFailure(status: 400, message: error.message)
+        }
     }
 
     /// Pub/Sub message IDs, kept apart from Apple's notification UUIDs.
