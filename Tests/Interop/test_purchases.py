@@ -316,15 +316,17 @@ def test_xcode_signed_transaction_explains_what_to_do(env):
     assert_no_customer(env.a_admin, user)
 
 
-def test_play_store_purchase_is_unimplemented(env):
+def test_play_store_purchase_on_a_tenant_without_play_store_settings_is_refused(env):
+    """These tenants have App Store settings only: a Google Play purchase is refused, naming the missing settings
+    (test_play_purchases.py covers tenants that take them)."""
     user = unique_id()
     request = env.a.message("PurchaseRequest", app_user_id=user)
     request.play_store.product_id = "p"
     request.play_store.purchase_token = "t"
-    assert_code(env.a.purchase_error(user, request=request), Code.UNIMPLEMENTED)
+    assert_code(env.a.purchase_error(user, request=request), Code.FAILED_PRECONDITION, "play_store")
     restore = env.a.message("RestoreRequest", app_user_id=user)
     restore.play_store.add(product_id="p", purchase_token="t")
-    assert_code(rpc_error(lambda: env.a.store_call("Restore", restore)), Code.UNIMPLEMENTED)
+    assert_code(rpc_error(lambda: env.a.store_call("Restore", restore)), Code.FAILED_PRECONDITION, "play_store")
     assert_no_customer(env.a_admin, user)
 
 
