@@ -86,8 +86,8 @@ let package = Package(
         .executableTarget(
             name: "entctl",
             dependencies: [
-                "EntitlementClient", "EntitlementsProto", "EntitlementDomain", "Crypto", "AppStore", "JOSE", "CivilCalendar",
-                "EntitlementdVersion", "Encodings", "FileAccess", "HTTP2Transport", "ProtobufWire", "RPCCore",
+                "EntitlementClient", "EntitlementsProto", "EntitlementDomain", "Crypto", "AppStore", "GooglePlay", "JOSE",
+                "CivilCalendar", "EntitlementdVersion", "Encodings", "FileAccess", "HTTP2Transport", "ProtobufWire", "RPCCore",
                 "StandardServices",
             ],
             swiftSettings: strict
@@ -96,14 +96,17 @@ let package = Package(
         // Seeds a benchmark database and measures push latency for Scripts/benchmark.
         .executableTarget(
             name: "entitlementd-bench",
-            dependencies: ["EntitlementClient", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "RPCCore", "AppStore", "Crypto", "HTTP2Transport", "ProtobufWire"],
+            dependencies: ["EntitlementClient", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "RPCCore", "AppStore", "Crypto", "HTTP2Transport", "ProtobufWire", "JOSE", "Encodings"],
             path: "Sources/BenchmarkTool", swiftSettings: strict
         ),
 
         // Test helpers shipped as a module: test-only services, a running-server fixture, certificate minting.
         .target(
             name: "TestSupport",
-            dependencies: ["RPCCore", "ProtobufWire", "HTTP2Transport", "EntitlementServer", "EntitlementDomain", "EntitlementServices", "EntitlementStorage"],
+            dependencies: [
+                "RPCCore", "ProtobufWire", "HTTP2Transport", "EntitlementServer", "EntitlementDomain", "EntitlementServices",
+                "EntitlementStorage", "Crypto",
+            ],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -129,11 +132,22 @@ let package = Package(
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "Crypto", "TestSupport", "Encodings"], exclude: ["Resources"]),
         .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "JOSE", "Crypto", "TestSupport", "Encodings"], exclude: ["Resources"]),
         .testTarget(name: "EntitlementStorageTests", dependencies: ["EntitlementStorage", "EntitlementDomain"]),
-        .testTarget(name: "EntitlementDomainTests", dependencies: ["EntitlementDomain", "EntitlementStorage", "TestSupport", "AppStore"]),
+        .testTarget(name: "GooglePlayTests", dependencies: ["GooglePlay", "TestSupport", "Encodings"]),
+        .testTarget(
+            name: "GooglePlayAPITests",
+            dependencies: ["GooglePlayAPI", "GooglePlay", "OutboundHTTP", "JOSE", "Crypto", "Encodings", "TestSupport"],
+            exclude: ["Resources"]
+        ),
+        .testTarget(
+            name: "EntitlementDomainTests", dependencies: ["EntitlementDomain", "EntitlementStorage", "TestSupport", "AppStore", "GooglePlay"]
+        ),
         .testTarget(name: "TenantConfigurationTests", dependencies: ["TenantConfiguration", "EntitlementDomain", "TestSupport"]),
         .testTarget(
             name: "EntitlementServicesTests",
-            dependencies: ["EntitlementServices", "EntitlementDomain", "EntitlementStorage", "EntitlementsProto", "TestSupport", "EntitlementClient", "RPCCore", "Crypto", "HTTP2Transport", "ProtobufWire", "StandardServices"]
+            dependencies: [
+                "EntitlementServices", "EntitlementDomain", "EntitlementStorage", "EntitlementsProto", "TestSupport", "EntitlementClient",
+                "RPCCore", "Crypto", "HTTP2Transport", "ProtobufWire", "StandardServices", "JOSE", "OutboundHTTP",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

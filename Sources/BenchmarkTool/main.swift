@@ -16,6 +16,13 @@
 //   entitlementd-bench notify-rate HOST:PORT TENANT CA_DIR COUNT CONCURRENCY
 //       Signs COUNT DID_RENEW notifications renewing those same original transactions, then POSTs them to
 //       /v1/apple/notifications/TENANT over CONCURRENCY HTTP/1.1 keep-alive connections; every answer must be 200.
+//   entitlementd-bench play-purchase-rate HOST:PORT PUBLIC_KEY COUNT CONCURRENCY
+//       Sends `Purchase` with Play tokens bench-play-<n> (pro_monthly) for users bench-android-<n>; the server asks the
+//       fake Google for each.
+//   entitlementd-bench play-notify-rate HOST:PORT TENANT AUDIENCE EMAIL KEY_PEM KID PACKAGE COUNT CONCURRENCY
+//       POSTs SUBSCRIPTION_RENEWED notifications for those tokens, each with a push token signed by KEY_PEM.
+//   entitlementd-bench fake-rate API_BASE ACCESS_TOKEN PACKAGE COUNT CONCURRENCY
+//       Reads the same subscriptions straight from the fake: the reference for the two above.
 import EntitlementClient
 import EntitlementDomain
 import EntitlementStorage
@@ -58,11 +65,31 @@ case "notify-rate" where arguments.count == 6:
     guard let address = try? ListenAddress.parse(arguments[1]).get(), let count = Int(arguments[4]), count > 0,
         let concurrency = Int(arguments[5]), concurrency > 0
     else { fail("usage: notify-rate HOST:PORT TENANT CA_DIR COUNT CONCURRENCY") }
-    try AppStoreBench.notifyRate(
+    try await AppStoreBench.notifyRate(
         address: address, tenant: arguments[2], caDirectory: arguments[3], count: count, concurrency: concurrency)
+case "play-purchase-rate" where arguments.count == 5:
+    guard let address = try? ListenAddress.parse(arguments[1]).get(), let count = Int(arguments[3]), count > 0,
+        let concurrency = Int(arguments[4]), concurrency > 0
+    else { fail("usage: play-purchase-rate HOST:PORT PUBLIC_KEY COUNT CONCURRENCY") }
+    try await PlayBench.purchaseRate(address: address, publicKey: arguments[2], count: count, concurrency: concurrency)
+case "play-notify-rate" where arguments.count == 10:
+    guard let address = try? ListenAddress.parse(arguments[1]).get(), let count = Int(arguments[8]), count > 0,
+        let concurrency = Int(arguments[9]), concurrency > 0
+    else { fail("usage: play-notify-rate HOST:PORT TENANT AUDIENCE EMAIL KEY_PEM KID PACKAGE COUNT CONCURRENCY") }
+    try await PlayBench.notifyRate(
+        address: address, tenant: arguments[2], audience: arguments[3], email: arguments[4], keyPath: arguments[5],
+        kid: arguments[6], package: arguments[7], count: count, concurrency: concurrency)
+case "fake-rate" where arguments.count == 6:
+    guard let count = Int(arguments[4]), count > 0, let concurrency = Int(arguments[5]), concurrency > 0 else {
+        fail("usage: fake-rate API_BASE ACCESS_TOKEN PACKAGE COUNT CONCURRENCY")
+    }
+    try await PlayBench.fakeRate(
+        apiBase: arguments[1], accessToken: arguments[2], package: arguments[3], count: count, concurrency: concurrency)
 default:
     fail(
         "usage: seed DATABASE TENANT CUSTOMERS | push-latency HOST:PORT PUBLIC_KEY SECRET_KEY STREAMS SAMPLES"
             + " | verify-rate SECONDS | purchase-rate HOST:PORT PUBLIC_KEY CA_DIR COUNT CONCURRENCY"
-            + " | notify-rate HOST:PORT TENANT CA_DIR COUNT CONCURRENCY")
+            + " | notify-rate HOST:PORT TENANT CA_DIR COUNT CONCURRENCY | play-purchase-rate HOST:PORT PUBLIC_KEY COUNT"
+            + " CONCURRENCY | play-notify-rate HOST:PORT TENANT AUDIENCE EMAIL KEY_PEM KID PACKAGE COUNT CONCURRENCY"
+            + " | fake-rate API_BASE ACCESS_TOKEN PACKAGE COUNT CONCURRENCY")
 }

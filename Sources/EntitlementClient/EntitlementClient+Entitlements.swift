@@ -24,11 +24,33 @@ extension EntitlementClient {
         return try await unary(Methods.purchase, request)
     }
 
+    /// `Purchase` of a Google Play purchase: the product ID and the purchase token Play Billing gave the app, which the
+    /// server looks up with Google.
+    public func purchasePlayStore(appUserID: String, productID: String, purchaseToken: String) async throws
+        -> PurchaseResponse
+    {
+        var request = PurchaseRequest()
+        request.appUserID = appUserID
+        request.purchase = .playStore(PlayStorePurchase(productID: productID, purchaseToken: purchaseToken))
+        return try await unary(Methods.purchase, request)
+    }
+
     /// `Restore` of App Store transactions.
     public func restoreAppStore(appUserID: String, signedTransactions: [String]) async throws -> RestoreResponse {
+        try await restore(appUserID: appUserID, signedTransactions: signedTransactions)
+    }
+
+    /// `Restore` of everything a device holds, from either store in one call: App Store signed transactions and
+    /// Google Play (product ID, purchase token) pairs. The response's results follow the request: the App Store
+    /// transactions first, then the Play purchases, each in the order given.
+    public func restore(
+        appUserID: String, signedTransactions: [String] = [],
+        playPurchases: [(productID: String, purchaseToken: String)] = []
+    ) async throws -> RestoreResponse {
         var request = RestoreRequest()
         request.appUserID = appUserID
         request.appStore = signedTransactions.map { AppStorePurchase(signedTransaction: $0) }
+        request.playStore = playPurchases.map { PlayStorePurchase(productID: $0.productID, purchaseToken: $0.purchaseToken) }
         return try await unary(Methods.restore, request)
     }
 
@@ -60,6 +82,17 @@ extension EntitlementClient {
     /// `GetCustomer`: status, aliases, grants and transactions of one customer.
     public func getCustomer(appUserID: String) async throws -> Customer {
         try await unary(Methods.getCustomer, GetCustomerRequest(appUserID: appUserID))
+    }
+
+    /// `RefreshStorePurchase`: asks the store for one purchase again (Google Play is the one supported: `purchaseID`
+    /// is the purchase token) and applies what it says now; a failed acknowledgement is tried again. `productID` may
+    /// be empty when the server already holds the purchase.
+    public func refreshStorePurchase(store: Store, purchaseID: String, productID: String = "") async throws
+        -> RefreshStorePurchaseResponse
+    {
+        try await unary(
+            Methods.refreshStorePurchase,
+            RefreshStorePurchaseRequest(store: store, purchaseID: purchaseID, productID: productID))
     }
 
     /// `ListCustomerEvents`: one page of the customer's history, newest first. `pageSize` 0 means the server

@@ -21,5 +21,6 @@ extension EntitlementClient {
         public static let revokeGrant = MethodDescriptor(service: adminService, method: "RevokeGrant")
         public static let getCustomer = MethodDescriptor(service: adminService, method: "GetCustomer")
         public static let listCustomerEvents = MethodDescriptor(service: adminService, method: "ListCustomerEvents")
+        public static let refreshStorePurchase = MethodDescriptor(service: adminService, method: "RefreshStorePurchase")
     }
 }

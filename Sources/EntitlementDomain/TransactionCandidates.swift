@@ -6,8 +6,8 @@ extension EntitlementCandidate {
     /// expiry (a non-consumable) is for life. Consumables map to no entitlement, so they give nothing; nor does a
     /// transaction the user upgraded away from (the upgrade's own transaction gives the higher product).
     public static func candidates(of transaction: StorePurchase) -> [EntitlementCandidate] {
-        // Upgraded away or replaced by a newer purchase: the purchase grants nothing.
-        guard !transaction.isUpgraded, transaction.supersededBy.isEmpty else { return [] }
+        // Upgraded away, replaced by a newer purchase, or suspended by the store: the purchase grants nothing.
+        guard !transaction.isUpgraded, transaction.supersededBy.isEmpty, !transaction.isSuspended else { return [] }
         let source = transaction.store.entitlementSource
         // Paused: nothing until it resumes, then its period as the store gives it.
         let startsAt = transaction.pausedUntil.map { max($0, transaction.purchasedAt) } ?? transaction.purchasedAt

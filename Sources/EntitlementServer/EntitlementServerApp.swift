@@ -80,7 +80,8 @@ public final class EntitlementServerApp: Sendable {
                 maxStreamsPerConnection: config.maxStreamsPerConnection,
                 maxStreamsPerCustomer: config.maxStreamsPerCustomer),
             outbound: outbound,
-            playAcknowledgements: PlayAcknowledger.Schedule(firstRetry: config.playAcknowledgementFirstRetry),
+            playAcknowledgements: PlayAcknowledger.Schedule(
+                firstRetry: config.playAcknowledgementFirstRetry, maxAttempts: config.playAcknowledgementMaxAttempts),
             extraServices: extraServices, isDraining: { readiness.isDraining })
         background = wiring.background
         self.tenants = tenants

@@ -12,12 +12,6 @@ public import RPCCore
 /// verification or is malformed gets 4xx naming the failed check (a retry cannot fix it); a failure on our side gets
 /// 5xx so Apple retries.
 public struct AppStoreNotifications: Sendable {
-    /// What to answer Apple, and a line for the log (it names the failed check; it never holds the payload).
-    public struct Reply: Sendable, Hashable {
-        public var status: Int
-        public var message: String
-    }
-
     public static let maxBodyBytes = 64 * 1024
 
     let engine: CustomerEngine
@@ -32,8 +26,8 @@ public struct AppStoreNotifications: Sendable {
         self.log = log
     }
 
-    public func receive(tenantID: String, body: [UInt8]) async -> Reply {
-        let reply: Reply
+    public func receive(tenantID: String, body: [UInt8]) async -> NotificationReply {
+        let reply: NotificationReply
         do throws(DomainError) {
             reply = try await apply(tenantID: tenantID, body: body)
         } catch {
@@ -43,7 +37,7 @@ public struct AppStoreNotifications: Sendable {
                 case .notFound: 404
                 default: 400
                 }
-            reply = Reply(status: status, message: error.message)
+            reply = NotificationReply(status: status, message: error.message)
         }
         log.info(
             "app store notification",
@@ -51,9 +45,9 @@ public struct AppStoreNotifications: Sendable {
         return reply
     }
 
-    private func apply(tenantID: String, body: [UInt8]) async throws(DomainError) -> Reply {
+    private func apply(tenantID: String, body: [UInt8]) async throws(DomainError) -> NotificationReply {
         guard body.count <= Self.maxBodyBytes else {
-            return Reply(status: 413, message: "The body is larger than \(Self.maxBodyBytes) bytes.")
+            return NotificationReply(status: 413, message: "The body is larger than \(Self.maxBodyBytes) bytes.")
         }
         guard let tenant = tenants.directory.tenant(id: tenantID), let settings = tenant.appStore else {
             throw .notFound("No tenant \(tenantID.quotedForMessage) accepts App Store notifications.")
@@ -116,13 +110,8 @@ public struct AppStoreNotifications: Sendable {
                 ["tenant": tenant.id, "original_transaction_id": record.originalTransactionID,
                  "ahead_ms": String(revokedAt.milliseconds - engine.now().milliseconds)])
         }
-        switch try await engine.applyStoreNotification(
+        let outcome = try await engine.applyStoreNotification(
             tenantID: tenant.id, notificationID: notificationID, transaction: record, reason: reason)
-        {
-        case .duplicate: return Reply(status: 200, message: "\(reason): already processed")
-        case .recorded: return Reply(status: 200, message: "\(reason): recorded")
-        case .applied(let appUserID, let changed):
-            return Reply(status: 200, message: "\(reason): \(changed ? "applied to" : "nothing new for") \(appUserID)")
-        }
+        return NotificationReply(outcome, reason: reason)
     }
 }

@@ -111,6 +111,7 @@ extension Transaction {
         acknowledgement = Transaction.Acknowledgement(record.acknowledgement.state)
         acknowledgementAttempts = Int32(clamping: record.acknowledgement.attempts)
         acknowledgementError = record.acknowledgement.lastError
+        suspended = record.isSuspended
     }
 }
 

@@ -156,10 +156,13 @@ enum Migrations {
         Migration(
             version: 6,
             sql: """
-                -- Google Play: the purchase a token replaces (linkedPurchaseToken), and the acknowledgement the server
+                -- Google Play: the purchase a token replaces (linkedPurchaseToken), whether the store suspends it, and
+                -- the acknowledgement the server
                 -- owes Google, with its retry schedule, kept with the purchase so it survives a restart. Older rows
                 -- are App Store purchases, which need no acknowledgement.
                 ALTER TABLE transactions ADD COLUMN replaces TEXT NOT NULL DEFAULT '';
+                -- The store says the purchase gives nothing now, whatever its dates (Play: pending, on hold...).
+                ALTER TABLE transactions ADD COLUMN suspended INTEGER NOT NULL DEFAULT 0;
                 ALTER TABLE transactions ADD COLUMN acknowledgement TEXT NOT NULL DEFAULT 'not_required';
                 ALTER TABLE transactions ADD COLUMN acknowledgement_attempts INTEGER NOT NULL DEFAULT 0;
                 ALTER TABLE transactions ADD COLUMN acknowledgement_due_at INTEGER;

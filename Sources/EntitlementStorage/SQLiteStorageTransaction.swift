@@ -215,7 +215,7 @@ final class SQLiteStorageTransaction: StorageTransaction {
 
     static let saveTransactionSQL = """
         INSERT INTO transactions (\(SQLiteConnection.transactionColumns))
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (tenant_id, store, original_transaction_id) DO UPDATE SET
             transaction_id = excluded.transaction_id, customer_id = excluded.customer_id,
             product_id = excluded.product_id, product_type = excluded.product_type,
@@ -231,7 +231,8 @@ final class SQLiteStorageTransaction: StorageTransaction {
             renewal_state_as_of = excluded.renewal_state_as_of, paused_until = excluded.paused_until,
             superseded_by = excluded.superseded_by, origin = excluded.origin, replaces = excluded.replaces,
             acknowledgement = excluded.acknowledgement, acknowledgement_attempts = excluded.acknowledgement_attempts,
-            acknowledgement_due_at = excluded.acknowledgement_due_at, acknowledgement_error = excluded.acknowledgement_error
+            acknowledgement_due_at = excluded.acknowledgement_due_at, acknowledgement_error = excluded.acknowledgement_error,
+            suspended = excluded.suspended
         """
 
     func savePurchase(_ record: StorePurchase) throws(StorageError) {
@@ -250,7 +251,7 @@ final class SQLiteStorageTransaction: StorageTransaction {
                 .time(record.pausedUntil), .text(record.supersededBy), .text(StorageColumns.origin(record.origin)),
                 .text(record.replaces), .text(StorageColumns.acknowledgement(record.acknowledgement.state)),
                 .integer(Int64(record.acknowledgement.attempts)), .time(record.acknowledgement.dueAt),
-                .text(record.acknowledgement.lastError),
+                .text(record.acknowledgement.lastError), .bool(record.isSuspended),
             ])
     }
 

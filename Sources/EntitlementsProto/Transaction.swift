@@ -55,6 +55,8 @@ public struct Transaction: ProtoMessage {
     public var acknowledgement = Acknowledgement.unspecified
     public var acknowledgementAttempts: Int32 = 0
     public var acknowledgementError = ""
+    /// The store says it gives nothing now, whatever its dates.
+    public var suspended = false
     public var unknownFields: [UInt8] = []
 
     public init() {}
@@ -110,6 +112,7 @@ public struct Transaction: ProtoMessage {
             case 19: acknowledgement = try reader.decodeEnum(tag)
             case 20: acknowledgementAttempts = try reader.decodeInt32(tag)
             case 21: acknowledgementError = try reader.decodeString(tag)
+            case 22: suspended = try reader.decodeBool(tag)
             default: unknownFields += try reader.skipField(tag)
             }
         }
@@ -137,6 +140,7 @@ public struct Transaction: ProtoMessage {
         writer.writeEnum(19, acknowledgement)
         writer.writeInt32(20, acknowledgementAttempts)
         writer.writeString(21, acknowledgementError)
+        writer.writeBool(22, suspended)
         writer.writeRaw(unknownFields)
     }
 }

@@ -18,4 +18,8 @@ public enum RepositoryFiles {
 
     /// Apple's public test data (certificates, Xcode-signed samples): `Tests/Fixtures/apple/<relativePath>`.
     public static func apple(_ relativePath: String) throws -> Data { try data("Tests/Fixtures/apple/" + relativePath) }
+
+    /// Google's JSON shapes as its API reference spells them (purchases, notifications, Pub/Sub pushes):
+    /// `Tests/Fixtures/google/<relativePath>`.
+    public static func google(_ relativePath: String) throws -> Data { try data("Tests/Fixtures/google/" + relativePath) }
 }

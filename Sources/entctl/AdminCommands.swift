@@ -2,7 +2,7 @@ import EntitlementsProto
 import EntitlementClient
 import ProtobufWire
 
-/// The AdminService commands, called with a secret key: grant, revoke, customer, events.
+/// The AdminService commands, called with a secret key: grant, revoke, customer, events, refresh-purchase.
 extension Entctl {
     /// `grant APP_USER_ID ENTITLEMENT [--duration D | --expires-at T] [--reason TEXT] [--idempotency-key KEY]`
     func grant() async throws -> Int32 {
@@ -53,6 +53,19 @@ extension Entctl {
         let appUserID = try arguments.positional(0, "APP_USER_ID")
         let customer = try await connect(.secretKey).getCustomer(appUserID: appUserID)
         printer.print(customer, human: HumanOutput.customer(customer))
+        return 0
+    }
+
+    /// `refresh-purchase TOKEN [--product ID]`: asks Google Play for the purchase again and applies what it says now
+    /// (a missed notification, a support case); a failed acknowledgement is tried again. `--product` is needed only
+    /// for a purchase the server does not hold yet.
+    func refreshPurchase() async throws -> Int32 {
+        try arguments.check(positionals: ["TOKEN"], options: ["--product"])
+        let token = try arguments.positional(0, "TOKEN")
+        let productID = try arguments.optional("--product") ?? ""
+        let response = try await connect(.secretKey).refreshStorePurchase(
+            store: .playStore, purchaseID: token, productID: productID)
+        printer.print(response, human: HumanOutput.refreshedPurchase(response))
         return 0
     }
 

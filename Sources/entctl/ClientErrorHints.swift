@@ -11,7 +11,7 @@ enum ClientErrorHints {
         return "\(error.code): \(error.message)" + (fix.map { " (\($0))" } ?? "")
     }
 
-    /// A connection that failed outside a gRPC call (`dev notify`'s HTTP/1.1 post).
+    /// A connection that failed outside a gRPC call (the HTTP/1.1 posts of `dev notify` and `dev play-notify`).
     static func message(for failure: ClientConnectionFailure) -> String {
         failure.description + (hint(for: failure.kind).map { " (\($0))" } ?? "")
     }

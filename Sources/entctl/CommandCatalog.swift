@@ -10,13 +10,18 @@ extension CommandHelp {
             title: "AdminService commands (a secret key; the demo one on a loopback address)",
             keyNote: "Key: --key KEY or $ENTCTL_KEY, a secret key (sk_...); without either, the demo secret key is sent,\n"
                 + "to a loopback address (127.0.0.1, ::1, localhost) only.",
-            commands: [grant, revoke, customer, events]),
+            commands: [grant, revoke, customer, events, refreshPurchase]),
         CommandGroup(title: "Other commands", keyNote: nil, commands: [health, genKey, hashKey]),
         CommandGroup(
             title: "Local App Store signing, for development (DIR defaults to \(DevCommands.defaultDirectory), "
                 + "the demo tenant's CA)",
             keyNote: nil,
             commands: devCommands),
+        CommandGroup(
+            title: "Local Google Play notifications, for development (DIR defaults to "
+                + "\(DevCommands.defaultPlayDirectory), the repository's development push-signing key)",
+            keyNote: nil,
+            commands: devPlayCommands),
     ]
 
     // MARK: EntitlementService
@@ -44,14 +49,30 @@ extension CommandHelp {
         ])
 
     static let purchase = CommandHelp(
-        name: "purchase", arguments: "APP_USER_ID SIGNED_TRANSACTION",
-        summary: "attach a StoreKit 2 signed transaction (- reads it from standard input)",
-        details: ["", "Calls EntitlementService/Purchase: the server verifies the transaction, stores it and pushes the change."])
+        name: "purchase", arguments: "APP_USER_ID (SIGNED_TRANSACTION | --play PRODUCT_ID:TOKEN)",
+        summary: "attach a StoreKit 2 signed transaction or a Google Play purchase (- reads it from standard input)",
+        details: [
+            "", "Calls EntitlementService/Purchase: the server verifies the purchase (an App Store signed transaction",
+            "itself, a Play purchase token with Google's Play Developer API), stores it and pushes the change.",
+            "",
+            "  entctl purchase alice \"$T\"                                          # an App Store signed transaction",
+            "  entctl purchase alice --play com.example.pro.monthly:\"$PLAY_TOKEN\"  # a Play product and its token",
+        ],
+        options: [
+            ("--play PRODUCT_ID:TOKEN", "a Google Play purchase: the product ID and its purchase token (TOKEN - reads"),
+            ("", "it from standard input)"),
+        ])
 
     static let restore = CommandHelp(
-        name: "restore", arguments: "APP_USER_ID SIGNED_TRANSACTION...",
-        summary: "attach up to 100 signed transactions; others' purchases move as the tenant's transfer policy says",
-        details: ["", "Calls EntitlementService/Restore; - reads a token from standard input."])
+        name: "restore", arguments: "APP_USER_ID [SIGNED_TRANSACTION...] [--play PRODUCT_ID:TOKEN]...",
+        summary: "attach up to 100 purchases of either store; others' purchases move as the tenant's transfer policy says",
+        details: [
+            "", "Calls EntitlementService/Restore with every purchase the device holds; one result per purchase, the",
+            "App Store ones first. - reads a token from standard input.",
+            "",
+            "  entctl restore alice \"$T1\" \"$T2\" --play com.example.pro.monthly:\"$PLAY_TOKEN\"",
+        ],
+        options: [("--play PRODUCT_ID:TOKEN", "a Google Play purchase; repeat it for each")])
 
     // MARK: AdminService
 
@@ -86,6 +107,18 @@ extension CommandHelp {
             ("--all", "every page from there on"),
         ])
 
+    static let refreshPurchase = CommandHelp(
+        name: "refresh-purchase", arguments: "TOKEN [--product ID]",
+        summary: "fetch a Google Play purchase from Google again and apply it; prints it and whether it changed",
+        details: [
+            "", "Calls AdminService/RefreshStorePurchase with a Play purchase token: for a notification that never",
+            "arrived or a support case. A failed acknowledgement is tried again. Prints changed or unchanged, the",
+            "purchase as stored now (acknowledgement, superseded by, replaces) and its owner's status.",
+            "",
+            "  entctl refresh-purchase \"$PLAY_TOKEN\" --product com.example.pro.monthly",
+        ],
+        options: [("--product ID", "the Play product ID; needed only when the server does not hold the purchase yet")])
+
     // MARK: Other
 
     static let health = CommandHelp(
@@ -108,12 +141,14 @@ extension CommandHelp {
 
     /// `entctl dev --help`: the subcommands.
     static let dev = CommandHelp(
-        name: "dev", arguments: "init|sign-transaction|sign-renewal-info|sign-notification|notify [options]",
-        summary: "sign App Store data with a local CA shaped like Apple's, for development",
-        details: [""] + columns(devCommands.map { ($0.name, $0.summary) }) + [
+        name: "dev",
+        arguments: "init|sign-transaction|sign-renewal-info|sign-notification|notify|play-key|play-notify [options]",
+        summary: "sign App Store data and Google Play notifications with local keys shaped like the stores', for development",
+        details: [""] + columns((devCommands + devPlayCommands).map { ($0.name, $0.summary) }) + [
             "",
-            "The signing commands use \(DevCommands.defaultDirectory), the CA the demo tenant trusts for Sandbox, unless",
-            "--dir names another (run entctl from the repository root for the default).",
+            "The signing commands use \(DevCommands.defaultDirectory), the CA the demo tenant trusts for Sandbox, and",
+            "play-notify \(DevCommands.defaultPlayDirectory), the repository's development push-signing key, unless --dir",
+            "names another (run entctl from the repository root for the defaults).",
         ])
 
     static let devCommands = [devInit, devSignTransaction, devSignRenewalInfo, devSignNotification, devNotify]
@@ -203,4 +238,51 @@ extension CommandHelp {
             "answer; exits 0 only on a 2xx. Takes the options of dev sign-notification.",
         ],
         options: [("--tenant ID", "the tenant whose webhook it is (the demo tenant's is demo)")] + notificationOptions)
+
+    // MARK: dev (Google Play)
+
+    static let devPlayCommands = [devPlayKey, devPlayNotify]
+
+    static let devPlayKey = CommandHelp(
+        name: "dev play-key", arguments: "[--dir DIR] [--force]",
+        summary: "make an RSA push-signing key and its JWKS, shaped like Google's, in DIR",
+        details: [
+            "",
+            "DIR gets \(DevCommands.PlayKeyFile.signingKey) (mode 0600) and \(DevCommands.PlayKeyFile.keySet). For a tenant to",
+            "accept what it signs, set its play_store.notifications.jwks_file to DIR/\(DevCommands.PlayKeyFile.keySet), with the",
+            "audience and push_service_account dev play-notify sends (printed), and reload the server (kill -HUP).",
+            "Development tenants only: a VOIDED_PURCHASE it signs revokes a purchase without asking Google.",
+            "",
+            "  entctl dev play-key --dir data/my-play",
+        ],
+        options: [
+            ("--dir DIR", "where to write the key (default \(DevCommands.defaultPlayDirectory), the repository's own)"),
+            ("--force", "replace a key already in DIR (tenants trusting the old key set refuse what the new one signs)"),
+        ])
+
+    static let devPlayNotify = CommandHelp(
+        name: "dev play-notify", arguments: "TYPE --tenant ID --package NAME [options]",
+        summary: "POST a Real-time Developer Notification to the server as an authenticated Pub/Sub push",
+        details: [
+            "",
+            "TYPE: a subscription notification by Google's name or number (SUBSCRIPTION_RENEWED, RENEWED or 2; an",
+            "unknown number is sent after a warning), ONE_TIME_PRODUCT_PURCHASED or ONE_TIME_PRODUCT_CANCELED (with",
+            "--sku), VOIDED_PURCHASE or TEST. Posts to /v1/google/notifications/ID at --addr over cleartext HTTP/1.1",
+            "with an RS256 OIDC token signed by DIR's key, prints the HTTP status and answer; exits 0 only on a 2xx.",
+            "",
+            "  entctl dev play-notify SUBSCRIPTION_RENEWED --tenant demo --package com.example.app --token \"$PLAY_TOKEN\"",
+        ],
+        options: [
+            ("--tenant ID", "the tenant whose endpoint it is"),
+            ("--package NAME", "the app's package name (the tenant's play_store.package_name)"),
+            ("--token T", "the purchase token (every TYPE but TEST needs one)"),
+            ("--sku ID", "the one-time product; with VOIDED_PURCHASE it makes productType 2 (else 1)"),
+            ("--order-id ID", "VOIDED_PURCHASE: the voided order (default a new GPA.... ID)"),
+            ("--refund-type full|partial", "VOIDED_PURCHASE: refundType 1 (default) or 2"),
+            ("--audience URL", "the token's aud (default http://ADDR/v1/google/notifications/ID)"),
+            ("--email ADDR", "the token's email (default \(DevCommands.defaultPushEmail))"),
+            ("--dir DIR", "the push-signing key (default \(DevCommands.defaultPlayDirectory))"),
+            ("--message-id ID", "the Pub/Sub messageId, the server's deduplication key (default a new one)"),
+            ("--event-time TIME", "eventTimeMillis: RFC 3339 or a span from now (+30d, -1h); default now"),
+        ])
 }

@@ -4,21 +4,26 @@ import Crypto
 import Foundation
 import ProtobufWire
 
-/// `dev`: a local signing CA shaped like Apple's, and App Store signed data made with it (offline). The server
-/// verifies what it signs exactly like App Store data, in a tenant that trusts its root.
+/// `dev`: a local signing CA shaped like Apple's, and App Store signed data made with it (offline); a push-signing key
+/// shaped like Google's, and Google Play notifications pushed as Pub/Sub would. The server verifies what they sign
+/// exactly like the stores' own, in a tenant that trusts them.
 extension Entctl {
-    func dev() throws -> Int32 {
+    func dev() async throws -> Int32 {
         guard let subcommand = arguments.subcommand() else {
             throw UsageError(
-                description: "dev needs a command: init, sign-transaction, sign-renewal-info, sign-notification or notify")
+                description: "dev needs a command: init, sign-transaction, sign-renewal-info, sign-notification, notify, "
+                    + "play-key or play-notify")
         }
-        let commands = DevCommands(arguments: subcommand, printer: printer, address: options.address)
+        let commands = DevCommands(
+            arguments: subcommand, printer: printer, address: options.address, timeout: options.timeout)
         switch subcommand.command {
         case "dev init": return try commands.initialize()
         case "dev sign-transaction": return try commands.signTransaction()
         case "dev sign-renewal-info": return try commands.signRenewalInfo()
         case "dev sign-notification": return try commands.signNotification()
-        case "dev notify": return try commands.notify()
+        case "dev notify": return try await commands.notify()
+        case "dev play-key": return try commands.playKey()
+        case "dev play-notify": return try await commands.playNotify()
         default: throw UsageError(description: "unknown command '\(subcommand.command)'")
         }
     }
@@ -39,8 +44,10 @@ struct DevCommands {
 
     let arguments: CommandArguments
     let printer: Printer
-    /// Where `dev notify` posts (the global `--addr`).
+    /// Where `dev notify` and `dev play-notify` post (the global `--addr`).
     let address: ListenAddress
+    /// How long a post may take, connecting included (the global `--timeout`).
+    let timeout: Duration
 
     /// `dev init --dir DIR [--force]`. There is no default directory: the default signing CA is the demo tenant's,
     /// which exists, and a new CA is only of use once a tenant trusts it, which its output says how to do.
@@ -156,20 +163,14 @@ struct DevCommands {
 
     /// `dev notify TYPE [SUBTYPE] --tenant ID [sign-notification's options]`: signs a notification and posts it to
     /// the server's webhook (`--addr`, cleartext HTTP/1.1), printing the server's answer; exit 0 only on a 2xx.
-    func notify() throws -> Int32 {
+    func notify() async throws -> Int32 {
         try arguments.check(positionals: ["TYPE"], optional: 1, options: Self.notificationOptions.union(["--tenant"]))
         guard let tenant = try arguments.optional("--tenant") else {
             throw UsageError(description: "\(arguments.command) needs --tenant ID")
         }
         let token = try signed(try notificationObject())
         let body = Array(JSONValue.object([("signedPayload", .string(token))]).text.utf8)
-        let (status, reply) = try WebhookPost.post(
-            body, to: address, path: "/v1/apple/notifications/\(tenant)")
-        Output.line(
-            printer.json
-                ? JSONValue.object([("status", .number(String(status))), ("reply", .string(reply))]).text
-                : "\(status) \(reply)")
-        return (200..<300).contains(status) ? 0 : 1
+        return try await postAndPrint(body, path: "/v1/apple/notifications/\(tenant)")
     }
 
     private static let notificationOptions: Set<String> = [
@@ -198,6 +199,42 @@ struct DevCommands {
     }
 
     // MARK: - Helpers
+
+    /// The client of the posts, made once and never shut down: entctl exits right after its one post, and a client
+    /// torn down then would free its TLS context on its own thread while `exit` cleans up OpenSSL (a crash).
+    private static let httpClient = Result { () throws(TransportError) -> HTTPClient in
+        var configuration = HTTPClientConfiguration()
+        configuration.userAgent = "entctl"
+        return try HTTPClient(configuration: configuration)
+    }
+
+    /// POSTs a JSON body to the server (`--addr`, cleartext HTTP/1.1, with the transport's HTTP client) and prints
+    /// the status and the reply (`{"status": N, "reply": "..."}` with `--json`); exit 0 only on a 2xx. A connection
+    /// that cannot be made throws ``ClientConnectionFailure``, as a gRPC call's would, for the same hint.
+    func postAndPrint(_ body: [UInt8], path: String, headers extra: [(String, String)] = []) async throws -> Int32 {
+        let client: HTTPClient
+        switch Self.httpClient {
+        case .success(let made): client = made
+        case .failure(let error): throw Failure(description: "cannot start the HTTP client: \(error.message)")
+        }
+        let request = HTTPClientRequest(
+            method: "POST", scheme: .http, host: address.host, port: address.port, target: path,
+            headers: HTTPHeaders([("content-type", "application/json")] + extra), body: body)
+        let response: HTTPClientResponse
+        do {
+            response = try await client.send(request, timeout: timeout)
+        } catch {
+            if let failure = error.connectionFailure { throw failure }
+            throw Failure(description: error.message)
+        }
+        let status = response.status
+        let reply = String(decoding: response.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        Output.line(
+            printer.json
+                ? JSONValue.object([("status", .number(String(status))), ("reply", .string(reply))]).text
+                : "\(status) \(reply)")
+        return (200..<300).contains(status) ? 0 : 1
+    }
 
     /// Signs with the CA in `--dir` and prints the token (`{"token": ...}` with `--json`).
     private func sign(_ object: LocalPayloads.Object) throws -> Int32 {
@@ -255,15 +292,15 @@ struct DevCommands {
     /// An Apple-style numeric transaction ID.
     private static func transactionID() -> String { "2000000" + String(UInt64.random(in: 100_000_000...999_999_999)) }
 
-    private static func warn(_ text: String) {
+    static func warn(_ text: String) {
         FileHandle.standardError.write(Data("entctl: warning: \(text)\n".utf8))
     }
 
-    private static func path(_ directory: String, _ name: String) -> String {
+    static func path(_ directory: String, _ name: String) -> String {
         (directory as NSString).appendingPathComponent(name)
     }
 
-    private static func absolute(_ path: String) -> String {
+    static func absolute(_ path: String) -> String {
         URL(fileURLWithPath: path).standardizedFileURL.path
     }
 }

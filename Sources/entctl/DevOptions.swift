@@ -2,13 +2,15 @@ import AppStore
 import JOSE
 import ProtobufWire
 
-/// The options of the `dev` commands (local App Store signing) and how their values are read.
+/// The options of the `dev` commands (local App Store signing, Google Play notifications) and how their values are
+/// read.
 extension EntctlOptions {
     static let devValueOptions: Set<String> = [
         "--dir", "--product", "--bundle-id", "--type", "--expires", "--original-transaction-id", "--transaction-id",
         "--app-account-token", "--environment", "--purchase-date", "--ownership", "--revocation-date", "--signed-date",
         "--auto-renew", "--auto-renew-product", "--grace-period-expires", "--app-apple-id", "--transaction",
-        "--renewal-info", "--tenant",
+        "--renewal-info", "--tenant", "--package", "--token", "--sku", "--order-id", "--refund-type", "--audience",
+        "--email", "--message-id", "--event-time",
     ]
     static let devFlagOptions: Set<String> = ["--force", "--billing-retry", "--upgraded"]
 }
@@ -98,7 +100,7 @@ private enum Base16 {
     }
 }
 
-/// The names the `dev` commands accept for App Store values.
+/// The names the `dev` commands accept for store values.
 enum DevNames {
     static let productTypes: KeyValuePairs<String, ProductType> = [
         "auto-renewable": .autoRenewableSubscription, "non-consumable": .nonConsumable, "consumable": .consumable,
@@ -111,4 +113,6 @@ enum DevNames {
         "purchased": .purchased, "family-shared": .familyShared,
     ]
     static let switches: KeyValuePairs<String, Bool> = ["on": true, "off": false]
+    /// `voidedPurchaseNotification.refundType`.
+    static let refundTypes: KeyValuePairs<String, Int> = ["full": 1, "partial": 2]
 }

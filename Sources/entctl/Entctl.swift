@@ -32,9 +32,10 @@ struct Entctl {
         case "revoke": try await revoke()
         case "customer": try await customer()
         case "events": try await events()
+        case "refresh-purchase": try await refreshPurchase()
         case "gen-key": try generateKey()
         case "hash-key": try hashKey()
-        case "dev": try dev()
+        case "dev": try await dev()
         default: throw UsageError(description: "unknown command '\(arguments.command)'")
         }
     }

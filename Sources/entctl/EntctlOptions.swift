@@ -19,8 +19,9 @@ struct EntctlOptions {
     var json = false
     var command: String?
     var positionals: [String] = []
-    /// The command's own options by name (`--reason`); flags without a value map to "".
-    var commandOptions: [String: String] = [:]
+    /// The command's own options by name (`--reason`), each with its values in the order given: one, except for the
+    /// ``repeatableOptions``; flags without a value have the one value "".
+    var commandOptions: [String: [String]] = [:]
 
     static let demoPublicKey = "pk_demo_public_key_for_local_testing_only"
     static let demoSecretKey = "sk_demo_secret_key_for_local_testing_only"
@@ -46,9 +47,12 @@ struct EntctlOptions {
     /// command itself (``CommandArguments``).
     static let valueOptions: Set<String> = Set([
         "--anonymous-id", "--after-version", "--duration", "--expires-at", "--reason", "--idempotency-key",
-        "--page-size", "--page-token",
+        "--page-size", "--page-token", "--play",
     ]).union(devValueOptions)
     static let flagOptions: Set<String> = Set(["--all"]).union(devFlagOptions)
+    /// Value options that may be given more than once (`restore --play A:1 --play B:2`); any other is a usage error
+    /// the second time.
+    static let repeatableOptions: Set<String> = ["--play"]
 
     /// Parses everything after the program name. `--help` (or `-h`, or the `help` command) wins over everything
     /// else and asks for the help of the command it follows, then `--version`; a usage error carries the help of
@@ -161,9 +165,10 @@ struct EntctlOptions {
     }
 
     private mutating func addCommandOption(_ name: String, _ value: String) throws(UsageError) {
-        guard commandOptions.updateValue(value, forKey: name) == nil else {
+        guard commandOptions[name] == nil || Self.repeatableOptions.contains(name) else {
             throw UsageError(description: "option \(name) given more than once")
         }
+        commandOptions[name, default: []].append(value)
     }
 
     /// `ENTCTL_KEY`, unless unset or empty.
@@ -203,7 +208,7 @@ struct EntctlOptions {
 struct CommandArguments {
     let command: String
     let positionals: [String]
-    private let options: [String: String]
+    private let options: [String: [String]]
 
     init(_ options: EntctlOptions) {
         command = options.command ?? ""
@@ -211,7 +216,7 @@ struct CommandArguments {
         self.options = options.commandOptions
     }
 
-    private init(command: String, positionals: [String], options: [String: String]) {
+    private init(command: String, positionals: [String], options: [String: [String]]) {
         self.command = command
         self.positionals = positionals
         self.options = options
@@ -239,7 +244,11 @@ struct CommandArguments {
         }
     }
 
-    func value(_ name: String) -> String? { options[name] }
+    /// The value of an option given once (the first of a repeatable one's).
+    func value(_ name: String) -> String? { options[name]?.first }
+
+    /// Every value of a repeatable option, in the order given; empty when it is not given.
+    func values(_ name: String) -> [String] { options[name] ?? [] }
 
     func flag(_ name: String) -> Bool { options[name] != nil }
 
@@ -253,7 +262,7 @@ struct CommandArguments {
     func integer<Value: FixedWidthInteger>(_ name: String, _ type: Value.Type, minimum: Value) throws(UsageError)
         -> Value?
     {
-        guard let text = options[name] else { return nil }
+        guard let text = value(name) else { return nil }
         guard let value = Value(text), value >= minimum else {
             throw UsageError(
                 description: "invalid \(name) '\(text)': expected an integer from \(minimum) to \(Value.max)")

@@ -27,12 +27,28 @@ extension Entctl {
         return 0
     }
 
-    /// `purchase APP_USER_ID SIGNED_TRANSACTION`: an App Store purchase (`-` reads the token from standard input).
+    /// `purchase APP_USER_ID (SIGNED_TRANSACTION | --play PRODUCT_ID:TOKEN)`: an App Store signed transaction, or a
+    /// Google Play product and purchase token (`-` reads the token from standard input).
     func purchase() async throws -> Int32 {
-        try arguments.check(positionals: ["APP_USER_ID", "SIGNED_TRANSACTION"])
+        try arguments.check(positionals: ["APP_USER_ID"], optional: 1, options: ["--play"])
         let appUserID = try arguments.positional(0, "APP_USER_ID")
-        let token = try Self.token(try arguments.positional(1, "SIGNED_TRANSACTION"))
-        let response = try await connect(.publicKey).purchaseAppStore(appUserID: appUserID, signedTransaction: token)
+        let play = try arguments.values("--play").map(Self.playPurchase)
+        let response: PurchaseResponse
+        switch (arguments.positionals.count, play.count) {
+        case (2, 0):
+            let token = try Self.token(try arguments.positional(1, "SIGNED_TRANSACTION"))
+            response = try await connect(.publicKey).purchaseAppStore(appUserID: appUserID, signedTransaction: token)
+        case (1, 1):
+            let token = try Self.token(play[0].purchaseToken)
+            response = try await connect(.publicKey).purchasePlayStore(
+                appUserID: appUserID, productID: play[0].productID, purchaseToken: token)
+        case (1, 0):
+            throw UsageError(description: "purchase needs SIGNED_TRANSACTION or --play PRODUCT_ID:TOKEN")
+        case (2, _):
+            throw UsageError(description: "purchase takes SIGNED_TRANSACTION or --play PRODUCT_ID:TOKEN, not both")
+        default:
+            throw UsageError(description: "purchase takes one --play (restore takes several)")
+        }
         printer.print(
             response,
             human: HumanOutput.customerStatus(response.customer)
@@ -40,17 +56,46 @@ extension Entctl {
         return 0
     }
 
-    /// `restore APP_USER_ID SIGNED_TRANSACTION...`
+    /// `restore APP_USER_ID [SIGNED_TRANSACTION...] [--play PRODUCT_ID:TOKEN]...`: up to 100 purchases of either store.
     func restore() async throws -> Int32 {
-        try arguments.check(positionals: ["APP_USER_ID", "SIGNED_TRANSACTION"], optional: 99)
+        try arguments.check(positionals: ["APP_USER_ID"], optional: Self.maxRestoredPurchases, options: ["--play"])
         let appUserID = try arguments.positional(0, "APP_USER_ID")
+        let play = try arguments.values("--play").map(Self.playPurchase)
+        let count = arguments.positionals.count - 1 + play.count
+        guard count > 0 else {
+            throw UsageError(description: "restore needs SIGNED_TRANSACTION... or --play PRODUCT_ID:TOKEN")
+        }
+        guard count <= Self.maxRestoredPurchases else {
+            throw UsageError(
+                description: "restore takes at most \(Self.maxRestoredPurchases) purchases, got \(count)")
+        }
+        for index in arguments.positionals.indices.dropFirst() {
+            _ = try arguments.positional(index, "SIGNED_TRANSACTION")
+        }
         let tokens = try arguments.positionals.dropFirst().map(Self.token)
-        let response = try await connect(.publicKey).restoreAppStore(appUserID: appUserID, signedTransactions: tokens)
+        let playPurchases = try play.map { ($0.productID, try Self.token($0.purchaseToken)) }
+        let response = try await connect(.publicKey).restore(
+            appUserID: appUserID, signedTransactions: tokens, playPurchases: playPurchases)
         printer.print(
             response,
             human: HumanOutput.customerStatus(response.customer)
                 + response.results.map { "purchase: " + HumanOutput.purchaseResult($0) })
         return 0
+    }
+
+    /// What the server takes in one Restore.
+    static let maxRestoredPurchases = 100
+
+    /// `--play PRODUCT_ID:TOKEN`, split at the first colon: Play product IDs have none (lowercase letters, digits,
+    /// `_` and `.`), tokens may. The token is returned as given (`-` is read later, after every usage check).
+    static func playPurchase(_ text: String) throws(UsageError) -> (productID: String, purchaseToken: String) {
+        guard let colon = text.firstIndex(of: ":"), colon != text.startIndex, text.index(after: colon) != text.endIndex
+        else {
+            throw UsageError(
+                description: "invalid --play '\(text)': expected PRODUCT_ID:TOKEN, the Play product ID and the purchase "
+                    + "token (- reads the token from standard input)")
+        }
+        return (String(text[..<colon]), String(text[text.index(after: colon)...]))
     }
 
     /// A token argument, or standard input for `-`.

@@ -43,3 +43,7 @@ extension PurchaseResult.Outcome: NamedProtoEnum {
 extension Transaction.Ownership: NamedProtoEnum {
     static let names = ["OWNERSHIP_UNSPECIFIED", "PURCHASED", "FAMILY_SHARED"]
 }
+
+extension Transaction.Acknowledgement: NamedProtoEnum {
+    static let names = ["ACKNOWLEDGEMENT_UNSPECIFIED", "NOT_REQUIRED", "PENDING", "ACKNOWLEDGED", "FAILED"]
+}

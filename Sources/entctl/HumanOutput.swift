@@ -110,7 +110,54 @@ enum HumanOutput {
         lines.append("grants: " + (customer.grants.isEmpty ? "none" : String(customer.grants.count)))
         lines += customer.grants.map { "  " + grantLine($0) }
         lines.append("transactions: " + (customer.transactions.isEmpty ? "none" : String(customer.transactions.count)))
-        lines += customer.transactions.map { "  " + transactionLine($0) }
+        lines += customer.transactions.flatMap { transaction in
+            ["  " + transactionLine(transaction)] + transactionDetails(transaction).map { "    " + $0 }
+        }
+        return lines
+    }
+
+    /// The lines under a transaction for what does not fit on its line: the purchase that replaced it or that it
+    /// replaced (a Play upgrade, downgrade or re-signup; a replaced purchase grants nothing), whether the store
+    /// suspends it (a Play payment pending, a subscription on hold), and for Play purchases
+    /// what the server owes Google: `acknowledgement FAILED after 5 attempts: ...`.
+    static func transactionDetails(_ transaction: Transaction) -> [String] {
+        var lines: [String] = []
+        if !transaction.supersededBy.isEmpty { lines.append("superseded by \(transaction.supersededBy)") }
+        if !transaction.replaces.isEmpty { lines.append("replaces \(transaction.replaces)") }
+        if transaction.suspended { lines.append("suspended: the store says it gives nothing now") }
+        // The App Store needs none: every App Store transaction would say NOT_REQUIRED.
+        if transaction.store == .playStore { lines.append(acknowledgement(transaction)) }
+        return lines
+    }
+
+    /// `acknowledgement ACKNOWLEDGED`, `acknowledgement PENDING (2 failed attempts: ...)` while the server retries,
+    /// `acknowledgement FAILED after 5 attempts: ...` once it gave up; the error is the last attempt's.
+    static func acknowledgement(_ transaction: Transaction) -> String {
+        let attempts = transaction.acknowledgementAttempts
+        let error = transaction.acknowledgementError.isEmpty ? "" : ": " + transaction.acknowledgementError
+        var line = "acknowledgement \(transaction.acknowledgement.name)"
+        switch transaction.acknowledgement {
+        case .failed: line += " after \(attempts) attempt\(attempts == 1 ? "" : "s")" + error
+        case .pending where attempts > 0: line += " (\(attempts) failed attempt\(attempts == 1 ? "" : "s")" + error + ")"
+        default: break
+        }
+        return line
+    }
+
+    /// `changed` or `unchanged`, the purchase as stored now, then its owner's status (or that nobody owns it yet).
+    static func refreshedPurchase(_ response: RefreshStorePurchaseResponse) -> [String] {
+        var lines = [response.changed ? "changed" : "unchanged"]
+        if let transaction = response.transaction {
+            lines.append("transaction: " + transactionLine(transaction))
+            lines += transactionDetails(transaction).map { "  " + $0 }
+        } else {
+            lines.append("transaction: none stored")
+        }
+        if let customer = response.customer {
+            lines += customerStatus(customer).enumerated().map { index, line in index == 0 ? "owner: " + line : line }
+        } else {
+            lines.append("owner: none yet (the purchase is attached to a customer by Purchase or Restore)")
+        }
         return lines
     }
 

@@ -73,6 +73,8 @@ private struct JSONObject {
     mutating func add(_ key: String, _ value: String) { members.append((key, .string(value))) }
     mutating func add(_ key: String, _ value: Bool) { members.append((key, .bool(value))) }
     mutating func add(_ key: String, _ value: UInt64) { members.append((key, .string(String(value)))) }
+    /// 32-bit integers are JSON numbers in proto3 JSON (only 64-bit ones are strings).
+    mutating func add(_ key: String, _ value: Int32) { members.append((key, .number(String(value)))) }
     mutating func add(_ key: String, _ value: [String]) { members.append((key, .array(value.map(JSONValue.string)))) }
     mutating func add(_ key: String, _ value: some NamedProtoEnum) {
         members.append((key, value.knownName.map(JSONValue.string) ?? .number(String(value.rawValue))))
@@ -226,6 +228,22 @@ extension Transaction: JSONEncodable {
         object.add("inGracePeriod", inGracePeriod)
         object.add("inBillingRetry", inBillingRetry)
         object.add("renewalProductId", renewalProductID)
+        object.add("supersededBy", supersededBy)
+        object.add("replaces", replaces)
+        object.add("acknowledgement", acknowledgement)
+        object.add("acknowledgementAttempts", acknowledgementAttempts)
+        object.add("acknowledgementError", acknowledgementError)
+        object.add("suspended", suspended)
+        return object.value
+    }
+}
+
+extension RefreshStorePurchaseResponse: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("transaction", transaction)
+        object.add("changed", changed)
+        object.add("customer", customer)
         return object.value
     }
 }

@@ -171,14 +171,14 @@ struct MigrationTests {
     }
 
     /// The columns migration 6 adds to transactions, as `SQLiteConnection.transactionColumns` lists them.
-    static let version6Columns = ", replaces, acknowledgement, acknowledgement_attempts, acknowledgement_due_at, acknowledgement_error"
+    static let version6Columns = ", replaces, acknowledgement, acknowledgement_attempts, acknowledgement_due_at, acknowledgement_error, suspended"
 
     @Test func upgradesAVersion5DatabaseToPlayPurchaseColumns() throws {
         let database = try TemporaryDatabase()
         let stored = makeTransaction("1000", tenant: "t", customer: nil)
         do {
-            // Migration 6 adds replaces and the acknowledgement schedule: a row from before it replaces nothing and
-            // owes no acknowledgement (App Store purchases never do).
+            // Migration 6 adds replaces, suspended and the acknowledgement schedule: a row from before it replaces
+            // nothing, is not suspended and owes no acknowledgement (App Store purchases never do).
             let raw = try database.rawConnection()
             try Migrations.apply(Array(Migrations.all.prefix(while: { $0.version <= 5 })), on: raw, now: time(0))
             let columns = SQLiteConnection.transactionColumns.replacingOccurrences(of: Self.version6Columns, with: "")
@@ -197,7 +197,7 @@ struct MigrationTests {
         let store = try database.open()
         let read = try #require(try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "1000"))
         #expect(read == stored)
-        #expect(read.replaces.isEmpty && read.acknowledgement == .notRequired)
+        #expect(read.replaces.isEmpty && read.acknowledgement == .notRequired && !read.isSuspended)
         #expect(try store.acknowledgementsDue(at: time(.max), limit: 10).isEmpty)
         #expect(try store.pollCursor(tenantID: "t", name: "x") == nil)
     }

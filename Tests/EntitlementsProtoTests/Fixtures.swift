@@ -188,6 +188,7 @@ enum Fixtures {
                 $0.acknowledgement = known ? .failed : .init(rawValue: 99)
                 $0.acknowledgementAttempts = Int32(40 + i)
                 $0.acknowledgementError = "Google could not answer (503)"
+                $0.suspended = true
             }, u)
     }
 

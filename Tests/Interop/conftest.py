@@ -441,6 +441,13 @@ def demo_tenants_server(tmp_path_factory) -> ServerProcess:
 # Helpers shared by the tests
 
 
+def free_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 def new_token() -> str:
     return uuid.uuid4().hex
 

@@ -6,6 +6,7 @@ Not a test module: the tests import from it. The binary is the one built next to
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -44,3 +45,13 @@ def entctl_ok(*args: str, cwd: Path | None = None) -> str:
     result = entctl(*args, cwd=cwd)
     assert result.returncode == 0, f"entctl {' '.join(args)} exited {result.returncode}:\n{result.stderr}"
     return result.stdout
+
+
+# What entctl says on standard error when it sends a demo key for want of --key/ENTCTL_KEY.
+DEMO_KEY_NOTE = re.compile(
+    r"entctl: using the demo (public|secret) key \((pk|sk)_demo_\w+\) because no --key/ENTCTL_KEY was given")
+
+
+def without_demo_key_note(stderr: str) -> str:
+    """Standard error without the note that a demo key was sent."""
+    return "".join(line for line in stderr.splitlines(keepends=True) if not DEMO_KEY_NOTE.fullmatch(line.rstrip("\n")))

@@ -83,6 +83,7 @@ Control API (JSON bodies and answers; times as milliseconds, RFC 3339 strings, o
     GET    /_fake/requests?method=&path=, DELETE /_fake/requests
     GET    /_fake/acknowledgements
     POST   /_fake/tokens/expire                        every access token granted so far stops working
+    POST   /_fake/tokens                               -> {access_token}: one granted without an assertion (benchmarks)
     POST   /_fake/push-keys/rotate                     -> {kid}
     POST   /_fake/push-token {audience, email, email_verified?, issuer?, lifetime?}   -> {token}
     POST   /_fake/rtdn {package, subscription: {token, type} | one_time_product: {token, sku, type}
@@ -420,6 +421,13 @@ class ServiceAccount:
             private_key_id=secrets.token_hex(20), key=new_rsa_key(), granted=granted,
             packages=set(packages) if packages is not None else None,
         )
+
+    @classmethod
+    def from_info(cls, info: dict) -> "ServiceAccount":
+        """The account of an existing JSON key file (the demo's, committed under Config/dev-play)."""
+        key = serialization.load_pem_private_key(info["private_key"].encode(), password=None)
+        return cls(email=info["client_email"], project_id=info.get("project_id", DEFAULT_PROJECT),
+                   client_id=info.get("client_id", _digits(21)), private_key_id=info["private_key_id"], key=key)
 
     def may_access(self, package: str) -> bool:
         return self.granted and (self.packages is None or package in self.packages)
@@ -1158,6 +1166,13 @@ class FakeGoogle:
             self._accounts.append(account)
         return account
 
+    def use_service_account(self, info: dict) -> ServiceAccount:
+        """Makes the account of an existing key file the default one (its `token_uri` must point at this fake)."""
+        account = ServiceAccount.from_info(info)
+        with self._lock:
+            self._accounts = [account] + [a for a in self._accounts if a.email != account.email]
+        return account
+
     def account(self, email: str) -> ServiceAccount | None:
         with self._lock:
             return next((account for account in self._accounts if account.email == email), None)
@@ -1183,6 +1198,18 @@ class FakeGoogle:
     def token_grant_count(self) -> int:
         with self._lock:
             return len(self.grants)
+
+    def grant_access_token(self, account: ServiceAccount | None = None) -> str:
+        """An access token for the default account without the assertion exchange (benchmarks read the fake directly)."""
+        now = time.time()
+        grant = Grant(
+            access_token="ya29.fake-" + secrets.token_urlsafe(48), account=account or self.service_account,
+            scopes=["https://www.googleapis.com/auth/androidpublisher"], issued_at=now, expires_at=now + self.expires_in,
+            claims={})
+        with self._lock:
+            self._grants[grant.access_token] = grant
+            self.grants.append(grant)
+        return grant.access_token
 
     def expire_tokens(self) -> None:
         """Every access token granted so far stops working (as when they expire or are revoked)."""
@@ -1867,6 +1894,8 @@ class FakeGoogle:
         if parts == ["tokens", "expire"] and method == "POST":
             self.expire_tokens()
             return json_response(200, {})
+        if parts == ["tokens"] and method == "POST":
+            return json_response(200, {"access_token": self.grant_access_token()})
         if parts == ["push-keys", "rotate"] and method == "POST":
             return json_response(200, {"kid": self.rotate_push_key()})
         if parts == ["push-token"] and method == "POST":
@@ -1922,8 +1951,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="A local fake of Google's Play Developer API and OAuth endpoints.")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port (the JSON line says which)")
-    parser.add_argument("--service-account-out", type=Path, required=True,
+    parser.add_argument("--service-account-out", type=Path,
                         help="where to write the granted service account's JSON key")
+    parser.add_argument("--service-account-in", type=Path,
+                        help="use this existing JSON key file's account instead (its token_uri must name this fake)")
     parser.add_argument("--extra-service-account", type=Path, action="append", default=[],
                         help="write another granted account's key here (repeatable)")
     parser.add_argument("--ungranted-service-account", type=Path,
@@ -1935,6 +1966,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if (args.tls_cert is None) != (args.tls_key is None):
         parser.error("--tls-cert and --tls-key go together")
+    if (args.service_account_out is None) == (args.service_account_in is None):
+        parser.error("give one of --service-account-out and --service-account-in")
 
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -1944,8 +1977,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for package in args.package or [DEFAULT_PACKAGE]:
             fake.add_package(package)
-        fake.write_service_account(args.service_account_out)
-        accounts = {"service_account": str(args.service_account_out)}
+        if args.service_account_in:
+            fake.use_service_account(json.loads(args.service_account_in.read_text()))
+            accounts = {"service_account": str(args.service_account_in)}
+        else:
+            fake.write_service_account(args.service_account_out)
+            accounts = {"service_account": str(args.service_account_out)}
         for index, path in enumerate(args.extra_service_account, start=2):
             fake.write_service_account(path, fake.add_service_account(f"entitlementd-{index}"))
         if args.ungranted_service_account:

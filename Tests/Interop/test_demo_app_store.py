@@ -132,6 +132,8 @@ def test_a_ca_of_your_own_once_the_tenant_trusts_its_root(tenants_server, tmp_pa
     assert entctl("dev", "init", "--dir", str(ca)).returncode == 0
     tenants = json.loads(DEMO_TENANTS_FILE.read_text())
     tenants["tenants"][0]["app_store"]["root_certificates"] = [str(ca / "root.pem")]
+    # The copy lives elsewhere, so the Play settings' relative key paths would not resolve; this is about the App Store.
+    del tenants["tenants"][0]["play_store"]
     tenants_file = tmp_path / "tenants.json"
     tenants_file.write_text(json.dumps(tenants))
     server = tenants_server(tenants_file)

@@ -15,23 +15,16 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from conftest import DEMO_PUBLIC_KEY, DEMO_SECRET_KEY, DEMO_TENANTS_FILE, REPO_ROOT
-from entctl_support import entctl, entctl_binary, entctl_env
+from conftest import DEMO_PUBLIC_KEY, DEMO_SECRET_KEY, DEMO_TENANTS_FILE, free_port, REPO_ROOT
+from entctl_support import entctl, entctl_binary, entctl_env, without_demo_key_note
 
 WATCH_TIMEOUT = 10.0
-# What entctl says on standard error when it sends a demo key for want of --key/ENTCTL_KEY.
-DEMO_KEY_NOTE = re.compile(
-    r"entctl: using the demo (public|secret) key \((pk|sk)_demo_\w+\) because no --key/ENTCTL_KEY was given")
 # Every command entctl has, as `entctl --help` and the README's table must list them.
 COMMANDS = [
-    "identify", "status", "watch", "purchase", "restore", "grant", "revoke", "customer", "events", "health", "gen-key",
-    "hash-key", "dev init", "dev sign-transaction", "dev sign-renewal-info", "dev sign-notification", "dev notify",
+    "identify", "status", "watch", "purchase", "restore", "grant", "revoke", "customer", "events", "refresh-purchase",
+    "health", "gen-key", "hash-key", "dev init", "dev sign-transaction", "dev sign-renewal-info", "dev sign-notification",
+    "dev notify", "dev play-key", "dev play-notify",
 ]
-
-
-def without_demo_key_note(stderr: str) -> str:
-    """Standard error without the note that a demo key was sent."""
-    return "".join(line for line in stderr.splitlines(keepends=True) if not DEMO_KEY_NOTE.fullmatch(line.rstrip("\n")))
 
 
 def test_health_over_h2c(h2c_server):
@@ -69,12 +62,6 @@ def test_health_answers_for_each_service_by_name(h2c_server, service):
 # --------------------------------------------------------------------------------------------------
 # Connection errors name the address and the likely fix
 
-
-def free_port() -> int:
-    """A loopback port nothing listens on (bound, then released)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def test_connection_refused_asks_whether_the_server_runs():
@@ -120,7 +107,7 @@ def test_a_tls_alert_in_answer_to_cleartext_suggests_tls():
 
 
 def test_dev_notify_says_the_same_when_refused():
-    """`dev notify` posts over a socket of its own (HTTP/1.1); a refused connection reads as a gRPC call's does."""
+    """`dev notify` posts with the transport's HTTP/1.1 client; a refused connection reads as a gRPC call's does."""
     port = free_port()
     result = entctl("--addr", f"127.0.0.1:{port}", "dev", "notify", "DID_RENEW", "--tenant", "demo", "--bundle-id",
                     "com.example.app", cwd=REPO_ROOT)
@@ -490,6 +477,12 @@ def test_each_command_has_its_own_help(command):
                               "--transaction-id", "--app-account-token", "--environment", "--purchase-date",
                               "--ownership", "--revocation-date", "--signed-date", "--upgraded"]),
     ("dev notify", ["--tenant", "--bundle-id", "--dir", "--app-apple-id", "--transaction", "--renewal-info"]),
+    ("purchase", ["--play"]),
+    ("restore", ["--play"]),
+    ("refresh-purchase", ["--product"]),
+    ("dev play-key", ["--dir", "--force"]),
+    ("dev play-notify", ["--tenant", "--package", "--token", "--sku", "--order-id", "--refund-type", "--audience",
+                         "--email", "--dir", "--message-id", "--event-time"]),
 ])
 def test_a_commands_help_lists_its_options(command, options):
     page = entctl(*command.split(), "--help").stdout

@@ -316,9 +316,9 @@ def test_xcode_signed_transaction_explains_what_to_do(env):
     assert_no_customer(env.a_admin, user)
 
 
-def test_play_store_purchase_on_a_tenant_without_play_store_settings_is_refused(env):
-    """These tenants have App Store settings only: a Google Play purchase is refused, naming the missing settings
-    (test_play_purchases.py covers tenants that take them)."""
+def test_play_store_purchase_to_a_tenant_without_play_settings_is_failed_precondition(env):
+    """These tenants configure only the App Store: a Play token is refused before Google is asked, naming the
+    missing settings, and nothing is stored."""
     user = unique_id()
     request = env.a.message("PurchaseRequest", app_user_id=user)
     request.play_store.product_id = "p"
@@ -326,7 +326,7 @@ def test_play_store_purchase_on_a_tenant_without_play_store_settings_is_refused(
     assert_code(env.a.purchase_error(user, request=request), Code.FAILED_PRECONDITION, "play_store")
     restore = env.a.message("RestoreRequest", app_user_id=user)
     restore.play_store.add(product_id="p", purchase_token="t")
-    assert_code(rpc_error(lambda: env.a.store_call("Restore", restore)), Code.FAILED_PRECONDITION, "play_store")
+    assert_code(rpc_error(lambda: env.a.store_call("Restore", restore)), Code.FAILED_PRECONDITION, "play_store[0]")
     assert_no_customer(env.a_admin, user)
 
 

@@ -83,6 +83,8 @@ extension CustomerEngine {
                 if merged != stored { try transaction.savePurchase(merged) }
                 if let replacement = try self.supersedeReplaced(by: merged, in: transaction) {
                     changed = true
+                    // Given earlier in this call, the purchase this one replaces grants nothing after it.
+                    latest[Self.purchaseKey(store: merged.store, merged.replaces)]?.supersededBy = merged.originalTransactionID
                     if let other = replacement.otherOwner, !replaced.contains(where: { $0.owner == other }) {
                         replaced.append((other, merged))
                     }
@@ -149,7 +151,11 @@ extension CustomerEngine {
     }
 
     private static func purchaseKey(_ record: StorePurchase) -> String {
-        "\(record.store)/\(record.originalTransactionID)"
+        purchaseKey(store: record.store, record.originalTransactionID)
+    }
+
+    private static func purchaseKey(store: Store, _ originalTransactionID: String) -> String {
+        "\(store)/\(originalTransactionID)"
     }
 
     /// Refuses a transfer the tenant's policy forbids.

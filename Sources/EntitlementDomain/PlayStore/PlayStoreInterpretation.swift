@@ -70,22 +70,22 @@ public enum PlayStoreInterpretation {
         }
         let expiries = items.compactMap { GooglePlayTime.milliseconds(rfc3339: $0.expiryTime) }
         let startedAt = GooglePlayTime.milliseconds(rfc3339: data.startTime).map(UnixTime.init(milliseconds:))
-        guard let latestExpiry = expiries.max() else {
-            if state == .pending || state == .pendingPurchaseCanceled {
-                return pendingSubscription(facts, productID: productID, entitlements: entitlements,
-                    environment: environment, startedAt: startedAt, tenant: tenant)
-            }
-            throw .invalidArgument("Google's subscription for this token has no line item expiryTime.")
-        }
-        var expiresAt = UnixTime(milliseconds: latestExpiry)
         // A paused subscription gives nothing until it resumes (then its period as Google gives it).
         let resumesAt = state == .paused
             ? GooglePlayTime.milliseconds(rfc3339: data.pausedStateContext?.autoResumeTime).map(UnixTime.init(milliseconds:))
             : nil
         // Outside the granting states nothing is given, whatever the expiry says (a purchase still pending, one on
-        // hold, paused with no resume date, or revoked into EXPIRED with its old expiry): as of the fetch, access
-        // has ended.
-        if !grantingStates.contains(state), resumesAt == nil, expiresAt > facts.fetchedAt { expiresAt = facts.fetchedAt }
+        // hold, paused with no resume date, or revoked into EXPIRED with its old expiry).
+        let suspended = !grantingStates.contains(state) && resumesAt == nil
+        guard let latestExpiry = expiries.max() else {
+            // Only a purchase not paid for yet has no expiry.
+            guard suspended else {
+                throw .invalidArgument("Google's subscription for this token has no line item expiryTime.")
+            }
+            return pending(facts, productID: productID, entitlements: entitlements, environment: environment,
+                startedAt: startedAt, tenant: tenant)
+        }
+        let expiresAt = UnixTime(milliseconds: latestExpiry)
         let orderID = first.latestSuccessfulOrderId ?? data.latestOrderId ?? facts.token
         var record = StorePurchase(
             tenantID: tenant.id, store: .playStore, originalTransactionID: facts.token, transactionID: orderID,
@@ -99,9 +99,12 @@ public enum PlayStoreInterpretation {
             offerType: first.offerDetails?.offerId ?? "", signedAt: facts.fetchedAt, updatedAt: facts.fetchedAt,
             renewalStateAsOf: facts.fetchedAt,
             pausedUntil: resumesAt,
-            origin: facts.notification == nil ? .storeAPI : .notification, replaces: data.linkedPurchaseToken ?? "",
-            acknowledgement: data.acknowledgementState?.known == .pending && acknowledgeableStates.contains(state)
-                ? .pending(at: facts.fetchedAt) : .notRequired)
+            origin: facts.notification == nil ? .storeAPI : .notification, replaces: replaced(by: data, in: state),
+            acknowledgement: acknowledgement(
+                acknowledged: data.acknowledgementState?.known == .acknowledged,
+                owed: data.acknowledgementState?.known == .pending && acknowledgeableStates.contains(state),
+                at: facts.fetchedAt),
+            isSuspended: suspended)
         if state == .onHold || state == .expired || state == .pending || state == .pendingPurchaseCanceled {
             record.willRenew = state == .onHold && record.willRenew
         }
@@ -114,7 +117,8 @@ public enum PlayStoreInterpretation {
         return record
     }
 
-    private static func pendingSubscription(
+    /// A subscription whose first payment is still pending: no period yet, nothing given.
+    private static func pending(
         _ facts: SubscriptionFacts, productID: String, entitlements: [String], environment: PurchaseEnvironment,
         startedAt: UnixTime?, tenant: Tenant
     ) -> StorePurchase {
@@ -123,13 +127,21 @@ public enum PlayStoreInterpretation {
             tenantID: tenant.id, store: .playStore, originalTransactionID: facts.token,
             transactionID: data.latestOrderId ?? facts.token, customerID: nil, productID: productID,
             productType: PlayProductType.subscription.rawValue, entitlementIDs: entitlements, environment: environment,
-            purchasedAt: startedAt ?? facts.fetchedAt, originalPurchaseAt: startedAt, expiresAt: facts.fetchedAt,
+            purchasedAt: startedAt ?? facts.fetchedAt, originalPurchaseAt: startedAt, expiresAt: nil,
             revokedAt: nil, revocationReason: "", ownership: .purchased, willRenew: false, inGracePeriod: false,
             inBillingRetry: false, gracePeriodExpiresAt: nil,
             appAccountToken: data.externalAccountIdentifiers?.obfuscatedExternalAccountId ?? "", offerType: "",
             signedAt: facts.fetchedAt, updatedAt: facts.fetchedAt, renewalStateAsOf: facts.fetchedAt,
-            origin: facts.notification == nil ? .storeAPI : .notification, replaces: data.linkedPurchaseToken ?? "",
-            acknowledgement: .notRequired)
+            origin: facts.notification == nil ? .storeAPI : .notification, replaces: "",
+            acknowledgement: .notRequired, isSuspended: true)
+    }
+
+    /// The purchase this one replaces: its `linkedPurchaseToken`, once it is paid for. An upgrade or downgrade still
+    /// pending payment replaces nothing yet: the old subscription goes on until the payment completes, and goes on
+    /// after it if the payment is canceled (Google: "If this pending purchase was for an existing subscription, use
+    /// linked_purchase_token to get the current state of that subscription").
+    private static func replaced(by data: SubscriptionPurchaseV2, in state: SubscriptionState) -> String {
+        state == .pending || state == .pendingPurchaseCanceled ? "" : data.linkedPurchaseToken ?? ""
     }
 
     /// The token of an earlier subscription whose owner a re-subscription made in the Play Store app inherits
@@ -175,12 +187,13 @@ public enum PlayStoreInterpretation {
             revokedAt: nil, revocationReason: "", ownership: .purchased, willRenew: false, inGracePeriod: false,
             inBillingRetry: false, gracePeriodExpiresAt: nil, appAccountToken: data.obfuscatedExternalAccountId ?? "",
             offerType: "", signedAt: fetchedAt, updatedAt: fetchedAt, origin: origin,
-            acknowledgement: state == .purchased && !data.isAcknowledged ? .pending(at: fetchedAt) : .notRequired)
+            acknowledgement: acknowledgement(
+                acknowledged: data.isAcknowledged, owed: state == .purchased && !data.isAcknowledged, at: fetchedAt))
         switch state {
         case .purchased: break
         case .pending:
             // Paid for later (cash, a delayed method): nothing until Google says purchased.
-            record.expiresAt = fetchedAt
+            record.isSuspended = true
         case .canceled:
             record.revokedAt = fetchedAt
             record.revocationReason = "CANCELED"
@@ -211,6 +224,12 @@ public enum PlayStoreInterpretation {
     /// Renewal order IDs are the first order's followed by `..N`; voiding the first voids the subscription's start.
     private static func isFirstOrder(_ orderID: String, of current: String) -> Bool {
         !orderID.contains("..") && current.hasPrefix(orderID + "..")
+    }
+
+    /// What Google's data says about the acknowledgement: done, owed (only once paid for), or nothing to do now.
+    private static func acknowledgement(acknowledged: Bool, owed: Bool, at time: UnixTime) -> PurchaseAcknowledgement {
+        if acknowledged { return PurchaseAcknowledgement(state: .acknowledged) }
+        return owed ? .pending(at: time) : .notRequired
     }
 
     private static func environment(isTest: Bool, settings: PlayStoreSettings) throws(DomainError) -> PurchaseEnvironment {

@@ -35,19 +35,26 @@ public struct PurchaseAcknowledgement: Sendable, Hashable {
         PurchaseAcknowledgement(state: .pending, dueAt: now)
     }
 
-    /// What is known after `incoming` data arrives for a purchase whose stored acknowledgement is `stored`: the server's
-    /// own progress is never undone by the store's data, and the store saying it is acknowledged ends what is owed.
+    /// What is known after `incoming` data arrives for a purchase whose stored acknowledgement is `stored`. The
+    /// store's data says `.pending` (owed), `.acknowledged` (someone acknowledged it) or `.notRequired` (nothing to
+    /// do now: none needed, or a purchase not paid for yet); the server's own progress is never undone by it, and
+    /// only the store saying it is acknowledged ends what is owed.
     public static func combine(stored: PurchaseAcknowledgement?, incoming: PurchaseAcknowledgement)
         -> PurchaseAcknowledgement
     {
-        guard let stored else { return incoming }
-        switch (stored.state, incoming.state) {
-        case (.acknowledged, _): return stored
-        case (_, .notRequired) where stored.state != .notRequired:
-            // The store now says nothing is owed: someone (the app, an earlier attempt) acknowledged it.
-            return PurchaseAcknowledgement(state: .acknowledged, attempts: stored.attempts)
-        case (.pending, _), (.failed, _): return stored
-        default: return incoming
+        switch (stored?.state, incoming.state) {
+        case (.acknowledged?, _):
+            return stored!
+        case (.pending?, .acknowledged), (.failed?, .acknowledged):
+            // The app, or an attempt whose answer was lost, acknowledged it.
+            return PurchaseAcknowledgement(state: .acknowledged, attempts: stored!.attempts)
+        case (.pending?, _), (.failed?, _):
+            return stored!
+        case (_, .acknowledged):
+            // Acknowledged before the server owed anything: nothing was ever the server's to do.
+            return .notRequired
+        default:
+            return incoming
         }
     }
 }

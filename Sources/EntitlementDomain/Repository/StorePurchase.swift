@@ -46,6 +46,9 @@ public struct StorePurchase: Hashable, Sendable {
     /// A paused subscription (Google Play) grants nothing until it resumes at this time, then its period as the
     /// store gives it; nil when not paused.
     public var pausedUntil: UnixTime?
+    /// The store says the purchase gives nothing now, whatever its dates (Google Play: payment pending, on hold,
+    /// ended before its expiry, paused with no resume date); newer data from the store lifts it.
+    public var isSuspended: Bool
     /// The store ID of the purchase that replaced this one (Google Play's `linkedPurchaseToken` on an upgrade,
     /// downgrade or resubscription): a superseded purchase grants nothing. Empty when not superseded.
     public var supersededBy: String
@@ -69,7 +72,8 @@ public struct StorePurchase: Hashable, Sendable {
         inBillingRetry: Bool, gracePeriodExpiresAt: UnixTime?, appAccountToken: String, offerType: String,
         signedAt: UnixTime, updatedAt: UnixTime, renewalProductID: String = "", isUpgraded: Bool = false,
         renewalStateAsOf: UnixTime? = nil, pausedUntil: UnixTime? = nil, supersededBy: String = "",
-        origin: PurchaseOrigin = .device, replaces: String = "", acknowledgement: PurchaseAcknowledgement = .notRequired
+        origin: PurchaseOrigin = .device, replaces: String = "", acknowledgement: PurchaseAcknowledgement = .notRequired,
+        isSuspended: Bool = false
     ) {
         self.tenantID = tenantID
         self.store = store
@@ -100,6 +104,7 @@ public struct StorePurchase: Hashable, Sendable {
         self.origin = origin
         self.replaces = replaces
         self.acknowledgement = acknowledgement
+        self.isSuspended = isSuspended
         self.signedAt = signedAt
         self.updatedAt = updatedAt
     }

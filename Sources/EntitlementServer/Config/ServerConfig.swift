@@ -27,6 +27,8 @@ public struct ServerConfig: Sendable {
     public var outboundMaxAttempts = 4
     /// The wait before a failed Google Play acknowledgement is tried again (doubling after each failure).
     public var playAcknowledgementFirstRetry: Duration = .seconds(30)
+    /// Attempts at a Google Play acknowledgement before it is reported as failed.
+    public var playAcknowledgementMaxAttempts = 40
 
     public init(
         transport: HTTP2ServerConfiguration = HTTP2ServerConfiguration(),
@@ -100,7 +102,7 @@ let configSchema: [(section: String, keys: [String])] = [
     ("storage", ["database", "tenants"]),
     ("streams", ["max_per_customer", "max_per_connection"]),
     ("outbound_http", ["trusted_certificates", "timeout_seconds", "max_attempts"]),
-    ("google_play", ["acknowledgement_first_retry_seconds"]),
+    ("google_play", ["acknowledgement_first_retry_seconds", "acknowledgement_max_attempts"]),
 ]
 
 /// Turns a parsed document into a ``ServerConfig``, key by key, with located errors.
@@ -235,6 +237,7 @@ private struct ConfigReader {
         try integer("google_play", "acknowledgement_first_retry_seconds", 1...3600) {
             config.playAcknowledgementFirstRetry = .seconds($0)
         }
+        try integer("google_play", "acknowledgement_max_attempts", 1...100) { config.playAcknowledgementMaxAttempts = $0 }
         return config
     }
 

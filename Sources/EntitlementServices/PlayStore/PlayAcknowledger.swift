@@ -62,7 +62,11 @@ public final class PlayAcknowledger: Sendable {
     func runDue() async -> Duration {
         do throws(DomainError) {
             let due = try engine.acknowledgementsDue(limit: Self.batchSize)
-            for purchase in due { await acknowledge(purchase) }
+            var recorded = true
+            for purchase in due where !(await acknowledge(purchase)) { recorded = false }
+            // An attempt that could not be recorded is still due: wait for storage rather than call Google again
+            // and again.
+            guard recorded else { return .seconds(5) }
             if due.count == Self.batchSize { return .zero }
             guard let next = try engine.nextAcknowledgementDue() else { return .seconds(60) }
             let wait = next.milliseconds - engine.now().milliseconds
@@ -73,7 +77,8 @@ public final class PlayAcknowledger: Sendable {
         }
     }
 
-    private func acknowledge(_ purchase: StorePurchase) async {
+    /// One attempt, recorded; false when recording it failed.
+    private func acknowledge(_ purchase: StorePurchase) async -> Bool {
         let fields: KeyValuePairs<String, String> = [
             "tenant": purchase.tenantID, "product_id": purchase.productID, "order_id": purchase.transactionID,
         ]
@@ -101,9 +106,11 @@ public final class PlayAcknowledger: Sendable {
         }
         do throws(DomainError) {
             try await engine.recordAcknowledgement(of: purchase, attempt)
+            return true
         } catch {
-            // The next run finds it still due and sends it again; Google takes a repeat as "already acknowledged".
+            // A later run finds it still due and sends it again; Google's "already acknowledged" is then success.
             log.error("recording a play acknowledgement failed", ["tenant": purchase.tenantID, "error": error.message])
+            return false
         }
     }
 

@@ -13,11 +13,6 @@ public import RPCCore
 /// Pub/Sub `messageId`. 2xx only once that is committed; 5xx when Google or storage fails, so Pub/Sub redelivers;
 /// 401/403 for a bad token and 400 for a malformed push, with nothing applied.
 public struct PlayStoreNotifications: Sendable {
-    public struct Reply: Sendable, Hashable {
-        public var status: Int
-        public var message: String
-    }
-
     public static let maxBodyBytes = 64 * 1024
 
     let engine: CustomerEngine
@@ -39,12 +34,12 @@ public struct PlayStoreNotifications: Sendable {
         self.log = log
     }
 
-    public func receive(tenantID: String, authorization: String?, body: [UInt8]) async -> Reply {
-        let reply: Reply
+    public func receive(tenantID: String, authorization: String?, body: [UInt8]) async -> NotificationReply {
+        let reply: NotificationReply
         do throws(NotificationFailure) {
             reply = try await apply(tenantID: tenantID, authorization: authorization, body: body)
         } catch {
-            reply = Reply(status: error.status, message: error.message)
+            reply = NotificationReply(status: error.status, message: error.message)
         }
         let fields: KeyValuePairs<String, String> = ["tenant": tenantID, "status": String(reply.status), "result": reply.message]
         if reply.status >= 500 { log.warning("play notification", fields) } else { log.info("play notification", fields) }
@@ -57,7 +52,7 @@ public struct PlayStoreNotifications: Sendable {
         var message: String
     }
 
-    private func apply(tenantID: String, authorization: String?, body: [UInt8]) async throws(NotificationFailure) -> Reply {
+    private func apply(tenantID: String, authorization: String?, body: [UInt8]) async throws(NotificationFailure) -> NotificationReply {
         guard body.count <= Self.maxBodyBytes else {
             throw NotificationFailure(status: 413, message: "The body is larger than \(Self.maxBodyBytes) bytes.")
         }
@@ -92,7 +87,7 @@ public struct PlayStoreNotifications: Sendable {
                 _ = try? await engine.applyStoreNotification(
                     tenantID: tenant.id, notificationID: Self.notificationID(messageID), transaction: nil,
                     reason: "not applied", cause: .playStoreNotification)
-                return Reply(status: 200, message: "not applied: \(error.message)")
+                return NotificationReply(status: 200, message: "not applied: \(error.message)")
             default:
                 throw NotificationFailure(status: 400, message: error.message)
             }
@@ -168,7 +163,7 @@ public struct PlayStoreNotifications: Sendable {
     private func dispatch(
         _ notification: DeveloperNotification, messageID: String, notifiedAt: UnixTime?, tenant: Tenant,
         settings: PlayStoreSettings
-    ) async throws(DomainError) -> Reply {
+    ) async throws(DomainError) -> NotificationReply {
         let id = Self.notificationID(messageID)
         let record: StorePurchase?
         let hints: [OwnerHint]
@@ -206,12 +201,7 @@ public struct PlayStoreNotifications: Sendable {
             tenantID: tenant.id, notificationID: id, transaction: record, reason: reason, cause: .playStoreNotification,
             ownerHints: hints)
         if record?.acknowledgement.state == .pending { acknowledger?.wake() }
-        switch outcome {
-        case .duplicate: return Reply(status: 200, message: "\(reason): already processed")
-        case .recorded: return Reply(status: 200, message: "\(reason): recorded")
-        case .applied(let appUserID, let changed):
-            return Reply(status: 200, message: "\(reason): \(changed ? "applied to" : "nothing new for") \(appUserID)")
-        }
+        return NotificationReply(outcome, reason: reason)
     }
 
     /// What a voided purchase takes back: the stored purchase revoked, or nil when there is nothing to revoke (never

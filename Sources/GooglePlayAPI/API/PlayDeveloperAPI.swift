@@ -64,6 +64,12 @@ public final class PlayDeveloperAPI: Sendable {
     private func call(
         _ method: String, _ segments: [String], query: [(String, String)] = [], body: [UInt8] = [], what: String
     ) async throws(GooglePlayAPIError) -> [UInt8] {
+        // A segment is percent-encoded (a `/` cannot walk the path), but an empty one or a dot segment still names
+        // another resource once the URL is normalised: `tokens/..` is `subscriptionsv2`. No token or ID is one.
+        if let bad = segments.first(where: { $0.isEmpty || $0 == "." || $0 == ".." }) {
+            throw GooglePlayAPIError(
+                .invalidRequest, "\(bad.isEmpty ? "an empty" : "a dot-segment") token or product ID cannot be sent to Google for \(what)")
+        }
         let url = baseURL.appending([packageName] + segments, query: query)
         var renewed = false
         while true {

@@ -14,6 +14,7 @@ public final class AccessTokenSource: Sendable {
     public static let scope = "https://www.googleapis.com/auth/androidpublisher"
     /// Google's own libraries refresh this long before the stated expiry.
     static let refreshMargin: Int64 = 60_000
+    static let maxLifetimeSeconds: Int64 = 86_400
 
     private struct Cached {
         var token: String
@@ -68,15 +69,17 @@ public final class AccessTokenSource: Sendable {
             guard case .ready(let token) = step else { preconditionFailure("a step is ready or waits") }
             return token
         }
+        // Only this exchange's end is recorded: a waiter resuming late must not put back a token invalidated since,
+        // nor drop an exchange started after it.
         do {
             let cached = try await task.value
             state.withLock { state in
-                if case .fetching = state { state = .valid(cached) }
+                if case .fetching(let current) = state, current == task { state = .valid(cached) }
             }
             return cached.token
         } catch {
             state.withLock { state in
-                if case .fetching = state { state = .empty }
+                if case .fetching(let current) = state, current == task { state = .empty }
             }
             throw error as? GooglePlayAPIError ?? GooglePlayAPIError(.unavailable, "\(error)")
         }
@@ -141,7 +144,8 @@ public final class AccessTokenSource: Sendable {
         else {
             throw GooglePlayAPIError(.badResponse, "Google's token endpoint answered without access_token and expires_in")
         }
-        return Cached(token: token, expiresAt: issuedAt + lifetime * 1000)
+        // Kept a day at most, whatever the endpoint says (Google's last an hour); an absurd expires_in cannot overflow.
+        return Cached(token: token, expiresAt: issuedAt + min(lifetime, Self.maxLifetimeSeconds) * 1000)
     }
 
     /// `application/x-www-form-urlencoded` value encoding.

@@ -15,6 +15,7 @@ public final class GoogleSigningKeys: Sendable {
     static let minimumRefetchInterval: Int64 = 1_000
     static let unknownKeyMemory: Int64 = 60_000
     static let defaultLifetime: Int64 = 3_600_000
+    static let staleKeyGrace: Int64 = 86_400_000
 
     private struct Cached {
         var keys: [String: RSA.PublicKey]
@@ -62,7 +63,8 @@ public final class GoogleSigningKeys: Sendable {
         }
         let error = await refresh()
         let key: RSA.PublicKey? = cache.withLock { cached in
-            if let key = cached?.keys[id] { return key }
+            // Google down: keys it published recently still verify, for a day past their cache lifetime.
+            if let key = cached?.keys[id], error == nil || now - cached!.expiresAt < Self.staleKeyGrace { return key }
             if error == nil, cached != nil, cached!.unknown.count < 1000 { cached!.unknown[id] = now }
             return nil
         }
@@ -76,8 +78,17 @@ public final class GoogleSigningKeys: Sendable {
             if let current { return current }
             let task = Task { () -> GooglePlayAPIError? in
                 do throws(GooglePlayAPIError) {
-                    let fetched = try await self.fetch()
-                    self.cache.withLock { $0 = fetched }
+                    var fetched = try await self.fetch()
+                    self.cache.withLock { cached in
+                        // A kid found unknown stays refused for its minute across fetches: otherwise forged kids
+                        // taking turns would each make a fetch (one a second) instead of one a minute each.
+                        if let unknown = cached?.unknown {
+                            fetched.unknown = unknown.filter {
+                                fetched.keys[$0.key] == nil && fetched.fetchedAt - $0.value < Self.unknownKeyMemory
+                            }
+                        }
+                        cached = fetched
+                    }
                     return nil
                 } catch {
                     return error
@@ -111,7 +122,8 @@ public final class GoogleSigningKeys: Sendable {
             throw GooglePlayAPIError(.badResponse, "Google's signing keys at \(source) are not a JWKS: \(error.message)")
         }
         let now = clock()
-        let lifetime = Self.maxAge(answer.response.headers["cache-control"]).map { min($0 * 1000, 86_400_000) }
+        // A day at most; capped before it is scaled, so no max-age overflows.
+        let lifetime = Self.maxAge(answer.response.headers["cache-control"]).map { min($0, 86_400) * 1000 }
             ?? Self.defaultLifetime
         return Cached(keys: keys, fetchedAt: now, expiresAt: now + lifetime)
     }

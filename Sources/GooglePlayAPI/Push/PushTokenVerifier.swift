@@ -121,10 +121,11 @@ public struct PushTokenVerifier: Sendable {
         guard let exp = (claims["exp"] as? NSNumber)?.int64Value, let iat = (claims["iat"] as? NSNumber)?.int64Value else {
             return .failure(PushTokenError(.malformed, "the token lacks numeric exp and iat"))
         }
-        guard exp + Self.leewaySeconds > seconds else {
+        // The leeway moves `now`, not the token's numbers, which may be anything an Int64 holds.
+        guard exp > seconds - Self.leewaySeconds else {
             return .failure(PushTokenError(.expired, "the token expired at \(exp) (now \(seconds))"))
         }
-        guard iat - Self.leewaySeconds <= seconds else {
+        guard iat <= seconds + Self.leewaySeconds else {
             return .failure(PushTokenError(.notYetValid, "the token is issued in the future (iat \(iat), now \(seconds))"))
         }
         let email = claims["email"] as? String ?? ""

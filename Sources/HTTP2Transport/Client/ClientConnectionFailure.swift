@@ -46,8 +46,8 @@ public struct ClientConnectionFailure: Error, Sendable, Equatable, CustomStringC
         }
     }
 
-    /// A `connect(2)` to `address` that failed with `code`, for clients that open their own sockets (an HTTP/1.1
-    /// webhook call) and should say the same as this transport.
+    /// A `connect(2)` to `address` that failed with `code`: the gRPC client's, or the HTTP/1.1 client's (see
+    /// ``HTTPClientError/connectionFailure``), which say the same.
     public init(connectErrno code: Int32, address: String) {
         self.init(
             code == ECONNREFUSED ? .refused : .unreachable, address: address,

@@ -120,3 +120,53 @@ extension StatusSubscription {
         return update
     }
 }
+
+extension EngineHarness {
+    /// A second engine over the same database file, as after a restart (nothing cached, everything read back).
+    func reopened() throws -> CustomerEngine {
+        CustomerEngine(store: try SQLiteRepository(path: store.path, synchronous: .normal), clock: clock)
+    }
+
+    /// A Google Play subscription as ``PlayStoreInterpretation`` leaves it: `token` is the purchase, `order` its current
+    /// order, fetched now, giving `entitlements` for `expiresIn` milliseconds from now.
+    func playPurchase(
+        _ token: String, order: String? = nil, product: String = "premium", entitlements: [String] = ["pro"],
+        expiresIn: Int64 = 30 * 86_400_000, replaces: String = "", appAccountToken: String = "",
+        revokedAt: UnixTime? = nil, acknowledgement: PurchaseAcknowledgement = .notRequired, origin: PurchaseOrigin = .storeAPI
+    ) -> StorePurchase {
+        let now = self.now
+        return StorePurchase(
+            tenantID: tenantID, store: .playStore, originalTransactionID: token, transactionID: order ?? "GPA.\(token)",
+            customerID: nil, productID: product, productType: "subscription", entitlementIDs: entitlements,
+            environment: .production, purchasedAt: UnixTime(milliseconds: now.milliseconds - 86_400_000),
+            originalPurchaseAt: nil, expiresAt: UnixTime(milliseconds: now.milliseconds + expiresIn), revokedAt: revokedAt,
+            revocationReason: revokedAt == nil ? "" : "VOIDED", ownership: .purchased, willRenew: revokedAt == nil,
+            inGracePeriod: false, inBillingRetry: false, gracePeriodExpiresAt: nil, appAccountToken: appAccountToken,
+            offerType: "", signedAt: now, updatedAt: now, renewalStateAsOf: now, origin: origin, replaces: replaces,
+            acknowledgement: acknowledgement)
+    }
+
+    /// Purchase (or Restore) by `appUserID`.
+    @discardableResult
+    func purchase(_ appUserID: String, _ records: [StorePurchase], cause: EventCause = .purchase) async throws
+        -> StorePurchaseOutcome
+    {
+        try await engine.applyStorePurchases(
+            tenantID: tenantID, appUserID: appUserID, transactions: records, cause: cause, policy: .transfer)
+    }
+
+    /// A Play notification (or a poll, with no ID) carrying `record`.
+    @discardableResult
+    func notify(
+        _ record: StorePurchase?, id: String? = UUID().uuidString, reason: String = "SUBSCRIPTION_RENEWED",
+        cause: EventCause = .playStoreNotification, hints: [OwnerHint] = []
+    ) async throws -> StoreNotificationOutcome {
+        try await engine.applyStoreNotification(
+            tenantID: tenantID, notificationID: id, transaction: record, reason: reason, cause: cause, ownerHints: hints)
+    }
+
+    /// The stored purchase, owned or not.
+    func stored(_ token: String, store: Store = .playStore) throws -> StorePurchase? {
+        try engine.purchase(tenantID: tenantID, store: store, originalTransactionID: token)
+    }
+}

@@ -181,3 +181,63 @@ import Testing
         #expect(PurchaseVersions.revocationTakingEffect(otherPeriod, stored: applied, at: now).revokedAt == now)
     }
 }
+
+/// The merge rules that only Google Play's data needs: being replaced and being revoked are never in a later fetch.
+@Suite struct PlayPurchaseVersionsTests {
+    private static let day: Int64 = 86_400_000
+
+    /// A Play subscription fetched on `fetchedDay`, its current order `order`.
+    private func fetched(day fetchedDay: Int64, order: String = "GPA.1..0") -> StorePurchase {
+        let fetched = UnixTime(milliseconds: fetchedDay * Self.day)
+        return StorePurchase(
+            tenantID: "t", store: .playStore, originalTransactionID: "token", transactionID: order, customerID: 7,
+            productID: "premium", productType: "subscription", entitlementIDs: ["pro"], environment: .production,
+            purchasedAt: UnixTime(milliseconds: 0), originalPurchaseAt: UnixTime(milliseconds: 0),
+            expiresAt: UnixTime(milliseconds: 30 * Self.day), revokedAt: nil, revocationReason: "", ownership: .purchased,
+            willRenew: true, inGracePeriod: false, inBillingRetry: false, gracePeriodExpiresAt: nil, appAccountToken: "",
+            offerType: "", signedAt: fetched, updatedAt: fetched, renewalStateAsOf: fetched, origin: .storeAPI)
+    }
+
+    @Test func beingSupersededSurvivesLaterDataOfTheOldPurchase() {
+        var superseded = fetched(day: 1)
+        superseded.supersededBy = "token-new"
+        let merged = PurchaseVersions.merge(stored: superseded, incoming: fetched(day: 2, order: "GPA.1..1"))
+        #expect(merged.supersededBy == "token-new" && merged.transactionID == "GPA.1..1")
+        #expect(EntitlementCandidate.candidates(of: merged).isEmpty)
+    }
+
+    @Test func aPlayRevocationStaysWhileTheOrderIsTheSame() {
+        var revoked = fetched(day: 1)
+        revoked.revokedAt = UnixTime(milliseconds: Self.day)
+        revoked.revocationReason = "VOIDED_FRAUD"
+        let refetched = PurchaseVersions.merge(stored: revoked, incoming: fetched(day: 2))
+        #expect(refetched.revokedAt == revoked.revokedAt && refetched.revocationReason == "VOIDED_FRAUD")
+        #expect(refetched.signedAt.milliseconds == 2 * Self.day, "the rest of the data is the newer fetch's")
+        let renewed = PurchaseVersions.merge(stored: revoked, incoming: fetched(day: 2, order: "GPA.1..1"))
+        #expect(renewed.revokedAt == nil && renewed.revocationReason == "")
+    }
+
+    @Test func anAppStoreRevocationIsTheSignedDatasOwn() {
+        var revoked = fetched(day: 1)
+        revoked.store = .appStore
+        revoked.revokedAt = UnixTime(milliseconds: Self.day)
+        var reversed = fetched(day: 2)
+        reversed.store = .appStore
+        #expect(PurchaseVersions.merge(stored: revoked, incoming: reversed).revokedAt == nil)
+    }
+
+    @Test func theAcknowledgementIsCombinedNotReplaced() {
+        var owed = fetched(day: 1)
+        owed.acknowledgement = PurchaseAcknowledgement(state: .pending, attempts: 3, dueAt: UnixTime(milliseconds: 5), lastError: "e")
+        var stillOwed = fetched(day: 2)
+        stillOwed.acknowledgement = .pending(at: UnixTime(milliseconds: 2 * Self.day))
+        #expect(PurchaseVersions.merge(stored: owed, incoming: stillOwed).acknowledgement == owed.acknowledgement)
+        var acknowledged = fetched(day: 2)
+        acknowledged.acknowledgement = PurchaseAcknowledgement(state: .acknowledged)
+        #expect(
+            PurchaseVersions.merge(stored: owed, incoming: acknowledged).acknowledgement
+                == PurchaseAcknowledgement(state: .acknowledged, attempts: 3))
+        // Bookkeeping, not purchase data.
+        #expect(PurchaseVersions.sameData(owed, fetched(day: 2)))
+    }
+}

@@ -166,3 +166,55 @@ import Testing
         #expect(try harness.state("alice").status.activeIDs == ["pro"])
     }
 }
+
+/// Revocations on a real SQLite repository: Google Play's are known only from notifications and the voided list and
+/// stay for their order; Apple's are in its signed data and may be reversed.
+@Suite struct StoreRevocationTests {
+    @Test func aPlayRevocationStaysWhenALaterFetchOfTheSameOrderShowsNone() async throws {
+        let harness = try EngineHarness()
+        try await harness.purchase("alice", [harness.playPurchase("token-1", order: "GPA.1..0")])
+        harness.clock.advance(milliseconds: 1_000)
+        let voided = harness.playPurchase("token-1", order: "GPA.1..0", revokedAt: harness.now)
+        #expect(try await harness.notify(voided, cause: .storeAPI) == .applied(appUserID: "alice", changed: true))
+        #expect(try harness.state("alice").status.activeIDs.isEmpty)
+        harness.clock.advance(milliseconds: 1_000)
+        // Google's purchase data never shows the revocation: a device's Purchase or a notification's fetch.
+        try await harness.purchase("alice", [harness.playPurchase("token-1", order: "GPA.1..0")])
+        _ = try await harness.notify(harness.playPurchase("token-1", order: "GPA.1..0"))
+        #expect(try harness.state("alice").status.activeIDs.isEmpty)
+        #expect(try harness.stored("token-1")?.revocationReason == "VOIDED")
+    }
+
+    @Test func aNewOrderOfThePlaySubscriptionClearsTheRevocation() async throws {
+        let harness = try EngineHarness()
+        try await harness.purchase("alice", [harness.playPurchase("token-1", order: "GPA.1..0")])
+        harness.clock.advance(milliseconds: 1_000)
+        _ = try await harness.notify(harness.playPurchase("token-1", order: "GPA.1..0", revokedAt: harness.now), cause: .storeAPI)
+        harness.clock.advance(milliseconds: 1_000)
+        let renewed = harness.playPurchase("token-1", order: "GPA.1..1", expiresIn: 60 * 86_400_000)
+        #expect(try await harness.notify(renewed) == .applied(appUserID: "alice", changed: true))
+        #expect(try harness.state("alice").status.activeIDs == ["pro"])
+        #expect(try harness.stored("token-1")?.revokedAt == nil)
+    }
+
+    @Test func anAppStoreRefundReversedGrantsAgain() async throws {
+        let harness = try EngineHarness()
+        var purchase = harness.playPurchase("2000000000000001", order: "2000000000000002")
+        purchase.store = .appStore
+        purchase.productType = "Auto-Renewable Subscription"
+        try await harness.purchase("alice", [purchase])
+        harness.clock.advance(milliseconds: 1_000)
+        var refunded = purchase
+        refunded.revokedAt = harness.now
+        refunded.signedAt = harness.now
+        #expect(try await harness.notify(refunded, reason: "REFUND", cause: .appStoreNotification) == .applied(appUserID: "alice", changed: true))
+        #expect(try harness.state("alice").status.activeIDs.isEmpty)
+        harness.clock.advance(milliseconds: 1_000)
+        var reinstated = purchase
+        reinstated.signedAt = harness.now
+        #expect(
+            try await harness.notify(reinstated, reason: "REFUND_REVERSED", cause: .appStoreNotification)
+                == .applied(appUserID: "alice", changed: true))
+        #expect(try harness.state("alice").status.activeIDs == ["pro"])
+    }
+}

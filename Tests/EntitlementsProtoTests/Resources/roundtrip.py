@@ -177,7 +177,7 @@ def transaction(u, i=0):
         ownership=ad.Transaction.FAMILY_SHARED if known else 99, will_renew=True, in_grace_period=True,
         in_billing_retry=True, renewal_product_id=f"pro_monthly_{i}", superseded_by=f"token-new-{i}",
         replaces=f"token-old-{i}", acknowledgement=ad.Transaction.FAILED if known else 99,
-        acknowledgement_attempts=40 + i, acknowledgement_error="Google could not answer (503)")
+        acknowledgement_attempts=40 + i, acknowledgement_error="Google could not answer (503)", suspended=True)
     m.purchased_at.CopyFrom(ts(1_700_000_000, 0, u))
     m.original_purchase_at.CopyFrom(ts(1_600_000_000, 0, u))
     m.expires_at.CopyFrom(ts(1_731_536_000, 0, u))

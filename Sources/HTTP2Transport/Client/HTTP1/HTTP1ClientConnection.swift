@@ -96,7 +96,7 @@ final class HTTP1ClientConnection: ConnectionProtocol {
         switch socket.failure {
         case .system(let code)? where !receivedAny && Self.connectErrnos.contains(code):
             // A non-blocking connect reports its failure as the socket's first error.
-            return HTTPClientError(.connectFailed, "cannot connect to \(address): \(SocketFailure.text(ofErrno: code))")
+            return HTTPClientError(connecting: ClientConnectionFailure(connectErrno: code, address: address))
         case .system(let code)?:
             return HTTPClientError(.connectionClosed, "the connection to \(address) broke: \(SocketFailure.text(ofErrno: code))")
         case .tlsHandshake(let reason)?:

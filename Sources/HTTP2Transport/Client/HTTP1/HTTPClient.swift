@@ -170,8 +170,7 @@ final class HTTPConnectionPool {
         do {
             fd = try Socket.connect(host: origin.host, port: origin.port)
         } catch {
-            let reason = error.code == .invalidAddress ? "cannot resolve the host name" : error.message
-            throw HTTPClientError(.connectFailed, "cannot connect to \(origin.address): \(reason)")
+            throw HTTPClientError(connecting: ClientConnectionFailure(connecting: error, address: origin.address))
         }
         let stream: TLSStream?
         do {

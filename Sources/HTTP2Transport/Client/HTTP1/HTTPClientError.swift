@@ -22,10 +22,22 @@ public struct HTTPClientError: Error, Sendable, Hashable, CustomStringConvertibl
 
     public let code: Code
     public let message: String
+    /// For ``Code/connectFailed``: why, classified as a gRPC client's failed connection is (refused, unresolvable,
+    /// unreachable), so a command-line tool suggests the same fix for either ("is the server running?"). Its
+    /// description is the message.
+    public let connectionFailure: ClientConnectionFailure?
 
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
+        connectionFailure = nil
+    }
+
+    /// A connection that could not be made.
+    init(connecting failure: ClientConnectionFailure) {
+        code = .connectFailed
+        message = failure.description
+        connectionFailure = failure
     }
 
     /// Whether the failure is the connection's and may pass: another attempt may succeed. (A failed TLS handshake is

@@ -1,0 +1,126 @@
+import EntitlementDomain
+@testable import EntitlementServices
+import Foundation
+import TestSupport
+import Testing
+
+/// Real-time Developer Notifications pushed by Pub/Sub: the push token first, then Google's answer for the token
+/// applied once per message; 5xx only when a redelivery may succeed.
+@Suite struct PlayStoreNotificationsTests {
+    static var purchased: [String: Any] {
+        ["subscriptionNotification": ["version": "1.0", "notificationType": 4, "purchaseToken": "token-1", "subscriptionId": "premium"]]
+    }
+
+    @Test func aSubscriptionNotificationFetchesThePurchaseAndAppliesItOnce() async throws {
+        let play = try PlayServices()
+        let token = try await play.engine.identify(tenantID: PlayServices.tenantID, appUserID: "alice", anonymousID: nil)
+            .appAccountToken
+        play.answers.set(
+            "/purchases/subscriptionsv2/tokens/token-1",
+            play.subscription(["externalAccountIdentifiers": ["obfuscatedExternalAccountId": token]]))
+        let notifications = play.notifications()
+        let reply = await notifications.receive(
+            tenantID: PlayServices.tenantID, authorization: try play.pushAuthorization(), body: PlayServices.push(Self.purchased))
+        #expect(reply.status == 200 && reply.message == "SUBSCRIPTION_PURCHASED: applied to alice")
+        #expect(try play.state("alice").status.activeIDs == ["pro"])
+        let again = await notifications.receive(
+            tenantID: PlayServices.tenantID, authorization: try play.pushAuthorization(), body: PlayServices.push(Self.purchased))
+        #expect(again.status == 200 && again.message.hasSuffix("already processed"))
+        #expect(play.google.apiRequests.count == 2, "each delivery asks Google; the second changes nothing")
+    }
+
+    @Test func aPushWithoutAGoodTokenIsRefusedBeforeGoogleIsAsked() async throws {
+        let play = try PlayServices()
+        let notifications = play.notifications()
+        let body = PlayServices.push(Self.purchased)
+        let cases: [(String?, Int)] = [
+            (nil, 401), ("Bearer not.a.jwt", 401), (try play.pushAuthorization(key: ScriptedGoogle.serviceAccountKey), 401),
+            (try play.pushAuthorization(audience: "https://elsewhere.example.com/push"), 403),
+            (try play.pushAuthorization(email: "someone@example.iam.gserviceaccount.com"), 403),
+        ]
+        for (authorization, status) in cases {
+            let reply = await notifications.receive(tenantID: PlayServices.tenantID, authorization: authorization, body: body)
+            #expect(reply.status == status, "\(reply.message)")
+        }
+        #expect(play.google.server.requests.isEmpty)
+    }
+
+    @Test func keysThatCannotBeFetchedMakePubSubRedeliver() async throws {
+        let keys = try ScriptedHTTPServer { _ in .status(503) }
+        let play = try PlayServices(jwksURL: keys.baseURL + "/oauth2/v3/certs")
+        let reply = await play.notifications().receive(
+            tenantID: PlayServices.tenantID, authorization: try play.pushAuthorization(), body: PlayServices.push(Self.purchased))
+        #expect(reply.status == 503)
+    }
+
+    @Test func aPushThatIsNotForThisTenantOrNotARealTimeNotificationIsRefused() async throws {
+        let play = try PlayServices()
+        let notifications = play.notifications()
+        let authorization = try play.pushAuthorization()
+        let other = await notifications.receive(
+            tenantID: PlayServices.tenantID, authorization: authorization,
+            body: PlayServices.push(Self.purchased, package: "com.example.other"))
+        #expect(other.status == 400)
+        for body in [Array("{}".utf8), Array("not json".utf8), Array(#"{"message":{"messageId":"1","data":"%%%"}}"#.utf8)] {
+            let reply = await notifications.receive(tenantID: PlayServices.tenantID, authorization: authorization, body: body)
+            #expect(reply.status == 400, "\(reply.message)")
+        }
+        let empty = await notifications.receive(
+            tenantID: PlayServices.tenantID, authorization: authorization, body: PlayServices.push(["somethingNew": [String: Any]()]))
+        // A kind Google adds later: redelivering it would meet the same answer, so it is acknowledged, not applied.
+        #expect(empty.status == 200 && empty.message.hasPrefix("not applied"))
+        let huge = await notifications.receive(
+            tenantID: PlayServices.tenantID, authorization: authorization, body: [UInt8](repeating: 0x20, count: 64 * 1024 + 1))
+        #expect(huge.status == 413)
+        let unknown = await notifications.receive(tenantID: "nobody", authorization: authorization, body: PlayServices.push(Self.purchased))
+        #expect(unknown.status == 404)
+        #expect(play.google.server.requests.isEmpty)
+    }
+
+    @Test func aTokenGoogleDoesNotConfirmIsAcknowledgedAndNotApplied() async throws {
+        let play = try PlayServices()
+        play.answers.set(
+            "/purchases/subscriptionsv2/tokens/token-1", ScriptedGoogle.error(400, "Invalid Value", reason: "invalid", status: "INVALID_ARGUMENT"))
+        let reply = await play.notifications().receive(
+            tenantID: PlayServices.tenantID, authorization: try play.pushAuthorization(), body: PlayServices.push(Self.purchased))
+        #expect(reply.status == 200 && reply.message.hasPrefix("not applied"))
+        #expect(try play.purchase("token-1") == nil)
+    }
+
+    @Test func googleUnavailableMakesPubSubRedeliverAndTheRedeliveryApplies() async throws {
+        let play = try PlayServices()
+        play.answers.set("/purchases/subscriptionsv2/tokens/token-1", .status(503))
+        let notifications = play.notifications()
+        let first = await notifications.receive(
+            tenantID: PlayServices.tenantID, authorization: try play.pushAuthorization(), body: PlayServices.push(Self.purchased))
+        #expect(first.status == 503)
+        play.answers.set("/purchases/subscriptionsv2/tokens/token-1", play.subscription())
+        let redelivered = await notifications.receive(
+            tenantID: PlayServices.tenantID, authorization: try play.pushAuthorization(), body: PlayServices.push(Self.purchased))
+        #expect(redelivered.status == 200 && redelivered.message == "SUBSCRIPTION_PURCHASED: recorded")
+        #expect(try play.purchase("token-1") != nil)
+    }
+
+    @Test func aVoidedPurchaseRevokesTheStoredOne() async throws {
+        let play = try PlayServices()
+        try await play.stored("token-1", owed: false)
+        let voided: [String: Any] = [
+            "voidedPurchaseNotification": ["purchaseToken": "token-1", "orderId": "GPA.1234-5678-9012-34567", "productType": 1, "refundType": 1]
+        ]
+        let reply = await play.notifications().receive(
+            tenantID: PlayServices.tenantID, authorization: try play.pushAuthorization(),
+            body: PlayServices.push(voided, messageID: "2002", eventTime: play.now.milliseconds - 1_000))
+        #expect(reply.status == 200 && reply.message == "VOIDED_PURCHASE: applied to alice")
+        #expect(try play.state("alice").status.activeIDs.isEmpty)
+        #expect(try play.purchase("token-1")?.revokedAt?.milliseconds == play.now.milliseconds - 1_000)
+        #expect(play.google.apiRequests.isEmpty, "a voided purchase is applied to what is stored")
+    }
+
+    @Test func aTestNotificationIsRecorded() async throws {
+        let play = try PlayServices()
+        let reply = await play.notifications().receive(
+            tenantID: PlayServices.tenantID, authorization: try play.pushAuthorization(),
+            body: PlayServices.push(["testNotification": ["version": "1.0"]]))
+        #expect(reply.status == 200 && reply.message == "TEST_NOTIFICATION: recorded")
+    }
+}
