@@ -517,6 +517,14 @@ def test_malformed_pushes_are_400(env, name, via):
     assert status == 400, (status, text)
 
 
+def test_a_kind_of_notification_google_adds_later_is_acknowledged_not_applied(env):
+    """Unlike a notification of no kind at all (400 above), one of a kind this server does not know yet is Google's
+    to send: refusing it would have Pub/Sub redeliver it for days to no end."""
+    data = {"version": "1.0", "packageName": APP, "eventTimeMillis": "1",
+            "futureProductNotification": {"version": "1.0", "purchaseToken": new_purchase_token()}}
+    env.push_ok("a", data, "not applied")
+
+
 def test_a_malformed_push_does_not_use_up_its_message_id(env):
     """A 400 applies nothing: the message id of a refused push still applies when a well-formed push carries it."""
     user, token, _, _ = purchased(env)
