@@ -112,14 +112,17 @@ public struct AdminService: RPCService {
             }
             acknowledger?.wake()
             var response = RefreshStorePurchaseResponse()
+            // Empty while nobody owns the purchase (fields.appUserID is the log's placeholder then, not an owner).
+            var owner = ""
             if case .applied(let appUserID, let changed) = outcome {
                 fields.appUserID = appUserID
+                owner = appUserID
                 response.changed = changed
                 response.customer = CustomerStatus(
                     try engine.state(tenantID: tenant.id, appUserID: appUserID), serverTime: engine.now())
             }
             if let after = try engine.purchase(tenantID: tenant.id, store: .playStore, originalTransactionID: token) {
-                response.transaction = Transaction(after, ownerAppUserID: fields.appUserID)
+                response.transaction = Transaction(after, ownerAppUserID: owner)
             }
             return response
         }

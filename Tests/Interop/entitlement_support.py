@@ -1,4 +1,5 @@
-"""Helpers for the entitlement interop tests (test_entitlements.py, test_durability.py, the App Store tests).
+"""Helpers for the entitlement interop tests (test_entitlements.py, test_durability.py, the App Store and Google Play
+tests).
 
 Not a test module: the tests import from it. Servers are the real `interop-server` started by conftest
 (`tenants_server`, `start_server`), with `[storage] tenants` pointing at a tenants JSON file written here, whose
@@ -91,6 +92,7 @@ class TenantSpec:
     products: dict[str, list[str]] = field(default_factory=dict)
     allow_undeclared_entitlements: bool = False
     app_store: dict | None = None
+    play_store: dict | None = None
 
     @property
     def public_key(self) -> str:
@@ -111,6 +113,8 @@ class TenantSpec:
         }
         if self.app_store is not None:
             entry["app_store"] = self.app_store
+        if self.play_store is not None:
+            entry["play_store"] = self.play_store
         return entry
 
 

@@ -65,7 +65,8 @@ public struct PlayStoreNotifications: Sendable {
         if notifications.verifiesPushTokens {
             try await verifyPush(authorization: authorization, settings: notifications)
         }
-        let (messageID, notification) = try Self.decode(body)
+        let (messageID, notification, otherFields) = try Self.decode(body)
+        try Self.checkShape(notification, otherFields: otherFields)
         guard notification.packageName == settings.packageName else {
             throw NotificationFailure(
                 status: 400,
@@ -113,8 +114,14 @@ public struct PlayStoreNotifications: Sendable {
         throw NotificationFailure(status: status, message: "The push token was refused (\(error.code.rawValue)): \(error.message)")
     }
 
-    /// The Pub/Sub envelope and the notification in its `message.data`.
-    static func decode(_ body: [UInt8]) throws(NotificationFailure) -> (messageID: String, notification: DeveloperNotification) {
+    /// The envelope fields every notification has; any other is a kind of notification.
+    static let commonFields: Set<String> = ["version", "packageName", "eventTimeMillis"]
+
+    /// The Pub/Sub envelope, the notification in its `message.data`, and the names of that notification's fields
+    /// other than ``commonFields`` (its kind, known or not).
+    static func decode(_ body: [UInt8]) throws(NotificationFailure)
+        -> (messageID: String, notification: DeveloperNotification, otherFields: Set<String>)
+    {
         func malformed(_ message: String) -> NotificationFailure { NotificationFailure(status: 400, message: message) }
         guard let envelope = try? JSONDecoder().decode(PubSubPushEnvelope.self, from: Data(body)), let message = envelope.message
         else {
@@ -129,7 +136,33 @@ public struct PlayStoreNotifications: Sendable {
         guard let notification = try? JSONDecoder().decode(DeveloperNotification.self, from: Data(decoded)) else {
             throw malformed("The Pub/Sub message's data is not a JSON Real-time Developer Notification.")
         }
-        return (messageID, notification)
+        let fields = (try? JSONSerialization.jsonObject(with: Data(decoded)) as? [String: Any]).map { Set($0.keys) } ?? []
+        return (messageID, notification, fields.subtracting(commonFields))
+    }
+
+    /// A notification without the fields its kind needs, or of no kind at all, is malformed: 400, like a malformed
+    /// envelope, so nothing is applied and its message ID stays unused (rather than acknowledged as "not applied",
+    /// which suits answers Google gives about a well-formed one). A kind this server does not know (`otherFields`
+    /// names one) is not malformed: Google adds kinds, and it is acknowledged, not applied, further on.
+    static func checkShape(_ notification: DeveloperNotification, otherFields: Set<String>) throws(NotificationFailure) {
+        do throws(DomainError) {
+            if let subscription = notification.subscriptionNotification {
+                _ = try token(subscription.purchaseToken)
+            } else if let product = notification.oneTimeProductNotification {
+                _ = try token(product.purchaseToken)
+                guard let sku = product.sku, !sku.isEmpty else {
+                    throw .invalidArgument("The oneTimeProductNotification has no sku.")
+                }
+                try PlayStorePurchases.checkProductID(sku, field: "oneTimeProductNotification.sku")
+            } else if let voided = notification.voidedPurchaseNotification {
+                _ = try token(voided.purchaseToken)
+            } else if notification.testNotification == nil, otherFields.isEmpty {
+                throw .invalidArgument(
+                    "The notification holds none of subscriptionNotification, oneTimeProductNotification, voidedPurchaseNotification, testNotification.")
+            }
+        } catch {
+            throw NotificationFailure(status: 400, message: error.message)
+        }
     }
 
     /// Pub/Sub message IDs, kept apart from Apple's notification UUIDs.
