@@ -114,15 +114,16 @@ public struct AdminService: RPCService {
             var response = RefreshStorePurchaseResponse()
             // Empty while nobody owns the purchase (fields.appUserID is the log's placeholder then, not an owner).
             var owner = ""
-            if case .applied(let appUserID, let changed) = outcome {
+            if case .applied(let appUserID, _) = outcome {
                 fields.appUserID = appUserID
                 owner = appUserID
-                response.changed = changed
                 response.customer = CustomerStatus(
                     try engine.state(tenantID: tenant.id, appUserID: appUserID), serverTime: engine.now())
             }
             if let after = try engine.purchase(tenantID: tenant.id, store: .playStore, originalTransactionID: token) {
                 response.transaction = Transaction(after, ownerAppUserID: owner)
+                // Stored for the first time counts, owned or not.
+                response.changed = stored.map { !PurchaseVersions.sameData($0, after) } ?? true
             }
             return response
         }

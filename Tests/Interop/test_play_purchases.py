@@ -10,6 +10,8 @@ counted apart from everyone else's.
 
 from __future__ import annotations
 
+import time
+
 import grpc
 import pytest
 
@@ -310,7 +312,7 @@ def test_restore_acknowledges_each_purchase_once(env):
 def test_a_failing_acknowledgement_is_retried_with_growing_delays_and_its_error_shown(env):
     """Google refuses the acknowledgement with 500s: attempts grow (1 s, then 2 s apart: the configured first retry,
     doubling), each recorded with Google's error while the acknowledgement stays pending; once Google answers, it
-    is acknowledged once. (The schedule's 40 attempts cannot be configured, so it cannot be run to its end here.)"""
+    is acknowledged once."""
     token = new_purchase_token()
     env.fake.fail_next("POST", ack_path(token), 500, count=1000)
     user = unique_id()
@@ -338,6 +340,40 @@ def test_a_failing_acknowledgement_is_retried_with_growing_delays_and_its_error_
     transaction = wait_acknowledged(env.fake, env.a_admin, user, token, timeout=30)
     assert transaction.acknowledgement_attempts >= 4
     assert len(env.fake.acknowledgements_of(token)) == 1
+
+
+def test_an_acknowledgement_that_fails_every_attempt_is_reported_once_the_attempts_run_out(
+        tenants_server, tmp_path, fake, play_tenants, protos):
+    """A server allowed two attempts (`acknowledgement_max_attempts = 2`) against a Google that answers 503 for good:
+    after the second, the acknowledgement is FAILED with Google's error in GetCustomer, the owner's history says so
+    (cause STORE_API), and nothing more is sent."""
+    tenants_file = tmp_path / "tenants.json"
+    write_tenants(tenants_file, [play_tenants["a"]])
+    server = tenants_server(tenants_file, {
+        "google_play": {"acknowledgement_first_retry_seconds": 1, "acknowledgement_max_attempts": 2},
+        "outbound_http": {"max_attempts": 1},
+    })
+    env = PlayEnv(server, fake, {"a": play_tenants["a"]}, protos)
+    try:
+        token = new_purchase_token()
+        fake.fail_next("POST", ack_path(token), 503, count=1000)
+        user = unique_id()
+        fake.put_subscription(APP, token, product_id=SUB)
+        env.a.play_purchase(user, SUB, token)
+        failed = wait_until(lambda: (lambda t: t if t.acknowledgement == ACK_FAILED else None)(
+            stored(env.a_admin, user, token)), "acknowledgement reported failed", timeout=20)
+        assert failed.acknowledgement_attempts == 2 and "503" in failed.acknowledgement_error
+        newest = env.a_admin.all_events(user)[0]
+        assert newest.cause == STORE_API and "after 2 attempts" in newest.reason
+        sent = len(fake.requests("POST", ack_path(token)))
+        assert sent == 2
+        # The access stays (Google refunds later, and tells the server then); no attempt is made after giving up.
+        assert env.a.sync(user).status.state == ACTIVE
+        time.sleep(2.5)
+        assert len(fake.requests("POST", ack_path(token))) == sent
+    finally:
+        fake.clear_faults()
+        env.close()
 
 
 def test_an_acknowledgement_google_refuses_for_good_is_failed_and_refresh_restarts_it(env):
