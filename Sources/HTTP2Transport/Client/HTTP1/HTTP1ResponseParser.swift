@@ -3,17 +3,22 @@ import Encodings
 /// Reads one HTTP/1.1 response from the bytes a connection receives, incrementally (RFC 9112): the status line,
 /// header fields, and a body framed by `Transfer-Encoding: chunked`, `Content-Length` or the connection's close.
 /// Interim (1xx) responses are skipped. Pure: the connection feeds it bytes and acts on what it returns.
-struct HTTP1ResponseParser {
-    enum Progress: Equatable {
+package struct HTTP1ResponseParser {
+    package enum Progress: Equatable {
         case needMore
         /// The response is complete; `consumed` bytes of the last input belonged to it.
         case complete(consumed: Int)
     }
 
-    struct Limits {
+    package struct Limits {
         /// Status line and header fields together, and each chunk-size line and the trailers.
-        var maxHeadBytes = 64 * 1024
-        var maxBodyBytes = 16 * 1024 * 1024
+        package var maxHeadBytes = 64 * 1024
+        package var maxBodyBytes = 16 * 1024 * 1024
+
+        package init(maxHeadBytes: Int = 64 * 1024, maxBodyBytes: Int = 16 * 1024 * 1024) {
+            self.maxHeadBytes = maxHeadBytes
+            self.maxBodyBytes = maxBodyBytes
+        }
     }
 
     private enum State {
@@ -39,16 +44,16 @@ struct HTTP1ResponseParser {
     private var headers = HTTPHeaders()
     private var body: [UInt8] = []
 
-    init(limits: Limits = Limits(), requestWasHead: Bool = false) {
+    package init(limits: Limits = Limits(), requestWasHead: Bool = false) {
         self.limits = limits
         self.requestWasHead = requestWasHead
     }
 
     /// The response, once ``parse(_:)`` or ``connectionClosed()`` reported it complete.
-    var response: HTTPClientResponse { HTTPClientResponse(status: status, headers: headers, body: body) }
+    package var response: HTTPClientResponse { HTTPClientResponse(status: status, headers: headers, body: body) }
 
     /// Whether the connection may carry another request after this response.
-    var keepsConnectionOpen: Bool {
+    package var keepsConnectionOpen: Bool {
         if case .untilClose = bodyFraming { return false }
         let tokens = headers.values(for: "connection").flatMap { $0.split(separator: ",") }
             .map { $0.trimmingCharacters(in: " \t").lowercased() }
@@ -56,7 +61,7 @@ struct HTTP1ResponseParser {
     }
 
     /// Feeds bytes; throws when they cannot be an HTTP/1.1 response or exceed the limits.
-    mutating func parse(_ bytes: UnsafeRawBufferPointer) throws(HTTPClientError) -> Progress {
+    package mutating func parse(_ bytes: UnsafeRawBufferPointer) throws(HTTPClientError) -> Progress {
         var index = 0
         while index < bytes.count {
             switch state {
@@ -94,7 +99,7 @@ struct HTTP1ResponseParser {
     }
 
     /// The peer closed the connection: true when that completes the response (a body read until close).
-    mutating func connectionClosed() -> Bool {
+    package mutating func connectionClosed() -> Bool {
         switch state {
         case .untilClose:
             state = .done
