@@ -48,6 +48,8 @@ let package = Package(
         .target(name: "AppStore", dependencies: ["JOSE", "Crypto", "Encodings", "FileAccess"], swiftSettings: strict),
         // Google Play's data formats (purchases, notifications), read by the domain; the API client is GooglePlayAPI.
         .target(name: "GooglePlay", dependencies: ["CivilCalendar"], swiftSettings: strict),
+        // Stripe's formats: webhook signatures (and, as the web issue goes on, its events and objects).
+        .target(name: "Stripe", dependencies: ["Crypto", "Encodings", "BoundedText"], swiftSettings: strict),
         // Google's APIs: service-account tokens, the Play Developer API, Pub/Sub push tokens.
         .target(
             name: "GooglePlayAPI",
@@ -116,6 +118,7 @@ let package = Package(
 
         .testTarget(name: "EncodingsTests", dependencies: ["Encodings"]),
         .testTarget(name: "CivilCalendarTests", dependencies: ["CivilCalendar"]),
+        .testTarget(name: "StripeTests", dependencies: ["Stripe", "TestSupport"], exclude: ["Resources"]),
         .testTarget(name: "OutboundHTTPTests", dependencies: ["OutboundHTTP", "HTTP2Transport", "TestSupport", "RPCCore"]),
         .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire", "TestSupport", "Encodings"]),
         .testTarget(name: "BoundedTextTests", dependencies: ["BoundedText"]),

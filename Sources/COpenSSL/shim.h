@@ -7,3 +7,4 @@
 #include <openssl/ec.h>
 #include <openssl/rsa.h>
 #include <openssl/rand.h>
+#include <openssl/hmac.h>
