@@ -230,10 +230,11 @@ def test_revoked_ends_access_at_once_whatever_the_expiry(env):
 
 
 def test_a_voided_purchase_notification_revokes_at_once(env):
-    """Google's voidedPurchaseNotification: the server revokes the stored purchase without asking Google, which
-    may still show it ACTIVE."""
+    """Google voids a subscription (a refund with revocation) and notifies: the server checks with Google, which
+    now shows it ended, and revokes the stored purchase at once."""
     user, token, resource, _ = purchased(env)
     stream = watch(env, "a", user)
+    env.fake.void(token, order_id=order_of(resource), product_type=1)
     env.push_ok("a", voided_purchase_notification(APP, token, order_of(resource), ProductType.SUBSCRIPTION),
                 "VOIDED_PURCHASE", "applied to")
     event = stream.next()
@@ -265,9 +266,21 @@ def test_a_voided_one_time_product_is_revoked(env):
     user, token = unique_id(), new_purchase_token()
     resource = env.fake.put_product(APP, token, product_id=LIFETIME)
     assert env.a.play_purchase(user, LIFETIME, token).customer.status.state == ACTIVE
+    env.fake.void(token, order_id=resource["orderId"], product_type=2)
     env.push_ok("a", voided_purchase_notification(APP, token, resource["orderId"], ProductType.ONE_TIME), "applied to")
     assert env.a.sync(user).status.state == INACTIVE
     assert stored(env.a_admin, user, token).revocation_reason == "VOIDED"
+
+
+def test_a_voided_notification_google_does_not_confirm_revokes_nothing(env):
+    """The push's token is not bound to its body: a replayed or forged void for a purchase Google still shows
+    active is checked with Google and changes nothing."""
+    user, token, resource, _ = purchased(env)
+    version = env.a.sync(user).version
+    env.push_ok("a", voided_purchase_notification(APP, token, order_of(resource), ProductType.SUBSCRIPTION))
+    assert env.a.sync(user).status.state == ACTIVE
+    assert not stored(env.a_admin, user, token).HasField("revoked_at")
+    assert env.a.sync(user).version == version
 
 
 def test_a_voided_purchase_the_server_never_saw_is_acknowledged_and_changes_nothing(env):
@@ -463,12 +476,14 @@ def test_a_test_notification_is_acknowledged(env):
     env.push_ok("a", test_notification(APP), "TEST_NOTIFICATION")
 
 
-def test_a_test_purchase_notified_to_a_production_only_tenant_is_acknowledged_and_not_applied(env):
+def test_a_test_purchase_notified_to_a_production_only_tenant_is_refused_for_redelivery_and_not_applied(env):
+    """The tenant's settings refuse it: ours to change, so 503 and Pub/Sub keeps it (never dropped)."""
     user = unique_id()
     account = env.prod.identify(user).app_account_token
     token = new_purchase_token()
     env.fake.put_subscription(PROD_APP, token, product_id=SUB, test=True, account_id=account)
-    env.push_ok("prod", sub_rtdn(token, Type.PURCHASED, PROD_APP), "not applied", "test purchase")
+    status, text = env.push("prod", sub_rtdn(token, Type.PURCHASED, PROD_APP))
+    assert status == 503 and "test purchase" in text, (status, text)
     assert env.prod.sync(user).version == 1  # Identify's creation only
     assert list(env.prod_admin.customer(user).transactions) == []
     assert env.fake.requests("POST", token + ":acknowledge") == []

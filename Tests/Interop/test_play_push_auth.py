@@ -111,7 +111,9 @@ def test_a_valid_token_is_accepted(env):
     assert claims["email"] == PUSH_EMAIL and claims["email_verified"] is True
     user, purchase, _ = revoked_at_google(env)
     for via in VIAS:
-        env.push_ok("a", revoked_notification(purchase), "applied to", user, authorization="Bearer " + token, via=via)
+        # The first applies the revocation; the same revocation again is nothing new, still 200.
+        env.push_ok("a", revoked_notification(purchase), "SUBSCRIPTION_REVOKED", user, authorization="Bearer " + token,
+                    via=via)
     assert env.a.sync(user).status.state == INACTIVE
     # Either issuer spelling Google uses, and a lowercase scheme.
     other = env.push_token("a", issuer="accounts.google.com")

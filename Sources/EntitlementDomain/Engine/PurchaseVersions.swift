@@ -28,10 +28,11 @@ public enum PurchaseVersions {
         if merged.supersededBy.isEmpty { merged.supersededBy = stored.supersededBy }
         // Google Play's purchase data never shows a revocation (only notifications and the voided list do), and Play
         // never reverses one: once known for an order, it stays. (Apple's signed data carries its own, reversible.)
-        if merged.store == .playStore, merged.revokedAt == nil, stored.revokedAt != nil,
-            merged.transactionID == stored.transactionID
+        // Each fetch of a canceled one-time purchase dates its cancellation at the fetch: the first date stands.
+        if merged.store == .playStore, let earlier = stored.revokedAt, merged.transactionID == stored.transactionID,
+            merged.revokedAt.map({ $0 > earlier }) ?? true
         {
-            merged.revokedAt = stored.revokedAt
+            merged.revokedAt = earlier
             merged.revocationReason = stored.revocationReason
         }
         merged.acknowledgement = PurchaseAcknowledgement.combine(

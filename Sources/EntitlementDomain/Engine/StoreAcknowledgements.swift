@@ -6,6 +6,8 @@ public enum AcknowledgementAttempt: Sendable, Hashable {
     case failed(error: String, retryAt: UnixTime)
     /// It failed and nothing more is tried: the owner is told, and an operator's refresh starts again.
     case gaveUp(error: String)
+    /// The store owes nothing any more (the purchase was canceled, refunded or expired before it was acknowledged).
+    case noLongerOwed
 }
 
 extension CustomerEngine {
@@ -37,6 +39,8 @@ extension CustomerEngine {
                     state: .pending, attempts: attempts, dueAt: retryAt, lastError: error)
             case .gaveUp(let error):
                 stored.acknowledgement = PurchaseAcknowledgement(state: .failed, attempts: attempts, lastError: error)
+            case .noLongerOwed:
+                stored.acknowledgement = PurchaseAcknowledgement(state: .notRequired, attempts: attempts)
             }
             try transaction.savePurchase(stored)
             guard case .gaveUp(let error) = attempt, let owner = stored.customerID else { return ((), []) }

@@ -84,9 +84,12 @@ public final class PlayAcknowledger: Sendable {
         ]
         let attempt: AcknowledgementAttempt
         switch await send(purchase) {
-        case .success:
+        case .success(true):
             attempt = .acknowledged
             log.info("play purchase acknowledged", fields)
+        case .success(false):
+            attempt = .noLongerOwed
+            log.info("play purchase no longer needs acknowledging (canceled, refunded or expired)", fields)
         case .failure(let error):
             let attempts = purchase.acknowledgement.attempts + 1
             if let delay = schedule.delay(afterAttempts: attempts), error.code != .notFound {
@@ -114,9 +117,10 @@ public final class PlayAcknowledger: Sendable {
         }
     }
 
-    /// One acknowledgement. Google refusing it (400) is checked against the purchase: already acknowledged by
-    /// someone else is success.
-    private func send(_ purchase: StorePurchase) async -> Result<Void, GooglePlayAPIError> {
+    /// One acknowledgement: true when it is acknowledged, false when nothing is owed any more. Google refusing it (400)
+    /// is checked against the purchase: acknowledged by someone else is success; a purchase no longer paid for
+    /// (canceled, refunded, expired) owes nothing.
+    private func send(_ purchase: StorePurchase) async -> Result<Bool, GooglePlayAPIError> {
         guard let tenant = tenants.directory.tenant(id: purchase.tenantID) else {
             return .failure(GooglePlayAPIError(.notFound, "tenant '\(purchase.tenantID)' is no longer configured"))
         }
@@ -134,15 +138,17 @@ public final class PlayAcknowledger: Sendable {
             } else {
                 try await api.acknowledgeProduct(productID: purchase.productID, token: token)
             }
-            return .success(())
+            return .success(true)
         } catch where error.code == .invalidRequest {
-            let acknowledged: Bool? =
-                if isSubscription {
-                    try? await api.subscription(token: token).acknowledgementState?.known == .acknowledged
-                } else {
-                    try? await api.product(productID: purchase.productID, token: token).isAcknowledged
-                }
-            return acknowledged == true ? .success(()) : .failure(error)
+            if isSubscription, let current = try? await api.subscription(token: token) {
+                if current.acknowledgementState?.known == .acknowledged { return .success(true) }
+                let state = current.subscriptionState?.known
+                if state == .expired || state == .pendingPurchaseCanceled { return .success(false) }
+            } else if !isSubscription, let current = try? await api.product(productID: purchase.productID, token: token) {
+                if current.isAcknowledged { return .success(true) }
+                if current.state == .canceled { return .success(false) }
+            }
+            return .failure(error)
         } catch {
             return .failure(error)
         }

@@ -78,12 +78,14 @@ public struct PlayStoreNotifications: Sendable {
                 notification, messageID: messageID, notifiedAt: notifiedAt, tenant: tenant, settings: settings)
         } catch {
             switch error.code {
-            case .unavailable, .internalError:
+            case .unavailable, .internalError, .failedPrecondition:
+                // Google, storage, or the tenant's settings (credentials, a product it cannot place) failing now:
+                // ours to fix, so Pub/Sub keeps the notification (for up to 7 days) and redelivers.
                 throw NotificationFailure(status: 503, message: error.message)
-            case .invalidArgument, .failedPrecondition:
-                // Google does not confirm the token, or the tenant's settings cannot place the purchase: every
-                // redelivery would meet the same answer. Acknowledged and logged; the next fetch of the token (a
-                // later notification, the device's Purchase, RefreshStorePurchase) applies it once that changes.
+            case .invalidArgument:
+                // Google does not confirm the token: every redelivery would meet the same answer. Acknowledged and
+                // logged; the next fetch of the token (a later notification, the device's Purchase,
+                // RefreshStorePurchase) applies it once that changes.
                 _ = try? await engine.applyStoreNotification(
                     tenantID: tenant.id, notificationID: Self.notificationID(messageID), transaction: nil,
                     reason: "not applied", cause: .playStoreNotification)
@@ -194,7 +196,7 @@ public struct PlayStoreNotifications: Sendable {
         } else if let voided = notification.voidedPurchaseNotification {
             let token = try Self.token(voided.purchaseToken)
             reason = voided.refundType == 2 ? "VOIDED_PURCHASE_PARTIAL" : "VOIDED_PURCHASE"
-            record = try voidedRecord(
+            record = try await voidedRecord(
                 token: token, orderID: voided.orderId, partial: voided.refundType == 2, tenant: tenant,
                 voidedAt: notifiedAt ?? engine.now())
             hints = []
@@ -214,13 +216,35 @@ public struct PlayStoreNotifications: Sendable {
 
     /// What a voided purchase takes back: the stored purchase revoked, or nil when there is nothing to revoke (never
     /// seen, an earlier renewal's order, already revoked, a partial refund of a quantity).
-    func voidedRecord(token: String, orderID: String?, partial: Bool, tenant: Tenant, voidedAt: UnixTime) throws(DomainError)
-        -> StorePurchase?
+    ///
+    /// The push's token is not bound to its body, so Google is asked first: a purchase Google still shows purchased
+    /// (a one-time product) or granting (a subscription) is not revoked; its current data is applied instead.
+    func voidedRecord(token: String, orderID: String?, partial: Bool, tenant: Tenant, voidedAt: UnixTime)
+        async throws(DomainError) -> StorePurchase?
     {
         guard !partial, let stored = try engine.purchase(tenantID: tenant.id, store: .playStore, originalTransactionID: token)
         else { return nil }
-        var revoked = PlayStoreInterpretation.revoking(stored, orderID: orderID, voidedAt: voidedAt, reason: "VOIDED")
-        revoked?.customerID = stored.customerID
+        let current =
+            stored.productType == PlayProductType.subscription.rawValue
+            ? try await purchases.subscription(token: token, tenant: tenant).purchase
+            : try await purchases.product(productID: stored.productID, token: token, tenant: tenant, origin: .notification)
+        let stillGranting = current.revokedAt == nil && !current.isSuspended
+            && (current.expiresAt.map { $0 > engine.now() } ?? true)
+        if stillGranting {
+            log.warning(
+                "play voided-purchase notification for a purchase Google still shows in force: not revoked",
+                ["tenant": tenant.id, "order_id": orderID ?? ""])
+            return current
+        }
+        // Google's data already grants nothing; the void dates the end (of the current or first order only).
+        var revoked = PlayStoreInterpretation.revoking(current, orderID: orderID, voidedAt: voidedAt, reason: "VOIDED")
+            ?? current
+        if let canceled = current.revokedAt {
+            // Google shows the one-time purchase canceled: the void is why, from when it happened.
+            revoked.revokedAt = min(canceled, voidedAt)
+            revoked.revocationReason = "VOIDED"
+        }
+        revoked.customerID = stored.customerID
         return revoked
     }
 

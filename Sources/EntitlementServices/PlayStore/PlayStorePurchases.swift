@@ -122,7 +122,9 @@ public final class PlayStorePurchases: Sendable {
         case .unavailable, .badResponse, .permissionDenied: .unavailable(error.message)
         case .notFound, .invalidRequest:
             .invalidArgument("Google Play does not confirm this purchase token: \(error.message)")
-        case .configuration: .failedPrecondition(error.message)
+        // The service account cannot be used now (a rotated key, clock skew, an unreadable file): ours to fix, and
+        // worth retrying once it is.
+        case .configuration: .unavailable(error.message)
         }
     }
 

@@ -63,6 +63,7 @@ public final class VoidedPurchasesPoller: Sendable {
             // A minute inside Google's window, so the request is never refused as too old.
             let start = max((cursor ?? 0) - Self.overlap, now - Self.window + 60_000)
             var pageToken: String?
+            var seenTokens: Set<String> = []
             var revoked = 0
             repeat {
                 let page: VoidedPurchaseList
@@ -75,6 +76,11 @@ public final class VoidedPurchasesPoller: Sendable {
                     if try await revoke(voided, tenant: tenant) { revoked += 1 }
                 }
                 pageToken = page.tokenPagination?.nextPageToken.flatMap { $0.isEmpty ? nil : $0 }
+                // A page token Google gave before, or more pages than 30 days can fill: stop rather than loop.
+                if let token = pageToken, !seenTokens.insert(token).inserted || seenTokens.count > 1000 {
+                    log.warning("play voided purchases: Google's paging repeats itself; stopped", ["tenant": tenant.id])
+                    pageToken = nil
+                }
             } while pageToken != nil
             try await engine.setPollCursor(tenantID: tenant.id, name: Self.cursorName, position: now)
             log.info("play voided purchases polled", ["tenant": tenant.id, "revoked": String(revoked)])

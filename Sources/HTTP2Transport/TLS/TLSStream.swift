@@ -21,13 +21,16 @@ final class TLSStream {
         SSL_set_fd(ssl, fd)
         if let serverName {
             SSL_set_connect_state(ssl)
-            if Self.isIPAddress(serverName) {
-                // An address is checked against the certificate's IP entries, and never sent as SNI (RFC 6066 §3).
-                X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), serverName)
-            } else {
-                _ = cshim_ssl_set_tlsext_host_name(ssl, serverName)
-                SSL_set1_host(ssl, serverName)
-            }
+            // Without the name to check, any trusted certificate would do: a failure to set it fails the connection.
+            let nameSet =
+                if Self.isIPAddress(serverName) {
+                    // An address is checked against the certificate's IP entries, never sent as SNI (RFC 6066 §3).
+                    X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), serverName) == 1
+                } else {
+                    cshim_ssl_set_tlsext_host_name(ssl, serverName) == 1 && SSL_set1_host(ssl, serverName) == 1
+                }
+            // (Thrown once every property is set, so deinit frees the session.)
+            guard nameSet else { throw .tls("cannot set the server name to verify: \(TLSContext.lastError())") }
         } else {
             SSL_set_accept_state(ssl)
         }

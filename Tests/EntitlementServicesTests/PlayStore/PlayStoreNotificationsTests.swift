@@ -101,20 +101,40 @@ import Testing
         #expect(try play.purchase("token-1") != nil)
     }
 
-    @Test func aVoidedPurchaseRevokesTheStoredOne() async throws {
+    /// Google is asked first (the push's token is not bound to its body): a void Google confirms (the subscription
+    /// now EXPIRED) revokes at once, from the notification's time.
+    @Test func aVoidedPurchaseGoogleConfirmsRevokesTheStoredOne() async throws {
         let play = try PlayServices()
         try await play.stored("token-1", owed: false)
-        let voided: [String: Any] = [
-            "voidedPurchaseNotification": ["purchaseToken": "token-1", "orderId": "GPA.1234-5678-9012-34567", "productType": 1, "refundType": 1]
-        ]
+        play.answers.set(
+            "/purchases/subscriptionsv2/tokens/token-1", play.subscription(["subscriptionState": "SUBSCRIPTION_STATE_EXPIRED"]))
         let reply = await play.notifications().receive(
             tenantID: PlayServices.tenantID, authorization: try play.pushAuthorization(),
-            body: PlayServices.push(voided, messageID: "2002", eventTime: play.now.milliseconds - 1_000))
+            body: PlayServices.push(Self.voided, messageID: "2002", eventTime: play.now.milliseconds - 1_000))
         #expect(reply.status == 200 && reply.message == "VOIDED_PURCHASE: applied to alice")
         #expect(try play.state("alice").status.activeIDs.isEmpty)
-        #expect(try play.purchase("token-1")?.revokedAt?.milliseconds == play.now.milliseconds - 1_000)
-        #expect(play.google.apiRequests.isEmpty, "a voided purchase is applied to what is stored")
+        let revoked = try #require(try play.purchase("token-1"))
+        #expect(revoked.revokedAt?.milliseconds == play.now.milliseconds - 1_000 && revoked.revocationReason == "VOIDED")
+        #expect(play.google.apiRequests.map(\.target) == [PlayServices.path("/purchases/subscriptionsv2/tokens/token-1")])
     }
+
+    /// A void Google does not confirm (the subscription still ACTIVE, as a replayed or forged push would claim)
+    /// revokes nothing.
+    @Test func aVoidedPurchaseGoogleStillShowsInForceIsNotRevoked() async throws {
+        let play = try PlayServices()
+        try await play.stored("token-1", owed: false)
+        play.answers.set("/purchases/subscriptionsv2/tokens/token-1", play.subscription())
+        let reply = await play.notifications().receive(
+            tenantID: PlayServices.tenantID, authorization: try play.pushAuthorization(),
+            body: PlayServices.push(Self.voided, messageID: "2003", eventTime: play.now.milliseconds - 1_000))
+        #expect(reply.status == 200)
+        #expect(try play.state("alice").status.activeIDs == ["pro"])
+        #expect(try play.purchase("token-1")?.revokedAt == nil)
+    }
+
+    nonisolated(unsafe) static let voided: [String: Any] = [
+        "voidedPurchaseNotification": ["purchaseToken": "token-1", "orderId": "GPA.1234-5678-9012-34567", "productType": 1, "refundType": 1]
+    ]
 
     @Test func aTestNotificationIsRecorded() async throws {
         let play = try PlayServices()

@@ -55,6 +55,9 @@ package struct HTTP1ResponseParser {
     /// Whether the connection may carry another request after this response.
     package var keepsConnectionOpen: Bool {
         if case .untilClose = bodyFraming { return false }
+        // Both framings at once: a sign of a confused or hostile server; the connection is not trusted again
+        // (RFC 9112 §6.3).
+        if headers.contains("transfer-encoding"), headers.contains("content-length") { return false }
         let tokens = headers.values(for: "connection").flatMap { $0.split(separator: ",") }
             .map { $0.trimmingCharacters(in: " \t").lowercased() }
         return minorVersion >= 1 ? !tokens.contains("close") : tokens.contains("keep-alive")
