@@ -36,10 +36,10 @@ public struct TenantConfigError: Error, CustomStringConvertible, Sendable, Equat
         /// An `app_store.root_certificates` file (or the default next to the tenants file) cannot be read.
         case unreadableCertificate = "unreadable_certificate"
         /// An `app_store.products` or `play_store.products` entry that would grant entitlements has no entry in the
-        /// tenant's `products`.
+        /// tenant's `products`, or a `stripe.prices` or `stripe.products` entry maps to a product not there.
         case unmappedProduct = "unmapped_product"
-        /// A `play_store.service_account_key_file` or `play_store.notifications.jwks_file` cannot be read or is not
-        /// shaped as that kind of file.
+        /// A `play_store.service_account_key_file`, `play_store.notifications.jwks_file` or `stripe.api_key_file`
+        /// cannot be read or is not shaped as that kind of file.
         case unreadableKeyFile = "unreadable_key_file"
         /// Two fields of which at most one may be given (`jwks_url` and `jwks_file`).
         case conflictingFields = "conflicting_fields"

@@ -19,6 +19,8 @@ import FileAccess
 ///                                                          // optional; see ``AppStoreSettings``
 ///           "play_store": { "package_name": "com.example.app", "service_account_key_file": "play.json", ... }
 ///                                                          // optional; see ``PlayStoreSettings``
+///           "stripe": { "webhook_secrets": ["whsec_..."], "environments": ["test"], "prices": {...}, ... }
+///                                                          // optional; see ``StripeSettings``
 ///         }
 ///       ]
 ///     }
@@ -41,7 +43,8 @@ public enum TenantConfigLoader {
 
     /// Validates a configuration held in memory; `file` is used in errors and, unless `directory` is given, its
     /// directory is the one relative paths in the configuration (`app_store.root_certificates`,
-    /// `play_store.service_account_key_file`, `play_store.notifications.jwks_file`) are resolved against.
+    /// `play_store.service_account_key_file`, `play_store.notifications.jwks_file`, `stripe.api_key_file`) are
+    /// resolved against.
     public static func parse(_ bytes: [UInt8], file: String, directory: String? = nil) throws(TenantConfigError)
         -> TenantDirectory
     {
@@ -67,7 +70,7 @@ struct TenantConfigReader {
     static let rootFields = ["tenants", "_comment"]
     static let tenantFields = [
         "id", "public_keys", "secret_keys", "entitlements", "allow_undeclared_entitlements", "products", "app_store",
-        "play_store", "_comment",
+        "play_store", "stripe", "_comment",
     ]
 
     /// Where each tenant's ID and key hashes were, for errors found across tenants.
@@ -187,12 +190,17 @@ struct TenantConfigReader {
             playStore = try playStoreSettings(playStoreNode, path: path + ".play_store", mappedProducts: products)
         }
 
+        var stripe: StripeSettings?
+        if let stripeNode = members["stripe"] {
+            stripe = try stripeSettings(stripeNode, path: path + ".stripe", mappedProducts: products)
+        }
+
         idLines.append(line(idNode))
         keyLines.append(lines)
         return Tenant(
             id: id, publicKeyDigests: digests[.publicKey] ?? [], secretKeyDigests: digests[.secretKey] ?? [],
             listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclared, products: products,
-            appStore: appStore, playStore: playStore)
+            appStore: appStore, playStore: playStore, stripe: stripe)
     }
 
     // MARK: Values

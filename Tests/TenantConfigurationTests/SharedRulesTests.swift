@@ -162,6 +162,63 @@ import Testing
         #expect(throws: Never.self) { try tenant(unmapped, products: ["premium:monthly": ["pro"]])() }
     }
 
+    @Test func stripeFaultsGiveTheSameCodeAndMessage() throws {
+        let files = try StripeTestFiles()
+        defer { files.remove() }
+        let secret = StripeTestFiles.webhookSecret
+        let missing = files.directory + "/missing.txt"
+        let tooLarge = try files.write("large.txt", String(repeating: "x", count: 2000))
+        let notKey = try files.write("not-a-key.txt", "pk_test_51EntitlementdPublishable00")
+        let hashes = "\"public_keys\": [\"\(Self.publicHash)\"], \"products\": {\"pro_web\": [\"pro\"]}"
+        func stripe(_ fields: String, secrets: String = "[\"\(secret)\"]", mapping: String = "\"prices\": {\"price_pro\": \"pro_web\"}") -> String {
+            "\(hashes), \"stripe\": {\"webhook_secrets\": \(secrets), \"environments\": [\"test\"], \(mapping)"
+                + (fields.isEmpty ? "" : ", " + fields) + "}"
+        }
+        func tenant(_ settings: StripeSettings) -> () throws(TenantRuleError) -> Tenant {
+            { () throws(TenantRuleError) in
+                try Tenant(id: "demo", publicKeyHashes: [Self.publicHash], products: ["pro_web": ["pro"]], stripe: settings)
+            }
+        }
+        let good = StripeSettings(webhookSecrets: [secret], environments: [.test], prices: ["price_pro": "pro_web"])
+        func changed(_ change: (inout StripeSettings) -> Void) -> StripeSettings {
+            var settings = good
+            change(&settings)
+            return settings
+        }
+        let cases: [(fields: String, path: String, build: () throws(TenantRuleError) -> Tenant)] = [
+            (stripe("", secrets: "[]"), "stripe.webhook_secrets", tenant(changed { $0.webhookSecrets = [] })),
+            (stripe("", secrets: "[\"whsec_short\"]"), "stripe.webhook_secrets[0]", tenant(changed { $0.webhookSecrets = ["whsec_short"] })),
+            (stripe("", secrets: "[\"\(secret)\", \"\(secret)\"]"), "stripe.webhook_secrets[1]", tenant(changed { $0.webhookSecrets = [secret, secret] })),
+            (stripe("\"signature_tolerance_seconds\": 0"), "stripe.signature_tolerance_seconds", tenant(changed { $0.signatureToleranceSeconds = 0 })),
+            (
+                "\(hashes), \"stripe\": {\"webhook_secrets\": [\"\(secret)\"], \"environments\": [], \"prices\": {\"price_pro\": \"pro_web\"}}",
+                "stripe.environments", tenant(changed { $0.environments = [] })
+            ),
+            (stripe("", mapping: "\"prices\": {\"price_pro\": \"pro\"}"), "stripe.prices[\"price_pro\"]", tenant(changed { $0.prices = ["price_pro": "pro"] })),
+            (
+                stripe("", mapping: "\"products\": {\"prod_pro\": \"pro\"}"), "stripe.products[\"prod_pro\"]",
+                tenant(changed { $0.prices = [:]; $0.products = ["prod_pro": "pro"] })
+            ),
+            (stripe("", mapping: "\"prices\": {}"), "stripe", tenant(changed { $0.prices = [:] })),
+            (stripe("\"past_due_grace_days\": 61"), "stripe.past_due_grace_days", tenant(changed { $0.pastDueGraceDays = 61 })),
+            (stripe("\"redemption_code_days\": 91"), "stripe.redemption_code_days", tenant(changed { $0.redemptionCodeDays = 91 })),
+            (stripe("\"api_key_file\": \"\(missing)\""), "stripe.api_key_file", tenant(changed { $0.apiKeyPath = missing })),
+            (stripe("\"api_key_file\": \"\(tooLarge)\""), "stripe.api_key_file", tenant(changed { $0.apiKeyPath = tooLarge })),
+            (stripe("\"api_key_file\": \"\(notKey)\""), "stripe.api_key_file", tenant(changed { $0.apiKeyPath = notKey })),
+            (stripe("\"api_base_url\": \"http://api.stripe.com\""), "stripe.api_base_url", tenant(changed { $0.apiBaseURL = "http://api.stripe.com" })),
+        ]
+        for (fields, path, build) in cases {
+            let inFile = try fileError(fields)
+            let inCode = try codeError(build)
+            #expect(inFile.code == TenantConfigError.Code(inCode.code), "\(fields)")
+            #expect(inFile.message == inCode.message, "\(fields)")
+            #expect(inFile.path == "tenants[0]." + path, "\(fields)")
+            #expect(inCode.path == "tenant." + path, "\(fields)")
+            #expect(inFile.description == "tenants.json:1: \(inFile.path!): \(inFile.message)")
+            #expect(!inFile.description.contains(secret))
+        }
+    }
+
     @Test func everyRuleCodeIsAFileCode() {
         for code in TenantRuleError.Code.allCases {
             #expect(TenantConfigError.Code(code).rawValue == code.rawValue)

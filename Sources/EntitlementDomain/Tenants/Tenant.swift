@@ -2,7 +2,7 @@ import FileAccess
 
 /// One app (or family of apps sharing entitlements): its keys, the entitlements it declares and the products that
 /// give them. Built by the tenants file reader (module TenantConfiguration), or in code (tests) by
-/// ``init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:)``;
+/// ``init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:)``;
 /// either way every value has been validated.
 public struct Tenant: Hashable, Sendable {
     public static let maxIDLength = 64
@@ -25,12 +25,14 @@ public struct Tenant: Hashable, Sendable {
     public let appStore: AppStoreSettings?
     /// How the tenant accepts Google Play purchases; nil when it accepts none (no `play_store`).
     public let playStore: PlayStoreSettings?
+    /// How the tenant accepts Stripe (web) purchases; nil when it accepts none (no `stripe`).
+    public let stripe: StripeSettings?
 
     /// Assembles a tenant from values each rule below has already accepted (the tenants file reader's way).
     package init(
         id: String, publicKeyDigests: [[UInt8]], secretKeyDigests: [[UInt8]], listedEntitlements: [String],
         allowUndeclaredEntitlements: Bool, products: [String: [String]], appStore: AppStoreSettings? = nil,
-        playStore: PlayStoreSettings? = nil
+        playStore: PlayStoreSettings? = nil, stripe: StripeSettings? = nil
     ) {
         self.id = id
         self.publicKeyDigests = publicKeyDigests
@@ -40,6 +42,7 @@ public struct Tenant: Hashable, Sendable {
         self.products = products
         self.appStore = appStore
         self.playStore = playStore
+        self.stripe = stripe
         declaredEntitlements = Set(listedEntitlements).union(products.values.joined())
     }
 
@@ -47,11 +50,12 @@ public struct Tenant: Hashable, Sendable {
     /// `<memory>: tenant.entitlements[0]: ...`). Key hashes are `pk_sha256:<hex>` / `sk_sha256:<hex>` strings, as
     /// ``APIKey/hashString(_:)`` makes them. `appStore` is checked like a configured `app_store` (relative root
     /// certificate paths are resolved against the working directory), `playStore` like a configured `play_store`
-    /// (its relative key and JWKS file paths likewise). Products are checked in sorted order.
+    /// (its relative key and JWKS file paths likewise), `stripe` like a configured `stripe` (its relative API key
+    /// file path likewise). Products are checked in sorted order.
     public init(
         id: String, publicKeyHashes: [String] = [], secretKeyHashes: [String] = [], entitlements: [String] = [],
         allowUndeclaredEntitlements: Bool = false, products: [String: [String]] = [:],
-        appStore: AppStoreSettings? = nil, playStore: PlayStoreSettings? = nil
+        appStore: AppStoreSettings? = nil, playStore: PlayStoreSettings? = nil, stripe: StripeSettings? = nil
     ) throws(TenantRuleError) {
         self = try TenantRuleError.at("tenant") { () throws(TenantRuleError) -> Tenant in
             try TenantRuleError.at(".id") { () throws(TenantRuleError) in try Tenant.checkID(id) }
@@ -95,10 +99,15 @@ public struct Tenant: Hashable, Sendable {
                     try settings.validated(mappedProducts: products, directory: FileSystem.currentDirectory())
                 }
             }
+            let checkedStripe = try stripe.map { settings throws(TenantRuleError) in
+                try TenantRuleError.at(".stripe") { () throws(TenantRuleError) in
+                    try settings.validated(mappedProducts: products, directory: FileSystem.currentDirectory())
+                }
+            }
             return Tenant(
                 id: id, publicKeyDigests: digests[.publicKey] ?? [], secretKeyDigests: digests[.secretKey] ?? [],
                 listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclaredEntitlements,
-                products: products, appStore: checkedAppStore, playStore: checkedPlayStore)
+                products: products, appStore: checkedAppStore, playStore: checkedPlayStore, stripe: checkedStripe)
         }
     }
 
@@ -185,7 +194,7 @@ public struct Tenant: Hashable, Sendable {
         switch store {
         case .appStore: appStore?.transferPolicy ?? .transfer
         case .playStore: playStore?.transferPolicy ?? .transfer
-        case .web: .transfer
+        case .web: stripe?.transferPolicy ?? .transfer
         }
     }
 

@@ -1,6 +1,6 @@
 /// A tenant value the domain's rules refuse: which field, which rule, and what is wrong.
 ///
-/// Thrown by ``Tenant/init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:)``
+/// Thrown by ``Tenant/init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:)``
 /// (paths start at `tenant`), by ``TenantDirectory/init(tenants:)`` (paths start at `tenants[INDEX]`) and by each
 /// rule function, whose paths are relative to the value it checks (`""` for the value itself, `.duration_days`,
 /// `[1]`), so that a reader of the tenants file can prefix its own path and add the file and line.
@@ -26,9 +26,11 @@ public struct TenantRuleError: Error, CustomStringConvertible, Sendable, Equatab
         case conflictingEnvironments = "conflicting_environments"
         /// A root certificate file that cannot be read or holds no certificate.
         case unreadableCertificate = "unreadable_certificate"
-        /// A store product that would grant entitlements has no entry in the tenant's `products`.
+        /// A store product that would grant entitlements (or a Stripe price or product's target) has no entry in the
+        /// tenant's `products`.
         case unmappedProduct = "unmapped_product"
-        /// A key file (Google Play's service-account key, a JWKS file) that cannot be read or is not shaped as one.
+        /// A key file (Google Play's service-account key, a JWKS file, Stripe's API key file) that cannot be read or
+        /// is not shaped as one.
         case unreadableKeyFile = "unreadable_key_file"
         /// Two fields of which at most one may be given (`jwks_url` and `jwks_file`).
         case conflictingFields = "conflicting_fields"
