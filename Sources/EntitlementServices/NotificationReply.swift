@@ -1,8 +1,8 @@
 import EntitlementDomain
 
 /// What a store-notification endpoint answers the store, and the line it logs: the message names the failed check or
-/// what was applied, never the payload.
-public struct NotificationReply: Sendable, Hashable {
+/// what was applied, never the payload. Thrown as the refusal it is, where a check fails.
+public struct NotificationReply: Error, Sendable, Hashable {
     public var status: Int
     public var message: String
 

@@ -85,6 +85,10 @@ public struct OutboundURL: Sendable, Hashable, CustomStringConvertible {
     static let segmentCharacters = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:@".utf8)
     static let queryCharacters = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
 
+    /// `text` as a query or `application/x-www-form-urlencoded` value: everything but RFC 3986's unreserved characters
+    /// percent-encoded.
+    public static func queryEncoded(_ text: String) -> String { percentEncoded(text, keeping: queryCharacters) }
+
     static func percentEncoded(_ text: String, keeping allowed: Set<UInt8>) -> String {
         var encoded = ""
         for byte in text.utf8 {

@@ -77,15 +77,11 @@ public enum PlayStoreInterpretation {
         // Outside the granting states nothing is given, whatever the expiry says (a purchase still pending, one on
         // hold, paused with no resume date, or revoked into EXPIRED with its old expiry).
         let suspended = !grantingStates.contains(state) && resumesAt == nil
-        guard let latestExpiry = expiries.max() else {
-            // Only a purchase not paid for yet has no expiry.
-            guard suspended else {
-                throw .invalidArgument("Google's subscription for this token has no line item expiryTime.")
-            }
-            return pending(facts, productID: productID, entitlements: entitlements, environment: environment,
-                startedAt: startedAt, tenant: tenant)
+        // Only a purchase that gives nothing (one not paid for yet) may lack an expiry.
+        let expiresAt = expiries.max().map(UnixTime.init(milliseconds:))
+        guard expiresAt != nil || suspended else {
+            throw .invalidArgument("Google's subscription for this token has no line item expiryTime.")
         }
-        let expiresAt = UnixTime(milliseconds: latestExpiry)
         let orderID = first.latestSuccessfulOrderId ?? data.latestOrderId ?? facts.token
         var record = StorePurchase(
             tenantID: tenant.id, store: .playStore, originalTransactionID: facts.token, transactionID: orderID,
@@ -115,25 +111,6 @@ public enum PlayStoreInterpretation {
             record.willRenew = false
         }
         return record
-    }
-
-    /// A subscription whose first payment is still pending: no period yet, nothing given.
-    private static func pending(
-        _ facts: SubscriptionFacts, productID: String, entitlements: [String], environment: PurchaseEnvironment,
-        startedAt: UnixTime?, tenant: Tenant
-    ) -> StorePurchase {
-        let data = facts.purchase
-        return StorePurchase(
-            tenantID: tenant.id, store: .playStore, originalTransactionID: facts.token,
-            transactionID: data.latestOrderId ?? facts.token, customerID: nil, productID: productID,
-            productType: PlayProductType.subscription.rawValue, entitlementIDs: entitlements, environment: environment,
-            purchasedAt: startedAt ?? facts.fetchedAt, originalPurchaseAt: startedAt, expiresAt: nil,
-            revokedAt: nil, revocationReason: "", ownership: .purchased, willRenew: false, inGracePeriod: false,
-            inBillingRetry: false, gracePeriodExpiresAt: nil,
-            appAccountToken: data.externalAccountIdentifiers?.obfuscatedExternalAccountId ?? "", offerType: "",
-            signedAt: facts.fetchedAt, updatedAt: facts.fetchedAt, renewalStateAsOf: facts.fetchedAt,
-            origin: facts.notification == nil ? .storeAPI : .notification, replaces: "",
-            acknowledgement: .notRequired, isSuspended: true)
     }
 
     /// The purchase this one replaces: its `linkedPurchaseToken`, once it is paid for. An upgrade or downgrade still

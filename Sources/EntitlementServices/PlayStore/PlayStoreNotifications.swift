@@ -36,7 +36,7 @@ public struct PlayStoreNotifications: Sendable {
 
     public func receive(tenantID: String, authorization: String?, body: [UInt8]) async -> NotificationReply {
         let reply: NotificationReply
-        do throws(NotificationFailure) {
+        do throws(NotificationReply) {
             reply = try await apply(tenantID: tenantID, authorization: authorization, body: body)
         } catch {
             reply = NotificationReply(status: error.status, message: error.message)
@@ -46,20 +46,14 @@ public struct PlayStoreNotifications: Sendable {
         return reply
     }
 
-    /// A refusal and the status it is answered with.
-    struct NotificationFailure: Error {
-        var status: Int
-        var message: String
-    }
-
-    private func apply(tenantID: String, authorization: String?, body: [UInt8]) async throws(NotificationFailure) -> NotificationReply {
+    private func apply(tenantID: String, authorization: String?, body: [UInt8]) async throws(NotificationReply) -> NotificationReply {
         guard body.count <= Self.maxBodyBytes else {
-            throw NotificationFailure(status: 413, message: "The body is larger than \(Self.maxBodyBytes) bytes.")
+            throw NotificationReply(status: 413, message: "The body is larger than \(Self.maxBodyBytes) bytes.")
         }
         guard let tenant = tenants.directory.tenant(id: tenantID), let settings = tenant.playStore,
             let notifications = settings.notifications
         else {
-            throw NotificationFailure(
+            throw NotificationReply(
                 status: 404, message: "No tenant \(tenantID.quotedForMessage) accepts Google Play notifications.")
         }
         if notifications.verifiesPushTokens {
@@ -68,7 +62,7 @@ public struct PlayStoreNotifications: Sendable {
         let (messageID, notification, otherFields) = try Self.decode(body)
         try Self.checkShape(notification, otherFields: otherFields)
         guard notification.packageName == settings.packageName else {
-            throw NotificationFailure(
+            throw NotificationReply(
                 status: 400,
                 message: "The notification is for package \((notification.packageName ?? "(none)").quotedForMessage), not this tenant's \(settings.packageName.quotedForMessage).")
         }
@@ -81,7 +75,7 @@ public struct PlayStoreNotifications: Sendable {
             case .unavailable, .internalError, .failedPrecondition:
                 // Google, storage, or the tenant's settings (credentials, a product it cannot place) failing now:
                 // ours to fix, so Pub/Sub keeps the notification (for up to 7 days) and redelivers.
-                throw NotificationFailure(status: 503, message: error.message)
+                throw NotificationReply(status: 503, message: error.message)
             case .invalidArgument:
                 // Google does not confirm the token: every redelivery would meet the same answer. Acknowledged and
                 // logged; the next fetch of the token (a later notification, the device's Purchase,
@@ -91,17 +85,17 @@ public struct PlayStoreNotifications: Sendable {
                     reason: "not applied", cause: .playStoreNotification)
                 return NotificationReply(status: 200, message: "not applied: \(error.message)")
             default:
-                throw NotificationFailure(status: 400, message: error.message)
+                throw NotificationReply(status: 400, message: error.message)
             }
         }
     }
 
-    private func verifyPush(authorization: String?, settings: PlayNotificationSettings) async throws(NotificationFailure) {
+    private func verifyPush(authorization: String?, settings: PlayNotificationSettings) async throws(NotificationReply) {
         let verifier: PushTokenVerifier
         do throws(DomainError) {
             verifier = try pushTokens.verifier(for: settings.signingKeys)
         } catch {
-            throw NotificationFailure(status: 500, message: error.message)
+            throw NotificationReply(status: 500, message: error.message)
         }
         let expected = PushTokenExpectations(audience: settings.audience, serviceAccountEmail: settings.pushServiceAccount)
         guard case .failure(let error) = await verifier.verify(
@@ -113,7 +107,7 @@ public struct PlayStoreNotifications: Sendable {
             case .wrongIssuer, .wrongAudience, .wrongEmail, .emailNotVerified: 403
             case .missing, .malformed, .unknownKey, .badSignature, .expired, .notYetValid: 401
             }
-        throw NotificationFailure(status: status, message: "The push token was refused (\(error.code.rawValue)): \(error.message)")
+        throw NotificationReply(status: status, message: "The push token was refused (\(error.code.rawValue)): \(error.message)")
     }
 
     /// The envelope fields every notification has; any other is a kind of notification.
@@ -121,10 +115,10 @@ public struct PlayStoreNotifications: Sendable {
 
     /// The Pub/Sub envelope, the notification in its `message.data`, and the names of that notification's fields
     /// other than ``commonFields`` (its kind, known or not).
-    static func decode(_ body: [UInt8]) throws(NotificationFailure)
+    static func decode(_ body: [UInt8]) throws(NotificationReply)
         -> (messageID: String, notification: DeveloperNotification, otherFields: Set<String>)
     {
-        func malformed(_ message: String) -> NotificationFailure { NotificationFailure(status: 400, message: message) }
+        func malformed(_ message: String) -> NotificationReply { NotificationReply(status: 400, message: message) }
         guard let envelope = try? JSONDecoder().decode(PubSubPushEnvelope.self, from: Data(body)), let message = envelope.message
         else {
             throw malformed("The body is not a Pub/Sub push: a JSON object with a \"message\" object.")
@@ -146,7 +140,7 @@ public struct PlayStoreNotifications: Sendable {
     /// envelope, so nothing is applied and its message ID stays unused (rather than acknowledged as "not applied",
     /// which suits answers Google gives about a well-formed one). A kind this server does not know (`otherFields`
     /// names one) is not malformed: Google adds kinds, and it is acknowledged, not applied, further on.
-    static func checkShape(_ notification: DeveloperNotification, otherFields: Set<String>) throws(NotificationFailure) {
+    static func checkShape(_ notification: DeveloperNotification, otherFields: Set<String>) throws(NotificationReply) {
         do throws(DomainError) {
             if let subscription = notification.subscriptionNotification {
                 _ = try token(subscription.purchaseToken)
@@ -163,7 +157,7 @@ public struct PlayStoreNotifications: Sendable {
                     "The notification holds none of subscriptionNotification, oneTimeProductNotification, voidedPurchaseNotification, testNotification.")
             }
         } catch {
-            throw NotificationFailure(status: 400, message: error.message)
+            throw NotificationReply(status: 400, message: error.message)
         }
     }
 

@@ -116,8 +116,8 @@ public final class AccessTokenSource: Sendable {
 
     private func exchange() async throws(GooglePlayAPIError) -> Cached {
         let issuedAt = clock()
-        let form = "grant_type=" + Self.formEncoded("urn:ietf:params:oauth:grant-type:jwt-bearer") + "&assertion="
-            + Self.formEncoded(try assertion(issuedAt: issuedAt))
+        let form = "grant_type=" + OutboundURL.queryEncoded("urn:ietf:params:oauth:grant-type:jwt-bearer")
+            + "&assertion=" + OutboundURL.queryEncoded(try assertion(issuedAt: issuedAt))
         let answer: OutboundHTTPClient.Answer
         do {
             answer = try await http.send(
@@ -146,20 +146,5 @@ public final class AccessTokenSource: Sendable {
         }
         // Kept a day at most, whatever the endpoint says (Google's last an hour); an absurd expires_in cannot overflow.
         return Cached(token: token, expiresAt: issuedAt + min(lifetime, Self.maxLifetimeSeconds) * 1000)
-    }
-
-    /// `application/x-www-form-urlencoded` value encoding.
-    static func formEncoded(_ text: String) -> String {
-        var encoded = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "*"):
-                encoded.unicodeScalars.append(UnicodeScalar(byte))
-            default:
-                encoded += "%" + Hex.encode(CollectionOfOne(byte), uppercase: true)
-            }
-        }
-        return encoded
     }
 }
