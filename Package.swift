@@ -48,8 +48,10 @@ let package = Package(
         .target(name: "AppStore", dependencies: ["JOSE", "Crypto", "Encodings", "FileAccess"], swiftSettings: strict),
         // Google Play's data formats (purchases, notifications), read by the domain; the API client is GooglePlayAPI.
         .target(name: "GooglePlay", dependencies: ["CivilCalendar"], swiftSettings: strict),
-        // Stripe's formats: webhook signatures (and, as the web issue goes on, its events and objects).
+        // Stripe's formats: webhook signatures, events and the objects they carry.
         .target(name: "Stripe", dependencies: ["Crypto", "Encodings", "BoundedText"], swiftSettings: strict),
+        // Stripe's API: objects re-fetched so that events are applied as the objects are now.
+        .target(name: "StripeAPI", dependencies: ["Stripe", "OutboundHTTP", "HTTP2Transport", "BoundedText"], swiftSettings: strict),
         // Google's APIs: service-account tokens, the Play Developer API, Pub/Sub push tokens.
         .target(
             name: "GooglePlayAPI",
@@ -58,7 +60,7 @@ let package = Package(
         ),
         .target(
             name: "EntitlementDomain",
-            dependencies: ["Crypto", "ProtobufWire", "BoundedText", "AppStore", "GooglePlay", "Encodings", "FileAccess"],
+            dependencies: ["Crypto", "ProtobufWire", "BoundedText", "AppStore", "GooglePlay", "Stripe", "Encodings", "FileAccess"],
             swiftSettings: strict
         ),
         // The tenants file format: strict JSON with lines, read into the domain's values by the domain's rules.
@@ -68,7 +70,8 @@ let package = Package(
             name: "EntitlementServices",
             dependencies: [
                 "RPCCore", "ProtobufWire", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "AppStore", "JOSE",
-                "Crypto", "BoundedText", "Encodings", "GooglePlay", "GooglePlayAPI", "OutboundHTTP", "FileAccess",
+                "Crypto", "BoundedText", "Encodings", "GooglePlay", "GooglePlayAPI", "Stripe", "StripeAPI", "OutboundHTTP",
+                "FileAccess",
             ],
             swiftSettings: strict
         ),

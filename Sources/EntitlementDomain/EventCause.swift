@@ -14,6 +14,10 @@ public enum EventCause: Sendable, Hashable, CaseIterable {
     /// The server asked the store's API (an operator's refresh, the voided-purchases poll, an acknowledgement that
     /// failed for good).
     case storeAPI
+    /// A Stripe webhook event (a web checkout, a subscription's change, a refund or dispute).
+    case stripeWebhook
+    /// A redemption code attached a web purchase nobody owned.
+    case redemption
 }
 
 /// Whether a change touched the set of active entitlements.

@@ -9,8 +9,8 @@ public import StandardServices
 /// entitlementd's services over a store and tenants, wired in one place for ``EntitlementServerApp`` and for the test
 /// fixture (`TestSupport.EntitlementTestServer`): the engine and its expiry scheduler (not started), one set of App
 /// Store verifiers for purchases and notifications, the gRPC router (Health, EntitlementService, AdminService, any
-/// extra services, then reflection over all of them) and the plain-HTTP routes (`/healthz`, `/readyz`, App Store
-/// notifications).
+/// extra services, then reflection over all of them) and the plain-HTTP routes (`/healthz`, `/readyz`, App Store and
+/// Google Play notifications, Stripe webhooks).
 public struct ServerWiring: Sendable {
     /// The limits a deployment configures, and the ones tests turn down.
     public struct Limits: Sendable {
@@ -102,6 +102,8 @@ public struct ServerWiring: Sendable {
             } else {
                 nil
             }
+        let stripeWebhooks = StripeWebhooks(
+            engine: engine, tenants: tenants, apis: StripeAPIs(tenants: tenants, http: outbound), log: logger)
         let health = HealthService()
         var router = RPCRouter()
         router.register(
@@ -134,6 +136,12 @@ public struct ServerWiring: Sendable {
                 }
                 let reply = await playNotifications.receive(
                     tenantID: request.pathParameters["tenant_id"] ?? "", authorization: request.headers["authorization"],
+                    body: request.body)
+                return .text(reply.status, reply.message + "\n")
+            }
+            routes.register("POST", "/v1/stripe/webhooks/{tenant_id}") { request in
+                let reply = await stripeWebhooks.receive(
+                    tenantID: request.pathParameters["tenant_id"] ?? "", signature: request.headers["stripe-signature"],
                     body: request.body)
                 return .text(reply.status, reply.message + "\n")
             }

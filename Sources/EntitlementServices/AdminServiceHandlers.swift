@@ -45,6 +45,38 @@ public struct AdminService: RPCService {
         router.registerUnary(Self.method("RefreshStorePurchase")) { (request: RefreshStorePurchaseRequest, context) in
             try await refresh(request, context)
         }
+        router.registerUnary(Self.method("GetRedemptionCode")) { (request: GetRedemptionCodeRequest, context) in
+            try await redemptionCode(request, context)
+        }
+    }
+
+    /// Stripe's ID prefixes a redemption code may be asked for by.
+    static let redeemableIDPrefixes = ["cs_", "sub_", "cus_", "in_", "pi_"]
+
+    /// A new code for the web purchase nobody owns that a Stripe ID names.
+    private func redemptionCode(_ request: GetRedemptionCodeRequest, _ context: ServerContext) async throws
+        -> RedemptionCode
+    {
+        try await log.call(context, requires: .secretKey, in: tenants) { tenant, _ in
+            let id = request.stripeID
+            guard Self.redeemableIDPrefixes.contains(where: id.hasPrefix), id.utf8.count <= 255,
+                id.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+            else {
+                throw DomainError.invalidArgument(
+                    "stripe_id must be a Stripe checkout session (cs_), subscription (sub_), customer (cus_), invoice (in_) or payment intent (pi_) ID.")
+            }
+            guard let settings = tenant.stripe else {
+                throw DomainError.failedPrecondition("Tenant '\(tenant.id)' takes no Stripe purchases (no \"stripe\" settings).")
+            }
+            let issued = try await engine.issueRedemptionCode(
+                tenantID: tenant.id, store: .web, referenceID: id,
+                validityMilliseconds: Int64(settings.redemptionCodeDays) * 86_400_000)
+            var response = RedemptionCode()
+            response.code = issued.code
+            response.expiresAt = ProtoTimestamp(issued.expiresAt)
+            response.transaction = Transaction(issued.purchase, ownerAppUserID: "")
+            return response
+        }
     }
 
     private func grant(_ request: GrantEntitlementRequest, _ context: ServerContext) async throws -> Grant {

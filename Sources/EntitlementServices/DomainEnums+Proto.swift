@@ -69,6 +69,8 @@ extension CustomerEvent.Cause {
             case .revoke: .revoke
             case .expiry: .expiry
             case .storeAPI: .storeAPI
+            case .stripeWebhook: .stripeWebhook
+            case .redemption: .redemption
             }
     }
 }

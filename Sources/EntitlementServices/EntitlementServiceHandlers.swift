@@ -17,10 +17,12 @@ public struct EntitlementService: RPCService {
     /// nil: Google Play purchases are refused (no outbound client was configured).
     let playStore: PlayStorePurchases?
     let acknowledger: PlayAcknowledger?
+    let redemptions: RedemptionAttempts
 
     public init(
         engine: CustomerEngine, tenants: TenantRegistry, log: CallLog, streams: StreamLimits = StreamLimits(),
-        appStore: AppStorePurchases? = nil, playStore: PlayStorePurchases? = nil, acknowledger: PlayAcknowledger? = nil
+        appStore: AppStorePurchases? = nil, playStore: PlayStorePurchases? = nil, acknowledger: PlayAcknowledger? = nil,
+        redemptions: RedemptionAttempts = RedemptionAttempts()
     ) {
         self.engine = engine
         self.tenants = tenants
@@ -29,6 +31,7 @@ public struct EntitlementService: RPCService {
         self.appStore = appStore ?? AppStorePurchases(tenants: tenants)
         self.playStore = playStore
         self.acknowledger = acknowledger
+        self.redemptions = redemptions
     }
 
     private static func method(_ name: String) -> MethodDescriptor {
@@ -78,9 +81,13 @@ public struct EntitlementService: RPCService {
                 record = try appStore.record(from: try Self.signedTransaction(purchase, field: "app_store"), tenant: tenant)
             case .playStore(let purchase)?:
                 record = try await playRecord(purchase, tenant: tenant, field: "play_store")
+            case .webRedemption(let redemption)?:
+                let redeemed = try await redeem(redemption.code, appUserID: appUserID, tenant: tenant)
+                fields.appUserID = redeemed.outcome.state.appUserID
+                return PurchaseResponse(redeemed, serverTime: engine.now())
             case nil:
                 throw DomainError.invalidArgument(
-                    "purchase is required: set app_store.signed_transaction or play_store.purchase_token.")
+                    "purchase is required: set app_store.signed_transaction, play_store.purchase_token or web_redemption.code.")
             }
             let outcome = try await engine.applyStorePurchases(
                 tenantID: tenant.id, appUserID: appUserID, transactions: [record], cause: .purchase,
@@ -130,6 +137,25 @@ public struct EntitlementService: RPCService {
             response.transferredFromAppUserIDs = outcome.transferredFrom
             response.results = zip(records, outcome.purchases).map(PurchaseResult.init)
             return response
+        }
+    }
+
+    /// Claims a web purchase with its code, unless this user or tenant failed too often lately (then the code is not
+    /// even looked up).
+    private func redeem(_ code: String, appUserID: String, tenant: Tenant) async throws(DomainError) -> Redemption {
+        guard !code.isEmpty else { throw .invalidArgument("web_redemption.code is required.") }
+        guard code.utf8.count <= 256 else { throw .invalidArgument("web_redemption.code is longer than 256 bytes.") }
+        if let wait = redemptions.retryAfter(tenantID: tenant.id, appUserID: appUserID, now: engine.now()) {
+            throw .resourceExhausted("Too many failed redemption attempts; try again in \(wait) s.")
+        }
+        do {
+            return try await engine.redeem(
+                tenantID: tenant.id, appUserID: appUserID, code: code, policy: tenant.transferPolicy(for:))
+        } catch where error.code != .unavailable && error.code != .internalError {
+            // Any refusal counts (an unknown, used or expired code, a transfer the policy forbids); our own failures
+            // do not.
+            redemptions.recordFailure(tenantID: tenant.id, appUserID: appUserID, now: engine.now())
+            throw error
         }
     }
 

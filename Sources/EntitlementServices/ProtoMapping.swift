@@ -139,3 +139,13 @@ extension PurchaseResult {
         transferredFromAppUserID = applied.transferredFrom ?? ""
     }
 }
+
+extension PurchaseResponse {
+    /// A redeemed web purchase, as Purchase answers it.
+    init(_ redemption: Redemption, serverTime: UnixTime) {
+        self.init()
+        customer = CustomerStatus(redemption.outcome.state, serverTime: serverTime)
+        transferredFromAppUserID = redemption.outcome.transferredFrom.first ?? ""
+        result = redemption.outcome.purchases.first.map { PurchaseResult(redemption.purchase, applied: $0) }
+    }
+}

@@ -179,6 +179,38 @@ enum Migrations {
                 );
                 """
         ),
+        Migration(
+            version: 7,
+            sql: """
+                -- Other store IDs naming a purchase (a Stripe checkout session, customer, invoice, payment intent),
+                -- and the buyer a checkout named for it, possibly before the purchase's own data arrived.
+                CREATE TABLE purchase_references (
+                    tenant_id TEXT NOT NULL,
+                    store INTEGER NOT NULL,
+                    reference_id TEXT NOT NULL,
+                    original_transaction_id TEXT NOT NULL,
+                    app_user_id TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    PRIMARY KEY (tenant_id, store, reference_id, original_transaction_id)
+                );
+                CREATE INDEX purchase_references_purchase
+                    ON purchase_references (tenant_id, store, original_transaction_id);
+                -- Single-use codes attaching a purchase nobody owns to the user presenting them; only their SHA-256.
+                CREATE TABLE redemption_codes (
+                    tenant_id TEXT NOT NULL,
+                    code_hash TEXT NOT NULL,
+                    store INTEGER NOT NULL,
+                    original_transaction_id TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    expires_at INTEGER NOT NULL,
+                    used_at INTEGER,
+                    used_by TEXT NOT NULL,
+                    replaced_at INTEGER,
+                    PRIMARY KEY (tenant_id, code_hash)
+                );
+                CREATE INDEX redemption_codes_purchase ON redemption_codes (tenant_id, store, original_transaction_id);
+                """
+        ),
     ]
 
     static var latestVersion: Int64 { all.last?.version ?? 0 }

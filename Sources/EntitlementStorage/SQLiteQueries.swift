@@ -156,6 +156,38 @@ extension SQLiteConnection {
         ) { $0.int64(0) }
     }
 
+    // MARK: Purchase references
+
+    func purchaseReferences(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)
+        -> [PurchaseReference]
+    {
+        try rows(
+            """
+            SELECT reference_id, original_transaction_id, app_user_id FROM purchase_references
+            WHERE tenant_id = ? AND store = ? AND original_transaction_id = ? ORDER BY created_at, reference_id
+            """,
+            [.text(tenantID), .integer(StorageColumns.store(store)), .text(originalTransactionID)]
+        ) { row in
+            PurchaseReference(
+                store: store, referenceID: row.string(0), originalTransactionID: row.string(1), appUserID: row.string(2))
+        }
+    }
+
+    func purchaseReferences(tenantID: String, store: Store, referenceID: String) throws(StorageError)
+        -> [PurchaseReference]
+    {
+        try rows(
+            """
+            SELECT reference_id, original_transaction_id, app_user_id FROM purchase_references
+            WHERE tenant_id = ? AND store = ? AND reference_id = ? ORDER BY created_at, original_transaction_id
+            """,
+            [.text(tenantID), .integer(StorageColumns.store(store)), .text(referenceID)]
+        ) { row in
+            PurchaseReference(
+                store: store, referenceID: row.string(0), originalTransactionID: row.string(1), appUserID: row.string(2))
+        }
+    }
+
     /// The `app_account_token <> ''` term lets SQLite use the partial index transactions_app_account_token.
     func unownedPurchases(tenantID: String, appAccountToken: String) throws(StorageError) -> [StorePurchase] {
         guard !appAccountToken.isEmpty else { return [] }

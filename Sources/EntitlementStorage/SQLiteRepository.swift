@@ -110,6 +110,14 @@ public final class SQLiteRepository: CustomerRepository {
         try readers.withConnection { (db) throws(StorageError) in try db.pollCursor(tenantID: tenantID, name: name) }
     }
 
+    public func purchaseReferences(tenantID: String, store: Store, referenceID: String) throws(StorageError)
+        -> [PurchaseReference]
+    {
+        try readers.withConnection { (db) throws(StorageError) in
+            try db.purchaseReferences(tenantID: tenantID, store: store, referenceID: referenceID)
+        }
+    }
+
     /// Runs several reads against one consistent snapshot of the database.
     private func readTransaction<T>(_ body: (SQLiteConnection) throws(StorageError) -> T) throws(StorageError) -> T {
         try readers.withConnection { (db) throws(StorageError) in

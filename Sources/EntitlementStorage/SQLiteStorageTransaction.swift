@@ -321,6 +321,85 @@ final class SQLiteStorageTransaction: StorageTransaction {
         return inserted == 1
     }
 
+    // MARK: Purchase references and redemption codes
+
+    func savePurchaseReference(_ reference: PurchaseReference, tenantID: String, at time: UnixTime) throws(StorageError) {
+        _ = try db.run(
+            """
+            INSERT INTO purchase_references
+                (tenant_id, store, reference_id, original_transaction_id, app_user_id, created_at)
+            VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (tenant_id, store, reference_id, original_transaction_id) DO UPDATE
+                SET app_user_id = excluded.app_user_id WHERE app_user_id = ''
+            """,
+            [
+                .text(tenantID), .integer(StorageColumns.store(reference.store)), .text(reference.referenceID),
+                .text(reference.originalTransactionID), .text(reference.appUserID), .time(time),
+            ])
+    }
+
+    func purchaseReferences(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)
+        -> [PurchaseReference]
+    {
+        try db.purchaseReferences(tenantID: tenantID, store: store, originalTransactionID: originalTransactionID)
+    }
+
+    func purchaseReferences(tenantID: String, store: Store, referenceID: String) throws(StorageError)
+        -> [PurchaseReference]
+    {
+        try db.purchaseReferences(tenantID: tenantID, store: store, referenceID: referenceID)
+    }
+
+    func insertRedemptionCode(_ code: RedemptionCodeRecord) throws(StorageError) {
+        _ = try db.run(
+            """
+            INSERT INTO redemption_codes (tenant_id, code_hash, store, original_transaction_id, created_at, expires_at,
+                used_at, used_by, replaced_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .text(code.tenantID), .text(code.codeHash), .integer(StorageColumns.store(code.store)),
+                .text(code.originalTransactionID), .time(code.createdAt), .time(code.expiresAt), .time(code.usedAt),
+                .text(code.usedBy), .time(code.replacedAt),
+            ])
+    }
+
+    func redemptionCode(tenantID: String, codeHash: String) throws(StorageError) -> RedemptionCodeRecord? {
+        try db.row(
+            """
+            SELECT store, original_transaction_id, created_at, expires_at, used_at, used_by, replaced_at
+            FROM redemption_codes WHERE tenant_id = ? AND code_hash = ?
+            """,
+            [.text(tenantID), .text(codeHash)]
+        ) { (row) throws(StorageError) in
+            RedemptionCodeRecord(
+                tenantID: tenantID, codeHash: codeHash,
+                store: try StorageColumns.decode(row.int64(0), column: "redemption_codes.store", as: StorageColumns.store),
+                originalTransactionID: row.string(1), createdAt: row.time(2), expiresAt: row.time(3),
+                usedAt: row.optionalTime(4), usedBy: row.string(5), replacedAt: row.optionalTime(6))
+        }
+    }
+
+    func updateRedemptionCode(_ code: RedemptionCodeRecord) throws(StorageError) {
+        let changed = try db.run(
+            "UPDATE redemption_codes SET used_at = ?, used_by = ?, replaced_at = ? WHERE tenant_id = ? AND code_hash = ?",
+            [.time(code.usedAt), .text(code.usedBy), .time(code.replacedAt), .text(code.tenantID), .text(code.codeHash)])
+        guard changed == 1 else {
+            throw .conflict("no redemption code \(code.codeHash.prefix(8))… in tenant \(code.tenantID)")
+        }
+    }
+
+    func replaceOpenRedemptionCodes(tenantID: String, store: Store, originalTransactionID: String, at time: UnixTime)
+        throws(StorageError)
+    {
+        _ = try db.run(
+            """
+            UPDATE redemption_codes SET replaced_at = ?
+            WHERE tenant_id = ? AND store = ? AND original_transaction_id = ? AND used_at IS NULL AND replaced_at IS NULL
+            """,
+            [.time(time), .text(tenantID), .integer(StorageColumns.store(store)), .text(originalTransactionID)])
+    }
+
     /// Wall-clock time, for bookkeeping columns the protocol passes no time for (grants.created_at, the added_at of
     /// an ID made canonical by `setCanonicalID`).
     static func now() -> UnixTime {

@@ -59,6 +59,8 @@ public enum StorageColumns {
         case .revoke: 10
         case .expiry: 11
         case .storeAPI: 12
+        case .stripeWebhook: 13
+        case .redemption: 14
         }
     }
 

@@ -90,6 +90,8 @@ public struct CustomerEvent: ProtoMessage {
         public static let revoke = Self(rawValue: 10)
         public static let expiry = Self(rawValue: 11)
         public static let storeAPI = Self(rawValue: 12)
+        public static let stripeWebhook = Self(rawValue: 13)
+        public static let redemption = Self(rawValue: 14)
     }
 
     /// The customer's version after the change.

@@ -6,6 +6,7 @@ public struct PurchaseRequest: ProtoMessage {
     public enum Purchase: Sendable, Hashable {
         case appStore(AppStorePurchase)
         case playStore(PlayStorePurchase)
+        case webRedemption(WebRedemption)
     }
 
     public var appUserID = ""
@@ -27,6 +28,7 @@ public struct PurchaseRequest: ProtoMessage {
             case 1: appUserID = try reader.decodeString(tag)
             case 2: purchase = .appStore(try reader.decodeMessage(tag))
             case 3: purchase = .playStore(try reader.decodeMessage(tag))
+            case 4: purchase = .webRedemption(try reader.decodeMessage(tag))
             default: unknownFields += try reader.skipField(tag)
             }
         }
@@ -37,6 +39,7 @@ public struct PurchaseRequest: ProtoMessage {
         switch purchase {
         case .appStore(let appStore)?: writer.writeMessage(2, appStore)
         case .playStore(let playStore)?: writer.writeMessage(3, playStore)
+        case .webRedemption(let redemption)?: writer.writeMessage(4, redemption)
         case nil: break
         }
         writer.writeRaw(unknownFields)

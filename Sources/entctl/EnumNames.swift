@@ -28,7 +28,7 @@ extension CustomerEvent.Cause: NamedProtoEnum {
     static let names = [
         "CAUSE_UNSPECIFIED", "CREATED", "MERGED", "PURCHASE", "RESTORE", "TRANSFERRED_IN", "TRANSFERRED_OUT",
         "APP_STORE_NOTIFICATION", "PLAY_STORE_NOTIFICATION", "GRANT", "REVOKE", "EXPIRY",
-        "STORE_API",
+        "STORE_API", "STRIPE_WEBHOOK", "REDEMPTION",
     ]
 }
 

@@ -7,6 +7,10 @@ public enum OwnerHint: Sendable, Hashable {
     /// The customer Identify handed this app account token to (the previous purchase's
     /// `obfuscatedExternalAccountId`).
     case appAccountToken(String)
+    /// The customer this app user ID resolves to (the buyer a web checkout names). An identified ID nobody has yet
+    /// gets a new customer; an anonymous one nobody has resolves to nobody, and the purchase waits for a
+    /// redemption code.
+    case appUserID(String)
 }
 
 extension CustomerEngine {
@@ -63,9 +67,10 @@ extension CustomerEngine {
     }
 
     /// The owner of a purchase nobody owns yet: the customer its app account token was handed to, the owner of the
-    /// purchase it replaces, then the hints in order; nil when none resolves.
+    /// purchase it replaces, the hints in order, then the buyers its stored references name; nil when none resolves.
     func owner(
-        ofUnowned record: StorePurchase, hints: [OwnerHint], in transaction: any StorageTransaction
+        ofUnowned record: StorePurchase, hints: [OwnerHint], in transaction: any StorageTransaction, at now: UnixTime,
+        committed: inout [Committed]
     ) throws(StorageError) -> Int64? {
         func byToken(_ token: String) throws(StorageError) -> Int64? {
             guard !token.isEmpty else { return nil }
@@ -76,12 +81,27 @@ extension CustomerEngine {
             return try transaction.purchase(tenantID: record.tenantID, store: record.store, originalTransactionID: id)?
                 .customerID
         }
+        func byAppUserID(_ id: String) throws(StorageError) -> Int64? {
+            guard (try? AppUserID.validate(id)) != nil else { return nil }
+            if let existing = try transaction.snapshot(tenantID: record.tenantID, appUserID: id) {
+                return existing.customer.id
+            }
+            guard !AppUserID.isAnonymous(id) else { return nil }
+            return try customer(
+                transaction, tenantID: record.tenantID, appUserID: id, creator: "a web purchase naming it", at: now,
+                committed: &committed
+            ).id
+        }
         if let owner = try byToken(record.appAccountToken) { return owner }
         if let owner = try ownerOf(record.replaces) { return owner }
-        for hint in hints {
+        let named = try transaction.purchaseReferences(
+            tenantID: record.tenantID, store: record.store, originalTransactionID: record.originalTransactionID
+        ).map(\.appUserID).filter { !$0.isEmpty }
+        for hint in hints + named.map(OwnerHint.appUserID) {
             switch hint {
             case .ownerOf(let id): if let owner = try ownerOf(id) { return owner }
             case .appAccountToken(let token): if let owner = try byToken(token) { return owner }
+            case .appUserID(let id): if let owner = try byAppUserID(id) { return owner }
             }
         }
         return nil

@@ -26,10 +26,11 @@ public enum PurchaseVersions {
         merged.renewalStateAsOf = renewal.renewalStateAsOf
         // Being replaced is final: the store's data about the old purchase never says so itself.
         if merged.supersededBy.isEmpty { merged.supersededBy = stored.supersededBy }
-        // Google Play's purchase data never shows a revocation (only notifications and the voided list do), and Play
-        // never reverses one: once known for an order, it stays. (Apple's signed data carries its own, reversible.)
-        // Each fetch of a canceled one-time purchase dates its cancellation at the fetch: the first date stands.
-        if merged.store == .playStore, let earlier = stored.revokedAt, merged.transactionID == stored.transactionID,
+        // Google Play's and Stripe's purchase data never shows a revocation (only notifications, the voided list, a
+        // refunded or disputed charge do): once known for an order (a Stripe invoice or checkout), it stays. (Apple's
+        // signed data carries its own, reversible.) Each fetch of a canceled one-time Play purchase dates its
+        // cancellation at the fetch: the first date stands.
+        if merged.store != .appStore, let earlier = stored.revokedAt, merged.transactionID == stored.transactionID,
             merged.revokedAt.map({ $0 > earlier }) ?? true
         {
             merged.revokedAt = earlier

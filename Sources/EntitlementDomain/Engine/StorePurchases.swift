@@ -50,104 +50,119 @@ extension CustomerEngine {
     ) async throws(DomainError) -> StorePurchaseOutcome {
         let appUserID = try AppUserID.validate(appUserID)
         return try await write { transaction, now throws -> (StorePurchaseOutcome, [Committed]) in
-            var committed: [Committed] = []
-            let customer = try self.customer(
-                transaction, tenantID: tenantID, appUserID: appUserID, creator: "a store purchase", at: now,
-                committed: &committed)
-            var changed = false
-            var previousOwners: [Int64] = []
-            /// Other customers whose purchases a newer one given here replaced, and that newer purchase.
-            var replaced: [(owner: Int64, by: StorePurchase)] = []
-            var outcomes: [(outcome: AppliedStorePurchase.Outcome, from: Int64?)] = []
-            // What each purchase is after the call (a token may name the same purchase as an earlier one).
-            var latest: [String: StorePurchase] = [:]
-            for record in transactions {
-                let stored = try transaction.purchase(
-                    tenantID: tenantID, store: record.store, originalTransactionID: record.originalTransactionID)
-                var incoming = PurchaseVersions.revocationTakingEffect(record, stored: stored, at: now)
-                incoming.customerID = customer.id
-                incoming = try self.markedIfReplaced(incoming, in: transaction)
-                let merged = PurchaseVersions.merge(stored: stored, incoming: incoming)
-                var from: Int64?
-                if let stored, let owner = stored.customerID, owner != customer.id {
-                    // Judged on the newest data: a renewal only the token shows is the owner's access too.
-                    try Self.checkTransfer(
-                        transaction, tenantID: tenantID, from: owner, record: merged, policy: policies(record.store),
-                        at: now)
-                    if !previousOwners.contains(owner) { previousOwners.append(owner) }
-                    from = owner
-                }
-                if stored.map({ $0.customerID != customer.id || !PurchaseVersions.sameData($0, merged) }) ?? true {
-                    changed = true
-                }
-                if merged != stored { try transaction.savePurchase(merged) }
-                if let replacement = try self.supersedeReplaced(by: merged, in: transaction) {
-                    changed = true
-                    // Given earlier in this call, the purchase this one replaces grants nothing after it.
-                    latest[Self.purchaseKey(store: merged.store, merged.replaces)]?.supersededBy = merged.originalTransactionID
-                    if let other = replacement.otherOwner, !replaced.contains(where: { $0.owner == other }) {
-                        replaced.append((other, merged))
-                    }
-                }
-                latest[Self.purchaseKey(record)] = merged
-                let outcome: AppliedStorePurchase.Outcome =
-                    if let stored {
-                        if !PurchaseVersions.supersedes(incoming, stored),
-                            !PurchaseVersions.sameTransaction(incoming, stored)
-                        {
-                            .olderThanStored
-                        } else if PurchaseVersions.sameData(stored, merged) {
-                            .unchanged
-                        } else {
-                            .updated
-                        }
-                    } else {
-                        .new
-                    }
-                outcomes.append((outcome, from))
-            }
-            var transferredFrom: [String] = []
-            var appUserIDs: [Int64: String] = [:]
-            for owner in previousOwners {
-                guard let previous = try transaction.snapshot(tenantID: tenantID, customerID: owner) else { continue }
-                transferredFrom.append(previous.customer.appUserID)
-                appUserIDs[owner] = previous.customer.appUserID
-                committed.append(
-                    try self.recordChange(
-                        transaction, tenantID: tenantID, customerID: owner, cause: .transferredOut,
-                        reason: "A store purchase moved to '\(appUserID)'.", related: appUserID, at: now))
-            }
-            for (owner, record) in replaced where !previousOwners.contains(owner) {
-                committed += try self.recordReplacements([owner], by: record, cause: cause, in: transaction, at: now)
-            }
-            if changed {
-                let products = Set(transactions.map(\.productID)).sorted().joined(separator: ", ")
-                let what = cause == .restore ? "Restored" : "Purchased"
-                committed.append(
-                    try self.recordChange(
-                        transaction, tenantID: tenantID, customerID: customer.id,
-                        cause: previousOwners.isEmpty ? cause : .transferredIn,
-                        reason: "\(what) \(products).", related: transferredFrom.first ?? "",
-                        reference: transactions.first?.originalTransactionID ?? "", at: now))
-            }
-            guard let snapshot = try transaction.snapshot(tenantID: tenantID, customerID: customer.id) else {
-                throw DomainError.internalError("customer \(customer.id) vanished inside its own transaction")
-            }
-            let state = CachedCustomer(snapshot: snapshot, now: now).state(at: now)
-            var purchases: [AppliedStorePurchase] = []
-            for (record, applied) in zip(transactions, outcomes) {
-                let grants = latest[Self.purchaseKey(record)].map {
-                    StatusCalculator.status(of: EntitlementCandidate.candidates(of: $0), at: now).isActive
-                }
-                purchases.append(
-                    AppliedStorePurchase(
-                        outcome: applied.outcome, grantsAccess: grants ?? false,
-                        transferredFrom: applied.from.flatMap { appUserIDs[$0] }))
-            }
-            return (
-                StorePurchaseOutcome(state: state, transferredFrom: transferredFrom, purchases: purchases), committed
-            )
+            try self.attach(
+                transactions, to: appUserID, tenantID: tenantID, cause: cause, policies: policies, in: transaction,
+                at: now)
         }
+    }
+
+    /// ``applyStorePurchases(tenantID:appUserID:transactions:cause:policies:)`` inside a caller's transaction.
+    func attach(
+        _ transactions: [StorePurchase], to appUserID: String, tenantID: String, cause: EventCause,
+        policies: (Store) -> TransferPolicy, in transaction: any StorageTransaction, at now: UnixTime
+    ) throws -> (StorePurchaseOutcome, [Committed]) {
+        var committed: [Committed] = []
+        let customer = try self.customer(
+            transaction, tenantID: tenantID, appUserID: appUserID, creator: "a store purchase", at: now,
+            committed: &committed)
+        var changed = false
+        var previousOwners: [Int64] = []
+        /// Other customers whose purchases a newer one given here replaced, and that newer purchase.
+        var replaced: [(owner: Int64, by: StorePurchase)] = []
+        var outcomes: [(outcome: AppliedStorePurchase.Outcome, from: Int64?)] = []
+        // What each purchase is after the call (a token may name the same purchase as an earlier one).
+        var latest: [String: StorePurchase] = [:]
+        for record in transactions {
+            let stored = try transaction.purchase(
+                tenantID: tenantID, store: record.store, originalTransactionID: record.originalTransactionID)
+            var incoming = PurchaseVersions.revocationTakingEffect(record, stored: stored, at: now)
+            incoming.customerID = customer.id
+            incoming = try self.markedIfReplaced(incoming, in: transaction)
+            let merged = PurchaseVersions.merge(stored: stored, incoming: incoming)
+            var from: Int64?
+            if let stored, let owner = stored.customerID, owner != customer.id {
+                // Judged on the newest data: a renewal only the token shows is the owner's access too.
+                try Self.checkTransfer(
+                    transaction, tenantID: tenantID, from: owner, record: merged, policy: policies(record.store),
+                    at: now)
+                if !previousOwners.contains(owner) { previousOwners.append(owner) }
+                from = owner
+            }
+            if stored.map({ $0.customerID != customer.id || !PurchaseVersions.sameData($0, merged) }) ?? true {
+                changed = true
+            }
+            if merged != stored { try transaction.savePurchase(merged) }
+            if let replacement = try self.supersedeReplaced(by: merged, in: transaction) {
+                changed = true
+                // Given earlier in this call, the purchase this one replaces grants nothing after it.
+                latest[Self.purchaseKey(store: merged.store, merged.replaces)]?.supersededBy = merged.originalTransactionID
+                if let other = replacement.otherOwner, !replaced.contains(where: { $0.owner == other }) {
+                    replaced.append((other, merged))
+                }
+            }
+            latest[Self.purchaseKey(record)] = merged
+            let outcome: AppliedStorePurchase.Outcome =
+                if let stored {
+                    if !PurchaseVersions.supersedes(incoming, stored),
+                        !PurchaseVersions.sameTransaction(incoming, stored)
+                    {
+                        .olderThanStored
+                    } else if PurchaseVersions.sameData(stored, merged) {
+                        .unchanged
+                    } else {
+                        .updated
+                    }
+                } else {
+                    .new
+                }
+            outcomes.append((outcome, from))
+        }
+        var transferredFrom: [String] = []
+        var appUserIDs: [Int64: String] = [:]
+        for owner in previousOwners {
+            guard let previous = try transaction.snapshot(tenantID: tenantID, customerID: owner) else { continue }
+            transferredFrom.append(previous.customer.appUserID)
+            appUserIDs[owner] = previous.customer.appUserID
+            committed.append(
+                try self.recordChange(
+                    transaction, tenantID: tenantID, customerID: owner, cause: .transferredOut,
+                    reason: "A store purchase moved to '\(appUserID)'.", related: appUserID, at: now))
+        }
+        for (owner, record) in replaced where !previousOwners.contains(owner) {
+            committed += try self.recordReplacements([owner], by: record, cause: cause, in: transaction, at: now)
+        }
+        if changed {
+            let products = Set(transactions.map(\.productID)).sorted().joined(separator: ", ")
+            let what =
+                switch cause {
+                case .restore: "Restored"
+                case .redemption: "Redeemed"
+                default: "Purchased"
+                }
+            committed.append(
+                try self.recordChange(
+                    transaction, tenantID: tenantID, customerID: customer.id,
+                    cause: previousOwners.isEmpty ? cause : .transferredIn,
+                    reason: "\(what) \(products).", related: transferredFrom.first ?? "",
+                    reference: transactions.first?.originalTransactionID ?? "", at: now))
+        }
+        guard let snapshot = try transaction.snapshot(tenantID: tenantID, customerID: customer.id) else {
+            throw DomainError.internalError("customer \(customer.id) vanished inside its own transaction")
+        }
+        let state = CachedCustomer(snapshot: snapshot, now: now).state(at: now)
+        var purchases: [AppliedStorePurchase] = []
+        for (record, applied) in zip(transactions, outcomes) {
+            let grants = latest[Self.purchaseKey(record)].map {
+                StatusCalculator.status(of: EntitlementCandidate.candidates(of: $0), at: now).isActive
+            }
+            purchases.append(
+                AppliedStorePurchase(
+                    outcome: applied.outcome, grantsAccess: grants ?? false,
+                    transferredFrom: applied.from.flatMap { appUserIDs[$0] }))
+        }
+        return (
+            StorePurchaseOutcome(state: state, transferredFrom: transferredFrom, purchases: purchases), committed
+        )
     }
 
     private static func purchaseKey(_ record: StorePurchase) -> String {
@@ -197,10 +212,12 @@ extension CustomerEngine {
     /// in one transaction: the purchase's newest data replaces older data, never the reverse (``PurchaseVersions``),
     /// and its owner, if any, gets one event with `reason`. A purchase nobody owns yet goes to the customer its app
     /// account token names, or the owner of the purchase it replaces, or the first of `ownerHints` that resolves.
-    /// A nil `notificationID` applies without deduplication (a poll, an operator's refresh).
+    /// A nil `notificationID` applies without deduplication (a poll, an operator's refresh). `references` (other
+    /// store IDs naming a purchase, and the buyer they name) are kept in the same transaction, also when there is
+    /// no purchase data yet: a buyer named before the purchase arrives owns it when it does.
     public func applyStoreNotification(
         tenantID: String, notificationID: String?, transaction record: StorePurchase?, reason: String,
-        cause: EventCause = .appStoreNotification, ownerHints: [OwnerHint] = []
+        cause: EventCause = .appStoreNotification, ownerHints: [OwnerHint] = [], references: [PurchaseReference] = []
     ) async throws(DomainError) -> StoreNotificationOutcome {
         try await write { transaction, now throws -> (StoreNotificationOutcome, [Committed]) in
             if let notificationID,
@@ -208,14 +225,21 @@ extension CustomerEngine {
             {
                 return (.duplicate, [])
             }
+            for reference in references {
+                try transaction.savePurchaseReference(reference, tenantID: tenantID, at: now)
+            }
             guard let notified = record else { return (.recorded, []) }
             let stored = try transaction.purchase(
                 tenantID: tenantID, store: notified.store, originalTransactionID: notified.originalTransactionID)
             var record = PurchaseVersions.revocationTakingEffect(notified, stored: stored, at: now)
             record.customerID = stored?.customerID
+            var committed: [Committed] = []
             // Nobody owns it yet: the store's data may name its owner.
             var attributed = false
-            if record.customerID == nil, let owner = try self.owner(ofUnowned: record, hints: ownerHints, in: transaction) {
+            if record.customerID == nil,
+                let owner = try self.owner(
+                    ofUnowned: record, hints: ownerHints, in: transaction, at: now, committed: &committed)
+            {
                 record.customerID = owner
                 attributed = true
             }
@@ -224,7 +248,7 @@ extension CustomerEngine {
             let merged = PurchaseVersions.merge(stored: stored, incoming: record)
             if merged != stored { try transaction.savePurchase(merged) }
             let replacement = try self.supersedeReplaced(by: merged, in: transaction)
-            var committed = try self.recordReplacements(
+            committed += try self.recordReplacements(
                 replacement?.otherOwner.map { [$0] } ?? [], by: merged, cause: cause, in: transaction, at: now)
             guard let owner = merged.customerID,
                 let snapshot = try transaction.snapshot(tenantID: tenantID, customerID: owner)

@@ -25,6 +25,9 @@ public protocol CustomerRepository: Sendable {
     func nextAcknowledgementDue() throws(StorageError) -> UnixTime?
     /// Where a periodic store poll (`name`) of a tenant last stopped; nil before the first.
     func pollCursor(tenantID: String, name: String) throws(StorageError) -> Int64?
+    /// The references with this reference ID (``PurchaseReference``), oldest first.
+    func purchaseReferences(tenantID: String, store: Store, referenceID: String) throws(StorageError)
+        -> [PurchaseReference]
 
     /// Runs `body` in one write transaction; commits durably when it returns, rolls back when it throws.
     /// Writes are serialized: one transaction at a time.
@@ -87,6 +90,25 @@ public protocol StorageTransaction {
     func purchase(tenantID: String, store: Store, replacing originalTransactionID: String) throws(StorageError)
         -> StorePurchase?
     func setPollCursor(tenantID: String, name: String, position: Int64) throws(StorageError)
+
+    // MARK: Purchase references and redemption codes
+
+    /// Keeps `reference` (once per tenant, store, reference ID and purchase); a buyer it names is added to a row kept
+    /// without one, never replaces one.
+    func savePurchaseReference(_ reference: PurchaseReference, tenantID: String, at: UnixTime) throws(StorageError)
+    /// The references naming the purchase, oldest first.
+    func purchaseReferences(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)
+        -> [PurchaseReference]
+    /// The references with this reference ID, oldest first.
+    func purchaseReferences(tenantID: String, store: Store, referenceID: String) throws(StorageError)
+        -> [PurchaseReference]
+    func insertRedemptionCode(_ code: RedemptionCodeRecord) throws(StorageError)
+    func redemptionCode(tenantID: String, codeHash: String) throws(StorageError) -> RedemptionCodeRecord?
+    /// Records a code's use or replacement (its `usedAt`, `usedBy`, `replacedAt`).
+    func updateRedemptionCode(_ code: RedemptionCodeRecord) throws(StorageError)
+    /// Marks every code of the purchase that is neither used nor replaced as replaced at `at`.
+    func replaceOpenRedemptionCodes(tenantID: String, store: Store, originalTransactionID: String, at: UnixTime)
+        throws(StorageError)
 }
 
 /// A storage failure. `conflict` is a broken invariant (a version race, a duplicate key); `unavailable` means the

@@ -6,6 +6,11 @@ public struct StripeSubscription: Decodable, Sendable {
         public struct Price: Decodable, Sendable {
             public var id: String
             public var product: StripeID?
+
+            public init(id: String, product: StripeID?) {
+                self.id = id
+                self.product = product
+            }
         }
 
         public var id: String?
@@ -38,10 +43,12 @@ public struct StripeSubscription: Decodable, Sendable {
     public var currentPeriodStart: Int64?
     public var currentPeriodEnd: Int64?
     public var metadata: [String: String]?
+    public var latestInvoice: StripeID?
     public var livemode: Bool?
 
     enum CodingKeys: String, CodingKey {
         case id, status, customer, items, created, metadata, livemode
+        case latestInvoice = "latest_invoice"
         case cancelAtPeriodEnd = "cancel_at_period_end"
         case cancelAt = "cancel_at"
         case canceledAt = "canceled_at"
@@ -73,6 +80,11 @@ public struct StripeSubscription: Decodable, Sendable {
     /// The end of the current period: the latest of the items', else the subscription's own (older API versions).
     public var periodEnd: Int64? {
         items?.data.compactMap(\.currentPeriodEnd).max() ?? currentPeriodEnd
+    }
+
+    /// The start of the current period: the latest of the items', else the subscription's own.
+    public var periodStart: Int64? {
+        items?.data.compactMap(\.currentPeriodStart).max() ?? currentPeriodStart
     }
 
     /// The price IDs of every item.

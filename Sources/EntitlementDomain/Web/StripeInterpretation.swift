@@ -1,0 +1,215 @@
+import BoundedText
+public import Stripe
+
+/// How Stripe's objects become a ``StorePurchase``: one place for every Stripe rule (which statuses grant, what
+/// cancelling at the period's end, past-due grace, refunds and disputes mean). A subscription is one purchase keyed by
+/// its `sub_…` ID; a one-time Checkout payment one keyed by its payment intent (`pi_…`, what a refund or dispute
+/// names), else its session.
+///
+/// Stripe signs its webhooks but not its objects, and delivers events in any order: each object's data is dated by
+/// `observedAt`, the event's `created` (or the time of a fetch from Stripe's API), and stored as the purchase's
+/// ordering clock (``StorePurchase/signedAt``), so older data never replaces newer. ``observationTime(created:status:)``
+/// breaks ties within a second along a subscription's life.
+public enum StripeInterpretation {
+    /// The product type of a subscription's record.
+    public static let subscriptionType = "subscription"
+    /// The product type of a one-time Checkout payment's record.
+    public static let oneTimeType = "one_time"
+    /// The metadata key naming the app user a checkout is for, read from a Checkout Session (after
+    /// `client_reference_id`) and a subscription (set through `subscription_data.metadata`).
+    public static let appUserIDKey = "app_user_id"
+    /// The metadata key naming the price a one-time Checkout Session sold when its line items are not at hand
+    /// (webhooks never include them; a fetch from the API expands them).
+    public static let priceIDKey = "price_id"
+
+    /// The ordering clock of an object seen in an event created at `created` (seconds): milliseconds, with a
+    /// subscription's status ranked inside the second, so that of two events created in the same second the later
+    /// stage of the life (`active` after `incomplete`, `canceled` after `active`) wins whatever order they arrive in.
+    public static func observationTime(created: Int64, status: StripeSubscription.OpenStatus? = nil) -> UnixTime {
+        UnixTime(milliseconds: created * 1000 + Int64(status.map(rank) ?? 0))
+    }
+
+    private static func rank(_ status: StripeSubscription.OpenStatus) -> Int {
+        switch status.known {
+        case .incomplete: 1
+        case .trialing: 2
+        case .active: 3
+        case .pastDue: 4
+        case .unpaid, .paused: 5
+        case .canceled, .incompleteExpired: 7
+        case nil: 6
+        }
+    }
+
+    /// The app user a subscription's metadata names (valid IDs only); nil when none.
+    public static func namedUser(of subscription: StripeSubscription) -> String? {
+        validUser(subscription.metadata?[appUserIDKey])
+    }
+
+    /// The app user a Checkout Session names: `client_reference_id`, else `metadata.app_user_id`; nil when neither is
+    /// a valid app user ID.
+    public static func namedUser(of session: StripeCheckoutSession) -> String? {
+        validUser(session.clientReferenceID) ?? validUser(session.metadata?[appUserIDKey])
+    }
+
+    private static func validUser(_ id: String?) -> String? {
+        guard let id, (try? AppUserID.validate(id)) != nil else { return nil }
+        return id
+    }
+
+    /// The purchase a subscription shows at `observedAt`. Refuses (`invalidArgument`) one whose prices the tenant
+    /// does not map, and (`failedPrecondition`) one of a mode the tenant does not accept.
+    public static func purchase(
+        fromSubscription subscription: StripeSubscription, observedAt: UnixTime, origin: PurchaseOrigin, tenant: Tenant,
+        settings: StripeSettings
+    ) throws(DomainError) -> StorePurchase {
+        let environment = try environment(livemode: subscription.livemode, settings: settings)
+        var productID: String?
+        var entitlements: [String] = []
+        for item in subscription.items?.data ?? [] {
+            guard let price = item.price,
+                let mapped = settings.tenantProduct(forPrice: price.id, product: price.product?.id)
+            else { continue }
+            if productID == nil { productID = mapped }
+            for id in tenant.entitlements(forProduct: mapped) where !entitlements.contains(id) { entitlements.append(id) }
+        }
+        guard let productID else {
+            let prices = subscription.priceIDs.map(\.quotedForMessage).joined(separator: ", ")
+            throw .invalidArgument(
+                "Subscription \(subscription.id.quotedForMessage) has no price this app maps (prices: \(prices.isEmpty ? "none" : prices)); add one to the tenant's stripe prices or products.")
+        }
+        let startedAt = (subscription.startDate ?? subscription.created).map { UnixTime(milliseconds: $0 * 1000) }
+        guard let periodEnd = subscription.periodEnd.map({ UnixTime(milliseconds: $0 * 1000) }) else {
+            throw .invalidArgument("Subscription \(subscription.id.quotedForMessage) has no current_period_end.")
+        }
+        let periodStart = subscription.periodStart.map { UnixTime(milliseconds: $0 * 1000) } ?? startedAt ?? observedAt
+        // A cancellation scheduled before the period ends ends access then.
+        let scheduledEnd = subscription.cancelAt.map { UnixTime(milliseconds: $0 * 1000) }
+        var expiresAt = min(periodEnd, scheduledEnd ?? periodEnd)
+        let status = subscription.status.known
+        var suspended = false
+        var grace: UnixTime?
+        var willRenew = subscription.cancelAtPeriodEnd != true && scheduledEnd == nil
+        switch status {
+        case .active, .trialing:
+            break
+        case .pastDue:
+            // The renewal failed and Stripe is retrying: the new period is billed but not paid. Access lasts the
+            // tenant's grace window from the period's start (none by default).
+            let graceEnd = UnixTime(milliseconds: periodStart.milliseconds + Int64(settings.pastDueGraceDays) * 86_400_000)
+            expiresAt = min(expiresAt, graceEnd)
+            if settings.pastDueGraceDays > 0 { grace = expiresAt }
+        case .canceled:
+            willRenew = false
+            let endedAt = subscription.endedAt.map { UnixTime(milliseconds: $0 * 1000) } ?? observedAt
+            expiresAt = min(expiresAt, endedAt)
+            suspended = true
+        case .unpaid, .incomplete, .incompleteExpired, .paused, nil:
+            // Not paid for (or a status this server does not know): nothing, whatever the period says.
+            willRenew = willRenew && (status == .unpaid || status == .incomplete)
+            suspended = true
+        }
+        return StorePurchase(
+            tenantID: tenant.id, store: .web, originalTransactionID: subscription.id,
+            transactionID: subscription.latestInvoice?.id ?? subscription.id, customerID: nil, productID: productID,
+            productType: subscriptionType, entitlementIDs: entitlements, environment: environment,
+            purchasedAt: startedAt ?? periodStart, originalPurchaseAt: startedAt, expiresAt: expiresAt, revokedAt: nil,
+            revocationReason: "", ownership: .purchased, willRenew: willRenew, inGracePeriod: grace != nil,
+            inBillingRetry: status == .pastDue || status == .unpaid, gracePeriodExpiresAt: grace, appAccountToken: "",
+            offerType: status == .trialing ? "trial" : "", signedAt: observedAt, updatedAt: observedAt,
+            renewalStateAsOf: observedAt, origin: origin, isSuspended: suspended)
+    }
+
+    /// The purchase a one-time Checkout Session (`mode` `payment`) shows: a lifetime product once paid, nothing while a
+    /// delayed payment method is still `unpaid`. What it sold comes from its line items when fetched with them, else
+    /// from `metadata.price_id`. Nil for a session of another mode (a subscription's arrives as the subscription).
+    public static func purchase(
+        fromCheckoutSession session: StripeCheckoutSession, observedAt: UnixTime, origin: PurchaseOrigin, tenant: Tenant,
+        settings: StripeSettings
+    ) throws(DomainError) -> StorePurchase? {
+        guard session.mode == "payment" else { return nil }
+        let environment = try environment(livemode: session.livemode, settings: settings)
+        let prices = session.lineItems?.data.compactMap(\.price)
+            ?? session.metadata?[priceIDKey].map { [StripeSubscription.Item.Price(id: $0, product: nil)] } ?? []
+        guard let productID = prices.lazy.compactMap({ settings.tenantProduct(forPrice: $0.id, product: $0.product?.id) }).first
+        else {
+            throw .invalidArgument(
+                "Checkout Session \(session.id.quotedForMessage) sold no price this app maps (without an API key its metadata.\(priceIDKey) names the price).")
+        }
+        let entitlements = tenant.entitlements(forProduct: productID)
+        guard !entitlements.isEmpty else {
+            throw .failedPrecondition("Product \(productID.quotedForMessage) maps to no entitlement in tenant '\(tenant.id)'.")
+        }
+        let purchasedAt = session.created.map { UnixTime(milliseconds: $0 * 1000) } ?? observedAt
+        return StorePurchase(
+            tenantID: tenant.id, store: .web, originalTransactionID: session.paymentIntent?.id ?? session.id,
+            transactionID: session.id, customerID: nil, productID: productID, productType: oneTimeType,
+            entitlementIDs: entitlements, environment: environment, purchasedAt: purchasedAt,
+            originalPurchaseAt: purchasedAt, expiresAt: nil, revokedAt: nil, revocationReason: "", ownership: .purchased,
+            willRenew: false, inGracePeriod: false, inBillingRetry: false, gracePeriodExpiresAt: nil, appAccountToken: "",
+            offerType: "", signedAt: observedAt, updatedAt: observedAt, origin: origin,
+            isSuspended: session.paymentStatus == "unpaid")
+    }
+
+    /// A paid invoice of a held subscription: its period paid for, from `observedAt` on. Nil when it adds nothing
+    /// (an earlier period, a subscription not held).
+    public static func paid(_ invoice: StripeInvoice, stored: StorePurchase, observedAt: UnixTime) -> StorePurchase? {
+        guard let periodEnd = invoice.periodEnd.map({ UnixTime(milliseconds: $0 * 1000) }),
+            periodEnd > (stored.expiresAt ?? UnixTime(milliseconds: 0)) || stored.isSuspended
+        else { return nil }
+        var paid = stored
+        paid.transactionID = invoice.id
+        paid.expiresAt = periodEnd
+        paid.isSuspended = false
+        paid.inBillingRetry = false
+        paid.inGracePeriod = false
+        paid.gracePeriodExpiresAt = nil
+        paid.revokedAt = nil
+        paid.revocationReason = ""
+        paid.signedAt = observedAt
+        paid.renewalStateAsOf = observedAt
+        paid.updatedAt = observedAt
+        paid.origin = .notification
+        return paid
+    }
+
+    /// A held subscription whose renewal failed: in billing retry from `observedAt` (its access is its status's).
+    public static func paymentFailed(stored: StorePurchase, observedAt: UnixTime) -> StorePurchase? {
+        guard !stored.inBillingRetry, observedAt > stored.renewalStateAsOf else { return nil }
+        var failed = stored
+        failed.inBillingRetry = true
+        failed.renewalStateAsOf = observedAt
+        failed.updatedAt = observedAt
+        failed.origin = .notification
+        return failed
+    }
+
+    /// What a refunded or disputed charge takes back: the purchase it paid for, revoked at `at` (for a subscription,
+    /// its current invoice: a later paid one gives access again). Nil when already revoked.
+    public static func revoking(_ stored: StorePurchase, at time: UnixTime, reason: String) -> StorePurchase? {
+        guard stored.revokedAt == nil else { return nil }
+        var revoked = stored
+        revoked.revokedAt = time
+        revoked.revocationReason = reason
+        revoked.willRenew = false
+        revoked.origin = .notification
+        return revoked
+    }
+
+    /// Dispute statuses after which the money stays with the buyer's bank or is still at stake; `won` and
+    /// `warning_closed` give it back.
+    public static func disputeTakesBack(status: String?) -> Bool {
+        status != "won" && status != "warning_closed"
+    }
+
+    private static func environment(livemode: Bool?, settings: StripeSettings) throws(DomainError) -> PurchaseEnvironment {
+        let name = StripeEnvironmentName(livemode: livemode ?? false)
+        guard settings.environments.contains(name) else {
+            throw .failedPrecondition(
+                name == .test
+                    ? "This is a Stripe test-mode object; this app accepts only live payments."
+                    : "This is a live Stripe object; this app accepts only test-mode payments.")
+        }
+        return name == .live ? .production : .sandbox
+    }
+}

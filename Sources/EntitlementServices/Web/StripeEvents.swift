@@ -1,0 +1,247 @@
+import BoundedText
+import EntitlementDomain
+import Stripe
+import StripeAPI
+
+/// What each Stripe event means for the purchases it touches. An event says "this object changed": with the tenant's
+/// API key the object is fetched and applied as it is now; without one, the event's snapshot is applied as of the
+/// event's `created` (``StripeInterpretation/observationTime(created:status:)``), and data older than what is held
+/// changes nothing. Every ID that names a purchase (a checkout session, customer, invoice, payment intent) is kept
+/// as a ``PurchaseReference``, so that a later refund, dispute or redemption finds it.
+struct StripeEvents: Sendable {
+    let engine: CustomerEngine
+    let apis: StripeAPIs
+
+    /// Stripe event IDs, kept apart from the other stores' notification IDs.
+    static func notificationID(_ eventID: String) -> String { "stripe:" + eventID }
+
+    /// What applying one event needs: the purchase data (if the event gives any), who may own it, and the IDs that
+    /// name it.
+    private struct Change {
+        var record: StorePurchase?
+        var hints: [OwnerHint] = []
+        var references: [PurchaseReference] = []
+        /// What the reply says when nothing is applied.
+        var note: String?
+    }
+
+    func apply(_ event: StripeEvent, tenant: Tenant, settings: StripeSettings) async throws(DomainError)
+        -> NotificationReply
+    {
+        let api = try apis.api(for: tenant, settings: settings)
+        let change: Change
+        switch (event.type, event.data.object) {
+        case ("checkout.session.completed", .checkoutSession(let session)),
+            ("checkout.session.async_payment_succeeded", .checkoutSession(let session)),
+            ("checkout.session.async_payment_failed", .checkoutSession(let session)):
+            change = try await checkoutCompleted(session, event: event, api: api, tenant: tenant, settings: settings)
+        case (let type, .subscription(let subscription)) where type.hasPrefix("customer.subscription."):
+            change = try await subscriptionChanged(subscription, event: event, api: api, tenant: tenant, settings: settings)
+        case ("invoice.paid", .invoice(let invoice)), ("invoice.payment_succeeded", .invoice(let invoice)),
+            ("invoice.payment_failed", .invoice(let invoice)):
+            change = try await invoiceSettled(
+                invoice, paid: event.type != "invoice.payment_failed", event: event, api: api, tenant: tenant,
+                settings: settings)
+        case ("charge.refunded", .charge(let charge)):
+            change = try await chargeRefunded(charge, event: event, api: api, tenant: tenant)
+        case ("charge.dispute.created", .dispute(let dispute)):
+            change = try await disputeOpened(dispute, event: event, api: api, tenant: tenant)
+        default:
+            change = Change(note: "not an event this server acts on")
+        }
+        let outcome = try await engine.applyStoreNotification(
+            tenantID: tenant.id, notificationID: Self.notificationID(event.id), transaction: change.record,
+            reason: event.type, cause: .stripeWebhook, ownerHints: change.hints, references: change.references)
+        if outcome == .recorded, let note = change.note {
+            return NotificationReply(status: 200, message: "\(event.type): \(note)")
+        }
+        return NotificationReply(outcome, reason: event.type)
+    }
+
+    /// 400 for an event this server acts on that carries the wrong kind of object.
+    static func checkShape(_ event: StripeEvent) throws(NotificationReply) {
+        let carried: String =
+            switch event.data.object {
+            case .subscription: "subscription"
+            case .checkoutSession: "checkout.session"
+            case .invoice: "invoice"
+            case .charge: "charge"
+            case .dispute: "dispute"
+            case .other(let kind): kind
+            }
+        let expected = event.type.hasPrefix("customer.subscription.") ? "subscription" : expectedObject[event.type]
+        guard let expected, expected != carried else { return }
+        throw NotificationReply(
+            status: 400,
+            message: "A \(event.type.quotedForMessage) event carries a \(carried.quotedForMessage) object, not a \(expected).")
+    }
+
+    /// The object kind each event this server acts on must carry.
+    static let expectedObject: [String: String] = [
+        "checkout.session.completed": "checkout.session", "checkout.session.async_payment_succeeded": "checkout.session",
+        "checkout.session.async_payment_failed": "checkout.session", "invoice.paid": "invoice",
+        "invoice.payment_succeeded": "invoice", "invoice.payment_failed": "invoice", "charge.refunded": "charge",
+        "charge.dispute.created": "dispute",
+    ]
+
+    private func observed(_ event: StripeEvent, status: StripeSubscription.OpenStatus? = nil, api: StripeAPI?) -> UnixTime {
+        api == nil ? StripeInterpretation.observationTime(created: event.created, status: status) : engine.now()
+    }
+
+    // MARK: Events
+
+    private func checkoutCompleted(
+        _ snapshot: StripeCheckoutSession, event: StripeEvent, api: StripeAPI?, tenant: Tenant, settings: StripeSettings
+    ) async throws(DomainError) -> Change {
+        let session = try await fetch(api, snapshot) { api throws(StripeAPIError) in try await api.checkoutSession(snapshot.id) }
+        let buyer = StripeInterpretation.namedUser(of: session) ?? ""
+        var change = Change(hints: buyer.isEmpty ? [] : [.appUserID(buyer)])
+        let purchaseID: String
+        switch session.mode {
+        case "subscription":
+            guard let subscriptionID = session.subscription?.id else {
+                throw .invalidArgument("Checkout Session \(session.id.quotedForMessage) in subscription mode names no subscription.")
+            }
+            purchaseID = subscriptionID
+            if let api {
+                let subscription = try await fetched { () throws(StripeAPIError) in try await api.subscription(subscriptionID) }
+                change.record = try StripeInterpretation.purchase(
+                    fromSubscription: subscription, observedAt: engine.now(), origin: .storeAPI, tenant: tenant,
+                    settings: settings)
+            } else {
+                change.note = "the buyer is kept for subscription \(subscriptionID.quotedForMessage), whose own events give its state"
+            }
+        case "payment":
+            guard
+                let record = try StripeInterpretation.purchase(
+                    fromCheckoutSession: session, observedAt: observed(event, api: api),
+                    origin: api == nil ? .notification : .storeAPI, tenant: tenant, settings: settings)
+            else { return change }
+            purchaseID = record.originalTransactionID
+            change.record = record
+        default:
+            change.note = "a \((session.mode ?? "(no mode)").quotedForMessage) session buys nothing"
+            return change
+        }
+        let ids = [session.id, session.customer?.id, session.invoice?.id, session.paymentIntent?.id].compactMap { $0 }
+        change.references = ids.map {
+            PurchaseReference(store: .web, referenceID: $0, originalTransactionID: purchaseID, appUserID: buyer)
+        }
+        return change
+    }
+
+    private func subscriptionChanged(
+        _ snapshot: StripeSubscription, event: StripeEvent, api: StripeAPI?, tenant: Tenant, settings: StripeSettings
+    ) async throws(DomainError) -> Change {
+        let subscription = try await fetch(api, snapshot) { api throws(StripeAPIError) in try await api.subscription(snapshot.id) }
+        let record = try StripeInterpretation.purchase(
+            fromSubscription: subscription, observedAt: observed(event, status: subscription.status, api: api),
+            origin: api == nil ? .notification : .storeAPI, tenant: tenant, settings: settings)
+        let buyer = StripeInterpretation.namedUser(of: subscription) ?? ""
+        let ids = [subscription.customer?.id, subscription.latestInvoice?.id].compactMap { $0 }
+        return Change(
+            record: record, hints: buyer.isEmpty ? [] : [.appUserID(buyer)],
+            references: ids.map {
+                PurchaseReference(store: .web, referenceID: $0, originalTransactionID: subscription.id, appUserID: buyer)
+            })
+    }
+
+    private func invoiceSettled(
+        _ snapshot: StripeInvoice, paid: Bool, event: StripeEvent, api: StripeAPI?, tenant: Tenant,
+        settings: StripeSettings
+    ) async throws(DomainError) -> Change {
+        let invoice = try await fetch(api, snapshot) { api throws(StripeAPIError) in try await api.invoice(snapshot.id) }
+        guard let subscriptionID = invoice.subscriptionID else {
+            return Change(note: "the invoice is not a subscription's")
+        }
+        var change = Change(
+            references: ([invoice.id] + invoice.paymentIntentIDs).map {
+                PurchaseReference(store: .web, referenceID: $0, originalTransactionID: subscriptionID)
+            })
+        if let api {
+            let subscription = try await fetched { () throws(StripeAPIError) in try await api.subscription(subscriptionID) }
+            change.record = try StripeInterpretation.purchase(
+                fromSubscription: subscription, observedAt: engine.now(), origin: .storeAPI, tenant: tenant,
+                settings: settings)
+            return change
+        }
+        guard let stored = try engine.purchase(tenantID: tenant.id, store: .web, originalTransactionID: subscriptionID)
+        else {
+            change.note = "subscription \(subscriptionID.quotedForMessage) is not held yet; its own events give its state"
+            return change
+        }
+        let at = observed(event, api: nil)
+        change.record = paid
+            ? StripeInterpretation.paid(invoice, stored: stored, observedAt: at)
+            : StripeInterpretation.paymentFailed(stored: stored, observedAt: at)
+        change.note = "nothing new for subscription \(subscriptionID.quotedForMessage)"
+        return change
+    }
+
+    private func chargeRefunded(_ snapshot: StripeCharge, event: StripeEvent, api: StripeAPI?, tenant: Tenant)
+        async throws(DomainError) -> Change
+    {
+        let charge = try await fetch(api, snapshot) { api throws(StripeAPIError) in try await api.charge(snapshot.id) }
+        guard charge.refunded == true else {
+            return Change(note: "a partial refund (\(charge.amountRefunded ?? 0) of \(charge.amount ?? 0)): access kept")
+        }
+        return try revoke(
+            paidBy: [charge.paymentIntent?.id, charge.invoice?.id].compactMap { $0 }, reason: "REFUNDED",
+            at: UnixTime(milliseconds: event.created * 1000), tenant: tenant)
+    }
+
+    private func disputeOpened(_ snapshot: StripeDispute, event: StripeEvent, api: StripeAPI?, tenant: Tenant)
+        async throws(DomainError) -> Change
+    {
+        let dispute = try await fetch(api, snapshot) { api throws(StripeAPIError) in try await api.dispute(snapshot.id) }
+        guard StripeInterpretation.disputeTakesBack(status: dispute.status) else {
+            return Change(note: "the dispute is \((dispute.status ?? "").quotedForMessage): access kept")
+        }
+        var paidBy = [dispute.paymentIntent?.id].compactMap { $0 }
+        if paidBy.isEmpty, let api, let chargeID = dispute.charge?.id {
+            let charge = try await fetched { () throws(StripeAPIError) in try await api.charge(chargeID) }
+            paidBy = [charge.paymentIntent?.id, charge.invoice?.id].compactMap { $0 }
+        }
+        return try revoke(
+            paidBy: paidBy, reason: "DISPUTED", at: UnixTime(milliseconds: event.created * 1000), tenant: tenant)
+    }
+
+    /// The purchase a refunded or disputed payment paid for, revoked; nothing when no held purchase is named by it.
+    private func revoke(paidBy ids: [String], reason: String, at time: UnixTime, tenant: Tenant) throws(DomainError) -> Change {
+        for id in ids {
+            var purchaseIDs = try engine.purchaseReferences(tenantID: tenant.id, store: .web, referenceID: id)
+                .map(\.originalTransactionID)
+            purchaseIDs.append(id)
+            for purchaseID in purchaseIDs {
+                guard let stored = try engine.purchase(tenantID: tenant.id, store: .web, originalTransactionID: purchaseID)
+                else { continue }
+                guard let revoked = StripeInterpretation.revoking(stored, at: time, reason: reason) else {
+                    return Change(note: "\(purchaseID.quotedForMessage) was revoked already")
+                }
+                return Change(record: revoked)
+            }
+        }
+        return Change(note: "no held purchase was paid by \(ids.map(\.quotedForMessage).joined(separator: ", "))")
+    }
+
+    // MARK: Fetching
+
+    /// The object as Stripe's API shows it now, or the event's snapshot when the tenant has no API key.
+    private func fetch<Object>(
+        _ api: StripeAPI?, _ snapshot: Object, _ get: (StripeAPI) async throws(StripeAPIError) -> Object
+    ) async throws(DomainError) -> Object {
+        guard let api else { return snapshot }
+        return try await fetched { () throws(StripeAPIError) in try await get(api) }
+    }
+
+    private func fetched<Object>(_ get: () async throws(StripeAPIError) -> Object) async throws(DomainError) -> Object {
+        do {
+            return try await get()
+        } catch {
+            switch error.code {
+            case .notFound: throw .notFound(error.message)
+            case .unavailable, .permissionDenied, .badResponse, .invalidRequest: throw .unavailable(error.message)
+            }
+        }
+    }
+}

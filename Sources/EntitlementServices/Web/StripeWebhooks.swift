@@ -1,0 +1,94 @@
+import BoundedText
+public import EntitlementDomain
+import Foundation
+public import RPCCore
+import Stripe
+
+/// Stripe webhooks: `POST /v1/stripe/webhooks/{tenant_id}`.
+///
+/// The `Stripe-Signature` header is checked on the raw body before anything parses it, against each of the tenant's
+/// endpoint secrets. Each event is applied once per event ID (``StripeEvents`` says what it means), in one
+/// transaction; 2xx only once that is committed. 400 for a bad signature or a malformed event, with nothing
+/// applied; 5xx when Stripe's API or storage fails, so Stripe delivers again (for up to three days).
+public struct StripeWebhooks: Sendable {
+    public static let maxBodyBytes = 256 * 1024
+
+    let engine: CustomerEngine
+    let tenants: TenantRegistry
+    let events: StripeEvents
+    let log: Logger
+
+    public init(engine: CustomerEngine, tenants: TenantRegistry, apis: StripeAPIs, log: Logger) {
+        self.engine = engine
+        self.tenants = tenants
+        self.events = StripeEvents(engine: engine, apis: apis)
+        self.log = log
+    }
+
+    public func receive(tenantID: String, signature: String?, body: [UInt8]) async -> NotificationReply {
+        let reply: NotificationReply
+        do throws(NotificationReply) {
+            reply = try await apply(tenantID: tenantID, signature: signature, body: body)
+        } catch {
+            reply = error
+        }
+        let fields: KeyValuePairs<String, String> = ["tenant": tenantID, "status": String(reply.status), "result": reply.message]
+        if reply.status >= 500 { log.warning("stripe webhook", fields) } else { log.info("stripe webhook", fields) }
+        return reply
+    }
+
+    private func apply(tenantID: String, signature: String?, body: [UInt8]) async throws(NotificationReply)
+        -> NotificationReply
+    {
+        guard body.count <= Self.maxBodyBytes else {
+            throw NotificationReply(status: 413, message: "The body is larger than \(Self.maxBodyBytes) bytes.")
+        }
+        guard let tenant = tenants.directory.tenant(id: tenantID), let settings = tenant.stripe else {
+            throw NotificationReply(status: 404, message: "No tenant \(tenantID.quotedForMessage) accepts Stripe webhooks.")
+        }
+        do throws(StripeSignatureError) {
+            try StripeSignature.verify(
+                header: signature, body: body, secrets: settings.webhookSecrets,
+                toleranceSeconds: Int64(settings.signatureToleranceSeconds), now: engine.now().milliseconds / 1000)
+        } catch {
+            throw NotificationReply(status: 400, message: "The Stripe-Signature was refused (\(error.code.rawValue)): \(error.message)")
+        }
+        let event = try Self.decode(body)
+        try StripeEvents.checkShape(event)
+        do throws(DomainError) {
+            return try await events.apply(event, tenant: tenant, settings: settings)
+        } catch {
+            switch error.code {
+            case .invalidArgument, .failedPrecondition, .notFound:
+                // About an object this app does not sell or cannot place (another product of the same Stripe
+                // account, a mode it does not accept): every delivery would meet the same answer. Acknowledged and
+                // logged, its ID used; nothing applied.
+                _ = try? await engine.applyStoreNotification(
+                    tenantID: tenant.id, notificationID: StripeEvents.notificationID(event.id), transaction: nil,
+                    reason: "not applied", cause: .stripeWebhook)
+                return NotificationReply(status: 200, message: "\(event.type): not applied: \(error.message)")
+            default:
+                // Stripe's API or storage failing now: Stripe delivers the event again.
+                throw NotificationReply(status: 503, message: error.message)
+            }
+        }
+    }
+
+    /// The event, or 400 naming what is wrong with it.
+    static func decode(_ body: [UInt8]) throws(NotificationReply) -> StripeEvent {
+        let event: StripeEvent
+        do {
+            event = try JSONDecoder().decode(StripeEvent.self, from: Data(body))
+        } catch {
+            throw NotificationReply(
+                status: 400, message: "The body is not a Stripe event (\(String(describing: error).truncated(toUTF8Bytes: 200))).")
+        }
+        guard event.id.hasPrefix("evt_"), event.id.utf8.count <= 255 else {
+            throw NotificationReply(status: 400, message: "The event's id \(event.id.quotedForMessage) is not an evt_ ID.")
+        }
+        guard event.created > 0 else {
+            throw NotificationReply(status: 400, message: "The event has no created time.")
+        }
+        return event
+    }
+}
