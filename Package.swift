@@ -60,7 +60,10 @@ let package = Package(
         ),
         .target(
             name: "EntitlementDomain",
-            dependencies: ["Crypto", "ProtobufWire", "BoundedText", "AppStore", "GooglePlay", "Stripe", "Encodings", "FileAccess"],
+            dependencies: [
+                "Crypto", "ProtobufWire", "BoundedText", "AppStore", "GooglePlay", "Stripe", "Encodings", "FileAccess",
+                "CivilCalendar",
+            ],
             swiftSettings: strict
         ),
         // The tenants file format: strict JSON with lines, read into the domain's values by the domain's rules.
@@ -91,7 +94,7 @@ let package = Package(
         .executableTarget(
             name: "entctl",
             dependencies: [
-                "EntitlementClient", "EntitlementsProto", "EntitlementDomain", "Crypto", "AppStore", "GooglePlay", "JOSE",
+                "EntitlementClient", "EntitlementsProto", "EntitlementDomain", "Crypto", "AppStore", "GooglePlay", "Stripe", "JOSE",
                 "CivilCalendar", "EntitlementdVersion", "Encodings", "FileAccess", "HTTP2Transport", "ProtobufWire", "RPCCore",
                 "StandardServices",
             ],
@@ -145,7 +148,7 @@ let package = Package(
             exclude: ["Resources"]
         ),
         .testTarget(
-            name: "EntitlementDomainTests", dependencies: ["EntitlementDomain", "EntitlementStorage", "TestSupport", "AppStore", "GooglePlay"]
+            name: "EntitlementDomainTests", dependencies: ["EntitlementDomain", "EntitlementStorage", "TestSupport", "AppStore", "GooglePlay", "Stripe"]
         ),
         .testTarget(name: "TenantConfigurationTests", dependencies: ["TenantConfiguration", "EntitlementDomain", "TestSupport"]),
         .testTarget(

@@ -35,6 +35,14 @@ extension EntitlementClient {
         return try await unary(Methods.purchase, request)
     }
 
+    /// `Purchase` with a redemption code: the web purchase nobody owned, attached to `appUserID`.
+    public func redeem(appUserID: String, code: String) async throws -> PurchaseResponse {
+        var request = PurchaseRequest()
+        request.appUserID = appUserID
+        request.purchase = .webRedemption(WebRedemption(code: code))
+        return try await unary(Methods.purchase, request)
+    }
+
     /// `Restore` of App Store transactions.
     public func restoreAppStore(appUserID: String, signedTransactions: [String]) async throws -> RestoreResponse {
         try await restore(appUserID: appUserID, signedTransactions: signedTransactions)
@@ -93,6 +101,11 @@ extension EntitlementClient {
         try await unary(
             Methods.refreshStorePurchase,
             RefreshStorePurchaseRequest(store: store, purchaseID: purchaseID, productID: productID))
+    }
+
+    /// `GetRedemptionCode`: a new single-use code for the web purchase nobody owns that a Stripe ID names.
+    public func getRedemptionCode(stripeID: String) async throws -> RedemptionCode {
+        try await unary(Methods.getRedemptionCode, GetRedemptionCodeRequest(stripeID: stripeID))
     }
 
     /// `ListCustomerEvents`: one page of the customer's history, newest first. `pageSize` 0 means the server

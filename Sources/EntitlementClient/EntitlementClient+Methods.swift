@@ -22,5 +22,6 @@ extension EntitlementClient {
         public static let getCustomer = MethodDescriptor(service: adminService, method: "GetCustomer")
         public static let listCustomerEvents = MethodDescriptor(service: adminService, method: "ListCustomerEvents")
         public static let refreshStorePurchase = MethodDescriptor(service: adminService, method: "RefreshStorePurchase")
+        public static let getRedemptionCode = MethodDescriptor(service: adminService, method: "GetRedemptionCode")
     }
 }

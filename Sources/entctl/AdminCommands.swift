@@ -69,6 +69,15 @@ extension Entctl {
         return 0
     }
 
+    /// `redemption-code STRIPE_ID`: a new single-use code for the web purchase nobody owns that the ID names.
+    func redemptionCode() async throws -> Int32 {
+        try arguments.check(positionals: ["STRIPE_ID"])
+        let stripeID = try arguments.positional(0, "STRIPE_ID")
+        let response = try await connect(.secretKey).getRedemptionCode(stripeID: stripeID)
+        printer.print(response, human: HumanOutput.redemptionCode(response))
+        return 0
+    }
+
     /// `events APP_USER_ID [--page-size N] [--page-token T] [--all]`: one page, or with `--all` every page from the
     /// token on. `--json` prints one object per page.
     func events() async throws -> Int32 {

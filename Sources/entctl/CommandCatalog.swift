@@ -5,12 +5,12 @@ extension CommandHelp {
             title: "EntitlementService commands (a public key; the demo one on a loopback address)",
             keyNote: "Key: --key KEY or $ENTCTL_KEY, a public key (pk_...); without either, the demo public key is sent,\n"
                 + "to a loopback address (127.0.0.1, ::1, localhost) only.",
-            commands: [identify, status, watch, purchase, restore]),
+            commands: [identify, status, watch, purchase, redeem, restore]),
         CommandGroup(
             title: "AdminService commands (a secret key; the demo one on a loopback address)",
             keyNote: "Key: --key KEY or $ENTCTL_KEY, a secret key (sk_...); without either, the demo secret key is sent,\n"
                 + "to a loopback address (127.0.0.1, ::1, localhost) only.",
-            commands: [grant, revoke, customer, events, refreshPurchase]),
+            commands: [grant, revoke, customer, events, refreshPurchase, redemptionCode]),
         CommandGroup(title: "Other commands", keyNote: nil, commands: [health, genKey, hashKey]),
         CommandGroup(
             title: "Local App Store signing, for development (DIR defaults to \(DevCommands.defaultDirectory), "
@@ -22,6 +22,10 @@ extension CommandHelp {
                 + "\(DevCommands.defaultPlayDirectory), the repository's development push-signing key)",
             keyNote: nil,
             commands: devPlayCommands),
+        CommandGroup(
+            title: "Local Stripe webhooks, for development (signed with the demo tenant's endpoint secret unless --secret)",
+            keyNote: nil,
+            commands: [devStripe]),
     ]
 
     // MARK: EntitlementService
@@ -61,6 +65,17 @@ extension CommandHelp {
         options: [
             ("--play PRODUCT_ID:TOKEN", "a Google Play purchase: the product ID and its purchase token (TOKEN - reads"),
             ("", "it from standard input)"),
+        ])
+
+    static let redeem = CommandHelp(
+        name: "redeem", arguments: "APP_USER_ID CODE",
+        summary: "attach a web purchase nobody owned, with the redemption code redemption-code issued",
+        details: [
+            "", "Calls EntitlementService/Purchase with web_redemption: the code is single use; the purchase moves to",
+            "APP_USER_ID as the tenant's transfer policy for web purchases allows. After too many failed attempts",
+            "the server refuses every attempt for a while (RESOURCE_EXHAUSTED).",
+            "",
+            "  entctl redeem alice rc_...",
         ])
 
     static let restore = CommandHelp(
@@ -137,14 +152,26 @@ extension CommandHelp {
         name: "hash-key", arguments: "KEY",
         summary: "print the hash string of KEY for the tenants file (offline; - reads KEY from standard input)")
 
+    static let redemptionCode = CommandHelp(
+        name: "redemption-code", arguments: "STRIPE_ID",
+        summary: "issue a single-use code for an anonymous web purchase (by checkout session, subscription, customer...)",
+        details: [
+            "", "Calls AdminService/GetRedemptionCode. STRIPE_ID names the purchase: its Checkout Session (cs_...),",
+            "subscription (sub_...), customer (cus_..., the newest purchase nobody owns), invoice (in_...) or payment",
+            "intent (pi_...). The code is shown only now (the server keeps its hash) and replaces the purchase's",
+            "unused one; it expires after the tenant's stripe.redemption_code_days.",
+            "",
+            "  entctl redemption-code cs_test_...",
+        ])
+
     // MARK: dev
 
     /// `entctl dev --help`: the subcommands.
     static let dev = CommandHelp(
         name: "dev",
-        arguments: "init|sign-transaction|sign-renewal-info|sign-notification|notify|play-key|play-notify [options]",
-        summary: "sign App Store data and Google Play notifications with local keys shaped like the stores', for development",
-        details: [""] + columns((devCommands + devPlayCommands).map { ($0.name, $0.summary) }) + [
+        arguments: "init|sign-transaction|sign-renewal-info|sign-notification|notify|play-key|play-notify|stripe [options]",
+        summary: "sign App Store data, Google Play notifications and Stripe webhooks with local keys, for development",
+        details: [""] + columns((devCommands + devPlayCommands + [devStripe]).map { ($0.name, $0.summary) }) + [
             "",
             "The signing commands use \(DevCommands.defaultDirectory), the CA the demo tenant trusts for Sandbox, and",
             "play-notify \(DevCommands.defaultPlayDirectory), the repository's development push-signing key, unless --dir",
@@ -242,6 +269,44 @@ extension CommandHelp {
     // MARK: dev (Google Play)
 
     static let devPlayCommands = [devPlayKey, devPlayNotify]
+
+    static let devStripe = CommandHelp(
+        name: "dev stripe", arguments: "TYPE --tenant ID [options]",
+        summary: "sign a Stripe event and POST it to the server's Stripe webhook",
+        details: [
+            "",
+            "Posts to /v1/stripe/webhooks/ID at --addr over cleartext HTTP/1.1 with a Stripe-Signature made with",
+            "--secret (default: the demo tenant's endpoint secret), prints the HTTP status and answer; exits 0 only on",
+            "a 2xx. The object is built from the options for customer.subscription.*, checkout.session.*, invoice.*,",
+            "charge.refunded and charge.dispute.*; any other TYPE needs --object. TIME is RFC 3339 or a span from now.",
+            "",
+            "  entctl dev stripe checkout.session.completed --tenant demo --subscription sub_1 --app-user-id alice",
+            "  entctl dev stripe customer.subscription.created --tenant demo --subscription sub_1",
+            "  entctl dev stripe customer.subscription.updated --tenant demo --subscription sub_1 --cancel-at-period-end",
+        ],
+        options: [
+            ("--tenant ID", "the tenant whose webhook it is (the demo tenant's is demo)"),
+            ("--secret WHSEC", "the endpoint secret to sign with (default \(DevCommands.demoWebhookSecret))"),
+            ("--object FILE", "the event's data.object as JSON (- reads standard input), instead of the options below"),
+            ("--event-id ID", "the event's ID (default a new evt_dev_...); resend one to see duplicates ignored"),
+            ("--created TIME", "the event's created time (default now): older events change nothing"),
+            ("--livemode", "a live-mode object (default test mode, which the demo tenant accepts)"),
+            ("--subscription ID", "the subscription (default a new sub_dev_...); checkout sessions: subscription mode"),
+            ("--customer ID", "the Stripe customer (default a new cus_dev_...)"),
+            ("--price ID", "the price bought (default \(DevCommands.demoPrice), Pro in the demo tenant)"),
+            ("--status STATUS", "subscription status (default active; canceled for .deleted), or dispute status"),
+            ("--period-end TIME", "the current period's end (default +30d)"),
+            ("--cancel-at-period-end", "the subscription ends at the period's end (will not renew)"),
+            ("--app-user-id ID", "the buyer: client_reference_id of a session, metadata.app_user_id of a subscription"),
+            ("--session ID", "the Checkout Session ID (default a new cs_test_dev_...)"),
+            ("--mode MODE", "payment or subscription (default: subscription with --subscription, else payment)"),
+            ("--payment-intent ID", "the payment intent (one-time sessions, invoices, refunds, disputes)"),
+            ("--payment-status S", "paid (default), unpaid or no_payment_required"),
+            ("--invoice ID", "the invoice (invoice.*; a subscription's latest_invoice)"),
+            ("--charge ID", "the charge (charge.refunded, disputes)"),
+            ("--dispute ID", "the dispute"),
+            ("--partial", "charge.refunded: half the amount, not all"),
+        ])
 
     static let devPlayKey = CommandHelp(
         name: "dev play-key", arguments: "[--dir DIR] [--force]",

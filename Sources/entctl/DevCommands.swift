@@ -12,7 +12,7 @@ extension Entctl {
         guard let subcommand = arguments.subcommand() else {
             throw UsageError(
                 description: "dev needs a command: init, sign-transaction, sign-renewal-info, sign-notification, notify, "
-                    + "play-key or play-notify")
+                    + "play-key, play-notify or stripe")
         }
         let commands = DevCommands(
             arguments: subcommand, printer: printer, address: options.address, timeout: options.timeout)
@@ -24,6 +24,7 @@ extension Entctl {
         case "dev notify": return try await commands.notify()
         case "dev play-key": return try commands.playKey()
         case "dev play-notify": return try await commands.playNotify()
+        case "dev stripe": return try await commands.stripe()
         default: throw UsageError(description: "unknown command '\(subcommand.command)'")
         }
     }

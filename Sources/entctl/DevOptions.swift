@@ -10,9 +10,13 @@ extension EntctlOptions {
         "--app-account-token", "--environment", "--purchase-date", "--ownership", "--revocation-date", "--signed-date",
         "--auto-renew", "--auto-renew-product", "--grace-period-expires", "--app-apple-id", "--transaction",
         "--renewal-info", "--tenant", "--package", "--token", "--sku", "--order-id", "--refund-type", "--audience",
-        "--email", "--message-id", "--event-time",
+        "--email", "--message-id", "--event-time", "--secret", "--object", "--event-id", "--created", "--subscription",
+        "--customer", "--price", "--status", "--period-end", "--app-user-id", "--session", "--mode", "--payment-intent",
+        "--payment-status", "--invoice", "--charge", "--dispute",
     ]
-    static let devFlagOptions: Set<String> = ["--force", "--billing-retry", "--upgraded"]
+    static let devFlagOptions: Set<String> = [
+        "--force", "--billing-retry", "--upgraded", "--livemode", "--cancel-at-period-end", "--partial",
+    ]
 }
 
 extension CommandArguments {

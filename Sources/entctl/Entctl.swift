@@ -33,6 +33,8 @@ struct Entctl {
         case "customer": try await customer()
         case "events": try await events()
         case "refresh-purchase": try await refreshPurchase()
+        case "redeem": try await redeem()
+        case "redemption-code": try await redemptionCode()
         case "gen-key": try generateKey()
         case "hash-key": try hashKey()
         case "dev": try await dev()

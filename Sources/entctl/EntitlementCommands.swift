@@ -56,6 +56,19 @@ extension Entctl {
         return 0
     }
 
+    /// `redeem APP_USER_ID CODE`: attaches the web purchase a redemption code stands for.
+    func redeem() async throws -> Int32 {
+        try arguments.check(positionals: ["APP_USER_ID", "CODE"])
+        let appUserID = try arguments.positional(0, "APP_USER_ID")
+        let code = try Self.token(try arguments.positional(1, "CODE"))
+        let response = try await connect(.publicKey).redeem(appUserID: appUserID, code: code)
+        printer.print(
+            response,
+            human: HumanOutput.customerStatus(response.customer)
+                + (response.result.map { ["purchase: " + HumanOutput.purchaseResult($0)] } ?? []))
+        return 0
+    }
+
     /// `restore APP_USER_ID [SIGNED_TRANSACTION...] [--play PRODUCT_ID:TOKEN]...`: up to 100 purchases of either store.
     func restore() async throws -> Int32 {
         try arguments.check(positionals: ["APP_USER_ID"], optional: Self.maxRestoredPurchases, options: ["--play"])

@@ -161,6 +161,14 @@ enum HumanOutput {
         return lines
     }
 
+    static func redemptionCode(_ response: RedemptionCode) -> [String] {
+        [
+            "code: \(response.code)",
+            "expires: " + (response.expiresAt.map(time) ?? "never"),
+            "purchase: " + (response.transaction.map(transactionLine) ?? "none"),
+        ]
+    }
+
     /// One line: `version 5  2025-...  REVOKE  STATUS_CHANGED  no entitlements  reason: ...  reference: g_...`.
     static func customerEvent(_ event: CustomerEvent) -> String {
         var line = "version \(event.version)  \(time(event.occurredAt))  \(event.cause.name)  \(event.change.name)"

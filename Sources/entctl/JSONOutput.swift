@@ -8,6 +8,9 @@ indirect enum JSONValue {
     /// Already in JSON number syntax.
     case number(String)
     case bool(Bool)
+    case null
+    /// JSON text checked by whoever made it (an object read from a file), written as it is.
+    case raw([UInt8])
     case array([JSONValue])
     case object([(String, JSONValue)])
 
@@ -22,6 +25,8 @@ indirect enum JSONValue {
         case .string(let value): Self.writeString(value, to: &output)
         case .number(let value): output += value
         case .bool(let value): output += value ? "true" : "false"
+        case .null: output += "null"
+        case .raw(let bytes): output += String(decoding: bytes, as: UTF8.self)
         case .array(let values):
             output += "["
             for (index, value) in values.enumerated() {
@@ -244,6 +249,16 @@ extension RefreshStorePurchaseResponse: JSONEncodable {
         object.add("transaction", transaction)
         object.add("changed", changed)
         object.add("customer", customer)
+        return object.value
+    }
+}
+
+extension RedemptionCode: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("code", code)
+        object.add("expiresAt", expiresAt)
+        object.add("transaction", transaction)
         return object.value
     }
 }

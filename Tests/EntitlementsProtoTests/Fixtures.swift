@@ -56,6 +56,18 @@ enum Fixtures {
         Fixture("PurchaseRequest#playStore") {
             unk(PurchaseRequest(appUserID: "user-1", purchase: .playStore(playStorePurchase($0))), $0)
         },
+        Fixture("PurchaseRequest#webRedemption") {
+            unk(PurchaseRequest(appUserID: "user-1", purchase: .webRedemption(unk(WebRedemption(code: "rc_abc"), $0))), $0)
+        },
+        Fixture("WebRedemption") { unk(WebRedemption(code: "rc_abc"), $0) },
+        Fixture("GetRedemptionCodeRequest") { unk(GetRedemptionCodeRequest(stripeID: "cs_test_1"), $0) },
+        Fixture("RedemptionCode") { u in
+            var code = RedemptionCode()
+            code.code = "rc_abc"
+            code.expiresAt = ts(1_700_000_000, 0, u)
+            code.transaction = transaction(u)
+            return unk(code, u)
+        },
         Fixture("PurchaseRequest#emptyAppStore") {
             unk(PurchaseRequest(appUserID: "user-1", purchase: .appStore(AppStorePurchase())), $0)
         },
@@ -111,6 +123,7 @@ enum Fixtures {
         .empty(GrantEntitlementRequest.self), .empty(Grant.self), .empty(RevokeGrantRequest.self),
         .empty(GetCustomerRequest.self), .empty(Customer.self), .empty(Transaction.self),
         .empty(ListCustomerEventsRequest.self), .empty(ListCustomerEventsResponse.self), .empty(CustomerEvent.self),
+        .empty(WebRedemption.self), .empty(GetRedemptionCodeRequest.self), .empty(RedemptionCode.self),
     ]
 
     static func unk<M: ProtoMessage>(_ message: M, _ withUnknownFields: Bool) -> M {

@@ -112,13 +112,13 @@ extension CustomerEngine {
                 throw DomainError.notFound("Unknown redemption code.")
             }
             if let used = record.usedAt {
-                throw DomainError.failedPrecondition("This redemption code was already used, at \(used).")
+                throw DomainError.failedPrecondition("This redemption code was already used, at \(used.rfc3339).")
             }
             if let replaced = record.replacedAt {
-                throw DomainError.failedPrecondition("This redemption code was replaced by a newer one at \(replaced).")
+                throw DomainError.failedPrecondition("This redemption code was replaced by a newer one at \(replaced.rfc3339).")
             }
             guard now < record.expiresAt else {
-                throw DomainError.failedPrecondition("This redemption code expired at \(record.expiresAt).")
+                throw DomainError.failedPrecondition("This redemption code expired at \(record.expiresAt.rfc3339).")
             }
             guard
                 let purchase = try transaction.purchase(

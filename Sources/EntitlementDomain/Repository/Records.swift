@@ -1,3 +1,4 @@
+import CivilCalendar
 /// A point in time as stored: milliseconds since the Unix epoch (the stores' own unit).
 public struct UnixTime: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var milliseconds: Int64
@@ -14,6 +15,11 @@ public struct UnixTime: Hashable, Comparable, Sendable, CustomStringConvertible 
         UnixTime(milliseconds: -62_135_596_800_000)...UnixTime(milliseconds: 253_402_300_799_999)
 
     public var description: String { "\(milliseconds)ms" }
+
+    /// RFC 3339 in UTC to the second (`2030-01-31T12:00:00Z`), for messages people read.
+    public var rfc3339: String {
+        CivilCalendar.iso8601(seconds: milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000)
+    }
 }
 
 /// A customer: one canonical app user ID with its aliases, keyed by tenant.

@@ -109,6 +109,8 @@ struct StripeEvents: Sendable {
                     fromSubscription: subscription, observedAt: engine.now(), origin: .storeAPI, tenant: tenant,
                     settings: settings)
             } else {
+                // The subscription's own events give its state; one held already, nobody's yet, is the buyer's now.
+                change.record = try engine.purchase(tenantID: tenant.id, store: .web, originalTransactionID: subscriptionID)
                 change.note = "the buyer is kept for subscription \(subscriptionID.quotedForMessage), whose own events give its state"
             }
         case "payment":

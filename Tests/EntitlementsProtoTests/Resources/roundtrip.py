@@ -106,6 +106,8 @@ def purchase_request(u, case):
         m.app_store.CopyFrom(app_store_purchase(u))
     elif case == "play_store":
         m.play_store.CopyFrom(play_store_purchase(u))
+    elif case == "web_redemption":
+        m.web_redemption.CopyFrom(unk(es.WebRedemption(code="rc_abc"), u))
     else:
         m.app_store.SetInParent()
     return unk(m, u)
@@ -192,6 +194,13 @@ def refresh_store_purchase_response(u):
     return unk(m, u)
 
 
+def redemption_code(u):
+    m = ad.RedemptionCode(code="rc_abc")
+    m.expires_at.CopyFrom(ts(1_700_000_000, 0, u))
+    m.transaction.CopyFrom(transaction(u))
+    return unk(m, u)
+
+
 def customer(u):
     m = ad.Customer(aliases=["$anon:1", "$anon:2"])
     m.customer.CopyFrom(customer_status(u))
@@ -269,6 +278,10 @@ def cases():
                                         lambda u: unk(ad.RefreshStorePurchaseRequest(
                                             store=st.PLAY_STORE, purchase_id="token-1", product_id="premium"), u)),
         "RefreshStorePurchaseResponse": (ad.RefreshStorePurchaseResponse, refresh_store_purchase_response),
+        "PurchaseRequest#webRedemption": (es.PurchaseRequest, lambda u: purchase_request(u, "web_redemption")),
+        "WebRedemption": (es.WebRedemption, lambda u: unk(es.WebRedemption(code="rc_abc"), u)),
+        "GetRedemptionCodeRequest": (ad.GetRedemptionCodeRequest, lambda u: unk(ad.GetRedemptionCodeRequest(stripe_id="cs_test_1"), u)),
+        "RedemptionCode": (ad.RedemptionCode, redemption_code),
     }
 
 

@@ -1,0 +1,164 @@
+import EntitlementDomain
+import Foundation
+import Stripe
+import Testing
+
+/// Stripe's subscriptions and checkouts as purchases: which statuses grant, for how long, and which data wins.
+@Suite struct StripeInterpretationTests {
+    static let periodStart: Int64 = 1_700_000_000
+    static let periodEnd: Int64 = periodStart + 30 * 86_400
+
+    let tenant: Tenant
+    let settings = StripeSettings(
+        webhookSecrets: ["whsec_0123456789abcdef0123"], environments: [.test], prices: ["price_pro": "pro_web"],
+        products: ["prod_lifetime": "lifetime_web"], pastDueGraceDays: 3)
+
+    init() throws {
+        tenant = try Tenant(
+            id: "acme", publicKeyHashes: [APIKey.hashString(APIKey.generate(.publicKey))!],
+            products: ["pro_web": ["pro"], "lifetime_web": ["premium"]], stripe: settings)
+    }
+
+    private func subscription(_ fields: [String: Any]) throws -> StripeSubscription {
+        var object: [String: Any] = [
+            "id": "sub_1", "object": "subscription", "status": "active", "customer": "cus_1", "livemode": false,
+            "start_date": Self.periodStart, "latest_invoice": "in_1",
+            "items": ["data": [[
+                "price": ["id": "price_pro", "product": "prod_pro"], "current_period_start": Self.periodStart,
+                "current_period_end": Self.periodEnd,
+            ]]],
+        ]
+        object.merge(fields) { $1 }
+        return try JSONDecoder().decode(StripeSubscription.self, from: JSONSerialization.data(withJSONObject: object))
+    }
+
+    private func purchase(_ fields: [String: Any] = [:], at observed: Int64 = periodStart + 60) throws -> StorePurchase {
+        try StripeInterpretation.purchase(
+            fromSubscription: try subscription(fields), observedAt: UnixTime(milliseconds: observed * 1000),
+            origin: .notification, tenant: tenant, settings: settings)
+    }
+
+    private func grants(_ record: StorePurchase, at seconds: Int64) -> Bool {
+        StatusCalculator.status(of: EntitlementCandidate.candidates(of: record), at: UnixTime(milliseconds: seconds * 1000))
+            .isActive
+    }
+
+    @Test func anActiveSubscriptionGrantsItsPriceEntitlementsUntilThePeriodEnds() throws {
+        let record = try purchase()
+        #expect(record.store == .web && record.originalTransactionID == "sub_1" && record.transactionID == "in_1")
+        #expect(record.productID == "pro_web" && record.entitlementIDs == ["pro"] && record.environment == .sandbox)
+        #expect(record.expiresAt == UnixTime(milliseconds: Self.periodEnd * 1000) && record.willRenew)
+        #expect(grants(record, at: Self.periodEnd - 1) && !grants(record, at: Self.periodEnd))
+    }
+
+    @Test func theLegacyTopLevelPeriodIsReadWhenItemsHaveNone() throws {
+        let record = try purchase([
+            "items": ["data": [["price": ["id": "price_pro"]]]], "current_period_end": Self.periodEnd + 5,
+        ])
+        #expect(record.expiresAt == UnixTime(milliseconds: (Self.periodEnd + 5) * 1000))
+    }
+
+    @Test func trialingGrantsAndIsMarkedAsATrial() throws {
+        let record = try purchase(["status": "trialing"])
+        #expect(grants(record, at: Self.periodStart + 100) && record.offerType == "trial")
+    }
+
+    @Test func cancelAtPeriodEndKeepsAccessButStopsRenewing() throws {
+        let record = try purchase(["cancel_at_period_end": true])
+        #expect(!record.willRenew && grants(record, at: Self.periodEnd - 1))
+    }
+
+    @Test func aScheduledCancelBeforeThePeriodEndEndsAccessThen() throws {
+        let record = try purchase(["cancel_at": Self.periodStart + 10 * 86_400])
+        #expect(!record.willRenew && record.expiresAt == UnixTime(milliseconds: (Self.periodStart + 10 * 86_400) * 1000))
+    }
+
+    @Test func pastDueGrantsTheGraceWindowFromThePeriodStartInBillingRetry() throws {
+        let record = try purchase(["status": "past_due"])
+        #expect(record.inBillingRetry && record.inGracePeriod)
+        let graceEnd = Self.periodStart + 3 * 86_400
+        #expect(grants(record, at: graceEnd - 1) && !grants(record, at: graceEnd))
+    }
+
+    @Test func pastDueWithoutGraceGrantsNothing() throws {
+        var settings = self.settings
+        settings.pastDueGraceDays = 0
+        let record = try StripeInterpretation.purchase(
+            fromSubscription: try subscription(["status": "past_due"]),
+            observedAt: UnixTime(milliseconds: (Self.periodStart + 60) * 1000), origin: .notification, tenant: tenant,
+            settings: settings)
+        #expect(!grants(record, at: Self.periodStart + 60) && record.inBillingRetry && !record.inGracePeriod)
+    }
+
+    @Test(arguments: ["canceled", "unpaid", "incomplete", "incomplete_expired", "paused", "some_future_status"])
+    func statusesThatGrantNothing(status: String) throws {
+        let record = try purchase(["status": status])
+        #expect(!grants(record, at: Self.periodStart + 120), "\(status)")
+        #expect(record.isSuspended)
+    }
+
+    @Test func anUnmappedPriceOrAnotherModeIsRefused() throws {
+        #expect(throws: DomainError.self) { try purchase(["items": ["data": [["price": ["id": "price_other"], "current_period_end": Self.periodEnd]]]]) }
+        let live = #expect(throws: DomainError.self) { try purchase(["livemode": true]) }
+        #expect(live?.code == .failedPrecondition)
+    }
+
+    @Test func withinOneSecondTheLaterStageOfTheLifeWins() {
+        let created: Int64 = 1_700_000_000
+        let incomplete = StripeInterpretation.observationTime(created: created, status: .init(.incomplete))
+        let active = StripeInterpretation.observationTime(created: created, status: .init(.active))
+        let canceled = StripeInterpretation.observationTime(created: created, status: .init(.canceled))
+        let nextSecond = StripeInterpretation.observationTime(created: created + 1, status: .init(.incomplete))
+        #expect(incomplete < active && active < canceled && canceled < nextSecond)
+    }
+
+    @Test func anOlderSnapshotNeverReplacesANewerOne() throws {
+        let newer = try purchase(["status": "canceled", "ended_at": Self.periodStart + 200], at: Self.periodStart + 200)
+        let older = try purchase(at: Self.periodStart + 100)
+        let merged = PurchaseVersions.merge(stored: newer, incoming: older)
+        #expect(merged.isSuspended && !merged.willRenew)
+    }
+
+    @Test func aRevocationStaysForTheSameInvoiceAndAPaidNewInvoiceLiftsIt() throws {
+        let stored = try purchase()
+        let revoked = try #require(StripeInterpretation.revoking(stored, at: UnixTime(milliseconds: (Self.periodStart + 90) * 1000), reason: "REFUNDED"))
+        let laterSnapshot = try purchase(at: Self.periodStart + 300)
+        #expect(PurchaseVersions.merge(stored: revoked, incoming: laterSnapshot).revokedAt == revoked.revokedAt)
+        let invoice = try JSONDecoder().decode(
+            StripeInvoice.self,
+            from: JSONSerialization.data(withJSONObject: [
+                "id": "in_2", "lines": ["data": [["period": ["start": Self.periodEnd, "end": Self.periodEnd + 30 * 86_400]]]],
+            ]))
+        let paid = try #require(StripeInterpretation.paid(invoice, stored: revoked, observedAt: UnixTime(milliseconds: (Self.periodEnd + 10) * 1000)))
+        let renewed = PurchaseVersions.merge(stored: revoked, incoming: paid)
+        #expect(renewed.revokedAt == nil && renewed.transactionID == "in_2" && grants(renewed, at: Self.periodEnd + 100))
+    }
+
+    @Test func aOneTimeCheckoutIsALifetimePurchaseKeyedByItsPaymentIntent() throws {
+        let session = try JSONDecoder().decode(
+            StripeCheckoutSession.self,
+            from: JSONSerialization.data(withJSONObject: [
+                "id": "cs_1", "mode": "payment", "payment_status": "paid", "payment_intent": "pi_1", "livemode": false,
+                "created": Self.periodStart, "line_items": ["data": [["price": ["id": "price_x", "product": "prod_lifetime"]]]],
+            ]))
+        let record = try #require(
+            try StripeInterpretation.purchase(
+                fromCheckoutSession: session, observedAt: UnixTime(milliseconds: Self.periodStart * 1000),
+                origin: .storeAPI, tenant: tenant, settings: settings))
+        #expect(record.originalTransactionID == "pi_1" && record.transactionID == "cs_1" && record.expiresAt == nil)
+        #expect(record.entitlementIDs == ["premium"] && grants(record, at: Self.periodStart + 1))
+    }
+
+    @Test func aDelayedPaymentGrantsNothingUntilPaid() throws {
+        let session = try JSONDecoder().decode(
+            StripeCheckoutSession.self,
+            from: JSONSerialization.data(withJSONObject: [
+                "id": "cs_2", "mode": "payment", "payment_status": "unpaid", "metadata": ["price_id": "price_pro"],
+            ]))
+        let record = try #require(
+            try StripeInterpretation.purchase(
+                fromCheckoutSession: session, observedAt: UnixTime(milliseconds: Self.periodStart * 1000),
+                origin: .notification, tenant: tenant, settings: settings))
+        #expect(record.originalTransactionID == "cs_2" && !grants(record, at: Self.periodStart + 1))
+    }
+}
