@@ -104,7 +104,7 @@ let package = Package(
         // Seeds a benchmark database and measures push latency for Scripts/benchmark.
         .executableTarget(
             name: "entitlementd-bench",
-            dependencies: ["EntitlementClient", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "RPCCore", "AppStore", "Crypto", "HTTP2Transport", "ProtobufWire", "JOSE", "Encodings"],
+            dependencies: ["EntitlementClient", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "RPCCore", "AppStore", "Crypto", "HTTP2Transport", "ProtobufWire", "JOSE", "Encodings", "Stripe"],
             path: "Sources/BenchmarkTool", swiftSettings: strict
         ),
 

@@ -85,11 +85,18 @@ case "fake-rate" where arguments.count == 6:
     }
     try await PlayBench.fakeRate(
         apiBase: arguments[1], accessToken: arguments[2], package: arguments[3], count: count, concurrency: concurrency)
+case "stripe-webhook-rate" where arguments.count == 6:
+    guard let address = try? ListenAddress.parse(arguments[1]).get(), let count = Int(arguments[4]), count > 0,
+        let concurrency = Int(arguments[5]), concurrency > 0
+    else { fail("usage: stripe-webhook-rate HOST:PORT TENANT WEBHOOK_SECRET COUNT CONCURRENCY") }
+    try await StripeBench.webhookRate(
+        address: address, tenant: arguments[2], secret: arguments[3], count: count, concurrency: concurrency)
 default:
     fail(
         "usage: seed DATABASE TENANT CUSTOMERS | push-latency HOST:PORT PUBLIC_KEY SECRET_KEY STREAMS SAMPLES"
             + " | verify-rate SECONDS | purchase-rate HOST:PORT PUBLIC_KEY CA_DIR COUNT CONCURRENCY"
             + " | notify-rate HOST:PORT TENANT CA_DIR COUNT CONCURRENCY | play-purchase-rate HOST:PORT PUBLIC_KEY COUNT"
             + " CONCURRENCY | play-notify-rate HOST:PORT TENANT AUDIENCE EMAIL KEY_PEM KID PACKAGE COUNT CONCURRENCY"
-            + " | fake-rate API_BASE ACCESS_TOKEN PACKAGE COUNT CONCURRENCY")
+            + " | fake-rate API_BASE ACCESS_TOKEN PACKAGE COUNT CONCURRENCY"
+            + " | stripe-webhook-rate HOST:PORT TENANT WEBHOOK_SECRET COUNT CONCURRENCY")
 }

@@ -85,6 +85,22 @@ public enum FileSystem {
         return "/" + components.joined(separator: "/")
     }
 
+    /// The names of the entries of a directory (`.` and `..` left out), sorted.
+    public static func entryNames(of directory: String) -> Result<[String], FileSystemError> {
+        guard let handle = opendir(directory) else {
+            return .failure(FileSystemError(path: directory, reason: errnoDescription()))
+        }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return .success(names.sorted())
+    }
+
     /// Creates `path` and its missing parents, like `mkdir -p`.
     public static func createDirectories(_ path: String) -> Result<Void, FileSystemError> {
         switch kind(of: path) {
@@ -108,6 +124,11 @@ public enum FileSystem {
 public struct FileSystemError: Error, Sendable, CustomStringConvertible {
     public var path: String
     public var reason: String
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
 
     public var description: String { "\(path): \(reason)" }
 }

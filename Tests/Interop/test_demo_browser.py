@@ -1,0 +1,162 @@
+"""The demo web page in a real browser: headless Chromium (Debian's `chromium` and `chromium-driver`, driven through
+WebDriver by Selenium) opens the page the server serves, signs in, buys Pro through the local Checkout stand-in
+(which posts Stripe's webhooks, signed by stripe-python), and sees the page unlock without a reload while a native
+gRPC StreamStatus (grpcio) on the same user sees STATUS_CHANGED. The anonymous flow likewise: buy signed out, get a
+redemption code, redeem it signed in. Screenshots go to the test's artifacts directory
+(`$ENTITLEMENTD_TEST_ARTIFACTS`, default `.build/test-artifacts`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import DEMO_TENANTS_FILE, REPO_ROOT, RPC_TIMEOUT
+from entctl_support import entctl
+from test_demo_app_store import stream_events
+
+from selenium import webdriver
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+ARTIFACTS = Path(os.environ.get("ENTITLEMENTD_TEST_ARTIFACTS", REPO_ROOT / ".build" / "test-artifacts"))
+
+
+@pytest.fixture(scope="module")
+def page_server(tenants_server):
+    return tenants_server(DEMO_TENANTS_FILE, {"demo_page": {"directory": str(REPO_ROOT / "Web" / "demo")}})
+
+
+@pytest.fixture(scope="module")
+def checkout(page_server):
+    """Scripts/fake-checkout for the page's server."""
+    process = subprocess.Popen(
+        [sys.executable, str(REPO_ROOT / "Tests" / "Interop" / "fake_checkout.py"), "--port", "0",
+         "--server", f"127.0.0.1:{page_server.port}"],
+        stdout=subprocess.PIPE, text=True)
+    url = json.loads(process.stdout.readline())["url"]
+    yield url
+    process.terminate()
+    process.wait(timeout=10)
+
+
+@pytest.fixture
+def browser():
+    chromium, chromedriver = shutil.which("chromium"), shutil.which("chromedriver")
+    if not (chromium and chromedriver):
+        pytest.fail("chromium and chromium-driver are not installed: run Scripts/setup --deps-only")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1000,900",
+                     "--disable-popup-blocking"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=chromedriver), options=options)
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+
+
+def screenshot(driver, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(ARTIFACTS / f"demo-page-{name}.png"))
+
+
+def wait_for(driver, what: str, condition, timeout: float = 15):
+    try:
+        return WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda d: condition(d))
+    except Exception:
+        screenshot(driver, "timeout")
+        logs = driver.get_log("browser") if hasattr(driver, "get_log") else []
+        raise AssertionError(f"timed out waiting for {what}; page: {driver.find_element(By.TAG_NAME, 'body').text!r}; "
+                             f"console: {logs}")
+
+
+def entitlements(driver) -> str:
+    return driver.find_element(By.TAG_NAME, "body").get_attribute("data-entitlements") or ""
+
+
+def sign_in(driver, page: str, user: str) -> None:
+    driver.get(page)
+    wait_for(driver, "the sign-in form", lambda d: d.find_element(By.ID, "user").is_displayed())
+    driver.find_element(By.ID, "user").send_keys(user)
+    driver.find_element(By.ID, "sign-in").click()
+    wait_for(driver, "the live stream's snapshot",
+             lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-last-event") == "SNAPSHOT")
+
+
+def pay_in_checkout_window(driver, main_window: str) -> None:
+    wait_for(driver, "the checkout window", lambda d: len(d.window_handles) == 2)
+    driver.switch_to.window(next(h for h in driver.window_handles if h != main_window))
+    wait_for(driver, "the Pay button", lambda d: d.find_element(By.ID, "pay"))
+    screenshot(driver, "checkout")
+    driver.find_element(By.ID, "pay").click()
+    wait_for(driver, "the checkout window to close", lambda d: len(d.window_handles) == 1, timeout=20)
+    driver.switch_to.window(main_window)
+
+
+def watched(server, protos, user: str):
+    """A native gRPC StreamStatus (grpcio) on `user`, created first, past its snapshot."""
+    assert entctl("--addr", f"127.0.0.1:{server.port}", "identify", user).returncode == 0
+    events = stream_events(server, protos, user)
+    assert events.get(timeout=RPC_TIMEOUT)[1] == []
+    return events
+
+
+def test_buying_pro_on_the_web_unlocks_the_page_and_a_native_stream_without_a_reload(page_server, checkout, browser, protos):
+    user = "browser-buyer"
+    native = watched(page_server, protos, user)
+    status_changed = protos.message("entitlements.v1.StatusEvent").Kind.Value("STATUS_CHANGED")
+    try:
+        page = f"http://127.0.0.1:{page_server.port}/demo/?checkout={checkout}"
+        sign_in(browser, page, user)
+        assert entitlements(browser) == ""
+        load = browser.execute_script("return window.demoPageLoad")
+        screenshot(browser, "signed-in")
+        main_window = browser.current_window_handle
+        browser.find_element(By.ID, "buy-pro").click()
+        pay_in_checkout_window(browser, main_window)
+        wait_for(browser, "the page to unlock", lambda d: entitlements(d) == "pro")
+        assert browser.execute_script("return window.demoPageLoad") == load, "the page was reloaded"
+        assert "STATUS_CHANGED" in browser.find_element(By.ID, "events").text
+        assert "(WEB, renews)" in browser.find_element(By.ID, "entitlements").text
+        screenshot(browser, "unlocked")
+        assert native.get(timeout=RPC_TIMEOUT) == (status_changed, ["pro"])
+    finally:
+        native.call.cancel()
+
+
+def test_an_anonymous_purchase_is_redeemed_by_a_signed_in_user(page_server, checkout, browser, protos):
+    user = "browser-redeemer"
+    native = watched(page_server, protos, user)
+    status_changed = protos.message("entitlements.v1.StatusEvent").Kind.Value("STATUS_CHANGED")
+    try:
+        browser.get(f"http://127.0.0.1:{page_server.port}/demo/?checkout={checkout}")
+        browser.execute_script("localStorage.clear()")
+        browser.refresh()
+        wait_for(browser, "the signed-out page", lambda d: d.find_element(By.ID, "buy-anonymous").is_displayed())
+        main_window = browser.current_window_handle
+        browser.find_element(By.ID, "buy-anonymous").click()
+        pay_in_checkout_window(browser, main_window)
+        code = wait_for(browser, "the redemption code",
+                        lambda d: d.find_element(By.ID, "code").get_attribute("value") or False)
+        assert code.startswith("rc_") and len(code) == 35, code
+        screenshot(browser, "redemption-code")
+        browser.find_element(By.ID, "user").send_keys(user)
+        browser.find_element(By.ID, "sign-in").click()
+        wait_for(browser, "the redeem button", lambda d: d.find_element(By.ID, "redeem").is_enabled())
+        browser.find_element(By.ID, "redeem").click()
+        wait_for(browser, "the page to unlock", lambda d: entitlements(d) == "premium pro")
+        assert "Redeemed" in browser.find_element(By.ID, "message").text
+        screenshot(browser, "redeemed")
+        assert native.get(timeout=RPC_TIMEOUT) == (status_changed, ["premium", "pro"])
+        # The code is single use: a second redemption is refused, and the page says why.
+        browser.find_element(By.ID, "code").send_keys(code)
+        browser.find_element(By.ID, "redeem").click()
+        wait_for(browser, "the refusal", lambda d: "already used" in d.find_element(By.ID, "message").text)
+    finally:
+        native.call.cancel()
