@@ -17,10 +17,13 @@ public struct EntitlementService: RPCService {
     /// nil: Google Play purchases are refused (no outbound client was configured).
     let playStore: PlayStorePurchases?
     let acknowledger: PlayAcknowledger?
+    /// How long a gRPC-Web status stream may stay silent before a `HEARTBEAT` event goes out.
+    let webHeartbeatInterval: Duration
 
     public init(
         engine: CustomerEngine, tenants: TenantRegistry, log: CallLog, streams: StreamLimits = StreamLimits(),
-        appStore: AppStorePurchases? = nil, playStore: PlayStorePurchases? = nil, acknowledger: PlayAcknowledger? = nil
+        appStore: AppStorePurchases? = nil, playStore: PlayStorePurchases? = nil, acknowledger: PlayAcknowledger? = nil,
+        webHeartbeatInterval: Duration = .seconds(25)
     ) {
         self.engine = engine
         self.tenants = tenants
@@ -29,6 +32,7 @@ public struct EntitlementService: RPCService {
         self.appStore = appStore ?? AppStorePurchases(tenants: tenants)
         self.playStore = playStore
         self.acknowledger = acknowledger
+        self.webHeartbeatInterval = webHeartbeatInterval
     }
 
     private static func method(_ name: String) -> MethodDescriptor {
@@ -191,6 +195,12 @@ public struct EntitlementService: RPCService {
             }
             let customerID = subscription.customerID
             fields.appUserID = current.appUserID
+            let heartbeat = context.isGRPCWeb ? StatusHeartbeat.start(every: webHeartbeatInterval, on: writer) : nil
+            defer { heartbeat?.stop() }
+            func send(_ update: StatusUpdate) async throws {
+                try await writer.write(StatusEvent(update, serverTime: engine.now()))
+                heartbeat?.wrote()
+            }
 
             var lastVersion = current.version
             let replayed =
@@ -199,16 +209,16 @@ public struct EntitlementService: RPCService {
                     tenantID: tenant.id, customerID: customerID, afterVersion: request.afterVersion, current: current)
                 : nil
             if let replayed {
-                for update in replayed { try await writer.write(StatusEvent(update, serverTime: engine.now())) }
+                for update in replayed { try await send(update) }
                 lastVersion = replayed.last?.state.version ?? request.afterVersion
             } else {
                 let snapshot = StatusUpdate(kind: .snapshot, state: current, reason: "Current status.")
-                try await writer.write(StatusEvent(snapshot, serverTime: engine.now()))
+                try await send(snapshot)
             }
             for await update in subscription {
                 // Updates already covered by the first messages are skipped; a merge's snapshot always goes out.
                 if case .changed = update.kind, update.state.version <= lastVersion { continue }
-                try await writer.write(StatusEvent(update, serverTime: engine.now()))
+                try await send(update)
                 lastVersion = update.state.version
             }
             // The subscription ends only when the call does: the client cancelled or its deadline passed.
