@@ -23,10 +23,11 @@ struct HeaderBlock {
     init() {}
 
     /// The head of an HTTP/1.1 request, read as HTTP/2's would be (the parser has bounded its size already).
+    /// `host` and the connection's own headers are HTTP/1.1 framing, not metadata (HTTP/2 has neither).
     init(http1 request: HTTPRequest) {
         method = request.method
         path = request.target
-        for (name, value) in request.headers {
+        for (name, value) in request.headers where name != "host" && !Metadata.isConnectionHeader(name) {
             var name = name
             var value = value
             name.withUTF8 { name in

@@ -44,7 +44,7 @@ extension ServerShared {
     }
 
     /// The gRPC-Web side of a call with `head`, or nil for a gRPC call.
-    func webCall(_ head: HeaderBlock) -> GRPCWebCall? {
+    func makeWebCall(for head: HeaderBlock) -> GRPCWebCall? {
         head.webMode.map {
             GRPCWebCall(
                 mode: $0,

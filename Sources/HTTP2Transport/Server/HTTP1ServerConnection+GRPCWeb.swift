@@ -39,7 +39,7 @@ extension HTTP1ServerConnection {
         let responses = GRPCResponseQueue(
             highWater: configuration.maxBufferedResponseBytes,
             waker: HTTP1CallWaker(connection: LoopBound(self, loop: loop)), streamID: number)
-        let web = shared.webCall(head)!
+        let web = shared.makeWebCall(for: head)!
         let deframer = MessageDeframer(maxMessageSize: configuration.maxReceiveMessageSize)
         let call: GRPCServerCall
         var deadline: ContinuousClock.Instant?

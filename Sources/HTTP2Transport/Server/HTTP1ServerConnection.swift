@@ -101,7 +101,7 @@ final class HTTP1ServerConnection: ConnectionProtocol {
             return
         }
         requestInFlight = true
-        if let response = transportResponse(to: parsed.request) {
+        if let response = transportResponse(to: parsed) {
             complete(parsed, response)
             return
         }
@@ -118,8 +118,10 @@ final class HTTP1ServerConnection: ConnectionProtocol {
         }
     }
 
-    /// What the transport answers itself: a CORS preflight, or a gRPC-Web request that is not a POST.
-    private func transportResponse(to request: HTTPRequest) -> HTTPResponse? {
+    /// What the transport answers itself: a CORS preflight, or a gRPC-Web request that is not a POST or comes over
+    /// HTTP/1.0 (whose responses cannot be chunked).
+    private func transportResponse(to parsed: HTTP1ParsedRequest) -> HTTPResponse? {
+        let request = parsed.request
         guard !shared.httpRouter.matches(path: request.path) else { return nil }
         if let origin = request.headers["origin"],
             GRPCWebCORS.isPreflight(
@@ -127,11 +129,13 @@ final class HTTP1ServerConnection: ConnectionProtocol {
         {
             return GRPCWebCORS.preflightResponse(origin: origin, policy: shared.configuration.grpcWebCORS)
         }
-        if request.method != "POST", let type = request.headers["content-type"], GRPCWebMode(contentType: type.utf8) != nil {
+        guard let type = request.headers["content-type"], GRPCWebMode(contentType: type.utf8) != nil else { return nil }
+        if request.method != "POST" {
             var response = HTTPResponse.text(405, "gRPC-Web requires POST.\n")
             response.headers.add(name: "allow", value: "POST")
             return response
         }
+        if parsed.version == .http1_0 { return .text(505, "gRPC-Web needs HTTP/1.1 or HTTP/2.\n") }
         return nil
     }
 

@@ -291,7 +291,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         let connection = bound
         let responses = GRPCResponseQueue(
             highWater: configuration.maxBufferedResponseBytes, waker: connection, streamID: streamID)
-        let web = shared.webCall(head)
+        let web = shared.makeWebCall(for: head)
         let prepared: PreparedCall
         switch shared.prepareCall(head, acceptsNewCalls: management.acceptsNewCalls) {
         case .failure(let error):
