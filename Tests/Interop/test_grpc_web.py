@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import signal
 import socket
+import ssl
 import time
 from dataclasses import dataclass
 
 import grpc
 import pytest
 
-from conftest import RPC_TIMEOUT, RawH2Connection
+from conftest import RPC_TIMEOUT, SHUTDOWN_TIMEOUT, RawH2Connection, start_server
 from entitlement_support import Clients, new_tenant, unique_id, write_tenants
 
 SYNC = "/entitlements.v1.EntitlementService/SyncStatus"
@@ -149,10 +151,13 @@ class WebResponse:
 
 
 class Http1:
-    """One HTTP/1.1 connection, read incrementally (chunk by chunk)."""
+    """One HTTP/1.1 connection, read incrementally (chunk by chunk); TLS when given a context."""
 
-    def __init__(self, server):
+    def __init__(self, server, tls: ssl.SSLContext | None = None):
         self.sock = socket.create_connection((server.host, server.port), timeout=RPC_TIMEOUT)
+        if tls is not None:
+            self.sock = tls.wrap_socket(self.sock, server_hostname="localhost")
+            assert self.sock.selected_alpn_protocol() in ("http/1.1", None)
         self.stream = self.sock.makefile("rb")
         self.authority = f"{server.host}:{server.port}"
 
@@ -194,9 +199,10 @@ class Http1:
             return data
         return read_more
 
-    def web_call(self, path: str, body: bytes, mode: str, headers=()) -> WebResponse:
+    def web_call(self, path: str, body: bytes, mode: str, headers=(), *, encoded: bytes | None = None,
+                 chunk_size: int | None = None) -> WebResponse:
         self.send("POST", path, [("content-type", CONTENT_TYPES[mode]), ("x-grpc-web", "1"), *headers],
-                  encode_body(body, mode))
+                  encoded if encoded is not None else encode_body(body, mode))
         status, response_headers = self.read_head()
         if response_headers.get("transfer-encoding") == "chunked":
             read_more = self.chunk_reader()
@@ -205,20 +211,42 @@ class Http1:
         return WebResponse(status, response_headers, FrameReader(read_more, mode))
 
 
-class Http2:
-    """gRPC-Web over a raw h2c connection (the suite's RawH2Connection)."""
+class TlsRawH2Connection(RawH2Connection):
+    """The suite's raw HTTP/2 client over TLS with ALPN `h2`."""
 
-    def __init__(self, server):
-        self.raw = RawH2Connection(server.host, server.port)
+    def __init__(self, host: str, port: int, tls: ssl.SSLContext):
+        import h2.config
+        import h2.connection
+
+        self.authority, self.timeout = f"{host}:{port}", RPC_TIMEOUT
+        self.sock = tls.wrap_socket(socket.create_connection((host, port), timeout=RPC_TIMEOUT), server_hostname="localhost")
+        assert self.sock.selected_alpn_protocol() == "h2"
+        self.conn = h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=True, header_encoding=None))
+        self.conn.initiate_connection()
+        self._flush()
+        self.responses = {}
+
+
+class Http2:
+    """gRPC-Web over a raw HTTP/2 connection: h2c, or TLS when given a context."""
+
+    def __init__(self, server, tls: ssl.SSLContext | None = None):
+        self.scheme = "https" if tls else "http"
+        self.raw = TlsRawH2Connection(server.host, server.port, tls) if tls else RawH2Connection(server.host, server.port)
 
     def close(self) -> None:
         self.raw.close()
 
-    def request(self, method: str, path: str, headers: list[tuple[str, str]], body: bytes = b""):
-        head = [(":method", method), (":scheme", "http"), (":path", path), (":authority", self.raw.authority), *headers]
+    def request(self, method: str, path: str, headers: list[tuple[str, str]], body: bytes = b"",
+                chunk_size: int | None = None):
+        """Sends a request; the body in DATA frames of `chunk_size` bytes when given."""
+        head = [(":method", method), (":scheme", self.scheme), (":path", path), (":authority", self.raw.authority),
+                *headers]
         stream_id = self.raw.start(head, end_stream=not body)
         if body:
-            self.raw.send(stream_id, body, end_stream=True)
+            size = chunk_size or len(body)
+            for offset in range(0, len(body), size):
+                self.raw.send(stream_id, body[offset:offset + size], end_stream=offset + size >= len(body))
         return stream_id
 
     def headers(self, stream_id: int) -> tuple[int, dict[str, str]]:
@@ -230,9 +258,11 @@ class Http2:
         headers = {name.decode(): value.decode() for name, value in response.headers}
         return int(headers.pop(":status")), headers
 
-    def web_call(self, path: str, body: bytes, mode: str, headers=()) -> WebResponse:
+    def web_call(self, path: str, body: bytes, mode: str, headers=(), *, encoded: bytes | None = None,
+                 chunk_size: int | None = None) -> WebResponse:
         stream_id = self.request(
-            "POST", path, [("content-type", CONTENT_TYPES[mode]), ("x-grpc-web", "1"), *headers], encode_body(body, mode))
+            "POST", path, [("content-type", CONTENT_TYPES[mode]), ("x-grpc-web", "1"), *headers],
+            encoded if encoded is not None else encode_body(body, mode), chunk_size)
         status, response_headers = self.headers(stream_id)
         self.stream_id = stream_id
         response = self.raw.responses[stream_id]
@@ -329,6 +359,20 @@ def test_stream_status_snapshot_live_event_and_heartbeats(env, connect, protos, 
     assert whole == HEARTBEAT_FRAME
     heartbeat = status_event(protos, payload)
     assert heartbeat.kind == HEARTBEAT and not heartbeat.HasField("customer") and heartbeat.reason == ""
+
+
+def test_text_request_with_padding_mid_body(env, connect, protos):
+    """A client base64-encodes each flush on its own: here the prefix and the message separately, so `=` padding
+    sits inside the body; over HTTP/2 the text also arrives in DATA frames of 3 bytes, cutting groups apart."""
+    user = unique_id()
+    env.app.identify(user)
+    body = sync_request(protos, user)
+    encoded = base64.b64encode(body[:5]) + base64.b64encode(body[5:])
+    assert b"=" in encoded[:-4], encoded
+    response = connect().web_call(SYNC, body, "text", [auth(env.web.public_key)], encoded=encoded, chunk_size=3)
+    messages, trailers = response.rest()
+    assert protos.message("entitlements.v1.SyncStatusResponse").FromString(messages[0]).customer.app_user_id == user
+    assert trailers == b"grpc-status: 0\r\n"
 
 
 def test_unknown_method_is_trailers_only_unimplemented(env, connect, protos):
@@ -584,3 +628,45 @@ def test_sonora_stream_status(env, web_server, protos):
     assert events[0].kind == SNAPSHOT and events[0].customer.app_user_id == user
     assert {event.kind for event in events[1:-1]} <= {HEARTBEAT}
     assert [e.id for e in events[-1].customer.status.entitlements] == ["pro"]
+
+
+@pytest.mark.parametrize("alpn", ["h2", "http/1.1"])
+@pytest.mark.parametrize("mode", MODES)
+def test_over_tls_with_alpn(tls_server, certificate, pb, alpn, mode):
+    tls = ssl.create_default_context(cafile=str(certificate.certificate))
+    tls.set_alpn_protocols([alpn])
+    connection = (Http2 if alpn == "h2" else Http1)(tls_server, tls)
+    try:
+        # The interop service's EmptyCall needs no key: an empty message, then the trailers frame.
+        response = connection.web_call("/entitlementd.testing.InteropTestService/EmptyCall", frame(b""), mode)
+        assert response.headers["content-type"] == CONTENT_TYPES[mode]
+        assert response.rest() == ([b""], b"grpc-status: 0\r\n")
+        refused = connection.web_call(SYNC, frame(b""), mode, [auth("pk_" + "4" * 64)])
+        assert_trailers_only(refused, grpc.StatusCode.UNAUTHENTICATED.value[0])
+    finally:
+        connection.close()
+
+
+def test_http1_stream_ends_with_unavailable_at_shutdown(tmp_path, web_tenants, protos):
+    tenants_file = tmp_path / "tenants.json"
+    write_tenants(tenants_file, web_tenants)
+    server = start_server(tmp_path / "server", tenants_file)
+    try:
+        clients = Clients(server, protos)
+        clients.channel()
+        user = unique_id()
+        clients.api(web_tenants[0].public_key).identify(user)
+        connection = Http1(server)
+        response = connection.web_call(STREAM, stream_request(protos, user), "binary", [auth(web_tenants[0].public_key)])
+        assert status_event(protos, response.reader.next_frame()[1]).kind == SNAPSHOT
+        clients.close()
+        server.process.send_signal(signal.SIGTERM)
+        # A status stream never ends on its own: at shutdown it ends at once, so the page reconnects elsewhere.
+        messages, trailers = response.rest()
+        assert all(status_event(protos, m).kind == HEARTBEAT for m in messages)
+        assert parse_trailers(trailers)["grpc-status"] == str(grpc.StatusCode.UNAVAILABLE.value[0])
+        assert connection.stream.read() == b"", "the connection closes after the call at shutdown"
+        connection.close()
+        assert server.process.wait(timeout=SHUTDOWN_TIMEOUT) == 0
+    finally:
+        server.kill()
