@@ -45,15 +45,17 @@ final class GRPCServerCall {
     }
 
     /// The call for `route`, its handler started: synchronous when the handler allows it (it runs once the request
-    /// is complete), else a task reading `requests`, whose flow control `window` tracks.
+    /// is complete), else a task reading the request stream `makeRequests` makes, with its flow-control window
+    /// (made only then: the synchronous path is the hot one).
     static func start(
         route: RPCRouter.Route, context: ServerContext, responses: GRPCResponseQueue, deframer: MessageDeframer,
-        requests: MessageStream, window: InboundWindow, web: GRPCWebCall?
+        web: GRPCWebCall?, makeRequests: () -> (MessageStream, InboundWindow)
     ) -> GRPCServerCall {
         if route.handler.synchronousUnary != nil {
             let handler = SynchronousHandler(route: route, context: context)
             return GRPCServerCall(responses: responses, inbound: .synchronous(handler), deframer: deframer, web: web)
         }
+        let (requests, window) = makeRequests()
         let call = GRPCServerCall(
             responses: responses, inbound: .task(requests, window), deframer: deframer,
             endsAtShutdown: route.handler.endsAtShutdown, web: web)

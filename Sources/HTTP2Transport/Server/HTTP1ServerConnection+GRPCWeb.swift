@@ -56,8 +56,8 @@ extension HTTP1ServerConnection {
                 responseSink: responses)
             // The whole body is here already: no flow control to keep.
             call = GRPCServerCall.start(
-                route: prepared.route, context: context, responses: responses, deframer: deframer,
-                requests: MessageStream(), window: InboundWindow(limit: .max), web: web)
+                route: prepared.route, context: context, responses: responses, deframer: deframer, web: web
+            ) { (MessageStream(), InboundWindow(limit: .max)) }
             deadline = prepared.deadline
         }
         let webCall = HTTP1GRPCWebCall(number: number, call: call, web: web, keepAlive: parsed.keepAlive)

@@ -308,15 +308,19 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
             method: prepared.route.method, metadata: prepared.metadata, deadline: prepared.deadline, peer: socket.peer,
             connectionID: socket.id, connection: memory, isGRPCWeb: web != nil,
             webOrigin: web == nil ? nil : head.value(of: "origin"), responseSink: responses)
-        let window = InboundWindow(limit: configuration.initialWindowSize)
-        let requests = MessageStream { count in
-            let acknowledge = window.consumed(count)
-            if acknowledge > 0 { connection.execute { $0.acknowledge(streamID: streamID, bytes: acknowledge) } }
-        }
+        let windowLimit = configuration.initialWindowSize
         let call = GRPCServerCall.start(
             route: prepared.route, context: context, responses: responses,
             deframer: MessageDeframer(maxMessageSize: configuration.maxReceiveMessageSize, decompressor: prepared.decompressor),
-            requests: requests, window: window, web: web)
+            web: web
+        ) {
+            let window = InboundWindow(limit: windowLimit)
+            let requests = MessageStream { count in
+                let acknowledge = window.consumed(count)
+                if acknowledge > 0 { connection.execute { $0.acknowledge(streamID: streamID, bytes: acknowledge) } }
+            }
+            return (requests, window)
+        }
         stream.phase = .grpc(call)
         perform(call.state.headersAccepted(), on: call, streamID: streamID)
         armDeadline(call, streamID: streamID, deadline: prepared.deadline)
