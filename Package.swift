@@ -135,7 +135,10 @@ let package = Package(
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport", "RPCCore", "ProtobufWire", "Encodings"]),
         .testTarget(
             name: "EntitlementServerTests",
-            dependencies: ["EntitlementServer", "TestSupport", "EntitlementdVersion", "FileAccess", "HTTP2Transport", "RPCCore", "StandardServices"]
+            dependencies: [
+                "EntitlementServer", "TestSupport", "EntitlementdVersion", "FileAccess", "HTTP2Transport", "RPCCore", "StandardServices",
+                "EntitlementDomain", "EntitlementServices",
+            ]
         ),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport", "Encodings"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "Crypto", "TestSupport", "Encodings"], exclude: ["Resources"]),

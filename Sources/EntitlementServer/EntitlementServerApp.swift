@@ -78,7 +78,7 @@ public final class EntitlementServerApp: Sendable {
             store: store, tenants: tenants, logger: logger,
             limits: ServerWiring.Limits(
                 maxStreamsPerConnection: config.maxStreamsPerConnection,
-                maxStreamsPerCustomer: config.maxStreamsPerCustomer),
+                maxStreamsPerCustomer: config.maxStreamsPerCustomer, webHeartbeatInterval: config.grpcWebHeartbeat),
             outbound: outbound,
             playAcknowledgements: PlayAcknowledger.Schedule(
                 firstRetry: config.playAcknowledgementFirstRetry, maxAttempts: config.playAcknowledgementMaxAttempts),
@@ -121,8 +121,10 @@ public final class EntitlementServerApp: Sendable {
     /// output, which tests and scripts read to learn the port.
     @discardableResult
     public func start() throws(TransportError) -> ListenAddress {
+        var transport = config.transport
+        transport.grpcWebCORS = TenantWebOrigins(tenants: tenants, maxAgeSeconds: config.grpcWebCORSMaxAgeSeconds)
         let server = try HTTP2Server(
-            configuration: config.transport, router: router, httpRouter: httpRouter, logger: logger
+            configuration: transport, router: router, httpRouter: httpRouter, logger: logger
         )
         try server.start()
         self.server.withLock { $0 = server }

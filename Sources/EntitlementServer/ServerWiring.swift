@@ -22,15 +22,18 @@ public struct ServerWiring: Sendable {
         public var maxPendingUpdates: Int
         /// How many versions back `after_version` may resume from the log.
         public var replayLimit: Int
+        /// How long a gRPC-Web status stream may stay silent before a `HEARTBEAT` event.
+        public var webHeartbeatInterval: Duration
 
         public init(
             maxStreamsPerConnection: Int = 100, maxStreamsPerCustomer: Int = 16, maxPendingUpdates: Int = 8,
-            replayLimit: Int = 1000
+            replayLimit: Int = 1000, webHeartbeatInterval: Duration = .seconds(25)
         ) {
             self.maxStreamsPerConnection = maxStreamsPerConnection
             self.maxStreamsPerCustomer = maxStreamsPerCustomer
             self.maxPendingUpdates = maxPendingUpdates
             self.replayLimit = replayLimit
+            self.webHeartbeatInterval = webHeartbeatInterval
         }
     }
 
@@ -111,7 +114,7 @@ public struct ServerWiring: Sendable {
                 health,
                 EntitlementService(
                     engine: engine, tenants: tenants, log: callLog, streams: streamLimits, appStore: appStore,
-                    playStore: playStore, acknowledger: acknowledger),
+                    playStore: playStore, acknowledger: acknowledger, webHeartbeatInterval: limits.webHeartbeatInterval),
                 AdminService(engine: engine, tenants: tenants, log: callLog, playStore: playStore, acknowledger: acknowledger),
             ] + extraServices)
         // Reflection lists what the router serves, so it goes last.

@@ -1,3 +1,4 @@
+import BoundedText
 public import EntitlementDomain
 public import RPCCore
 
@@ -9,7 +10,9 @@ public enum CallerAuthentication {
     /// The tenant of a call to a service that `requires` this kind of key (secret keys may call everything).
     ///
     /// A missing, malformed or unknown key is `UNAUTHENTICATED`; a public key on a service that needs a secret
-    /// key is `PERMISSION_DENIED`.
+    /// key is `PERMISSION_DENIED`, and so is a browser call (gRPC-Web with `Origin`) from an origin the tenant does
+    /// not list in `web.allowed_origins`: the transport's CORS answer allows any tenant's origins, since a preflight
+    /// carries no key.
     public static func tenant(
         of context: ServerContext, requires kind: APIKey.Kind, in registry: TenantRegistry
     ) throws(DomainError) -> Tenant {
@@ -25,7 +28,7 @@ public enum CallerAuthentication {
                 else { return nil }
                 return known.tenant
             }
-            if let remembered { return remembered }
+            if let remembered { return try checkOrigin(of: context, for: remembered) }
             guard let parsed = bearerToken(header) else {
                 throw .unauthenticated("the authorization metadata must be \"Bearer <api key>\"")
             }
@@ -38,7 +41,15 @@ public enum CallerAuthentication {
             context.connection.store(
                 AuthenticatedKey(key: Array(token.utf8), generation: generation, tenant: tenant, kind: presented))
         }
-        return tenant
+        return try checkOrigin(of: context, for: tenant)
+    }
+
+    /// `tenant`, unless the call came from a browser page whose origin the tenant does not list.
+    private static func checkOrigin(of context: ServerContext, for tenant: Tenant) throws(DomainError) -> Tenant {
+        guard let origin = context.webOrigin, !(tenant.web?.allowsOrigin(origin) ?? false) else { return tenant }
+        throw .permissionDenied(
+            "origin \(origin.quotedForMessage) is not allowed for this tenant; list it in the tenant's "
+                + "web.allowed_origins")
     }
 
     /// Secret keys may call everything; public keys what needs no more.

@@ -18,11 +18,14 @@ public struct EntitlementService: RPCService {
     let playStore: PlayStorePurchases?
     let acknowledger: PlayAcknowledger?
     let redemptions: RedemptionAttempts
+    /// How long a gRPC-Web status stream may stay silent before a `HEARTBEAT` event goes out.
+    let webHeartbeatInterval: Duration
 
     public init(
         engine: CustomerEngine, tenants: TenantRegistry, log: CallLog, streams: StreamLimits = StreamLimits(),
         appStore: AppStorePurchases? = nil, playStore: PlayStorePurchases? = nil, acknowledger: PlayAcknowledger? = nil,
-        redemptions: RedemptionAttempts = RedemptionAttempts()
+        redemptions: RedemptionAttempts = RedemptionAttempts(),
+        webHeartbeatInterval: Duration = .seconds(25)
     ) {
         self.engine = engine
         self.tenants = tenants
@@ -32,6 +35,7 @@ public struct EntitlementService: RPCService {
         self.playStore = playStore
         self.acknowledger = acknowledger
         self.redemptions = redemptions
+        self.webHeartbeatInterval = webHeartbeatInterval
     }
 
     private static func method(_ name: String) -> MethodDescriptor {
@@ -217,6 +221,12 @@ public struct EntitlementService: RPCService {
             }
             let customerID = subscription.customerID
             fields.appUserID = current.appUserID
+            let heartbeat = context.isGRPCWeb ? StatusHeartbeat.start(every: webHeartbeatInterval, on: writer) : nil
+            defer { heartbeat?.stop() }
+            func send(_ update: StatusUpdate) async throws {
+                try await writer.write(StatusEvent(update, serverTime: engine.now()))
+                heartbeat?.wrote()
+            }
 
             var lastVersion = current.version
             let replayed =
@@ -225,16 +235,16 @@ public struct EntitlementService: RPCService {
                     tenantID: tenant.id, customerID: customerID, afterVersion: request.afterVersion, current: current)
                 : nil
             if let replayed {
-                for update in replayed { try await writer.write(StatusEvent(update, serverTime: engine.now())) }
+                for update in replayed { try await send(update) }
                 lastVersion = replayed.last?.state.version ?? request.afterVersion
             } else {
                 let snapshot = StatusUpdate(kind: .snapshot, state: current, reason: "Current status.")
-                try await writer.write(StatusEvent(snapshot, serverTime: engine.now()))
+                try await send(snapshot)
             }
             for await update in subscription {
                 // Updates already covered by the first messages are skipped; a merge's snapshot always goes out.
                 if case .changed = update.kind, update.state.version <= lastVersion { continue }
-                try await writer.write(StatusEvent(update, serverTime: engine.now()))
+                try await send(update)
                 lastVersion = update.state.version
             }
             // The subscription ends only when the call does: the client cancelled or its deadline passed.

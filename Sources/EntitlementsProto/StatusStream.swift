@@ -43,6 +43,8 @@ public struct StatusEvent: ProtoMessage {
         public static let snapshot = Self(rawValue: 1)
         public static let statusChanged = Self(rawValue: 2)
         public static let customerInfoChanged = Self(rawValue: 3)
+        /// Sent on gRPC-Web streams after a quiet heartbeat interval; carries no customer. Clients ignore it.
+        public static let heartbeat = Self(rawValue: 4)
     }
 
     public var kind = Kind.unspecified

@@ -44,6 +44,8 @@ public struct HTTP2ServerConfiguration: Sendable {
     public var http1MaxBodyBytes: Int = 1024 * 1024
     /// An HTTP/1.1 connection or an unfinished handshake with no traffic for this long is closed.
     public var idleTimeout: Duration = .seconds(120)
+    /// Which browser origins may call gRPC-Web methods; nil: none (preflights get 403, responses no CORS headers).
+    public var grpcWebCORS: (any GRPCWebCORSPolicy)?
 
     public init() {}
 }

@@ -1,20 +1,23 @@
 /// The gRPC length-prefixed message: a 1-byte compressed flag, a 4-byte big-endian length, then the bytes.
 public enum MessageFraming {
     public static let prefixLength = 5
+    /// gRPC-Web's flag for the frame that carries the trailers (the flag byte's most significant bit).
+    public static let trailersFlag: UInt8 = 0x80
 
-    /// Writes the prefix of an uncompressed message of `length` bytes into `buffer` (at least 5 bytes).
-    public static func writePrefix(length: Int, into buffer: UnsafeMutableRawBufferPointer) {
-        buffer[0] = 0
+    /// Writes the prefix of a message of `length` bytes into `buffer` (at least 5 bytes): uncompressed unless
+    /// `flags` says otherwise.
+    public static func writePrefix(length: Int, flags: UInt8 = 0, into buffer: UnsafeMutableRawBufferPointer) {
+        buffer[0] = flags
         buffer[1] = UInt8(truncatingIfNeeded: length >> 24)
         buffer[2] = UInt8(truncatingIfNeeded: length >> 16)
         buffer[3] = UInt8(truncatingIfNeeded: length >> 8)
         buffer[4] = UInt8(truncatingIfNeeded: length)
     }
 
-    /// An uncompressed framed message.
-    public static func frame(_ message: some Collection<UInt8>) -> [UInt8] {
+    /// A framed message: uncompressed unless `flags` says otherwise (gRPC-Web's trailers frame: ``trailersFlag``).
+    public static func frame(_ message: some Collection<UInt8>, flags: UInt8 = 0) -> [UInt8] {
         var framed = [UInt8](repeating: 0, count: prefixLength)
-        framed.withUnsafeMutableBytes { writePrefix(length: message.count, into: $0) }
+        framed.withUnsafeMutableBytes { writePrefix(length: message.count, flags: flags, into: $0) }
         framed.append(contentsOf: message)
         return framed
     }

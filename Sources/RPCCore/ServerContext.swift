@@ -11,6 +11,11 @@ public struct ServerContext: Sendable {
     public let connectionID: UInt64
     /// What services keep for the connection's later calls.
     public let connection: ConnectionMemory
+    /// The call came as gRPC-Web (a browser's framing, HTTP/1.1 or HTTP/2): streams may need what browsers' paths
+    /// need (a heartbeat).
+    public let isGRPCWeb: Bool
+    /// A gRPC-Web call's `Origin` header: the page that made it. nil for gRPC calls and for clients that send none.
+    public let webOrigin: String?
     let responseSink: any ServerResponseSink
 
     public init(
@@ -20,6 +25,8 @@ public struct ServerContext: Sendable {
         peer: String,
         connectionID: UInt64 = 0,
         connection: ConnectionMemory = ConnectionMemory(),
+        isGRPCWeb: Bool = false,
+        webOrigin: String? = nil,
         responseSink: any ServerResponseSink
     ) {
         self.method = method
@@ -28,6 +35,8 @@ public struct ServerContext: Sendable {
         self.peer = peer
         self.connectionID = connectionID
         self.connection = connection
+        self.isGRPCWeb = isGRPCWeb
+        self.webOrigin = webOrigin
         self.responseSink = responseSink
     }
 

@@ -21,6 +21,7 @@ import FileAccess
 ///                                                          // optional; see ``PlayStoreSettings``
 ///           "stripe": { "webhook_secrets": ["whsec_..."], "environments": ["test"], "prices": {...}, ... }
 ///                                                          // optional; see ``StripeSettings``
+///           "web": { "allowed_origins": ["https://app.example.com"] }  // optional; see ``WebSettings``
 ///         }
 ///       ]
 ///     }
@@ -70,7 +71,7 @@ struct TenantConfigReader {
     static let rootFields = ["tenants", "_comment"]
     static let tenantFields = [
         "id", "public_keys", "secret_keys", "entitlements", "allow_undeclared_entitlements", "products", "app_store",
-        "play_store", "stripe", "_comment",
+        "play_store", "stripe", "web", "_comment",
     ]
 
     /// Where each tenant's ID and key hashes were, for errors found across tenants.
@@ -195,12 +196,14 @@ struct TenantConfigReader {
             stripe = try stripeSettings(stripeNode, path: path + ".stripe", mappedProducts: products)
         }
 
+        let web = try members["web"].map { node throws(TenantConfigError) in try webSettings(node, path: path + ".web") }
+
         idLines.append(line(idNode))
         keyLines.append(lines)
         return Tenant(
             id: id, publicKeyDigests: digests[.publicKey] ?? [], secretKeyDigests: digests[.secretKey] ?? [],
             listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclared, products: products,
-            appStore: appStore, playStore: playStore, stripe: stripe)
+            appStore: appStore, playStore: playStore, stripe: stripe, web: web)
     }
 
     // MARK: Values

@@ -21,7 +21,7 @@ extension Store: NamedProtoEnum {
 }
 
 extension StatusEvent.Kind: NamedProtoEnum {
-    static let names = ["KIND_UNSPECIFIED", "SNAPSHOT", "STATUS_CHANGED", "CUSTOMER_INFO_CHANGED"]
+    static let names = ["KIND_UNSPECIFIED", "SNAPSHOT", "STATUS_CHANGED", "CUSTOMER_INFO_CHANGED", "HEARTBEAT"]
 }
 
 extension CustomerEvent.Cause: NamedProtoEnum {

@@ -93,6 +93,7 @@ class TenantSpec:
     allow_undeclared_entitlements: bool = False
     app_store: dict | None = None
     play_store: dict | None = None
+    web: dict | None = None
 
     @property
     def public_key(self) -> str:
@@ -115,6 +116,8 @@ class TenantSpec:
             entry["app_store"] = self.app_store
         if self.play_store is not None:
             entry["play_store"] = self.play_store
+        if self.web is not None:
+            entry["web"] = self.web
         return entry
 
 

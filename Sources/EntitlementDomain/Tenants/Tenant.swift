@@ -2,7 +2,7 @@ import FileAccess
 
 /// One app (or family of apps sharing entitlements): its keys, the entitlements it declares and the products that
 /// give them. Built by the tenants file reader (module TenantConfiguration), or in code (tests) by
-/// ``init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:)``;
+/// ``init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:web:)``;
 /// either way every value has been validated.
 public struct Tenant: Hashable, Sendable {
     public static let maxIDLength = 64
@@ -27,12 +27,14 @@ public struct Tenant: Hashable, Sendable {
     public let playStore: PlayStoreSettings?
     /// How the tenant accepts Stripe (web) purchases; nil when it accepts none (no `stripe`).
     public let stripe: StripeSettings?
+    /// The browser origins whose pages may call with the tenant's keys; nil when none may (no `web`).
+    public let web: WebSettings?
 
     /// Assembles a tenant from values each rule below has already accepted (the tenants file reader's way).
     package init(
         id: String, publicKeyDigests: [[UInt8]], secretKeyDigests: [[UInt8]], listedEntitlements: [String],
         allowUndeclaredEntitlements: Bool, products: [String: [String]], appStore: AppStoreSettings? = nil,
-        playStore: PlayStoreSettings? = nil, stripe: StripeSettings? = nil
+        playStore: PlayStoreSettings? = nil, stripe: StripeSettings? = nil, web: WebSettings? = nil
     ) {
         self.id = id
         self.publicKeyDigests = publicKeyDigests
@@ -43,6 +45,7 @@ public struct Tenant: Hashable, Sendable {
         self.appStore = appStore
         self.playStore = playStore
         self.stripe = stripe
+        self.web = web
         declaredEntitlements = Set(listedEntitlements).union(products.values.joined())
     }
 
@@ -51,11 +54,12 @@ public struct Tenant: Hashable, Sendable {
     /// ``APIKey/hashString(_:)`` makes them. `appStore` is checked like a configured `app_store` (relative root
     /// certificate paths are resolved against the working directory), `playStore` like a configured `play_store`
     /// (its relative key and JWKS file paths likewise), `stripe` like a configured `stripe` (its relative API key
-    /// file path likewise). Products are checked in sorted order.
+    /// file path likewise), `web` like a configured `web`. Products are checked in sorted order.
     public init(
         id: String, publicKeyHashes: [String] = [], secretKeyHashes: [String] = [], entitlements: [String] = [],
         allowUndeclaredEntitlements: Bool = false, products: [String: [String]] = [:],
-        appStore: AppStoreSettings? = nil, playStore: PlayStoreSettings? = nil, stripe: StripeSettings? = nil
+        appStore: AppStoreSettings? = nil, playStore: PlayStoreSettings? = nil, stripe: StripeSettings? = nil,
+        web: WebSettings? = nil
     ) throws(TenantRuleError) {
         self = try TenantRuleError.at("tenant") { () throws(TenantRuleError) -> Tenant in
             try TenantRuleError.at(".id") { () throws(TenantRuleError) in try Tenant.checkID(id) }
@@ -104,10 +108,14 @@ public struct Tenant: Hashable, Sendable {
                     try settings.validated(mappedProducts: products, directory: FileSystem.currentDirectory())
                 }
             }
+            let checkedWeb = try web.map { settings throws(TenantRuleError) in
+                try TenantRuleError.at(".web") { () throws(TenantRuleError) in try settings.validated() }
+            }
             return Tenant(
                 id: id, publicKeyDigests: digests[.publicKey] ?? [], secretKeyDigests: digests[.secretKey] ?? [],
                 listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclaredEntitlements,
-                products: products, appStore: checkedAppStore, playStore: checkedPlayStore, stripe: checkedStripe)
+                products: products, appStore: checkedAppStore, playStore: checkedPlayStore, stripe: checkedStripe,
+                web: checkedWeb)
         }
     }
 

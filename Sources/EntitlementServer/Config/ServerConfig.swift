@@ -29,6 +29,10 @@ public struct ServerConfig: Sendable {
     public var playAcknowledgementFirstRetry: Duration = .seconds(30)
     /// Attempts at a Google Play acknowledgement before it is reported as failed.
     public var playAcknowledgementMaxAttempts = 40
+    /// How long a gRPC-Web status stream may stay silent before a `HEARTBEAT` event goes out.
+    public var grpcWebHeartbeat: Duration = .seconds(25)
+    /// How long a browser may cache a CORS preflight's answer, in seconds.
+    public var grpcWebCORSMaxAgeSeconds = 600
 
     public init(
         transport: HTTP2ServerConfiguration = HTTP2ServerConfiguration(),
@@ -103,6 +107,7 @@ let configSchema: [(section: String, keys: [String])] = [
     ("streams", ["max_per_customer", "max_per_connection"]),
     ("outbound_http", ["trusted_certificates", "timeout_seconds", "max_attempts"]),
     ("google_play", ["acknowledgement_first_retry_seconds", "acknowledgement_max_attempts"]),
+    ("grpc_web", ["heartbeat_seconds", "cors_max_age_seconds"]),
 ]
 
 /// Turns a parsed document into a ``ServerConfig``, key by key, with located errors.
@@ -238,6 +243,9 @@ private struct ConfigReader {
             config.playAcknowledgementFirstRetry = .seconds($0)
         }
         try integer("google_play", "acknowledgement_max_attempts", 1...100) { config.playAcknowledgementMaxAttempts = $0 }
+        // [grpc_web]
+        try integer("grpc_web", "heartbeat_seconds", 1...3600) { config.grpcWebHeartbeat = .seconds($0) }
+        try integer("grpc_web", "cors_max_age_seconds", 0...86400) { config.grpcWebCORSMaxAgeSeconds = $0 }
         return config
     }
 

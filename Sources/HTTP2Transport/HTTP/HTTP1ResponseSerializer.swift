@@ -19,8 +19,45 @@ public enum HTTP1ResponseSerializer {
     ) -> [UInt8] {
         let status = (100...999).contains(response.status) ? response.status : 500
         let bodyAllowed = status >= 200 && status != 204 && status != 304
+        var output = head(
+            status: status, headers: response.headers, framing: bodyAllowed ? .contentLength(response.body.count) : .none,
+            keepAlive: keepAlive, requestVersion: requestVersion, reserving: bodyAllowed && !headRequest ? response.body.count : 0)
+        if bodyAllowed && !headRequest {
+            output.append(contentsOf: response.body)
+        }
+        return output
+    }
+
+    /// The head of a response whose body follows in chunks (a gRPC-Web call's: its length is not known up front),
+    /// framed like ``serialize(_:keepAlive:headRequest:requestVersion:)``'s but with `transfer-encoding: chunked`.
+    public static func chunkedHead(status: Int, headers: HTTPHeaders, keepAlive: Bool) -> [UInt8] {
+        head(status: status, headers: headers, framing: .chunked, keepAlive: keepAlive, requestVersion: .http1_1, reserving: 0)
+    }
+
+    /// One chunk of a chunked body: its size in hex, CRLF, the bytes, CRLF. Empty input gives nothing (an empty
+    /// chunk would end the body).
+    public static func chunk(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        guard !bytes.isEmpty else { return [] }
+        var output = Array(String(bytes.count, radix: 16).utf8) + crlf
+        output.append(contentsOf: bytes)
+        output.append(contentsOf: crlf)
+        return output
+    }
+
+    /// The end of a chunked body (no trailer fields).
+    public static let lastChunk: [UInt8] = Array("0\r\n\r\n".utf8)
+
+    private enum Framing {
+        case none
+        case contentLength(Int)
+        case chunked
+    }
+
+    private static func head(
+        status: Int, headers: HTTPHeaders, framing: Framing, keepAlive: Bool, requestVersion: HTTP1Version, reserving: Int
+    ) -> [UInt8] {
         var output: [UInt8] = []
-        output.reserveCapacity(128 + response.headers.count * 48 + (bodyAllowed && !headRequest ? response.body.count : 0))
+        output.reserveCapacity(128 + headers.count * 48 + reserving)
 
         output.append(contentsOf: "HTTP/1.1 ".utf8)
         output.append(contentsOf: String(status).utf8)
@@ -28,7 +65,7 @@ public enum HTTP1ResponseSerializer {
         output.append(contentsOf: reasonPhrase(for: status).utf8)
         output.append(contentsOf: crlf)
 
-        for field in response.headers.fields {
+        for field in headers.fields {
             switch field.name {
             case "content-length", "transfer-encoding", "connection":
                 continue
@@ -43,9 +80,15 @@ public enum HTTP1ResponseSerializer {
             }
             output.append(contentsOf: crlf)
         }
-        if bodyAllowed {
+        switch framing {
+        case .none:
+            break
+        case .contentLength(let count):
             output.append(contentsOf: "content-length: ".utf8)
-            output.append(contentsOf: String(response.body.count).utf8)
+            output.append(contentsOf: String(count).utf8)
+            output.append(contentsOf: crlf)
+        case .chunked:
+            output.append(contentsOf: "transfer-encoding: chunked".utf8)
             output.append(contentsOf: crlf)
         }
         if !keepAlive {
@@ -56,9 +99,6 @@ public enum HTTP1ResponseSerializer {
             output.append(contentsOf: crlf)
         }
         output.append(contentsOf: crlf)
-        if bodyAllowed && !headRequest {
-            output.append(contentsOf: response.body)
-        }
         return output
     }
 

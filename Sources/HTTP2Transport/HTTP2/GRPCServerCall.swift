@@ -24,6 +24,8 @@ final class GRPCServerCall {
 
     let responses: GRPCResponseQueue
     let inbound: Inbound
+    /// Set for gRPC-Web calls.
+    let web: GRPCWebCall?
     var deframer: MessageDeframer
     var collected: [[UInt8]] = []
     var task: Task<Void, Never>?
@@ -31,11 +33,44 @@ final class GRPCServerCall {
     /// Where the call is in its life; the connection acts on what its transitions return.
     var state: GRPCServerStreamStateMachine
 
-    init(responses: GRPCResponseQueue, inbound: Inbound, deframer: MessageDeframer, endsAtShutdown: Bool = false) {
+    init(
+        responses: GRPCResponseQueue, inbound: Inbound, deframer: MessageDeframer, endsAtShutdown: Bool = false,
+        web: GRPCWebCall? = nil
+    ) {
         self.responses = responses
         self.inbound = inbound
         self.deframer = deframer
-        self.state = GRPCServerStreamStateMachine(endsAtShutdown: endsAtShutdown)
+        self.web = web
+        self.state = GRPCServerStreamStateMachine(endsAtShutdown: endsAtShutdown, trailersInBody: web != nil)
+    }
+
+    /// The call for `route`, its handler started: synchronous when the handler allows it (it runs once the request
+    /// is complete), else a task reading the request stream `makeRequests` makes, with its flow-control window
+    /// (made only then: the synchronous path is the hot one).
+    static func start(
+        route: RPCRouter.Route, context: ServerContext, responses: GRPCResponseQueue, deframer: MessageDeframer,
+        web: GRPCWebCall?, makeRequests: () -> (MessageStream, InboundWindow)
+    ) -> GRPCServerCall {
+        if route.handler.synchronousUnary != nil {
+            let handler = SynchronousHandler(route: route, context: context)
+            return GRPCServerCall(responses: responses, inbound: .synchronous(handler), deframer: deframer, web: web)
+        }
+        let (requests, window) = makeRequests()
+        let call = GRPCServerCall(
+            responses: responses, inbound: .task(requests, window), deframer: deframer,
+            endsAtShutdown: route.handler.endsAtShutdown, web: web)
+        let handler = route.handler
+        call.task = Task { await handler.run(requests: requests, context: context) }
+        return call
+    }
+
+    /// Appends request body bytes to the deframer (decoded first in gRPC-Web text mode).
+    func appendRequestBytes(_ bytes: UnsafeRawBufferPointer) throws(RPCError) {
+        if let web {
+            deframer.append(try web.requestBytes(bytes))
+        } else {
+            deframer.append(bytes)
+        }
     }
 
     /// Stops the handler and makes `error` the status the client gets; tells the loop what to do next.

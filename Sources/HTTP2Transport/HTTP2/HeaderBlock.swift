@@ -1,4 +1,3 @@
-import BoundedText
 import Encodings
 import Glibc
 import RPCCore
@@ -9,7 +8,10 @@ struct HeaderBlock {
     var path = ""
     /// Kept only when it is not gRPC's, for the 415 message and plain HTTP routes.
     var contentType: String?
+    /// gRPC or gRPC-Web: a call for the router.
     var isGRPC = false
+    /// Set for gRPC-Web calls (``isGRPC`` is then true too).
+    var webMode: GRPCWebMode?
     var timeout: String?
     var encoding: String?
     /// Fields that are not pseudo-headers or gRPC's own, in arrival order, for metadata or plain HTTP routes.
@@ -17,6 +19,24 @@ struct HeaderBlock {
     /// Size as HTTP/2 counts it: name + value + 32 per field.
     var listSize = 0
     var tooLarge = false
+
+    init() {}
+
+    /// The head of an HTTP/1.1 request, read as HTTP/2's would be (the parser has bounded its size already).
+    /// `host` and the connection's own headers are HTTP/1.1 framing, not metadata (HTTP/2 has neither).
+    init(http1 request: HTTPRequest) {
+        method = request.method
+        path = request.target
+        for (name, value) in request.headers where name != "host" && !Metadata.isConnectionHeader(name) {
+            var name = name
+            var value = value
+            name.withUTF8 { name in
+                value.withUTF8 { value in
+                    add(name: UnsafeRawBufferPointer(name), value: UnsafeRawBufferPointer(value), limit: .max)
+                }
+            }
+        }
+    }
 
     /// Adds one field. Names are matched as bytes and only the values a call needs become strings: this runs for
     /// every header of every request.
@@ -31,7 +51,9 @@ struct HeaderBlock {
         case .path: path = String(decoding: value, as: UTF8.self)
         case .scheme, .authority, .te, .userAgent, .grpcAcceptEncoding: break
         case .contentType:
-            isGRPC = Self.isGRPCContentType(value)
+            // gRPC-Web's types share gRPC's prefix: they are looked for first.
+            webMode = GRPCWebMode(contentType: value)
+            isGRPC = webMode != nil || Self.isGRPCContentType(value)
             contentType = isGRPC ? nil : String(decoding: value, as: UTF8.self)
         case .grpcTimeout: timeout = String(decoding: value, as: UTF8.self)
         case .grpcEncoding: encoding = String(decoding: value, as: UTF8.self)
@@ -101,18 +123,7 @@ private enum KnownHeader {
 extension HeaderList {
     /// Adds custom metadata, base64-encoding `-bin` values unpadded. Keys not allowed as metadata are skipped.
     mutating func add(_ metadata: Metadata) {
-        for (key, value) in metadata where Metadata.isValidCustomKey(key) {
-            switch value {
-            case .string(let string):
-                if key.hasSuffix("-bin") {
-                    add(key, Base64.encode(string.utf8, padded: false))
-                } else if string.utf8.allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 < 0x7F) }) {
-                    add(key, string)
-                }
-            case .binary(let bytes):
-                add(key, Base64.encode(bytes, padded: false))
-            }
-        }
+        StatusFields.forEach(metadata) { add($0, bytes: $1) }
     }
 
     /// The start of every gRPC response head.
@@ -140,10 +151,6 @@ extension HeaderList {
     }
 
     mutating func addStatus(_ status: RPCStatus) {
-        add("grpc-status", String(status.code.rawValue))
-        if !status.message.isEmpty {
-            add("grpc-message", PercentEncoding.encode(status.message.truncated(toUTF8Bytes: RPCStatus.maxMessageBytes)))
-        }
-        add(status.trailers)
+        StatusFields.forEach(status) { add($0, bytes: $1) }
     }
 }

@@ -17,6 +17,14 @@ struct HeaderList {
         fields.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart))
     }
 
+    mutating func add(_ name: String, bytes value: [UInt8]) {
+        let nameStart = bytes.count
+        bytes.append(contentsOf: name.utf8)
+        let valueStart = bytes.count
+        bytes.append(contentsOf: value)
+        fields.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart))
+    }
+
     var count: Int { fields.count }
 
     /// Lends nghttp2 a name/value array pointing into this list's storage; nghttp2 copies it before returning.

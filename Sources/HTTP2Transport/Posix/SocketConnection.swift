@@ -37,6 +37,11 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
     var onClose: ((SocketConnection) -> Void)?
     /// Connections whose protocol does its own liveness checks (HTTP/2 keepalive) set this to nil.
     var idleTimeout: Duration?
+    /// While true (a gRPC-Web response streaming on HTTP/1.1), silence is not idleness: a status stream may stay
+    /// quiet between heartbeats. The timeout counts again from when it ends.
+    var isStreamingResponse = false {
+        didSet { if !isStreamingResponse { lastActivity = .now } }
+    }
     /// Set on a server that accepts TLS: the first byte tells whether the client starts a handshake.
     var tlsContextToSniff: TLSContext?
     /// Whether a client that does not start TLS may continue in cleartext.
@@ -338,6 +343,7 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
         // reference counting).
         idleTimer = loop.scheduleTimer(after: ContinuousClock.now.duration(to: deadline)) {
             guard !self.isClosed, self.idleTimeout != nil else { return }
+            if self.isStreamingResponse { self.lastActivity = .now }
             if self.lastActivity + idleTimeout <= .now {
                 self.close()
             } else {

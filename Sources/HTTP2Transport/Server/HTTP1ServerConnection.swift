@@ -1,17 +1,25 @@
 import RPCCore
-/// A strict HTTP/1.1 server connection for the plain routes (health probes, store webhooks).
+
+/// A strict HTTP/1.1 server connection: the plain routes (health probes, store webhooks), CORS preflights, and
+/// gRPC-Web calls (``HTTP1GRPCWebCall``).
 ///
-/// One request at a time: pipelined requests wait in the parser's buffer until the previous response is queued.
+/// One request at a time: pipelined requests wait in the parser's buffer until the previous response is queued
+/// (a gRPC-Web call's: until its trailers are).
 final class HTTP1ServerConnection: ConnectionProtocol {
-    private unowned let socket: SocketConnection
-    private let shared: ServerShared
+    unowned let socket: SocketConnection
+    let shared: ServerShared
     private var parser: HTTP1RequestParser
-    private var output: [UInt8] = []
-    private var requestInFlight = false
-    private var closing = false
-    private var shuttingDown = false
+    var output: [UInt8] = []
+    var requestInFlight = false
+    var closing = false
+    private(set) var shuttingDown = false
     /// The socket is gone; a response finishing later must not touch it.
-    private var isGone = false
+    private(set) var isGone = false
+    /// The gRPC-Web call in flight, if the current request is one.
+    var webCall: HTTP1GRPCWebCall?
+    /// Numbers this connection's gRPC-Web calls, so a late wake or timer of an earlier call finds nothing.
+    var webCallCount: Int32 = 0
+    var shutdownGraceTimer: TimerHeap.ID?
 
     init(socket: SocketConnection, shared: ServerShared) {
         self.socket = socket
@@ -22,6 +30,8 @@ final class HTTP1ServerConnection: ConnectionProtocol {
                 maxBodyBytes: shared.configuration.http1MaxBodyBytes))
     }
 
+    var loop: EventLoop { socket.loop }
+
     func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard !closing else { return true }
         parser.append(bytes)
@@ -30,9 +40,12 @@ final class HTTP1ServerConnection: ConnectionProtocol {
     }
 
     func produceOutput(into buffer: inout [UInt8]) {
-        guard !output.isEmpty else { return }
-        buffer.append(contentsOf: output)
-        output.removeAll(keepingCapacity: true)
+        if !output.isEmpty {
+            buffer.append(contentsOf: output)
+            output.removeAll(keepingCapacity: true)
+        }
+        // A streaming gRPC-Web response is drawn from its queue as the socket takes it: back-pressure for the handler.
+        if let webCall, webCall.isStreaming { pumpWebResponse(webCall, into: &buffer) }
     }
 
     var isFinished: Bool { closing && !requestInFlight && output.isEmpty }
@@ -47,17 +60,25 @@ final class HTTP1ServerConnection: ConnectionProtocol {
 
     func connectionClosed() {
         isGone = true
+        loop.cancelTimer(shutdownGraceTimer)
+        if let webCall { perform(webCall.call.state.streamClosed(), on: webCall) }
     }
 
     func beginGracefulShutdown() {
         shuttingDown = true
+        if let webCall {
+            perform(webCall.call.state.shutdownBegan(), on: webCall)
+            shutdownGraceTimer = loop.scheduleTimer(after: shared.configuration.shutdownGracePeriod) {
+                self.shutdownGraceEnded()
+            }
+        }
         if !requestInFlight {
             closing = true
             socket.scheduleFlush()
         }
     }
 
-    private func processNextRequest() {
+    func processNextRequest() {
         guard !requestInFlight, !closing else { return }
         let parsed: HTTP1ParsedRequest
         do {
@@ -80,6 +101,15 @@ final class HTTP1ServerConnection: ConnectionProtocol {
             return
         }
         requestInFlight = true
+        if let response = transportResponse(to: parsed) {
+            complete(parsed, response)
+            return
+        }
+        let head = HeaderBlock(http1: parsed.request)
+        if head.webMode != nil {
+            startWebCall(parsed, head: head)
+            return
+        }
         let router = shared.httpRouter
         let connection = LoopBound(self, loop: socket.loop)
         Task {
@@ -88,14 +118,40 @@ final class HTTP1ServerConnection: ConnectionProtocol {
         }
     }
 
-    private func complete(_ parsed: HTTP1ParsedRequest, _ response: HTTPResponse) {
-        requestInFlight = false
-        guard !isGone else { return }
-        let keepAlive = parsed.keepAlive && !shuttingDown
+    /// What the transport answers itself: a CORS preflight, or a gRPC-Web request that is not a POST or comes over
+    /// HTTP/1.0 (whose responses cannot be chunked).
+    private func transportResponse(to parsed: HTTP1ParsedRequest) -> HTTPResponse? {
+        let request = parsed.request
+        guard !shared.httpRouter.matches(path: request.path) else { return nil }
+        if let origin = request.headers["origin"],
+            GRPCWebCORS.isPreflight(
+                method: request.method, origin: origin, requestMethod: request.headers["access-control-request-method"])
+        {
+            return GRPCWebCORS.preflightResponse(origin: origin, policy: shared.configuration.grpcWebCORS)
+        }
+        guard let type = request.headers["content-type"], GRPCWebMode(contentType: type.utf8) != nil else { return nil }
+        if request.method != "POST" {
+            var response = HTTPResponse.text(405, "gRPC-Web requires POST.\n")
+            response.headers.add(name: "allow", value: "POST")
+            return response
+        }
+        if parsed.version == .http1_0 { return .text(505, "gRPC-Web needs HTTP/1.1 or HTTP/2.\n") }
+        return nil
+    }
+
+    /// Sends a complete response and moves on to the next request (or closes).
+    func complete(_ parsed: HTTP1ParsedRequest, _ response: HTTPResponse) {
         output.append(
             contentsOf: HTTP1ResponseSerializer.serialize(
-                response, keepAlive: keepAlive, headRequest: parsed.request.method == "HEAD"))
-        if !keepAlive { closing = true }
+                response, keepAlive: parsed.keepAlive && !shuttingDown, headRequest: parsed.request.method == "HEAD"))
+        requestEnded(keepAlive: parsed.keepAlive)
+    }
+
+    /// The response to the current request is queued whole: the next one may start, or the connection closes.
+    func requestEnded(keepAlive: Bool) {
+        requestInFlight = false
+        guard !isGone else { return }
+        if !keepAlive || shuttingDown { closing = true }
         socket.scheduleFlush()
         processNextRequest()
         socket.resumeReading()

@@ -154,6 +154,12 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         guard let stream = stream(streamID) else { return }
         switch stream.phase {
         case .grpc(let call):
+            do {
+                try call.web?.requestEnded()
+            } catch {
+                failCall(call, streamID: streamID, error)
+                return
+            }
             perform(call.state.requestEnded(insideMessage: call.deframer.bufferedBytes > 0), on: call, streamID: streamID)
         case .http(let exchange):
             guard exchange.response == nil else { return }
@@ -189,10 +195,21 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         guard let stream = stream(streamID) else { return .end(0) }
         switch stream.phase {
         case .grpc(let call):
-            let (count, status) = call.responses.read(into: buffer)
+            if let web = call.web, web.body.isFinal {
+                // The rest of the trailers frame, after a buffer that could not hold it all.
+                let count = web.body.drainPending(into: buffer)
+                return web.body.hasPending ? .bytes(count) : .end(count)
+            }
+            let (count, status) = call.web?.body.read(from: call.responses, into: buffer) ?? call.responses.read(into: buffer)
             let sent: HTTP2DataRead = count == 0 ? .deferred : .bytes(count)
             guard let status else { return sent }
             switch call.state.statusReady() {
+            case .writeTrailersFrame:
+                stopDeadline(call)
+                let body = call.web!.body
+                body.finish(with: status)
+                let total = count + body.drainPending(into: UnsafeMutableRawBufferPointer(rebasing: buffer[count...]))
+                return body.hasPending ? .bytes(total) : .end(total)
             case .submitTrailers:
                 stopDeadline(call)
                 guard session.submitTrailers(streamID: streamID, headers: .trailers(for: status)) else {
@@ -245,6 +262,13 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         }
         guard head.isGRPC else {
             let target = HTTPRequest(method: head.method, target: head.path)
+            if let origin = head.value(of: "origin"), !shared.httpRouter.matches(path: target.path),
+                GRPCWebCORS.isPreflight(
+                    method: head.method, origin: origin, requestMethod: head.value(of: "access-control-request-method"))
+            {
+                respond(stream, GRPCWebCORS.preflightResponse(origin: origin, policy: configuration.grpcWebCORS))
+                return
+            }
             if shared.httpRouter.matches(path: target.path) {
                 let contentType = head.contentType.map { [("content-type", $0)] } ?? []
                 stream.phase = .http(HTTPExchange(request: target, fields: contentType + head.fields))
@@ -267,45 +291,39 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         let connection = bound
         let responses = GRPCResponseQueue(
             highWater: configuration.maxBufferedResponseBytes, waker: connection, streamID: streamID)
-        let setup = prepareCall(head)
-        var deframer = MessageDeframer(maxMessageSize: configuration.maxReceiveMessageSize)
-        let route: RPCRouter.Route
-        let metadata: Metadata
-        let deadline: ContinuousClock.Instant?
-        switch setup {
+        let web = shared.makeWebCall(for: head)
+        let prepared: PreparedCall
+        switch shared.prepareCall(head, acceptsNewCalls: management.acceptsNewCalls) {
         case .failure(let error):
-            let call = GRPCServerCall(responses: responses, inbound: .task(MessageStream(), InboundWindow(limit: 0)), deframer: deframer)
+            let call = GRPCServerCall(
+                responses: responses, inbound: .task(MessageStream(), InboundWindow(limit: 0)),
+                deframer: MessageDeframer(maxMessageSize: configuration.maxReceiveMessageSize), web: web)
             stream.phase = .grpc(call)
             failCall(call, streamID: streamID, error)
             return
-        case .success(let prepared):
-            (route, metadata, deadline) = (prepared.route, prepared.metadata, prepared.deadline)
-            deframer = MessageDeframer(maxMessageSize: configuration.maxReceiveMessageSize, decompressor: prepared.decompressor)
+        case .success(let success):
+            prepared = success
         }
         let context = ServerContext(
-            method: route.method, metadata: metadata, deadline: deadline, peer: socket.peer, connectionID: socket.id,
-            connection: memory, responseSink: responses)
-        if route.handler.synchronousUnary != nil {
-            let handler = GRPCServerCall.SynchronousHandler(route: route, context: context)
-            let call = GRPCServerCall(responses: responses, inbound: .synchronous(handler), deframer: deframer)
-            stream.phase = .grpc(call)
-            perform(call.state.headersAccepted(), on: call, streamID: streamID)
-            armDeadline(call, streamID: streamID, deadline: deadline)
-            return
+            method: prepared.route.method, metadata: prepared.metadata, deadline: prepared.deadline, peer: socket.peer,
+            connectionID: socket.id, connection: memory, isGRPCWeb: web != nil,
+            webOrigin: web == nil ? nil : head.value(of: "origin"), responseSink: responses)
+        let windowLimit = configuration.initialWindowSize
+        let call = GRPCServerCall.start(
+            route: prepared.route, context: context, responses: responses,
+            deframer: MessageDeframer(maxMessageSize: configuration.maxReceiveMessageSize, decompressor: prepared.decompressor),
+            web: web
+        ) {
+            let window = InboundWindow(limit: windowLimit)
+            let requests = MessageStream { count in
+                let acknowledge = window.consumed(count)
+                if acknowledge > 0 { connection.execute { $0.acknowledge(streamID: streamID, bytes: acknowledge) } }
+            }
+            return (requests, window)
         }
-        let window = InboundWindow(limit: configuration.initialWindowSize)
-        let requests = MessageStream { count in
-            let acknowledge = window.consumed(count)
-            if acknowledge > 0 { connection.execute { $0.acknowledge(streamID: streamID, bytes: acknowledge) } }
-        }
-        let call = GRPCServerCall(
-            responses: responses, inbound: .task(requests, window), deframer: deframer,
-            endsAtShutdown: route.handler.endsAtShutdown)
         stream.phase = .grpc(call)
         perform(call.state.headersAccepted(), on: call, streamID: streamID)
-        armDeadline(call, streamID: streamID, deadline: deadline)
-        let handler = route.handler
-        call.task = Task { await handler.run(requests: requests, context: context) }
+        armDeadline(call, streamID: streamID, deadline: prepared.deadline)
     }
 
     private func armDeadline(_ call: GRPCServerCall, streamID: Int32, deadline: ContinuousClock.Instant?) {
@@ -315,52 +333,14 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         }
     }
 
-    private struct PreparedCall {
-        var route: RPCRouter.Route
-        var metadata: Metadata
-        var deadline: ContinuousClock.Instant?
-        var decompressor: (any MessageDecompressor)?
-    }
-
-    /// Everything about a call that can fail before its handler runs, in the order gRPC servers check it.
-    private func prepareCall(_ head: HeaderBlock) -> Result<PreparedCall, RPCError> {
-        guard management.acceptsNewCalls else {
-            return .failure(RPCError(code: .unavailable, message: "The server is shutting down."))
-        }
-        guard let route = shared.router.route(forPath: head.path) else {
-            return .failure(shared.router.unimplementedError(forPath: head.path))
-        }
-        var decompressor: (any MessageDecompressor)?
-        if let encoding = head.encoding, encoding != "identity" {
-            decompressor = shared.decompressors[encoding]
-            guard decompressor != nil else {
-                // Every response head names the supported encodings (grpc-accept-encoding).
-                return .failure(RPCError(code: .unimplemented, message: "Compression '\(encoding)' is not supported."))
-            }
-        }
-        var deadline: ContinuousClock.Instant?
-        if let timeout = head.timeout {
-            guard let duration = GRPCTimeout.parse(timeout) else {
-                return .failure(RPCError(code: .internal, message: "Malformed grpc-timeout '\(timeout)'."))
-            }
-            deadline = .now + duration
-        }
-        do {
-            let metadata = try head.metadata()
-            return .success(PreparedCall(route: route, metadata: metadata, deadline: deadline, decompressor: decompressor))
-        } catch {
-            return .failure(error)
-        }
-    }
-
     private func receiveMessages(_ bytes: UnsafeRawBufferPointer, on call: GRPCServerCall, streamID: Int32) {
         guard case .deliverToHandler = call.state.dataReceived() else {
             session.consume(streamID: streamID, bytes: bytes.count)
             return
         }
-        call.deframer.append(bytes)
         var messageBytes = 0
         do {
+            try call.appendRequestBytes(bytes)
             while let message = try call.deframer.next() {
                 messageBytes += call.deliver(message)
                 if call.hasTooManyMessages {
@@ -421,18 +401,27 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
             headers: control.headersRequested, messages: control.hasMessages, status: control.status != nil)
         switch call.state.responseQueued(queued) {
         case .submitTrailersOnly:
-            var headers = shared.grpcResponseHeaders
+            var headers = responseHeaders(call)
             if let status = control.status { headers.addStatus(status) }
             stopDeadline(call)
             submitCallResponse(streamID: streamID, headers: headers, hasBody: false)
         case .submitResponseHeaders:
-            var headers = shared.grpcResponseHeaders
+            var headers = responseHeaders(call)
             if let metadata = control.headers, !metadata.isEmpty { headers.add(metadata) }
             submitCallResponse(streamID: streamID, headers: headers, hasBody: true)
         case let action:
             perform(action, on: call, streamID: streamID)
         }
         socket.scheduleFlush()
+    }
+
+    /// The start of a call's response head: gRPC's, built once, or the gRPC-Web call's own.
+    private func responseHeaders(_ call: GRPCServerCall) -> HeaderList {
+        guard let web = call.web else { return shared.grpcResponseHeaders }
+        var headers = HeaderList()
+        headers.add(":status", "200")
+        for (name, value) in web.responseHeaders { headers.add(name, value) }
+        return headers
     }
 
     /// Response headers nghttp2 refuses at once end the call like headers it drops later (``headersNotSent``).
@@ -466,7 +455,8 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         case .cancelHandler:
             stopDeadline(call)
             call.cancel()
-        case .deliverToHandler, .discardData, .submitResponseHeaders, .submitTrailersOnly, .submitTrailers:
+        case .deliverToHandler, .discardData, .submitResponseHeaders, .submitTrailersOnly, .submitTrailers,
+            .writeTrailersFrame:
             assertionFailure("\(action) is performed where its event is reported")
         }
     }
@@ -493,12 +483,22 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
             exchange.response == nil
         else { return }
         exchange.response = ResponseBody(bytes: response.body)
+        submit(response, streamID: streamID)
+    }
+
+    /// A response the transport makes itself in full (a CORS preflight's).
+    private func respond(_ stream: ServerStream, _ response: HTTPResponse) {
+        stream.phase = .immediate(ResponseBody(bytes: response.body))
+        submit(response, streamID: stream.id)
+    }
+
+    private func submit(_ response: HTTPResponse, streamID: Int32) {
         var headers = HeaderList()
         headers.add(":status", String(response.status))
         for (name, value) in response.headers where !HTTPExchange.isConnectionSpecific(name) {
             headers.add(name, value)
         }
-        headers.add("content-length", String(response.body.count))
+        if response.status != 204, response.status != 304 { headers.add("content-length", String(response.body.count)) }
         session.submitResponse(streamID: streamID, headers: headers, hasBody: !response.body.isEmpty)
         socket.scheduleFlush()
     }

@@ -82,6 +82,8 @@ struct GRPCServerStreamStateMachine {
         case resumeData
         /// Submit the trailers after the last DATA.
         case submitTrailers
+        /// gRPC-Web: write the trailers frame after the last message and end the body with it.
+        case writeTrailersFrame
         case resetStream(ResetCode)
         /// The stream is gone: stop the handler and fail its pending writes.
         case cancelHandler
@@ -90,9 +92,12 @@ struct GRPCServerStreamStateMachine {
     private(set) var state = State.idle
     /// See ``RPCHandler/endsAtShutdown``.
     let endsAtShutdown: Bool
+    /// gRPC-Web: the status goes in the body, as its last frame, instead of in trailers.
+    let trailersInBody: Bool
 
-    init(endsAtShutdown: Bool = false) {
+    init(endsAtShutdown: Bool = false, trailersInBody: Bool = false) {
         self.endsAtShutdown = endsAtShutdown
+        self.trailersInBody = trailersInBody
     }
 
     /// True until the status went out or the stream was reset or closed: the call can still end with a status.
@@ -162,7 +167,7 @@ struct GRPCServerStreamStateMachine {
         switch state {
         case .responding, .respondingRequestClosed:
             state = .statusSubmitted
-            return .submitTrailers
+            return trailersInBody ? .writeTrailersFrame : .submitTrailers
         case .idle, .open, .requestClosed:
             // No data provider exists before response headers.
             return resetForInternalError()

@@ -87,4 +87,20 @@ struct HTTP1ResponseSerializerTests {
         )
         #expect(text(bytes) == "HTTP/1.1 200 OK\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: 2\r\nconnection: close\r\n\r\n")
     }
+
+    @Test func chunkedHeadReplacesFramingHeaders() {
+        let head = HTTP1ResponseSerializer.chunkedHead(
+            status: 200, headers: ["content-type": "application/grpc-web+proto", "content-length": "9"], keepAlive: true)
+        #expect(
+            String(decoding: head, as: UTF8.self)
+                == "HTTP/1.1 200 OK\r\ncontent-type: application/grpc-web+proto\r\ntransfer-encoding: chunked\r\n\r\n")
+    }
+
+    @Test func chunksAndTheLastChunk() {
+        let bytes = [UInt8](repeating: 0x41, count: 26)
+        let chunk = bytes.withUnsafeBytes { HTTP1ResponseSerializer.chunk($0) }
+        #expect(chunk == Array("1a\r\n".utf8) + bytes + Array("\r\n".utf8))
+        #expect([UInt8]().withUnsafeBytes { HTTP1ResponseSerializer.chunk($0) }.isEmpty, "an empty chunk would end the body")
+        #expect(HTTP1ResponseSerializer.lastChunk == Array("0\r\n\r\n".utf8))
+    }
 }

@@ -19,8 +19,8 @@ struct GRPCServerStreamStateMachineTests {
     static let statusOnly = Machine.QueuedResponse(status: true)
 
     /// A machine driven into `state` through the events that lead there on a real stream.
-    static func machine(in state: State, endsAtShutdown: Bool = false) -> Machine {
-        var machine = Machine(endsAtShutdown: endsAtShutdown)
+    static func machine(in state: State, endsAtShutdown: Bool = false, trailersInBody: Bool = false) -> Machine {
+        var machine = Machine(endsAtShutdown: endsAtShutdown, trailersInBody: trailersInBody)
         func step(_ action: Machine.Action) { _ = action }
         switch state {
         case .idle:
@@ -165,6 +165,36 @@ struct GRPCServerStreamStateMachineTests {
         #expect(machine.statusReady() == .submitTrailers)
         #expect(machine.state == .statusSubmitted)
         #expect(!machine.isActive)
+    }
+
+    @Test("gRPC-Web: the status after the last message goes out as the body's trailers frame",
+        arguments: [State.responding, .respondingRequestClosed])
+    func webTrailersFrame(state: State) {
+        var machine = Self.machine(in: state, trailersInBody: true)
+        #expect(machine.statusReady() == .writeTrailersFrame)
+        #expect(machine.state == .statusSubmitted)
+        #expect(!machine.isActive)
+    }
+
+    @Test("gRPC-Web: a status with nothing before it is Trailers-Only, as in gRPC", arguments: [State.open, .requestClosed])
+    func webTrailersOnly(state: State) {
+        var machine = Self.machine(in: state, trailersInBody: true)
+        #expect(machine.responseQueued(Self.statusOnly) == .submitTrailersOnly)
+        #expect(machine.state == .statusSubmitted)
+    }
+
+    @Test("gRPC-Web: a status with no data provider still resets", arguments: [State.idle, .open, .requestClosed])
+    func webStatusWithoutResponse(state: State) {
+        var machine = Self.machine(in: state, trailersInBody: true)
+        #expect(machine.statusReady() == .resetStream(.internalError))
+        #expect(machine.state == .reset)
+    }
+
+    @Test("gRPC-Web: a status read again after the trailers frame does nothing", arguments: endedStates)
+    func webLateStatus(state: State) {
+        var machine = Self.machine(in: state, trailersInBody: true)
+        #expect(machine.statusReady() == .nothing)
+        #expect(machine.state == state)
     }
 
     @Test("a status with no data provider resets the stream", arguments: [State.idle, .open, .requestClosed])

@@ -1,0 +1,54 @@
+import RPCCore
+
+/// What a call needs before its handler runs, checked the same way on HTTP/2 and HTTP/1.1 (gRPC-Web).
+struct PreparedCall {
+    var route: RPCRouter.Route
+    var metadata: Metadata
+    var deadline: ContinuousClock.Instant?
+    var decompressor: (any MessageDecompressor)?
+}
+
+extension ServerShared {
+    /// Everything about a call that can fail before its handler runs, in the order gRPC servers check it.
+    ///
+    /// gRPC-Web has no per-message compression (browsers compress whole bodies), so a web call gets no decompressor
+    /// and a compressed message in it fails as one without `grpc-encoding` does.
+    func prepareCall(_ head: HeaderBlock, acceptsNewCalls: Bool) -> Result<PreparedCall, RPCError> {
+        guard acceptsNewCalls else {
+            return .failure(RPCError(code: .unavailable, message: "The server is shutting down."))
+        }
+        guard let route = router.route(forPath: head.path) else {
+            return .failure(router.unimplementedError(forPath: head.path))
+        }
+        var decompressor: (any MessageDecompressor)?
+        if head.webMode == nil, let encoding = head.encoding, encoding != "identity" {
+            decompressor = decompressors[encoding]
+            guard decompressor != nil else {
+                // Every response head names the supported encodings (grpc-accept-encoding).
+                return .failure(RPCError(code: .unimplemented, message: "Compression '\(encoding)' is not supported."))
+            }
+        }
+        var deadline: ContinuousClock.Instant?
+        if let timeout = head.timeout {
+            guard let duration = GRPCTimeout.parse(timeout) else {
+                return .failure(RPCError(code: .internal, message: "Malformed grpc-timeout '\(timeout)'."))
+            }
+            deadline = .now + duration
+        }
+        do {
+            let metadata = try head.metadata()
+            return .success(PreparedCall(route: route, metadata: metadata, deadline: deadline, decompressor: decompressor))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The gRPC-Web side of a call with `head`, or nil for a gRPC call.
+    func makeWebCall(for head: HeaderBlock) -> GRPCWebCall? {
+        head.webMode.map {
+            GRPCWebCall(
+                mode: $0,
+                corsHeaders: GRPCWebCORS.responseHeaders(origin: head.value(of: "origin"), policy: configuration.grpcWebCORS))
+        }
+    }
+}
