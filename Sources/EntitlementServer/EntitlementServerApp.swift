@@ -1,4 +1,5 @@
 import Dispatch
+import FileAccess
 public import EntitlementDomain
 public import EntitlementServices
 import EntitlementStorage
@@ -74,6 +75,12 @@ public final class EntitlementServerApp: Sendable {
         } catch {
             throw StartupError(message: "[outbound_http]: \(error.message)")
         }
+        let demoPage: StaticFiles?
+        do throws(FileSystemError) {
+            demoPage = try config.demoPageDirectory.map { path throws(FileSystemError) in try StaticFiles(directory: path) }
+        } catch {
+            throw StartupError(message: "[demo_page] directory: \(error)")
+        }
         let wiring = ServerWiring(
             store: store, tenants: tenants, logger: logger,
             limits: ServerWiring.Limits(
@@ -82,7 +89,7 @@ public final class EntitlementServerApp: Sendable {
             outbound: outbound,
             playAcknowledgements: PlayAcknowledger.Schedule(
                 firstRetry: config.playAcknowledgementFirstRetry, maxAttempts: config.playAcknowledgementMaxAttempts),
-            extraServices: extraServices, isDraining: { readiness.isDraining })
+            extraServices: extraServices, demoPage: demoPage, isDraining: { readiness.isDraining })
         background = wiring.background
         self.tenants = tenants
         engine = wiring.engine

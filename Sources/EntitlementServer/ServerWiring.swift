@@ -10,7 +10,7 @@ public import StandardServices
 /// fixture (`TestSupport.EntitlementTestServer`): the engine and its expiry scheduler (not started), one set of App
 /// Store verifiers for purchases and notifications, the gRPC router (Health, EntitlementService, AdminService, any
 /// extra services, then reflection over all of them) and the plain-HTTP routes (`/healthz`, `/readyz`, App Store and
-/// Google Play notifications, Stripe webhooks).
+/// Google Play notifications, Stripe webhooks, and the demo page's files when given).
 public struct ServerWiring: Sendable {
     /// The limits a deployment configures, and the ones tests turn down.
     public struct Limits: Sendable {
@@ -72,7 +72,8 @@ public struct ServerWiring: Sendable {
         store: any CustomerRepository, tenants: TenantRegistry, logger: Logger, clock: any DomainClock = SystemClock(),
         limits: Limits = Limits(), outbound: OutboundHTTPClient? = nil,
         playAcknowledgements: PlayAcknowledger.Schedule = PlayAcknowledger.Schedule(),
-        extraServices: [any RPCService] = [], isDraining: @escaping @Sendable () -> Bool = { false }
+        extraServices: [any RPCService] = [], demoPage: StaticFiles? = nil,
+        isDraining: @escaping @Sendable () -> Bool = { false }
     ) {
         let callLog = CallLog(logger: logger)
         let engine = CustomerEngine(
@@ -141,6 +142,10 @@ public struct ServerWiring: Sendable {
                     tenantID: request.pathParameters["tenant_id"] ?? "", authorization: request.headers["authorization"],
                     body: request.body)
                 return .text(reply.status, reply.message + "\n")
+            }
+            if let demoPage {
+                routes.register("GET", "/demo/") { _ in demoPage.response(for: "") }
+                routes.register("GET", "/demo/{file}") { request in demoPage.response(for: request.pathParameters["file"] ?? "") }
             }
             routes.register("POST", "/v1/stripe/webhooks/{tenant_id}") { request in
                 let reply = await stripeWebhooks.receive(

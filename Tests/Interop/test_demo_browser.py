@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ import pytest
 from conftest import DEMO_TENANTS_FILE, REPO_ROOT, RPC_TIMEOUT
 from entctl_support import entctl
 from test_demo_app_store import stream_events
+from test_demo_play import wait_for_log
 
 from selenium import webdriver
 from selenium.webdriver.common.by import By
@@ -28,8 +30,26 @@ ARTIFACTS = Path(os.environ.get("ENTITLEMENTD_TEST_ARTIFACTS", REPO_ROOT / ".bui
 
 
 @pytest.fixture(scope="module")
-def page_server(tenants_server):
-    return tenants_server(DEMO_TENANTS_FILE, {"demo_page": {"directory": str(REPO_ROOT / "Web" / "demo")}})
+def page_server(tenants_server, tmp_path_factory):
+    """A server with the demo tenant and the demo page, whose only allowed web origin is the server's own (a browser
+    sends Origin on the page's calls): known once it listens, so the tenants file is rewritten and reloaded then.
+    Google Play is left out: the page does not use it."""
+    tenants_file = tmp_path_factory.mktemp("demo-page") / "tenants.json"
+
+    def write(origin: str) -> None:
+        tenants = json.loads(DEMO_TENANTS_FILE.read_text())
+        tenant = tenants["tenants"][0]
+        tenant["app_store"]["root_certificates"] = [str(REPO_ROOT / "Config" / "dev-ca" / "root.pem")]
+        del tenant["play_store"]
+        tenant["web"]["allowed_origins"] = [origin]
+        tenants_file.write_text(json.dumps(tenants))
+
+    write("http://127.0.0.1:1")
+    server = tenants_server(tenants_file, {"demo_page": {"directory": str(REPO_ROOT / "Web" / "demo")}})
+    write(f"http://127.0.0.1:{server.port}")
+    server.process.send_signal(signal.SIGHUP)
+    wait_for_log(server, "reloaded tenants")
+    return server
 
 
 @pytest.fixture(scope="module")

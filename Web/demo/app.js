@@ -78,15 +78,16 @@ function signOut() {
   showSignedIn();
 }
 
-// One status stream per page (browsers give a site six HTTP/1.1 connections); after a failure it resumes from the
-// last version seen, waiting longer each time.
-async function watch(delay = 1000) {
+// One status stream per page (browsers give a site six HTTP/1.1 connections). It starts with a snapshot; after a
+// failure it resumes from the last version seen, waiting longer each time.
+async function watch(delay = 0) {
   stream?.abort();
   const controller = new AbortController();
   stream = controller;
   const watching = user;
   try {
-    await client.call(service + "StreamStatus", pb.streamStatusRequest(watching, lastVersion), {
+    const after = delay === 0 ? 0n : lastVersion;
+    await client.call(service + "StreamStatus", pb.streamStatusRequest(watching, after), {
       signal: controller.signal,
       onMessage: (bytes) => {
         const event = pb.statusEvent(bytes);
@@ -101,7 +102,8 @@ async function watch(delay = 1000) {
     log(`stream ended: ${error.message}; reconnecting`);
   }
   if (stream !== controller || user !== watching) return;
-  setTimeout(() => { if (stream === controller) watch(Math.min(delay * 2, 30000)); }, delay);
+  const next = Math.min(Math.max(delay * 2, 1000), 30000);
+  setTimeout(() => { if (stream === controller) watch(next); }, next);
 }
 
 function openCheckout(price, buyer) {

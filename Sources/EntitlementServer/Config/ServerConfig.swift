@@ -34,6 +34,9 @@ public struct ServerConfig: Sendable {
     /// How long a browser may cache a CORS preflight's answer, in seconds.
     public var grpcWebCORSMaxAgeSeconds = 600
 
+    /// The directory whose files are served at `/demo/` (the demo web page); nil: none.
+    public var demoPageDirectory: String?
+
     public init(
         transport: HTTP2ServerConfiguration = HTTP2ServerConfiguration(),
         databasePath: String,
@@ -108,6 +111,7 @@ let configSchema: [(section: String, keys: [String])] = [
     ("outbound_http", ["trusted_certificates", "timeout_seconds", "max_attempts"]),
     ("google_play", ["acknowledgement_first_retry_seconds", "acknowledgement_max_attempts"]),
     ("grpc_web", ["heartbeat_seconds", "cors_max_age_seconds"]),
+    ("demo_page", ["directory"]),
 ]
 
 /// Turns a parsed document into a ``ServerConfig``, key by key, with located errors.
@@ -246,6 +250,16 @@ private struct ConfigReader {
         // [grpc_web]
         try integer("grpc_web", "heartbeat_seconds", 1...3600) { config.grpcWebHeartbeat = .seconds($0) }
         try integer("grpc_web", "cors_max_age_seconds", 0...86400) { config.grpcWebCORSMaxAgeSeconds = $0 }
+        // [demo_page]
+        config.demoPageDirectory = try entries["demo_page"]?["directory"].map { entry throws(ConfigError) in
+            let resolved = try path(entry)
+            guard FileSystem.kind(of: resolved) == .directory else {
+                throw .fileNotReadable(
+                    file, line: entry.line, section: entry.section, key: entry.key, path: resolved,
+                    reason: "it is not a directory")
+            }
+            return resolved
+        }
         return config
     }
 
