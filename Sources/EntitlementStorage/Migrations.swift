@@ -209,6 +209,15 @@ enum Migrations {
                     PRIMARY KEY (tenant_id, code_hash)
                 );
                 CREATE INDEX redemption_codes_purchase ON redemption_codes (tenant_id, store, original_transaction_id);
+                -- Refunds and disputes of payments no held purchase was known by yet, applied when one is.
+                CREATE TABLE pending_revocations (
+                    tenant_id TEXT NOT NULL,
+                    store INTEGER NOT NULL,
+                    reference_id TEXT NOT NULL,
+                    revoked_at INTEGER NOT NULL,
+                    reason TEXT NOT NULL,
+                    PRIMARY KEY (tenant_id, store, reference_id)
+                );
                 """
         ),
     ]

@@ -350,6 +350,35 @@ final class SQLiteStorageTransaction: StorageTransaction {
         try db.purchaseReferences(tenantID: tenantID, store: store, referenceID: referenceID)
     }
 
+    func savePendingRevocation(_ revocation: PendingRevocation, tenantID: String) throws(StorageError) {
+        _ = try db.run(
+            """
+            INSERT INTO pending_revocations (tenant_id, store, reference_id, revoked_at, reason) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (tenant_id, store, reference_id) DO NOTHING
+            """,
+            [
+                .text(tenantID), .integer(StorageColumns.store(revocation.store)), .text(revocation.referenceID),
+                .time(revocation.revokedAt), .text(revocation.reason),
+            ])
+    }
+
+    func takePendingRevocations(tenantID: String, store: Store, referenceIDs: [String]) throws(StorageError)
+        -> [PendingRevocation]
+    {
+        var taken: [PendingRevocation] = []
+        for id in Set(referenceIDs) where !id.isEmpty {
+            let bindings: [SQLValue] = [.text(tenantID), .integer(StorageColumns.store(store)), .text(id)]
+            guard
+                let found = try db.row(
+                    "SELECT revoked_at, reason FROM pending_revocations WHERE tenant_id = ? AND store = ? AND reference_id = ?",
+                    bindings, { PendingRevocation(store: store, referenceID: id, revokedAt: $0.time(0), reason: $0.string(1)) })
+            else { continue }
+            _ = try db.run("DELETE FROM pending_revocations WHERE tenant_id = ? AND store = ? AND reference_id = ?", bindings)
+            taken.append(found)
+        }
+        return taken.sorted { $0.revokedAt < $1.revokedAt }
+    }
+
     func insertRedemptionCode(_ code: RedemptionCodeRecord) throws(StorageError) {
         _ = try db.run(
             """

@@ -20,8 +20,8 @@ struct MigrationTests {
         let raw = try database.rawConnection()
         #expect(
             try tables(raw) == [
-                "app_user_ids", "customers", "events", "grants", "poll_cursors", "processed_notifications",
-                "purchase_references", "redemption_codes", "schema_migrations", "transactions",
+                "app_user_ids", "customers", "events", "grants", "pending_revocations", "poll_cursors",
+                "processed_notifications", "purchase_references", "redemption_codes", "schema_migrations", "transactions",
             ])
         #expect(try appliedVersions(raw) == [1, 2, 3, 4, 5, 6, 7])
         #expect(try appliedVersions(raw) == Migrations.all.map(\.version))

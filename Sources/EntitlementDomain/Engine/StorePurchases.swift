@@ -217,7 +217,8 @@ extension CustomerEngine {
     /// no purchase data yet: a buyer named before the purchase arrives owns it when it does.
     public func applyStoreNotification(
         tenantID: String, notificationID: String?, transaction record: StorePurchase?, reason: String,
-        cause: EventCause = .appStoreNotification, ownerHints: [OwnerHint] = [], references: [PurchaseReference] = []
+        cause: EventCause = .appStoreNotification, ownerHints: [OwnerHint] = [], references: [PurchaseReference] = [],
+        pendingRevocations: [PendingRevocation] = []
     ) async throws(DomainError) -> StoreNotificationOutcome {
         try await write { transaction, now throws -> (StoreNotificationOutcome, [Committed]) in
             if let notificationID,
@@ -228,7 +229,15 @@ extension CustomerEngine {
             for reference in references {
                 try transaction.savePurchaseReference(reference, tenantID: tenantID, at: now)
             }
-            guard let notified = record else { return (.recorded, []) }
+            for revocation in pendingRevocations {
+                try transaction.savePendingRevocation(revocation, tenantID: tenantID)
+            }
+            guard var notified = record else { return (.recorded, []) }
+            if let waiting = try self.takePendingRevocation(for: notified, in: transaction) {
+                notified.revokedAt = waiting.revokedAt
+                notified.revocationReason = waiting.reason
+                notified.willRenew = false
+            }
             let stored = try transaction.purchase(
                 tenantID: tenantID, store: notified.store, originalTransactionID: notified.originalTransactionID)
             var record = PurchaseVersions.revocationTakingEffect(notified, stored: stored, at: now)
@@ -263,5 +272,20 @@ extension CustomerEngine {
                     reference: record.originalTransactionID, at: now))
             return (.applied(appUserID: snapshot.customer.appUserID, changed: true), committed)
         }
+    }
+}
+
+extension CustomerEngine {
+    /// The earliest revocation waiting for a payment that names `record` (its own IDs, or a reference to it), used
+    /// up; nil when none waits or `record` is revoked already.
+    fileprivate func takePendingRevocation(for record: StorePurchase, in transaction: any StorageTransaction)
+        throws(StorageError) -> PendingRevocation?
+    {
+        guard record.revokedAt == nil, record.store == .web else { return nil }
+        let references = try transaction.purchaseReferences(
+            tenantID: record.tenantID, store: record.store, originalTransactionID: record.originalTransactionID)
+        let ids = [record.originalTransactionID, record.transactionID] + references.map(\.referenceID)
+        return try transaction.takePendingRevocations(tenantID: record.tenantID, store: record.store, referenceIDs: ids)
+            .first
     }
 }

@@ -102,6 +102,11 @@ public protocol StorageTransaction {
     /// The references with this reference ID, oldest first.
     func purchaseReferences(tenantID: String, store: Store, referenceID: String) throws(StorageError)
         -> [PurchaseReference]
+    /// Keeps a revocation waiting for its purchase; an earlier one for the same reference stands.
+    func savePendingRevocation(_ revocation: PendingRevocation, tenantID: String) throws(StorageError)
+    /// Removes and returns the revocations waiting for any of `referenceIDs`.
+    func takePendingRevocations(tenantID: String, store: Store, referenceIDs: [String]) throws(StorageError)
+        -> [PendingRevocation]
     func insertRedemptionCode(_ code: RedemptionCodeRecord) throws(StorageError)
     func redemptionCode(tenantID: String, codeHash: String) throws(StorageError) -> RedemptionCodeRecord?
     /// Records a code's use or replacement (its `usedAt`, `usedBy`, `replacedAt`).

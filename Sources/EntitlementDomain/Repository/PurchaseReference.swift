@@ -18,6 +18,23 @@ public struct PurchaseReference: Sendable, Hashable {
     }
 }
 
+/// A refund or dispute that named a payment no held purchase is known by yet (Stripe's events arrive in any order): it
+/// revokes the purchase the payment turns out to have paid for, once that arrives, and is used up then.
+public struct PendingRevocation: Sendable, Hashable {
+    public var store: Store
+    /// The payment's ID (`pi_…`, or a legacy charge's invoice).
+    public var referenceID: String
+    public var revokedAt: UnixTime
+    public var reason: String
+
+    public init(store: Store, referenceID: String, revokedAt: UnixTime, reason: String) {
+        self.store = store
+        self.referenceID = referenceID
+        self.revokedAt = revokedAt
+        self.reason = reason
+    }
+}
+
 /// A single-use code that attaches a purchase nobody owns (an anonymous web checkout) to the user who presents it.
 /// Only its SHA-256 is kept: the code itself is shown once, to the tenant's backend that asked for it.
 public struct RedemptionCodeRecord: Sendable, Hashable {

@@ -21,6 +21,7 @@ struct StripeEvents: Sendable {
         var record: StorePurchase?
         var hints: [OwnerHint] = []
         var references: [PurchaseReference] = []
+        var pendingRevocations: [PendingRevocation] = []
         /// What the reply says when nothing is applied.
         var note: String?
     }
@@ -51,7 +52,8 @@ struct StripeEvents: Sendable {
         }
         let outcome = try await engine.applyStoreNotification(
             tenantID: tenant.id, notificationID: Self.notificationID(event.id), transaction: change.record,
-            reason: event.type, cause: .stripeWebhook, ownerHints: change.hints, references: change.references)
+            reason: event.type, cause: .stripeWebhook, ownerHints: change.hints, references: change.references,
+            pendingRevocations: change.pendingRevocations)
         if outcome == .recorded, let note = change.note {
             return NotificationReply(status: 200, message: "\(event.type): \(note)")
         }
@@ -208,7 +210,8 @@ struct StripeEvents: Sendable {
             paidBy: paidBy, reason: "DISPUTED", at: UnixTime(milliseconds: event.created * 1000), tenant: tenant)
     }
 
-    /// The purchase a refunded or disputed payment paid for, revoked; nothing when no held purchase is named by it.
+    /// The purchase a refunded or disputed payment paid for, revoked. When no held purchase is named by the payment
+    /// yet (its checkout or invoice comes later), the revocation waits for it.
     private func revoke(paidBy ids: [String], reason: String, at time: UnixTime, tenant: Tenant) throws(DomainError) -> Change {
         for id in ids {
             var purchaseIDs = try engine.purchaseReferences(tenantID: tenant.id, store: .web, referenceID: id)
@@ -223,7 +226,9 @@ struct StripeEvents: Sendable {
                 return Change(record: revoked)
             }
         }
-        return Change(note: "no held purchase was paid by \(ids.map(\.quotedForMessage).joined(separator: ", "))")
+        return Change(
+            pendingRevocations: ids.map { PendingRevocation(store: .web, referenceID: $0, revokedAt: time, reason: reason) },
+            note: "no held purchase was paid by \(ids.map(\.quotedForMessage).joined(separator: ", ")) yet: the revocation waits for it")
     }
 
     // MARK: Fetching

@@ -125,3 +125,31 @@ import Testing
         #expect(outcome == .recorded)
     }
 }
+
+/// Refunds and disputes that arrive before the purchase they take back.
+@Suite struct PendingRevocationTests {
+    @Test func aRefundBeforeItsCheckoutRevokesThePurchaseWhenItArrivesOnce() async throws {
+        let harness = try EngineHarness()
+        let refundedAt = harness.now
+        let early = try await harness.engine.applyStoreNotification(
+            tenantID: harness.tenantID, notificationID: "stripe:evt_refund", transaction: nil, reason: "charge.refunded",
+            cause: .stripeWebhook,
+            pendingRevocations: [PendingRevocation(store: .web, referenceID: "pi_7", revokedAt: refundedAt, reason: "REFUNDED")])
+        #expect(early == .recorded)
+        var record = harness.playPurchase("pi_7", product: "lifetime_web", entitlements: ["pro"])
+        record.store = .web
+        record.expiresAt = nil
+        _ = try await harness.engine.applyStoreNotification(
+            tenantID: harness.tenantID, notificationID: "stripe:evt_checkout", transaction: record,
+            reason: "checkout.session.completed", cause: .stripeWebhook, ownerHints: [.appUserID("alice")])
+        let stored = try #require(try harness.stored("pi_7", store: .web))
+        #expect(stored.revokedAt == refundedAt && stored.revocationReason == "REFUNDED")
+        #expect(try harness.state("alice").status.activeIDs.isEmpty)
+        // Used up: later data about the purchase is not revoked again by it.
+        var paidAgain = record
+        paidAgain.transactionID = "cs_other"
+        paidAgain.signedAt = UnixTime(milliseconds: harness.now.milliseconds + 1000)
+        _ = try await harness.notify(paidAgain, reason: "checkout.session.completed", cause: .stripeWebhook)
+        #expect(try harness.state("alice").status.activeIDs == ["pro"])
+    }
+}
