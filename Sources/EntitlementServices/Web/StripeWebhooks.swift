@@ -56,6 +56,11 @@ public struct StripeWebhooks: Sendable {
         let event = try Self.decode(body)
         try StripeEvents.checkShape(event)
         do throws(DomainError) {
+            // A redelivery of an event already handled: answered before its objects are fetched or interpreted again
+            // (Stripe's API may be down, or the event was one acknowledged without being applied).
+            if try engine.isNotificationProcessed(tenantID: tenant.id, notificationID: StripeEvents.notificationID(event.id)) {
+                return NotificationReply(.duplicate, reason: event.type)
+            }
             return try await events.apply(event, tenant: tenant, settings: settings)
         } catch {
             switch error.code {
