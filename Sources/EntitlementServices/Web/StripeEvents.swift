@@ -163,6 +163,8 @@ struct StripeEvents: Sendable {
             change.record = try StripeInterpretation.purchase(
                 fromSubscription: subscription, observedAt: engine.now(), origin: .storeAPI, tenant: tenant,
                 settings: settings)
+            // The invoice may be the first news of the subscription: its buyer is who the subscription names.
+            if let buyer = StripeInterpretation.namedUser(of: subscription) { change.hints = [.appUserID(buyer)] }
             return change
         }
         guard let stored = try engine.purchase(tenantID: tenant.id, store: .web, originalTransactionID: subscriptionID)
