@@ -6,6 +6,8 @@ nothing applied, so Stripe's redelivery applies it later.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import fake_stripe as fs
@@ -26,8 +28,10 @@ def fake():
 
 @pytest.fixture(scope="module")
 def tenants(fake, tmp_path_factory):
-    key_file = tmp_path_factory.mktemp("stripe-key") / "stripe-api-key.txt"
-    return {"k": stripe_tenant("api-a", api=fake, key_file=key_file)}
+    directory = tmp_path_factory.mktemp("stripe-key")
+    # Its key file is removed after the tenants file is loaded, before its first event reads it.
+    bad = stripe_tenant("api-bad-key", api=fake, key_file=directory / "bad-key.txt")
+    return {"k": stripe_tenant("api-a", api=fake, key_file=directory / "stripe-api-key.txt"), "bad": bad}
 
 
 @pytest.fixture(scope="module")
@@ -164,3 +168,28 @@ def test_an_object_stripe_does_not_know_is_acknowledged_not_applied(env, fake):
     sub = fs.subscription(price_id=PRICE_MONTHLY, metadata={"app_user_id": user})
     text = env.post_ok("k", fs.event("customer.subscription.created", sub), "not applied")
     assert not has_customer(env.k_admin, user), text
+
+
+def test_an_unusable_api_key_file_is_503_so_stripe_delivers_again_after_it_is_fixed(env, fake, tenants):
+    user = unique_id()
+    sub = fake.put_subscription(fs.subscription(price_id=PRICE_MONTHLY, metadata={"app_user_id": user}))
+    evt = fs.event("customer.subscription.created", sub)
+    key_file = Path(tenants["bad"].stripe["api_key_file"])
+    key_file.unlink()
+    status, text = env.post("bad", evt)
+    assert status == 503, text
+    assert fake.api_key not in text
+    assert not has_customer(env.bad_admin, user)
+    key_file.write_text(fake.api_key + "\n")
+    env.post_ok("bad", evt, "applied to", user)
+
+
+def test_a_duplicate_is_answered_without_asking_stripe(env, fake):
+    user = unique_id()
+    sub = fake.put_subscription(fs.subscription(price_id=PRICE_MONTHLY, metadata={"app_user_id": user}))
+    evt = fs.event("customer.subscription.created", sub)
+    env.post_ok("k", evt, "applied to", user)
+    asked = len(fake.requests_to(f"/v1/subscriptions/{sub['id']}"))
+    fake.down()
+    env.post_ok("k", evt, "already processed")
+    assert len(fake.requests_to(f"/v1/subscriptions/{sub['id']}")) == asked
