@@ -306,6 +306,21 @@ def test_a_refund_of_a_renewal_revokes_the_subscription_its_invoice_named(env):
     assert entitlement_ids(env.a.sync(user)) == []
 
 
+def test_a_refunded_subscription_stays_revoked_through_a_later_update_of_the_same_period(env):
+    user, pi = unique_id(), fs.new_id("pi")
+    sub = sub_for(user)
+    env.post_ok("a", fs.event("customer.subscription.created", sub, created=fs.now() - 30), "applied to", user)
+    item = sub["items"]["data"][0]
+    paid = fs.invoice(subscription_id=sub["id"], invoice_id=sub["latest_invoice"], payment_intent=pi,
+                      period_start=item["current_period_start"], period_end=item["current_period_end"])
+    env.post_ok("a", fs.event("invoice.paid", paid, created=fs.now() - 20))
+    env.post_ok("a", fs.event("charge.refunded", fs.charge(payment_intent=pi), created=fs.now() - 10), "applied to")
+    renamed = dict(sub, metadata={"app_user_id": user, "plan": "renamed"})
+    env.post_ok("a", fs.event("customer.subscription.updated", renamed))
+    assert entitlement_ids(env.a.sync(user)) == []
+    assert web_transaction(env.a_admin, user, sub["id"]).revocation_reason == "REFUNDED"
+
+
 def test_a_refund_of_a_payment_the_checkout_named_revokes_its_subscription(env):
     user, pi = unique_id(), fs.new_id("pi")
     sub = sub_for(None)

@@ -4,7 +4,7 @@ limits, tenants that take no webhooks, bodies that are not events, and duplicate
 
 Every refused delivery is followed by the same event signed properly, which must then apply: that proves the refusal
 applied nothing and did not use up the event's ID. Tenant "a" has one secret; "rot" two (a secret being rolled);
-"plain" has no `stripe` settings.
+"tight" a 60 s signature tolerance; "plain" has no `stripe` settings.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ MAX_BODY = 256 * 1024
 def tenants():
     plain = TenantSpec(id="wh-plain", public_keys=[make_key("pk")[0]], secret_keys=[make_key("sk")[0]],
                        products={k: list(v) for k, v in PRODUCTS.items()})
-    return {"a": stripe_tenant("wh-a"), "rot": stripe_tenant("wh-rot", secrets=2), "plain": plain}
+    return {"a": stripe_tenant("wh-a"), "rot": stripe_tenant("wh-rot", secrets=2), "plain": plain,
+            "tight": stripe_tenant("wh-tight", tolerance=60)}
 
 
 @pytest.fixture(scope="module")
@@ -125,6 +126,14 @@ def test_within_tolerance_and_future_timestamps_pass(env):
     other = unique_id()
     # stripe-python refuses only old timestamps; one from the future (a fast clock at Stripe) passes.
     env.post_ok("a", subscribed(other), "applied to", timestamp=fs.now() + 600)
+
+
+def test_the_tenants_signature_tolerance_is_used(env):
+    user = unique_id()
+    evt = subscribed(user)
+    status, text = env.post("tight", evt, timestamp=fs.now() - 100)
+    assert status == 400 and "timestampTooOld" in text, text
+    env.post_ok("tight", evt, "applied to", user, timestamp=fs.now() - 30)
 
 
 def test_several_v1_entries_where_only_the_second_is_right_are_accepted(env):
