@@ -10,13 +10,16 @@ applied nothing and did not use up the event's ID. Tenant "a" has one secret; "r
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 
+import h2.exceptions
 import pytest
 
 import fake_stripe as fs
+from conftest import RawH2Connection
 from entitlement_support import TenantSpec, make_key, unique_id, write_tenants
 from stripe_support import (
-    PRICE_MONTHLY, PRODUCTS, VIAS, WEB_SOURCE, StripeEnv, entitlement_ids, has_customer, stripe_tenant,
+    PRICE_MONTHLY, PRODUCTS, VIAS, WEB_SOURCE, StripeEnv, entitlement_ids, has_customer, stripe_tenant, webhook_path,
 )
 
 MAX_BODY = 256 * 1024
@@ -195,6 +198,29 @@ def test_a_body_over_256_kib_is_413_and_one_at_the_limit_is_read(env, via):
     assert status == 200 and "applied to" in text, f"{status} {text}"
 
 
+def test_a_body_far_over_the_limit_is_refused_by_the_transport_with_413(env):
+    body = b" " * (8 * 1024 * 1024)
+    status, text = env.post("a", body=body, signature="t=1,v1=00", via="http1")
+    assert status == 413, text
+    with RawH2Connection(env.server.host, env.server.port) as connection:
+        headers = [
+            (":method", "POST"), (":scheme", "http"), (":path", webhook_path(env.tenant_id("a"))),
+            (":authority", connection.authority), ("content-type", "application/json"),
+            ("content-length", str(len(body))), ("stripe-signature", "t=1,v1=00"),
+        ]
+        stream_id = connection.start(headers)
+        try:
+            for offset in range(0, len(body), 16_000):
+                connection.send(stream_id, body[offset:offset + 16_000])
+        except h2.exceptions.StreamClosedError:
+            pass  # The server answered and closed the stream before the whole body was sent.
+        response = connection.wait(stream_id)
+    assert response.status == 413
+    # RST_STREAM NO_ERROR after a complete response tells the client to stop sending (RFC 9113 §8.1).
+    assert response.reset_code in (None, 0)
+    env.post_ok("a", subscribed(unique_id()), "applied to")
+
+
 # --------------------------------------------------------------------------------------------------
 # Bodies
 
@@ -231,6 +257,19 @@ def test_an_event_type_the_server_does_not_act_on_is_acknowledged(env):
     text = env.post_ok("a", evt, "customer.created")
     assert "not an event this server acts on" in text
     assert "already processed" in env.post_ok("a", evt)
+
+
+def test_concurrent_deliveries_of_one_event_apply_it_once(env):
+    user = unique_id()
+    env.a.identify(user)
+    evt = subscribed(user)
+    before = len(env.a_admin.all_events(user))
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        answers = list(pool.map(lambda via: env.post("a", evt, via=via), ["http1", "h2"] * 3))
+    assert all(status == 200 for status, _ in answers), answers
+    assert sum("applied to" in text for _, text in answers) == 1, answers
+    assert sum("already processed" in text for _, text in answers) == 5, answers
+    assert len(env.a_admin.all_events(user)) == before + 1
 
 
 @pytest.mark.parametrize("via", VIAS)
