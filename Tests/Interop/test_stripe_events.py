@@ -254,6 +254,21 @@ def test_invoice_paid_extends_a_held_subscription_to_the_line_period_end(env):
     assert web_transaction(env.a_admin, user, sub["id"]).transaction_id == renewal["id"]
 
 
+def test_an_invoice_in_the_shape_of_older_api_versions_is_read(env):
+    user, pi = unique_id(), fs.new_id("pi")
+    sub = sub_for(user)
+    env.post_ok("a", fs.event("customer.subscription.created", sub, created=fs.now() - 30), "applied to", user)
+    end = sub["items"]["data"][0]["current_period_end"]
+    renewal = fs.invoice(subscription_id=sub["id"], period_start=end, period_end=end + 30 * DAY)
+    # Before 2025-03-31 the subscription and the payment intent sat on the invoice itself.
+    del renewal["parent"], renewal["payments"]
+    renewal.update(subscription=sub["id"], payment_intent=pi)
+    env.post_ok("a", fs.event("invoice.paid", renewal, created=fs.now() - 20), "applied to", user)
+    assert ts_millis(env.a.sync(user).status.entitlements[0].expires_at) == (end + 30 * DAY) * 1000
+    env.post_ok("a", fs.event("charge.refunded", fs.charge(payment_intent=pi)), "applied to", user)
+    assert entitlement_ids(env.a.sync(user)) == []
+
+
 def test_invoice_paid_for_a_subscription_not_held_is_acknowledged(env):
     text = env.post_ok("a", fs.event("invoice.paid", fs.invoice(subscription_id=fs.new_id("sub"))))
     assert "not held" in text

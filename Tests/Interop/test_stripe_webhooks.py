@@ -102,6 +102,7 @@ def test_a_bad_signature_is_400_and_applies_nothing(env, case):
     status, text = env.post("a", body=body, signature=_bad_headers(body, env.tenants["a"].webhook_secret)[case])
     assert status == 400, f"{case}: {status} {text}"
     assert "Stripe-Signature" in text
+    assert env.tenants["a"].webhook_secret not in text and "whsec_" not in text
     assert not has_customer(env.a_admin, user)
     assert_applies(env, "a", evt, user)
 
