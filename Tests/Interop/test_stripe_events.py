@@ -347,6 +347,17 @@ def test_a_refund_of_a_payment_the_checkout_named_revokes_its_subscription(env):
     assert entitlement_ids(env.a.sync(user)) == []
 
 
+@pytest.mark.xfail(strict=True, reason="known gap: a refund that arrives before its purchase is not remembered, so the "
+                   "late checkout.session.completed still grants (redeliveries after a 503 can come in this order)")
+def test_a_refund_delivered_before_its_checkout_still_takes_the_purchase_back(env):
+    user, pi = unique_id(), fs.new_id("pi")
+    session = fs.checkout_session(mode="payment", client_reference_id=user, payment_intent=pi,
+                                  metadata={"price_id": PRICE_LIFETIME}, created=fs.now() - 60)
+    env.post_ok("a", fs.event("charge.refunded", fs.charge(payment_intent=pi)), "no held purchase")
+    env.post_ok("a", fs.event("checkout.session.completed", session, created=fs.now() - 60))
+    assert entitlement_ids(env.a.sync(user)) == []
+
+
 def test_a_refund_of_an_unknown_payment_is_acknowledged(env):
     text = env.post_ok("a", fs.event("charge.refunded", fs.charge(payment_intent=fs.new_id("pi"))))
     assert "no held purchase" in text
