@@ -21,9 +21,9 @@ struct MigrationTests {
         #expect(
             try tables(raw) == [
                 "app_user_ids", "customers", "events", "grants", "poll_cursors", "processed_notifications",
-                "schema_migrations", "transactions",
+                "purchase_references", "redemption_codes", "schema_migrations", "transactions",
             ])
-        #expect(try appliedVersions(raw) == [1, 2, 3, 4, 5, 6])
+        #expect(try appliedVersions(raw) == [1, 2, 3, 4, 5, 6, 7])
         #expect(try appliedVersions(raw) == Migrations.all.map(\.version))
         #expect(try raw.row("PRAGMA journal_mode") { $0.string(0) } == "wal")
         let appliedAt = try raw.row("SELECT applied_at FROM schema_migrations") { $0.int64(0) }
@@ -95,7 +95,7 @@ struct MigrationTests {
         }
 
         let store = try database.open()
-        #expect(try appliedVersions(database.rawConnection()) == [1, 2, 3, 4, 5, 6])
+        #expect(try appliedVersions(database.rawConnection()) == [1, 2, 3, 4, 5, 6, 7])
         let alice = try #require(try store.snapshot(tenantID: "t", appUserID: "alice"))
         #expect(alice.customer.id == 7)
         #expect(alice.customer.version == 1)
