@@ -56,6 +56,10 @@ enum Fixtures {
         Fixture("PurchaseRequest#playStore") {
             unk(PurchaseRequest(appUserID: "user-1", purchase: .playStore(playStorePurchase($0))), $0)
         },
+        Fixture("PurchaseRequest#webRedemption") {
+            unk(PurchaseRequest(appUserID: "user-1", purchase: .webRedemption(webRedemption($0))), $0)
+        },
+        Fixture("WebRedemption") { webRedemption($0) },
         Fixture("PurchaseRequest#emptyAppStore") {
             unk(PurchaseRequest(appUserID: "user-1", purchase: .appStore(AppStorePurchase())), $0)
         },
@@ -102,7 +106,16 @@ enum Fixtures {
             response.customer = customerStatus(u)
             return unk(response, u)
         },
+        Fixture("GetRedemptionCodeRequest") { unk(GetRedemptionCodeRequest(stripeID: "sub_1"), $0) },
+        Fixture("RedemptionCode") { u in
+            var code = RedemptionCode()
+            code.code = redemptionCode
+            code.expiresAt = ts(1_731_536_000, 0, u)
+            code.transaction = transaction(u)
+            return unk(code, u)
+        },
         .empty(RefreshStorePurchaseRequest.self), .empty(RefreshStorePurchaseResponse.self),
+        .empty(WebRedemption.self), .empty(GetRedemptionCodeRequest.self), .empty(RedemptionCode.self),
         .empty(CustomerStatus.self), .empty(SubscriptionStatus.self), .empty(ActiveEntitlement.self),
         .empty(StatusEvent.self), .empty(StreamStatusRequest.self), .empty(IdentifyRequest.self),
         .empty(IdentifyResponse.self), .empty(SyncStatusRequest.self), .empty(SyncStatusResponse.self),
@@ -152,6 +165,12 @@ enum Fixtures {
 
     static func appStorePurchase(_ u: Bool, _ i: Int = 0) -> AppStorePurchase {
         unk(AppStorePurchase(signedTransaction: "eyJhbGciOiJFUzI1NiJ9.payload-\(i).signature"), u)
+    }
+
+    static let redemptionCode = "rc_abcdefghijklmnopqrstuvwxyz234567"
+
+    static func webRedemption(_ u: Bool) -> WebRedemption {
+        unk(WebRedemption(code: redemptionCode), u)
     }
 
     static func playStorePurchase(_ u: Bool, _ i: Int = 0) -> PlayStorePurchase {

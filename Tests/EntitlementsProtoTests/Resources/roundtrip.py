@@ -88,6 +88,20 @@ def play_store_purchase(u, i=0):
     return unk(es.PlayStorePurchase(product_id=f"pro_monthly_{i}", purchase_token=f"token-{i}"), u)
 
 
+REDEMPTION_CODE = "rc_abcdefghijklmnopqrstuvwxyz234567"
+
+
+def web_redemption(u):
+    return unk(es.WebRedemption(code=REDEMPTION_CODE), u)
+
+
+def redemption_code(u):
+    m = ad.RedemptionCode(code=REDEMPTION_CODE)
+    m.expires_at.CopyFrom(ts(1_731_536_000, 0, u))
+    m.transaction.CopyFrom(transaction(u))
+    return unk(m, u)
+
+
 def with_customer(cls, u, **fields):
     m = cls(**fields)
     m.customer.CopyFrom(customer_status(u))
@@ -106,6 +120,8 @@ def purchase_request(u, case):
         m.app_store.CopyFrom(app_store_purchase(u))
     elif case == "play_store":
         m.play_store.CopyFrom(play_store_purchase(u))
+    elif case == "web_redemption":
+        m.web_redemption.CopyFrom(web_redemption(u))
     else:
         m.app_store.SetInParent()
     return unk(m, u)
@@ -240,6 +256,8 @@ def cases():
         "SyncStatusResponse": (es.SyncStatusResponse, lambda u: with_customer(es.SyncStatusResponse, u)),
         "PurchaseRequest#appStore": (es.PurchaseRequest, lambda u: purchase_request(u, "app_store")),
         "PurchaseRequest#playStore": (es.PurchaseRequest, lambda u: purchase_request(u, "play_store")),
+        "PurchaseRequest#webRedemption": (es.PurchaseRequest, lambda u: purchase_request(u, "web_redemption")),
+        "WebRedemption": (es.WebRedemption, web_redemption),
         "PurchaseRequest#emptyAppStore": (es.PurchaseRequest, lambda u: purchase_request(u, "empty")),
         "AppStorePurchase": (es.AppStorePurchase, app_store_purchase),
         "PlayStorePurchase": (es.PlayStorePurchase, play_store_purchase),
@@ -269,6 +287,9 @@ def cases():
                                         lambda u: unk(ad.RefreshStorePurchaseRequest(
                                             store=st.PLAY_STORE, purchase_id="token-1", product_id="premium"), u)),
         "RefreshStorePurchaseResponse": (ad.RefreshStorePurchaseResponse, refresh_store_purchase_response),
+        "GetRedemptionCodeRequest": (ad.GetRedemptionCodeRequest,
+                                     lambda u: unk(ad.GetRedemptionCodeRequest(stripe_id="sub_1"), u)),
+        "RedemptionCode": (ad.RedemptionCode, redemption_code),
     }
 
 
