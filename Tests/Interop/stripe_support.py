@@ -15,8 +15,7 @@ Every tenant here maps the same Stripe prices and products:
 from __future__ import annotations
 
 import http.client
-import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
@@ -87,6 +86,12 @@ def stripe_tenant(tenant_id: str, **settings) -> StripeTenantSpec:
         id=tenant_id, public_keys=[make_key("pk")[0]], secret_keys=[make_key("sk")[0]],
         entitlements=["pro", "premium"], products={k: list(v) for k, v in PRODUCTS.items()},
         stripe=stripe_settings(**settings))
+
+
+def subscription_for(user: str | None, **fields) -> dict:
+    """A subscription (monthly unless `price_id` says otherwise) whose metadata names `user` (None: nobody)."""
+    fields.setdefault("price_id", PRICE_MONTHLY)
+    return fs.subscription(metadata={"app_user_id": user} if user else {}, **fields)
 
 
 # --------------------------------------------------------------------------------------------------
