@@ -31,7 +31,11 @@ def tenants(fake, tmp_path_factory):
     directory = tmp_path_factory.mktemp("stripe-key")
     # Its key file is removed after the tenants file is loaded, before its first event reads it.
     bad = stripe_tenant("api-bad-key", api=fake, key_file=directory / "bad-key.txt")
-    return {"k": stripe_tenant("api-a", api=fake, key_file=directory / "stripe-api-key.txt"), "bad": bad}
+    # A key Stripe does not know (rolled, or another account's): 401 from the fake.
+    wrong = stripe_tenant("api-wrong-key", api=fake, key_file=directory / "wrong-key.txt")
+    (directory / "wrong-key.txt").write_text(fs.new_api_key())
+    return {"k": stripe_tenant("api-a", api=fake, key_file=directory / "stripe-api-key.txt"), "bad": bad,
+            "wrong": wrong}
 
 
 @pytest.fixture(scope="module")
@@ -193,3 +197,15 @@ def test_a_duplicate_is_answered_without_asking_stripe(env, fake):
     fake.down()
     env.post_ok("k", evt, "already processed")
     assert len(fake.requests_to(f"/v1/subscriptions/{sub['id']}")) == asked
+
+
+def test_a_key_stripe_refuses_is_503_and_never_quoted(env, fake, tenants):
+    user = unique_id()
+    sub = fake.put_subscription(fs.subscription(price_id=PRICE_MONTHLY, metadata={"app_user_id": user}))
+    status, text = env.post("wrong", fs.event("customer.subscription.created", sub))
+    assert status == 503, text
+    key = Path(tenants["wrong"].stripe["api_key_file"]).read_text().strip()
+    assert key not in text and fake.api_key not in text
+    (request,) = fake.requests_to(f"/v1/subscriptions/{sub['id']}")
+    assert request.header("authorization") == f"Bearer {key}"
+    assert not has_customer(env.wrong_admin, user)
