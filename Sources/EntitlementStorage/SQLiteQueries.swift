@@ -156,6 +156,13 @@ extension SQLiteConnection {
         ) { $0.int64(0) }
     }
 
+    func isNotificationProcessed(tenantID: String, notificationID: String) throws(StorageError) -> Bool {
+        try row(
+            "SELECT 1 FROM processed_notifications WHERE tenant_id = ? AND notification_id = ?",
+            [.text(tenantID), .text(notificationID)]
+        ) { $0.int64(0) } != nil
+    }
+
     // MARK: Purchase references
 
     func purchaseReferences(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)

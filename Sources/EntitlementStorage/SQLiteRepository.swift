@@ -118,6 +118,12 @@ public final class SQLiteRepository: CustomerRepository {
         }
     }
 
+    public func isNotificationProcessed(tenantID: String, notificationID: String) throws(StorageError) -> Bool {
+        try readers.withConnection { (db) throws(StorageError) in
+            try db.isNotificationProcessed(tenantID: tenantID, notificationID: notificationID)
+        }
+    }
+
     /// Runs several reads against one consistent snapshot of the database.
     private func readTransaction<T>(_ body: (SQLiteConnection) throws(StorageError) -> T) throws(StorageError) -> T {
         try readers.withConnection { (db) throws(StorageError) in

@@ -216,7 +216,10 @@ struct StoreTransactionRecordTests {
         func mark(_ tenant: String, _ id: String, at: Int64 = 1_000) throws -> Bool {
             try store.write { try $0.markNotificationProcessed(tenantID: tenant, notificationID: id, at: time(at)) }
         }
+        #expect(try !store.isNotificationProcessed(tenantID: "t", notificationID: "n-1"))
         #expect(try mark("t", "n-1"))
+        #expect(try store.isNotificationProcessed(tenantID: "t", notificationID: "n-1"))
+        #expect(try !store.isNotificationProcessed(tenantID: "u", notificationID: "n-1"))
         #expect(try !mark("t", "n-1", at: 2_000))
         #expect(try mark("u", "n-1"))
         #expect(try mark("t", "n-2"))

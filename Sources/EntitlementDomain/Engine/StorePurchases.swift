@@ -208,6 +208,15 @@ public enum StoreNotificationOutcome: Sendable, Hashable {
 }
 
 extension CustomerEngine {
+    /// Whether the store notification `notificationID` was applied (or acknowledged) before: a redelivery is then
+    /// answered without being interpreted again, or its objects fetched again. The write still checks it, in its
+    /// transaction, for deliveries that race.
+    public func isNotificationProcessed(tenantID: String, notificationID: String) throws(DomainError) -> Bool {
+        try read { () throws(StorageError) in
+            try self.store.isNotificationProcessed(tenantID: tenantID, notificationID: notificationID)
+        }
+    }
+
     /// Applies a verified store notification (or what the store's API said when asked), once per notification ID,
     /// in one transaction: the purchase's newest data replaces older data, never the reverse (``PurchaseVersions``),
     /// and its owner, if any, gets one event with `reason`. A purchase nobody owns yet goes to the customer its app

@@ -28,6 +28,8 @@ public protocol CustomerRepository: Sendable {
     /// The references with this reference ID (``PurchaseReference``), oldest first.
     func purchaseReferences(tenantID: String, store: Store, referenceID: String) throws(StorageError)
         -> [PurchaseReference]
+    /// Whether a store notification was recorded as processed (``StorageTransaction/markNotificationProcessed``).
+    func isNotificationProcessed(tenantID: String, notificationID: String) throws(StorageError) -> Bool
 
     /// Runs `body` in one write transaction; commits durably when it returns, rolls back when it throws.
     /// Writes are serialized: one transaction at a time.

@@ -167,6 +167,8 @@ struct StripeEvents: Sendable {
             change.record = try StripeInterpretation.purchase(
                 fromSubscription: subscription, observedAt: engine.now(), origin: .storeAPI, tenant: tenant,
                 settings: settings)
+            // The invoice may be the first news of the subscription: its buyer is who the subscription names.
+            if let buyer = StripeInterpretation.namedUser(of: subscription) { change.hints = [.appUserID(buyer)] }
             return change
         }
         guard let stored = try engine.purchase(tenantID: tenant.id, store: .web, originalTransactionID: subscriptionID)
@@ -175,9 +177,10 @@ struct StripeEvents: Sendable {
             return change
         }
         let at = observed(event, api: nil)
-        change.record = paid
+        // Nothing new still carries the stored purchase: the invoice may name a payment a revocation waits for.
+        change.record = (paid
             ? StripeInterpretation.paid(invoice, stored: stored, observedAt: at)
-            : StripeInterpretation.paymentFailed(stored: stored, observedAt: at)
+            : StripeInterpretation.paymentFailed(stored: stored, observedAt: at)) ?? stored
         change.note = "nothing new for subscription \(subscriptionID.quotedForMessage)"
         return change
     }
@@ -245,10 +248,9 @@ struct StripeEvents: Sendable {
         do {
             return try await get()
         } catch {
-            switch error.code {
-            case .notFound: throw .notFound(error.message)
-            case .unavailable, .permissionDenied, .badResponse, .invalidRequest: throw .unavailable(error.message)
-            }
+            // Even a 404: the event is signed, so the object exists, and a key that cannot see it (another
+            // account's or mode's) is the tenant's to fix; Stripe delivers the event again meanwhile.
+            throw .unavailable(error.message)
         }
     }
 }

@@ -56,10 +56,15 @@ public struct StripeWebhooks: Sendable {
         let event = try Self.decode(body)
         try StripeEvents.checkShape(event)
         do throws(DomainError) {
+            // A redelivery of an event already handled: answered before its objects are fetched or interpreted again
+            // (Stripe's API may be down, or the event was one acknowledged without being applied).
+            if try engine.isNotificationProcessed(tenantID: tenant.id, notificationID: StripeEvents.notificationID(event.id)) {
+                return NotificationReply(.duplicate, reason: event.type)
+            }
             return try await events.apply(event, tenant: tenant, settings: settings)
         } catch {
             switch error.code {
-            case .invalidArgument, .failedPrecondition, .notFound:
+            case .invalidArgument, .failedPrecondition:
                 // About an object this app does not sell or cannot place (another product of the same Stripe
                 // account, a mode it does not accept): every delivery would meet the same answer. Acknowledged and
                 // logged, its ID used; nothing applied.
