@@ -38,7 +38,13 @@ public final class EntitlementServerApp: Sendable {
     private let signalsReceived = Atomic<Int>(0)
 
     /// Opens the database, loads the tenants and wires every service; fails with a message naming what is wrong.
+    ///
+    /// Call it from the main thread before any other thread exists: it blocks the signals ``run()`` handles first, so
+    /// that every thread started from here on (the logger's, the event loops, the outbound client's) inherits the mask
+    /// and a signal reaches the dispatch sources instead of one of them, where SIGHUP's default action would end the
+    /// process.
     public init(config: ServerConfig, extraServices: [any RPCService] = []) throws(StartupError) {
+        Self.blockHandledSignals()
         self.config = config
         logger = Logger(label: "entitlementd", minimumLevel: config.logLevel)
 
@@ -181,21 +187,22 @@ public final class EntitlementServerApp: Sendable {
         server.waitUntilStopped()
     }
 
-    /// Starts, serves until SIGTERM or SIGINT, drains, and returns once stopped. A second signal exits at once.
-    ///
-    /// Call it from the main thread before any other thread exists: it blocks SIGTERM and SIGINT so that every thread
-    /// started later inherits the mask and the signals reach the dispatch sources instead of killing the process.
-    public func run() throws(TransportError) {
+    /// The signals ``run()`` handles: shutdown, and SIGHUP to reload the tenants file.
+    private static let handledSignals = [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT"), (SIGHUP, "SIGHUP")]
+
+    private static func blockHandledSignals() {
         signal(SIGPIPE, SIG_IGN)
-        let signals = [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT"), (SIGHUP, "SIGHUP")]
         var mask = sigset_t()
         sigemptyset(&mask)
-        for (number, _) in signals { sigaddset(&mask, number) }
+        for (number, _) in handledSignals { sigaddset(&mask, number) }
         pthread_sigmask(SIG_BLOCK, &mask, nil)
+    }
 
+    /// Starts, serves until SIGTERM or SIGINT, drains, and returns once stopped. A second signal exits at once.
+    public func run() throws(TransportError) {
         let queue = DispatchQueue(label: "entitlementd.signals")
         var sources: [any DispatchSourceSignal] = []
-        for (number, name) in signals {
+        for (number, name) in Self.handledSignals {
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler { [self] in self.handleSignal(name) }
             source.resume()

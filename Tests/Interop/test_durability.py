@@ -236,3 +236,16 @@ def test_sighup_adds_a_key_without_dropping_open_streams(setup):
     error = rpc_error(lambda: node.public.sync(user))
     assert error.code() == Code.UNAUTHENTICATED
     assert active_ids(node.api(new_public).sync(user)) == ["premium"]
+
+
+def test_a_burst_of_sighups_right_after_startup_reloads_and_never_kills_the_server(setup):
+    """Every thread the server starts blocks the signals it handles (a thread that did not would take SIGHUP's default
+    action, ending the process: seen when the outbound client's and the logger's threads started before the mask)."""
+    _, _, start = setup
+    for _ in range(3):
+        node = start()
+        for _ in range(20):
+            node.server.process.send_signal(signal.SIGHUP)
+        wait_for_log(node.server, RELOADED, 1)
+        assert node.server.process.poll() is None, node.server.log()[-2000:]
+        assert node.server.terminate() == 0
