@@ -168,27 +168,28 @@ extension SQLiteConnection {
     func purchaseReferences(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)
         -> [PurchaseReference]
     {
-        try rows(
-            """
-            SELECT reference_id, original_transaction_id, app_user_id FROM purchase_references
-            WHERE tenant_id = ? AND store = ? AND original_transaction_id = ? ORDER BY created_at, reference_id
-            """,
-            [.text(tenantID), .integer(StorageColumns.store(store)), .text(originalTransactionID)]
-        ) { row in
-            PurchaseReference(
-                store: store, referenceID: row.string(0), originalTransactionID: row.string(1), appUserID: row.string(2))
-        }
+        try purchaseReferences(
+            "original_transaction_id = ? ORDER BY created_at, reference_id", originalTransactionID, tenantID: tenantID,
+            store: store)
     }
 
     func purchaseReferences(tenantID: String, store: Store, referenceID: String) throws(StorageError)
         -> [PurchaseReference]
     {
+        try purchaseReferences(
+            "reference_id = ? ORDER BY created_at, original_transaction_id", referenceID, tenantID: tenantID, store: store)
+    }
+
+    /// The tenant's references of `store` matching `condition` (one `?`, bound to `value`) and ordered by it.
+    private func purchaseReferences(_ condition: String, _ value: String, tenantID: String, store: Store)
+        throws(StorageError) -> [PurchaseReference]
+    {
         try rows(
             """
             SELECT reference_id, original_transaction_id, app_user_id FROM purchase_references
-            WHERE tenant_id = ? AND store = ? AND reference_id = ? ORDER BY created_at, original_transaction_id
+            WHERE tenant_id = ? AND store = ? AND \(condition)
             """,
-            [.text(tenantID), .integer(StorageColumns.store(store)), .text(referenceID)]
+            [.text(tenantID), .integer(StorageColumns.store(store)), .text(value)]
         ) { row in
             PurchaseReference(
                 store: store, referenceID: row.string(0), originalTransactionID: row.string(1), appUserID: row.string(2))

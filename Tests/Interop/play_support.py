@@ -16,7 +16,6 @@ Every tenant here maps the same products:
 
 from __future__ import annotations
 
-import http.client
 import json
 import re
 import time
@@ -26,9 +25,10 @@ import grpc
 import pytest
 
 from appstore_support import StoreApi
-from conftest import RPC_TIMEOUT, RawH2Connection
+from conftest import RPC_TIMEOUT
 from entitlement_support import ADMIN_SERVICE, PACKAGE, Clients, TenantSpec, new_tenant
 from fake_google import FakeGoogle, millis, push_envelope, to_datetime
+from webhook_posting import POSTERS
 
 APP = "com.example.app"
 SUB, UPGRADE, LIFETIME, COINS = "pro_subscription", "premium_subscription", "lifetime_unlock", "coins_100"
@@ -157,7 +157,7 @@ class PlayEnv(Clients):
             body = json.dumps(push_envelope(data, message_id=message_id)).encode()
         if authorization is ...:
             authorization = "Bearer " + self.push_token(tenant)
-        return POSTERS[via](self.server, self.tenant_id(tenant), body, authorization)
+        return post(self.server, self.tenant_id(tenant), body, authorization, via)
 
     def push_ok(self, tenant: str, data, *needles: str, **kwargs) -> str:
         status, text = self.push(tenant, data, **kwargs)
@@ -171,34 +171,11 @@ def notifications_path(tenant_id: str) -> str:
     return f"/v1/google/notifications/{tenant_id}"
 
 
-def post_http1(server, tenant_id: str, body: bytes, authorization: str | None) -> tuple[int, str]:
-    connection = http.client.HTTPConnection(server.host, server.port, timeout=RPC_TIMEOUT)
+def post(server, tenant_id: str, body: bytes, authorization: str | None, via: str = "http1") -> tuple[int, str]:
     headers = {"content-type": "application/json"}
     if authorization is not None:
         headers["authorization"] = authorization
-    try:
-        connection.request("POST", notifications_path(tenant_id), body=body, headers=headers)
-        response = connection.getresponse()
-        return response.status, response.read().decode("utf-8", "replace")
-    finally:
-        connection.close()
-
-
-def post_h2(server, tenant_id: str, body: bytes, authorization: str | None) -> tuple[int, str]:
-    with RawH2Connection(server.host, server.port) as connection:
-        headers = [
-            (":method", "POST"), (":scheme", "http"), (":path", notifications_path(tenant_id)),
-            (":authority", connection.authority), ("content-type", "application/json"),
-            ("content-length", str(len(body))),
-        ]
-        if authorization is not None:
-            headers.append(("authorization", authorization))
-        response = connection.request(headers, body, chunk_size=16_000)
-        assert response.reset_code is None, f"stream reset with {response.reset_code}"
-        return response.status, response.data.decode("utf-8", "replace")
-
-
-POSTERS = {"http1": post_http1, "h2": post_h2}
+    return POSTERS[via](server, notifications_path(tenant_id), body, headers)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -14,7 +14,6 @@ Every tenant here maps the same Stripe prices and products:
 
 from __future__ import annotations
 
-import http.client
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,8 +22,9 @@ import pytest
 
 import fake_stripe as fs
 from appstore_support import StoreApi
-from conftest import RPC_TIMEOUT, RawH2Connection
-from entitlement_support import ADMIN_SERVICE, PACKAGE, Clients, TenantSpec, make_key
+from conftest import RPC_TIMEOUT
+from entitlement_support import ADMIN_SERVICE, PACKAGE, Clients, TenantSpec, make_key, write_tenants
+from webhook_posting import POSTERS
 
 PRICE_MONTHLY, PROD_ANNUAL, PRICE_ANNUAL = "price_pro_monthly", "prod_pro_annual", "price_pro_annual_2026"
 PRICE_LIFETIME, PRICE_UNMAPPED = "price_lifetime", "price_other_app"
@@ -95,6 +95,25 @@ def subscription_for(user: str | None, **fields) -> dict:
 
 
 # --------------------------------------------------------------------------------------------------
+# Fixtures the test modules import; each module defines `tenants` (a dict of names to TenantSpec)
+
+
+@pytest.fixture(scope="module")
+def server(tenants_server, tmp_path_factory, tenants):
+    """A server for the module's tenants, shared by its tests."""
+    path = tmp_path_factory.mktemp("stripe") / "tenants.json"
+    write_tenants(path, tenants.values())
+    return tenants_server(path)
+
+
+@pytest.fixture
+def env(server, tenants, protos):
+    environment = StripeEnv(server, tenants, protos)
+    yield environment
+    environment.close()
+
+
+# --------------------------------------------------------------------------------------------------
 # Webhooks
 
 
@@ -102,34 +121,11 @@ def webhook_path(tenant_id: str) -> str:
     return f"/v1/stripe/webhooks/{tenant_id}"
 
 
-def post_http1(server, tenant_id: str, body: bytes, signature: str | None) -> tuple[int, str]:
-    connection = http.client.HTTPConnection(server.host, server.port, timeout=RPC_TIMEOUT)
+def post(server, tenant_id: str, body: bytes, signature: str | None, via: str = "http1") -> tuple[int, str]:
     headers = {"content-type": "application/json; charset=utf-8", "user-agent": "Stripe/1.0"}
     if signature is not None:
         headers["stripe-signature"] = signature
-    try:
-        connection.request("POST", webhook_path(tenant_id), body=body, headers=headers)
-        response = connection.getresponse()
-        return response.status, response.read().decode("utf-8", "replace")
-    finally:
-        connection.close()
-
-
-def post_h2(server, tenant_id: str, body: bytes, signature: str | None) -> tuple[int, str]:
-    with RawH2Connection(server.host, server.port) as connection:
-        headers = [
-            (":method", "POST"), (":scheme", "http"), (":path", webhook_path(tenant_id)),
-            (":authority", connection.authority), ("content-type", "application/json; charset=utf-8"),
-            ("content-length", str(len(body))),
-        ]
-        if signature is not None:
-            headers.append(("stripe-signature", signature))
-        response = connection.request(headers, body, chunk_size=16_000)
-        assert response.reset_code is None, f"stream reset with {response.reset_code}"
-        return response.status, response.data.decode("utf-8", "replace")
-
-
-POSTERS = {"http1": post_http1, "h2": post_h2}
+    return POSTERS[via](server, webhook_path(tenant_id), body, headers)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -193,7 +189,7 @@ class StripeEnv(Clients):
             body = fs.body_of(evt).encode()
         if signature is ...:
             signature = fs.sign(body.decode(), self.tenants[tenant].webhook_secret, timestamp)
-        return POSTERS[via](self.server, self.tenant_id(tenant), body, signature)
+        return post(self.server, self.tenant_id(tenant), body, signature, via)
 
     def post_ok(self, tenant: str, evt: dict, *needles: str, **kwargs) -> str:
         status, text = self.post(tenant, evt, **kwargs)

@@ -9,7 +9,6 @@ has `grace_period_days` = GRACE_DAYS; "plain" is a tenant without App Store sett
 from __future__ import annotations
 
 import base64
-import http.client
 import json
 import time
 
@@ -18,7 +17,8 @@ import pytest
 from appstore_support import (
     BUNDLE_ID, DAY_MS, MONTHLY, PRODUCTS, SigningCA, StoreApi, StoreEnv, app_store_settings, now_ms, payload, rfc3339,
 )
-from conftest import RawH2Connection, start_server
+from conftest import start_server
+from webhook_posting import POSTERS
 from entitlement_support import (
     ACTIVE, CAUSE, CUSTOMER_INFO_CHANGED, INACTIVE, SNAPSHOT, STATUS_CHANGED, new_tenant, sigkill, ts_millis,
     unique_id, write_tenants,
@@ -81,29 +81,8 @@ def path_for(tenant_id: str) -> str:
     return f"/v1/apple/notifications/{tenant_id}"
 
 
-def post_http1(server, tenant_id: str, body: bytes) -> tuple[int, str]:
-    connection = http.client.HTTPConnection(server.host, server.port, timeout=10)
-    try:
-        connection.request("POST", path_for(tenant_id), body=body, headers={"content-type": "application/json"})
-        response = connection.getresponse()
-        return response.status, response.read().decode("utf-8", "replace")
-    finally:
-        connection.close()
-
-
-def post_h2(server, tenant_id: str, body: bytes) -> tuple[int, str]:
-    with RawH2Connection(server.host, server.port) as connection:
-        headers = [
-            (":method", "POST"), (":scheme", "http"), (":path", path_for(tenant_id)),
-            (":authority", connection.authority), ("content-type", "application/json"),
-            ("content-length", str(len(body))),
-        ]
-        response = connection.request(headers, body, chunk_size=16_000)
-        assert response.reset_code is None, f"stream reset with {response.reset_code}"
-        return response.status, response.data.decode("utf-8", "replace")
-
-
-POSTERS = {"http1": post_http1, "h2": post_h2}
+def post_body(server, tenant_id: str, body: bytes, via: str = "http1") -> tuple[int, str]:
+    return POSTERS[via](server, path_for(tenant_id), body, {"content-type": "application/json"})
 
 
 # --------------------------------------------------------------------------------------------------
@@ -151,7 +130,7 @@ def env(notify_server, notify_tenants, protos):
 def post(env, tenant: str, token_or_body, via: str = "http1") -> tuple[int, str]:
     body = token_or_body if isinstance(token_or_body, bytes) else body_of(token_or_body)
     tenant_id = env.tenants[tenant].id if tenant in env.tenants else tenant
-    return POSTERS[via](env.server, tenant_id, body)
+    return post_body(env.server, tenant_id, body, via)
 
 
 def post_ok(env, tenant: str, token: str, *needles: str, via: str = "http1") -> str:
@@ -541,7 +520,7 @@ def test_acknowledged_notification_survives_sigkill(tmp_path, ca, protos):
                               "--expires", "+45d")
         token = notification(ca, "DID_RENEW", transaction=renewed,
                              renewal=renewal_info(ca, original, "--auto-renew", "off"))
-        status, text = post_http1(server, tenants["a"].id, body_of(token))
+        status, text = post_body(server, tenants["a"].id, body_of(token))
         assert status == 200, text
     finally:
         sigkill(server)
@@ -555,7 +534,7 @@ def test_acknowledged_notification_survives_sigkill(tmp_path, ca, protos):
         assert ts_millis(entitlement.expires_at) == payload(renewed)["expiresDate"]
         assert not entitlement.will_renew
         # Apple retries it: it was processed already.
-        status, text = post_http1(server, tenants["a"].id, body_of(token))
+        status, text = post_body(server, tenants["a"].id, body_of(token))
         assert status == 200, text
         assert api.sync(user).version == synced.version
         channel.close()

@@ -17,10 +17,11 @@ import grpc
 import pytest
 
 import fake_stripe as fs
-from entitlement_support import ts_seconds, unique_id, write_tenants
+from entitlement_support import ts_seconds, unique_id
 from stripe_support import (
-    PRICE_LIFETIME, PRICE_MONTHLY, REDEMPTION, WEB_STORE, StripeEnv, entitlement_ids, web_transaction, stripe_tenant,
+    PRICE_LIFETIME, PRICE_MONTHLY, REDEMPTION, WEB_STORE, entitlement_ids, web_transaction, stripe_tenant,
 )
+from stripe_support import server, env  # noqa: F401 (fixtures)
 
 Code = grpc.StatusCode
 CODE_SHAPE = re.compile(r"^rc_[a-z2-7]{32}$")
@@ -33,20 +34,6 @@ def tenants():
     specs["short"] = stripe_tenant("rc-short", code_days=1)
     specs["limits"] = stripe_tenant("rc-limits")
     return specs
-
-
-@pytest.fixture(scope="module")
-def server(tenants_server, tmp_path_factory, tenants):
-    path = tmp_path_factory.mktemp("redemption") / "tenants.json"
-    write_tenants(path, tenants.values())
-    return tenants_server(path)
-
-
-@pytest.fixture
-def env(server, tenants, protos):
-    environment = StripeEnv(server, tenants, protos)
-    yield environment
-    environment.close()
 
 
 def anonymous_subscription(env, tenant: str = "transfer") -> dict:

@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 import fake_stripe as fs
-from entitlement_support import unique_id, write_tenants
+from entitlement_support import unique_id
 from stripe_support import (
     LIFETIME, PRICE_LIFETIME, PRICE_MONTHLY, StripeEnv, entitlement_ids, has_customer, stripe_tenant, web_transaction,
 )
+from stripe_support import server  # noqa: F401 (fixtures)
 
 # The outbound client's default: 4 attempts in all.
 ATTEMPTS = 4
@@ -36,13 +37,6 @@ def tenants(fake, tmp_path_factory):
     (directory / "wrong-key.txt").write_text(fs.new_api_key())
     return {"k": stripe_tenant("api-a", api=fake, key_file=directory / "stripe-api-key.txt"), "bad": bad,
             "wrong": wrong}
-
-
-@pytest.fixture(scope="module")
-def server(tenants_server, tmp_path_factory, tenants):
-    path = tmp_path_factory.mktemp("stripe-api-events") / "tenants.json"
-    write_tenants(path, tenants.values())
-    return tenants_server(path)
 
 
 @pytest.fixture

@@ -15,12 +15,13 @@ import pytest
 
 import fake_stripe as fs
 from entitlement_support import (
-    ACTIVE, CUSTOMER_INFO_CHANGED, INACTIVE, SNAPSHOT, STATUS_CHANGED, ts_millis, unique_id, write_tenants,
+    ACTIVE, CUSTOMER_INFO_CHANGED, INACTIVE, SNAPSHOT, STATUS_CHANGED, ts_millis, unique_id,
 )
 from stripe_support import (
     ANNUAL, LIFETIME, PRICE_ANNUAL, PRICE_LIFETIME, PRICE_UNMAPPED, PROD_ANNUAL, PRODUCTION, SANDBOX, STRIPE_WEBHOOK,
-    WEB_SOURCE, WEB_STORE, StripeEnv, entitlement_ids, has_customer, stripe_tenant, subscription_for, web_transaction,
+    WEB_SOURCE, WEB_STORE, entitlement_ids, has_customer, stripe_tenant, subscription_for, web_transaction,
 )
+from stripe_support import server, env  # noqa: F401 (fixtures)
 
 DAY = fs.DAY
 
@@ -32,20 +33,6 @@ def tenants():
         "grace": stripe_tenant("ev-grace", grace_days=3),
         "live": stripe_tenant("ev-live", environments=["live"]),
     }
-
-
-@pytest.fixture(scope="module")
-def server(tenants_server, tmp_path_factory, tenants):
-    path = tmp_path_factory.mktemp("stripe-events") / "tenants.json"
-    write_tenants(path, tenants.values())
-    return tenants_server(path)
-
-
-@pytest.fixture
-def env(server, tenants, protos):
-    environment = StripeEnv(server, tenants, protos)
-    yield environment
-    environment.close()
 
 
 def period_end_ms(sub: dict) -> int:

@@ -9,29 +9,16 @@ from __future__ import annotations
 import pytest
 
 import fake_stripe as fs
-from entitlement_support import unique_id, write_tenants
+from entitlement_support import unique_id
 from stripe_support import (
-    PRICE_LIFETIME, StripeEnv, entitlement_ids, stripe_tenant, subscription_for, web_transaction,
+    PRICE_LIFETIME, entitlement_ids, stripe_tenant, subscription_for, web_transaction,
 )
+from stripe_support import server, env  # noqa: F401 (fixtures)
 
 
 @pytest.fixture(scope="module")
 def tenants():
     return {"a": stripe_tenant("rf-a")}
-
-
-@pytest.fixture(scope="module")
-def server(tenants_server, tmp_path_factory, tenants):
-    path = tmp_path_factory.mktemp("stripe-refunds") / "tenants.json"
-    write_tenants(path, tenants.values())
-    return tenants_server(path)
-
-
-@pytest.fixture
-def env(server, tenants, protos):
-    environment = StripeEnv(server, tenants, protos)
-    yield environment
-    environment.close()
 
 
 def one_time(env, user: str) -> str:

@@ -12,8 +12,9 @@ import time
 import pytest
 
 import fake_stripe as fs
-from entitlement_support import unique_id, write_tenants
-from stripe_support import PRICE_MONTHLY, StripeEnv, entitlement_ids, has_customer, stripe_tenant
+from entitlement_support import unique_id
+from stripe_support import PRICE_MONTHLY, entitlement_ids, has_customer, stripe_tenant
+from stripe_support import server, env  # noqa: F401 (fixtures)
 
 BUSY_TIMEOUT = 5.0
 
@@ -21,20 +22,6 @@ BUSY_TIMEOUT = 5.0
 @pytest.fixture(scope="module")
 def tenants():
     return {"a": stripe_tenant("st-a")}
-
-
-@pytest.fixture(scope="module")
-def server(tenants_server, tmp_path_factory, tenants):
-    path = tmp_path_factory.mktemp("stripe-storage") / "tenants.json"
-    write_tenants(path, tenants.values())
-    return tenants_server(path)
-
-
-@pytest.fixture
-def env(server, tenants, protos):
-    environment = StripeEnv(server, tenants, protos)
-    yield environment
-    environment.close()
 
 
 def test_a_webhook_that_cannot_be_stored_is_503_and_its_redelivery_applies(env, server):

@@ -17,10 +17,11 @@ import pytest
 
 import fake_stripe as fs
 from conftest import RawH2Connection
-from entitlement_support import TenantSpec, make_key, unique_id, write_tenants
+from entitlement_support import TenantSpec, make_key, unique_id
 from stripe_support import (
-    PRICE_MONTHLY, PRODUCTS, VIAS, WEB_SOURCE, StripeEnv, entitlement_ids, has_customer, stripe_tenant, webhook_path,
+    PRICE_MONTHLY, PRODUCTS, VIAS, WEB_SOURCE, entitlement_ids, has_customer, stripe_tenant, webhook_path,
 )
+from stripe_support import server, env  # noqa: F401 (fixtures)
 
 MAX_BODY = 256 * 1024
 
@@ -31,20 +32,6 @@ def tenants():
                        products={k: list(v) for k, v in PRODUCTS.items()})
     return {"a": stripe_tenant("wh-a"), "rot": stripe_tenant("wh-rot", secrets=2), "plain": plain,
             "tight": stripe_tenant("wh-tight", tolerance=60)}
-
-
-@pytest.fixture(scope="module")
-def server(tenants_server, tmp_path_factory, tenants):
-    path = tmp_path_factory.mktemp("stripe-webhooks") / "tenants.json"
-    write_tenants(path, tenants.values())
-    return tenants_server(path)
-
-
-@pytest.fixture
-def env(server, tenants, protos):
-    environment = StripeEnv(server, tenants, protos)
-    yield environment
-    environment.close()
 
 
 def subscribed(user: str, **fields) -> dict:

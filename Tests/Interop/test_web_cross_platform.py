@@ -16,7 +16,7 @@ from entitlement_support import STATUS_CHANGED, SNAPSHOT, unique_id, write_tenan
 from fake_google import FakeGoogle, new_purchase_token
 from play_support import APP, APP_STORE_SOURCE, PLAY_STORE_SOURCE, SERVER_SETTINGS, UPGRADE, PlayEnv, play_tenant
 from stripe_support import PRODUCTS as WEB_PRODUCTS
-from stripe_support import WEB_SOURCE, WEB_STORE, StripeTenantSpec, post_http1, stripe_settings
+from stripe_support import WEB_SOURCE, WEB_STORE, StripeTenantSpec, post, stripe_settings
 
 PRICE_PLUS, WEB_PLUS = "price_web_plus", "web_plus"
 
@@ -72,7 +72,7 @@ def test_app_store_play_and_web_purchases_side_by_side(env, ca, tenant):
     assert stream.next().kind == SNAPSHOT
     sub = fs.subscription(price_id=PRICE_PLUS, metadata={"app_user_id": user})
     body = fs.body_of(fs.event("customer.subscription.created", sub))
-    status, text = post_http1(env.server, tenant.id, body.encode(), fs.sign(body, tenant.webhook_secret))
+    status, text = post(env.server, tenant.id, body.encode(), fs.sign(body, tenant.webhook_secret))
     assert status == 200 and "applied to" in text, text
     pushed = stream.next()
     assert pushed.kind == STATUS_CHANGED, pushed
