@@ -35,15 +35,9 @@ public struct PlayStoreNotifications: Sendable {
     }
 
     public func receive(tenantID: String, authorization: String?, body: [UInt8]) async -> NotificationReply {
-        let reply: NotificationReply
-        do throws(NotificationReply) {
-            reply = try await apply(tenantID: tenantID, authorization: authorization, body: body)
-        } catch {
-            reply = NotificationReply(status: error.status, message: error.message)
+        await NotificationReply.logged("play notification", tenantID: tenantID, log: log) { () throws(NotificationReply) in
+            try await apply(tenantID: tenantID, authorization: authorization, body: body)
         }
-        let fields: KeyValuePairs<String, String> = ["tenant": tenantID, "status": String(reply.status), "result": reply.message]
-        if reply.status >= 500 { log.warning("play notification", fields) } else { log.info("play notification", fields) }
-        return reply
     }
 
     private func apply(tenantID: String, authorization: String?, body: [UInt8]) async throws(NotificationReply) -> NotificationReply {

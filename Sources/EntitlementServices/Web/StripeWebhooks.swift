@@ -26,15 +26,9 @@ public struct StripeWebhooks: Sendable {
     }
 
     public func receive(tenantID: String, signature: String?, body: [UInt8]) async -> NotificationReply {
-        let reply: NotificationReply
-        do throws(NotificationReply) {
-            reply = try await apply(tenantID: tenantID, signature: signature, body: body)
-        } catch {
-            reply = error
+        await NotificationReply.logged("stripe webhook", tenantID: tenantID, log: log) { () throws(NotificationReply) in
+            try await apply(tenantID: tenantID, signature: signature, body: body)
         }
-        let fields: KeyValuePairs<String, String> = ["tenant": tenantID, "status": String(reply.status), "result": reply.message]
-        if reply.status >= 500 { log.warning("stripe webhook", fields) } else { log.info("stripe webhook", fields) }
-        return reply
     }
 
     private func apply(tenantID: String, signature: String?, body: [UInt8]) async throws(NotificationReply)
