@@ -8,14 +8,24 @@ enum GRPCWebMode: Equatable {
 
     /// `application/grpc-web`, `application/grpc-web+proto`, `application/grpc-web-text` or
     /// `application/grpc-web-text+proto`, optionally followed by `;parameters`. Other formats (`+json`) are not served.
+    ///
+    /// Compared as bytes without making a string: every request's content type passes here, gRPC's included.
     init?(contentType value: some Collection<UInt8>) {
-        let type = value.prefix { $0 != UInt8(ascii: ";") }
-        switch String(decoding: type, as: UTF8.self) {
-        case "application/grpc-web", "application/grpc-web+proto": self = .binary
-        case "application/grpc-web-text", "application/grpc-web-text+proto": self = .text
-        default: return nil
+        guard value.starts(with: Self.webPrefix) else { return nil }
+        var rest = value.dropFirst(Self.webPrefix.count)
+        var mode = GRPCWebMode.binary
+        if rest.starts(with: Self.textSuffix) {
+            mode = .text
+            rest = rest.dropFirst(Self.textSuffix.count)
         }
+        if rest.starts(with: Self.protoSuffix) { rest = rest.dropFirst(Self.protoSuffix.count) }
+        guard rest.first.map({ $0 == UInt8(ascii: ";") }) ?? true else { return nil }
+        self = mode
     }
+
+    private static let webPrefix = Array("application/grpc-web".utf8)
+    private static let textSuffix = Array("-text".utf8)
+    private static let protoSuffix = Array("+proto".utf8)
 
     /// The response's content type: the request's family, always naming the format.
     var responseContentType: String {

@@ -17,7 +17,10 @@ struct GRPCWebFramingTests {
         #expect(GRPCWebMode(contentType: type.utf8) == mode)
     }
 
-    @Test(arguments: ["application/grpc", "application/grpc+proto", "application/grpc-web+json", "application/grpc-webx", "text/plain"])
+    @Test(arguments: [
+        "application/grpc", "application/grpc+proto", "application/grpc-web+json", "application/grpc-webx", "text/plain",
+        "application/grpc-web-text+json", "application/grpc-web-textual", "application/grpc-web+proto+proto", "application/grpc-we",
+    ])
     func otherContentTypesAreNotGRPCWeb(_ type: String) {
         #expect(GRPCWebMode(contentType: type.utf8) == nil)
     }
