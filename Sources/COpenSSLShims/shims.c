@@ -1,6 +1,23 @@
 #include "COpenSSLShims.h"
 
+#include <openssl/crypto.h>
 #include <openssl/sha.h>
+
+// OpenSSL frees its global state (providers, method stores, ex_data and error tables, their locks) from an atexit
+// handler, OPENSSL_cleanup, unless it is first initialised with OPENSSL_INIT_NO_ATEXIT. Our processes call exit(3)
+// while other threads still free OpenSSL objects: after SIGTERM, entitlementd's main thread runs the exit handlers
+// while a dispatch thread releases the server (its TLS contexts, certificates and keys) and the outbound HTTP client's
+// event-loop thread frees its SSL_CTX. OpenSSL forbids cleaning up while another thread uses the library (the cleanup
+// frees what the other thread's free still reads and writes). Initialising before main with that option, as the
+// process's first OpenSSL call, keeps the state until the process is gone, so nothing exit(3) frees can be reached by
+// a thread that is still running.
+static int openssl_exit_cleanup_disabled = 0;
+
+__attribute__((constructor)) static void cshim_openssl_init_without_exit_cleanup(void) {
+    openssl_exit_cleanup_disabled = OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL);
+}
+
+int cshim_openssl_exit_cleanup_disabled(void) { return openssl_exit_cleanup_disabled; }
 
 static int select_alpn(SSL *ssl, const unsigned char **out, unsigned char *outlen, const unsigned char *in,
                        unsigned int inlen, void *arg) {

@@ -173,11 +173,15 @@ public final class EntitlementServerApp: Sendable {
         )
         health.enterShutdown()
         let milliseconds = Int(drain.components.seconds * 1000 + drain.components.attoseconds / 1_000_000_000_000_000)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { [self] in
+        // Not `self`: this block is released on a dispatch thread once it has run, and must not hold the app's last
+        // reference then (see `run()`). A server that starts after this point sees `isDraining` and stops itself.
+        let transport = server.withLock { $0 }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds)) {
+            [logger, expiryScheduler, background] in
             logger.info("drain delay over: GOAWAY, no new connections")
             expiryScheduler.stop()
             background.stop()
-            server.withLock { $0 }?.beginGracefulShutdown()
+            transport?.beginGracefulShutdown()
         }
     }
 
@@ -204,7 +208,10 @@ public final class EntitlementServerApp: Sendable {
         var sources: [any DispatchSourceSignal] = []
         for (number, name) in Self.handledSignals {
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { [self] in self.handleSignal(name) }
+            // Weakly: dispatch releases a cancelled source's handler later, on its queue. A strong reference there
+            // could be the app's last one, tearing the app down on that thread while the caller's thread is already in
+            // exit(3) (see COpenSSLShims); the caller's reference is the last, so the app goes when the caller drops it.
+            source.setEventHandler { [weak self] in self?.handleSignal(name) }
             source.resume()
             sources.append(source)
         }
