@@ -29,7 +29,8 @@ struct StripeEvents: Sendable {
     func apply(_ event: StripeEvent, tenant: Tenant, settings: StripeSettings) async throws(DomainError)
         -> NotificationReply
     {
-        let api = try apis.api(for: tenant, settings: settings)
+        // Taken before any fetch: see StripeFetch.
+        let api = try apis.api(for: tenant, settings: settings).map { StripeFetch(client: $0, askedAt: engine.now()) }
         let change: Change
         switch (event.type, event.data.object) {
         case ("checkout.session.completed", .checkoutSession(let session)),
@@ -86,14 +87,14 @@ struct StripeEvents: Sendable {
         "charge.dispute.created": "dispute",
     ]
 
-    private func observed(_ event: StripeEvent, status: StripeSubscription.OpenStatus? = nil, api: StripeAPI?) -> UnixTime {
-        api == nil ? StripeInterpretation.observationTime(created: event.created, status: status) : engine.now()
+    private func observed(_ event: StripeEvent, status: StripeSubscription.OpenStatus? = nil, api: StripeFetch?) -> UnixTime {
+        api?.askedAt ?? StripeInterpretation.observationTime(created: event.created, status: status)
     }
 
     // MARK: Events
 
     private func checkoutCompleted(
-        _ snapshot: StripeCheckoutSession, event: StripeEvent, api: StripeAPI?, tenant: Tenant, settings: StripeSettings
+        _ snapshot: StripeCheckoutSession, event: StripeEvent, api: StripeFetch?, tenant: Tenant, settings: StripeSettings
     ) async throws(DomainError) -> Change {
         let session = try await fetch(api, snapshot) { api throws(StripeAPIError) in try await api.checkoutSession(snapshot.id) }
         let buyer = StripeInterpretation.namedUser(of: session) ?? ""
@@ -106,9 +107,9 @@ struct StripeEvents: Sendable {
             }
             purchaseID = subscriptionID
             if let api {
-                let subscription = try await fetched { () throws(StripeAPIError) in try await api.subscription(subscriptionID) }
+                let subscription = try await fetched { () throws(StripeAPIError) in try await api.client.subscription(subscriptionID) }
                 change.record = try StripeInterpretation.purchase(
-                    fromSubscription: subscription, observedAt: engine.now(), origin: .storeAPI, tenant: tenant,
+                    fromSubscription: subscription, observedAt: api.askedAt, origin: .storeAPI, tenant: tenant,
                     settings: settings)
             } else {
                 // The subscription's own events give its state; one held already, nobody's yet, is the buyer's now.
@@ -135,7 +136,7 @@ struct StripeEvents: Sendable {
     }
 
     private func subscriptionChanged(
-        _ snapshot: StripeSubscription, event: StripeEvent, api: StripeAPI?, tenant: Tenant, settings: StripeSettings
+        _ snapshot: StripeSubscription, event: StripeEvent, api: StripeFetch?, tenant: Tenant, settings: StripeSettings
     ) async throws(DomainError) -> Change {
         let subscription = try await fetch(api, snapshot) { api throws(StripeAPIError) in try await api.subscription(snapshot.id) }
         let record = try StripeInterpretation.purchase(
@@ -151,7 +152,7 @@ struct StripeEvents: Sendable {
     }
 
     private func invoiceSettled(
-        _ snapshot: StripeInvoice, paid: Bool, event: StripeEvent, api: StripeAPI?, tenant: Tenant,
+        _ snapshot: StripeInvoice, paid: Bool, event: StripeEvent, api: StripeFetch?, tenant: Tenant,
         settings: StripeSettings
     ) async throws(DomainError) -> Change {
         let invoice = try await fetch(api, snapshot) { api throws(StripeAPIError) in try await api.invoice(snapshot.id) }
@@ -163,9 +164,9 @@ struct StripeEvents: Sendable {
                 PurchaseReference(store: .web, referenceID: $0, originalTransactionID: subscriptionID)
             })
         if let api {
-            let subscription = try await fetched { () throws(StripeAPIError) in try await api.subscription(subscriptionID) }
+            let subscription = try await fetched { () throws(StripeAPIError) in try await api.client.subscription(subscriptionID) }
             change.record = try StripeInterpretation.purchase(
-                fromSubscription: subscription, observedAt: engine.now(), origin: .storeAPI, tenant: tenant,
+                fromSubscription: subscription, observedAt: api.askedAt, origin: .storeAPI, tenant: tenant,
                 settings: settings)
             // The invoice may be the first news of the subscription: its buyer is who the subscription names.
             if let buyer = StripeInterpretation.namedUser(of: subscription) { change.hints = [.appUserID(buyer)] }
@@ -185,7 +186,7 @@ struct StripeEvents: Sendable {
         return change
     }
 
-    private func chargeRefunded(_ snapshot: StripeCharge, event: StripeEvent, api: StripeAPI?, tenant: Tenant)
+    private func chargeRefunded(_ snapshot: StripeCharge, event: StripeEvent, api: StripeFetch?, tenant: Tenant)
         async throws(DomainError) -> Change
     {
         let charge = try await fetch(api, snapshot) { api throws(StripeAPIError) in try await api.charge(snapshot.id) }
@@ -197,7 +198,7 @@ struct StripeEvents: Sendable {
             at: UnixTime(milliseconds: event.created * 1000), tenant: tenant)
     }
 
-    private func disputeOpened(_ snapshot: StripeDispute, event: StripeEvent, api: StripeAPI?, tenant: Tenant)
+    private func disputeOpened(_ snapshot: StripeDispute, event: StripeEvent, api: StripeFetch?, tenant: Tenant)
         async throws(DomainError) -> Change
     {
         let dispute = try await fetch(api, snapshot) { api throws(StripeAPIError) in try await api.dispute(snapshot.id) }
@@ -206,7 +207,7 @@ struct StripeEvents: Sendable {
         }
         var paidBy = [dispute.paymentIntent?.id].compactMap { $0 }
         if paidBy.isEmpty, let api, let chargeID = dispute.charge?.id {
-            let charge = try await fetched { () throws(StripeAPIError) in try await api.charge(chargeID) }
+            let charge = try await fetched { () throws(StripeAPIError) in try await api.client.charge(chargeID) }
             paidBy = [charge.paymentIntent?.id, charge.invoice?.id].compactMap { $0 }
         }
         return try revoke(
@@ -238,10 +239,10 @@ struct StripeEvents: Sendable {
 
     /// The object as Stripe's API shows it now, or the event's snapshot when the tenant has no API key.
     private func fetch<Object>(
-        _ api: StripeAPI?, _ snapshot: Object, _ get: (StripeAPI) async throws(StripeAPIError) -> Object
+        _ api: StripeFetch?, _ snapshot: Object, _ get: (StripeAPI) async throws(StripeAPIError) -> Object
     ) async throws(DomainError) -> Object {
         guard let api else { return snapshot }
-        return try await fetched { () throws(StripeAPIError) in try await get(api) }
+        return try await fetched { () throws(StripeAPIError) in try await get(api.client) }
     }
 
     private func fetched<Object>(_ get: () async throws(StripeAPIError) -> Object) async throws(DomainError) -> Object {
@@ -253,4 +254,12 @@ struct StripeEvents: Sendable {
             throw .unavailable(error.message)
         }
     }
+}
+
+/// The tenant's Stripe API for one event, and when the event's fetches began. An answer shows the object as of no
+/// earlier than that, so it is the data's ordering clock: a fetch that answers late with older data loses to one
+/// sent after it, whatever order they commit in.
+private struct StripeFetch {
+    let client: StripeAPI
+    let askedAt: UnixTime
 }
