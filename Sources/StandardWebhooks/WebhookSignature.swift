@@ -36,8 +36,9 @@ public enum WebhookSignature {
     ///
     /// As the reference libraries do: the timestamp window is checked first, then each `v1` entry against each
     /// secret in constant time; entries of other versions (`v1a`, ed25519) and `v1` entries that are not
-    /// base64 of 32 bytes are skipped. Stricter than Python's on malformed input: the timestamp must be whole
-    /// seconds (digits only), and an ID holding a `.` is refused.
+    /// padded standard base64 of 32 bytes are skipped. Stricter than Python's on malformed input: the timestamp
+    /// must be whole seconds (digits only, where Python takes `1.5`), an unpadded `v1` entry matches nothing, and
+    /// an ID holding a `.` is refused.
     @discardableResult
     public static func verify(
         id: String?, timestamp: String?, signature: String?, body: [UInt8], secrets: [WebhookSecret], now: Int64,
