@@ -50,6 +50,8 @@ let package = Package(
         .target(name: "GooglePlay", dependencies: ["CivilCalendar"], swiftSettings: strict),
         // Stripe's formats: webhook signatures, events and the objects they carry.
         .target(name: "Stripe", dependencies: ["Crypto", "Encodings", "BoundedText"], swiftSettings: strict),
+        // Standard Webhooks signing (whsec_ secrets, webhook-id/-timestamp/-signature) for our outgoing webhooks.
+        .target(name: "StandardWebhooks", dependencies: ["Crypto", "Encodings", "BoundedText"], swiftSettings: strict),
         // Stripe's API: objects re-fetched so that events are applied as the objects are now.
         .target(name: "StripeAPI", dependencies: ["Stripe", "OutboundHTTP", "HTTP2Transport", "BoundedText"], swiftSettings: strict),
         // Google's APIs: service-account tokens, the Play Developer API, Pub/Sub push tokens.
@@ -96,7 +98,7 @@ let package = Package(
             dependencies: [
                 "EntitlementClient", "EntitlementsProto", "EntitlementDomain", "Crypto", "AppStore", "GooglePlay", "Stripe", "JOSE",
                 "CivilCalendar", "EntitlementdVersion", "Encodings", "FileAccess", "HTTP2Transport", "ProtobufWire", "RPCCore",
-                "StandardServices",
+                "StandardServices", "StandardWebhooks",
             ],
             swiftSettings: strict
         ),
@@ -125,6 +127,7 @@ let package = Package(
         .testTarget(name: "EncodingsTests", dependencies: ["Encodings"]),
         .testTarget(name: "CivilCalendarTests", dependencies: ["CivilCalendar"]),
         .testTarget(name: "StripeTests", dependencies: ["Stripe", "TestSupport"], exclude: ["Resources"]),
+        .testTarget(name: "StandardWebhooksTests", dependencies: ["StandardWebhooks", "TestSupport"], exclude: ["Resources"]),
         .testTarget(name: "OutboundHTTPTests", dependencies: ["OutboundHTTP", "HTTP2Transport", "TestSupport", "RPCCore"]),
         .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire", "TestSupport", "Encodings"]),
         .testTarget(name: "BoundedTextTests", dependencies: ["BoundedText"]),

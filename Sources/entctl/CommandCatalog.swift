@@ -11,7 +11,7 @@ extension CommandHelp {
             keyNote: "Key: --key KEY or $ENTCTL_KEY, a secret key (sk_...); without either, the demo secret key is sent,\n"
                 + "to a loopback address (127.0.0.1, ::1, localhost) only.",
             commands: [grant, revoke, customer, events, refreshPurchase, redemptionCode]),
-        CommandGroup(title: "Other commands", keyNote: nil, commands: [health, genKey, hashKey]),
+        CommandGroup(title: "Other commands", keyNote: nil, commands: [health, genKey, hashKey, genWebhookSecret]),
         CommandGroup(
             title: "Local App Store signing, for development (DIR defaults to \(DevCommands.defaultDirectory), "
                 + "the demo tenant's CA)",
@@ -151,6 +151,15 @@ extension CommandHelp {
     static let hashKey = CommandHelp(
         name: "hash-key", arguments: "KEY",
         summary: "print the hash string of KEY for the tenants file (offline; - reads KEY from standard input)")
+
+    static let genWebhookSecret = CommandHelp(
+        name: "gen-webhook-secret", arguments: "",
+        summary: "make a new Standard Webhooks secret (whsec_...) for signing outgoing webhooks (offline)",
+        details: [
+            "", "Prints whsec_ and the standard base64 of 32 random bytes, the form every Standard Webhooks library takes",
+            "(Python: Webhook(secret).verify(body, headers)). The HMAC key is the decoded bytes. --json prints",
+            "{\"secret\": ..., \"bytes\": 32}.",
+        ])
 
     static let redemptionCode = CommandHelp(
         name: "redemption-code", arguments: "STRIPE_ID",

@@ -37,6 +37,7 @@ struct Entctl {
         case "redemption-code": try await redemptionCode()
         case "gen-key": try generateKey()
         case "hash-key": try hashKey()
+        case "gen-webhook-secret": try generateWebhookSecret()
         case "dev": try await dev()
         default: throw UsageError(description: "unknown command '\(arguments.command)'")
         }

@@ -1,4 +1,5 @@
 import EntitlementDomain
+import StandardWebhooks
 
 /// The offline key helpers: gen-key and hash-key. They never connect.
 extension Entctl {
@@ -41,6 +42,22 @@ extension Entctl {
             Output.line(JSONValue.object([("hash", .string(hash))]).text)
         } else {
             Output.line(hash)
+        }
+        return 0
+    }
+}
+
+/// The offline webhook helper: gen-webhook-secret.
+extension Entctl {
+    /// `gen-webhook-secret`: a new Standard Webhooks secret (`whsec_` + base64 of 32 CSPRNG bytes). Only the
+    /// secret goes to standard output, so `SECRET=$(entctl gen-webhook-secret)` needs no parsing.
+    func generateWebhookSecret() throws -> Int32 {
+        try arguments.check(positionals: [])
+        let secret = WebhookSecret.generate()
+        if printer.json {
+            Output.line(JSONValue.object([("secret", .string(secret.text)), ("bytes", .number("\(secret.key.count)"))]).text)
+        } else {
+            Output.line(secret.text)
         }
         return 0
     }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import queue
@@ -11,9 +12,10 @@ import socket
 import subprocess
 import threading
 import uuid
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 
 import pytest
+from standardwebhooks import Webhook
 
 from conftest import DEMO_PUBLIC_KEY, DEMO_SECRET_KEY, DEMO_TENANTS_FILE, free_port, REPO_ROOT
 from entctl_support import entctl, entctl_binary, entctl_env, without_demo_key_note
@@ -22,8 +24,8 @@ WATCH_TIMEOUT = 10.0
 # Every command entctl has, as `entctl --help` and the README's table must list them.
 COMMANDS = [
     "identify", "status", "watch", "purchase", "restore", "grant", "revoke", "customer", "events", "refresh-purchase",
-    "health", "gen-key", "hash-key", "dev init", "dev sign-transaction", "dev sign-renewal-info", "dev sign-notification",
-    "dev notify", "dev play-key", "dev play-notify",
+    "health", "gen-key", "hash-key", "gen-webhook-secret", "dev init", "dev sign-transaction", "dev sign-renewal-info",
+    "dev sign-notification", "dev notify", "dev play-key", "dev play-notify",
 ]
 
 
@@ -542,6 +544,27 @@ def test_gen_key_and_hash_key_round_trip(kind, prefix):
     assert human[0].startswith(f"key:  {prefix}_") and human[1].startswith(f"hash: {prefix}_sha256:")
     assert entctl("hash-key", human[0].split()[1]).stdout.strip() == human[1].split()[1]
     assert entctl("gen-key", kind).stdout != entctl("gen-key", kind).stdout
+
+
+def test_gen_webhook_secret_is_taken_by_the_standard_webhooks_library():
+    """The secret entctl prints is what any Standard Webhooks library takes: checked with the Python reference."""
+    human = entctl("gen-webhook-secret")
+    assert (human.returncode, human.stderr) == (0, "")
+    secret = human.stdout.strip()
+    assert human.stdout == secret + "\n", "only the secret, so $(entctl gen-webhook-secret) needs no parsing"
+    generated = json.loads(entctl("--json", "gen-webhook-secret").stdout)
+    assert generated["bytes"] == 32
+    for text in (secret, generated["secret"]):
+        assert re.fullmatch(r"whsec_[A-Za-z0-9+/]{43}=", text), text
+        assert len(base64.b64decode(text[len("whsec_"):], validate=True)) == 32
+        webhook = Webhook(text)
+        now = datetime.now(tz=timezone.utc)
+        headers = {"webhook-id": "msg_entctl", "webhook-timestamp": str(int(now.timestamp())),
+                   "webhook-signature": webhook.sign("msg_entctl", now, "{}")}
+        assert webhook.verify(b"{}", headers) == {}
+    assert secret != generated["secret"] != entctl("gen-webhook-secret").stdout.strip()
+    refused = entctl("gen-webhook-secret", "extra")
+    assert refused.returncode == 2 and "unexpected argument" in refused.stderr
 
 
 def test_generated_keys_authenticate_through_a_tenants_file(tenants_server, tmp_path):
