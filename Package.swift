@@ -63,8 +63,8 @@ let package = Package(
         .target(
             name: "EntitlementDomain",
             dependencies: [
-                "Crypto", "ProtobufWire", "BoundedText", "AppStore", "GooglePlay", "Stripe", "Encodings", "FileAccess",
-                "CivilCalendar",
+                "Crypto", "ProtobufWire", "BoundedText", "AppStore", "GooglePlay", "Stripe", "StandardWebhooks", "Encodings",
+                "FileAccess", "CivilCalendar",
             ],
             swiftSettings: strict
         ),
@@ -75,8 +75,8 @@ let package = Package(
             name: "EntitlementServices",
             dependencies: [
                 "RPCCore", "ProtobufWire", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "AppStore", "JOSE",
-                "Crypto", "BoundedText", "Encodings", "GooglePlay", "GooglePlayAPI", "Stripe", "StripeAPI", "OutboundHTTP",
-                "FileAccess",
+                "Crypto", "BoundedText", "Encodings", "GooglePlay", "GooglePlayAPI", "Stripe", "StripeAPI", "StandardWebhooks",
+                "OutboundHTTP", "FileAccess", "CivilCalendar",
             ],
             swiftSettings: strict
         ),

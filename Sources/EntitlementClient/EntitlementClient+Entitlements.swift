@@ -108,6 +108,11 @@ extension EntitlementClient {
         try await unary(Methods.getRedemptionCode, GetRedemptionCodeRequest(stripeID: stripeID))
     }
 
+    /// `SendTestWebhook`: one signed test delivery to an endpoint of the tenant, and how the endpoint answered.
+    public func sendTestWebhook(endpointID: String) async throws -> SendTestWebhookResponse {
+        try await unary(Methods.sendTestWebhook, SendTestWebhookRequest(endpointID: endpointID))
+    }
+
     /// `ListCustomerEvents`: one page of the customer's history, newest first. `pageSize` 0 means the server
     /// default; `pageToken` is the previous page's `nextPageToken` ("" for the first page).
     public func listCustomerEvents(

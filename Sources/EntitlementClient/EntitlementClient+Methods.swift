@@ -23,5 +23,6 @@ extension EntitlementClient {
         public static let listCustomerEvents = MethodDescriptor(service: adminService, method: "ListCustomerEvents")
         public static let refreshStorePurchase = MethodDescriptor(service: adminService, method: "RefreshStorePurchase")
         public static let getRedemptionCode = MethodDescriptor(service: adminService, method: "GetRedemptionCode")
+        public static let sendTestWebhook = MethodDescriptor(service: adminService, method: "SendTestWebhook")
     }
 }

@@ -116,7 +116,9 @@ public struct ServerWiring: Sendable {
                 EntitlementService(
                     engine: engine, tenants: tenants, log: callLog, streams: streamLimits, appStore: appStore,
                     playStore: playStore, acknowledger: acknowledger, webHeartbeatInterval: limits.webHeartbeatInterval),
-                AdminService(engine: engine, tenants: tenants, log: callLog, playStore: playStore, acknowledger: acknowledger),
+                AdminService(
+                    engine: engine, tenants: tenants, log: callLog, playStore: playStore, acknowledger: acknowledger,
+                    webhooks: outbound.map { WebhookDeliverer(http: $0, now: engine.now) }),
             ] + extraServices)
         // Reflection lists what the router serves, so it goes last.
         ReflectionService(serviceNames: router.serviceNames).register(on: &router)

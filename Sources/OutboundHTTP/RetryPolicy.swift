@@ -69,7 +69,7 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 
     /// `Retry-After` as delta-seconds or an HTTP date (RFC 9110 §10.2.3); a date in the past means now.
-    static func retryAfter(_ value: String, now: Int64) -> Duration? {
+    public static func retryAfter(_ value: String, now: Int64) -> Duration? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         if let seconds = Int64(trimmed), seconds >= 0, trimmed.allSatisfy(\.isNumber) { return .seconds(seconds) }
         guard let date = CivilCalendar.seconds(fromHTTPDate: trimmed) else { return nil }

@@ -21,7 +21,8 @@ import FileAccess
 ///                                                          // optional; see ``PlayStoreSettings``
 ///           "stripe": { "webhook_secrets": ["whsec_..."], "environments": ["test"], "prices": {...}, ... }
 ///                                                          // optional; see ``StripeSettings``
-///           "web": { "allowed_origins": ["https://app.example.com"] }  // optional; see ``WebSettings``
+///           "web": { "allowed_origins": ["https://app.example.com"] },  // optional; see ``WebSettings``
+///           "webhooks": [{ "id": "backend", "url": "https://…", "secrets": ["whsec_…"] }]  // optional; see ``WebhookEndpoint``
 ///         }
 ///       ]
 ///     }
@@ -71,7 +72,7 @@ struct TenantConfigReader {
     static let rootFields = ["tenants", "_comment"]
     static let tenantFields = [
         "id", "public_keys", "secret_keys", "entitlements", "allow_undeclared_entitlements", "products", "app_store",
-        "play_store", "stripe", "web", "_comment",
+        "play_store", "stripe", "web", "webhooks", "_comment",
     ]
 
     /// Where each tenant's ID and key hashes were, for errors found across tenants.
@@ -197,13 +198,16 @@ struct TenantConfigReader {
         }
 
         let web = try members["web"].map { node throws(TenantConfigError) in try webSettings(node, path: path + ".web") }
+        let webhooks = try members["webhooks"].map { node throws(TenantConfigError) in
+            try webhookEndpoints(node, path: path + ".webhooks")
+        } ?? []
 
         idLines.append(line(idNode))
         keyLines.append(lines)
         return Tenant(
             id: id, publicKeyDigests: digests[.publicKey] ?? [], secretKeyDigests: digests[.secretKey] ?? [],
             listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclared, products: products,
-            appStore: appStore, playStore: playStore, stripe: stripe, web: web)
+            appStore: appStore, playStore: playStore, stripe: stripe, web: web, webhooks: webhooks)
     }
 
     // MARK: Values

@@ -78,6 +78,19 @@ extension Entctl {
         return 0
     }
 
+    /// `webhooks test ENDPOINT_ID`: a signed test delivery to one of the tenant's endpoints; exit 0 only when the
+    /// endpoint answered 2xx.
+    func webhooks() async throws -> Int32 {
+        guard let subcommand = arguments.subcommand(), subcommand.command == "webhooks test" else {
+            throw UsageError(description: "webhooks needs a command: test")
+        }
+        try subcommand.check(positionals: ["ENDPOINT_ID"])
+        let endpointID = try subcommand.positional(0, "ENDPOINT_ID")
+        let response = try await connect(.secretKey).sendTestWebhook(endpointID: endpointID)
+        printer.print(response, human: HumanOutput.testWebhook(response))
+        return response.delivered ? 0 : 1
+    }
+
     /// `events APP_USER_ID [--page-size N] [--page-token T] [--all]`: one page, or with `--all` every page from the
     /// token on. `--json` prints one object per page.
     func events() async throws -> Int32 {

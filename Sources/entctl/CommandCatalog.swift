@@ -10,7 +10,7 @@ extension CommandHelp {
             title: "AdminService commands (a secret key; the demo one on a loopback address)",
             keyNote: "Key: --key KEY or $ENTCTL_KEY, a secret key (sk_...); without either, the demo secret key is sent,\n"
                 + "to a loopback address (127.0.0.1, ::1, localhost) only.",
-            commands: [grant, revoke, customer, events, refreshPurchase, redemptionCode]),
+            commands: [grant, revoke, customer, events, refreshPurchase, redemptionCode, webhooksTest]),
         CommandGroup(title: "Other commands", keyNote: nil, commands: [health, genKey, hashKey, genWebhookSecret]),
         CommandGroup(
             title: "Local App Store signing, for development (DIR defaults to \(DevCommands.defaultDirectory), "
@@ -159,6 +159,16 @@ extension CommandHelp {
             "", "Prints whsec_ and the standard base64 of 32 random bytes, the form every Standard Webhooks library takes",
             "(Python: Webhook(secret).verify(body, headers)). The HMAC key is the decoded bytes. --json prints",
             "{\"secret\": ..., \"bytes\": 32}.",
+        ])
+
+    static let webhooksTest = CommandHelp(
+        name: "webhooks test", arguments: "ENDPOINT_ID",
+        summary: "send a signed test delivery to one of the tenant's webhook endpoints; prints how it answered",
+        details: [
+            "", "Calls AdminService/SendTestWebhook: one delivery of type webhook.test, signed with each of the",
+            "endpoint's secrets (Standard Webhooks), sent now, once. Exits 0 only when the endpoint answered 2xx.",
+            "",
+            "  entctl webhooks test backend",
         ])
 
     static let redemptionCode = CommandHelp(

@@ -72,12 +72,15 @@ struct CommandHelp {
         }
     }
 
-    /// The help for `words` (a command, or `dev` and its subcommand); nil for the whole program.
+    /// Commands whose first word names a group of subcommands (`dev sign-transaction`, `webhooks test`).
+    static let commandsWithSubcommands: Set<String> = ["dev", "webhooks"]
+
+    /// The help for `words` (a command, or a group and its subcommand); nil for the whole program.
     static func topic(_ words: [String]) throws(EntctlOptions.UsageError) -> CommandHelp? {
         guard let first = words.first else { return nil }
-        if first == "dev", words.count > 1 {
-            guard let help = named("dev \(words[1])") else {
-                throw EntctlOptions.UsageError(description: "unknown command 'dev \(words[1])'")
+        if commandsWithSubcommands.contains(first), words.count > 1 {
+            guard let help = named("\(first) \(words[1])") else {
+                throw EntctlOptions.UsageError(description: "unknown command '\(first) \(words[1])'")
             }
             return help
         }
@@ -90,7 +93,9 @@ struct CommandHelp {
     /// The help of the command a command line names, as far as it names one (`dev frobnicate` is `dev`).
     static func of(command: String?, positionals: [String]) -> CommandHelp? {
         guard let command else { return nil }
-        if command == "dev", let sub = positionals.first, let help = named("dev \(sub)") { return help }
+        if commandsWithSubcommands.contains(command), let sub = positionals.first, let help = named("\(command) \(sub)") {
+            return help
+        }
         return named(command)
     }
 

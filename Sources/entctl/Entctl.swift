@@ -35,6 +35,7 @@ struct Entctl {
         case "refresh-purchase": try await refreshPurchase()
         case "redeem": try await redeem()
         case "redemption-code": try await redemptionCode()
+        case "webhooks": try await webhooks()
         case "gen-key": try generateKey()
         case "hash-key": try hashKey()
         case "gen-webhook-secret": try generateWebhookSecret()

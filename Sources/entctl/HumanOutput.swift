@@ -161,6 +161,16 @@ enum HumanOutput {
         return lines
     }
 
+    /// `delivered  msg_...  HTTP 204  38 ms`, or `not delivered  msg_...  HTTP 503  12 ms: ...`.
+    static func testWebhook(_ response: SendTestWebhookResponse) -> [String] {
+        let milliseconds = response.duration.map { $0.seconds * 1000 + Int64($0.nanos / 1_000_000) } ?? 0
+        var line = (response.delivered ? "delivered" : "not delivered") + "  \(response.webhookID)"
+        line += response.statusCode == 0 ? "  no answer" : "  HTTP \(response.statusCode)"
+        line += "  \(milliseconds) ms"
+        if !response.error.isEmpty { line += ": " + response.error }
+        return [line]
+    }
+
     static func redemptionCode(_ response: RedemptionCode) -> [String] {
         [
             "code: \(response.code)",

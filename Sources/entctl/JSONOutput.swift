@@ -84,6 +84,20 @@ private struct JSONObject {
     mutating func add(_ key: String, _ value: some NamedProtoEnum) {
         members.append((key, value.knownName.map(JSONValue.string) ?? .number(String(value.rawValue))))
     }
+    /// proto3 JSON's Duration: seconds with 0, 3 or 9 fractional digits and an `s` (`"0.038s"`); left out when unset.
+    mutating func add(_ key: String, _ value: ProtoDuration?) {
+        guard let value else { return }
+        let nanos = Int64(value.nanos.magnitude)
+        let sign = value.seconds < 0 || value.nanos < 0 ? "-" : ""
+        var text = "\(sign)\(value.seconds.magnitude)"
+        if nanos != 0 {
+            let digits = nanos % 1_000_000 == 0 ? 3 : 9
+            let fraction = String(digits == 3 ? nanos / 1_000_000 : nanos)
+            text += "." + String(repeating: "0", count: digits - fraction.count) + fraction
+        }
+        members.append((key, .string(text + "s")))
+    }
+
     mutating func add(_ key: String, _ value: ProtoTimestamp?) {
         if let value { members.append((key, .string(TimeText.rfc3339(value)))) }
     }
@@ -249,6 +263,18 @@ extension RefreshStorePurchaseResponse: JSONEncodable {
         object.add("transaction", transaction)
         object.add("changed", changed)
         object.add("customer", customer)
+        return object.value
+    }
+}
+
+extension SendTestWebhookResponse: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("webhookId", webhookID)
+        object.add("delivered", delivered)
+        object.add("statusCode", statusCode)
+        object.add("error", error)
+        object.add("duration", duration)
         return object.value
     }
 }

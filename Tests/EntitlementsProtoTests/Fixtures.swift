@@ -68,6 +68,16 @@ enum Fixtures {
             code.transaction = transaction(u)
             return unk(code, u)
         },
+        Fixture("SendTestWebhookRequest") { unk(SendTestWebhookRequest(endpointID: "backend"), $0) },
+        Fixture("SendTestWebhookResponse") { u in
+            var response = SendTestWebhookResponse()
+            response.webhookID = "msg_abc"
+            response.delivered = true
+            response.statusCode = 204
+            response.error = "none"
+            response.duration = unk(ProtoDuration(seconds: 1, nanos: 500_000_000), u)
+            return unk(response, u)
+        },
         Fixture("PurchaseRequest#emptyAppStore") {
             unk(PurchaseRequest(appUserID: "user-1", purchase: .appStore(AppStorePurchase())), $0)
         },
@@ -124,6 +134,7 @@ enum Fixtures {
         .empty(GetCustomerRequest.self), .empty(Customer.self), .empty(Transaction.self),
         .empty(ListCustomerEventsRequest.self), .empty(ListCustomerEventsResponse.self), .empty(CustomerEvent.self),
         .empty(WebRedemption.self), .empty(GetRedemptionCodeRequest.self), .empty(RedemptionCode.self),
+        .empty(SendTestWebhookRequest.self), .empty(SendTestWebhookResponse.self),
     ]
 
     static func unk<M: ProtoMessage>(_ message: M, _ withUnknownFields: Bool) -> M {

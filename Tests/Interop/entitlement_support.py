@@ -41,6 +41,7 @@ METHODS = {
     "RevokeGrant": (ADMIN_SERVICE, "RevokeGrantRequest", "Grant", False),
     "GetCustomer": (ADMIN_SERVICE, "GetCustomerRequest", "Customer", False),
     "ListCustomerEvents": (ADMIN_SERVICE, "ListCustomerEventsRequest", "ListCustomerEventsResponse", False),
+    "SendTestWebhook": (ADMIN_SERVICE, "SendTestWebhookRequest", "SendTestWebhookResponse", False),
 }
 ENTITLEMENT_METHODS = [name for name, spec in METHODS.items() if spec[0] == ENTITLEMENT_SERVICE]
 ADMIN_METHODS = [name for name, spec in METHODS.items() if spec[0] == ADMIN_SERVICE]
@@ -94,6 +95,7 @@ class TenantSpec:
     app_store: dict | None = None
     play_store: dict | None = None
     web: dict | None = None
+    webhooks: list[dict] | None = None
 
     @property
     def public_key(self) -> str:
@@ -118,6 +120,8 @@ class TenantSpec:
             entry["play_store"] = self.play_store
         if self.web is not None:
             entry["web"] = self.web
+        if self.webhooks is not None:
+            entry["webhooks"] = self.webhooks
         return entry
 
 

@@ -23,9 +23,10 @@ from entctl_support import entctl, entctl_binary, entctl_env, without_demo_key_n
 WATCH_TIMEOUT = 10.0
 # Every command entctl has, as `entctl --help` and the README's table must list them.
 COMMANDS = [
-    "identify", "status", "watch", "purchase", "restore", "grant", "revoke", "customer", "events", "refresh-purchase",
-    "health", "gen-key", "hash-key", "gen-webhook-secret", "dev init", "dev sign-transaction", "dev sign-renewal-info",
-    "dev sign-notification", "dev notify", "dev play-key", "dev play-notify",
+    "identify", "status", "watch", "purchase", "redeem", "restore", "grant", "revoke", "customer", "events",
+    "refresh-purchase", "redemption-code", "webhooks test", "health", "gen-key", "hash-key", "gen-webhook-secret",
+    "dev init", "dev sign-transaction", "dev sign-renewal-info", "dev sign-notification", "dev notify", "dev play-key",
+    "dev play-notify", "dev stripe",
 ]
 
 

@@ -77,6 +77,7 @@ def sample_request(api: Api, method: str, app_user_id: str):
         "RevokeGrant": {"grant_id": "gr_000000000000000000000000"},
         "GetCustomer": {"app_user_id": app_user_id},
         "ListCustomerEvents": {"app_user_id": app_user_id},
+        "SendTestWebhook": {"endpoint_id": "backend"},
     }[method]
     return api.request(method, **fields)
 

@@ -97,7 +97,7 @@ public struct AppStoreSettings: Sendable, Hashable {
     /// Store product ID → its kind. Entitlements come from the tenant's ``Tenant/products``.
     public var products: [String: AppStoreProduct]
 
-    /// Settings built in code; validated when passed to ``Tenant/init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:)``.
+    /// Settings built in code; validated when passed to ``Tenant/init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:web:webhooks:)``.
     public init(
         bundleID: String, appAppleID: Int64? = nil, environments: Set<AppStoreEnvironmentName>,
         rootCertificatePaths: [String], gracePeriodDays: Int = 0, transferPolicy: TransferPolicy = .transfer,

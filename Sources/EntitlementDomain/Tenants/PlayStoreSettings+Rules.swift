@@ -233,10 +233,12 @@ extension PlayStoreSettings {
         try ListRule.wholeNumber(value, written: text, in: voidedPurchasesPollMinutesRange, unit: "minutes")
     }
 
-    /// A URL the server calls (the API's base, a JWKS URL, a key file's `token_uri`): absolute `https://`, or
-    /// `http://` to a loopback host only (127.x.x.x, `[::1]`, `localhost`: a local fake in tests), without user
-    /// info, query or fragment.
-    package static func checkServiceURL(_ text: String) throws(TenantRuleError) {
+    /// A URL the server calls (the API's base, a JWKS URL, a key file's `token_uri`, a tenant's webhook endpoint):
+    /// absolute `https://`, or `http://` to a loopback host only (127.x.x.x, `[::1]`, `localhost`: a local fake in
+    /// tests) unless `allowingPlainHTTP`, without user info or fragment, and without a query unless `allowingQuery`.
+    package static func checkServiceURL(_ text: String, allowingQuery: Bool = false, allowingPlainHTTP: Bool = false)
+        throws(TenantRuleError)
+    {
         if text.isEmpty { throw TenantRuleError(.invalidValue, "the URL is empty") }
         if let scalar = text.unicodeScalars.first(where: { !$0.isASCII || $0.value <= 0x20 || $0.value == 0x7F }) {
             throw TenantRuleError(
@@ -247,18 +249,21 @@ extension PlayStoreSettings {
         guard isHTTPS || lowered.hasPrefix("http://") else {
             throw TenantRuleError(.invalidValue, "\"\(text)\" is not an absolute https:// URL")
         }
-        if text.contains("?") || text.contains("#") {
-            throw TenantRuleError(.invalidValue, "\"\(text)\" has a query or a fragment; give the URL without them")
+        if text.contains("#") || (!allowingQuery && text.contains("?")) {
+            throw TenantRuleError(
+                .invalidValue,
+                "\"\(text)\" has \(allowingQuery ? "a fragment" : "a query or a fragment"); give the URL without "
+                    + (allowingQuery ? "it" : "them"))
         }
         let rest = text.dropFirst(isHTTPS ? "https://".count : "http://".count)
-        let authority = rest[..<(rest.firstIndex(of: "/") ?? rest.endIndex)]
+        let authority = rest[..<(rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex)]
         if authority.contains("@") {
             throw TenantRuleError(.invalidValue, "\"\(text)\" has user info before its host; credentials do not belong in it")
         }
         guard let host = host(ofAuthority: authority) else {
             throw TenantRuleError(.invalidValue, "\"\(text)\" has no valid host and port")
         }
-        if !isHTTPS && !isLoopback(host) {
+        if !isHTTPS && !allowingPlainHTTP && !isLoopback(host) {
             throw TenantRuleError(
                 .invalidValue,
                 "\"\(text)\" is plain http:// to a host other than this machine; use https://, or http:// only for a "

@@ -2,7 +2,7 @@ import FileAccess
 
 /// One app (or family of apps sharing entitlements): its keys, the entitlements it declares and the products that
 /// give them. Built by the tenants file reader (module TenantConfiguration), or in code (tests) by
-/// ``init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:web:)``;
+/// ``init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:web:webhooks:)``;
 /// either way every value has been validated.
 public struct Tenant: Hashable, Sendable {
     public static let maxIDLength = 64
@@ -29,12 +29,15 @@ public struct Tenant: Hashable, Sendable {
     public let stripe: StripeSettings?
     /// The browser origins whose pages may call with the tenant's keys; nil when none may (no `web`).
     public let web: WebSettings?
+    /// Where the tenant's backend hears of customer changes; empty when nowhere (no `webhooks`).
+    public let webhooks: [WebhookEndpoint]
 
     /// Assembles a tenant from values each rule below has already accepted (the tenants file reader's way).
     package init(
         id: String, publicKeyDigests: [[UInt8]], secretKeyDigests: [[UInt8]], listedEntitlements: [String],
         allowUndeclaredEntitlements: Bool, products: [String: [String]], appStore: AppStoreSettings? = nil,
-        playStore: PlayStoreSettings? = nil, stripe: StripeSettings? = nil, web: WebSettings? = nil
+        playStore: PlayStoreSettings? = nil, stripe: StripeSettings? = nil, web: WebSettings? = nil,
+        webhooks: [WebhookEndpoint] = []
     ) {
         self.id = id
         self.publicKeyDigests = publicKeyDigests
@@ -46,6 +49,7 @@ public struct Tenant: Hashable, Sendable {
         self.playStore = playStore
         self.stripe = stripe
         self.web = web
+        self.webhooks = webhooks
         declaredEntitlements = Set(listedEntitlements).union(products.values.joined())
     }
 
@@ -54,12 +58,13 @@ public struct Tenant: Hashable, Sendable {
     /// ``APIKey/hashString(_:)`` makes them. `appStore` is checked like a configured `app_store` (relative root
     /// certificate paths are resolved against the working directory), `playStore` like a configured `play_store`
     /// (its relative key and JWKS file paths likewise), `stripe` like a configured `stripe` (its relative API key
-    /// file path likewise), `web` like a configured `web`. Products are checked in sorted order.
+    /// file path likewise), `web` like a configured `web`, `webhooks` like a configured `webhooks`. Products are
+    /// checked in sorted order.
     public init(
         id: String, publicKeyHashes: [String] = [], secretKeyHashes: [String] = [], entitlements: [String] = [],
         allowUndeclaredEntitlements: Bool = false, products: [String: [String]] = [:],
         appStore: AppStoreSettings? = nil, playStore: PlayStoreSettings? = nil, stripe: StripeSettings? = nil,
-        web: WebSettings? = nil
+        web: WebSettings? = nil, webhooks: [WebhookEndpoint] = []
     ) throws(TenantRuleError) {
         self = try TenantRuleError.at("tenant") { () throws(TenantRuleError) -> Tenant in
             try TenantRuleError.at(".id") { () throws(TenantRuleError) in try Tenant.checkID(id) }
@@ -111,11 +116,14 @@ public struct Tenant: Hashable, Sendable {
             let checkedWeb = try web.map { settings throws(TenantRuleError) in
                 try TenantRuleError.at(".web") { () throws(TenantRuleError) in try settings.validated() }
             }
+            let checkedWebhooks = try TenantRuleError.at(".webhooks") { () throws(TenantRuleError) in
+                try WebhookEndpoint.validated(webhooks)
+            }
             return Tenant(
                 id: id, publicKeyDigests: digests[.publicKey] ?? [], secretKeyDigests: digests[.secretKey] ?? [],
                 listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclaredEntitlements,
                 products: products, appStore: checkedAppStore, playStore: checkedPlayStore, stripe: checkedStripe,
-                web: checkedWeb)
+                web: checkedWeb, webhooks: checkedWebhooks)
         }
     }
 

@@ -194,6 +194,12 @@ def refresh_store_purchase_response(u):
     return unk(m, u)
 
 
+def send_test_webhook_response(u):
+    m = ad.SendTestWebhookResponse(webhook_id="msg_abc", delivered=True, status_code=204, error="none")
+    m.duration.CopyFrom(unk(Duration(seconds=1, nanos=500_000_000), u))
+    return unk(m, u)
+
+
 def redemption_code(u):
     m = ad.RedemptionCode(code="rc_abc")
     m.expires_at.CopyFrom(ts(1_700_000_000, 0, u))
@@ -282,6 +288,8 @@ def cases():
         "WebRedemption": (es.WebRedemption, lambda u: unk(es.WebRedemption(code="rc_abc"), u)),
         "GetRedemptionCodeRequest": (ad.GetRedemptionCodeRequest, lambda u: unk(ad.GetRedemptionCodeRequest(stripe_id="cs_test_1"), u)),
         "RedemptionCode": (ad.RedemptionCode, redemption_code),
+        "SendTestWebhookRequest": (ad.SendTestWebhookRequest, lambda u: unk(ad.SendTestWebhookRequest(endpoint_id="backend"), u)),
+        "SendTestWebhookResponse": (ad.SendTestWebhookResponse, send_test_webhook_response),
     }
 
 
