@@ -12,8 +12,7 @@ import Testing
 
     /// A document whose line 4 is `"app_store": {`, followed by `fields` one per line (so the first is on line 5).
     private func document(_ fields: [String], products: String = Self.mappedProducts) -> String {
-        "{\n\"tenants\": [\n{\n\"app_store\": {\n" + fields.joined(separator: ",\n") + "\n},\n"
-            + "\"id\": \"demo\",\n\"public_keys\": [\"\(Self.publicHash)\"],\n\"products\": \(products)\n}\n]\n}\n"
+        SettingsDocument.text(section: "app_store", fields: fields, publicHash: Self.publicHash, products: products)
     }
 
     static let mappedProducts =
@@ -21,14 +20,11 @@ import Testing
 
     /// The fields of a valid Sandbox-only `app_store`, with `overrides` replacing or adding fields by key.
     private func fields(_ overrides: [String: String?] = [:]) -> [String] {
-        var base: [(String, String?)] = [
+        let base: [(String, String?)] = [
             ("bundle_id", "\"com.example.app\""),
             ("environments", "[\"Sandbox\"]"),
         ]
-        for (key, value) in overrides.sorted(by: { $0.key < $1.key }) {
-            if let index = base.firstIndex(where: { $0.0 == key }) { base[index].1 = value } else { base.append((key, value)) }
-        }
-        return base.compactMap { key, value in value.map { "\"\(key)\": \($0)" } }
+        return SettingsDocument.fields(base, overriddenBy: overrides)
     }
 
     private func load(_ text: String, directory: String = Self.configDirectory) throws(TenantConfigError) -> TenantDirectory {

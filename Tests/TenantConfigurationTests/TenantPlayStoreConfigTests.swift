@@ -22,21 +22,17 @@ import Testing
 
     /// A document whose line 4 is `"play_store": {`, followed by `fields` one per line (so the first is on line 5).
     private func document(_ fields: [String], products: String = Self.mappedProducts) -> String {
-        "{\n\"tenants\": [\n{\n\"play_store\": {\n" + fields.joined(separator: ",\n") + "\n},\n"
-            + "\"id\": \"demo\",\n\"public_keys\": [\"\(Self.publicHash)\"],\n\"products\": \(products)\n}\n]\n}\n"
+        SettingsDocument.text(section: "play_store", fields: fields, publicHash: Self.publicHash, products: products)
     }
 
     /// The fields of a valid test-only `play_store`, with `overrides` replacing or adding fields by key.
     private func fields(_ overrides: [String: String?] = [:]) -> [String] {
-        var base: [(String, String?)] = [
+        let base: [(String, String?)] = [
             ("package_name", "\"com.example.app\""),
             ("service_account_key_file", "\"\(PlayStoreTestFiles.keyFileName)\""),
             ("environments", "[\"test\"]"),
         ]
-        for (key, value) in overrides.sorted(by: { $0.key < $1.key }) {
-            if let index = base.firstIndex(where: { $0.0 == key }) { base[index].1 = value } else { base.append((key, value)) }
-        }
-        return base.compactMap { key, value in value.map { "\"\(key)\": \($0)" } }
+        return SettingsDocument.fields(base, overriddenBy: overrides)
     }
 
     /// `notifications` with `members` one per line (the first on the line after the one `notifications` is on).

@@ -23,22 +23,18 @@ import Testing
 
     /// A document whose line 4 is `"stripe": {`, followed by `fields` one per line (so the first is on line 5).
     private func document(_ fields: [String], products: String = Self.mappedProducts) -> String {
-        "{\n\"tenants\": [\n{\n\"stripe\": {\n" + fields.joined(separator: ",\n") + "\n},\n"
-            + "\"id\": \"demo\",\n\"public_keys\": [\"\(Self.publicHash)\"],\n\"products\": \(products)\n}\n]\n}\n"
+        SettingsDocument.text(section: "stripe", fields: fields, publicHash: Self.publicHash, products: products)
     }
 
     /// The fields of a valid test-only `stripe` (webhook_secrets on line 5, environments on 6, prices on 7), with
     /// `overrides` replacing or adding fields (from line 8, in key order) by key.
     private func fields(_ overrides: [String: String?] = [:]) -> [String] {
-        var base: [(String, String?)] = [
+        let base: [(String, String?)] = [
             ("webhook_secrets", "[\"\(Self.secret)\"]"),
             ("environments", "[\"test\"]"),
             ("prices", "{\"price_pro_monthly\": \"pro_monthly_web\"}"),
         ]
-        for (key, value) in overrides.sorted(by: { $0.key < $1.key }) {
-            if let index = base.firstIndex(where: { $0.0 == key }) { base[index].1 = value } else { base.append((key, value)) }
-        }
-        return base.compactMap { key, value in value.map { "\"\(key)\": \($0)" } }
+        return SettingsDocument.fields(base, overriddenBy: overrides)
     }
 
     private func load(_ text: String, directory: String? = nil) throws(TenantConfigError) -> TenantDirectory {
