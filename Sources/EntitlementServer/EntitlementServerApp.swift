@@ -95,6 +95,7 @@ public final class EntitlementServerApp: Sendable {
             outbound: outbound,
             playAcknowledgements: PlayAcknowledger.Schedule(
                 firstRetry: config.playAcknowledgementFirstRetry, maxAttempts: config.playAcknowledgementMaxAttempts),
+            webhooks: config.webhooks,
             extraServices: extraServices, demoPage: demoPage, isDraining: { readiness.isDraining })
         background = wiring.background
         self.tenants = tenants

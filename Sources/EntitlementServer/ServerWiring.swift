@@ -37,23 +37,27 @@ public struct ServerWiring: Sendable {
         }
     }
 
-    /// Google Play's background work, started and stopped together by the caller.
+    /// The background work (Google Play's, the webhook outbox's), started and stopped together by the caller.
     public struct BackgroundWork: Sendable {
         public let acknowledger: PlayAcknowledger?
         public let voidedPurchases: VoidedPurchasesPoller?
+        public let webhooks: WebhookDispatcher?
 
         public func start() {
             acknowledger?.start()
             voidedPurchases?.start()
+            webhooks?.start()
         }
 
         /// Returns at once; the loops end after the work in progress.
         public func stop() {
             let acknowledger = self.acknowledger
             let voidedPurchases = self.voidedPurchases
+            let webhooks = self.webhooks
             Task {
                 await acknowledger?.stop()
                 await voidedPurchases?.stop()
+                await webhooks?.stop()
             }
         }
     }
@@ -72,6 +76,7 @@ public struct ServerWiring: Sendable {
         store: any CustomerRepository, tenants: TenantRegistry, logger: Logger, clock: any DomainClock = SystemClock(),
         limits: Limits = Limits(), outbound: OutboundHTTPClient? = nil,
         playAcknowledgements: PlayAcknowledger.Schedule = PlayAcknowledger.Schedule(),
+        webhooks: WebhookDispatcher.Settings = WebhookDispatcher.Settings(),
         extraServices: [any RPCService] = [], demoPage: StaticFiles? = nil,
         isDraining: @escaping @Sendable () -> Bool = { false }
     ) {
@@ -79,7 +84,7 @@ public struct ServerWiring: Sendable {
         let engine = CustomerEngine(
             store: store, clock: clock,
             hub: StatusHub(maxStreamsPerCustomer: limits.maxStreamsPerCustomer, maxPendingUpdates: limits.maxPendingUpdates),
-            replayLimit: limits.replayLimit
+            replayLimit: limits.replayLimit, webhookEndpoints: { tenants.directory.tenant(id: $0)?.webhooks ?? [] }
         ) { tenantID, update in callLog.change(tenantID: tenantID, update) }
         scheduler = ExpiryScheduler(engine: engine) { error in
             logger.error("recording time-based status changes failed", ["error": error.description])
@@ -95,9 +100,13 @@ public struct ServerWiring: Sendable {
         let acknowledger = playStore.map {
             PlayAcknowledger(engine: engine, tenants: tenants, purchases: $0, log: logger, schedule: playAcknowledgements)
         }
+        let deliverer = outbound.map { WebhookDeliverer(http: $0, now: engine.now) }
         background = BackgroundWork(
             acknowledger: acknowledger,
-            voidedPurchases: playStore.map { VoidedPurchasesPoller(engine: engine, tenants: tenants, purchases: $0, log: logger) })
+            voidedPurchases: playStore.map { VoidedPurchasesPoller(engine: engine, tenants: tenants, purchases: $0, log: logger) },
+            webhooks: deliverer.map {
+                WebhookDispatcher(engine: engine, tenants: tenants, deliverer: $0, settings: webhooks, log: logger)
+            })
         let playNotifications: PlayStoreNotifications? =
             if let outbound, let playStore {
                 PlayStoreNotifications(
@@ -118,7 +127,7 @@ public struct ServerWiring: Sendable {
                     playStore: playStore, acknowledger: acknowledger, webHeartbeatInterval: limits.webHeartbeatInterval),
                 AdminService(
                     engine: engine, tenants: tenants, log: callLog, playStore: playStore, acknowledger: acknowledger,
-                    webhooks: outbound.map { WebhookDeliverer(http: $0, now: engine.now) }),
+                    webhooks: deliverer),
             ] + extraServices)
         // Reflection lists what the router serves, so it goes last.
         ReflectionService(serviceNames: router.serviceNames).register(on: &router)

@@ -3,7 +3,6 @@ public import EntitlementDomain
 import EntitlementStorage
 import EntitlementsProto
 import ProtobufWire
-import StandardWebhooks
 public import RPCCore
 
 /// `entitlements.v1.AdminService`: what operators' tools call with a secret key.
@@ -30,7 +29,7 @@ public struct AdminService: RPCService {
         self.webhooks = webhooks
     }
 
-    private static func method(_ name: String) -> MethodDescriptor {
+    static func method(_ name: String) -> MethodDescriptor {
         MethodDescriptor(service: serviceName, method: name)
     }
 
@@ -53,37 +52,7 @@ public struct AdminService: RPCService {
         router.registerUnary(Self.method("GetRedemptionCode")) { (request: GetRedemptionCodeRequest, context) in
             try await redemptionCode(request, context)
         }
-        router.registerUnary(Self.method("SendTestWebhook")) { (request: SendTestWebhookRequest, context) in
-            try await sendTestWebhook(request, context)
-        }
-    }
-
-    /// One signed test delivery to an endpoint of the caller's tenant, now; the endpoint's answer either way.
-    private func sendTestWebhook(_ request: SendTestWebhookRequest, _ context: ServerContext) async throws
-        -> SendTestWebhookResponse
-    {
-        try await log.call(context, requires: .secretKey, in: tenants) { tenant, _ in
-            guard let endpoint = tenant.webhooks.first(where: { $0.id == request.endpointID }) else {
-                let known = tenant.webhooks.map(\.id)
-                throw DomainError.notFound(
-                    "Tenant '\(tenant.id)' has no webhook endpoint \(request.endpointID.quotedForMessage)"
-                        + (known.isEmpty ? " (it configures none)." : "; its endpoints: \(known.joined(separator: ", ")).")
-                )
-            }
-            guard let webhooks else {
-                throw DomainError.failedPrecondition("This server makes no outbound calls: its outbound HTTP client is not set up.")
-            }
-            let id = WebhookMessageID.make()
-            let body = WebhookTestMessage.body(tenantID: tenant.id, endpointID: endpoint.id, id: id, at: engine.now())
-            let attempt = await webhooks.attempt(body, id: id, to: endpoint)
-            var response = SendTestWebhookResponse()
-            response.webhookID = id.text
-            response.delivered = attempt.delivered
-            response.statusCode = Int32(attempt.status ?? 0)
-            response.error = attempt.error
-            response.duration = ProtoDuration(.milliseconds(attempt.milliseconds))
-            return response
-        }
+        registerWebhookMethods(on: &router)
     }
 
     /// Stripe's ID prefixes a redemption code may be asked for by.

@@ -220,6 +220,48 @@ enum Migrations {
                 );
                 """
         ),
+        Migration(
+            version: 8,
+            sql: """
+                -- The webhook outbox and delivery log: one row per message to one endpoint, written in the
+                -- transaction of the event it reports; notices (state 4) are log entries that are never sent.
+                CREATE TABLE webhook_deliveries (
+                    id INTEGER PRIMARY KEY,
+                    tenant_id TEXT NOT NULL,
+                    endpoint_id TEXT NOT NULL,
+                    customer_id INTEGER,
+                    app_user_id TEXT NOT NULL,
+                    version INTEGER NOT NULL,
+                    message_id TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    body BLOB NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    state INTEGER NOT NULL,
+                    attempts INTEGER NOT NULL,
+                    next_attempt_at INTEGER,
+                    leased_until INTEGER,
+                    last_attempt_at INTEGER,
+                    last_status INTEGER,
+                    last_error TEXT NOT NULL,
+                    delivered_at INTEGER
+                );
+                -- What is due, and the per-customer order to each endpoint (a later event waits for an earlier one).
+                CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE state = 1;
+                CREATE INDEX webhook_deliveries_order
+                    ON webhook_deliveries (tenant_id, endpoint_id, customer_id, id) WHERE state = 1;
+                -- The operators' listing (newest first) and pruning.
+                CREATE INDEX webhook_deliveries_log ON webhook_deliveries (tenant_id, id);
+                CREATE INDEX webhook_deliveries_age ON webhook_deliveries (state, created_at);
+                -- Endpoints a 410 Gone turned off, until a redelivery turns them on.
+                CREATE TABLE disabled_webhook_endpoints (
+                    tenant_id TEXT NOT NULL,
+                    endpoint_id TEXT NOT NULL,
+                    disabled_at INTEGER NOT NULL,
+                    reason TEXT NOT NULL,
+                    PRIMARY KEY (tenant_id, endpoint_id)
+                );
+                """
+        ),
     ]
 
     static var latestVersion: Int64 { all.last?.version ?? 0 }

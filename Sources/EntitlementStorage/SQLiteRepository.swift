@@ -124,6 +124,18 @@ public final class SQLiteRepository: CustomerRepository {
         }
     }
 
+    public func nextWebhookAttemptAt() throws(StorageError) -> UnixTime? {
+        try readers.withConnection { (db) throws(StorageError) in try db.nextWebhookAttemptAt() }
+    }
+
+    public func webhookDeliveries(_ filter: WebhookDeliveryFilter, limit: Int) throws(StorageError) -> [WebhookDelivery] {
+        try readers.withConnection { (db) throws(StorageError) in try db.webhookDeliveries(filter, limit: limit) }
+    }
+
+    public func disabledWebhookEndpoints() throws(StorageError) -> [DisabledWebhookEndpoint] {
+        try readers.withConnection { (db) throws(StorageError) in try db.disabledWebhookEndpoints() }
+    }
+
     /// Runs several reads against one consistent snapshot of the database.
     private func readTransaction<T>(_ body: (SQLiteConnection) throws(StorageError) -> T) throws(StorageError) -> T {
         try readers.withConnection { (db) throws(StorageError) in

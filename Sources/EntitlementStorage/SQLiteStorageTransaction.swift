@@ -429,6 +429,91 @@ final class SQLiteStorageTransaction: StorageTransaction {
             [.time(time), .text(tenantID), .integer(StorageColumns.store(store)), .text(originalTransactionID)])
     }
 
+    // MARK: Webhook outbox
+
+    func insertWebhookDelivery(_ delivery: WebhookDelivery) throws(StorageError) -> Int64 {
+        try db.insertWebhookDelivery(delivery)
+    }
+
+    func dueWebhookDeliveries(at time: UnixTime, limit: Int, excludedEndpoints: [WebhookEndpointKey])
+        throws(StorageError) -> [WebhookDelivery]
+    {
+        try db.dueWebhookDeliveries(at: time, limit: limit, excludedEndpoints: excludedEndpoints)
+    }
+
+    func leaseWebhookDeliveries(ids: [Int64], until time: UnixTime) throws(StorageError) {
+        for id in ids {
+            _ = try db.run("UPDATE webhook_deliveries SET leased_until = ? WHERE id = ? AND state = 1", [.time(time), .integer(id)])
+        }
+    }
+
+    func releaseWebhookLeases() throws(StorageError) {
+        _ = try db.run("UPDATE webhook_deliveries SET leased_until = NULL WHERE state = 1 AND leased_until IS NOT NULL")
+    }
+
+    /// Only a pending delivery takes the result: one pruned, or failed by a 410 meanwhile, keeps what it has.
+    func saveWebhookAttempt(_ attempt: WebhookAttemptRecord, countsAttempt: Bool) throws(StorageError) {
+        _ = try db.run(
+            """
+            UPDATE webhook_deliveries SET state = ?, attempts = attempts + ?, next_attempt_at = ?, leased_until = NULL,
+                last_attempt_at = ?, last_status = ?, last_error = ?, delivered_at = ?
+            WHERE id = ? AND tenant_id = ? AND state = 1
+            """,
+            [
+                .integer(StorageColumns.webhookState(attempt.state)), .integer(countsAttempt ? 1 : 0),
+                .time(attempt.nextAttemptAt), .time(attempt.attemptedAt), .integer(attempt.status.map(Int64.init)),
+                .text(attempt.error), .time(attempt.state == .delivered ? attempt.attemptedAt : nil),
+                .integer(attempt.deliveryID), .text(attempt.tenantID),
+            ])
+    }
+
+    func failPendingWebhookDeliveries(tenantID: String, endpointID: String, error: String, at time: UnixTime)
+        throws(StorageError) -> Int
+    {
+        try db.run(
+            """
+            UPDATE webhook_deliveries SET state = 3, next_attempt_at = NULL, leased_until = NULL, last_error = ?
+            WHERE state = 1 AND tenant_id = ? AND endpoint_id = ?
+            """,
+            [.text(error), .text(tenantID), .text(endpointID)])
+    }
+
+    func requeueWebhookDeliveries(_ filter: WebhookDeliveryFilter, at time: UnixTime) throws(StorageError)
+        -> (count: Int, endpointIDs: Set<String>)
+    {
+        try db.requeueWebhookDeliveries(filter, at: time)
+    }
+
+    func disableWebhookEndpoint(_ endpoint: DisabledWebhookEndpoint) throws(StorageError) {
+        _ = try db.run(
+            """
+            INSERT INTO disabled_webhook_endpoints (tenant_id, endpoint_id, disabled_at, reason) VALUES (?, ?, ?, ?)
+            ON CONFLICT (tenant_id, endpoint_id) DO NOTHING
+            """,
+            [.text(endpoint.tenantID), .text(endpoint.endpointID), .time(endpoint.disabledAt), .text(endpoint.reason)])
+    }
+
+    func enableWebhookEndpoint(tenantID: String, endpointID: String) throws(StorageError) {
+        _ = try db.run(
+            "DELETE FROM disabled_webhook_endpoints WHERE tenant_id = ? AND endpoint_id = ?",
+            [.text(tenantID), .text(endpointID)])
+    }
+
+    func pruneWebhookDeliveries(states: [WebhookDelivery.State], before time: UnixTime, limit: Int)
+        throws(StorageError) -> Int
+    {
+        var removed = 0
+        for state in states where removed < limit {
+            removed += try db.run(
+                """
+                DELETE FROM webhook_deliveries WHERE id IN (
+                    SELECT id FROM webhook_deliveries WHERE state = ? AND created_at < ? ORDER BY created_at LIMIT ?)
+                """,
+                [.integer(StorageColumns.webhookState(state)), .time(time), .integer(Int64(limit - removed))])
+        }
+        return removed
+    }
+
     /// Wall-clock time, for bookkeeping columns the protocol passes no time for (grants.created_at, the added_at of
     /// an ID made canonical by `setCanonicalID`).
     static func now() -> UnixTime {

@@ -71,6 +71,15 @@ public enum StorageColumns {
         }
     }
 
+    public static func webhookState(_ state: WebhookDelivery.State) -> Int64 {
+        switch state {
+        case .pending: 1
+        case .delivered: 2
+        case .failed: 3
+        case .notice: 4
+        }
+    }
+
     /// The enum case stored as `value` in `column`; a corrupt-database error for a value no case has.
     static func decode<Case: CaseIterable & Equatable, Value: Equatable>(
         _ value: Value, column: String, as encode: (Case) -> Value

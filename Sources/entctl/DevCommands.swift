@@ -1,3 +1,4 @@
+import Encodings
 import AppStore
 import HTTP2Transport
 import Crypto

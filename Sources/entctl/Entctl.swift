@@ -1,3 +1,4 @@
+import Encodings
 import StandardServices
 import EntitlementClient
 import HTTP2Transport

@@ -2,68 +2,6 @@ import Encodings
 import EntitlementsProto
 import ProtobufWire
 
-/// A JSON value with object keys in a fixed order, written on one line.
-indirect enum JSONValue {
-    case string(String)
-    /// Already in JSON number syntax.
-    case number(String)
-    case bool(Bool)
-    case null
-    /// JSON text checked by whoever made it (an object read from a file), written as it is.
-    case raw([UInt8])
-    case array([JSONValue])
-    case object([(String, JSONValue)])
-
-    var text: String {
-        var output = ""
-        write(to: &output)
-        return output
-    }
-
-    private func write(to output: inout String) {
-        switch self {
-        case .string(let value): Self.writeString(value, to: &output)
-        case .number(let value): output += value
-        case .bool(let value): output += value ? "true" : "false"
-        case .null: output += "null"
-        case .raw(let bytes): output += String(decoding: bytes, as: UTF8.self)
-        case .array(let values):
-            output += "["
-            for (index, value) in values.enumerated() {
-                if index > 0 { output += "," }
-                value.write(to: &output)
-            }
-            output += "]"
-        case .object(let members):
-            output += "{"
-            for (index, (key, value)) in members.enumerated() {
-                if index > 0 { output += "," }
-                Self.writeString(key, to: &output)
-                output += ":"
-                value.write(to: &output)
-            }
-            output += "}"
-        }
-    }
-
-    private static func writeString(_ value: String, to output: inout String) {
-        output += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case _ where scalar.value < 0x20:
-                output += "\\u00" + Hex.encode(CollectionOfOne(UInt8(scalar.value)))
-            default: output.unicodeScalars.append(scalar)
-            }
-        }
-        output += "\""
-    }
-}
-
 /// The proto3 JSON form of the contract's messages: lowerCamelCase field names, enums by name, 64-bit integers as
 /// strings, timestamps in RFC 3339 UTC. Scalar and repeated fields are always written, default or not; message
 /// fields only when set (an absent `expiresAt` means "never").

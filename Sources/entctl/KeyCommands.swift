@@ -1,3 +1,4 @@
+import Encodings
 import EntitlementDomain
 import StandardWebhooks
 

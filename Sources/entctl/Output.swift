@@ -1,3 +1,4 @@
+import Encodings
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,3 +1,4 @@
+import Encodings
 import AppStore
 import Crypto
 import Foundation

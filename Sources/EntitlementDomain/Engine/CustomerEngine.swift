@@ -13,21 +13,28 @@ public final class CustomerEngine: Sendable {
     let cache = CustomerCache()
     let writes = WriteQueue()
     /// Set once by ``ExpiryScheduler``; told about every new `nextChangeAt`.
-    let timeChanges = TimeChangeNotifier()
+    let timeChanges = ChangeListener<UnixTime>()
+    /// Set once by the webhook dispatcher; told when a commit wrote outbox rows.
+    let outboxChanges = ChangeListener<Void>()
     /// How far back a stream may resume from the event log before it gets a fresh snapshot instead.
     public let replayLimit: Int
     /// Told of every committed change (for the one log line per state change).
     let observeChange: @Sendable (_ tenantID: String, _ update: StatusUpdate) -> Void
+    /// A tenant's webhook endpoints as configured now: every event one of them wants is put in the outbox in the
+    /// event's own transaction.
+    let webhookEndpoints: @Sendable (_ tenantID: String) -> [WebhookEndpoint]
 
     public init(
         store: any CustomerRepository, clock: any DomainClock = SystemClock(), hub: StatusHub = StatusHub(),
         replayLimit: Int = 1000,
+        webhookEndpoints: @escaping @Sendable (_ tenantID: String) -> [WebhookEndpoint] = { _ in [] },
         observeChange: @escaping @Sendable (_ tenantID: String, _ update: StatusUpdate) -> Void = { _, _ in }
     ) {
         self.store = store
         self.clock = clock
         self.hub = hub
         self.replayLimit = replayLimit
+        self.webhookEndpoints = webhookEndpoints
         self.observeChange = observeChange
     }
 
@@ -151,7 +158,8 @@ public final class CustomerEngine: Sendable {
                 try transaction.merge(tenantID: tenantID, from: from, into: into)
                 var emptied = try self.recordChange(
                     transaction, tenantID: tenantID, customerID: from, cause: .transferredOut,
-                    reason: "Merged into '\(appUserID)' by Identify.", related: appUserID, at: now)
+                    reason: "Merged into '\(appUserID)' by Identify.", related: appUserID,
+                    subject: EventSubject(isMergedAway: true), at: now)
                 emptied.mergedInto = into
                 committed.append(emptied)
                 let change = try self.recordChange(
@@ -201,7 +209,7 @@ public final class CustomerEngine: Sendable {
             let reason = request.reason.isEmpty ? "Granted '\(grant.entitlementID)'." : request.reason
             let change = try self.recordChange(
                 transaction, tenantID: tenantID, customerID: customer.id, cause: .grant, reason: reason,
-                reference: grant.grantID, at: now)
+                reference: grant.grantID, subject: EventSubject(grant: grant), at: now)
             committed.append(change)
             return (GrantOutcome(grant: grant, appUserID: change.snapshot.customer.appUserID), committed)
         }
@@ -228,7 +236,7 @@ public final class CustomerEngine: Sendable {
             let change = try self.recordChange(
                 transaction, tenantID: tenantID, customerID: grant.customerID, cause: .revoke,
                 reason: reason.isEmpty ? "Revoked grant of '\(grant.entitlementID)'." : reason,
-                reference: grant.grantID, at: now)
+                reference: grant.grantID, subject: EventSubject(grant: grant), at: now)
             return (GrantOutcome(grant: grant, appUserID: owner.customer.appUserID), [change])
         }
     }
@@ -269,6 +277,8 @@ public final class CustomerEngine: Sendable {
         var update: StatusUpdate
         /// Set on the customer a merge emptied: its streams follow the survivor, and it owns no app user ID now.
         var mergedInto: Int64?
+        /// The change put messages in the webhook outbox.
+        var queuedWebhooks = false
     }
 
     /// The customer `appUserID` resolves to, created (with its creation event) when there is none.
@@ -291,7 +301,7 @@ public final class CustomerEngine: Sendable {
     /// Appends the event for a change just made to `customerID`, comparing with the last recorded status.
     func recordChange(
         _ transaction: any StorageTransaction, tenantID: String, customerID: Int64, cause: EventCause, reason: String,
-        related: String = "", reference: String = "", at now: UnixTime
+        related: String = "", reference: String = "", subject: EventSubject = .none, at now: UnixTime
     ) throws(StorageError) -> Committed {
         guard let before = try transaction.snapshot(tenantID: tenantID, customerID: customerID) else {
             throw .conflict("customer \(customerID) vanished inside its own transaction")
@@ -305,13 +315,16 @@ public final class CustomerEngine: Sendable {
             change: change, reason: reason, occurredAt: now, status: status.storedBytes,
             relatedAppUserID: related, referenceID: reference)
         try transaction.appendEvent(event, nextChangeAt: status.nextChangeAt)
+        let queued = try enqueueWebhooks(
+            CustomerEventMessage.Event(record: event, status: status, customer: before, subject: subject), in: transaction)
         var after = before
         after.customer.version = event.version
         after.customer.nextChangeAt = status.nextChangeAt
         let state = CustomerState(
             customerID: customerID, appUserID: after.customer.appUserID, version: event.version, status: status)
         return Committed(
-            tenantID: tenantID, snapshot: after, update: StatusUpdate(kind: .changed(change), state: state, reason: reason))
+            tenantID: tenantID, snapshot: after, update: StatusUpdate(kind: .changed(change), state: state, reason: reason),
+            queuedWebhooks: queued)
     }
 
     /// Runs `body` in one store transaction on the write queue, then refreshes the cache and notifies streams.
@@ -340,6 +353,7 @@ public final class CustomerEngine: Sendable {
     }
 
     private func publish(_ committed: [Committed], now: UnixTime) {
+        if committed.contains(where: \.queuedWebhooks) { outboxChanges.notify(()) }
         for change in committed {
             observeChange(change.tenantID, change.update)
             // The customer a merge emptied owns no ID any more: its streams get the survivor's snapshot below.

@@ -1,19 +1,6 @@
 import Dispatch
 import Synchronization
 
-/// Learns of every new `nextChangeAt` so the scheduler can wake earlier than it planned.
-final class TimeChangeNotifier: Sendable {
-    private let listener = Mutex<(@Sendable (UnixTime) -> Void)?>(nil)
-
-    func set(_ body: @escaping @Sendable (UnixTime) -> Void) {
-        listener.withLock { $0 = body }
-    }
-
-    func notify(_ time: UnixTime) {
-        listener.withLock { $0 }?(time)
-    }
-}
-
 /// Makes time-driven changes happen on time: a grant that ends at 12:00:00 is recorded, and pushed to open
 /// streams, at 12:00:00 — with no request to trigger it.
 ///

@@ -61,7 +61,7 @@ extension CustomerEngine {
                 try recordChange(
                     transaction, tenantID: record.tenantID, customerID: owner, cause: cause,
                     reason: "Replaced by a newer purchase of the subscription.", reference: record.originalTransactionID,
-                    at: now))
+                    subject: EventSubject(purchase: record), at: now))
         }
         return committed
     }

@@ -48,7 +48,7 @@ extension CustomerEngine {
                 transaction, tenantID: stored.tenantID, customerID: owner, cause: .storeAPI,
                 reason: "The purchase could not be acknowledged after \(attempts) attempts (\(error)); the store refunds "
                     + "unacknowledged purchases. Refresh it to try again.",
-                reference: stored.originalTransactionID, at: now)
+                reference: stored.originalTransactionID, subject: EventSubject(purchase: stored), at: now)
             return ((), [change])
         }
     }

@@ -70,6 +70,9 @@ extension CustomerEngine {
         /// Other customers whose purchases a newer one given here replaced, and that newer purchase.
         var replaced: [(owner: Int64, by: StorePurchase)] = []
         var outcomes: [(outcome: AppliedStorePurchase.Outcome, from: Int64?)] = []
+        /// What the events report: the first purchase given (before and after), and the first moved from each owner.
+        var subject: EventSubject?
+        var moved: [Int64: StorePurchase] = [:]
         // What each purchase is after the call (a token may name the same purchase as an earlier one).
         var latest: [String: StorePurchase] = [:]
         for record in transactions {
@@ -86,6 +89,7 @@ extension CustomerEngine {
                     transaction, tenantID: tenantID, from: owner, record: merged, policy: policies(record.store),
                     at: now)
                 if !previousOwners.contains(owner) { previousOwners.append(owner) }
+                if moved[owner] == nil { moved[owner] = merged }
                 from = owner
             }
             if stored.map({ $0.customerID != customer.id || !PurchaseVersions.sameData($0, merged) }) ?? true {
@@ -101,6 +105,7 @@ extension CustomerEngine {
                 }
             }
             latest[Self.purchaseKey(record)] = merged
+            if subject == nil { subject = EventSubject(purchase: merged, previousPurchase: stored) }
             let outcome: AppliedStorePurchase.Outcome =
                 if let stored {
                     if !PurchaseVersions.supersedes(incoming, stored),
@@ -126,7 +131,8 @@ extension CustomerEngine {
             committed.append(
                 try self.recordChange(
                     transaction, tenantID: tenantID, customerID: owner, cause: .transferredOut,
-                    reason: "A store purchase moved to '\(appUserID)'.", related: appUserID, at: now))
+                    reason: "A store purchase moved to '\(appUserID)'.", related: appUserID,
+                    subject: EventSubject(purchase: moved[owner]), at: now))
         }
         for (owner, record) in replaced where !previousOwners.contains(owner) {
             committed += try self.recordReplacements([owner], by: record, cause: cause, in: transaction, at: now)
@@ -144,7 +150,7 @@ extension CustomerEngine {
                     transaction, tenantID: tenantID, customerID: customer.id,
                     cause: previousOwners.isEmpty ? cause : .transferredIn,
                     reason: "\(what) \(products).", related: transferredFrom.first ?? "",
-                    reference: transactions.first?.originalTransactionID ?? "", at: now))
+                    reference: transactions.first?.originalTransactionID ?? "", subject: subject ?? .none, at: now))
         }
         guard let snapshot = try transaction.snapshot(tenantID: tenantID, customerID: customer.id) else {
             throw DomainError.internalError("customer \(customer.id) vanished inside its own transaction")
@@ -275,10 +281,12 @@ extension CustomerEngine {
             else {
                 return (.applied(appUserID: snapshot.customer.appUserID, changed: false), committed)
             }
+            // A purchase first attributed to its owner is, to the owner, a new purchase.
+            let subject = EventSubject(purchase: merged, previousPurchase: attributed ? nil : stored)
             committed.append(
                 try self.recordChange(
                     transaction, tenantID: tenantID, customerID: owner, cause: cause, reason: reason,
-                    reference: record.originalTransactionID, at: now))
+                    reference: record.originalTransactionID, subject: subject, at: now))
             return (.applied(appUserID: snapshot.customer.appUserID, changed: true), committed)
         }
     }

@@ -31,6 +31,15 @@ public protocol CustomerRepository: Sendable {
     /// Whether a store notification was recorded as processed (``StorageTransaction/markNotificationProcessed``).
     func isNotificationProcessed(tenantID: String, notificationID: String) throws(StorageError) -> Bool
 
+    // MARK: Webhook outbox
+
+    /// When the soonest pending delivery (not leased to an attempt in progress) is due; nil when none is pending.
+    func nextWebhookAttemptAt() throws(StorageError) -> UnixTime?
+    /// Deliveries matching `filter`, newest first.
+    func webhookDeliveries(_ filter: WebhookDeliveryFilter, limit: Int) throws(StorageError) -> [WebhookDelivery]
+    /// The endpoints a 410 turned off, every tenant's.
+    func disabledWebhookEndpoints() throws(StorageError) -> [DisabledWebhookEndpoint]
+
     /// Runs `body` in one write transaction; commits durably when it returns, rolls back when it throws.
     /// Writes are serialized: one transaction at a time.
     func write<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result
@@ -116,6 +125,32 @@ public protocol StorageTransaction {
     /// Marks every code of the purchase that is neither used nor replaced as replaced at `at`.
     func replaceOpenRedemptionCodes(tenantID: String, store: Store, originalTransactionID: String, at: UnixTime)
         throws(StorageError)
+
+    // MARK: Webhook outbox
+
+    /// Stores a new delivery and returns its ID.
+    func insertWebhookDelivery(_ delivery: WebhookDelivery) throws(StorageError) -> Int64
+    /// Pending deliveries due at `time` and not leased, soonest first, each the oldest pending one of its customer
+    /// to its endpoint (a later event waits for an earlier one), leaving out `excludedEndpoints`' deliveries.
+    func dueWebhookDeliveries(at time: UnixTime, limit: Int, excludedEndpoints: [WebhookEndpointKey])
+        throws(StorageError) -> [WebhookDelivery]
+    /// Leases deliveries to attempts starting now: not due again before `until` unless their attempt is recorded.
+    func leaseWebhookDeliveries(ids: [Int64], until: UnixTime) throws(StorageError)
+    /// Ends every lease (a restart: the attempts they stood for are gone).
+    func releaseWebhookLeases() throws(StorageError)
+    /// Writes an attempt's result and ends the delivery's lease; counts the attempt unless `countsAttempt` is false.
+    func saveWebhookAttempt(_ attempt: WebhookAttemptRecord, countsAttempt: Bool) throws(StorageError)
+    /// Marks every pending delivery to the endpoint failed with `error`; returns how many.
+    func failPendingWebhookDeliveries(tenantID: String, endpointID: String, error: String, at: UnixTime)
+        throws(StorageError) -> Int
+    /// Makes the deliveries matching `filter` pending again, due at `at`, their attempts counted from zero; returns
+    /// how many, and their endpoints. Notices are never matched.
+    func requeueWebhookDeliveries(_ filter: WebhookDeliveryFilter, at: UnixTime) throws(StorageError)
+        -> (count: Int, endpointIDs: Set<String>)
+    func disableWebhookEndpoint(_ endpoint: DisabledWebhookEndpoint) throws(StorageError)
+    func enableWebhookEndpoint(tenantID: String, endpointID: String) throws(StorageError)
+    /// Deletes up to `limit` deliveries in `states` made before `before`, oldest first; returns how many.
+    func pruneWebhookDeliveries(states: [WebhookDelivery.State], before: UnixTime, limit: Int) throws(StorageError) -> Int
 }
 
 /// A storage failure. `conflict` is a broken invariant (a version race, a duplicate key); `unavailable` means the

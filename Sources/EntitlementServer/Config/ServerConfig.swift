@@ -1,3 +1,5 @@
+import EntitlementDomain
+public import EntitlementServices
 import FileAccess
 public import HTTP2Transport
 public import RPCCore
@@ -33,6 +35,9 @@ public struct ServerConfig: Sendable {
     public var grpcWebHeartbeat: Duration = .seconds(25)
     /// How long a browser may cache a CORS preflight's answer, in seconds.
     public var grpcWebCORSMaxAgeSeconds = 600
+
+    /// The webhook dispatcher's retry schedule, in-flight bounds and retention (`[webhooks]`).
+    public var webhooks = WebhookDispatcher.Settings()
 
     /// The directory whose files are served at `/demo/` (the demo web page); nil: none.
     public var demoPageDirectory: String?
@@ -111,6 +116,10 @@ let configSchema: [(section: String, keys: [String])] = [
     ("outbound_http", ["trusted_certificates", "timeout_seconds", "max_attempts"]),
     ("google_play", ["acknowledgement_first_retry_seconds", "acknowledgement_max_attempts"]),
     ("grpc_web", ["heartbeat_seconds", "cors_max_age_seconds"]),
+    ("webhooks", [
+        "retry_delays", "max_in_flight", "max_in_flight_per_tenant", "max_in_flight_per_endpoint", "retention_days",
+        "failed_retention_days",
+    ]),
     ("demo_page", ["directory"]),
 ]
 
@@ -250,6 +259,23 @@ private struct ConfigReader {
         // [grpc_web]
         try integer("grpc_web", "heartbeat_seconds", 1...3600) { config.grpcWebHeartbeat = .seconds($0) }
         try integer("grpc_web", "cors_max_age_seconds", 0...86400) { config.grpcWebCORSMaxAgeSeconds = $0 }
+        // [webhooks]
+        if let entry = entries["webhooks"]?["retry_delays"] {
+            guard let schedule = WebhookRetrySchedule(parsing: try string(entry)) else {
+                throw .invalidValue(
+                    file, line: entry.line, section: "webhooks", key: "retry_delays",
+                    "expected 1 to 30 delays such as \"5s,5m,30m,2h\" (units ms, s, m, h, d; each at most 7d), got \(entry.raw)")
+            }
+            config.webhooks.schedule = schedule
+        }
+        var capacity = config.webhooks.capacity
+        try integer("webhooks", "max_in_flight", 1...10_000) { capacity.total = $0 }
+        try integer("webhooks", "max_in_flight_per_tenant", 1...10_000) { capacity.perTenant = $0 }
+        try integer("webhooks", "max_in_flight_per_endpoint", 1...1000) { capacity.perEndpoint = $0 }
+        config.webhooks.capacity = WebhookCapacity.Limits(
+            total: capacity.total, perTenant: capacity.perTenant, perEndpoint: capacity.perEndpoint)
+        try integer("webhooks", "retention_days", 1...3650) { config.webhooks.retention = .seconds($0 * 86_400) }
+        try integer("webhooks", "failed_retention_days", 1...3650) { config.webhooks.failedRetention = .seconds($0 * 86_400) }
         // [demo_page]
         config.demoPageDirectory = try entries["demo_page"]?["directory"].map { entry throws(ConfigError) in
             let resolved = try path(entry)

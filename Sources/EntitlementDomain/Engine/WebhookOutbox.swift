@@ -1,0 +1,256 @@
+import BoundedText
+import CivilCalendar
+import Encodings
+import StandardWebhooks
+
+/// What one attempt at a delivery came to, as the dispatcher judged it, to be recorded.
+public struct WebhookAttemptResult: Sendable {
+    public enum Verdict: Sendable, Hashable {
+        case delivered
+        /// Failed; tried again at this time.
+        case retry(at: UnixTime)
+        /// Failed, and it was the schedule's last attempt: the delivery is dead-lettered.
+        case exhausted
+        /// The endpoint answered 410 Gone: it is disabled, and everything pending for it fails.
+        case endpointGone
+        /// Not attempted: the endpoint is disabled or no longer configured.
+        case undeliverable
+    }
+
+    public var delivery: WebhookDelivery
+    public var attemptedAt: UnixTime
+    public var status: Int?
+    public var error: String
+    public var verdict: Verdict
+
+    public init(delivery: WebhookDelivery, attemptedAt: UnixTime, status: Int?, error: String, verdict: Verdict) {
+        self.delivery = delivery
+        self.attemptedAt = attemptedAt
+        self.status = status
+        self.error = error
+        self.verdict = verdict
+    }
+}
+
+/// A page of the delivery log, newest first.
+public struct WebhookDeliveryPage: Sendable, Hashable {
+    public static let defaultSize = 50
+    public static let maximumSize = 500
+
+    public var deliveries: [WebhookDelivery]
+    /// Empty on the last page.
+    public var nextPageToken: String
+}
+
+extension CustomerEngine {
+    /// Puts the event in the outbox for every endpoint of its tenant that wants one of its kinds, in the event's
+    /// transaction; returns whether it did.
+    func enqueueWebhooks(_ event: CustomerEventMessage.Event, in transaction: any StorageTransaction)
+        throws(StorageError) -> Bool
+    {
+        let record = event.record
+        let endpoints = webhookEndpoints(record.tenantID)
+        guard !endpoints.isEmpty else { return false }
+        let kinds = WebhookEventKind.kinds(cause: record.cause, change: record.change, subject: event.subject)
+        let wanting = endpoints.filter { !$0.events.isDisjoint(with: kinds) }
+        guard !wanting.isEmpty else { return false }
+        let eventID = CustomerEventMessage.eventID(
+            tenantID: record.tenantID, customerID: record.customerID, version: record.version)
+        let body = CustomerEventMessage.body(event, tenantID: record.tenantID, eventID: eventID)
+        let type = CustomerEventMessage.type(
+            WebhookEventKind.primary(cause: record.cause, change: record.change, subject: event.subject))
+        for endpoint in wanting {
+            _ = try transaction.insertWebhookDelivery(
+                WebhookDelivery(
+                    tenantID: record.tenantID, endpointID: endpoint.id, customerID: record.customerID,
+                    appUserID: event.customer.customer.appUserID, version: record.version,
+                    messageID: CustomerEventMessage.messageID(eventID: eventID, endpointID: endpoint.id).text,
+                    type: type, body: body, createdAt: record.occurredAt, nextAttemptAt: record.occurredAt))
+        }
+        return true
+    }
+
+    /// Calls `body` after every commit that put messages in the outbox (the dispatcher's wake-up).
+    public func onWebhooksQueued(_ body: @escaping @Sendable () -> Void) {
+        outboxChanges.set { body() }
+    }
+
+    // MARK: The dispatcher's side
+
+    /// Leases the due deliveries `choose` picks (from up to `limit` candidates, soonest first, leaving out
+    /// `excludedEndpoints`) until `leaseUntil`, in one transaction, and returns them.
+    public func claimWebhookDeliveries(
+        limit: Int, excludedEndpoints: [WebhookEndpointKey], leaseMilliseconds: Int64,
+        choose: @escaping @Sendable ([WebhookDelivery]) -> [WebhookDelivery]
+    ) async throws(DomainError) -> [WebhookDelivery] {
+        try await write { transaction, now throws -> ([WebhookDelivery], [Committed]) in
+            let due = try transaction.dueWebhookDeliveries(at: now, limit: limit, excludedEndpoints: excludedEndpoints)
+            let chosen = choose(due)
+            guard !chosen.isEmpty else { return ([], []) }
+            try transaction.leaseWebhookDeliveries(
+                ids: chosen.map(\.id), until: UnixTime(milliseconds: now.milliseconds + leaseMilliseconds))
+            return (chosen, [])
+        }
+    }
+
+    /// Ends every lease: the attempts they stood for died with the process that made them (called at start).
+    public func releaseWebhookLeases() async throws(DomainError) {
+        try await write { transaction, _ throws -> (Void, [Committed]) in
+            try transaction.releaseWebhookLeases()
+            return ((), [])
+        }
+    }
+
+    /// Writes what the attempts came to, in one transaction: delivered, due again, dead-lettered (with a
+    /// `webhook.exhausted` notice), or the endpoint disabled (a `webhook.disabled` notice; its pending deliveries
+    /// fail).
+    public func recordWebhookAttempts(_ results: [WebhookAttemptResult]) async throws(DomainError) {
+        guard !results.isEmpty else { return }
+        try await write { transaction, now throws -> (Void, [Committed]) in
+            for result in results {
+                let delivery = result.delivery
+                let state: WebhookDelivery.State
+                var next: UnixTime?
+                switch result.verdict {
+                case .delivered: state = .delivered
+                case .retry(let at): (state, next) = (.pending, at)
+                case .exhausted, .endpointGone, .undeliverable: state = .failed
+                }
+                try transaction.saveWebhookAttempt(
+                    WebhookAttemptRecord(
+                        deliveryID: delivery.id, tenantID: delivery.tenantID, attemptedAt: result.attemptedAt,
+                        status: result.status, error: result.error, state: state, nextAttemptAt: next),
+                    countsAttempt: result.verdict != .undeliverable)
+                switch result.verdict {
+                case .exhausted:
+                    _ = try transaction.insertWebhookDelivery(
+                        Self.notice(
+                            "webhook.exhausted", about: delivery, attempts: delivery.attempts + 1, result: result,
+                            at: now))
+                case .endpointGone:
+                    try transaction.disableWebhookEndpoint(
+                        DisabledWebhookEndpoint(
+                            tenantID: delivery.tenantID, endpointID: delivery.endpointID, disabledAt: now,
+                            reason: "it answered 410 Gone"))
+                    _ = try transaction.failPendingWebhookDeliveries(
+                        tenantID: delivery.tenantID, endpointID: delivery.endpointID,
+                        error: "not sent: the endpoint was disabled when it answered 410 Gone", at: now)
+                    _ = try transaction.insertWebhookDelivery(
+                        Self.notice(
+                            "webhook.disabled", about: delivery, attempts: delivery.attempts + 1, result: result,
+                            at: now))
+                case .delivered, .retry, .undeliverable:
+                    break
+                }
+            }
+            return ((), [])
+        }
+    }
+
+    public func nextWebhookAttemptAt() throws(DomainError) -> UnixTime? {
+        try read { () throws(StorageError) in try store.nextWebhookAttemptAt() }
+    }
+
+    public func disabledWebhookEndpoints() throws(DomainError) -> [DisabledWebhookEndpoint] {
+        try read { () throws(StorageError) in try store.disabledWebhookEndpoints() }
+    }
+
+    /// Deletes delivered deliveries and notices made before `deliveredBefore`, and failed ones made before
+    /// `failedBefore`, in transactions of at most `batch` rows; returns how many went.
+    public func pruneWebhookDeliveries(deliveredBefore: UnixTime, failedBefore: UnixTime, batch: Int = 1000)
+        async throws(DomainError) -> Int
+    {
+        var total = 0
+        for (states, before) in [([WebhookDelivery.State.delivered, .notice], deliveredBefore), ([.failed], failedBefore)] {
+            while true {
+                let removed = try await write { transaction, _ throws -> (Int, [Committed]) in
+                    (try transaction.pruneWebhookDeliveries(states: states, before: before, limit: batch), [])
+                }
+                total += removed
+                if removed < batch { break }
+            }
+        }
+        return total
+    }
+
+    // MARK: The operators' side
+
+    /// A page of the tenant's delivery log, newest first, narrowed by `filter` (its `beforeID` comes from
+    /// `pageToken`); `appUserID`, when given, narrows to that customer (none when it is unknown).
+    public func webhookDeliveries(
+        _ filter: WebhookDeliveryFilter, appUserID: String?, pageSize: Int, pageToken: String
+    ) throws(DomainError) -> WebhookDeliveryPage {
+        let limit = pageSize <= 0 ? WebhookDeliveryPage.defaultSize : min(pageSize, WebhookDeliveryPage.maximumSize)
+        var filter = filter
+        filter.beforeID = try Self.deliveryID(fromPageToken: pageToken)
+        if let appUserID {
+            guard
+                let customer = try read({ () throws(StorageError) in
+                    try store.snapshot(tenantID: filter.tenantID, appUserID: appUserID)
+                })
+            else { return WebhookDeliveryPage(deliveries: [], nextPageToken: "") }
+            filter.customerID = customer.customer.id
+        }
+        let rows = try read { () throws(StorageError) in try store.webhookDeliveries(filter, limit: limit + 1) }
+        let page = Array(rows.prefix(limit))
+        let next = rows.count > limit ? page.last.map { "d\($0.id)" } ?? "" : ""
+        return WebhookDeliveryPage(deliveries: page, nextPageToken: next)
+    }
+
+    /// Makes deliveries pending again, due now, with their original `webhook-id`: the one `filter.deliveryID` names
+    /// (whatever its state but a notice's; `notFound` when the tenant has none such), or every failed one `filter`
+    /// matches. Endpoints a 410 disabled are enabled again: redelivering to one is the operator's word that it is
+    /// back. Returns how many were queued.
+    public func redeliverWebhooks(_ filter: WebhookDeliveryFilter) async throws(DomainError) -> Int {
+        var filter = filter
+        if filter.deliveryID == nil { filter.state = .failed }
+        let matched = filter
+        let count = try await write { transaction, now throws -> (Int, [Committed]) in
+            let requeued = try transaction.requeueWebhookDeliveries(matched, at: now)
+            if let id = matched.deliveryID, requeued.count == 0 {
+                throw DomainError.notFound("No webhook delivery has delivery_id \(id).")
+            }
+            for endpointID in requeued.endpointIDs.sorted() {
+                try transaction.enableWebhookEndpoint(tenantID: matched.tenantID, endpointID: endpointID)
+            }
+            return (requeued.count, [])
+        }
+        if count > 0 { outboxChanges.notify(()) }
+        return count
+    }
+
+    static func deliveryID(fromPageToken token: String) throws(DomainError) -> Int64? {
+        guard !token.isEmpty else { return nil }
+        guard token.hasPrefix("d"), token.utf8.count <= 20, let id = Int64(token.dropFirst()), id > 0 else {
+            throw .invalidArgument("page_token \(token.quotedForMessage) is not a token this server issued.")
+        }
+        return id
+    }
+
+    /// An entry of the delivery log about `delivery` (never sent), naming it and how its last attempt ended.
+    private static func notice(
+        _ type: String, about delivery: WebhookDelivery, attempts: Int, result: WebhookAttemptResult, at now: UnixTime
+    ) -> WebhookDelivery {
+        let body: JSONValue = .object([
+            ("type", .string(type)),
+            ("timestamp", .string(now.rfc3339)),
+            (
+                "data",
+                .object([
+                    ("delivery_id", .number(String(delivery.id))),
+                    ("webhook_id", .string(delivery.messageID)),
+                    ("endpoint", .string(delivery.endpointID)),
+                    ("event_type", .string(delivery.type)),
+                    ("attempts", .number(String(attempts))),
+                    ("last_status", result.status.map { .number(String($0)) } ?? .null),
+                    ("last_error", .string(result.error)),
+                ])
+            ),
+        ])
+        return WebhookDelivery(
+            tenantID: delivery.tenantID, endpointID: delivery.endpointID, customerID: delivery.customerID,
+            appUserID: delivery.appUserID, version: delivery.version, messageID: WebhookMessageID.make().text, type: type, body: Array(body.text.utf8),
+            createdAt: now, state: .notice, attempts: 0, nextAttemptAt: nil, lastAttemptAt: result.attemptedAt,
+            lastStatus: result.status, lastError: result.error)
+    }
+}

@@ -1,0 +1,190 @@
+import CivilCalendar
+import Crypto
+import Encodings
+import StandardWebhooks
+
+/// The message a customer event becomes for a webhook endpoint, in the Standard Webhooks shape
+/// `{"type", "timestamp", "data"}`, built once in the event's transaction and kept in the outbox as the exact bytes
+/// signed on every attempt.
+///
+/// `type` is `customer.` and the event's most specific kind (`customer.purchase`, `customer.renewal`,
+/// `customer.refund`, `customer.transfer`, `customer.merge`, `customer.grant`, else `customer.status_changed` or
+/// `customer.customer_info_changed`); `data` says everything a backend needs to act without calling back: the
+/// event, the customer (canonical ID, aliases, version), the full status after it, and the purchase, transfer, merge
+/// or grant behind it. A receiver keeps the highest `version` per customer and drops anything not above it.
+enum CustomerEventMessage {
+    struct Event {
+        var record: EventRecord
+        var status: ComputedStatus
+        /// The customer as the transaction sees it (canonical ID and aliases at the time of the event).
+        var customer: CustomerSnapshot
+        var subject: EventSubject
+    }
+
+    static func type(_ kind: WebhookEventKind) -> String { "customer.\(kind.rawValue)" }
+
+    /// `evt_` and 22 characters: stable for the event, unique across tenants, revealing nothing.
+    static func eventID(tenantID: String, customerID: Int64, version: UInt64) -> String {
+        let seed = Array("event\u{0}\(tenantID)\u{0}\(customerID)\u{0}\(version)".utf8)
+        return "evt_" + Base64.encode(SHA256.hash(seed).prefix(16), alphabet: .url, padded: false)
+    }
+
+    /// The `webhook-id`: one per event and endpoint, the same however often it is sent.
+    static func messageID(eventID: String, endpointID: String) -> WebhookMessageID {
+        WebhookMessageID.derived(from: Array("\(eventID)\u{0}\(endpointID)".utf8))
+    }
+
+    static func body(_ event: Event, tenantID: String, eventID: String) -> [UInt8] {
+        let record = event.record
+        let kinds = WebhookEventKind.kinds(cause: record.cause, change: record.change, subject: event.subject)
+        let primary = WebhookEventKind.primary(cause: record.cause, change: record.change, subject: event.subject)
+        var data: [(String, JSONValue)] = [
+            ("event_id", .string(eventID)),
+            ("kind", .string(record.change == .statusChanged ? "status_changed" : "customer_info_changed")),
+            ("event_kinds", .array(WebhookEventKind.allCases.filter(kinds.contains).map { .string($0.rawValue) })),
+            ("cause", .string(record.cause.webhookName)),
+            ("reason", .string(record.reason)),
+            ("tenant", .string(tenantID)),
+            ("app_user_id", .string(event.customer.customer.appUserID)),
+            ("aliases", .array(event.customer.aliases.map(JSONValue.string))),
+            ("version", .number(String(record.version))),
+            ("occurred_at", time(record.occurredAt)),
+            ("status", status(event.status)),
+        ]
+        if !record.referenceID.isEmpty { data.append(("reference_id", .string(record.referenceID))) }
+        if let purchase = event.subject.purchase { data.append(("purchase", self.purchase(purchase))) }
+        if let grant = event.subject.grant { data.append(("grant", self.grant(grant))) }
+        if let (key, value) = counterpart(of: event) { data.append((key, value)) }
+        let message: JSONValue = .object([
+            ("type", .string(type(primary))), ("timestamp", time(record.occurredAt)), ("data", .object(data)),
+        ])
+        return Array(message.text.utf8)
+    }
+
+    /// Both customers of a transfer or merge, by canonical app user ID.
+    private static func counterpart(of event: Event) -> (String, JSONValue)? {
+        let this = event.customer.customer.appUserID
+        let other = event.record.relatedAppUserID
+        guard !other.isEmpty else { return nil }
+        switch event.record.cause {
+        case .transferredOut where event.subject.isMergedAway:
+            return ("merge", .object([("from_app_user_id", .string(this)), ("into_app_user_id", .string(other))]))
+        case .merged:
+            return ("merge", .object([("from_app_user_id", .string(other)), ("into_app_user_id", .string(this))]))
+        case .transferredOut:
+            return ("transfer", .object([("from_app_user_id", .string(this)), ("to_app_user_id", .string(other))]))
+        case .transferredIn:
+            return ("transfer", .object([("from_app_user_id", .string(other)), ("to_app_user_id", .string(this))]))
+        default:
+            return nil
+        }
+    }
+
+    private static func status(_ status: ComputedStatus) -> JSONValue {
+        .object([
+            ("state", .string(status.isActive ? "active" : "inactive")),
+            (
+                "entitlements",
+                .array(
+                    status.entitlements.map { entitlement in
+                        .object([
+                            ("id", .string(entitlement.id)),
+                            ("source", .string(entitlement.source.webhookName)),
+                            ("product_id", .string(entitlement.productID)),
+                            ("expires_at", time(entitlement.expiresAt)),
+                            ("will_renew", .bool(entitlement.willRenew)),
+                            ("in_grace_period", .bool(entitlement.inGracePeriod)),
+                            ("in_billing_retry", .bool(entitlement.inBillingRetry)),
+                        ])
+                    })
+            ),
+        ])
+    }
+
+    private static func purchase(_ purchase: StorePurchase) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("store", .string(purchase.store.webhookName)),
+            ("product_id", .string(purchase.productID)),
+            ("original_transaction_id", .string(purchase.originalTransactionID)),
+            ("transaction_id", .string(purchase.transactionID)),
+            ("environment", .string(purchase.environment.webhookName)),
+            ("entitlement_ids", .array(purchase.entitlementIDs.map(JSONValue.string))),
+            ("purchased_at", time(purchase.purchasedAt)),
+            ("expires_at", time(purchase.expiresAt)),
+            ("revoked_at", time(purchase.revokedAt)),
+            ("will_renew", .bool(purchase.willRenew)),
+            ("in_grace_period", .bool(purchase.inGracePeriod)),
+            ("in_billing_retry", .bool(purchase.inBillingRetry)),
+            ("ownership", .string(purchase.ownership == .familyShared ? "family_shared" : "purchased")),
+        ]
+        if !purchase.revocationReason.isEmpty { members.append(("revocation_reason", .string(purchase.revocationReason))) }
+        if !purchase.offerType.isEmpty { members.append(("offer_type", .string(purchase.offerType))) }
+        if !purchase.renewalProductID.isEmpty { members.append(("renewal_product_id", .string(purchase.renewalProductID))) }
+        return .object(members)
+    }
+
+    private static func grant(_ grant: GrantRecord) -> JSONValue {
+        .object([
+            ("grant_id", .string(grant.grantID)),
+            ("entitlement_id", .string(grant.entitlementID)),
+            ("starts_at", time(grant.startsAt)),
+            ("expires_at", time(grant.expiresAt)),
+            ("revoked_at", time(grant.revokedAt)),
+        ])
+    }
+
+    /// RFC 3339 in UTC with milliseconds; null for "never".
+    private static func time(_ time: UnixTime?) -> JSONValue {
+        guard let time else { return .null }
+        let seconds = time.milliseconds >= 0 ? time.milliseconds / 1000 : (time.milliseconds - 999) / 1000
+        return .string(CivilCalendar.iso8601(seconds: seconds, fraction: time.milliseconds - seconds * 1000, digits: 3))
+    }
+}
+
+extension EventCause {
+    /// The cause as webhook bodies name it.
+    var webhookName: String {
+        switch self {
+        case .created: "created"
+        case .merged: "merged"
+        case .purchase: "purchase"
+        case .restore: "restore"
+        case .transferredIn: "transferred_in"
+        case .transferredOut: "transferred_out"
+        case .appStoreNotification: "app_store_notification"
+        case .playStoreNotification: "play_store_notification"
+        case .grant: "grant"
+        case .revoke: "revoke"
+        case .expiry: "expiry"
+        case .storeAPI: "store_api"
+        case .stripeWebhook: "stripe_webhook"
+        case .redemption: "redemption"
+        }
+    }
+}
+
+extension EntitlementSource {
+    var webhookName: String {
+        switch self {
+        case .appStore: "app_store"
+        case .playStore: "play_store"
+        case .web: "web"
+        case .grant: "grant"
+        }
+    }
+}
+
+extension Store {
+    var webhookName: String { entitlementSource.webhookName }
+}
+
+extension PurchaseEnvironment {
+    var webhookName: String {
+        switch self {
+        case .production: "production"
+        case .sandbox: "sandbox"
+        case .xcode: "xcode"
+        case .localTesting: "local_testing"
+        }
+    }
+}
