@@ -113,6 +113,16 @@ extension EntitlementClient {
         try await unary(Methods.sendTestWebhook, SendTestWebhookRequest(endpointID: endpointID))
     }
 
+    /// `ListWebhookDeliveries`: one page of the tenant's webhook delivery log, newest first.
+    public func listWebhookDeliveries(_ request: ListWebhookDeliveriesRequest) async throws -> ListWebhookDeliveriesResponse {
+        try await unary(Methods.listWebhookDeliveries, request)
+    }
+
+    /// `RedeliverWebhooks`: one delivery, or every failed one matching, sent again with its original webhook-id.
+    public func redeliverWebhooks(_ request: RedeliverWebhooksRequest) async throws -> RedeliverWebhooksResponse {
+        try await unary(Methods.redeliverWebhooks, request)
+    }
+
     /// `ListCustomerEvents`: one page of the customer's history, newest first. `pageSize` 0 means the server
     /// default; `pageToken` is the previous page's `nextPageToken` ("" for the first page).
     public func listCustomerEvents(

@@ -78,17 +78,77 @@ extension Entctl {
         return 0
     }
 
+    /// `webhooks test|list|redeliver ...`
+    func webhooks() async throws -> Int32 {
+        switch arguments.subcommand() {
+        case let subcommand? where subcommand.command == "webhooks test": return try await testWebhook(subcommand)
+        case let subcommand? where subcommand.command == "webhooks list": return try await listWebhooks(subcommand)
+        case let subcommand? where subcommand.command == "webhooks redeliver": return try await redeliverWebhooks(subcommand)
+        default: throw UsageError(description: "webhooks needs a command: test, list or redeliver")
+        }
+    }
+
     /// `webhooks test ENDPOINT_ID`: a signed test delivery to one of the tenant's endpoints; exit 0 only when the
     /// endpoint answered 2xx.
-    func webhooks() async throws -> Int32 {
-        guard let subcommand = arguments.subcommand(), subcommand.command == "webhooks test" else {
-            throw UsageError(description: "webhooks needs a command: test")
-        }
+    private func testWebhook(_ subcommand: CommandArguments) async throws -> Int32 {
         try subcommand.check(positionals: ["ENDPOINT_ID"])
         let endpointID = try subcommand.positional(0, "ENDPOINT_ID")
         let response = try await connect(.secretKey).sendTestWebhook(endpointID: endpointID)
         printer.print(response, human: HumanOutput.testWebhook(response))
         return response.delivered ? 0 : 1
+    }
+
+    /// `webhooks list [--endpoint ID] [--user APP_USER_ID] [--state S] [--since T] [--until T] [--page-size N]
+    /// [--page-token T]`: one page of the delivery log, newest first.
+    private func listWebhooks(_ subcommand: CommandArguments) async throws -> Int32 {
+        try subcommand.check(
+            positionals: [],
+            options: ["--endpoint", "--user", "--state", "--since", "--until", "--page-size", "--page-token"])
+        var request = ListWebhookDeliveriesRequest(
+            endpointID: subcommand.value("--endpoint") ?? "", appUserID: subcommand.value("--user") ?? "",
+            pageSize: try subcommand.integer("--page-size", Int32.self, minimum: 1) ?? 0,
+            pageToken: subcommand.value("--page-token") ?? "")
+        if let state = subcommand.value("--state") {
+            let names = ["pending", "delivered", "failed", "notice"]
+            guard let index = names.firstIndex(of: state.lowercased()) else {
+                throw UsageError(description: "invalid --state '\(state)': expected \(names.joined(separator: ", "))")
+            }
+            request.state = WebhookDeliveryState(rawValue: Int32(index + 1))
+        }
+        (request.createdAfter, request.createdBefore) = try Self.timeRange(subcommand)
+        let response = try await connect(.secretKey).listWebhookDeliveries(request)
+        printer.print(response, human: HumanOutput.webhookDeliveries(response))
+        return 0
+    }
+
+    /// `webhooks redeliver [DELIVERY_ID] [--endpoint ID] [--since T] [--until T]`: one delivery, or every failed one
+    /// matching, sent again with its original webhook-id.
+    private func redeliverWebhooks(_ subcommand: CommandArguments) async throws -> Int32 {
+        try subcommand.check(positionals: [], optional: 1, options: ["--endpoint", "--since", "--until"])
+        var request = RedeliverWebhooksRequest(endpointID: subcommand.value("--endpoint") ?? "")
+        if !subcommand.positionals.isEmpty {
+            let text = try subcommand.positional(0, "DELIVERY_ID")
+            guard let id = Int64(text), id > 0 else {
+                throw UsageError(description: "invalid DELIVERY_ID '\(text)': expected a delivery ID from `webhooks list`")
+            }
+            request.deliveryID = id
+        }
+        (request.createdAfter, request.createdBefore) = try Self.timeRange(subcommand)
+        let response = try await connect(.secretKey).redeliverWebhooks(request)
+        printer.print(response, human: ["requeued \(response.requeued) deliveries"])
+        return 0
+    }
+
+    /// `--since` and `--until`, RFC 3339.
+    private static func timeRange(_ arguments: CommandArguments) throws(UsageError) -> (ProtoTimestamp?, ProtoTimestamp?) {
+        func time(_ name: String) throws(UsageError) -> ProtoTimestamp? {
+            guard let text = arguments.value(name) else { return nil }
+            guard let parsed = TimeText.parseRFC3339(text) else {
+                throw UsageError(description: "invalid \(name) '\(text)': expected RFC 3339 such as 2030-01-31T12:00:00Z")
+            }
+            return parsed
+        }
+        return (try time("--since"), try time("--until"))
     }
 
     /// `events APP_USER_ID [--page-size N] [--page-token T] [--all]`: one page, or with `--all` every page from the

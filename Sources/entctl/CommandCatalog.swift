@@ -10,7 +10,7 @@ extension CommandHelp {
             title: "AdminService commands (a secret key; the demo one on a loopback address)",
             keyNote: "Key: --key KEY or $ENTCTL_KEY, a secret key (sk_...); without either, the demo secret key is sent,\n"
                 + "to a loopback address (127.0.0.1, ::1, localhost) only.",
-            commands: [grant, revoke, customer, events, refreshPurchase, redemptionCode, webhooksTest]),
+            commands: [grant, revoke, customer, events, refreshPurchase, redemptionCode, webhooksTest, webhooksList, webhooksRedeliver]),
         CommandGroup(title: "Other commands", keyNote: nil, commands: [health, genKey, hashKey, genWebhookSecret]),
         CommandGroup(
             title: "Local App Store signing, for development (DIR defaults to \(DevCommands.defaultDirectory), "
@@ -169,6 +169,28 @@ extension CommandHelp {
             "endpoint's secrets (Standard Webhooks), sent now, once. Exits 0 only when the endpoint answered 2xx.",
             "",
             "  entctl webhooks test backend",
+        ])
+
+    static let webhooksList = CommandHelp(
+        name: "webhooks list",
+        arguments: "[--endpoint ID] [--user APP_USER_ID] [--state S] [--since T] [--until T] [--page-size N] [--page-token T]",
+        summary: "list the webhook delivery log, newest first: state, attempts, last answer, next attempt",
+        details: [
+            "", "Calls AdminService/ListWebhookDeliveries. --state is pending, delivered, failed or notice (the log's",
+            "webhook.exhausted and webhook.disabled entries); --since/--until (RFC 3339) bound when deliveries were made.",
+            "",
+            "  entctl webhooks list --state failed",
+        ])
+
+    static let webhooksRedeliver = CommandHelp(
+        name: "webhooks redeliver", arguments: "[DELIVERY_ID] [--endpoint ID] [--since T] [--until T]",
+        summary: "send webhook deliveries again with their original webhook-id: one, or every failed one in a range",
+        details: [
+            "", "Calls AdminService/RedeliverWebhooks. With DELIVERY_ID (from `webhooks list`) that delivery goes again",
+            "whatever its state; without, every failed delivery matching --endpoint and --since/--until does. An",
+            "endpoint a 410 disabled is enabled again.",
+            "",
+            "  entctl webhooks redeliver --endpoint backend --since 2030-01-30T00:00:00Z",
         ])
 
     static let redemptionCode = CommandHelp(

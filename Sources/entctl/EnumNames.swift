@@ -47,3 +47,10 @@ extension Transaction.Ownership: NamedProtoEnum {
 extension Transaction.Acknowledgement: NamedProtoEnum {
     static let names = ["ACKNOWLEDGEMENT_UNSPECIFIED", "NOT_REQUIRED", "PENDING", "ACKNOWLEDGED", "FAILED"]
 }
+
+extension WebhookDeliveryState: NamedProtoEnum {
+    static let names = [
+        "WEBHOOK_DELIVERY_STATE_UNSPECIFIED", "WEBHOOK_DELIVERY_STATE_PENDING", "WEBHOOK_DELIVERY_STATE_DELIVERED",
+        "WEBHOOK_DELIVERY_STATE_FAILED", "WEBHOOK_DELIVERY_STATE_NOTICE",
+    ]
+}

@@ -171,6 +171,22 @@ enum HumanOutput {
         return [line]
     }
 
+    /// One line per delivery: `42  DELIVERED  backend  customer.renewal  user-1 v7  2 attempts  HTTP 204  ...`.
+    static func webhookDeliveries(_ response: ListWebhookDeliveriesResponse) -> [String] {
+        var lines = response.deliveries.map { delivery in
+            let state = delivery.state.name.replacing("WEBHOOK_DELIVERY_STATE_", with: "")
+            var line = "\(delivery.deliveryID)  \(state)  \(delivery.endpointID)  \(delivery.type)"
+            line += "  \(delivery.appUserID) v\(delivery.version)  \(time(delivery.createdAt))  \(delivery.attempts) attempts"
+            if delivery.lastStatusCode != 0 { line += "  HTTP \(delivery.lastStatusCode)" }
+            if let next = delivery.nextAttemptAt { line += "  next: " + time(next) }
+            if !delivery.lastError.isEmpty { line += "  error: " + delivery.lastError }
+            return line + "  " + delivery.webhookID
+        }
+        if lines.isEmpty { lines.append("no deliveries") }
+        if !response.nextPageToken.isEmpty { lines.append("next page: --page-token \(response.nextPageToken)") }
+        return lines
+    }
+
     static func redemptionCode(_ response: RedemptionCode) -> [String] {
         [
             "code: \(response.code)",

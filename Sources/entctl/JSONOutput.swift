@@ -16,6 +16,7 @@ private struct JSONObject {
     mutating func add(_ key: String, _ value: String) { members.append((key, .string(value))) }
     mutating func add(_ key: String, _ value: Bool) { members.append((key, .bool(value))) }
     mutating func add(_ key: String, _ value: UInt64) { members.append((key, .string(String(value)))) }
+    mutating func add(_ key: String, _ value: Int64) { members.append((key, .string(String(value)))) }
     /// 32-bit integers are JSON numbers in proto3 JSON (only 64-bit ones are strings).
     mutating func add(_ key: String, _ value: Int32) { members.append((key, .number(String(value)))) }
     mutating func add(_ key: String, _ value: [String]) { members.append((key, .array(value.map(JSONValue.string)))) }
@@ -213,6 +214,45 @@ extension SendTestWebhookResponse: JSONEncodable {
         object.add("statusCode", statusCode)
         object.add("error", error)
         object.add("duration", duration)
+        return object.value
+    }
+}
+
+extension WebhookDelivery: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("deliveryId", deliveryID)
+        object.add("endpointId", endpointID)
+        object.add("webhookId", webhookID)
+        object.add("type", type)
+        object.add("state", state)
+        object.add("appUserId", appUserID)
+        object.add("version", version)
+        object.add("createdAt", createdAt)
+        object.add("attempts", attempts)
+        object.add("lastAttemptAt", lastAttemptAt)
+        object.add("lastStatusCode", lastStatusCode)
+        object.add("lastError", lastError)
+        object.add("nextAttemptAt", nextAttemptAt)
+        object.add("deliveredAt", deliveredAt)
+        object.add("body", body)
+        return object.value
+    }
+}
+
+extension ListWebhookDeliveriesResponse: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("deliveries", deliveries)
+        object.add("nextPageToken", nextPageToken)
+        return object.value
+    }
+}
+
+extension RedeliverWebhooksResponse: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("requeued", requeued)
         return object.value
     }
 }

@@ -78,6 +78,23 @@ enum Fixtures {
             response.duration = unk(ProtoDuration(seconds: 1, nanos: 500_000_000), u)
             return unk(response, u)
         },
+        Fixture("ListWebhookDeliveriesRequest") { u in
+            unk(
+                ListWebhookDeliveriesRequest(
+                    endpointID: "backend", appUserID: "user-1", state: .failed, createdAfter: ts(1_700_000_000, 0, u),
+                    createdBefore: ts(1_700_000_100, 5, u), pageSize: 20, pageToken: "d42"), u)
+        },
+        Fixture("ListWebhookDeliveriesResponse") { u in
+            unk(ListWebhookDeliveriesResponse(deliveries: [webhookDelivery(u)], nextPageToken: "d41"), u)
+        },
+        Fixture("WebhookDelivery") { webhookDelivery($0) },
+        Fixture("RedeliverWebhooksRequest") { u in
+            unk(
+                RedeliverWebhooksRequest(
+                    deliveryID: 42, endpointID: "backend", createdAfter: ts(1_700_000_000, 0, u),
+                    createdBefore: ts(1_700_000_100, 0, u)), u)
+        },
+        Fixture("RedeliverWebhooksResponse") { unk(RedeliverWebhooksResponse(requeued: 3), $0) },
         Fixture("PurchaseRequest#emptyAppStore") {
             unk(PurchaseRequest(appUserID: "user-1", purchase: .appStore(AppStorePurchase())), $0)
         },
@@ -135,7 +152,29 @@ enum Fixtures {
         .empty(ListCustomerEventsRequest.self), .empty(ListCustomerEventsResponse.self), .empty(CustomerEvent.self),
         .empty(WebRedemption.self), .empty(GetRedemptionCodeRequest.self), .empty(RedemptionCode.self),
         .empty(SendTestWebhookRequest.self), .empty(SendTestWebhookResponse.self),
+        .empty(ListWebhookDeliveriesRequest.self), .empty(ListWebhookDeliveriesResponse.self),
+        .empty(WebhookDelivery.self), .empty(RedeliverWebhooksRequest.self), .empty(RedeliverWebhooksResponse.self),
     ]
+
+    static func webhookDelivery(_ u: Bool) -> WebhookDelivery {
+        var delivery = WebhookDelivery()
+        delivery.deliveryID = 42
+        delivery.endpointID = "backend"
+        delivery.webhookID = "msg_abc"
+        delivery.type = "customer.renewal"
+        delivery.state = .pending
+        delivery.appUserID = "user-1"
+        delivery.version = 7
+        delivery.createdAt = ts(1_700_000_000, 0, u)
+        delivery.attempts = 2
+        delivery.lastAttemptAt = ts(1_700_000_010, 0, u)
+        delivery.lastStatusCode = 503
+        delivery.lastError = "HTTP 503: busy"
+        delivery.nextAttemptAt = ts(1_700_000_310, 0, u)
+        delivery.deliveredAt = ts(1_700_000_400, 0, u)
+        delivery.body = "{\"type\":\"customer.renewal\"}"
+        return unk(delivery, u)
+    }
 
     static func unk<M: ProtoMessage>(_ message: M, _ withUnknownFields: Bool) -> M {
         var message = message

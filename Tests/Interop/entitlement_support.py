@@ -42,6 +42,8 @@ METHODS = {
     "GetCustomer": (ADMIN_SERVICE, "GetCustomerRequest", "Customer", False),
     "ListCustomerEvents": (ADMIN_SERVICE, "ListCustomerEventsRequest", "ListCustomerEventsResponse", False),
     "SendTestWebhook": (ADMIN_SERVICE, "SendTestWebhookRequest", "SendTestWebhookResponse", False),
+    "ListWebhookDeliveries": (ADMIN_SERVICE, "ListWebhookDeliveriesRequest", "ListWebhookDeliveriesResponse", False),
+    "RedeliverWebhooks": (ADMIN_SERVICE, "RedeliverWebhooksRequest", "RedeliverWebhooksResponse", False),
 }
 ENTITLEMENT_METHODS = [name for name, spec in METHODS.items() if spec[0] == ENTITLEMENT_SERVICE]
 ADMIN_METHODS = [name for name, spec in METHODS.items() if spec[0] == ADMIN_SERVICE]

@@ -200,6 +200,39 @@ def send_test_webhook_response(u):
     return unk(m, u)
 
 
+def webhook_delivery(u):
+    m = ad.WebhookDelivery(
+        delivery_id=42, endpoint_id="backend", webhook_id="msg_abc", type="customer.renewal", state=1,
+        app_user_id="user-1", version=7, attempts=2, last_status_code=503, last_error="HTTP 503: busy",
+        body='{"type":"customer.renewal"}')
+    m.created_at.CopyFrom(ts(1_700_000_000, 0, u))
+    m.last_attempt_at.CopyFrom(ts(1_700_000_010, 0, u))
+    m.next_attempt_at.CopyFrom(ts(1_700_000_310, 0, u))
+    m.delivered_at.CopyFrom(ts(1_700_000_400, 0, u))
+    return unk(m, u)
+
+
+def list_webhook_deliveries_request(u):
+    m = ad.ListWebhookDeliveriesRequest(
+        endpoint_id="backend", app_user_id="user-1", state=3, page_size=20, page_token="d42")
+    m.created_after.CopyFrom(ts(1_700_000_000, 0, u))
+    m.created_before.CopyFrom(ts(1_700_000_100, 5, u))
+    return unk(m, u)
+
+
+def list_webhook_deliveries_response(u):
+    m = ad.ListWebhookDeliveriesResponse(next_page_token="d41")
+    m.deliveries.append(webhook_delivery(u))
+    return unk(m, u)
+
+
+def redeliver_webhooks_request(u):
+    m = ad.RedeliverWebhooksRequest(delivery_id=42, endpoint_id="backend")
+    m.created_after.CopyFrom(ts(1_700_000_000, 0, u))
+    m.created_before.CopyFrom(ts(1_700_000_100, 0, u))
+    return unk(m, u)
+
+
 def redemption_code(u):
     m = ad.RedemptionCode(code="rc_abc")
     m.expires_at.CopyFrom(ts(1_700_000_000, 0, u))
@@ -290,6 +323,11 @@ def cases():
         "RedemptionCode": (ad.RedemptionCode, redemption_code),
         "SendTestWebhookRequest": (ad.SendTestWebhookRequest, lambda u: unk(ad.SendTestWebhookRequest(endpoint_id="backend"), u)),
         "SendTestWebhookResponse": (ad.SendTestWebhookResponse, send_test_webhook_response),
+        "ListWebhookDeliveriesRequest": (ad.ListWebhookDeliveriesRequest, list_webhook_deliveries_request),
+        "ListWebhookDeliveriesResponse": (ad.ListWebhookDeliveriesResponse, list_webhook_deliveries_response),
+        "WebhookDelivery": (ad.WebhookDelivery, webhook_delivery),
+        "RedeliverWebhooksRequest": (ad.RedeliverWebhooksRequest, redeliver_webhooks_request),
+        "RedeliverWebhooksResponse": (ad.RedeliverWebhooksResponse, lambda u: unk(ad.RedeliverWebhooksResponse(requeued=3), u)),
     }
 
 
