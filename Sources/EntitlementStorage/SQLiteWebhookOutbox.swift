@@ -47,10 +47,17 @@ extension SQLiteConnection {
             Self.webhookDelivery)
     }
 
-    /// A lease counts as the row's due time while it lasts.
+    /// The soonest time a delivery can go: a lease counts as its due time while it lasts, and a delivery behind an
+    /// earlier one of its customer to its endpoint is not counted (it goes when that one is done).
     func nextWebhookAttemptAt() throws(StorageError) -> UnixTime? {
         try row(
-            "SELECT MIN(MAX(next_attempt_at, COALESCE(leased_until, 0))) FROM webhook_deliveries WHERE state = 1", []
+            """
+            SELECT MIN(MAX(d.next_attempt_at, COALESCE(d.leased_until, 0))) FROM webhook_deliveries d
+            WHERE d.state = 1 AND NOT EXISTS (
+                SELECT 1 FROM webhook_deliveries e
+                WHERE e.state = 1 AND e.tenant_id = d.tenant_id AND e.endpoint_id = d.endpoint_id
+                  AND e.customer_id = d.customer_id AND e.id < d.id)
+            """, []
         ) { $0.optionalTime(0) } ?? nil
     }
 

@@ -86,9 +86,13 @@ public final class WebhookDispatcher: Sendable {
             try await pruneIfDue()
             let free = state.withLock { $0.capacity.free }
             if started.filled && free > 0 { return .zero }
+            // Every slot busy: a finishing attempt wakes the loop.
+            if free == 0 { return Self.idleWait }
             guard let next = try engine.nextWebhookAttemptAt() else { return Self.idleWait }
             let wait = next.milliseconds - engine.now().milliseconds
-            return .milliseconds(min(max(wait, free > 0 ? 0 : 1000), 30_000))
+            // Due yet not claimed: held back by a busy endpoint or tenant, whose finishing attempt wakes the loop.
+            guard wait > 0 else { return .seconds(1) }
+            return .milliseconds(min(wait, 30_000))
         } catch {
             log.error("webhook dispatch failed; trying again shortly", ["error": error.message])
             return .seconds(2)

@@ -38,7 +38,8 @@ final class EngineHarness: Sendable {
 
     init(
         replayLimit: Int = 1000, hub: StatusHub = StatusHub(),
-        observeChange: @escaping @Sendable (_ tenantID: String, _ update: StatusUpdate) -> Void = { _, _ in }
+        observeChange: @escaping @Sendable (_ tenantID: String, _ update: StatusUpdate) -> Void = { _, _ in },
+        webhookEndpoints: @escaping @Sendable (_ tenantID: String) -> [WebhookEndpoint] = { _ in [] }
     ) throws {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("entitlement-engine-tests-\(UUID().uuidString)", isDirectory: true)
@@ -47,7 +48,8 @@ final class EngineHarness: Sendable {
             path: directory.appendingPathComponent("entitlements.sqlite").path, synchronous: .normal)
         clock = ManualClock()
         engine = CustomerEngine(
-            store: store, clock: clock, hub: hub, replayLimit: replayLimit, observeChange: observeChange)
+            store: store, clock: clock, hub: hub, replayLimit: replayLimit, webhookEndpoints: webhookEndpoints,
+            observeChange: observeChange)
         func key() -> String { APIKey.hashString(APIKey.generate(.publicKey))! }
         tenant = try Tenant(id: Self.tenantID, publicKeyHashes: [key()], entitlements: ["pro", "plus"])
         otherTenant = try Tenant(id: "globex", publicKeyHashes: [key()], entitlements: ["pro", "plus"])
