@@ -39,6 +39,8 @@ class Receiver:
     default_status: int = 200
     #: Seconds to wait before answering every request (a slow or hanging endpoint).
     delay: float = 0.0
+    #: The port to listen on; 0: any free one.
+    port: int = 0
 
     def __post_init__(self):
         self.lock = threading.Lock()
@@ -70,7 +72,7 @@ class Receiver:
                 self.end_headers()
                 self.wfile.write(b"ok")
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     @property
