@@ -21,6 +21,8 @@
 //       fake Google for each.
 //   entitlementd-bench play-notify-rate HOST:PORT TENANT AUDIENCE EMAIL KEY_PEM KID PACKAGE COUNT CONCURRENCY
 //       POSTs SUBSCRIPTION_RENEWED notifications for those tokens, each with a push token signed by KEY_PEM.
+//   entitlementd-bench grant-rate HOST:PORT SECRET_KEY COUNT CONCURRENCY CUSTOMERS
+//       Sends COUNT `GrantEntitlement` calls (pro, 30 days) to customers bench-hook-<n % CUSTOMERS>.
 //   entitlementd-bench fake-rate API_BASE ACCESS_TOKEN PACKAGE COUNT CONCURRENCY
 //       Reads the same subscriptions straight from the fake: the reference for the two above.
 import EntitlementClient
@@ -91,6 +93,12 @@ case "stripe-webhook-rate" where arguments.count == 6:
     else { fail("usage: stripe-webhook-rate HOST:PORT TENANT WEBHOOK_SECRET COUNT CONCURRENCY") }
     try await StripeBench.webhookRate(
         address: address, tenant: arguments[2], secret: arguments[3], count: count, concurrency: concurrency)
+case "grant-rate" where arguments.count == 6:
+    guard let address = try? ListenAddress.parse(arguments[1]).get(), let count = Int(arguments[3]), count > 0,
+        let concurrency = Int(arguments[4]), concurrency > 0, let customers = Int(arguments[5]), customers > 0
+    else { fail("usage: grant-rate HOST:PORT SECRET_KEY COUNT CONCURRENCY CUSTOMERS") }
+    try await GrantRates.run(
+        address: address, secretKey: arguments[2], count: count, concurrency: concurrency, customers: customers)
 default:
     fail(
         "usage: seed DATABASE TENANT CUSTOMERS | push-latency HOST:PORT PUBLIC_KEY SECRET_KEY STREAMS SAMPLES"
@@ -98,5 +106,6 @@ default:
             + " | notify-rate HOST:PORT TENANT CA_DIR COUNT CONCURRENCY | play-purchase-rate HOST:PORT PUBLIC_KEY COUNT"
             + " CONCURRENCY | play-notify-rate HOST:PORT TENANT AUDIENCE EMAIL KEY_PEM KID PACKAGE COUNT CONCURRENCY"
             + " | fake-rate API_BASE ACCESS_TOKEN PACKAGE COUNT CONCURRENCY"
-            + " | stripe-webhook-rate HOST:PORT TENANT WEBHOOK_SECRET COUNT CONCURRENCY")
+            + " | stripe-webhook-rate HOST:PORT TENANT WEBHOOK_SECRET COUNT CONCURRENCY"
+            + " | grant-rate HOST:PORT SECRET_KEY COUNT CONCURRENCY CUSTOMERS")
 }

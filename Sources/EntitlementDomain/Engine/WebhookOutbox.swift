@@ -77,14 +77,19 @@ extension CustomerEngine {
 
     // MARK: The dispatcher's side
 
-    /// Leases the due deliveries `choose` picks (from up to `limit` candidates, soonest first, leaving out
-    /// `excludedEndpoints`) until `leaseUntil`, in one transaction, and returns them.
-    public func claimWebhookDeliveries(
-        limit: Int, excludedEndpoints: [WebhookEndpointKey], leaseMilliseconds: Int64,
-        choose: @escaping @Sendable ([WebhookDelivery]) -> [WebhookDelivery]
+    /// The dispatcher's one transaction per round: writes what finished attempts came to (``record(_:in:at:)``),
+    /// then leases the due deliveries `choose` picks from up to `claimLimit` candidates (soonest first, leaving out
+    /// `excludedEndpoints`) for `leaseMilliseconds`, and returns them. One durable commit for both, however many.
+    public func exchangeWebhookDeliveries(
+        recording results: [WebhookAttemptResult], claimLimit: Int, excludedEndpoints: [WebhookEndpointKey],
+        leaseMilliseconds: Int64, choose: @escaping @Sendable ([WebhookDelivery]) -> [WebhookDelivery]
     ) async throws(DomainError) -> [WebhookDelivery] {
-        try await write { transaction, now throws -> ([WebhookDelivery], [Committed]) in
-            let due = try transaction.dueWebhookDeliveries(at: now, limit: limit, excludedEndpoints: excludedEndpoints)
+        guard !results.isEmpty || claimLimit > 0 else { return [] }
+        return try await write { transaction, now throws -> ([WebhookDelivery], [Committed]) in
+            try Self.record(results, in: transaction, at: now)
+            guard claimLimit > 0 else { return ([], []) }
+            let due = try transaction.dueWebhookDeliveries(
+                at: now, limit: claimLimit, excludedEndpoints: excludedEndpoints)
             let chosen = choose(due)
             guard !chosen.isEmpty else { return ([], []) }
             try transaction.leaseWebhookDeliveries(
@@ -101,49 +106,42 @@ extension CustomerEngine {
         }
     }
 
-    /// Writes what the attempts came to, in one transaction: delivered, due again, dead-lettered (with a
-    /// `webhook.exhausted` notice), or the endpoint disabled (a `webhook.disabled` notice; its pending deliveries
-    /// fail).
-    public func recordWebhookAttempts(_ results: [WebhookAttemptResult]) async throws(DomainError) {
-        guard !results.isEmpty else { return }
-        try await write { transaction, now throws -> (Void, [Committed]) in
-            for result in results {
-                let delivery = result.delivery
-                let state: WebhookDelivery.State
-                var next: UnixTime?
-                switch result.verdict {
-                case .delivered: state = .delivered
-                case .retry(let at): (state, next) = (.pending, at)
-                case .exhausted, .endpointGone, .undeliverable: state = .failed
-                }
-                try transaction.saveWebhookAttempt(
-                    WebhookAttemptRecord(
-                        deliveryID: delivery.id, tenantID: delivery.tenantID, attemptedAt: result.attemptedAt,
-                        status: result.status, error: result.error, state: state, nextAttemptAt: next),
-                    countsAttempt: result.verdict != .undeliverable)
-                switch result.verdict {
-                case .exhausted:
-                    _ = try transaction.insertWebhookDelivery(
-                        Self.notice(
-                            "webhook.exhausted", about: delivery, attempts: delivery.attempts + 1, result: result,
-                            at: now))
-                case .endpointGone:
-                    try transaction.disableWebhookEndpoint(
-                        DisabledWebhookEndpoint(
-                            tenantID: delivery.tenantID, endpointID: delivery.endpointID, disabledAt: now,
-                            reason: "it answered 410 Gone"))
-                    _ = try transaction.failPendingWebhookDeliveries(
-                        tenantID: delivery.tenantID, endpointID: delivery.endpointID,
-                        error: "not sent: the endpoint was disabled when it answered 410 Gone", at: now)
-                    _ = try transaction.insertWebhookDelivery(
-                        Self.notice(
-                            "webhook.disabled", about: delivery, attempts: delivery.attempts + 1, result: result,
-                            at: now))
-                case .delivered, .retry, .undeliverable:
-                    break
-                }
+    /// Writes what the attempts came to: delivered, due again, dead-lettered (with a `webhook.exhausted` notice), or
+    /// the endpoint disabled (a `webhook.disabled` notice; its pending deliveries fail).
+    private static func record(_ results: [WebhookAttemptResult], in transaction: any StorageTransaction, at now: UnixTime)
+        throws(StorageError)
+    {
+        for result in results {
+            let delivery = result.delivery
+            let state: WebhookDelivery.State
+            var next: UnixTime?
+            switch result.verdict {
+            case .delivered: state = .delivered
+            case .retry(let at): (state, next) = (.pending, at)
+            case .exhausted, .endpointGone, .undeliverable: state = .failed
             }
-            return ((), [])
+            try transaction.saveWebhookAttempt(
+                WebhookAttemptRecord(
+                    deliveryID: delivery.id, tenantID: delivery.tenantID, attemptedAt: result.attemptedAt,
+                    status: result.status, error: result.error, state: state, nextAttemptAt: next),
+                countsAttempt: result.verdict != .undeliverable)
+            switch result.verdict {
+            case .exhausted:
+                _ = try transaction.insertWebhookDelivery(
+                    notice("webhook.exhausted", about: delivery, attempts: delivery.attempts + 1, result: result, at: now))
+            case .endpointGone:
+                try transaction.disableWebhookEndpoint(
+                    DisabledWebhookEndpoint(
+                        tenantID: delivery.tenantID, endpointID: delivery.endpointID, disabledAt: now,
+                        reason: "it answered 410 Gone"))
+                _ = try transaction.failPendingWebhookDeliveries(
+                    tenantID: delivery.tenantID, endpointID: delivery.endpointID,
+                    error: "not sent: the endpoint was disabled when it answered 410 Gone", at: now)
+                _ = try transaction.insertWebhookDelivery(
+                    notice("webhook.disabled", about: delivery, attempts: delivery.attempts + 1, result: result, at: now))
+            case .delivered, .retry, .undeliverable:
+                break
+            }
         }
     }
 

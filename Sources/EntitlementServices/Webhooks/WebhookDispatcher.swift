@@ -81,8 +81,7 @@ public final class WebhookDispatcher: Sendable {
                 try await engine.releaseWebhookLeases()
                 state.withLock { $0.leasesReleased = true }
             }
-            try await recordFinished()
-            let started = try await startDue()
+            let started = try await exchange()
             try await pruneIfDue()
             let free = state.withLock { $0.capacity.free }
             if started.filled && free > 0 { return .zero }
@@ -99,34 +98,33 @@ public final class WebhookDispatcher: Sendable {
         }
     }
 
-    private func recordFinished() async throws(DomainError) {
-        let finished = state.withLock { state in
+    /// Records what finished and claims what is due and fits, in one transaction; starts an attempt for each
+    /// claimed delivery.
+    private func exchange() async throws(DomainError) -> (count: Int, filled: Bool) {
+        let directory = tenants.directory
+        let (finished, capacity) = state.withLock { state in
             defer { state.finished = [] }
-            return state.finished
+            return (state.finished, state.capacity)
         }
+        let excluded = capacity.saturatedEndpoints { directory.tenant(id: $0)?.webhooks.map(\.id) ?? [] }
+        let limit = capacity.free > 0 ? settings.batchSize : 0
+        let claimed: [WebhookDelivery]
         do throws(DomainError) {
-            try await engine.recordWebhookAttempts(finished)
+            claimed = try await engine.exchangeWebhookDeliveries(
+                recording: finished, claimLimit: limit, excludedEndpoints: excluded,
+                leaseMilliseconds: Self.leaseMilliseconds
+            ) { candidates in
+                var copy = capacity
+                return copy.admit(candidates)
+            }
         } catch {
             // Still leased: they are sent again when the lease ends, with the same webhook-id.
             log.error("recording webhook attempts failed", ["count": String(finished.count), "error": error.message])
             throw error
         }
-    }
-
-    /// Claims what is due and fits, and starts an attempt for each.
-    private func startDue() async throws(DomainError) -> (count: Int, filled: Bool) {
-        let directory = tenants.directory
-        let capacity = state.withLock { $0.capacity }
-        guard capacity.free > 0 else { return (0, false) }
-        let excluded = capacity.saturatedEndpoints { directory.tenant(id: $0)?.webhooks.map(\.id) ?? [] }
-        let limit = settings.batchSize
-        let claimed = try await engine.claimWebhookDeliveries(
-            limit: limit, excludedEndpoints: excluded, leaseMilliseconds: Self.leaseMilliseconds
-        ) { candidates in
-            var copy = capacity
-            return copy.admit(candidates)
-        }
-        let disabled = Set(try engine.disabledWebhookEndpoints().map { WebhookEndpointKey(tenantID: $0.tenantID, endpointID: $0.endpointID) })
+        guard !claimed.isEmpty else { return (0, false) }
+        let disabled = Set(
+            try engine.disabledWebhookEndpoints().map { WebhookEndpointKey(tenantID: $0.tenantID, endpointID: $0.endpointID) })
         for delivery in claimed {
             let key = WebhookEndpointKey(tenantID: delivery.tenantID, endpointID: delivery.endpointID)
             state.withLock { $0.capacity.start(key) }
@@ -136,8 +134,10 @@ public final class WebhookDispatcher: Sendable {
                     endpoint == nil
                     ? "not sent: the tenant no longer configures this endpoint"
                     : "not sent: the endpoint was disabled when it answered 410 Gone"
-                finish(key, WebhookAttemptResult(
-                    delivery: delivery, attemptedAt: engine.now(), status: nil, error: why, verdict: .undeliverable))
+                finish(
+                    key,
+                    WebhookAttemptResult(
+                        delivery: delivery, attemptedAt: engine.now(), status: nil, error: why, verdict: .undeliverable))
                 continue
             }
             Task { [self] in

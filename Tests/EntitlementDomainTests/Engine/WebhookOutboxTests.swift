@@ -23,17 +23,18 @@ import Testing
     }
 
     func claim(_ harness: EngineHarness, excluding: [WebhookEndpointKey] = []) async throws -> [WebhookDelivery] {
-        try await harness.engine.claimWebhookDeliveries(limit: 100, excludedEndpoints: excluding, leaseMilliseconds: 60_000) {
-            $0
-        }
+        try await harness.engine.exchangeWebhookDeliveries(
+            recording: [], claimLimit: 100, excludedEndpoints: excluding, leaseMilliseconds: 60_000
+        ) { $0 }
     }
 
     func record(_ harness: EngineHarness, _ delivery: WebhookDelivery, _ verdict: WebhookAttemptResult.Verdict, status: Int? = 500)
         async throws
     {
-        try await harness.engine.recordWebhookAttempts([
-            WebhookAttemptResult(delivery: delivery, attemptedAt: harness.now, status: status, error: "HTTP 500", verdict: verdict)
-        ])
+        let result = WebhookAttemptResult(
+            delivery: delivery, attemptedAt: harness.now, status: status, error: "HTTP 500", verdict: verdict)
+        _ = try await harness.engine.exchangeWebhookDeliveries(
+            recording: [result], claimLimit: 0, excludedEndpoints: [], leaseMilliseconds: 60_000) { $0 }
     }
 
     @Test func everyEventAnEndpointWantsIsQueuedWithItsBody() async throws {

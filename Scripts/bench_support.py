@@ -1,0 +1,54 @@
+"""Helpers shared by the benchmark scripts (Scripts/benchmark, Scripts/benchmark-webhooks). Not a script."""
+import os, platform, socket, subprocess, sys, tempfile, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+H2LOAD_SETTINGS = ["-c10", "-m10", "-t1"]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port, timeout=10.0):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    sys.exit(f"nothing is listening on port {port}")
+
+
+def h2load(url, requests, extra=()):
+    """Runs h2load; returns (requests per second, p99 latency in ms, succeeded count)."""
+    with tempfile.NamedTemporaryFile(suffix=".log") as log:
+        out = subprocess.run(
+            ["h2load", *H2LOAD_SETTINGS, "-n", str(requests), f"--log-file={log.name}", *extra, url],
+            capture_output=True, text=True, check=True).stdout
+        latencies = sorted(int(line.split("\t")[2]) for line in open(log.name) if line.strip())
+    rate = next(float(l.split(",")[1].split()[0]) for l in out.splitlines() if l.startswith("finished in"))
+    succeeded = next(int(l.split(",")[3].split()[0]) for l in out.splitlines() if l.startswith("requests:"))
+    p99 = latencies[int(len(latencies) * 0.99) - 1] / 1000 if latencies else float("nan")
+    return rate, p99, succeeded
+
+
+def rss_mb(pid):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def machine():
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "unknown CPU")
+    mem = next(int(l.split()[1]) for l in open("/proc/meminfo") if l.startswith("MemTotal")) / 1024 / 1024
+    return f"{os.cpu_count()} cores, {cpu}, {mem:.0f} GiB, {platform.system()} {platform.release()}"
+
+
+def build_release(*products):
+    for product in products:
+        subprocess.run(["swift", "build", "-c", "release", "--product", product], cwd=ROOT, check=True,
+                       stdout=subprocess.DEVNULL)
