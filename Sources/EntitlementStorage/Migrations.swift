@@ -251,6 +251,7 @@ enum Migrations {
                     ON webhook_deliveries (tenant_id, endpoint_id, customer_id, id) WHERE state = 1;
                 -- The operators' listing (newest first) and pruning.
                 CREATE INDEX webhook_deliveries_log ON webhook_deliveries (tenant_id, id);
+                CREATE INDEX webhook_deliveries_customer ON webhook_deliveries (tenant_id, customer_id, id);
                 CREATE INDEX webhook_deliveries_age ON webhook_deliveries (state, created_at);
                 -- Endpoints a 410 Gone turned off, until a redelivery turns them on.
                 CREATE TABLE disabled_webhook_endpoints (

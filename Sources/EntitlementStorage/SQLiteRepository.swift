@@ -124,8 +124,8 @@ public final class SQLiteRepository: CustomerRepository {
         }
     }
 
-    public func nextWebhookAttemptAt() throws(StorageError) -> UnixTime? {
-        try readers.withConnection { (db) throws(StorageError) in try db.nextWebhookAttemptAt() }
+    public func nextWebhookAttemptAt(at time: UnixTime) throws(StorageError) -> UnixTime? {
+        try readers.withConnection { (db) throws(StorageError) in try db.nextWebhookAttemptAt(at: time) }
     }
 
     public func webhookDeliveries(_ filter: WebhookDeliveryFilter, limit: Int) throws(StorageError) -> [WebhookDelivery] {

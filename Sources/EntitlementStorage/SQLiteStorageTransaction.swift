@@ -484,13 +484,13 @@ final class SQLiteStorageTransaction: StorageTransaction {
         try db.requeueWebhookDeliveries(filter, at: time)
     }
 
-    func disableWebhookEndpoint(_ endpoint: DisabledWebhookEndpoint) throws(StorageError) {
-        _ = try db.run(
+    func disableWebhookEndpoint(_ endpoint: DisabledWebhookEndpoint) throws(StorageError) -> Bool {
+        try db.run(
             """
             INSERT INTO disabled_webhook_endpoints (tenant_id, endpoint_id, disabled_at, reason) VALUES (?, ?, ?, ?)
             ON CONFLICT (tenant_id, endpoint_id) DO NOTHING
             """,
-            [.text(endpoint.tenantID), .text(endpoint.endpointID), .time(endpoint.disabledAt), .text(endpoint.reason)])
+            [.text(endpoint.tenantID), .text(endpoint.endpointID), .time(endpoint.disabledAt), .text(endpoint.reason)]) == 1
     }
 
     func enableWebhookEndpoint(tenantID: String, endpointID: String) throws(StorageError) {

@@ -2,7 +2,9 @@ import EntitlementDomain
 
 /// The webhook outbox's queries, shared by the write transaction and the read connections.
 ///
-/// Pending rows are `state = 1` written out in the SQL (not bound), so SQLite can use the partial indexes on it.
+/// Pending rows are `state = 1` written out in the SQL (not bound), so SQLite can use the partial indexes on it; the
+/// due queries name their index (left to itself the planner prefers `webhook_deliveries_age` and sorts every pending
+/// row for each claim).
 extension SQLiteConnection {
     static let webhookDeliveryColumns =
         "id, tenant_id, endpoint_id, customer_id, version, message_id, type, body, created_at, state, attempts, "
@@ -34,7 +36,7 @@ extension SQLiteConnection {
         let columns = Self.webhookDeliveryColumns.split(separator: ", ").map { "d.\($0)" }.joined(separator: ", ")
         return try rows(
             """
-            SELECT \(columns) FROM webhook_deliveries d
+            SELECT \(columns) FROM webhook_deliveries d INDEXED BY webhook_deliveries_due
             WHERE d.state = 1 AND d.next_attempt_at <= ? AND (d.leased_until IS NULL OR d.leased_until <= ?)\(exclusions)
               AND NOT EXISTS (
                 SELECT 1 FROM webhook_deliveries e
@@ -47,17 +49,14 @@ extension SQLiteConnection {
             Self.webhookDelivery)
     }
 
-    /// The soonest time a delivery can go: a lease counts as its due time while it lasts, and a delivery behind an
-    /// earlier one of its customer to its endpoint is not counted (it goes when that one is done).
-    func nextWebhookAttemptAt() throws(StorageError) -> UnixTime? {
+    /// The soonest due time of a pending delivery not leased at `time` (one that waits behind an earlier one of its
+    /// customer counts too: cheap through the partial index, and the caller treats "due but not claimed" as "wait").
+    func nextWebhookAttemptAt(at time: UnixTime) throws(StorageError) -> UnixTime? {
         try row(
             """
-            SELECT MIN(MAX(d.next_attempt_at, COALESCE(d.leased_until, 0))) FROM webhook_deliveries d
-            WHERE d.state = 1 AND NOT EXISTS (
-                SELECT 1 FROM webhook_deliveries e
-                WHERE e.state = 1 AND e.tenant_id = d.tenant_id AND e.endpoint_id = d.endpoint_id
-                  AND e.customer_id = d.customer_id AND e.id < d.id)
-            """, []
+            SELECT MIN(next_attempt_at) FROM webhook_deliveries INDEXED BY webhook_deliveries_due
+            WHERE state = 1 AND (leased_until IS NULL OR leased_until <= ?)
+            """, [.time(time)]
         ) { $0.optionalTime(0) } ?? nil
     }
 

@@ -130,10 +130,13 @@ extension CustomerEngine {
                 _ = try transaction.insertWebhookDelivery(
                     notice("webhook.exhausted", about: delivery, attempts: delivery.attempts + 1, result: result, at: now))
             case .endpointGone:
-                try transaction.disableWebhookEndpoint(
-                    DisabledWebhookEndpoint(
-                        tenantID: delivery.tenantID, endpointID: delivery.endpointID, disabledAt: now,
-                        reason: "it answered 410 Gone"))
+                // Attempts in flight together may all meet the 410: one disables, one notice.
+                guard
+                    try transaction.disableWebhookEndpoint(
+                        DisabledWebhookEndpoint(
+                            tenantID: delivery.tenantID, endpointID: delivery.endpointID, disabledAt: now,
+                            reason: "it answered 410 Gone"))
+                else { continue }
                 _ = try transaction.failPendingWebhookDeliveries(
                     tenantID: delivery.tenantID, endpointID: delivery.endpointID,
                     error: "not sent: the endpoint was disabled when it answered 410 Gone", at: now)
@@ -145,8 +148,10 @@ extension CustomerEngine {
         }
     }
 
+    /// When the soonest delivery not leased now is due (one waiting behind an earlier one of its customer included).
     public func nextWebhookAttemptAt() throws(DomainError) -> UnixTime? {
-        try read { () throws(StorageError) in try store.nextWebhookAttemptAt() }
+        let now = clock.now()
+        return try read { () throws(StorageError) in try store.nextWebhookAttemptAt(at: now) }
     }
 
     public func disabledWebhookEndpoints() throws(DomainError) -> [DisabledWebhookEndpoint] {

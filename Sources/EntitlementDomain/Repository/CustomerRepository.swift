@@ -33,8 +33,8 @@ public protocol CustomerRepository: Sendable {
 
     // MARK: Webhook outbox
 
-    /// When the soonest pending delivery (not leased to an attempt in progress) is due; nil when none is pending.
-    func nextWebhookAttemptAt() throws(StorageError) -> UnixTime?
+    /// When the soonest pending delivery not leased at `time` (to an attempt in progress) is due; nil when none is.
+    func nextWebhookAttemptAt(at time: UnixTime) throws(StorageError) -> UnixTime?
     /// Deliveries matching `filter`, newest first.
     func webhookDeliveries(_ filter: WebhookDeliveryFilter, limit: Int) throws(StorageError) -> [WebhookDelivery]
     /// The endpoints a 410 turned off, every tenant's.
@@ -147,7 +147,8 @@ public protocol StorageTransaction {
     /// how many, and their endpoints. Notices are never matched.
     func requeueWebhookDeliveries(_ filter: WebhookDeliveryFilter, at: UnixTime) throws(StorageError)
         -> (count: Int, endpointIDs: Set<String>)
-    func disableWebhookEndpoint(_ endpoint: DisabledWebhookEndpoint) throws(StorageError)
+    /// Returns false (and changes nothing) when the endpoint was disabled already.
+    func disableWebhookEndpoint(_ endpoint: DisabledWebhookEndpoint) throws(StorageError) -> Bool
     func enableWebhookEndpoint(tenantID: String, endpointID: String) throws(StorageError)
     /// Deletes up to `limit` deliveries in `states` made before `before`, oldest first; returns how many.
     func pruneWebhookDeliveries(states: [WebhookDelivery.State], before: UnixTime, limit: Int) throws(StorageError) -> Int

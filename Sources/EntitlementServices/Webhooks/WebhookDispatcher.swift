@@ -89,8 +89,9 @@ public final class WebhookDispatcher: Sendable {
             if free == 0 { return Self.idleWait }
             guard let next = try engine.nextWebhookAttemptAt() else { return Self.idleWait }
             let wait = next.milliseconds - engine.now().milliseconds
-            // Due yet not claimed: held back by a busy endpoint or tenant, whose finishing attempt wakes the loop.
-            guard wait > 0 else { return .seconds(1) }
+            // Due yet not claimed: behind an earlier event of its customer, or held back by a busy endpoint or tenant;
+            // a finishing attempt wakes the loop.
+            guard wait > 0 else { return .milliseconds(250) }
             return .milliseconds(min(wait, 30_000))
         } catch {
             log.error("webhook dispatch failed; trying again shortly", ["error": error.message])

@@ -90,9 +90,9 @@ import Testing
         #expect(next.map { "\($0.appUserID) v\($0.version)" } == ["alice v2"])
     }
 
-    @Test func aRetryIsDueAtItsTimeAndLaterEventsWaitForIt() async throws {
+    @Test func aRetryIsDueAtItsTime() async throws {
         let harness = try Self.harness([Self.everything])
-        try await harness.grant("alice")
+        try await harness.identify("alice")
         let created = try #require(try await claim(harness).first)
         let retryAt = UnixTime(milliseconds: harness.now.milliseconds + 5000)
         try await record(harness, created, .retry(at: retryAt))
