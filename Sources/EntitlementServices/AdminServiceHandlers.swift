@@ -56,6 +56,12 @@ public struct AdminService: RPCService {
         router.registerUnary(Self.method("SendTestWebhook")) { (request: SendTestWebhookRequest, context) in
             try await sendTestWebhook(request, context)
         }
+        router.registerUnary(Self.method("ListCustomers")) { (request: ListCustomersRequest, context) in
+            try await listCustomers(request, context)
+        }
+        router.registerUnary(Self.method("CountCustomers")) { (request: CountCustomersRequest, context) in
+            try await countCustomers(request, context)
+        }
     }
 
     /// One signed test delivery to an endpoint of the caller's tenant, now; the endpoint's answer either way.

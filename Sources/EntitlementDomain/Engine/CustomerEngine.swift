@@ -305,6 +305,7 @@ public final class CustomerEngine: Sendable {
             change: change, reason: reason, occurredAt: now, status: status.storedBytes,
             relatedAppUserID: related, referenceID: reference)
         try transaction.appendEvent(event, nextChangeAt: status.nextChangeAt)
+        try transaction.replaceActiveEntitlements(tenantID: tenantID, customerID: customerID, with: status.entitlements)
         var after = before
         after.customer.version = event.version
         after.customer.nextChangeAt = status.nextChangeAt

@@ -110,7 +110,7 @@ extension ComputedStatus {
     var storedBytes: [UInt8] { StoredStatus(self).serializedBytes() }
 
     /// A recorded status; a record that does not decode reads as inactive rather than failing the whole read.
-    init(storedBytes: [UInt8]) {
+    public init(storedBytes: [UInt8]) {
         self = (try? StoredStatus(serializedBytes: storedBytes))?.computedStatus ?? .inactive
     }
 }
