@@ -135,7 +135,7 @@ enum Fixtures {
         .empty(ListCustomerEventsRequest.self), .empty(ListCustomerEventsResponse.self), .empty(CustomerEvent.self),
         .empty(WebRedemption.self), .empty(GetRedemptionCodeRequest.self), .empty(RedemptionCode.self),
         .empty(SendTestWebhookRequest.self), .empty(SendTestWebhookResponse.self),
-    ]
+    ] + subscriberQueries
 
     static func unk<M: ProtoMessage>(_ message: M, _ withUnknownFields: Bool) -> M {
         var message = message

@@ -42,6 +42,8 @@ METHODS = {
     "GetCustomer": (ADMIN_SERVICE, "GetCustomerRequest", "Customer", False),
     "ListCustomerEvents": (ADMIN_SERVICE, "ListCustomerEventsRequest", "ListCustomerEventsResponse", False),
     "SendTestWebhook": (ADMIN_SERVICE, "SendTestWebhookRequest", "SendTestWebhookResponse", False),
+    "ListCustomers": (ADMIN_SERVICE, "ListCustomersRequest", "ListCustomersResponse", False),
+    "CountCustomers": (ADMIN_SERVICE, "CountCustomersRequest", "CountCustomersResponse", False),
 }
 ENTITLEMENT_METHODS = [name for name, spec in METHODS.items() if spec[0] == ENTITLEMENT_SERVICE]
 ADMIN_METHODS = [name for name, spec in METHODS.items() if spec[0] == ADMIN_SERVICE]

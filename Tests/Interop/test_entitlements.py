@@ -78,6 +78,8 @@ def sample_request(api: Api, method: str, app_user_id: str):
         "GetCustomer": {"app_user_id": app_user_id},
         "ListCustomerEvents": {"app_user_id": app_user_id},
         "SendTestWebhook": {"endpoint_id": "backend"},
+        "ListCustomers": {"page_size": 10},
+        "CountCustomers": {},
     }[method]
     return api.request(method, **fields)
 
