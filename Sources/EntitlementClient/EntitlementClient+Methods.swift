@@ -24,5 +24,7 @@ extension EntitlementClient {
         public static let refreshStorePurchase = MethodDescriptor(service: adminService, method: "RefreshStorePurchase")
         public static let getRedemptionCode = MethodDescriptor(service: adminService, method: "GetRedemptionCode")
         public static let sendTestWebhook = MethodDescriptor(service: adminService, method: "SendTestWebhook")
+        public static let listCustomers = MethodDescriptor(service: adminService, method: "ListCustomers")
+        public static let countCustomers = MethodDescriptor(service: adminService, method: "CountCustomers")
     }
 }

@@ -47,7 +47,7 @@ struct EntctlOptions {
     /// command itself (``CommandArguments``).
     static let valueOptions: Set<String> = Set([
         "--anonymous-id", "--after-version", "--duration", "--expires-at", "--reason", "--idempotency-key",
-        "--page-size", "--page-token", "--play",
+        "--page-size", "--page-token", "--play", "--entitlement", "--store", "--product", "--state", "--changed-since",
     ]).union(devValueOptions)
     static let flagOptions: Set<String> = Set(["--all"]).union(devFlagOptions)
     /// Value options that may be given more than once (`restore --play A:1 --play B:2`); any other is a usage error

@@ -78,6 +78,7 @@ private struct JSONObject {
     mutating func add(_ key: String, _ value: String) { members.append((key, .string(value))) }
     mutating func add(_ key: String, _ value: Bool) { members.append((key, .bool(value))) }
     mutating func add(_ key: String, _ value: UInt64) { members.append((key, .string(String(value)))) }
+    mutating func add(_ key: String, _ value: Int64) { members.append((key, .string(String(value)))) }
     /// 32-bit integers are JSON numbers in proto3 JSON (only 64-bit ones are strings).
     mutating func add(_ key: String, _ value: Int32) { members.append((key, .number(String(value)))) }
     mutating func add(_ key: String, _ value: [String]) { members.append((key, .array(value.map(JSONValue.string)))) }
@@ -320,6 +321,55 @@ extension ListCustomerEventsResponse: JSONEncodable {
         var object = JSONObject()
         object.add("events", events)
         object.add("nextPageToken", nextPageToken)
+        return object.value
+    }
+}
+
+extension ListedCustomer: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("customer", customer)
+        object.add("createdAt", createdAt)
+        object.add("changedAt", changedAt)
+        return object.value
+    }
+}
+
+extension ListCustomersResponse: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("customers", customers)
+        object.add("nextPageToken", nextPageToken)
+        return object.value
+    }
+}
+
+extension CustomerCount: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("id", id)
+        object.add("customers", customers)
+        return object.value
+    }
+}
+
+extension StoreCount: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("store", store)
+        object.add("customers", customers)
+        return object.value
+    }
+}
+
+extension CountCustomersResponse: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("activeCustomers", activeCustomers)
+        object.add("entitlements", entitlements)
+        object.add("products", products)
+        object.add("stores", stores)
+        object.add("countedAt", countedAt)
         return object.value
     }
 }
