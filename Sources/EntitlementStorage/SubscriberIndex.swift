@@ -31,6 +31,11 @@ enum SubscriberIndex {
             ON customer_entitlements (tenant_id, product_id, customer_id, expires_at);
         CREATE INDEX customer_entitlements_source
             ON customer_entitlements (tenant_id, source, customer_id, expires_at);
+        -- Grace period and billing retry are rare: partial indexes let those listings skip everyone else.
+        CREATE INDEX customer_entitlements_grace_period
+            ON customer_entitlements (tenant_id, customer_id, expires_at) WHERE in_grace_period = 1;
+        CREATE INDEX customer_entitlements_billing_retry
+            ON customer_entitlements (tenant_id, customer_id, expires_at) WHERE in_billing_retry = 1;
         -- When the customer's last event was recorded (its creation until then), for "changed since".
         ALTER TABLE customers ADD COLUMN changed_at INTEGER NOT NULL DEFAULT 0;
         UPDATE customers SET changed_at = COALESCE(

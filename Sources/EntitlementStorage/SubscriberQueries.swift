@@ -66,40 +66,38 @@ extension SQLiteConnection {
                 createdAt: $0.time(3), changedAt: $0.time(4)
             )
         }
-        guard let first = listed.first, let last = listed.last else { return [] }
-        let held = try activeEntitlements(tenantID: tenantID, customerIDs: first.id...last.id, at: query.now)
-        return listed.map {
+        return try listed.map { (customer) throws(StorageError) in
             ListedCustomerRecord(
-                customerID: $0.id, appUserID: $0.appUserID, version: $0.version, createdAt: $0.createdAt,
-                changedAt: $0.changedAt, entitlements: held[$0.id] ?? [])
+                customerID: customer.id, appUserID: customer.appUserID, version: customer.version,
+                createdAt: customer.createdAt, changedAt: customer.changedAt,
+                entitlements: try activeEntitlements(tenantID: tenantID, customerID: customer.id, at: query.now))
         }
     }
 
-    /// The active entitlements of the customers in `customerIDs` (one primary key range), sorted by ID.
-    private func activeEntitlements(tenantID: String, customerIDs: ClosedRange<Int64>, at now: UnixTime)
-        throws(StorageError) -> [Int64: [ActiveEntitlementValue]]
+    /// One customer's entitlements active at `now`, sorted by ID (a primary key range: one statement per listed
+    /// customer costs less than one range over a sparse page's whole span of IDs).
+    private func activeEntitlements(tenantID: String, customerID: Int64, at now: UnixTime) throws(StorageError)
+        -> [ActiveEntitlementValue]
     {
-        let found = try rows(
+        try rows(
             """
-            SELECT e.customer_id, e.entitlement_id, e.source, e.product_id, e.expires_at, e.will_renew,
-                e.in_grace_period, e.in_billing_retry, e.reference_id
+            SELECT e.entitlement_id, e.source, e.product_id, e.expires_at, e.will_renew, e.in_grace_period,
+                e.in_billing_retry, e.reference_id
             FROM customer_entitlements e
-            WHERE e.tenant_id = ? AND e.customer_id BETWEEN ? AND ? AND \(Self.activeRow)
-            ORDER BY e.customer_id, e.entitlement_id
+            WHERE e.tenant_id = ? AND e.customer_id = ? AND \(Self.activeRow)
+            ORDER BY e.entitlement_id
             """,
-            [.text(tenantID), .integer(customerIDs.lowerBound), .integer(customerIDs.upperBound), .time(now)]
+            [.text(tenantID), .integer(customerID), .time(now)]
         ) { (row) throws(StorageError) in
-            (
-                customerID: row.int64(0),
-                value: ActiveEntitlementValue(
-                    id: row.string(1), source: try Self.source(row.int64(2)), productID: row.string(3), expiresAt: row.optionalTime(4),
-                    willRenew: row.bool(5), inGracePeriod: row.bool(6), inBillingRetry: row.bool(7),
-                    referenceID: row.string(8)))
+            ActiveEntitlementValue(
+                id: row.string(0), source: try Self.source(row.int64(1)), productID: row.string(2),
+                expiresAt: row.optionalTime(3), willRenew: row.bool(4), inGracePeriod: row.bool(5),
+                inBillingRetry: row.bool(6), referenceID: row.string(7))
         }
-        return Dictionary(grouping: found, by: \.customerID).mapValues { $0.map(\.value) }
     }
 
-    /// Four aggregate queries, each a scan of one covering index over the tenant's rows (never of customers).
+    /// Four aggregate queries, each a scan of the primary key or one covering index over the tenant's active rows
+    /// (never of customers), in one read transaction.
     func subscriberCounts(tenantID: String, at now: UnixTime) throws(StorageError) -> SubscriberCounts {
         let bindings: [SQLValue] = [.text(tenantID), .time(now)]
         func grouped<Key: Hashable>(by column: String, _ counted: String, key: (Row) throws(StorageError) -> Key)
@@ -118,8 +116,12 @@ extension SQLiteConnection {
         var perProduct = try grouped(by: "product_id", distinct) { $0.string(0) }
         perProduct[""] = nil
         return SubscriberCounts(
+            // DISTINCT over the primary key, already in customer order: no temporary b-tree, unlike COUNT(DISTINCT).
             activeCustomers: try row(
-                "SELECT \(distinct) FROM customer_entitlements e WHERE e.tenant_id = ? AND \(Self.activeRow)", bindings
+                """
+                SELECT COUNT(*) FROM (SELECT DISTINCT e.customer_id FROM customer_entitlements e
+                    WHERE e.tenant_id = ? AND \(Self.activeRow))
+                """, bindings
             ) { $0.int64(0) } ?? 0,
             perEntitlement: try grouped(by: "entitlement_id", "COUNT(*)") { $0.string(0) },
             perProduct: perProduct,

@@ -107,7 +107,7 @@ struct StoredStatus: ProtoMessage {
 
 extension ComputedStatus {
     /// The bytes an event record keeps.
-    var storedBytes: [UInt8] { StoredStatus(self).serializedBytes() }
+    public var storedBytes: [UInt8] { StoredStatus(self).serializedBytes() }
 
     /// A recorded status; a record that does not decode reads as inactive rather than failing the whole read.
     public init(storedBytes: [UInt8]) {
