@@ -67,13 +67,8 @@ extension CustomerFilter {
             throw .invalidArgument(
                 "state \(request.state.rawValue) is not a ListCustomersRequest.State: use ACTIVE, INACTIVE, GRACE_PERIOD or BILLING_RETRY (or leave it unset).")
         }
-        var changedSince: UnixTime?
-        if let timestamp = request.changedSince {
-            guard timestamp.isValid else {
-                throw .invalidArgument(
-                    "changed_since must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z with nanos in 0...999999999.")
-            }
-            changedSince = UnixTime(milliseconds: timestamp.unixMilliseconds)
+        let changedSince = try request.changedSince.map { (timestamp) throws(DomainError) in
+            try timestamp.requestTime(field: "changed_since")
         }
         self.init(
             entitlementID: request.entitlementID.isEmpty ? nil : request.entitlementID, source: source,

@@ -10,7 +10,7 @@ import time
 import grpc
 import pytest
 
-from entitlement_support import ACTIVE, INACTIVE, STORE_GRANT, Clients, new_tenant, write_tenants
+from entitlement_support import ACTIVE, INACTIVE, STORE_GRANT, new_tenant, secret_key_apis, write_tenants
 
 Code = grpc.StatusCode
 
@@ -33,11 +33,9 @@ def server(tenants_server, tmp_path_factory, tenants):
 
 
 @pytest.fixture
-def admin(server, tenants, protos):
-    clients = Clients(server, protos)
-    channel = clients.channel()
-    yield {name: clients.api(spec.secret_key, channel) for name, spec in tenants.items()}
-    clients.close()
+def admin(server, protos, tenants):
+    with secret_key_apis(server, protos, tenants) as apis:
+        yield apis
 
 
 def listed(response):
