@@ -55,6 +55,14 @@ enum SubscriberQueriesBench {
         }
     }
 
+    /// How long opening an existing database takes: on one from before migration 9, its backfill of every customer.
+    static func open(databasePath: String) throws {
+        let clock = ContinuousClock()
+        let start = clock.now
+        _ = try SQLiteRepository(path: databasePath, synchronous: .normal)
+        print("opened \(databasePath) in \(AppStoreBench.format(AppStoreBench.seconds(start.duration(to: clock.now)))) s")
+    }
+
     /// Times `body` `runs` times after one untimed call; prints the median and the extremes in milliseconds.
     static func report(_ name: String, runs: Int, _ body: () throws -> Void) {
         let clock = ContinuousClock()

@@ -6,6 +6,8 @@
 //   entitlementd-bench subscriber-queries DATABASE CUSTOMERS RUNS
 //       Seeds CUSTOMERS customers with a mix of entitlements into a new DATABASE through the storage layer, then times
 //       CountCustomers and ListCustomers pages (the engine's queries), RUNS times each; prints medians.
+//   entitlementd-bench open DATABASE
+//       Opens DATABASE as the server does (applying pending migrations, backfills included) and prints how long it took.
 //   entitlementd-bench push-latency HOST:PORT PUBLIC_KEY SECRET_KEY STREAMS SAMPLES
 //       Opens STREAMS StatusStream calls (customers bench-user-0 ..., 100 per connection), then SAMPLES times grants
 //       `pro` to a streamed customer and measures from GrantEntitlement returning to the StatusEvent arriving.
@@ -54,6 +56,8 @@ case "subscriber-queries" where arguments.count == 4:
         fail("usage: subscriber-queries DATABASE CUSTOMERS RUNS")
     }
     try await SubscriberQueriesBench.run(databasePath: arguments[1], customers: count, runs: runs)
+case "open" where arguments.count == 2:
+    try SubscriberQueriesBench.open(databasePath: arguments[1])
 case "push-latency" where arguments.count == 6:
     guard let address = try? ListenAddress.parse(arguments[1]).get(), let streams = Int(arguments[4]),
         let samples = Int(arguments[5])
@@ -101,7 +105,7 @@ case "stripe-webhook-rate" where arguments.count == 6:
         address: address, tenant: arguments[2], secret: arguments[3], count: count, concurrency: concurrency)
 default:
     fail(
-        "usage: seed DATABASE TENANT CUSTOMERS | subscriber-queries DATABASE CUSTOMERS RUNS | push-latency HOST:PORT PUBLIC_KEY SECRET_KEY STREAMS SAMPLES"
+        "usage: seed DATABASE TENANT CUSTOMERS | subscriber-queries DATABASE CUSTOMERS RUNS | open DATABASE | push-latency HOST:PORT PUBLIC_KEY SECRET_KEY STREAMS SAMPLES"
             + " | verify-rate SECONDS | purchase-rate HOST:PORT PUBLIC_KEY CA_DIR COUNT CONCURRENCY"
             + " | notify-rate HOST:PORT TENANT CA_DIR COUNT CONCURRENCY | play-purchase-rate HOST:PORT PUBLIC_KEY COUNT"
             + " CONCURRENCY | play-notify-rate HOST:PORT TENANT AUDIENCE EMAIL KEY_PEM KID PACKAGE COUNT CONCURRENCY"
