@@ -3,6 +3,11 @@
 //   entitlementd-bench seed DATABASE TENANT CUSTOMERS
 //       Creates CUSTOMERS customers `bench-user-<n>` through the real engine (durability relaxed to NORMAL so seeding
 //       takes seconds), and gives `bench-user-0` two lifetime entitlements, `pro` and `premium`.
+//   entitlementd-bench subscriber-queries DATABASE CUSTOMERS RUNS
+//       Seeds CUSTOMERS customers with a mix of entitlements into a new DATABASE through the storage layer, then times
+//       CountCustomers and ListCustomers pages (the engine's queries), RUNS times each; prints medians.
+//   entitlementd-bench open DATABASE
+//       Opens DATABASE as the server does (applying pending migrations, backfills included) and prints how long it took.
 //   entitlementd-bench push-latency HOST:PORT PUBLIC_KEY SECRET_KEY STREAMS SAMPLES
 //       Opens STREAMS StatusStream calls (customers bench-user-0 ..., 100 per connection), then SAMPLES times grants
 //       `pro` to a streamed customer and measures from GrantEntitlement returning to the StatusEvent arriving.
@@ -48,6 +53,13 @@ switch arguments.first {
 case "seed" where arguments.count == 4:
     guard let count = Int(arguments[3]), count > 0 else { fail("CUSTOMERS must be a positive integer") }
     try await Seeder.seed(databasePath: arguments[1], tenantID: arguments[2], customers: count)
+case "subscriber-queries" where arguments.count == 4:
+    guard let count = Int(arguments[2]), count > 0, let runs = Int(arguments[3]), runs > 0 else {
+        fail("usage: subscriber-queries DATABASE CUSTOMERS RUNS")
+    }
+    try await SubscriberQueriesBench.run(databasePath: arguments[1], customers: count, runs: runs)
+case "open" where arguments.count == 2:
+    try SubscriberQueriesBench.open(databasePath: arguments[1])
 case "push-latency" where arguments.count == 6:
     guard let address = try? ListenAddress.parse(arguments[1]).get(), let streams = Int(arguments[4]),
         let samples = Int(arguments[5])
@@ -101,7 +113,7 @@ case "grant-rate" where arguments.count == 6:
         address: address, secretKey: arguments[2], count: count, concurrency: concurrency, customers: customers)
 default:
     fail(
-        "usage: seed DATABASE TENANT CUSTOMERS | push-latency HOST:PORT PUBLIC_KEY SECRET_KEY STREAMS SAMPLES"
+        "usage: seed DATABASE TENANT CUSTOMERS | subscriber-queries DATABASE CUSTOMERS RUNS | open DATABASE | push-latency HOST:PORT PUBLIC_KEY SECRET_KEY STREAMS SAMPLES"
             + " | verify-rate SECONDS | purchase-rate HOST:PORT PUBLIC_KEY CA_DIR COUNT CONCURRENCY"
             + " | notify-rate HOST:PORT TENANT CA_DIR COUNT CONCURRENCY | play-purchase-rate HOST:PORT PUBLIC_KEY COUNT"
             + " CONCURRENCY | play-notify-rate HOST:PORT TENANT AUDIENCE EMAIL KEY_PEM KID PACKAGE COUNT CONCURRENCY"

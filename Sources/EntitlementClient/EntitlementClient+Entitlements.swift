@@ -132,4 +132,14 @@ extension EntitlementClient {
             Methods.listCustomerEvents,
             ListCustomerEventsRequest(appUserID: appUserID, pageSize: pageSize, pageToken: pageToken))
     }
+
+    /// `ListCustomers`: one page of the tenant's customers matching the request's filters, in creation order.
+    public func listCustomers(_ request: ListCustomersRequest) async throws -> ListCustomersResponse {
+        try await unary(Methods.listCustomers, request)
+    }
+
+    /// `CountCustomers`: customers with an active entitlement now, in all and per entitlement, product and store.
+    public func countCustomers() async throws -> CountCustomersResponse {
+        try await unary(Methods.countCustomers, CountCustomersRequest())
+    }
 }

@@ -26,5 +26,7 @@ extension EntitlementClient {
         public static let sendTestWebhook = MethodDescriptor(service: adminService, method: "SendTestWebhook")
         public static let listWebhookDeliveries = MethodDescriptor(service: adminService, method: "ListWebhookDeliveries")
         public static let redeliverWebhooks = MethodDescriptor(service: adminService, method: "RedeliverWebhooks")
+        public static let listCustomers = MethodDescriptor(service: adminService, method: "ListCustomers")
+        public static let countCustomers = MethodDescriptor(service: adminService, method: "CountCustomers")
     }
 }

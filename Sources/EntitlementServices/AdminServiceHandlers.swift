@@ -53,6 +53,12 @@ public struct AdminService: RPCService {
             try await redemptionCode(request, context)
         }
         registerWebhookMethods(on: &router)
+        router.registerUnary(Self.method("ListCustomers")) { (request: ListCustomersRequest, context) in
+            try await listCustomers(request, context)
+        }
+        router.registerUnary(Self.method("CountCustomers")) { (request: CountCustomersRequest, context) in
+            try await countCustomers(request, context)
+        }
     }
 
     /// Stripe's ID prefixes a redemption code may be asked for by.
@@ -185,13 +191,8 @@ public struct AdminService: RPCService {
 extension GrantRequest {
     /// The API's request in domain terms; timestamps and durations are checked here.
     init(_ request: GrantEntitlementRequest) throws(DomainError) {
-        var expiresAt: UnixTime?
-        if let timestamp = request.expiresAt {
-            guard timestamp.isValid else {
-                throw .invalidArgument(
-                    "expires_at must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z with nanos in 0...999999999.")
-            }
-            expiresAt = UnixTime(milliseconds: timestamp.unixMilliseconds)
+        let expiresAt = try request.expiresAt.map { (timestamp) throws(DomainError) in
+            try timestamp.requestTime(field: "expires_at")
         }
         var duration: Int64?
         if let value = request.duration {

@@ -8,6 +8,15 @@ extension ProtoTimestamp {
     init(_ time: UnixTime) {
         self.init(unixMilliseconds: time.milliseconds)
     }
+
+    /// A request's timestamp `field` as a domain time; INVALID_ARGUMENT outside what a Timestamp may hold.
+    func requestTime(field: String) throws(DomainError) -> UnixTime {
+        guard isValid else {
+            throw .invalidArgument(
+                "\(field) must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z with nanos in 0...999999999.")
+        }
+        return UnixTime(milliseconds: unixMilliseconds)
+    }
 }
 
 extension CustomerStatus {

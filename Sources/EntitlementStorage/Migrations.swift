@@ -7,6 +7,8 @@ enum Migrations {
     struct Migration {
         let version: Int64
         let sql: String
+        /// Runs after `sql`, in the same transaction, for what SQL alone cannot do (decoding stored statuses).
+        var backfill: (@Sendable (SQLiteConnection) throws(StorageError) -> Void)? = nil
     }
 
     static let all: [Migration] = [
@@ -263,6 +265,7 @@ enum Migrations {
                 );
                 """
         ),
+        Migration(version: 9, sql: SubscriberIndex.migrationSQL, backfill: SubscriberIndex.backfill),
     ]
 
     static var latestVersion: Int64 { all.last?.version ?? 0 }
@@ -288,6 +291,7 @@ enum Migrations {
             }
             for migration in migrations where migration.version > current {
                 try connection.execute(migration.sql)
+                try migration.backfill?(connection)
                 try connection.run(
                     "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
                     [.integer(migration.version), .time(now)])

@@ -136,6 +136,16 @@ public final class SQLiteRepository: CustomerRepository {
         try readers.withConnection { (db) throws(StorageError) in try db.disabledWebhookEndpoints() }
     }
 
+    public func customers(tenantID: String, matching query: CustomerListQuery) throws(StorageError)
+        -> [ListedCustomerRecord]
+    {
+        try readTransaction { (db) throws(StorageError) in try db.customers(tenantID: tenantID, matching: query) }
+    }
+
+    public func subscriberCounts(tenantID: String, at time: UnixTime) throws(StorageError) -> SubscriberCounts {
+        try readTransaction { (db) throws(StorageError) in try db.subscriberCounts(tenantID: tenantID, at: time) }
+    }
+
     /// Runs several reads against one consistent snapshot of the database.
     private func readTransaction<T>(_ body: (SQLiteConnection) throws(StorageError) -> T) throws(StorageError) -> T {
         try readers.withConnection { (db) throws(StorageError) in

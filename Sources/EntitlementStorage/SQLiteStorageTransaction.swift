@@ -57,10 +57,10 @@ final class SQLiteStorageTransaction: StorageTransaction {
         }
         try db.run(
             """
-            INSERT INTO customers (tenant_id, app_user_id, is_anonymous, version, created_at, next_change_at)
-            VALUES (?, ?, ?, 0, ?, NULL)
+            INSERT INTO customers (tenant_id, app_user_id, is_anonymous, version, created_at, next_change_at, changed_at)
+            VALUES (?, ?, ?, 0, ?, NULL, ?)
             """,
-            [.text(tenantID), .text(appUserID), .bool(isAnonymous), .time(time)])
+            [.text(tenantID), .text(appUserID), .bool(isAnonymous), .time(time), .time(time)])
         let id = db.lastInsertRowID
         try addAppUserID(tenantID: tenantID, appUserID: appUserID, customerID: id, at: time)
         return CustomerRecord(
@@ -188,8 +188,17 @@ final class SQLiteStorageTransaction: StorageTransaction {
                 .time(event.occurredAt), .blob(event.status), .text(event.relatedAppUserID), .text(event.referenceID),
             ])
         try db.run(
-            "UPDATE customers SET version = ?, next_change_at = ? WHERE tenant_id = ? AND id = ?",
-            [.integer(Int64(event.version)), .time(nextChangeAt), .text(event.tenantID), .integer(event.customerID)])
+            "UPDATE customers SET version = ?, next_change_at = ?, changed_at = ? WHERE tenant_id = ? AND id = ?",
+            [
+                .integer(Int64(event.version)), .time(nextChangeAt), .time(event.occurredAt), .text(event.tenantID),
+                .integer(event.customerID),
+            ])
+    }
+
+    func replaceActiveEntitlements(tenantID: String, customerID: Int64, with entitlements: [ActiveEntitlementValue])
+        throws(StorageError)
+    {
+        try db.replaceActiveEntitlements(tenantID: tenantID, customerID: customerID, with: entitlements)
     }
 
     func latestEvent(tenantID: String, customerID: Int64) throws(StorageError) -> EventRecord? {

@@ -10,7 +10,10 @@ extension CommandHelp {
             title: "AdminService commands (a secret key; the demo one on a loopback address)",
             keyNote: "Key: --key KEY or $ENTCTL_KEY, a secret key (sk_...); without either, the demo secret key is sent,\n"
                 + "to a loopback address (127.0.0.1, ::1, localhost) only.",
-            commands: [grant, revoke, customer, events, refreshPurchase, redemptionCode, webhooksTest, webhooksList, webhooksRedeliver]),
+            commands: [
+                grant, revoke, customer, events, customers, count, refreshPurchase, redemptionCode, webhooksTest,
+                webhooksList, webhooksRedeliver,
+            ]),
         CommandGroup(title: "Other commands", keyNote: nil, commands: [health, genKey, hashKey, genWebhookSecret]),
         CommandGroup(
             title: "Local App Store signing, for development (DIR defaults to \(DevCommands.defaultDirectory), "
@@ -121,6 +124,33 @@ extension CommandHelp {
             ("--page-token T", "the page after the one that printed 'more: --page-token T'"),
             ("--all", "every page from there on"),
         ])
+
+    static let customers = CommandHelp(
+        name: "customers",
+        arguments: "[--entitlement ID] [--store STORE] [--product ID] [--state STATE] [--changed-since T] [--page-size N] [--page-token T] [--all]",
+        summary: "the tenant's customers in creation order, filtered by what they hold now",
+        details: [
+            "", "Calls AdminService/ListCustomers; filters combine, and --entitlement, --store, --product name one",
+            "active entitlement. A page token stays valid while customers change. --json prints one object per page.",
+            "",
+            "  entctl customers --entitlement pro --store APP_STORE --all",
+            "  entctl customers --state INACTIVE --changed-since 2030-01-31T12:00:00Z",
+        ],
+        options: [
+            ("--entitlement ID", "holding this entitlement now"),
+            ("--store STORE", "holding an active entitlement from APP_STORE, PLAY_STORE, WEB or GRANT"),
+            ("--product ID", "holding an active entitlement this store product gives"),
+            ("--state STATE", "ACTIVE, INACTIVE, GRACE_PERIOD or BILLING_RETRY"),
+            ("--changed-since T", "last changed at or after T (RFC 3339)"),
+            ("--page-size N", "customers per page (default: the server's, 100; at most 1000)"),
+            ("--page-token T", "the page after the one that printed 'more: --page-token T'"),
+            ("--all", "every page from there on"),
+        ])
+
+    static let count = CommandHelp(
+        name: "count", arguments: "",
+        summary: "customers with an active entitlement now, in all and per entitlement, product and store",
+        details: ["", "Calls AdminService/CountCustomers; the database counts them from its indexes."])
 
     static let refreshPurchase = CommandHelp(
         name: "refresh-purchase", arguments: "TOKEN [--product ID]",

@@ -33,6 +33,8 @@ struct Entctl {
         case "revoke": try await revoke()
         case "customer": try await customer()
         case "events": try await events()
+        case "customers": try await customers()
+        case "count": try await count()
         case "refresh-purchase": try await refreshPurchase()
         case "redeem": try await redeem()
         case "redemption-code": try await redemptionCode()

@@ -48,6 +48,7 @@ struct EntctlOptions {
     static let valueOptions: Set<String> = Set([
         "--anonymous-id", "--after-version", "--duration", "--expires-at", "--reason", "--idempotency-key",
         "--page-size", "--page-token", "--play", "--endpoint", "--user", "--state", "--since", "--until",
+        "--entitlement", "--store", "--product", "--changed-since",
     ]).union(devValueOptions)
     static let flagOptions: Set<String> = Set(["--all"]).union(devFlagOptions)
     /// Value options that may be given more than once (`restore --play A:1 --play B:2`); any other is a usage error

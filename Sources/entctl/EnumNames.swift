@@ -16,6 +16,10 @@ extension SubscriptionStatus.State: NamedProtoEnum {
     static let names = ["STATE_UNSPECIFIED", "ACTIVE", "INACTIVE"]
 }
 
+extension ListCustomersRequest.State: NamedProtoEnum {
+    static let names = ["STATE_UNSPECIFIED", "ACTIVE", "INACTIVE", "GRACE_PERIOD", "BILLING_RETRY"]
+}
+
 extension Store: NamedProtoEnum {
     static let names = ["STORE_UNSPECIFIED", "APP_STORE", "PLAY_STORE", "WEB", "GRANT"]
 }

@@ -195,6 +195,20 @@ enum HumanOutput {
         ]
     }
 
+    /// A listed customer: its status lines, noting when it last changed.
+    static func listedCustomer(_ listed: ListedCustomer) -> [String] {
+        customerStatus(listed.customer, note: "changed " + time(listed.changedAt))
+    }
+
+    /// `active customers: 3`, then one line per entitlement, product and store.
+    static func customerCounts(_ response: CountCustomersResponse) -> [String] {
+        ["active customers: \(response.activeCustomers)"]
+            + response.entitlements.map { "entitlement \($0.id): \($0.customers)" }
+            + response.products.map { "product \($0.id): \($0.customers)" }
+            + response.stores.map { "store \($0.store.name): \($0.customers)" }
+            + ["counted at " + time(response.countedAt)]
+    }
+
     /// One line: `version 5  2025-...  REVOKE  STATUS_CHANGED  no entitlements  reason: ...  reference: g_...`.
     static func customerEvent(_ event: CustomerEvent) -> String {
         var line = "version \(event.version)  \(time(event.occurredAt))  \(event.cause.name)  \(event.change.name)"

@@ -301,3 +301,52 @@ extension ListCustomerEventsResponse: JSONEncodable {
         return object.value
     }
 }
+
+extension ListedCustomer: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("customer", customer)
+        object.add("createdAt", createdAt)
+        object.add("changedAt", changedAt)
+        return object.value
+    }
+}
+
+extension ListCustomersResponse: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("customers", customers)
+        object.add("nextPageToken", nextPageToken)
+        return object.value
+    }
+}
+
+extension CustomerCount: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("id", id)
+        object.add("customers", customers)
+        return object.value
+    }
+}
+
+extension StoreCount: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("store", store)
+        object.add("customers", customers)
+        return object.value
+    }
+}
+
+extension CountCustomersResponse: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("activeCustomers", activeCustomers)
+        object.add("entitlements", entitlements)
+        object.add("products", products)
+        object.add("stores", stores)
+        object.add("countedAt", countedAt)
+        return object.value
+    }
+}

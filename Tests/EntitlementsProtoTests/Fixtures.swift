@@ -154,7 +154,7 @@ enum Fixtures {
         .empty(SendTestWebhookRequest.self), .empty(SendTestWebhookResponse.self),
         .empty(ListWebhookDeliveriesRequest.self), .empty(ListWebhookDeliveriesResponse.self),
         .empty(WebhookDelivery.self), .empty(RedeliverWebhooksRequest.self), .empty(RedeliverWebhooksResponse.self),
-    ]
+    ] + subscriberQueries
 
     static func webhookDelivery(_ u: Bool) -> WebhookDelivery {
         var delivery = WebhookDelivery()

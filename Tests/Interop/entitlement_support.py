@@ -19,7 +19,8 @@ import secrets
 import threading
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,6 +45,8 @@ METHODS = {
     "SendTestWebhook": (ADMIN_SERVICE, "SendTestWebhookRequest", "SendTestWebhookResponse", False),
     "ListWebhookDeliveries": (ADMIN_SERVICE, "ListWebhookDeliveriesRequest", "ListWebhookDeliveriesResponse", False),
     "RedeliverWebhooks": (ADMIN_SERVICE, "RedeliverWebhooksRequest", "RedeliverWebhooksResponse", False),
+    "ListCustomers": (ADMIN_SERVICE, "ListCustomersRequest", "ListCustomersResponse", False),
+    "CountCustomers": (ADMIN_SERVICE, "CountCustomersRequest", "CountCustomersResponse", False),
 }
 ENTITLEMENT_METHODS = [name for name, spec in METHODS.items() if spec[0] == ENTITLEMENT_SERVICE]
 ADMIN_METHODS = [name for name, spec in METHODS.items() if spec[0] == ADMIN_SERVICE]
@@ -395,3 +398,15 @@ def describe_event(event) -> str:
 
 def active_ids(customer_status) -> list[str]:
     return [entitlement.id for entitlement in customer_status.status.entitlements]
+
+
+@contextmanager
+def secret_key_apis(server: ServerProcess, protos, tenants: dict[str, TenantSpec]) -> Iterator[dict[str, Api]]:
+    """An `Api` with each tenant's secret key, by the same names, on one channel; closed afterwards."""
+    clients = Clients(server, protos)
+    channel = clients.channel()
+    try:
+        yield {name: clients.api(tenant.secret_key, channel) for name, tenant in tenants.items()}
+    finally:
+        clients.close()
+

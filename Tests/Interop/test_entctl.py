@@ -24,7 +24,7 @@ WATCH_TIMEOUT = 10.0
 # Every command entctl has, as `entctl --help` and the README's table must list them.
 COMMANDS = [
     "identify", "status", "watch", "purchase", "redeem", "restore", "grant", "revoke", "customer", "events",
-    "refresh-purchase", "redemption-code", "webhooks test", "health", "gen-key", "hash-key", "gen-webhook-secret",
+    "customers", "count", "refresh-purchase", "redemption-code", "webhooks test", "health", "gen-key", "hash-key", "gen-webhook-secret",
     "dev init", "dev sign-transaction", "dev sign-renewal-info", "dev sign-notification", "dev notify", "dev play-key",
     "dev play-notify", "dev stripe",
 ]
@@ -367,6 +367,44 @@ def test_events_pages_and_all(cli):
     assert [line.split("  ")[0] for line in human] == ["version 3", "version 2", "version 1"]
 
 
+def test_customers_and_count(cli, protos):
+    """The demo server is shared, so the expectations are about what this test adds: counts grow by it, and
+    --changed-since the start lists only its customers."""
+    from google.protobuf import json_format
+
+    before = cli.json("count")
+    users = [unique_user() for _ in range(3)]
+    for user in users:
+        cli.ok("identify", user)
+    cli.ok("grant", users[0], "pro")
+    cli.ok("grant", users[2], "pro", "--duration", "1h")
+    after = cli.json("count")
+    pro = {e["id"]: int(e["customers"]) for e in after["entitlements"]}["pro"]
+    assert int(after["activeCustomers"]) == int(before["activeCustomers"]) + 2
+    assert pro == {e["id"]: int(e["customers"]) for e in before["entitlements"]}.get("pro", 0) + 2
+    json_format.Parse(json.dumps(after), protos.message("entitlements.v1.CountCustomersResponse")())
+    assert cli.ok("count").splitlines()[0] == f"active customers: {after['activeCustomers']}"
+
+    since = ("--changed-since", before["countedAt"])
+    pages = [json.loads(line) for line in cli.ok("--json", "customers", *since, "--page-size", "1", "--all").splitlines()]
+    assert [c["customer"]["appUserId"] for page in pages for c in page["customers"]] == users
+    for page in pages:
+        json_format.Parse(json.dumps(page), protos.message("entitlements.v1.ListCustomersResponse")())
+    active = cli.json("customers", *since, "--entitlement", "pro", "--store", "grant")
+    assert [c["customer"]["appUserId"] for c in active["customers"]] == [users[0], users[2]]
+    human = cli.ok("customers", *since, "--state", "INACTIVE").splitlines()
+    assert human[0].startswith(f"{users[1]}  INACTIVE  version 1  (changed ")
+    first = cli.ok("customers", *since, "--page-size", "2").splitlines()
+    assert first[-1].startswith("more: --page-token ")
+    rest = cli.json("customers", *since, "--page-size", "2", "--page-token", first[-1].split()[-1])
+    assert [c["customer"]["appUserId"] for c in rest["customers"]] == [users[2]]
+
+    refused = cli.run("customers", "--state", "SOMETIMES")
+    assert refused.returncode == 2 and "--state" in refused.stderr
+    invalid = cli.run("customers", "--entitlement", "gold")
+    assert invalid.returncode == 1 and "INVALID_ARGUMENT" in invalid.stderr
+
+
 def test_grant_with_expiry_and_idempotency_key(cli):
     user = unique_user()
     cli.ok("identify", user)
@@ -475,6 +513,8 @@ def test_each_command_has_its_own_help(command):
 @pytest.mark.parametrize("command, options", [
     ("grant", ["--duration", "--expires-at", "--reason", "--idempotency-key"]),
     ("events", ["--page-size", "--page-token", "--all"]),
+    ("customers", ["--entitlement", "--store", "--product", "--state", "--changed-since", "--page-size", "--page-token",
+                   "--all"]),
     ("identify", ["--anonymous-id"]),
     ("dev sign-transaction", ["--product", "--bundle-id", "--dir", "--type", "--expires", "--original-transaction-id",
                               "--transaction-id", "--app-account-token", "--environment", "--purchase-date",

@@ -80,6 +80,8 @@ def sample_request(api: Api, method: str, app_user_id: str):
         "SendTestWebhook": {"endpoint_id": "backend"},
         "ListWebhookDeliveries": {"app_user_id": app_user_id},
         "RedeliverWebhooks": {"delivery_id": 1},
+        "ListCustomers": {"page_size": 10},
+        "CountCustomers": {},
     }[method]
     return api.request(method, **fields)
 

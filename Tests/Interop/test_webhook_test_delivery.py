@@ -10,7 +10,7 @@ import pytest
 from standardwebhooks import Webhook
 
 from conftest import free_port
-from entitlement_support import Clients, new_tenant, write_tenants
+from entitlement_support import Clients, new_tenant, secret_key_apis, write_tenants
 from webhook_receiver import Receiver
 
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -45,10 +45,8 @@ def server(tenants_server, tmp_path_factory, tenants):
 
 @pytest.fixture
 def admin(server, protos, tenants):
-    clients = Clients(server, protos)
-    channel = clients.channel()
-    yield {name: clients.api(tenant.secret_key, channel) for name, tenant in tenants.items()}
-    clients.close()
+    with secret_key_apis(server, protos, tenants) as apis:
+        yield apis
 
 
 def test_a_test_delivery_is_signed_with_every_secret_and_verifies_with_the_reference_library(admin, receiver):

@@ -315,6 +315,7 @@ public final class CustomerEngine: Sendable {
             change: change, reason: reason, occurredAt: now, status: status.storedBytes,
             relatedAppUserID: related, referenceID: reference)
         try transaction.appendEvent(event, nextChangeAt: status.nextChangeAt)
+        try transaction.replaceActiveEntitlements(tenantID: tenantID, customerID: customerID, with: status.entitlements)
         let queued = try enqueueWebhooks(
             CustomerEventMessage.Event(record: event, status: status, customer: before, subject: subject), in: transaction)
         var after = before

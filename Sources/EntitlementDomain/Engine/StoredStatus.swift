@@ -107,10 +107,10 @@ struct StoredStatus: ProtoMessage {
 
 extension ComputedStatus {
     /// The bytes an event record keeps.
-    var storedBytes: [UInt8] { StoredStatus(self).serializedBytes() }
+    public var storedBytes: [UInt8] { StoredStatus(self).serializedBytes() }
 
     /// A recorded status; a record that does not decode reads as inactive rather than failing the whole read.
-    init(storedBytes: [UInt8]) {
+    public init(storedBytes: [UInt8]) {
         self = (try? StoredStatus(serializedBytes: storedBytes))?.computedStatus ?? .inactive
     }
 }

@@ -30,6 +30,10 @@ public protocol CustomerRepository: Sendable {
         -> [PurchaseReference]
     /// Whether a store notification was recorded as processed (``StorageTransaction/markNotificationProcessed``).
     func isNotificationProcessed(tenantID: String, notificationID: String) throws(StorageError) -> Bool
+    /// One page of the tenant's customers matching `query.filter`, in customer ID order (merged-away husks left out).
+    func customers(tenantID: String, matching query: CustomerListQuery) throws(StorageError) -> [ListedCustomerRecord]
+    /// Distinct customers with an entitlement active at `time`, counted by the database from its indexes.
+    func subscriberCounts(tenantID: String, at time: UnixTime) throws(StorageError) -> SubscriberCounts
 
     // MARK: Webhook outbox
 
@@ -67,6 +71,10 @@ public protocol StorageTransaction {
     /// Appends an event and sets the customer's version to `event.version` and its `nextChangeAt`.
     /// Fails with `.conflict` unless `event.version` is the customer's version + 1.
     func appendEvent(_ event: EventRecord, nextChangeAt: UnixTime?) throws(StorageError)
+    /// Replaces the queryable copy of the customer's entitlements (what listings and counts read) with the status
+    /// just recorded in its event.
+    func replaceActiveEntitlements(tenantID: String, customerID: Int64, with entitlements: [ActiveEntitlementValue])
+        throws(StorageError)
     /// The customer's newest event (its current version's), nil when it has none.
     func latestEvent(tenantID: String, customerID: Int64) throws(StorageError) -> EventRecord?
     /// Moves the customer's `nextChangeAt` without an event (time passed but the status did not change).

@@ -230,6 +230,34 @@ def redeliver_webhooks_request(u):
     m = ad.RedeliverWebhooksRequest(delivery_id=42, endpoint_id="backend")
     m.created_after.CopyFrom(ts(1_700_000_000, 0, u))
     m.created_before.CopyFrom(ts(1_700_000_100, 0, u))
+def list_customers_request(u, unknown_enums=False):
+    m = ad.ListCustomersRequest(
+        page_size=50, page_token="page-2", entitlement_id="pro", store=99 if unknown_enums else st.PLAY_STORE,
+        product_id="monthly", state=99 if unknown_enums else ad.ListCustomersRequest.GRACE_PERIOD)
+    m.changed_since.CopyFrom(ts(1_700_000_000, 0, u))
+    return unk(m, u)
+
+
+def listed_customer(u, i=0):
+    m = ad.ListedCustomer()
+    m.customer.CopyFrom(customer_status(u))
+    m.created_at.CopyFrom(ts(1_600_000_000 + i, 0, u))
+    m.changed_at.CopyFrom(ts(1_700_000_000 + i, 0, u))
+    return unk(m, u)
+
+
+def list_customers_response(u):
+    m = ad.ListCustomersResponse(next_page_token="page-2")
+    m.customers.extend(listed_customer(u, i) for i in range(2))
+    return unk(m, u)
+
+
+def count_customers_response(u):
+    m = ad.CountCustomersResponse(active_customers=3_000_000_000)
+    m.entitlements.extend([unk(ad.CustomerCount(id="plus", customers=1), u), unk(ad.CustomerCount(id="pro", customers=2), u)])
+    m.products.extend([unk(ad.CustomerCount(id="monthly", customers=2), u)])
+    m.stores.extend([unk(ad.StoreCount(store=st.APP_STORE, customers=2), u), unk(ad.StoreCount(store=99, customers=1), u)])
+    m.counted_at.CopyFrom(ts(1_700_000_000, 0, u))
     return unk(m, u)
 
 
@@ -328,6 +356,14 @@ def cases():
         "WebhookDelivery": (ad.WebhookDelivery, webhook_delivery),
         "RedeliverWebhooksRequest": (ad.RedeliverWebhooksRequest, redeliver_webhooks_request),
         "RedeliverWebhooksResponse": (ad.RedeliverWebhooksResponse, lambda u: unk(ad.RedeliverWebhooksResponse(requeued=3), u)),
+        "ListCustomersRequest": (ad.ListCustomersRequest, list_customers_request),
+        "ListCustomersRequest#unknownEnums": (ad.ListCustomersRequest, lambda u: list_customers_request(u, True)),
+        "ListCustomersResponse": (ad.ListCustomersResponse, list_customers_response),
+        "ListedCustomer": (ad.ListedCustomer, listed_customer),
+        "CountCustomersRequest": (ad.CountCustomersRequest, lambda u: unk(ad.CountCustomersRequest(), u)),
+        "CountCustomersResponse": (ad.CountCustomersResponse, count_customers_response),
+        "CustomerCount": (ad.CustomerCount, lambda u: unk(ad.CustomerCount(id="pro", customers=2), u)),
+        "StoreCount": (ad.StoreCount, lambda u: unk(ad.StoreCount(store=st.GRANT, customers=4), u)),
     }
 
 

@@ -1,0 +1,46 @@
+import EntitlementsProto
+import ProtobufWire
+
+/// ListCustomers and CountCustomers messages, built exactly as `Resources/roundtrip.py` builds them.
+extension Fixtures {
+    static let subscriberQueries: [Fixture] = [
+        Fixture("ListCustomersRequest") { listCustomersRequest($0) },
+        Fixture("ListCustomersRequest#unknownEnums") { listCustomersRequest($0, unknownEnums: true) },
+        Fixture("ListCustomersResponse") { u in
+            unk(ListCustomersResponse(customers: (0..<2).map { listedCustomer(u, $0) }, nextPageToken: "page-2"), u)
+        },
+        Fixture("ListedCustomer") { listedCustomer($0, 0) },
+        Fixture("CountCustomersRequest") { unk(CountCustomersRequest(), $0) },
+        Fixture("CountCustomersResponse") { u in
+            unk(
+                CountCustomersResponse(
+                    activeCustomers: 3_000_000_000,
+                    entitlements: [unk(CustomerCount(id: "plus", customers: 1), u), unk(CustomerCount(id: "pro", customers: 2), u)],
+                    products: [unk(CustomerCount(id: "monthly", customers: 2), u)],
+                    stores: [unk(StoreCount(store: .appStore, customers: 2), u), unk(StoreCount(store: .init(rawValue: 99), customers: 1), u)],
+                    countedAt: ts(1_700_000_000, 0, u)),
+                u)
+        },
+        Fixture("CustomerCount") { unk(CustomerCount(id: "pro", customers: 2), $0) },
+        Fixture("StoreCount") { unk(StoreCount(store: .grant, customers: 4), $0) },
+        .empty(ListCustomersRequest.self), .empty(ListCustomersResponse.self), .empty(ListedCustomer.self),
+        .empty(CountCustomersRequest.self), .empty(CountCustomersResponse.self), .empty(CustomerCount.self),
+        .empty(StoreCount.self),
+    ]
+
+    static func listCustomersRequest(_ u: Bool, unknownEnums: Bool = false) -> ListCustomersRequest {
+        unk(
+            ListCustomersRequest(
+                pageSize: 50, pageToken: "page-2", entitlementID: "pro",
+                store: unknownEnums ? .init(rawValue: 99) : .playStore, productID: "monthly",
+                state: unknownEnums ? .init(rawValue: 99) : .gracePeriod, changedSince: ts(1_700_000_000, 0, u)),
+            u)
+    }
+
+    static func listedCustomer(_ u: Bool, _ i: Int64) -> ListedCustomer {
+        unk(
+            ListedCustomer(
+                customer: customerStatus(u), createdAt: ts(1_600_000_000 + i, 0, u), changedAt: ts(1_700_000_000 + i, 0, u)),
+            u)
+    }
+}
