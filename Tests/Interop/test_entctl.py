@@ -24,7 +24,8 @@ WATCH_TIMEOUT = 10.0
 # Every command entctl has, as `entctl --help` and the README's table must list them.
 COMMANDS = [
     "identify", "status", "watch", "purchase", "redeem", "restore", "grant", "revoke", "customer", "events",
-    "customers", "count", "refresh-purchase", "redemption-code", "webhooks test", "health", "gen-key", "hash-key", "gen-webhook-secret",
+    "customers", "count", "refresh-purchase", "redemption-code", "webhooks test", "webhooks list", "webhooks redeliver",
+    "health", "gen-key", "hash-key", "gen-webhook-secret",
     "dev init", "dev sign-transaction", "dev sign-renewal-info", "dev sign-notification", "dev notify", "dev play-key",
     "dev play-notify", "dev stripe",
 ]

@@ -15,6 +15,7 @@ import pytest
 from standardwebhooks import Webhook
 
 from appstore_support import LIFETIME, MONTHLY, PRODUCTS, SigningCA, StoreEnv, app_store_settings
+from entctl_support import entctl
 from entitlement_support import anon_id, new_tenant, unique_id, write_tenants
 from test_notifications import body_of, new_original_id, transaction
 from webhook_posting import POSTERS
@@ -414,3 +415,27 @@ def test_every_delivery_verifies_and_none_was_forged(receivers):
     for name, receiver in receivers.items():
         for delivery in receiver.deliveries:
             assert delivery.verified_with, (name, delivery.headers)
+
+
+def test_entctl_lists_the_log_and_redelivers_with_the_same_webhook_id(env, receivers):
+    user = unique_id()
+    env.other_admin.grant(user)
+    wait_state(env.other_admin, lambda rows: len(rows) == 2 and all(r.state == DELIVERED for r in rows),
+               app_user_id=user)
+    base = ("--addr", f"127.0.0.1:{env.server.port}", "--key", env.tenants["other"].secret_key)
+    listed = entctl(*base, "--json", "webhooks", "list", "--user", user, "--state", "delivered")
+    assert listed.returncode == 0, listed.stderr
+    rows = json.loads(listed.stdout)["deliveries"]
+    assert [row["version"] for row in rows] == ["2", "1"] and rows[0]["type"] == "customer.grant"
+    human = entctl(*base, "webhooks", "list", "--user", user)
+    assert human.returncode == 0 and human.stdout.count("  DELIVERED  other  ") == 2, human.stdout
+    again = entctl(*base, "webhooks", "redeliver", rows[0]["deliveryId"])
+    assert (again.returncode, again.stdout.strip()) == (0, "requeued 1 deliveries"), again.stderr
+    copies = [d for d in receivers["other"].deliveries if d.headers["webhook-id"] == rows[0]["webhookId"]]
+    deadline = time.monotonic() + 10
+    while len(copies) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+        copies = [d for d in receivers["other"].deliveries if d.headers["webhook-id"] == rows[0]["webhookId"]]
+    assert len(copies) == 2 and copies[0].body == copies[1].body
+    refused = entctl(*base, "webhooks", "list", "--state", "lost")
+    assert refused.returncode == 2 and "--state" in refused.stderr
