@@ -22,17 +22,29 @@ from stripe_support import (
     PRICE_LIFETIME, PRICE_MONTHLY, REDEMPTION, WEB_STORE, entitlement_ids, web_transaction, stripe_tenant,
 )
 from stripe_support import server, env  # noqa: F401 (fixtures)
+from webhook_receiver import Receiver
 
 Code = grpc.StatusCode
+HOOK_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 CODE_SHAPE = re.compile(r"^rc_[a-z2-7]{32}$")
 POLICIES = {"transfer": "transfer", "tin": "transfer_if_no_active", "keep": "keep_with_original"}
 
 
 @pytest.fixture(scope="module")
-def tenants():
+def receiver():
+    receiver = Receiver(secrets=[HOOK_SECRET])
+    yield receiver
+    receiver.close()
+
+
+@pytest.fixture(scope="module")
+def tenants(receiver):
     specs = {name: stripe_tenant(f"rc-{name}", policy=policy) for name, policy in POLICIES.items()}
     specs["short"] = stripe_tenant("rc-short", code_days=1)
     specs["limits"] = stripe_tenant("rc-limits")
+    # Its backend wants purchases: an anonymous purchase arrives there with a code to hand to the buyer.
+    specs["hooked"] = stripe_tenant("rc-hooked")
+    specs["hooked"].webhooks = [{"id": "backend", "url": receiver.url, "secrets": [HOOK_SECRET], "events": ["purchase"]}]
     return specs
 
 
@@ -233,3 +245,26 @@ def test_after_a_hundred_failures_in_a_tenant_everyone_there_is_refused(env):
     # Other tenants are not affected.
     other = anonymous_subscription(env, "transfer")
     env.transfer.redeem(unique_id(), env.transfer_admin.redemption_code(other["sub"]).code)
+
+
+def test_an_anonymous_purchase_reaches_the_tenants_backend_with_a_code_that_redeems_it(env, receiver):
+    pi = fs.new_id("pi")
+    session = fs.checkout_session(mode="payment", payment_intent=pi, metadata={"price_id": PRICE_LIFETIME})
+    env.post_ok("hooked", fs.event("checkout.session.completed", session))
+    (unclaimed,) = [d for d in receiver.received(1) if d.json["data"]["purchase"]["original_transaction_id"] == pi]
+    assert unclaimed.verified_with == [0]
+    body = unclaimed.json
+    assert body["type"] == "purchase.unclaimed" and body["data"]["tenant"] == "rc-hooked"
+    code = body["data"]["redemption_code"]["code"]
+    assert CODE_SHAPE.match(code) and body["data"]["redemption_code"]["expires_at"]
+    assert session["id"] in body["data"]["reference_ids"] and body["data"]["purchase"]["store"] == "web"
+    # The same event again (Stripe retries) issues nothing new.
+    env.post_ok("hooked", fs.event("checkout.session.completed", session))
+    user = unique_id()
+    response = env.hooked.redeem(user, code)
+    assert entitlement_ids(response.customer) == ["premium"]
+    claimed = [d.json for d in receiver.received(2) if d.json["data"].get("app_user_id") == user]
+    assert [b["type"] for b in claimed] == ["customer.purchase"], claimed
+    assert claimed[0]["data"]["cause"] == "redemption"
+    assert claimed[0]["data"]["purchase"]["original_transaction_id"] == pi
+    assert len([d for d in receiver.deliveries if d.json["type"] == "purchase.unclaimed"]) == 1

@@ -86,15 +86,27 @@ extension CustomerEngine {
                 throw DomainError.failedPrecondition(
                     "The purchase named by \(referenceID.quotedForMessage) already belongs to a user; only a purchase nobody owns gets a redemption code.")
             }
-            try transaction.replaceOpenRedemptionCodes(
-                tenantID: tenantID, store: store, originalTransactionID: purchase.originalTransactionID, at: now)
-            let expiresAt = UnixTime(milliseconds: now.milliseconds + validityMilliseconds)
-            try transaction.insertRedemptionCode(
-                RedemptionCodeRecord(
-                    tenantID: tenantID, codeHash: RedemptionCodeFormat.hash(code), store: store,
-                    originalTransactionID: purchase.originalTransactionID, createdAt: now, expiresAt: expiresAt))
-            return (IssuedRedemptionCode(code: code, expiresAt: expiresAt, purchase: purchase), [])
+            return (
+                try Self.issue(code, for: purchase, validityMilliseconds: validityMilliseconds, in: transaction, at: now),
+                []
+            )
         }
+    }
+
+    /// Keeps `code` (its hash) for `purchase`, replacing the purchase's unused one.
+    static func issue(
+        _ code: String, for purchase: StorePurchase, validityMilliseconds: Int64, in transaction: any StorageTransaction,
+        at now: UnixTime
+    ) throws(StorageError) -> IssuedRedemptionCode {
+        try transaction.replaceOpenRedemptionCodes(
+            tenantID: purchase.tenantID, store: purchase.store, originalTransactionID: purchase.originalTransactionID,
+            at: now)
+        let expiresAt = UnixTime(milliseconds: now.milliseconds + validityMilliseconds)
+        try transaction.insertRedemptionCode(
+            RedemptionCodeRecord(
+                tenantID: purchase.tenantID, codeHash: RedemptionCodeFormat.hash(code), store: purchase.store,
+                originalTransactionID: purchase.originalTransactionID, createdAt: now, expiresAt: expiresAt))
+        return IssuedRedemptionCode(code: code, expiresAt: expiresAt, purchase: purchase)
     }
 
     /// Attaches the purchase `code` stands for to `appUserID` (created when new) under `policy`, and uses the code

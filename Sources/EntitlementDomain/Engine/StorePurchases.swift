@@ -229,66 +229,91 @@ extension CustomerEngine {
     /// account token names, or the owner of the purchase it replaces, or the first of `ownerHints` that resolves.
     /// A nil `notificationID` applies without deduplication (a poll, an operator's refresh). `references` (other
     /// store IDs naming a purchase, and the buyer they name) are kept in the same transaction, also when there is
-    /// no purchase data yet: a buyer named before the purchase arrives owns it when it does.
+    /// no purchase data yet: a buyer named before the purchase arrives owns it when it does. With
+    /// `unclaimedCodeValidity`, a purchase first seen with no owner gets a redemption code for the tenant's webhooks
+    /// (``enqueueUnclaimedPurchase(_:validityMilliseconds:in:at:)``).
     public func applyStoreNotification(
         tenantID: String, notificationID: String?, transaction record: StorePurchase?, reason: String,
         cause: EventCause = .appStoreNotification, ownerHints: [OwnerHint] = [], references: [PurchaseReference] = [],
-        pendingRevocations: [PendingRevocation] = []
+        pendingRevocations: [PendingRevocation] = [], unclaimedCodeValidity: Int64? = nil
     ) async throws(DomainError) -> StoreNotificationOutcome {
-        try await write { transaction, now throws -> (StoreNotificationOutcome, [Committed]) in
-            if let notificationID,
-                !(try transaction.markNotificationProcessed(tenantID: tenantID, notificationID: notificationID, at: now))
-            {
-                return (.duplicate, [])
-            }
-            for reference in references {
-                try transaction.savePurchaseReference(reference, tenantID: tenantID, at: now)
-            }
-            for revocation in pendingRevocations {
-                try transaction.savePendingRevocation(revocation, tenantID: tenantID)
-            }
-            guard var notified = record else { return (.recorded, []) }
-            if let waiting = try self.takePendingRevocation(for: notified, in: transaction) {
-                notified.revokedAt = waiting.revokedAt
-                notified.revocationReason = waiting.reason
-                notified.willRenew = false
-            }
-            let stored = try transaction.purchase(
-                tenantID: tenantID, store: notified.store, originalTransactionID: notified.originalTransactionID)
-            var record = PurchaseVersions.revocationTakingEffect(notified, stored: stored, at: now)
-            record.customerID = stored?.customerID
-            var committed: [Committed] = []
-            // Nobody owns it yet: the store's data may name its owner.
-            var attributed = false
-            if record.customerID == nil,
-                let owner = try self.owner(
-                    ofUnowned: record, hints: ownerHints, in: transaction, at: now, committed: &committed)
-            {
-                record.customerID = owner
-                attributed = true
-            }
-            record = try self.markedIfReplaced(record, in: transaction)
-            // An earlier period (its refund, its reversal) or an upgraded-away plan leaves the current one alone.
-            let merged = PurchaseVersions.merge(stored: stored, incoming: record)
-            if merged != stored { try transaction.savePurchase(merged) }
-            let replacement = try self.supersedeReplaced(by: merged, in: transaction)
-            committed += try self.recordReplacements(
-                replacement?.otherOwner.map { [$0] } ?? [], by: merged, cause: cause, in: transaction, at: now)
-            guard let owner = merged.customerID,
-                let snapshot = try transaction.snapshot(tenantID: tenantID, customerID: owner)
-            else { return (.recorded, committed) }
-            guard attributed || replacement != nil || (stored.map({ !PurchaseVersions.sameData($0, merged) }) ?? true)
-            else {
-                return (.applied(appUserID: snapshot.customer.appUserID, changed: false), committed)
-            }
-            // A purchase first attributed to its owner is, to the owner, a new purchase.
-            let subject = EventSubject(purchase: merged, previousPurchase: attributed ? nil : stored)
-            committed.append(
-                try self.recordChange(
-                    transaction, tenantID: tenantID, customerID: owner, cause: cause, reason: reason,
-                    reference: record.originalTransactionID, subject: subject, at: now))
-            return (.applied(appUserID: snapshot.customer.appUserID, changed: true), committed)
+        let (outcome, queuedUnclaimed) = try await write { transaction, now throws -> ((StoreNotificationOutcome, Bool), [Committed]) in
+            var queuedUnclaimed = false
+            let (outcome, committed) = try self.applyStoreNotification(
+                tenantID: tenantID, notificationID: notificationID, record: record, reason: reason, cause: cause,
+                ownerHints: ownerHints, references: references, pendingRevocations: pendingRevocations,
+                unclaimedCodeValidity: unclaimedCodeValidity, queuedUnclaimed: &queuedUnclaimed, in: transaction, at: now)
+            return ((outcome, queuedUnclaimed), committed)
         }
+        // Not a customer's change, so not announced by the commit: wake the dispatcher here.
+        if queuedUnclaimed { outboxChanges.notify(()) }
+        return outcome
+    }
+
+    private func applyStoreNotification(
+        tenantID: String, notificationID: String?, record: StorePurchase?, reason: String, cause: EventCause,
+        ownerHints: [OwnerHint], references: [PurchaseReference], pendingRevocations: [PendingRevocation],
+        unclaimedCodeValidity: Int64?, queuedUnclaimed: inout Bool, in transaction: any StorageTransaction,
+        at now: UnixTime
+    ) throws -> (StoreNotificationOutcome, [Committed]) {
+        if let notificationID,
+            !(try transaction.markNotificationProcessed(tenantID: tenantID, notificationID: notificationID, at: now))
+        {
+            return (.duplicate, [])
+        }
+        for reference in references {
+            try transaction.savePurchaseReference(reference, tenantID: tenantID, at: now)
+        }
+        for revocation in pendingRevocations {
+            try transaction.savePendingRevocation(revocation, tenantID: tenantID)
+        }
+        guard var notified = record else { return (.recorded, []) }
+        if let waiting = try self.takePendingRevocation(for: notified, in: transaction) {
+            notified.revokedAt = waiting.revokedAt
+            notified.revocationReason = waiting.reason
+            notified.willRenew = false
+        }
+        let stored = try transaction.purchase(
+            tenantID: tenantID, store: notified.store, originalTransactionID: notified.originalTransactionID)
+        var record = PurchaseVersions.revocationTakingEffect(notified, stored: stored, at: now)
+        record.customerID = stored?.customerID
+        var committed: [Committed] = []
+        // Nobody owns it yet: the store's data may name its owner.
+        var attributed = false
+        if record.customerID == nil,
+            let owner = try self.owner(
+                ofUnowned: record, hints: ownerHints, in: transaction, at: now, committed: &committed)
+        {
+            record.customerID = owner
+            attributed = true
+        }
+        record = try self.markedIfReplaced(record, in: transaction)
+        // An earlier period (its refund, its reversal) or an upgraded-away plan leaves the current one alone.
+        let merged = PurchaseVersions.merge(stored: stored, incoming: record)
+        if merged != stored { try transaction.savePurchase(merged) }
+        let replacement = try self.supersedeReplaced(by: merged, in: transaction)
+        committed += try self.recordReplacements(
+            replacement?.otherOwner.map { [$0] } ?? [], by: merged, cause: cause, in: transaction, at: now)
+        guard let owner = merged.customerID,
+            let snapshot = try transaction.snapshot(tenantID: tenantID, customerID: owner)
+        else {
+            if stored == nil, merged.customerID == nil, let unclaimedCodeValidity {
+                queuedUnclaimed = try self.enqueueUnclaimedPurchase(
+                    merged, validityMilliseconds: unclaimedCodeValidity, in: transaction, at: now)
+            }
+            return (.recorded, committed)
+        }
+        guard attributed || replacement != nil || (stored.map({ !PurchaseVersions.sameData($0, merged) }) ?? true)
+        else {
+            return (.applied(appUserID: snapshot.customer.appUserID, changed: false), committed)
+        }
+        // A purchase first attributed to its owner is, to the owner, a new purchase.
+        let subject = EventSubject(purchase: merged, previousPurchase: attributed ? nil : stored)
+        committed.append(
+            try self.recordChange(
+                transaction, tenantID: tenantID, customerID: owner, cause: cause, reason: reason,
+                reference: record.originalTransactionID, subject: subject, at: now))
+        return (.applied(appUserID: snapshot.customer.appUserID, changed: true), committed)
     }
 }
 

@@ -70,6 +70,32 @@ extension CustomerEngine {
         return true
     }
 
+    /// For a purchase nobody owns, first seen: when an endpoint of its tenant wants purchases, issues a redemption
+    /// code for it and queues a ``UnclaimedPurchaseMessage`` to each such endpoint, in the caller's transaction;
+    /// returns whether it did.
+    func enqueueUnclaimedPurchase(
+        _ purchase: StorePurchase, validityMilliseconds: Int64, in transaction: any StorageTransaction, at now: UnixTime
+    ) throws(StorageError) -> Bool {
+        let wanting = webhookEndpoints(purchase.tenantID).filter { $0.events.contains(.purchase) }
+        guard !wanting.isEmpty else { return false }
+        let issued = try Self.issue(
+            RedemptionCodeFormat.make(), for: purchase, validityMilliseconds: validityMilliseconds, in: transaction,
+            at: now)
+        let references = try transaction.purchaseReferences(
+            tenantID: purchase.tenantID, store: purchase.store, originalTransactionID: purchase.originalTransactionID)
+        let eventID = UnclaimedPurchaseMessage.eventID(purchase)
+        let body = UnclaimedPurchaseMessage.body(
+            issued, referenceIDs: references.map(\.referenceID), eventID: eventID, at: now)
+        for endpoint in wanting {
+            _ = try transaction.insertWebhookDelivery(
+                WebhookDelivery(
+                    tenantID: purchase.tenantID, endpointID: endpoint.id, customerID: nil, appUserID: "", version: 0,
+                    messageID: CustomerEventMessage.messageID(eventID: eventID, endpointID: endpoint.id).text,
+                    type: UnclaimedPurchaseMessage.type, body: body, createdAt: now, nextAttemptAt: now))
+        }
+        return true
+    }
+
     /// Calls `body` after every commit that put messages in the outbox (the dispatcher's wake-up).
     public func onWebhooksQueued(_ body: @escaping @Sendable () -> Void) {
         outboxChanges.set { body() }

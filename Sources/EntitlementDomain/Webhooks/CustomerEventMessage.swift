@@ -101,7 +101,7 @@ enum CustomerEventMessage {
         ])
     }
 
-    private static func purchase(_ purchase: StorePurchase) -> JSONValue {
+    static func purchase(_ purchase: StorePurchase) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("store", .string(purchase.store.webhookName)),
             ("product_id", .string(purchase.productID)),
@@ -134,7 +134,7 @@ enum CustomerEventMessage {
     }
 
     /// RFC 3339 in UTC with milliseconds; null for "never".
-    private static func time(_ time: UnixTime?) -> JSONValue {
+    static func time(_ time: UnixTime?) -> JSONValue {
         guard let time else { return .null }
         let seconds = time.milliseconds >= 0 ? time.milliseconds / 1000 : (time.milliseconds - 999) / 1000
         return .string(CivilCalendar.iso8601(seconds: seconds, fraction: time.milliseconds - seconds * 1000, digits: 3))

@@ -54,7 +54,8 @@ struct StripeEvents: Sendable {
         let outcome = try await engine.applyStoreNotification(
             tenantID: tenant.id, notificationID: Self.notificationID(event.id), transaction: change.record,
             reason: event.type, cause: .stripeWebhook, ownerHints: change.hints, references: change.references,
-            pendingRevocations: change.pendingRevocations)
+            pendingRevocations: change.pendingRevocations,
+            unclaimedCodeValidity: tenant.stripe.map { Int64($0.redemptionCodeDays) * 86_400_000 })
         if outcome == .recorded, let note = change.note {
             return NotificationReply(status: 200, message: "\(event.type): \(note)")
         }

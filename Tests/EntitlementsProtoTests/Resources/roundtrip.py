@@ -230,6 +230,9 @@ def redeliver_webhooks_request(u):
     m = ad.RedeliverWebhooksRequest(delivery_id=42, endpoint_id="backend")
     m.created_after.CopyFrom(ts(1_700_000_000, 0, u))
     m.created_before.CopyFrom(ts(1_700_000_100, 0, u))
+    return unk(m, u)
+
+
 def list_customers_request(u, unknown_enums=False):
     m = ad.ListCustomersRequest(
         page_size=50, page_token="page-2", entitlement_id="pro", store=99 if unknown_enums else st.PLAY_STORE,
