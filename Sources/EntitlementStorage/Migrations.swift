@@ -266,6 +266,15 @@ enum Migrations {
                 """
         ),
         Migration(version: 9, sql: SubscriberIndex.migrationSQL, backfill: SubscriberIndex.backfill),
+        Migration(
+            version: 10,
+            sql: """
+                -- What the buyer paid for a purchase's newest transaction, where the store says: thousandths of the
+                -- currency's unit, and the ISO 4217 code.
+                ALTER TABLE transactions ADD COLUMN price_milliunits INTEGER;
+                ALTER TABLE transactions ADD COLUMN currency TEXT NOT NULL DEFAULT '';
+                """
+        ),
     ]
 
     static var latestVersion: Int64 { all.last?.version ?? 0 }

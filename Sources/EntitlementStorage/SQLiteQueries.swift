@@ -15,7 +15,7 @@ extension SQLiteConnection {
         + "ownership, will_renew, in_grace_period, in_billing_retry, grace_period_expires_at, app_account_token, "
         + "offer_type, signed_at, updated_at, renewal_product_id, is_upgraded, renewal_state_as_of, paused_until, "
         + "superseded_by, origin, replaces, acknowledgement, acknowledgement_attempts, acknowledgement_due_at, "
-        + "acknowledgement_error, suspended"
+        + "acknowledgement_error, suspended, price_milliunits, currency"
 
     // MARK: Customers
 
@@ -298,7 +298,8 @@ extension SQLiteConnection {
                 state: try StorageColumns.decode(
                     row.string(30), column: "transactions.acknowledgement", as: StorageColumns.acknowledgement),
                 attempts: Int(row.int64(31)), dueAt: row.optionalTime(32), lastError: row.string(33)),
-            isSuspended: row.bool(34))
+            isSuspended: row.bool(34),
+            price: row.optionalInt64(35).map { PurchasePrice(milliunits: $0, currency: row.string(36)) })
     }
 
     /// Entitlement IDs as one TEXT column: each preceded by U+001F, so `[]` is `""` and `[""]` is `"\u{1F}"`

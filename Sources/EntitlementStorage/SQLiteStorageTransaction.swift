@@ -224,7 +224,7 @@ final class SQLiteStorageTransaction: StorageTransaction {
 
     static let saveTransactionSQL = """
         INSERT INTO transactions (\(SQLiteConnection.transactionColumns))
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (tenant_id, store, original_transaction_id) DO UPDATE SET
             transaction_id = excluded.transaction_id, customer_id = excluded.customer_id,
             product_id = excluded.product_id, product_type = excluded.product_type,
@@ -241,7 +241,7 @@ final class SQLiteStorageTransaction: StorageTransaction {
             superseded_by = excluded.superseded_by, origin = excluded.origin, replaces = excluded.replaces,
             acknowledgement = excluded.acknowledgement, acknowledgement_attempts = excluded.acknowledgement_attempts,
             acknowledgement_due_at = excluded.acknowledgement_due_at, acknowledgement_error = excluded.acknowledgement_error,
-            suspended = excluded.suspended
+            suspended = excluded.suspended, price_milliunits = excluded.price_milliunits, currency = excluded.currency
         """
 
     func savePurchase(_ record: StorePurchase) throws(StorageError) {
@@ -261,6 +261,7 @@ final class SQLiteStorageTransaction: StorageTransaction {
                 .text(record.replaces), .text(StorageColumns.acknowledgement(record.acknowledgement.state)),
                 .integer(Int64(record.acknowledgement.attempts)), .time(record.acknowledgement.dueAt),
                 .text(record.acknowledgement.lastError), .bool(record.isSuspended),
+                .integer(record.price?.milliunits), .text(record.price?.currency ?? ""),
             ])
     }
 

@@ -65,7 +65,7 @@ public struct PlayStoreTestFiles: Sendable {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         do {
-            try process.run()
+            try ProcessLaunch.run(process)
         } catch {
             throw MintError(description: "cannot run openssl genpkey: \(error)")
         }

@@ -56,7 +56,7 @@ public struct PythonHelper: Sendable {
         process.standardError = try FileHandle(forWritingTo: stderr)
         let command = (interpreter + arguments).joined(separator: " ")
         do {
-            try process.run()
+            try ProcessLaunch.run(process)
         } catch {
             throw Failure(description: "cannot start `\(command)`: \(error)\n\(setupHint)")
         }

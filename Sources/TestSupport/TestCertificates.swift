@@ -18,7 +18,7 @@ public struct TestCertificates: Sendable {
         ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try ProcessLaunch.run(process)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "openssl req failed"])

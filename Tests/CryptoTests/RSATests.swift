@@ -83,7 +83,7 @@ import Testing
             process.currentDirectoryURL = directory
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            try ProcessLaunch.run(process)
             process.waitUntilExit()
             return process.terminationStatus == 0
         }

@@ -24,7 +24,7 @@ struct MigrationTests {
                 "pending_revocations", "poll_cursors", "processed_notifications", "purchase_references",
                 "redemption_codes", "schema_migrations", "transactions", "webhook_deliveries",
             ])
-        #expect(try appliedVersions(raw) == [1, 2, 3, 4, 5, 6, 7, 8, 9])
+        #expect(try appliedVersions(raw) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
         #expect(try appliedVersions(raw) == Migrations.all.map(\.version))
         #expect(try raw.row("PRAGMA journal_mode") { $0.string(0) } == "wal")
         let appliedAt = try raw.row("SELECT applied_at FROM schema_migrations") { $0.int64(0) }
@@ -96,7 +96,7 @@ struct MigrationTests {
         }
 
         let store = try database.open()
-        #expect(try appliedVersions(database.rawConnection()) == [1, 2, 3, 4, 5, 6, 7, 8, 9])
+        #expect(try appliedVersions(database.rawConnection()) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
         let alice = try #require(try store.snapshot(tenantID: "t", appUserID: "alice"))
         #expect(alice.customer.id == 7)
         #expect(alice.customer.version == 1)
@@ -172,7 +172,10 @@ struct MigrationTests {
     }
 
     /// The columns migration 6 adds to transactions, as `SQLiteConnection.transactionColumns` lists them.
-    static let version6Columns = ", replaces, acknowledgement, acknowledgement_attempts, acknowledgement_due_at, acknowledgement_error, suspended"
+    static let version6Columns =
+        ", replaces, acknowledgement, acknowledgement_attempts, acknowledgement_due_at, acknowledgement_error, suspended"
+        + version10Columns
+    static let version10Columns = ", price_milliunits, currency"
 
     @Test func upgradesAVersion5DatabaseToPlayPurchaseColumns() throws {
         let database = try TemporaryDatabase()

@@ -258,6 +258,8 @@ def test_an_anonymous_purchase_reaches_the_tenants_backend_with_a_code_that_rede
     code = body["data"]["redemption_code"]["code"]
     assert CODE_SHAPE.match(code) and body["data"]["redemption_code"]["expires_at"]
     assert session["id"] in body["data"]["reference_ids"] and body["data"]["purchase"]["store"] == "web"
+    # Stripe's amount_total is in cents: 999 is $9.99.
+    assert body["data"]["purchase"]["price"] == {"amount_milliunits": 9990, "currency": "USD"}
     # The same event again (Stripe retries) issues nothing new.
     env.post_ok("hooked", fs.event("checkout.session.completed", session))
     user = unique_id()

@@ -164,6 +164,8 @@ def test_purchase_renewal_and_refund_arrive_with_the_store_data(env, ca, receive
     assert store["original_transaction_id"] == original and store["environment"] == "sandbox"
     assert store["entitlement_ids"] == ["pro"] and store["revoked_at"] is None
     assert store["expires_at"] is not None and store["purchased_at"] is not None
+    # Apple's price is in milli-units: the signer's 4990 is $4.99.
+    assert store["price"] == {"amount_milliunits": 4990, "currency": "USD"}
     renewed = transaction(ca, original, "--transaction-id", original + "1", "--purchase-date", "-1m",
                           "--expires", "+30d")
     notify(env, "main", ca.signed("sign-notification", "DID_RENEW", "--transaction", renewed))

@@ -33,7 +33,7 @@ import Testing
         process.arguments = [Self.script.path, "--set-out", output.path]
         let errors = Pipe()
         process.standardError = errors
-        try process.run()
+        try ProcessLaunch.run(process)
         let diagnostics = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         try #require(process.terminationStatus == 0, "Scripts/generate-descriptors failed: \(diagnostics)")

@@ -66,7 +66,8 @@ public enum AppStoreInterpretation {
             willRenew: type == .autoRenewable, inGracePeriod: false,
             inBillingRetry: false, gracePeriodExpiresAt: nil, appAccountToken: payload.appAccountToken ?? "",
             offerType: payload.offerType.map { String($0.rawValue) } ?? "", signedAt: time(signedAt),
-            updatedAt: time(signedAt), isUpgraded: payload.isUpgraded ?? false)
+            updatedAt: time(signedAt), isUpgraded: payload.isUpgraded ?? false,
+            price: payload.price.flatMap { amount in payload.currency.map { PurchasePrice(milliunits: amount, currency: $0) } })
     }
 
     /// The purchase as the notification leaves it: the transaction's data, the renewal info's intentions, and the

@@ -36,6 +36,8 @@ public enum PurchaseVersions {
             merged.revokedAt = earlier
             merged.revocationReason = stored.revocationReason
         }
+        // Not every message of a store carries the amount (a Stripe subscription update does not): what was paid stays.
+        if merged.price == nil, merged.transactionID == stored.transactionID { merged.price = stored.price }
         merged.acknowledgement = PurchaseAcknowledgement.combine(
             stored: held?.acknowledgement, incoming: incoming.acknowledgement)
         return merged

@@ -63,6 +63,9 @@ public struct StorePurchase: Hashable, Sendable {
     /// replaces this one.
     public var signedAt: UnixTime
     public var updatedAt: UnixTime
+    /// What the buyer paid for the newest transaction, where the store says (Apple's `price` and `currency`, Stripe's
+    /// amounts); nil when it does not (Google Play's purchase data carries none).
+    public var price: PurchasePrice?
 
     public init(
         tenantID: String, store: Store, originalTransactionID: String, transactionID: String, customerID: Int64?,
@@ -73,8 +76,9 @@ public struct StorePurchase: Hashable, Sendable {
         signedAt: UnixTime, updatedAt: UnixTime, renewalProductID: String = "", isUpgraded: Bool = false,
         renewalStateAsOf: UnixTime? = nil, pausedUntil: UnixTime? = nil, supersededBy: String = "",
         origin: PurchaseOrigin = .device, replaces: String = "", acknowledgement: PurchaseAcknowledgement = .notRequired,
-        isSuspended: Bool = false
+        isSuspended: Bool = false, price: PurchasePrice? = nil
     ) {
+        self.price = price
         self.tenantID = tenantID
         self.store = store
         self.originalTransactionID = originalTransactionID
@@ -107,5 +111,17 @@ public struct StorePurchase: Hashable, Sendable {
         self.isSuspended = isSuspended
         self.signedAt = signedAt
         self.updatedAt = updatedAt
+    }
+}
+
+/// An amount the store charged: thousandths of the currency's unit (Apple's own unit; `9990` in `USD` is $9.99)
+/// and the ISO 4217 code in capitals.
+public struct PurchasePrice: Hashable, Sendable {
+    public var milliunits: Int64
+    public var currency: String
+
+    public init(milliunits: Int64, currency: String) {
+        self.milliunits = milliunits
+        self.currency = currency.uppercased()
     }
 }

@@ -65,12 +65,16 @@ public enum StripeInterpretation {
     ) throws(DomainError) -> StorePurchase {
         let environment = try environment(livemode: subscription.livemode, settings: settings)
         var productID: String?
+        var charged: PurchasePrice?
         var entitlements: [String] = []
         for item in subscription.items?.data ?? [] {
             guard let price = item.price,
                 let mapped = settings.tenantProduct(forPrice: price.id, product: price.product?.id)
             else { continue }
-            if productID == nil { productID = mapped }
+            if productID == nil {
+                productID = mapped
+                charged = Self.price(price.unitAmount.map { $0 * max(1, item.quantity ?? 1) }, currency: price.currency)
+            }
             for id in tenant.entitlements(forProduct: mapped) where !entitlements.contains(id) { entitlements.append(id) }
         }
         guard let productID else {
@@ -117,7 +121,7 @@ public enum StripeInterpretation {
             revocationReason: "", ownership: .purchased, willRenew: willRenew, inGracePeriod: grace != nil,
             inBillingRetry: status == .pastDue || status == .unpaid, gracePeriodExpiresAt: grace, appAccountToken: "",
             offerType: status == .trialing ? "trial" : "", signedAt: observedAt, updatedAt: observedAt,
-            renewalStateAsOf: observedAt, origin: origin, isSuspended: suspended)
+            renewalStateAsOf: observedAt, origin: origin, isSuspended: suspended, price: charged)
     }
 
     /// The purchase a one-time Checkout Session (`mode` `payment`) shows: a lifetime product once paid, nothing while a
@@ -148,7 +152,16 @@ public enum StripeInterpretation {
             originalPurchaseAt: purchasedAt, expiresAt: nil, revokedAt: nil, revocationReason: "", ownership: .purchased,
             willRenew: false, inGracePeriod: false, inBillingRetry: false, gracePeriodExpiresAt: nil, appAccountToken: "",
             offerType: "", signedAt: observedAt, updatedAt: observedAt, origin: origin,
-            isSuspended: session.paymentStatus == "unpaid")
+            isSuspended: session.paymentStatus == "unpaid",
+            price: Self.price(session.amountTotal, currency: session.currency))
+    }
+
+    /// A Stripe amount (the currency's smallest unit) as a price; nil without both, or when it does not fit.
+    static func price(_ amount: Int64?, currency: String?) -> PurchasePrice? {
+        guard let amount, let currency, let milliunits = StripeAmount.milliunits(amount, currency: currency) else {
+            return nil
+        }
+        return PurchasePrice(milliunits: milliunits, currency: currency)
     }
 
     /// A paid invoice of a held subscription: its period paid for, from `observedAt` on. Nil when it adds nothing

@@ -117,6 +117,10 @@ enum CustomerEventMessage {
             ("in_billing_retry", .bool(purchase.inBillingRetry)),
             ("ownership", .string(purchase.ownership == .familyShared ? "family_shared" : "purchased")),
         ]
+        if let price = purchase.price {
+            members.append(
+                ("price", .object([("amount_milliunits", .number(String(price.milliunits))), ("currency", .string(price.currency))])))
+        }
         if !purchase.revocationReason.isEmpty { members.append(("revocation_reason", .string(purchase.revocationReason))) }
         if !purchase.offerType.isEmpty { members.append(("offer_type", .string(purchase.offerType))) }
         if !purchase.renewalProductID.isEmpty { members.append(("renewal_product_id", .string(purchase.renewalProductID))) }

@@ -24,11 +24,15 @@ public struct StripeCheckoutSession: Decodable, Sendable {
     public var invoice: StripeID?
     /// What was bought: only when the request expanded `line_items` (webhooks never carry them).
     public var lineItems: LineItems?
+    /// What the buyer paid, in the currency's smallest unit (``StripeAmount``).
+    public var amountTotal: Int64?
+    public var currency: String?
     public var created: Int64?
     public var livemode: Bool?
 
     enum CodingKeys: String, CodingKey {
-        case id, mode, status, metadata, customer, subscription, invoice, created, livemode
+        case id, mode, status, metadata, customer, subscription, invoice, created, livemode, currency
+        case amountTotal = "amount_total"
         case paymentStatus = "payment_status"
         case clientReferenceID = "client_reference_id"
         case paymentIntent = "payment_intent"

@@ -6,20 +6,31 @@ public struct StripeSubscription: Decodable, Sendable {
         public struct Price: Decodable, Sendable {
             public var id: String
             public var product: StripeID?
+            /// In the currency's smallest unit (``StripeAmount``).
+            public var unitAmount: Int64?
+            public var currency: String?
 
-            public init(id: String, product: StripeID?) {
+            public init(id: String, product: StripeID?, unitAmount: Int64? = nil, currency: String? = nil) {
                 self.id = id
                 self.product = product
+                self.unitAmount = unitAmount
+                self.currency = currency
+            }
+
+            enum CodingKeys: String, CodingKey {
+                case id, product, currency
+                case unitAmount = "unit_amount"
             }
         }
 
         public var id: String?
         public var price: Price?
+        public var quantity: Int64?
         public var currentPeriodStart: Int64?
         public var currentPeriodEnd: Int64?
 
         enum CodingKeys: String, CodingKey {
-            case id, price
+            case id, price, quantity
             case currentPeriodStart = "current_period_start"
             case currentPeriodEnd = "current_period_end"
         }
