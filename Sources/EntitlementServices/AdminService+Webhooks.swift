@@ -102,16 +102,8 @@ extension AdminService {
     private static func range(_ after: ProtoTimestamp?, _ before: ProtoTimestamp?) throws(DomainError)
         -> (UnixTime?, UnixTime?)
     {
-        func time(_ timestamp: ProtoTimestamp?, _ field: String) throws(DomainError) -> UnixTime? {
-            guard let timestamp else { return nil }
-            guard timestamp.isValid else {
-                throw .invalidArgument(
-                    "\(field) must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z with nanos in 0...999999999.")
-            }
-            return UnixTime(milliseconds: timestamp.unixMilliseconds)
-        }
-        let from = try time(after, "created_after")
-        let to = try time(before, "created_before")
+        let from = try after?.requestTime(field: "created_after")
+        let to = try before?.requestTime(field: "created_before")
         if let from, let to, from >= to {
             throw .invalidArgument("created_after must be before created_before.")
         }
