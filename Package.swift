@@ -53,6 +53,9 @@ let package = Package(
         // Standard Webhooks signing (whsec_ secrets, webhook-id/-timestamp/-signature) for our outgoing webhooks.
         .target(name: "StandardWebhooks", dependencies: ["Crypto", "Encodings", "BoundedText"], swiftSettings: strict),
         // Stripe's API: objects re-fetched so that events are applied as the objects are now.
+        .target(
+            name: "AppStoreServerAPI", dependencies: ["JOSE", "Crypto", "Encodings", "OutboundHTTP", "HTTP2Transport"],
+            swiftSettings: strict),
         .target(name: "StripeAPI", dependencies: ["Stripe", "OutboundHTTP", "HTTP2Transport", "BoundedText"], swiftSettings: strict),
         // Google's APIs: service-account tokens, the Play Developer API, Pub/Sub push tokens.
         .target(
@@ -126,6 +129,9 @@ let package = Package(
 
         .testTarget(name: "EncodingsTests", dependencies: ["Encodings"]),
         .testTarget(name: "CivilCalendarTests", dependencies: ["CivilCalendar"]),
+        .testTarget(
+            name: "AppStoreServerAPITests",
+            dependencies: ["AppStoreServerAPI", "Crypto", "OutboundHTTP", "TestSupport"], exclude: ["Resources"]),
         .testTarget(name: "StripeTests", dependencies: ["Stripe", "TestSupport"], exclude: ["Resources"]),
         .testTarget(name: "StandardWebhooksTests", dependencies: ["StandardWebhooks", "TestSupport"], exclude: ["Resources"]),
         .testTarget(name: "OutboundHTTPTests", dependencies: ["OutboundHTTP", "HTTP2Transport", "TestSupport", "RPCCore"]),

@@ -1,0 +1,128 @@
+public import Foundation
+import HTTP2Transport
+public import OutboundHTTP
+
+/// Which of Apple's two App Store Server API hosts a call goes to.
+public enum AppStoreAPIEnvironment: String, Sendable, Hashable, CaseIterable {
+    case production, sandbox
+}
+
+/// One tenant's App Store Server API: bearer tokens from its In-App Purchase key, Apple's production and sandbox hosts
+/// (or a local fake's, from configuration), failures that may pass (429, 5xx, no answer) retried with backoff by the
+/// outbound client, and Apple's error bodies read. What comes back is signed data for the existing verifier:
+/// nothing here is trusted because it came over TLS.
+public struct AppStoreServerAPIClient: Sendable {
+    public static let productionURL = "https://api.storekit.apple.com"
+    public static let sandboxURL = "https://api.storekit-sandbox.apple.com"
+    static let maxErrorBytes = 300
+
+    let tokens: AppStoreAPITokens
+    let http: OutboundHTTPClient
+    let baseURLs: [AppStoreAPIEnvironment: OutboundURL]
+    let now: @Sendable () -> Int64
+
+    /// - Parameter now: Unix seconds, for the tokens.
+    public init(
+        credentials: AppStoreAPICredentials, http: OutboundHTTPClient, productionURL: String = Self.productionURL,
+        sandboxURL: String = Self.sandboxURL, now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+    ) throws(AppStoreServerAPIError) {
+        var urls: [AppStoreAPIEnvironment: OutboundURL] = [:]
+        for (environment, text) in [(AppStoreAPIEnvironment.production, productionURL), (.sandbox, sandboxURL)] {
+            guard let url = OutboundURL(text), url.target == "/" || url.target.isEmpty else {
+                throw AppStoreServerAPIError(
+                    .configuration, "the \(environment.rawValue) App Store Server API URL \(text) is not an http(s) origin")
+            }
+            urls[environment] = url
+        }
+        tokens = AppStoreAPITokens(credentials: credentials)
+        self.http = http
+        baseURLs = urls
+        self.now = now
+    }
+
+    /// Get Transaction Info: the signed transaction (JWS) for any transaction ID of the customer, and the environment
+    /// that knew it. Asked of each of `environments` in turn while the one before answers `TransactionIdNotFoundError`
+    /// (Apple's advice: production first, then sandbox).
+    public func transactionInfo(_ transactionID: String, in environments: [AppStoreAPIEnvironment])
+        async throws(AppStoreServerAPIError) -> (signedTransactionInfo: String, environment: AppStoreAPIEnvironment)
+    {
+        let id = try Self.pathComponent(transactionID, "transaction ID")
+        var lastError: AppStoreServerAPIError?
+        for environment in environments {
+            do throws(AppStoreServerAPIError) {
+                let body = try await send("GET", "/inApps/v1/transactions/\(id)", in: environment)
+                let info: TransactionInfoResponse = try Self.decode(body, "Get Transaction Info")
+                return (info.signedTransactionInfo, environment)
+            } catch where error.appleErrorCode == AppleErrorCodes.transactionIDNotFound {
+                lastError = error
+            }
+        }
+        throw lastError ?? AppStoreServerAPIError(.configuration, "no App Store environment to ask")
+    }
+
+    /// One call: the body of a 2xx; Apple's error otherwise.
+    func send(_ method: String, _ path: String, body: [UInt8] = [], in environment: AppStoreAPIEnvironment)
+        async throws(AppStoreServerAPIError) -> [UInt8]
+    {
+        guard let base = baseURLs[environment] else {
+            throw AppStoreServerAPIError(.configuration, "no \(environment.rawValue) URL")
+        }
+        var url = base
+        url.target = path
+        var headers: HTTPHeaders = [
+            "Authorization": "Bearer " + (try tokens.token(now: now())), "Accept": "application/json",
+        ]
+        if !body.isEmpty { headers.add(name: "Content-Type", value: "application/json") }
+        let response: HTTPClientResponse
+        do throws(OutboundHTTPError) {
+            response = try await http.send(method, url, headers: headers, body: body).response
+        } catch {
+            throw AppStoreServerAPIError(.unreachable, "\(method) \(path) on Apple's \(environment.rawValue) host: \(error)")
+        }
+        guard (200..<300).contains(response.status) else { throw Self.error(of: response, method, path) }
+        return response.body
+    }
+
+    /// Apple's error body (`errorCode`, `errorMessage`) when there is one; a 401 (a refused token) usually has none.
+    static func error(of response: HTTPClientResponse, _ method: String, _ path: String) -> AppStoreServerAPIError {
+        let apple = try? JSONDecoder().decode(ErrorResponse.self, from: Data(response.body))
+        let code: AppStoreServerAPIError.Code = response.status == 401 ? .unauthorized : .refused
+        var message = "\(method) \(path): HTTP \(response.status)"
+        if let apple {
+            let name = AppleErrorCodes.names[apple.errorCode].map { "\($0) (\(apple.errorCode))" } ?? "error \(apple.errorCode)"
+            message += ", \(name)"
+            if let said = apple.errorMessage { message += ": " + String(said.prefix(maxErrorBytes)) }
+        } else if response.status == 401 {
+            message += ": Apple refused the token (check the key file, key ID, issuer ID and bundle ID)"
+        }
+        return AppStoreServerAPIError(code, status: response.status, appleErrorCode: apple?.errorCode, message)
+    }
+
+    /// An ID as a path segment: 1-64 letters, digits, `-` or `_` (Apple's IDs are digits), never anything that could
+    /// change the request.
+    static func pathComponent(_ id: String, _ what: String) throws(AppStoreServerAPIError) -> String {
+        guard (1...64).contains(id.utf8.count),
+            id.utf8.allSatisfy({ $0 < 0x80 && (Character(Unicode.Scalar($0)).isLetter || Character(Unicode.Scalar($0)).isNumber || $0 == 0x2D || $0 == 0x5F) })
+        else {
+            throw AppStoreServerAPIError(.configuration, "the \(what) must be 1 to 64 letters, digits, - or _")
+        }
+        return id
+    }
+
+    static func decode<Value: Decodable>(_ body: [UInt8], _ call: String) throws(AppStoreServerAPIError) -> Value {
+        do {
+            return try JSONDecoder().decode(Value.self, from: Data(body))
+        } catch {
+            throw AppStoreServerAPIError(.malformedResponse, "\(call): Apple's answer is not the documented JSON")
+        }
+    }
+}
+
+struct TransactionInfoResponse: Decodable {
+    var signedTransactionInfo: String
+}
+
+struct ErrorResponse: Decodable {
+    var errorCode: Int
+    var errorMessage: String?
+}
