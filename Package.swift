@@ -162,7 +162,7 @@ let package = Package(
         .testTarget(
             name: "EntitlementDomainTests", dependencies: ["EntitlementDomain", "EntitlementStorage", "TestSupport", "AppStore", "GooglePlay", "Stripe"]
         ),
-        .testTarget(name: "TenantConfigurationTests", dependencies: ["TenantConfiguration", "EntitlementDomain", "TestSupport"]),
+        .testTarget(name: "TenantConfigurationTests", dependencies: ["TenantConfiguration", "EntitlementDomain", "TestSupport", "Crypto"]),
         .testTarget(
             name: "EntitlementServicesTests",
             dependencies: [

@@ -5,8 +5,9 @@ import EntitlementDomain
 extension TenantConfigReader {
     static let appStoreFields = [
         "bundle_id", "app_apple_id", "environments", "root_certificates", "grace_period_days", "transfer_policy",
-        "products", "_comment",
+        "products", "server_api", "_comment",
     ]
+    static let serverAPIFields = ["key_file", "key_id", "issuer_id", "production_url", "sandbox_url", "_comment"]
     static let appStoreProductFields = ["type", "duration_days"]
 
     /// A tenant's `app_store` object. `mappedProducts` is the tenant's `products` (product → entitlements).
@@ -121,11 +122,47 @@ extension TenantConfigReader {
             }
         }
 
+        let serverAPI = try members["server_api"].map { node throws(TenantConfigError) in
+            try serverAPISettings(node, path: path + ".server_api")
+        }
         var settings = AppStoreSettings(
             bundleID: bundleID, appAppleID: appAppleID, environments: environments, rootCertificatePaths: rootPaths,
-            gracePeriodDays: gracePeriodDays, transferPolicy: transferPolicy, products: products)
+            gracePeriodDays: gracePeriodDays, transferPolicy: transferPolicy, products: products, serverAPI: serverAPI)
         settings.trustedRoots = trustedRoots
         return settings
+    }
+
+    /// `app_store.server_api`: the In-App Purchase key and Apple's hosts.
+    private func serverAPISettings(_ node: JSONNode, path: String) throws(TenantConfigError) -> AppStoreServerAPISettings {
+        let members = try object(node, path: path, allowed: Self.serverAPIFields, what: "\"server_api\"")
+        func required(_ field: String, _ what: String) throws(TenantConfigError) -> (JSONNode, String) {
+            guard let member = members[field] else {
+                throw error(.missingField, node, path, "missing \"\(field)\": \(what)")
+            }
+            return (member, try string(member, path: path + "." + field))
+        }
+        let (keyNode, keyText) = try required(
+            "key_file", "the In-App Purchase key (.p8) from App Store Connect, Users and Access → Integrations")
+        let keyPath = try rule(keyNode, path + ".key_file") { () throws(TenantRuleError) in
+            try AppStoreServerAPISettings.keyFile(keyText, against: directory)
+        }
+        let (keyIDNode, keyID) = try required("key_id", "the key's ID, shown beside it in App Store Connect")
+        try rule(keyIDNode, path + ".key_id") { () throws(TenantRuleError) in try AppStoreServerAPISettings.checkKeyID(keyID) }
+        let (issuerNode, issuerID) = try required("issuer_id", "the issuer ID shown above the keys in App Store Connect")
+        try rule(issuerNode, path + ".issuer_id") { () throws(TenantRuleError) in
+            try AppStoreServerAPISettings.checkIssuerID(issuerID)
+        }
+        var urls = [AppStoreServerAPISettings.defaultProductionURL, AppStoreServerAPISettings.defaultSandboxURL]
+        for (index, field) in ["production_url", "sandbox_url"].enumerated() {
+            guard let urlNode = members[field] else { continue }
+            let text = try string(urlNode, path: path + "." + field)
+            try rule(urlNode, path + "." + field) { () throws(TenantRuleError) in
+                try AppStoreServerAPISettings.checkHostURL(text)
+            }
+            urls[index] = text
+        }
+        return AppStoreServerAPISettings(
+            keyFilePath: keyPath, keyID: keyID, issuerID: issuerID, productionURL: urls[0], sandboxURL: urls[1])
     }
 
     private func appStoreProduct(_ node: JSONNode, path: String, id: String, mapped: Bool) throws(TenantConfigError)

@@ -73,7 +73,8 @@ public struct AppStoreProduct: Sendable, Hashable {
 ///       "root_certificates": ["AppleRootCA-G3.cer"],    // optional; relative to the tenants file; default AppleRootCA-G3.cer there
 ///       "grace_period_days": 16,                        // optional; 0–60, default 0
 ///       "transfer_policy": "transfer",                  // optional; transfer | transfer_if_no_active | keep_with_original
-///       "products": {"com.example.pass": {"type": "non_renewing", "duration_days": 30}}   // optional
+///       "products": {"com.example.pass": {"type": "non_renewing", "duration_days": 30}},  // optional
+///       "server_api": {...}                             // optional: ``AppStoreServerAPISettings``
 ///     }
 public struct AppStoreSettings: Sendable, Hashable {
     /// The root certificate file used when `root_certificates` is absent, looked for next to the tenants file.
@@ -96,13 +97,16 @@ public struct AppStoreSettings: Sendable, Hashable {
     public var transferPolicy: TransferPolicy
     /// Store product ID → its kind. Entitlements come from the tenant's ``Tenant/products``.
     public var products: [String: AppStoreProduct]
+    /// How the server calls Apple's App Store Server API for this app; nil: it does not.
+    public var serverAPI: AppStoreServerAPISettings?
 
     /// Settings built in code; validated when passed to ``Tenant/init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:web:webhooks:)``.
     public init(
         bundleID: String, appAppleID: Int64? = nil, environments: Set<AppStoreEnvironmentName>,
         rootCertificatePaths: [String], gracePeriodDays: Int = 0, transferPolicy: TransferPolicy = .transfer,
-        products: [String: AppStoreProduct] = [:]
+        products: [String: AppStoreProduct] = [:], serverAPI: AppStoreServerAPISettings? = nil
     ) {
+        self.serverAPI = serverAPI
         self.bundleID = bundleID
         self.appAppleID = appAppleID
         self.environments = environments
@@ -159,6 +163,11 @@ public struct AppStoreSettings: Sendable, Hashable {
                         id, type: product.type, durationDays: product.durationDays.map { ($0, String($0)) },
                         mapped: mappedProducts[id] != nil)
                 }
+            }
+        }
+        if let serverAPI {
+            settings.serverAPI = try TenantRuleError.at(".server_api") { () throws(TenantRuleError) in
+                try serverAPI.validated(directory: directory)
             }
         }
         return settings

@@ -323,6 +323,16 @@ extension PlayStoreSettings {
     /// A key file's JSON value: a readable regular file of at most ``maxKeyFileBytes``, JSON. `what` names the
     /// file in errors, which never quote its contents.
     static func keyFileJSON(_ path: String, what: String) throws(TenantRuleError) -> Any {
+        let bytes = try keyFileBytes(path, what: what)
+        // Foundation's message is left out: it may quote what it could not parse.
+        guard let json = try? JSONSerialization.jsonObject(with: Data(bytes)) else {
+            throw TenantRuleError(.unreadableKeyFile, "\(what) \"\(path)\" is not JSON")
+        }
+        return json
+    }
+
+    /// A key file's bytes: a regular, readable, non-empty file of at most ``maxKeyFileBytes``.
+    static func keyFileBytes(_ path: String, what: String) throws(TenantRuleError) -> [UInt8] {
         // A device or a pipe (/dev/zero, /dev/stdin) could be read forever; readFile explains the other kinds.
         if FileSystem.kind(of: path) == .other {
             throw TenantRuleError(.unreadableKeyFile, "cannot read \(what) \"\(path)\": it is not a regular file")
@@ -340,11 +350,7 @@ extension PlayStoreSettings {
                 "\(what) \"\(path)\" is \(bytes.count) bytes long, more than a key file can be "
                     + "(\(maxKeyFileBytes / 1024) KiB)")
         }
-        // Foundation's message is left out: it may quote what it could not parse.
-        guard let json = try? JSONSerialization.jsonObject(with: Data(bytes)) else {
-            throw TenantRuleError(.unreadableKeyFile, "\(what) \"\(path)\" is not JSON")
-        }
-        return json
+        return bytes
     }
 }
 
