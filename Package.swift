@@ -79,7 +79,7 @@ let package = Package(
             dependencies: [
                 "RPCCore", "ProtobufWire", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "AppStore", "JOSE",
                 "Crypto", "BoundedText", "Encodings", "GooglePlay", "GooglePlayAPI", "Stripe", "StripeAPI", "StandardWebhooks",
-                "OutboundHTTP", "FileAccess", "CivilCalendar",
+                "OutboundHTTP", "FileAccess", "CivilCalendar", "AppStoreServerAPI",
             ],
             swiftSettings: strict
         ),

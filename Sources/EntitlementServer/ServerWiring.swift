@@ -124,6 +124,7 @@ public struct ServerWiring: Sendable {
                 health,
                 EntitlementService(
                     engine: engine, tenants: tenants, log: callLog, streams: streamLimits, appStore: appStore,
+                    appStoreAPIs: AppStoreServerAPIs(tenants: tenants, http: outbound),
                     playStore: playStore, acknowledger: acknowledger, webHeartbeatInterval: limits.webHeartbeatInterval),
                 AdminService(
                     engine: engine, tenants: tenants, log: callLog, playStore: playStore, acknowledger: acknowledger,

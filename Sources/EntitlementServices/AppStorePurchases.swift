@@ -1,5 +1,6 @@
 import BoundedText
 import AppStore
+import AppStoreServerAPI
 import Crypto
 import EntitlementDomain
 import EntitlementStorage
@@ -35,6 +36,27 @@ public final class AppStorePurchases: Sendable {
             throw Self.domainError(error)
         }
         return try AppStoreInterpretation.purchase(from: payload, tenant: tenant, settings: settings)
+    }
+
+    /// Looks `transactionID` up with Apple's App Store Server API (Get Transaction Info, production then sandbox as the
+    /// tenant accepts them) and verifies what comes back exactly as a device's signed transaction.
+    func record(fromTransactionID transactionID: String, tenant: Tenant, apis: AppStoreServerAPIs) async throws(DomainError)
+        -> StorePurchase
+    {
+        let settings = try Self.settings(of: tenant)
+        let environments = AppStoreServerAPIs.environments(of: settings)
+        guard !environments.isEmpty else {
+            throw .failedPrecondition(
+                "Tenant '\(tenant.id)' accepts only local App Store environments, which Apple's server does not know.")
+        }
+        let client = try apis.client(for: tenant, settings: settings)
+        let signed: String
+        do throws(AppStoreServerAPIError) {
+            signed = try await client.transactionInfo(transactionID, in: environments).signedTransactionInfo
+        } catch {
+            throw DomainError(error)
+        }
+        return try record(from: signed, tenant: tenant)
     }
 
     static func settings(of tenant: Tenant) throws(DomainError) -> AppStoreSettings {

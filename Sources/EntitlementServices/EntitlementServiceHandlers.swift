@@ -14,6 +14,8 @@ public struct EntitlementService: RPCService {
     let log: CallLog
     let streams: StreamLimits
     let appStore: AppStorePurchases
+    /// Apple's App Store Server API, for purchases given by transaction ID.
+    let appStoreAPIs: AppStoreServerAPIs
     /// nil: Google Play purchases are refused (no outbound client was configured).
     let playStore: PlayStorePurchases?
     let acknowledger: PlayAcknowledger?
@@ -23,10 +25,11 @@ public struct EntitlementService: RPCService {
 
     public init(
         engine: CustomerEngine, tenants: TenantRegistry, log: CallLog, streams: StreamLimits = StreamLimits(),
-        appStore: AppStorePurchases? = nil, playStore: PlayStorePurchases? = nil, acknowledger: PlayAcknowledger? = nil,
-        redemptions: RedemptionAttempts = RedemptionAttempts(),
+        appStore: AppStorePurchases? = nil, appStoreAPIs: AppStoreServerAPIs? = nil, playStore: PlayStorePurchases? = nil,
+        acknowledger: PlayAcknowledger? = nil, redemptions: RedemptionAttempts = RedemptionAttempts(),
         webHeartbeatInterval: Duration = .seconds(25)
     ) {
+        self.appStoreAPIs = appStoreAPIs ?? AppStoreServerAPIs(tenants: tenants, http: nil)
         self.engine = engine
         self.tenants = tenants
         self.log = log
@@ -82,7 +85,7 @@ public struct EntitlementService: RPCService {
             let record: StorePurchase
             switch request.purchase {
             case .appStore(let purchase)?:
-                record = try appStore.record(from: try Self.signedTransaction(purchase, field: "app_store"), tenant: tenant)
+                record = try await appStoreRecord(purchase, tenant: tenant, field: "app_store")
             case .playStore(let purchase)?:
                 record = try await playRecord(purchase, tenant: tenant, field: "play_store")
             case .webRedemption(let redemption)?:
@@ -117,9 +120,7 @@ public struct EntitlementService: RPCService {
             var records: [StorePurchase] = []
             for (index, purchase) in request.appStore.enumerated() {
                 do throws(DomainError) {
-                    records.append(
-                        try appStore.record(
-                            from: try Self.signedTransaction(purchase, field: "app_store[\(index)]"), tenant: tenant))
+                    records.append(try await appStoreRecord(purchase, tenant: tenant, field: "app_store[\(index)]"))
                 } catch {
                     throw DomainError(error.code, "app_store[\(index)]: \(error.message)")
                 }
@@ -174,10 +175,29 @@ public struct EntitlementService: RPCService {
             productID: purchase.productID, token: purchase.purchaseToken, tenant: tenant, field: field).purchase
     }
 
+    /// An App Store purchase verified: its signed transaction, or the one Apple's server gives for its transaction ID.
+    private func appStoreRecord(_ purchase: AppStorePurchase, tenant: Tenant, field: String) async throws(DomainError)
+        -> StorePurchase
+    {
+        switch (purchase.signedTransaction.isEmpty, purchase.transactionID.isEmpty) {
+        case (false, true):
+            return try appStore.record(from: try Self.signedTransaction(purchase, field: field), tenant: tenant)
+        case (true, false):
+            let id = purchase.transactionID
+            guard (1...32).contains(id.utf8.count), id.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+                throw .invalidArgument("\(field).transaction_id must be an App Store transaction ID: 1 to 32 digits.")
+            }
+            return try await appStore.record(fromTransactionID: id, tenant: tenant, apis: appStoreAPIs)
+        case (false, false):
+            throw .invalidArgument("\(field) takes signed_transaction or transaction_id, not both.")
+        case (true, true):
+            throw .invalidArgument("\(field) needs signed_transaction or transaction_id.")
+        }
+    }
+
     /// A signed transaction within reason: StoreKit's are a few kilobytes.
     private static func signedTransaction(_ purchase: AppStorePurchase, field: String) throws(DomainError) -> String {
         let token = purchase.signedTransaction
-        guard !token.isEmpty else { throw .invalidArgument("\(field).signed_transaction is empty.") }
         guard token.utf8.count <= 64 * 1024 else {
             throw .invalidArgument("\(field).signed_transaction is larger than 64 KiB.")
         }

@@ -50,12 +50,15 @@ public struct PurchaseRequest: ProtoMessage {
 public struct AppStorePurchase: ProtoMessage {
     /// StoreKit 2 JWS transaction, verified by the server.
     public var signedTransaction = ""
+    /// Or only its transaction ID, looked up with Apple's App Store Server API.
+    public var transactionID = ""
     public var unknownFields: [UInt8] = []
 
     public init() {}
 
-    public init(signedTransaction: String = "") {
+    public init(signedTransaction: String = "", transactionID: String = "") {
         self.signedTransaction = signedTransaction
+        self.transactionID = transactionID
     }
 
     public init(from reader: inout ProtoReader) throws {
@@ -63,6 +66,7 @@ public struct AppStorePurchase: ProtoMessage {
         while let tag = try reader.nextTag() {
             switch tag.number {
             case 1: signedTransaction = try reader.decodeString(tag)
+            case 2: transactionID = try reader.decodeString(tag)
             default: unknownFields += try reader.skipField(tag)
             }
         }
@@ -70,6 +74,7 @@ public struct AppStorePurchase: ProtoMessage {
 
     public func encode(to writer: inout ProtoWriter) {
         writer.writeString(1, signedTransaction)
+        writer.writeString(2, transactionID)
         writer.writeRaw(unknownFields)
     }
 }

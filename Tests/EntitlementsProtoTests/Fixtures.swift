@@ -214,7 +214,7 @@ enum Fixtures {
     }
 
     static func appStorePurchase(_ u: Bool, _ i: Int = 0) -> AppStorePurchase {
-        unk(AppStorePurchase(signedTransaction: "eyJhbGciOiJFUzI1NiJ9.payload-\(i).signature"), u)
+        unk(AppStorePurchase(signedTransaction: "eyJhbGciOiJFUzI1NiJ9.payload-\(i).signature", transactionID: "200000000\(i)"), u)
     }
 
     static func playStorePurchase(_ u: Bool, _ i: Int = 0) -> PlayStorePurchase {

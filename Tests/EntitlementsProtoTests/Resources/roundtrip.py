@@ -81,7 +81,8 @@ def status_event(u, kind=None):
 
 
 def app_store_purchase(u, i=0):
-    return unk(es.AppStorePurchase(signed_transaction=f"eyJhbGciOiJFUzI1NiJ9.payload-{i}.signature"), u)
+    return unk(es.AppStorePurchase(signed_transaction=f"eyJhbGciOiJFUzI1NiJ9.payload-{i}.signature",
+                                   transaction_id=f"200000000{i}"), u)
 
 
 def play_store_purchase(u, i=0):
