@@ -18,9 +18,19 @@ extension EntitlementClient {
 
     /// `Purchase` of an App Store transaction (a StoreKit 2 signed transaction).
     public func purchaseAppStore(appUserID: String, signedTransaction: String) async throws -> PurchaseResponse {
+        try await purchaseAppStore(appUserID: appUserID, AppStorePurchase(signedTransaction: signedTransaction))
+    }
+
+    /// `Purchase` of an App Store transaction by its ID: the server fetches and verifies it with Apple's App Store
+    /// Server API.
+    public func purchaseAppStore(appUserID: String, transactionID: String) async throws -> PurchaseResponse {
+        try await purchaseAppStore(appUserID: appUserID, AppStorePurchase(transactionID: transactionID))
+    }
+
+    private func purchaseAppStore(appUserID: String, _ purchase: AppStorePurchase) async throws -> PurchaseResponse {
         var request = PurchaseRequest()
         request.appUserID = appUserID
-        request.purchase = .appStore(AppStorePurchase(signedTransaction: signedTransaction))
+        request.purchase = .appStore(purchase)
         return try await unary(Methods.purchase, request)
     }
 

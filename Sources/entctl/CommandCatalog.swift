@@ -56,7 +56,7 @@ extension CommandHelp {
         ])
 
     static let purchase = CommandHelp(
-        name: "purchase", arguments: "APP_USER_ID (SIGNED_TRANSACTION | --play PRODUCT_ID:TOKEN)",
+        name: "purchase", arguments: "APP_USER_ID (SIGNED_TRANSACTION | --transaction-id ID | --play PRODUCT_ID:TOKEN)",
         summary: "attach a StoreKit 2 signed transaction or a Google Play purchase (- reads it from standard input)",
         details: [
             "", "Calls EntitlementService/Purchase: the server verifies the purchase (an App Store signed transaction",
@@ -64,8 +64,11 @@ extension CommandHelp {
             "",
             "  entctl purchase alice \"$T\"                                          # an App Store signed transaction",
             "  entctl purchase alice --play com.example.pro.monthly:\"$PLAY_TOKEN\"  # a Play product and its token",
+            "  entctl purchase alice --transaction-id 2000000123456789            # fetched from Apple by the server",
         ],
         options: [
+            ("--transaction-id ID", "an App Store transaction ID: the server asks Apple's App Store Server API for it"),
+            ("", "(the tenant needs app_store.server_api)"),
             ("--play PRODUCT_ID:TOKEN", "a Google Play purchase: the product ID and its purchase token (TOKEN - reads"),
             ("", "it from standard input)"),
         ])

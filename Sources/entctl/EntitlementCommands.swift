@@ -30,9 +30,29 @@ extension Entctl {
     /// `purchase APP_USER_ID (SIGNED_TRANSACTION | --play PRODUCT_ID:TOKEN)`: an App Store signed transaction, or a
     /// Google Play product and purchase token (`-` reads the token from standard input).
     func purchase() async throws -> Int32 {
-        try arguments.check(positionals: ["APP_USER_ID"], optional: 1, options: ["--play"])
+        try arguments.check(positionals: ["APP_USER_ID"], optional: 1, options: ["--play", "--transaction-id"])
         let appUserID = try arguments.positional(0, "APP_USER_ID")
         let play = try arguments.values("--play").map(Self.playPurchase)
+        let response: PurchaseResponse
+        if let transactionID = arguments.value("--transaction-id") {
+            guard arguments.positionals.count == 1, play.isEmpty else {
+                throw UsageError(description: "purchase takes one of SIGNED_TRANSACTION, --transaction-id or --play")
+            }
+            response = try await connect(.publicKey).purchaseAppStore(appUserID: appUserID, transactionID: transactionID)
+        } else {
+            response = try await purchase(appUserID, signedOrPlay: play)
+        }
+        printer.print(
+            response,
+            human: HumanOutput.customerStatus(response.customer)
+                + (response.result.map { ["purchase: " + HumanOutput.purchaseResult($0)] } ?? []))
+        return 0
+    }
+
+    /// A purchase given as a signed transaction or one `--play`.
+    private func purchase(_ appUserID: String, signedOrPlay play: [(productID: String, purchaseToken: String)]) async throws
+        -> PurchaseResponse
+    {
         let response: PurchaseResponse
         switch (arguments.positionals.count, play.count) {
         case (2, 0):
@@ -49,11 +69,7 @@ extension Entctl {
         default:
             throw UsageError(description: "purchase takes one --play (restore takes several)")
         }
-        printer.print(
-            response,
-            human: HumanOutput.customerStatus(response.customer)
-                + (response.result.map { ["purchase: " + HumanOutput.purchaseResult($0)] } ?? []))
-        return 0
+        return response
     }
 
     /// `redeem APP_USER_ID CODE`: attaches the web purchase a redemption code stands for.

@@ -4,10 +4,13 @@ sandbox when production does not know it, and verifies it exactly as a device's 
 
 from __future__ import annotations
 
+import json
+
 import grpc
 import pytest
 
 from appstore_support import BUNDLE_ID, MONTHLY, PRODUCTS, SigningCA, StoreEnv, app_store_settings, payload
+from entctl_support import entctl
 from entitlement_support import ACTIVE, new_tenant, unique_id, write_tenants
 from fake_app_store_api import FakeAppStoreAPI, write_key
 from test_notifications import new_original_id
@@ -167,3 +170,15 @@ def test_a_tenant_without_the_api_is_told_to_send_the_jws(env):
     error = env.plain.purchase_error(unique_id(), request=by_id(env.plain, unique_id(), "123"))
     assert error.code() == Code.FAILED_PRECONDITION, error
     assert "server_api" in error.details()
+
+
+def test_entctl_purchases_by_transaction_id(env, ca, apple):
+    transaction_id, _ = signed_at_apple(ca, apple["sandbox"])
+    user = unique_id()
+    base = ("--addr", f"127.0.0.1:{env.server.port}", "--key", env.tenants["sandbox"].public_key)
+    result = entctl(*base, "--json", "purchase", user, "--transaction-id", transaction_id)
+    assert result.returncode == 0, result.stderr
+    body = json.loads(result.stdout)
+    assert body["customer"]["status"]["state"] == "ACTIVE" and body["result"]["transactionId"] == transaction_id
+    both = entctl(*base, "purchase", user, "a.b.c", "--transaction-id", transaction_id)
+    assert both.returncode == 2 and "one of SIGNED_TRANSACTION, --transaction-id or --play" in both.stderr
