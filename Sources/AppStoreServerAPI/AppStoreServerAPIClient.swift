@@ -60,6 +60,17 @@ public struct AppStoreServerAPIClient: Sendable {
         throw lastError ?? AppStoreServerAPIError(.configuration, "no App Store environment to ask")
     }
 
+    /// Get All Subscription Statuses: the newest signed transaction and renewal info of each of the customer's
+    /// subscriptions, with Apple's status, from one environment.
+    public func subscriptionStatuses(_ transactionID: String, in environment: AppStoreAPIEnvironment)
+        async throws(AppStoreServerAPIError) -> [AppStoreSubscriptionStatus]
+    {
+        let id = try Self.pathComponent(transactionID, "transaction ID")
+        let body = try await send("GET", "/inApps/v1/subscriptions/\(id)", in: environment)
+        let response: StatusResponse = try Self.decode(body, "Get All Subscription Statuses")
+        return response.data.flatMap(\.lastTransactions)
+    }
+
     /// One call: the body of a 2xx; Apple's error otherwise.
     func send(_ method: String, _ path: String, body: [UInt8] = [], in environment: AppStoreAPIEnvironment)
         async throws(AppStoreServerAPIError) -> [UInt8]
@@ -116,6 +127,23 @@ public struct AppStoreServerAPIClient: Sendable {
             throw AppStoreServerAPIError(.malformedResponse, "\(call): Apple's answer is not the documented JSON")
         }
     }
+}
+
+/// One subscription's entry in Get All Subscription Statuses (`lastTransactions[]`).
+public struct AppStoreSubscriptionStatus: Decodable, Sendable, Hashable {
+    /// 1 active, 2 expired, 3 billing retry, 4 billing grace period, 5 revoked.
+    public var status: Int
+    public var originalTransactionId: String
+    public var signedTransactionInfo: String
+    public var signedRenewalInfo: String?
+}
+
+struct StatusResponse: Decodable {
+    struct Group: Decodable {
+        var lastTransactions: [AppStoreSubscriptionStatus]
+    }
+
+    var data: [Group]
 }
 
 struct TransactionInfoResponse: Decodable {

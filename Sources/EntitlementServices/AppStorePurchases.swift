@@ -50,13 +50,59 @@ public final class AppStorePurchases: Sendable {
                 "Tenant '\(tenant.id)' accepts only local App Store environments, which Apple's server does not know.")
         }
         let client = try apis.client(for: tenant, settings: settings)
-        let signed: String
+        let (signed, environment) = try await Self.asking { () async throws(AppStoreServerAPIError) in
+            try await client.transactionInfo(transactionID, in: environments)
+        }
+        let record = try record(from: signed, tenant: tenant)
+        guard record.productType == "Auto-Renewable Subscription"
+            || settings.products[record.productID]?.type == .autoRenewable
+        else { return record }
+        // A subscription's renewal state (auto-renew, grace, billing retry, a pending product) is only in its
+        // renewal info: ask for it, with the subscription's newest transaction.
+        let statuses = try await Self.asking { () async throws(AppStoreServerAPIError) in
+            try await client.subscriptionStatuses(transactionID, in: environment)
+        }
+        guard let current = statuses.first(where: { $0.originalTransactionId == record.originalTransactionID }) else {
+            return record
+        }
+        return try subscription(current, tenant: tenant, settings: settings)
+    }
+
+    /// A call to Apple, its failure as the caller sees it.
+    private static func asking<Value>(_ call: () async throws(AppStoreServerAPIError) -> Value) async throws(DomainError)
+        -> Value
+    {
         do throws(AppStoreServerAPIError) {
-            signed = try await client.transactionInfo(transactionID, in: environments).signedTransactionInfo
+            return try await call()
         } catch {
             throw DomainError(error)
         }
-        return try record(from: signed, tenant: tenant)
+    }
+
+    /// A subscription as Get All Subscription Statuses shows it, both of its signed parts verified.
+    private func subscription(_ status: AppStoreSubscriptionStatus, tenant: Tenant, settings: AppStoreSettings) throws(DomainError)
+        -> StorePurchase
+    {
+        let token = status.signedTransactionInfo
+        let verifier = try verifier(
+            for: tenant, settings: settings, claimed: try Self.claimedEnvironment(of: token, as: JWSTransaction.self))
+        let transaction: JWSTransaction
+        let renewal: JWSRenewalInfo?
+        do throws(AppStoreVerificationError) {
+            transaction = try verifier.verifyTransaction(token)
+            renewal = try status.signedRenewalInfo.map { signed throws(AppStoreVerificationError) in
+                try verifier.verifyRenewalInfo(signed)
+            }
+        } catch {
+            throw Self.domainError(error)
+        }
+        guard transaction.originalTransactionId == status.originalTransactionId,
+            renewal.map({ $0.originalTransactionId == status.originalTransactionId }) ?? true
+        else {
+            throw .unavailable("Apple's subscription status names original transaction \(status.originalTransactionId) but its signed data another.")
+        }
+        return try AppStoreInterpretation.purchase(
+            from: transaction, renewal: renewal, subscriptionStatus: status.status, tenant: tenant, settings: settings)
     }
 
     static func settings(of tenant: Tenant) throws(DomainError) -> AppStoreSettings {

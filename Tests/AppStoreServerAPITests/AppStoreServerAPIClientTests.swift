@@ -39,6 +39,23 @@ import Testing
         }
     }
 
+    @Test func subscriptionStatusesAreEveryGroupsLastTransactions() async throws {
+        let body = """
+            {"environment":"Sandbox","bundleId":"com.example.app","data":[
+             {"subscriptionGroupIdentifier":"g1","lastTransactions":[
+              {"status":1,"originalTransactionId":"1000","signedTransactionInfo":"t.1","signedRenewalInfo":"r.1"}]},
+             {"subscriptionGroupIdentifier":"g2","lastTransactions":[
+              {"status":4,"originalTransactionId":"2000","signedTransactionInfo":"t.2"}]}]}
+            """
+        let sandbox = try ScriptedHTTPServer { _ in .status(200, body, headers: Self.json) }
+        defer { sandbox.stop() }
+        let client = try Self.client(production: sandbox, sandbox: sandbox)
+        let statuses = try await client.subscriptionStatuses("1001", in: .sandbox)
+        #expect(statuses.map(\.originalTransactionId) == ["1000", "2000"])
+        #expect(statuses.map(\.status) == [1, 4] && statuses[1].signedRenewalInfo == nil)
+        #expect(sandbox.requests.map(\.target) == ["/inApps/v1/subscriptions/1001"])
+    }
+
     @Test func aRefusedTokenIsUnauthorizedAndNotTriedInSandbox() async throws {
         let production = try ScriptedHTTPServer { _ in .status(401) }
         let sandbox = try ScriptedHTTPServer { _ in .status(200, #"{"signedTransactionInfo":"x"}"#, headers: Self.json) }

@@ -2,10 +2,12 @@
 with PyJWT against the public half of the tenant's In-App Purchase key the way Apple documents it (ES256, `kid`,
 `typ` JWT, `iss`, `iat`, `exp` at most 60 minutes after `iat`, `aud` appstoreconnect-v1, `bid`) and answers
 Apple's 401 with no body to anything else; it serves Get Transaction Info from the signed transactions a test puts
-in `transactions`, and Apple's `TransactionIdNotFoundError` body for the rest. Not a test module."""
+in `transactions`, Get All Subscription Statuses from `subscriptions` (by original transaction ID), and Apple's
+`TransactionIdNotFoundError` body for IDs it does not hold. Not a test module."""
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import threading
@@ -18,6 +20,12 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 TRANSACTION_PATH = re.compile(r"^/inApps/v1/transactions/([0-9]+)$")
+STATUSES_PATH = re.compile(r"^/inApps/v1/subscriptions/([0-9]+)$")
+
+
+def original_id(token: str) -> str:
+    part = token.split(".")[1]
+    return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))["originalTransactionId"]
 
 
 def write_key(path: Path) -> Path:
@@ -36,6 +44,9 @@ class FakeAppStoreAPI:
     bundle_id: str
     #: transaction ID -> signed transaction (JWS) served by Get Transaction Info.
     transactions: dict[str, str] = field(default_factory=dict)
+    #: original transaction ID -> its `lastTransactions` entry: {"status", "signedTransactionInfo",
+    #: "signedRenewalInfo"} (the original transaction ID is added).
+    subscriptions: dict[str, dict] = field(default_factory=dict)
     #: (method, path, claims or None when the token was refused) per request, in order.
     requests: list[tuple[str, str, dict | None]] = field(default_factory=list)
 
@@ -61,6 +72,15 @@ class FakeAppStoreAPI:
                 fake.requests.append(("GET", self.path, claims))
                 if claims is None:
                     return self.answer(401)
+                statuses = STATUSES_PATH.match(self.path)
+                if statuses:
+                    if statuses.group(1) not in fake.transactions:
+                        return self.answer(404, {"errorCode": 4040010, "errorMessage": "Transaction id not found."})
+                    original = original_id(fake.transactions[statuses.group(1)])
+                    entries = [{"originalTransactionId": original, **fake.subscriptions[original]}] \
+                        if original in fake.subscriptions else []
+                    return self.answer(200, {"environment": "Sandbox", "bundleId": fake.bundle_id, "data": [
+                        {"subscriptionGroupIdentifier": "group-1", "lastTransactions": entries}]})
                 match = TRANSACTION_PATH.match(self.path)
                 if match and match.group(1) in fake.transactions:
                     return self.answer(200, {"signedTransactionInfo": fake.transactions[match.group(1)]})

@@ -92,12 +92,17 @@ def purchase(api, user: str, transaction_id: str):
     return api.store_call("Purchase", by_id(api, user, transaction_id))
 
 
-def signed_at_apple(ca, fake: FakeAppStoreAPI) -> tuple[str, str]:
-    """A monthly subscription Apple's (fake) server knows: its transaction ID and signed transaction."""
+def signed_at_apple(ca, fake: FakeAppStoreAPI, *renewal: str, status: int = 1) -> tuple[str, str]:
+    """A monthly subscription Apple's (fake) server knows, with its status and renewal info (`renewal`: arguments of
+    `entctl dev sign-renewal-info`): its transaction ID and signed transaction."""
     original = new_original_id()
     token = ca.sign(MONTHLY, "--original-transaction-id", original, "--transaction-id", original + "7",
                     "--signed-date", "-1h")
     fake.transactions[original + "7"] = token
+    fake.subscriptions[original] = {
+        "status": status, "signedTransactionInfo": token,
+        "signedRenewalInfo": ca.signed("sign-renewal-info", "--original-transaction-id", original, "--product", MONTHLY,
+                                       *renewal)}
     return original + "7", token
 
 
@@ -112,8 +117,11 @@ def test_a_transaction_id_is_looked_up_verified_and_applied_like_its_jws(env, ca
     assert response.result.original_transaction_id == payload(token)["originalTransactionId"]
     # A Sandbox-only tenant asks only the sandbox host, with a token PyJWT accepted.
     assert len(apple["production"].requests) == before
-    method, path, claims = apple["sandbox"].requests[-1]
-    assert (method, path) == ("GET", f"/inApps/v1/transactions/{transaction_id}")
+    # The transaction, then (a subscription) its status.
+    asked = apple["sandbox"].requests[-2:]
+    assert [(method, path) for method, path, _ in asked] == [
+        ("GET", f"/inApps/v1/transactions/{transaction_id}"), ("GET", f"/inApps/v1/subscriptions/{transaction_id}")]
+    claims = asked[0][2]
     assert claims["bid"] == BUNDLE_ID and claims["iss"] == ISSUER_ID and claims["aud"] == "appstoreconnect-v1"
     # The same purchase again, by ID or by its JWS: nothing new.
     assert purchase(env.sandbox, user, transaction_id).result.outcome == UNCHANGED
@@ -182,3 +190,31 @@ def test_entctl_purchases_by_transaction_id(env, ca, apple):
     assert body["customer"]["status"]["state"] == "ACTIVE" and body["result"]["transactionId"] == transaction_id
     both = entctl(*base, "purchase", user, "a.b.c", "--transaction-id", transaction_id)
     assert both.returncode == 2 and "one of SIGNED_TRANSACTION, --transaction-id or --play" in both.stderr
+
+
+def test_a_subscriptions_renewal_state_and_newest_period_come_from_its_status(env, ca, apple):
+    transaction_id, token = signed_at_apple(ca, apple["sandbox"])
+    original = payload(token)["originalTransactionId"]
+    # Apple's status holds a newer period than the ID asked for, auto-renew off, in the billing grace period.
+    renewed = ca.sign(MONTHLY, "--original-transaction-id", original, "--transaction-id", original + "8",
+                      "--purchase-date", "-1d", "--expires", "+29d", "--signed-date", "-1m")
+    apple["sandbox"].subscriptions[original] = {
+        "status": 4, "signedTransactionInfo": renewed,
+        "signedRenewalInfo": ca.signed("sign-renewal-info", "--original-transaction-id", original, "--product", MONTHLY,
+                                       "--auto-renew", "off", "--grace-period-expires", "+3d")}
+    response = purchase(env.sandbox, unique_id(), transaction_id)
+    (entitlement,) = response.customer.status.entitlements
+    assert not entitlement.will_renew and entitlement.in_grace_period and entitlement.in_billing_retry
+    assert response.result.transaction_id == original + "8"
+    assert entitlement.expires_at.seconds * 1000 + entitlement.expires_at.nanos // 1_000_000 == payload(renewed)["expiresDate"]
+    assert apple["sandbox"].requests[-1][1] == f"/inApps/v1/subscriptions/{transaction_id}"
+
+
+def test_a_status_whose_signed_data_is_forged_is_refused(env, ca, apple, tmp_path):
+    transaction_id, token = signed_at_apple(ca, apple["sandbox"])
+    original = payload(token)["originalTransactionId"]
+    other = SigningCA(tmp_path / "other-ca")
+    apple["sandbox"].subscriptions[original]["signedRenewalInfo"] = other.signed(
+        "sign-renewal-info", "--original-transaction-id", original, "--product", MONTHLY)
+    error = env.sandbox.purchase_error(unique_id(), request=by_id(env.sandbox, unique_id(), transaction_id))
+    assert error.code() == Code.INVALID_ARGUMENT, error

@@ -81,24 +81,10 @@ public enum AppStoreInterpretation {
         var record = try purchase(
             from: payload, tenant: tenant, settings: settings, unmappedGrantsNothing: true)
         record.origin = .notification
-        if let renewal {
-            record.renewalStateAsOf = renewal.signedDate.map(UnixTime.init(milliseconds:)) ?? record.signedAt
-            record.willRenew = renewal.autoRenewStatus?.known == .on
-            record.inBillingRetry = renewal.isInBillingRetryPeriod ?? false
-            record.gracePeriodExpiresAt = renewal.gracePeriodExpiresDate.map(UnixTime.init(milliseconds:))
-            // A downgrade or crossgrade waits for the next renewal; until then the current product grants. (Which
-            // product is current is the merge's decision: the notification may be about an older period.)
-            record.renewalProductID = renewal.autoRenewProductId ?? ""
-        }
+        if let renewal { apply(renewal, to: &record) }
         switch (notification.notificationType?.known, notification.subtype?.known) {
         case (.didFailToRenew?, .gracePeriod?):
-            // Access continues through the grace period; without Apple's date, the tenant's grace window applies.
-            record.inGracePeriod = true
-            record.inBillingRetry = true
-            if record.gracePeriodExpiresAt == nil, let expires = record.expiresAt {
-                record.gracePeriodExpiresAt = UnixTime(
-                    milliseconds: expires.milliseconds + Int64(settings.gracePeriodDays) * 86_400_000)
-            }
+            enterGracePeriod(&record, settings: settings)
         case (.didFailToRenew?, nil):
             record.inBillingRetry = true
             record.inGracePeriod = false
@@ -108,6 +94,49 @@ public enum AppStoreInterpretation {
             record.inGracePeriod = record.gracePeriodExpiresAt.map { $0 > (record.expiresAt ?? $0) } ?? false
         }
         return record
+    }
+
+    /// The purchase as Apple's App Store Server API shows a subscription (Get All Subscription Statuses): its newest
+    /// transaction, its renewal info, and Apple's `status` (1 active, 2 expired, 3 billing retry, 4 billing grace
+    /// period, 5 revoked; the transaction itself says expiry and revocation).
+    public static func purchase(
+        from payload: JWSTransaction, renewal: JWSRenewalInfo?, subscriptionStatus status: Int, tenant: Tenant,
+        settings: AppStoreSettings
+    ) throws(DomainError) -> StorePurchase {
+        var record = try purchase(from: payload, tenant: tenant, settings: settings)
+        record.origin = .storeAPI
+        if let renewal { apply(renewal, to: &record) }
+        switch status {
+        case 3:
+            record.inBillingRetry = true
+            record.inGracePeriod = false
+        case 4:
+            enterGracePeriod(&record, settings: settings)
+        default:
+            record.inGracePeriod = false
+        }
+        return record
+    }
+
+    /// The renewal info's intentions, as of its signature.
+    private static func apply(_ renewal: JWSRenewalInfo, to record: inout StorePurchase) {
+        record.renewalStateAsOf = renewal.signedDate.map(UnixTime.init(milliseconds:)) ?? record.signedAt
+        record.willRenew = renewal.autoRenewStatus?.known == .on
+        record.inBillingRetry = renewal.isInBillingRetryPeriod ?? false
+        record.gracePeriodExpiresAt = renewal.gracePeriodExpiresDate.map(UnixTime.init(milliseconds:))
+        // A downgrade or crossgrade waits for the next renewal; until then the current product grants. (Which
+        // product is current is the merge's decision: the data may be about an older period.)
+        record.renewalProductID = renewal.autoRenewProductId ?? ""
+    }
+
+    /// Access continues through the grace period; without Apple's date, the tenant's grace window applies.
+    private static func enterGracePeriod(_ record: inout StorePurchase, settings: AppStoreSettings) {
+        record.inGracePeriod = true
+        record.inBillingRetry = true
+        if record.gracePeriodExpiresAt == nil, let expires = record.expiresAt {
+            record.gracePeriodExpiresAt = UnixTime(
+                milliseconds: expires.milliseconds + Int64(settings.gracePeriodDays) * 86_400_000)
+        }
     }
 
     private static func productType(_ raw: String?) -> AppStoreProductType? {

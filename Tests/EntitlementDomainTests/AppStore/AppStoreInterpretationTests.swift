@@ -184,4 +184,28 @@ import Testing
             #expect(!AppStoreInterpretation.isInformational(type), "\(type)")
         }
     }
+
+    // MARK: Apple's subscription status (App Store Server API)
+
+    func status(_ code: Int, renewal: [String: Any]? = [:]) throws -> StorePurchase {
+        try AppStoreInterpretation.purchase(
+            from: Self.transaction(), renewal: renewal.map { try Self.renewal($0) }, subscriptionStatus: code,
+            tenant: tenant, settings: settings)
+    }
+
+    @Test func aStatusSaysTheBillingStateAndTheRenewalInfoTheIntentions() throws {
+        let active = try status(1)
+        #expect(active.willRenew && !active.inBillingRetry && !active.inGracePeriod && active.origin == .storeAPI)
+        #expect(active.renewalStateAsOf == UnixTime(milliseconds: Self.purchased + 2_000))
+        let retrying = try status(3, renewal: ["isInBillingRetryPeriod": true])
+        #expect(retrying.inBillingRetry && !retrying.inGracePeriod)
+        let grace = try status(4, renewal: ["gracePeriodExpiresDate": Self.expires + Self.day, "autoRenewStatus": 0])
+        #expect(grace.inGracePeriod && grace.inBillingRetry && !grace.willRenew)
+        #expect(grace.gracePeriodExpiresAt == UnixTime(milliseconds: Self.expires + Self.day))
+        let downgrade = try status(1, renewal: ["autoRenewProductId": "basic"])
+        #expect(downgrade.renewalProductID == "basic")
+        // Without renewal info, grace without Apple's date uses the tenant's window.
+        let bare = try status(4, renewal: nil)
+        #expect(bare.inGracePeriod && bare.gracePeriodExpiresAt != nil)
+    }
 }
