@@ -44,27 +44,19 @@ public struct PythonHelper: Sendable {
     public func run(_ arguments: [String]) throws -> Data {
         let stdout = workDirectory.appendingPathComponent("stdout")
         let stderr = workDirectory.appendingPathComponent("stderr")
-        for file in [stdout, stderr] {
-            try Data().write(to: file)
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: interpreter[0])
-        process.arguments = interpreter.dropFirst() + arguments
-        process.currentDirectoryURL = packageRoot
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: stdout)
-        process.standardError = try FileHandle(forWritingTo: stderr)
         let command = (interpreter + arguments).joined(separator: " ")
+        let status: Int32
         do {
-            try ProcessLaunch.run(process)
+            status = try ProcessLaunch.spawn(
+                interpreter[0], Array(interpreter.dropFirst()) + arguments, directory: packageRoot.path,
+                stdout: stdout.path, stderr: stderr.path)
         } catch {
             throw Failure(description: "cannot start `\(command)`: \(error)\n\(setupHint)")
         }
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        guard status == 0 else {
             let message = (try? String(contentsOf: stderr, encoding: .utf8)) ?? ""
             throw Failure(description: """
-                `\(command)` exited with \(process.terminationStatus):
+                `\(command)` exited with \(status):
                 \(message)
                 \(setupHint)
                 """)
