@@ -12,9 +12,11 @@ import Testing
 import TestSupport
 
 extension EntitlementTestServer {
-    /// A client on its own connection, sending `key` (none when nil) as `authorization: Bearer <key>`.
+    /// A client on its own connection, sending `key` (none when nil) as `authorization: Bearer <key>`. Its calls
+    /// may take 30 s: on a 2-core machine, suites that wait for a Python child synchronously can hold both threads
+    /// of the cooperative pool for seconds; a hang still fails.
     func makeClient(key: String?) throws -> EntitlementClient {
-        try EntitlementClient(configuration: clientConfiguration, apiKey: key)
+        try EntitlementClient(configuration: clientConfiguration, apiKey: key, defaultTimeout: .seconds(30))
     }
 
     /// ``makeClient(key:)`` wrapped in ``Calls``.
