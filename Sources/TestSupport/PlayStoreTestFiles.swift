@@ -58,22 +58,20 @@ public struct PlayStoreTestFiles: Sendable {
 
     /// One RSA key for the whole test run (minting takes a moment).
     private static let mintedKey = Result<String, MintError> { () throws(MintError) in
-        let output = Pipe()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"]
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        let directory = NSTemporaryDirectory()
+        let output = directory + "entitlementd-rsa-" + UUID().uuidString + ".pem"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let status: Int32
         do {
-            try ProcessLaunch.run(process)
+            status = try ProcessLaunch.runBlocking(
+                "/usr/bin/openssl", ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", output],
+                directory: directory)
         } catch {
             throw MintError(description: "cannot run openssl genpkey: \(error)")
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let pem = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0, pem.hasPrefix("-----BEGIN PRIVATE KEY-----") else {
-            throw MintError(description: "openssl genpkey failed (status \(process.terminationStatus))")
+        let pem = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        guard status == 0, pem.hasPrefix("-----BEGIN PRIVATE KEY-----") else {
+            throw MintError(description: "openssl genpkey failed (status \(status))")
         }
         return pem
     }

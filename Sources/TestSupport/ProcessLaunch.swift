@@ -1,30 +1,41 @@
 public import Foundation
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Starts child processes for tests. Foundation's `Process.run()` on Linux crashes now and then (a bad memcpy inside
-/// it) while the suites run in parallel, even with launches serialized: the Python helpers, which start most
-/// children, use `posix_spawn` directly instead; the few other launches go through Foundation one at a time.
+/// Starts child processes for tests with `posix_spawn`. Foundation's `Process.run()` on Linux crashes now and then
+/// (a bad memcpy inside it) while the suites run in parallel, and its `waitUntilExit()` blocks the caller's thread.
 public enum ProcessLaunch {
-    private static let lock = Mutex(())
-
-    public static func run(_ process: Process) throws {
-        try lock.withLock { _ in try process.run() }
-    }
-
     public struct SpawnError: Error, CustomStringConvertible {
         public let description: String
     }
 
     /// Runs `executable` (an absolute path) with `arguments` in `directory`, standard input from /dev/null and
-    /// standard output and error written to the files given, and waits for it. Returns its exit status (128 + the
-    /// signal when a signal ended it).
-    public static func spawn(
-        _ executable: String, _ arguments: [String], directory: String, stdout: String, stderr: String
+    /// standard output and error written to the files given, and returns its exit status (128 + the signal when a
+    /// signal ended it). The wait happens on a thread of its own: on a 2-core machine the cooperative pool has two
+    /// threads, and a test blocking one of them for a Python child starves the servers other suites are calling.
+    public static func run(
+        _ executable: String, _ arguments: [String], directory: String,
+        stdout: String = "/dev/null", stderr: String = "/dev/null"
+    ) async throws -> Int32 {
+        let pid = try start(executable, arguments, directory: directory, stdout: stdout, stderr: stderr)
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try waitForExit(pid) }) }
+        }
+    }
+
+    /// ``run(_:_:directory:stdout:stderr:)`` blocking the caller, for one-time setup in synchronous initializers.
+    public static func runBlocking(
+        _ executable: String, _ arguments: [String], directory: String,
+        stdout: String = "/dev/null", stderr: String = "/dev/null"
     ) throws -> Int32 {
+        try waitForExit(start(executable, arguments, directory: directory, stdout: stdout, stderr: stderr))
+    }
+
+    private static func start(
+        _ executable: String, _ arguments: [String], directory: String, stdout: String, stderr: String
+    ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -40,6 +51,10 @@ public enum ProcessLaunch {
         guard rc == 0 else {
             throw SpawnError(description: "posix_spawn \(executable): \(String(cString: strerror(rc)))")
         }
+        return pid
+    }
+
+    private static func waitForExit(_ pid: pid_t) throws -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 {
             guard errno == EINTR else { throw SpawnError(description: "waitpid: \(String(cString: strerror(errno)))") }

@@ -41,13 +41,13 @@ public struct PythonHelper: Sendable {
     }
 
     /// Runs the interpreter with `arguments`; returns stdout, throws with stderr and the setup hint on failure.
-    public func run(_ arguments: [String]) throws -> Data {
+    public func run(_ arguments: [String]) async throws -> Data {
         let stdout = workDirectory.appendingPathComponent("stdout")
         let stderr = workDirectory.appendingPathComponent("stderr")
         let command = (interpreter + arguments).joined(separator: " ")
         let status: Int32
         do {
-            status = try ProcessLaunch.spawn(
+            status = try await ProcessLaunch.run(
                 interpreter[0], Array(interpreter.dropFirst()) + arguments, directory: packageRoot.path,
                 stdout: stdout.path, stderr: stderr.path)
         } catch {

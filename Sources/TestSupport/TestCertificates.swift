@@ -9,18 +9,15 @@ public struct TestCertificates: Sendable {
     public init() throws {
         directory = NSTemporaryDirectory() + "entitlementd-tls-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-            "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-            "-keyout", directory + "/key.pem", "-out", directory + "/cert.pem",
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try ProcessLaunch.run(process)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        let status = try ProcessLaunch.runBlocking(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+                "-keyout", directory + "/key.pem", "-out", directory + "/cert.pem",
+            ],
+            directory: directory)
+        guard status == 0 else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "openssl req failed"])
         }
     }

@@ -35,7 +35,7 @@ import Testing
     }
 
     /// PyJWT's verdict on `token` for the public half of `key` (derived by Python's `cryptography`).
-    static func pyJWT(_ token: String, key: P256.PrivateKey) throws -> Verdict {
+    static func pyJWT(_ token: String, key: P256.PrivateKey) async throws -> Verdict {
         let python = try PythonHelper(
             packageRoot: RepositoryFiles.root, workDirectoryPrefix: "appstore-api-token",
             setupHint: "The token check needs Python 3 with PyJWT and cryptography (Tests/Interop/requirements.txt) in .venv or ENTITLEMENTD_PYTHON.")
@@ -44,24 +44,24 @@ import Testing
         try key.pemRepresentation.write(to: pem, atomically: true, encoding: .utf8)
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("Resources/apple_token_check.py").path
-        let output = try python.run([script, pem.path, keyID, issuerID, bundleID, token])
+        let output = try await python.run([script, pem.path, keyID, issuerID, bundleID, token])
         return try JSONDecoder().decode(Verdict.self, from: output)
     }
 
-    @Test func aTokenIsWhatAppleDocumentsAsPyJWTReadsIt() throws {
+    @Test func aTokenIsWhatAppleDocumentsAsPyJWTReadsIt() async throws {
         let (credentials, key) = try Self.credentials()
         let now = Int64(Date().timeIntervalSince1970)
         let token = try AppStoreAPITokens(credentials: credentials).token(now: now)
-        let verdict = try Self.pyJWT(token, key: key)
+        let verdict = try await Self.pyJWT(token, key: key)
         #expect(verdict.valid, "\(verdict.error ?? "")")
         #expect(verdict.claims?["iat"] == .number(now))
         #expect(verdict.claims?["aud"] == .string("appstoreconnect-v1"))
     }
 
-    @Test func anotherKeyDoesNotVerify() throws {
+    @Test func anotherKeyDoesNotVerify() async throws {
         let (credentials, _) = try Self.credentials()
         let token = try AppStoreAPITokens(credentials: credentials).token(now: Int64(Date().timeIntervalSince1970))
-        let verdict = try Self.pyJWT(token, key: try P256.PrivateKey())
+        let verdict = try await Self.pyJWT(token, key: try P256.PrivateKey())
         #expect(!verdict.valid)
     }
 

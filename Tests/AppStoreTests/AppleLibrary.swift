@@ -41,7 +41,7 @@ struct AppleLibrary {
     }
 
     /// Writes the roots as DER files and the cases as JSON, runs the script, returns Apple's verdict per case name.
-    func verify(roots: [String: [UInt8]], cases: [Case]) throws -> [String: Verdict] {
+    func verify(roots: [String: [UInt8]], cases: [Case]) async throws -> [String: Verdict] {
         var rootPaths: [String: String] = [:]
         for (name, der) in roots {
             let path = python.workDirectory.appendingPathComponent("\(name).der")
@@ -54,6 +54,6 @@ struct AppleLibrary {
         }
         let input = python.workDirectory.appendingPathComponent("cases.json")
         try JSONEncoder().encode(Spec(roots: rootPaths, cases: cases)).write(to: input)
-        return try JSONDecoder().decode([String: Verdict].self, from: python.run([Self.script, input.path]))
+        return try await JSONDecoder().decode([String: Verdict].self, from: python.run([Self.script, input.path]))
     }
 }

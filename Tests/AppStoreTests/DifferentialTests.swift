@@ -31,7 +31,7 @@ import Testing
         "INVALID_CERTIFICATE": [.invalidCertificate],
     ]
 
-    @Test func ourDecisionEqualsApplesOnEveryToken() throws {
+    @Test func ourDecisionEqualsApplesOnEveryToken() async throws {
         let ca = Fixtures.ca
         let other = try Fixtures.Chain()
         let noLeafOID = try Fixtures.Chain(leafOID: false)
@@ -225,7 +225,7 @@ import Testing
 
         let apple = try AppleLibrary()
         defer { apple.removeFiles() }
-        let verdicts = try apple.verify(
+        let verdicts = try await apple.verify(
             roots: roots.mapValues(\.derEncoded),
             cases: tokens.map {
                 AppleLibrary.Case(

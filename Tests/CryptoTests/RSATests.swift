@@ -67,7 +67,7 @@ import Testing
         #expect(!(try RSA.PrivateKey()).publicKey.isValidRS256Signature(signature, for: message))
     }
 
-    @Test func theOpenSSLCommandVerifiesOurs() throws {
+    @Test func theOpenSSLCommandVerifiesOurs() async throws {
         let key = try RSA.PrivateKey()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rsa-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -76,19 +76,13 @@ import Testing
         try Data(message).write(to: directory.appendingPathComponent("message"))
         try Data(key.signatureRS256(for: message)).write(to: directory.appendingPathComponent("signature"))
         try Data(message + [0]).write(to: directory.appendingPathComponent("other"))
-        func opensslVerifies(_ file: String) throws -> Bool {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["openssl", "dgst", "-sha256", "-verify", "public.pem", "-signature", "signature", file]
-            process.currentDirectoryURL = directory
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try ProcessLaunch.run(process)
-            process.waitUntilExit()
-            return process.terminationStatus == 0
+        func opensslVerifies(_ file: String) async throws -> Bool {
+            try await ProcessLaunch.run(
+                "/usr/bin/openssl", ["dgst", "-sha256", "-verify", "public.pem", "-signature", "signature", file],
+                directory: directory.path) == 0
         }
-        #expect(try opensslVerifies("message"))
-        #expect(try !opensslVerifies("other"))
+        #expect(try await opensslVerifies("message"))
+        #expect(try await !opensslVerifies("other"))
     }
 
     @Test func pkcs1AndPKCS8PEMsReadTheSameKey() throws {

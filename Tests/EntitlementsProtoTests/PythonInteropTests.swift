@@ -5,11 +5,11 @@ import Testing
 /// The hand-written codecs against protoc-generated Python classes, in both directions, for
 /// every message of `Protos/entitlements/v1`.
 @Suite struct PythonInteropTests {
-    @Test func everyMessageRoundTripsThroughProtocGeneratedPython() throws {
+    @Test func everyMessageRoundTripsThroughProtocGeneratedPython() async throws {
         let python = try PythonProtobuf()
         defer { python.removeFiles() }
-        try python.compileProtos()
-        let emitted = try python.emit()
+        try await python.compileProtos()
+        let emitted = try await python.emit()
 
         // Every message in the protos has a populated case and an empty case; both sides know the same cases.
         for message in emitted.messages {
@@ -35,7 +35,7 @@ import Testing
 
         // Swift → Python: Python parses the re-encodings and Swift's own encodings and compares
         // them with its values and its bytes.
-        let failures = try python.check(reencoded: reencoded, swift: swift)
+        let failures = try await python.check(reencoded: reencoded, swift: swift)
         for (key, why) in failures.sorted(by: { $0.key < $1.key }) {
             Issue.record("Python rejects \(key): \(why)")
         }

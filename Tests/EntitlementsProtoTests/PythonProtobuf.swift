@@ -28,14 +28,14 @@ struct PythonProtobuf {
     }
 
     /// `python -m grpc_tools.protoc -I Protos --python_out=<generated> Protos/entitlements/v1/*.proto`.
-    func compileProtos() throws {
+    func compileProtos() async throws {
         let protoDirectory = Self.packageRoot.appendingPathComponent("Protos/entitlements/v1")
         let protos = try FileManager.default.contentsOfDirectory(atPath: protoDirectory.path)
             .filter { $0.hasSuffix(".proto") }
             .sorted()
             .map { "Protos/entitlements/v1/\($0)" }
         guard !protos.isEmpty else { throw PythonHelper.Failure(description: "no .proto files in \(protoDirectory.path)") }
-        _ = try python.run(["-m", "grpc_tools.protoc", "-I", "Protos", "--python_out=\(generatedDirectory.path)"] + protos)
+        _ = try await python.run(["-m", "grpc_tools.protoc", "-I", "Protos", "--python_out=\(generatedDirectory.path)"] + protos)
     }
 
     func removeFiles() {
@@ -43,24 +43,24 @@ struct PythonProtobuf {
     }
 
     /// `roundtrip.py emit`: every message name in the protos and every case Python serialized.
-    func emit() throws -> (messages: [String], cases: [String: [UInt8]]) {
+    func emit() async throws -> (messages: [String], cases: [String: [UInt8]]) {
         struct Output: Decodable {
             let messages: [String]
             let cases: [String: String]
         }
-        let output = try JSONDecoder().decode(Output.self, from: python.run([Self.script, "emit", generatedDirectory.path]))
+        let output = try await JSONDecoder().decode(Output.self, from: python.run([Self.script, "emit", generatedDirectory.path]))
         return (output.messages, output.cases.mapValues(hexBytes))
     }
 
     /// `roundtrip.py check`: what Python objects to in Swift's bytes, by case.
-    func check(reencoded: [String: [UInt8]], swift: [String: [UInt8]]) throws -> [String: String] {
+    func check(reencoded: [String: [UInt8]], swift: [String: [UInt8]]) async throws -> [String: String] {
         struct Output: Decodable {
             let failures: [String: String]
         }
         let input = python.workDirectory.appendingPathComponent("swift-encodings.json")
         try JSONEncoder().encode(["reencoded": reencoded.mapValues(hexString), "swift": swift.mapValues(hexString)])
             .write(to: input)
-        let output = try python.run([Self.script, "check", generatedDirectory.path, input.path])
+        let output = try await python.run([Self.script, "check", generatedDirectory.path, input.path])
         return try JSONDecoder().decode(Output.self, from: output).failures
     }
 }

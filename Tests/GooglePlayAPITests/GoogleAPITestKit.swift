@@ -98,19 +98,19 @@ struct PyJWTGoogle {
     func removeFiles() { python.removeFiles() }
 
     /// PyJWT's decode of a service-account assertion with `key`'s public half, requiring `audience`.
-    func verifyAssertion(_ assertion: String, key: RSA.PublicKey, audience: String) throws -> Decoded {
+    func verifyAssertion(_ assertion: String, key: RSA.PublicKey, audience: String) async throws -> Decoded {
         let directory = python.workDirectory
         try key.pemRepresentation.write(to: directory.appendingPathComponent("public.pem"), atomically: true, encoding: .utf8)
         try assertion.write(to: directory.appendingPathComponent("assertion"), atomically: true, encoding: .utf8)
         try audience.write(to: directory.appendingPathComponent("audience"), atomically: true, encoding: .utf8)
-        return try JSONDecoder().decode(Decoded.self, from: python.run([Self.script, "verify-assertion", directory.path]))
+        return try await JSONDecoder().decode(Decoded.self, from: python.run([Self.script, "verify-assertion", directory.path]))
     }
 
     /// A push token PyJWT signs with a fresh key, and that key's JWKS.
-    func mintPush(claims: [String: Any]) throws -> (token: String, jwks: [UInt8]) {
+    func mintPush(claims: [String: Any]) async throws -> (token: String, jwks: [UInt8]) {
         let directory = python.workDirectory
         try JSONSerialization.data(withJSONObject: claims).write(to: directory.appendingPathComponent("claims.json"))
-        _ = try python.run([Self.script, "mint-push", directory.path])
+        _ = try await python.run([Self.script, "mint-push", directory.path])
         return (
             try String(contentsOf: directory.appendingPathComponent("token"), encoding: .utf8),
             Array(try Data(contentsOf: directory.appendingPathComponent("jwks.json")))

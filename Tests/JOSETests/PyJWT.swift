@@ -52,15 +52,15 @@ struct PyJWT {
     }
 
     /// PyJWT's verdict on each of `tokens` with the keys of `jwks`.
-    func verify(jwks: [UInt8], tokens: [String]) throws -> [Verdict] {
+    func verify(jwks: [UInt8], tokens: [String]) async throws -> [Verdict] {
         try Data(jwks).write(to: python.workDirectory.appendingPathComponent("jwks.json"))
         try JSONEncoder().encode(tokens).write(to: python.workDirectory.appendingPathComponent("tokens.json"))
-        return try JSONDecoder().decode([Verdict].self, from: python.run([Self.script, "verify", python.workDirectory.path]))
+        return try await JSONDecoder().decode([Verdict].self, from: python.run([Self.script, "verify", python.workDirectory.path]))
     }
 
     /// A fresh key PyJWT signs a token with (kid `pyjwt-key`, claims `iss`, `sub`, `n`).
-    func sign() throws -> Signed {
-        _ = try python.run([Self.script, "sign", python.workDirectory.path])
+    func sign() async throws -> Signed {
+        _ = try await python.run([Self.script, "sign", python.workDirectory.path])
         let directory = python.workDirectory
         return Signed(
             jwks: try Data(contentsOf: directory.appendingPathComponent("jwks.json")),

@@ -11,7 +11,7 @@ import Testing
         try JWSSigning.sign(headerJSON: Array(header.utf8), payload: Array(payload.utf8), key: key)
     }
 
-    @Test func pyjwtAcceptsOurTokensWithOurKeySet() throws {
+    @Test func pyjwtAcceptsOurTokensWithOurKeySet() async throws {
         let pyjwt = try PyJWT()
         defer { pyjwt.removeFiles() }
         let set = JSONWebKeySet(keys: ["a": TestKeys.first.publicKey, "b": TestKeys.second.publicKey])
@@ -23,7 +23,7 @@ import Testing
         let swapped = "\(parts[0]).\(otherPayload).\(parts[2])"
         let tokens = [good, second, wrongKid, swapped]
 
-        let verdicts = try pyjwt.verify(jwks: set.jsonRepresentation, tokens: tokens)
+        let verdicts = try await pyjwt.verify(jwks: set.jsonRepresentation, tokens: tokens)
         #expect(verdicts.map(\.valid) == [true, true, false, false], "\(verdicts)")
         #expect(verdicts[0].claims == ["iss": .string("entitlementd"), "n": .number(1)])
         #expect(verdicts[1].claims == ["sub": .string("second")])
@@ -35,10 +35,10 @@ import Testing
         #expect(ours == verdicts.map(\.valid))
     }
 
-    @Test func weAcceptPyJWTsTokenWithItsKeySet() throws {
+    @Test func weAcceptPyJWTsTokenWithItsKeySet() async throws {
         let pyjwt = try PyJWT()
         defer { pyjwt.removeFiles() }
-        let signed = try pyjwt.sign()
+        let signed = try await pyjwt.sign()
         let set = try JSONWebKeySet(json: [UInt8](signed.jwks))
         let key = try #require(set.keys["pyjwt-key"])
         #expect(set.keys.count == 1)
@@ -57,6 +57,6 @@ import Testing
         // And PyJWT refuses what we refuse.
         let alteredToken = String(decoding: jws.signingInput, as: UTF8.self) + "."
             + Base64.encode(altered.signature, alphabet: .url, padded: false)
-        #expect(try pyjwt.verify(jwks: [UInt8](signed.jwks), tokens: [signed.token, alteredToken]).map(\.valid) == [true, false])
+        #expect(try await pyjwt.verify(jwks: [UInt8](signed.jwks), tokens: [signed.token, alteredToken]).map(\.valid) == [true, false])
     }
 }

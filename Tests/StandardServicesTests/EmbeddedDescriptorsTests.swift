@@ -19,7 +19,7 @@ import Testing
         return candidates.contains { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    @Test func embeddedDescriptorSetIsUpToDate() throws {
+    @Test func embeddedDescriptorSetIsUpToDate() async throws {
         // Scripts/setup installs protoc: a machine without it cannot prove the set is fresh, which is a failure.
         try #require(Self.protocIsAvailable, "needs protoc (or grpc_tools in .venv) to regenerate the descriptor set")
         let directory = FileManager.default.temporaryDirectory
@@ -28,15 +28,11 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent("descriptors.pb")
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [Self.script.path, "--set-out", output.path]
-        let errors = Pipe()
-        process.standardError = errors
-        try ProcessLaunch.run(process)
-        let diagnostics = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "Scripts/generate-descriptors failed: \(diagnostics)")
+        let errors = directory.appendingPathComponent("stderr")
+        let status = try await ProcessLaunch.run(
+            "/bin/bash", [Self.script.path, "--set-out", output.path], directory: Self.packageRoot.path, stderr: errors.path)
+        let diagnostics = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+        try #require(status == 0, "Scripts/generate-descriptors failed: \(diagnostics)")
 
         let regenerated = [UInt8](try Data(contentsOf: output))
         let isFresh = regenerated == EmbeddedDescriptors.fileDescriptorSet

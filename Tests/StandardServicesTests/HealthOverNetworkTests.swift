@@ -24,7 +24,7 @@ import TestSupport
         let client = try EntitlementClient(configuration: GRPCClientConfiguration(host: "127.0.0.1", port: server.port))
         let watch = MethodDescriptor(service: HealthService.serviceName, method: "Watch")
         let updates = client.serverStreaming(
-            watch, HealthCheckRequest(service: "svc"), as: HealthCheckResponse.self, timeout: .seconds(10))
+            watch, HealthCheckRequest(service: "svc"), as: HealthCheckResponse.self, timeout: .seconds(30))
         var seen: [HealthCheckResponse.ServingStatus] = []
         for try await update in updates {
             seen.append(update.status)

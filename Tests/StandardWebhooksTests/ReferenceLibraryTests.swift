@@ -13,28 +13,28 @@ import Testing
         "",
     ]
 
-    private func python(_ mode: String, _ cases: [[String: Any]]) throws -> [String] {
+    private func python(_ mode: String, _ cases: [[String: Any]]) async throws -> [String] {
         let helper = try PythonHelper(
             packageRoot: RepositoryFiles.root, workDirectoryPrefix: "standard-webhooks",
             setupHint: "Scripts/setup --deps-only installs standardwebhooks into .venv (Tests/Interop/requirements.txt)")
         defer { helper.removeFiles() }
         let file = helper.workDirectory.appendingPathComponent("cases.json")
         try JSONSerialization.data(withJSONObject: cases).write(to: file)
-        let output = try helper.run(["Tests/StandardWebhooksTests/Resources/standard_webhooks.py", mode, file.path])
+        let output = try await helper.run(["Tests/StandardWebhooksTests/Resources/standard_webhooks.py", mode, file.path])
         return try JSONDecoder().decode([String].self, from: output)
     }
 
     private var now: Int64 { Int64(Date().timeIntervalSince1970) }
 
-    @Test func theLibraryAgreesOnTheSpecsVector() throws {
-        let signed = try python("sign", [[
+    @Test func theLibraryAgreesOnTheSpecsVector() async throws {
+        let signed = try await python("sign", [[
             "secret": TestVector.secret, "id": TestVector.id, "timestamp": TestVector.timestamp,
             "body": String(decoding: TestVector.body, as: UTF8.self),
         ]])
         #expect(signed == [TestVector.signature])
     }
 
-    @Test func whatWeSignTheLibraryVerifies() throws {
+    @Test func whatWeSignTheLibraryVerifies() async throws {
         let current = WebhookSecret.generate()
         let previous = try WebhookSecret(TestVector.secret)
         let now = self.now
@@ -47,10 +47,10 @@ import Testing
                 cases.append(["secret": secret.text, "id": id.text, "timestamp": String(now), "signature": header, "body": body])
             }
         }
-        #expect(try python("verify", cases) == Array(repeating: "ok", count: cases.count))
+        #expect(try await python("verify", cases) == Array(repeating: "ok", count: cases.count))
     }
 
-    @Test func theLibraryRefusesWhatWeRefuse() throws {
+    @Test func theLibraryRefusesWhatWeRefuse() async throws {
         let secret = WebhookSecret.generate()
         let id = WebhookMessageID.make()
         let now = self.now
@@ -68,7 +68,7 @@ import Testing
             (id.text, now + 400, sign(now + 400), body, false),
             (id.text, now, "v1a,\(sign(now).dropFirst(3)) \(sign(now))", body, true),
         ]
-        let reference = try python("verify", cases.map {
+        let reference = try await python("verify", cases.map {
             ["secret": secret.text, "id": $0.id, "timestamp": String($0.timestamp), "signature": $0.signature, "body": $0.body]
         })
         for (index, item) in cases.enumerated() {
@@ -82,7 +82,7 @@ import Testing
         }
     }
 
-    @Test func whatTheLibrarySignsWeVerify() throws {
+    @Test func whatTheLibrarySignsWeVerify() async throws {
         let secrets = [WebhookSecret.generate(), try WebhookSecret(TestVector.secret(bytes: 64, padded: false))]
         let now = self.now
         let ids = Self.bodies.map { _ in WebhookMessageID.make().text }
@@ -92,7 +92,7 @@ import Testing
                 cases.append(["secret": secret.text, "id": id, "timestamp": now, "body": body])
             }
         }
-        let signatures = try python("sign", cases)
+        let signatures = try await python("sign", cases)
         #expect(signatures.count == cases.count)
         for (index, (id, body)) in zip(ids, Self.bodies).enumerated() {
             let (first, second) = (signatures[2 * index], signatures[2 * index + 1])
@@ -108,13 +108,13 @@ import Testing
         }
     }
 
-    @Test func theLibraryTakesTheSecretsWeMakeAndParse() throws {
+    @Test func theLibraryTakesTheSecretsWeMakeAndParse() async throws {
         var texts = (0..<8).map { _ in WebhookSecret.generate().text }
         texts += [TestVector.secret, TestVector.secret(bytes: 24), TestVector.secret(bytes: 64), TestVector.secret(bytes: 33, padded: false)]
         for text in texts { #expect(throws: Never.self) { try WebhookSecret(text) } }
-        #expect(try python("secret", texts.map { ["secret": $0] }) == Array(repeating: "ok", count: texts.count))
+        #expect(try await python("secret", texts.map { ["secret": $0] }) == Array(repeating: "ok", count: texts.count))
         // Both refuse an empty key.
-        #expect(try python("secret", [["secret": "whsec_"]]) == ["refused: EmptyWebhookSecretError"])
+        #expect(try await python("secret", [["secret": "whsec_"]]) == ["refused: EmptyWebhookSecretError"])
         #expect(throws: StandardWebhookError(.secretWrongLength, "")) { try WebhookSecret("whsec_") }
     }
 }

@@ -13,35 +13,35 @@ import Testing
         "{}",
     ]
 
-    private func python(_ mode: String, _ cases: [[String: Any]]) throws -> [String] {
+    private func python(_ mode: String, _ cases: [[String: Any]]) async throws -> [String] {
         let helper = try PythonHelper(
             packageRoot: RepositoryFiles.root, workDirectoryPrefix: "stripe-signatures",
             setupHint: "Scripts/setup --deps-only installs stripe into .venv (Tests/Interop/requirements.txt)")
         defer { helper.removeFiles() }
         let file = helper.workDirectory.appendingPathComponent("cases.json")
         try JSONSerialization.data(withJSONObject: cases).write(to: file)
-        let output = try helper.run(["Tests/StripeTests/Resources/stripe_signatures.py", mode, file.path])
+        let output = try await helper.run(["Tests/StripeTests/Resources/stripe_signatures.py", mode, file.path])
         return try JSONDecoder().decode([String].self, from: output)
     }
 
-    @Test func headersStripesLibraryMakesVerify() throws {
-        let headers = try python("sign", Self.bodies.map { ["body": $0, "secret": Self.secret, "timestamp": Self.now] })
+    @Test func headersStripesLibraryMakesVerify() async throws {
+        let headers = try await python("sign", Self.bodies.map { ["body": $0, "secret": Self.secret, "timestamp": Self.now] })
         for (body, header) in zip(Self.bodies, headers) {
             #expect(try StripeSignature.verify(header: header, body: Array(body.utf8), secrets: [Self.secret], now: Self.now) == Self.now)
         }
     }
 
-    @Test func headersWeMakeVerifyWithStripesLibrary() throws {
+    @Test func headersWeMakeVerifyWithStripesLibrary() async throws {
         let now = Int64(Date().timeIntervalSince1970)
         let cases: [[String: Any]] = Self.bodies.map {
             ["body": $0, "header": StripeSignature.header(body: Array($0.utf8), secret: Self.secret, timestamp: now),
              "secret": Self.secret, "tolerance": 300]
         }
-        #expect(try python("verify", cases) == Array(repeating: "ok", count: Self.bodies.count))
+        #expect(try await python("verify", cases) == Array(repeating: "ok", count: Self.bodies.count))
     }
 
     /// The same refusals from Stripe's library and from ours, on headers made by hand.
-    @Test func stripesLibraryAndOursRefuseTheSame() throws {
+    @Test func stripesLibraryAndOursRefuseTheSame() async throws {
         let now = Int64(Date().timeIntervalSince1970)
         let body = Self.bodies[0]
         let good = StripeSignature.header(body: Array(body.utf8), secret: Self.secret, timestamp: now)
@@ -55,7 +55,7 @@ import Testing
             ("t=\(now)", body, false),
             ("v1=" + good.split(separator: "=").last!, body, false),
         ]
-        let reference = try python("verify", cases.map {
+        let reference = try await python("verify", cases.map {
             ["body": $0.body, "header": $0.header, "secret": Self.secret, "tolerance": 300]
         })
         for (index, (header, body, accepted)) in cases.enumerated() {

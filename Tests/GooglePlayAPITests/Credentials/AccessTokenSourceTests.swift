@@ -25,7 +25,7 @@ import Testing
 
         let pyjwt = try PyJWTGoogle()
         defer { pyjwt.removeFiles() }
-        let decoded = try pyjwt.verifyAssertion(assertion, key: GoogleKeys.serviceAccount.publicKey, audience: google.tokenURI)
+        let decoded = try await pyjwt.verifyAssertion(assertion, key: GoogleKeys.serviceAccount.publicKey, audience: google.tokenURI)
         #expect(decoded.header == ["alg": "RS256", "typ": "JWT", "kid": ScriptedGoogle.keyID])
         let issuedAt = clock.now / 1000
         #expect(
@@ -34,8 +34,8 @@ import Testing
                 "aud": .string(google.tokenURI), "iat": .number(issuedAt), "exp": .number(issuedAt + 3600),
             ])
         // Signed by the service account's key, and no other.
-        #expect(throws: PythonHelper.Failure.self) {
-            try pyjwt.verifyAssertion(assertion, key: GoogleKeys.stranger.publicKey, audience: google.tokenURI)
+        await #expect(throws: PythonHelper.Failure.self) {
+            try await pyjwt.verifyAssertion(assertion, key: GoogleKeys.stranger.publicKey, audience: google.tokenURI)
         }
     }
 

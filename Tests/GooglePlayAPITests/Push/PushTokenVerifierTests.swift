@@ -63,7 +63,7 @@ import Testing
     @Test func aTokenPyJWTSignsIsAccepted() async throws {
         let pyjwt = try PyJWTGoogle()
         defer { pyjwt.removeFiles() }
-        let minted = try pyjwt.mintPush(claims: Self.claims())
+        let minted = try await pyjwt.mintPush(claims: Self.claims())
         let verifier = PushTokenVerifier(keys: GoogleSigningKeys(fixed: try JSONWebKeySet(json: minted.jwks).keys))
         let result = await verifier.verify(authorization: "Bearer " + minted.token, expecting: Self.expected, now: Self.now)
         #expect((try? result.get()) != nil, "\(result)")
