@@ -15,6 +15,8 @@ public struct AppStoreServerAPIClient: Sendable {
     public static let productionURL = "https://api.storekit.apple.com"
     public static let sandboxURL = "https://api.storekit-sandbox.apple.com"
     static let maxErrorBytes = 300
+    /// 20 transactions a page: 10,000 transactions bounds what one history holds in memory.
+    static let maxHistoryPages = 500
 
     let tokens: AppStoreAPITokens
     let http: OutboundHTTPClient
@@ -71,6 +73,48 @@ public struct AppStoreServerAPIClient: Sendable {
         return response.data.flatMap(\.lastTransactions)
     }
 
+    /// Get Transaction History (v2): every signed transaction of the customer behind `transactionID`, all product types
+    /// and states (refunded, upgraded, finished consumables), over all of Apple's pages, in Apple's order (by
+    /// modification date, oldest first: a transaction modified later appears again with its new data). The first page
+    /// is asked of each of `environments` in turn while the one before answers `TransactionIdNotFoundError`; the
+    /// following pages pass the `revision` of the one before, with the same query, to the environment that knew it.
+    public func transactionHistory(_ transactionID: String, in environments: [AppStoreAPIEnvironment])
+        async throws(AppStoreServerAPIError) -> AppStoreTransactionHistory
+    {
+        let id = try Self.pathComponent(transactionID, "transaction ID")
+        let path = "/inApps/v2/history/\(id)"
+        var lastError: AppStoreServerAPIError?
+        for environment in environments {
+            let first: HistoryResponse
+            do throws(AppStoreServerAPIError) {
+                first = try Self.decode(try await send("GET", path, in: environment), "Get Transaction History")
+            } catch where error.appleErrorCode == AppleErrorCodes.transactionIDNotFound {
+                lastError = error
+                continue
+            }
+            var history = AppStoreTransactionHistory(environment: environment, signedTransactions: first.signedTransactions)
+            var page = first
+            while page.hasMore {
+                guard let revision = page.revision, !revision.isEmpty else {
+                    throw AppStoreServerAPIError(
+                        .malformedResponse, "Get Transaction History: a page says it has more but gives no revision")
+                }
+                guard history.pages < Self.maxHistoryPages else {
+                    throw AppStoreServerAPIError(
+                        .malformedResponse,
+                        "Get Transaction History: more than \(Self.maxHistoryPages) pages for transaction \(id)")
+                }
+                page = try Self.decode(
+                    try await send("GET", path + "?revision=" + OutboundURL.queryEncoded(revision), in: environment),
+                    "Get Transaction History")
+                history.signedTransactions += page.signedTransactions
+                history.pages += 1
+            }
+            return history
+        }
+        throw lastError ?? AppStoreServerAPIError(.configuration, "no App Store environment to ask")
+    }
+
     /// One call: the body of a 2xx; Apple's error otherwise.
     func send(_ method: String, _ path: String, body: [UInt8] = [], in environment: AppStoreAPIEnvironment)
         async throws(AppStoreServerAPIError) -> [UInt8]
@@ -109,15 +153,19 @@ public struct AppStoreServerAPIClient: Sendable {
         return AppStoreServerAPIError(code, status: response.status, appleErrorCode: apple?.errorCode, message)
     }
 
-    /// An ID as a path segment: 1-64 letters, digits, `-` or `_` (Apple's IDs are digits), never anything that could
-    /// change the request.
+    /// An ID as a path segment: 1-64 ASCII letters, digits, `-` or `_` (Apple's IDs are digits), never anything that
+    /// could change the request.
     static func pathComponent(_ id: String, _ what: String) throws(AppStoreServerAPIError) -> String {
-        guard (1...64).contains(id.utf8.count),
-            id.utf8.allSatisfy({ $0 < 0x80 && (Character(Unicode.Scalar($0)).isLetter || Character(Unicode.Scalar($0)).isNumber || $0 == 0x2D || $0 == 0x5F) })
-        else {
+        guard (1...64).contains(id.utf8.count), id.utf8.allSatisfy(Self.isUnreserved) else {
             throw AppStoreServerAPIError(.configuration, "the \(what) must be 1 to 64 letters, digits, - or _")
         }
         return id
+    }
+
+    /// ASCII letters, digits, `-` and `_`.
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x2D
+            || byte == 0x5F
     }
 
     static func decode<Value: Decodable>(_ body: [UInt8], _ call: String) throws(AppStoreServerAPIError) -> Value {
@@ -136,6 +184,21 @@ public struct AppStoreSubscriptionStatus: Decodable, Sendable, Hashable {
     public var originalTransactionId: String
     public var signedTransactionInfo: String
     public var signedRenewalInfo: String?
+}
+
+/// A customer's transaction history as Get Transaction History gave it, all pages read.
+public struct AppStoreTransactionHistory: Sendable, Hashable {
+    /// The environment whose server knew the transaction ID.
+    public var environment: AppStoreAPIEnvironment
+    /// Every signed transaction (JWS), unverified, in Apple's order.
+    public var signedTransactions: [String]
+    public var pages = 1
+}
+
+struct HistoryResponse: Decodable {
+    var revision: String?
+    var hasMore: Bool
+    var signedTransactions: [String]
 }
 
 struct StatusResponse: Decodable {

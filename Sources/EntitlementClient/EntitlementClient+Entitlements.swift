@@ -60,15 +60,17 @@ extension EntitlementClient {
 
     /// `Restore` of everything a device holds, from either store in one call: App Store signed transactions and
     /// Google Play (product ID, purchase token) pairs. The response's results follow the request: the App Store
-    /// transactions first, then the Play purchases, each in the order given.
+    /// transactions first, then the Play purchases, each in the order given. For each of `appStoreHistoryIDs` the
+    /// server reads the customer's whole App Store history from Apple (`app_store_histories` reports each).
     public func restore(
         appUserID: String, signedTransactions: [String] = [],
-        playPurchases: [(productID: String, purchaseToken: String)] = []
+        playPurchases: [(productID: String, purchaseToken: String)] = [], appStoreHistoryIDs: [String] = []
     ) async throws -> RestoreResponse {
         var request = RestoreRequest()
         request.appUserID = appUserID
         request.appStore = signedTransactions.map { AppStorePurchase(signedTransaction: $0) }
         request.playStore = playPurchases.map { PlayStorePurchase(productID: $0.productID, purchaseToken: $0.purchaseToken) }
+        request.appStoreTransactionIDs = appStoreHistoryIDs
         return try await unary(Methods.restore, request)
     }
 

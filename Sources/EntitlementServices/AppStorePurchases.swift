@@ -28,14 +28,20 @@ public final class AppStorePurchases: Sendable {
     /// Verifies `token` for `tenant` and maps it to a record owned by nobody yet.
     func record(from token: String, tenant: Tenant) throws(DomainError) -> StorePurchase {
         let settings = try Self.settings(of: tenant)
+        return try AppStoreInterpretation.purchase(
+            from: try verifiedTransaction(token, tenant: tenant, settings: settings), tenant: tenant, settings: settings)
+    }
+
+    /// `token`'s payload once verified with the verifier of the environment it claims.
+    func verifiedTransaction(_ token: String, tenant: Tenant, settings: AppStoreSettings) throws(DomainError)
+        -> JWSTransaction
+    {
         let verifier = try verifier(for: tenant, settings: settings, claimed: try Self.claimedEnvironment(of: token, as: JWSTransaction.self))
-        let payload: JWSTransaction
         do throws(AppStoreVerificationError) {
-            payload = try verifier.verifyTransaction(token)
+            return try verifier.verifyTransaction(token)
         } catch {
             throw Self.domainError(error)
         }
-        return try AppStoreInterpretation.purchase(from: payload, tenant: tenant, settings: settings)
     }
 
     /// Looks `transactionID` up with Apple's App Store Server API (Get Transaction Info, production then sandbox as the
@@ -44,19 +50,12 @@ public final class AppStorePurchases: Sendable {
         -> StorePurchase
     {
         let settings = try Self.settings(of: tenant)
-        let environments = AppStoreServerAPIs.environments(of: settings)
-        guard !environments.isEmpty else {
-            throw .failedPrecondition(
-                "Tenant '\(tenant.id)' accepts only local App Store environments, which Apple's server does not know.")
-        }
-        let client = try apis.client(for: tenant, settings: settings)
+        let (client, environments) = try apis.client(for: tenant, settings: settings)
         let (signed, environment) = try await Self.asking { () async throws(AppStoreServerAPIError) in
             try await client.transactionInfo(transactionID, in: environments)
         }
         let record = try record(from: signed, tenant: tenant)
-        guard record.productType == "Auto-Renewable Subscription"
-            || settings.products[record.productID]?.type == .autoRenewable
-        else { return record }
+        guard Self.isSubscription(record, settings: settings) else { return record }
         // A subscription's renewal state (auto-renew, grace, billing retry, a pending product) is only in its
         // renewal info: ask for it, with the subscription's newest transaction.
         let statuses = try await Self.asking { () async throws(AppStoreServerAPIError) in
@@ -68,8 +67,13 @@ public final class AppStorePurchases: Sendable {
         return try subscription(current, tenant: tenant, settings: settings)
     }
 
+    /// An auto-renewable subscription, as the transaction or the tenant's products say.
+    static func isSubscription(_ record: StorePurchase, settings: AppStoreSettings) -> Bool {
+        record.productType == "Auto-Renewable Subscription" || settings.products[record.productID]?.type == .autoRenewable
+    }
+
     /// A call to Apple, its failure as the caller sees it.
-    private static func asking<Value>(_ call: () async throws(AppStoreServerAPIError) -> Value) async throws(DomainError)
+    static func asking<Value>(_ call: () async throws(AppStoreServerAPIError) -> Value) async throws(DomainError)
         -> Value
     {
         do throws(AppStoreServerAPIError) {
@@ -80,9 +84,9 @@ public final class AppStorePurchases: Sendable {
     }
 
     /// A subscription as Get All Subscription Statuses shows it, both of its signed parts verified.
-    private func subscription(_ status: AppStoreSubscriptionStatus, tenant: Tenant, settings: AppStoreSettings) throws(DomainError)
-        -> StorePurchase
-    {
+    func subscription(
+        _ status: AppStoreSubscriptionStatus, tenant: Tenant, settings: AppStoreSettings, unmappedGrantsNothing: Bool = false
+    ) throws(DomainError) -> StorePurchase {
         let token = status.signedTransactionInfo
         let verifier = try verifier(
             for: tenant, settings: settings, claimed: try Self.claimedEnvironment(of: token, as: JWSTransaction.self))
@@ -102,7 +106,8 @@ public final class AppStorePurchases: Sendable {
             throw .unavailable("Apple's subscription status names original transaction \(status.originalTransactionId) but its signed data another.")
         }
         return try AppStoreInterpretation.purchase(
-            from: transaction, renewal: renewal, subscriptionStatus: status.status, tenant: tenant, settings: settings)
+            from: transaction, renewal: renewal, subscriptionStatus: status.status, tenant: tenant, settings: settings,
+            unmappedGrantsNothing: unmappedGrantsNothing)
     }
 
     static func settings(of tenant: Tenant) throws(DomainError) -> AppStoreSettings {

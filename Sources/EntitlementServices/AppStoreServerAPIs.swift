@@ -19,7 +19,7 @@ public final class AppStoreServerAPIs: Sendable {
 
     /// The tenant's client. `failedPrecondition` when it configures none or this server makes no outbound calls;
     /// `unavailable` when its key file cannot be read any more.
-    func client(for tenant: Tenant, settings: AppStoreSettings) throws(DomainError) -> AppStoreServerAPIClient {
+    private func cachedClient(for tenant: Tenant, settings: AppStoreSettings) throws(DomainError) -> AppStoreServerAPIClient {
         guard let api = settings.serverAPI else {
             throw .failedPrecondition(
                 "Tenant '\(tenant.id)' does not call the App Store Server API (no \"app_store.server_api\" settings): send the signed transaction instead.")
@@ -51,11 +51,18 @@ public final class AppStoreServerAPIs: Sendable {
         return client
     }
 
-    /// The environments a transaction ID is looked up in, as Apple advises: production first, then sandbox, of
-    /// those the tenant accepts (local environments have no server to ask).
-    static func environments(of settings: AppStoreSettings) -> [AppStoreAPIEnvironment] {
-        [(AppStoreEnvironmentName.production, AppStoreAPIEnvironment.production), (.sandbox, .sandbox)]
+    /// The tenant's client and the environments a transaction ID is looked up in, as Apple advises: production
+    /// first, then sandbox, of those the tenant accepts (local environments have no server to ask).
+    func client(for tenant: Tenant, settings: AppStoreSettings) throws(DomainError)
+        -> (AppStoreServerAPIClient, [AppStoreAPIEnvironment])
+    {
+        let environments = [(AppStoreEnvironmentName.production, AppStoreAPIEnvironment.production), (.sandbox, .sandbox)]
             .filter { settings.accepts($0.0) }.map(\.1)
+        guard !environments.isEmpty else {
+            throw .failedPrecondition(
+                "Tenant '\(tenant.id)' accepts only local App Store environments, which Apple's server does not know.")
+        }
+        return (try cachedClient(for: tenant, settings: settings), environments)
     }
 }
 

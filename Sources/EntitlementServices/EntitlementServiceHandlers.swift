@@ -116,6 +116,10 @@ public struct EntitlementService: RPCService {
             guard count <= 100 else {
                 throw DomainError.invalidArgument("Restore takes at most 100 purchases, got \(count).")
             }
+            guard request.appStoreTransactionIDs.count <= 10 else {
+                throw DomainError.invalidArgument(
+                    "Restore reads at most 10 App Store histories, got \(request.appStoreTransactionIDs.count) app_store_transaction_ids.")
+            }
             // Every transaction is verified before anything is written: one bad token fails the call, naming it.
             var records: [StorePurchase] = []
             for (index, purchase) in request.appStore.enumerated() {
@@ -132,17 +136,70 @@ public struct EntitlementService: RPCService {
                     throw DomainError(error.code, "play_store[\(index)]: \(error.message)")
                 }
             }
+            let histories = try await appStoreHistories(request, presented: records, tenant: tenant)
+            // One record per purchase: what the history shows of a presented purchase is merged into it.
+            var attached = records
+            var positions: [String: Int] = [:]
+            for (position, record) in records.enumerated() where record.store == .appStore {
+                positions[record.originalTransactionID] = positions[record.originalTransactionID] ?? position
+            }
+            for purchase in histories.flatMap(\.purchases) {
+                if let position = positions[purchase.originalTransactionID] {
+                    attached[position] = PurchaseVersions.merge(stored: attached[position], incoming: purchase)
+                } else {
+                    positions[purchase.originalTransactionID] = attached.count
+                    attached.append(purchase)
+                }
+            }
             let outcome = try await engine.applyStorePurchases(
-                tenantID: tenant.id, appUserID: appUserID, transactions: records, cause: .restore,
+                tenantID: tenant.id, appUserID: appUserID, transactions: attached, cause: .restore,
                 policies: tenant.transferPolicy(for:))
             if records.contains(where: { $0.acknowledgement.state == .pending }) { acknowledger?.wake() }
             fields.appUserID = outcome.state.appUserID
+            let results = zip(attached, outcome.purchases).map(PurchaseResult.init)
             var response = RestoreResponse()
             response.customer = CustomerStatus(outcome.state, serverTime: engine.now())
             response.transferredFromAppUserIDs = outcome.transferredFrom
-            response.results = zip(records, outcome.purchases).map(PurchaseResult.init)
+            response.results = Array(results.prefix(records.count))
+            response.appStoreHistories = histories.map { history in
+                AppStoreHistoryResult(
+                    history, purchases: history.purchases.compactMap { positions[$0.originalTransactionID].map { results[$0] } })
+            }
             return response
         }
+    }
+
+    /// The App Store histories a Restore reads: one per `app_store_transaction_ids` entry (an entry another one's
+    /// history already holds is not read again), then, when the tenant asks for it, that of the first App Store
+    /// purchase presented unless one read covers it.
+    private func appStoreHistories(_ request: RestoreRequest, presented records: [StorePurchase], tenant: Tenant)
+        async throws(DomainError) -> [AppStoreHistory]
+    {
+        var histories: [AppStoreHistory] = []
+        func read(_ transactionID: String, field: String) async throws(DomainError) {
+            if var covered = histories.first(where: { $0.transactionIDs.contains(transactionID) }) {
+                covered.transactionID = transactionID
+                histories.append(covered)
+                return
+            }
+            do throws(DomainError) {
+                histories.append(try await appStore.history(ofTransactionID: transactionID, tenant: tenant, apis: appStoreAPIs))
+            } catch {
+                throw DomainError(error.code, "\(field): \(error.message)")
+            }
+        }
+        for (index, id) in request.appStoreTransactionIDs.enumerated() {
+            let field = "app_store_transaction_ids[\(index)]"
+            try Self.checkTransactionID(id, field: field)
+            try await read(id, field: field)
+        }
+        if tenant.appStore?.serverAPI?.restoreConsultsHistory == true,
+            let first = records.first(where: { $0.store == .appStore }),
+            !histories.contains(where: { $0.transactionIDs.contains(first.transactionID) })
+        {
+            try await read(first.transactionID, field: "the App Store history of app_store[0]")
+        }
+        return histories
     }
 
     /// Claims a web purchase with its code, unless this user or tenant failed too often lately (then the code is not
@@ -183,15 +240,19 @@ public struct EntitlementService: RPCService {
         case (false, true):
             return try appStore.record(from: try Self.signedTransaction(purchase, field: field), tenant: tenant)
         case (true, false):
-            let id = purchase.transactionID
-            guard (1...32).contains(id.utf8.count), id.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
-                throw .invalidArgument("\(field).transaction_id must be an App Store transaction ID: 1 to 32 digits.")
-            }
-            return try await appStore.record(fromTransactionID: id, tenant: tenant, apis: appStoreAPIs)
+            try Self.checkTransactionID(purchase.transactionID, field: field + ".transaction_id")
+            return try await appStore.record(fromTransactionID: purchase.transactionID, tenant: tenant, apis: appStoreAPIs)
         case (false, false):
             throw .invalidArgument("\(field) takes signed_transaction or transaction_id, not both.")
         case (true, true):
             throw .invalidArgument("\(field) needs signed_transaction or transaction_id.")
+        }
+    }
+
+    /// An App Store transaction ID: digits only, as Apple makes them.
+    private static func checkTransactionID(_ id: String, field: String) throws(DomainError) {
+        guard (1...32).contains(id.utf8.count), id.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+            throw .invalidArgument("\(field) must be an App Store transaction ID: 1 to 32 digits.")
         }
     }
 

@@ -1,3 +1,4 @@
+import AppStoreServerAPI
 import EntitlementDomain
 import EntitlementStorage
 import EntitlementsProto
@@ -156,5 +157,16 @@ extension PurchaseResponse {
         customer = CustomerStatus(redemption.outcome.state, serverTime: serverTime)
         transferredFromAppUserID = redemption.outcome.transferredFrom.first ?? ""
         result = redemption.outcome.purchases.first.map { PurchaseResult(redemption.purchase, applied: $0) }
+    }
+}
+
+extension AppStoreHistoryResult {
+    /// What a Restore read from Apple's history, with the results of its purchases as attached.
+    init(_ history: AppStoreHistory, purchases: [PurchaseResult]) {
+        self.init()
+        transactionID = history.transactionID
+        environment = history.environment == .production ? .production : .sandbox
+        transactionsFound = UInt32(clamping: history.transactionsFound)
+        self.purchases = purchases
     }
 }

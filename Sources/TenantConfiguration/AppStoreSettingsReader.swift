@@ -7,7 +7,9 @@ extension TenantConfigReader {
         "bundle_id", "app_apple_id", "environments", "root_certificates", "grace_period_days", "transfer_policy",
         "products", "server_api", "_comment",
     ]
-    static let serverAPIFields = ["key_file", "key_id", "issuer_id", "production_url", "sandbox_url", "_comment"]
+    static let serverAPIFields = [
+        "key_file", "key_id", "issuer_id", "production_url", "sandbox_url", "restore_consults_history", "_comment",
+    ]
     static let appStoreProductFields = ["type", "duration_days"]
 
     /// A tenant's `app_store` object. `mappedProducts` is the tenant's `products` (product → entitlements).
@@ -161,8 +163,16 @@ extension TenantConfigReader {
             }
             urls[index] = text
         }
+        var consultsHistory = false
+        if let flagNode = members["restore_consults_history"] {
+            guard case .bool(let flag) = flagNode.value else {
+                throw typeMismatch(flagNode, path + ".restore_consults_history", expected: "true or false")
+            }
+            consultsHistory = flag
+        }
         return AppStoreServerAPISettings(
-            keyFilePath: keyPath, keyID: keyID, issuerID: issuerID, productionURL: urls[0], sandboxURL: urls[1])
+            keyFilePath: keyPath, keyID: keyID, issuerID: issuerID, productionURL: urls[0], sandboxURL: urls[1],
+            restoreConsultsHistory: consultsHistory)
     }
 
     private func appStoreProduct(_ node: JSONNode, path: String, id: String, mapped: Bool) throws(TenantConfigError)

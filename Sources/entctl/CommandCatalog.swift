@@ -85,15 +85,21 @@ extension CommandHelp {
         ])
 
     static let restore = CommandHelp(
-        name: "restore", arguments: "APP_USER_ID [SIGNED_TRANSACTION...] [--play PRODUCT_ID:TOKEN]...",
+        name: "restore",
+        arguments: "APP_USER_ID [SIGNED_TRANSACTION...] [--play PRODUCT_ID:TOKEN]... [--history TRANSACTION_ID]...",
         summary: "attach up to 100 purchases of either store; others' purchases move as the tenant's transfer policy says",
         details: [
             "", "Calls EntitlementService/Restore with every purchase the device holds; one result per purchase, the",
-            "App Store ones first. - reads a token from standard input.",
+            "App Store ones first. - reads a token from standard input. With --history the server reads the",
+            "customer's whole App Store transaction history from Apple and attaches the newest state of each purchase.",
             "",
             "  entctl restore alice \"$T1\" \"$T2\" --play com.example.pro.monthly:\"$PLAY_TOKEN\"",
+            "  entctl restore alice --history 2000000123456789        # needs the tenant's app_store.server_api",
         ],
-        options: [("--play PRODUCT_ID:TOKEN", "a Google Play purchase; repeat it for each")])
+        options: [
+            ("--play PRODUCT_ID:TOKEN", "a Google Play purchase; repeat it for each"),
+            ("--history TRANSACTION_ID", "any App Store transaction ID of the customer (at most 10)"),
+        ])
 
     // MARK: AdminService
 

@@ -48,12 +48,12 @@ struct EntctlOptions {
     static let valueOptions: Set<String> = Set([
         "--anonymous-id", "--after-version", "--duration", "--expires-at", "--reason", "--idempotency-key",
         "--page-size", "--page-token", "--play", "--endpoint", "--user", "--state", "--since", "--until",
-        "--entitlement", "--store", "--product", "--changed-since",
+        "--entitlement", "--store", "--product", "--changed-since", "--history",
     ]).union(devValueOptions)
     static let flagOptions: Set<String> = Set(["--all"]).union(devFlagOptions)
     /// Value options that may be given more than once (`restore --play A:1 --play B:2`); any other is a usage error
     /// the second time.
-    static let repeatableOptions: Set<String> = ["--play"]
+    static let repeatableOptions: Set<String> = ["--play", "--history"]
 
     /// Parses everything after the program name. `--help` (or `-h`, or the `help` command) wins over everything
     /// else and asks for the help of the command it follows, then `--version`; a usage error carries the help of

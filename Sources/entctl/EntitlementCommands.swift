@@ -85,14 +85,18 @@ extension Entctl {
         return 0
     }
 
-    /// `restore APP_USER_ID [SIGNED_TRANSACTION...] [--play PRODUCT_ID:TOKEN]...`: up to 100 purchases of either store.
+    /// `restore APP_USER_ID [SIGNED_TRANSACTION...] [--play PRODUCT_ID:TOKEN]... [--history TRANSACTION_ID]...`: up to
+    /// 100 purchases of either store, and App Store histories read by the server.
     func restore() async throws -> Int32 {
-        try arguments.check(positionals: ["APP_USER_ID"], optional: Self.maxRestoredPurchases, options: ["--play"])
+        try arguments.check(
+            positionals: ["APP_USER_ID"], optional: Self.maxRestoredPurchases, options: ["--play", "--history"])
         let appUserID = try arguments.positional(0, "APP_USER_ID")
         let play = try arguments.values("--play").map(Self.playPurchase)
+        let histories = arguments.values("--history")
         let count = arguments.positionals.count - 1 + play.count
-        guard count > 0 else {
-            throw UsageError(description: "restore needs SIGNED_TRANSACTION... or --play PRODUCT_ID:TOKEN")
+        guard count > 0 || !histories.isEmpty else {
+            throw UsageError(
+                description: "restore needs SIGNED_TRANSACTION..., --play PRODUCT_ID:TOKEN or --history TRANSACTION_ID")
         }
         guard count <= Self.maxRestoredPurchases else {
             throw UsageError(
@@ -104,11 +108,13 @@ extension Entctl {
         let tokens = try arguments.positionals.dropFirst().map(Self.token)
         let playPurchases = try play.map { ($0.productID, try Self.token($0.purchaseToken)) }
         let response = try await connect(.publicKey).restore(
-            appUserID: appUserID, signedTransactions: tokens, playPurchases: playPurchases)
+            appUserID: appUserID, signedTransactions: tokens, playPurchases: playPurchases,
+            appStoreHistoryIDs: histories)
         printer.print(
             response,
             human: HumanOutput.customerStatus(response.customer)
-                + response.results.map { "purchase: " + HumanOutput.purchaseResult($0) })
+                + response.results.map { "purchase: " + HumanOutput.purchaseResult($0) }
+                + response.appStoreHistories.flatMap(HumanOutput.appStoreHistory))
         return 0
     }
 

@@ -104,6 +104,13 @@ enum HumanOutput {
         return line
     }
 
+    /// `history of 2000000001 (SANDBOX): 41 transactions, 3 purchases`, then a line per purchase.
+    static func appStoreHistory(_ history: AppStoreHistoryResult) -> [String] {
+        ["history of \(history.transactionID) (\(history.environment.name)): \(history.transactionsFound) transactions, "
+            + "\(history.purchases.count) purchases"]
+            + history.purchases.map { "  " + purchaseResult($0) }
+    }
+
     static func customer(_ customer: Customer) -> [String] {
         var lines = customerStatus(customer.customer)
         lines.append("aliases: " + (customer.aliases.isEmpty ? "none" : customer.aliases.joined(separator: ", ")))

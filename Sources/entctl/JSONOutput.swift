@@ -19,6 +19,7 @@ private struct JSONObject {
     mutating func add(_ key: String, _ value: Int64) { members.append((key, .string(String(value)))) }
     /// 32-bit integers are JSON numbers in proto3 JSON (only 64-bit ones are strings).
     mutating func add(_ key: String, _ value: Int32) { members.append((key, .number(String(value)))) }
+    mutating func add(_ key: String, _ value: UInt32) { members.append((key, .number(String(value)))) }
     mutating func add(_ key: String, _ value: [String]) { members.append((key, .array(value.map(JSONValue.string)))) }
     mutating func add(_ key: String, _ value: some NamedProtoEnum) {
         members.append((key, value.knownName.map(JSONValue.string) ?? .number(String(value.rawValue))))
@@ -119,6 +120,18 @@ extension RestoreResponse: JSONEncodable {
         object.add("customer", customer)
         object.add("transferredFromAppUserIds", transferredFromAppUserIDs)
         object.add("results", results)
+        object.add("appStoreHistories", appStoreHistories)
+        return object.value
+    }
+}
+
+extension AppStoreHistoryResult: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("transactionId", transactionID)
+        object.add("environment", environment)
+        object.add("transactionsFound", transactionsFound)
+        object.add("purchases", purchases)
         return object.value
     }
 }

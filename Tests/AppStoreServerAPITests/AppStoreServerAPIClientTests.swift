@@ -56,6 +56,42 @@ import Testing
         #expect(sandbox.requests.map(\.target) == ["/inApps/v1/subscriptions/1001"])
     }
 
+    @Test func theHistoryIsReadPageByPageWithEachRevisionEncoded() async throws {
+        let production = try ScriptedHTTPServer { _ in
+            .status(404, #"{"errorCode":4040010,"errorMessage":"Transaction id not found."}"#, headers: Self.json)
+        }
+        let sandbox = try ScriptedHTTPServer { request in
+            switch request.target {
+            case "/inApps/v2/history/1001":
+                .status(200, #"{"revision":"r+1/=","hasMore":true,"signedTransactions":["t.1","t.2"]}"#, headers: Self.json)
+            case "/inApps/v2/history/1001?revision=r%2B1%2F%3D":
+                .status(200, #"{"revision":"r2","hasMore":false,"signedTransactions":["t.3"]}"#, headers: Self.json)
+            default:
+                .status(400, #"{"errorCode":4000005,"errorMessage":"Invalid request revision."}"#, headers: Self.json)
+            }
+        }
+        defer { production.stop(); sandbox.stop() }
+        let client = try Self.client(production: production, sandbox: sandbox)
+        let history = try await client.transactionHistory("1001", in: [.production, .sandbox])
+        #expect(history.environment == .sandbox && history.pages == 2)
+        #expect(history.signedTransactions == ["t.1", "t.2", "t.3"])
+        #expect(production.requests.count == 1 && sandbox.requests.count == 2)
+    }
+
+    @Test func aPageSayingItHasMoreWithoutARevisionIsMalformed() async throws {
+        let sandbox = try ScriptedHTTPServer { _ in
+            .status(200, #"{"hasMore":true,"signedTransactions":["t.1"]}"#, headers: Self.json)
+        }
+        defer { sandbox.stop() }
+        let client = try Self.client(production: sandbox, sandbox: sandbox)
+        await #expect {
+            try await client.transactionHistory("1001", in: [.sandbox])
+        } throws: { error in
+            (error as? AppStoreServerAPIError)?.code == .malformedResponse
+        }
+        #expect(sandbox.requests.count == 1)
+    }
+
     @Test func aRefusedTokenIsUnauthorizedAndNotTriedInSandbox() async throws {
         let production = try ScriptedHTTPServer { _ in .status(401) }
         let sandbox = try ScriptedHTTPServer { _ in .status(200, #"{"signedTransactionInfo":"x"}"#, headers: Self.json) }

@@ -108,12 +108,15 @@ enum Fixtures {
         Fixture("PurchaseResult#unknownEnums") { purchaseResult($0, 1) },
         Fixture("RestoreRequest") { u in
             unk(RestoreRequest(appUserID: "user-1", appStore: (0..<2).map { appStorePurchase(u, $0) },
-                               playStore: (0..<2).map { playStorePurchase(u, $0) }), u)
+                               playStore: (0..<2).map { playStorePurchase(u, $0) },
+                               appStoreTransactionIDs: ["2000000000000001", ""]), u)
         },
         Fixture("RestoreResponse") {
             unk(RestoreResponse(customer: customerStatus($0), transferredFromAppUserIDs: ["user-a", "user-b"],
-                                results: [purchaseResult($0, 0), purchaseResult($0, 1)]), $0)
+                                results: [purchaseResult($0, 0), purchaseResult($0, 1)],
+                                appStoreHistories: [appStoreHistoryResult($0)]), $0)
         },
+        Fixture("AppStoreHistoryResult") { appStoreHistoryResult($0) },
         Fixture("GrantEntitlementRequest", grantEntitlementRequest),
         Fixture("Grant") { grant($0) },
         Fixture("Grant#epochTimestamps") { unk(Grant(grantID: "grant-epoch", startsAt: ProtoTimestamp()), $0) },
@@ -147,6 +150,7 @@ enum Fixtures {
         .empty(IdentifyResponse.self), .empty(SyncStatusRequest.self), .empty(SyncStatusResponse.self),
         .empty(PurchaseRequest.self), .empty(AppStorePurchase.self), .empty(PlayStorePurchase.self),
         .empty(PurchaseResponse.self), .empty(PurchaseResult.self), .empty(RestoreRequest.self), .empty(RestoreResponse.self),
+        .empty(AppStoreHistoryResult.self),
         .empty(GrantEntitlementRequest.self), .empty(Grant.self), .empty(RevokeGrantRequest.self),
         .empty(GetCustomerRequest.self), .empty(Customer.self), .empty(Transaction.self),
         .empty(ListCustomerEventsRequest.self), .empty(ListCustomerEventsResponse.self), .empty(CustomerEvent.self),
@@ -253,6 +257,15 @@ enum Fixtures {
                 $0.acknowledgementError = "Google could not answer (503)"
                 $0.suspended = true
             }, u)
+    }
+
+    static func appStoreHistoryResult(_ u: Bool) -> AppStoreHistoryResult {
+        var result = AppStoreHistoryResult()
+        result.transactionID = "2000000000000001"
+        result.environment = .sandbox
+        result.transactionsFound = 41
+        result.purchases = [purchaseResult(u, 0), purchaseResult(u, 1)]
+        return unk(result, u)
     }
 
     static func purchaseResult(_ u: Bool, _ i: Int = 0) -> PurchaseResult {

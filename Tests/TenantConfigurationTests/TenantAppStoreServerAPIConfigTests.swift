@@ -54,6 +54,13 @@ import Testing
         #expect(settings.keyID == "2X9R4HXF34" && settings.issuerID == "57246542-96fe-1a63-e053-0824d011072a")
         #expect(settings.productionURL == "https://api.storekit.apple.com")
         #expect(settings.sandboxURL == "https://api.storekit-sandbox.apple.com")
+        #expect(!settings.restoreConsultsHistory)
+        let consulting = try #require(
+            try load(serverAPI: [
+                "\"key_file\": \"\(files.key)\"", "\"key_id\": \(Self.keyID)", "\"issuer_id\": \(Self.issuerID)",
+                "\"restore_consults_history\": true",
+            ]))
+        #expect(consulting.restoreConsultsHistory)
     }
 
     @Test func hostsMayBeALocalFake() throws {
@@ -81,6 +88,7 @@ import Testing
             ([key] + ids + ["\"production_url\": \"https://api.example.com/v1\""], ".server_api.production_url", "no path"),
             ([key] + ids + ["\"sandbox_url\": \"http://api.example.com\""], ".server_api.sandbox_url", "http"),
             ([key] + ids + ["\"key\": 1"], ".server_api.key", "key"),
+            ([key] + ids + ["\"restore_consults_history\": \"yes\""], ".server_api.restore_consults_history", "true or false"),
         ]
         for (fields, path, needle) in cases {
             let error = try #require(failure(fields), "\(fields)")

@@ -101,9 +101,10 @@ public enum AppStoreInterpretation {
     /// period, 5 revoked; the transaction itself says expiry and revocation).
     public static func purchase(
         from payload: JWSTransaction, renewal: JWSRenewalInfo?, subscriptionStatus status: Int, tenant: Tenant,
-        settings: AppStoreSettings
+        settings: AppStoreSettings, unmappedGrantsNothing: Bool = false
     ) throws(DomainError) -> StorePurchase {
-        var record = try purchase(from: payload, tenant: tenant, settings: settings)
+        var record = try purchase(
+            from: payload, tenant: tenant, settings: settings, unmappedGrantsNothing: unmappedGrantsNothing)
         record.origin = .storeAPI
         if let renewal { apply(renewal, to: &record) }
         switch status {

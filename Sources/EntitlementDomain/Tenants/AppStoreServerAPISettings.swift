@@ -9,7 +9,8 @@ import FileAccess
 ///       "key_id": "2X9R4HXF34",                                   // required: the key's ID (10 of A-Z, 0-9)
 ///       "issuer_id": "57246542-96fe-1a63-e053-0824d011072a",      // required: the team's issuer ID (a UUID)
 ///       "production_url": "https://api.storekit.apple.com",       // optional, Apple's by default
-///       "sandbox_url": "https://api.storekit-sandbox.apple.com"   // optional, Apple's by default
+///       "sandbox_url": "https://api.storekit-sandbox.apple.com",  // optional, Apple's by default
+///       "restore_consults_history": true                          // optional, false by default
 ///     }
 ///
 /// The key is read when the tenant loads, to refuse a file that is not one; no error ever quotes it.
@@ -23,16 +24,20 @@ public struct AppStoreServerAPISettings: Sendable, Hashable {
     public var issuerID: String
     public var productionURL: String
     public var sandboxURL: String
+    /// A `Restore` with signed transactions also reads the customer's transaction history from Apple, so it never
+    /// misses a refund or a purchase the device does not know of.
+    public var restoreConsultsHistory: Bool
 
     public init(
         keyFilePath: String, keyID: String, issuerID: String, productionURL: String = Self.defaultProductionURL,
-        sandboxURL: String = Self.defaultSandboxURL
+        sandboxURL: String = Self.defaultSandboxURL, restoreConsultsHistory: Bool = false
     ) {
         self.keyFilePath = keyFilePath
         self.keyID = keyID
         self.issuerID = issuerID
         self.productionURL = productionURL
         self.sandboxURL = sandboxURL
+        self.restoreConsultsHistory = restoreConsultsHistory
     }
 
     // MARK: Rules (errors are relative to the checked value; the tenants file reader and `validated` share them)

@@ -119,6 +119,7 @@ def restore_request(u):
     for i in range(2):
         m.app_store.add().CopyFrom(app_store_purchase(u, i))
         m.play_store.add().CopyFrom(play_store_purchase(u, i))
+    m.app_store_transaction_ids.extend(["2000000000000001", ""])
     return unk(m, u)
 
 
@@ -145,7 +146,15 @@ def restore_response(u):
     m = with_customer(es.RestoreResponse, u, transferred_from_app_user_ids=["user-a", "user-b"])
     for i in range(2):
         m.results.add().CopyFrom(purchase_result(u, i))
+    m.app_store_histories.add().CopyFrom(app_store_history_result(u))
     return m
+
+
+def app_store_history_result(u):
+    m = es.AppStoreHistoryResult(transaction_id="2000000000000001", environment=st.SANDBOX, transactions_found=41)
+    for i in range(2):
+        m.purchases.add().CopyFrom(purchase_result(u, i))
+    return unk(m, u)
 
 
 def grant_entitlement_request(u):
@@ -328,6 +337,7 @@ def cases():
         "PurchaseResult#unknownEnums": (es.PurchaseResult, lambda u: purchase_result(u, 1)),
         "RestoreRequest": (es.RestoreRequest, restore_request),
         "RestoreResponse": (es.RestoreResponse, restore_response),
+        "AppStoreHistoryResult": (es.AppStoreHistoryResult, app_store_history_result),
         "GrantEntitlementRequest": (ad.GrantEntitlementRequest, grant_entitlement_request),
         "Grant": (ad.Grant, grant),
         "Grant#epochTimestamps": (ad.Grant, grant_epoch_timestamps),
