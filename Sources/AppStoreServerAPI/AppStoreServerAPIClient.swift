@@ -115,6 +115,22 @@ public struct AppStoreServerAPIClient: Sendable {
         throw lastError ?? AppStoreServerAPIError(.configuration, "no App Store environment to ask")
     }
 
+    /// One page of Get Notification History: the notifications Apple sent (or tried to) in the query's window, oldest
+    /// first, and the token for the next page (nil on the last). Every page of one listing sends the same body.
+    public func notificationHistory(
+        _ query: AppStoreNotificationHistoryQuery, paginationToken: String?, in environment: AppStoreAPIEnvironment
+    ) async throws(AppStoreServerAPIError) -> (records: [AppStoreNotificationRecord], next: String?) {
+        var path = "/inApps/v1/notifications/history"
+        if let paginationToken { path += "?paginationToken=" + OutboundURL.queryEncoded(paginationToken) }
+        let body = try await send("POST", path, body: try query.body(), in: environment)
+        let page: NotificationHistoryResponse = try Self.decode(body, "Get Notification History")
+        guard !page.hasMore || !(page.paginationToken ?? "").isEmpty else {
+            throw AppStoreServerAPIError(
+                .malformedResponse, "Get Notification History: a page says it has more but gives no paginationToken")
+        }
+        return (page.notificationHistory, page.hasMore ? page.paginationToken : nil)
+    }
+
     /// One call: the body of a 2xx; Apple's error otherwise.
     func send(_ method: String, _ path: String, body: [UInt8] = [], in environment: AppStoreAPIEnvironment)
         async throws(AppStoreServerAPIError) -> [UInt8]
@@ -193,6 +209,43 @@ public struct AppStoreTransactionHistory: Sendable, Hashable {
     /// Every signed transaction (JWS), unverified, in Apple's order.
     public var signedTransactions: [String]
     public var pages = 1
+}
+
+/// What Get Notification History is asked for: Apple's window (`startDate`, `endDate`, milliseconds since 1970) and
+/// an optional customer (any transaction ID of theirs) or only the notifications Apple failed to deliver (or is still
+/// retrying).
+public struct AppStoreNotificationHistoryQuery: Sendable, Hashable {
+    public var startDate: Int64
+    public var endDate: Int64
+    public var transactionID: String?
+    public var onlyFailures: Bool
+
+    public init(startDate: Int64, endDate: Int64, transactionID: String? = nil, onlyFailures: Bool = false) {
+        self.startDate = startDate
+        self.endDate = endDate
+        self.transactionID = transactionID
+        self.onlyFailures = onlyFailures
+    }
+
+    func body() throws(AppStoreServerAPIError) -> [UInt8] {
+        var json = #"{"startDate":\#(startDate),"endDate":\#(endDate)"#
+        if let transactionID {
+            json += #","transactionId":""# + (try AppStoreServerAPIClient.pathComponent(transactionID, "transaction ID")) + #"""#
+        }
+        if onlyFailures { json += #","onlyFailures":true"# }
+        return Array((json + "}").utf8)
+    }
+}
+
+/// One notification in Get Notification History: the signed payload as Apple sent it, unverified.
+public struct AppStoreNotificationRecord: Decodable, Sendable, Hashable {
+    public var signedPayload: String
+}
+
+struct NotificationHistoryResponse: Decodable {
+    var notificationHistory: [AppStoreNotificationRecord]
+    var hasMore: Bool
+    var paginationToken: String?
 }
 
 struct HistoryResponse: Decodable {

@@ -135,6 +135,11 @@ extension EntitlementClient {
         try await unary(Methods.redeliverWebhooks, request)
     }
 
+    /// `ReconcileAppStore`: Apple's notification history replayed; one report per environment.
+    public func reconcileAppStore(_ request: ReconcileAppStoreRequest) async throws -> ReconcileAppStoreResponse {
+        try await unary(Methods.reconcileAppStore, request)
+    }
+
     /// `ListCustomerEvents`: one page of the customer's history, newest first. `pageSize` 0 means the server
     /// default; `pageToken` is the previous page's `nextPageToken` ("" for the first page).
     public func listCustomerEvents(

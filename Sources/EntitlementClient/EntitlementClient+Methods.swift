@@ -28,5 +28,6 @@ extension EntitlementClient {
         public static let redeliverWebhooks = MethodDescriptor(service: adminService, method: "RedeliverWebhooks")
         public static let listCustomers = MethodDescriptor(service: adminService, method: "ListCustomers")
         public static let countCustomers = MethodDescriptor(service: adminService, method: "CountCustomers")
+        public static let reconcileAppStore = MethodDescriptor(service: adminService, method: "ReconcileAppStore")
     }
 }

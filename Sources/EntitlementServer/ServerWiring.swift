@@ -42,11 +42,13 @@ public struct ServerWiring: Sendable {
         public let acknowledger: PlayAcknowledger?
         public let voidedPurchases: VoidedPurchasesPoller?
         public let webhooks: WebhookDispatcher?
+        public let appStoreReconciler: AppStoreReconciler?
 
         public func start() {
             acknowledger?.start()
             voidedPurchases?.start()
             webhooks?.start()
+            appStoreReconciler?.start()
         }
 
         /// Returns at once; the loops end after the work in progress.
@@ -54,10 +56,12 @@ public struct ServerWiring: Sendable {
             let acknowledger = self.acknowledger
             let voidedPurchases = self.voidedPurchases
             let webhooks = self.webhooks
+            let appStoreReconciler = self.appStoreReconciler
             Task {
                 await acknowledger?.stop()
                 await voidedPurchases?.stop()
                 await webhooks?.stop()
+                await appStoreReconciler?.stop()
             }
         }
     }
@@ -101,12 +105,18 @@ public struct ServerWiring: Sendable {
             PlayAcknowledger(engine: engine, tenants: tenants, purchases: $0, log: logger, schedule: playAcknowledgements)
         }
         let deliverer = outbound.map { WebhookDeliverer(http: $0, now: engine.now) }
+        let appStoreAPIs = AppStoreServerAPIs(tenants: tenants, http: outbound)
+        let reconciler = outbound.map { _ in
+            AppStoreReconciler(
+                engine: engine, tenants: tenants, notifications: notifications, apis: appStoreAPIs, log: logger)
+        }
         background = BackgroundWork(
             acknowledger: acknowledger,
             voidedPurchases: playStore.map { VoidedPurchasesPoller(engine: engine, tenants: tenants, purchases: $0, log: logger) },
             webhooks: deliverer.map {
                 WebhookDispatcher(engine: engine, tenants: tenants, deliverer: $0, settings: webhooks, log: logger)
-            })
+            },
+            appStoreReconciler: reconciler)
         let playNotifications: PlayStoreNotifications? =
             if let outbound, let playStore {
                 PlayStoreNotifications(
@@ -124,11 +134,11 @@ public struct ServerWiring: Sendable {
                 health,
                 EntitlementService(
                     engine: engine, tenants: tenants, log: callLog, streams: streamLimits, appStore: appStore,
-                    appStoreAPIs: AppStoreServerAPIs(tenants: tenants, http: outbound),
+                    appStoreAPIs: appStoreAPIs,
                     playStore: playStore, acknowledger: acknowledger, webHeartbeatInterval: limits.webHeartbeatInterval),
                 AdminService(
                     engine: engine, tenants: tenants, log: callLog, playStore: playStore, acknowledger: acknowledger,
-                    webhooks: deliverer),
+                    webhooks: deliverer, appStoreReconciler: reconciler),
             ] + extraServices)
         // Reflection lists what the router serves, so it goes last.
         ReflectionService(serviceNames: router.serviceNames).register(on: &router)

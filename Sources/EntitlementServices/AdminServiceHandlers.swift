@@ -16,10 +16,13 @@ public struct AdminService: RPCService {
     let acknowledger: PlayAcknowledger?
     /// nil: no outbound HTTP client, so no webhook can be sent.
     let webhooks: WebhookDeliverer?
+    /// nil: no outbound HTTP client, so Apple's history cannot be read.
+    let appStoreReconciler: AppStoreReconciler?
 
     public init(
         engine: CustomerEngine, tenants: TenantRegistry, log: CallLog, playStore: PlayStorePurchases? = nil,
-        acknowledger: PlayAcknowledger? = nil, webhooks: WebhookDeliverer? = nil
+        acknowledger: PlayAcknowledger? = nil, webhooks: WebhookDeliverer? = nil,
+        appStoreReconciler: AppStoreReconciler? = nil
     ) {
         self.engine = engine
         self.tenants = tenants
@@ -27,6 +30,7 @@ public struct AdminService: RPCService {
         self.playStore = playStore
         self.acknowledger = acknowledger
         self.webhooks = webhooks
+        self.appStoreReconciler = appStoreReconciler
     }
 
     static func method(_ name: String) -> MethodDescriptor {
@@ -59,6 +63,7 @@ public struct AdminService: RPCService {
         router.registerUnary(Self.method("CountCustomers")) { (request: CountCustomersRequest, context) in
             try await countCustomers(request, context)
         }
+        registerAppStoreMethods(on: &router)
     }
 
     /// Stripe's ID prefixes a redemption code may be asked for by.

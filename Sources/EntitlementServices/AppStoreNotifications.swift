@@ -57,6 +57,16 @@ public struct AppStoreNotifications: Sendable {
         else {
             throw .invalidArgument("The body must be a JSON object with a non-empty string \"signedPayload\".")
         }
+        let (outcome, reason) = try await apply(token, tenant: tenant, settings: settings)
+        return NotificationReply(outcome, reason: reason)
+    }
+
+    /// Verifies one signed notification and applies it once per `notificationUUID`; returns what it did and the
+    /// reason recorded. `recovered`: it comes from Apple's notification history (reconciliation), and the reason says
+    /// so.
+    func apply(_ token: String, tenant: Tenant, settings: AppStoreSettings, recovered: Bool = false)
+        async throws(DomainError) -> (StoreNotificationOutcome, reason: String)
+    {
         let verifier = try purchases.verifier(
             for: tenant, settings: settings,
             claimed: try AppStorePurchases.claimedEnvironment(of: token, as: NotificationPayload.self))
@@ -92,7 +102,11 @@ public struct AppStoreNotifications: Sendable {
             throw .invalidArgument("The notification has no notificationUUID.")
         }
         let type = notification.notificationType?.rawValue ?? "UNKNOWN"
-        let reason = notification.subtype.map { "\(type)/\($0.rawValue)" } ?? type
+        var reason = notification.subtype.map { "\(type)/\($0.rawValue)" } ?? type
+        if recovered { reason += ", recovered from Apple's notification history" }
+        if try engine.isNotificationProcessed(tenantID: tenant.id, notificationID: notificationID) {
+            return (.duplicate, reason)
+        }
         var record: StorePurchase?
         if let transaction, !AppStoreInterpretation.isInformational(type) {
             do throws(DomainError) {
@@ -112,6 +126,6 @@ public struct AppStoreNotifications: Sendable {
         }
         let outcome = try await engine.applyStoreNotification(
             tenantID: tenant.id, notificationID: notificationID, transaction: record, reason: reason)
-        return NotificationReply(outcome, reason: reason)
+        return (outcome, reason)
     }
 }

@@ -190,7 +190,7 @@ public struct EntitlementService: RPCService {
         }
         for (index, id) in request.appStoreTransactionIDs.enumerated() {
             let field = "app_store_transaction_ids[\(index)]"
-            try Self.checkTransactionID(id, field: field)
+            try AdminService.checkAppStoreTransactionID(id, field: field)
             try await read(id, field: field)
         }
         if tenant.appStore?.serverAPI?.restoreConsultsHistory == true,
@@ -240,19 +240,12 @@ public struct EntitlementService: RPCService {
         case (false, true):
             return try appStore.record(from: try Self.signedTransaction(purchase, field: field), tenant: tenant)
         case (true, false):
-            try Self.checkTransactionID(purchase.transactionID, field: field + ".transaction_id")
+            try AdminService.checkAppStoreTransactionID(purchase.transactionID, field: field + ".transaction_id")
             return try await appStore.record(fromTransactionID: purchase.transactionID, tenant: tenant, apis: appStoreAPIs)
         case (false, false):
             throw .invalidArgument("\(field) takes signed_transaction or transaction_id, not both.")
         case (true, true):
             throw .invalidArgument("\(field) needs signed_transaction or transaction_id.")
-        }
-    }
-
-    /// An App Store transaction ID: digits only, as Apple makes them.
-    private static func checkTransactionID(_ id: String, field: String) throws(DomainError) {
-        guard (1...32).contains(id.utf8.count), id.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
-            throw .invalidArgument("\(field) must be an App Store transaction ID: 1 to 32 digits.")
         }
     }
 

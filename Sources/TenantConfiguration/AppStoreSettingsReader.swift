@@ -8,7 +8,8 @@ extension TenantConfigReader {
         "products", "server_api", "_comment",
     ]
     static let serverAPIFields = [
-        "key_file", "key_id", "issuer_id", "production_url", "sandbox_url", "restore_consults_history", "_comment",
+        "key_file", "key_id", "issuer_id", "production_url", "sandbox_url", "restore_consults_history", "reconcile_minutes",
+        "_comment",
     ]
     static let appStoreProductFields = ["type", "duration_days"]
 
@@ -170,9 +171,17 @@ extension TenantConfigReader {
             }
             consultsHistory = flag
         }
+        var reconcileMinutes = AppStoreServerAPISettings.defaultReconcileMinutes
+        if let minutesNode = members["reconcile_minutes"] {
+            let minutesPath = path + ".reconcile_minutes"
+            let text = try number(minutesNode, path: minutesPath)
+            reconcileMinutes = try rule(minutesNode, minutesPath) { () throws(TenantRuleError) in
+                try AppStoreServerAPISettings.checkReconcileMinutes(Int(text), written: text)
+            }
+        }
         return AppStoreServerAPISettings(
             keyFilePath: keyPath, keyID: keyID, issuerID: issuerID, productionURL: urls[0], sandboxURL: urls[1],
-            restoreConsultsHistory: consultsHistory)
+            restoreConsultsHistory: consultsHistory, reconcileMinutes: reconcileMinutes)
     }
 
     private func appStoreProduct(_ node: JSONNode, path: String, id: String, mapped: Bool) throws(TenantConfigError)

@@ -140,7 +140,7 @@ extension Entctl {
     }
 
     /// `--since` and `--until`, RFC 3339.
-    private static func timeRange(_ arguments: CommandArguments) throws(UsageError) -> (ProtoTimestamp?, ProtoTimestamp?) {
+    static func timeRange(_ arguments: CommandArguments) throws(UsageError) -> (ProtoTimestamp?, ProtoTimestamp?) {
         func time(_ name: String) throws(UsageError) -> ProtoTimestamp? {
             guard let text = arguments.value(name) else { return nil }
             guard let parsed = TimeText.parseRFC3339(text) else {

@@ -12,7 +12,7 @@ extension CommandHelp {
                 + "to a loopback address (127.0.0.1, ::1, localhost) only.",
             commands: [
                 grant, revoke, customer, events, customers, count, refreshPurchase, redemptionCode, webhooksTest,
-                webhooksList, webhooksRedeliver,
+                webhooksList, webhooksRedeliver, appStoreReconcile,
             ]),
         CommandGroup(title: "Other commands", keyNote: nil, commands: [health, genKey, hashKey, genWebhookSecret]),
         CommandGroup(
@@ -230,6 +230,24 @@ extension CommandHelp {
             "endpoint a 410 disabled is enabled again.",
             "",
             "  entctl webhooks redeliver --endpoint backend --since 2030-01-30T00:00:00Z",
+        ])
+
+    static let appStoreReconcile = CommandHelp(
+        name: "appstore reconcile", arguments: "[--since T] [--until T] [--transaction-id ID]... [--only-failures]",
+        summary: "apply the App Store notifications Apple sent that the server never applied (its notification history)",
+        details: [
+            "", "Calls AdminService/ReconcileAppStore: the server reads the tenant's notification history from Apple's",
+            "App Store Server API (every environment the tenant accepts) and applies each notification not applied",
+            "before, verified as a delivered one. Without --since, as far back as Apple keeps them (180 days, 30 in",
+            "sandbox); with --transaction-id, only those customers' notifications. The server does the same on its",
+            "own for failed deliveries, at startup and every app_store.server_api.reconcile_minutes.",
+            "",
+            "  entctl appstore reconcile --since 2030-01-30T00:00:00Z",
+        ],
+        options: [
+            ("--since T, --until T", "the window of Apple's signed dates, RFC 3339"),
+            ("--transaction-id ID", "any App Store transaction ID of a customer; repeat it for each (at most 10)"),
+            ("--only-failures", "only notifications Apple failed to deliver or is still retrying"),
         ])
 
     static let redemptionCode = CommandHelp(

@@ -39,6 +39,7 @@ struct Entctl {
         case "redeem": try await redeem()
         case "redemption-code": try await redemptionCode()
         case "webhooks": try await webhooks()
+        case "appstore": try await appStore()
         case "gen-key": try generateKey()
         case "hash-key": try hashKey()
         case "gen-webhook-secret": try generateWebhookSecret()

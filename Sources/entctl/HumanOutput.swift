@@ -104,6 +104,15 @@ enum HumanOutput {
         return line
     }
 
+    /// `SANDBOX 2030-01-01T00:00:00Z..2030-01-31T00:00:00Z: 25 found, 3 applied, ...`, then each rejection.
+    static func reconciliation(_ report: AppStoreReconciliation) -> [String] {
+        ["\(report.environment.name) \(report.startTime.map(time) ?? "?")..\(report.endTime.map(time) ?? "?"): "
+            + "\(report.found) found, \(report.applied) applied, \(report.unchanged) unchanged, "
+            + "\(report.unowned) without an owner yet, \(report.alreadyProcessed) already applied, "
+            + "\(report.rejected) rejected"]
+            + report.rejections.map { "  rejected: " + $0 }
+    }
+
     /// `history of 2000000001 (SANDBOX): 41 transactions, 3 purchases`, then a line per purchase.
     static func appStoreHistory(_ history: AppStoreHistoryResult) -> [String] {
         ["history of \(history.transactionID) (\(history.environment.name)): \(history.transactionsFound) transactions, "

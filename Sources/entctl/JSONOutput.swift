@@ -125,6 +125,32 @@ extension RestoreResponse: JSONEncodable {
     }
 }
 
+extension ReconcileAppStoreResponse: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("environments", environments)
+        return object.value
+    }
+}
+
+extension AppStoreReconciliation: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("environment", environment)
+        object.add("startTime", startTime)
+        object.add("endTime", endTime)
+        object.add("pages", pages)
+        object.add("found", found)
+        object.add("applied", applied)
+        object.add("unchanged", unchanged)
+        object.add("unowned", unowned)
+        object.add("alreadyProcessed", alreadyProcessed)
+        object.add("rejected", rejected)
+        object.add("rejections", rejections)
+        return object.value
+    }
+}
+
 extension AppStoreHistoryResult: JSONEncodable {
     var json: JSONValue {
         var object = JSONObject()

@@ -47,6 +47,7 @@ METHODS = {
     "RedeliverWebhooks": (ADMIN_SERVICE, "RedeliverWebhooksRequest", "RedeliverWebhooksResponse", False),
     "ListCustomers": (ADMIN_SERVICE, "ListCustomersRequest", "ListCustomersResponse", False),
     "CountCustomers": (ADMIN_SERVICE, "CountCustomersRequest", "CountCustomersResponse", False),
+    "ReconcileAppStore": (ADMIN_SERVICE, "ReconcileAppStoreRequest", "ReconcileAppStoreResponse", False),
 }
 ENTITLEMENT_METHODS = [name for name, spec in METHODS.items() if spec[0] == ENTITLEMENT_SERVICE]
 ADMIN_METHODS = [name for name, spec in METHODS.items() if spec[0] == ADMIN_SERVICE]

@@ -82,6 +82,7 @@ def sample_request(api: Api, method: str, app_user_id: str):
         "RedeliverWebhooks": {"delivery_id": 1},
         "ListCustomers": {"page_size": 10},
         "CountCustomers": {},
+        "ReconcileAppStore": {"only_failures": True},
     }[method]
     return api.request(method, **fields)
 

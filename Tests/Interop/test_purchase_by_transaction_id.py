@@ -54,7 +54,7 @@ def tenants(ca, keys, apple):
             store["app_apple_id"] = 1234567890
         if api:
             store["server_api"] = {"key_file": str(keys[0]), "key_id": KEY_ID, "issuer_id": ISSUER_ID,
-                                   "production_url": production.url, "sandbox_url": sandbox.url}
+                                   "production_url": production.url, "sandbox_url": sandbox.url, "reconcile_minutes": 0}
         return store
 
     specs = {

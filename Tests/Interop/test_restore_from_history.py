@@ -41,7 +41,7 @@ def tenants(ca, keys, apple):  # noqa: F811
         store = app_store_settings(ca.root, "transfer")
         store["server_api"] = {"key_file": str(keys[0]), "key_id": KEY_ID, "issuer_id": ISSUER_ID,
                                "production_url": apple.url, "sandbox_url": apple.url,
-                               "restore_consults_history": consults}
+                               "restore_consults_history": consults, "reconcile_minutes": 0}
         return store
 
     return {name: new_tenant(f"history-{name}", products=dict(PRODUCTS), app_store=settings(consults))

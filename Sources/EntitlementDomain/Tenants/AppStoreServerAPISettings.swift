@@ -10,7 +10,8 @@ import FileAccess
 ///       "issuer_id": "57246542-96fe-1a63-e053-0824d011072a",      // required: the team's issuer ID (a UUID)
 ///       "production_url": "https://api.storekit.apple.com",       // optional, Apple's by default
 ///       "sandbox_url": "https://api.storekit-sandbox.apple.com",  // optional, Apple's by default
-///       "restore_consults_history": true                          // optional, false by default
+///       "restore_consults_history": true,                         // optional, false by default
+///       "reconcile_minutes": 360                                  // optional, 360 by default; 0: never on its own
 ///     }
 ///
 /// The key is read when the tenant loads, to refuse a file that is not one; no error ever quotes it.
@@ -27,10 +28,15 @@ public struct AppStoreServerAPISettings: Sendable, Hashable {
     /// A `Restore` with signed transactions also reads the customer's transaction history from Apple, so it never
     /// misses a refund or a purchase the device does not know of.
     public var restoreConsultsHistory: Bool
+    /// How often Apple's notification history is read for notifications Apple failed to deliver (at startup, then
+    /// every so many minutes); 0: only on demand.
+    public var reconcileMinutes: Int
+    public static let defaultReconcileMinutes = 360
 
     public init(
         keyFilePath: String, keyID: String, issuerID: String, productionURL: String = Self.defaultProductionURL,
-        sandboxURL: String = Self.defaultSandboxURL, restoreConsultsHistory: Bool = false
+        sandboxURL: String = Self.defaultSandboxURL, restoreConsultsHistory: Bool = false,
+        reconcileMinutes: Int = Self.defaultReconcileMinutes
     ) {
         self.keyFilePath = keyFilePath
         self.keyID = keyID
@@ -38,6 +44,7 @@ public struct AppStoreServerAPISettings: Sendable, Hashable {
         self.productionURL = productionURL
         self.sandboxURL = sandboxURL
         self.restoreConsultsHistory = restoreConsultsHistory
+        self.reconcileMinutes = reconcileMinutes
     }
 
     // MARK: Rules (errors are relative to the checked value; the tenants file reader and `validated` share them)
@@ -52,6 +59,9 @@ public struct AppStoreServerAPISettings: Sendable, Hashable {
         try TenantRuleError.at(".issuer_id") { () throws(TenantRuleError) in try Self.checkIssuerID(issuerID) }
         try TenantRuleError.at(".production_url") { () throws(TenantRuleError) in try Self.checkHostURL(productionURL) }
         try TenantRuleError.at(".sandbox_url") { () throws(TenantRuleError) in try Self.checkHostURL(sandboxURL) }
+        _ = try TenantRuleError.at(".reconcile_minutes") { () throws(TenantRuleError) in
+            try Self.checkReconcileMinutes(reconcileMinutes, written: String(reconcileMinutes))
+        }
         return settings
     }
 
@@ -69,6 +79,11 @@ public struct AppStoreServerAPISettings: Sendable, Hashable {
                     + "(a P-256 private key, \"-----BEGIN PRIVATE KEY-----\")")
         }
         return resolved
+    }
+
+    /// From 0 (only on demand) to a week.
+    package static func checkReconcileMinutes(_ value: Int?, written text: String) throws(TenantRuleError) -> Int {
+        try ListRule.wholeNumber(value, written: text, in: 0...10_080, unit: "minutes")
     }
 
     /// Ten capital letters and digits, as App Store Connect shows key IDs.

@@ -265,6 +265,29 @@ def list_customers_response(u):
     return unk(m, u)
 
 
+def reconcile_app_store_request(u):
+    m = ad.ReconcileAppStoreRequest(transaction_ids=["2000000000000001", ""], only_failures=True)
+    m.start_time.CopyFrom(ts(1_700_000_000, 0, u))
+    m.end_time.CopyFrom(ts(1_710_000_000, 0, u))
+    return unk(m, u)
+
+
+def reconciliation(u, i):
+    report = ad.AppStoreReconciliation(
+        environment=st.PRODUCTION if i == 0 else 99, pages=2 + i, found=41, applied=3, unchanged=1, unowned=2,
+        already_processed=30, rejected=5, rejections=["bad signature", ""])
+    report.start_time.CopyFrom(ts(1_700_000_000, 0, u))
+    report.end_time.CopyFrom(ts(1_710_000_000, 0, u))
+    return unk(report, u)
+
+
+def reconcile_app_store_response(u):
+    m = ad.ReconcileAppStoreResponse()
+    for i in range(2):
+        m.environments.add().CopyFrom(reconciliation(u, i))
+    return unk(m, u)
+
+
 def count_customers_response(u):
     m = ad.CountCustomersResponse(active_customers=3_000_000_000)
     m.entitlements.extend([unk(ad.CustomerCount(id="plus", customers=1), u), unk(ad.CustomerCount(id="pro", customers=2), u)])
@@ -376,6 +399,9 @@ def cases():
         "ListedCustomer": (ad.ListedCustomer, listed_customer),
         "CountCustomersRequest": (ad.CountCustomersRequest, lambda u: unk(ad.CountCustomersRequest(), u)),
         "CountCustomersResponse": (ad.CountCustomersResponse, count_customers_response),
+        "ReconcileAppStoreRequest": (ad.ReconcileAppStoreRequest, reconcile_app_store_request),
+        "ReconcileAppStoreResponse": (ad.ReconcileAppStoreResponse, reconcile_app_store_response),
+        "AppStoreReconciliation": (ad.AppStoreReconciliation, lambda u: reconciliation(u, 0)),
         "CustomerCount": (ad.CustomerCount, lambda u: unk(ad.CustomerCount(id="pro", customers=2), u)),
         "StoreCount": (ad.StoreCount, lambda u: unk(ad.StoreCount(store=st.GRANT, customers=4), u)),
     }
