@@ -44,6 +44,7 @@ public struct AppStoreServerAPIError: Error, Sendable, Hashable, CustomStringCon
 public enum AppleErrorCodes {
     public static let transactionIDNotFound = 4040010
     public static let rateLimitExceeded = 4290000
+    public static let serverNotificationURLNotFound = 4040007
 
     static let names: [Int: String] = [
         4000000: "GeneralBadRequestError", 4000002: "InvalidAppIdentifierError", 4000005: "InvalidRequestRevisionError",

@@ -140,6 +140,36 @@ extension EntitlementClient {
         try await unary(Methods.reconcileAppStore, request)
     }
 
+    /// `LookUpOrder`: Look Up Order ID through the server.
+    public func lookUpOrder(_ request: LookUpOrderRequest) async throws -> LookUpOrderResponse {
+        try await unary(Methods.lookUpOrder, request)
+    }
+
+    /// `ExtendSubscription`: Extend a Subscription Renewal Date through the server.
+    public func extendSubscription(_ request: ExtendSubscriptionRequest) async throws -> ExtendSubscriptionResponse {
+        try await unary(Methods.extendSubscription, request)
+    }
+
+    /// `SendConsumptionInfo`: Send Consumption Information through the server.
+    public func sendConsumptionInfo(_ request: SendConsumptionInfoRequest) async throws -> SendConsumptionInfoResponse {
+        try await unary(Methods.sendConsumptionInfo, request)
+    }
+
+    /// `RequestTestNotification`: Request a Test Notification through the server.
+    public func requestTestNotification(_ request: RequestTestNotificationRequest) async throws -> RequestTestNotificationResponse {
+        try await unary(Methods.requestTestNotification, request)
+    }
+
+    /// `GetTestNotificationStatus`: Get Test Notification Status, and whether the server received it.
+    public func getTestNotificationStatus(_ request: GetTestNotificationStatusRequest) async throws -> GetTestNotificationStatusResponse {
+        try await unary(Methods.getTestNotificationStatus, request)
+    }
+
+    /// `CheckAppStoreSetup`: the tenant's App Store Server API setup checked.
+    public func checkAppStoreSetup(_ request: CheckAppStoreSetupRequest) async throws -> CheckAppStoreSetupResponse {
+        try await unary(Methods.checkAppStoreSetup, request)
+    }
+
     /// `ListCustomerEvents`: one page of the customer's history, newest first. `pageSize` 0 means the server
     /// default; `pageToken` is the previous page's `nextPageToken` ("" for the first page).
     public func listCustomerEvents(

@@ -29,5 +29,11 @@ extension EntitlementClient {
         public static let listCustomers = MethodDescriptor(service: adminService, method: "ListCustomers")
         public static let countCustomers = MethodDescriptor(service: adminService, method: "CountCustomers")
         public static let reconcileAppStore = MethodDescriptor(service: adminService, method: "ReconcileAppStore")
+        public static let lookUpOrder = MethodDescriptor(service: adminService, method: "LookUpOrder")
+        public static let extendSubscription = MethodDescriptor(service: adminService, method: "ExtendSubscription")
+        public static let sendConsumptionInfo = MethodDescriptor(service: adminService, method: "SendConsumptionInfo")
+        public static let requestTestNotification = MethodDescriptor(service: adminService, method: "RequestTestNotification")
+        public static let getTestNotificationStatus = MethodDescriptor(service: adminService, method: "GetTestNotificationStatus")
+        public static let checkAppStoreSetup = MethodDescriptor(service: adminService, method: "CheckAppStoreSetup")
     }
 }

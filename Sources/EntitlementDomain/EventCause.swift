@@ -18,6 +18,8 @@ public enum EventCause: Sendable, Hashable, CaseIterable {
     case stripeWebhook
     /// A redemption code attached a web purchase nobody owned.
     case redemption
+    /// A support action with the store (an order looked up, a renewal date extended, consumption information sent).
+    case support
 }
 
 /// Whether a change touched the set of active entitlements.

@@ -138,7 +138,10 @@ public struct ServerWiring: Sendable {
                     playStore: playStore, acknowledger: acknowledger, webHeartbeatInterval: limits.webHeartbeatInterval),
                 AdminService(
                     engine: engine, tenants: tenants, log: callLog, playStore: playStore, acknowledger: acknowledger,
-                    webhooks: deliverer, appStoreReconciler: reconciler),
+                    webhooks: deliverer, appStoreReconciler: reconciler,
+                    appStoreSupport: outbound.map { _ in
+                        AppStoreSupport(engine: engine, purchases: appStore, apis: appStoreAPIs)
+                    }),
             ] + extraServices)
         // Reflection lists what the router serves, so it goes last.
         ReflectionService(serviceNames: router.serviceNames).register(on: &router)

@@ -16,13 +16,14 @@ public struct AdminService: RPCService {
     let acknowledger: PlayAcknowledger?
     /// nil: no outbound HTTP client, so no webhook can be sent.
     let webhooks: WebhookDeliverer?
-    /// nil: no outbound HTTP client, so Apple's history cannot be read.
+    /// nil: no outbound HTTP client, so Apple's history cannot be read, nor Apple asked.
     let appStoreReconciler: AppStoreReconciler?
+    let appStoreSupport: AppStoreSupport?
 
     public init(
         engine: CustomerEngine, tenants: TenantRegistry, log: CallLog, playStore: PlayStorePurchases? = nil,
         acknowledger: PlayAcknowledger? = nil, webhooks: WebhookDeliverer? = nil,
-        appStoreReconciler: AppStoreReconciler? = nil
+        appStoreReconciler: AppStoreReconciler? = nil, appStoreSupport: AppStoreSupport? = nil
     ) {
         self.engine = engine
         self.tenants = tenants
@@ -31,6 +32,7 @@ public struct AdminService: RPCService {
         self.acknowledger = acknowledger
         self.webhooks = webhooks
         self.appStoreReconciler = appStoreReconciler
+        self.appStoreSupport = appStoreSupport
     }
 
     static func method(_ name: String) -> MethodDescriptor {

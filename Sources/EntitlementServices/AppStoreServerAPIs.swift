@@ -67,16 +67,20 @@ public final class AppStoreServerAPIs: Sendable {
 }
 
 extension DomainError {
-    /// Apple's answer as the caller sees it: a transaction Apple does not know is NOT_FOUND, a malformed ID
-    /// INVALID_ARGUMENT, a refused token or app our setup's problem, and anything passing UNAVAILABLE.
+    /// Apple's answer as the caller sees it: a transaction Apple does not know is NOT_FOUND, a malformed ID or
+    /// extension INVALID_ARGUMENT, a refused token or app our setup's problem, Apple's limits FAILED_PRECONDITION, and
+    /// anything passing UNAVAILABLE.
     init(_ error: AppStoreServerAPIError) {
         let message = "App Store Server API: \(error.message)"
         switch (error.code, error.appleErrorCode) {
         case (.refused, AppleErrorCodes.transactionIDNotFound?), (.refused, 4040005?):
             self = .notFound(message)
-        case (.refused, 4000006?), (.refused, 4000008?):
+        case (.refused, 4000006?), (.refused, 4000008?), (.refused, 4000009?), (.refused, 4000010?),
+            (.refused, 4000011?), (.refused, 4000020?):
             self = .invalidArgument(message)
-        case (.unauthorized, _), (.configuration, _), (.refused, 4040003?), (.refused, 4000002?):
+        case (.unauthorized, _), (.configuration, _), (.refused, 4040003?), (.refused, 4000002?),
+            // Not extendable (Apple's limits), no notification URL, a test notification Apple no longer knows.
+            (.refused, 4030004?), (.refused, 4030005?), (.refused, 4030007?), (.refused, 4040007?), (.refused, 4040008?):
             self = .failedPrecondition(message)
         case (.refused, _), (.unreachable, _), (.malformedResponse, _):
             self = .unavailable(message)

@@ -71,6 +71,7 @@ extension CustomerEvent.Cause {
             case .storeAPI: .storeAPI
             case .stripeWebhook: .stripeWebhook
             case .redemption: .redemption
+            case .support: .support
             }
     }
 }

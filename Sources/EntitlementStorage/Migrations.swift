@@ -275,6 +275,21 @@ enum Migrations {
                 ALTER TABLE transactions ADD COLUMN currency TEXT NOT NULL DEFAULT '';
                 """
         ),
+        Migration(
+            version: 11,
+            sql: """
+                -- Apple's renewal-date extensions the server asked for, for Apple's limit (twice in 365 days); the
+                -- request identifier makes a retry of the same extension one row.
+                CREATE TABLE renewal_extensions (
+                    tenant_id TEXT NOT NULL,
+                    original_transaction_id TEXT NOT NULL,
+                    request_identifier TEXT NOT NULL,
+                    days INTEGER NOT NULL,
+                    extended_at INTEGER NOT NULL,
+                    PRIMARY KEY (tenant_id, original_transaction_id, request_identifier)
+                );
+                """
+        ),
     ]
 
     static var latestVersion: Int64 { all.last?.version ?? 0 }

@@ -156,6 +156,19 @@ extension SQLiteConnection {
         ) { $0.int64(0) }
     }
 
+    func renewalExtensionCount(
+        tenantID: String, originalTransactionID: String, since: UnixTime, excluding requestIdentifier: String
+    ) throws(StorageError) -> Int {
+        Int(
+            try row(
+                """
+                SELECT COUNT(*) FROM renewal_extensions
+                WHERE tenant_id = ? AND original_transaction_id = ? AND extended_at >= ? AND request_identifier != ?
+                """,
+                [.text(tenantID), .text(originalTransactionID), .time(since), .text(requestIdentifier)]
+            ) { $0.int64(0) } ?? 0)
+    }
+
     func isNotificationProcessed(tenantID: String, notificationID: String) throws(StorageError) -> Bool {
         try row(
             "SELECT 1 FROM processed_notifications WHERE tenant_id = ? AND notification_id = ?",

@@ -106,6 +106,16 @@ public final class SQLiteRepository: CustomerRepository {
         try readers.withConnection { (db) throws(StorageError) in try db.nextAcknowledgementDue() }
     }
 
+    public func renewalExtensionCount(
+        tenantID: String, originalTransactionID: String, since: UnixTime, excluding requestIdentifier: String
+    ) throws(StorageError) -> Int {
+        try readers.withConnection { (db) throws(StorageError) in
+            try db.renewalExtensionCount(
+                tenantID: tenantID, originalTransactionID: originalTransactionID, since: since,
+                excluding: requestIdentifier)
+        }
+    }
+
     public func pollCursor(tenantID: String, name: String) throws(StorageError) -> Int64? {
         try readers.withConnection { (db) throws(StorageError) in try db.pollCursor(tenantID: tenantID, name: name) }
     }

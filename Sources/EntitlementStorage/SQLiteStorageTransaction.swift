@@ -299,6 +299,17 @@ final class SQLiteStorageTransaction: StorageTransaction {
             [.text(tenantID), .text(name), .integer(position)])
     }
 
+    func saveRenewalExtension(
+        tenantID: String, originalTransactionID: String, requestIdentifier: String, days: Int, at time: UnixTime
+    ) throws(StorageError) {
+        _ = try db.run(
+            """
+            INSERT INTO renewal_extensions (tenant_id, original_transaction_id, request_identifier, days, extended_at)
+            VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+            """,
+            [.text(tenantID), .text(originalTransactionID), .text(requestIdentifier), .integer(Int64(days)), .time(time)])
+    }
+
     @discardableResult
     func recordAppAccountToken(tenantID: String, appUserID: String, token: String) throws(StorageError) -> Bool {
         let db = self.db

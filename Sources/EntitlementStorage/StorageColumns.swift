@@ -61,6 +61,7 @@ public enum StorageColumns {
         case .storeAPI: 12
         case .stripeWebhook: 13
         case .redemption: 14
+        case .support: 15
         }
     }
 

@@ -92,6 +92,7 @@ public struct CustomerEvent: ProtoMessage {
         public static let storeAPI = Self(rawValue: 12)
         public static let stripeWebhook = Self(rawValue: 13)
         public static let redemption = Self(rawValue: 14)
+        public static let support = Self(rawValue: 15)
     }
 
     /// The customer's version after the change.

@@ -12,7 +12,8 @@ extension CommandHelp {
                 + "to a loopback address (127.0.0.1, ::1, localhost) only.",
             commands: [
                 grant, revoke, customer, events, customers, count, refreshPurchase, redemptionCode, webhooksTest,
-                webhooksList, webhooksRedeliver, appStoreReconcile,
+                webhooksList, webhooksRedeliver, appStoreReconcile, appStoreLookup, appStoreExtend, appStoreConsumption,
+                appStoreTestNotification, appStoreCheck,
             ]),
         CommandGroup(title: "Other commands", keyNote: nil, commands: [health, genKey, hashKey, genWebhookSecret]),
         CommandGroup(
@@ -248,6 +249,82 @@ extension CommandHelp {
             ("--since T, --until T", "the window of Apple's signed dates, RFC 3339"),
             ("--transaction-id ID", "any App Store transaction ID of a customer; repeat it for each (at most 10)"),
             ("--only-failures", "only notifications Apple failed to deliver or is still retrying"),
+        ])
+
+    static let appStoreLookup = CommandHelp(
+        name: "appstore lookup", arguments: "ORDER_ID [--reason TEXT]",
+        summary: "the App Store transactions behind an order ID from a receipt email, and who holds each here",
+        details: [
+            "", "Calls AdminService/LookUpOrder (Apple's Look Up Order ID, production only). Each owner gets an audit",
+            "event with --reason. Exits 1 when Apple knows no such order.",
+            "",
+            "  entctl appstore lookup MK5TTTVWJH --reason \"ticket 4711\"",
+        ],
+        options: [("--reason TEXT", "why, for the audit event")])
+
+    static let appStoreExtend = CommandHelp(
+        name: "appstore extend",
+        arguments: "ORIGINAL_TRANSACTION_ID --days N [--reason-code CODE] [--request-id ID] [--reason TEXT]",
+        summary: "extend an App Store subscription's renewal date with Apple (1 to 90 days, twice a year at most)",
+        details: [
+            "", "Calls AdminService/ExtendSubscription: the server checks Apple's limits (an active, paid, own",
+            "subscription not in billing retry, extended less than twice in 365 days), asks Apple, and applies the new",
+            "expiry at once, audited on the owner. Apple emails the customer; it cannot be undone.",
+            "",
+            "  entctl appstore extend 2000000123456789 --days 7 --reason-code service-issue --reason \"outage\"",
+        ],
+        options: [
+            ("--days N", "1 to 90"),
+            ("--reason-code CODE", "undeclared (default), customer-satisfaction, other or service-issue"),
+            ("--request-id ID", "Apple's requestIdentifier: the same one retries the same extension (default: new)"),
+            ("--reason TEXT", "why, for the audit event"),
+        ])
+
+    static let appStoreConsumption = CommandHelp(
+        name: "appstore consumption",
+        arguments: "TRANSACTION_ID --consented [--delivery STATUS] [--sample] [--consumed PERCENT] [options]",
+        summary: "answer Apple's CONSUMPTION_REQUEST for a transaction (within 12 hours, with the customer's consent)",
+        details: [
+            "", "Calls AdminService/SendConsumptionInfo. Without --delivery the server says delivered when it holds the",
+            "purchase for a customer. Audited on the owner.",
+            "",
+            "  entctl appstore consumption 2000000123456789 --consented --consumed 80 --refund-preference decline",
+        ],
+        options: [
+            ("--consented", "the customer consented to sending it (required)"),
+            ("--delivery STATUS", "delivered, undelivered-quality-issue, undelivered-wrong-item,"),
+            ("", "undelivered-server-outage or undelivered-other"),
+            ("--sample", "a free sample or trial was given before the purchase"),
+            ("--consumed PERCENT", "how much was consumed, 0 to 100 (consumables, non-consumables, non-renewing)"),
+            ("--refund-preference P", "decline, grant-full or grant-prorated"),
+            ("--reason TEXT", "why, for the audit event"),
+        ])
+
+    static let appStoreTestNotification = CommandHelp(
+        name: "appstore test-notification", arguments: "[--environment ENV] [--wait SECONDS]",
+        summary: "have Apple send a TEST notification and wait until it reaches the server",
+        details: [
+            "", "Calls AdminService/RequestTestNotification, then GetTestNotificationStatus every half second until the",
+            "server received it or --wait (default 10) passes; exits 0 only when it arrived.",
+        ],
+        options: [
+            ("--environment ENV", "production or sandbox (default: production when the tenant accepts it)"),
+            ("--wait SECONDS", "how long to wait for it"),
+        ])
+
+    static let appStoreCheck = CommandHelp(
+        name: "appstore check", arguments: "[--tenant ID] [--wait SECONDS]",
+        summary: "check the tenant's App Store Server API setup: the key, the bundle ID and the notification URL",
+        details: [
+            "", "Calls AdminService/CheckAppStoreSetup: in each environment the tenant accepts, an authenticated call",
+            "proves the .p8 key, key ID, issuer ID and bundle ID, and a TEST notification that must reach the server",
+            "proves the notification URL Apple has. Prints what is wrong in words; exits 0 only when all is well.",
+            "",
+            "  entctl --key \"$SECRET_KEY\" appstore check --tenant demo",
+        ],
+        options: [
+            ("--tenant ID", "the tenant the key must be of"),
+            ("--wait SECONDS", "how long to wait for the test notification (default 10, at most 60)"),
         ])
 
     static let redemptionCode = CommandHelp(

@@ -49,8 +49,9 @@ struct EntctlOptions {
         "--anonymous-id", "--after-version", "--duration", "--expires-at", "--reason", "--idempotency-key",
         "--page-size", "--page-token", "--play", "--endpoint", "--user", "--state", "--since", "--until",
         "--entitlement", "--store", "--product", "--changed-since", "--history",
+        "--days", "--reason-code", "--request-id", "--delivery", "--consumed", "--refund-preference", "--wait",
     ]).union(devValueOptions)
-    static let flagOptions: Set<String> = Set(["--all", "--only-failures"]).union(devFlagOptions)
+    static let flagOptions: Set<String> = Set(["--all", "--only-failures", "--consented", "--sample"]).union(devFlagOptions)
     /// Value options that may be given more than once (`restore --play A:1 --play B:2`); any other is a usage error
     /// the second time.
     static let repeatableOptions: Set<String> = ["--play", "--history", "--transaction-id"]

@@ -32,7 +32,7 @@ extension CustomerEvent.Cause: NamedProtoEnum {
     static let names = [
         "CAUSE_UNSPECIFIED", "CREATED", "MERGED", "PURCHASE", "RESTORE", "TRANSFERRED_IN", "TRANSFERRED_OUT",
         "APP_STORE_NOTIFICATION", "PLAY_STORE_NOTIFICATION", "GRANT", "REVOKE", "EXPIRY",
-        "STORE_API", "STRIPE_WEBHOOK", "REDEMPTION",
+        "STORE_API", "STRIPE_WEBHOOK", "REDEMPTION", "SUPPORT",
     ]
 }
 
@@ -56,5 +56,12 @@ extension WebhookDeliveryState: NamedProtoEnum {
     static let names = [
         "WEBHOOK_DELIVERY_STATE_UNSPECIFIED", "WEBHOOK_DELIVERY_STATE_PENDING", "WEBHOOK_DELIVERY_STATE_DELIVERED",
         "WEBHOOK_DELIVERY_STATE_FAILED", "WEBHOOK_DELIVERY_STATE_NOTICE",
+    ]
+}
+
+extension SendConsumptionInfoRequest.DeliveryStatus: NamedProtoEnum {
+    static let names = [
+        "DELIVERY_STATUS_UNSPECIFIED", "DELIVERED", "UNDELIVERED_QUALITY_ISSUE", "UNDELIVERED_WRONG_ITEM",
+        "UNDELIVERED_SERVER_OUTAGE", "UNDELIVERED_OTHER",
     ]
 }

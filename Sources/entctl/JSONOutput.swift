@@ -10,7 +10,7 @@ protocol JSONEncodable {
 }
 
 /// Builds an object member by member, leaving out unset message fields.
-private struct JSONObject {
+struct JSONObject {
     var members: [(String, JSONValue)] = []
 
     mutating func add(_ key: String, _ value: String) { members.append((key, .string(value))) }

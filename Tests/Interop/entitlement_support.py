@@ -48,6 +48,14 @@ METHODS = {
     "ListCustomers": (ADMIN_SERVICE, "ListCustomersRequest", "ListCustomersResponse", False),
     "CountCustomers": (ADMIN_SERVICE, "CountCustomersRequest", "CountCustomersResponse", False),
     "ReconcileAppStore": (ADMIN_SERVICE, "ReconcileAppStoreRequest", "ReconcileAppStoreResponse", False),
+    "LookUpOrder": (ADMIN_SERVICE, "LookUpOrderRequest", "LookUpOrderResponse", False),
+    "ExtendSubscription": (ADMIN_SERVICE, "ExtendSubscriptionRequest", "ExtendSubscriptionResponse", False),
+    "SendConsumptionInfo": (ADMIN_SERVICE, "SendConsumptionInfoRequest", "SendConsumptionInfoResponse", False),
+    "RequestTestNotification": (ADMIN_SERVICE, "RequestTestNotificationRequest", "RequestTestNotificationResponse",
+                                False),
+    "GetTestNotificationStatus": (ADMIN_SERVICE, "GetTestNotificationStatusRequest",
+                                  "GetTestNotificationStatusResponse", False),
+    "CheckAppStoreSetup": (ADMIN_SERVICE, "CheckAppStoreSetupRequest", "CheckAppStoreSetupResponse", False),
 }
 ENTITLEMENT_METHODS = [name for name, spec in METHODS.items() if spec[0] == ENTITLEMENT_SERVICE]
 ADMIN_METHODS = [name for name, spec in METHODS.items() if spec[0] == ADMIN_SERVICE]

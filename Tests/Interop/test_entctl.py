@@ -25,7 +25,8 @@ WATCH_TIMEOUT = 10.0
 COMMANDS = [
     "identify", "status", "watch", "purchase", "redeem", "restore", "grant", "revoke", "customer", "events",
     "customers", "count", "refresh-purchase", "redemption-code", "webhooks test", "webhooks list", "webhooks redeliver",
-    "appstore reconcile",
+    "appstore reconcile", "appstore lookup", "appstore extend", "appstore consumption", "appstore test-notification",
+    "appstore check",
     "health", "gen-key", "hash-key", "gen-webhook-secret",
     "dev init", "dev sign-transaction", "dev sign-renewal-info", "dev sign-notification", "dev notify", "dev play-key",
     "dev play-notify", "dev stripe",

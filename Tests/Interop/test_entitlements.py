@@ -83,6 +83,12 @@ def sample_request(api: Api, method: str, app_user_id: str):
         "ListCustomers": {"page_size": 10},
         "CountCustomers": {},
         "ReconcileAppStore": {"only_failures": True},
+        "LookUpOrder": {"order_id": "MK5TTTVWJH"},
+        "ExtendSubscription": {"original_transaction_id": "2000000000000001", "extend_by_days": 1},
+        "SendConsumptionInfo": {"transaction_id": "2000000000000001", "customer_consented": True},
+        "RequestTestNotification": {},
+        "GetTestNotificationStatus": {"test_notification_token": "token"},
+        "CheckAppStoreSetup": {},
     }[method]
     return api.request(method, **fields)
 

@@ -25,6 +25,11 @@ public protocol CustomerRepository: Sendable {
     func nextAcknowledgementDue() throws(StorageError) -> UnixTime?
     /// Where a periodic store poll (`name`) of a tenant last stopped; nil before the first.
     func pollCursor(tenantID: String, name: String) throws(StorageError) -> Int64?
+    /// The App Store renewal-date extensions of a subscription made at or after `since`, other than the one
+    /// `requestIdentifier` names.
+    func renewalExtensionCount(
+        tenantID: String, originalTransactionID: String, since: UnixTime, excluding requestIdentifier: String
+    ) throws(StorageError) -> Int
     /// The references with this reference ID (``PurchaseReference``), oldest first.
     func purchaseReferences(tenantID: String, store: Store, referenceID: String) throws(StorageError)
         -> [PurchaseReference]
@@ -109,6 +114,10 @@ public protocol StorageTransaction {
     func purchase(tenantID: String, store: Store, replacing originalTransactionID: String) throws(StorageError)
         -> StorePurchase?
     func setPollCursor(tenantID: String, name: String, position: Int64) throws(StorageError)
+    /// Records an App Store renewal-date extension (once per request identifier).
+    func saveRenewalExtension(
+        tenantID: String, originalTransactionID: String, requestIdentifier: String, days: Int, at: UnixTime
+    ) throws(StorageError)
 
     // MARK: Purchase references and redemption codes
 

@@ -163,6 +163,7 @@ extension EventCause {
         case .storeAPI: "store_api"
         case .stripeWebhook: "stripe_webhook"
         case .redemption: "redemption"
+        case .support: "support"
         }
     }
 }

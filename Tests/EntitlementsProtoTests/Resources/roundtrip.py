@@ -288,6 +288,97 @@ def reconcile_app_store_response(u):
     return unk(m, u)
 
 
+def extend_subscription_request(u, reason_code):
+    return unk(ad.ExtendSubscriptionRequest(original_transaction_id="2000000000000001", extend_by_days=30,
+                                            reason_code=reason_code, request_identifier="9a1b",
+                                            reason="outage 2030-01-31"), u)
+
+
+def send_consumption_info_request(u, percentage):
+    m = ad.SendConsumptionInfoRequest(
+        transaction_id="2000000000000001", customer_consented=True,
+        delivery_status=ad.SendConsumptionInfoRequest.DELIVERED, sample_content_provided=True,
+        refund_preference=ad.SendConsumptionInfoRequest.GRANT_PRORATED, reason="refund request")
+    if percentage is not None:
+        m.consumption_percentage = percentage
+    return unk(m, u)
+
+
+def test_notification_attempt(u, result):
+    m = ad.TestNotificationAttempt(result=result)
+    m.attempted_at.CopyFrom(ts(1_700_000_000, 0, u))
+    return unk(m, u)
+
+
+def setup_check(u, ok):
+    return unk(ad.AppStoreSetupCheck(
+        environment=st.SANDBOX, name="key" if ok else "notification_url", ok=ok,
+        detail="Apple accepted the key." if ok else "Apple has no notification URL."), u)
+
+
+def app_store_support_cases():
+    def look_up_order_response(u):
+        m = ad.LookUpOrderResponse(found=True)
+        m.transactions.add().CopyFrom(transaction(u))
+        m.transactions.add().CopyFrom(transaction(u, 1))
+        return unk(m, u)
+
+    def extend_subscription_response(u):
+        m = ad.ExtendSubscriptionResponse(web_order_line_item_id="2000000000000002", request_identifier="9a1b")
+        m.expires_at.CopyFrom(ts(1_710_000_000, 0, u))
+        m.customer.CopyFrom(customer_status(u))
+        return unk(m, u)
+
+    def test_status_response(u):
+        m = ad.GetTestNotificationStatusResponse(received=True)
+        m.send_attempts.add().CopyFrom(test_notification_attempt(u, "TIMED_OUT"))
+        m.send_attempts.add().CopyFrom(test_notification_attempt(u, "SUCCESS"))
+        return unk(m, u)
+
+    def check_request(u):
+        m = ad.CheckAppStoreSetupRequest()
+        m.wait.CopyFrom(unk(Duration(seconds=5, nanos=0), u))
+        return unk(m, u)
+
+    def check_response(u):
+        m = ad.CheckAppStoreSetupResponse(tenant_id="demo", ok=False)
+        m.checks.add().CopyFrom(setup_check(u, True))
+        m.checks.add().CopyFrom(setup_check(u, False))
+        return unk(m, u)
+
+    return {
+        "LookUpOrderRequest": (ad.LookUpOrderRequest,
+                               lambda u: unk(ad.LookUpOrderRequest(order_id="MK5TTTVWJH", reason="ticket 7"), u)),
+        "LookUpOrderResponse": (ad.LookUpOrderResponse, look_up_order_response),
+        "ExtendSubscriptionRequest": (ad.ExtendSubscriptionRequest, lambda u: extend_subscription_request(
+            u, ad.ExtendSubscriptionRequest.SERVICE_ISSUE_OR_OUTAGE)),
+        "ExtendSubscriptionRequest#unknownEnums": (ad.ExtendSubscriptionRequest,
+                                                   lambda u: extend_subscription_request(u, 99)),
+        "ExtendSubscriptionResponse": (ad.ExtendSubscriptionResponse, extend_subscription_response),
+        "SendConsumptionInfoRequest": (ad.SendConsumptionInfoRequest,
+                                       lambda u: send_consumption_info_request(u, 25_000)),
+        "SendConsumptionInfoRequest#zeroPercentage": (ad.SendConsumptionInfoRequest,
+                                                      lambda u: send_consumption_info_request(u, 0)),
+        "SendConsumptionInfoRequest#noPercentage": (ad.SendConsumptionInfoRequest,
+                                                    lambda u: send_consumption_info_request(u, None)),
+        "SendConsumptionInfoResponse": (ad.SendConsumptionInfoResponse, lambda u: unk(ad.SendConsumptionInfoResponse(
+            delivery_status=ad.SendConsumptionInfoRequest.UNDELIVERED_OTHER, owner_app_user_id="user-1"), u)),
+        "RequestTestNotificationRequest": (ad.RequestTestNotificationRequest,
+                                           lambda u: unk(ad.RequestTestNotificationRequest(environment=st.SANDBOX), u)),
+        "RequestTestNotificationResponse": (ad.RequestTestNotificationResponse, lambda u: unk(
+            ad.RequestTestNotificationResponse(
+                test_notification_token="ce3af791-365e-4c60-841b-1674b43c1609_1700000000000",
+                environment=st.PRODUCTION), u)),
+        "GetTestNotificationStatusRequest": (ad.GetTestNotificationStatusRequest, lambda u: unk(
+            ad.GetTestNotificationStatusRequest(test_notification_token="token-1", environment=99), u)),
+        "GetTestNotificationStatusResponse": (ad.GetTestNotificationStatusResponse, test_status_response),
+        "TestNotificationAttempt": (ad.TestNotificationAttempt, lambda u: test_notification_attempt(u, "SUCCESS")),
+        "CheckAppStoreSetupRequest": (ad.CheckAppStoreSetupRequest, check_request),
+        "CheckAppStoreSetupResponse": (ad.CheckAppStoreSetupResponse, check_response),
+        "AppStoreSetupCheck": (ad.AppStoreSetupCheck, lambda u: setup_check(u, True)),
+    }
+
+
 def count_customers_response(u):
     m = ad.CountCustomersResponse(active_customers=3_000_000_000)
     m.entitlements.extend([unk(ad.CustomerCount(id="plus", customers=1), u), unk(ad.CustomerCount(id="pro", customers=2), u)])
@@ -402,6 +493,7 @@ def cases():
         "ReconcileAppStoreRequest": (ad.ReconcileAppStoreRequest, reconcile_app_store_request),
         "ReconcileAppStoreResponse": (ad.ReconcileAppStoreResponse, reconcile_app_store_response),
         "AppStoreReconciliation": (ad.AppStoreReconciliation, lambda u: reconciliation(u, 0)),
+        **app_store_support_cases(),
         "CustomerCount": (ad.CustomerCount, lambda u: unk(ad.CustomerCount(id="pro", customers=2), u)),
         "StoreCount": (ad.StoreCount, lambda u: unk(ad.StoreCount(store=st.GRANT, customers=4), u)),
     }
