@@ -144,14 +144,35 @@ public struct AppStoreServerAPIClient: Sendable {
             "Authorization": "Bearer " + (try tokens.token(now: now())), "Accept": "application/json",
         ]
         if !body.isEmpty { headers.add(name: "Content-Type", value: "application/json") }
-        let response: HTTPClientResponse
-        do throws(OutboundHTTPError) {
-            response = try await http.send(method, url, headers: headers, body: body).response
-        } catch {
-            throw AppStoreServerAPIError(.unreachable, "\(method) \(path) on Apple's \(environment.rawValue) host: \(error)")
-        }
+        var response: HTTPClientResponse
+        var waits = 0
+        repeat {
+            do throws(OutboundHTTPError) {
+                response = try await http.send(method, url, headers: headers, body: body).response
+            } catch {
+                throw AppStoreServerAPIError(.unreachable, "\(method) \(path) on Apple's \(environment.rawValue) host: \(error)")
+            }
+            guard response.status == 429, waits < Self.maxRateLimitWaits,
+                let wait = Self.rateLimitWait(response.headers["retry-after"], nowMilliseconds: now() * 1000)
+            else { break }
+            waits += 1
+            try? await Task.sleep(for: wait)
+        } while true
         guard (200..<300).contains(response.status) else { throw Self.error(of: response, method, path) }
         return response.body
+    }
+
+    static let maxRateLimitWaits = 2
+    static let maxRateLimitWait: Int64 = 60_000
+
+    /// Apple's `Retry-After` on a 429 is the UNIX time in milliseconds when requests may resume (not HTTP's
+    /// delta-seconds, which the outbound client reads): the wait until then, when it is at most a minute.
+    static func rateLimitWait(_ header: String?, nowMilliseconds: Int64) -> Duration? {
+        guard let header, let resume = Int64(header.trimmingCharacters(in: .whitespaces)),
+            resume > 1_000_000_000_000
+        else { return nil }
+        let wait = max(0, resume - nowMilliseconds)
+        return wait <= maxRateLimitWait ? .milliseconds(wait) : nil
     }
 
     /// Apple's error body (`errorCode`, `errorMessage`) when there is one; a 401 (a refused token) usually has none.

@@ -34,6 +34,7 @@ import hmac
 import json
 import re
 import secrets
+import sys
 import threading
 import time
 import uuid
@@ -131,6 +132,17 @@ class _Failure:
     times: int
 
 
+class _Server(ThreadingHTTPServer):
+    # A listen backlog for many connections at once (the default 5 drops SYNs, which clients retry seconds later).
+    request_queue_size = 256
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        # A client that hung up (a benchmark ending, a retry) is not the fake's error.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 @dataclass
 class FakeAppStoreAPI:
     key_file: Path
@@ -184,6 +196,9 @@ class FakeAppStoreAPI:
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
+            # Keep-alive, as Apple's hosts: every answer has a content-length.
+            protocol_version = "HTTP/1.1"
+
             def log_message(self, *args):
                 pass
 
@@ -225,7 +240,7 @@ class FakeAppStoreAPI:
             def do_PUT(self):
                 self.serve("PUT")
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _Server(("127.0.0.1", 0), Handler)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def check(self, authorization: str) -> dict | None:
@@ -273,10 +288,12 @@ class FakeAppStoreAPI:
 
     def add_notification(self, signed_payload: str, send_attempts: list[dict] | None = None) -> None:
         """Records a notification as sent, for Get Notification History (default: one NO_RESPONSE attempt)."""
+        decoded = payload(signed_payload)
         attempts = send_attempts if send_attempts is not None else [
-            {"attemptDate": payload(signed_payload)["signedDate"], "sendAttemptResult": "NO_RESPONSE"}]
+            {"attemptDate": decoded["signedDate"], "sendAttemptResult": "NO_RESPONSE"}]
         with self.lock:
-            self.notifications.append({"signedPayload": signed_payload, "sendAttempts": attempts})
+            # The decoded payload is kept (not served) so that listing does not decode every record again.
+            self.notifications.append({"signedPayload": signed_payload, "sendAttempts": attempts, "_payload": decoded})
 
     def fail_next(self, method: str, path_prefix: str, status: int, body: dict | None = None,
                   headers: dict | None = None, times: int = 1) -> None:
@@ -459,7 +476,7 @@ class FakeAppStoreAPI:
             same_original = original_id(self.transactions[transaction_id])
 
         def wanted(record: dict) -> bool:
-            p = payload(record["signedPayload"])
+            p = record.get("_payload") or payload(record["signedPayload"])
             if not start <= p.get("signedDate", 0) <= limit:
                 return False
             if kind is not None and p.get("notificationType") != kind:
@@ -479,7 +496,7 @@ class FakeAppStoreAPI:
             return True
 
         selected = sorted((r for r in self.notifications if wanted(r)),
-                          key=lambda r: payload(r["signedPayload"]).get("signedDate", 0))
+                          key=lambda r: (r.get("_payload") or payload(r["signedPayload"])).get("signedDate", 0))
         page = selected[offset:offset + self.page_size]
         next_offset = offset + len(page)
         response = {"notificationHistory": [{"signedPayload": r["signedPayload"], "sendAttempts": r["sendAttempts"]}

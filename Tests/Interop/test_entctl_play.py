@@ -407,7 +407,7 @@ def test_play_usage_errors_exit_2_before_anything_is_read_or_sent(tmp_path, args
     (["purchase", "alice", "--play", ":token"], "invalid --play ':token'"),
     (["purchase", "alice", "--play", "product:"], "invalid --play 'product:'"),
     (["purchase", "alice", "--reason", "x"], "purchase does not take --reason"),
-    (["restore", "alice"], "restore needs SIGNED_TRANSACTION... or --play PRODUCT_ID:TOKEN"),
+    (["restore", "alice"], "restore needs SIGNED_TRANSACTION..., --play PRODUCT_ID:TOKEN or --history TRANSACTION_ID"),
     (["restore", "alice", "", "--play", "p:t"], "SIGNED_TRANSACTION must not be empty"),
     (["restore", "alice", *["jws"] * 60, *[f"--play=p:{n}" for n in range(41)]], "at most 100 purchases, got 101"),
     (["restore", "alice", "--play", "p"], "invalid --play 'p'"),
