@@ -13,6 +13,8 @@ let package = Package(
     products: [
         .executable(name: "entitlementd", targets: ["entitlementd"]),
         .executable(name: "entctl", targets: ["entctl"]),
+        // The app SDK: EntitlementsKit builds on Apple platforms too; EntitlementsKitGRPC adds native gRPC for Linux.
+        .library(name: "EntitlementsKit", targets: ["EntitlementsKit", "EntitlementsKitGRPC"]),
     ],
     targets: [
         // C libraries, each behind one module. Only HTTP2Transport, Crypto and EntitlementStorage import them.
@@ -127,6 +129,13 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        .target(name: "EntitlementsKit", dependencies: ["EntitlementsProto", "ProtobufWire"], swiftSettings: strict),
+        .target(
+            name: "EntitlementsKitGRPC", dependencies: ["EntitlementsKit", "EntitlementClient", "EntitlementsProto", "HTTP2Transport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "EntitlementsKitTests",
+            dependencies: ["EntitlementsKit", "EntitlementsKitGRPC", "EntitlementClient", "EntitlementsProto", "TestSupport"]),
         .testTarget(name: "EncodingsTests", dependencies: ["Encodings"]),
         .testTarget(name: "CivilCalendarTests", dependencies: ["CivilCalendar"]),
         .testTarget(

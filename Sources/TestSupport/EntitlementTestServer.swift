@@ -3,6 +3,7 @@ public import EntitlementServices
 public import EntitlementStorage
 import EntitlementServer
 import Foundation
+import Synchronization
 public import HTTP2Transport
 public import RPCCore
 
@@ -33,7 +34,10 @@ public final class EntitlementTestServer: Sendable {
     public let scheduler: ExpiryScheduler
     public let tenants: TenantRegistry
     public let streamLimits: StreamLimits
-    public let server: RunningServer
+    /// The listener; ``restart()`` replaces it.
+    public var server: RunningServer { running.withLock { $0 } }
+    private let running: Mutex<RunningServer>
+    private let routers: (rpc: RPCRouter, http: HTTPRouter)
     /// The temporary directory holding the database; removed by ``stop()``.
     public let directory: String
 
@@ -77,7 +81,8 @@ public final class EntitlementTestServer: Sendable {
         streamLimits = wiring.streamLimits
         scheduler.start()
         do {
-            server = try RunningServer(router: wiring.router, httpRouter: wiring.httpRouter)
+            routers = (wiring.router, wiring.httpRouter)
+            running = Mutex(try RunningServer(router: wiring.router, httpRouter: wiring.httpRouter))
         } catch {
             scheduler.stop()
             try? FileManager.default.removeItem(atPath: directory)
@@ -88,6 +93,22 @@ public final class EntitlementTestServer: Sendable {
     /// Where a client connects (h2c on loopback).
     public var clientConfiguration: GRPCClientConfiguration {
         GRPCClientConfiguration(host: "127.0.0.1", port: server.port)
+    }
+
+    /// Stops the listener (streams end as at a shutdown, connections close) and starts a new one on the same port
+    /// over the same database, as a restarted server would be.
+    public func restart() async throws {
+        let old = server
+        old.stop()
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            // Waiting blocks, so not on a cooperative thread.
+            Thread {
+                old.server.waitUntilStopped()
+                done.resume()
+            }.start()
+        }
+        let replacement = try RunningServer(router: routers.rpc, httpRouter: routers.http) { $0.port = old.port }
+        running.withLock { $0 = replacement }
     }
 
     /// Begins the server's graceful shutdown (``RunningServer/stop()`` does not wait for it), stops the scheduler

@@ -1,0 +1,203 @@
+import EntitlementsProto
+public import Foundation
+
+/// The app's view of its user's entitlements: a live cache of the server's status, OR-ed with the device's own
+/// store data.
+///
+/// It starts with the last status the cache kept (marked `.cache`), asks the server (`SyncStatus`) and holds one
+/// `StreamStatus` open while anyone observes and the app is in the foreground, resuming after every disconnect from
+/// the last version seen (`after_version`) after a backoff with full jitter; every observer shares that one stream.
+/// A published status never goes back to a lower server version than one already seen, and each one is cached.
+public actor Entitlements {
+    public struct Configuration: Sendable {
+        public var transport: any EntitlementsTransport
+        public var cache: any StatusCache
+        /// The device's own store data (``StoreKitEntitlementSource`` on Apple platforms); nil for none.
+        public var localSource: (any LocalEntitlementSource)?
+        /// Which entitlements each product unlocks, for what the local source shows (the tenant's product map).
+        public var productEntitlements: [String: Set<String>]
+        public var backoff: ReconnectBackoff
+        public var clock: EntitlementsClock
+        public var log: EntitlementsLog
+
+        public init(
+            transport: any EntitlementsTransport, cache: any StatusCache = MemoryStatusCache(),
+            localSource: (any LocalEntitlementSource)? = nil, productEntitlements: [String: Set<String>] = [:],
+            backoff: ReconnectBackoff = ReconnectBackoff(), clock: EntitlementsClock = .system,
+            log: EntitlementsLog = .silent
+        ) {
+            self.transport = transport
+            self.cache = cache
+            self.localSource = localSource
+            self.productEntitlements = productEntitlements
+            self.backoff = backoff
+            self.clock = clock
+            self.log = log
+        }
+    }
+
+    let configuration: Configuration
+    var transport: any EntitlementsTransport { configuration.transport }
+    var log: EntitlementsLog { configuration.log }
+
+    /// Who the SDK speaks for, as cached.
+    var identity: CachedIdentity
+    /// Whether `Identify` ran for `identity.appUserID` in this run (a stream of an unknown customer is refused).
+    var identifiedOnServer = false
+    /// Bumped whenever the user changes, so answers about the previous user are dropped.
+    var generation = 0
+    /// The server's last word for this user (a cached one at first).
+    var server: StatusSnapshot
+    /// What the local source shows now.
+    var local: [LocalTransaction] = []
+    /// What observers see: `server` OR `local`.
+    public private(set) var current: StatusSnapshot
+
+    var observers: [UUID: AsyncStream<StatusUpdate>.Continuation] = [:]
+    var waiters: [(generation: Int, version: UInt64, continuation: CheckedContinuation<StatusSnapshot, any Error>)] = []
+    var stream: Task<Void, Never>?
+    var reconnectWait: Task<Void, any Error>?
+    var inForeground = true
+    var started = false
+    var localUpdates: Task<Void, Never>?
+    var localExpiry: Task<Void, Never>?
+    /// Local transactions the server accepted in this run (by ``LocalTransaction/forwardingKey``).
+    var forwarded: Set<String> = []
+    /// Local transactions not accepted yet because the server could not be reached; sent again on the next
+    /// foreground, network change or successful refresh.
+    var unforwarded: [String: LocalTransaction] = [:]
+
+    /// How many times the status stream was opened, for diagnostics and tests.
+    public internal(set) var streamsOpened = 0
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        let identity =
+            configuration.cache.loadIdentity()
+            ?? CachedIdentity(appUserID: AnonymousID.generate(), anonymousID: nil)
+        self.identity = identity
+        server = configuration.cache.loadStatus(appUserID: identity.appUserID) ?? .unknown(identity.appUserID)
+        current = server
+        if configuration.cache.loadIdentity() == nil { try? configuration.cache.saveIdentity(identity) }
+    }
+
+    /// The ID the SDK speaks for: the signed-in account, or the anonymous ID (`$anon:` + UUID).
+    public var appUserID: String { identity.appUserID }
+    public var isAnonymous: Bool { AnonymousID.isAnonymous(identity.appUserID) }
+
+    /// The token to pass as StoreKit's `appAccountToken` purchase option for the current user, once the server gave
+    /// one (after ``start()`` or ``identify(_:)``): a purchase made with it is this user's even if the device never
+    /// reports it.
+    public var appAccountToken: UUID? { identity.appAccountTokens[identity.appUserID] }
+
+    /// Call once at launch: reads the local source, listens to its updates, and asks the server. Errors reaching the
+    /// server are logged, not thrown: the cached status stands and the stream retries.
+    public func start() async {
+        guard !started else { return }
+        started = true
+        if let source = configuration.localSource {
+            localUpdates = Task { [weak self] in
+                for await transaction in source.transactionUpdates() { await self?.receivedLocal(transaction) }
+            }
+            await rereadLocal()
+        }
+        do { try await refresh() } catch { log(.warning, "SyncStatus at start failed: \(error)") }
+        await forwardLocalNotShown()
+    }
+
+    /// Every status from now on, the latest known first. The shared server stream opens with the first observer and
+    /// closes after the last one stops.
+    public func updates() -> AsyncStream<StatusUpdate> {
+        let id = UUID()
+        let (updates, continuation) = AsyncStream.makeStream(of: StatusUpdate.self, bufferingPolicy: .bufferingNewest(8))
+        continuation.yield(StatusUpdate(snapshot: current, change: nil))
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.removeObserver(id) }
+        }
+        observers[id] = continuation
+        openStreamIfWanted()
+        return updates
+    }
+
+    /// Asks the server now (at launch and on every return to the foreground) and publishes its answer.
+    @discardableResult
+    public func refresh() async throws -> StatusSnapshot {
+        let generation = generation
+        try await identifyIfNeeded()
+        let customer = try await call { try await transport.syncStatus(appUserID: identity.appUserID) }
+        await publishServer(customer, generation: generation)
+        await forwardUnforwarded()
+        return current
+    }
+
+    /// The status once the server's answer has caught up with `version` (a purchase's, say): from the stream or,
+    /// when none is open, from `SyncStatus`. Throws if the user changes before.
+    public func status(atLeast version: UInt64) async throws -> StatusSnapshot {
+        if server.origin == .server, server.version >= version { return current }
+        if stream == nil { try await refresh() }
+        if server.origin == .server, server.version >= version { return current }
+        let generation = generation
+        return try await withCheckedThrowingContinuation { waiters.append((generation, version, $0)) }
+    }
+
+    private func removeObserver(_ id: UUID) {
+        observers[id] = nil
+        if observers.isEmpty { closeStream() }
+    }
+
+    // MARK: Publishing
+
+    /// Takes a server answer for the user of `generation`, unless it is older than what was seen; if it takes away
+    /// an entitlement the local source showed, asks the local source again first.
+    func publishServer(_ customer: CustomerStatus, generation: Int) async {
+        guard generation == self.generation else { return }
+        let snapshot = StatusSnapshot(customer, appUserID: identity.appUserID, receivedAt: configuration.clock.now())
+        guard server.origin != .server || snapshot.version >= server.version else { return }
+        let lost = current.status.entitlementIDs.subtracting(snapshot.status.entitlementIDs)
+        if configuration.localSource != nil, !lost.isDisjoint(with: current.localEntitlementIDs.union(localBackedIDs())) {
+            await rereadLocal(publishing: false)
+            guard generation == self.generation, server.origin != .server || snapshot.version >= server.version
+            else { return }
+        }
+        server = snapshot
+        try? configuration.cache.saveStatus(snapshot)
+        republish()
+        let ready = waiters.filter { $0.generation == generation && $0.version <= snapshot.version }
+        waiters.removeAll { $0.generation == generation && $0.version <= snapshot.version }
+        for waiter in ready { waiter.continuation.resume(returning: current) }
+    }
+
+    /// Recombines the server's status with the local one and tells observers if anything they see changed.
+    func republish() {
+        let next = server.including(
+            local: local, productEntitlements: configuration.productEntitlements, at: configuration.clock.now())
+        let change = current.change(to: next)
+        let newer = next.version != current.version || next.origin != current.origin || next.appUserID != current.appUserID
+        current = next
+        guard change != nil || newer else { return }
+        for observer in observers.values { observer.yield(StatusUpdate(snapshot: next, change: change)) }
+    }
+
+    /// The entitlements the local source backs now (whether or not the server shows them too).
+    private func localBackedIDs() -> Set<String> {
+        let now = configuration.clock.now()
+        return Set(local.filter { $0.isActive(at: now) }.flatMap { configuration.productEntitlements[$0.productID] ?? [] })
+    }
+
+    func saveIdentity() {
+        do { try configuration.cache.saveIdentity(identity) } catch { log(.warning, "Could not cache the identity: \(error)") }
+    }
+
+    /// Runs a transport call, turning whatever it throws into ``EntitlementsError``.
+    func call<Result>(_ body: () async throws -> Result) async throws -> Result {
+        do {
+            return try await body()
+        } catch let error as EntitlementsError {
+            throw error
+        } catch is CancellationError {
+            throw EntitlementsError(code: .cancelled, message: "The call was cancelled.")
+        } catch {
+            throw EntitlementsError(code: .unknown, message: "\(error)")
+        }
+    }
+}

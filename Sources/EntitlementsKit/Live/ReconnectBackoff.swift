@@ -1,0 +1,30 @@
+/// How long to wait before reconnecting a status stream: exponential with full jitter (a random wait from zero to
+/// the step, so many devices dropped together do not come back together), capped, and reset by the caller after a
+/// connection that worked.
+public struct ReconnectBackoff: Sendable, Hashable {
+    public var initial: Duration
+    public var maximum: Duration
+
+    public init(initial: Duration = .seconds(1), maximum: Duration = .seconds(60)) {
+        self.initial = initial
+        self.maximum = maximum
+    }
+
+    /// The step before reconnect number `attempt` (0 for the first): `initial * 2^attempt`, at most `maximum`.
+    public func step(attempt: Int) -> Duration {
+        var step = initial
+        for _ in 0..<min(max(0, attempt), 62) where step < maximum { step *= 2 }
+        return min(step, maximum)
+    }
+
+    /// A wait drawn uniformly from zero to ``step(attempt:)``.
+    public func delay(attempt: Int, using random: inout some RandomNumberGenerator) -> Duration {
+        let nanoseconds = Self.nanoseconds(step(attempt: attempt))
+        return .nanoseconds(Int64.random(in: 0...max(0, nanoseconds), using: &random))
+    }
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

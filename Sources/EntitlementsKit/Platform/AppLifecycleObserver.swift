@@ -1,0 +1,43 @@
+#if canImport(UIKit) && !os(watchOS)
+    public import UIKit
+    #if canImport(Network)
+        import Network
+    #endif
+
+    /// Tells an ``Entitlements`` when the app leaves and returns to the foreground (UIKit's notifications) and when
+    /// the network comes back (`NWPathMonitor`), so the stream closes in the background, reopens and resumes in the
+    /// foreground with a `SyncStatus`, and reconnects at once when the device is online again. Keep it alive as long
+    /// as the SDK.
+    @MainActor
+    public final class AppLifecycleObserver {
+        private var tokens: [any NSObjectProtocol] = []
+        #if canImport(Network)
+            private let monitor = NWPathMonitor()
+        #endif
+
+        public init(_ entitlements: Entitlements) {
+            let center = NotificationCenter.default
+            tokens.append(
+                center.addObserver(forName: UIApplication.didEnterBackgroundNotification, object: nil, queue: .main) { _ in
+                    Task { await entitlements.enteredBackground() }
+                })
+            tokens.append(
+                center.addObserver(forName: UIApplication.willEnterForegroundNotification, object: nil, queue: .main) { _ in
+                    Task { await entitlements.enteredForeground() }
+                })
+            #if canImport(Network)
+                monitor.pathUpdateHandler = { path in
+                    if path.status == .satisfied { Task { await entitlements.networkChanged() } }
+                }
+                monitor.start(queue: DispatchQueue(label: "EntitlementsKit.network"))
+            #endif
+        }
+
+        isolated deinit {
+            for token in tokens { NotificationCenter.default.removeObserver(token) }
+            #if canImport(Network)
+                monitor.cancel()
+            #endif
+        }
+    }
+#endif

@@ -1,0 +1,131 @@
+public import EntitlementsProto
+public import Foundation
+import ProtobufWire
+
+#if canImport(FoundationNetworking)
+    public import FoundationNetworking
+#endif
+
+/// ``EntitlementsTransport`` over gRPC-Web (binary mode) with `URLSession`: on Apple platforms, and on Linux
+/// through FoundationNetworking. `StreamStatus` is read incrementally through a data delegate, each event as its
+/// frame completes. TLS is the session's (an `https` URL); the public key goes as `authorization: Bearer`.
+public final class GRPCWebTransport: EntitlementsTransport {
+    private let baseURL: URL
+    private let publicKey: String
+    private let timeout: Duration
+    private let streamIdleTimeout: TimeInterval
+    private let session: URLSession
+    private let delegate: GRPCWebSessionDelegate
+
+    /// - Parameters:
+    ///   - baseURL: the server (`https://entitlements.example.com`), to which each method's path is appended.
+    ///   - timeout: the deadline of every unary call, sent as `grpc-timeout`.
+    ///   - streamIdleTimeout: how long a status stream may stay silent before it is taken as dead and reopened;
+    ///     longer than the server's gRPC-Web heartbeat (25 s by default).
+    public init(
+        baseURL: URL, publicKey: String, timeout: Duration = .seconds(10), streamIdleTimeout: TimeInterval = 60,
+        configuration: URLSessionConfiguration = .default
+    ) {
+        self.baseURL = baseURL
+        self.publicKey = publicKey
+        self.timeout = timeout
+        self.streamIdleTimeout = streamIdleTimeout
+        delegate = GRPCWebSessionDelegate()
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+    }
+
+    deinit {
+        session.invalidateAndCancel()
+    }
+
+    public func identify(appUserID: String, anonymousID: String?) async throws -> IdentifyResponse {
+        try await unary("Identify", IdentifyRequest(appUserID: appUserID, anonymousID: anonymousID ?? ""))
+    }
+
+    public func syncStatus(appUserID: String) async throws -> CustomerStatus {
+        let response: SyncStatusResponse = try await unary("SyncStatus", SyncStatusRequest(appUserID: appUserID))
+        return response.customer ?? CustomerStatus()
+    }
+
+    public func streamStatus(appUserID: String, afterVersion: UInt64) -> AsyncThrowingStream<StatusEvent, any Error> {
+        let messages = start(
+            "StreamStatus", StreamStatusRequest(appUserID: appUserID, afterVersion: afterVersion), deadline: nil)
+        return AsyncThrowingStream { continuation in
+            let reader = Task {
+                do {
+                    for try await bytes in messages { continuation.yield(try Self.decode(StatusEvent.self, bytes)) }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in reader.cancel() }
+        }
+    }
+
+    public func purchase(_ request: PurchaseRequest) async throws -> PurchaseResponse {
+        try await unary("Purchase", request)
+    }
+
+    public func restore(_ request: RestoreRequest) async throws -> RestoreResponse {
+        try await unary("Restore", request)
+    }
+
+    private func unary<Response: ProtoMessage>(_ method: String, _ request: some ProtoMessage) async throws -> Response {
+        var response: Response?
+        for try await bytes in start(method, request, deadline: timeout) {
+            guard response == nil else {
+                throw EntitlementsError(code: .internal, message: "The server sent more than one response to \(method).")
+            }
+            response = try Self.decode(Response.self, bytes)
+        }
+        guard let response else {
+            throw EntitlementsError(code: .internal, message: "The server sent no response to \(method).")
+        }
+        return response
+    }
+
+    /// Starts the call; the stream yields each response message and ends with the call's status. Ending the
+    /// stream's iteration (or cancelling its task) cancels the request.
+    private func start(
+        _ method: String, _ request: some ProtoMessage, deadline: Duration?
+    ) -> AsyncThrowingStream<[UInt8], any Error> {
+        var urlRequest = URLRequest(url: baseURL.appendingPathComponent("entitlements.v1.EntitlementService/\(method)"))
+        urlRequest.httpMethod = "POST"
+        urlRequest.setValue("application/grpc-web+proto", forHTTPHeaderField: "content-type")
+        urlRequest.setValue("application/grpc-web+proto", forHTTPHeaderField: "accept")
+        urlRequest.setValue("1", forHTTPHeaderField: "x-grpc-web")
+        urlRequest.setValue("Bearer \(publicKey)", forHTTPHeaderField: "authorization")
+        if let deadline {
+            let milliseconds = max(1, Int(deadline.components.seconds * 1000 + deadline.components.attoseconds / 1_000_000_000_000_000))
+            urlRequest.setValue("\(milliseconds)m", forHTTPHeaderField: "grpc-timeout")
+            // The server ends the call at its deadline; the extra second lets its status arrive first.
+            urlRequest.timeoutInterval = Double(milliseconds) / 1000 + 1
+        } else {
+            urlRequest.timeoutInterval = streamIdleTimeout
+        }
+        let message = request.serializedBytes()
+        let length = UInt32(message.count)
+        urlRequest.httpBody = Data([0, UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)] + message)
+
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
+        let call = GRPCWebCall(continuation: continuation)
+        let task = session.dataTask(with: urlRequest)
+        delegate.register(call, for: task)
+        continuation.onTermination = { termination in
+            if case .cancelled = termination { task.cancel() }
+        }
+        task.resume()
+        return stream
+    }
+
+    private static func decode<Message: ProtoMessage>(_ type: Message.Type, _ bytes: [UInt8]) throws -> Message {
+        do {
+            return try Message(serializedBytes: bytes)
+        } catch {
+            throw EntitlementsError(code: .internal, message: "Could not parse the server's \(Message.self): \(error)")
+        }
+    }
+}
