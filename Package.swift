@@ -9,7 +9,9 @@ let strict: [SwiftSetting] = [
 
 let package = Package(
     name: "entitlementd",
-    platforms: [.macOS(.v15)],
+    // The server needs macOS 15 (Synchronization); EntitlementsKit runs from iOS 16 (Duration, Task.sleep(for:)),
+    // its EntitlementsModel from iOS 17 (Observation).
+    platforms: [.macOS(.v15), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .executable(name: "entitlementd", targets: ["entitlementd"]),
         .executable(name: "entctl", targets: ["entctl"]),
@@ -133,6 +135,10 @@ let package = Package(
         .target(
             name: "EntitlementsKitGRPC", dependencies: ["EntitlementsKit", "EntitlementClient", "EntitlementsProto", "HTTP2Transport"],
             swiftSettings: strict),
+        // The README's Swift SDK guide as a program: builds on Linux without its StoreKit and SwiftUI parts.
+        .executableTarget(
+            name: "entitlements-kit-sample", dependencies: ["EntitlementsKit", "EntitlementsKitGRPC", "HTTP2Transport"],
+            path: "Sources/EntitlementsKitSample", swiftSettings: strict),
         .testTarget(
             name: "EntitlementsKitTests",
             dependencies: ["EntitlementsKit", "EntitlementsKitGRPC", "EntitlementClient", "EntitlementsProto", "TestSupport"]),

@@ -9,7 +9,8 @@
         public private(set) var snapshot: StatusSnapshot
         /// What the last update changed (nil for the first value).
         public private(set) var lastChange: StatusChange?
-        @ObservationIgnored private var following: Task<Void, Never>?
+        /// Set once in `init`; read only by `deinit`, which has the object to itself.
+        @ObservationIgnored nonisolated(unsafe) private var following: Task<Void, Never>?
 
         public var status: SubscriptionStatus { snapshot.status }
         public func isActive(_ entitlementID: String) -> Bool { snapshot.status.isActive(entitlementID) }
@@ -26,7 +27,7 @@
             }
         }
 
-        isolated deinit {
+        deinit {
             following?.cancel()
         }
     }

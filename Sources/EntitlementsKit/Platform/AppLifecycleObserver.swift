@@ -10,9 +10,10 @@
     /// as the SDK.
     @MainActor
     public final class AppLifecycleObserver {
-        private var tokens: [any NSObjectProtocol] = []
+        // Set in `init`, read only by `deinit`, which has the object to itself.
+        nonisolated(unsafe) private var tokens: [any NSObjectProtocol] = []
         #if canImport(Network)
-            private let monitor = NWPathMonitor()
+            nonisolated(unsafe) private let monitor = NWPathMonitor()
         #endif
 
         public init(_ entitlements: Entitlements) {
@@ -33,7 +34,7 @@
             #endif
         }
 
-        isolated deinit {
+        deinit {
             for token in tokens { NotificationCenter.default.removeObserver(token) }
             #if canImport(Network)
                 monitor.cancel()
