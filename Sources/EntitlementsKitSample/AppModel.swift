@@ -3,6 +3,7 @@ import Foundation
 
 // The README's Swift SDK guide, step 2: the app's root object, made once at launch.
 
+@available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)  // EntitlementsModel: Observation
 @MainActor
 final class AppModel {
     let entitlements: Entitlements

@@ -1,10 +1,11 @@
-#if canImport(SwiftUI) && canImport(StoreKit)
+#if canImport(SwiftUI) && canImport(StoreKit) && !os(visionOS)
     import EntitlementsKit
     import StoreKit
     import SwiftUI
 
     // The README's Swift SDK guide, step 3: gate on the status in SwiftUI, and buy with StoreKit 2.
 
+    @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, *)
     struct ProGate<Content: View>: View {
         let model: EntitlementsModel
         let entitlements: Entitlements

@@ -12,7 +12,7 @@ import TestSupport
     }
 
     static func identity(_ appUserID: String) -> CachedIdentity {
-        CachedIdentity(appUserID: appUserID, anonymousID: nil)
+        CachedIdentity(appUserID: appUserID)
     }
 
     @Test(arguments: TransportKind.allCases)
@@ -156,7 +156,8 @@ import TestSupport
         // A stream open: it waits for the event.
         let updates = await UpdateRecorder(entitlements)
         try await updates.first { $0.snapshot.origin == .server }
-        async let waited = entitlements.status(atLeast: version + 1)
+        async let waited = entitlements.status(atLeast: version + 1, timeout: .seconds(20))
+        try await Task.sleep(for: .milliseconds(100))  // let the wait begin before the change
         _ = try await admin.grantEntitlement(appUserID: user, entitlementID: "plus")
         let next = try await waited
         #expect(next.version == version + 1 && next.status.isActive("plus"))

@@ -75,12 +75,28 @@ import Testing
     @Test func aLocalEntitlementEndsAtItsExpiryWithNoServerAnswer() async throws {
         let transport = ScriptedTransport()
         transport.state.withLock { $0.purchaseFailure = EntitlementsError(code: .unavailable, message: "down") }
-        let source = FakeLocalSource(current: [FakeLocalSource.transaction("1", expires: Date().addingTimeInterval(0.3))])
+        let time = ManualClock()
+        let source = FakeLocalSource(current: [FakeLocalSource.transaction("1", expires: time.now.addingTimeInterval(60))])
         let entitlements = Entitlements(configuration: .init(
-            transport: transport, localSource: source, productEntitlements: Self.products))
+            transport: transport, localSource: source, productEntitlements: Self.products, clock: time.clock))
         await entitlements.start()
         #expect(await entitlements.current.status.isActive("pro"))
+        time.advance(by: 59)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(await entitlements.current.status.isActive("pro"))
+        time.advance(by: 2)
         try await eventually { await entitlements.current.status == .inactive }
+    }
+
+    @Test func anUpgradedTransactionGrantsNothingLocally() {
+        var upgraded = FakeLocalSource.transaction("1")
+        upgraded.isUpgraded = true
+        #expect(!upgraded.isActive(at: Date()))
+        // Its description is safe to log: no signed transaction in it.
+        #expect(!"\(upgraded)".contains(upgraded.signedTransaction) && "\(upgraded)".contains("upgraded"))
+        var dumped = ""
+        dump(upgraded, to: &dumped)
+        #expect(!dumped.contains(upgraded.signedTransaction))
     }
 
     @Test func productsTheAppDoesNotMapGrantNothingLocally() {

@@ -96,11 +96,47 @@ final class ScriptedTransport: EntitlementsTransport {
     func restore(_ request: RestoreRequest) async throws -> RestoreResponse { RestoreResponse() }
 }
 
-/// Records every wait the SDK asks for and returns at once.
+/// Records every wait the SDK asks for and returns at once. Its `now` is the real time, or (with
+/// `secondsPerReading`) a time that moves that far at each reading, to make streams look long-lived.
 final class RecordedSleeps: Sendable {
     private let waits = Mutex<[Duration]>([])
+    private let readings = Mutex(0)
+    private let secondsPerReading: Double?
+
+    init(secondsPerReading: Double? = nil) {
+        self.secondsPerReading = secondsPerReading
+    }
+
     var recorded: [Duration] { waits.withLock { $0 } }
+
     var clock: EntitlementsClock {
-        EntitlementsClock(now: { Date() }, sleep: { duration in self.waits.withLock { $0.append(duration) } })
+        EntitlementsClock(
+            now: {
+                guard let step = self.secondsPerReading else { return Date() }
+                let reading = self.readings.withLock { count in
+                    count += 1
+                    return count
+                }
+                return Date(timeIntervalSince1970: 1_800_000_000 + Double(reading) * step)
+            },
+            sleep: { duration in self.waits.withLock { $0.append(duration) } })
+    }
+}
+
+/// A clock the test moves: `sleep` returns once the test has advanced `now` past the wait's end.
+final class ManualClock: Sendable {
+    private let time = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+
+    var now: Date { time.withLock { $0 } }
+    func advance(by seconds: TimeInterval) { time.withLock { $0 += seconds } }
+
+    var clock: EntitlementsClock {
+        EntitlementsClock(
+            now: { self.now },
+            sleep: { duration in
+                let end = self.now.addingTimeInterval(
+                    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+                while self.now < end { try await Task.sleep(for: .milliseconds(2)) }
+            })
     }
 }

@@ -31,7 +31,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         #expect(FileStatusCache(directory: directory).loadIdentity() == nil)
         let identity = CachedIdentity(
-            appUserID: "alice", anonymousID: nil, appAccountTokens: ["alice": UUID(), "$anon:x": UUID()])
+            appUserID: "alice", appAccountTokens: ["alice": UUID(), "$anon:x": UUID()])
         try FileStatusCache(directory: directory).saveIdentity(identity)
         #expect(FileStatusCache(directory: directory).loadIdentity() == identity)
     }

@@ -12,17 +12,14 @@ public protocol StatusCache: Sendable {
 
 /// Who the app's user is, as the SDK last knew it.
 public struct CachedIdentity: Sendable, Hashable, Codable {
-    /// The ID the SDK speaks for: the app's own account ID after `identify`, or the anonymous ID.
+    /// The ID the SDK speaks for: the app's own account ID after `identify`, or the anonymous ID generated on this
+    /// device (`$anon:` + UUID), which the next `identify` merges into the account.
     public var appUserID: String
-    /// The anonymous ID generated on this device while nobody is signed in (`$anon:` + UUID), merged into the
-    /// account by the next `identify`; nil once merged.
-    public var anonymousID: String?
     /// StoreKit's `appAccountToken` for each user the server gave one for.
     public var appAccountTokens: [String: UUID]
 
-    public init(appUserID: String, anonymousID: String?, appAccountTokens: [String: UUID] = [:]) {
+    public init(appUserID: String, appAccountTokens: [String: UUID] = [:]) {
         self.appUserID = appUserID
-        self.anonymousID = anonymousID
         self.appAccountTokens = appAccountTokens
     }
 }

@@ -18,7 +18,8 @@ extension Entitlements {
         let response = try await call {
             try await transport.identify(appUserID: appUserID, anonymousID: anonymousID == appUserID ? nil : anonymousID)
         }
-        var next = CachedIdentity(appUserID: appUserID, anonymousID: nil, appAccountTokens: identity.appAccountTokens)
+        var next = CachedIdentity(appUserID: appUserID, appAccountTokens: identity.appAccountTokens)
+        // The anonymous ID is an alias of the account now: its token is the account's business.
         if let anonymousID { next.appAccountTokens[anonymousID] = nil }
         await switchUser(to: next, response: response)
         log(.info, "Identified as \(appUserID)\(response.merged ? ", merging the anonymous customer" : "").")
@@ -29,7 +30,8 @@ extension Entitlements {
     public func logOut() async throws {
         let anonymousID = AnonymousID.generate()
         let response = try await call { try await transport.identify(appUserID: anonymousID, anonymousID: nil) }
-        await switchUser(to: CachedIdentity(appUserID: anonymousID, anonymousID: nil, appAccountTokens: [:]), response: response)
+        await switchUser(
+            to: CachedIdentity(appUserID: anonymousID, appAccountTokens: identity.appAccountTokens), response: response)
         log(.info, "Logged out; continuing as a new anonymous user.")
     }
 
@@ -38,32 +40,36 @@ extension Entitlements {
     func identifyIfNeeded() async throws {
         guard !identifiedOnServer else { return }
         let generation = generation
-        let response = try await call { try await transport.identify(appUserID: identity.appUserID, anonymousID: nil) }
-        guard generation == self.generation else { return }
+        let appUserID = identity.appUserID
+        let response = try await call { try await transport.identify(appUserID: appUserID, anonymousID: nil) }
+        try checkUser(generation)
         identifiedOnServer = true
         rememberToken(response.appAccountToken)
         if let customer = response.customer { await publishServer(customer, generation: generation) }
     }
 
+    /// Makes `next` the user: the server's answer (or the cache, or nothing known) is published at once, the stream
+    /// follows, and waiters for the previous user give up.
     private func switchUser(to next: CachedIdentity, response: IdentifyResponse) async {
         let sameUser = next.appUserID == identity.appUserID
         identity = next
         rememberToken(response.appAccountToken)
         identifiedOnServer = true
-        if !sameUser {
-            generation += 1
-            for waiter in waiters {
-                waiter.continuation.resume(throwing: EntitlementsError(code: .cancelled, message: "The user changed."))
-            }
-            waiters.removeAll()
-            server = configuration.cache.loadStatus(appUserID: next.appUserID) ?? .unknown(next.appUserID)
-            republish()
+        guard !sameUser else {
+            if let customer = response.customer { await publishServer(customer, generation: generation) }
+            return
         }
-        if !sameUser, stream != nil {
+        generation += 1
+        for id in waiters.keys { resumeWaiter(id) }
+        server =
+            response.customer.map { StatusSnapshot($0, appUserID: next.appUserID, receivedAt: configuration.clock.now()) }
+            ?? configuration.cache.loadStatus(appUserID: next.appUserID) ?? .unknown(next.appUserID)
+        try? configuration.cache.saveStatus(server)
+        republish()
+        if stream != nil {
             closeStream()
             openStreamIfWanted()
         }
-        if let customer = response.customer { await publishServer(customer, generation: generation) }
     }
 
     private func rememberToken(_ token: String) {

@@ -15,9 +15,16 @@ extension Entitlements {
         openStreamIfWanted()
     }
 
-    /// The platform reports the network back or changed: a stream waiting to reconnect tries now.
+    /// The platform reports the network back or changed: a stream waiting to reconnect tries now, and an open one is
+    /// reopened (from the last version seen), since its connection may be on the path that went away and native gRPC
+    /// would not notice a dead one until the app returns to the foreground.
     public func networkChanged() async {
-        reconnectWait?.cancel()
+        if let wait = reconnectWait {
+            wait.cancel()
+        } else if stream != nil {
+            closeStream()
+            openStreamIfWanted()
+        }
         await forwardUnforwarded()
     }
 }

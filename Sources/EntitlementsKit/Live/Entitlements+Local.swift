@@ -4,9 +4,13 @@ extension Entitlements {
     /// Reads what the local source shows now and (unless `publishing` is false) publishes the combination.
     func rereadLocal(publishing: Bool = true) async {
         guard let source = configuration.localSource else { return }
-        let generation = generation
-        let transactions = await source.currentEntitlements()
+        let (generation, updatesBefore) = (generation, localUpdateCount)
+        var transactions = await source.currentEntitlements()
         guard generation == self.generation else { return }
+        // Updates that arrived during the read may be newer than what it returned (a refund, say): they stand.
+        for (number, transaction) in localUpdateLog where number > updatesBefore {
+            Self.apply(transaction, to: &transactions, at: configuration.clock.now())
+        }
         local = transactions
         scheduleLocalExpiry()
         if publishing { republish() }
@@ -28,13 +32,21 @@ extension Entitlements {
     /// A transaction from the local source's updates: a purchase, a renewal, or a refund or revocation (which
     /// may come under a transaction ID already seen). Shown locally at once, then forwarded.
     func receivedLocal(_ transaction: LocalTransaction) async {
-        local.removeAll {
-            $0.transactionID == transaction.transactionID || $0.originalTransactionID == transaction.originalTransactionID
-        }
-        if transaction.isActive(at: configuration.clock.now()) { local.append(transaction) }
+        localUpdateCount += 1
+        localUpdateLog.append((localUpdateCount, transaction))
+        if localUpdateLog.count > 64 { localUpdateLog.removeFirst() }
+        Self.apply(transaction, to: &local, at: configuration.clock.now())
         scheduleLocalExpiry()
         republish()
         await forward(transaction)
+    }
+
+    /// A transaction replaces what the list held for its purchase (a renewal, a refund); it stays only while active.
+    private static func apply(_ transaction: LocalTransaction, to list: inout [LocalTransaction], at now: Date) {
+        list.removeAll {
+            $0.transactionID == transaction.transactionID || $0.originalTransactionID == transaction.originalTransactionID
+        }
+        if transaction.isActive(at: now) { list.append(transaction) }
     }
 
     /// Sends a local transaction to the server unless it was accepted already in this run; finishes it once the
@@ -65,20 +77,25 @@ extension Entitlements {
 
     /// Re-evaluates the combination when the first local entitlement expires, so access the device alone granted
     /// ends on time even with no server answer.
-    func scheduleLocalExpiry() {
+    func scheduleLocalExpiry(after previous: Date? = nil) {
         localExpiry?.cancel()
         let now = configuration.clock.now()
-        guard let next = local.compactMap(\.expiresAt).filter({ $0 > now }).min() else { return }
-        let sleep = configuration.clock.sleep
-        let wait = Duration.milliseconds(Int64((next.timeIntervalSince(now) * 1000).rounded(.up)))
+        let after = max(now, previous ?? now)
+        guard let next = local.compactMap(\.expiresAt).filter({ $0 > after }).min() else { return }
+        let clock = configuration.clock
         localExpiry = Task { [weak self] in
-            guard (try? await sleep(wait)) != nil else { return }
-            await self?.localEntitlementExpired()
+            // Measured when the task runs, which may be a while after it was made.
+            let remaining = next.timeIntervalSince(clock.now())
+            if remaining > 0 {
+                guard (try? await clock.sleep(.milliseconds(Int64((remaining * 1000).rounded(.up))))) != nil else { return }
+            }
+            await self?.localEntitlementExpired(next)
         }
     }
 
-    private func localEntitlementExpired() {
+    /// Re-arms for the expiry after `expiry` only, so a clock whose sleep returns early cannot make it spin.
+    private func localEntitlementExpired(_ expiry: Date) {
         republish()
-        scheduleLocalExpiry()
+        scheduleLocalExpiry(after: expiry)
     }
 }

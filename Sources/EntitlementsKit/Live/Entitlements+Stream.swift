@@ -1,3 +1,4 @@
+import Foundation
 import EntitlementsProto
 
 extension Entitlements {
@@ -14,32 +15,36 @@ extension Entitlements {
         reconnectWait?.cancel()
     }
 
-    /// Opens the stream, reads it until it ends, and reopens it after a backoff (reset once an event arrived), from
-    /// the last version seen, until cancelled or the user changes.
+    /// Opens the stream, reads it until it ends, and reopens it after a backoff from the last version seen, until
+    /// cancelled or the user changes. The backoff resets after a stream that delivered and stayed up a while.
     private func runStream(generation: Int) async {
         var attempt = 0
-        var random = SystemRandomNumberGenerator()
         while !Task.isCancelled, generation == self.generation {
+            let opened = configuration.clock.now()
+            var delivered = false
             do {
                 try await identifyIfNeeded()
+                guard !Task.isCancelled, generation == self.generation else { return }
                 streamsOpened += 1
-                let afterVersion = server.version
-                log(.debug, "StreamStatus for \(identity.appUserID) after version \(afterVersion).")
-                for try await event in transport.streamStatus(appUserID: identity.appUserID, afterVersion: afterVersion) {
-                    attempt = 0
+                let (appUserID, afterVersion) = (identity.appUserID, server.version)
+                log(.debug, "StreamStatus for \(appUserID) after version \(afterVersion).")
+                for try await event in transport.streamStatus(appUserID: appUserID, afterVersion: afterVersion) {
+                    delivered = true
                     if let customer = event.customer, event.kind != .heartbeat {
                         await publishServer(customer, generation: generation)
                     }
                 }
                 log(.info, "The status stream ended; reconnecting.")
             } catch {
-                guard !Task.isCancelled else { return }
+                guard !Task.isCancelled, generation == self.generation else { return }
                 // A customer the server does not know (a database reset, say): identify again on the next try.
                 if (error as? EntitlementsError)?.code == .notFound { identifiedOnServer = false }
                 log(.info, "The status stream failed (\(error)); reconnecting.")
             }
             guard !Task.isCancelled else { return }
-            let delay = configuration.backoff.delay(attempt: attempt, using: &random)
+            let upFor = configuration.clock.now().timeIntervalSince(opened)
+            if delivered, upFor >= Self.seconds(configuration.backoff.healthyAfter) { attempt = 0 }
+            let delay = configuration.jitter(configuration.backoff.step(attempt: attempt))
             attempt += 1
             await waitBeforeReconnect(delay)
         }
@@ -55,6 +60,6 @@ extension Entitlements {
         } onCancel: {
             wait.cancel()
         }
-        reconnectWait = nil
+        if reconnectWait == wait { reconnectWait = nil }
     }
 }

@@ -17,20 +17,25 @@ public actor Entitlements {
         /// Which entitlements each product unlocks, for what the local source shows (the tenant's product map).
         public var productEntitlements: [String: Set<String>]
         public var backoff: ReconnectBackoff
+        /// Picks the wait before a reconnect from zero to the backoff's step: uniformly at random (full jitter)
+        /// unless a test fixes it.
+        public var jitter: @Sendable (Duration) -> Duration
         public var clock: EntitlementsClock
         public var log: EntitlementsLog
 
         public init(
             transport: any EntitlementsTransport, cache: any StatusCache = MemoryStatusCache(),
             localSource: (any LocalEntitlementSource)? = nil, productEntitlements: [String: Set<String>] = [:],
-            backoff: ReconnectBackoff = ReconnectBackoff(), clock: EntitlementsClock = .system,
-            log: EntitlementsLog = .silent
+            backoff: ReconnectBackoff = ReconnectBackoff(),
+            jitter: @escaping @Sendable (Duration) -> Duration = ReconnectBackoff.fullJitter,
+            clock: EntitlementsClock = .system, log: EntitlementsLog = .silent
         ) {
             self.transport = transport
             self.cache = cache
             self.localSource = localSource
             self.productEntitlements = productEntitlements
             self.backoff = backoff
+            self.jitter = jitter
             self.clock = clock
             self.log = log
         }
@@ -54,13 +59,18 @@ public actor Entitlements {
     public private(set) var current: StatusSnapshot
 
     var observers: [UUID: AsyncStream<StatusUpdate>.Continuation] = [:]
-    var waiters: [(generation: Int, version: UInt64, continuation: CheckedContinuation<StatusSnapshot, any Error>)] = []
+    /// Callers of `status(atLeast:)` waiting for a publish.
+    var waiters: [UUID: VersionWaiter] = [:]
     var stream: Task<Void, Never>?
     var reconnectWait: Task<Void, any Error>?
     var inForeground = true
     var started = false
     var localUpdates: Task<Void, Never>?
     var localExpiry: Task<Void, Never>?
+    /// Updates from the local source, numbered, so that a re-read that was under way when one arrived does not undo
+    /// it (the last few only).
+    var localUpdateLog: [(number: Int, transaction: LocalTransaction)] = []
+    var localUpdateCount = 0
     /// Local transactions the server accepted in this run (by ``LocalTransaction/forwardingKey``).
     var forwarded: Set<String> = []
     /// Local transactions not accepted yet because the server could not be reached; sent again on the next
@@ -74,11 +84,18 @@ public actor Entitlements {
         self.configuration = configuration
         let identity =
             configuration.cache.loadIdentity()
-            ?? CachedIdentity(appUserID: AnonymousID.generate(), anonymousID: nil)
+            ?? CachedIdentity(appUserID: AnonymousID.generate())
         self.identity = identity
         server = configuration.cache.loadStatus(appUserID: identity.appUserID) ?? .unknown(identity.appUserID)
         current = server
         if configuration.cache.loadIdentity() == nil { try? configuration.cache.saveIdentity(identity) }
+    }
+
+    deinit {
+        stream?.cancel()
+        reconnectWait?.cancel()
+        localUpdates?.cancel()
+        localExpiry?.cancel()
     }
 
     /// The ID the SDK speaks for: the signed-in account, or the anonymous ID (`$anon:` + UUID).
@@ -122,22 +139,14 @@ public actor Entitlements {
     /// Asks the server now (at launch and on every return to the foreground) and publishes its answer.
     @discardableResult
     public func refresh() async throws -> StatusSnapshot {
-        let generation = generation
+        let (generation, appUserID) = (generation, identity.appUserID)
         try await identifyIfNeeded()
-        let customer = try await call { try await transport.syncStatus(appUserID: identity.appUserID) }
+        try checkUser(generation)
+        let customer = try await call { try await transport.syncStatus(appUserID: appUserID) }
+        try checkUser(generation)
         await publishServer(customer, generation: generation)
         await forwardUnforwarded()
         return current
-    }
-
-    /// The status once the server's answer has caught up with `version` (a purchase's, say): from the stream or,
-    /// when none is open, from `SyncStatus`. Throws if the user changes before.
-    public func status(atLeast version: UInt64) async throws -> StatusSnapshot {
-        if server.origin == .server, server.version >= version { return current }
-        if stream == nil { try await refresh() }
-        if server.origin == .server, server.version >= version { return current }
-        let generation = generation
-        return try await withCheckedThrowingContinuation { waiters.append((generation, version, $0)) }
     }
 
     private func removeObserver(_ id: UUID) {
@@ -162,9 +171,16 @@ public actor Entitlements {
         server = snapshot
         try? configuration.cache.saveStatus(snapshot)
         republish()
-        let ready = waiters.filter { $0.generation == generation && $0.version <= snapshot.version }
-        waiters.removeAll { $0.generation == generation && $0.version <= snapshot.version }
-        for waiter in ready { waiter.continuation.resume(returning: current) }
+        for (id, waiter) in waiters where waiter.generation == generation && waiter.version <= snapshot.version {
+            resumeWaiter(id)
+        }
+    }
+
+    /// Throws if the user changed since `generation` (the caller's answer would be about someone else).
+    func checkUser(_ generation: Int) throws {
+        guard generation == self.generation else {
+            throw EntitlementsError(code: .cancelled, message: "The user changed (identify or logOut) during the call.")
+        }
     }
 
     /// Recombines the server's status with the local one and tells observers if anything they see changed.
@@ -191,6 +207,7 @@ public actor Entitlements {
     /// Runs a transport call, turning whatever it throws into ``EntitlementsError``.
     func call<Result>(_ body: () async throws -> Result) async throws -> Result {
         do {
+            try Task.checkCancellation()
             return try await body()
         } catch let error as EntitlementsError {
             throw error

@@ -1,13 +1,16 @@
 /// How long to wait before reconnecting a status stream: exponential with full jitter (a random wait from zero to
-/// the step, so many devices dropped together do not come back together), capped, and reset by the caller after a
-/// connection that worked.
+/// the step, so many devices dropped together do not come back together), capped, and reset after a connection
+/// that worked: one that delivered an event and stayed open `healthyAfter`, so a server or proxy that accepts and
+/// drops at once is not called in a tight loop.
 public struct ReconnectBackoff: Sendable, Hashable {
     public var initial: Duration
     public var maximum: Duration
+    public var healthyAfter: Duration
 
-    public init(initial: Duration = .seconds(1), maximum: Duration = .seconds(60)) {
+    public init(initial: Duration = .seconds(1), maximum: Duration = .seconds(60), healthyAfter: Duration = .seconds(10)) {
         self.initial = initial
         self.maximum = maximum
+        self.healthyAfter = healthyAfter
     }
 
     /// The step before reconnect number `attempt` (0 for the first): `initial * 2^attempt`, at most `maximum`.
@@ -19,8 +22,17 @@ public struct ReconnectBackoff: Sendable, Hashable {
 
     /// A wait drawn uniformly from zero to ``step(attempt:)``.
     public func delay(attempt: Int, using random: inout some RandomNumberGenerator) -> Duration {
-        let nanoseconds = Self.nanoseconds(step(attempt: attempt))
-        return .nanoseconds(Int64.random(in: 0...max(0, nanoseconds), using: &random))
+        Self.jitter(step(attempt: attempt), using: &random)
+    }
+
+    /// Full jitter: a wait drawn uniformly from zero to `step`.
+    public static func jitter(_ step: Duration, using random: inout some RandomNumberGenerator) -> Duration {
+        .nanoseconds(Int64.random(in: 0...max(0, nanoseconds(step)), using: &random))
+    }
+
+    @Sendable public static func fullJitter(_ step: Duration) -> Duration {
+        var random = SystemRandomNumberGenerator()
+        return jitter(step, using: &random)
     }
 
     static func nanoseconds(_ duration: Duration) -> Int64 {

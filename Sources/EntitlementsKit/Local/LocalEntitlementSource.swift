@@ -15,8 +15,11 @@ public protocol LocalEntitlementSource: Sendable {
     func finish(_ transaction: LocalTransaction) async
 }
 
-/// One transaction as the device's store reports it.
-public struct LocalTransaction: Sendable, Hashable {
+/// One transaction as the device's store reports it. Its description leaves the signed transaction out, so it can
+/// be logged.
+public struct LocalTransaction: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     public var transactionID: String
     public var originalTransactionID: String
     public var productID: String
@@ -24,29 +27,47 @@ public struct LocalTransaction: Sendable, Hashable {
     public var expiresAt: Date?
     /// When the store refunded or revoked it; nil while it stands.
     public var revokedAt: Date?
+    /// The user upgraded to another product of the group: this one grants nothing any more.
+    public var isUpgraded: Bool
     /// What the server verifies: the App Store's JWS (`VerificationResult.jwsRepresentation`). Never logged.
     public var signedTransaction: String
 
     public init(
         transactionID: String, originalTransactionID: String, productID: String, expiresAt: Date?, revokedAt: Date?,
-        signedTransaction: String
+        isUpgraded: Bool = false, signedTransaction: String
     ) {
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID
         self.productID = productID
         self.expiresAt = expiresAt
         self.revokedAt = revokedAt
+        self.isUpgraded = isUpgraded
         self.signedTransaction = signedTransaction
     }
 
     /// Whether it entitles the user at `now`.
     public func isActive(at now: Date) -> Bool {
-        revokedAt == nil && (expiresAt.map { $0 > now } ?? true)
+        revokedAt == nil && !isUpgraded && (expiresAt.map { $0 > now } ?? true)
+    }
+
+    public var description: String {
+        "LocalTransaction(\(transactionID), original \(originalTransactionID), \(productID)"
+            + (expiresAt.map { ", expires \($0)" } ?? "") + (revokedAt.map { ", revoked \($0)" } ?? "")
+            + (isUpgraded ? ", upgraded" : "") + ")"
+    }
+
+    public var debugDescription: String { description }
+
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "transactionID": transactionID, "originalTransactionID": originalTransactionID, "productID": productID,
+            "expiresAt": expiresAt as Any, "revokedAt": revokedAt as Any, "isUpgraded": isUpgraded,
+        ])
     }
 
     /// What makes two reports of a transaction the same for forwarding: a refund of a transaction already
     /// forwarded has the same ID but a revocation date, so it is forwarded again.
     var forwardingKey: String {
-        "\(transactionID)|\(revokedAt.map { "\($0.timeIntervalSince1970)" } ?? "")|\(expiresAt.map { "\($0.timeIntervalSince1970)" } ?? "")"
+        "\(transactionID)|\(revokedAt.map { "\($0.timeIntervalSince1970)" } ?? "")|\(expiresAt.map { "\($0.timeIntervalSince1970)" } ?? "")|\(isUpgraded)"
     }
 }

@@ -27,8 +27,9 @@
                     Task { await entitlements.enteredForeground() }
                 })
             #if canImport(Network)
+                let changes = PathChanges()
                 monitor.pathUpdateHandler = { path in
-                    if path.status == .satisfied { Task { await entitlements.networkChanged() } }
+                    if changes.isNewConnectivity(path) { Task { await entitlements.networkChanged() } }
                 }
                 monitor.start(queue: DispatchQueue(label: "EntitlementsKit.network"))
             #endif
@@ -41,4 +42,22 @@
             #endif
         }
     }
+
+    #if canImport(Network)
+        /// Tells a path that brings the device online, or onto other interfaces, from the monitor's first report and
+        /// from repeats of the same path, which need no reconnect.
+        private final class PathChanges: @unchecked Sendable {
+            private let lock = NSLock()
+            private var last: (satisfied: Bool, interfaces: [String])?
+
+            func isNewConnectivity(_ path: NWPath) -> Bool {
+                let now = (satisfied: path.status == .satisfied, interfaces: path.availableInterfaces.map(\.name))
+                return lock.withLock {
+                    defer { last = now }
+                    guard let last, now.satisfied else { return false }
+                    return !last.satisfied || last.interfaces != now.interfaces
+                }
+            }
+        }
+    #endif
 #endif

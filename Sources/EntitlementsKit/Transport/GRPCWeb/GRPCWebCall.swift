@@ -38,12 +38,19 @@ final class GRPCWebCall: @unchecked Sendable {
             return false
         }
         guard status == nil else { return true }  // Trailers-Only: the body is empty.
-        guard headers["content-type"]?.lowercased().hasPrefix("application/grpc-web") == true else {
+        guard Self.isBinaryGRPCWeb(headers["content-type"]) else {
             finish(EntitlementsError(
                 code: .unknown, message: "The server answered with content type '\(headers["content-type"]?.prefix(64) ?? "")', not gRPC-Web."))
             return false
         }
         return true
+    }
+
+    /// `application/grpc-web` or `application/grpc-web+proto`, with or without parameters; not the text mode.
+    static func isBinaryGRPCWeb(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let type = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        return type == "application/grpc-web" || type == "application/grpc-web+proto"
     }
 
     func received(_ data: Data) {
@@ -68,6 +75,10 @@ final class GRPCWebCall: @unchecked Sendable {
 
     /// The task ended: with the status received, or with what the network said.
     func completed(_ error: (any Error)?) {
+        if case .success? = status, !decoder.hasPartialFrame {
+            finish(nil)  // The call ended OK; what the connection did afterwards does not change that.
+            return
+        }
         if let error {
             let urlError = error as? URLError
             let code: EntitlementsError.Code =
@@ -116,6 +127,14 @@ final class GRPCWebSessionDelegate: NSObject, URLSessionDataDelegate, @unchecked
     ) {
         let proceed = call(for: dataTask)?.received(response) ?? false
         completionHandler(proceed ? .allow : .cancel)
+    }
+
+    /// Redirects are refused: the key must not follow a `Location` to another host.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {

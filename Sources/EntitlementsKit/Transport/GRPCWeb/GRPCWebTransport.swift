@@ -82,9 +82,19 @@ public final class GRPCWebTransport: EntitlementsTransport {
             response = try Self.decode(Response.self, bytes)
         }
         guard let response else {
+            if Task.isCancelled { throw EntitlementsError(code: .cancelled, message: "The call was cancelled.") }
             throw EntitlementsError(code: .internal, message: "The server sent no response to \(method).")
         }
         return response
+    }
+
+    /// `grpc-timeout`: at most 8 digits, so milliseconds while they fit, then seconds, then hours.
+    static func grpcTimeout(_ deadline: Duration) -> String {
+        let (seconds, attoseconds) = deadline.components
+        let milliseconds = max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        if milliseconds < 100_000_000 { return "\(milliseconds)m" }
+        if seconds < 100_000_000 { return "\(seconds)S" }
+        return "\(min(seconds / 3600, 99_999_999))H"
     }
 
     /// Starts the call; the stream yields each response message and ends with the call's status. Ending the
@@ -99,10 +109,10 @@ public final class GRPCWebTransport: EntitlementsTransport {
         urlRequest.setValue("1", forHTTPHeaderField: "x-grpc-web")
         urlRequest.setValue("Bearer \(publicKey)", forHTTPHeaderField: "authorization")
         if let deadline {
-            let milliseconds = max(1, Int(deadline.components.seconds * 1000 + deadline.components.attoseconds / 1_000_000_000_000_000))
-            urlRequest.setValue("\(milliseconds)m", forHTTPHeaderField: "grpc-timeout")
+            urlRequest.setValue(Self.grpcTimeout(deadline), forHTTPHeaderField: "grpc-timeout")
             // The server ends the call at its deadline; the extra second lets its status arrive first.
-            urlRequest.timeoutInterval = Double(milliseconds) / 1000 + 1
+            let (seconds, attoseconds) = deadline.components
+            urlRequest.timeoutInterval = Double(seconds) + Double(attoseconds) / 1e18 + 1
         } else {
             urlRequest.timeoutInterval = streamIdleTimeout
         }
