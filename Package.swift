@@ -131,7 +131,7 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        .target(name: "EntitlementsKit", dependencies: ["EntitlementsProto", "ProtobufWire"], swiftSettings: strict),
+        .target(name: "EntitlementsKit", dependencies: ["EntitlementsProto", "ProtobufWire", "Encodings"], swiftSettings: strict),
         .target(
             name: "EntitlementsKitGRPC", dependencies: ["EntitlementsKit", "EntitlementClient", "EntitlementsProto", "HTTP2Transport"],
             swiftSettings: strict),
@@ -142,7 +142,7 @@ let package = Package(
         .testTarget(
             name: "EntitlementsKitTests",
             dependencies: ["EntitlementsKit", "EntitlementsKitGRPC", "EntitlementClient", "EntitlementsProto", "TestSupport"]),
-        .testTarget(name: "EncodingsTests", dependencies: ["Encodings"]),
+        .testTarget(name: "EncodingsTests", dependencies: ["Encodings", "TestSupport"]),
         .testTarget(name: "CivilCalendarTests", dependencies: ["CivilCalendar"]),
         .testTarget(
             name: "AppStoreServerAPITests",

@@ -1,5 +1,5 @@
 import AppStore
-public import AppStoreServerAPI
+import AppStoreServerAPI
 import BoundedText
 public import EntitlementDomain
 import Foundation

@@ -76,8 +76,8 @@ extension Calls {
             // u3 loses pro, u1 (already listed) loses it too, a new u6 gets it.
             let u3 = try await admin.customer("u3").grants[0].grantID
             let u1 = try await admin.customer("u1").grants[0].grantID
-            try await admin.revoke(u3)
-            try await admin.revoke(u1)
+            _ = try await admin.revoke(u3)
+            _ = try await admin.revoke(u1)
             try await admin.grant("u6", "pro")
             var rest: [String] = []
             var token = first.nextPageToken

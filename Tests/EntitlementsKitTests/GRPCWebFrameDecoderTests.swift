@@ -50,7 +50,6 @@ import Testing
         #expect(denied == EntitlementsError(code: .unauthenticated, message: "Unknown key: ✓"))
         #expect(GRPCWebStatus.error(from: ["grpc-status": "99"])?.code == .unknown)
         #expect(GRPCWebStatus.error(from: ["grpc-status": "x"])?.code == .unknown)
-        #expect(GRPCWebStatus.percentDecoded("100%") == "100%" && GRPCWebStatus.percentDecoded("%zz") == "%zz")
         #expect(GRPCWebStatus.error(httpStatus: 404).code == .unimplemented)
         #expect(GRPCWebStatus.error(httpStatus: 503).code == .unavailable)
         #expect(GRPCWebStatus.error(httpStatus: 401).code == .unauthenticated)

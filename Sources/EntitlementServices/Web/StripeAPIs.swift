@@ -1,5 +1,5 @@
 import BoundedText
-public import EntitlementDomain
+import EntitlementDomain
 import FileAccess
 public import OutboundHTTP
 import StripeAPI

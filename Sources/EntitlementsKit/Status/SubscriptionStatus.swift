@@ -81,6 +81,9 @@ public struct StatusSnapshot: Sendable, Hashable, Codable {
         self.receivedAt = receivedAt
     }
 
+    /// How old the value is: for a cached one, how long ago the server said it.
+    public func age(at now: Date = Date()) -> TimeInterval { now.timeIntervalSince(receivedAt) }
+
     /// Nothing known for `appUserID`.
     public static func unknown(_ appUserID: String) -> Self {
         Self(appUserID: appUserID, status: .unknown, version: 0, origin: .device, receivedAt: .distantPast)

@@ -1,4 +1,5 @@
 import CNGHTTP2
+import Encodings
 import RPCCore
 
 /// The client side of one HTTP/2 connection: gRPC calls as streams. Loop-confined.

@@ -1,4 +1,4 @@
-import RPCCore
+import Encodings
 import TestSupport
 import Testing
 

@@ -1,5 +1,3 @@
-import Encodings
-
 /// Percent-encoding of `grpc-message` as PROTOCOL-HTTP2.md defines it.
 ///
 /// Bytes 0x20–0x24 and 0x26–0x7E pass through; every other byte of the UTF-8 form, `%` included, becomes `%XX`.
