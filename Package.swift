@@ -24,6 +24,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // What Swift cannot import from them, one shim per library or OS, each depending only on what it includes:
         // Linux system calls (CSystemShims), OpenSSL macros and callbacks (COpenSSLShims): Crypto links no nghttp2.
         .target(name: "CSystemShims"),
@@ -77,7 +78,7 @@ let package = Package(
         ),
         // The tenants file format: strict JSON with lines, read into the domain's values by the domain's rules.
         .target(name: "TenantConfiguration", dependencies: ["EntitlementDomain", "FileAccess"], swiftSettings: strict),
-        .target(name: "EntitlementStorage", dependencies: ["CSQLite", "EntitlementDomain"], swiftSettings: strict),
+        .target(name: "EntitlementStorage", dependencies: ["CSQLite", "CLibPQ", "EntitlementDomain"], swiftSettings: strict),
         .target(
             name: "EntitlementServices",
             dependencies: [

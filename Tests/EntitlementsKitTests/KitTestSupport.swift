@@ -12,11 +12,16 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible {
 
     var testDescription: String { rawValue }
 
+    /// Unary deadlines as long as the waits below: the whole suite runs in parallel on two cores in CI.
+    static let timeout = Duration.seconds(60)
+
     func make(_ server: EntitlementTestServer, publicKey: String? = nil) throws -> any EntitlementsTransport {
         let key = publicKey ?? server.tenantA.publicKey
         switch self {
-        case .grpc: return try GRPCTransport(configuration: server.clientConfiguration, publicKey: key)
-        case .grpcWeb: return GRPCWebTransport(baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, publicKey: key)
+        case .grpc: return try GRPCTransport(configuration: server.clientConfiguration, publicKey: key, timeout: Self.timeout)
+        case .grpcWeb:
+            return GRPCWebTransport(
+                baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, publicKey: key, timeout: Self.timeout)
         }
     }
 }
@@ -44,7 +49,7 @@ final class UpdateRecorder: Sendable {
     /// The first update after the first `skipping` that satisfies `condition`, waiting up to `seconds`.
     @discardableResult
     func first(
-        within seconds: Double = 10, sourceLocation: SourceLocation = #_sourceLocation,
+        within seconds: Double = 60, sourceLocation: SourceLocation = #_sourceLocation,
         where condition: (StatusUpdate) -> Bool
     ) async throws -> StatusUpdate {
         let deadline = Date().addingTimeInterval(seconds)
@@ -57,9 +62,9 @@ final class UpdateRecorder: Sendable {
     }
 }
 
-/// Polls `condition` for up to `seconds`.
+/// Polls `condition` for up to `seconds` (generous: the whole suite shares two cores in CI).
 func eventually(
-    within seconds: Double = 10, sourceLocation: SourceLocation = #_sourceLocation,
+    within seconds: Double = 60, sourceLocation: SourceLocation = #_sourceLocation,
     _ condition: () async throws -> Bool
 ) async throws {
     let deadline = Date().addingTimeInterval(seconds)

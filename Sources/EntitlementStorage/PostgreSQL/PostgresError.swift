@@ -1,0 +1,25 @@
+import EntitlementDomain
+
+/// What PostgreSQL (or libpq) said when a call failed: the SQLSTATE when the server sent one, the message, and
+/// whether the connection is gone (then the pool drops it and the caller's call fails as unavailable).
+struct PostgresError: Error, Hashable, CustomStringConvertible {
+    /// Five characters (`23505`, `40001`); empty when libpq failed before the server answered.
+    let sqlState: String
+    let message: String
+    let connectionLost: Bool
+
+    var description: String { sqlState.isEmpty ? message : "\(message) (SQLSTATE \(sqlState))" }
+
+    /// `40001` serialization failure, `40P01` deadlock: the transaction may be run again.
+    var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
+
+    /// The storage error the domain sees: a lost connection or a retryable failure is unavailable (the caller's
+    /// call fails with UNAVAILABLE and may be tried again), a unique or foreign-key violation a conflict.
+    var storageError: StorageError {
+        if connectionLost || isRetryable || sqlState.hasPrefix("08") || sqlState.hasPrefix("57P") {
+            return .unavailable("PostgreSQL: \(description)")
+        }
+        if sqlState.hasPrefix("23") { return .conflict("PostgreSQL: \(description)") }
+        return .corrupt("PostgreSQL: \(description)")
+    }
+}
