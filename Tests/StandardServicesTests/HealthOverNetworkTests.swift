@@ -11,7 +11,8 @@ import TestSupport
         let health = HealthService()
         let server = try RunningServer(services: [health])
         defer { server.stop() }
-        let client = try EntitlementClient(configuration: GRPCClientConfiguration(host: "127.0.0.1", port: server.port))
+        let client = try EntitlementClient(
+            configuration: GRPCClientConfiguration(host: "127.0.0.1", port: server.port), defaultTimeout: .seconds(60))
         #expect(try await client.checkHealth() == .serving)
         let error = await #expect(throws: RPCError.self) { try await client.checkHealth(service: "no.such.Service") }
         #expect(error?.code == .notFound)
@@ -21,10 +22,12 @@ import TestSupport
         let health = HealthService(statuses: ["": .serving, "svc": .serving])
         let server = try RunningServer(services: [health])
         defer { server.stop() }
-        let client = try EntitlementClient(configuration: GRPCClientConfiguration(host: "127.0.0.1", port: server.port))
+        // 60 s budgets: the whole suite shares two cores in CI, where the client's 10 s default starved.
+        let client = try EntitlementClient(
+            configuration: GRPCClientConfiguration(host: "127.0.0.1", port: server.port), defaultTimeout: .seconds(60))
         let watch = MethodDescriptor(service: HealthService.serviceName, method: "Watch")
         let updates = client.serverStreaming(
-            watch, HealthCheckRequest(service: "svc"), as: HealthCheckResponse.self, timeout: .seconds(30))
+            watch, HealthCheckRequest(service: "svc"), as: HealthCheckResponse.self, timeout: .seconds(60))
         var seen: [HealthCheckResponse.ServingStatus] = []
         for try await update in updates {
             seen.append(update.status)

@@ -20,11 +20,6 @@ public struct ReconnectBackoff: Sendable, Hashable {
         return min(step, maximum)
     }
 
-    /// A wait drawn uniformly from zero to ``step(attempt:)``.
-    public func delay(attempt: Int, using random: inout some RandomNumberGenerator) -> Duration {
-        Self.jitter(step(attempt: attempt), using: &random)
-    }
-
     /// Full jitter: a wait drawn uniformly from zero to `step`.
     public static func jitter(_ step: Duration, using random: inout some RandomNumberGenerator) -> Duration {
         .nanoseconds(Int64.random(in: 0...max(0, nanoseconds(step)), using: &random))
