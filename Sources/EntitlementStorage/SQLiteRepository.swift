@@ -45,7 +45,7 @@ public final class SQLiteRepository: CustomerRepository {
         }
         try connection.execute("PRAGMA synchronous = \(synchronous.rawValue)")
         try connection.execute("PRAGMA foreign_keys = ON")
-        try Migrations.apply(on: connection, now: SQLiteStorageTransaction.now())
+        try Migrations.apply(on: connection, now: StorageSQL.now())
         writer = Mutex(connection)
         readers = try ReadConnectionPool(path: path, capacity: readConnections)
     }
@@ -191,7 +191,7 @@ public final class SQLiteRepository: CustomerRepository {
         on connection: SQLiteConnection, _ body: (any StorageTransaction) throws -> Result
     ) throws -> Result {
         try connection.run("BEGIN IMMEDIATE")
-        let transaction = SQLiteStorageTransaction(connection: connection)
+        let transaction = SQLStorageTransaction(connection: connection)
         defer { transaction.close() }
         do {
             let result = try body(transaction)

@@ -51,7 +51,7 @@ enum SubscriberIndex {
             """
             SELECT c.tenant_id, c.id, e.status FROM customers c
             JOIN events e ON e.tenant_id = c.tenant_id AND e.customer_id = c.id AND e.version = c.version
-            """
+            """, []
         ) { (tenantID: $0.string(0), customerID: $0.int64(1), status: $0.blob(2)) }
         for customer in latest {
             try db.replaceActiveEntitlements(
@@ -61,7 +61,7 @@ enum SubscriberIndex {
     }
 }
 
-extension SQLiteConnection {
+extension SQLExecutor {
     func replaceActiveEntitlements(tenantID: String, customerID: Int64, with entitlements: [ActiveEntitlementValue])
         throws(StorageError)
     {

@@ -1,14 +1,24 @@
 import EntitlementDomain
 
-/// Listings and counts over `customer_entitlements` (see ``SubscriberIndex``), one tenant at a time.
-extension SQLiteConnection {
+extension StorageSQL {
     /// An entitlement row active at the instant bound in its place.
-    private static let activeRow = "(e.expires_at IS NULL OR e.expires_at > ?)"
+    static let activeRow = "(e.expires_at IS NULL OR e.expires_at > ?)"
     /// Leaves out husks emptied by a merge: their canonical ID now resolves to the survivor (primary key lookup).
-    private static let notMergedAway = """
+    static let notMergedAway = """
         EXISTS (SELECT 1 FROM app_user_ids a
             WHERE a.tenant_id = c.tenant_id AND a.app_user_id = c.app_user_id AND a.customer_id = c.id)
         """
+
+    static func source(_ number: Int64) throws(StorageError) -> EntitlementSource {
+        guard let source = Int32(exactly: number).flatMap(EntitlementSource.init(storedStatusNumber:)) else {
+            throw StorageError.corrupt("unknown value \(number) in column customer_entitlements.source")
+        }
+        return source
+    }
+}
+
+/// Listings and counts over `customer_entitlements` (see ``SubscriberIndex``), one tenant at a time.
+extension SQLExecutor {
 
     /// One page in customer ID order, after `query.afterCustomerID`. With entitlement conditions the page is read
     /// from the index that matches them, in customer order, so it stops after `limit` matches; otherwise from
@@ -16,7 +26,7 @@ extension SQLiteConnection {
     func customers(tenantID: String, matching query: CustomerListQuery) throws(StorageError) -> [ListedCustomerRecord] {
         guard query.limit > 0 else { return [] }
         let filter = query.filter
-        var conditions = [filter.needsEntitlement ? "e.customer_id > ?" : "c.id > ?", Self.notMergedAway]
+        var conditions = [filter.needsEntitlement ? "e.customer_id > ?" : "c.id > ?", StorageSQL.notMergedAway]
         var bindings: [SQLValue] = [.text(tenantID), .integer(query.afterCustomerID ?? Int64.min)]
         if let since = filter.changedSince {
             conditions.append("c.changed_at >= ?")
@@ -25,11 +35,11 @@ extension SQLiteConnection {
         if filter.state == .inactive {
             conditions.append(
                 "NOT EXISTS (SELECT 1 FROM customer_entitlements e "
-                    + "WHERE e.tenant_id = c.tenant_id AND e.customer_id = c.id AND \(Self.activeRow))")
+                    + "WHERE e.tenant_id = c.tenant_id AND e.customer_id = c.id AND \(StorageSQL.activeRow))")
             bindings.append(.time(query.now))
         }
         if filter.needsEntitlement {
-            conditions.append(Self.activeRow)
+            conditions.append(StorageSQL.activeRow)
             bindings.append(.time(query.now))
         }
         if let id = filter.entitlementID {
@@ -54,7 +64,7 @@ extension SQLiteConnection {
             SELECT \(columns) FROM customer_entitlements e
             JOIN customers c ON c.tenant_id = e.tenant_id AND c.id = e.customer_id
             WHERE e.tenant_id = ? AND \(conditions.joined(separator: " AND "))
-            GROUP BY e.customer_id ORDER BY e.customer_id LIMIT ?
+            GROUP BY \(dialect.customerGrouping) ORDER BY e.customer_id LIMIT ?
             """
             : """
             SELECT \(columns) FROM customers c WHERE c.tenant_id = ? AND \(conditions.joined(separator: " AND "))
@@ -84,13 +94,13 @@ extension SQLiteConnection {
             SELECT e.entitlement_id, e.source, e.product_id, e.expires_at, e.will_renew, e.in_grace_period,
                 e.in_billing_retry, e.reference_id
             FROM customer_entitlements e
-            WHERE e.tenant_id = ? AND e.customer_id = ? AND \(Self.activeRow)
+            WHERE e.tenant_id = ? AND e.customer_id = ? AND \(StorageSQL.activeRow)
             ORDER BY e.entitlement_id
             """,
             [.text(tenantID), .integer(customerID), .time(now)]
         ) { (row) throws(StorageError) in
             ActiveEntitlementValue(
-                id: row.string(0), source: try Self.source(row.int64(1)), productID: row.string(2),
+                id: row.string(0), source: try StorageSQL.source(row.int64(1)), productID: row.string(2),
                 expiresAt: row.optionalTime(3), willRenew: row.bool(4), inGracePeriod: row.bool(5),
                 inBillingRetry: row.bool(6), referenceID: row.string(7))
         }
@@ -100,13 +110,13 @@ extension SQLiteConnection {
     /// (never of customers), in one read transaction.
     func subscriberCounts(tenantID: String, at now: UnixTime) throws(StorageError) -> SubscriberCounts {
         let bindings: [SQLValue] = [.text(tenantID), .time(now)]
-        func grouped<Key: Hashable>(by column: String, _ counted: String, key: (Row) throws(StorageError) -> Key)
+        func grouped<Key: Hashable>(by column: String, _ counted: String, key: (ResultRow) throws(StorageError) -> Key)
             throws(StorageError) -> [Key: Int64]
         {
             let groups = try rows(
                 """
                 SELECT e.\(column), \(counted) FROM customer_entitlements e
-                WHERE e.tenant_id = ? AND \(Self.activeRow) GROUP BY e.\(column)
+                WHERE e.tenant_id = ? AND \(StorageSQL.activeRow) GROUP BY e.\(column)
                 """,
                 bindings
             ) { (row) throws(StorageError) in (try key(row), row.int64(1)) }
@@ -120,18 +130,11 @@ extension SQLiteConnection {
             activeCustomers: try row(
                 """
                 SELECT COUNT(*) FROM (SELECT DISTINCT e.customer_id FROM customer_entitlements e
-                    WHERE e.tenant_id = ? AND \(Self.activeRow))
+                    WHERE e.tenant_id = ? AND \(StorageSQL.activeRow)) AS active
                 """, bindings
             ) { $0.int64(0) } ?? 0,
             perEntitlement: try grouped(by: "entitlement_id", "COUNT(*)") { $0.string(0) },
             perProduct: perProduct,
-            perSource: try grouped(by: "source", distinct) { (row) throws(StorageError) in try Self.source(row.int64(0)) })
-    }
-
-    private static func source(_ number: Int64) throws(StorageError) -> EntitlementSource {
-        guard let source = Int32(exactly: number).flatMap(EntitlementSource.init(storedStatusNumber:)) else {
-            throw StorageError.corrupt("unknown value \(number) in column customer_entitlements.source")
-        }
-        return source
+            perSource: try grouped(by: "source", distinct) { (row) throws(StorageError) in try StorageSQL.source(row.int64(0)) })
     }
 }

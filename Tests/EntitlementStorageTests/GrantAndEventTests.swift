@@ -203,16 +203,16 @@ struct SchedulingTests {
         func plan(_ sql: String, _ bindings: [SQLValue]) throws -> String {
             try raw.rows("EXPLAIN QUERY PLAN " + sql, bindings) { $0.string(3) }.joined(separator: "; ")
         }
-        let due = try plan(SQLiteConnection.customersDueSQL, [.integer(0), .integer(10)])
+        let due = try plan(StorageSQL.customersDueSQL, [.integer(0), .integer(10)])
         #expect(due.contains("customers_next_change_at"), "\(due)")
         #expect(!due.contains("TEMP B-TREE"), "\(due)")
-        let minimum = try plan(SQLiteConnection.nextChangeAtSQL, [])
+        let minimum = try plan(StorageSQL.nextChangeAtSQL, [])
         #expect(minimum.contains("customers_next_change_at"), "\(minimum)")
 
         // The snapshot's per-customer reads are index lookups in the order they return.
-        let aliases = try plan(SQLiteConnection.aliasesSQL, [.text("t"), .integer(1), .text("x")])
+        let aliases = try plan(StorageSQL.aliasesSQL, [.text("t"), .integer(1), .text("x")])
         #expect(aliases.contains("app_user_ids_customer") && !aliases.contains("TEMP B-TREE"), "\(aliases)")
-        let grants = try plan(SQLiteConnection.customerGrantsSQL, [.text("t"), .integer(1)])
+        let grants = try plan(StorageSQL.customerGrantsSQL, [.text("t"), .integer(1)])
         #expect(grants.contains("grants_customer") && !grants.contains("TEMP B-TREE"), "\(grants)")
     }
 }

@@ -121,7 +121,7 @@ struct MigrationTests {
             // A database as the build before migration 4 left it: transactions without the renewal columns.
             let raw = try database.rawConnection()
             try Migrations.apply(Array(Migrations.all.prefix(while: { $0.version <= 3 })), on: raw, now: time(0))
-            let columns = SQLiteConnection.transactionColumns.replacingOccurrences(
+            let columns = StorageSQL.transactionColumns.replacingOccurrences(
                 of: ", renewal_product_id, is_upgraded, renewal_state_as_of, paused_until, superseded_by, origin" + Self.version6Columns,
                 with: "")
             let placeholders = Array(repeating: "?", count: 23).joined(separator: ", ")
@@ -151,7 +151,7 @@ struct MigrationTests {
             // purchase, neither paused nor superseded.
             let raw = try database.rawConnection()
             try Migrations.apply(Array(Migrations.all.prefix(while: { $0.version <= 4 })), on: raw, now: time(0))
-            let columns = SQLiteConnection.transactionColumns.replacingOccurrences(
+            let columns = StorageSQL.transactionColumns.replacingOccurrences(
                 of: ", paused_until, superseded_by, origin" + Self.version6Columns, with: "")
             let placeholders = Array(repeating: "?", count: 26).joined(separator: ", ")
             try raw.run(
@@ -171,7 +171,7 @@ struct MigrationTests {
         #expect(read.origin == .device && read.pausedUntil == nil && read.supersededBy.isEmpty)
     }
 
-    /// The columns migration 6 adds to transactions, as `SQLiteConnection.transactionColumns` lists them.
+    /// The columns migration 6 adds to transactions, as `StorageSQL.transactionColumns` lists them.
     static let version6Columns =
         ", replaces, acknowledgement, acknowledgement_attempts, acknowledgement_due_at, acknowledgement_error, suspended"
         + version10Columns
@@ -185,7 +185,7 @@ struct MigrationTests {
             // nothing, is not suspended and owes no acknowledgement (App Store purchases never do).
             let raw = try database.rawConnection()
             try Migrations.apply(Array(Migrations.all.prefix(while: { $0.version <= 5 })), on: raw, now: time(0))
-            let columns = SQLiteConnection.transactionColumns.replacingOccurrences(of: Self.version6Columns, with: "")
+            let columns = StorageSQL.transactionColumns.replacingOccurrences(of: Self.version6Columns, with: "")
             let placeholders = Array(repeating: "?", count: 29).joined(separator: ", ")
             try raw.run(
                 "INSERT INTO transactions (\(columns)) VALUES (\(placeholders))",

@@ -6,7 +6,7 @@ import CSQLite
 /// Not thread-safe on its own (opened with `SQLITE_OPEN_NOMUTEX`): whoever holds it uses it from one thread at a
 /// time. The store guarantees that — the write connection lives behind the writer's `Mutex`, read connections are
 /// taken from and returned to a `Mutex`-guarded free list — hence `@unchecked Sendable`.
-final class SQLiteConnection: @unchecked Sendable {
+final class SQLiteConnection: SQLExecutor, @unchecked Sendable {
     enum Mode: Sendable {
         case readWrite
         case readOnly
@@ -14,6 +14,9 @@ final class SQLiteConnection: @unchecked Sendable {
 
     let path: String
     let mode: Mode
+    let dialect = SQLDialect.sqlite
+    /// SQLite's writers take turns on the whole database: nothing to lock row by row.
+    let customerRowLock = ""
     private let handle: OpaquePointer
     /// Prepared statements by SQL text; the read path is hot, so each statement is compiled once per connection.
     private var statements: [String: Statement] = [:]

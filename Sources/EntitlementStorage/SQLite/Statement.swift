@@ -1,20 +1,6 @@
 import EntitlementDomain
 import CSQLite
 
-/// A value bound to a statement parameter.
-enum SQLValue {
-    case integer(Int64)
-    case text(String)
-    case blob([UInt8])
-    case null
-
-    static func integer(_ value: Int64?) -> SQLValue { value.map(SQLValue.integer) ?? .null }
-    static func text(_ value: String?) -> SQLValue { value.map(SQLValue.text) ?? .null }
-    static func time(_ value: UnixTime) -> SQLValue { .integer(value.milliseconds) }
-    static func time(_ value: UnixTime?) -> SQLValue { .integer(value?.milliseconds) }
-    static func bool(_ value: Bool) -> SQLValue { .integer(value ? 1 : 0) }
-}
-
 /// SQLite's SQLITE_TRANSIENT: SQLite copies bound text and blobs before the call returns.
 private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
@@ -88,7 +74,7 @@ final class Statement {
 }
 
 /// The current row of a stepping statement; valid only inside the mapping closure.
-struct Row {
+struct Row: SQLRow {
     fileprivate let statement: Statement
 
     init(statement: Statement) {
@@ -103,30 +89,10 @@ struct Row {
         sqlite3_column_int64(statement.handle, column)
     }
 
-    func optionalInt64(_ column: Int32) -> Int64? {
-        isNull(column) ? nil : int64(column)
-    }
-
-    func bool(_ column: Int32) -> Bool {
-        int64(column) != 0
-    }
-
-    func time(_ column: Int32) -> UnixTime {
-        UnixTime(milliseconds: int64(column))
-    }
-
-    func optionalTime(_ column: Int32) -> UnixTime? {
-        optionalInt64(column).map(UnixTime.init(milliseconds:))
-    }
-
     func string(_ column: Int32) -> String {
         guard let text = sqlite3_column_text(statement.handle, column) else { return "" }
         let count = Int(sqlite3_column_bytes(statement.handle, column))
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
-    }
-
-    func optionalString(_ column: Int32) -> String? {
-        isNull(column) ? nil : string(column)
     }
 
     func blob(_ column: Int32) -> [UInt8] {

@@ -1,22 +1,18 @@
 import EntitlementDomain
 
-/// The webhook outbox's queries, shared by the write transaction and the read connections.
+/// The webhook outbox's queries, shared by the write transaction and the read connections, on either database.
 ///
 /// Pending rows are `state = 1` written out in the SQL (not bound), so SQLite can use the partial indexes on it; the
 /// due queries name their index (left to itself the planner prefers `webhook_deliveries_age` and sorts every pending
 /// row for each claim).
-extension SQLiteConnection {
-    static let webhookDeliveryColumns =
-        "id, tenant_id, endpoint_id, customer_id, version, message_id, type, body, created_at, state, attempts, "
-        + "next_attempt_at, last_attempt_at, last_status, last_error, delivered_at, app_user_id"
-
+extension SQLExecutor {
     func insertWebhookDelivery(_ delivery: WebhookDelivery) throws(StorageError) -> Int64 {
-        try run(
+        try row(
             """
             INSERT INTO webhook_deliveries (tenant_id, endpoint_id, customer_id, version, message_id, type, body,
                 created_at, state, attempts, next_attempt_at, last_attempt_at, last_status, last_error, delivered_at,
                 app_user_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
             """,
             [
                 .text(delivery.tenantID), .text(delivery.endpointID), .integer(delivery.customerID),
@@ -25,18 +21,18 @@ extension SQLiteConnection {
                 .integer(Int64(delivery.attempts)), .time(delivery.nextAttemptAt), .time(delivery.lastAttemptAt),
                 .integer(delivery.lastStatus.map(Int64.init)), .text(delivery.lastError), .time(delivery.deliveredAt),
                 .text(delivery.appUserID),
-            ])
-        return lastInsertRowID
+            ]
+        ) { $0.int64(0) } ?? 0
     }
 
     func dueWebhookDeliveries(at time: UnixTime, limit: Int, excludedEndpoints: [WebhookEndpointKey])
         throws(StorageError) -> [WebhookDelivery]
     {
         let exclusions = String(repeating: " AND NOT (d.tenant_id = ? AND d.endpoint_id = ?)", count: excludedEndpoints.count)
-        let columns = Self.webhookDeliveryColumns.split(separator: ", ").map { "d.\($0)" }.joined(separator: ", ")
+        let columns = StorageSQL.webhookDeliveryColumns.split(separator: ", ").map { "d.\($0)" }.joined(separator: ", ")
         return try rows(
             """
-            SELECT \(columns) FROM webhook_deliveries d INDEXED BY webhook_deliveries_due
+            SELECT \(columns) FROM webhook_deliveries d \(dialect.indexedBy("webhook_deliveries_due"))
             WHERE d.state = 1 AND d.next_attempt_at <= ? AND (d.leased_until IS NULL OR d.leased_until <= ?)\(exclusions)
               AND NOT EXISTS (
                 SELECT 1 FROM webhook_deliveries e
@@ -46,7 +42,7 @@ extension SQLiteConnection {
             """,
             [.time(time), .time(time)] + excludedEndpoints.flatMap { [SQLValue.text($0.tenantID), .text($0.endpointID)] }
                 + [.integer(Int64(limit))],
-            Self.webhookDelivery)
+            StorageSQL.webhookDelivery)
     }
 
     /// The soonest due time of a pending delivery not leased at `time` (one that waits behind an earlier one of its
@@ -54,17 +50,17 @@ extension SQLiteConnection {
     func nextWebhookAttemptAt(at time: UnixTime) throws(StorageError) -> UnixTime? {
         try row(
             """
-            SELECT MIN(next_attempt_at) FROM webhook_deliveries INDEXED BY webhook_deliveries_due
+            SELECT MIN(next_attempt_at) FROM webhook_deliveries \(dialect.indexedBy("webhook_deliveries_due"))
             WHERE state = 1 AND (leased_until IS NULL OR leased_until <= ?)
             """, [.time(time)]
         ) { $0.optionalTime(0) } ?? nil
     }
 
     func webhookDeliveries(_ filter: WebhookDeliveryFilter, limit: Int) throws(StorageError) -> [WebhookDelivery] {
-        let (conditions, bindings) = Self.conditions(filter)
+        let (conditions, bindings) = StorageSQL.conditions(filter)
         return try rows(
-            "SELECT \(Self.webhookDeliveryColumns) FROM webhook_deliveries WHERE \(conditions) ORDER BY id DESC LIMIT ?",
-            bindings + [.integer(Int64(limit))], Self.webhookDelivery)
+            "SELECT \(StorageSQL.webhookDeliveryColumns) FROM webhook_deliveries WHERE \(conditions) ORDER BY id DESC LIMIT ?",
+            bindings + [.integer(Int64(limit))], StorageSQL.webhookDelivery)
     }
 
     func disabledWebhookEndpoints() throws(StorageError) -> [DisabledWebhookEndpoint] {
@@ -80,7 +76,7 @@ extension SQLiteConnection {
     func requeueWebhookDeliveries(_ filter: WebhookDeliveryFilter, at time: UnixTime) throws(StorageError)
         -> (count: Int, endpointIDs: Set<String>)
     {
-        let (conditions, bindings) = Self.conditions(filter)
+        let (conditions, bindings) = StorageSQL.conditions(filter)
         let requeueable = "\(conditions) AND state <> \(StorageColumns.webhookState(.notice))"
         let endpoints = try rows(
             "SELECT DISTINCT endpoint_id FROM webhook_deliveries WHERE \(requeueable)", bindings) { $0.string(0) }
@@ -93,9 +89,15 @@ extension SQLiteConnection {
             [.time(time)] + bindings)
         return (count, Set(endpoints))
     }
+}
+
+extension StorageSQL {
+    static let webhookDeliveryColumns =
+        "id, tenant_id, endpoint_id, customer_id, version, message_id, type, body, created_at, state, attempts, "
+        + "next_attempt_at, last_attempt_at, last_status, last_error, delivered_at, app_user_id"
 
     /// The WHERE clause of a filter (never empty: the tenant is always in it).
-    private static func conditions(_ filter: WebhookDeliveryFilter) -> (String, [SQLValue]) {
+    static func conditions(_ filter: WebhookDeliveryFilter) -> (String, [SQLValue]) {
         var conditions = ["tenant_id = ?"]
         var bindings: [SQLValue] = [.text(filter.tenantID)]
         func add(_ condition: String, _ value: SQLValue) {
@@ -112,7 +114,7 @@ extension SQLiteConnection {
         return (conditions.joined(separator: " AND "), bindings)
     }
 
-    private static func webhookDelivery(_ row: Row) throws(StorageError) -> WebhookDelivery {
+    static func webhookDelivery(_ row: some SQLRow) throws(StorageError) -> WebhookDelivery {
         WebhookDelivery(
             id: row.int64(0), tenantID: row.string(1), endpointID: row.string(2), customerID: row.optionalInt64(3),
             appUserID: row.string(16), version: UInt64(bitPattern: row.int64(4)), messageID: row.string(5), type: row.string(6), body: row.blob(7),

@@ -7,14 +7,16 @@ import Musl
 import Darwin
 #endif
 
-/// The writes of one ``SQLiteRepository/write(_:)`` call, on the write connection inside `BEGIN IMMEDIATE`.
+/// The writes of one repository `write(_:)` call, on the connection holding its transaction: SQLite's write
+/// connection inside `BEGIN IMMEDIATE`, or a PostgreSQL connection inside `BEGIN`, where every customer row read is
+/// locked until commit (``SQLExecutor/customerRowLock``).
 ///
 /// Valid only while `write(_:)`'s body runs: using it afterwards (it escaped the closure) is a programmer error.
-final class SQLiteStorageTransaction: StorageTransaction {
-    private let connection: SQLiteConnection
+final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
+    private let connection: Database
     private var isOpen = true
 
-    init(connection: SQLiteConnection) {
+    init(connection: Database) {
         self.connection = connection
     }
 
@@ -23,7 +25,7 @@ final class SQLiteStorageTransaction: StorageTransaction {
     }
 
     /// The connection, after checking the transaction has not ended.
-    private var db: SQLiteConnection {
+    private var db: Database {
         precondition(isOpen, "StorageTransaction used after its write(_:) returned")
         return connection
     }
@@ -55,13 +57,17 @@ final class SQLiteStorageTransaction: StorageTransaction {
         if let existing = try db.resolve(tenantID: tenantID, appUserID: appUserID) {
             throw StorageError.conflict("app user ID \(appUserID) already resolves to customer \(existing)")
         }
-        try db.run(
-            """
-            INSERT INTO customers (tenant_id, app_user_id, is_anonymous, version, created_at, next_change_at, changed_at)
-            VALUES (?, ?, ?, 0, ?, NULL, ?)
-            """,
-            [.text(tenantID), .text(appUserID), .bool(isAnonymous), .time(time), .time(time)])
-        let id = db.lastInsertRowID
+        guard
+            let id = try db.row(
+                """
+                INSERT INTO customers (tenant_id, app_user_id, is_anonymous, version, created_at, next_change_at,
+                    changed_at)
+                VALUES (?, ?, ?, 0, ?, NULL, ?) RETURNING id
+                """,
+                [.text(tenantID), .text(appUserID), .bool(isAnonymous), .time(time), .time(time)], { $0.int64(0) })
+        else {
+            throw StorageError.corrupt("inserting customer \(appUserID) returned no ID")
+        }
         try addAppUserID(tenantID: tenantID, appUserID: appUserID, customerID: id, at: time)
         return CustomerRecord(
             id: id, tenantID: tenantID, appUserID: appUserID, isAnonymous: isAnonymous, version: 0, createdAt: time,
@@ -113,7 +119,7 @@ final class SQLiteStorageTransaction: StorageTransaction {
         case .some(let other):
             throw StorageError.conflict("app user ID \(appUserID) already resolves to customer \(other)")
         case .none:
-            try addAppUserID(tenantID: tenantID, appUserID: appUserID, customerID: customerID, at: Self.now())
+            try addAppUserID(tenantID: tenantID, appUserID: appUserID, customerID: customerID, at: StorageSQL.now())
         }
         try db.run(
             "UPDATE customers SET app_user_id = ?, is_anonymous = ? WHERE tenant_id = ? AND id = ?",
@@ -140,7 +146,7 @@ final class SQLiteStorageTransaction: StorageTransaction {
             [
                 .text(grant.grantID), .text(grant.tenantID), .integer(grant.customerID), .text(grant.entitlementID),
                 .time(grant.startsAt), .time(grant.expiresAt), .time(grant.revokedAt), .text(grant.reason),
-                .text(grant.revocationReason), .text(grant.idempotencyKey), .time(Self.now()),
+                .text(grant.revocationReason), .text(grant.idempotencyKey), .time(StorageSQL.now()),
             ])
     }
 
@@ -167,7 +173,7 @@ final class SQLiteStorageTransaction: StorageTransaction {
         let db = self.db
         guard
             let current = try db.row(
-                "SELECT version FROM customers WHERE tenant_id = ? AND id = ?",
+                "SELECT c.version FROM customers c WHERE c.tenant_id = ? AND c.id = ?\(db.customerRowLock)",
                 [.text(event.tenantID), .integer(event.customerID)], { UInt64(bitPattern: $0.int64(0)) })
         else {
             throw StorageError.conflict("no customer \(event.customerID) in tenant \(event.tenantID) for an event")
@@ -222,35 +228,13 @@ final class SQLiteStorageTransaction: StorageTransaction {
         try db.purchase(tenantID: tenantID, store: store, originalTransactionID: originalTransactionID)
     }
 
-    static let saveTransactionSQL = """
-        INSERT INTO transactions (\(SQLiteConnection.transactionColumns))
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (tenant_id, store, original_transaction_id) DO UPDATE SET
-            transaction_id = excluded.transaction_id, customer_id = excluded.customer_id,
-            product_id = excluded.product_id, product_type = excluded.product_type,
-            entitlement_ids = excluded.entitlement_ids, environment = excluded.environment,
-            purchased_at = excluded.purchased_at, original_purchase_at = excluded.original_purchase_at,
-            expires_at = excluded.expires_at, revoked_at = excluded.revoked_at,
-            revocation_reason = excluded.revocation_reason, ownership = excluded.ownership,
-            will_renew = excluded.will_renew, in_grace_period = excluded.in_grace_period,
-            in_billing_retry = excluded.in_billing_retry, grace_period_expires_at = excluded.grace_period_expires_at,
-            app_account_token = excluded.app_account_token, offer_type = excluded.offer_type,
-            signed_at = excluded.signed_at, updated_at = excluded.updated_at,
-            renewal_product_id = excluded.renewal_product_id, is_upgraded = excluded.is_upgraded,
-            renewal_state_as_of = excluded.renewal_state_as_of, paused_until = excluded.paused_until,
-            superseded_by = excluded.superseded_by, origin = excluded.origin, replaces = excluded.replaces,
-            acknowledgement = excluded.acknowledgement, acknowledgement_attempts = excluded.acknowledgement_attempts,
-            acknowledgement_due_at = excluded.acknowledgement_due_at, acknowledgement_error = excluded.acknowledgement_error,
-            suspended = excluded.suspended, price_milliunits = excluded.price_milliunits, currency = excluded.currency
-        """
-
     func savePurchase(_ record: StorePurchase) throws(StorageError) {
         _ = try db.run(
-            Self.saveTransactionSQL,
+            StorageSQL.saveTransactionSQL,
             [
                 .text(record.tenantID), .integer(StorageColumns.store(record.store)), .text(record.originalTransactionID),
                 .text(record.transactionID), .integer(record.customerID), .text(record.productID),
-                .text(record.productType), .text(SQLiteConnection.encodeEntitlementIDs(record.entitlementIDs)),
+                .text(record.productType), .text(StorageSQL.encodeEntitlementIDs(record.entitlementIDs)),
                 .text(StorageColumns.environment(record.environment)), .time(record.purchasedAt), .time(record.originalPurchaseAt),
                 .time(record.expiresAt), .time(record.revokedAt), .text(record.revocationReason),
                 .text(StorageColumns.ownership(record.ownership)), .bool(record.willRenew), .bool(record.inGracePeriod),
@@ -469,7 +453,7 @@ final class SQLiteStorageTransaction: StorageTransaction {
     }
 
     func releaseWebhookLeases() throws(StorageError) {
-        _ = try db.run("UPDATE webhook_deliveries SET leased_until = NULL WHERE state = 1 AND leased_until IS NOT NULL")
+        _ = try db.run("UPDATE webhook_deliveries SET leased_until = NULL WHERE state = 1 AND leased_until IS NOT NULL", [])
     }
 
     /// Only a pending delivery takes the result: one pruned, or failed by a 410 meanwhile, keeps what it has.
@@ -534,6 +518,30 @@ final class SQLiteStorageTransaction: StorageTransaction {
         }
         return removed
     }
+}
+
+extension StorageSQL {
+    static let saveTransactionSQL = """
+        INSERT INTO transactions (\(transactionColumns))
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (tenant_id, store, original_transaction_id) DO UPDATE SET
+            transaction_id = excluded.transaction_id, customer_id = excluded.customer_id,
+            product_id = excluded.product_id, product_type = excluded.product_type,
+            entitlement_ids = excluded.entitlement_ids, environment = excluded.environment,
+            purchased_at = excluded.purchased_at, original_purchase_at = excluded.original_purchase_at,
+            expires_at = excluded.expires_at, revoked_at = excluded.revoked_at,
+            revocation_reason = excluded.revocation_reason, ownership = excluded.ownership,
+            will_renew = excluded.will_renew, in_grace_period = excluded.in_grace_period,
+            in_billing_retry = excluded.in_billing_retry, grace_period_expires_at = excluded.grace_period_expires_at,
+            app_account_token = excluded.app_account_token, offer_type = excluded.offer_type,
+            signed_at = excluded.signed_at, updated_at = excluded.updated_at,
+            renewal_product_id = excluded.renewal_product_id, is_upgraded = excluded.is_upgraded,
+            renewal_state_as_of = excluded.renewal_state_as_of, paused_until = excluded.paused_until,
+            superseded_by = excluded.superseded_by, origin = excluded.origin, replaces = excluded.replaces,
+            acknowledgement = excluded.acknowledgement, acknowledgement_attempts = excluded.acknowledgement_attempts,
+            acknowledgement_due_at = excluded.acknowledgement_due_at, acknowledgement_error = excluded.acknowledgement_error,
+            suspended = excluded.suspended, price_milliunits = excluded.price_milliunits, currency = excluded.currency
+        """
 
     /// Wall-clock time, for bookkeeping columns the protocol passes no time for (grants.created_at, the added_at of
     /// an ID made canonical by `setCanonicalID`).

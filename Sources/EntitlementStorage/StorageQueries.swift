@@ -1,7 +1,7 @@
 import EntitlementDomain
-/// The reads every operation shares, run on a read connection (store) or on the write connection (transaction).
-/// Every query is keyed by tenant.
-extension SQLiteConnection {
+
+/// The column lists and statements the shared queries are made of, and the decoding of their rows.
+enum StorageSQL {
     static let customerColumns =
         "c.id, c.tenant_id, c.app_user_id, c.is_anonymous, c.version, c.created_at, c.next_change_at"
     static let grantColumns =
@@ -17,23 +17,54 @@ extension SQLiteConnection {
         + "superseded_by, origin, replaces, acknowledgement, acknowledgement_attempts, acknowledgement_due_at, "
         + "acknowledgement_error, suspended, price_milliunits, currency"
 
+    /// Every ID resolving to the customer but the canonical one, oldest first (index app_user_ids_customer).
+    static let aliasesSQL = """
+        SELECT app_user_id FROM app_user_ids
+        WHERE tenant_id = ? AND customer_id = ? AND app_user_id <> ?
+        ORDER BY added_at, rowid
+        """
+
+    /// Oldest first: a grant keeps the rowid it was inserted with (a merge updates it, never re-inserts), and
+    /// grants_customer is in (tenant_id, customer_id, rowid) order, so no sort is needed.
+    static let customerGrantsSQL =
+        "SELECT \(grantColumns) FROM grants WHERE tenant_id = ? AND customer_id = ? ORDER BY rowid"
+
+    /// Oldest first, like grants: an upsert keeps the row (and rowid) it first inserted, and transactions_customer is in
+    /// (tenant_id, customer_id, rowid) order.
+    static let customerTransactionsSQL =
+        "SELECT \(transactionColumns) FROM transactions WHERE tenant_id = ? AND customer_id = ? ORDER BY rowid"
+
+    /// Served by the partial index customers_next_change_at, already in (next_change_at, id) order.
+    static let customersDueSQL = """
+        SELECT tenant_id, id FROM customers
+        WHERE next_change_at IS NOT NULL AND next_change_at <= ?
+        ORDER BY next_change_at, id LIMIT ?
+        """
+
+    /// The first entry of customers_next_change_at.
+    static let nextChangeAtSQL = "SELECT MIN(next_change_at) FROM customers WHERE next_change_at IS NOT NULL"
+}
+
+/// The reads every operation shares, run on a read connection (repository) or on the write connection
+/// (transaction), on either database. Every query is keyed by tenant.
+extension SQLExecutor {
     // MARK: Customers
 
     func customer(tenantID: String, customerID: Int64) throws(StorageError) -> CustomerRecord? {
         try row(
-            "SELECT \(Self.customerColumns) FROM customers c WHERE c.tenant_id = ? AND c.id = ?",
-            [.text(tenantID), .integer(customerID)], Self.customer(from:))
+            "SELECT \(StorageSQL.customerColumns) FROM customers c WHERE c.tenant_id = ? AND c.id = ?\(customerRowLock)",
+            [.text(tenantID), .integer(customerID)], StorageSQL.customer(from:))
     }
 
     /// The customer `appUserID` resolves to through `app_user_ids` (canonical ID or alias).
     func customer(tenantID: String, appUserID: String) throws(StorageError) -> CustomerRecord? {
         try row(
             """
-            SELECT \(Self.customerColumns) FROM app_user_ids a
+            SELECT \(StorageSQL.customerColumns) FROM app_user_ids a
             JOIN customers c ON c.id = a.customer_id AND c.tenant_id = a.tenant_id
-            WHERE a.tenant_id = ? AND a.app_user_id = ?
+            WHERE a.tenant_id = ? AND a.app_user_id = ?\(customerRowLock)
             """,
-            [.text(tenantID), .text(appUserID)], Self.customer(from:))
+            [.text(tenantID), .text(appUserID)], StorageSQL.customer(from:))
     }
 
     /// The customer ID `appUserID` resolves to, if any.
@@ -57,30 +88,16 @@ extension SQLiteConnection {
         ) { $0.int64(0) }
     }
 
-    /// Every ID resolving to the customer but the canonical one, oldest first (index app_user_ids_customer).
-    static let aliasesSQL = """
-        SELECT app_user_id FROM app_user_ids
-        WHERE tenant_id = ? AND customer_id = ? AND app_user_id <> ?
-        ORDER BY added_at, rowid
-        """
-    /// Oldest first: a grant keeps the rowid it was inserted with (a merge updates it, never re-inserts), and
-    /// grants_customer is in (tenant_id, customer_id, rowid) order, so no sort is needed.
-    static let customerGrantsSQL =
-        "SELECT \(grantColumns) FROM grants WHERE tenant_id = ? AND customer_id = ? ORDER BY rowid"
 
-    /// Oldest first, like grants: an upsert keeps the row (and rowid) it first inserted, and transactions_customer is in
-    /// (tenant_id, customer_id, rowid) order.
-    static let customerTransactionsSQL =
-        "SELECT \(transactionColumns) FROM transactions WHERE tenant_id = ? AND customer_id = ? ORDER BY rowid"
 
     func snapshot(of customer: CustomerRecord) throws(StorageError) -> CustomerSnapshot {
         let aliases = try rows(
-            Self.aliasesSQL, [.text(customer.tenantID), .integer(customer.id), .text(customer.appUserID)]
+            StorageSQL.aliasesSQL, [.text(customer.tenantID), .integer(customer.id), .text(customer.appUserID)]
         ) { $0.string(0) }
         let grants = try rows(
-            Self.customerGrantsSQL, [.text(customer.tenantID), .integer(customer.id)], Self.grant(from:))
+            StorageSQL.customerGrantsSQL, [.text(customer.tenantID), .integer(customer.id)], StorageSQL.grant(from:))
         let transactions = try rows(
-            Self.customerTransactionsSQL, [.text(customer.tenantID), .integer(customer.id)], Self.purchase(from:))
+            StorageSQL.customerTransactionsSQL, [.text(customer.tenantID), .integer(customer.id)], StorageSQL.purchase(from:))
         return CustomerSnapshot(customer: customer, aliases: aliases, grants: grants, transactions: transactions)
     }
 
@@ -98,14 +115,14 @@ extension SQLiteConnection {
 
     func grant(tenantID: String, grantID: String) throws(StorageError) -> GrantRecord? {
         try row(
-            "SELECT \(Self.grantColumns) FROM grants WHERE tenant_id = ? AND grant_id = ?",
-            [.text(tenantID), .text(grantID)], Self.grant(from:))
+            "SELECT \(StorageSQL.grantColumns) FROM grants WHERE tenant_id = ? AND grant_id = ?",
+            [.text(tenantID), .text(grantID)], StorageSQL.grant(from:))
     }
 
     func grant(tenantID: String, idempotencyKey: String) throws(StorageError) -> GrantRecord? {
         try row(
-            "SELECT \(Self.grantColumns) FROM grants WHERE tenant_id = ? AND idempotency_key = ?",
-            [.text(tenantID), .text(idempotencyKey)], Self.grant(from:))
+            "SELECT \(StorageSQL.grantColumns) FROM grants WHERE tenant_id = ? AND idempotency_key = ?",
+            [.text(tenantID), .text(idempotencyKey)], StorageSQL.grant(from:))
     }
 
     // MARK: Store transactions
@@ -115,10 +132,10 @@ extension SQLiteConnection {
     {
         try row(
             """
-            SELECT \(Self.transactionColumns) FROM transactions
+            SELECT \(StorageSQL.transactionColumns) FROM transactions
             WHERE tenant_id = ? AND store = ? AND original_transaction_id = ?
             """,
-            [.text(tenantID), .integer(StorageColumns.store(store)), .text(originalTransactionID)], Self.purchase(from:))
+            [.text(tenantID), .integer(StorageColumns.store(store)), .text(originalTransactionID)], StorageSQL.purchase(from:))
     }
 
     /// The `replaces <> ''` term lets SQLite use the partial index transactions_replaces.
@@ -128,20 +145,20 @@ extension SQLiteConnection {
         guard !originalTransactionID.isEmpty else { return nil }
         return try row(
             """
-            SELECT \(Self.transactionColumns) FROM transactions
+            SELECT \(StorageSQL.transactionColumns) FROM transactions
             WHERE tenant_id = ? AND store = ? AND replaces = ? AND replaces <> '' ORDER BY rowid DESC LIMIT 1
             """,
-            [.text(tenantID), .integer(StorageColumns.store(store)), .text(originalTransactionID)], Self.purchase(from:))
+            [.text(tenantID), .integer(StorageColumns.store(store)), .text(originalTransactionID)], StorageSQL.purchase(from:))
     }
 
     /// The `acknowledgement = 'pending'` term lets SQLite use the partial index transactions_acknowledgement_due.
     func acknowledgementsDue(at time: UnixTime, limit: Int) throws(StorageError) -> [StorePurchase] {
         try rows(
             """
-            SELECT \(Self.transactionColumns) FROM transactions
+            SELECT \(StorageSQL.transactionColumns) FROM transactions
             WHERE acknowledgement = 'pending' AND acknowledgement_due_at <= ? ORDER BY acknowledgement_due_at LIMIT ?
             """,
-            [.time(time), .integer(Int64(limit))], Self.purchase(from:))
+            [.time(time), .integer(Int64(limit))], StorageSQL.purchase(from:))
     }
 
     func nextAcknowledgementDue() throws(StorageError) -> UnixTime? {
@@ -214,11 +231,11 @@ extension SQLiteConnection {
         guard !appAccountToken.isEmpty else { return [] }
         return try rows(
             """
-            SELECT \(Self.transactionColumns) FROM transactions
+            SELECT \(StorageSQL.transactionColumns) FROM transactions
             WHERE tenant_id = ? AND app_account_token = ? AND app_account_token <> '' AND customer_id IS NULL
             ORDER BY rowid
             """,
-            [.text(tenantID), .text(appAccountToken)], Self.purchase(from:))
+            [.text(tenantID), .text(appAccountToken)], StorageSQL.purchase(from:))
     }
 
     // MARK: Events
@@ -231,10 +248,10 @@ extension SQLiteConnection {
         let bound = beforeVersion.map { Int64(clamping: $0) } ?? Int64.max
         return try rows(
             """
-            SELECT \(Self.eventColumns) FROM events WHERE tenant_id = ? AND customer_id = ? AND version < ?
+            SELECT \(StorageSQL.eventColumns) FROM events WHERE tenant_id = ? AND customer_id = ? AND version < ?
             ORDER BY version DESC LIMIT ?
             """,
-            [.text(tenantID), .integer(customerID), .integer(bound), .integer(Int64(limit))], Self.event(from:))
+            [.text(tenantID), .integer(customerID), .integer(bound), .integer(Int64(limit))], StorageSQL.event(from:))
     }
 
     func events(tenantID: String, customerID: Int64, afterVersion: UInt64, limit: Int) throws(StorageError)
@@ -243,52 +260,46 @@ extension SQLiteConnection {
         guard limit > 0, afterVersion < UInt64(Int64.max) else { return [] }
         return try rows(
             """
-            SELECT \(Self.eventColumns) FROM events WHERE tenant_id = ? AND customer_id = ? AND version > ?
+            SELECT \(StorageSQL.eventColumns) FROM events WHERE tenant_id = ? AND customer_id = ? AND version > ?
             ORDER BY version ASC LIMIT ?
             """,
             [.text(tenantID), .integer(customerID), .integer(Int64(afterVersion)), .integer(Int64(limit))],
-            Self.event(from:))
+            StorageSQL.event(from:))
     }
 
     // MARK: Scheduling
 
-    /// Served by the partial index customers_next_change_at, already in (next_change_at, id) order.
-    static let customersDueSQL = """
-        SELECT tenant_id, id FROM customers
-        WHERE next_change_at IS NOT NULL AND next_change_at <= ?
-        ORDER BY next_change_at, id LIMIT ?
-        """
-    /// The first entry of customers_next_change_at.
-    static let nextChangeAtSQL = "SELECT MIN(next_change_at) FROM customers WHERE next_change_at IS NOT NULL"
 
     func customersDue(at time: UnixTime, limit: Int) throws(StorageError) -> [(tenantID: String, customerID: Int64)] {
         guard limit > 0 else { return [] }
-        return try rows(Self.customersDueSQL, [.time(time), .integer(Int64(limit))]
+        return try rows(StorageSQL.customersDueSQL, [.time(time), .integer(Int64(limit))]
         ) { (tenantID: $0.string(0), customerID: $0.int64(1)) }
     }
 
     func nextChangeAt() throws(StorageError) -> UnixTime? {
-        try row(Self.nextChangeAtSQL) {
+        try row(StorageSQL.nextChangeAtSQL, []) {
             $0.optionalTime(0)
         } ?? nil
     }
+}
 
-    // MARK: Row decoding
+/// Rows decoded into records; every enum column through ``StorageColumns``.
+extension StorageSQL {
 
-    static func customer(from row: Row) -> CustomerRecord {
+    static func customer(from row: some SQLRow) -> CustomerRecord {
         CustomerRecord(
             id: row.int64(0), tenantID: row.string(1), appUserID: row.string(2), isAnonymous: row.bool(3),
             version: UInt64(bitPattern: row.int64(4)), createdAt: row.time(5), nextChangeAt: row.optionalTime(6))
     }
 
-    static func grant(from row: Row) -> GrantRecord {
+    static func grant(from row: some SQLRow) -> GrantRecord {
         GrantRecord(
             grantID: row.string(0), tenantID: row.string(1), customerID: row.int64(2), entitlementID: row.string(3),
             startsAt: row.time(4), expiresAt: row.optionalTime(5), revokedAt: row.optionalTime(6),
             reason: row.string(7), revocationReason: row.string(8), idempotencyKey: row.optionalString(9))
     }
 
-    static func purchase(from row: Row) throws(StorageError) -> StorePurchase {
+    static func purchase(from row: some SQLRow) throws(StorageError) -> StorePurchase {
         StorePurchase(
             tenantID: row.string(0),
             store: try StorageColumns.decode(row.int64(1), column: "transactions.store", as: StorageColumns.store),
@@ -328,7 +339,7 @@ extension SQLiteConnection {
         return text.split(separator: entitlementIDSeparator, omittingEmptySubsequences: false).dropFirst().map(String.init)
     }
 
-    static func event(from row: Row) throws(StorageError) -> EventRecord {
+    static func event(from row: some SQLRow) throws(StorageError) -> EventRecord {
         EventRecord(
             tenantID: row.string(0), customerID: row.int64(1), version: UInt64(bitPattern: row.int64(2)),
             cause: try StorageColumns.decode(row.int64(3), column: "events.cause", as: StorageColumns.cause),

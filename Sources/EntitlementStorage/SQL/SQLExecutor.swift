@@ -1,0 +1,69 @@
+import EntitlementDomain
+
+/// A value bound to a statement parameter.
+enum SQLValue {
+    case integer(Int64)
+    case text(String)
+    case blob([UInt8])
+    case null
+
+    static func integer(_ value: Int64?) -> SQLValue { value.map(SQLValue.integer) ?? .null }
+    static func text(_ value: String?) -> SQLValue { value.map(SQLValue.text) ?? .null }
+    static func time(_ value: UnixTime) -> SQLValue { .integer(value.milliseconds) }
+    static func time(_ value: UnixTime?) -> SQLValue { .integer(value?.milliseconds) }
+    static func bool(_ value: Bool) -> SQLValue { .integer(value ? 1 : 0) }
+}
+
+/// The SQL both databases speak differently, kept to a few spots in the shared queries.
+enum SQLDialect: Sendable {
+    case sqlite, postgres
+
+    /// SQLite's `INDEXED BY` (its planner misjudges some partial indexes); PostgreSQL has no hints and needs none.
+    func indexedBy(_ index: String) -> String {
+        self == .sqlite ? "INDEXED BY \(index)" : ""
+    }
+
+    /// What a query grouping customer entitlements by customer groups by: PostgreSQL wants the customers table's
+    /// primary key named to select its other columns; SQLite reads the index in `e.customer_id` order.
+    var customerGrouping: String {
+        self == .sqlite ? "e.customer_id" : "e.customer_id, c.id"
+    }
+}
+
+/// What the shared queries (``StorageQueries``) need of a connection: statements with `?` parameters, run on
+/// SQLite or PostgreSQL alike.
+protocol SQLExecutor {
+    associatedtype ResultRow: SQLRow
+
+    var dialect: SQLDialect { get }
+    /// Appended to a query reading a customer row inside a write transaction: PostgreSQL's `FOR UPDATE`, which
+    /// holds the row until commit so concurrent writers (on other instances) bump the version one at a time. Empty
+    /// for SQLite, whose writers take turns on the whole database, and outside write transactions.
+    var customerRowLock: String { get }
+
+    /// Runs a statement that returns no rows; returns the number of rows it changed.
+    @discardableResult
+    func run(_ sql: String, _ bindings: [SQLValue]) throws(StorageError) -> Int
+    /// Runs a query and maps every row.
+    func rows<T>(_ sql: String, _ bindings: [SQLValue], _ map: (ResultRow) throws(StorageError) -> T)
+        throws(StorageError) -> [T]
+    /// Runs a query and maps its first row, if any.
+    func row<T>(_ sql: String, _ bindings: [SQLValue], _ map: (ResultRow) throws(StorageError) -> T)
+        throws(StorageError) -> T?
+}
+
+/// One result row, its columns numbered from 0.
+protocol SQLRow {
+    func isNull(_ column: Int32) -> Bool
+    func int64(_ column: Int32) -> Int64
+    func string(_ column: Int32) -> String
+    func blob(_ column: Int32) -> [UInt8]
+}
+
+extension SQLRow {
+    func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
+    func bool(_ column: Int32) -> Bool { int64(column) != 0 }
+    func time(_ column: Int32) -> UnixTime { UnixTime(milliseconds: int64(column)) }
+    func optionalTime(_ column: Int32) -> UnixTime? { optionalInt64(column).map(UnixTime.init(milliseconds:)) }
+    func optionalString(_ column: Int32) -> String? { isNull(column) ? nil : string(column) }
+}
