@@ -78,7 +78,7 @@ let package = Package(
         ),
         // The tenants file format: strict JSON with lines, read into the domain's values by the domain's rules.
         .target(name: "TenantConfiguration", dependencies: ["EntitlementDomain", "FileAccess"], swiftSettings: strict),
-        .target(name: "EntitlementStorage", dependencies: ["CSQLite", "CLibPQ", "EntitlementDomain"], swiftSettings: strict),
+        .target(name: "EntitlementStorage", dependencies: ["CSQLite", "CLibPQ", "EntitlementDomain", "Encodings"], swiftSettings: strict),
         .target(
             name: "EntitlementServices",
             dependencies: [
@@ -168,7 +168,7 @@ let package = Package(
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport", "Encodings"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "Crypto", "TestSupport", "Encodings"], exclude: ["Resources"]),
         .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "JOSE", "Crypto", "TestSupport", "Encodings"], exclude: ["Resources"]),
-        .testTarget(name: "EntitlementStorageTests", dependencies: ["EntitlementStorage", "EntitlementDomain"]),
+        .testTarget(name: "EntitlementStorageTests", dependencies: ["EntitlementStorage", "EntitlementDomain", "TestSupport"]),
         .testTarget(name: "GooglePlayTests", dependencies: ["GooglePlay", "TestSupport", "Encodings"]),
         .testTarget(
             name: "GooglePlayAPITests",

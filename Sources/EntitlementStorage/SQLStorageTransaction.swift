@@ -335,7 +335,7 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
                 (tenant_id, store, reference_id, original_transaction_id, app_user_id, created_at)
             VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT (tenant_id, store, reference_id, original_transaction_id) DO UPDATE
-                SET app_user_id = excluded.app_user_id WHERE app_user_id = ''
+                SET app_user_id = excluded.app_user_id WHERE purchase_references.app_user_id = ''
             """,
             [
                 .text(tenantID), .integer(StorageColumns.store(reference.store)), .text(reference.referenceID),

@@ -29,7 +29,7 @@ public final class EntitlementTestServer: Sendable {
 
     public let tenantA: TenantKeys
     public let tenantB: TenantKeys
-    public let store: SQLiteRepository
+    public let store: SQLRepository
     public let engine: CustomerEngine
     public let scheduler: ExpiryScheduler
     public let tenants: TenantRegistry
@@ -55,7 +55,7 @@ public final class EntitlementTestServer: Sendable {
     ) throws {
         directory = NSTemporaryDirectory() + "entitlementd-itest-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        store = try SQLiteRepository(path: directory + "/entitlements.sqlite", synchronous: .normal)
+        store = try TestStore.repository(sqlitePath: directory + "/entitlements.sqlite")
 
         func makeTenant(_ id: String) throws -> TenantKeys {
             let publicKey = APIKey.generate(.publicKey)

@@ -2,6 +2,7 @@ import EntitlementDomain
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
 @testable import EntitlementStorage
 
@@ -21,10 +22,23 @@ final class TemporaryDatabase: Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
+    /// The repository the run tests: this file, or its PostgreSQL database (``TestStore``).
     func open(synchronous: SQLiteRepository.Synchronous = .normal, readConnections: Int = 4) throws
-        -> SQLiteRepository
+        -> SQLRepository
     {
-        try SQLiteRepository(path: path, synchronous: synchronous, readConnections: readConnections)
+        guard !TestStore.isPostgres else {
+            return try PostgresRepository(conninfo: try TestStore.postgresDatabase(for: path))
+        }
+        return try SQLiteRepository(path: path, synchronous: synchronous, readConnections: readConnections)
+    }
+
+    /// The first column of the first row of `sql`, behind the repository's back, on whichever database it uses.
+    func scalar(_ sql: String) throws -> Int64? {
+        guard !TestStore.isPostgres else {
+            let connection = try PostgresConnection(conninfo: try TestStore.postgresDatabase(for: path))
+            return try PostgresExecutor(connection: connection, locksCustomerRows: false).row(sql, []) { $0.int64(0) }
+        }
+        return try rawConnection().row(sql, []) { $0.int64(0) }
     }
 
     /// A raw connection to the same file, for inspecting or tampering with it behind the store's back.

@@ -7,7 +7,7 @@ import Testing
 @Suite("Store transactions and processed notifications")
 struct StoreTransactionRecordTests {
     private func count(_ database: TemporaryDatabase, _ table: String) throws -> Int64 {
-        try database.rawConnection().row("SELECT COUNT(*) FROM \(table)") { $0.int64(0) } ?? -1
+        try database.scalar("SELECT COUNT(*) FROM \(table)") ?? -1
     }
 
     @Test func everyFieldRoundTrips() throws {
@@ -232,9 +232,8 @@ struct StoreTransactionRecordTests {
         } == [true, false])
         #expect(try count(database, "processed_notifications") == 4)
         // The first receipt time is kept.
-        let receivedAt = try database.rawConnection().row(
-            "SELECT received_at FROM processed_notifications WHERE tenant_id = 't' AND notification_id = 'n-1'"
-        ) { $0.int64(0) }
+        let receivedAt = try database.scalar(
+            "SELECT received_at FROM processed_notifications WHERE tenant_id = 't' AND notification_id = 'n-1'")
         #expect(receivedAt == 1_000)
     }
 

@@ -24,7 +24,7 @@ struct SubscriberQueryTests {
     struct Fixture {
         /// Kept so the file outlives the store.
         let database: TemporaryDatabase
-        let store: SQLiteRepository
+        let store: SQLRepository
         let ids: [String: Int64]
 
         init() throws {

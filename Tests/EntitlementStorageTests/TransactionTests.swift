@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
 @testable import EntitlementStorage
 
@@ -60,7 +61,7 @@ struct TransactionTests {
 
     @Test func acknowledgedWritesSurviveCloseAndReopen() throws {
         let database = try TemporaryDatabase()
-        var store: SQLiteRepository? = try database.open(synchronous: .full)
+        var store: SQLRepository? = try database.open(synchronous: .full)
         let customer = try store!.write { transaction throws in
             let customer = try transaction.customer("t", "alice")
             try transaction.insertGrant(makeGrant("g-1", tenant: "t", customer: customer.id, expiresAt: 9_000))
@@ -135,7 +136,8 @@ struct TransactionTests {
         #expect(try store.snapshot(tenantID: "t", appUserID: "bob")?.grants.count == 1)
     }
 
-    @Test func writesAreSerialized() throws {
+    @Test(.enabled(if: !TestStore.isPostgres, "SQLite takes writes one at a time; PostgreSQL runs them together"))
+    func writesAreSerialized() throws {
         let database = try TemporaryDatabase()
         let store = try database.open()
         let timeline = Timeline()
@@ -219,7 +221,8 @@ struct TransactionTests {
         #expect(total.reduce(0, +) == writes)
     }
 
-    @Test func writeInsideWriteIsAProgrammerError() async throws {
+    @Test(.enabled(if: !TestStore.isPostgres, "SQLite's single writer connection checks this"))
+    func writeInsideWriteIsAProgrammerError() async throws {
         let result = try #require(
             await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
                 let database = try TemporaryDatabase()

@@ -1,8 +1,8 @@
-/// Where customers, grants and events live. Narrow on purpose: SQLite now, PostgreSQL for multi-instance later.
+/// Where customers, grants and events live. Narrow on purpose: SQLite for one instance, PostgreSQL for many.
 ///
 /// Everything is keyed by tenant; no method ever returns another tenant's rows. Reads never wait on writes (SQLite:
-/// WAL mode, separate read connections). Writes run in ``write(_:)``'s transaction: all or nothing, durable when it
-/// returns.
+/// WAL mode, separate read connections; PostgreSQL: MVCC). Writes run in ``write(_:)``'s transaction: all or
+/// nothing, durable when it returns.
 public protocol CustomerRepository: Sendable {
     /// The customer an app user ID (canonical or alias) resolves to, with its aliases and grants; nil when unknown.
     func snapshot(tenantID: String, appUserID: String) throws(StorageError) -> CustomerSnapshot?
@@ -50,7 +50,9 @@ public protocol CustomerRepository: Sendable {
     func disabledWebhookEndpoints() throws(StorageError) -> [DisabledWebhookEndpoint]
 
     /// Runs `body` in one write transaction; commits durably when it returns, rolls back when it throws.
-    /// Writes are serialized: one transaction at a time.
+    /// Writes to one customer are serialized: SQLite runs one transaction at a time; PostgreSQL locks each customer
+    /// row the transaction reads until it ends, and may run `body` again after losing a race to another writer, so
+    /// `body` must not act outside the transaction.
     func write<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result
 }
 

@@ -36,6 +36,10 @@ final class PostgresConnection: @unchecked Sendable {
     /// Whether no transaction is open (a connection given back inside one is not reused).
     var isIdle: Bool { PQtransactionStatus(handle) == PQTRANS_IDLE }
 
+    /// Whether a statement failed inside the open transaction: PostgreSQL then refuses every statement until it
+    /// ends, and answers COMMIT by rolling back.
+    var isInFailedTransaction: Bool { PQtransactionStatus(handle) == PQTRANS_INERROR }
+
     /// The server's process ID for this session (to tell our own notifications, or to terminate it in tests).
     var backendPID: Int32 { PQbackendPID(handle) }
 

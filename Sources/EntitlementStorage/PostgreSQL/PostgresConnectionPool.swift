@@ -28,23 +28,8 @@ final class PostgresConnectionPool: Sendable {
 
     /// Runs `body` with a connection of its own; PostgreSQL's errors come out as the domain's storage errors.
     func withConnection<T>(_ body: (PostgresConnection) throws(PostgresError) -> T) throws(StorageError) -> T {
-        let (seconds, attoseconds) = checkoutTimeout.components
-        let deadline = DispatchTime.now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
-        guard permits.wait(timeout: deadline) == .success else {
-            throw .unavailable("PostgreSQL: no connection of the \(maxConnections) was free within \(checkoutTimeout)")
-        }
-        defer { permits.signal() }
-        let connection: PostgresConnection
-        if let reused = idle.withLock({ $0.popLast() }) {
-            connection = reused
-        } else {
-            do throws(PostgresError) {
-                connection = try PostgresConnection(conninfo: conninfo)
-            } catch {
-                throw error.storageError
-            }
-        }
-        defer { giveBack(connection) }
+        let connection = try checkOut()
+        defer { checkIn(connection) }
         do throws(PostgresError) {
             return try body(connection)
         } catch {
@@ -52,8 +37,29 @@ final class PostgresConnectionPool: Sendable {
         }
     }
 
-    private func giveBack(_ connection: PostgresConnection) {
-        guard connection.isUsable, connection.isIdle else { return }  // closed on release
-        idle.withLock { $0.append(connection) }
+    /// A connection for the caller alone until it gives it back with ``checkIn(_:)``: an idle one, or a new one
+    /// while fewer than `maxConnections` exist; waits up to `checkoutTimeout`.
+    func checkOut() throws(StorageError) -> PostgresConnection {
+        let (seconds, attoseconds) = checkoutTimeout.components
+        let deadline = DispatchTime.now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        guard permits.wait(timeout: deadline) == .success else {
+            throw .unavailable("PostgreSQL: no connection of the \(maxConnections) was free within \(checkoutTimeout)")
+        }
+        if let reused = idle.withLock({ $0.popLast() }) { return reused }
+        do throws(PostgresError) {
+            return try PostgresConnection(conninfo: conninfo)
+        } catch {
+            permits.signal()
+            throw error.storageError
+        }
+    }
+
+    /// Takes back a connection from ``checkOut()``: kept for the next caller if it still works and holds no open
+    /// transaction, closed otherwise.
+    func checkIn(_ connection: PostgresConnection) {
+        if connection.isUsable, connection.isIdle {
+            idle.withLock { $0.append(connection) }
+        }
+        permits.signal()
     }
 }

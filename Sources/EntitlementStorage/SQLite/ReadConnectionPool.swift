@@ -50,7 +50,7 @@ final class ReadConnectionPool: Sendable {
 
     private static func open(path: String) throws(StorageError) -> SQLiteConnection {
         let connection = try SQLiteConnection(path: path, mode: .readOnly)
-        try connection.execute("PRAGMA busy_timeout = \(SQLiteRepository.busyTimeoutMilliseconds)")
+        try connection.execute("PRAGMA busy_timeout = \(SQLiteDatabase.busyTimeoutMilliseconds)")
         return connection
     }
 }

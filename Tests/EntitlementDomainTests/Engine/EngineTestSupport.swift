@@ -3,6 +3,7 @@ import EntitlementStorage
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
 /// A clock that moves only when the test moves it. (The same as TestSupport's, which this target does not depend
 /// on.)
@@ -30,7 +31,8 @@ final class ManualClock: DomainClock {
 final class EngineHarness: Sendable {
     static let tenantID = "acme"
     let directory: URL
-    let store: SQLiteRepository
+    let store: SQLRepository
+    let databasePath: String
     let clock: ManualClock
     let engine: CustomerEngine
     let tenant: Tenant
@@ -44,8 +46,8 @@ final class EngineHarness: Sendable {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("entitlement-engine-tests-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        store = try SQLiteRepository(
-            path: directory.appendingPathComponent("entitlements.sqlite").path, synchronous: .normal)
+        databasePath = directory.appendingPathComponent("entitlements.sqlite").path
+        store = try TestStore.repository(sqlitePath: databasePath)
         clock = ManualClock()
         engine = CustomerEngine(
             store: store, clock: clock, hub: hub, replayLimit: replayLimit, webhookEndpoints: webhookEndpoints,
@@ -126,7 +128,7 @@ extension StatusSubscription {
 extension EngineHarness {
     /// A second engine over the same database file, as after a restart (nothing cached, everything read back).
     func reopened() throws -> CustomerEngine {
-        CustomerEngine(store: try SQLiteRepository(path: store.path, synchronous: .normal), clock: clock)
+        CustomerEngine(store: try TestStore.repository(sqlitePath: databasePath), clock: clock)
     }
 
     /// A Google Play subscription as ``PlayStoreInterpretation`` leaves it: `token` is the purchase, `order` its current

@@ -1,0 +1,85 @@
+import EntitlementDomain
+
+/// A PostgreSQL database shared by every instance: a bounded pool of connections, each checked out for one read
+/// or one write transaction.
+///
+/// Writers on different instances run at once. Their per-customer versions stay gap-free because a write
+/// transaction locks every customer row it reads (``SQLExecutor/customerRowLock``) until it commits, and the
+/// version is read and bumped under that lock. A transaction that loses a race PostgreSQL detects (a serialization
+/// failure, a deadlock, or a unique key another instance inserted first) is rolled back and run again from the
+/// start: it then sees what the other committed.
+final class PostgresDatabase: SQLDatabase {
+    /// Runs of a write transaction that loses races before its caller sees the failure.
+    static let writeAttempts = 4
+
+    let pool: PostgresConnectionPool
+
+    init(pool: PostgresConnectionPool) {
+        self.pool = pool
+    }
+
+    func read<T>(consistent: Bool, _ body: (any SQLExecutor) throws(StorageError) -> T) throws(StorageError) -> T {
+        let connection = try pool.checkOut()
+        defer { pool.checkIn(connection) }
+        let executor = PostgresExecutor(connection: connection, locksCustomerRows: false)
+        guard consistent else { return try body(executor) }
+        try executor.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        do throws(StorageError) {
+            let result = try body(executor)
+            try executor.execute("COMMIT")
+            return result
+        } catch {
+            Self.rollBack(connection)
+            throw error
+        }
+    }
+
+    func write<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result {
+        var attempt = 1
+        while true {
+            let connection = try pool.checkOut()
+            defer { pool.checkIn(connection) }
+            let executor = PostgresExecutor(connection: connection, locksCustomerRows: true)
+            do {
+                return try Self.transaction(on: executor, body)
+            } catch let error as StorageError where attempt < Self.writeAttempts && executor.lostARace {
+                _ = error
+                attempt += 1
+            }
+        }
+    }
+
+    private static func transaction<Result>(
+        on executor: PostgresExecutor, _ body: (any StorageTransaction) throws -> Result
+    ) throws -> Result {
+        try executor.execute("BEGIN")
+        let transaction = SQLStorageTransaction(connection: executor)
+        defer { transaction.close() }
+        do {
+            let result = try body(transaction)
+            // A failed statement the body caught has aborted the transaction: COMMIT would silently roll it back.
+            if executor.connection.isInFailedTransaction, let failure = executor.lastFailure {
+                throw failure.storageError
+            }
+            try executor.execute("COMMIT")
+            return result
+        } catch {
+            rollBack(executor.connection)
+            throw error
+        }
+    }
+
+    /// Ends an open transaction; a connection that cannot is closed by the pool rather than reused.
+    private static func rollBack(_ connection: PostgresConnection) {
+        guard connection.isUsable, !connection.isIdle else { return }
+        _ = try? connection.execute("ROLLBACK")
+    }
+}
+
+extension PostgresExecutor {
+    /// Whether the last failure was a race with another transaction that a fresh run can win.
+    var lostARace: Bool {
+        guard let failure = lastFailure, !failure.connectionLost else { return false }
+        return failure.isRetryable || failure.sqlState == "23505"
+    }
+}

@@ -1,0 +1,139 @@
+public import EntitlementDomain
+
+/// A database the shared queries run on: how it hands out a connection for reads and runs a write transaction.
+protocol SQLDatabase: Sendable {
+    /// Runs `body` on a connection for reads; with `consistent`, all its queries see one snapshot of the database.
+    func read<T>(consistent: Bool, _ body: (any SQLExecutor) throws(StorageError) -> T) throws(StorageError) -> T
+    /// Runs `body` in one write transaction: committed durably when it returns, rolled back when it throws.
+    func write<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result
+}
+
+/// ``CustomerRepository`` on a SQL database: every read and write is the shared queries (``StorageQueries``), so
+/// ``SQLiteRepository`` and ``PostgresRepository`` differ only in how they reach their database.
+public class SQLRepository: CustomerRepository, @unchecked Sendable {
+    let database: any SQLDatabase
+
+    init(database: any SQLDatabase) {
+        self.database = database
+    }
+
+    public func snapshot(tenantID: String, appUserID: String) throws(StorageError) -> CustomerSnapshot? {
+        try database.read(consistent: true) { (db) throws(StorageError) in
+            try db.snapshot(tenantID: tenantID, appUserID: appUserID)
+        }
+    }
+
+    public func snapshot(tenantID: String, customerID: Int64) throws(StorageError) -> CustomerSnapshot? {
+        try database.read(consistent: true) { (db) throws(StorageError) in
+            try db.snapshot(tenantID: tenantID, customerID: customerID)
+        }
+    }
+
+    public func grant(tenantID: String, grantID: String) throws(StorageError) -> GrantRecord? {
+        try read { (db) throws(StorageError) in try db.grant(tenantID: tenantID, grantID: grantID) }
+    }
+
+    public func purchase(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)
+        -> StorePurchase?
+    {
+        try read { (db) throws(StorageError) in
+            try db.purchase(tenantID: tenantID, store: store, originalTransactionID: originalTransactionID)
+        }
+    }
+
+    public func events(tenantID: String, customerID: Int64, beforeVersion: UInt64?, limit: Int) throws(StorageError)
+        -> [EventRecord]
+    {
+        try read { (db) throws(StorageError) in
+            try db.events(tenantID: tenantID, customerID: customerID, beforeVersion: beforeVersion, limit: limit)
+        }
+    }
+
+    public func events(tenantID: String, customerID: Int64, afterVersion: UInt64, limit: Int) throws(StorageError)
+        -> [EventRecord]
+    {
+        try read { (db) throws(StorageError) in
+            try db.events(tenantID: tenantID, customerID: customerID, afterVersion: afterVersion, limit: limit)
+        }
+    }
+
+    public func customersDue(at time: UnixTime, limit: Int) throws(StorageError)
+        -> [(tenantID: String, customerID: Int64)]
+    {
+        try read { (db) throws(StorageError) in try db.customersDue(at: time, limit: limit) }
+    }
+
+    public func nextChangeAt() throws(StorageError) -> UnixTime? {
+        try read { (db) throws(StorageError) in try db.nextChangeAt() }
+    }
+
+    public func acknowledgementsDue(at time: UnixTime, limit: Int) throws(StorageError) -> [StorePurchase] {
+        try read { (db) throws(StorageError) in try db.acknowledgementsDue(at: time, limit: limit) }
+    }
+
+    public func nextAcknowledgementDue() throws(StorageError) -> UnixTime? {
+        try read { (db) throws(StorageError) in try db.nextAcknowledgementDue() }
+    }
+
+    public func renewalExtensionCount(
+        tenantID: String, originalTransactionID: String, since: UnixTime, excluding requestIdentifier: String
+    ) throws(StorageError) -> Int {
+        try read { (db) throws(StorageError) in
+            try db.renewalExtensionCount(
+                tenantID: tenantID, originalTransactionID: originalTransactionID, since: since,
+                excluding: requestIdentifier)
+        }
+    }
+
+    public func pollCursor(tenantID: String, name: String) throws(StorageError) -> Int64? {
+        try read { (db) throws(StorageError) in try db.pollCursor(tenantID: tenantID, name: name) }
+    }
+
+    public func purchaseReferences(tenantID: String, store: Store, referenceID: String) throws(StorageError)
+        -> [PurchaseReference]
+    {
+        try read { (db) throws(StorageError) in
+            try db.purchaseReferences(tenantID: tenantID, store: store, referenceID: referenceID)
+        }
+    }
+
+    public func isNotificationProcessed(tenantID: String, notificationID: String) throws(StorageError) -> Bool {
+        try read { (db) throws(StorageError) in
+            try db.isNotificationProcessed(tenantID: tenantID, notificationID: notificationID)
+        }
+    }
+
+    public func nextWebhookAttemptAt(at time: UnixTime) throws(StorageError) -> UnixTime? {
+        try read { (db) throws(StorageError) in try db.nextWebhookAttemptAt(at: time) }
+    }
+
+    public func webhookDeliveries(_ filter: WebhookDeliveryFilter, limit: Int) throws(StorageError) -> [WebhookDelivery] {
+        try read { (db) throws(StorageError) in try db.webhookDeliveries(filter, limit: limit) }
+    }
+
+    public func disabledWebhookEndpoints() throws(StorageError) -> [DisabledWebhookEndpoint] {
+        try read { (db) throws(StorageError) in try db.disabledWebhookEndpoints() }
+    }
+
+    public func customers(tenantID: String, matching query: CustomerListQuery) throws(StorageError)
+        -> [ListedCustomerRecord]
+    {
+        try database.read(consistent: true) { (db) throws(StorageError) in
+            try db.customers(tenantID: tenantID, matching: query)
+        }
+    }
+
+    public func subscriberCounts(tenantID: String, at time: UnixTime) throws(StorageError) -> SubscriberCounts {
+        try database.read(consistent: true) { (db) throws(StorageError) in
+            try db.subscriberCounts(tenantID: tenantID, at: time)
+        }
+    }
+
+    public func write<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result {
+        try database.write(body)
+    }
+
+    private func read<T>(_ body: (any SQLExecutor) throws(StorageError) -> T) throws(StorageError) -> T {
+        try database.read(consistent: false, body)
+    }
+}

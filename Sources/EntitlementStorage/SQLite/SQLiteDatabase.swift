@@ -1,0 +1,90 @@
+import EntitlementDomain
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The connections of one SQLite file: the write connection behind a `Mutex` and a pool of read-only ones.
+final class SQLiteDatabase: SQLDatabase {
+    /// How long a connection waits for a lock held by another connection (another process) before failing.
+    static let busyTimeoutMilliseconds = 5000
+
+    private let writer: Mutex<SQLiteConnection>
+    /// The thread inside `write(_:)`, 0 when none: catches `write` called from within `write`.
+    private let writerThread = Atomic<UInt>(0)
+    private let readers: ReadConnectionPool
+
+    init(path: String, synchronous: SQLiteRepository.Synchronous, readConnections: Int) throws(StorageError) {
+        let connection = try SQLiteConnection(path: path, mode: .readWrite)
+        try connection.execute("PRAGMA busy_timeout = \(Self.busyTimeoutMilliseconds)")
+        let journalMode = try connection.row("PRAGMA journal_mode = WAL") { $0.string(0) }
+        guard journalMode?.lowercased() == "wal" else {
+            throw StorageError.unavailable(
+                "cannot use WAL journal mode for \(path) (SQLite kept \(journalMode ?? "nothing"))")
+        }
+        try connection.execute("PRAGMA synchronous = \(synchronous.rawValue)")
+        try connection.execute("PRAGMA foreign_keys = ON")
+        try Migrations.apply(on: connection, now: StorageSQL.now())
+        writer = Mutex(connection)
+        readers = try ReadConnectionPool(path: path, capacity: readConnections)
+    }
+
+    /// Reads never wait for the writer: each read-only connection sees the last commit.
+    func read<T>(consistent: Bool, _ body: (any SQLExecutor) throws(StorageError) -> T) throws(StorageError) -> T {
+        try readers.withConnection { (db) throws(StorageError) in
+            guard consistent else { return try body(db) }
+            try db.run("BEGIN")
+            do throws(StorageError) {
+                let result = try body(db)
+                try db.run("COMMIT")
+                return result
+            } catch {
+                db.rollbackIfNeeded()
+                throw error
+            }
+        }
+    }
+
+    func write<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result {
+        let thread = Self.currentThread()
+        precondition(
+            writerThread.load(ordering: .relaxed) != thread,
+            "SQLiteRepository.write(_:) called inside write(_:) on the same thread")
+        var result: Result?
+        try writer.withLock { (connection: inout SQLiteConnection) throws in
+            writerThread.store(thread, ordering: .relaxed)
+            defer { writerThread.store(0, ordering: .relaxed) }
+            result = try Self.transaction(on: connection, body)
+        }
+        return result!
+    }
+
+    private static func transaction<Result>(
+        on connection: SQLiteConnection, _ body: (any StorageTransaction) throws -> Result
+    ) throws -> Result {
+        try connection.run("BEGIN IMMEDIATE")
+        let transaction = SQLStorageTransaction(connection: connection)
+        defer { transaction.close() }
+        do {
+            let result = try body(transaction)
+            try connection.run("COMMIT")
+            return result
+        } catch {
+            connection.rollbackIfNeeded()
+            throw error
+        }
+    }
+
+    private static func currentThread() -> UInt {
+        #if canImport(Darwin)
+        UInt(bitPattern: pthread_self())
+        #else
+        UInt(pthread_self())
+        #endif
+    }
+}
