@@ -11,7 +11,7 @@ public enum TestStore {
     public static let isPostgres = ProcessInfo.processInfo.environment["ENTITLEMENTD_TEST_STORE"] == "postgres"
     public static let postgresConninfo = ProcessInfo.processInfo.environment["ENTITLEMENTD_TEST_POSTGRES"]
 
-    /// The repository for the database at `sqlitePath`: that SQLite file, or on PostgreSQL a database of its own
+    /// The repository for the database at `sqlitePath`: that SQLite file, or on PostgreSQL a schema of its own
     /// named after the path, so opening the same path again (a restart in a test) reopens the same data.
     public static func repository(sqlitePath: String, synchronous: SQLiteRepository.Synchronous = .normal)
         throws -> SQLRepository
@@ -20,14 +20,15 @@ public enum TestStore {
         return try PostgresRepository(conninfo: try postgresDatabase(for: sqlitePath))
     }
 
-    /// The connection string of the PostgreSQL database standing for `sqlitePath`, created if need be. The
-    /// cluster is the tests' own and is destroyed after the run, so databases are not dropped one by one.
+    /// The connection string of the PostgreSQL schema standing for `sqlitePath`, created if need be (a schema
+    /// costs far less than a database, which copies a template). The cluster is the tests' own and is destroyed
+    /// after the run, so schemas are not dropped one by one.
     public static func postgresDatabase(for sqlitePath: String) throws -> String {
         guard let base = postgresConninfo else {
             throw StorageError.unavailable("ENTITLEMENTD_TEST_STORE=postgres needs ENTITLEMENTD_TEST_POSTGRES")
         }
         let name = "t_" + Hex.encode(SHA256.hash(sqlitePath).prefix(12))
-        try PostgresAdministration.createDatabase(name, conninfo: base)
-        return base + " dbname=\(name)"
+        try PostgresAdministration.createSchema(name, conninfo: base)
+        return base + " options=-csearch_path=\(name)"
     }
 }

@@ -17,6 +17,17 @@ public enum PostgresAdministration {
         }
     }
 
+    /// Creates schema `name` (same rules as database names) in the database `conninfo` connects to; a connection
+    /// string with `options=-csearch_path=NAME` then keeps every table of the repository in it.
+    public static func createSchema(_ name: String, conninfo: String) throws(StorageError) {
+        try checkName(name)
+        do throws(PostgresError) {
+            try PostgresConnection(conninfo: conninfo).execute("CREATE SCHEMA IF NOT EXISTS \(name)")
+        } catch {
+            throw error.storageError
+        }
+    }
+
     /// Drops database `name`, ending its sessions first.
     public static func dropDatabase(_ name: String, conninfo: String) throws(StorageError) {
         try checkName(name)

@@ -8,13 +8,16 @@ struct PostgresMigration: Sendable {
 
 /// Brings a PostgreSQL database to the schema this build knows, at startup.
 ///
-/// Instances starting together take turns under a session-level advisory lock; each missing migration is applied
+/// Instances starting together take turns under a session-level advisory lock (one per schema, so stores kept in
+/// different schemas of one database do not wait for each other); each missing migration is applied
 /// in a transaction of its own with its `schema_migrations` row (PostgreSQL's DDL is transactional), so a failure
 /// leaves the database at the last whole version. A database that records a version this build does not know (a
 /// newer build migrated it) is refused rather than used.
 enum PostgresMigrator {
-    /// The advisory lock key: "entitlm" in ASCII, so other applications' keys do not collide by accident.
+    /// The seed of the advisory lock key: "entitlm" in ASCII, so other applications' keys do not collide by
+    /// accident; the key is the current schema's name hashed with it.
     static let lockKey: Int64 = 0x656e_7469_746c_6d
+    static let lockKeySQL = "hashtextextended(current_schema(), $1)"
 
     /// Applies what is missing; returns the versions applied (empty when the database was current).
     @discardableResult
@@ -22,8 +25,8 @@ enum PostgresMigrator {
         -> [Int64]
     {
         do throws(PostgresError) {
-            try connection.query("SELECT pg_advisory_lock($1)", ["\(lockKey)"])
-            defer { _ = try? connection.query("SELECT pg_advisory_unlock($1)", ["\(lockKey)"]) }
+            try connection.query("SELECT pg_advisory_lock(\(lockKeySQL))", ["\(lockKey)"])
+            defer { _ = try? connection.query("SELECT pg_advisory_unlock(\(lockKeySQL))", ["\(lockKey)"]) }
             try connection.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations (version bigint PRIMARY KEY, applied_at timestamptz NOT NULL)")
             let applied = Set(try connection.query("SELECT version FROM schema_migrations").rows.compactMap { $0[0].flatMap(Int64.init) })
