@@ -33,6 +33,8 @@ public final class EntitlementServerApp: Sendable {
     private let expiryScheduler: ExpiryScheduler
     /// Google Play's acknowledger and voided-purchases poll.
     private let background: ServerWiring.BackgroundWork
+    /// On PostgreSQL: the versions other instances commit, and what hands them to the engine.
+    private let changeFeed: (feed: PostgresChangeFeed, versions: AsyncStream<[CommittedVersion]>)?
     private let readiness: Readiness
     private let server = Mutex<HTTP2Server?>(nil)
     private let signalsReceived = Atomic<Int>(0)
@@ -48,11 +50,23 @@ public final class EntitlementServerApp: Sendable {
         self.config = config
         logger = Logger(label: "entitlementd", minimumLevel: config.logLevel)
 
-        let store: SQLiteRepository
-        do {
-            store = try SQLiteRepository(path: config.databasePath)
-        } catch {
-            throw StartupError(message: "cannot open the database '\(config.databasePath)': \(error)")
+        let store: SQLRepository
+        let storeDescription: String
+        if let postgres = config.postgres {
+            storeDescription = "postgres:" + postgres.redacted
+            do {
+                store = try PostgresRepository(
+                    conninfo: postgres.conninfo, options: .init(maxConnections: postgres.maxConnections))
+            } catch {
+                throw StartupError(message: "cannot open the PostgreSQL database '\(postgres.redacted)': \(error)")
+            }
+        } else {
+            storeDescription = config.databasePath
+            do {
+                store = try SQLiteRepository(path: config.databasePath)
+            } catch {
+                throw StartupError(message: "cannot open the database '\(config.databasePath)': \(error)")
+            }
         }
         let directory: TenantDirectory
         if let path = config.tenantsPath {
@@ -68,7 +82,7 @@ public final class EntitlementServerApp: Sendable {
         for warning in Self.warnings(for: directory) { logger.warning(warning) }
         logger.info(
             "loaded",
-            ["database": config.databasePath, "tenants_file": config.tenantsPath ?? "none",
+            ["database": storeDescription, "tenants_file": config.tenantsPath ?? "none",
              "tenants": String(directory.tenants.count)])
         let tenants = TenantRegistry(directory)
         let readiness = Readiness()
@@ -98,6 +112,12 @@ public final class EntitlementServerApp: Sendable {
             webhooks: config.webhooks,
             extraServices: extraServices, demoPage: demoPage, isDraining: { readiness.isDraining })
         background = wiring.background
+        let feedLogger = logger
+        changeFeed = (store as? PostgresRepository).map { repository in
+            let (versions, continuation) = AsyncStream<[CommittedVersion]>.makeStream()
+            let feed = repository.changeFeed(deliver: { continuation.yield($0) }, log: { feedLogger.warning($0) })
+            return (feed, versions)
+        }
         self.tenants = tenants
         engine = wiring.engine
         expiryScheduler = wiring.scheduler
@@ -148,6 +168,7 @@ public final class EntitlementServerApp: Sendable {
         } else {
             expiryScheduler.start()
             background.start()
+            startChangeFeed()
         }
         let address = ListenAddress(host: config.transport.host, port: server.localPort)
         logger.info(
@@ -156,6 +177,21 @@ public final class EntitlementServerApp: Sendable {
         )
         EntitlementdCommand.emit("entitlementd listening on \(address)\n", to: STDOUT_FILENO)
         return address
+    }
+
+    /// Listens for other instances' commits and applies them, in the order they arrive, to the cache and streams.
+    private func startChangeFeed() {
+        guard let (feed, versions) = changeFeed else { return }
+        feed.start()
+        Task { [engine, logger] in
+            for await batch in versions {
+                for (version, error) in await engine.applyCommittedElsewhere(batch) {
+                    logger.warning(
+                        "a change another instance committed could not be read",
+                        ["tenant": version.tenantID, "customer_id": String(version.customerID), "error": error.description])
+                }
+            }
+        }
     }
 
     /// Reports `NOT_SERVING` on the health service (Check and Watch) and makes `/readyz` answer 503 while the
@@ -178,10 +214,11 @@ public final class EntitlementServerApp: Sendable {
         // reference then (see `run()`). A server that starts after this point sees `isDraining` and stops itself.
         let transport = server.withLock { $0 }
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds)) {
-            [logger, expiryScheduler, background] in
+            [logger, expiryScheduler, background, feed = changeFeed?.feed] in
             logger.info("drain delay over: GOAWAY, no new connections")
             expiryScheduler.stop()
             background.stop()
+            feed?.stop()
             transport?.beginGracefulShutdown()
         }
     }

@@ -7,6 +7,11 @@ public import EntitlementDomain
 /// bounded pool; after the database restarts, calls that held a connection fail as unavailable and the next ones
 /// connect afresh.
 public final class PostgresRepository: SQLRepository, @unchecked Sendable {
+    /// Names this process in the change notifications it sends, so its own feed skips them.
+    public let instanceTag = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+    private let conninfo: String
+    private let postgres: PostgresDatabase
+
     public struct Options: Sendable {
         /// Connections this instance may hold open at once.
         public var maxConnections: Int
@@ -27,6 +32,15 @@ public final class PostgresRepository: SQLRepository, @unchecked Sendable {
         let connection = try pool.checkOut()
         defer { pool.checkIn(connection) }
         try PostgresMigrator.migrate(connection, to: PostgresSchema.migrations)
-        super.init(database: PostgresDatabase(pool: pool))
+        self.conninfo = conninfo
+        postgres = PostgresDatabase(pool: pool, instanceTag: instanceTag)
+        super.init(database: postgres)
+    }
+
+    /// The feed of versions other instances commit, delivered in batches on the feed's own thread; start it once.
+    public func changeFeed(
+        deliver: @escaping @Sendable ([CommittedVersion]) -> Void, log: @escaping @Sendable (String) -> Void
+    ) -> PostgresChangeFeed {
+        PostgresChangeFeed(conninfo: conninfo, instanceTag: instanceTag, database: postgres, deliver: deliver, log: log)
     }
 }

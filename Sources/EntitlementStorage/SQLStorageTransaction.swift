@@ -9,12 +9,14 @@ import Darwin
 
 /// The writes of one repository `write(_:)` call, on the connection holding its transaction: SQLite's write
 /// connection inside `BEGIN IMMEDIATE`, or a PostgreSQL connection inside `BEGIN`, where every customer row read is
-/// locked until commit (``SQLExecutor/customerRowLock``).
+/// locked until commit (``SQLExecutor/locksRows``).
 ///
 /// Valid only while `write(_:)`'s body runs: using it afterwards (it escaped the closure) is a programmer error.
 final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
     private let connection: Database
     private var isOpen = true
+    /// Every version ``appendEvent(_:nextChangeAt:)`` wrote, in order: what other instances are told at commit.
+    private(set) var appendedVersions: [CommittedVersion] = []
 
     init(connection: Database) {
         self.connection = connection
@@ -173,7 +175,7 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
         let db = self.db
         guard
             let current = try db.row(
-                "SELECT c.version FROM customers c WHERE c.tenant_id = ? AND c.id = ?\(db.customerRowLock)",
+                "SELECT c.version FROM customers c WHERE c.tenant_id = ? AND c.id = ?\(db.rowLock(of: "c"))",
                 [.text(event.tenantID), .integer(event.customerID)], { UInt64(bitPattern: $0.int64(0)) })
         else {
             throw StorageError.conflict("no customer \(event.customerID) in tenant \(event.tenantID) for an event")
@@ -193,6 +195,8 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
                 .integer(StorageColumns.cause(event.cause)), .integer(StorageColumns.change(event.change)), .text(event.reason),
                 .time(event.occurredAt), .blob(event.status), .text(event.relatedAppUserID), .text(event.referenceID),
             ])
+        appendedVersions.append(
+            CommittedVersion(tenantID: event.tenantID, customerID: event.customerID, version: event.version))
         try db.run(
             "UPDATE customers SET version = ?, next_change_at = ?, changed_at = ? WHERE tenant_id = ? AND id = ?",
             [
@@ -452,7 +456,10 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
         }
     }
 
+    /// Only SQLite's one instance ends every lease: on a shared PostgreSQL another instance's attempts may be in
+    /// flight, and a lease left by a dead one runs out on its own.
     func releaseWebhookLeases() throws(StorageError) {
+        guard db.dialect == .sqlite else { return }
         _ = try db.run("UPDATE webhook_deliveries SET leased_until = NULL WHERE state = 1 AND leased_until IS NOT NULL", [])
     }
 

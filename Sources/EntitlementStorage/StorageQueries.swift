@@ -52,7 +52,7 @@ extension SQLExecutor {
 
     func customer(tenantID: String, customerID: Int64) throws(StorageError) -> CustomerRecord? {
         try row(
-            "SELECT \(StorageSQL.customerColumns) FROM customers c WHERE c.tenant_id = ? AND c.id = ?\(customerRowLock)",
+            "SELECT \(StorageSQL.customerColumns) FROM customers c WHERE c.tenant_id = ? AND c.id = ?\(rowLock(of: "c"))",
             [.text(tenantID), .integer(customerID)], StorageSQL.customer(from:))
     }
 
@@ -62,7 +62,7 @@ extension SQLExecutor {
             """
             SELECT \(StorageSQL.customerColumns) FROM app_user_ids a
             JOIN customers c ON c.id = a.customer_id AND c.tenant_id = a.tenant_id
-            WHERE a.tenant_id = ? AND a.app_user_id = ?\(customerRowLock)
+            WHERE a.tenant_id = ? AND a.app_user_id = ?\(rowLock(of: "c"))
             """,
             [.text(tenantID), .text(appUserID)], StorageSQL.customer(from:))
     }

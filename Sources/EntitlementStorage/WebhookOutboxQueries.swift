@@ -38,7 +38,7 @@ extension SQLExecutor {
                 SELECT 1 FROM webhook_deliveries e
                 WHERE e.state = 1 AND e.tenant_id = d.tenant_id AND e.endpoint_id = d.endpoint_id
                   AND e.customer_id = d.customer_id AND e.id < d.id)
-            ORDER BY d.next_attempt_at, d.id LIMIT ?
+            ORDER BY d.next_attempt_at, d.id LIMIT ?\(rowLock(of: "d", skippingLocked: true))
             """,
             [.time(time), .time(time)] + excludedEndpoints.flatMap { [SQLValue.text($0.tenantID), .text($0.endpointID)] }
                 + [.integer(Int64(limit))],

@@ -36,7 +36,7 @@ final class TemporaryDatabase: Sendable {
     func scalar(_ sql: String) throws -> Int64? {
         guard !TestStore.isPostgres else {
             let connection = try PostgresConnection(conninfo: try TestStore.postgresDatabase(for: path))
-            return try PostgresExecutor(connection: connection, locksCustomerRows: false).row(sql, []) { $0.int64(0) }
+            return try PostgresExecutor(connection: connection, locksRows: false).row(sql, []) { $0.int64(0) }
         }
         return try rawConnection().row(sql, []) { $0.int64(0) }
     }

@@ -12,6 +12,7 @@ Stubs are generated at session start with grpc_tools.protoc into a temporary dir
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import os
 import queue
@@ -184,6 +185,20 @@ def _toml_value(value) -> str:
     return _toml_string(str(value))
 
 
+# ENTITLEMENTD_TEST_STORE=postgres runs every server on PostgreSQL (ENTITLEMENTD_TEST_POSTGRES, as Scripts/test sets
+# both for its second run): each database path stands for a schema of its own, so a restarted server finds its data.
+ON_POSTGRES = os.environ.get("ENTITLEMENTD_TEST_STORE") == "postgres"
+SQLITE_ONLY = pytest.mark.skipif(ON_POSTGRES, reason="reads or locks the SQLite file itself")
+
+
+def postgres_storage(database: Path) -> list[str]:
+    """`[storage]` lines putting the store for `database` in a PostgreSQL schema named after it (created here)."""
+    base = os.environ["ENTITLEMENTD_TEST_POSTGRES"]
+    schema = "t_" + hashlib.sha256(str(database).encode()).hexdigest()[:24]
+    subprocess.run(["psql", base, "-qc", f"CREATE SCHEMA IF NOT EXISTS {schema}"], check=True, timeout=60)
+    return ['backend = "postgres"', f"postgres_url = {_toml_string(f'{base} options=-csearch_path={schema}')}"]
+
+
 def write_config(directory: Path, tls: Certificate | None, settings: dict[str, dict[str, object]] | None = None) -> Path:
     """A configuration listening on a free loopback port with a throwaway database.
 
@@ -201,7 +216,10 @@ def write_config(directory: Path, tls: Certificate | None, settings: dict[str, d
         *keys("server"),
         "",
         "[storage]",
-        f"database = {_toml_string(str(directory / 'entitlements.db'))}",
+        # A test that names its own backend (several instances on one PostgreSQL schema) keeps it.
+        *([] if "backend" in extra.get("storage", {})
+          else postgres_storage(directory / "entitlements.db") if ON_POSTGRES
+          else [f"database = {_toml_string(str(directory / 'entitlements.db'))}"]),
         *keys("storage"),
         "",
     ]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from conftest import DEMO_TENANTS_FILE
+import os
+
+from conftest import DEMO_TENANTS_FILE, ON_POSTGRES
 
 
 def test_startup_logs_what_it_loaded(demo_tenants_server):
@@ -10,7 +12,11 @@ def test_startup_logs_what_it_loaded(demo_tenants_server):
     database = demo_tenants_server.config.parent / "entitlements.db"
     loaded = [line for line in demo_tenants_server.log().splitlines() if " INFO entitlementd loaded " in line]
     assert len(loaded) == 1, demo_tenants_server.log()
-    assert loaded[0].endswith(f" loaded database={database} tenants_file={DEMO_TENANTS_FILE} tenants=1"), loaded[0]
+    if ON_POSTGRES:
+        assert f" loaded database=postgres:{os.environ['ENTITLEMENTD_TEST_POSTGRES']} options=" in loaded[0], loaded[0]
+        assert loaded[0].endswith(f" tenants_file={DEMO_TENANTS_FILE} tenants=1"), loaded[0]
+    else:
+        assert loaded[0].endswith(f" loaded database={database} tenants_file={DEMO_TENANTS_FILE} tenants=1"), loaded[0]
 
 
 def test_startup_without_a_tenants_file_says_so(h2c_server):

@@ -15,6 +15,9 @@ import fake_stripe as fs
 from entitlement_support import unique_id
 from stripe_support import PRICE_MONTHLY, entitlement_ids, has_customer, stripe_tenant
 from stripe_support import server, env  # noqa: F401 (fixtures)
+from conftest import SQLITE_ONLY
+
+pytestmark = SQLITE_ONLY
 
 BUSY_TIMEOUT = 5.0
 

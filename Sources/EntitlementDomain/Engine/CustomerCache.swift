@@ -42,7 +42,7 @@ final class CachedCustomer: Sendable {
 /// Customers by tenant and app user ID (aliases included), so SyncStatus needs no database round-trip.
 ///
 /// Sharded so that readers on different cores rarely meet on one lock. Entries are replaced after each committed
-/// write; this process is the only writer (a multi-instance store will need invalidation messages).
+/// write, this instance's or (through ``CustomerEngine/applyCommittedElsewhere(_:)``) another's.
 final class CustomerCache: Sendable {
     /// App user IDs are compared byte for byte, as the database does: Swift's `String` equality would make
     /// "café" and "cafe\u{301}" one customer. The hash is computed once per key: it picks the shard and the bucket.
@@ -102,11 +102,13 @@ final class CustomerCache: Sendable {
         return shard(key).entries.withLock { $0[key] }
     }
 
-    /// Makes `entry` the answer for every ID of the customer: what the write path does after each commit.
+    /// Makes `entry` the answer for every ID of the customer: what the write path does after each commit, and a
+    /// change another instance committed. Never replaces a newer version of the same customer.
     func store(_ entry: CachedCustomer, tenantID: String) {
         for appUserID in entry.allAppUserIDs {
             let key = Key(tenantID: tenantID, appUserID: appUserID)
             shard(key).entries.withLock { entries in
+                if let held = entries[key], held.customerID == entry.customerID, held.version > entry.version { return }
                 makeRoom(in: &entries)
                 entries[key] = entry
             }

@@ -150,12 +150,15 @@ public protocol StorageTransaction {
     /// Stores a new delivery and returns its ID.
     func insertWebhookDelivery(_ delivery: WebhookDelivery) throws(StorageError) -> Int64
     /// Pending deliveries due at `time` and not leased, soonest first, each the oldest pending one of its customer
-    /// to its endpoint (a later event waits for an earlier one), leaving out `excludedEndpoints`' deliveries.
+    /// to its endpoint (a later event waits for an earlier one), leaving out `excludedEndpoints`' deliveries. On a
+    /// shared database the rows stay locked until the transaction ends, and rows another instance is claiming are
+    /// passed over, so each delivery is claimed by one instance.
     func dueWebhookDeliveries(at time: UnixTime, limit: Int, excludedEndpoints: [WebhookEndpointKey])
         throws(StorageError) -> [WebhookDelivery]
     /// Leases deliveries to attempts starting now: not due again before `until` unless their attempt is recorded.
     func leaseWebhookDeliveries(ids: [Int64], until: UnixTime) throws(StorageError)
-    /// Ends every lease (a restart: the attempts they stood for are gone).
+    /// Ends every lease (a restart: the attempts they stood for are gone) where this instance is the only one;
+    /// on a shared database leases run out on their own.
     func releaseWebhookLeases() throws(StorageError)
     /// Writes an attempt's result and ends the delivery's lease; counts the attempt unless `countsAttempt` is false.
     func saveWebhookAttempt(_ attempt: WebhookAttemptRecord, countsAttempt: Bool) throws(StorageError)

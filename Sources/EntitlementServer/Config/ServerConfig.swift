@@ -10,8 +10,11 @@ public import RPCCore
 public struct ServerConfig: Sendable {
     /// Listening address, TLS, limits and keepalive for the transport.
     public var transport: HTTP2ServerConfiguration
-    /// Absolute path of the SQLite database; its directory exists once the configuration has loaded.
+    /// Absolute path of the SQLite database; its directory exists once the configuration has loaded. Unused when
+    /// `postgres` is set.
     public var databasePath: String
+    /// The shared PostgreSQL database (`[storage] backend = "postgres"`); nil: SQLite at `databasePath`.
+    public var postgres: PostgresSettings?
     public var logLevel: Logger.Level
     /// Absolute path of the tenant definitions file, when one is configured.
     public var tenantsPath: String?
@@ -111,7 +114,7 @@ let configSchema: [(section: String, keys: [String])] = [
         ]
     ),
     ("keepalive", ["interval_seconds", "timeout_seconds", "min_client_ping_interval_seconds"]),
-    ("storage", ["database", "tenants"]),
+    ("storage", ["backend", "database", "postgres_url", "postgres_max_connections", "tenants"]),
     ("streams", ["max_per_customer", "max_per_connection"]),
     ("outbound_http", ["trusted_certificates", "timeout_seconds", "max_attempts"]),
     ("google_play", ["acknowledgement_first_retry_seconds", "acknowledgement_max_attempts"]),
@@ -241,6 +244,7 @@ private struct ConfigReader {
 
         var config = ServerConfig(
             transport: transport, databasePath: databasePath, logLevel: logLevel, tenantsPath: tenantsPath)
+        config.postgres = try postgresSettings()
         // [streams]
         try integer("streams", "max_per_customer", 1...1000) { config.maxStreamsPerCustomer = $0 }
         try integer("streams", "max_per_connection", 1...10000) { config.maxStreamsPerConnection = $0 }
@@ -353,6 +357,43 @@ private struct ConfigReader {
             }
             return resolved
         }
+    }
+
+    /// `backend` picks the store; `postgres_url` is required with "postgres" and refused without it, so a
+    /// half-edited file does not quietly keep using SQLite.
+    private func postgresSettings() throws(ConfigError) -> PostgresSettings? {
+        let storage = entries["storage"] ?? [:]
+        var backend = "sqlite"
+        if let entry = storage["backend"] {
+            backend = try string(entry)
+            guard ["sqlite", "postgres"].contains(backend) else {
+                throw .invalidValue(
+                    file, line: entry.line, section: "storage", key: "backend",
+                    "expected \"sqlite\" or \"postgres\", got \(entry.raw)")
+            }
+        }
+        guard backend == "postgres" else {
+            for key in ["postgres_url", "postgres_max_connections"] {
+                if let entry = storage[key] {
+                    throw .invalidValue(
+                        file, line: entry.line, section: "storage", key: key,
+                        "applies only with backend = \"postgres\"")
+                }
+            }
+            return nil
+        }
+        guard let entry = storage["postgres_url"] else {
+            throw .missingKey(
+                file, section: "storage", key: "postgres_url",
+                "backend = \"postgres\" needs a libpq connection string, e.g. postgres_url = \"host=/run/postgresql dbname=entitlementd\"")
+        }
+        let conninfo = try string(entry)
+        guard !conninfo.allSatisfy(\.isWhitespace) else {
+            throw .invalidValue(file, line: entry.line, section: "storage", key: "postgres_url", "is empty")
+        }
+        var settings = PostgresSettings(conninfo: conninfo)
+        try integer("storage", "postgres_max_connections", 1...1000) { settings.maxConnections = $0 }
+        return settings
     }
 
     private func ensureDirectory(for databasePath: String, line: Int?) throws(ConfigError) {

@@ -13,9 +13,18 @@ final class PostgresConnection: @unchecked Sendable {
     private var prepared: [String: String] = [:]
 
     /// Connects with a libpq connection string (`host=/run/postgresql dbname=entitlements user=...`, or a
-    /// `postgresql://` URL); `connect_timeout` there bounds the wait.
-    init(conninfo: String) throws(PostgresError) {
-        guard let connection = PQconnectdb(conninfo) else {
+    /// `postgresql://` URL); `connect_timeout` there bounds the wait. `applicationName` names the session in
+    /// `pg_stat_activity` unless the string sets its own.
+    init(conninfo: String, applicationName: String = "entitlementd") throws(PostgresError) {
+        // expand_dbname: the "dbname" value is the whole connection string or URL, read as libpq reads one.
+        let keywords: [String?] = ["fallback_application_name", "dbname"]
+        let values: [String?] = [applicationName, conninfo]
+        let connected = withCStrings(keywords) { keywordPointers in
+            withCStrings(values) { valuePointers in
+                PQconnectdbParams(keywordPointers + [nil], valuePointers + [nil], 1)
+            }
+        }
+        guard let connection = connected else {
             throw PostgresError(sqlState: "", message: "libpq could not allocate a connection", connectionLost: true)
         }
         guard PQstatus(connection) == CONNECTION_OK else {
@@ -39,6 +48,23 @@ final class PostgresConnection: @unchecked Sendable {
     /// Whether a statement failed inside the open transaction: PostgreSQL then refuses every statement until it
     /// ends, and answers COMMIT by rolling back.
     var isInFailedTransaction: Bool { PQtransactionStatus(handle) == PQTRANS_INERROR }
+
+    /// The socket to wait on for notifications (`poll` for input, then ``consumeInput()``).
+    var socket: Int32 { PQsocket(handle) }
+
+    /// Reads what arrived on the socket without blocking; false when the connection is broken.
+    func consumeInput() -> Bool { PQconsumeInput(handle) == 1 }
+
+    /// The notifications received so far (after ``consumeInput()`` or a query), oldest first: the sending
+    /// backend's process ID and the payload.
+    func takeNotifications() -> [(senderPID: Int32, payload: String)] {
+        var received: [(senderPID: Int32, payload: String)] = []
+        while let notification = PQnotifies(handle) {
+            received.append((notification.pointee.be_pid, String(cString: notification.pointee.extra)))
+            PQfreemem(notification)
+        }
+        return received
+    }
 
     /// The server's process ID for this session (to tell our own notifications, or to terminate it in tests).
     var backendPID: Int32 { PQbackendPID(handle) }
@@ -112,9 +138,9 @@ struct PostgresRows: Sendable {
 }
 
 /// Calls `body` with `strings` as C strings that live for the call (nil stays a NULL pointer: SQL NULL).
-private func withCStrings<Result>(
-    _ strings: [String?], _ body: ([UnsafePointer<CChar>?]) throws(PostgresError) -> Result
-) throws(PostgresError) -> Result {
+private func withCStrings<Result, Failure: Error>(
+    _ strings: [String?], _ body: ([UnsafePointer<CChar>?]) throws(Failure) -> Result
+) throws(Failure) -> Result {
     let buffers: [UnsafeMutablePointer<CChar>?] = strings.map { $0.map { strdup($0) } ?? nil }
     defer { for buffer in buffers { free(buffer) } }
     return try body(buffers.map { UnsafePointer($0) })

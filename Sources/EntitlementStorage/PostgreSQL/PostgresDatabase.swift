@@ -4,7 +4,7 @@ import EntitlementDomain
 /// or one write transaction.
 ///
 /// Writers on different instances run at once. Their per-customer versions stay gap-free because a write
-/// transaction locks every customer row it reads (``SQLExecutor/customerRowLock``) until it commits, and the
+/// transaction locks every customer row it reads (``SQLExecutor/locksRows``) until it commits, and the
 /// version is read and bumped under that lock. A transaction that loses a race PostgreSQL detects (a serialization
 /// failure, a deadlock, or a unique key another instance inserted first) is rolled back and run again from the
 /// start: it then sees what the other committed.
@@ -13,15 +13,18 @@ final class PostgresDatabase: SQLDatabase {
     static let writeAttempts = 4
 
     let pool: PostgresConnectionPool
+    /// Names this instance in the notifications it sends (``ChangeNotification/sender``).
+    let instanceTag: String
 
-    init(pool: PostgresConnectionPool) {
+    init(pool: PostgresConnectionPool, instanceTag: String) {
         self.pool = pool
+        self.instanceTag = instanceTag
     }
 
     func read<T>(consistent: Bool, _ body: (any SQLExecutor) throws(StorageError) -> T) throws(StorageError) -> T {
         let connection = try pool.checkOut()
         defer { pool.checkIn(connection) }
-        let executor = PostgresExecutor(connection: connection, locksCustomerRows: false)
+        let executor = PostgresExecutor(connection: connection, locksRows: false)
         guard consistent else { return try body(executor) }
         try executor.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         do throws(StorageError) {
@@ -39,9 +42,9 @@ final class PostgresDatabase: SQLDatabase {
         while true {
             let connection = try pool.checkOut()
             defer { pool.checkIn(connection) }
-            let executor = PostgresExecutor(connection: connection, locksCustomerRows: true)
+            let executor = PostgresExecutor(connection: connection, locksRows: true)
             do {
-                return try Self.transaction(on: executor, body)
+                return try transaction(on: executor, body)
             } catch let error as StorageError where attempt < Self.writeAttempts && executor.lostARace {
                 _ = error
                 attempt += 1
@@ -49,7 +52,7 @@ final class PostgresDatabase: SQLDatabase {
         }
     }
 
-    private static func transaction<Result>(
+    private func transaction<Result>(
         on executor: PostgresExecutor, _ body: (any StorageTransaction) throws -> Result
     ) throws -> Result {
         try executor.execute("BEGIN")
@@ -61,10 +64,16 @@ final class PostgresDatabase: SQLDatabase {
             if executor.connection.isInFailedTransaction, let failure = executor.lastFailure {
                 throw failure.storageError
             }
+            // One notification per transaction, delivered to the listeners when (and only if) it commits.
+            if !transaction.appendedVersions.isEmpty {
+                let notification = ChangeNotification(sender: instanceTag, versions: transaction.appendedVersions)
+                try executor.run(
+                    "SELECT pg_notify(?, ?)", [.text(ChangeNotification.channel), .text(notification.payload)])
+            }
             try executor.execute("COMMIT")
             return result
         } catch {
-            rollBack(executor.connection)
+            Self.rollBack(executor.connection)
             throw error
         }
     }

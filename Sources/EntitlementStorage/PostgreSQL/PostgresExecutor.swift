@@ -9,13 +9,13 @@ import EntitlementDomain
 final class PostgresExecutor: SQLExecutor {
     let connection: PostgresConnection
     let dialect = SQLDialect.postgres
-    let customerRowLock: String
+    let locksRows: Bool
     private(set) var lastFailure: PostgresError?
 
-    /// - Parameter locksCustomerRows: inside a write transaction: customer rows read stay locked until it ends.
-    init(connection: PostgresConnection, locksCustomerRows: Bool) {
+    /// - Parameter locksRows: inside a write transaction: rows read stay locked until it ends.
+    init(connection: PostgresConnection, locksRows: Bool) {
         self.connection = connection
-        customerRowLock = locksCustomerRows ? " FOR UPDATE OF c" : ""
+        self.locksRows = locksRows
     }
 
     @discardableResult

@@ -36,10 +36,10 @@ protocol SQLExecutor {
     associatedtype ResultRow: SQLRow
 
     var dialect: SQLDialect { get }
-    /// Appended to a query reading a customer row inside a write transaction: PostgreSQL's `FOR UPDATE`, which
-    /// holds the row until commit so concurrent writers (on other instances) bump the version one at a time. Empty
-    /// for SQLite, whose writers take turns on the whole database, and outside write transactions.
-    var customerRowLock: String { get }
+    /// Whether rows read are locked until the transaction ends: inside a PostgreSQL write transaction, so that
+    /// writers on other instances take turns per customer. Never for SQLite, whose writers take turns on the whole
+    /// database, nor outside write transactions.
+    var locksRows: Bool { get }
 
     /// Runs a statement that returns no rows; returns the number of rows it changed.
     @discardableResult
@@ -58,6 +58,15 @@ protocol SQLRow {
     func int64(_ column: Int32) -> Int64
     func string(_ column: Int32) -> String
     func blob(_ column: Int32) -> [UInt8]
+}
+
+extension SQLExecutor {
+    /// What to append to a query whose rows of `alias` must stay locked (``locksRows``): `FOR UPDATE OF alias`;
+    /// with `skippingLocked`, rows another transaction holds are passed over instead of waited for.
+    func rowLock(of alias: String, skippingLocked: Bool = false) -> String {
+        guard locksRows else { return "" }
+        return " FOR UPDATE OF \(alias)" + (skippingLocked ? " SKIP LOCKED" : "")
+    }
 }
 
 extension SQLRow {

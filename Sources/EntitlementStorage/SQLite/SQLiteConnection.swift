@@ -16,7 +16,7 @@ final class SQLiteConnection: SQLExecutor, @unchecked Sendable {
     let mode: Mode
     let dialect = SQLDialect.sqlite
     /// SQLite's writers take turns on the whole database: nothing to lock row by row.
-    let customerRowLock = ""
+    let locksRows = false
     private let handle: OpaquePointer
     /// Prepared statements by SQL text; the read path is hot, so each statement is compiled once per connection.
     private var statements: [String: Statement] = [:]

@@ -1,0 +1,29 @@
+/// Where the shared PostgreSQL database is and how many connections one instance may hold.
+public struct PostgresSettings: Sendable, Equatable {
+    /// A libpq connection string or `postgresql://` URL; TLS through its `sslmode`/`sslrootcert`, a password
+    /// through `passfile` or `PGPASSWORD` rather than in the file.
+    public var conninfo: String
+    public var maxConnections: Int = 16
+
+    public init(conninfo: String) {
+        self.conninfo = conninfo
+    }
+
+    /// The connection string fit for a log line: a password (`password=` keyword or URL parameter, or the URL's
+    /// `user:password@`) replaced by `***`.
+    public var redacted: String {
+        var text = conninfo
+        if let scheme = text.firstRange(of: "://"), let at = text[scheme.upperBound...].firstIndex(of: "@"),
+            let colon = text[scheme.upperBound..<at].firstIndex(of: ":")
+        {
+            text.replaceSubrange(text.index(after: colon)..<at, with: "***")
+        }
+        var redacted = ""
+        var rest = Substring(text)
+        while let found = rest.firstRange(of: "password=") {
+            redacted += rest[..<found.upperBound] + "***"
+            rest = rest[found.upperBound...].drop { $0 != " " && $0 != "&" }
+        }
+        return redacted + rest
+    }
+}
