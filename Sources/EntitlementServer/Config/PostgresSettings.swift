@@ -5,8 +5,9 @@ public struct PostgresSettings: Sendable, Equatable {
     public var conninfo: String
     public var maxConnections: Int = 16
 
-    public init(conninfo: String) {
+    public init(conninfo: String, maxConnections: Int = 16) {
         self.conninfo = conninfo
+        self.maxConnections = maxConnections
     }
 
     /// The connection string fit for a log line: a password (`password=` keyword or URL parameter, or the URL's

@@ -1,0 +1,49 @@
+import Testing
+
+@testable import EntitlementServer
+
+@Suite("Server configuration: [storage] backend")
+struct StorageBackendConfigTests {
+    @Test("SQLite unless the file says postgres")
+    func sqliteByDefault() throws {
+        let (config, directory) = try loadConfig(configText("[storage]\nbackend = \"sqlite\"\n"))
+        defer { directory.remove() }
+        #expect(config.postgres == nil)
+    }
+
+    @Test("postgres with a connection string and a pool size")
+    func postgres() throws {
+        let (config, directory) = try loadConfig(configText("""
+            [storage]
+            backend = "postgres"
+            postgres_url = "host=/run/postgresql dbname=entitlementd"
+            postgres_max_connections = 40
+
+            """))
+        defer { directory.remove() }
+        #expect(config.postgres == PostgresSettings(conninfo: "host=/run/postgresql dbname=entitlementd", maxConnections: 40))
+    }
+
+    @Test("half-edited files are refused, not read as SQLite", arguments: [
+        ("[storage]\nbackend = \"postgres\"\n", ConfigError.Code.missingKey, nil as Int?, "postgres_url"),
+        ("[storage]\npostgres_url = \"dbname=x\"\n", .invalidValue, 4, "postgres_url"),
+        ("[storage]\npostgres_max_connections = 3\n", .invalidValue, 4, "postgres_max_connections"),
+        ("[storage]\nbackend = \"mysql\"\n", .invalidValue, 4, "backend"),
+        ("[storage]\nbackend = \"postgres\"\npostgres_url = \" \"\n", .invalidValue, 5, "postgres_url"),
+        ("[storage]\nbackend = \"postgres\"\npostgres_url = \"x\"\npostgres_max_connections = 0\n", .outOfRange, 6,
+         "postgres_max_connections"),
+    ])
+    func refused(extra: String, code: ConfigError.Code, line: Int?, key: String) {
+        expectConfigError(configText(extra), code: code, line: line, section: "storage", key: key)
+    }
+
+    @Test("logs never carry the password, in either form", arguments: [
+        ("host=db user=app password=s3cret dbname=e", "host=db user=app password=*** dbname=e"),
+        ("postgresql://app:s3cret@db:5432/e?sslmode=require", "postgresql://app:***@db:5432/e?sslmode=require"),
+        ("postgresql://app@db/e?password=s3cret&sslmode=require", "postgresql://app@db/e?password=***&sslmode=require"),
+        ("host=db dbname=e", "host=db dbname=e"),
+    ])
+    func redacted(conninfo: String, logged: String) {
+        #expect(PostgresSettings(conninfo: conninfo).redacted == logged)
+    }
+}
