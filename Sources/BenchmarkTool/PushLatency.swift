@@ -19,17 +19,21 @@ enum PushLatency {
         let snapshots = Atomic<Int>(0)
     }
 
-    static func measure(address: ListenAddress, publicKey: String, secretKey: String, streams: Int, samples: Int)
+    static func measure(addresses: [ListenAddress], publicKey: String, secretKey: String, streams: Int, samples: Int)
         async throws
     {
-        let configuration = GRPCClientConfiguration(host: address.host, port: address.port)
+        let configurations = addresses.map { GRPCClientConfiguration(host: $0.host, port: $0.port) }
+        /// The server holding stream `index`'s connection.
+        func server(ofStream index: Int) -> Int { (index / streamsPerConnection) % addresses.count }
         let arrivals = Arrivals()
         let streamMethod = MethodDescriptor(service: "entitlements.v1.EntitlementService", method: "StreamStatus")
         var clients: [EntitlementClient] = []
         var readers: [Task<Void, Never>] = []
         for index in 0..<streams {
             if index % streamsPerConnection == 0 {
-                clients.append(try EntitlementClient(configuration: configuration, apiKey: publicKey, defaultTimeout: nil))
+                clients.append(
+                    try EntitlementClient(
+                        configuration: configurations[server(ofStream: index)], apiKey: publicKey, defaultTimeout: nil))
             }
             var request = StreamStatusRequest()
             request.appUserID = "bench-user-\(index)"
@@ -58,7 +62,7 @@ enum PushLatency {
         }
         print("open streams: \(streams) (snapshots received in \(openStart.duration(to: .now)))")
 
-        let admin = try EntitlementClient(configuration: configuration, apiKey: secretKey)
+        let admins = try configurations.map { try EntitlementClient(configuration: $0, apiKey: secretKey) }
         let grantMethod = MethodDescriptor(service: "entitlements.v1.AdminService", method: "GrantEntitlement")
         var generator = SystemRandomNumberGenerator()
         var latencies: [Double] = []
@@ -69,6 +73,7 @@ enum PushLatency {
             grant.appUserID = "bench-user-\(target)"
             grant.entitlementID = "pro"
             grant.duration = ProtoDuration(.seconds(3600 + sample))
+            let admin = admins[(server(ofStream: target) + 1) % admins.count]
             _ = try await admin.unary(grantMethod, grant, as: Grant.self)
             let returned = ContinuousClock.now
             var arrived: ContinuousClock.Instant?

@@ -3,8 +3,12 @@ import EntitlementStorage
 
 /// Fills a database with customers through the real engine, as the server would have written them.
 enum Seeder {
+    /// `database`: a SQLite path, or `postgres:CONNINFO`.
     static func seed(databasePath: String, tenantID: String, customers: Int) async throws {
-        let store = try SQLiteRepository(path: databasePath, synchronous: .normal)
+        let store: SQLRepository =
+            databasePath.hasPrefix("postgres:")
+            ? try PostgresRepository(conninfo: String(databasePath.dropFirst("postgres:".count)))
+            : try SQLiteRepository(path: databasePath, synchronous: .normal)
         let engine = CustomerEngine(store: store)
         for index in 0..<customers {
             _ = try await engine.identify(tenantID: tenantID, appUserID: "bench-user-\(index)", anonymousID: nil)
@@ -19,6 +23,6 @@ enum Seeder {
                     appUserID: "bench-user-0", entitlementID: entitlement, expiresAt: nil, durationMilliseconds: nil,
                     reason: "benchmark", idempotencyKey: nil))
         }
-        print("seeded \(customers) customers into \(databasePath)")
+        print("seeded \(customers) customers into \(databasePath.hasPrefix("postgres:") ? "PostgreSQL" : databasePath)")
     }
 }

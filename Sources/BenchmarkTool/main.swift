@@ -2,15 +2,18 @@
 //
 //   entitlementd-bench seed DATABASE TENANT CUSTOMERS
 //       Creates CUSTOMERS customers `bench-user-<n>` through the real engine (durability relaxed to NORMAL so seeding
-//       takes seconds), and gives `bench-user-0` two lifetime entitlements, `pro` and `premium`.
+//       takes seconds), and gives `bench-user-0` two lifetime entitlements, `pro` and `premium`. DATABASE is a SQLite
+//       path or postgres:CONNINFO.
 //   entitlementd-bench subscriber-queries DATABASE CUSTOMERS RUNS
 //       Seeds CUSTOMERS customers with a mix of entitlements into a new DATABASE through the storage layer, then times
 //       CountCustomers and ListCustomers pages (the engine's queries), RUNS times each; prints medians.
 //   entitlementd-bench open DATABASE
 //       Opens DATABASE as the server does (applying pending migrations, backfills included) and prints how long it took.
-//   entitlementd-bench push-latency HOST:PORT PUBLIC_KEY SECRET_KEY STREAMS SAMPLES
-//       Opens STREAMS StatusStream calls (customers bench-user-0 ..., 100 per connection), then SAMPLES times grants
-//       `pro` to a streamed customer and measures from GrantEntitlement returning to the StatusEvent arriving.
+//   entitlementd-bench push-latency HOST:PORT[,HOST:PORT...] PUBLIC_KEY SECRET_KEY STREAMS SAMPLES
+//       Opens STREAMS StatusStream calls (customers bench-user-0 ..., 100 per connection, the connections spread over
+//       the servers listed), then SAMPLES times grants `pro` to a streamed customer (through the next server in the
+//       list from the one holding its stream: with several instances every sample crosses instances) and measures
+//       from GrantEntitlement returning to the StatusEvent arriving.
 //   entitlementd-bench verify-rate SECONDS
 //       Verifies one locally signed transaction again and again on one thread for SECONDS seconds (chain cached: one
 //       ES256 verify, parsing and identity checks per token) and prints the rate.
@@ -61,11 +64,12 @@ case "subscriber-queries" where arguments.count == 4:
 case "open" where arguments.count == 2:
     try SubscriberQueriesBench.open(databasePath: arguments[1])
 case "push-latency" where arguments.count == 6:
-    guard let address = try? ListenAddress.parse(arguments[1]).get(), let streams = Int(arguments[4]),
-        let samples = Int(arguments[5])
-    else { fail("usage: push-latency HOST:PORT PUBLIC_KEY SECRET_KEY STREAMS SAMPLES") }
+    let addresses = arguments[1].split(separator: ",").compactMap { try? ListenAddress.parse(String($0)).get() }
+    guard !addresses.isEmpty, let streams = Int(arguments[4]), let samples = Int(arguments[5]) else {
+        fail("usage: push-latency HOST:PORT[,HOST:PORT...] PUBLIC_KEY SECRET_KEY STREAMS SAMPLES")
+    }
     try await PushLatency.measure(
-        address: address, publicKey: arguments[2], secretKey: arguments[3], streams: streams, samples: samples)
+        addresses: addresses, publicKey: arguments[2], secretKey: arguments[3], streams: streams, samples: samples)
 case "verify-rate" where arguments.count == 2:
     guard let seconds = Double(arguments[1]), seconds > 0 else { fail("usage: verify-rate SECONDS") }
     try VerifyRate.measure(seconds: seconds)

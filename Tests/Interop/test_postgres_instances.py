@@ -16,7 +16,7 @@ import grpc
 import pytest
 
 from conftest import RPC_TIMEOUT, start_server
-from entitlement_support import STATUS_CHANGED, Api, active_ids, new_tenant, sigkill, unique_id, write_tenants
+from entitlement_support import CAUSE, STATUS_CHANGED, Api, active_ids, new_tenant, sigkill, unique_id, write_tenants
 
 BASE = os.environ.get("ENTITLEMENTD_TEST_POSTGRES")
 pytestmark = pytest.mark.skipif(not BASE, reason="ENTITLEMENTD_TEST_POSTGRES names no PostgreSQL")
@@ -162,3 +162,66 @@ def test_streams_of_a_killed_instance_resume_on_another_and_miss_nothing(cluster
     resumed = b.public.stream(user, after_version=2)
     assert [event.customer.version for event in (resumed.next() for _ in range(5))] == [3, 4, 5, 6, 7]
     assert all(event.kind == STATUS_CHANGED or event.customer.version > 3 for event in resumed.received)
+
+
+def test_an_expiry_is_recorded_once_with_three_instances_running(cluster):
+    a, b, c = cluster("a"), cluster("b"), cluster("c")
+    user = unique_id()
+    a.admin.identify(user)
+    streams = [node.public.stream(user) for node in (a, b, c)]
+    for stream in streams:
+        assert stream.next().customer.version == 1
+    b.admin.grant(user, "pro", duration=1.5)
+    for stream in streams:
+        assert stream.next().customer.version == 2
+    # Every instance's scheduler wakes for the expiry; each re-reads the customer under its row lock, so one
+    # records it and the others find nothing left to do.
+    for stream in streams:
+        expired = stream.next(timeout=15)
+        assert expired.customer.version == 3 and active_ids(expired.customer) == [], expired
+    for stream in streams:
+        stream.expect_quiet(2.0)
+    causes = [event.cause for event in c.admin.all_events(user)]
+    assert causes.count(CAUSE["EXPIRY"]) == 1, causes
+    assert [event.version for event in c.admin.all_events(user)] == [3, 2, 1]
+
+
+def test_postgresql_restarted_under_load_fails_calls_unavailable_then_recovers_losing_nothing(cluster):
+    a = cluster("a")
+    user = unique_id()
+    a.admin.identify(user)
+    acknowledged, codes, stop = [], [], threading.Event()
+
+    def write() -> None:
+        index = 0
+        while not stop.is_set():
+            try:
+                acknowledged.append(a.admin.grant(user, "pro", duration=3600, reason=f"load-{index}").grant_id)
+            except grpc.RpcError as error:
+                codes.append(error.code())
+                time.sleep(0.05)
+            index += 1
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        time.sleep(1.0)
+        cluster_dir = BASE.split("host=", 1)[1].split()[0]
+        script = os.path.join(os.path.dirname(__file__), "..", "..", "Scripts", "postgres")
+        subprocess.run(["bash", script, "stop", cluster_dir], check=True, timeout=60)
+        time.sleep(1.0)
+        subprocess.run(["bash", script, "start", cluster_dir], check=True, timeout=60, capture_output=True)
+        recovered = len(acknowledged)
+        deadline = time.time() + 30
+        while len(acknowledged) < recovered + 20:
+            assert time.time() < deadline, f"no recovery: {len(acknowledged)} acknowledged, codes {set(codes)}"
+            time.sleep(0.1)
+    finally:
+        stop.set()
+        writer.join(timeout=60)
+    assert codes, "the restart failed no call"
+    assert set(codes) == {grpc.StatusCode.UNAVAILABLE}, set(codes)
+    stored = {grant.grant_id for grant in a.admin.customer(user).grants}
+    assert set(acknowledged) <= stored, "an acknowledged grant is missing"
+    events = a.admin.all_events(user)
+    assert [event.version for event in events] == list(range(len(events), 0, -1))

@@ -13,7 +13,8 @@ def test_startup_logs_what_it_loaded(demo_tenants_server):
     loaded = [line for line in demo_tenants_server.log().splitlines() if " INFO entitlementd loaded " in line]
     assert len(loaded) == 1, demo_tenants_server.log()
     if ON_POSTGRES:
-        assert f" loaded database=postgres:{os.environ['ENTITLEMENTD_TEST_POSTGRES']} options=" in loaded[0], loaded[0]
+        # Quoted: the connection string has spaces.
+        assert f' loaded database="postgres:{os.environ["ENTITLEMENTD_TEST_POSTGRES"]} options=' in loaded[0], loaded[0]
         assert loaded[0].endswith(f" tenants_file={DEMO_TENANTS_FILE} tenants=1"), loaded[0]
     else:
         assert loaded[0].endswith(f" loaded database={database} tenants_file={DEMO_TENANTS_FILE} tenants=1"), loaded[0]

@@ -1,3 +1,4 @@
+import EntitlementStorage
 import EntitlementdVersion
 
 #if canImport(Glibc)
@@ -29,6 +30,8 @@ public enum EntitlementdCommand {
                 return .exit(status: 0, standardOutput: "entitlementd \(EntitlementdVersion.string)\n", standardError: "")
             case .run(let parsed):
                 options = parsed
+            case .migrateStore(let sqlitePath, let postgresConninfo):
+                return migrateStore(sqlitePath: sqlitePath, postgresConninfo: postgresConninfo)
             }
         } catch {
             return .exit(
@@ -41,6 +44,29 @@ public enum EntitlementdCommand {
         } catch {
             return .exit(status: configErrorStatus, standardOutput: "", standardError: "entitlementd: \(error)\n")
         }
+    }
+
+    /// Copies, then prints each table's rows and either "verified" or every tenant and table that differs.
+    static func migrateStore(sqlitePath: String, postgresConninfo: String) -> Outcome {
+        let target = PostgresSettings(conninfo: postgresConninfo).redacted
+        let report: StoreCopy.Report
+        do {
+            report = try StoreCopy.copy(sqlitePath: sqlitePath, postgresConninfo: postgresConninfo)
+        } catch {
+            return .exit(
+                status: configErrorStatus, standardOutput: "",
+                standardError: "entitlementd: migrate-store from \(sqlitePath) to \(target) failed: \(error)\n")
+        }
+        var lines = report.rows.map { "\($0.table): \($0.count) rows copied" }
+        let mismatches = report.mismatches
+        guard mismatches.isEmpty else {
+            return .exit(
+                status: configErrorStatus, standardOutput: lines.joined(separator: "\n") + "\n",
+                standardError: mismatches.map { "entitlementd: migrate-store: \($0)\n" }.joined())
+        }
+        lines.append(
+            "verified: every table of \(report.tenants.count) tenant(s) has the same rows and checksums in \(target)")
+        return .exit(status: 0, standardOutput: lines.joined(separator: "\n") + "\n", standardError: "")
     }
 
     /// Writes all of `text` to a file descriptor (1 for standard output, 2 for standard error).

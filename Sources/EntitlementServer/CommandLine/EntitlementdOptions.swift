@@ -10,6 +10,8 @@ public struct EntitlementdOptions: Sendable, Equatable {
         /// `--version`: print the version and exit 0.
         case version
         case run(EntitlementdOptions)
+        /// `migrate-store --from sqlite:PATH --to postgres:CONNINFO`: copy a SQLite database into PostgreSQL.
+        case migrateStore(sqlitePath: String, postgresConninfo: String)
     }
 
     /// The configuration file, as given.
@@ -27,6 +29,7 @@ public struct EntitlementdOptions: Sendable, Equatable {
 
     public static let usage = """
         USAGE: entitlementd --config FILE [--listen HOST:PORT] [--log-level LEVEL]
+               entitlementd migrate-store --from sqlite:PATH --to postgres:CONNINFO
 
         Runs the entitlementd gRPC server (HTTP/2 over TCP, plaintext h2c or TLS) until SIGTERM or SIGINT,
         then drains in-flight calls and exits.
@@ -41,7 +44,12 @@ public struct EntitlementdOptions: Sendable, Equatable {
           -h, --help            Show this help and exit.
           --version             Print the version and exit.
 
-        EXIT STATUS: 0 after a clean shutdown, 1 for a configuration or startup error, 2 for a usage error.
+        migrate-store copies the SQLite database at PATH (stop the server first) into the empty PostgreSQL
+        database CONNINFO names (a libpq connection string or postgresql:// URL), in one transaction, then
+        compares both per tenant and table (row counts and checksums) and prints what it found.
+
+        EXIT STATUS: 0 after a clean shutdown (or a verified copy), 1 for a configuration, startup or copy error,
+        2 for a usage error.
 
         """
 
@@ -49,6 +57,7 @@ public struct EntitlementdOptions: Sendable, Equatable {
     public static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
         if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) { return .help }
         if arguments.contains("--version") { return .version }
+        if arguments.first == "migrate-store" { return try parseMigrateStore(Array(arguments.dropFirst())) }
 
         var configPath: String?
         var listen: ListenAddress?
@@ -101,6 +110,29 @@ public struct EntitlementdOptions: Sendable, Equatable {
 
         guard let configPath else { throw UsageError("missing required option --config FILE") }
         return .run(EntitlementdOptions(configPath: configPath, listen: listen, logLevel: logLevel))
+    }
+
+    private static func parseMigrateStore(_ arguments: [String]) throws(UsageError) -> Invocation {
+        var values: [String: String] = [:]
+        var index = 0
+        while index < arguments.count {
+            let name = arguments[index]
+            guard name == "--from" || name == "--to" else {
+                throw UsageError("migrate-store: unexpected argument '\(name)'")
+            }
+            guard values[name] == nil else { throw UsageError("migrate-store: \(name) is given more than once") }
+            guard index + 1 < arguments.count else { throw UsageError("migrate-store: \(name) needs a value") }
+            values[name] = arguments[index + 1]
+            index += 2
+        }
+        guard let from = values["--from"], from.hasPrefix("sqlite:"), from.count > "sqlite:".count else {
+            throw UsageError("migrate-store: --from must be sqlite:PATH")
+        }
+        guard let to = values["--to"], to.hasPrefix("postgres:"), to.count > "postgres:".count else {
+            throw UsageError("migrate-store: --to must be postgres:CONNINFO")
+        }
+        return .migrateStore(
+            sqlitePath: String(from.dropFirst("sqlite:".count)), postgresConninfo: String(to.dropFirst("postgres:".count)))
     }
 
     /// Loads the configuration file and applies the command-line overrides.

@@ -95,6 +95,16 @@ struct Row: SQLRow {
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
+    /// The column's value as SQLite stored it (SQLite is typed per value, not per column).
+    func value(_ column: Int32) -> SQLValue {
+        switch sqlite3_column_type(statement.handle, column) {
+        case SQLITE_NULL: .null
+        case SQLITE_INTEGER: .integer(int64(column))
+        case SQLITE_BLOB: .blob(blob(column))
+        default: .text(string(column))
+        }
+    }
+
     func blob(_ column: Int32) -> [UInt8] {
         guard let bytes = sqlite3_column_blob(statement.handle, column) else { return [] }
         let count = Int(sqlite3_column_bytes(statement.handle, column))

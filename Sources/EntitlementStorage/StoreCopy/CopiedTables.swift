@@ -1,0 +1,36 @@
+/// The tables `migrate-store` copies, parents before the rows that refer to them, each with the key it is read in
+/// order of and whether SQLite's implicit `rowid` goes along (the PostgreSQL schema keeps it as a column where the
+/// queries sort by insertion order).
+struct CopiedTable: Sendable {
+    let name: String
+    let key: [String]
+    let copiesRowID: Bool
+
+    static let all: [CopiedTable] = [
+        CopiedTable(name: "customers", key: ["id"], copiesRowID: false),
+        CopiedTable(name: "app_user_ids", key: ["tenant_id", "app_user_id"], copiesRowID: true),
+        CopiedTable(name: "grants", key: ["grant_id"], copiesRowID: true),
+        CopiedTable(name: "events", key: ["tenant_id", "customer_id", "version"], copiesRowID: false),
+        CopiedTable(name: "transactions", key: ["tenant_id", "store", "original_transaction_id"], copiesRowID: true),
+        CopiedTable(name: "processed_notifications", key: ["tenant_id", "notification_id"], copiesRowID: false),
+        CopiedTable(name: "poll_cursors", key: ["tenant_id", "name"], copiesRowID: false),
+        CopiedTable(
+            name: "purchase_references", key: ["tenant_id", "store", "reference_id", "original_transaction_id"],
+            copiesRowID: false),
+        CopiedTable(name: "redemption_codes", key: ["tenant_id", "code_hash"], copiesRowID: false),
+        CopiedTable(name: "pending_revocations", key: ["tenant_id", "store", "reference_id"], copiesRowID: false),
+        CopiedTable(name: "webhook_deliveries", key: ["id"], copiesRowID: false),
+        CopiedTable(name: "disabled_webhook_endpoints", key: ["tenant_id", "endpoint_id"], copiesRowID: false),
+        CopiedTable(
+            name: "customer_entitlements", key: ["tenant_id", "customer_id", "entitlement_id"], copiesRowID: false),
+        CopiedTable(
+            name: "renewal_extensions", key: ["tenant_id", "original_transaction_id", "request_identifier"],
+            copiesRowID: false),
+    ]
+
+    /// Identity columns whose sequences must continue after the copied values.
+    static let identities = [
+        ("customers", "id"), ("webhook_deliveries", "id"), ("app_user_ids", "rowid"), ("grants", "rowid"),
+        ("transactions", "rowid"),
+    ]
+}

@@ -1,0 +1,88 @@
+import Dispatch
+import EntitlementDomain
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+
+@testable import EntitlementStorage
+
+/// Two repositories (two instances' pools) on one PostgreSQL schema, writing at the same moment.
+@Suite(.enabled(if: PostgresTestDatabase.isAvailable, "ENTITLEMENTD_TEST_POSTGRES names no PostgreSQL"))
+struct SharedDatabaseTests {
+    static func twoInstances() throws -> (PostgresRepository, PostgresRepository) {
+        let conninfo = try TestStore.postgresDatabase(for: "shared-" + UUID().uuidString)
+        return (try PostgresRepository(conninfo: conninfo), try PostgresRepository(conninfo: conninfo))
+    }
+
+    /// Runs `body(0)` … `body(count - 1)` on threads released together.
+    static func together(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+        let start = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        for index in 0..<count {
+            done.enter()
+            Thread.detachNewThread {
+                start.wait()
+                body(index)
+                done.leave()
+            }
+        }
+        for _ in 0..<count { start.signal() }
+        done.wait()
+    }
+
+    @Test func oneNotificationDeliveredToBothIsProcessedByOne() throws {
+        let (a, b) = try Self.twoInstances()
+        let claimed = Mutex<[Bool]>([])
+        Self.together(8) { index in
+            let store = index.isMultiple(of: 2) ? a : b
+            let first = try? store.write { transaction in
+                try transaction.markNotificationProcessed(tenantID: "t", notificationID: "apple-1", at: time(1_000))
+            }
+            claimed.withLock { $0.append(first ?? false) }
+        }
+        #expect(claimed.withLock { $0.filter { $0 }.count } == 1)
+        #expect(try a.isNotificationProcessed(tenantID: "t", notificationID: "apple-1"))
+    }
+
+    @Test func concurrentWritersBumpOneCustomerWithoutGapsOrLostEvents() throws {
+        let (a, b) = try Self.twoInstances()
+        let customer = try a.write { try $0.customer("t", "alice") }
+        let failures = Mutex<[String]>([])
+        Self.together(6) { index in
+            let store = index.isMultiple(of: 2) ? a : b
+            for round in 0..<20 {
+                do {
+                    try store.write { transaction in
+                        let current = try #require(try transaction.snapshot(tenantID: "t", customerID: customer.id))
+                        try transaction.insertGrant(makeGrant("g-\(index)-\(round)", tenant: "t", customer: customer.id))
+                        try transaction.appendEvent(
+                            makeEvent(tenant: "t", customer: customer.id, version: current.customer.version + 1),
+                            nextChangeAt: nil)
+                    }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+        let events = try b.events(tenantID: "t", customerID: customer.id, afterVersion: 0, limit: 500)
+        #expect(events.map(\.version) == Array(1...120))
+        #expect(try b.snapshot(tenantID: "t", customerID: customer.id)?.grants.count == 120)
+    }
+
+    @Test func bothInstancesCreatingOneNewCustomerMakeOne() throws {
+        let (a, b) = try Self.twoInstances()
+        let ids = Mutex<Set<Int64>>([])
+        Self.together(6) { index in
+            let store = index.isMultiple(of: 2) ? a : b
+            // What Identify does: the customer if it exists, created otherwise; the loser of the race runs again.
+            let id = try? store.write { transaction in
+                if let existing = try transaction.snapshot(tenantID: "t", appUserID: "bob") { return existing.customer.id }
+                return try transaction.customer("t", "bob").id
+            }
+            if let id { ids.withLock { _ = $0.insert(id) } }
+        }
+        #expect(ids.withLock { $0.count } == 1)
+    }
+}
