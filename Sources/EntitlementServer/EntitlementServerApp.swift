@@ -173,7 +173,10 @@ public final class EntitlementServerApp: Sendable {
         let address = ListenAddress(host: config.transport.host, port: server.localPort)
         logger.info(
             "listening",
-            ["address": address.description, "tls": config.transport.tls == nil ? "off" : "on"]
+            [
+                "address": address.description, "tls": config.transport.tls == nil ? "off" : "on",
+                "instance": engine.instanceID,
+            ]
         )
         EntitlementdCommand.emit("entitlementd listening on \(address)\n", to: STDOUT_FILENO)
         return address

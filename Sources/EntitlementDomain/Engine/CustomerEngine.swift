@@ -18,6 +18,8 @@ public final class CustomerEngine: Sendable {
     let outboxChanges = ChangeListener<Void>()
     /// How far back a stream may resume from the event log before it gets a fresh snapshot instead.
     public let replayLimit: Int
+    /// Names this instance in logs and in the leases on background work (``claimWork(tenantID:name:for:)``).
+    public let instanceID: String
     /// Told of every committed change (for the one log line per state change).
     let observeChange: @Sendable (_ tenantID: String, _ update: StatusUpdate) -> Void
     /// A tenant's webhook endpoints as configured now: every event one of them wants is put in the outbox in the
@@ -26,7 +28,7 @@ public final class CustomerEngine: Sendable {
 
     public init(
         store: any CustomerRepository, clock: any DomainClock = SystemClock(), hub: StatusHub = StatusHub(),
-        replayLimit: Int = 1000,
+        replayLimit: Int = 1000, instanceID: String = CustomerEngine.defaultInstanceID(),
         webhookEndpoints: @escaping @Sendable (_ tenantID: String) -> [WebhookEndpoint] = { _ in [] },
         observeChange: @escaping @Sendable (_ tenantID: String, _ update: StatusUpdate) -> Void = { _, _ in }
     ) {
@@ -34,6 +36,7 @@ public final class CustomerEngine: Sendable {
         self.clock = clock
         self.hub = hub
         self.replayLimit = replayLimit
+        self.instanceID = instanceID
         self.webhookEndpoints = webhookEndpoints
         self.observeChange = observeChange
     }

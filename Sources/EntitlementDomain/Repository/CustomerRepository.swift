@@ -172,6 +172,13 @@ public protocol StorageTransaction {
     /// Returns false (and changes nothing) when the endpoint was disabled already.
     func disableWebhookEndpoint(_ endpoint: DisabledWebhookEndpoint) throws(StorageError) -> Bool
     func enableWebhookEndpoint(tenantID: String, endpointID: String) throws(StorageError)
+    // MARK: Work leases
+
+    /// Takes (or renews) the lease on background work `name` for `holder` until `until`, unless another holder's
+    /// lease runs past `now`; returns whether `holder` holds it. Instances sharing a database do such work once.
+    func claimWorkLease(tenantID: String, name: String, holder: String, now: UnixTime, until: UnixTime)
+        throws(StorageError) -> Bool
+
     /// Deletes up to `limit` deliveries in `states` made before `before`, oldest first; returns how many.
     func pruneWebhookDeliveries(states: [WebhookDelivery.State], before: UnixTime, limit: Int) throws(StorageError) -> Int
 }

@@ -86,3 +86,20 @@ struct SharedDatabaseTests {
         #expect(ids.withLock { $0.count } == 1)
     }
 }
+
+extension SharedDatabaseTests {
+    @Test func twoInstancesClaimingOneLeaseTogetherGetItOnce() throws {
+        let (a, b) = try Self.twoInstances()
+        let holders = Mutex<[String]>([])
+        Self.together(8) { index in
+            let store = index.isMultiple(of: 2) ? a : b
+            let holder = "instance-\(index)"
+            let claimed = try? store.write { transaction in
+                try transaction.claimWorkLease(
+                    tenantID: "t", name: "app_store_reconcile", holder: holder, now: time(1_000), until: time(61_000))
+            }
+            if claimed == true { holders.withLock { $0.append(holder) } }
+        }
+        #expect(holders.withLock { $0.count } == 1)
+    }
+}
