@@ -11,3 +11,15 @@ enum PostgresTestDatabase {
         prefix + "_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     }
 }
+
+extension PostgresTestDatabase {
+    /// The connection string that reaches the tests' cluster over TCP with TLS, verifying its certificate
+    /// (`Scripts/postgres` writes it beside the cluster); nil without a cluster.
+    static var tlsConninfo: String? {
+        guard let conninfo, let host = conninfo.split(separator: " ").first(where: { $0.hasPrefix("host=") }) else {
+            return nil
+        }
+        let path = host.dropFirst("host=".count) + "/tls-conninfo"
+        return (try? String(contentsOfFile: String(path), encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
