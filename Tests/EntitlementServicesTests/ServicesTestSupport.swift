@@ -16,7 +16,7 @@ extension EntitlementTestServer {
     /// may take 30 s: on a 2-core machine, suites that wait for a Python child synchronously can hold both threads
     /// of the cooperative pool for seconds; a hang still fails.
     func makeClient(key: String?) throws -> EntitlementClient {
-        try EntitlementClient(configuration: clientConfiguration, apiKey: key, defaultTimeout: .seconds(30))
+        try EntitlementClient(configuration: clientConfiguration, apiKey: key, defaultTimeout: .seconds(60))
     }
 
     /// ``makeClient(key:)`` wrapped in ``Calls``.
@@ -133,7 +133,7 @@ final class StreamRecorder: Sendable {
     }
 
     /// The next event not yet taken; fails after `seconds`, or when the stream ended first.
-    func next(within seconds: Double = 30) async throws -> Arrival {
+    func next(within seconds: Double = 60) async throws -> Arrival {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         while true {
             let (arrival, end) = state.withLock { state -> (Arrival?, Result<Void, RPCError>?) in
@@ -157,7 +157,7 @@ final class StreamRecorder: Sendable {
     }
 
     /// How the stream ended, waiting up to `seconds`; nil when it is still open.
-    func end(within seconds: Double = 30) async throws -> Result<Void, RPCError>? {
+    func end(within seconds: Double = 60) async throws -> Result<Void, RPCError>? {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         while ContinuousClock.now < deadline {
             if let end = state.withLock({ $0.end }) { return end }
@@ -167,7 +167,7 @@ final class StreamRecorder: Sendable {
     }
 
     /// The status code the stream failed with, waiting up to `seconds` (nil: still open or ended OK).
-    func errorCode(within seconds: Double = 30) async throws -> RPCError.Code? {
+    func errorCode(within seconds: Double = 60) async throws -> RPCError.Code? {
         if case .failure(let error)? = try await end(within: seconds) { return error.code }
         return nil
     }

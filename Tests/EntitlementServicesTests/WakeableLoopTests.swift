@@ -64,8 +64,9 @@ import Testing
             return delay(number)
         }
 
-        /// Returns once run `number` has started (or fails the test after `seconds`).
-        func waitForStart(_ number: Int, seconds: Double = 10) async throws {
+        /// Returns once run `number` has started (or fails the test after `seconds`: 60 by default, since the whole
+        /// suite shares two cores in CI).
+        func waitForStart(_ number: Int, seconds: Double = 60) async throws {
             let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
             while count < number {
                 guard ContinuousClock.now < deadline else { throw WaitedTooLong(runs: number) }
@@ -74,7 +75,7 @@ import Testing
         }
 
         /// Returns once `count` runs have ended (or fails the test after `seconds`).
-        func waitFor(_ count: Int, seconds: Double = 10) async throws {
+        func waitFor(_ count: Int, seconds: Double = 60) async throws {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     await withCheckedContinuation { continuation in

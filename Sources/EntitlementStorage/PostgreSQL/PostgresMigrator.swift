@@ -38,7 +38,9 @@ enum PostgresMigrator {
             }
             var done: [Int64] = []
             for migration in migrations.sorted(by: { $0.version < $1.version }) where !applied.contains(migration.version) {
-                try connection.execute("BEGIN")
+                // A migration lost to a crash right after its commit is applied again at the next start (its
+                // version row goes with it), so its commit need not wait for the WAL flush.
+                try connection.execute("BEGIN; SET LOCAL synchronous_commit = off")
                 do throws(PostgresError) {
                     try connection.execute(migration.sql)
                     try connection.query(
