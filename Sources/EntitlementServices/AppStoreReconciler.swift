@@ -86,20 +86,12 @@ public final class AppStoreReconciler: Sendable {
             }
             lastRun.withLock { $0[tenant.id] = now }
             // One instance of those sharing the database asks Apple each period; the others skip it.
-            if await claimed(tenant, for: period) { await reconcileMissed(tenant) }
+            if await claimPeriodicWork("app_store_reconcile", of: tenant, period: period, engine: engine, log: log) {
+                await reconcileMissed(tenant)
+            }
             next = min(next, period)
         }
         return .milliseconds(max(1000, next))
-    }
-
-    private func claimed(_ tenant: Tenant, for period: Int64) async -> Bool {
-        do throws(DomainError) {
-            return try await engine.claimWork(
-                tenantID: tenant.id, name: "app_store_reconcile", for: .milliseconds(period - 1000))
-        } catch {
-            log.error("claiming the App Store reconciliation failed", ["tenant": tenant.id, "error": error.message])
-            return false
-        }
     }
 
     /// The scheduled run for one tenant: failed deliveries since the last run, per environment; a failure is logged

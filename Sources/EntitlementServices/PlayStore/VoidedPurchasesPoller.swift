@@ -48,20 +48,12 @@ public final class VoidedPurchasesPoller: Sendable {
             }
             lastPolled.withLock { $0[tenant.id] = now }
             // One instance of those sharing the database polls Google each period; the others skip it.
-            if await claimed(tenant, for: period) { await poll(tenant) }
+            if await claimPeriodicWork("play_voided_purchases", of: tenant, period: period, engine: engine, log: log) {
+                await poll(tenant)
+            }
             next = min(next, period)
         }
         return .milliseconds(max(1000, next))
-    }
-
-    private func claimed(_ tenant: Tenant, for period: Int64) async -> Bool {
-        do throws(DomainError) {
-            return try await engine.claimWork(
-                tenantID: tenant.id, name: "play_voided_purchases", for: .milliseconds(period - 1000))
-        } catch {
-            log.error("claiming the voided-purchases poll failed", ["tenant": tenant.id, "error": error.message])
-            return false
-        }
     }
 
     /// One poll of one tenant; failures are logged and the next period tries again from the same cursor.
