@@ -86,7 +86,7 @@ public final class AppStoreReconciler: Sendable {
             }
             lastRun.withLock { $0[tenant.id] = now }
             // One instance of those sharing the database asks Apple each period; the others skip it.
-            if await claimPeriodicWork("app_store_reconcile", of: tenant, period: period, engine: engine, log: log) {
+            if holdsTenantWork("app_store_reconcile", of: tenant, engine: engine, log: log) {
                 await reconcileMissed(tenant)
             }
             next = min(next, period)

@@ -1,14 +1,11 @@
 import EntitlementDomain
 import RPCCore
 
-/// Work a tenant needs once per period whichever instance does it (a store poll): the lease on it for this
-/// period, or false (another instance has it, or the database could not say, which is logged).
-func claimPeriodicWork(
-    _ name: String, of tenant: Tenant, period milliseconds: Int64, engine: CustomerEngine, log: Logger
-) async -> Bool {
+/// Work a tenant needs done by one instance whichever it is (a store poll): whether this instance holds it, false
+/// when another does or the database could not say (logged).
+func holdsTenantWork(_ name: String, of tenant: Tenant, engine: CustomerEngine, log: Logger) -> Bool {
     do throws(DomainError) {
-        // A little under the period, so this instance's next run finds its own lease over and claims it afresh.
-        return try await engine.claimWork(tenantID: tenant.id, name: name, for: .milliseconds(milliseconds - 1000))
+        return try engine.holdsWork(tenantID: tenant.id, name: name)
     } catch {
         log.error("claiming background work failed", ["work": name, "tenant": tenant.id, "error": error.message])
         return false

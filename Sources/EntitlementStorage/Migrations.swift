@@ -290,20 +290,6 @@ enum Migrations {
                 );
                 """
         ),
-        Migration(
-            version: 12,
-            sql: """
-                -- Background work only one instance sharing the database may do at a time (a store poll, the
-                -- acknowledgements): who holds each until when; tenant '' for work across tenants.
-                CREATE TABLE work_leases (
-                    tenant_id TEXT NOT NULL,
-                    name TEXT NOT NULL,
-                    holder TEXT NOT NULL,
-                    expires_at INTEGER NOT NULL,
-                    PRIMARY KEY (tenant_id, name)
-                );
-                """
-        ),
     ]
 
     static var latestVersion: Int64 { all.last?.version ?? 0 }

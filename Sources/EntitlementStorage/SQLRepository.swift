@@ -6,6 +6,8 @@ protocol SQLDatabase: Sendable {
     func read<T>(consistent: Bool, _ body: (any SQLExecutor) throws(StorageError) -> T) throws(StorageError) -> T
     /// Runs `body` in one write transaction: committed durably when it returns, rolled back when it throws.
     func write<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result
+    /// ``CustomerRepository/holdsWorkLock(tenantID:name:)``.
+    func holdsWorkLock(tenantID: String, name: String) throws(StorageError) -> Bool
 }
 
 /// ``CustomerRepository`` on a SQL database: every read and write is the shared queries (``StorageQueries``), so
@@ -131,6 +133,10 @@ public class SQLRepository: CustomerRepository, @unchecked Sendable {
 
     public func write<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result {
         try database.write(body)
+    }
+
+    public func holdsWorkLock(tenantID: String, name: String) throws(StorageError) -> Bool {
+        try database.holdsWorkLock(tenantID: tenantID, name: name)
     }
 
     private func read<T>(_ body: (any SQLExecutor) throws(StorageError) -> T) throws(StorageError) -> T {

@@ -511,18 +511,6 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
             [.text(tenantID), .text(endpointID)])
     }
 
-    func claimWorkLease(tenantID: String, name: String, holder: String, now: UnixTime, until: UnixTime)
-        throws(StorageError) -> Bool
-    {
-        try db.run(
-            """
-            INSERT INTO work_leases (tenant_id, name, holder, expires_at) VALUES (?, ?, ?, ?)
-            ON CONFLICT (tenant_id, name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-            WHERE work_leases.holder = excluded.holder OR work_leases.expires_at <= ?
-            """,
-            [.text(tenantID), .text(name), .text(holder), .time(until), .time(now)]) == 1
-    }
-
     func pruneWebhookDeliveries(states: [WebhookDelivery.State], before time: UnixTime, limit: Int)
         throws(StorageError) -> Int
     {

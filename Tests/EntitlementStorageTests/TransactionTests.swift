@@ -243,3 +243,14 @@ struct TransactionTests {
         #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("used after its write(_:) returned"))
     }
 }
+
+@Suite("Background work on SQLite")
+struct SQLiteWorkLockTests {
+    @Test(.enabled(if: !TestStore.isPostgres, "SQLite's one process"))
+    func oneProcessHoldsAllBackgroundWork() throws {
+        let database = try TemporaryDatabase()
+        let store = try database.open()
+        #expect(try store.holdsWorkLock(tenantID: "t", name: "poll"))
+        #expect(try store.holdsWorkLock(tenantID: "t", name: "poll"))
+    }
+}

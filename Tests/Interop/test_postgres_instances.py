@@ -5,6 +5,7 @@ private cluster); each test gets a schema of its own."""
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import subprocess
@@ -15,8 +16,12 @@ import uuid
 import grpc
 import pytest
 
+from appstore_support import MONTHLY, PRODUCTS, SigningCA, StoreApi, app_store_settings
 from conftest import RPC_TIMEOUT, start_server
-from entitlement_support import CAUSE, STATUS_CHANGED, Api, active_ids, new_tenant, sigkill, unique_id, write_tenants
+from entitlement_support import (
+    CAUSE, SNAPSHOT, STATUS_CHANGED, Api, active_ids, anon_id, new_tenant, sigkill, unique_id, write_tenants,
+)
+from webhook_posting import POSTERS
 
 BASE = os.environ.get("ENTITLEMENTD_TEST_POSTGRES")
 pytestmark = pytest.mark.skipif(not BASE, reason="ENTITLEMENTD_TEST_POSTGRES names no PostgreSQL")
@@ -34,7 +39,7 @@ class Instance:
         self.server = server
         self.channel = server.channel()
         grpc.channel_ready_future(self.channel).result(timeout=RPC_TIMEOUT)
-        self.public = Api(self.channel, protos, tenant.public_key, streams=[])
+        self.public = StoreApi(self.channel, protos, tenant.public_key, streams=[])
         self.admin = Api(self.channel, protos, tenant.secret_key, streams=[])
 
     def close(self) -> None:
@@ -42,13 +47,20 @@ class Instance:
         self.channel.close()
 
 
+@pytest.fixture(scope="module")
+def ca(tmp_path_factory) -> SigningCA:
+    return SigningCA(tmp_path_factory.mktemp("instances-ca") / "ca")
+
+
 @pytest.fixture
-def cluster(tmp_path, protos):
-    """`start(name)` starts an instance on this test's schema; `conninfo` reaches that schema for inspection."""
+def cluster(tmp_path, protos, ca):
+    """`start(name)` starts an instance on this test's schema; `conninfo` reaches that schema for inspection. The
+    tenant takes App Store purchases signed by `ca`."""
     schema = "m_" + uuid.uuid4().hex[:20]
     psql(BASE, f"CREATE SCHEMA {schema}")
     conninfo = f"{BASE} options=-csearch_path={schema}"
-    tenant = new_tenant("shared", entitlements=["pro", "premium"])
+    tenant = new_tenant(
+        "shared", entitlements=["pro", "premium"], products=PRODUCTS, app_store=app_store_settings(ca.root, "transfer"))
     tenants_file = tmp_path / "tenants.json"
     write_tenants(tenants_file, [tenant])
     instances: list[Instance] = []
@@ -56,6 +68,7 @@ def cluster(tmp_path, protos):
     def start(name: str) -> Instance:
         settings = {"storage": {"backend": "postgres", "postgres_url": conninfo}}
         instance = Instance(start_server(tmp_path / name, tenants_file, settings), protos, tenant)
+        instance.tenant_id = tenant.id
         instances.append(instance)
         return instance
 
@@ -225,3 +238,49 @@ def test_postgresql_restarted_under_load_fails_calls_unavailable_then_recovers_l
     assert set(acknowledged) <= stored, "an acknowledged grant is missing"
     events = a.admin.all_events(user)
     assert [event.version for event in events] == list(range(len(events), 0, -1))
+
+
+def test_one_notification_posted_to_two_instances_at_once_is_applied_once(cluster, ca):
+    a, b = cluster("a"), cluster("b")
+    user, original = unique_id(), str(3_000_000_000_000 + uuid.uuid4().int % 1_000_000_000)
+    purchase = ca.sign(MONTHLY, "--original-transaction-id", original, "--signed-date", "-2h", "--expires", "+1d")
+    assert active_ids(a.public.purchase(user, purchase).customer) == ["pro"]
+    renewed = ca.sign(MONTHLY, "--original-transaction-id", original, "--transaction-id", original + "1",
+                      "--purchase-date", "-1m", "--expires", "+30d")
+    token = ca.signed("sign-notification", "DID_RENEW", "--transaction", renewed)
+    body = json.dumps({"signedPayload": token}).encode()
+    answers = []
+
+    def post(instance: Instance) -> None:
+        answers.append(POSTERS["http1"](instance.server, f"/v1/apple/notifications/{instance.tenant_id}", body,
+                                        {"content-type": "application/json"}))
+
+    threads = [threading.Thread(target=post, args=(node,)) for node in (a, b, a, b)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert [status for status, _ in answers] == [200] * 4, answers
+    causes = [event.cause for event in b.admin.all_events(user)]
+    assert causes.count(CAUSE["APP_STORE_NOTIFICATION"]) == 1, causes
+
+
+def test_a_merge_on_one_instance_moves_the_anonymous_stream_on_another(cluster):
+    a, b = cluster("a"), cluster("b")
+    anonymous, user = anon_id(), unique_id()
+    a.public.identify(anonymous)
+    a.admin.grant(anonymous, "pro", duration=3600)
+    a.public.identify(user)
+    stream = b.public.stream(anonymous)
+    first = stream.next()
+    assert first.kind == SNAPSHOT
+    # B may have answered from what it had heard so far; the grant's version follows within milliseconds.
+    if first.customer.version < 2:
+        assert stream.next(timeout=20).customer.version == 2
+    a.public.identify(user, anonymous_id=anonymous)  # merges the anonymous customer into user's
+    moved = stream.next(timeout=20)
+    assert moved.kind == SNAPSHOT and moved.customer.app_user_id == user, moved
+    assert active_ids(moved.customer) == ["pro"]
+    a.admin.grant(user, "premium", duration=3600)
+    changed = stream.next(timeout=20)
+    assert changed.customer.app_user_id == user and active_ids(changed.customer) == ["premium", "pro"], changed

@@ -18,7 +18,7 @@ public final class CustomerEngine: Sendable {
     let outboxChanges = ChangeListener<Void>()
     /// How far back a stream may resume from the event log before it gets a fresh snapshot instead.
     public let replayLimit: Int
-    /// Names this instance in logs and in the leases on background work (``claimWork(tenantID:name:for:)``).
+    /// Names this instance in logs.
     public let instanceID: String
     /// Told of every committed change (for the one log line per state change).
     let observeChange: @Sendable (_ tenantID: String, _ update: StatusUpdate) -> Void

@@ -49,6 +49,12 @@ public protocol CustomerRepository: Sendable {
     /// The endpoints a 410 turned off, every tenant's.
     func disabledWebhookEndpoints() throws(StorageError) -> [DisabledWebhookEndpoint]
 
+    /// Whether this process holds (now, or from an earlier call) the right to do background work `name` of
+    /// `tenantID` (`""`: across tenants), so that instances sharing a database do it once. Always true for a store
+    /// only this process uses (SQLite); on PostgreSQL a session lock that ends with the process or its connection,
+    /// so a dead holder frees the work at once.
+    func holdsWorkLock(tenantID: String, name: String) throws(StorageError) -> Bool
+
     /// Runs `body` in one write transaction; commits durably when it returns, rolls back when it throws.
     /// Writes to one customer are serialized: SQLite runs one transaction at a time; PostgreSQL locks each customer
     /// row the transaction reads until it ends, and may run `body` again after losing a race to another writer, so
@@ -172,13 +178,6 @@ public protocol StorageTransaction {
     /// Returns false (and changes nothing) when the endpoint was disabled already.
     func disableWebhookEndpoint(_ endpoint: DisabledWebhookEndpoint) throws(StorageError) -> Bool
     func enableWebhookEndpoint(tenantID: String, endpointID: String) throws(StorageError)
-    // MARK: Work leases
-
-    /// Takes (or renews) the lease on background work `name` for `holder` until `until`, unless another holder's
-    /// lease runs past `now`; returns whether `holder` holds it. Instances sharing a database do such work once.
-    func claimWorkLease(tenantID: String, name: String, holder: String, now: UnixTime, until: UnixTime)
-        throws(StorageError) -> Bool
-
     /// Deletes up to `limit` deliveries in `states` made before `before`, oldest first; returns how many.
     func pruneWebhookDeliveries(states: [WebhookDelivery.State], before: UnixTime, limit: Int) throws(StorageError) -> Int
 }

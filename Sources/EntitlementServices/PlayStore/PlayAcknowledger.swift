@@ -61,11 +61,8 @@ public final class PlayAcknowledger: Sendable {
     /// Sends what is due; returns how long until the next is.
     func runDue() async -> Duration {
         do throws(DomainError) {
-            // One instance of those sharing the database acknowledges; a lease outlives a few of its runs, so it
-            // passes to another instance only when its holder stops renewing it.
-            guard try await engine.claimWork(name: "play_acknowledgements", for: .seconds(180)) else {
-                return .seconds(60)
-            }
+            // One instance of those sharing the database acknowledges; another takes over when it ends.
+            guard try engine.holdsWork(name: "play_acknowledgements") else { return .seconds(60) }
             let due = try engine.acknowledgementsDue(limit: Self.batchSize)
             var recorded = true
             for purchase in due where !(await acknowledge(purchase)) { recorded = false }

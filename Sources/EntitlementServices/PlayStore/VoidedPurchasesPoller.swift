@@ -48,7 +48,7 @@ public final class VoidedPurchasesPoller: Sendable {
             }
             lastPolled.withLock { $0[tenant.id] = now }
             // One instance of those sharing the database polls Google each period; the others skip it.
-            if await claimPeriodicWork("play_voided_purchases", of: tenant, period: period, engine: engine, log: log) {
+            if holdsTenantWork("play_voided_purchases", of: tenant, engine: engine, log: log) {
                 await poll(tenant)
             }
             next = min(next, period)

@@ -60,9 +60,10 @@ public final class PostgresChangeFeed: Sendable {
                 let connection = try PostgresConnection(conninfo: conninfo, applicationName: "entitlementd-listen")
                 try connection.execute("LISTEN \(ChangeNotification.channel)")
                 listenerPID.store(connection.backendPID, ordering: .relaxed)
-                if let lostAt {
-                    try catchUp(since: lostAt - Self.catchUpMargin)
+                if let lost = lostAt {
+                    try catchUp(since: lost - Self.catchUpMargin)
                     log("listening again for other instances' changes; caught up from before the connection was lost")
+                    lostAt = nil
                 }
                 retryDelay = 100
                 try listen(on: connection)

@@ -1,6 +1,6 @@
 /// The PostgreSQL schema: the SQLite schema of `Migrations` as of its version 11, in one first migration, with the
 /// same tables, keys and value encodings (times as integers, flags as 0/1, enums as `StorageColumns` writes them),
-/// then one PostgreSQL migration per later SQLite one, so both repositories read and write rows the same way and `migrate-store` copies them as they are. Every table
+/// so both repositories read and write rows the same way and `migrate-store` copies them as they are. Every table
 /// is keyed by tenant. `app_user_ids`, `grants` and `transactions` have SQLite's implicit `rowid` as a column (their
 /// insertion order, which the shared queries sort by and a merge or an upsert keeps). Append new migrations here when `Migrations` gains one.
 enum PostgresSchema {
@@ -238,19 +238,6 @@ enum PostgresSchema {
                     days integer NOT NULL,
                     extended_at bigint NOT NULL,
                     PRIMARY KEY (tenant_id, original_transaction_id, request_identifier)
-                );
-                """
-        ),
-        PostgresMigration(
-            version: 2,
-            sql: """
-                -- SQLite's migration 12: background work one instance does at a time.
-                CREATE TABLE work_leases (
-                    tenant_id text NOT NULL,
-                    name text NOT NULL,
-                    holder text NOT NULL,
-                    expires_at bigint NOT NULL,
-                    PRIMARY KEY (tenant_id, name)
                 );
                 """
         ),

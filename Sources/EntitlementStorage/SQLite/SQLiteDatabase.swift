@@ -80,6 +80,9 @@ final class SQLiteDatabase: SQLDatabase {
         }
     }
 
+    /// One process uses a SQLite file: all background work is this process's.
+    func holdsWorkLock(tenantID: String, name: String) throws(StorageError) -> Bool { true }
+
     private static func currentThread() -> UInt {
         #if canImport(Darwin)
         UInt(bitPattern: pthread_self())

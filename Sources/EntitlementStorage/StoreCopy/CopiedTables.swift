@@ -1,6 +1,6 @@
 /// The tables `migrate-store` copies, parents before the rows that refer to them, each with the key it is read in
 /// order of and whether SQLite's implicit `rowid` goes along (the PostgreSQL schema keeps it as a column where the
-/// queries sort by insertion order). `work_leases` stays behind: leases belong to the instances running now.
+/// queries sort by insertion order).
 struct CopiedTable: Sendable {
     let name: String
     let key: [String]

@@ -1,0 +1,19 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension CustomerEngine {
+    /// Whether this instance does background work `name` of `tenantID` (`""` for work across tenants): always
+    /// with one instance (SQLite); among instances sharing PostgreSQL, the one holding its lock (taken here when
+    /// free, kept until the instance ends).
+    public func holdsWork(tenantID: String = "", name: String) throws(DomainError) -> Bool {
+        try read { () throws(StorageError) in try store.holdsWorkLock(tenantID: tenantID, name: name) }
+    }
+
+    /// This process among the instances sharing a database: the host name and process ID, in logs.
+    public static func defaultInstanceID() -> String {
+        var name = [CChar](repeating: 0, count: 256)
+        let host = gethostname(&name, name.count) == 0 ? String(cString: name) : "localhost"
+        return "\(host):\(getpid())"
+    }
+}
