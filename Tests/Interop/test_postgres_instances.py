@@ -22,6 +22,7 @@ from entitlement_support import (
     CAUSE, SNAPSHOT, STATUS_CHANGED, Api, active_ids, anon_id, new_tenant, sigkill, unique_id, write_tenants,
 )
 from webhook_posting import POSTERS
+from webhook_receiver import Receiver
 
 BASE = os.environ.get("ENTITLEMENTD_TEST_POSTGRES")
 pytestmark = pytest.mark.skipif(not BASE, reason="ENTITLEMENTD_TEST_POSTGRES names no PostgreSQL")
@@ -55,24 +56,27 @@ def ca(tmp_path_factory) -> SigningCA:
 @pytest.fixture
 def cluster(tmp_path, protos, ca):
     """`start(name)` starts an instance on this test's schema; `conninfo` reaches that schema for inspection. The
-    tenant takes App Store purchases signed by `ca`."""
+    tenant takes App Store purchases signed by `ca`; a test may set `webhooks` (the tenant's endpoints) and
+    `settings` (more server settings) before its first start."""
     schema = "m_" + uuid.uuid4().hex[:20]
     psql(BASE, f"CREATE SCHEMA {schema}")
     conninfo = f"{BASE} options=-csearch_path={schema}"
-    tenant = new_tenant(
-        "shared", entitlements=["pro", "premium"], products=PRODUCTS, app_store=app_store_settings(ca.root, "transfer"))
     tenants_file = tmp_path / "tenants.json"
-    write_tenants(tenants_file, [tenant])
     instances: list[Instance] = []
 
     def start(name: str) -> Instance:
-        settings = {"storage": {"backend": "postgres", "postgres_url": conninfo}}
-        instance = Instance(start_server(tmp_path / name, tenants_file, settings), protos, tenant)
-        instance.tenant_id = tenant.id
+        if not instances:
+            start.tenant = new_tenant(
+                "shared", entitlements=["pro", "premium"], products=PRODUCTS,
+                app_store=app_store_settings(ca.root, "transfer"), webhooks=start.webhooks)
+            write_tenants(tenants_file, [start.tenant])
+        settings = {**start.settings, "storage": {"backend": "postgres", "postgres_url": conninfo}}
+        instance = Instance(start_server(tmp_path / name, tenants_file, settings), protos, start.tenant)
+        instance.tenant_id = start.tenant.id
         instances.append(instance)
         return instance
 
-    start.conninfo = conninfo
+    start.conninfo, start.webhooks, start.settings = conninfo, None, {}
     yield start
     for instance in instances:
         instance.close()
@@ -284,3 +288,36 @@ def test_a_merge_on_one_instance_moves_the_anonymous_stream_on_another(cluster):
     a.admin.grant(user, "premium", duration=3600)
     changed = stream.next(timeout=20)
     assert changed.customer.app_user_id == user and active_ids(changed.customer) == ["premium", "pro"], changed
+
+
+def test_each_webhook_is_delivered_once_by_one_of_two_instances(cluster):
+    """Both instances deliver from the one outbox (`FOR UPDATE SKIP LOCKED`): every event reaches the endpoint
+    exactly once with a 2xx, including those whose first attempts failed and were retried by either instance."""
+    secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+    receiver = Receiver(secrets=[secret], statuses=[500] * 15)
+    try:
+        cluster.webhooks = [{"id": "backend", "url": receiver.url, "secrets": [secret]}]
+        cluster.settings = {"webhooks": {"retry_delays": "100ms,100ms,100ms,100ms,100ms"}}
+        a, b = cluster("a"), cluster("b")
+        users = [unique_id() for _ in range(8)]
+        for index in range(48):
+            node = (a, b)[index % 2]
+            node.admin.grant(users[index % len(users)], "pro", duration=3600, reason=f"make-good {index}")
+        events = {(user, event.version) for user in users for event in a.admin.all_events(user)}
+        assert len(events) == 48 + len(users)  # each user's creation and six grants
+        deadline = time.monotonic() + 60
+        while len(receiver.bodies()) < len(events) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(1.0)  # a second delivery of anything would arrive by now
+        delivered = [(body["data"]["app_user_id"], body["data"]["version"]) for body in receiver.bodies()]
+        assert sorted(delivered) == sorted(events), f"{len(delivered)} deliveries for {len(events)} events"
+        assert all(delivery.verified_with == [0] for delivery in receiver.deliveries)
+        failed = [delivery for delivery in receiver.deliveries if delivery.answered == 500]
+        assert len(failed) == 15  # and each of them came again (the assertion above), with the same webhook-id
+        ids = {delivery.headers["webhook-id"] for delivery in receiver.deliveries if delivery.answered == 200}
+        assert {delivery.headers["webhook-id"] for delivery in failed} <= ids
+        for user in users:  # each customer's events in version order, whichever instance sent them
+            versions = [body["data"]["version"] for body in receiver.bodies() if body["data"]["app_user_id"] == user]
+            assert versions == sorted(versions), (user, versions)
+    finally:
+        receiver.close()

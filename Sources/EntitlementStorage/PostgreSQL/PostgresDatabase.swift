@@ -49,8 +49,7 @@ final class PostgresDatabase: SQLDatabase {
             let executor = PostgresExecutor(connection: connection, locksRows: true)
             do {
                 return try transaction(on: executor, body)
-            } catch let error as StorageError where attempt < Self.writeAttempts && executor.lostARace {
-                _ = error
+            } catch is StorageError where attempt < Self.writeAttempts && executor.lostARace {
                 attempt += 1
             }
         }
