@@ -36,16 +36,18 @@ let package = Package(
         .target(name: "FileAccess", swiftSettings: strict),
         .target(name: "CivilCalendar", swiftSettings: strict),
         .target(name: "BoundedText", swiftSettings: strict),
+        // Prometheus text exposition, sharded counters and histograms; every layer that reports metrics uses it.
+        .target(name: "Metrics", swiftSettings: strict),
         .target(name: "ProtobufWire", swiftSettings: strict),
         .target(name: "EntitlementsProto", dependencies: ["ProtobufWire"], swiftSettings: strict),
-        .target(name: "RPCCore", dependencies: ["ProtobufWire", "CivilCalendar", "Encodings"], swiftSettings: strict),
+        .target(name: "RPCCore", dependencies: ["ProtobufWire", "CivilCalendar", "Encodings", "Metrics"], swiftSettings: strict),
         .target(
             name: "HTTP2Transport",
-            dependencies: ["RPCCore", "BoundedText", "Encodings", "CNGHTTP2", "COpenSSL", "COpenSSLShims", "CZlib", "CSystemShims"],
+            dependencies: ["RPCCore", "BoundedText", "Encodings", "Metrics", "CNGHTTP2", "COpenSSL", "COpenSSLShims", "CZlib", "CSystemShims"],
             swiftSettings: strict
         ),
         // The one outbound HTTP client: retries, backoff and URLs over the transport's HTTP/1.1 client.
-        .target(name: "OutboundHTTP", dependencies: ["HTTP2Transport", "CivilCalendar"], swiftSettings: strict),
+        .target(name: "OutboundHTTP", dependencies: ["HTTP2Transport", "CivilCalendar", "Metrics"], swiftSettings: strict),
         .target(name: "StandardServices", dependencies: ["RPCCore", "ProtobufWire", "Encodings"], swiftSettings: strict),
         .target(name: "Crypto", dependencies: ["COpenSSL", "COpenSSLShims", "CivilCalendar", "Encodings"], swiftSettings: strict),
         // Compact JWS and JSON Web Key Sets, shared by the stores: ES256 signing for the App Store, RS256 for Google.
@@ -78,13 +80,13 @@ let package = Package(
         ),
         // The tenants file format: strict JSON with lines, read into the domain's values by the domain's rules.
         .target(name: "TenantConfiguration", dependencies: ["EntitlementDomain", "FileAccess"], swiftSettings: strict),
-        .target(name: "EntitlementStorage", dependencies: ["CSQLite", "CLibPQ", "EntitlementDomain", "Encodings"], swiftSettings: strict),
+        .target(name: "EntitlementStorage", dependencies: ["CSQLite", "CLibPQ", "EntitlementDomain", "Encodings", "Metrics"], swiftSettings: strict),
         .target(
             name: "EntitlementServices",
             dependencies: [
                 "RPCCore", "ProtobufWire", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "AppStore", "JOSE",
                 "Crypto", "BoundedText", "Encodings", "GooglePlay", "GooglePlayAPI", "Stripe", "StripeAPI", "StandardWebhooks",
-                "OutboundHTTP", "FileAccess", "CivilCalendar", "AppStoreServerAPI",
+                "OutboundHTTP", "FileAccess", "CivilCalendar", "AppStoreServerAPI", "Metrics",
             ],
             swiftSettings: strict
         ),
@@ -96,7 +98,7 @@ let package = Package(
             name: "EntitlementServer",
             dependencies: [
                 "HTTP2Transport", "RPCCore", "StandardServices", "EntitlementServices", "EntitlementDomain",
-                "EntitlementStorage", "EntitlementdVersion", "FileAccess", "TenantConfiguration", "OutboundHTTP",
+                "EntitlementStorage", "EntitlementdVersion", "FileAccess", "TenantConfiguration", "OutboundHTTP", "Metrics",
             ],
             swiftSettings: strict
         ),
@@ -123,7 +125,7 @@ let package = Package(
             name: "TestSupport",
             dependencies: [
                 "RPCCore", "ProtobufWire", "HTTP2Transport", "EntitlementServer", "EntitlementDomain", "EntitlementServices",
-                "EntitlementStorage", "Crypto",
+                "EntitlementStorage", "Crypto", "Metrics",
             ],
             swiftSettings: strict
         ),
@@ -153,6 +155,7 @@ let package = Package(
         .testTarget(name: "OutboundHTTPTests", dependencies: ["OutboundHTTP", "HTTP2Transport", "TestSupport", "RPCCore"]),
         .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire", "TestSupport", "Encodings"]),
         .testTarget(name: "BoundedTextTests", dependencies: ["BoundedText"]),
+        .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
         .testTarget(name: "EntitlementsProtoTests", dependencies: ["EntitlementsProto", "ProtobufWire", "TestSupport", "Encodings"], exclude: ["Resources"]),
         .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "TestSupport", "ProtobufWire"]),
         .testTarget(name: "HTTP2TransportTests", dependencies: ["HTTP2Transport", "RPCCore", "TestSupport", "ProtobufWire"]),

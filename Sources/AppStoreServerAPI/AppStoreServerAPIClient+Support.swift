@@ -8,7 +8,7 @@ extension AppStoreServerAPIClient {
     public func lookUpOrder(_ orderID: String) async throws(AppStoreServerAPIError) -> [String]? {
         let id = try Self.pathComponent(orderID, "order ID")
         let body = try await send("GET", "/inApps/v1/lookup/\(id)", in: .production)
-        let response: OrderLookupResponse = try Self.decode(body, "Look Up Order ID")
+        let response: OrderLookupResponse = try decode(body, "Look Up Order ID")
         switch response.status {
         case 0: return response.signedTransactions ?? []
         case 1: return nil
@@ -26,7 +26,7 @@ extension AppStoreServerAPIClient {
         let request = ExtendRequest(extendByDays: days, extendReasonCode: reasonCode, requestIdentifier: requestIdentifier)
         let body = try await send(
             "PUT", "/inApps/v1/subscriptions/extend/\(id)", body: try Self.encode(request), in: environment)
-        let response: AppStoreRenewalExtension = try Self.decode(body, "Extend a Subscription Renewal Date")
+        let response: AppStoreRenewalExtension = try decode(body, "Extend a Subscription Renewal Date")
         guard response.success else {
             throw AppStoreServerAPIError(.refused, "Extend a Subscription Renewal Date: Apple answered success false")
         }
@@ -47,7 +47,7 @@ extension AppStoreServerAPIClient {
         -> String
     {
         let body = try await send("POST", "/inApps/v1/notifications/test", in: environment)
-        let response: TestNotificationResponse = try Self.decode(body, "Request a Test Notification")
+        let response: TestNotificationResponse = try decode(body, "Request a Test Notification")
         return response.testNotificationToken
     }
 
@@ -58,7 +58,7 @@ extension AppStoreServerAPIClient {
         // Apple's tokens are a UUID and a time joined by `_`.
         let id = try Self.pathComponent(token, "test notification token")
         let body = try await send("GET", "/inApps/v1/notifications/test/\(id)", in: environment)
-        return try Self.decode(body, "Get Test Notification Status")
+        return try decode(body, "Get Test Notification Status")
     }
 
     static func encode(_ value: some Encodable) throws(AppStoreServerAPIError) -> [UInt8] {

@@ -53,7 +53,7 @@ public struct AppStoreServerAPIClient: Sendable {
         for environment in environments {
             do throws(AppStoreServerAPIError) {
                 let body = try await send("GET", "/inApps/v1/transactions/\(id)", in: environment)
-                let info: TransactionInfoResponse = try Self.decode(body, "Get Transaction Info")
+                let info: TransactionInfoResponse = try decode(body, "Get Transaction Info")
                 return (info.signedTransactionInfo, environment)
             } catch where error.appleErrorCode == AppleErrorCodes.transactionIDNotFound {
                 lastError = error
@@ -69,7 +69,7 @@ public struct AppStoreServerAPIClient: Sendable {
     {
         let id = try Self.pathComponent(transactionID, "transaction ID")
         let body = try await send("GET", "/inApps/v1/subscriptions/\(id)", in: environment)
-        let response: StatusResponse = try Self.decode(body, "Get All Subscription Statuses")
+        let response: StatusResponse = try decode(body, "Get All Subscription Statuses")
         return response.data.flatMap(\.lastTransactions)
     }
 
@@ -87,7 +87,7 @@ public struct AppStoreServerAPIClient: Sendable {
         for environment in environments {
             let first: HistoryResponse
             do throws(AppStoreServerAPIError) {
-                first = try Self.decode(try await send("GET", path, in: environment), "Get Transaction History")
+                first = try decode(try await send("GET", path, in: environment), "Get Transaction History")
             } catch where error.appleErrorCode == AppleErrorCodes.transactionIDNotFound {
                 lastError = error
                 continue
@@ -104,7 +104,7 @@ public struct AppStoreServerAPIClient: Sendable {
                         .malformedResponse,
                         "Get Transaction History: more than \(Self.maxHistoryPages) pages for transaction \(id)")
                 }
-                page = try Self.decode(
+                page = try decode(
                     try await send("GET", path + "?revision=" + OutboundURL.queryEncoded(revision), in: environment),
                     "Get Transaction History")
                 history.signedTransactions += page.signedTransactions
@@ -123,7 +123,7 @@ public struct AppStoreServerAPIClient: Sendable {
         var path = "/inApps/v1/notifications/history"
         if let paginationToken { path += "?paginationToken=" + OutboundURL.queryEncoded(paginationToken) }
         let body = try await send("POST", path, body: try query.body(), in: environment)
-        let page: NotificationHistoryResponse = try Self.decode(body, "Get Notification History")
+        let page: NotificationHistoryResponse = try decode(body, "Get Notification History")
         guard !page.hasMore || !(page.paginationToken ?? "").isEmpty else {
             throw AppStoreServerAPIError(
                 .malformedResponse, "Get Notification History: a page says it has more but gives no paginationToken")
@@ -148,7 +148,7 @@ public struct AppStoreServerAPIClient: Sendable {
         var waits = 0
         repeat {
             do throws(OutboundHTTPError) {
-                response = try await http.send(method, url, headers: headers, body: body).response
+                response = try await http.send(method, url, headers: headers, body: body, for: .appStoreServerAPI).response
             } catch {
                 throw AppStoreServerAPIError(.unreachable, "\(method) \(path) on Apple's \(environment.rawValue) host: \(error)")
             }
@@ -205,10 +205,11 @@ public struct AppStoreServerAPIClient: Sendable {
             || byte == 0x5F
     }
 
-    static func decode<Value: Decodable>(_ body: [UInt8], _ call: String) throws(AppStoreServerAPIError) -> Value {
+    func decode<Value: Decodable>(_ body: [UInt8], _ call: String) throws(AppStoreServerAPIError) -> Value {
         do {
             return try JSONDecoder().decode(Value.self, from: Data(body))
         } catch {
+            http.answerUnreadable(.appStoreServerAPI)
             throw AppStoreServerAPIError(.malformedResponse, "\(call): Apple's answer is not the documented JSON")
         }
     }

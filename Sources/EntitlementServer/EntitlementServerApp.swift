@@ -4,6 +4,7 @@ public import EntitlementDomain
 public import EntitlementServices
 import EntitlementStorage
 public import HTTP2Transport
+public import Metrics
 public import RPCCore
 public import StandardServices
 import Synchronization
@@ -29,6 +30,8 @@ public final class EntitlementServerApp: Sendable {
     public let logger: Logger
     public let engine: CustomerEngine
     public let tenants: TenantRegistry
+    /// What `/metrics` shows.
+    public let metrics: MetricsRegistry
 
     private let expiryScheduler: ExpiryScheduler
     /// Google Play's acknowledger and voided-purchases poll.
@@ -37,6 +40,8 @@ public final class EntitlementServerApp: Sendable {
     private let changeFeed: (feed: PostgresChangeFeed, versions: AsyncStream<[CommittedVersion]>)?
     private let readiness: Readiness
     private let server = Mutex<HTTP2Server?>(nil)
+    /// The `[metrics] listen` listener, when configured.
+    private let metricsServer = Mutex<HTTP2Server?>(nil)
     private let signalsReceived = Atomic<Int>(0)
 
     /// Opens the database, loads the tenants and wires every service; fails with a message naming what is wrong.
@@ -110,7 +115,9 @@ public final class EntitlementServerApp: Sendable {
             playAcknowledgements: PlayAcknowledger.Schedule(
                 firstRetry: config.playAcknowledgementFirstRetry, maxAttempts: config.playAcknowledgementMaxAttempts),
             webhooks: config.webhooks,
-            extraServices: extraServices, demoPage: demoPage, isDraining: { readiness.isDraining })
+            extraServices: extraServices, demoPage: demoPage, isDraining: { readiness.isDraining },
+            servesMetrics: config.metricsListenAddress == nil)
+        metrics = wiring.metrics
         background = wiring.background
         let feedLogger = logger
         changeFeed = (store as? PostgresRepository).map { repository in
@@ -161,7 +168,9 @@ public final class EntitlementServerApp: Sendable {
             configuration: transport, router: router, httpRouter: httpRouter, logger: logger
         )
         try server.start()
+        metrics.set(server.grpcMetrics, key: "grpc")
         self.server.withLock { $0 = server }
+        let metricsAddress = try startMetricsServer()
         // A signal that arrived while binding found no server to stop (and no scheduler to stop: none is started).
         if readiness.isDraining {
             server.beginGracefulShutdown()
@@ -175,11 +184,26 @@ public final class EntitlementServerApp: Sendable {
             "listening",
             [
                 "address": address.description, "tls": config.transport.tls == nil ? "off" : "on",
-                "instance": engine.instanceID,
+                "instance": engine.instanceID, "metrics": metricsAddress?.description ?? "/metrics, loopback only",
             ]
         )
         EntitlementdCommand.emit("entitlementd listening on \(address)\n", to: STDOUT_FILENO)
         return address
+    }
+
+    /// The separate `/metrics` listener (plain HTTP, one event loop), when `[metrics] listen` asks for one.
+    private func startMetricsServer() throws(TransportError) -> ListenAddress? {
+        guard let address = config.metricsListenAddress else { return nil }
+        var transport = HTTP2ServerConfiguration()
+        transport.host = address.host
+        transport.port = address.port
+        transport.eventLoopThreads = 1
+        let server = try HTTP2Server(
+            configuration: transport, router: RPCRouter(), httpRouter: ServerWiring.metricsRouter(metrics),
+            logger: logger)
+        try server.start()
+        metricsServer.withLock { $0 = server }
+        return ListenAddress(host: address.host, port: server.localPort)
     }
 
     /// Listens for other instances' commits and applies them, in the order they arrive, to the cache and streams.
@@ -216,6 +240,7 @@ public final class EntitlementServerApp: Sendable {
         // Not `self`: this block is released on a dispatch thread once it has run, and must not hold the app's last
         // reference then (see `run()`). A server that starts after this point sees `isDraining` and stops itself.
         let transport = server.withLock { $0 }
+        let metricsTransport = metricsServer.withLock { $0 }
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds)) {
             [logger, expiryScheduler, background, feed = changeFeed?.feed] in
             logger.info("drain delay over: GOAWAY, no new connections")
@@ -223,6 +248,7 @@ public final class EntitlementServerApp: Sendable {
             background.stop()
             feed?.stop()
             transport?.beginGracefulShutdown()
+            metricsTransport?.beginGracefulShutdown()
         }
     }
 

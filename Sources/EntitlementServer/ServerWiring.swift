@@ -2,6 +2,7 @@ public import EntitlementDomain
 public import EntitlementServices
 import EntitlementStorage
 public import HTTP2Transport
+public import Metrics
 public import RPCCore
 public import OutboundHTTP
 public import StandardServices
@@ -74,22 +75,31 @@ public struct ServerWiring: Sendable {
     public let health: HealthService
     public let router: RPCRouter
     public let httpRouter: HTTPRouter
+    /// Everything `/metrics` shows; the caller adds the transport's gRPC metrics once the server exists.
+    public let metrics: MetricsRegistry
 
-    /// - Parameter isDraining: whether shutdown has begun, for `/readyz` (503 then).
+    /// - Parameters:
+    ///   - isDraining: whether shutdown has begun, for `/readyz` (503 then).
+    ///   - servesMetrics: whether `GET /metrics` is on this router (loopback clients only); false when a separate
+    ///     metrics listener serves ``metricsRouter``.
     public init(
         store: any CustomerRepository, tenants: TenantRegistry, logger: Logger, clock: any DomainClock = SystemClock(),
         limits: Limits = Limits(), outbound: OutboundHTTPClient? = nil,
         playAcknowledgements: PlayAcknowledger.Schedule = PlayAcknowledger.Schedule(),
         webhooks: WebhookDispatcher.Settings = WebhookDispatcher.Settings(),
         extraServices: [any RPCService] = [], demoPage: StaticFiles? = nil,
-        isDraining: @escaping @Sendable () -> Bool = { false }
+        isDraining: @escaping @Sendable () -> Bool = { false }, servesMetrics: Bool = true
     ) {
         let callLog = CallLog(logger: logger)
+        let serviceMetrics = ServiceMetrics()
         let engine = CustomerEngine(
             store: store, clock: clock,
             hub: StatusHub(maxStreamsPerCustomer: limits.maxStreamsPerCustomer, maxPendingUpdates: limits.maxPendingUpdates),
             replayLimit: limits.replayLimit, webhookEndpoints: { tenants.directory.tenant(id: $0)?.webhooks ?? [] }
-        ) { tenantID, update in callLog.change(tenantID: tenantID, update) }
+        ) { tenantID, update in
+            callLog.change(tenantID: tenantID, update)
+            serviceMetrics.changeCommitted(update)
+        }
         scheduler = ExpiryScheduler(engine: engine) { error in
             logger.error("recording time-based status changes failed", ["error": error.description])
         }
@@ -135,7 +145,8 @@ public struct ServerWiring: Sendable {
                 EntitlementService(
                     engine: engine, tenants: tenants, log: callLog, streams: streamLimits, appStore: appStore,
                     appStoreAPIs: appStoreAPIs,
-                    playStore: playStore, acknowledger: acknowledger, webHeartbeatInterval: limits.webHeartbeatInterval),
+                    playStore: playStore, acknowledger: acknowledger, webHeartbeatInterval: limits.webHeartbeatInterval,
+                    metrics: serviceMetrics),
                 AdminService(
                     engine: engine, tenants: tenants, log: callLog, playStore: playStore, acknowledger: acknowledger,
                     webhooks: deliverer, appStoreReconciler: reconciler,
@@ -149,7 +160,26 @@ public struct ServerWiring: Sendable {
         self.health = health
         self.router = router
 
+        let metrics = MetricsRegistry()
+        metrics.add(ProcessMetrics())
+        metrics.add(serviceMetrics.sources)
+        if let outbound { metrics.add(outbound.metrics.sources) }
+        if let database = store as? SQLRepository { metrics.add(database.metricsSources) }
+        metrics.add(StorageGauges(store: store, tenants: tenants, now: engine.now))
+        self.metrics = metrics
+        @Sendable func answered(_ source: ServiceMetrics.NotificationSource, _ reply: NotificationReply) -> HTTPResponse {
+            serviceMetrics.notificationAnswered(source, reply, now: engine.now())
+            return .text(reply.status, reply.message + "\n")
+        }
+
         httpRouter = HTTPRouter { routes in
+            if servesMetrics {
+                routes.register("GET", "/metrics") { request in
+                    request.isFromLoopback
+                        ? Self.metricsResponse(metrics)
+                        : .text(403, "/metrics answers only this machine; set [metrics] listen to serve it elsewhere\n")
+                }
+            }
             routes.register("GET", "/healthz") { _ in .text(200, "ok\n") }
             routes.register("GET", "/readyz") { _ in
                 isDraining() ? .text(503, "shutting down\n") : .text(200, "ready\n")
@@ -157,7 +187,7 @@ public struct ServerWiring: Sendable {
             routes.register("POST", "/v1/apple/notifications/{tenant_id}") { request in
                 let reply = await notifications.receive(
                     tenantID: request.pathParameters["tenant_id"] ?? "", body: request.body)
-                return .text(reply.status, reply.message + "\n")
+                return answered(.appStore, reply)
             }
             routes.register("POST", "/v1/google/notifications/{tenant_id}") { request in
                 guard let playNotifications else {
@@ -166,7 +196,7 @@ public struct ServerWiring: Sendable {
                 let reply = await playNotifications.receive(
                     tenantID: request.pathParameters["tenant_id"] ?? "", authorization: request.headers["authorization"],
                     body: request.body)
-                return .text(reply.status, reply.message + "\n")
+                return answered(.playStore, reply)
             }
             if let demoPage {
                 routes.register("GET", "/demo/") { _ in demoPage.response(for: "") }
@@ -176,8 +206,22 @@ public struct ServerWiring: Sendable {
                 let reply = await stripeWebhooks.receive(
                     tenantID: request.pathParameters["tenant_id"] ?? "", signature: request.headers["stripe-signature"],
                     body: request.body)
-                return .text(reply.status, reply.message + "\n")
+                return answered(.stripe, reply)
             }
         }
+        metrics.add([httpRouter.requests, httpRouter.durations])
+    }
+
+    /// A router with only `GET /metrics`, for a separate metrics listener (`[metrics] listen`).
+    public static func metricsRouter(_ metrics: MetricsRegistry) -> HTTPRouter {
+        HTTPRouter { routes in
+            routes.register("GET", "/metrics") { _ in metricsResponse(metrics) }
+        }
+    }
+
+    static func metricsResponse(_ metrics: MetricsRegistry) -> HTTPResponse {
+        var response = HTTPResponse(status: 200, body: metrics.render())
+        response.headers.add(name: "content-type", value: PrometheusText.contentType)
+        return response
     }
 }

@@ -57,15 +57,17 @@ public struct AppStoreNotifications: Sendable {
         else {
             throw .invalidArgument("The body must be a JSON object with a non-empty string \"signedPayload\".")
         }
-        let (outcome, reason) = try await apply(token, tenant: tenant, settings: settings)
-        return NotificationReply(outcome, reason: reason)
+        let (outcome, reason, signedAt) = try await apply(token, tenant: tenant, settings: settings)
+        var reply = NotificationReply(outcome, reason: reason)
+        reply.signedAt = signedAt
+        return reply
     }
 
     /// Verifies one signed notification and applies it once per `notificationUUID`; returns what it did and the
     /// reason recorded. `recovered`: it comes from Apple's notification history (reconciliation), and the reason says
     /// so.
     func apply(_ token: String, tenant: Tenant, settings: AppStoreSettings, recovered: Bool = false)
-        async throws(DomainError) -> (StoreNotificationOutcome, reason: String)
+        async throws(DomainError) -> (StoreNotificationOutcome, reason: String, signedAt: UnixTime?)
     {
         let verifier = try purchases.verifier(
             for: tenant, settings: settings,
@@ -104,8 +106,9 @@ public struct AppStoreNotifications: Sendable {
         let type = notification.notificationType?.rawValue ?? "UNKNOWN"
         var reason = notification.subtype.map { "\(type)/\($0.rawValue)" } ?? type
         if recovered { reason += ", recovered from Apple's notification history" }
+        let signedAt = notification.signedDate.map(UnixTime.init(milliseconds:))
         if try engine.isNotificationProcessed(tenantID: tenant.id, notificationID: notificationID) {
-            return (.duplicate, reason)
+            return (.duplicate, reason, signedAt)
         }
         var record: StorePurchase?
         if let transaction, !AppStoreInterpretation.isInformational(type) {
@@ -126,6 +129,6 @@ public struct AppStoreNotifications: Sendable {
         }
         let outcome = try await engine.applyStoreNotification(
             tenantID: tenant.id, notificationID: notificationID, transaction: record, reason: reason)
-        return (outcome, reason)
+        return (outcome, reason, signedAt)
     }
 }

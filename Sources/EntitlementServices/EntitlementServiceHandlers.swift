@@ -22,12 +22,13 @@ public struct EntitlementService: RPCService {
     let redemptions: RedemptionAttempts
     /// How long a gRPC-Web status stream may stay silent before a `HEARTBEAT` event goes out.
     let webHeartbeatInterval: Duration
+    let metrics: ServiceMetrics
 
     public init(
         engine: CustomerEngine, tenants: TenantRegistry, log: CallLog, streams: StreamLimits = StreamLimits(),
         appStore: AppStorePurchases? = nil, appStoreAPIs: AppStoreServerAPIs? = nil, playStore: PlayStorePurchases? = nil,
         acknowledger: PlayAcknowledger? = nil, redemptions: RedemptionAttempts = RedemptionAttempts(),
-        webHeartbeatInterval: Duration = .seconds(25)
+        webHeartbeatInterval: Duration = .seconds(25), metrics: ServiceMetrics = ServiceMetrics()
     ) {
         self.appStoreAPIs = appStoreAPIs ?? AppStoreServerAPIs(tenants: tenants, http: nil)
         self.engine = engine
@@ -39,6 +40,7 @@ public struct EntitlementService: RPCService {
         self.acknowledger = acknowledger
         self.redemptions = redemptions
         self.webHeartbeatInterval = webHeartbeatInterval
+        self.metrics = metrics
     }
 
     private static func method(_ name: String) -> MethodDescriptor {
@@ -297,8 +299,9 @@ public struct EntitlementService: RPCService {
             fields.appUserID = current.appUserID
             let heartbeat = context.isGRPCWeb ? StatusHeartbeat.start(every: webHeartbeatInterval, on: writer) : nil
             defer { heartbeat?.stop() }
-            func send(_ update: StatusUpdate) async throws {
+            func send(_ update: StatusUpdate, as kind: ServiceMetrics.StreamMessage) async throws {
                 try await writer.write(StatusEvent(update, serverTime: engine.now()))
+                metrics.streamSent(update, as: kind)
                 heartbeat?.wrote()
             }
 
@@ -309,16 +312,18 @@ public struct EntitlementService: RPCService {
                     tenantID: tenant.id, customerID: customerID, afterVersion: request.afterVersion, current: current)
                 : nil
             if let replayed {
-                for update in replayed { try await send(update) }
+                metrics.streamStarted(.resumedFromLog)
+                for update in replayed { try await send(update, as: .replayed) }
                 lastVersion = replayed.last?.state.version ?? request.afterVersion
             } else {
+                metrics.streamStarted(request.afterVersion > 0 ? .resumedWithSnapshot : .new)
                 let snapshot = StatusUpdate(kind: .snapshot, state: current, reason: "Current status.")
-                try await send(snapshot)
+                try await send(snapshot, as: .snapshot)
             }
             for await update in subscription {
                 // Updates already covered by the first messages are skipped; a merge's snapshot always goes out.
                 if case .changed = update.kind, update.state.version <= lastVersion { continue }
-                try await send(update)
+                try await send(update, as: update.kind == .snapshot ? .snapshot : .live)
                 lastVersion = update.state.version
             }
             // The subscription ends only when the call does: the client cancelled or its deadline passed.

@@ -1,4 +1,5 @@
 public import EntitlementDomain
+public import Metrics
 
 /// ``CustomerRepository`` on PostgreSQL, shared by any number of entitlementd instances.
 ///
@@ -36,6 +37,9 @@ public final class PostgresRepository: SQLRepository, @unchecked Sendable {
         postgres = PostgresDatabase(pool: pool, instanceTag: instanceTag)
         super.init(database: postgres)
     }
+
+    /// Adds the connection pool's state.
+    public override var metricsSources: [any MetricsSource] { super.metricsSources + postgres.pool.metricsSources }
 
     /// The feed of versions other instances commit, delivered in batches on the feed's own thread; start it once.
     public func changeFeed(

@@ -1,4 +1,5 @@
 public import EntitlementDomain
+public import Metrics
 
 /// A database the shared queries run on: how it hands out a connection for reads and runs a write transaction.
 protocol SQLDatabase: Sendable {
@@ -14,6 +15,10 @@ protocol SQLDatabase: Sendable {
 /// ``SQLiteRepository`` and ``PostgresRepository`` differ only in how they reach their database.
 public class SQLRepository: CustomerRepository, @unchecked Sendable {
     let database: any SQLDatabase
+    /// Every write transaction, retries included, from its start to its commit or rollback.
+    public let transactionDurations = Histogram(
+        "entitlementd_storage_transaction_seconds", help: "Write transactions, from begin to commit or rollback.",
+        buckets: .fine)
 
     init(database: any SQLDatabase) {
         self.database = database
@@ -109,6 +114,10 @@ public class SQLRepository: CustomerRepository, @unchecked Sendable {
         try read { (db) throws(StorageError) in try db.nextWebhookAttemptAt(at: time) }
     }
 
+    public func webhookBacklog() throws(StorageError) -> (pending: Int64, oldestCreatedAt: UnixTime?) {
+        try read { (db) throws(StorageError) in try db.webhookBacklog() }
+    }
+
     public func webhookDeliveries(_ filter: WebhookDeliveryFilter, limit: Int) throws(StorageError) -> [WebhookDelivery] {
         try read { (db) throws(StorageError) in try db.webhookDeliveries(filter, limit: limit) }
     }
@@ -132,8 +141,13 @@ public class SQLRepository: CustomerRepository, @unchecked Sendable {
     }
 
     public func write<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result {
-        try database.write(body)
+        let started = ContinuousClock.now
+        defer { transactionDurations.observe(started.duration(to: .now)) }
+        return try database.write(body)
     }
+
+    /// The database's own metrics (the transaction histogram; the subclass adds its connections or files).
+    public var metricsSources: [any MetricsSource] { [transactionDurations] }
 
     public func holdsWorkLock(tenantID: String, name: String) throws(StorageError) -> Bool {
         try database.holdsWorkLock(tenantID: tenantID, name: name)

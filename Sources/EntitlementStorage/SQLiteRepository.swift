@@ -1,4 +1,6 @@
 public import EntitlementDomain
+public import Metrics
+import Glibc
 
 /// ``CustomerRepository`` on one SQLite file in WAL mode: the embedded default, for one instance.
 ///
@@ -22,5 +24,17 @@ public final class SQLiteRepository: SQLRepository, @unchecked Sendable {
         self.path = path
         super.init(
             database: try SQLiteDatabase(path: path, synchronous: synchronous, readConnections: readConnections))
+    }
+
+    /// Adds the write-ahead log's size: a WAL that keeps growing means a checkpoint cannot finish (a reader holds an
+    /// old snapshot).
+    public override var metricsSources: [any MetricsSource] {
+        let wal = path + "-wal"
+        return super.metricsSources + [
+            GaugeFamily("entitlementd_sqlite_wal_bytes", help: "Size of the SQLite write-ahead log file.") {
+                var info = stat()
+                return stat(wal, &info) == 0 ? Double(info.st_size) : 0
+            }
+        ]
     }
 }

@@ -56,6 +56,13 @@ extension SQLExecutor {
         ) { $0.optionalTime(0) } ?? nil
     }
 
+    func webhookBacklog() throws(StorageError) -> (pending: Int64, oldestCreatedAt: UnixTime?) {
+        try row(
+            "SELECT COUNT(*), MIN(created_at) FROM webhook_deliveries \(dialect.indexedBy("webhook_deliveries_age")) WHERE state = 1",
+            []
+        ) { ($0.int64(0), $0.optionalTime(1)) } ?? (0, nil)
+    }
+
     func webhookDeliveries(_ filter: WebhookDeliveryFilter, limit: Int) throws(StorageError) -> [WebhookDelivery] {
         let (conditions, bindings) = StorageSQL.conditions(filter)
         return try rows(

@@ -31,6 +31,8 @@ public final class OutboundHTTPClient: Sendable {
     }
 
     public let configuration: Configuration
+    /// Every attempt this client makes, by target and outcome.
+    public let metrics = OutboundMetrics()
     private let client: HTTPClient
 
     public init(configuration: Configuration = Configuration()) throws(OutboundHTTPError) {
@@ -48,9 +50,10 @@ public final class OutboundHTTPClient: Sendable {
 
     /// Sends a request, retrying as `retry` (default: the configuration's) allows. Returns the last response, whatever
     /// its status (a 503 after the last attempt is still Google's answer, for the caller to report); throws only when
-    /// no attempt got a response.
+    /// no attempt got a response. Each attempt is counted for `target`.
     public func send(
-        _ method: String, _ url: OutboundURL, headers: HTTPHeaders = [:], body: [UInt8] = [], retry: RetryPolicy? = nil
+        _ method: String, _ url: OutboundURL, headers: HTTPHeaders = [:], body: [UInt8] = [], retry: RetryPolicy? = nil,
+        for target: OutboundTarget
     ) async throws(OutboundHTTPError) -> Answer {
         let policy = retry ?? configuration.retry
         let request = HTTPClientRequest(
@@ -66,6 +69,10 @@ public final class OutboundHTTPClient: Sendable {
             } catch {
                 outcome = .failure(error)
             }
+            switch outcome {
+            case .response(let response): metrics.attempted(target, attempt: attempt, .init(status: response.status))
+            case .failure(let error): metrics.attempted(target, attempt: attempt, .init(OutboundHTTPError(error, attempts: attempt, url: url).code))
+            }
             let now = Int64(Date().timeIntervalSince1970)
             guard let wait = policy.delay(after: outcome, attempt: attempt, now: now, using: &random) else {
                 switch outcome {
@@ -79,6 +86,11 @@ public final class OutboundHTTPClient: Sendable {
                 throw OutboundHTTPError(code: .cancelled, attempts: attempt, message: "cancelled while waiting to retry \(url)")
             }
         }
+    }
+
+    /// Counts an answer to `target` whose body the caller could not read as the API documents it.
+    public func answerUnreadable(_ target: OutboundTarget) {
+        metrics.unreadable(target)
     }
 
     /// Closes every kept connection.

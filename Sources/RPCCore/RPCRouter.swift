@@ -4,6 +4,8 @@ public struct RPCRouter: Sendable {
     public struct Route: Sendable {
         public let method: MethodDescriptor
         public let handler: RPCHandler
+        /// The method's position in registration order, for per-method metric cells.
+        public let metricsIndex: Int
     }
 
     private var routes: [String: Route] = [:]
@@ -12,8 +14,14 @@ public struct RPCRouter: Sendable {
     public init() {}
 
     public mutating func register(_ method: MethodDescriptor, _ handler: RPCHandler) {
-        routes[method.path] = Route(method: method, handler: handler)
+        let index = routes[method.path]?.metricsIndex ?? routes.count
+        routes[method.path] = Route(method: method, handler: handler, metricsIndex: index)
         serviceNames.insert(method.service)
+    }
+
+    /// Every route, ordered by ``Route/metricsIndex``.
+    public var routesByMetricsIndex: [Route] {
+        routes.values.sorted { $0.metricsIndex < $1.metricsIndex }
     }
 
     public func route(forPath path: String) -> Route? {

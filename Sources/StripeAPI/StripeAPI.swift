@@ -58,7 +58,8 @@ public final class StripeAPI: Sendable {
         ]
         let answer: OutboundHTTPClient.Answer
         do {
-            answer = try await http.send("GET", baseURL.appending(["v1"] + segments, query: query), headers: headers)
+            answer = try await http.send(
+                "GET", baseURL.appending(["v1"] + segments, query: query), headers: headers, for: .stripeAPI)
         } catch {
             throw StripeAPIError(.unavailable, "cannot reach Stripe for \(call): \(error.message)")
         }
@@ -69,6 +70,7 @@ public final class StripeAPI: Sendable {
         do {
             return try JSONDecoder().decode(Value.self, from: Data(answer.response.body))
         } catch {
+            http.answerUnreadable(.stripeAPI)
             throw StripeAPIError(.badResponse, "Stripe's answer to \(call) is not \(what): \(error)".prefix(400).description)
         }
     }

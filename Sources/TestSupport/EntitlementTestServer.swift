@@ -3,6 +3,7 @@ public import EntitlementServices
 public import EntitlementStorage
 import EntitlementServer
 import Foundation
+public import Metrics
 import Synchronization
 public import HTTP2Transport
 public import RPCCore
@@ -34,10 +35,14 @@ public final class EntitlementTestServer: Sendable {
     public let scheduler: ExpiryScheduler
     public let tenants: TenantRegistry
     public let streamLimits: StreamLimits
+    /// What the server's `/metrics` shows (the current listener's gRPC metrics included).
+    public let metrics: MetricsRegistry
     /// The listener; ``restart()`` replaces it.
     public var server: RunningServer { running.withLock { $0 } }
     private let running: Mutex<RunningServer>
     private let routers: (rpc: RPCRouter, http: HTTPRouter)
+    /// The plain-HTTP routes, for requests made in-process (a peer address a loopback test cannot have).
+    public var httpRouter: HTTPRouter { routers.http }
     /// The temporary directory holding the database; removed by ``stop()``.
     public let directory: String
 
@@ -79,10 +84,13 @@ public final class EntitlementTestServer: Sendable {
         engine = wiring.engine
         scheduler = wiring.scheduler
         streamLimits = wiring.streamLimits
+        metrics = wiring.metrics
         scheduler.start()
         do {
             routers = (wiring.router, wiring.httpRouter)
-            running = Mutex(try RunningServer(router: wiring.router, httpRouter: wiring.httpRouter))
+            let server = try RunningServer(router: wiring.router, httpRouter: wiring.httpRouter)
+            metrics.set(server.server.grpcMetrics, key: "grpc")
+            running = Mutex(server)
         } catch {
             scheduler.stop()
             try? FileManager.default.removeItem(atPath: directory)
@@ -108,6 +116,7 @@ public final class EntitlementTestServer: Sendable {
             }.start()
         }
         let replacement = try RunningServer(router: routers.rpc, httpRouter: routers.http) { $0.port = old.port }
+        metrics.set(replacement.server.grpcMetrics, key: "grpc")
         running.withLock { $0 = replacement }
     }
 

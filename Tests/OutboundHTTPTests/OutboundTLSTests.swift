@@ -29,7 +29,7 @@ import Testing
         defer { server.beginGracefulShutdown() }
         let client = try OutboundHTTPClient(configuration: .init(trustedCertificatesPath: certificates.certificatePath))
         for host in ["localhost", "127.0.0.1"] {
-            let answer = try await client.send("GET", try #require(OutboundURL("https://\(host):\(server.localPort)/hello")))
+            let answer = try await client.send("GET", try #require(OutboundURL("https://\(host):\(server.localPort)/hello")), for: .webhook)
             #expect(answer.response.status == 200)
             #expect(answer.response.body == Array("over TLS\n".utf8))
         }
@@ -43,7 +43,7 @@ import Testing
         let client = try OutboundHTTPClient(configuration: .init(trustedCertificatesPath: other.certificatePath))
         let url = try #require(OutboundURL("https://localhost:\(server.localPort)/hello"))
         do throws(OutboundHTTPError) {
-            _ = try await client.send("GET", url)
+            _ = try await client.send("GET", url, for: .webhook)
             Issue.record("an untrusted certificate was accepted")
         } catch {
             #expect(error.code == .tlsFailed)
@@ -59,7 +59,7 @@ import Testing
         defer { server.beginGracefulShutdown() }
         let client = try OutboundHTTPClient(configuration: .init(trustedCertificatesPath: certificates.certificatePath))
         await #expect(throws: OutboundHTTPError(code: .tlsFailed, attempts: 0, message: "")) {
-            try await client.send("GET", try #require(OutboundURL("https://127.0.0.2:\(server.localPort)/hello")))
+            try await client.send("GET", try #require(OutboundURL("https://127.0.0.2:\(server.localPort)/hello")), for: .webhook)
         }
     }
 

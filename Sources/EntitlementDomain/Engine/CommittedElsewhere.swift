@@ -62,7 +62,8 @@ extension CustomerEngine {
         }).first, event.version == snapshot.customer.version {
             hub.publish(
                 tenantID: tenantID, customerID: snapshot.customer.id,
-                StatusUpdate(kind: .changed(event.change), state: entry.state(at: now), reason: event.reason))
+                StatusUpdate(
+                    kind: .changed(event.change), state: entry.state(at: now), reason: event.reason, cause: event.cause))
         }
         if let next = snapshot.customer.nextChangeAt { timeChanges.notify(next) }
     }

@@ -114,7 +114,7 @@ public final class CustomerEngine: Sendable {
                 state: CustomerState(
                     customerID: customerID, appUserID: current.appUserID, version: record.version,
                     status: ComputedStatus(storedBytes: record.status)),
-                reason: record.reason)
+                reason: record.reason, cause: record.cause)
         }
     }
 
@@ -327,7 +327,7 @@ public final class CustomerEngine: Sendable {
         let state = CustomerState(
             customerID: customerID, appUserID: after.customer.appUserID, version: event.version, status: status)
         return Committed(
-            tenantID: tenantID, snapshot: after, update: StatusUpdate(kind: .changed(change), state: state, reason: reason),
+            tenantID: tenantID, snapshot: after, update: StatusUpdate(kind: .changed(change), state: state, reason: reason, cause: cause),
             queuedWebhooks: queued)
     }
 
@@ -338,7 +338,8 @@ public final class CustomerEngine: Sendable {
     func write<Value: Sendable>(
         _ body: @escaping @Sendable (any StorageTransaction, UnixTime) throws -> (Value, [Committed])
     ) async throws(DomainError) -> Value {
-        try await writes.run { () throws(DomainError) in
+        let origin = ContinuousClock.now
+        return try await writes.run { () throws(DomainError) in
             let now = self.clock.now()
             let value: Value
             let committed: [Committed]
@@ -351,19 +352,21 @@ public final class CustomerEngine: Sendable {
             } catch {
                 throw .internalError("Unexpected storage failure: \(error)")
             }
-            self.publish(committed, now: now)
+            self.publish(committed, now: now, origin: origin)
             return value
         }
     }
 
-    private func publish(_ committed: [Committed], now: UnixTime) {
+    private func publish(_ committed: [Committed], now: UnixTime, origin: ContinuousClock.Instant) {
         if committed.contains(where: \.queuedWebhooks) { outboxChanges.notify(()) }
         for change in committed {
-            observeChange(change.tenantID, change.update)
+            var update = change.update
+            update.origin = origin
+            observeChange(change.tenantID, update)
             // The customer a merge emptied owns no ID any more: its streams get the survivor's snapshot below.
             guard change.mergedInto == nil else { continue }
             cache.store(CachedCustomer(snapshot: change.snapshot, now: now), tenantID: change.tenantID)
-            hub.publish(tenantID: change.tenantID, customerID: change.snapshot.customer.id, change.update)
+            hub.publish(tenantID: change.tenantID, customerID: change.snapshot.customer.id, update)
             if let next = change.snapshot.customer.nextChangeAt { timeChanges.notify(next) }
         }
         for change in committed {

@@ -30,10 +30,32 @@ public struct StatusUpdate: Sendable, Hashable {
     public var kind: Kind
     public var state: CustomerState
     public var reason: String
+    /// What made the change; nil for snapshots.
+    public var cause: EventCause?
+    /// When the write that made this change began on this instance (the call or store event arriving), for the
+    /// push-latency metric; nil for replayed history and for changes another instance committed.
+    public var origin: ContinuousClock.Instant?
 
-    public init(kind: Kind, state: CustomerState, reason: String) {
+    public init(
+        kind: Kind, state: CustomerState, reason: String, cause: EventCause? = nil,
+        origin: ContinuousClock.Instant? = nil
+    ) {
         self.kind = kind
         self.state = state
         self.reason = reason
+        self.cause = cause
+        self.origin = origin
+    }
+
+    /// Equal when a stream would send the same message: `origin` is bookkeeping.
+    public static func == (lhs: StatusUpdate, rhs: StatusUpdate) -> Bool {
+        lhs.kind == rhs.kind && lhs.state == rhs.state && lhs.reason == rhs.reason && lhs.cause == rhs.cause
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(kind)
+        hasher.combine(state)
+        hasher.combine(reason)
+        hasher.combine(cause)
     }
 }

@@ -44,6 +44,8 @@ public protocol CustomerRepository: Sendable {
 
     /// When the soonest pending delivery not leased at `time` (to an attempt in progress) is due; nil when none is.
     func nextWebhookAttemptAt(at time: UnixTime) throws(StorageError) -> UnixTime?
+    /// Pending deliveries, every tenant's: how many, and when the oldest was created (for the outbox metrics).
+    func webhookBacklog() throws(StorageError) -> (pending: Int64, oldestCreatedAt: UnixTime?)
     /// Deliveries matching `filter`, newest first.
     func webhookDeliveries(_ filter: WebhookDeliveryFilter, limit: Int) throws(StorageError) -> [WebhookDelivery]
     /// The endpoints a 410 turned off, every tenant's.

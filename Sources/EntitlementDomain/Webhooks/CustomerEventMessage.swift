@@ -146,8 +146,8 @@ enum CustomerEventMessage {
 }
 
 extension EventCause {
-    /// The cause as webhook bodies name it.
-    var webhookName: String {
+    /// The cause as webhook bodies (and metric labels) name it.
+    public var webhookName: String {
         switch self {
         case .created: "created"
         case .merged: "merged"

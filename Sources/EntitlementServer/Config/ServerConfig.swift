@@ -45,6 +45,10 @@ public struct ServerConfig: Sendable {
     /// The directory whose files are served at `/demo/` (the demo web page); nil: none.
     public var demoPageDirectory: String?
 
+    /// Where a separate listener serves `GET /metrics` (`[metrics] listen`) to whoever reaches it; nil: the main port
+    /// serves it to loopback clients only.
+    public var metricsListenAddress: ListenAddress?
+
     public init(
         transport: HTTP2ServerConfiguration = HTTP2ServerConfiguration(),
         databasePath: String,
@@ -124,6 +128,7 @@ let configSchema: [(section: String, keys: [String])] = [
         "failed_retention_days",
     ]),
     ("demo_page", ["directory"]),
+    ("metrics", ["listen"]),
 ]
 
 /// Turns a parsed document into a ``ServerConfig``, key by key, with located errors.
@@ -280,6 +285,20 @@ private struct ConfigReader {
             total: capacity.total, perTenant: capacity.perTenant, perEndpoint: capacity.perEndpoint)
         try integer("webhooks", "retention_days", 1...3650) { config.webhooks.retention = .seconds($0 * 86_400) }
         try integer("webhooks", "failed_retention_days", 1...3650) { config.webhooks.failedRetention = .seconds($0 * 86_400) }
+        // [metrics]
+        if let entry = entries["metrics"]?["listen"] {
+            switch ListenAddress.parse(try string(entry)) {
+            case .success(let address):
+                guard address != config.listenAddress || address.port == 0 else {
+                    throw .invalidValue(
+                        file, line: entry.line, section: "metrics", key: "listen",
+                        "is the same address as [server] listen; leave it out to serve /metrics there")
+                }
+                config.metricsListenAddress = address
+            case .failure(let error):
+                throw .invalidListenAddress(file, line: entry.line, section: "metrics", key: "listen", error.reason)
+            }
+        }
         // [demo_page]
         config.demoPageDirectory = try entries["demo_page"]?["directory"].map { entry throws(ConfigError) in
             let resolved = try path(entry)

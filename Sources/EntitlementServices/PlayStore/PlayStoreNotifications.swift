@@ -62,8 +62,10 @@ public struct PlayStoreNotifications: Sendable {
         }
         let notifiedAt = GooglePlayTime.milliseconds(decimal: notification.eventTimeMillis).map(UnixTime.init(milliseconds:))
         do throws(DomainError) {
-            return try await dispatch(
+            var reply = try await dispatch(
                 notification, messageID: messageID, notifiedAt: notifiedAt, tenant: tenant, settings: settings)
+            reply.signedAt = notifiedAt
+            return reply
         } catch {
             switch error.code {
             case .unavailable, .internalError, .failedPrecondition:
@@ -77,7 +79,7 @@ public struct PlayStoreNotifications: Sendable {
                 _ = try? await engine.applyStoreNotification(
                     tenantID: tenant.id, notificationID: Self.notificationID(messageID), transaction: nil,
                     reason: "not applied", cause: .playStoreNotification)
-                return NotificationReply(status: 200, message: "not applied: \(error.message)")
+                return NotificationReply(status: 200, message: "not applied: \(error.message)", outcome: .notApplied)
             default:
                 throw NotificationReply(status: 400, message: error.message)
             }

@@ -52,10 +52,16 @@ public struct StripeWebhooks: Sendable {
         do throws(DomainError) {
             // A redelivery of an event already handled: answered before its objects are fetched or interpreted again
             // (Stripe's API may be down, or the event was one acknowledged without being applied).
-            if try engine.isNotificationProcessed(tenantID: tenant.id, notificationID: StripeEvents.notificationID(event.id)) {
-                return NotificationReply(.duplicate, reason: event.type)
-            }
-            return try await events.apply(event, tenant: tenant, settings: settings)
+            var reply =
+                if try engine.isNotificationProcessed(
+                    tenantID: tenant.id, notificationID: StripeEvents.notificationID(event.id))
+                {
+                    NotificationReply(.duplicate, reason: event.type)
+                } else {
+                    try await events.apply(event, tenant: tenant, settings: settings)
+                }
+            reply.signedAt = UnixTime(milliseconds: event.created * 1000)
+            return reply
         } catch {
             switch error.code {
             case .invalidArgument, .failedPrecondition:
@@ -65,7 +71,8 @@ public struct StripeWebhooks: Sendable {
                 _ = try? await engine.applyStoreNotification(
                     tenantID: tenant.id, notificationID: StripeEvents.notificationID(event.id), transaction: nil,
                     reason: "not applied", cause: .stripeWebhook)
-                return NotificationReply(status: 200, message: "\(event.type): not applied: \(error.message)")
+                return NotificationReply(
+                    status: 200, message: "\(event.type): not applied: \(error.message)", outcome: .notApplied)
             default:
                 // Stripe's API or storage failing now: Stripe delivers the event again.
                 throw NotificationReply(status: 503, message: error.message)

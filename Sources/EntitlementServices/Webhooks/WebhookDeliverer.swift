@@ -59,7 +59,7 @@ public struct WebhookDeliverer: Sendable {
             WebhookSignature.signatureHeader: WebhookSignature.sign(id: id, timestamp: timestamp, body: body, secrets: secrets),
         ]
         do throws(OutboundHTTPError) {
-            let answer = try await http.send("POST", url, headers: headers, body: body, retry: .once)
+            let answer = try await http.send("POST", url, headers: headers, body: body, retry: .once, for: .webhook)
             let response = answer.response
             let retryAfter = response.headers["retry-after"].flatMap {
                 RetryPolicy.retryAfter($0, now: timestamp).map { Int64($0.components.seconds) }

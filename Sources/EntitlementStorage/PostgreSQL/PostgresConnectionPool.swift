@@ -1,5 +1,6 @@
 import Dispatch
 import EntitlementDomain
+import Metrics
 import Synchronization
 
 /// At most `maxConnections` connections to one database, each used by one caller at a time.
@@ -14,6 +15,13 @@ final class PostgresConnectionPool: Sendable {
     /// One permit per connection that may exist, idle or in use.
     private let permits: DispatchSemaphore
     private let idle = Mutex<[PostgresConnection]>([])
+    /// Connections checked out now.
+    private let inUse = Atomic<Int>(0)
+    /// Checkouts that found no connection free: series 0 got one in time, series 1 gave up.
+    private let waits = CounterFamily(
+        "entitlementd_postgres_checkout_waits_total",
+        help: "Connection checkouts that found none free, by whether one came within the timeout.",
+        labels: ["outcome"], series: [["served"], ["timed_out"]])
 
     init(conninfo: String, maxConnections: Int, checkoutTimeout: Duration) {
         precondition(maxConnections > 0, "a pool needs at least one connection")
@@ -42,13 +50,19 @@ final class PostgresConnectionPool: Sendable {
     func checkOut() throws(StorageError) -> PostgresConnection {
         let (seconds, attoseconds) = checkoutTimeout.components
         let deadline = DispatchTime.now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
-        guard permits.wait(timeout: deadline) == .success else {
-            throw .unavailable("PostgreSQL: no connection of the \(maxConnections) was free within \(checkoutTimeout)")
+        if permits.wait(timeout: .now()) != .success {
+            guard permits.wait(timeout: deadline) == .success else {
+                waits.increment(1)
+                throw .unavailable("PostgreSQL: no connection of the \(maxConnections) was free within \(checkoutTimeout)")
+            }
+            waits.increment(0)
         }
+        inUse.add(1, ordering: .relaxed)
         if let reused = idle.withLock({ $0.popLast() }) { return reused }
         do throws(PostgresError) {
             return try PostgresConnection(conninfo: conninfo)
         } catch {
+            inUse.subtract(1, ordering: .relaxed)
             permits.signal()
             throw error.storageError
         }
@@ -60,6 +74,18 @@ final class PostgresConnectionPool: Sendable {
         if connection.isUsable, connection.isIdle {
             idle.withLock { $0.append(connection) }
         }
+        inUse.subtract(1, ordering: .relaxed)
         permits.signal()
+    }
+
+    /// The pool's state for `/metrics`.
+    var metricsSources: [any MetricsSource] {
+        [
+            GaugeFamily("entitlementd_postgres_connections", help: "Pooled PostgreSQL connections, by state.", labels: ["state"]) {
+                [(["in_use"], Double(self.inUse.load(ordering: .relaxed))), (["idle"], Double(self.idleCount)),
+                 (["max"], Double(self.maxConnections))]
+            },
+            waits,
+        ]
     }
 }

@@ -78,7 +78,7 @@ public final class PlayDeveloperAPI: Sendable {
             if !body.isEmpty { headers.add(name: "Content-Type", value: "application/json") }
             let answer: OutboundHTTPClient.Answer
             do {
-                answer = try await http.send(method, url, headers: headers, body: body)
+                answer = try await http.send(method, url, headers: headers, body: body, for: .googlePlayAPI)
             } catch {
                 throw GooglePlayAPIError(.unavailable, "cannot reach Google for \(what): \(error.message)")
             }
@@ -98,6 +98,7 @@ public final class PlayDeveloperAPI: Sendable {
         do {
             return try JSONDecoder().decode(Value.self, from: Data(body))
         } catch {
+            http.answerUnreadable(.googlePlayAPI)
             throw GooglePlayAPIError(.badResponse, "Google's answer is not \(what): \(error)".prefix(400).description)
         }
     }

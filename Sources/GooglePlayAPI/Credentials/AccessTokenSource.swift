@@ -122,7 +122,7 @@ public final class AccessTokenSource: Sendable {
         do {
             answer = try await http.send(
                 "POST", tokenURL, headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
-                body: Array(form.utf8))
+                body: Array(form.utf8), for: .googleOAuth)
         } catch {
             throw GooglePlayAPIError(.unavailable, "cannot reach Google's token endpoint \(tokenURL): \(error.message)")
         }
@@ -142,6 +142,7 @@ public final class AccessTokenSource: Sendable {
         guard let decoded = try? JSONDecoder().decode(TokenResponse.self, from: Data(response.body)),
             let token = decoded.access_token, !token.isEmpty, let lifetime = decoded.expires_in, lifetime > 0
         else {
+            http.answerUnreadable(.googleOAuth)
             throw GooglePlayAPIError(.badResponse, "Google's token endpoint answered without access_token and expires_in")
         }
         // Kept a day at most, whatever the endpoint says (Google's last an hour); an absurd expires_in cannot overflow.

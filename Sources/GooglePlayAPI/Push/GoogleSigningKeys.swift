@@ -106,7 +106,7 @@ public final class GoogleSigningKeys: Sendable {
         guard let source, let http else { throw GooglePlayAPIError(.configuration, "no JWKS URL") }
         let answer: OutboundHTTPClient.Answer
         do {
-            answer = try await http.send("GET", source, headers: ["Accept": "application/json"])
+            answer = try await http.send("GET", source, headers: ["Accept": "application/json"], for: .googleSigningKeys)
         } catch {
             throw GooglePlayAPIError(.unavailable, "cannot fetch Google's signing keys from \(source): \(error.message)")
         }
@@ -119,6 +119,7 @@ public final class GoogleSigningKeys: Sendable {
         do {
             keys = try JSONWebKeySet(json: answer.response.body).keys
         } catch {
+            http.answerUnreadable(.googleSigningKeys)
             throw GooglePlayAPIError(.badResponse, "Google's signing keys at \(source) are not a JWKS: \(error.message)")
         }
         let now = clock()

@@ -10,6 +10,13 @@ public struct HTTPRequest: Sendable, Hashable {
     public var body: [UInt8]
     /// Filled by `HTTPRouter` from `{name}` segments of the matched pattern, percent-decoded.
     public var pathParameters: [String: String]
+    /// The client's address as the server saw it (`HOST:PORT`, IPv6 in brackets); empty when not from a socket.
+    public var peer = ""
+
+    /// Whether the request came from this machine (127.0.0.0/8 or ::1, also IPv4-mapped).
+    public var isFromLoopback: Bool {
+        peer.hasPrefix("127.") || peer.hasPrefix("[::1]:") || peer.hasPrefix("[::ffff:127.")
+    }
 
     public init(
         method: String,

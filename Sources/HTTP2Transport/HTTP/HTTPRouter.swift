@@ -1,3 +1,5 @@
+public import Metrics
+
 /// Maps method + path to a handler. Built once with a `Builder`, then immutable (so lookups take no lock).
 ///
 /// Patterns are `/`-separated segments; a segment that is exactly `{name}` matches one non-empty
@@ -20,7 +22,7 @@ public final class HTTPRouter: Sendable {
 
     public enum RouteResult: Sendable {
         /// Call the handler with `pathParameters` set on the request.
-        case matched(Handler, pathParameters: [String: String])
+        case matched(Handler, pathParameters: [String: String], pattern: String)
         /// Some pattern matches the path, but none for this method: answer 405 with `Allow: <allowed>`.
         case methodNotAllowed(allowed: [String])
         /// No pattern matches the path: answer 404.
@@ -73,9 +75,19 @@ public final class HTTPRouter: Sendable {
     }
 
     private let entries: [Entry]
+    /// Requests answered, by route pattern (`other` for paths no pattern matches) and status.
+    public let requests: LabeledCounter
+    public let durations: LabeledHistogram
 
     public init(_ builder: Builder) {
         entries = builder.entries
+        let patterns = builder.entries.map(\.pattern)
+        requests = LabeledCounter(
+            "entitlementd_http_requests_total", help: "Plain HTTP requests answered, by route pattern and status.",
+            labels: ["route", "code"])
+        durations = LabeledHistogram(
+            "entitlementd_http_request_duration_seconds", help: "Time to answer a plain HTTP request, by route pattern.",
+            labels: ["route"], buckets: .standard, initial: patterns.map { [$0] })
     }
 
     public convenience init(_ configure: (inout Builder) throws -> Void) rethrows {
@@ -116,13 +128,13 @@ public final class HTTPRouter: Sendable {
         }
         for candidate in candidates {
             if let handler = candidate.entry.handlers[method] {
-                return .matched(handler, pathParameters: candidate.parameters)
+                return .matched(handler, pathParameters: candidate.parameters, pattern: candidate.entry.pattern)
             }
         }
         if method == "HEAD" {
             for candidate in candidates {
                 if let handler = candidate.entry.handlers["GET"] {
-                    return .matched(handler, pathParameters: candidate.parameters)
+                    return .matched(handler, pathParameters: candidate.parameters, pattern: candidate.entry.pattern)
                 }
             }
         }
@@ -136,17 +148,25 @@ public final class HTTPRouter: Sendable {
 
     /// Routes and runs the handler; 404 and 405 (with `Allow`) are answered here as text.
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        let started = ContinuousClock.now
+        let (pattern, response) = await answer(request)
+        requests.increment(pattern, String(response.status))
+        durations.observe(started.duration(to: .now), pattern)
+        return response
+    }
+
+    private func answer(_ request: HTTPRequest) async -> (pattern: String, HTTPResponse) {
         switch route(request) {
-        case .matched(let handler, let parameters):
+        case .matched(let handler, let parameters, let pattern):
             var request = request
             request.pathParameters = parameters
-            return await handler(request)
+            return (pattern, await handler(request))
         case .methodNotAllowed(let allowed):
             var response = HTTPResponse.text(405, "method \(request.method) not allowed\n")
             response.headers.add(name: "allow", value: allowed.joined(separator: ", "))
-            return response
+            return ("other", response)
         case .notFound:
-            return .text(404, "not found\n")
+            return ("other", .text(404, "not found\n"))
         }
     }
 

@@ -32,11 +32,14 @@ final class GRPCResponseQueue: ServerResponseSink {
     private let highWater: Int
     private let waker: any ResponseQueueWaker
     private let streamID: Int32
+    /// The call's metrics; nil for a call refused before it reached a method.
+    let metrics: GRPCServerMetrics.Call?
 
-    init(highWater: Int, waker: any ResponseQueueWaker, streamID: Int32) {
+    init(highWater: Int, waker: any ResponseQueueWaker, streamID: Int32, metrics: GRPCServerMetrics.Call?) {
         self.highWater = highWater
         self.waker = waker
         self.streamID = streamID
+        self.metrics = metrics
     }
 
     /// Asks the loop to look at this queue; called at most once per burst of activity.
@@ -67,8 +70,11 @@ final class GRPCResponseQueue: ServerResponseSink {
         }
         switch outcome {
         case .closed: throw CancellationError()
-        case .queued(let needsWake): if needsWake { wake() }
+        case .queued(let needsWake):
+            metrics?.messageSent()
+            if needsWake { wake() }
         case .full:
+            metrics?.messageSent()
             wake()
             try await waitForRoom()
         }

@@ -32,6 +32,10 @@ final class GRPCServerCall {
     var deadlineTimer: TimerHeap.ID?
     /// Where the call is in its life; the connection acts on what its transitions return.
     var state: GRPCServerStreamStateMachine
+    /// Whether a request message reached the handler, and whether the call's end is counted (once, however it
+    /// ends).
+    private var receivedMessage = false
+    private var endCounted = false
 
     init(
         responses: GRPCResponseQueue, inbound: Inbound, deframer: MessageDeframer, endsAtShutdown: Bool = false,
@@ -82,6 +86,13 @@ final class GRPCServerCall {
         return outcome
     }
 
+    /// Counts the call's end with the status the client gets; later reports of the same end are ignored.
+    func countEnd(_ code: RPCError.Code) {
+        guard !endCounted, let metrics = responses.metrics else { return }
+        endCounted = true
+        metrics.finished(code, handlerRan: receivedMessage)
+    }
+
     /// The stream is gone (reset, closed, or its connection died): stop the handler and wake its writers.
     func cancel() {
         responses.close()
@@ -91,6 +102,8 @@ final class GRPCServerCall {
 
     /// Hands a deframed request message on; returns the bytes now waiting for the handler (0 when synchronous).
     func deliver(_ message: [UInt8]) -> Int {
+        responses.metrics?.messageReceived()
+        receivedMessage = true
         switch inbound {
         case .task(let requests, _):
             requests.yield(message)

@@ -30,7 +30,11 @@ final class EventLoop: @unchecked Sendable {
     /// A read buffer shared by every connection of this loop: reads are handled one at a time.
     var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
 
-    init() throws(TransportError) {
+    /// The loop's position among its server's loops: the shard its metrics go to.
+    let index: Int
+
+    init(index: Int = 0) throws(TransportError) {
+        self.index = index
         // OpenSSL writes to sockets with write(2): a peer that vanished must be an error, not a process-killing signal.
         signal(SIGPIPE, SIG_IGN)
         epollFD = cshim_epoll_create()

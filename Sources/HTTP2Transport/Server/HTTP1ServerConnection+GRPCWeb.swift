@@ -36,15 +36,17 @@ extension HTTP1ServerConnection {
         webCallCount &+= 1
         let number = webCallCount
         let configuration = shared.configuration
+        let preparation = shared.prepareCall(head, acceptsNewCalls: !shuttingDown)
         let responses = GRPCResponseQueue(
             highWater: configuration.maxBufferedResponseBytes,
-            waker: HTTP1CallWaker(connection: LoopBound(self, loop: loop)), streamID: number)
+            waker: HTTP1CallWaker(connection: LoopBound(self, loop: loop)), streamID: number,
+            metrics: try? preparation.map { shared.grpcMetrics.callStarted($0.route, shard: loop.index) }.get())
         let web = shared.makeWebCall(for: head)!
         let deframer = MessageDeframer(maxMessageSize: configuration.maxReceiveMessageSize)
         let call: GRPCServerCall
         var deadline: ContinuousClock.Instant?
         var failure: RPCError?
-        switch shared.prepareCall(head, acceptsNewCalls: !shuttingDown) {
+        switch preparation {
         case .failure(let error):
             call = GRPCServerCall(
                 responses: responses, inbound: .task(MessageStream(), InboundWindow(limit: 0)), deframer: deframer, web: web)
@@ -102,6 +104,7 @@ extension HTTP1ServerConnection {
         switch call.state.responseQueued(queued) {
         case .submitTrailersOnly:
             stopDeadline(call)
+            call.countEnd(control.status?.code ?? .unknown)
             var headers = HTTPHeaders(webCall.web.responseHeaders)
             if let status = control.status {
                 StatusFields.forEach(status) { headers.add(name: $0, value: String(decoding: $1, as: UTF8.self)) }
@@ -138,6 +141,7 @@ extension HTTP1ServerConnection {
         switch webCall.call.state.statusReady() {
         case .writeTrailersFrame:
             stopDeadline(webCall.call)
+            webCall.call.countEnd(status.code)
             body.finish(with: status)
             withUnsafeTemporaryAllocation(byteCount: Self.chunkBytes, alignment: 1) { chunk in
                 while body.hasPending {
@@ -207,6 +211,7 @@ extension HTTP1ServerConnection {
             socket.scheduleFlush()
         case .resetStream:
             stopDeadline(call)
+            call.countEnd(.internal)
             socket.close()
         case .cancelHandler:
             stopDeadline(call)

@@ -61,7 +61,10 @@ final class HTTP1ServerConnection: ConnectionProtocol {
     func connectionClosed() {
         isGone = true
         loop.cancelTimer(shutdownGraceTimer)
-        if let webCall { perform(webCall.call.state.streamClosed(), on: webCall) }
+        if let webCall {
+            perform(webCall.call.state.streamClosed(), on: webCall)
+            webCall.call.countEnd(.cancelled)  // unless its status went out
+        }
     }
 
     func beginGracefulShutdown() {
@@ -112,8 +115,10 @@ final class HTTP1ServerConnection: ConnectionProtocol {
         }
         let router = shared.httpRouter
         let connection = LoopBound(self, loop: socket.loop)
+        var request = parsed.request
+        request.peer = socket.peer
         Task {
-            let response = await router.respond(to: parsed.request)
+            let response = await router.respond(to: request)
             connection.execute { $0.complete(parsed, response) }
         }
     }

@@ -28,12 +28,17 @@ public final class HTTP2Server: Sendable {
         let tls = try configuration.tls.map { tls throws(TransportError) in
             try TLSContext(serverCertificatePath: tls.certificatePath, privateKeyPath: tls.privateKeyPath)
         }
-        shared = ServerShared(configuration: configuration, router: router, httpRouter: httpRouter, logger: logger, tls: tls)
         let threads = configuration.eventLoopThreads > 0 ? configuration.eventLoopThreads : Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         var loops: [EventLoop] = []
-        for _ in 0..<max(1, threads) { loops.append(try EventLoop()) }
+        for index in 0..<max(1, threads) { loops.append(try EventLoop(index: index)) }
         self.loops = loops
+        shared = ServerShared(
+            configuration: configuration, router: router, httpRouter: httpRouter, logger: logger, tls: tls,
+            loops: loops.count)
     }
+
+    /// The standard gRPC server metrics of every call this server serves.
+    public var grpcMetrics: GRPCServerMetrics { shared.grpcMetrics }
 
     /// The bound port (useful when the configuration asked for port 0).
     public var localPort: Int { state.withLock { $0.localPort } }

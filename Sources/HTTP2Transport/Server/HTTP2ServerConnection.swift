@@ -93,6 +93,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     private func streamEnded(_ stream: ServerStream) {
         guard case .grpc(let call) = stream.phase else { return }
         perform(call.state.streamClosed(), on: call, streamID: stream.id)
+        call.countEnd(.cancelled)  // unless its status went out
     }
 
     func beginGracefulShutdown() {
@@ -206,12 +207,14 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
             switch call.state.statusReady() {
             case .writeTrailersFrame:
                 stopDeadline(call)
+                call.countEnd(status.code)
                 let body = call.web!.body
                 body.finish(with: status)
                 let total = count + body.drainPending(into: UnsafeMutableRawBufferPointer(rebasing: buffer[count...]))
                 return body.hasPending ? .bytes(total) : .end(total)
             case .submitTrailers:
                 stopDeadline(call)
+                call.countEnd(status.code)
                 guard session.submitTrailers(streamID: streamID, headers: .trailers(for: status)) else {
                     headersNotSent(streamID: streamID, reason: NGHTTP2_ERR_INVALID_ARGUMENT.rawValue)
                     return sent
@@ -245,6 +248,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
             ["stream": String(streamID), "reason": NGHTTP2Session.describe(reason),
              "limit_bytes": String(configuration.maxResponseHeaderBlockSize)])
         if let stream = stream(streamID), case .grpc(let call) = stream.phase {
+            call.countEnd(.internal)
             perform(call.state.headersRefused(), on: call, streamID: streamID)
             return
         }
@@ -289,11 +293,13 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     private func startCall(_ stream: ServerStream, head: HeaderBlock) {
         let streamID = stream.id
         let connection = bound
+        let preparation = shared.prepareCall(head, acceptsNewCalls: management.acceptsNewCalls)
         let responses = GRPCResponseQueue(
-            highWater: configuration.maxBufferedResponseBytes, waker: connection, streamID: streamID)
+            highWater: configuration.maxBufferedResponseBytes, waker: connection, streamID: streamID,
+            metrics: try? preparation.map { shared.grpcMetrics.callStarted($0.route, shard: loop.index) }.get())
         let web = shared.makeWebCall(for: head)
         let prepared: PreparedCall
-        switch shared.prepareCall(head, acceptsNewCalls: management.acceptsNewCalls) {
+        switch preparation {
         case .failure(let error):
             let call = GRPCServerCall(
                 responses: responses, inbound: .task(MessageStream(), InboundWindow(limit: 0)),
@@ -403,6 +409,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         case .submitTrailersOnly:
             var headers = responseHeaders(call)
             if let status = control.status { headers.addStatus(status) }
+            call.countEnd(control.status?.code ?? .unknown)
             stopDeadline(call)
             submitCallResponse(streamID: streamID, headers: headers, hasBody: false)
         case .submitResponseHeaders:
@@ -450,6 +457,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
             session.resumeData(streamID: streamID)
         case .resetStream(let code):
             stopDeadline(call)
+            call.countEnd(code == .cancel ? .cancelled : .internal)
             session.resetStream(streamID: streamID, errorCode: code == .cancel ? NGHTTP2_CANCEL : NGHTTP2_INTERNAL_ERROR)
             socket.scheduleFlush()
         case .cancelHandler:
@@ -468,7 +476,8 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     // MARK: Plain HTTP
 
     private func dispatchHTTP(_ stream: ServerStream, _ exchange: HTTPExchange) {
-        let request = exchange.makeRequest()
+        var request = exchange.makeRequest()
+        request.peer = socket.peer
         let router = shared.httpRouter
         let connection = bound
         let streamID = stream.id

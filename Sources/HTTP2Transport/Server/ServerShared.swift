@@ -12,8 +12,13 @@ final class ServerShared: Sendable {
     let acceptEncoding: String
     /// `:status`, `content-type` and `grpc-accept-encoding`, built once for every response.
     let grpcResponseHeaders: HeaderList
+    /// Sharded by event loop (``EventLoop/index``).
+    let grpcMetrics: GRPCServerMetrics
 
-    init(configuration: HTTP2ServerConfiguration, router: RPCRouter, httpRouter: HTTPRouter, logger: Logger, tls: TLSContext?) {
+    init(
+        configuration: HTTP2ServerConfiguration, router: RPCRouter, httpRouter: HTTPRouter, logger: Logger,
+        tls: TLSContext?, loops: Int
+    ) {
         self.configuration = configuration
         self.router = router
         self.httpRouter = httpRouter
@@ -22,5 +27,6 @@ final class ServerShared: Sendable {
         self.decompressors = ["gzip": GzipDecompressor()]
         self.acceptEncoding = "identity,gzip"
         self.grpcResponseHeaders = .grpcResponse(acceptEncoding: acceptEncoding)
+        self.grpcMetrics = GRPCServerMetrics(router: router, shards: loops)
     }
 }

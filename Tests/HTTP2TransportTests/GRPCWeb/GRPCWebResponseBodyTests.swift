@@ -12,7 +12,7 @@ struct GRPCWebResponseBodyTests {
 
     /// A queue holding one message and the status after it, as a unary handler leaves it.
     static func queue(_ message: [UInt8], status: RPCStatus) -> GRPCResponseQueue {
-        let queue = GRPCResponseQueue(highWater: 1 << 20, waker: NoWaker(), streamID: 1)
+        let queue = GRPCResponseQueue(highWater: 1 << 20, waker: NoWaker(), streamID: 1, metrics: nil)
         queue.complete(message: message, status: status)
         return queue
     }

@@ -37,7 +37,7 @@ struct HTTP1RouterTests {
         let two = await router.respond(to: HTTPRequest(method: "GET", path: "/v1/tenants/t1/users/u%C3%A9"))
         #expect(body(two) == "t1/ué")
 
-        guard case .matched(_, let parameters) = router.route(method: "GET", path: "/v1/tenants/a/users/b") else {
+        guard case .matched(_, let parameters, _) = router.route(method: "GET", path: "/v1/tenants/a/users/b") else {
             Issue.record("expected a match")
             return
         }
