@@ -36,14 +36,16 @@ let package = Package(
         .target(name: "FileAccess", swiftSettings: strict),
         .target(name: "CivilCalendar", swiftSettings: strict),
         .target(name: "BoundedText", swiftSettings: strict),
+        // The request ID bound to a call's task, which the logger, the domain and the webhook outbox pick up.
+        .target(name: "RequestTracing", swiftSettings: strict),
         // Prometheus text exposition, sharded counters and histograms; every layer that reports metrics uses it.
         .target(name: "Metrics", swiftSettings: strict),
         .target(name: "ProtobufWire", swiftSettings: strict),
         .target(name: "EntitlementsProto", dependencies: ["ProtobufWire"], swiftSettings: strict),
-        .target(name: "RPCCore", dependencies: ["ProtobufWire", "CivilCalendar", "Encodings", "Metrics"], swiftSettings: strict),
+        .target(name: "RPCCore", dependencies: ["ProtobufWire", "CivilCalendar", "Encodings", "Metrics", "RequestTracing"], swiftSettings: strict),
         .target(
             name: "HTTP2Transport",
-            dependencies: ["RPCCore", "BoundedText", "Encodings", "Metrics", "CNGHTTP2", "COpenSSL", "COpenSSLShims", "CZlib", "CSystemShims"],
+            dependencies: ["RPCCore", "BoundedText", "Encodings", "Metrics", "RequestTracing", "CNGHTTP2", "COpenSSL", "COpenSSLShims", "CZlib", "CSystemShims"],
             swiftSettings: strict
         ),
         // The one outbound HTTP client: retries, backoff and URLs over the transport's HTTP/1.1 client.
@@ -74,7 +76,7 @@ let package = Package(
             name: "EntitlementDomain",
             dependencies: [
                 "Crypto", "ProtobufWire", "BoundedText", "AppStore", "GooglePlay", "Stripe", "StandardWebhooks", "Encodings",
-                "FileAccess", "CivilCalendar",
+                "FileAccess", "CivilCalendar", "RequestTracing",
             ],
             swiftSettings: strict
         ),
@@ -86,7 +88,7 @@ let package = Package(
             dependencies: [
                 "RPCCore", "ProtobufWire", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "AppStore", "JOSE",
                 "Crypto", "BoundedText", "Encodings", "GooglePlay", "GooglePlayAPI", "Stripe", "StripeAPI", "StandardWebhooks",
-                "OutboundHTTP", "FileAccess", "CivilCalendar", "AppStoreServerAPI", "Metrics",
+                "OutboundHTTP", "FileAccess", "CivilCalendar", "AppStoreServerAPI", "Metrics", "RequestTracing",
             ],
             swiftSettings: strict
         ),
@@ -157,7 +159,7 @@ let package = Package(
         .testTarget(name: "BoundedTextTests", dependencies: ["BoundedText"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
         .testTarget(name: "EntitlementsProtoTests", dependencies: ["EntitlementsProto", "ProtobufWire", "TestSupport", "Encodings"], exclude: ["Resources"]),
-        .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "TestSupport", "ProtobufWire"]),
+        .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "TestSupport", "ProtobufWire", "RequestTracing"]),
         .testTarget(name: "HTTP2TransportTests", dependencies: ["HTTP2Transport", "RPCCore", "TestSupport", "ProtobufWire"]),
         .testTarget(name: "StandardServicesTests", dependencies: ["StandardServices", "TestSupport", "EntitlementClient", "HTTP2Transport", "ProtobufWire", "RPCCore"]),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport", "RPCCore", "ProtobufWire", "Encodings"]),

@@ -53,7 +53,7 @@ public final class EntitlementServerApp: Sendable {
     public init(config: ServerConfig, extraServices: [any RPCService] = []) throws(StartupError) {
         Self.blockHandledSignals()
         self.config = config
-        logger = Logger(label: "entitlementd", minimumLevel: config.logLevel)
+        logger = Logger(label: "entitlementd", minimumLevel: config.logLevel, format: config.logFormat)
 
         let store: SQLRepository
         let storeDescription: String

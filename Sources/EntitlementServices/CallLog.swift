@@ -1,3 +1,4 @@
+import BoundedText
 public import EntitlementDomain
 public import RPCCore
 
@@ -18,6 +19,7 @@ public struct CallLog: Sendable {
     func call<Response>(
         _ context: ServerContext, _ body: (inout Fields) async throws -> Response
     ) async throws -> Response {
+        logStart(context)
         let start = ContinuousClock.now
         var fields = Fields()
         do {
@@ -25,7 +27,7 @@ public struct CallLog: Sendable {
             write(context, fields, code: .ok, since: start)
             return response
         } catch {
-            write(context, fields, code: RPCError(from: error).code, since: start)
+            write(context, fields, failure: RPCError(from: error), since: start)
             throw error
         }
     }
@@ -33,6 +35,7 @@ public struct CallLog: Sendable {
     func callSynchronously<Response>(_ context: ServerContext, _ body: (inout Fields) throws -> Response) throws
         -> Response
     {
+        logStart(context)
         let start = ContinuousClock.now
         var fields = Fields()
         do {
@@ -40,7 +43,7 @@ public struct CallLog: Sendable {
             write(context, fields, code: .ok, since: start)
             return response
         } catch {
-            write(context, fields, code: RPCError(from: error).code, since: start)
+            write(context, fields, failure: RPCError(from: error), since: start)
             throw error
         }
     }
@@ -88,13 +91,42 @@ public struct CallLog: Sendable {
     }
 
     private func write(_ context: ServerContext, _ fields: Fields, code: RPCError.Code, since start: ContinuousClock.Instant) {
-        let elapsed = start.duration(to: .now)
-        let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
         logger.info(
             "rpc",
             [
                 "method": context.method.path, "tenant": fields.tenantID, "user": fields.appUserID,
-                "code": code.description, "duration_us": String(micros), "peer": context.peer,
+                "code": code.description, "duration_us": Self.microseconds(since: start), "peer": context.peer,
             ])
+    }
+
+    /// A failed call's line also says why: the status message the client got (which never holds a key or a
+    /// payload), bounded.
+    private func write(_ context: ServerContext, _ fields: Fields, failure: RPCError, since start: ContinuousClock.Instant) {
+        logger.info(
+            "rpc",
+            [
+                "method": context.method.path, "tenant": fields.tenantID, "user": fields.appUserID,
+                "code": failure.code.description, "duration_us": Self.microseconds(since: start), "peer": context.peer,
+                "error": failure.message.truncated(toUTF8Bytes: 300),
+            ])
+    }
+
+    /// With `log_level = "debug"`: a line as each call starts, naming its metadata keys (never their values, which
+    /// hold the API key) and its deadline, so a call that hangs shows up before it ends.
+    private func logStart(_ context: ServerContext) {
+        guard logger.minimumLevel == .debug else { return }
+        let deadline = context.deadline.map { ContinuousClock.now.duration(to: $0) }
+        logger.debug(
+            "rpc started",
+            [
+                "method": context.method.path, "peer": context.peer, "grpc_web": context.isGRPCWeb ? "yes" : "no",
+                "metadata_keys": context.metadata.entries.map(\.key).joined(separator: ","),
+                "deadline_ms": deadline.map { String($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? "none",
+            ])
+    }
+
+    private static func microseconds(since start: ContinuousClock.Instant) -> String {
+        let elapsed = start.duration(to: .now)
+        return String(elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000)
     }
 }

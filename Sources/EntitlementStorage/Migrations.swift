@@ -290,6 +290,13 @@ enum Migrations {
                 );
                 """
         ),
+        Migration(
+            version: 12,
+            sql: """
+                -- The request ID of the call whose change queued the delivery, so its attempts log under it.
+                ALTER TABLE webhook_deliveries ADD COLUMN request_id TEXT NOT NULL DEFAULT '';
+                """
+        ),
     ]
 
     static var latestVersion: Int64 { all.last?.version ?? 0 }

@@ -12,25 +12,40 @@ struct LogLine {
 
     var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
 
-    /// The most bytes a line can take: the timestamp, level and separators, and every value byte escaped.
-    static func capacity(label: String, message: String, fields: KeyValuePairs<String, String>) -> Int {
-        var capacity = CivilCalendar.iso8601MaximumLength + 24 + label.utf8.count + message.utf8.count
-        for (key, value) in fields { capacity += key.utf8.count + 2 * value.utf8.count + 4 }
+    /// What every line has besides its fields.
+    struct Entry {
+        var seconds: Int
+        var milliseconds: Int
+        var level: Logger.Level
+        var label: String
+        var message: String
+        var requestID: String?
+    }
+
+    /// The most bytes a line can take in either format: the timestamp, level, names and separators, and every
+    /// string byte escaped as JSON's `\u00XX` (6 bytes), the longest escape of both.
+    static func capacity(label: String, message: String, requestID: String?, fields: KeyValuePairs<String, String>)
+        -> Int
+    {
+        var capacity = CivilCalendar.iso8601MaximumLength + 80 + 6 * (label.utf8.count + message.utf8.count)
+        capacity += 6 * (requestID?.utf8.count ?? 0)
+        for (key, value) in fields { capacity += 6 * (key.utf8.count + value.utf8.count) + 6 }
         return capacity
     }
 
-    /// The whole line: `TIMESTAMP LEVEL label message key=value ...` and a newline.
-    mutating func appendEntry(
-        seconds: Int, milliseconds: Int, level: String, label: String, message: String,
-        fields: KeyValuePairs<String, String>
-    ) {
-        appendTimestamp(seconds: seconds, milliseconds: milliseconds)
+    /// The text line: `TIMESTAMP LEVEL label message [request_id=ID] key=value ...` and a newline.
+    mutating func appendText(_ entry: Entry, fields: KeyValuePairs<String, String>) {
+        appendTimestamp(seconds: entry.seconds, milliseconds: entry.milliseconds)
         append(UInt8(ascii: " "))
-        append(level)
+        append(entry.level.name)
         append(UInt8(ascii: " "))
-        append(label)
+        append(entry.label)
         append(UInt8(ascii: " "))
-        append(message)
+        append(entry.message)
+        if let requestID = entry.requestID {
+            append(" request_id=")
+            appendValue(requestID)
+        }
         for (key, value) in fields {
             append(UInt8(ascii: " "))
             append(key)
@@ -39,6 +54,56 @@ struct LogLine {
         }
         append(UInt8(ascii: "\n"))
     }
+
+    /// The JSON line: `{"time":...,"level":...,"logger":...,"msg":...,"request_id":...,key:value...}` and a newline.
+    mutating func appendJSON(_ entry: Entry, fields: KeyValuePairs<String, String>) {
+        append("{\"time\":\"")
+        appendTimestamp(seconds: entry.seconds, milliseconds: entry.milliseconds)
+        append("\",\"level\":\"")
+        append(entry.level.jsonName)
+        append("\",\"logger\":")
+        appendJSONString(entry.label)
+        append(",\"msg\":")
+        appendJSONString(entry.message)
+        if let requestID = entry.requestID {
+            append(",\"request_id\":")
+            appendJSONString(requestID)
+        }
+        for (key, value) in fields {
+            append(UInt8(ascii: ","))
+            appendJSONString(key)
+            append(UInt8(ascii: ":"))
+            appendJSONString(value)
+        }
+        append("}\n")
+    }
+
+    /// A JSON string: `"` and `\\` escaped, control characters as `\n` or `\u00XX`; other bytes as they are (the
+    /// input is a Swift string, so valid UTF-8).
+    mutating func appendJSONString(_ value: String) {
+        var value = value
+        append(UInt8(ascii: "\""))
+        value.withUTF8 { bytes in
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                    append(UInt8(ascii: "\\"))
+                    append(byte)
+                case UInt8(ascii: "\n"):
+                    append("\\n")
+                case 0..<0x20, 0x7F:
+                    append("\\u00")
+                    append(Self.hexDigits[Int(byte >> 4)])
+                    append(Self.hexDigits[Int(byte & 0xF)])
+                default:
+                    append(byte)
+                }
+            }
+        }
+        append(UInt8(ascii: "\""))
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     mutating func append(_ byte: UInt8) {
         base[count] = byte

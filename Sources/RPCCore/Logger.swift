@@ -1,15 +1,35 @@
+import RequestTracing
 #if canImport(Glibc)
 import Glibc
 #endif
 import Synchronization
 
-/// One-line structured logs on standard error: `2026-11-30T12:00:00.123Z INFO label message key=value ...`.
+/// One-line structured logs on standard error: `2026-11-30T12:00:00.123Z INFO label message key=value ...`, or one
+/// JSON object per line (``Format/json``). A line logged while a call runs carries its ``RequestID``.
 ///
 /// Callers pass only what may be logged: never keys, tokens or signed payloads.
 public struct Logger: Sendable {
+    public enum Format: String, Sendable, CaseIterable {
+        /// `TIME LEVEL label message key=value ...`, values quoted when they need it.
+        case text
+        /// `{"time":"...","level":"info","logger":"...","msg":"...","request_id":"...",key:value...}`: every value a
+        /// string, field names as the text format's keys.
+        case json
+    }
+
     public enum Level: Int, Sendable, Comparable {
         case debug, info, warning, error
         public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
+        /// The JSON format's level.
+        var jsonName: String {
+            switch self {
+            case .debug: "debug"
+            case .info: "info"
+            case .warning: "warn"
+            case .error: "error"
+            }
+        }
+        /// The text format's level.
         var name: String {
             switch self {
             case .debug: "DEBUG"
@@ -22,10 +42,12 @@ public struct Logger: Sendable {
 
     public let label: String
     public let minimumLevel: Level
+    public let format: Format
 
-    public init(label: String, minimumLevel: Level = .info) {
+    public init(label: String, minimumLevel: Level = .info, format: Format = .text) {
         self.label = label
         self.minimumLevel = minimumLevel
+        self.format = format
     }
 
     public func debug(_ message: @autoclosure () -> String, _ fields: KeyValuePairs<String, String> = [:]) {
@@ -47,14 +69,19 @@ public struct Logger: Sendable {
     /// Builds the line in a stack buffer and hands it to the batched writer: this runs for every RPC.
     private func log(_ level: Level, _ message: String, _ fields: KeyValuePairs<String, String>) {
         guard level >= minimumLevel else { return }
-        let capacity = LogLine.capacity(label: label, message: message, fields: fields)
+        let requestID = RequestID.current
+        let capacity = LogLine.capacity(label: label, message: message, requestID: requestID, fields: fields)
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
             var line = LogLine(buffer)
             var now = timespec()
             clock_gettime(CLOCK_REALTIME, &now)
-            line.appendEntry(
-                seconds: now.tv_sec, milliseconds: now.tv_nsec / 1_000_000, level: level.name, label: label,
-                message: message, fields: fields)
+            let entry = LogLine.Entry(
+                seconds: now.tv_sec, milliseconds: now.tv_nsec / 1_000_000, level: level, label: label,
+                message: message, requestID: requestID)
+            switch format {
+            case .text: line.appendText(entry, fields: fields)
+            case .json: line.appendJSON(entry, fields: fields)
+            }
             LogOutput.shared.append(line.bytes, flushNow: level >= .warning)
         }
     }

@@ -1,3 +1,4 @@
+public import RequestTracing
 /// What a handler knows about its call: the method, the request metadata, the deadline and the peer.
 public struct ServerContext: Sendable {
     public let method: MethodDescriptor
@@ -16,6 +17,8 @@ public struct ServerContext: Sendable {
     public let isGRPCWeb: Bool
     /// A gRPC-Web call's `Origin` header: the page that made it. nil for gRPC calls and for clients that send none.
     public let webOrigin: String?
+    /// The call's ``RequestID``: the client's `x-request-id` or a new one; the response headers carry it.
+    public let requestID: String
     let responseSink: any ServerResponseSink
 
     public init(
@@ -27,6 +30,7 @@ public struct ServerContext: Sendable {
         connection: ConnectionMemory = ConnectionMemory(),
         isGRPCWeb: Bool = false,
         webOrigin: String? = nil,
+        requestID: String = RequestID.generate(),
         responseSink: any ServerResponseSink
     ) {
         self.method = method
@@ -37,6 +41,7 @@ public struct ServerContext: Sendable {
         self.connection = connection
         self.isGRPCWeb = isGRPCWeb
         self.webOrigin = webOrigin
+        self.requestID = requestID
         self.responseSink = responseSink
     }
 

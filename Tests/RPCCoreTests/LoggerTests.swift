@@ -1,4 +1,5 @@
 import Foundation
+import RequestTracing
 @testable import RPCCore
 import Testing
 
@@ -75,15 +76,79 @@ import Testing
         }
     }
 
+    private func entry(requestID: String? = nil) -> LogLine.Entry {
+        LogLine.Entry(seconds: 0, milliseconds: 0, level: .info, label: "l", message: "m", requestID: requestID)
+    }
+
     @Test func capacityCoversTheWorstCaseEscaping() {
-        let fields: KeyValuePairs<String, String> = ["k": "\"\\\n\"", "e": ""]
-        let capacity = LogLine.capacity(label: "l", message: "m", fields: fields)
+        let fields: KeyValuePairs<String, String> = ["k": "\"\\\n\"", "e": "", "c": "\u{1}\u{7F}"]
+        let capacity = LogLine.capacity(label: "l", message: "m", requestID: "r", fields: fields)
         let text = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
             var line = LogLine(buffer)
-            line.appendEntry(seconds: 0, milliseconds: 0, level: "INFO", label: "l", message: "m", fields: fields)
+            line.appendText(entry(requestID: "r"), fields: fields)
             #expect(line.count <= capacity)
             return String(decoding: line.bytes, as: UTF8.self)
         }
-        #expect(text == "1970-01-01T00:00:00.000Z INFO l m k=\"\\\"\\\\\\n\\\"\" e=\"\"\n")
+        #expect(text == "1970-01-01T00:00:00.000Z INFO l m request_id=r k=\"\\\"\\\\\\n\\\"\" e=\"\" c=\"??\"\n")
+        let json = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+            var line = LogLine(buffer)
+            line.appendJSON(entry(requestID: "r"), fields: fields)
+            #expect(line.count <= capacity)
+            return String(decoding: line.bytes, as: UTF8.self)
+        }
+        #expect(json == #"{"time":"1970-01-01T00:00:00.000Z","level":"info","logger":"l","msg":"m","request_id":"r","k":"\"\\\n\"","e":"","c":"\u0001\u007f"}"# + "\n")
+    }
+
+    /// The JSON line parses back to the same strings, whatever the values hold.
+    @Test func jsonLinesParseBack() throws {
+        let fields: KeyValuePairs<String, String> = ["user": "é ü \u{2028} 日本", "note": "tab\there", "quote": "\"}{,:"]
+        let capacity = LogLine.capacity(label: "lab", message: "msg \"x\"", requestID: nil, fields: fields)
+        let text = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+            var line = LogLine(buffer)
+            line.appendJSON(
+                LogLine.Entry(seconds: 1, milliseconds: 2, level: .warning, label: "lab", message: "msg \"x\"", requestID: nil),
+                fields: fields)
+            return String(decoding: line.bytes, as: UTF8.self)
+        }
+        #expect(text.hasSuffix("}\n") && text.filter { $0 == "\n" }.count == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: String])
+        #expect(object == [
+            "time": "1970-01-01T00:00:01.002Z", "level": "warn", "logger": "lab", "msg": "msg \"x\"",
+            "user": "é ü \u{2028} 日本", "note": "tab\there", "quote": "\"}{,:",
+        ])
+    }
+}
+
+@Suite struct RequestIDTests {
+    @Test(arguments: ["abc", "req-1.2_3:4", String(repeating: "a", count: 64)])
+    func aSafeClientIDIsKept(id: String) {
+        #expect(RequestID.accept(id) == id)
+    }
+
+    @Test(arguments: [nil, "", "has space", "quote\"", "new\nline", "é", String(repeating: "a", count: 65), "a=b"])
+    func anythingElseIsReplaced(id: String?) {
+        let accepted = RequestID.accept(id)
+        #expect(accepted != id)
+        #expect(accepted.utf8.count == 15 && accepted.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+    }
+
+    @Test func generatedIDsDiffer() {
+        #expect(Set((0..<1000).map { _ in RequestID.generate() }).count == 1000)
+    }
+
+    @Test func aLineLoggedInsideACallCarriesItsID() async throws {
+        let result = try #require(
+            await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                let logger = Logger(label: "rid-label", format: .json)
+                RequestID.$current.withValue("call-42") { logger.info("inside", ["k": "v"]) }
+                // A warning goes out at once, taking the buffered lines along (the child may skip atexit).
+                logger.warning("outside")
+            }
+        )
+        let lines = String(decoding: result.standardErrorContent, as: UTF8.self)
+            .split(separator: "\n").filter { $0.contains("rid-label") }
+        try #require(lines.count == 2)
+        #expect(lines[0].hasSuffix(#""logger":"rid-label","msg":"inside","request_id":"call-42","k":"v"}"#))
+        #expect(lines[1].hasSuffix(#""level":"warn","logger":"rid-label","msg":"outside"}"#))
     }
 }

@@ -1,5 +1,6 @@
 import BoundedText
 import Crypto
+import RequestTracing
 
 /// The customer model: reads from the cache, writes through the store in one transaction each, and tells open
 /// streams about every committed change.
@@ -339,22 +340,35 @@ public final class CustomerEngine: Sendable {
         _ body: @escaping @Sendable (any StorageTransaction, UnixTime) throws -> (Value, [Committed])
     ) async throws(DomainError) -> Value {
         let origin = ContinuousClock.now
+        // The queue runs the body on its own task: the call's request ID goes along, for the lines it logs and the
+        // webhooks it queues.
+        let requestID = RequestID.current
         return try await writes.run { () throws(DomainError) in
-            let now = self.clock.now()
-            let value: Value
-            let committed: [Committed]
-            do {
-                (value, committed) = try self.store.write { transaction in try body(transaction, now) }
-            } catch let error as DomainError {
-                throw error
-            } catch let error as StorageError {
-                throw DomainError(error)
-            } catch {
-                throw .internalError("Unexpected storage failure: \(error)")
-            }
-            self.publish(committed, now: now, origin: origin)
-            return value
+            try RequestID.$current.withValue(requestID) {
+                Result { () throws(DomainError) in try self.commit(body, origin: origin) }
+            }.get()
         }
+    }
+
+    /// One write's transaction, then its publication; on the write queue.
+    private func commit<Value: Sendable>(
+        _ body: @escaping @Sendable (any StorageTransaction, UnixTime) throws -> (Value, [Committed]),
+        origin: ContinuousClock.Instant
+    ) throws(DomainError) -> Value {
+        let now = clock.now()
+        let value: Value
+        let committed: [Committed]
+        do {
+            (value, committed) = try store.write { transaction in try body(transaction, now) }
+        } catch let error as DomainError {
+            throw error
+        } catch let error as StorageError {
+            throw DomainError(error)
+        } catch {
+            throw .internalError("Unexpected storage failure: \(error)")
+        }
+        publish(committed, now: now, origin: origin)
+        return value
     }
 
     private func publish(_ committed: [Committed], now: UnixTime, origin: ContinuousClock.Instant) {

@@ -1,3 +1,5 @@
+public import RequestTracing
+
 /// One message to one of a tenant's webhook endpoints, kept in the outbox from the transaction that made it until
 /// it is delivered, and for the retention period after (the delivery log).
 public struct WebhookDelivery: Hashable, Sendable {
@@ -40,13 +42,17 @@ public struct WebhookDelivery: Hashable, Sendable {
     /// Why the last attempt failed (bounded, no secrets); empty when it did not.
     public var lastError: String
     public var deliveredAt: UnixTime?
+    /// The ``RequestID`` of the call whose change queued it (empty for changes no call made, such as expiries): its
+    /// attempts log under it.
+    public var requestID: String
 
+    /// `requestID` defaults to the call the current task works for.
     public init(
         id: Int64 = 0, tenantID: String, endpointID: String, customerID: Int64?, appUserID: String, version: UInt64,
         messageID: String,
         type: String, body: [UInt8], createdAt: UnixTime, state: State = .pending, attempts: Int = 0,
         nextAttemptAt: UnixTime?, lastAttemptAt: UnixTime? = nil, lastStatus: Int? = nil, lastError: String = "",
-        deliveredAt: UnixTime? = nil
+        deliveredAt: UnixTime? = nil, requestID: String = RequestID.current ?? ""
     ) {
         self.id = id
         self.tenantID = tenantID
@@ -65,6 +71,7 @@ public struct WebhookDelivery: Hashable, Sendable {
         self.lastStatus = lastStatus
         self.lastError = lastError
         self.deliveredAt = deliveredAt
+        self.requestID = requestID
     }
 }
 

@@ -16,6 +16,8 @@ public struct ServerConfig: Sendable {
     /// The shared PostgreSQL database (`[storage] backend = "postgres"`); nil: SQLite at `databasePath`.
     public var postgres: PostgresSettings?
     public var logLevel: Logger.Level
+    /// `[server] log_format`: text lines or one JSON object per line.
+    public var logFormat: Logger.Format = .text
     /// Absolute path of the tenant definitions file, when one is configured.
     public var tenantsPath: String?
     /// Open StreamStatus calls allowed per customer and per connection.
@@ -105,7 +107,7 @@ let configSchema: [(section: String, keys: [String])] = [
         "server",
         [
             "listen", "event_loop_threads", "shutdown_drain_delay_seconds", "shutdown_grace_period_seconds", "log_level",
-            "idle_timeout_seconds",
+            "log_format", "idle_timeout_seconds",
         ]
     ),
     ("tls", ["certificate", "private_key", "allow_cleartext"]),
@@ -250,6 +252,14 @@ private struct ConfigReader {
         var config = ServerConfig(
             transport: transport, databasePath: databasePath, logLevel: logLevel, tenantsPath: tenantsPath)
         config.postgres = try postgresSettings()
+        if let entry = entries["server"]?["log_format"] {
+            guard let format = Logger.Format(rawValue: try string(entry)) else {
+                throw .invalidValue(
+                    file, line: entry.line, section: "server", key: "log_format",
+                    "expected \"text\" or \"json\", got \(entry.raw)")
+            }
+            config.logFormat = format
+        }
         // [streams]
         try integer("streams", "max_per_customer", 1...1000) { config.maxStreamsPerCustomer = $0 }
         try integer("streams", "max_per_connection", 1...10000) { config.maxStreamsPerConnection = $0 }

@@ -1,3 +1,4 @@
+import RequestTracing
 import BoundedText
 public import EntitlementDomain
 public import RPCCore
@@ -141,8 +142,11 @@ public final class WebhookDispatcher: Sendable {
                         delivery: delivery, attemptedAt: engine.now(), status: nil, error: why, verdict: .undeliverable))
                 continue
             }
+            // Under the request ID of the call that queued it, so its lines join that call's.
             Task { [self] in
-                let result = await attempt(delivery, to: endpoint)
+                let result = await RequestID.$current.withValue(delivery.requestID.isEmpty ? nil : delivery.requestID) {
+                    await attempt(delivery, to: endpoint)
+                }
                 finish(key, result)
             }
         }
@@ -167,6 +171,12 @@ public final class WebhookDispatcher: Sendable {
                 error: "not sent: the stored webhook-id is not a valid message ID", verdict: .exhausted)
         }
         let outcome = await deliverer.attempt(delivery.body, id: id, to: endpoint)
+        log.info(
+            "webhook attempt",
+            ["tenant": delivery.tenantID, "endpoint": delivery.endpointID, "webhook_id": delivery.messageID,
+             "type": delivery.type, "attempt": String(delivery.attempts + 1),
+             "status": outcome.status.map(String.init) ?? "none", "delivered": outcome.delivered ? "yes" : "no",
+             "error": outcome.error])
         let verdict: WebhookAttemptResult.Verdict
         if outcome.delivered {
             verdict = .delivered

@@ -1,7 +1,8 @@
 /// The PostgreSQL schema: the SQLite schema of `Migrations` as of its version 11, in one first migration, with the
 /// same tables, keys and value encodings (times as integers, flags as 0/1, enums as `StorageColumns` writes them),
 /// so both repositories read and write rows the same way and `migrate-store` copies them as they are. Every table
-/// is keyed by tenant. `app_user_ids`, `grants` and `transactions` have SQLite's implicit `rowid` as a column (their
+/// is keyed by tenant. Each later migration is one of SQLite's after version 11 (version 2 is SQLite's 12).
+/// `app_user_ids`, `grants` and `transactions` have SQLite's implicit `rowid` as a column (their
 /// insertion order, which the shared queries sort by and a merge or an upsert keeps). Append new migrations here when `Migrations` gains one.
 enum PostgresSchema {
     static let migrations: [PostgresMigration] = [
@@ -239,6 +240,13 @@ enum PostgresSchema {
                     extended_at bigint NOT NULL,
                     PRIMARY KEY (tenant_id, original_transaction_id, request_identifier)
                 );
+                """
+        ),
+        PostgresMigration(
+            version: 2,
+            sql: """
+                -- SQLite's version 12: the request ID of the call whose change queued the delivery.
+                ALTER TABLE webhook_deliveries ADD COLUMN request_id text NOT NULL DEFAULT '';
                 """
         ),
     ]

@@ -6,13 +6,13 @@ final class GRPCWebCall {
     let body: GRPCWebResponseBody
     /// Text mode only.
     private var textDecoder: GRPCWebTextDecoder?
-    /// `content-type` and, for an allowed browser origin, the CORS headers.
+    /// `content-type`, then `headers` (the request ID and, for an allowed browser origin, the CORS headers).
     let responseHeaders: [(String, String)]
 
-    init(mode: GRPCWebMode, corsHeaders: [(String, String)]) {
+    init(mode: GRPCWebMode, headers: [(String, String)]) {
         body = GRPCWebResponseBody(mode: mode)
         textDecoder = mode == .text ? GRPCWebTextDecoder() : nil
-        responseHeaders = [("content-type", mode.responseContentType)] + corsHeaders
+        responseHeaders = [("content-type", mode.responseContentType)] + headers
     }
 
     /// Request body bytes as the deframer takes them: text mode's decoded, binary's as they are.

@@ -1,3 +1,4 @@
+import RequestTracing
 public import Metrics
 
 /// Maps method + path to a handler. Built once with a `Builder`, then immutable (so lookups take no lock).
@@ -146,12 +147,15 @@ public final class HTTPRouter: Sendable {
         return .methodNotAllowed(allowed: allowed.sorted())
     }
 
-    /// Routes and runs the handler; 404 and 405 (with `Allow`) are answered here as text.
+    /// Routes and runs the handler under the request's ``RequestID`` (echoed in `x-request-id`); 404 and 405 (with
+    /// `Allow`) are answered here as text.
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
         let started = ContinuousClock.now
-        let (pattern, response) = await answer(request)
+        let requestID = RequestID.accept(request.headers[RequestID.headerName])
+        var (pattern, response) = await RequestID.$current.withValue(requestID) { await answer(request) }
         requests.increment(pattern, String(response.status))
         durations.observe(started.duration(to: .now), pattern)
+        response.headers.add(name: RequestID.headerName, value: requestID)
         return response
     }
 

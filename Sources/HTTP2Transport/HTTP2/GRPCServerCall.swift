@@ -1,3 +1,4 @@
+import RequestTracing
 import RPCCore
 
 /// Loop-side state of one gRPC call on an HTTP/2 stream.
@@ -26,6 +27,8 @@ final class GRPCServerCall {
     let inbound: Inbound
     /// Set for gRPC-Web calls.
     let web: GRPCWebCall?
+    /// Echoed in the response headers.
+    let requestID: String
     var deframer: MessageDeframer
     var collected: [[UInt8]] = []
     var task: Task<Void, Never>?
@@ -39,12 +42,13 @@ final class GRPCServerCall {
 
     init(
         responses: GRPCResponseQueue, inbound: Inbound, deframer: MessageDeframer, endsAtShutdown: Bool = false,
-        web: GRPCWebCall? = nil
+        web: GRPCWebCall? = nil, requestID: String
     ) {
         self.responses = responses
         self.inbound = inbound
         self.deframer = deframer
         self.web = web
+        self.requestID = requestID
         self.state = GRPCServerStreamStateMachine(endsAtShutdown: endsAtShutdown, trailersInBody: web != nil)
     }
 
@@ -57,14 +61,18 @@ final class GRPCServerCall {
     ) -> GRPCServerCall {
         if route.handler.synchronousUnary != nil {
             let handler = SynchronousHandler(route: route, context: context)
-            return GRPCServerCall(responses: responses, inbound: .synchronous(handler), deframer: deframer, web: web)
+            return GRPCServerCall(
+                responses: responses, inbound: .synchronous(handler), deframer: deframer, web: web,
+                requestID: context.requestID)
         }
         let (requests, window) = makeRequests()
         let call = GRPCServerCall(
             responses: responses, inbound: .task(requests, window), deframer: deframer,
-            endsAtShutdown: route.handler.endsAtShutdown, web: web)
+            endsAtShutdown: route.handler.endsAtShutdown, web: web, requestID: context.requestID)
         let handler = route.handler
-        call.task = Task { await handler.run(requests: requests, context: context) }
+        call.task = Task {
+            await RequestID.$current.withValue(context.requestID) { await handler.run(requests: requests, context: context) }
+        }
         return call
     }
 
@@ -133,7 +141,9 @@ final class GRPCServerCall {
             _ = responses.abort(with: RPCStatus(collected.isEmpty ? .noRequestMessage : .tooManyRequestMessages))
             return true
         }
-        let (response, status) = handler.route.handler.runSynchronously(request: collected[0], context: handler.context)
+        let (response, status) = RequestID.$current.withValue(requestID) {
+            handler.route.handler.runSynchronously(request: collected[0], context: handler.context)
+        }
         collected = []
         responses.complete(message: response, status: status)
         return true

@@ -1,3 +1,4 @@
+import RequestTracing
 import RPCCore
 
 /// What a call needs before its handler runs, checked the same way on HTTP/2 and HTTP/1.1 (gRPC-Web).
@@ -44,11 +45,12 @@ extension ServerShared {
     }
 
     /// The gRPC-Web side of a call with `head`, or nil for a gRPC call.
-    func makeWebCall(for head: HeaderBlock) -> GRPCWebCall? {
+    func makeWebCall(for head: HeaderBlock, requestID: String) -> GRPCWebCall? {
         head.webMode.map {
             GRPCWebCall(
                 mode: $0,
-                corsHeaders: GRPCWebCORS.responseHeaders(origin: head.value(of: "origin"), policy: configuration.grpcWebCORS))
+                headers: [(RequestID.headerName, requestID)]
+                    + GRPCWebCORS.responseHeaders(origin: head.value(of: "origin"), policy: configuration.grpcWebCORS))
         }
     }
 }

@@ -1,3 +1,4 @@
+import RequestTracing
 import RPCCore
 
 /// A gRPC-Web call on an HTTP/1.1 connection. Its request body is complete before the handler starts (gRPC-Web has
@@ -41,7 +42,8 @@ extension HTTP1ServerConnection {
             highWater: configuration.maxBufferedResponseBytes,
             waker: HTTP1CallWaker(connection: LoopBound(self, loop: loop)), streamID: number,
             metrics: try? preparation.map { shared.grpcMetrics.callStarted($0.route, shard: loop.index) }.get())
-        let web = shared.makeWebCall(for: head)!
+        let requestID = RequestID.accept(head.value(of: RequestID.headerName))
+        let web = shared.makeWebCall(for: head, requestID: requestID)!
         let deframer = MessageDeframer(maxMessageSize: configuration.maxReceiveMessageSize)
         let call: GRPCServerCall
         var deadline: ContinuousClock.Instant?
@@ -49,13 +51,14 @@ extension HTTP1ServerConnection {
         switch preparation {
         case .failure(let error):
             call = GRPCServerCall(
-                responses: responses, inbound: .task(MessageStream(), InboundWindow(limit: 0)), deframer: deframer, web: web)
+                responses: responses, inbound: .task(MessageStream(), InboundWindow(limit: 0)), deframer: deframer, web: web,
+                requestID: requestID)
             failure = error
         case .success(let prepared):
             let context = ServerContext(
                 method: prepared.route.method, metadata: prepared.metadata, deadline: prepared.deadline,
                 peer: socket.peer, connectionID: socket.id, isGRPCWeb: true, webOrigin: head.value(of: "origin"),
-                responseSink: responses)
+                requestID: requestID, responseSink: responses)
             // The whole body is here already: no flow control to keep.
             call = GRPCServerCall.start(
                 route: prepared.route, context: context, responses: responses, deframer: deframer, web: web

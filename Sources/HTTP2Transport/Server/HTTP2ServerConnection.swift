@@ -1,3 +1,4 @@
+import RequestTracing
 import CNGHTTP2
 import RPCCore
 
@@ -297,13 +298,15 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         let responses = GRPCResponseQueue(
             highWater: configuration.maxBufferedResponseBytes, waker: connection, streamID: streamID,
             metrics: try? preparation.map { shared.grpcMetrics.callStarted($0.route, shard: loop.index) }.get())
-        let web = shared.makeWebCall(for: head)
+        let requestID = RequestID.accept(head.value(of: RequestID.headerName))
+        let web = shared.makeWebCall(for: head, requestID: requestID)
         let prepared: PreparedCall
         switch preparation {
         case .failure(let error):
             let call = GRPCServerCall(
                 responses: responses, inbound: .task(MessageStream(), InboundWindow(limit: 0)),
-                deframer: MessageDeframer(maxMessageSize: configuration.maxReceiveMessageSize), web: web)
+                deframer: MessageDeframer(maxMessageSize: configuration.maxReceiveMessageSize), web: web,
+                requestID: requestID)
             stream.phase = .grpc(call)
             failCall(call, streamID: streamID, error)
             return
@@ -313,7 +316,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         let context = ServerContext(
             method: prepared.route.method, metadata: prepared.metadata, deadline: prepared.deadline, peer: socket.peer,
             connectionID: socket.id, connection: memory, isGRPCWeb: web != nil,
-            webOrigin: web == nil ? nil : head.value(of: "origin"), responseSink: responses)
+            webOrigin: web == nil ? nil : head.value(of: "origin"), requestID: requestID, responseSink: responses)
         let windowLimit = configuration.initialWindowSize
         let call = GRPCServerCall.start(
             route: prepared.route, context: context, responses: responses,
@@ -422,9 +425,13 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         socket.scheduleFlush()
     }
 
-    /// The start of a call's response head: gRPC's, built once, or the gRPC-Web call's own.
+    /// The start of a call's response head: gRPC's, built once, with the request ID; or the gRPC-Web call's own.
     private func responseHeaders(_ call: GRPCServerCall) -> HeaderList {
-        guard let web = call.web else { return shared.grpcResponseHeaders }
+        guard let web = call.web else {
+            var headers = shared.grpcResponseHeaders
+            headers.add(RequestID.headerName, call.requestID)
+            return headers
+        }
         var headers = HeaderList()
         headers.add(":status", "200")
         for (name, value) in web.responseHeaders { headers.add(name, value) }

@@ -79,13 +79,13 @@ struct HTTP1ResponseSerializerTests {
     @Test func roundTripThroughTheRouter() async throws {
         let router = HTTPRouter { $0.register("GET", "/healthz") { _ in .text(200, "ok") } }
         var parser = HTTP1RequestParser()
-        parser.append(Array("HEAD /healthz HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n".utf8))
+        parser.append(Array("HEAD /healthz HTTP/1.1\r\nHost: a\r\nConnection: close\r\nX-Request-ID: r-1\r\n\r\n".utf8))
         let parsed = try #require(try parser.nextRequest())
         let response = await router.respond(to: parsed.request)
         let bytes = HTTP1ResponseSerializer.serialize(
             response, keepAlive: parsed.keepAlive, headRequest: parsed.request.method == "HEAD", requestVersion: parsed.version
         )
-        #expect(text(bytes) == "HTTP/1.1 200 OK\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: 2\r\nconnection: close\r\n\r\n")
+        #expect(text(bytes) == "HTTP/1.1 200 OK\r\ncontent-type: text/plain; charset=utf-8\r\nx-request-id: r-1\r\ncontent-length: 2\r\nconnection: close\r\n\r\n")
     }
 
     @Test func chunkedHeadReplacesFramingHeaders() {
