@@ -20,7 +20,8 @@ public import Darwin
 /// The `entitlementd` process: gRPC services, plain-HTTP probes and the transport, wired from a ``ServerConfig``.
 ///
 /// Serves `grpc.health.v1.Health`, server reflection (v1 and v1alpha) and any extra services over gRPC, plus
-/// `GET /healthz` (200 while the process runs) and `GET /readyz` (200 while serving, 503 once shutdown begins).
+/// `GET /healthz` (200 while the process runs) and `GET /readyz` (200 while serving and the database answers, 503
+/// naming the failed check otherwise; see `ReadinessCheck`).
 /// ``run()`` serves until SIGTERM or SIGINT, then drains gracefully.
 public final class EntitlementServerApp: Sendable {
     public let config: ServerConfig

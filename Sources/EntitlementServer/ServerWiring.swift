@@ -181,9 +181,8 @@ public struct ServerWiring: Sendable {
                 }
             }
             routes.register("GET", "/healthz") { _ in .text(200, "ok\n") }
-            routes.register("GET", "/readyz") { _ in
-                isDraining() ? .text(503, "shutting down\n") : .text(200, "ready\n")
-            }
+            let readiness = ReadinessCheck(store: store, isDraining: isDraining)
+            routes.register("GET", "/readyz") { _ in await readiness.respond() }
             routes.register("POST", "/v1/apple/notifications/{tenant_id}") { request in
                 let reply = await notifications.receive(
                     tenantID: request.pathParameters["tenant_id"] ?? "", body: request.body)

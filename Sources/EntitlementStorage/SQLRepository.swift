@@ -9,6 +9,8 @@ protocol SQLDatabase: Sendable {
     func write<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result
     /// ``CustomerRepository/holdsWorkLock(tenantID:name:)``.
     func holdsWorkLock(tenantID: String, name: String) throws(StorageError) -> Bool
+    /// ``CustomerRepository/checkReachable()``.
+    func checkReachable() throws(StorageError)
 }
 
 /// ``CustomerRepository`` on a SQL database: every read and write is the shared queries (``StorageQueries``), so
@@ -151,6 +153,10 @@ public class SQLRepository: CustomerRepository, @unchecked Sendable {
 
     public func holdsWorkLock(tenantID: String, name: String) throws(StorageError) -> Bool {
         try database.holdsWorkLock(tenantID: tenantID, name: name)
+    }
+
+    public func checkReachable() throws(StorageError) {
+        try database.checkReachable()
     }
 
     private func read<T>(_ body: (any SQLExecutor) throws(StorageError) -> T) throws(StorageError) -> T {

@@ -321,3 +321,19 @@ def test_each_webhook_is_delivered_once_by_one_of_two_instances(cluster):
             assert versions == sorted(versions), (user, versions)
     finally:
         receiver.close()
+
+
+def test_readyz_is_503_naming_storage_while_postgresql_is_stopped(cluster):
+    from test_readyz import readyz, wait_readyz
+
+    a = cluster("a")
+    assert readyz(a.server) == (200, "ready\n")
+    cluster_dir = BASE.split("host=", 1)[1].split()[0]
+    script = os.path.join(os.path.dirname(__file__), "..", "..", "Scripts", "postgres")
+    subprocess.run(["bash", script, "stop", cluster_dir], check=True, timeout=60)
+    try:
+        body = wait_readyz(a.server, 503)
+        assert body.startswith("not ready: storage:"), body
+    finally:
+        subprocess.run(["bash", script, "start", cluster_dir], check=True, timeout=60, capture_output=True)
+    assert wait_readyz(a.server, 200, timeout=30) == "ready\n"

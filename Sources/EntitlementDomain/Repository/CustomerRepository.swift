@@ -55,6 +55,9 @@ public protocol CustomerRepository: Sendable {
     /// `tenantID` (`""`: across tenants), so that instances sharing a database do it once. Always true for a store
     /// only this process uses (SQLite); on PostgreSQL a session lock that ends with the process or its connection,
     /// so a dead holder frees the work at once.
+    /// Fails unless the database answers a query now on a connection made for the purpose (not one already open):
+    /// readiness, for `/readyz`.
+    func checkReachable() throws(StorageError)
     func holdsWorkLock(tenantID: String, name: String) throws(StorageError) -> Bool
 
     /// Runs `body` in one write transaction; commits durably when it returns, rolls back when it throws.

@@ -81,6 +81,16 @@ final class PostgresDatabase: SQLDatabase {
         }
     }
 
+    /// A new connection's `SELECT`, so a server that went away is noticed even while pooled connections idle.
+    func checkReachable() throws(StorageError) {
+        do throws(PostgresError) {
+            let connection = try PostgresConnection(conninfo: pool.conninfo, applicationName: "entitlementd-readyz")
+            _ = try connection.query("SELECT max(version) FROM schema_migrations")
+        } catch {
+            throw error.storageError
+        }
+    }
+
     func holdsWorkLock(tenantID: String, name: String) throws(StorageError) -> Bool {
         let key = tenantID + "/" + name
         return try workLocks.withLock { (locks) throws(StorageError) -> Bool in

@@ -18,8 +18,10 @@ final class SQLiteDatabase: SQLDatabase {
     /// The thread inside `write(_:)`, 0 when none: catches `write` called from within `write`.
     private let writerThread = Atomic<UInt>(0)
     private let readers: ReadConnectionPool
+    private let path: String
 
     init(path: String, synchronous: SQLiteRepository.Synchronous, readConnections: Int) throws(StorageError) {
+        self.path = path
         let connection = try SQLiteConnection(path: path, mode: .readWrite)
         try connection.execute("PRAGMA busy_timeout = \(Self.busyTimeoutMilliseconds)")
         let journalMode = try connection.row("PRAGMA journal_mode = WAL") { $0.string(0) }
@@ -82,6 +84,14 @@ final class SQLiteDatabase: SQLDatabase {
 
     /// One process uses a SQLite file: all background work is this process's.
     func holdsWorkLock(tenantID: String, name: String) throws(StorageError) -> Bool { true }
+
+    /// Opens the file afresh, read-only, and reads the schema version: connections already open would keep working
+    /// on a file that was deleted, moved or made unreadable.
+    func checkReachable() throws(StorageError) {
+        let connection = try SQLiteConnection(path: path, mode: .readOnly)
+        try connection.execute("PRAGMA busy_timeout = 1000")
+        _ = try connection.row("SELECT MAX(version) FROM schema_migrations") { $0.int64(0) }
+    }
 
     private static func currentThread() -> UInt {
         #if canImport(Darwin)
