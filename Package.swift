@@ -101,6 +101,7 @@ let package = Package(
             dependencies: [
                 "HTTP2Transport", "RPCCore", "StandardServices", "EntitlementServices", "EntitlementDomain",
                 "EntitlementStorage", "EntitlementdVersion", "FileAccess", "TenantConfiguration", "OutboundHTTP", "Metrics",
+                "GooglePlayAPI", "AppStoreServerAPI",
             ],
             swiftSettings: strict
         ),

@@ -32,6 +32,8 @@ public enum EntitlementdCommand {
                 options = parsed
             case .migrateStore(let sqlitePath, let postgresConninfo):
                 return migrateStore(sqlitePath: sqlitePath, postgresConninfo: postgresConninfo)
+            case .checkConfig(let configPath):
+                return ConfigCheck.run(configPath: configPath)
             }
         } catch {
             return .exit(

@@ -12,6 +12,8 @@ public struct EntitlementdOptions: Sendable, Equatable {
         case run(EntitlementdOptions)
         /// `migrate-store --from sqlite:PATH --to postgres:CONNINFO`: copy a SQLite database into PostgreSQL.
         case migrateStore(sqlitePath: String, postgresConninfo: String)
+        /// `check-config --config FILE`: load and check the configuration and tenants file without serving.
+        case checkConfig(configPath: String)
     }
 
     /// The configuration file, as given.
@@ -30,6 +32,7 @@ public struct EntitlementdOptions: Sendable, Equatable {
     public static let usage = """
         USAGE: entitlementd --config FILE [--listen HOST:PORT] [--log-level LEVEL]
                entitlementd migrate-store --from sqlite:PATH --to postgres:CONNINFO
+               entitlementd check-config --config FILE
 
         Runs the entitlementd gRPC server (HTTP/2 over TCP, plaintext h2c or TLS) until SIGTERM or SIGINT,
         then drains in-flight calls and exits.
@@ -43,6 +46,10 @@ public struct EntitlementdOptions: Sendable, Equatable {
           --log-level LEVEL     Log level instead of [server] log_level: debug, info, warning or error.
           -h, --help            Show this help and exit.
           --version             Print the version and exit.
+
+        check-config loads the configuration file and its tenants file as the server would, also reading the TLS
+        key pair, the outbound CA file and every tenant's Google Play and App Store Server API key, and prints every
+        problem it finds (exit 1) or "ok" (exit 0), without listening or opening the database.
 
         migrate-store copies the SQLite database at PATH (stop the server first) into the empty PostgreSQL
         database CONNINFO names (a libpq connection string or postgresql:// URL), in one transaction, then
@@ -58,6 +65,13 @@ public struct EntitlementdOptions: Sendable, Equatable {
         if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) { return .help }
         if arguments.contains("--version") { return .version }
         if arguments.first == "migrate-store" { return try parseMigrateStore(Array(arguments.dropFirst())) }
+        if arguments.first == "check-config" {
+            let rest = Array(arguments.dropFirst())
+            guard rest.count == 2, rest[0] == "--config", !rest[1].isEmpty else {
+                throw UsageError("check-config takes exactly --config FILE")
+            }
+            return .checkConfig(configPath: rest[1])
+        }
 
         var configPath: String?
         var listen: ListenAddress?

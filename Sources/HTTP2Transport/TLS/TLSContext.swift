@@ -66,3 +66,11 @@ final class TLSContext: @unchecked Sendable {
         return String(decoding: text, as: UTF8.self)
     }
 }
+
+extension HTTP2ServerConfiguration.TLS {
+    /// Loads the certificate chain and private key as the server would, and checks that they match, without
+    /// serving: for `entitlementd check-config`.
+    public func check() throws(TransportError) {
+        _ = try TLSContext(serverCertificatePath: certificatePath, privateKeyPath: privateKeyPath)
+    }
+}

@@ -1,0 +1,101 @@
+import AppStoreServerAPI
+import EntitlementDomain
+import FileAccess
+import GooglePlayAPI
+import HTTP2Transport
+import OutboundHTTP
+import TenantConfiguration
+
+/// `entitlementd check-config --config FILE`: loads everything the server loads at startup and checks what it would
+/// only find out later (TLS keys that do not match their certificate, a CA file OpenSSL cannot read, Play
+/// service-account keys and App Store Server API keys that do not parse), without binding a port or opening the
+/// database. Every problem is reported, not just the first; warnings are what the server would warn about.
+enum ConfigCheck {
+    struct Report {
+        var problems: [String] = []
+        var warnings: [String] = []
+        var tenants = 0
+    }
+
+    static func run(configPath: String) -> EntitlementdCommand.Outcome {
+        let report = check(configPath: configPath)
+        var output = ""
+        for warning in report.warnings { output += "warning: \(warning)\n" }
+        guard report.problems.isEmpty else {
+            let errors = report.problems.map { "entitlementd: check-config: \($0)\n" }.joined()
+            return .exit(status: EntitlementdCommand.configErrorStatus, standardOutput: output, standardError: errors)
+        }
+        output += "ok: \(configPath) and its \(report.tenants) tenant(s) load as the server would load them\n"
+        return .exit(status: 0, standardOutput: output, standardError: "")
+    }
+
+    static func check(configPath: String) -> Report {
+        var report = Report()
+        let config: ServerConfig
+        do {
+            config = try ServerConfig.load(path: configPath)
+        } catch {
+            report.problems.append("\(error)")
+            return report
+        }
+        if let tls = config.transport.tls {
+            do throws(TransportError) { try tls.check() } catch { report.problems.append("[tls]: \(error)") }
+        }
+        do throws(OutboundHTTPError) {
+            let client = try OutboundHTTPClient(
+                configuration: .init(trustedCertificatesPath: config.outboundTrustedCertificatesPath))
+            client.shutdown()
+        } catch {
+            report.problems.append("[outbound_http] trusted_certificates: \(error.message)")
+        }
+        if let directory = config.demoPageDirectory {
+            do throws(FileSystemError) { _ = try StaticFiles(directory: directory) } catch {
+                report.problems.append("[demo_page] directory: \(error)")
+            }
+        }
+        guard let tenantsPath = config.tenantsPath else {
+            report.warnings.append("no [storage] tenants file configured: every entitlement call will be refused")
+            return report
+        }
+        let directory: TenantDirectory
+        do {
+            directory = try TenantConfigLoader.load(path: tenantsPath)
+        } catch {
+            report.problems.append("\(error)")
+            return report
+        }
+        report.tenants = directory.tenants.count
+        report.warnings += EntitlementServerApp.warnings(for: directory)
+        for tenant in directory.tenants {
+            report.problems += keyProblems(of: tenant)
+        }
+        return report
+    }
+
+    /// The key files the server reads on first use, read and parsed now.
+    private static func keyProblems(of tenant: Tenant) -> [String] {
+        var problems: [String] = []
+        if let play = tenant.playStore {
+            do throws(GooglePlayAPIError) {
+                _ = try ServiceAccountKey(contentsOf: play.serviceAccountKeyPath)
+            } catch {
+                problems.append("tenant \"\(tenant.id)\": play_store.service_account_key_file: \(error.message)")
+            }
+        }
+        if let appStore = tenant.appStore, let api = appStore.serverAPI {
+            switch FileSystem.readFile(api.keyFilePath) {
+            case .failure(let error):
+                problems.append("tenant \"\(tenant.id)\": app_store.server_api key file: \(error.reason)")
+            case .success(let bytes):
+                do throws(AppStoreServerAPIError) {
+                    _ = try AppStoreAPICredentials(
+                        p8: String(decoding: bytes, as: UTF8.self), keyID: api.keyID, issuerID: api.issuerID,
+                        bundleID: appStore.bundleID)
+                } catch {
+                    problems.append("tenant \"\(tenant.id)\": app_store.server_api key file: \(error.message)")
+                }
+            }
+        }
+        return problems
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+import TestSupport
+
+@testable import EntitlementServer
+
+/// `entitlementd check-config`: the repository's own configurations pass; each kind of broken file is reported with
+/// what is wrong, and every problem is reported, not only the first.
+@Suite struct ConfigCheckTests {
+    /// A scratch directory holding a configuration, with the demo tenants file and its key files copied in.
+    final class Scratch {
+        let directory = NSTemporaryDirectory() + "check-config-" + UUID().uuidString
+
+        init() throws {
+            let files = FileManager.default
+            try files.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            for name in ["tenants.demo.json", "dev-play", "dev-ca"] {
+                try files.copyItem(atPath: RepositoryFiles.path("Config/" + name), toPath: directory + "/" + name)
+            }
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: directory) }
+
+        func write(_ name: String, _ text: String) throws {
+            try text.write(toFile: directory + "/" + name, atomically: true, encoding: .utf8)
+        }
+
+        /// `[server]` and `[storage]` with the demo tenants, then `more`.
+        func config(_ more: String = "") throws -> String {
+            try write(
+                "server.toml",
+                """
+                [server]
+                listen = "127.0.0.1:0"
+                [storage]
+                database = "data/db.sqlite"
+                tenants = "tenants.demo.json"
+                \(more)
+                """)
+            return directory + "/server.toml"
+        }
+
+        /// The demo tenants file with one change to its tenant.
+        func editTenant(_ change: (inout [String: Any]) -> Void) throws {
+            let path = directory + "/tenants.demo.json"
+            var file = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+            var tenants = try #require(file["tenants"] as? [[String: Any]])
+            change(&tenants[0])
+            file["tenants"] = tenants
+            try JSONSerialization.data(withJSONObject: file).write(to: URL(fileURLWithPath: path))
+        }
+    }
+
+    func outcome(_ path: String) -> (status: Int32, output: String, errors: String) {
+        guard case .exit(let status, let output, let errors) = EntitlementdCommand.prepare(arguments: ["check-config", "--config", path])
+        else { return (-1, "", "check-config ran the server") }
+        return (status, output, errors)
+    }
+
+    @Test(arguments: ["Config/demo.toml", "Config/entitlementd.example.toml", "Config/instance-a.toml"])
+    func theRepositorysConfigurationsPass(file: String) {
+        let result = outcome(RepositoryFiles.path(file))
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output.contains("ok: "))
+        #expect(result.errors.isEmpty)
+    }
+
+    @Test func anUnknownKeyNamesTheFileAndLine() throws {
+        let scratch = try Scratch()
+        let result = outcome(try scratch.config("[metrics]\nlisten_on = \"x\""))
+        #expect(result.status == 1)
+        #expect(result.errors.contains("server.toml:7"), "\(result.errors)")
+        #expect(result.errors.contains("listen_on"))
+    }
+
+    @Test func aTLSKeyThatDoesNotMatchItsCertificate() throws {
+        let scratch = try Scratch()
+        let (one, two) = (try TestCertificates(), try TestCertificates())
+        let result = outcome(
+            try scratch.config("[tls]\ncertificate = \"\(one.certificatePath)\"\nprivate_key = \"\(two.privateKeyPath)\""))
+        #expect(result.status == 1)
+        #expect(result.errors.contains("[tls]") && result.errors.contains("private key"), "\(result.errors)")
+    }
+
+    @Test func aCertificateThatIsNotPEM() throws {
+        let scratch = try Scratch()
+        let key = try TestCertificates()
+        try scratch.write("cert.pem", "not a certificate\n")
+        let result = outcome(try scratch.config("[tls]\ncertificate = \"cert.pem\"\nprivate_key = \"\(key.privateKeyPath)\""))
+        #expect(result.status == 1)
+        #expect(result.errors.contains("cannot load certificate chain"), "\(result.errors)")
+    }
+
+    @Test func anOutboundCAFileThatIsNotPEM() throws {
+        let scratch = try Scratch()
+        try scratch.write("ca.pem", "garbage\n")
+        let result = outcome(try scratch.config("[outbound_http]\ntrusted_certificates = \"ca.pem\""))
+        #expect(result.status == 1)
+        #expect(result.errors.contains("[outbound_http] trusted_certificates"), "\(result.errors)")
+    }
+
+    @Test func everyProblemIsReportedNotOnlyTheFirst() throws {
+        let scratch = try Scratch()
+        let key = try TestCertificates()
+        try scratch.write("cert.pem", "not a certificate\n")
+        try scratch.write("ca.pem", "garbage\n")
+        let result = outcome(
+            try scratch.config(
+                "[tls]\ncertificate = \"cert.pem\"\nprivate_key = \"\(key.privateKeyPath)\"\n"
+                    + "[outbound_http]\ntrusted_certificates = \"ca.pem\""))
+        #expect(result.status == 1)
+        #expect(result.errors.split(separator: "\n").count == 2, "\(result.errors)")
+        #expect(result.errors.contains("[tls]") && result.errors.contains("[outbound_http]"))
+    }
+
+    @Test func aTenantsFileThatIsNotJSON() throws {
+        let scratch = try Scratch()
+        try scratch.write("tenants.demo.json", "{ \"tenants\": [")
+        let result = outcome(try scratch.config())
+        #expect(result.status == 1)
+        #expect(result.errors.contains("tenants.demo.json"), "\(result.errors)")
+    }
+
+    @Test func aPlayKeyWhosePrivateKeyDoesNotParse() throws {
+        let scratch = try Scratch()
+        // The loader checks the key file's shape; the key itself is parsed only when Google is first called.
+        let key = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scratch.directory + "/dev-play/service-account.json")))
+                as? [String: Any])
+        var broken = key
+        broken["private_key"] = "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"
+        try JSONSerialization.data(withJSONObject: broken).write(
+            to: URL(fileURLWithPath: scratch.directory + "/dev-play/service-account.json"))
+        let result = outcome(try scratch.config())
+        #expect(result.status == 1)
+        #expect(result.errors.contains("play_store.service_account_key_file"), "\(result.errors)")
+    }
+
+    @Test func aStripeSecretOfTheWrongKindIsRefused() throws {
+        let scratch = try Scratch()
+        try scratch.editTenant { tenant in
+            var stripe = tenant["stripe"] as? [String: Any] ?? [:]
+            stripe["webhook_secrets"] = ["not-a-whsec"]
+            tenant["stripe"] = stripe
+        }
+        let result = outcome(try scratch.config())
+        #expect(result.status == 1)
+        #expect(result.errors.contains("webhook_secrets"), "\(result.errors)")
+    }
+
+    @Test func aWebhookURLThatIsNotHTTPS() throws {
+        let scratch = try Scratch()
+        try scratch.editTenant { tenant in
+            tenant["webhooks"] = [["id": "backend", "url": "ftp://example.com/hook", "secrets": ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"]]]
+        }
+        let result = outcome(try scratch.config())
+        #expect(result.status == 1)
+        #expect(result.errors.contains("url"), "\(result.errors)")
+    }
+}
