@@ -34,6 +34,8 @@ public enum EntitlementdCommand {
                 return migrateStore(sqlitePath: sqlitePath, postgresConninfo: postgresConninfo)
             case .checkConfig(let configPath):
                 return ConfigCheck.run(configPath: configPath)
+            case .backup(let configPath, let destination):
+                return backup(configPath: configPath, to: destination)
             }
         } catch {
             return .exit(
@@ -69,6 +71,33 @@ public enum EntitlementdCommand {
         lines.append(
             "verified: every table of \(report.tenants.count) tenant(s) has the same rows and checksums in \(target)")
         return .exit(status: 0, standardOutput: lines.joined(separator: "\n") + "\n", standardError: "")
+    }
+
+    /// Copies the configured SQLite database to `destination` while the server may be writing to it.
+    static func backup(configPath: String, to destination: String) -> Outcome {
+        let config: ServerConfig
+        do {
+            config = try ServerConfig.load(path: configPath)
+        } catch {
+            return .exit(status: configErrorStatus, standardOutput: "", standardError: "entitlementd: \(error)\n")
+        }
+        guard config.postgres == nil else {
+            return .exit(
+                status: configErrorStatus, standardOutput: "",
+                standardError: "entitlementd: backup copies SQLite databases; this configuration uses PostgreSQL: use pg_dump\n")
+        }
+        do {
+            let report = try SQLiteBackup.backUp(databasePath: config.databasePath, to: destination)
+            return .exit(
+                status: 0,
+                standardOutput: "backed up \(config.databasePath) to \(destination): \(report.bytes) bytes, schema version "
+                    + "\(report.schemaVersion), integrity check ok\n",
+                standardError: "")
+        } catch {
+            return .exit(
+                status: configErrorStatus, standardOutput: "",
+                standardError: "entitlementd: backup of \(config.databasePath) failed: \(error)\n")
+        }
     }
 
     /// Writes all of `text` to a file descriptor (1 for standard output, 2 for standard error).

@@ -14,6 +14,8 @@ public struct EntitlementdOptions: Sendable, Equatable {
         case migrateStore(sqlitePath: String, postgresConninfo: String)
         /// `check-config --config FILE`: load and check the configuration and tenants file without serving.
         case checkConfig(configPath: String)
+        /// `backup --config FILE --to PATH`: copy the configured SQLite database while the server runs.
+        case backup(configPath: String, destination: String)
     }
 
     /// The configuration file, as given.
@@ -33,6 +35,7 @@ public struct EntitlementdOptions: Sendable, Equatable {
         USAGE: entitlementd --config FILE [--listen HOST:PORT] [--log-level LEVEL]
                entitlementd migrate-store --from sqlite:PATH --to postgres:CONNINFO
                entitlementd check-config --config FILE
+               entitlementd backup --config FILE --to PATH
 
         Runs the entitlementd gRPC server (HTTP/2 over TCP, plaintext h2c or TLS) until SIGTERM or SIGINT,
         then drains in-flight calls and exits.
@@ -50,6 +53,11 @@ public struct EntitlementdOptions: Sendable, Equatable {
         check-config loads the configuration file and its tenants file as the server would, also reading the TLS
         key pair, the outbound CA file and every tenant's Google Play and App Store Server API key, and prints every
         problem it finds (exit 1) or "ok" (exit 0), without listening or opening the database.
+
+        backup copies the SQLite database FILE configures to PATH (a new file) while the server keeps running, with
+        SQLite's online backup API: one consistent snapshot, checked with PRAGMA integrity_check before it is
+        renamed into place. To restore, stop the server, copy the backup over the database file (removing its -wal
+        and -shm files) and start it again. On PostgreSQL, use pg_dump.
 
         migrate-store copies the SQLite database at PATH (stop the server first) into the empty PostgreSQL
         database CONNINFO names (a libpq connection string or postgresql:// URL), in one transaction, then
@@ -71,6 +79,13 @@ public struct EntitlementdOptions: Sendable, Equatable {
                 throw UsageError("check-config takes exactly --config FILE")
             }
             return .checkConfig(configPath: rest[1])
+        }
+        if arguments.first == "backup" {
+            let rest = Array(arguments.dropFirst())
+            guard rest.count == 4, rest[0] == "--config", rest[2] == "--to", !rest[1].isEmpty, !rest[3].isEmpty else {
+                throw UsageError("backup takes exactly --config FILE --to PATH")
+            }
+            return .backup(configPath: rest[1], destination: rest[3])
         }
 
         var configPath: String?

@@ -46,6 +46,20 @@ final class SQLiteConnection: SQLExecutor, @unchecked Sendable {
         sqlite3_close_v2(handle)
     }
 
+    /// Copies the whole database into `destination` with SQLite's online backup API, in one step: one read
+    /// transaction, so the copy is the database as of one commit while writers (in WAL mode) go on.
+    func backUp(into destination: SQLiteConnection) throws(StorageError) {
+        guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
+            throw StorageError.sqlite(
+                sqlite3_errcode(destination.handle), "cannot start the backup: \(String(cString: sqlite3_errmsg(destination.handle)))")
+        }
+        let step = sqlite3_backup_step(backup, -1)
+        let finish = sqlite3_backup_finish(backup)
+        guard step == SQLITE_DONE, finish == SQLITE_OK else {
+            throw StorageError.sqlite(step == SQLITE_DONE ? finish : step, "the backup did not complete")
+        }
+    }
+
     /// Whether no transaction is open (SQLite's autocommit mode).
     var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 
