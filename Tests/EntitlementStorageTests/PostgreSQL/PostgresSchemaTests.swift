@@ -23,7 +23,7 @@ struct PostgresSchemaTests {
     @Test func everyTableAndColumnOfTheSQLiteSchemaIsThere() throws {
         try PostgresMigratorTests.withDatabase { conninfo in
             let connection = try PostgresConnection(conninfo: conninfo)
-            #expect(try PostgresMigrator.migrate(connection, to: PostgresSchema.migrations) == [1])
+            #expect(try PostgresMigrator.migrate(connection, to: PostgresSchema.migrations) == PostgresSchema.migrations.map(\.version))
             let rows = try connection.query("""
                 SELECT table_name, column_name, ordinal_position FROM information_schema.columns
                 WHERE table_schema = 'public' AND table_name <> 'schema_migrations'
