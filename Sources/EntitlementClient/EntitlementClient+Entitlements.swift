@@ -189,4 +189,9 @@ extension EntitlementClient {
     public func countCustomers() async throws -> CountCustomersResponse {
         try await unary(Methods.countCustomers, CountCustomersRequest())
     }
+
+    /// What one ID (app user ID, alias, transaction or order ID, Stripe ID) names in the tenant.
+    public func findCustomers(_ query: String) async throws -> FindCustomersResponse {
+        try await unary(Methods.findCustomers, FindCustomersRequest(query: query))
+    }
 }

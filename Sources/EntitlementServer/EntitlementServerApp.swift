@@ -107,6 +107,12 @@ public final class EntitlementServerApp: Sendable {
         } catch {
             throw StartupError(message: "[demo_page] directory: \(error)")
         }
+        let adminConsole: StaticFiles?
+        do throws(FileSystemError) {
+            adminConsole = try config.adminConsoleDirectory.map(AdminConsole.files)
+        } catch {
+            throw StartupError(message: "[admin_console] directory: \(error)")
+        }
         let wiring = ServerWiring(
             store: store, tenants: tenants, logger: logger,
             limits: ServerWiring.Limits(
@@ -116,7 +122,7 @@ public final class EntitlementServerApp: Sendable {
             playAcknowledgements: PlayAcknowledger.Schedule(
                 firstRetry: config.playAcknowledgementFirstRetry, maxAttempts: config.playAcknowledgementMaxAttempts),
             webhooks: config.webhooks,
-            extraServices: extraServices, demoPage: demoPage, isDraining: { readiness.isDraining },
+            extraServices: extraServices, demoPage: demoPage, adminConsole: adminConsole, isDraining: { readiness.isDraining },
             servesMetrics: config.metricsListenAddress == nil)
         metrics = wiring.metrics
         background = wiring.background
@@ -170,6 +176,7 @@ public final class EntitlementServerApp: Sendable {
         )
         try server.start()
         metrics.set(server.grpcMetrics, key: "grpc")
+        metrics.set(server.eventLoopLag, key: "event_loop_lag")
         self.server.withLock { $0 = server }
         let metricsAddress = try startMetricsServer()
         // A signal that arrived while binding found no server to stop (and no scheduler to stop: none is started).

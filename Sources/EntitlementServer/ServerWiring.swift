@@ -87,7 +87,7 @@ public struct ServerWiring: Sendable {
         limits: Limits = Limits(), outbound: OutboundHTTPClient? = nil,
         playAcknowledgements: PlayAcknowledger.Schedule = PlayAcknowledger.Schedule(),
         webhooks: WebhookDispatcher.Settings = WebhookDispatcher.Settings(),
-        extraServices: [any RPCService] = [], demoPage: StaticFiles? = nil,
+        extraServices: [any RPCService] = [], demoPage: StaticFiles? = nil, adminConsole: StaticFiles? = nil,
         isDraining: @escaping @Sendable () -> Bool = { false }, servesMetrics: Bool = true
     ) {
         let callLog = CallLog(logger: logger)
@@ -200,6 +200,12 @@ public struct ServerWiring: Sendable {
             if let demoPage {
                 routes.register("GET", "/demo/") { _ in demoPage.response(for: "") }
                 routes.register("GET", "/demo/{file}") { request in demoPage.response(for: request.pathParameters["file"] ?? "") }
+            }
+            if let adminConsole {
+                routes.register("GET", "/admin/") { _ in adminConsole.response(for: "") }
+                routes.register("GET", "/admin/{file}") { request in
+                    adminConsole.response(for: request.pathParameters["file"] ?? "")
+                }
             }
             routes.register("POST", "/v1/stripe/webhooks/{tenant_id}") { request in
                 let reply = await stripeWebhooks.receive(

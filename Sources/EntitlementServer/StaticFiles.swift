@@ -12,9 +12,12 @@ public struct StaticFiles: Sendable {
     ]
 
     private let files: [String: (contentType: String, body: [UInt8])]
+    /// Sent with every file (a page's security policy).
+    private let headers: [(name: String, value: String)]
 
     /// Reads every file of a known type in `directory`; other entries are left out.
-    public init(directory: String) throws(FileSystemError) {
+    public init(directory: String, headers: [(name: String, value: String)] = []) throws(FileSystemError) {
+        self.headers = headers
         var files: [String: (String, [UInt8])] = [:]
         var total = 0
         for name in try FileSystem.entryNames(of: directory).get() {
@@ -39,6 +42,7 @@ public struct StaticFiles: Sendable {
         // A page under development: always the file as it was read at startup, never a stale cached copy.
         headers.add(name: "cache-control", value: "no-cache")
         headers.add(name: "x-content-type-options", value: "nosniff")
+        for (name, value) in self.headers { headers.add(name: name, value: value) }
         return HTTPResponse(status: 200, headers: headers, body: file.body)
     }
 }

@@ -146,7 +146,7 @@ extension AdminService {
     private func testNotificationStatus(_ request: GetTestNotificationStatusRequest, _ context: ServerContext)
         async throws -> GetTestNotificationStatusResponse
     {
-        try await log.call(context, requires: .secretKey, in: tenants) { tenant, _ in
+        try await log.call(context, requires: .secretKey, scope: .read, in: tenants) { tenant, _ in
             guard !request.testNotificationToken.isEmpty else {
                 throw DomainError.invalidArgument("test_notification_token is required: RequestTestNotification gives it.")
             }
@@ -167,7 +167,7 @@ extension AdminService {
     private func checkAppStoreSetup(_ request: CheckAppStoreSetupRequest, _ context: ServerContext) async throws
         -> CheckAppStoreSetupResponse
     {
-        try await log.call(context, requires: .secretKey, in: tenants) { tenant, _ in
+        try await log.call(context, requires: .secretKey, scope: .read, in: tenants) { tenant, _ in
             var wait = Duration.seconds(10)
             if let given = request.wait {
                 let milliseconds = given.seconds * 1000 + Int64(given.nanos / 1_000_000)

@@ -50,7 +50,7 @@ extension AdminService {
     private func listWebhookDeliveries(_ request: ListWebhookDeliveriesRequest, _ context: ServerContext) async throws
         -> ListWebhookDeliveriesResponse
     {
-        try await log.call(context, requires: .secretKey, in: tenants) { tenant, _ in
+        try await log.call(context, requires: .secretKey, scope: .read, in: tenants) { tenant, _ in
             var filter = WebhookDeliveryFilter(tenantID: tenant.id)
             filter.endpointID = try Self.endpointID(request.endpointID, of: tenant)
             filter.state = try Self.state(request.state)

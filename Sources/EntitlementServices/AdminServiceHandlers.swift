@@ -65,6 +65,12 @@ public struct AdminService: RPCService {
         router.registerUnary(Self.method("CountCustomers")) { (request: CountCustomersRequest, context) in
             try await countCustomers(request, context)
         }
+        router.registerUnary(Self.method("FindCustomers")) { (request: FindCustomersRequest, context) in
+            try await findCustomers(request, context)
+        }
+        router.registerUnary(Self.method("DescribeKey")) { (request: DescribeKeyRequest, context) in
+            try await describeKey(request, context)
+        }
         registerAppStoreMethods(on: &router)
     }
 
@@ -114,7 +120,7 @@ public struct AdminService: RPCService {
     }
 
     private func customer(_ request: GetCustomerRequest, _ context: ServerContext) async throws -> Customer {
-        try await log.call(context, requires: .secretKey, in: tenants) { tenant, fields in
+        try await log.call(context, requires: .secretKey, scope: .read, in: tenants) { tenant, fields in
             let details = try engine.details(tenantID: tenant.id, appUserID: try AppUserID.validate(request.appUserID))
             fields.appUserID = details.state.appUserID
             var customer = Customer()
@@ -182,7 +188,7 @@ public struct AdminService: RPCService {
     private func events(_ request: ListCustomerEventsRequest, _ context: ServerContext) async throws
         -> ListCustomerEventsResponse
     {
-        try await log.call(context, requires: .secretKey, in: tenants) { tenant, fields in
+        try await log.call(context, requires: .secretKey, scope: .read, in: tenants) { tenant, fields in
             let appUserID = try AppUserID.validate(request.appUserID)
             fields.appUserID = appUserID
             let page = try engine.events(

@@ -10,14 +10,12 @@ import RPCCore
 final class AuthenticatedKey: Sendable {
     let key: [UInt8]
     let generation: UInt64
-    let tenant: Tenant
-    let kind: APIKey.Kind
+    let caller: Caller
 
-    init(key: [UInt8], generation: UInt64, tenant: Tenant, kind: APIKey.Kind) {
+    init(key: [UInt8], generation: UInt64, caller: Caller) {
         self.key = key
         self.generation = generation
-        self.tenant = tenant
-        self.kind = kind
+        self.caller = caller
     }
 
     /// What `connection` remembers for exactly `key` under tenants `generation`, if anything.

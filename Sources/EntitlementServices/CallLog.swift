@@ -1,12 +1,16 @@
 import BoundedText
 public import EntitlementDomain
+import RequestTracing
 public import RPCCore
 
-/// One log line per RPC: method, tenant, canonical user, status code and duration. Never keys or payloads.
+/// One log line per RPC: method, tenant, the key's name, canonical user, status code and duration. Never keys or
+/// payloads.
 public struct CallLog: Sendable {
     /// What a handler learns while it runs and the line reports.
     public struct Fields: Sendable {
         public var tenantID = "-"
+        /// The name of the key the call authenticated with (``TenantKey/name``), never the key.
+        public var keyName = "-"
         public var appUserID = "-"
     }
 
@@ -24,7 +28,7 @@ public struct CallLog: Sendable {
         var fields = Fields()
         do {
             let response = try await body(&fields)
-            write(context, fields, code: .ok, since: start)
+            write(context, fields, failure: nil, since: start)
             return response
         } catch {
             write(context, fields, failure: RPCError(from: error), since: start)
@@ -40,7 +44,7 @@ public struct CallLog: Sendable {
         var fields = Fields()
         do {
             let response = try body(&fields)
-            write(context, fields, code: .ok, since: start)
+            write(context, fields, failure: nil, since: start)
             return response
         } catch {
             write(context, fields, failure: RPCError(from: error), since: start)
@@ -48,28 +52,43 @@ public struct CallLog: Sendable {
         }
     }
 
-    /// ``call(_:_:)`` for a caller that must present a key of `kind`: the tenant it authenticates as is handed to
-    /// `body` and named in the log line (the one preamble every handler shares).
+    /// ``call(_:_:)`` for a caller that must present a key of `kind` whose scope reaches `scope` (a method that
+    /// changes nothing asks for `.read`): the tenant it authenticates as is handed to `body` and named in the log
+    /// line with the key's name, which every event the call commits records too (the one preamble every handler
+    /// shares).
     func call<Response>(
-        _ context: ServerContext, requires kind: APIKey.Kind, in tenants: TenantRegistry,
+        _ context: ServerContext, requires kind: APIKey.Kind, scope: APIKey.Scope = .write, in tenants: TenantRegistry,
         _ body: (Tenant, inout Fields) async throws -> Response
     ) async throws -> Response {
-        try await call(context) { fields in
-            let tenant = try CallerAuthentication.tenant(of: context, requires: kind, in: tenants)
-            fields.tenantID = tenant.id
-            return try await body(tenant, &fields)
+        try await callAs(context, requires: kind, scope: scope, in: tenants) { caller, fields in
+            try await body(caller.tenant, &fields)
         }
     }
 
-    /// ``call(_:requires:in:_:)`` for handlers that never suspend (the SyncStatus hot path).
+    /// ``call(_:requires:scope:in:_:)`` for a handler that needs the key too, not only its tenant.
+    func callAs<Response>(
+        _ context: ServerContext, requires kind: APIKey.Kind, scope: APIKey.Scope, in tenants: TenantRegistry,
+        _ body: (Caller, inout Fields) async throws -> Response
+    ) async throws -> Response {
+        try await call(context) { fields in
+            let caller = try CallerAuthentication.caller(of: context, requires: kind, scope: scope, in: tenants)
+            fields.tenantID = caller.tenant.id
+            fields.keyName = caller.key.name
+            return try await ActingKey.$name.withValue(caller.key.name) { try await body(caller, &fields) }
+        }
+    }
+
+    /// ``call(_:requires:scope:in:_:)`` for handlers that never suspend, and so never write (the SyncStatus hot
+    /// path).
     func callSynchronously<Response>(
-        _ context: ServerContext, requires kind: APIKey.Kind, in tenants: TenantRegistry,
+        _ context: ServerContext, requires kind: APIKey.Kind, scope: APIKey.Scope, in tenants: TenantRegistry,
         _ body: (Tenant, inout Fields) throws -> Response
     ) throws -> Response {
         try callSynchronously(context) { fields in
-            let tenant = try CallerAuthentication.tenant(of: context, requires: kind, in: tenants)
-            fields.tenantID = tenant.id
-            return try body(tenant, &fields)
+            let caller = try CallerAuthentication.caller(of: context, requires: kind, scope: scope, in: tenants)
+            fields.tenantID = caller.tenant.id
+            fields.keyName = caller.key.name
+            return try body(caller.tenant, &fields)
         }
     }
 
@@ -90,24 +109,28 @@ public struct CallLog: Sendable {
             ])
     }
 
-    private func write(_ context: ServerContext, _ fields: Fields, code: RPCError.Code, since start: ContinuousClock.Instant) {
-        logger.info(
-            "rpc",
-            [
-                "method": context.method.path, "tenant": fields.tenantID, "user": fields.appUserID,
-                "code": code.description, "duration_us": Self.microseconds(since: start), "peer": context.peer,
-            ])
-    }
-
     /// A failed call's line also says why: the status message the client got (which never holds a key or a
-    /// payload), bounded.
-    private func write(_ context: ServerContext, _ fields: Fields, failure: RPCError, since start: ContinuousClock.Instant) {
+    /// payload), bounded. (The fields are a literal, so the line is built without an intermediate collection.)
+    private func write(
+        _ context: ServerContext, _ fields: Fields, failure: RPCError?, since start: ContinuousClock.Instant
+    ) {
+        let duration = Self.microseconds(since: start)
+        guard let failure else {
+            logger.info(
+                "rpc",
+                [
+                    "method": context.method.path, "tenant": fields.tenantID, "key": fields.keyName,
+                    "user": fields.appUserID, "code": RPCError.Code.ok.description, "duration_us": duration,
+                    "peer": context.peer,
+                ])
+            return
+        }
         logger.info(
             "rpc",
             [
-                "method": context.method.path, "tenant": fields.tenantID, "user": fields.appUserID,
-                "code": failure.code.description, "duration_us": Self.microseconds(since: start), "peer": context.peer,
-                "error": failure.message.truncated(toUTF8Bytes: 300),
+                "method": context.method.path, "tenant": fields.tenantID, "key": fields.keyName,
+                "user": fields.appUserID, "code": failure.code.description, "duration_us": duration,
+                "peer": context.peer, "error": failure.message.truncated(toUTF8Bytes: 300),
             ])
     }
 

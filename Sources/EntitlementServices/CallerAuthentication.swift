@@ -2,33 +2,39 @@ import BoundedText
 public import EntitlementDomain
 public import RPCCore
 
-/// Who is calling: the tenant an API key belongs to, checked against the service the call is for.
+/// Who a call comes from: the tenant, and the configured key it presented.
+public struct Caller: Sendable {
+    public let tenant: Tenant
+    public let key: TenantKey
+}
+
+/// Who is calling: the tenant an API key belongs to, checked against what the method needs.
 ///
 /// Keys arrive as `authorization: Bearer <key>`. Only their hash is compared, in constant time, by the directory;
 /// no key ever reaches a log or an error message.
 public enum CallerAuthentication {
-    /// The tenant of a call to a service that `requires` this kind of key (secret keys may call everything).
+    /// The caller of a method that `requires` this kind of key (secret keys may call everything) with `scope`.
     ///
     /// A missing, malformed or unknown key is `UNAUTHENTICATED`; a public key on a service that needs a secret
-    /// key is `PERMISSION_DENIED`, and so is a browser call (gRPC-Web with `Origin`) from an origin the tenant does
-    /// not list in `web.allowed_origins`: the transport's CORS answer allows any tenant's origins, since a preflight
-    /// carries no key.
-    public static func tenant(
-        of context: ServerContext, requires kind: APIKey.Kind, in registry: TenantRegistry
-    ) throws(DomainError) -> Tenant {
+    /// key is `PERMISSION_DENIED`, and so is a read-only secret key on a method that changes something, and a
+    /// browser call (gRPC-Web with `Origin`) from an origin the tenant does not list in `web.allowed_origins`: the
+    /// transport's CORS answer allows any tenant's origins, since a preflight carries no key.
+    public static func caller(
+        of context: ServerContext, requires kind: APIKey.Kind, scope: APIKey.Scope, in registry: TenantRegistry
+    ) throws(DomainError) -> Caller {
         var token: String?
         if var header = context.metadata[string: "authorization"] {
             // The common case, the key this connection authenticated with before, costs one constant-time compare.
             let generation = registry.generation
-            let remembered = header.withUTF8 { bytes -> Tenant? in
+            let remembered = header.withUTF8 { bytes -> Caller? in
                 guard let range = bearerTokenRange(bytes),
                     let known = AuthenticatedKey.remembered(
                         in: context.connection, key: UnsafeBufferPointer(rebasing: bytes[range]), generation: generation),
-                    may(known.kind, call: kind)
+                    may(known.caller.key.kind, call: kind)
                 else { return nil }
-                return known.tenant
+                return known.caller
             }
-            if let remembered { return try checkOrigin(of: context, for: remembered) }
+            if let remembered { return try check(remembered, of: context, scope: scope) }
             guard let parsed = bearerToken(header) else {
                 throw .unauthenticated("the authorization metadata must be \"Bearer <api key>\"")
             }
@@ -36,17 +42,25 @@ public enum CallerAuthentication {
         }
         let (directory, generation) = registry.snapshot
         let allowed = Set(APIKey.Kind.allCases.filter { may($0, call: kind) })
-        let (tenant, presented) = try directory.authorize(bearer: token, allowed: allowed, service: context.method.service)
+        let (tenant, key) = try directory.authorize(bearer: token, allowed: allowed, service: context.method.service)
+        let caller = Caller(tenant: tenant, key: key)
         if let token {
-            context.connection.store(
-                AuthenticatedKey(key: Array(token.utf8), generation: generation, tenant: tenant, kind: presented))
+            context.connection.store(AuthenticatedKey(key: Array(token.utf8), generation: generation, caller: caller))
         }
-        return try checkOrigin(of: context, for: tenant)
+        return try check(caller, of: context, scope: scope)
     }
 
-    /// `tenant`, unless the call came from a browser page whose origin the tenant does not list.
-    private static func checkOrigin(of context: ServerContext, for tenant: Tenant) throws(DomainError) -> Tenant {
-        guard let origin = context.webOrigin, !(tenant.web?.allowsOrigin(origin) ?? false) else { return tenant }
+    /// `caller`, unless its key's scope does not reach `scope`, or the call came from a browser page whose origin the
+    /// tenant does not list.
+    private static func check(_ caller: Caller, of context: ServerContext, scope: APIKey.Scope) throws(DomainError)
+        -> Caller
+    {
+        guard caller.key.scope.allows(scope) else {
+            throw .permissionDenied(
+                "key \(caller.key.name.quotedForMessage) is read-only and may not call \(context.method.path); use a key "
+                    + "with \"scope\": \"write\"")
+        }
+        guard let origin = context.webOrigin, !(caller.tenant.web?.allowsOrigin(origin) ?? false) else { return caller }
         throw .permissionDenied(
             "origin \(origin.quotedForMessage) is not allowed for this tenant; list it in the tenant's "
                 + "web.allowed_origins")

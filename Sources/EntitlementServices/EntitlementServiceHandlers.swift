@@ -267,7 +267,7 @@ public struct EntitlementService: RPCService {
     private func syncStatus(_ request: SyncStatusRequest, _ context: ServerContext) throws
         -> EncodedMessage<SyncStatusResponse>
     {
-        try log.callSynchronously(context, requires: .publicKey, in: tenants) { tenant, fields in
+        try log.callSynchronously(context, requires: .publicKey, scope: .read, in: tenants) { tenant, fields in
             let appUserID = try AppUserID.validate(request.appUserID)
             let (state, memo) = try engine.memoizedState(tenantID: tenant.id, appUserID: appUserID)
             fields.appUserID = state.appUserID
@@ -283,7 +283,7 @@ public struct EntitlementService: RPCService {
     private func streamStatus(
         _ request: StreamStatusRequest, _ writer: ResponseWriter<StatusEvent>, _ context: ServerContext
     ) async throws {
-        try await log.call(context, requires: .publicKey, in: tenants) { tenant, fields in
+        try await log.call(context, requires: .publicKey, scope: .read, in: tenants) { tenant, fields in
             let appUserID = try AppUserID.validate(request.appUserID)
             try streams.acquire(connectionID: context.connectionID)
             defer { streams.release(connectionID: context.connectionID) }

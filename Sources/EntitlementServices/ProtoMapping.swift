@@ -81,6 +81,7 @@ extension CustomerEvent {
         status = SubscriptionStatus(event.status)
         relatedAppUserID = event.relatedAppUserID
         referenceID = event.referenceID
+        keyName = event.keyName
     }
 }
 

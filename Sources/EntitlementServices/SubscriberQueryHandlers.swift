@@ -3,10 +3,31 @@ import EntitlementsProto
 import ProtobufWire
 import RPCCore
 
-/// `ListCustomers` and `CountCustomers`: the tenant's customers as a whole, read from the database's indexes.
+/// `ListCustomers`, `CountCustomers` and `FindCustomers`: the tenant's customers as a whole, and what one ID names,
+/// read from the database's indexes; `DescribeKey`, what the calling key is.
 extension AdminService {
+    func describeKey(_ request: DescribeKeyRequest, _ context: ServerContext) async throws -> KeyDescription {
+        try await log.callAs(context, requires: .secretKey, scope: .read, in: tenants) { caller, _ in
+            var description = KeyDescription()
+            description.tenantID = caller.tenant.id
+            description.keyName = caller.key.name
+            description.scope = caller.key.scope == .write ? .write : .read
+            description.entitlements = caller.tenant.declaredEntitlements.sorted()
+            description.allowsUndeclaredEntitlements = caller.tenant.allowUndeclaredEntitlements
+            description.webhookEndpoints = caller.tenant.webhooks.map(\.id)
+            return description
+        }
+    }
+
+    func findCustomers(_ request: FindCustomersRequest, _ context: ServerContext) async throws -> FindCustomersResponse {
+        try await log.call(context, requires: .secretKey, scope: .read, in: tenants) { tenant, _ in
+            let matches = try engine.findCustomers(tenantID: tenant.id, query: request.query)
+            return FindCustomersResponse(matches: matches.map(EntitlementsProto.CustomerMatch.init))
+        }
+    }
+
     func listCustomers(_ request: ListCustomersRequest, _ context: ServerContext) async throws -> ListCustomersResponse {
-        try await log.call(context, requires: .secretKey, in: tenants) { tenant, _ in
+        try await log.call(context, requires: .secretKey, scope: .read, in: tenants) { tenant, _ in
             let page = try engine.listCustomers(
                 tenant: tenant, filter: try CustomerFilter(request), pageSize: Int(request.pageSize),
                 pageToken: request.pageToken)
@@ -26,7 +47,7 @@ extension AdminService {
     }
 
     func countCustomers(_ request: CountCustomersRequest, _ context: ServerContext) async throws -> CountCustomersResponse {
-        try await log.call(context, requires: .secretKey, in: tenants) { tenant, _ in
+        try await log.call(context, requires: .secretKey, scope: .read, in: tenants) { tenant, _ in
             let taken = try engine.countCustomers(tenantID: tenant.id)
             let counts = taken.counts
             var response = CountCustomersResponse()
@@ -73,5 +94,27 @@ extension CustomerFilter {
         self.init(
             entitlementID: request.entitlementID.isEmpty ? nil : request.entitlementID, source: source,
             productID: request.productID.isEmpty ? nil : request.productID, state: state, changedSince: changedSince)
+    }
+}
+
+extension EntitlementsProto.CustomerMatch {
+    init(_ match: EntitlementDomain.CustomerMatch) {
+        self.init(
+            appUserID: match.appUserID, matchedBy: MatchedBy(match.matchedBy),
+            store: match.store.map(EntitlementsProto.Store.init) ?? .unspecified,
+            originalTransactionID: match.originalTransactionID)
+    }
+}
+
+extension EntitlementsProto.CustomerMatch.MatchedBy {
+    init(_ matchedBy: EntitlementDomain.CustomerMatch.MatchedBy) {
+        self =
+            switch matchedBy {
+            case .appUserID: .appUserID
+            case .alias: .alias
+            case .originalTransactionID: .originalTransactionID
+            case .transactionID: .transactionID
+            case .storeReference: .storeReference
+            }
     }
 }

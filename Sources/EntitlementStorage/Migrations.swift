@@ -297,6 +297,15 @@ enum Migrations {
                 ALTER TABLE webhook_deliveries ADD COLUMN request_id TEXT NOT NULL DEFAULT '';
                 """
         ),
+        Migration(
+            version: 13,
+            sql: """
+                -- The name of the API key whose call made the change (empty for changes no call made).
+                ALTER TABLE events ADD COLUMN key_name TEXT NOT NULL DEFAULT '';
+                -- FindCustomers by a receipt's latest transaction or order ID.
+                CREATE INDEX transactions_transaction_id ON transactions (tenant_id, transaction_id);
+                """
+        ),
     ]
 
     static var latestVersion: Int64 { all.last?.version ?? 0 }

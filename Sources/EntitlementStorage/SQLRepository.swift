@@ -106,6 +106,10 @@ public class SQLRepository: CustomerRepository, @unchecked Sendable {
         }
     }
 
+    public func customerMatches(tenantID: String, id: String, limit: Int) throws(StorageError) -> [CustomerMatch] {
+        try read { (db) throws(StorageError) in try db.customerMatches(tenantID: tenantID, id: id, limit: limit) }
+    }
+
     public func isNotificationProcessed(tenantID: String, notificationID: String) throws(StorageError) -> Bool {
         try read { (db) throws(StorageError) in
             try db.isNotificationProcessed(tenantID: tenantID, notificationID: notificationID)

@@ -187,13 +187,14 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
         try db.run(
             """
             INSERT INTO events (tenant_id, customer_id, version, cause, change, reason, occurred_at, status,
-                related_app_user_id, reference_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                related_app_user_id, reference_id, key_name)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(event.tenantID), .integer(event.customerID), .integer(Int64(event.version)),
                 .integer(StorageColumns.cause(event.cause)), .integer(StorageColumns.change(event.change)), .text(event.reason),
                 .time(event.occurredAt), .blob(event.status), .text(event.relatedAppUserID), .text(event.referenceID),
+                .text(event.keyName),
             ])
         appendedVersions.append(
             CommittedVersion(tenantID: event.tenantID, customerID: event.customerID, version: event.version))

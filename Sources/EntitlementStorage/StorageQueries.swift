@@ -8,7 +8,8 @@ enum StorageSQL {
         "grant_id, tenant_id, customer_id, entitlement_id, starts_at, expires_at, revoked_at, reason, "
         + "revocation_reason, idempotency_key"
     static let eventColumns =
-        "tenant_id, customer_id, version, cause, change, reason, occurred_at, status, related_app_user_id, reference_id"
+        "tenant_id, customer_id, version, cause, change, reason, occurred_at, status, related_app_user_id, reference_id, "
+        + "key_name"
     static let transactionColumns =
         "tenant_id, store, original_transaction_id, transaction_id, customer_id, product_id, product_type, "
         + "entitlement_ids, environment, purchased_at, original_purchase_at, expires_at, revoked_at, revocation_reason, "
@@ -193,6 +194,59 @@ extension SQLExecutor {
         ) { $0.int64(0) } != nil
     }
 
+    // MARK: Customer search
+
+    /// Exact matches on the indexed IDs only: `store IN (...)` lets the primary keys that lead with the store
+    /// answer by point lookups.
+    func customerMatches(tenantID: String, id: String, limit: Int) throws(StorageError) -> [CustomerMatch] {
+        let stores = Store.allCases.map { SQLValue.integer(StorageColumns.store($0)) }
+        let storeList = Array(repeating: "?", count: stores.count).joined(separator: ", ")
+        var matches = try rows(
+            """
+            SELECT c.app_user_id FROM app_user_ids a JOIN customers c ON c.tenant_id = a.tenant_id AND c.id = a.customer_id
+            WHERE a.tenant_id = ? AND a.app_user_id = ?
+            """,
+            [.text(tenantID), .text(id)]
+        ) { row in
+            let canonical = row.string(0)
+            return CustomerMatch(appUserID: canonical, matchedBy: canonical == id ? .appUserID : .alias)
+        }
+        // 1: by original transaction ID, 2: by latest transaction ID, 3: by store reference.
+        let purchases = try rows(
+            """
+            SELECT 1, t.store, t.original_transaction_id, c.app_user_id FROM transactions t
+            LEFT JOIN customers c ON c.tenant_id = t.tenant_id AND c.id = t.customer_id
+            WHERE t.tenant_id = ? AND t.store IN (\(storeList)) AND t.original_transaction_id = ?
+            UNION ALL
+            SELECT 2, t.store, t.original_transaction_id, c.app_user_id FROM transactions t
+            LEFT JOIN customers c ON c.tenant_id = t.tenant_id AND c.id = t.customer_id
+            WHERE t.tenant_id = ? AND t.transaction_id = ? AND t.original_transaction_id <> ?
+            UNION ALL
+            SELECT 3, r.store, r.original_transaction_id, c.app_user_id FROM purchase_references r
+            LEFT JOIN transactions t
+                ON t.tenant_id = r.tenant_id AND t.store = r.store AND t.original_transaction_id = r.original_transaction_id
+            LEFT JOIN customers c ON c.tenant_id = t.tenant_id AND c.id = t.customer_id
+            WHERE r.tenant_id = ? AND r.store IN (\(storeList)) AND r.reference_id = ?
+            ORDER BY 1, 3 LIMIT ?
+            """,
+            [.text(tenantID)] + stores + [.text(id), .text(tenantID), .text(id), .text(id), .text(tenantID)] + stores
+                + [.text(id), .integer(Int64(limit))]
+        ) { (row) throws(StorageError) in
+            let matchedBy: CustomerMatch.MatchedBy =
+                switch row.int64(0) {
+                case 1: .originalTransactionID
+                case 2: .transactionID
+                default: .storeReference
+                }
+            return CustomerMatch(
+                appUserID: row.optionalString(3) ?? "", matchedBy: matchedBy,
+                store: try StorageColumns.decode(row.int64(1), column: "transactions.store", as: StorageColumns.store),
+                originalTransactionID: row.string(2))
+        }
+        matches += purchases
+        return Array(matches.prefix(limit))
+    }
+
     // MARK: Purchase references
 
     func purchaseReferences(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)
@@ -345,6 +399,6 @@ extension StorageSQL {
             cause: try StorageColumns.decode(row.int64(3), column: "events.cause", as: StorageColumns.cause),
             change: try StorageColumns.decode(row.int64(4), column: "events.change", as: StorageColumns.change),
             reason: row.string(5), occurredAt: row.time(6), status: row.blob(7), relatedAppUserID: row.string(8),
-            referenceID: row.string(9))
+            referenceID: row.string(9), keyName: row.string(10))
     }
 }

@@ -108,6 +108,8 @@ public struct CustomerEvent: ProtoMessage {
     public var relatedAppUserID = ""
     /// Grant, transaction or notification id behind the change.
     public var referenceID = ""
+    /// The name of the API key whose call made the change.
+    public var keyName = ""
     public var unknownFields: [UInt8] = []
 
     public init() {}
@@ -115,7 +117,7 @@ public struct CustomerEvent: ProtoMessage {
     public init(
         version: UInt64 = 0, cause: Cause = .unspecified, change: StatusEvent.Kind = .unspecified, reason: String = "",
         occurredAt: ProtoTimestamp? = nil, status: SubscriptionStatus? = nil, relatedAppUserID: String = "",
-        referenceID: String = ""
+        referenceID: String = "", keyName: String = ""
     ) {
         self.version = version
         self.cause = cause
@@ -125,6 +127,7 @@ public struct CustomerEvent: ProtoMessage {
         self.status = status
         self.relatedAppUserID = relatedAppUserID
         self.referenceID = referenceID
+        self.keyName = keyName
     }
 
     public init(from reader: inout ProtoReader) throws {
@@ -139,6 +142,7 @@ public struct CustomerEvent: ProtoMessage {
             case 6: status = try reader.decodeMessage(tag)
             case 7: relatedAppUserID = try reader.decodeString(tag)
             case 8: referenceID = try reader.decodeString(tag)
+            case 9: keyName = try reader.decodeString(tag)
             default: unknownFields += try reader.skipField(tag)
             }
         }
@@ -153,6 +157,7 @@ public struct CustomerEvent: ProtoMessage {
         writer.writeMessage(6, status)
         writer.writeString(7, relatedAppUserID)
         writer.writeString(8, referenceID)
+        writer.writeString(9, keyName)
         writer.writeRaw(unknownFields)
     }
 }

@@ -12,6 +12,8 @@ import FileAccess
 ///           "id": "demo",                                  // required; 1–64 of [a-z0-9_-], unique
 ///           "public_keys": ["pk_sha256:<64 hex>", ...],    // hashes of pk_ keys (entctl hash-key); may be empty
 ///           "secret_keys": ["sk_sha256:<64 hex>", ...],    // hashes of sk_ keys; may be empty, but not both
+///                                  // each entry may also be {"hash": "sk_sha256:…", "name": "support-ana",
+///                                  // "scope": "read"}: a name for logs and events, read-only (default "write")
 ///           "entitlements": ["pro", "premium"],            // optional; products' entitlements are declared too
 ///           "allow_undeclared_entitlements": false,        // optional, default false
 ///           "products": { "com.example.pro.monthly": ["pro"] },  // optional; product ID → entitlements
@@ -131,19 +133,26 @@ struct TenantConfigReader {
         let id = try string(idNode, path: path + ".id")
         try rule(idNode, path + ".id") { () throws(TenantRuleError) in try Tenant.checkID(id) }
 
-        var digests: [APIKey.Kind: [[UInt8]]] = [:]
+        var keys: [APIKey.Kind: [TenantKey]] = [:]
         var lines: [APIKey.Kind: [Int?]] = [:]
         for kind in APIKey.Kind.allCases {
             let fieldPath = path + "." + kind.configField
             let nodes = try members[kind.configField].map { node throws(TenantConfigError) in try array(node, path: fieldPath) } ?? []
             for (index, keyNode) in nodes.enumerated() {
                 let keyPath = "\(fieldPath)[\(index)]"
-                digests[kind, default: []].append(try keyDigest(keyNode, path: keyPath, kind: kind))
+                let (key, named) = try tenantKey(keyNode, path: keyPath, kind: kind)
+                // A name made from the hash is as unique as the hash, which the directory checks.
+                if named {
+                    try rule(keyNode, keyPath) { () throws(TenantRuleError) in
+                        try TenantKey.checkNameUnused(key.name, by: keys.values.flatMap { $0 })
+                    }
+                }
+                keys[kind, default: []].append(key)
                 lines[kind, default: []].append(line(keyNode))
             }
         }
         try rule(node, path) { () throws(TenantRuleError) in
-            try Tenant.checkHasKeys(id: id, keyCount: digests.values.map(\.count).reduce(0, +))
+            try Tenant.checkHasKeys(id: id, keyCount: keys.values.map(\.count).reduce(0, +))
         }
 
         var listed: [String] = []
@@ -205,16 +214,56 @@ struct TenantConfigReader {
         idLines.append(line(idNode))
         keyLines.append(lines)
         return Tenant(
-            id: id, publicKeyDigests: digests[.publicKey] ?? [], secretKeyDigests: digests[.secretKey] ?? [],
+            id: id, publicKeys: keys[.publicKey] ?? [], secretKeys: keys[.secretKey] ?? [],
             listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclared, products: products,
             appStore: appStore, playStore: playStore, stripe: stripe, web: web, webhooks: webhooks)
     }
 
     // MARK: Values
 
-    private func keyDigest(_ node: JSONNode, path: String, kind: APIKey.Kind) throws(TenantConfigError) -> [UInt8] {
-        let text = try string(node, path: path)
-        return try rule(node, path) { () throws(TenantRuleError) in try APIKey.digest(ofHashString: text, listedAs: kind) }
+    static let keyFields = ["hash", "name", "scope", "_comment"]
+
+    /// A key: its hash string alone, or `{"hash": ..., "name": ..., "scope": "read" | "write"}` (a scope only for
+    /// a secret key; without one it may do everything).
+    private func tenantKey(_ node: JSONNode, path: String, kind: APIKey.Kind) throws(TenantConfigError)
+        -> (key: TenantKey, named: Bool)
+    {
+        if case .string(let text) = node.value {
+            return (TenantKey(kind: kind, digest: try digest(text, node, path: path, kind: kind)), false)
+        }
+        guard case .object = node.value else {
+            throw typeMismatch(node, path, expected: "a key hash string, or an object with \"hash\", \"name\" and \"scope\"")
+        }
+        let members = try object(node, path: path, allowed: Self.keyFields, what: "a key")
+        guard let hashNode = members["hash"] else { throw error(.missingField, node, path, "missing \"hash\"") }
+        let digest = try digest(try string(hashNode, path: path + ".hash"), hashNode, path: path + ".hash", kind: kind)
+        var name: String?
+        if let nameNode = members["name"] {
+            let text = try string(nameNode, path: path + ".name")
+            try rule(nameNode, path + ".name") { () throws(TenantRuleError) in try TenantKey.checkName(text) }
+            name = text
+        }
+        var scope = APIKey.Scope.write
+        if let scopeNode = members["scope"] {
+            let scopePath = path + ".scope"
+            guard kind == .secretKey else {
+                throw error(
+                    .invalidValue, scopeNode, scopePath,
+                    "only secret keys have a scope; a public key may call EntitlementService and nothing else")
+            }
+            let text = try string(scopeNode, path: scopePath)
+            guard let parsed = APIKey.Scope(rawValue: text) else {
+                throw error(.invalidValue, scopeNode, scopePath, "scope must be \"read\" or \"write\"")
+            }
+            scope = parsed
+        }
+        return (TenantKey(kind: kind, digest: digest, name: name, scope: scope), name != nil)
+    }
+
+    private func digest(_ text: String, _ node: JSONNode, path: String, kind: APIKey.Kind) throws(TenantConfigError)
+        -> [UInt8]
+    {
+        try rule(node, path) { () throws(TenantRuleError) in try APIKey.digest(ofHashString: text, listedAs: kind) }
     }
 
     private func entitlementID(_ node: JSONNode, path: String, listedAfter previous: [String]) throws(TenantConfigError)

@@ -11,7 +11,7 @@ extension CommandHelp {
             keyNote: "Key: --key KEY or $ENTCTL_KEY, a secret key (sk_...); without either, the demo secret key is sent,\n"
                 + "to a loopback address (127.0.0.1, ::1, localhost) only.",
             commands: [
-                grant, revoke, customer, events, customers, count, refreshPurchase, redemptionCode, webhooksTest,
+                grant, revoke, customer, events, customers, count, find, refreshPurchase, redemptionCode, webhooksTest,
                 webhooksList, webhooksRedeliver, appStoreReconcile, appStoreLookup, appStoreExtend, appStoreConsumption,
                 appStoreTestNotification, appStoreCheck,
             ]),
@@ -161,6 +161,15 @@ extension CommandHelp {
         name: "count", arguments: "",
         summary: "customers with an active entitlement now, in all and per entitlement, product and store",
         details: ["", "Calls AdminService/CountCustomers; the database counts them from its indexes."])
+
+    static let find = CommandHelp(
+        name: "find", arguments: "ID",
+        summary: "what an app user ID, alias, transaction or order ID, or Stripe ID names: customers and purchases",
+        details: [
+            "", "Calls AdminService/FindCustomers (exact matches; a read-only key may). One line per match: the owner",
+            "(or 'nobody' for a purchase no customer owns yet), what matched, and the purchase's store and original",
+            "transaction ID.",
+        ])
 
     static let refreshPurchase = CommandHelp(
         name: "refresh-purchase", arguments: "TOKEN [--product ID]",

@@ -35,6 +35,7 @@ struct Entctl {
         case "events": try await events()
         case "customers": try await customers()
         case "count": try await count()
+        case "find": try await find()
         case "refresh-purchase": try await refreshPurchase()
         case "redeem": try await redeem()
         case "redemption-code": try await redemptionCode()

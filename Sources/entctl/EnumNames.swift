@@ -20,6 +20,12 @@ extension ListCustomersRequest.State: NamedProtoEnum {
     static let names = ["STATE_UNSPECIFIED", "ACTIVE", "INACTIVE", "GRACE_PERIOD", "BILLING_RETRY"]
 }
 
+extension CustomerMatch.MatchedBy: NamedProtoEnum {
+    static let names = [
+        "MATCHED_BY_UNSPECIFIED", "APP_USER_ID", "ALIAS", "ORIGINAL_TRANSACTION_ID", "TRANSACTION_ID", "STORE_REFERENCE",
+    ]
+}
+
 extension Store: NamedProtoEnum {
     static let names = ["STORE_UNSPECIFIED", "APP_STORE", "PLAY_STORE", "WEB", "GRANT"]
 }

@@ -225,6 +225,13 @@ enum HumanOutput {
             + ["counted at " + time(response.countedAt)]
     }
 
+    /// One line: `alice  ALIAS` or `nobody  ORIGINAL_TRANSACTION_ID  APP_STORE 2000000000000042`.
+    static func customerMatch(_ match: CustomerMatch) -> String {
+        var line = (match.appUserID.isEmpty ? "nobody" : match.appUserID) + "  " + match.matchedBy.name
+        if match.store != .unspecified { line += "  \(match.store.name) \(match.originalTransactionID)" }
+        return line
+    }
+
     /// One line: `version 5  2025-...  REVOKE  STATUS_CHANGED  no entitlements  reason: ...  reference: g_...`.
     static func customerEvent(_ event: CustomerEvent) -> String {
         var line = "version \(event.version)  \(time(event.occurredAt))  \(event.cause.name)  \(event.change.name)"
@@ -232,6 +239,7 @@ enum HumanOutput {
         if !event.reason.isEmpty { line += "  reason: " + event.reason }
         if !event.relatedAppUserID.isEmpty { line += "  related: " + event.relatedAppUserID }
         if !event.referenceID.isEmpty { line += "  reference: " + event.referenceID }
+        if !event.keyName.isEmpty { line += "  key: " + event.keyName }
         return line
     }
 }

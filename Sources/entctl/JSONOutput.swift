@@ -328,6 +328,7 @@ extension CustomerEvent: JSONEncodable {
         object.add("status", status)
         object.add("relatedAppUserId", relatedAppUserID)
         object.add("referenceId", referenceID)
+        object.add("keyName", keyName)
         return object.value
     }
 }
@@ -374,6 +375,25 @@ extension StoreCount: JSONEncodable {
         var object = JSONObject()
         object.add("store", store)
         object.add("customers", customers)
+        return object.value
+    }
+}
+
+extension FindCustomersResponse: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("matches", matches)
+        return object.value
+    }
+}
+
+extension CustomerMatch: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("appUserId", appUserID)
+        object.add("matchedBy", matchedBy)
+        object.add("store", store)
+        object.add("originalTransactionId", originalTransactionID)
         return object.value
     }
 }

@@ -2,7 +2,8 @@ import EntitlementClient
 import EntitlementsProto
 import ProtobufWire
 
-/// `customers` and `count`: the tenant's customers as a whole (AdminService, a secret key).
+/// `customers`, `count` and `find`: the tenant's customers as a whole, and what one ID names (AdminService, a
+/// secret key).
 extension Entctl {
     /// `customers [filters] [--page-size N] [--page-token T] [--all]`: one page, or with `--all` every page from the
     /// token on. `--json` prints one object per page.
@@ -50,6 +51,14 @@ extension Entctl {
         try arguments.check(positionals: [])
         let response = try await connect(.secretKey).countCustomers()
         printer.print(response, human: HumanOutput.customerCounts(response))
+        return 0
+    }
+
+    /// `find ID`
+    func find() async throws -> Int32 {
+        try arguments.check(positionals: ["ID"])
+        let response = try await connect(.secretKey).findCustomers(arguments.positionals[0])
+        printer.print(response, human: response.matches.isEmpty ? ["nothing found"] : response.matches.map(HumanOutput.customerMatch))
         return 0
     }
 

@@ -29,7 +29,9 @@ import Testing
         ] {
             let result = try #require(directory.authenticate(bearer: key))
             #expect(result.tenant.id == tenant)
-            #expect(result.kind == kind)
+            #expect(result.key.kind == kind)
+            #expect(result.key.scope == .write)
+            #expect(result.key.name == String(Self.hash(key).prefix(kind.hashPrefix.count + 8)))
         }
     }
 
@@ -73,7 +75,7 @@ import Testing
             comparisons.increment()
             return lhs == rhs
         }
-        let totalKeys = tenants.reduce(0) { $0 + $1.publicKeyDigests.count + $1.secretKeyDigests.count }
+        let totalKeys = tenants.reduce(0) { $0 + $1.publicKeys.count + $1.secretKeys.count }
         #expect(totalKeys == 5)
         for key in [Self.musicPublic, Self.notesSecret, APIKey.generate(.publicKey)] {
             comparisons.reset()

@@ -227,10 +227,12 @@ struct ServerConfigTests {
         try FileManager.default.createDirectory(atPath: directory.path + "/Config", withIntermediateDirectories: true)
         try FileManager.default.copyItem(
             atPath: packageRoot + "/Config/tenants.demo.json", toPath: directory.path + "/Config/tenants.demo.json")
-        // ...and its demo page's directory.
+        // ...and its demo page's and admin console's directories.
         try FileManager.default.createDirectory(atPath: directory.path + "/Web/demo", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: directory.path + "/Web/console", withIntermediateDirectories: true)
         let config = try ServerConfig.load(contents: text, fileName: demoPath, directory: directory.path + "/Config")
         #expect(config.demoPageDirectory == directory.path + "/Web/demo")
+        #expect(config.adminConsoleDirectory == directory.path + "/Web/console")
         #expect(config.tenantsPath == directory.path + "/Config/tenants.demo.json")
         #expect(config.listenAddress == ListenAddress(host: "127.0.0.1", port: 50051))
         #expect(config.transport.tls == nil)

@@ -31,9 +31,10 @@ import TestSupport
     func tenant(key: String = Self.key, origin: String?, connection: ConnectionMemory = ConnectionMemory())
         throws(DomainError) -> String
     {
-        try CallerAuthentication.tenant(
-            of: context(key: key, origin: origin, connection: connection), requires: .publicKey, in: registry
-        ).id
+        try CallerAuthentication.caller(
+            of: context(key: key, origin: origin, connection: connection), requires: .publicKey, scope: .write,
+            in: registry
+        ).tenant.id
     }
 
     @Test func listedOriginAndNoOriginPass() throws {

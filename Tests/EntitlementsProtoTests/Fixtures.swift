@@ -297,7 +297,7 @@ enum Fixtures {
             version: 10 + UInt64(i), cause: known ? .grant : .init(rawValue: 99),
             change: known ? .statusChanged : .init(rawValue: 99), reason: "support ticket 42",
             occurredAt: ts(1_700_000_000 + Int64(i), 0, u), status: subscriptionStatus(u), relatedAppUserID: "user-0",
-            referenceID: "grant-\(i)"), u)
+            referenceID: "grant-\(i)", keyName: "support-ana"), u)
     }
 }
 

@@ -1,7 +1,8 @@
 import EntitlementsProto
 import ProtobufWire
 
-/// ListCustomers and CountCustomers messages, built exactly as `Resources/roundtrip.py` builds them.
+/// ListCustomers, CountCustomers, FindCustomers and DescribeKey messages, built exactly as `Resources/roundtrip.py`
+/// builds them.
 extension Fixtures {
     static let subscriberQueries: [Fixture] = [
         Fixture("ListCustomersRequest") { listCustomersRequest($0) },
@@ -23,10 +24,37 @@ extension Fixtures {
         },
         Fixture("CustomerCount") { unk(CustomerCount(id: "pro", customers: 2), $0) },
         Fixture("StoreCount") { unk(StoreCount(store: .grant, customers: 4), $0) },
+        Fixture("FindCustomersRequest") { unk(FindCustomersRequest(query: "GPA.1234-5678"), $0) },
+        Fixture("FindCustomersResponse") { u in unk(FindCustomersResponse(matches: (0..<2).map { customerMatch(u, $0) }), u) },
+        Fixture("CustomerMatch") { customerMatch($0, 0) },
+        Fixture("CustomerMatch#unknownEnums") { customerMatch($0, 1) },
+        Fixture("DescribeKeyRequest") { unk(DescribeKeyRequest(), $0) },
+        Fixture("KeyDescription") { u in
+            var description = KeyDescription()
+            description.tenantID = "demo"
+            description.keyName = "support-ana"
+            description.scope = .read
+            description.entitlements = ["premium", "pro"]
+            description.allowsUndeclaredEntitlements = true
+            description.webhookEndpoints = ["backend", "crm"]
+            return unk(description, u)
+        },
         .empty(ListCustomersRequest.self), .empty(ListCustomersResponse.self), .empty(ListedCustomer.self),
         .empty(CountCustomersRequest.self), .empty(CountCustomersResponse.self), .empty(CustomerCount.self),
-        .empty(StoreCount.self),
+        .empty(StoreCount.self), .empty(FindCustomersRequest.self), .empty(FindCustomersResponse.self),
+        .empty(CustomerMatch.self), .empty(KeyDescription.self),
+        // A typealias of ProtoEmpty, so named by hand.
+        Fixture("DescribeKeyRequest#empty") { unk(DescribeKeyRequest(), $0) },
     ]
+
+    static func customerMatch(_ u: Bool, _ i: Int) -> CustomerMatch {
+        let known = i == 0
+        return unk(
+            CustomerMatch(
+                appUserID: known ? "alice" : "", matchedBy: known ? .transactionID : .init(rawValue: 99),
+                store: known ? .playStore : .init(rawValue: 99), originalTransactionID: "token-\(i)"),
+            u)
+    }
 
     static func listCustomersRequest(_ u: Bool, unknownEnums: Bool = false) -> ListCustomersRequest {
         unk(

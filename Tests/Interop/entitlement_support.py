@@ -47,6 +47,8 @@ METHODS = {
     "RedeliverWebhooks": (ADMIN_SERVICE, "RedeliverWebhooksRequest", "RedeliverWebhooksResponse", False),
     "ListCustomers": (ADMIN_SERVICE, "ListCustomersRequest", "ListCustomersResponse", False),
     "CountCustomers": (ADMIN_SERVICE, "CountCustomersRequest", "CountCustomersResponse", False),
+    "FindCustomers": (ADMIN_SERVICE, "FindCustomersRequest", "FindCustomersResponse", False),
+    "DescribeKey": (ADMIN_SERVICE, "DescribeKeyRequest", "KeyDescription", False),
     "ReconcileAppStore": (ADMIN_SERVICE, "ReconcileAppStoreRequest", "ReconcileAppStoreResponse", False),
     "LookUpOrder": (ADMIN_SERVICE, "LookUpOrderRequest", "LookUpOrderResponse", False),
     "ExtendSubscription": (ADMIN_SERVICE, "ExtendSubscriptionRequest", "ExtendSubscriptionResponse", False),
@@ -110,6 +112,8 @@ class TenantSpec:
     play_store: dict | None = None
     web: dict | None = None
     webhooks: list[dict] | None = None
+    # More secret keys, listed as objects: {"key": "sk_...", "name": ..., "scope": ...} (name and scope optional).
+    named_secret_keys: list[dict] = field(default_factory=list)
 
     @property
     def public_key(self) -> str:
@@ -123,7 +127,9 @@ class TenantSpec:
         entry = {
             "id": self.id,
             "public_keys": [key_hash(key) for key in self.public_keys],
-            "secret_keys": [key_hash(key) for key in self.secret_keys],
+            "secret_keys": [key_hash(key) for key in self.secret_keys] + [
+                {"hash": key_hash(named["key"]), **{k: v for k, v in named.items() if k != "key"}}
+                for named in self.named_secret_keys],
             "entitlements": list(self.entitlements),
             "allow_undeclared_entitlements": self.allow_undeclared_entitlements,
             "products": {product: list(ids) for product, ids in self.products.items()},

@@ -24,7 +24,7 @@ WATCH_TIMEOUT = 10.0
 # Every command entctl has, as `entctl --help` and the README's table must list them.
 COMMANDS = [
     "identify", "status", "watch", "purchase", "redeem", "restore", "grant", "revoke", "customer", "events",
-    "customers", "count", "refresh-purchase", "redemption-code", "webhooks test", "webhooks list", "webhooks redeliver",
+    "customers", "count", "find", "refresh-purchase", "redemption-code", "webhooks test", "webhooks list", "webhooks redeliver",
     "appstore reconcile", "appstore lookup", "appstore extend", "appstore consumption", "appstore test-notification",
     "appstore check",
     "health", "gen-key", "hash-key", "gen-webhook-secret",

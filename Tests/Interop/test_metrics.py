@@ -307,6 +307,18 @@ def test_a_google_call_retried_counts_each_attempt(env):
 # The format, and where it is served
 
 
+def test_each_event_loop_times_a_timer_every_second(env):
+    def ticks() -> float:
+        return Samples(scrape(env.server))["entitlementd_event_loop_lag_seconds_count"]
+    first = ticks()
+    wait_for(lambda: ticks() >= first + 2, "two more event-loop lag observations", timeout=30)
+    samples = Samples(scrape(env.server))
+    # Every observation is in the +Inf bucket, and an idle loop is never a whole second late.
+    count = samples["entitlementd_event_loop_lag_seconds_count"]
+    assert samples["entitlementd_event_loop_lag_seconds_bucket", {"le": "+Inf"}] == count
+    assert samples["entitlementd_event_loop_lag_seconds_sum"] < count
+
+
 def test_promtool_accepts_the_output(env):
     promtool = shutil.which("promtool")
     assert promtool, "promtool (Debian's prometheus package) is not installed: run Scripts/setup"

@@ -18,10 +18,10 @@ import Testing
 
         let sdk = try #require(directory.authenticate(bearer: "pk_demo_public_key_for_local_testing_only"))
         #expect(sdk.tenant.id == "demo")
-        #expect(sdk.kind == .publicKey)
+        #expect(sdk.key.kind == .publicKey)
         let admin = try #require(directory.authenticate(bearer: "sk_demo_secret_key_for_local_testing_only"))
         #expect(admin.tenant.id == "demo")
-        #expect(admin.kind == .secretKey)
+        #expect(admin.key.kind == .secretKey)
         #expect(directory.authenticate(bearer: "pk_demo_secret_key_for_local_testing_only") == nil)
     }
 
@@ -29,7 +29,7 @@ import Testing
         let directory = try TenantConfigLoader.load(path: Self.configPath("tenants.example.json"))
         #expect(directory.tenants.map(\.id) == ["music-app", "notes_app"])
         #expect(directory.tenant(id: "notes_app")?.allowUndeclaredEntitlements == true)
-        #expect(directory.tenant(id: "music-app")?.publicKeyDigests.count == 2)
+        #expect(directory.tenant(id: "music-app")?.publicKeys.count == 2)
         #expect(directory.tenant(id: "music-app")?.declaredEntitlements == ["pro", "family", "beta_access"])
     }
 }

@@ -50,14 +50,14 @@ import Testing
         #expect(tenant.entitlements(forProduct: "com.example.unknown") == [])
         #expect(tenant.isDeclared(entitlementID: "premium"))
         #expect(!tenant.isDeclared(entitlementID: "gold"))
-        #expect(directory.authenticate(bearer: "pk_test_public")?.kind == .publicKey)
-        #expect(directory.authenticate(bearer: "sk_test_secret")?.kind == .secretKey)
+        #expect(directory.authenticate(bearer: "pk_test_public")?.key.kind == .publicKey)
+        #expect(directory.authenticate(bearer: "sk_test_secret")?.key.kind == .secretKey)
     }
 
     @Test func optionalFieldsDefault() throws {
         let directory = try load("{\"tenants\": [{\"id\": \"a\", \"secret_keys\": [\"\(Self.secretHash)\"]}], \"_comment\": \"x\"}")
         let tenant = try #require(directory.tenant(id: "a"))
-        #expect(tenant.publicKeyDigests.isEmpty)
+        #expect(tenant.publicKeys.isEmpty)
         #expect(!tenant.allowUndeclaredEntitlements)
         #expect(tenant.products.isEmpty)
         #expect(tenant.declaredEntitlements.isEmpty)
@@ -219,6 +219,51 @@ import Testing
             #expect(error.code == .invalidValue)
             #expect(error.path == "tenants[0].public_keys[0]")
             #expect(error.message.hasPrefix("expected \"pk_sha256:\" followed by the 64 hex digits"))
+        }
+    }
+
+    @Test func keysMayCarryANameAndSecretKeysAScope() throws {
+        let reader = APIKey.hashString("sk_test_reader")!
+        let directory = try load(document(
+            publicKeys: "[{\"hash\": \"\(Self.publicHash)\", \"name\": \"ios-app\"}]",
+            secretKeys: "[\"\(Self.secretHash)\", {\"hash\": \"\(reader)\", \"name\": \"support.ana@example\", \"scope\": \"read\", \"_comment\": \"desk\"}]"))
+        let sdk = try #require(directory.authenticate(bearer: "pk_test_public"))
+        #expect(sdk.key.name == "ios-app" && sdk.key.scope == .write)
+        let admin = try #require(directory.authenticate(bearer: "sk_test_secret"))
+        #expect(admin.key.name == String(Self.secretHash.prefix("sk_sha256:".count + 8)))
+        #expect(admin.key.scope == .write)
+        let support = try #require(directory.authenticate(bearer: "sk_test_reader"))
+        #expect(support.key.name == "support.ana@example" && support.key.scope == .read && support.key.kind == .secretKey)
+    }
+
+    @Test func badKeyObjects() throws {
+        let other = APIKey.hashString("sk_test_other")!
+        let cases: [(String, TenantConfigError.Code, String, String)] = [
+            (document(secretKeys: "[{\"name\": \"a\"}]"), .missingField, "tenants[0].secret_keys[0]", "missing \"hash\""),
+            (document(secretKeys: "[{\"hash\": \"\(Self.secretHash)\", \"scope\": \"admin\"}]"), .invalidValue,
+             "tenants[0].secret_keys[0].scope", "scope must be \"read\" or \"write\""),
+            (document(publicKeys: "[{\"hash\": \"\(Self.publicHash)\", \"scope\": \"read\"}]"), .invalidValue,
+             "tenants[0].public_keys[0].scope", "only secret keys have a scope; a public key may call EntitlementService and nothing else"),
+            (document(secretKeys: "[{\"hash\": \"\(Self.secretHash)\", \"name\": \"a b\"}]"), .invalidValue,
+             "tenants[0].secret_keys[0].name", "a key name must be 1 to 64 characters of A-Z, a-z, 0-9 and . _ @ + -"),
+            (document(secretKeys: "[{\"hash\": \"\(Self.secretHash)\", \"name\": \"\"}]"), .invalidValue,
+             "tenants[0].secret_keys[0].name", "a key name must be 1 to 64 characters of A-Z, a-z, 0-9 and . _ @ + -"),
+            (document(secretKeys: "[{\"hash\": \"\(Self.secretHash)\", \"nmae\": \"a\"}]"), .unknownField,
+             "tenants[0].secret_keys[0].nmae", "unknown field \"nmae\" in a key; did you mean \"name\"?"),
+            (document(
+                publicKeys: "[{\"hash\": \"\(Self.publicHash)\", \"name\": \"desk\"}]",
+                secretKeys: "[{\"hash\": \"\(other)\", \"name\": \"desk\"}]"), .duplicateEntry,
+             "tenants[0].secret_keys[0]", "key name \"desk\" is already used by another key of this tenant"),
+            (document(secretKeys: "[7]"), .typeMismatch, "tenants[0].secret_keys[0]",
+             "expected a key hash string, or an object with \"hash\", \"name\" and \"scope\", found a number"),
+            (document(secretKeys: "[{\"hash\": \"\(Self.publicHash)\"}]"), .keyKindMismatch, "tenants[0].secret_keys[0].hash",
+             "a public key's hash (pk_sha256:...) is listed under \"secret_keys\"; it belongs in \"public_keys\""),
+        ]
+        for (text, code, path, message) in cases {
+            let error = try #require(failure(text))
+            #expect(error.code == code, "\(path)")
+            #expect(error.path == path)
+            #expect(error.message == message)
         }
     }
 

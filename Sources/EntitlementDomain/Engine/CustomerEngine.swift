@@ -317,7 +317,7 @@ public final class CustomerEngine: Sendable {
         let event = EventRecord(
             tenantID: tenantID, customerID: customerID, version: before.customer.version + 1, cause: cause,
             change: change, reason: reason, occurredAt: now, status: status.storedBytes,
-            relatedAppUserID: related, referenceID: reference)
+            relatedAppUserID: related, referenceID: reference, keyName: ActingKey.name ?? "")
         try transaction.appendEvent(event, nextChangeAt: status.nextChangeAt)
         try transaction.replaceActiveEntitlements(tenantID: tenantID, customerID: customerID, with: status.entitlements)
         let queued = try enqueueWebhooks(
@@ -341,11 +341,14 @@ public final class CustomerEngine: Sendable {
     ) async throws(DomainError) -> Value {
         let origin = ContinuousClock.now
         // The queue runs the body on its own task: the call's request ID goes along, for the lines it logs and the
-        // webhooks it queues.
+        // webhooks it queues, and so does its key's name, for the events it records.
         let requestID = RequestID.current
+        let keyName = ActingKey.name
         return try await writes.run { () throws(DomainError) in
             try RequestID.$current.withValue(requestID) {
-                Result { () throws(DomainError) in try self.commit(body, origin: origin) }
+                ActingKey.$name.withValue(keyName) {
+                    Result { () throws(DomainError) in try self.commit(body, origin: origin) }
+                }
             }.get()
         }
     }

@@ -33,6 +33,7 @@ public struct RecordedEvent: Sendable, Hashable {
     public var status: ComputedStatus
     public var relatedAppUserID: String
     public var referenceID: String
+    public var keyName: String
 
     init(_ record: EventRecord) {
         version = record.version
@@ -43,6 +44,7 @@ public struct RecordedEvent: Sendable, Hashable {
         status = ComputedStatus(storedBytes: record.status)
         relatedAppUserID = record.relatedAppUserID
         referenceID = record.referenceID
+        keyName = record.keyName
     }
 }
 

@@ -33,6 +33,9 @@ public protocol CustomerRepository: Sendable {
     /// The references with this reference ID (``PurchaseReference``), oldest first.
     func purchaseReferences(tenantID: String, store: Store, referenceID: String) throws(StorageError)
         -> [PurchaseReference]
+    /// What `id` names in the tenant (``CustomerMatch``): app user IDs and aliases, then purchases by original
+    /// transaction ID, by latest transaction ID and by store reference; at most `limit`.
+    func customerMatches(tenantID: String, id: String, limit: Int) throws(StorageError) -> [CustomerMatch]
     /// Whether a store notification was recorded as processed (``StorageTransaction/markNotificationProcessed``).
     func isNotificationProcessed(tenantID: String, notificationID: String) throws(StorageError) -> Bool
     /// One page of the tenant's customers matching `query.filter`, in customer ID order (merged-away husks left out).

@@ -99,10 +99,12 @@ public struct EventRecord: Hashable, Sendable {
     public var relatedAppUserID: String
     /// What the event is about: a grant ID, a transaction ID, a notification UUID.
     public var referenceID: String
+    /// The name of the API key whose call made the change; empty when no call did (a store notification, an expiry).
+    public var keyName: String
 
     public init(
         tenantID: String, customerID: Int64, version: UInt64, cause: EventCause, change: StatusChange, reason: String,
-        occurredAt: UnixTime, status: [UInt8], relatedAppUserID: String, referenceID: String
+        occurredAt: UnixTime, status: [UInt8], relatedAppUserID: String, referenceID: String, keyName: String = ""
     ) {
         self.tenantID = tenantID
         self.customerID = customerID
@@ -114,6 +116,7 @@ public struct EventRecord: Hashable, Sendable {
         self.status = status
         self.relatedAppUserID = relatedAppUserID
         self.referenceID = referenceID
+        self.keyName = keyName
     }
 }
 

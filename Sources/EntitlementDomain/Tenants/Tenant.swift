@@ -9,10 +9,10 @@ public struct Tenant: Hashable, Sendable {
 
     /// 1–64 characters of `[a-z0-9_-]`; the key of every stored row.
     public let id: String
-    /// SHA-256 digests of the tenant's `pk_` keys, in configuration order.
-    public let publicKeyDigests: [[UInt8]]
-    /// SHA-256 digests of the tenant's `sk_` keys, in configuration order.
-    public let secretKeyDigests: [[UInt8]]
+    /// The tenant's `pk_` keys, in configuration order.
+    public let publicKeys: [TenantKey]
+    /// The tenant's `sk_` keys, in configuration order.
+    public let secretKeys: [TenantKey]
     /// The `entitlements` list as configured.
     public let listedEntitlements: [String]
     /// Every entitlement the tenant declares: the `entitlements` list and every entitlement a product names.
@@ -34,14 +34,14 @@ public struct Tenant: Hashable, Sendable {
 
     /// Assembles a tenant from values each rule below has already accepted (the tenants file reader's way).
     package init(
-        id: String, publicKeyDigests: [[UInt8]], secretKeyDigests: [[UInt8]], listedEntitlements: [String],
+        id: String, publicKeys: [TenantKey], secretKeys: [TenantKey], listedEntitlements: [String],
         allowUndeclaredEntitlements: Bool, products: [String: [String]], appStore: AppStoreSettings? = nil,
         playStore: PlayStoreSettings? = nil, stripe: StripeSettings? = nil, web: WebSettings? = nil,
         webhooks: [WebhookEndpoint] = []
     ) {
         self.id = id
-        self.publicKeyDigests = publicKeyDigests
-        self.secretKeyDigests = secretKeyDigests
+        self.publicKeys = publicKeys
+        self.secretKeys = secretKeys
         self.listedEntitlements = listedEntitlements
         self.allowUndeclaredEntitlements = allowUndeclaredEntitlements
         self.products = products
@@ -68,12 +68,12 @@ public struct Tenant: Hashable, Sendable {
     ) throws(TenantRuleError) {
         self = try TenantRuleError.at("tenant") { () throws(TenantRuleError) -> Tenant in
             try TenantRuleError.at(".id") { () throws(TenantRuleError) in try Tenant.checkID(id) }
-            var digests: [APIKey.Kind: [[UInt8]]] = [:]
+            var keys: [APIKey.Kind: [TenantKey]] = [:]
             for (kind, hashes) in [(APIKey.Kind.publicKey, publicKeyHashes), (.secretKey, secretKeyHashes)] {
                 for (index, hash) in hashes.enumerated() {
-                    digests[kind, default: []].append(
+                    keys[kind, default: []].append(
                         try TenantRuleError.at(".\(kind.configField)[\(index)]") { () throws(TenantRuleError) in
-                            try APIKey.digest(ofHashString: hash, listedAs: kind)
+                            TenantKey(kind: kind, digest: try APIKey.digest(ofHashString: hash, listedAs: kind))
                         })
                 }
             }
@@ -120,7 +120,7 @@ public struct Tenant: Hashable, Sendable {
                 try WebhookEndpoint.validated(webhooks)
             }
             return Tenant(
-                id: id, publicKeyDigests: digests[.publicKey] ?? [], secretKeyDigests: digests[.secretKey] ?? [],
+                id: id, publicKeys: keys[.publicKey] ?? [], secretKeys: keys[.secretKey] ?? [],
                 listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclaredEntitlements,
                 products: products, appStore: checkedAppStore, playStore: checkedPlayStore, stripe: checkedStripe,
                 web: checkedWeb, webhooks: checkedWebhooks)
@@ -185,11 +185,11 @@ public struct Tenant: Hashable, Sendable {
         }
     }
 
-    /// The digests of one kind of key.
-    public func keyDigests(_ kind: APIKey.Kind) -> [[UInt8]] {
+    /// The keys of one kind.
+    public func keys(_ kind: APIKey.Kind) -> [TenantKey] {
         switch kind {
-        case .publicKey: publicKeyDigests
-        case .secretKey: secretKeyDigests
+        case .publicKey: publicKeys
+        case .secretKey: secretKeys
         }
     }
 

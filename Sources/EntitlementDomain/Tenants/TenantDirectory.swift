@@ -3,11 +3,9 @@ import Crypto
 /// Every configured tenant, and API key authentication against them. Immutable: a reload builds a new directory
 /// and swaps it in whole.
 public struct TenantDirectory: Sendable {
-    /// One configured key hash.
+    /// One configured key.
     struct KeyEntry: Sendable {
-        var digest: [UInt8]
-        /// The list it was configured in.
-        var kind: APIKey.Kind
+        var key: TenantKey
         var tenantIndex: Int
     }
 
@@ -35,15 +33,15 @@ public struct TenantDirectory: Sendable {
             }
             tenantsByID[tenant.id] = index
             for kind in APIKey.Kind.allCases {
-                for (keyIndex, digest) in tenant.keyDigests(kind).enumerated() {
+                for (keyIndex, key) in tenant.keys(kind).enumerated() {
                     let path = "tenants[\(index)].\(kind.configField)[\(keyIndex)]"
-                    if let first = keyPaths[digest] {
+                    if let first = keyPaths[key.digest] {
                         throw TenantRuleError(
                             .duplicateKeyHash, at: path,
                             "the same key hash is already listed at \(first); a key belongs to one tenant, once")
                     }
-                    keyPaths[digest] = path
-                    keys.append(KeyEntry(digest: digest, kind: kind, tenantIndex: index))
+                    keyPaths[key.digest] = path
+                    keys.append(KeyEntry(key: key, tenantIndex: index))
                 }
             }
         }
@@ -57,33 +55,34 @@ public struct TenantDirectory: Sendable {
         tenantsByID[id].map { tenants[$0] }
     }
 
-    /// The tenant and kind of a presented API key (the bare key, without `Bearer `); nil when it is unknown.
+    /// The tenant and configured key of a presented API key (the bare key, without `Bearer `); nil when it is
+    /// unknown.
     ///
     /// The key must start with `pk_` or `sk_` and match a hash configured in that kind's list. Its SHA-256 is
     /// computed once and compared with every configured hash of every tenant in constant time, always all of them,
     /// so neither the comparison nor the loop reveals how close a guess came or which tenant it matched.
     /// (Rejecting a key without a prefix or longer than ``APIKey/maxByteCount`` before hashing reveals nothing
     /// secret.)
-    public func authenticate(bearer key: String) -> (tenant: Tenant, kind: APIKey.Kind)? {
+    public func authenticate(bearer key: String) -> (tenant: Tenant, key: TenantKey)? {
         guard key.utf8.count <= APIKey.maxByteCount, let kind = APIKey.kind(of: key) else { return nil }
         let digest = APIKey.digest(key)
         var match = -1
         for (index, entry) in keys.enumerated() {
-            let equal = equals(digest, entry.digest)
+            let equal = equals(digest, entry.key.digest)
             match = equal ? index : match
         }
         guard match >= 0 else { return nil }
         let entry = keys[match]
         // The hash covers the prefix, so only a hash string that lies about its kind gets here with a mismatch.
-        guard entry.kind == kind else { return nil }
-        return (tenants[entry.tenantIndex], kind)
+        guard entry.key.kind == kind else { return nil }
+        return (tenants[entry.tenantIndex], entry.key)
     }
 
     /// Authentication and authorization for one RPC: the tenant when `key` is valid and of an `allowed` kind.
     /// - Throws: `UNAUTHENTICATED` when no key was sent or it is unknown, `PERMISSION_DENIED` when it is of another
     ///   kind. Messages never repeat the key.
     public func authorize(bearer key: String?, allowed: Set<APIKey.Kind>, service: String) throws(DomainError)
-        -> (tenant: Tenant, kind: APIKey.Kind)
+        -> (tenant: Tenant, key: TenantKey)
     {
         guard let key, !key.isEmpty else {
             throw .unauthenticated("no API key: send \"authorization: Bearer <key>\"")
@@ -91,10 +90,11 @@ public struct TenantDirectory: Sendable {
         guard let result = authenticate(bearer: key) else {
             throw .unauthenticated("the API key is not valid (unknown, revoked, or not a pk_/sk_ key)")
         }
-        guard allowed.contains(result.kind) else {
+        let kind = result.key.kind
+        guard allowed.contains(kind) else {
             let wanted = APIKey.Kind.allCases.filter(allowed.contains).map { "a \($0.adjective) key (\($0.prefix)...)" }
             throw .permissionDenied(
-                "a \(result.kind.adjective) key (\(result.kind.prefix)...) may not call \(service); use "
+                "a \(kind.adjective) key (\(kind.prefix)...) may not call \(service); use "
                     + (wanted.isEmpty ? "no key: the service is closed" : wanted.joined(separator: " or ")))
         }
         return result

@@ -53,6 +53,11 @@ enum ConfigCheck {
                 report.problems.append("[demo_page] directory: \(error)")
             }
         }
+        if let directory = config.adminConsoleDirectory {
+            do throws(FileSystemError) { _ = try AdminConsole.files(directory: directory) } catch {
+                report.problems.append("[admin_console] directory: \(error)")
+            }
+        }
         guard let tenantsPath = config.tenantsPath else {
             report.warnings.append("no [storage] tenants file configured: every entitlement call will be refused")
             return report

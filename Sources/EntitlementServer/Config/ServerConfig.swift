@@ -46,6 +46,8 @@ public struct ServerConfig: Sendable {
 
     /// The directory whose files are served at `/demo/` (the demo web page); nil: none.
     public var demoPageDirectory: String?
+    /// The directory whose files are served at `/admin/` (``AdminConsole``, `Web/console`); nil: none.
+    public var adminConsoleDirectory: String?
 
     /// Where a separate listener serves `GET /metrics` (`[metrics] listen`) to whoever reaches it; nil: the main port
     /// serves it to loopback clients only.
@@ -130,6 +132,7 @@ let configSchema: [(section: String, keys: [String])] = [
         "failed_retention_days",
     ]),
     ("demo_page", ["directory"]),
+    ("admin_console", ["directory"]),
     ("metrics", ["listen"]),
 ]
 
@@ -309,8 +312,8 @@ private struct ConfigReader {
                 throw .invalidListenAddress(file, line: entry.line, section: "metrics", key: "listen", error.reason)
             }
         }
-        // [demo_page]
-        config.demoPageDirectory = try entries["demo_page"]?["directory"].map { entry throws(ConfigError) in
+        // [demo_page], [admin_console]
+        func directory(_ entry: Entry) throws(ConfigError) -> String {
             let resolved = try path(entry)
             guard FileSystem.kind(of: resolved) == .directory else {
                 throw .fileNotReadable(
@@ -319,6 +322,8 @@ private struct ConfigReader {
             }
             return resolved
         }
+        config.demoPageDirectory = try entries["demo_page"]?["directory"].map(directory)
+        config.adminConsoleDirectory = try entries["admin_console"]?["directory"].map(directory)
         return config
     }
 

@@ -249,5 +249,14 @@ enum PostgresSchema {
                 ALTER TABLE webhook_deliveries ADD COLUMN request_id text NOT NULL DEFAULT '';
                 """
         ),
+        PostgresMigration(
+            version: 3,
+            sql: """
+                -- SQLite's version 13: the name of the API key whose call made the change, and FindCustomers by a
+                -- receipt's latest transaction or order ID.
+                ALTER TABLE events ADD COLUMN key_name text NOT NULL DEFAULT '';
+                CREATE INDEX transactions_transaction_id ON transactions (tenant_id, transaction_id);
+                """
+        ),
     ]
 }

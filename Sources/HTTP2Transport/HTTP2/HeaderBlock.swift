@@ -14,6 +14,8 @@ struct HeaderBlock {
     var webMode: GRPCWebMode?
     var timeout: String?
     var encoding: String?
+    /// `:authority`, or HTTP/1.1's `host`: what a browser's `Origin` is compared with (``CrossOrigin``).
+    var authority: String?
     /// Fields that are not pseudo-headers or gRPC's own, in arrival order, for metadata or plain HTTP routes.
     var fields: [(name: String, value: String)] = []
     /// Size as HTTP/2 counts it: name + value + 32 per field.
@@ -27,6 +29,7 @@ struct HeaderBlock {
     init(http1 request: HTTPRequest) {
         method = request.method
         path = request.target
+        authority = request.headers["host"]
         for (name, value) in request.headers where name != "host" && !Metadata.isConnectionHeader(name) {
             var name = name
             var value = value
@@ -49,7 +52,8 @@ struct HeaderBlock {
         switch KnownHeader(name) {
         case .method: method = String(decoding: value, as: UTF8.self)
         case .path: path = String(decoding: value, as: UTF8.self)
-        case .scheme, .authority, .te, .userAgent, .grpcAcceptEncoding: break
+        case .authority: authority = String(decoding: value, as: UTF8.self)
+        case .scheme, .te, .userAgent, .grpcAcceptEncoding: break
         case .contentType:
             // gRPC-Web's types share gRPC's prefix: they are looked for first.
             webMode = GRPCWebMode(contentType: value)

@@ -57,7 +57,8 @@ extension HTTP1ServerConnection {
         case .success(let prepared):
             let context = ServerContext(
                 method: prepared.route.method, metadata: prepared.metadata, deadline: prepared.deadline,
-                peer: socket.peer, connectionID: socket.id, isGRPCWeb: true, webOrigin: head.value(of: "origin"),
+                peer: socket.peer, connectionID: socket.id, isGRPCWeb: true,
+                webOrigin: CrossOrigin.of(origin: head.value(of: "origin"), authority: head.authority, tls: socket.tls != nil),
                 requestID: requestID, responseSink: responses)
             // The whole body is here already: no flow control to keep.
             call = GRPCServerCall.start(

@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+public import Metrics
 public import RPCCore
 import Synchronization
 
@@ -40,6 +41,12 @@ public final class HTTP2Server: Sendable {
     /// The standard gRPC server metrics of every call this server serves.
     public var grpcMetrics: GRPCServerMetrics { shared.grpcMetrics }
 
+    /// How late each loop ran a timer due every second (``EventLoopLagProbe``), every loop's in one histogram.
+    public let eventLoopLag = Histogram(
+        "entitlementd_event_loop_lag_seconds",
+        help: "How late an event loop ran a timer due every second: time its thread spent on other work.",
+        buckets: .fine)
+
     /// The bound port (useful when the configuration asked for port 0).
     public var localPort: Int { state.withLock { $0.localPort } }
 
@@ -51,6 +58,7 @@ public final class HTTP2Server: Sendable {
         for (index, loop) in loops.enumerated() {
             let listener = Listener(fd: fd, loop: loop, shared: shared)
             loop.start(name: "entitlementd-loop-\(index)")
+            loop.execute { [eventLoopLag] in EventLoopLagProbe.start(on: loop, into: eventLoopLag) }
             let bound = LoopBound(listener, loop: loop)
             bound.execute { $0.start() }
             listeners.append(bound)

@@ -316,7 +316,12 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         let context = ServerContext(
             method: prepared.route.method, metadata: prepared.metadata, deadline: prepared.deadline, peer: socket.peer,
             connectionID: socket.id, connection: memory, isGRPCWeb: web != nil,
-            webOrigin: web == nil ? nil : head.value(of: "origin"), requestID: requestID, responseSink: responses)
+            webOrigin: web == nil
+                ? nil
+                : CrossOrigin.of(
+                    origin: head.value(of: "origin"), authority: head.authority,
+                    tls: socket.tls != nil),
+            requestID: requestID, responseSink: responses)
         let windowLimit = configuration.initialWindowSize
         let call = GRPCServerCall.start(
             route: prepared.route, context: context, responses: responses,

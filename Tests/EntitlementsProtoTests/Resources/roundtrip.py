@@ -408,10 +408,30 @@ def customer_event(u, i=0):
     known = i == 0
     m = ad.CustomerEvent(version=10 + i, cause=ad.CustomerEvent.GRANT if known else 99,
                          change=st.StatusEvent.STATUS_CHANGED if known else 99, reason="support ticket 42",
-                         related_app_user_id="user-0", reference_id=f"grant-{i}")
+                         related_app_user_id="user-0", reference_id=f"grant-{i}", key_name="support-ana")
     m.occurred_at.CopyFrom(ts(1_700_000_000 + i, 0, u))
     m.status.CopyFrom(subscription_status(u))
     return unk(m, u)
+
+
+def customer_match(u, i):
+    known = i == 0
+    return unk(ad.CustomerMatch(app_user_id="" if i else "alice",
+                                matched_by=ad.CustomerMatch.TRANSACTION_ID if known else 99,
+                                store=st.PLAY_STORE if known else 99, original_transaction_id=f"token-{i}"), u)
+
+
+def find_customers_response(u):
+    m = ad.FindCustomersResponse()
+    for i in range(2):
+        m.matches.add().CopyFrom(customer_match(u, i))
+    return unk(m, u)
+
+
+def key_description(u):
+    return unk(ad.KeyDescription(tenant_id="demo", key_name="support-ana", scope=ad.KeyDescription.READ,
+                                 entitlements=["premium", "pro"], allows_undeclared_entitlements=True,
+                                 webhook_endpoints=["backend", "crm"]), u)
 
 
 def list_customer_events_response(u):
@@ -495,6 +515,12 @@ def cases():
         "AppStoreReconciliation": (ad.AppStoreReconciliation, lambda u: reconciliation(u, 0)),
         **app_store_support_cases(),
         "CustomerCount": (ad.CustomerCount, lambda u: unk(ad.CustomerCount(id="pro", customers=2), u)),
+        "FindCustomersRequest": (ad.FindCustomersRequest, lambda u: unk(ad.FindCustomersRequest(query="GPA.1234-5678"), u)),
+        "FindCustomersResponse": (ad.FindCustomersResponse, find_customers_response),
+        "CustomerMatch": (ad.CustomerMatch, lambda u: customer_match(u, 0)),
+        "CustomerMatch#unknownEnums": (ad.CustomerMatch, lambda u: customer_match(u, 1)),
+        "DescribeKeyRequest": (ad.DescribeKeyRequest, lambda u: unk(ad.DescribeKeyRequest(), u)),
+        "KeyDescription": (ad.KeyDescription, key_description),
         "StoreCount": (ad.StoreCount, lambda u: unk(ad.StoreCount(store=st.GRANT, customers=4), u)),
     }
 

@@ -1,0 +1,240 @@
+"""The admin console in a real browser: headless Chromium (Debian's `chromium` and `chromium-driver`, through
+Selenium) opens /admin/ as the server serves it, signs in with a secret key, finds a customer by an App Store
+transaction ID, grants a month (the page and a native grpcio StreamStatus both see it), revokes it, redelivers a
+failed webhook; a read-only key sees no way to change anything; an app user ID and a reason full of markup are shown
+as text. Every page is screenshotted into the artifacts directory (`$ENTITLEMENTD_TEST_ARTIFACTS`, default
+`.build/test-artifacts`) as `console-*.png`, which the README links."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from appstore_support import MONTHLY, PRODUCTS, SigningCA, StoreApi, app_store_settings
+from conftest import REPO_ROOT
+from entitlement_support import SNAPSHOT, STATUS_CHANGED, Clients, make_key, new_tenant, unique_id, write_tenants
+from webhook_receiver import Receiver
+
+from selenium import webdriver
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+ARTIFACTS = Path(os.environ.get("ENTITLEMENTD_TEST_ARTIFACTS", REPO_ROOT / ".build" / "test-artifacts"))
+SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+SUPPORT, _ = make_key("sk")
+READER, _ = make_key("sk")
+
+
+@pytest.fixture(scope="module")
+def ca(tmp_path_factory) -> SigningCA:
+    return SigningCA(tmp_path_factory.mktemp("console-ca") / "ca")
+
+
+@pytest.fixture(scope="module")
+def receiver():
+    made = Receiver(secrets=[SECRET], default_status=500)
+    yield made
+    made.close()
+
+
+@pytest.fixture(scope="module")
+def tenant(ca, receiver):
+    return new_tenant(
+        "console-a", products=dict(PRODUCTS), app_store=app_store_settings(ca.root, "transfer"),
+        webhooks=[{"id": "backend", "url": receiver.url, "secrets": [SECRET]}],
+        named_secret_keys=[{"key": SUPPORT, "name": "support-bo"},
+                           {"key": READER, "name": "viewer", "scope": "read"}])
+
+
+@pytest.fixture(scope="module")
+def server(tenants_server, tmp_path_factory, tenant):
+    """No web origins allowed: the console calls from the server's own origin."""
+    tenants_file = tmp_path_factory.mktemp("console-tenants") / "tenants.json"
+    write_tenants(tenants_file, [tenant])
+    return tenants_server(tenants_file, {
+        "admin_console": {"directory": str(REPO_ROOT / "Web" / "console")},
+        "webhooks": {"retry_delays": "100ms"}})
+
+
+@pytest.fixture
+def clients(server, protos):
+    made = Clients(server, protos)
+    made.api_class = StoreApi
+    made.channel()
+    yield made
+    made.close()
+
+
+@pytest.fixture
+def browser():
+    chromium, chromedriver = shutil.which("chromium"), shutil.which("chromedriver")
+    if not (chromium and chromedriver):
+        pytest.fail("chromium and chromium-driver are not installed: run Scripts/setup --deps-only")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,1000"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=chromedriver), options=options)
+    driver.set_page_load_timeout(30)
+    yield driver
+    # No page may have tripped its Content-Security-Policy or thrown.
+    problems = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"
+                and "favicon" not in entry["message"]]
+    driver.quit()
+    assert problems == []
+
+
+def screenshot(driver, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(ARTIFACTS / f"console-{name}.png"))
+
+
+def body(driver, name: str) -> str:
+    return driver.find_element(By.TAG_NAME, "body").get_attribute(f"data-{name}") or ""
+
+
+def wait_for(driver, what: str, condition, timeout: float = 20):
+    try:
+        return WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda d: condition(d))
+    except Exception:
+        screenshot(driver, "timeout")
+        raise AssertionError(f"timed out waiting for {what}; page: {driver.find_element(By.TAG_NAME, 'body').text!r}")
+
+
+def sign_in(driver, server, key: str, *, shot: str | None = None) -> None:
+    driver.get(f"http://127.0.0.1:{server.port}/admin/")
+    wait_for(driver, "the sign-in form", lambda d: d.find_element(By.ID, "key").is_displayed())
+    if shot:
+        screenshot(driver, shot)
+    driver.find_element(By.ID, "key").send_keys(key)
+    driver.find_element(By.ID, "sign-in-button").click()
+    wait_for(driver, "the search page", lambda d: body(d, "view") == "home")
+
+
+def open_customer(driver, query: str, app_user_id: str) -> None:
+    field = driver.find_element(By.ID, "query")
+    field.clear()
+    field.send_keys(query)
+    driver.find_element(By.ID, "search").click()
+    link = wait_for(driver, "the search result", lambda d: next(
+        (a for a in d.find_elements(By.CSS_SELECTOR, "#results a") if a.text == app_user_id), None))
+    link.click()
+    wait_for(driver, "the live customer page", lambda d: body(d, "view") == "customer" and body(d, "live") == "yes")
+
+
+def test_find_by_transaction_id_grant_a_month_and_revoke_it(server, clients, browser, tenant, ca):
+    user = unique_id()
+    stamp = f"{int(time.time() * 1000) % 10**12:012d}"
+    original, latest = f"500{stamp}", f"600{stamp}"
+    sdk = clients.api(tenant.public_key)
+    sdk.purchase(user, ca.sign(MONTHLY, "--original-transaction-id", original, "--transaction-id", latest))
+    native = clients.api(tenant.public_key, clients.channel()).stream(user)
+    assert native.next().kind == SNAPSHOT
+
+    sign_in(browser, server, SUPPORT, shot="sign-in")
+    assert "support-bo" in browser.find_element(By.ID, "who").text
+    screenshot(browser, "search")
+    open_customer(browser, latest, user)
+    assert body(browser, "entitlements") == "pro"
+    assert "App Store" in browser.find_element(By.ID, "entitlements").text
+    assert original in browser.find_element(By.ID, "transactions").text
+
+    Select(browser.find_element(By.ID, "grant-entitlement")).select_by_value("premium")
+    browser.find_element(By.ID, "grant-reason").send_keys("Make-good month for ticket 4711")
+    browser.find_element(By.ID, "grant-button").click()
+    wait_for(browser, "the page to show the grant", lambda d: body(d, "entitlements") == "premium pro")
+    pushed = native.next()
+    assert pushed.kind == STATUS_CHANGED
+    assert sorted(e.id for e in pushed.customer.status.entitlements) == ["premium", "pro"]
+    wait_for(browser, "the timeline", lambda d: "Make-good month for ticket 4711" in d.find_element(By.ID, "events").text)
+    assert "key support-bo" in browser.find_element(By.ID, "events").text
+    screenshot(browser, "customer")
+
+    row = browser.find_element(By.CSS_SELECTOR, "#grants tr[data-live='yes']")
+    row.find_element(By.CLASS_NAME, "revoke-reason").send_keys("Granted to the wrong account")
+    row.find_element(By.CLASS_NAME, "revoke").click()
+    wait_for(browser, "the page to show the revoke", lambda d: body(d, "entitlements") == "pro")
+    assert native.next().kind == STATUS_CHANGED
+    # Audited like any other admin call: both events name the acting key.
+    events = clients.api(tenant.secret_key).all_events(user)
+    assert [(e.reason, e.key_name) for e in events[:2]] == [
+        ("Granted to the wrong account", "support-bo"), ("Make-good month for ticket 4711", "support-bo")]
+
+    browser.set_window_size(390, 844)
+    browser.refresh()
+    wait_for(browser, "the page on a phone", lambda d: body(d, "live") == "yes")
+    screenshot(browser, "customer-phone")
+
+
+def test_redeliver_a_failed_webhook(server, clients, browser, tenant, receiver):
+    user = unique_id()
+    admin = clients.api(tenant.secret_key)
+    admin.grant(user, "pro", duration=86400, reason="trial")
+    # The endpoint answers 500 to every attempt until the schedule's one retry is spent.
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and len(admin.call("ListWebhookDeliveries", app_user_id=user, state=3).deliveries) < 2:
+        time.sleep(0.1)
+    failed = admin.call("ListWebhookDeliveries", app_user_id=user, state=3).deliveries
+    assert len(failed) == 2  # the customer's creation and the grant
+
+    sign_in(browser, server, SUPPORT)
+    open_customer(browser, user, user)
+    wait_for(browser, "the failed deliveries", lambda d: len(d.find_elements(By.CSS_SELECTOR, "#deliveries tr[data-state='FAILED']")) == 2)
+    screenshot(browser, "webhooks")
+    receiver.default_status = 200
+    before = len(receiver.deliveries)
+    grant_row = next(row for row in browser.find_elements(By.CSS_SELECTOR, "#deliveries tr[data-state='FAILED']")
+                     if row.get_attribute("data-delivery-id") == str(max(d.delivery_id for d in failed)))
+    grant_row.find_element(By.CLASS_NAME, "redeliver").click()
+    wait_for(browser, "the confirmation", lambda d: "Queued for delivery again" in d.find_element(By.ID, "message").text)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and len(receiver.deliveries) == before:
+        time.sleep(0.05)
+    delivered = receiver.deliveries[before:]
+    # The same message again: the grant's webhook-id, now answered 200.
+    grant_delivery = max(failed, key=lambda d: d.delivery_id)
+    assert [d.headers["webhook-id"] for d in delivered] == [grant_delivery.webhook_id]
+
+
+def test_a_read_only_key_sees_no_way_to_change_anything(server, clients, browser, tenant):
+    user = unique_id()
+    grant = clients.api(tenant.secret_key).grant(user, "pro", duration=86400, reason="gift")
+    sign_in(browser, server, READER)
+    assert body(browser, "can-write") == "no"
+    assert "(read-only)" in browser.find_element(By.ID, "who").text
+    open_customer(browser, user, user)
+    assert not browser.find_element(By.ID, "grant-card").is_displayed()
+    assert browser.find_elements(By.CSS_SELECTOR, "#grants .revoke") == []
+    assert browser.find_elements(By.CSS_SELECTOR, "#deliveries .redeliver") == []
+    assert browser.find_element(By.CSS_SELECTOR, f"#grants tr[data-grant-id='{grant.grant_id}']")
+    screenshot(browser, "read-only")
+
+
+def test_markup_in_an_app_user_id_and_a_reason_is_shown_as_text(server, clients, browser, tenant):
+    user = "<img src=x onerror=window.pwned=1>" + unique_id()[:8]
+    reason = "<script>window.pwned=2</script><b>bold</b>"
+    clients.api(tenant.public_key).identify(user)
+    clients.api(tenant.secret_key).grant(user, "pro", duration=3600, reason=reason)
+    sign_in(browser, server, SUPPORT)
+    open_customer(browser, user, user)
+    wait_for(browser, "the reason in the timeline", lambda d: reason in d.find_element(By.ID, "events").text)
+    assert browser.find_element(By.ID, "customer-id").text == user
+    assert browser.execute_script("return window.pwned") is None
+    assert browser.find_elements(By.CSS_SELECTOR, "main img, main script, #events b") == []
+    screenshot(browser, "markup-as-text")
+
+
+def test_the_pages_carry_a_strict_content_security_policy(server):
+    for name in ("", "console.js", "console.css"):
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/admin/{name}", timeout=10) as response:
+            policy = response.headers["content-security-policy"]
+            assert "default-src 'none'" in policy and "script-src 'self'" in policy and "unsafe" not in policy
+            assert "frame-ancestors 'none'" in policy and "connect-src 'self'" in policy
+            assert response.headers["x-frame-options"] == "DENY"
+            assert response.headers["referrer-policy"] == "no-referrer"

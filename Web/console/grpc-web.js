@@ -1,0 +1,1 @@
+../lib/grpc-web.js

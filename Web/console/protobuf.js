@@ -1,0 +1,1 @@
+../lib/protobuf.js
