@@ -82,6 +82,8 @@ def sample_request(api: Api, method: str, app_user_id: str):
         "RedeliverWebhooks": {"delivery_id": 1},
         "ListCustomers": {"page_size": 10},
         "CountCustomers": {},
+        "FindCustomers": {"query": app_user_id},
+        "DescribeKey": {},
         "ReconcileAppStore": {"only_failures": True},
         "LookUpOrder": {"order_id": "MK5TTTVWJH"},
         "ExtendSubscription": {"original_transaction_id": "2000000000000001", "extend_by_days": 1},
