@@ -8,19 +8,18 @@ as text. Every page is screenshotted into the artifacts directory (`$ENTITLEMENT
 from __future__ import annotations
 
 import os
-import shutil
 import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 
+from browser_support import chromium
 from appstore_support import MONTHLY, PRODUCTS, SigningCA, StoreApi, app_store_settings
 from conftest import REPO_ROOT
 from entitlement_support import SNAPSHOT, STATUS_CHANGED, Clients, make_key, new_tenant, unique_id, write_tenants
 from webhook_receiver import Receiver
 
-from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -72,16 +71,7 @@ def clients(server, protos):
 
 @pytest.fixture
 def browser():
-    chromium, chromedriver = shutil.which("chromium"), shutil.which("chromedriver")
-    if not (chromium and chromedriver):
-        pytest.fail("chromium and chromium-driver are not installed: run Scripts/setup --deps-only")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,1000"):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=chromedriver), options=options)
-    driver.set_page_load_timeout(30)
+    driver = chromium("1280,1000", browser_log=True)
     yield driver
     # No page may have tripped its Content-Security-Policy or thrown.
     problems = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -17,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
+from browser_support import chromium
 from conftest import DEMO_TENANTS_FILE, REPO_ROOT, RPC_TIMEOUT
 from entctl_support import entctl
 from test_demo_app_store import stream_events
 from test_demo_play import wait_for_log
 
-from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -67,16 +66,7 @@ def checkout(page_server):
 
 @pytest.fixture
 def browser():
-    chromium, chromedriver = shutil.which("chromium"), shutil.which("chromedriver")
-    if not (chromium and chromedriver):
-        pytest.fail("chromium and chromium-driver are not installed: run Scripts/setup --deps-only")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1000,900",
-                     "--disable-popup-blocking"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=chromedriver), options=options)
-    driver.set_page_load_timeout(30)
+    driver = chromium("1000,900", "--disable-popup-blocking")
     yield driver
     driver.quit()
 

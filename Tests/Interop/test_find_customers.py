@@ -5,13 +5,13 @@ matches only, the tenant's own data only, bad queries refused with INVALID_ARGUM
 from __future__ import annotations
 
 import json
-import time
 
 import grpc
 import pytest
 
 from appstore_support import MONTHLY, PRODUCTS, SigningCA, StoreApi, app_store_settings
 from entitlement_support import Clients, make_key, new_tenant, unique_id, write_tenants
+from test_notifications import new_original_id
 from webhook_posting import POSTERS
 
 READER, _ = make_key("sk")
@@ -45,14 +45,6 @@ def clients(server, protos):
     made.channel()
     yield made
     made.close()
-
-
-_counter = [0]
-
-
-def new_original_id() -> str:
-    _counter[0] += 1
-    return f"4{int(time.time() * 1000) % 10**12:012d}{_counter[0]:03d}"
 
 
 def found(api, query: str) -> list[tuple]:
