@@ -52,3 +52,24 @@ def build_release(*products):
     for product in products:
         subprocess.run(["swift", "build", "-c", "release", "--product", product], cwd=ROOT, check=True,
                        stdout=subprocess.DEVNULL)
+
+
+def build_grpc_cpp_reference():
+    """Scripts/reference/grpc_cpp_server.cc against Debian's libgrpc++ (protoc and grpc_cpp_plugin generate the
+    messages and services from Protos/); returns the binary's path. Rebuilt only when the source is newer."""
+    out = os.path.join(ROOT, ".build", "reference")
+    binary = os.path.join(out, "grpc-cpp-server")
+    source = os.path.join(ROOT, "Scripts", "reference", "grpc_cpp_server.cc")
+    if os.path.exists(binary) and os.path.getmtime(binary) > os.path.getmtime(source):
+        return binary
+    os.makedirs(out, exist_ok=True)
+    protos = ["entitlements/v1/entitlement_service.proto", "entitlements/v1/status.proto", "grpc/health/v1/health.proto"]
+    plugin = subprocess.run(["which", "grpc_cpp_plugin"], capture_output=True, text=True, check=True).stdout.strip()
+    subprocess.run(["protoc", "-I", os.path.join(ROOT, "Protos"), f"--cpp_out={out}", f"--grpc_out={out}",
+                    f"--plugin=protoc-gen-grpc={plugin}", *protos], check=True)
+    generated = [os.path.join(out, p.removesuffix(".proto") + suffix) for p in protos
+                 for suffix in (".pb.cc", ".grpc.pb.cc")]
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "grpc++", "protobuf"], capture_output=True,
+                           text=True, check=True).stdout.split()
+    subprocess.run(["g++", "-O2", "-std=c++17", "-I", out, source, *generated, "-o", binary, *flags], check=True)
+    return binary
