@@ -5,8 +5,8 @@ public import Metrics
 protocol SQLDatabase: Sendable {
     /// Runs `body` on a connection for reads; with `consistent`, all its queries see one snapshot of the database.
     func read<T>(consistent: Bool, _ body: (any SQLExecutor) throws(StorageError) -> T) throws(StorageError) -> T
-    /// Runs `body` in one write transaction: committed durably when it returns, rolled back when it throws.
-    func write<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result
+    /// ``CustomerRepository/writeGroup(_:)``: the bodies in one write transaction, each in a savepoint of its own.
+    func writeGroup(_ bodies: [(any StorageTransaction) throws -> Void]) throws -> [(any Error)?]
     /// ``CustomerRepository/holdsWorkLock(tenantID:name:)``.
     func holdsWorkLock(tenantID: String, name: String) throws(StorageError) -> Bool
     /// ``CustomerRepository/checkReachable()``.
@@ -147,9 +147,17 @@ public class SQLRepository: CustomerRepository, @unchecked Sendable {
     }
 
     public func write<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result {
+        try withoutActuallyEscaping(body) { body in
+            var result: Result?
+            if let failure = try writeGroup([{ transaction in result = try body(transaction) }])[0] { throw failure }
+            return result!
+        }
+    }
+
+    public func writeGroup(_ bodies: [(any StorageTransaction) throws -> Void]) throws -> [(any Error)?] {
         let started = ContinuousClock.now
         defer { transactionDurations.observe(started.duration(to: .now)) }
-        return try database.write(body)
+        return try database.writeGroup(bodies)
     }
 
     /// The database's own metrics (the transaction histogram; the subclass adds its connections or files).

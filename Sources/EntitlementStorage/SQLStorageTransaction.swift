@@ -16,7 +16,8 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
     private let connection: Database
     private var isOpen = true
     /// Every version ``appendEvent(_:nextChangeAt:)`` wrote, in order: what other instances are told at commit.
-    private(set) var appendedVersions: [CommittedVersion] = []
+    /// A group commit drops those of a write it rolls back to its savepoint.
+    var appendedVersions: [CommittedVersion] = []
 
     init(connection: Database) {
         self.connection = connection

@@ -12,7 +12,7 @@ public final class CustomerEngine: Sendable {
     let store: any CustomerRepository
     let clock: any DomainClock
     let cache = CustomerCache()
-    let writes = WriteQueue()
+    let writes: WriteQueue
     /// Set once by ``ExpiryScheduler``; told about every new `nextChangeAt`.
     let timeChanges = ChangeListener<UnixTime>()
     /// Set once by the webhook dispatcher; told when a commit wrote outbox rows.
@@ -35,6 +35,7 @@ public final class CustomerEngine: Sendable {
     ) {
         self.store = store
         self.clock = clock
+        self.writes = WriteQueue(store: store, clock: clock)
         self.hub = hub
         self.replayLimit = replayLimit
         self.instanceID = instanceID
@@ -332,7 +333,8 @@ public final class CustomerEngine: Sendable {
             queuedWebhooks: queued)
     }
 
-    /// Runs `body` in one store transaction on the write queue, then refreshes the cache and notifies streams.
+    /// Runs `body` in a store transaction on the write queue (sharing its commit with the writes queued beside it),
+    /// then refreshes the cache and notifies streams.
     ///
     /// Publishing happens on the write queue too, right after the commit: changes reach the cache and the streams
     /// in the order they were committed.
@@ -340,38 +342,27 @@ public final class CustomerEngine: Sendable {
         _ body: @escaping @Sendable (any StorageTransaction, UnixTime) throws -> (Value, [Committed])
     ) async throws(DomainError) -> Value {
         let origin = ContinuousClock.now
-        // The queue runs the body on its own task: the call's request ID goes along, for the lines it logs and the
+        // The queue runs the body on its own thread: the call's request ID goes along, for the lines it logs and the
         // webhooks it queues, and so does its key's name, for the events it records.
         let requestID = RequestID.current
         let keyName = ActingKey.name
-        return try await writes.run { () throws(DomainError) in
-            try RequestID.$current.withValue(requestID) {
-                ActingKey.$name.withValue(keyName) {
-                    Result { () throws(DomainError) in try self.commit(body, origin: origin) }
-                }
-            }.get()
+        let output = WriteOutput<(Value, [Committed])>()
+        let outcome: Result<Value, DomainError> = await withCheckedContinuation { continuation in
+            writes.submit(
+                GroupedWrite(
+                    perform: { transaction, now in
+                        try RequestID.$current.withValue(requestID) {
+                            try ActingKey.$name.withValue(keyName) { output.value = try body(transaction, now) }
+                        }
+                    },
+                    complete: { failure, now in
+                        if let failure { return continuation.resume(returning: .failure(failure)) }
+                        let (value, committed) = output.value!
+                        RequestID.$current.withValue(requestID) { self.publish(committed, now: now, origin: origin) }
+                        continuation.resume(returning: .success(value))
+                    }))
         }
-    }
-
-    /// One write's transaction, then its publication; on the write queue.
-    private func commit<Value: Sendable>(
-        _ body: @escaping @Sendable (any StorageTransaction, UnixTime) throws -> (Value, [Committed]),
-        origin: ContinuousClock.Instant
-    ) throws(DomainError) -> Value {
-        let now = clock.now()
-        let value: Value
-        let committed: [Committed]
-        do {
-            (value, committed) = try store.write { transaction in try body(transaction, now) }
-        } catch let error as DomainError {
-            throw error
-        } catch let error as StorageError {
-            throw DomainError(error)
-        } catch {
-            throw .internalError("Unexpected storage failure: \(error)")
-        }
-        publish(committed, now: now, origin: origin)
-        return value
+        return try outcome.get()
     }
 
     private func publish(_ committed: [Committed], now: UnixTime, origin: ContinuousClock.Instant) {

@@ -68,6 +68,12 @@ public protocol CustomerRepository: Sendable {
     /// row the transaction reads until it ends, and may run `body` again after losing a race to another writer, so
     /// `body` must not act outside the transaction.
     func write<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result
+
+    /// Group commit: runs `bodies` in order in one write transaction, each inside a savepoint of its own, and commits
+    /// them together, durably, before it returns. A body that throws has its own writes undone and its error at its
+    /// index of the answer (nil for the others, which commit); throws only when the commit itself fails, and then
+    /// nothing was committed. Later bodies see what earlier ones wrote. Like ``write(_:)``'s, a body may run again.
+    func writeGroup(_ bodies: [(any StorageTransaction) throws -> Void]) throws -> [(any Error)?]
 }
 
 /// The writes (and the reads a write needs) inside one transaction.

@@ -41,31 +41,47 @@ final class PostgresDatabase: SQLDatabase {
         }
     }
 
-    func write<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result {
+    func writeGroup(_ bodies: [(any StorageTransaction) throws -> Void]) throws -> [(any Error)?] {
         var attempt = 1
         while true {
             let connection = try pool.checkOut()
             defer { pool.checkIn(connection) }
             let executor = PostgresExecutor(connection: connection, locksRows: true)
             do {
-                return try transaction(on: executor, body)
+                return try transaction(on: executor, bodies, mayRunAgain: attempt < Self.writeAttempts)
             } catch is StorageError where attempt < Self.writeAttempts && executor.lostARace {
                 attempt += 1
             }
         }
     }
 
-    private func transaction<Result>(
-        on executor: PostgresExecutor, _ body: (any StorageTransaction) throws -> Result
-    ) throws -> Result {
+    /// One run of the group. A body that lost a race throws out of it (the whole group runs again, after the
+    /// other transaction) while `mayRunAgain`; after that, and for any other failure, it fails alone.
+    private func transaction(
+        on executor: PostgresExecutor, _ bodies: [(any StorageTransaction) throws -> Void], mayRunAgain: Bool
+    ) throws -> [(any Error)?] {
         try executor.execute("BEGIN")
         let transaction = SQLStorageTransaction(connection: executor)
         defer { transaction.close() }
         do {
-            let result = try body(transaction)
-            // A failed statement the body caught has aborted the transaction: COMMIT would silently roll it back.
-            if executor.connection.isInFailedTransaction, let failure = executor.lastFailure {
-                throw failure.storageError
+            var failures = [(any Error)?](repeating: nil, count: bodies.count)
+            for (index, body) in bodies.enumerated() {
+                let appended = transaction.appendedVersions.count
+                executor.forgetFailure()
+                try executor.execute("SAVEPOINT grouped_write")
+                do {
+                    try body(transaction)
+                    // A failed statement the body caught has aborted the savepoint: RELEASE would not undo it.
+                    if executor.connection.isInFailedTransaction, let failure = executor.lastFailure {
+                        throw failure.storageError
+                    }
+                } catch {
+                    if error is StorageError, mayRunAgain, executor.lostARace { throw error }
+                    failures[index] = error
+                    transaction.appendedVersions.removeSubrange(appended...)
+                    try executor.execute("ROLLBACK TO SAVEPOINT grouped_write")
+                }
+                try executor.execute("RELEASE SAVEPOINT grouped_write")
             }
             // One notification per transaction, delivered to the listeners when (and only if) it commits.
             if !transaction.appendedVersions.isEmpty {
@@ -74,7 +90,7 @@ final class PostgresDatabase: SQLDatabase {
                     "SELECT pg_notify(?, ?)", [.text(ChangeNotification.channel), .text(notification.payload)])
             }
             try executor.execute("COMMIT")
-            return result
+            return failures
         } catch {
             Self.rollBack(executor.connection)
             throw error

@@ -58,6 +58,11 @@ final class PostgresExecutor: SQLExecutor {
         }
     }
 
+    /// Starts a new write of a group commit: a failure an earlier write caught is not this one's.
+    func forgetFailure() {
+        lastFailure = nil
+    }
+
     private func failed(_ error: PostgresError) -> StorageError {
         lastFailure = error
         return error.storageError

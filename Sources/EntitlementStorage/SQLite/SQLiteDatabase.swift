@@ -52,30 +52,44 @@ final class SQLiteDatabase: SQLDatabase {
         }
     }
 
-    func write<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result {
+    func writeGroup(_ bodies: [(any StorageTransaction) throws -> Void]) throws -> [(any Error)?] {
         let thread = Self.currentThread()
         precondition(
             writerThread.load(ordering: .relaxed) != thread,
             "SQLiteRepository.write(_:) called inside write(_:) on the same thread")
-        var result: Result?
-        try writer.withLock { (connection: inout SQLiteConnection) throws in
+        return try writer.withLock { (connection: inout SQLiteConnection) throws -> [(any Error)?] in
             writerThread.store(thread, ordering: .relaxed)
             defer { writerThread.store(0, ordering: .relaxed) }
-            result = try Self.transaction(on: connection, body)
+            var failures = [(any Error)?](repeating: nil, count: bodies.count)
+            // A failure SQLite answers by rolling back the whole transaction (a full disk, an I/O error) takes the
+            // group's earlier writes with it: they run again in a new transaction, without the one that failed.
+            while try !Self.transaction(on: connection, bodies, failures: &failures) {}
+            return failures
         }
-        return result!
     }
 
-    private static func transaction<Result>(
-        on connection: SQLiteConnection, _ body: (any StorageTransaction) throws -> Result
-    ) throws -> Result {
+    /// One run of the group: false when a body's failure ended the transaction and the others must run again.
+    private static func transaction(
+        on connection: SQLiteConnection, _ bodies: [(any StorageTransaction) throws -> Void],
+        failures: inout [(any Error)?]
+    ) throws -> Bool {
         try connection.run("BEGIN IMMEDIATE")
         let transaction = SQLStorageTransaction(connection: connection)
         defer { transaction.close() }
         do {
-            let result = try body(transaction)
+            for (index, body) in bodies.enumerated() where failures[index] == nil {
+                try connection.run("SAVEPOINT grouped_write")
+                do {
+                    try body(transaction)
+                } catch {
+                    failures[index] = error
+                    if connection.isAutocommit { return false }
+                    try connection.run("ROLLBACK TO grouped_write")
+                }
+                try connection.run("RELEASE grouped_write")
+            }
             try connection.run("COMMIT")
-            return result
+            return true
         } catch {
             connection.rollbackIfNeeded()
             throw error
