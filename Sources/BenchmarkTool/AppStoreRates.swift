@@ -103,11 +103,15 @@ enum RPCRates {
             for worker in 0..<concurrency {
                 let client = clients[worker % clients.count]
                 group.addTask {
+                    var latencies: [Duration] = []
+                    defer { progress.record(latencies) }
                     while true {
                         let index = progress.next.add(1, ordering: .relaxed).oldValue
                         guard index < count else { return }
+                        let sent = clock.now
                         do {
                             try await call(client, index)
+                            latencies.append(sent.duration(to: clock.now))
                         } catch {
                             progress.failures.add(1, ordering: .relaxed)
                             progress.firstError.withLock { if $0 == nil { $0 = "\(error)" } }
@@ -120,7 +124,7 @@ enum RPCRates {
         for client in clients { client.close() }
         let failed = progress.failures.load(ordering: .relaxed)
         if failed > 0 { fail("\(failed) of \(count) calls failed; first: \(progress.firstError.withLock { $0 ?? "" })") }
-        print("\(count) purchases in \(AppStoreBench.format(elapsed)) s: \(Int((Double(count) / elapsed).rounded()))/s")
+        print("\(count) calls in \(AppStoreBench.format(elapsed)) s: \(Int((Double(count) / elapsed).rounded()))/s, \(progress.p99)")
     }
 }
 
@@ -130,6 +134,20 @@ final class Progress: Sendable {
     let failures = Atomic<Int>(0)
     let firstError = Mutex<String?>(nil)
     let statuses = Mutex<[Int: Int]>([:])
+    private let latencies = Mutex<[Duration]>([])
+
+    /// Adds a worker's latencies of successful calls.
+    func record(_ worker: [Duration]) {
+        latencies.withLock { $0 += worker }
+    }
+
+    /// "p99 N ms" of the latencies recorded.
+    var p99: String {
+        let sorted = latencies.withLock { $0.sorted() }
+        guard !sorted.isEmpty else { return "p99 n/a" }
+        let p99 = sorted[max(0, Int((Double(sorted.count) * 0.99).rounded(.up)) - 1)]
+        return "p99 \(AppStoreBench.format(AppStoreBench.seconds(p99) * 1000)) ms"
+    }
 }
 
 struct BenchError: Error, CustomStringConvertible {

@@ -19,11 +19,14 @@ enum HTTPRates {
             for _ in 0..<concurrency {
                 group.addTask {
                     var mine: [Int: Int] = [:]
+                    var latencies: [Duration] = []
                     while true {
                         let index = progress.next.add(1, ordering: .relaxed).oldValue
                         guard index < requests.count else { break }
+                        let sent = clock.now
                         do throws(HTTPClientError) {
                             let response = try await client.send(requests[index], timeout: .seconds(30))
+                            latencies.append(sent.duration(to: clock.now))
                             mine[response.status, default: 0] += 1
                             if !accepted.contains(response.status) {
                                 let body = String(decoding: response.body.prefix(300), as: UTF8.self)
@@ -35,6 +38,7 @@ enum HTTPRates {
                         }
                     }
                     progress.statuses.withLock { all in for (status, n) in mine { all[status, default: 0] += n } }
+                    progress.record(latencies)
                 }
             }
         }
@@ -44,6 +48,6 @@ enum HTTPRates {
         if good != requests.count {
             fail("not every \(what) was answered \(accepted.sorted()): \(all) (0 = transport error); first: \(progress.firstError.withLock { $0 ?? "" })")
         }
-        return "\(requests.count) \(what) in \(AppStoreBench.format(elapsed)) s: \(Int((Double(requests.count) / elapsed).rounded()))/s"
+        return "\(requests.count) \(what) in \(AppStoreBench.format(elapsed)) s: \(Int((Double(requests.count) / elapsed).rounded()))/s, \(progress.p99)"
     }
 }

@@ -117,7 +117,8 @@ public final class EntitlementServerApp: Sendable {
             store: store, tenants: tenants, logger: logger,
             limits: ServerWiring.Limits(
                 maxStreamsPerConnection: config.maxStreamsPerConnection,
-                maxStreamsPerCustomer: config.maxStreamsPerCustomer, webHeartbeatInterval: config.grpcWebHeartbeat),
+                maxStreamsPerCustomer: config.maxStreamsPerCustomer, webHeartbeatInterval: config.grpcWebHeartbeat,
+                maxWriteGroup: config.maxWriteGroup),
             outbound: outbound,
             playAcknowledgements: PlayAcknowledger.Schedule(
                 firstRetry: config.playAcknowledgementFirstRetry, maxAttempts: config.playAcknowledgementMaxAttempts),

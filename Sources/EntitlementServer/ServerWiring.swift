@@ -25,16 +25,20 @@ public struct ServerWiring: Sendable {
         public var replayLimit: Int
         /// How long a gRPC-Web status stream may stay silent before a `HEARTBEAT` event.
         public var webHeartbeatInterval: Duration
+        /// The most writes that share one durable commit.
+        public var maxWriteGroup: Int
 
         public init(
             maxStreamsPerConnection: Int = 100, maxStreamsPerCustomer: Int = 16, maxPendingUpdates: Int = 8,
-            replayLimit: Int = 1000, webHeartbeatInterval: Duration = .seconds(25)
+            replayLimit: Int = 1000, webHeartbeatInterval: Duration = .seconds(25),
+            maxWriteGroup: Int = WriteQueueDefaults.maximumGroupSize
         ) {
             self.maxStreamsPerConnection = maxStreamsPerConnection
             self.maxStreamsPerCustomer = maxStreamsPerCustomer
             self.maxPendingUpdates = maxPendingUpdates
             self.replayLimit = replayLimit
             self.webHeartbeatInterval = webHeartbeatInterval
+            self.maxWriteGroup = maxWriteGroup
         }
     }
 
@@ -95,7 +99,7 @@ public struct ServerWiring: Sendable {
         let engine = CustomerEngine(
             store: store, clock: clock,
             hub: StatusHub(maxStreamsPerCustomer: limits.maxStreamsPerCustomer, maxPendingUpdates: limits.maxPendingUpdates),
-            replayLimit: limits.replayLimit, webhookEndpoints: { tenants.directory.tenant(id: $0)?.webhooks ?? [] }
+            replayLimit: limits.replayLimit, maxWriteGroup: limits.maxWriteGroup, webhookEndpoints: { tenants.directory.tenant(id: $0)?.webhooks ?? [] }
         ) { tenantID, update in
             callLog.change(tenantID: tenantID, update)
             serviceMetrics.changeCommitted(update)

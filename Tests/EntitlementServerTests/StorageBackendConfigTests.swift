@@ -24,6 +24,22 @@ struct StorageBackendConfigTests {
         #expect(config.postgres == PostgresSettings(conninfo: "host=/run/postgresql dbname=entitlementd", maxConnections: 40))
     }
 
+    @Test("max_write_group: 64 unless set, 1 to 1000")
+    func writeGroup() throws {
+        let (defaults, directory) = try loadConfig(configText(""))
+        defer { directory.remove() }
+        #expect(defaults.maxWriteGroup == 64)
+        let (single, other) = try loadConfig(configText("[storage]\nmax_write_group = 1\n"))
+        defer { other.remove() }
+        #expect(single.maxWriteGroup == 1)
+        expectConfigError(
+            configText("[storage]\nmax_write_group = 0\n"), code: .outOfRange, line: 4, section: "storage",
+            key: "max_write_group")
+        expectConfigError(
+            configText("[storage]\nmax_write_group = 1001\n"), code: .outOfRange, line: 4, section: "storage",
+            key: "max_write_group")
+    }
+
     @Test("half-edited files are refused, not read as SQLite", arguments: [
         ("[storage]\nbackend = \"postgres\"\n", ConfigError.Code.missingKey, nil as Int?, "postgres_url"),
         ("[storage]\npostgres_url = \"dbname=x\"\n", .invalidValue, 4, "postgres_url"),

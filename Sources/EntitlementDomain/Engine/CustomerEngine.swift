@@ -29,13 +29,14 @@ public final class CustomerEngine: Sendable {
 
     public init(
         store: any CustomerRepository, clock: any DomainClock = SystemClock(), hub: StatusHub = StatusHub(),
-        replayLimit: Int = 1000, instanceID: String = CustomerEngine.defaultInstanceID(),
+        replayLimit: Int = 1000, maxWriteGroup: Int = WriteQueueDefaults.maximumGroupSize,
+        instanceID: String = CustomerEngine.defaultInstanceID(),
         webhookEndpoints: @escaping @Sendable (_ tenantID: String) -> [WebhookEndpoint] = { _ in [] },
         observeChange: @escaping @Sendable (_ tenantID: String, _ update: StatusUpdate) -> Void = { _, _ in }
     ) {
         self.store = store
         self.clock = clock
-        self.writes = WriteQueue(store: store, clock: clock)
+        self.writes = WriteQueue(store: store, clock: clock, maximumGroupSize: maxWriteGroup)
         self.hub = hub
         self.replayLimit = replayLimit
         self.instanceID = instanceID

@@ -10,17 +10,18 @@ import Synchronization
 /// answered only after its group's commit, in the order the group ran them.
 final class WriteQueue: Sendable {
     /// The most writes in one group: bounds how long the first of them waits for the commit.
-    static let maximumGroupSize = 64
-
+    let maximumGroupSize: Int
     private let queue = DispatchQueue(label: "entitlementd.store-writes")
     private let store: any CustomerRepository
     private let clock: any DomainClock
     /// Writes waiting for the next group, and whether a group is scheduled on the queue to take them.
     private let waiting = Mutex<(writes: [GroupedWrite], scheduled: Bool)>(([], false))
 
-    init(store: any CustomerRepository, clock: any DomainClock) {
+    init(store: any CustomerRepository, clock: any DomainClock, maximumGroupSize: Int) {
+        precondition(maximumGroupSize >= 1, "a group holds at least one write")
         self.store = store
         self.clock = clock
+        self.maximumGroupSize = maximumGroupSize
     }
 
     /// Runs `body` on the write thread, between groups and outside any transaction.
@@ -52,11 +53,11 @@ final class WriteQueue: Sendable {
         if schedules { queue.async { self.commitNextGroup() } }
     }
 
-    /// Commits the writes waiting now (up to ``maximumGroupSize``), then answers each. A group still waiting after
+    /// Commits the writes waiting now (up to `maximumGroupSize`), then answers each. A group still waiting after
     /// that is scheduled behind whatever `run(_:)` queued meanwhile, so neither starves the other.
     private func commitNextGroup() {
         let group = waiting.withLock { waiting in
-            let count = min(waiting.writes.count, Self.maximumGroupSize)
+            let count = min(waiting.writes.count, maximumGroupSize)
             defer { waiting.writes.removeFirst(count) }
             return Array(waiting.writes.prefix(count))
         }
@@ -76,6 +77,12 @@ final class WriteQueue: Sendable {
         }
         if more { queue.async { self.commitNextGroup() } }
     }
+}
+
+public enum WriteQueueDefaults {
+    /// Large enough that a burst's commits stop dominating; small enough that the first write of a group does not
+    /// wait long for the rest (a group's writes take well under a millisecond each).
+    public static let maximumGroupSize = 64
 }
 
 /// One write waiting for its group: what it does inside the transaction, and how it is answered after the commit.

@@ -20,6 +20,8 @@ public struct ServerConfig: Sendable {
     public var logFormat: Logger.Format = .text
     /// Absolute path of the tenant definitions file, when one is configured.
     public var tenantsPath: String?
+    /// The most writes that share one durable commit (1: each commits alone).
+    public var maxWriteGroup = WriteQueueDefaults.maximumGroupSize
     /// Open StreamStatus calls allowed per customer and per connection.
     public var maxStreamsPerCustomer: Int = 16
     public var maxStreamsPerConnection: Int = 100
@@ -122,7 +124,7 @@ let configSchema: [(section: String, keys: [String])] = [
         ]
     ),
     ("keepalive", ["interval_seconds", "timeout_seconds", "min_client_ping_interval_seconds"]),
-    ("storage", ["backend", "database", "postgres_url", "postgres_max_connections", "tenants"]),
+    ("storage", ["backend", "database", "postgres_url", "postgres_max_connections", "max_write_group", "tenants"]),
     ("streams", ["max_per_customer", "max_per_connection"]),
     ("outbound_http", ["trusted_certificates", "timeout_seconds", "max_attempts"]),
     ("google_play", ["acknowledgement_first_retry_seconds", "acknowledgement_max_attempts"]),
@@ -265,6 +267,7 @@ private struct ConfigReader {
         }
         // [streams]
         try integer("streams", "max_per_customer", 1...1000) { config.maxStreamsPerCustomer = $0 }
+        try integer("storage", "max_write_group", 1...1000) { config.maxWriteGroup = $0 }
         try integer("streams", "max_per_connection", 1...10000) { config.maxStreamsPerConnection = $0 }
         try integer("server", "shutdown_drain_delay_seconds", 0...300) { config.shutdownDrainDelay = .seconds($0) }
         // [outbound_http]
