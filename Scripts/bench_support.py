@@ -73,3 +73,41 @@ def build_grpc_cpp_reference():
                            text=True, check=True).stdout.split()
     subprocess.run(["g++", "-O2", "-std=c++17", "-I", out, source, *generated, "-o", binary, *flags], check=True)
     return binary
+
+
+GATE_MARKER = "<!-- regression gate: figure | script | recorded | spread | better -->"
+
+
+def check_regressions(script, figures):
+    """Compares this run's `figures` (name -> value) with the regression gate table in BENCHMARKS.md: the rows of
+    `script` whose figure this run measured. A figure worse than recorded by more than its documented run-to-run
+    spread fails the run (exit 1), after every figure has been printed; a gated figure the run did not produce fails
+    too, so a renamed figure cannot slip out of the gate."""
+    lines = open(os.path.join(ROOT, "BENCHMARKS.md")).read().splitlines()
+    if GATE_MARKER not in lines:
+        sys.exit("BENCHMARKS.md has no regression gate table")
+    rows = []
+    for line in lines[lines.index(GATE_MARKER) + 1:]:
+        if not line.startswith("|"):
+            break
+        cells = [cell.strip().strip("`") for cell in line.strip("|").split("|")]
+        if cells[0] in ("figure", "") or set(cells[0]) <= set("-"):
+            continue
+        figure, row_script, recorded, spread, better = cells
+        if row_script == script:
+            rows.append((figure, float(recorded.replace(",", "")), float(spread.replace(",", "")), better))
+    failures = []
+    for figure, recorded, spread, better in rows:
+        value = figures.get(figure)
+        if value is None:
+            failures.append(f"{figure}: not measured by this run")
+            continue
+        limit = recorded - spread if better == "higher" else recorded + spread
+        worse = value < limit if better == "higher" else value > limit
+        print(f"gate {figure}: {value:.2f} (recorded {recorded:g}, {better} is better, limit {limit:g})"
+              f"{'  REGRESSION' if worse else ''}")
+        if worse:
+            failures.append(f"{figure}: {value:.2f}, worse than the recorded {recorded:g} by more than {spread:g}")
+    if failures:
+        sys.exit("REGRESSION against BENCHMARKS.md:\n  " + "\n  ".join(failures))
+    print(f"regression gate: {len(rows)} figures of {script} within their recorded spread")

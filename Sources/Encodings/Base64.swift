@@ -94,24 +94,45 @@ public enum Base64 {
             for _ in 0..<2 where count > 0 && input[count - 1] == UInt8(ascii: "=") { count -= 1 }
         }
         guard count % 4 != 1 else { return nil }
+        let whole = count / 4 * 4
+        let rest = count - whole
         var valid = true
         let output = values.withUnsafeBufferPointer { values in
-            [UInt8](unsafeUninitializedCapacity: count * 3 / 4) { buffer, written in
+            [UInt8](unsafeUninitializedCapacity: whole / 4 * 3 + max(0, rest - 1)) { buffer, written in
+                // Four symbols at a time: one check of their or-ed values finds any byte outside the alphabet
+                // (`invalid` has the high bit, no symbol value does). Tokens and certificates are kilobytes each.
+                var index = 0
+                while index < whole {
+                    let a = values[Int(input[index])], b = values[Int(input[index + 1])]
+                    let c = values[Int(input[index + 2])], d = values[Int(input[index + 3])]
+                    guard (a | b | c | d) & 0x80 == 0 else {
+                        valid = false
+                        return
+                    }
+                    let group = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                    buffer[written] = UInt8(truncatingIfNeeded: group >> 16)
+                    buffer[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
+                    buffer[written + 2] = UInt8(truncatingIfNeeded: group)
+                    written += 3
+                    index += 4
+                }
+                // Two or three symbols left: one or two bytes (the unused low bits are ignored).
+                guard rest > 0 else { return }
                 var group: UInt32 = 0
-                var bits: UInt32 = 0
-                for index in 0..<count {
-                    let value = values[Int(input[index])]
+                for offset in 0..<rest {
+                    let value = values[Int(input[whole + offset])]
                     guard value != invalid else {
                         valid = false
-                        break
+                        return
                     }
                     group = group << 6 | UInt32(value)
-                    bits += 6
-                    if bits >= 8 {
-                        bits -= 8
-                        buffer[written] = UInt8(truncatingIfNeeded: group >> bits)
-                        written += 1
-                    }
+                }
+                group <<= 6 * UInt32(4 - rest)
+                buffer[written] = UInt8(truncatingIfNeeded: group >> 16)
+                written += 1
+                if rest == 3 {
+                    buffer[written] = UInt8(truncatingIfNeeded: group >> 8)
+                    written += 1
                 }
             }
         }

@@ -6,13 +6,13 @@ import Testing
     @Test func hitsOnlyInsideTheWindowAndDropsTheOldestWhenFull() throws {
         let cache = ChainCache(capacity: 2)
         let key = try P256.PrivateKey().publicKey
-        let keys = (0..<3).map { ChainCache.Key(leaf: [UInt8($0)], intermediate: [9]) }
+        let keys = (0..<3).map { ChainCache.Key(leaf: "leaf-\($0)", intermediate: "9") }
         cache.insert(ChainCache.Entry(leafKey: key, validFrom: 100, validUntil: 200), for: keys[0])
         #expect(cache.leafKey(for: keys[0], at: 100) == key)
         #expect(cache.leafKey(for: keys[0], at: 200) == key)
         #expect(cache.leafKey(for: keys[0], at: 99) == nil)
         #expect(cache.leafKey(for: keys[0], at: 201) == nil)
-        #expect(cache.leafKey(for: ChainCache.Key(leaf: [0], intermediate: [8]), at: 150) == nil)
+        #expect(cache.leafKey(for: ChainCache.Key(leaf: "leaf-0", intermediate: "8"), at: 150) == nil)
         cache.insert(ChainCache.Entry(leafKey: key, validFrom: 100, validUntil: 200), for: keys[1])
         cache.insert(ChainCache.Entry(leafKey: key, validFrom: 100, validUntil: 200), for: keys[2])
         #expect(cache.count == 2)

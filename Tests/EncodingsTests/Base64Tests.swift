@@ -1,4 +1,5 @@
 import Encodings
+import Foundation
 import Testing
 
 @Suite struct Base64Tests {
@@ -102,6 +103,25 @@ import Testing
                     #expect(Base64.decode(padded, alphabet: alphabet, padding: .forbidden) == nil)
                     #expect(Base64.decode(unpadded, alphabet: alphabet, padding: .required) == nil)
                 }
+            }
+        }
+    }
+
+    /// The decoder takes four symbols at a time: it must agree with Foundation's on every length, and refuse a byte
+    /// outside the alphabet wherever it sits (inside a group of four or in the tail).
+    @Test func decodingAgreesWithFoundationAndRefusesAStrayByteAnywhere() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0...200 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let encoded = Data(bytes).base64EncodedString()
+            #expect(Base64.decode(encoded, padding: .required) == Array(Data(base64Encoded: encoded)!))
+            let unpadded = String(encoded.prefix { $0 != "=" })
+            #expect(Base64.decode(unpadded, padding: .forbidden) == bytes)
+            guard !unpadded.isEmpty else { continue }
+            for position in [0, unpadded.count / 2, unpadded.count - 1] {
+                var broken = Array(unpadded.utf8)
+                broken[position] = UInt8(ascii: "*")
+                #expect(Base64.decode(utf8: broken, padding: .forbidden) == nil, "length \(length), position \(position)")
             }
         }
     }

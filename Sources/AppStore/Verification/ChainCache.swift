@@ -1,23 +1,17 @@
 import Crypto
 import Synchronization
 
-/// Verified certificate chains by their exact bytes: leaf and intermediate DER → the leaf's key and the span of time
-/// in which the chain verifies.
+/// Verified certificate chains by their exact text: leaf and intermediate as the `x5c` header carries them (base64
+/// DER) → the leaf's key and the span of time in which the chain verifies. Keyed by the text, a hit costs neither
+/// decoding nor parsing a certificate.
 ///
 /// Only successes are stored, each with the window in which every certificate of the verified path is valid, so a hit
 /// at another effective date is exactly what a fresh verification would say. Signatures are never cached: every token
 /// still costs one ECDSA verification. Bounded; when full, the oldest entry is dropped.
 final class ChainCache: Sendable {
     struct Key: Hashable, Sendable {
-        var leaf: [UInt8]
-        var intermediate: [UInt8]
-
-        /// Whole buffers at once: Array's own hashing feeds the hasher byte by byte, which shows up per token.
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(leaf.count)
-            leaf.withUnsafeBytes { hasher.combine(bytes: $0) }
-            intermediate.withUnsafeBytes { hasher.combine(bytes: $0) }
-        }
+        var leaf: String
+        var intermediate: String
     }
 
     struct Entry: Sendable {

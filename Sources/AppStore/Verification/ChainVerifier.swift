@@ -18,13 +18,12 @@ struct ChainVerifier: Sendable {
     /// The leaf's P-256 key once the chain checks out at `time` (Unix seconds, taken from `timeSource`, for messages).
     /// `x5c` holds exactly three entries.
     func leafKey(x5c: [String], at time: Int64, timeSource: String) throws(AppStoreVerificationError) -> P256.PublicKey {
-        let key = ChainCache.Key(
-            leaf: try Self.der(x5c[0], position: "x5c[0] (leaf)"),
-            intermediate: try Self.der(x5c[1], position: "x5c[1] (intermediate)"))
+        let key = ChainCache.Key(leaf: x5c[0], intermediate: x5c[1])
         if let cached = cache.leafKey(for: key, at: time) { return cached }
 
-        let leaf = try Self.certificate(key.leaf, position: "x5c[0] (leaf)")
-        let intermediate = try Self.certificate(key.intermediate, position: "x5c[1] (intermediate)")
+        let leaf = try Self.certificate(try Self.der(x5c[0], position: "x5c[0] (leaf)"), position: "x5c[0] (leaf)")
+        let intermediate = try Self.certificate(
+            try Self.der(x5c[1], position: "x5c[1] (intermediate)"), position: "x5c[1] (intermediate)")
         do {
             try CertificateChain.verify(leaf: leaf, intermediates: [intermediate], trustedRoots: trustedRoots, at: time)
         } catch {
