@@ -69,9 +69,8 @@ public struct AppStoreNotifications: Sendable {
     func apply(_ token: String, tenant: Tenant, settings: AppStoreSettings, recovered: Bool = false)
         async throws(DomainError) -> (StoreNotificationOutcome, reason: String, signedAt: UnixTime?)
     {
-        let verifier = try purchases.verifier(
-            for: tenant, settings: settings,
-            claimed: try AppStorePurchases.claimedEnvironment(of: token, as: NotificationPayload.self))
+        let (data, claimed) = try AppStorePurchases.unverified(token, as: NotificationPayload.self)
+        let verifier = try purchases.verifier(for: tenant, settings: settings, claimed: claimed)
         // Each signed part is verified on its own; a failure names the part and the check.
         func verified<Payload>(_ subject: String, _ body: () throws(AppStoreVerificationError) -> Payload)
             throws(DomainError) -> Payload
@@ -83,7 +82,7 @@ public struct AppStoreNotifications: Sendable {
             }
         }
         let notification = try verified("notification") { () throws(AppStoreVerificationError) in
-            try verifier.verifyNotification(token)
+            try verifier.verifyNotification(data)
         }
         let transaction = try notification.data?.signedTransactionInfo.map { signed throws(DomainError) in
             try verified("signedTransactionInfo") { () throws(AppStoreVerificationError) in

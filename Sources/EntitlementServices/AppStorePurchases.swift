@@ -36,9 +36,10 @@ public final class AppStorePurchases: Sendable {
     func verifiedTransaction(_ token: String, tenant: Tenant, settings: AppStoreSettings) throws(DomainError)
         -> JWSTransaction
     {
-        let verifier = try verifier(for: tenant, settings: settings, claimed: try Self.claimedEnvironment(of: token, as: JWSTransaction.self))
+        let (data, claimed) = try Self.unverified(token, as: JWSTransaction.self)
+        let verifier = try verifier(for: tenant, settings: settings, claimed: claimed)
         do throws(AppStoreVerificationError) {
-            return try verifier.verifyTransaction(token)
+            return try verifier.verifyTransaction(data)
         } catch {
             throw Self.domainError(error)
         }
@@ -87,13 +88,12 @@ public final class AppStorePurchases: Sendable {
     func subscription(
         _ status: AppStoreSubscriptionStatus, tenant: Tenant, settings: AppStoreSettings, unmappedGrantsNothing: Bool = false
     ) throws(DomainError) -> StorePurchase {
-        let token = status.signedTransactionInfo
-        let verifier = try verifier(
-            for: tenant, settings: settings, claimed: try Self.claimedEnvironment(of: token, as: JWSTransaction.self))
+        let (data, claimed) = try Self.unverified(status.signedTransactionInfo, as: JWSTransaction.self)
+        let verifier = try verifier(for: tenant, settings: settings, claimed: claimed)
         let transaction: JWSTransaction
         let renewal: JWSRenewalInfo?
         do throws(AppStoreVerificationError) {
-            transaction = try verifier.verifyTransaction(token)
+            transaction = try verifier.verifyTransaction(data)
             renewal = try status.signedRenewalInfo.map { signed throws(AppStoreVerificationError) in
                 try verifier.verifyRenewalInfo(signed)
             }
@@ -155,22 +155,22 @@ public final class AppStorePurchases: Sendable {
         return verifier
     }
 
-    /// The environment the payload claims, read before verification only to pick the verifier; the verifier
-    /// then checks it (an unsigned claim decides nothing).
-    static func claimedEnvironment<Payload: SignedPayload>(of token: String, as _: Payload.Type) throws(DomainError)
-        -> String
+    /// `token` split and decoded (for the verifier, which then needs not do it again) and the environment its
+    /// payload claims, read before verification only to pick the verifier; the verifier then checks it (an unsigned
+    /// claim decides nothing).
+    static func unverified<Payload: SignedPayload>(_ token: String, as _: Payload.Type) throws(DomainError)
+        -> (data: UnverifiedSignedData<Payload>, claimed: String)
     {
-        let claimed: String?
-        do {
-            let jws = try CompactJWS(appStoreToken: token)
-            claimed = try Payload(jsonPayload: jws.payload).claimedEnvironment
+        let data: UnverifiedSignedData<Payload>
+        do throws(AppStoreVerificationError) {
+            data = try UnverifiedSignedData(token)
         } catch {
             throw .invalidArgument("The token is not a signed App Store \(Payload.payloadName): \(error.message)")
         }
-        guard let claimed, !claimed.isEmpty else {
+        guard let claimed = data.claimedEnvironment, !claimed.isEmpty else {
             throw .invalidArgument("The signed \(Payload.payloadName) has no environment; App Store data always carries one.")
         }
-        return claimed
+        return (data, claimed)
     }
 
     /// Verification failures as the caller sees them: the environment and Xcode cases are the app's setup, the rest

@@ -246,12 +246,11 @@ public struct AppStoreSupport: Sendable {
         }
         guard let signed = status.signedPayload else { return (status, false) }
         let settings = try AppStorePurchases.settings(of: tenant)
-        let verifier = try purchases.verifier(
-            for: tenant, settings: settings,
-            claimed: try AppStorePurchases.claimedEnvironment(of: signed, as: NotificationPayload.self))
+        let (data, claimed) = try AppStorePurchases.unverified(signed, as: NotificationPayload.self)
+        let verifier = try purchases.verifier(for: tenant, settings: settings, claimed: claimed)
         let notification: NotificationPayload
         do throws(AppStoreVerificationError) {
-            notification = try verifier.verifyNotification(signed)
+            notification = try verifier.verifyNotification(data)
         } catch {
             throw AppStorePurchases.domainError(error, subject: "test notification")
         }

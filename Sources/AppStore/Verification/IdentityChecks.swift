@@ -4,7 +4,17 @@ extension SignedDataVerifier {
     /// A signed transaction (`signedTransactionInfo`, StoreKit 2 `Transaction.jwsRepresentation`); checks `bundleId`
     /// then `environment`.
     public func verifyTransaction(_ jws: String) throws(AppStoreVerificationError) -> JWSTransaction {
-        let transaction = try decodeVerified(jws, as: JWSTransaction.self)
+        try checkedIdentity(of: try decodeVerified(jws, as: JWSTransaction.self))
+    }
+
+    /// The same checks for a transaction already split and decoded.
+    public func verifyTransaction(_ data: UnverifiedSignedData<JWSTransaction>) throws(AppStoreVerificationError)
+        -> JWSTransaction
+    {
+        try checkedIdentity(of: try decodeVerified(data))
+    }
+
+    private func checkedIdentity(of transaction: JWSTransaction) throws(AppStoreVerificationError) -> JWSTransaction {
         try checkBundleID(transaction.bundleId, in: JWSTransaction.payloadName)
         try checkEnvironment(transaction.environment?.rawValue, field: "environment", in: JWSTransaction.payloadName)
         return transaction
@@ -22,7 +32,19 @@ extension SignedDataVerifier {
     /// `externalPurchaseId` starts with `SANDBOX`, else Production) and `appData`. The nested `signedTransactionInfo`
     /// and `signedRenewalInfo` are NOT verified here: pass each to ``verifyTransaction(_:)`` / ``verifyRenewalInfo(_:)``.
     public func verifyNotification(_ jws: String) throws(AppStoreVerificationError) -> NotificationPayload {
-        let notification = try decodeVerified(jws, as: NotificationPayload.self)
+        try checkedIdentity(of: try decodeVerified(jws, as: NotificationPayload.self))
+    }
+
+    /// The same checks for a notification already split and decoded.
+    public func verifyNotification(_ data: UnverifiedSignedData<NotificationPayload>) throws(AppStoreVerificationError)
+        -> NotificationPayload
+    {
+        try checkedIdentity(of: try decodeVerified(data))
+    }
+
+    private func checkedIdentity(of notification: NotificationPayload) throws(AppStoreVerificationError)
+        -> NotificationPayload
+    {
         let (bundleID, appAppleID, environment): (String?, Int64?, String?)
         let source: String
         if let data = notification.data {

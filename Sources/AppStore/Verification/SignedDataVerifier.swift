@@ -64,14 +64,31 @@ public struct SignedDataVerifier: Sendable {
         -> Payload
     {
         let jws = try CompactJWS(appStoreToken: token)
-        guard environment.isSignedByAppStore else { return try Payload(jsonPayload: jws.payload) }
+        // The algorithm is judged before the payload is read, as Apple's libraries do.
+        try checkAlgorithm(jws.header)
+        return try verified(jws, Payload(jsonPayload: jws.payload))
+    }
 
-        guard let algorithm = jws.header.alg, algorithm == "ES256" else {
-            throw AppStoreVerificationError(
-                .unsupportedAlgorithm,
-                "header alg is \(jws.header.alg.map { "\"\($0)\"" } ?? "missing"); App Store data is signed with ES256 only")
-        }
-        let payload = try Payload(jsonPayload: jws.payload)
+    /// ``decodeVerified(_:as:)`` of data already split and decoded.
+    func decodeVerified<Payload: SignedPayload>(_ data: UnverifiedSignedData<Payload>) throws(AppStoreVerificationError)
+        -> Payload
+    {
+        try checkAlgorithm(data.jws.header)
+        return try verified(data.jws, data.payload)
+    }
+
+    private func checkAlgorithm(_ header: CompactJWS.Header) throws(AppStoreVerificationError) {
+        guard environment.isSignedByAppStore, header.alg != "ES256" else { return }
+        throw AppStoreVerificationError(
+            .unsupportedAlgorithm,
+            "header alg is \(header.alg.map { "\"\($0)\"" } ?? "missing"); App Store data is signed with ES256 only")
+    }
+
+    /// Steps 3–6 for a token whose algorithm checked out: `payload` once the chain and the signature do.
+    private func verified<Payload: SignedPayload>(_ jws: CompactJWS, _ payload: Payload) throws(AppStoreVerificationError)
+        -> Payload
+    {
+        guard environment.isSignedByAppStore else { return payload }
         if let evidence = Self.xcodeEvidence(jws.header, payload) {
             throw AppStoreVerificationError(.xcodeSigned, "\(AppStoreVerificationError.xcodeAdvice) (\(evidence))")
         }
