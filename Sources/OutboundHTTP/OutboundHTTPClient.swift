@@ -64,21 +64,23 @@ public final class OutboundHTTPClient: Sendable {
         while true {
             attempt += 1
             let outcome: RetryPolicy.Outcome
+            // The failure as the caller would get it, built once: its code is also the attempt's metric label.
+            var failure: OutboundHTTPError?
             do throws(HTTPClientError) {
-                outcome = .response(try await client.send(request, timeout: configuration.attemptTimeout))
+                let response = try await client.send(request, timeout: configuration.attemptTimeout)
+                outcome = .response(response)
+                metrics.attempted(target, attempt: attempt, .init(status: response.status))
             } catch {
                 outcome = .failure(error)
-            }
-            switch outcome {
-            case .response(let response): metrics.attempted(target, attempt: attempt, .init(status: response.status))
-            case .failure(let error): metrics.attempted(target, attempt: attempt, .init(OutboundHTTPError(error, attempts: attempt, url: url).code))
+                let described = OutboundHTTPError(error, attempts: attempt, url: url)
+                failure = described
+                metrics.attempted(target, attempt: attempt, .init(described.code))
             }
             let now = Int64(Date().timeIntervalSince1970)
             guard let wait = policy.delay(after: outcome, attempt: attempt, now: now, using: &random) else {
-                switch outcome {
-                case .response(let response): return Answer(response: response, attempts: attempt)
-                case .failure(let error): throw OutboundHTTPError(error, attempts: attempt, url: url)
-                }
+                if let failure { throw failure }
+                guard case .response(let response) = outcome else { preconditionFailure("an outcome is a response or a failure") }
+                return Answer(response: response, attempts: attempt)
             }
             do {
                 try await Task.sleep(for: wait)
