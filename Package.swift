@@ -101,7 +101,7 @@ let package = Package(
             dependencies: [
                 "HTTP2Transport", "RPCCore", "StandardServices", "EntitlementServices", "EntitlementDomain",
                 "EntitlementStorage", "EntitlementdVersion", "FileAccess", "TenantConfiguration", "OutboundHTTP", "Metrics",
-                "GooglePlayAPI", "AppStoreServerAPI",
+                "GooglePlayAPI", "AppStoreServerAPI", "CSystemShims",
             ],
             swiftSettings: strict
         ),

@@ -61,6 +61,10 @@ enum PushLatency {
             try await Task.sleep(for: .milliseconds(50))
         }
         print("open streams: \(streams) (snapshots received in \(openStart.duration(to: .now)))")
+        // Out now, not at exit (stdout is a pipe): the script reads the server's memory and push histogram on this
+        // line, before the first grant.
+        fflush(nil)
+        try await Task.sleep(for: .seconds(2))
 
         let admins = try configurations.map { try EntitlementClient(configuration: $0, apiKey: secretKey) }
         let grantMethod = MethodDescriptor(service: "entitlements.v1.AdminService", method: "GrantEntitlement")

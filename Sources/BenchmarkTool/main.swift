@@ -13,7 +13,8 @@
 //       Opens STREAMS StatusStream calls (customers bench-user-0 ..., 100 per connection, the connections spread over
 //       the servers listed), then SAMPLES times grants `pro` to a streamed customer (through the next server in the
 //       list from the one holding its stream: with several instances every sample crosses instances) and measures
-//       from GrantEntitlement returning to the StatusEvent arriving.
+//       from GrantEntitlement returning to the StatusEvent arriving. Prints "open streams" once every snapshot has
+//       arrived, then waits 2 s before the first grant (the script reads the server's memory meanwhile).
 //   entitlementd-bench verify-rate SECONDS
 //       Verifies one locally signed transaction again and again on one thread for SECONDS seconds (chain cached: one
 //       ES256 verify, parsing and identity checks per token) and prints the rate.

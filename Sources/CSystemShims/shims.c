@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "CSystemShims.h"
 
+#include <malloc.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -37,3 +38,5 @@ int cshim_epoll_wait(int epfd, int *fds, uint32_t *events, int max_events, int t
     }
     return count;
 }
+
+int cshim_malloc_trim(void) { return malloc_trim(0); }

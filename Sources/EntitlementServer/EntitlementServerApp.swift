@@ -40,6 +40,7 @@ public final class EntitlementServerApp: Sendable {
     /// On PostgreSQL: the versions other instances commit, and what hands them to the engine.
     private let changeFeed: (feed: PostgresChangeFeed, versions: AsyncStream<[CommittedVersion]>)?
     private let readiness: Readiness
+    private let memoryReturn: MemoryReturn
     private let server = Mutex<HTTP2Server?>(nil)
     /// The `[metrics] listen` listener, when configured.
     private let metricsServer = Mutex<HTTP2Server?>(nil)
@@ -127,6 +128,7 @@ public final class EntitlementServerApp: Sendable {
             servesMetrics: config.metricsListenAddress == nil)
         metrics = wiring.metrics
         background = wiring.background
+        memoryReturn = MemoryReturn(hub: wiring.engine.hub)
         let feedLogger = logger
         changeFeed = (store as? PostgresRepository).map { repository in
             let (versions, continuation) = AsyncStream<[CommittedVersion]>.makeStream()
@@ -186,6 +188,7 @@ public final class EntitlementServerApp: Sendable {
         } else {
             expiryScheduler.start()
             background.start()
+            memoryReturn.start()
             startChangeFeed()
         }
         let address = ListenAddress(host: config.transport.host, port: server.localPort)
@@ -251,10 +254,11 @@ public final class EntitlementServerApp: Sendable {
         let transport = server.withLock { $0 }
         let metricsTransport = metricsServer.withLock { $0 }
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds)) {
-            [logger, expiryScheduler, background, feed = changeFeed?.feed] in
+            [logger, expiryScheduler, background, memoryReturn, feed = changeFeed?.feed] in
             logger.info("drain delay over: GOAWAY, no new connections")
             expiryScheduler.stop()
             background.stop()
+            memoryReturn.stop()
             feed?.stop()
             transport?.beginGracefulShutdown()
             metricsTransport?.beginGracefulShutdown()

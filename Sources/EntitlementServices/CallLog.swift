@@ -23,31 +23,41 @@ public struct CallLog: Sendable {
     func call<Response>(
         _ context: ServerContext, _ body: (inout Fields) async throws -> Response
     ) async throws -> Response {
-        logStart(context)
-        let start = ContinuousClock.now
+        let start = started(context)
         var fields = Fields()
         do {
             let response = try await body(&fields)
-            write(context, fields, failure: nil, since: start)
+            finished(context, fields, error: nil, since: start)
             return response
         } catch {
-            write(context, fields, failure: RPCError(from: error), since: start)
+            finished(context, fields, error: error, since: start)
             throw error
         }
+    }
+
+    /// The first half of ``call(_:_:)`` for a handler that cannot be wrapped in a closure (``StatusStreams``):
+    /// logs the start at debug level and returns when the call began, for ``finished(_:_:error:since:)``.
+    func started(_ context: ServerContext) -> ContinuousClock.Instant {
+        logStart(context)
+        return .now
+    }
+
+    /// The call's line: `error` nil for a call that succeeded.
+    func finished(_ context: ServerContext, _ fields: Fields, error: (any Error)?, since start: ContinuousClock.Instant) {
+        write(context, fields, failure: error.map { RPCError(from: $0) }, since: start)
     }
 
     func callSynchronously<Response>(_ context: ServerContext, _ body: (inout Fields) throws -> Response) throws
         -> Response
     {
-        logStart(context)
-        let start = ContinuousClock.now
+        let start = started(context)
         var fields = Fields()
         do {
             let response = try body(&fields)
-            write(context, fields, failure: nil, since: start)
+            finished(context, fields, error: nil, since: start)
             return response
         } catch {
-            write(context, fields, failure: RPCError(from: error), since: start)
+            finished(context, fields, error: error, since: start)
             throw error
         }
     }
@@ -71,9 +81,7 @@ public struct CallLog: Sendable {
         _ body: (Caller, inout Fields) async throws -> Response
     ) async throws -> Response {
         try await call(context) { fields in
-            let caller = try CallerAuthentication.caller(of: context, requires: kind, scope: scope, in: tenants)
-            fields.tenantID = caller.tenant.id
-            fields.keyName = caller.key.name
+            let caller = try authenticate(context, requires: kind, scope: scope, in: tenants, &fields)
             return try await ActingKey.$name.withValue(caller.key.name) { try await body(caller, &fields) }
         }
     }
@@ -85,11 +93,19 @@ public struct CallLog: Sendable {
         _ body: (Tenant, inout Fields) throws -> Response
     ) throws -> Response {
         try callSynchronously(context) { fields in
-            let caller = try CallerAuthentication.caller(of: context, requires: kind, scope: scope, in: tenants)
-            fields.tenantID = caller.tenant.id
-            fields.keyName = caller.key.name
-            return try body(caller.tenant, &fields)
+            try body(try authenticate(context, requires: kind, scope: scope, in: tenants, &fields).tenant, &fields)
         }
+    }
+
+    /// The caller of `context`, named in `fields`.
+    func authenticate(
+        _ context: ServerContext, requires kind: APIKey.Kind, scope: APIKey.Scope, in tenants: TenantRegistry,
+        _ fields: inout Fields
+    ) throws(DomainError) -> Caller {
+        let caller = try CallerAuthentication.caller(of: context, requires: kind, scope: scope, in: tenants)
+        fields.tenantID = caller.tenant.id
+        fields.keyName = caller.key.name
+        return caller
     }
 
     /// One line per committed change to a customer, whatever caused it (a call, or time for expiries).

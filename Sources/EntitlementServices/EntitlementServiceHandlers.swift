@@ -12,7 +12,7 @@ public struct EntitlementService: RPCService {
     let engine: CustomerEngine
     let tenants: TenantRegistry
     let log: CallLog
-    let streams: StreamLimits
+    let statusStreams: StatusStreams
     let appStore: AppStorePurchases
     /// Apple's App Store Server API, for purchases given by transaction ID.
     let appStoreAPIs: AppStoreServerAPIs
@@ -20,9 +20,6 @@ public struct EntitlementService: RPCService {
     let playStore: PlayStorePurchases?
     let acknowledger: PlayAcknowledger?
     let redemptions: RedemptionAttempts
-    /// How long a gRPC-Web status stream may stay silent before a `HEARTBEAT` event goes out.
-    let webHeartbeatInterval: Duration
-    let metrics: ServiceMetrics
 
     public init(
         engine: CustomerEngine, tenants: TenantRegistry, log: CallLog, streams: StreamLimits = StreamLimits(),
@@ -34,13 +31,13 @@ public struct EntitlementService: RPCService {
         self.engine = engine
         self.tenants = tenants
         self.log = log
-        self.streams = streams
+        statusStreams = StatusStreams(
+            engine: engine, tenants: tenants, log: log, limits: streams, webHeartbeatInterval: webHeartbeatInterval,
+            metrics: metrics)
         self.appStore = appStore ?? AppStorePurchases(tenants: tenants)
         self.playStore = playStore
         self.acknowledger = acknowledger
         self.redemptions = redemptions
-        self.webHeartbeatInterval = webHeartbeatInterval
-        self.metrics = metrics
     }
 
     private static func method(_ name: String) -> MethodDescriptor {
@@ -61,8 +58,8 @@ public struct EntitlementService: RPCService {
             try await restore(request, context)
         }
         router.registerServerStreaming(Self.method("StreamStatus"), endsAtShutdown: true) {
-            (request: StreamStatusRequest, writer: ResponseWriter<StatusEvent>, context) in
-            try await streamStatus(request, writer, context)
+            [statusStreams] (request: StreamStatusRequest, writer: ResponseWriter<EncodedMessage<StatusEvent>>, context) in
+            try await statusStreams.serve(request, writer, context)
         }
     }
 
@@ -277,73 +274,6 @@ public struct EntitlementService: RPCService {
             serverTime.serverTime = ProtoTimestamp(engine.now())
             customer += serverTime.serializedBytes()
             return EncodedMessage(SyncStatusResponse.encoding(customer: customer))
-        }
-    }
-
-    private func streamStatus(
-        _ request: StreamStatusRequest, _ writer: ResponseWriter<StatusEvent>, _ context: ServerContext
-    ) async throws {
-        try await log.call(context, requires: .publicKey, scope: .read, in: tenants) { tenant, fields in
-            let appUserID = try AppUserID.validate(request.appUserID)
-            try streams.acquire(connectionID: context.connectionID)
-            defer { streams.release(connectionID: context.connectionID) }
-            // Subscribe before reading, so no commit falls between the first message and the live updates; if a
-            // merge moved the ID to another customer in between, follow it and subscribe again.
-            var (subscription, current) = try subscribe(tenantID: tenant.id, appUserID: appUserID)
-            defer { subscription.cancel() }
-            while current.customerID != subscription.customerID {
-                subscription.cancel()
-                (subscription, current) = try subscribe(tenantID: tenant.id, appUserID: appUserID)
-            }
-            let customerID = subscription.customerID
-            fields.appUserID = current.appUserID
-            let heartbeat = context.isGRPCWeb ? StatusHeartbeat.start(every: webHeartbeatInterval, on: writer) : nil
-            defer { heartbeat?.stop() }
-            func send(_ update: StatusUpdate, as kind: ServiceMetrics.StreamMessage) async throws {
-                try await writer.write(StatusEvent(update, serverTime: engine.now()))
-                metrics.streamSent(update, as: kind)
-                heartbeat?.wrote()
-            }
-
-            var lastVersion = current.version
-            let replayed =
-                request.afterVersion > 0
-                ? try engine.replay(
-                    tenantID: tenant.id, customerID: customerID, afterVersion: request.afterVersion, current: current)
-                : nil
-            if let replayed {
-                metrics.streamStarted(.resumedFromLog)
-                for update in replayed { try await send(update, as: .replayed) }
-                lastVersion = replayed.last?.state.version ?? request.afterVersion
-            } else {
-                metrics.streamStarted(request.afterVersion > 0 ? .resumedWithSnapshot : .new)
-                let snapshot = StatusUpdate(kind: .snapshot, state: current, reason: "Current status.")
-                try await send(snapshot, as: .snapshot)
-            }
-            for await update in subscription {
-                // Updates already covered by the first messages are skipped; a merge's snapshot always goes out.
-                if case .changed = update.kind, update.state.version <= lastVersion { continue }
-                try await send(update, as: update.kind == .snapshot ? .snapshot : .live)
-                lastVersion = update.state.version
-            }
-            // The subscription ends only when the call does: the client cancelled or its deadline passed.
-            try Task.checkCancellation()
-        }
-    }
-
-    /// A subscription to the customer `appUserID` resolves to, and that customer's state read after subscribing.
-    private func subscribe(tenantID: String, appUserID: String) throws(DomainError)
-        -> (StatusSubscription, CustomerState)
-    {
-        guard let customerID = try engine.state(tenantID: tenantID, appUserID: appUserID).customerID else {
-            throw .notFound("No customer has app_user_id \(appUserID.quotedForMessage) yet; call Identify first, then stream its status.")
-        }
-        let subscription = try engine.hub.subscribe(tenantID: tenantID, customerID: customerID)
-        do {
-            return (subscription, try engine.state(tenantID: tenantID, appUserID: appUserID))
-        } catch {
-            subscription.cancel()
-            throw error
         }
     }
 }

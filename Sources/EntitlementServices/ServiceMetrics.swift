@@ -83,9 +83,9 @@ public final class ServiceMetrics: Sendable {
 
     /// A message a stream handed to its connection; a live change also records its latency.
     @inline(__always)
-    public func streamSent(_ update: StatusUpdate, as kind: StreamMessage) {
+    public func streamSent(_ kind: StreamMessage, origin: ContinuousClock.Instant?) {
         streamMessages.increment(StreamMessage.allCases.firstIndex(of: kind)!)
-        if kind == .live, let origin = update.origin { pushLatency.observe(origin.duration(to: .now)) }
+        if kind == .live, let origin { pushLatency.observe(origin.duration(to: .now)) }
     }
 
     /// A notification endpoint's answer; the lag is recorded for notifications committed now.

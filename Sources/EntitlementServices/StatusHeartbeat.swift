@@ -1,4 +1,5 @@
 import EntitlementsProto
+import ProtobufWire
 import RPCCore
 import Synchronization
 
@@ -12,7 +13,7 @@ final class StatusHeartbeat: Sendable {
     private init() {}
 
     /// Starts beating on `writer`; ``stop()`` ends it (the call ended).
-    static func start(every interval: Duration, on writer: ResponseWriter<StatusEvent>) -> StatusHeartbeat {
+    static func start(every interval: Duration, on writer: ResponseWriter<EncodedMessage<StatusEvent>>) -> StatusHeartbeat {
         let heartbeat = StatusHeartbeat()
         let task = Task { await heartbeat.run(every: interval, on: writer) }
         heartbeat.task.withLock { $0 = task }
@@ -28,7 +29,7 @@ final class StatusHeartbeat: Sendable {
         task.withLock { $0?.cancel() }
     }
 
-    private func run(every interval: Duration, on writer: ResponseWriter<StatusEvent>) async {
+    private func run(every interval: Duration, on writer: ResponseWriter<EncodedMessage<StatusEvent>>) async {
         while !Task.isCancelled {
             let due = lastWrite.withLock { $0 } + interval
             if due > .now {
@@ -36,7 +37,7 @@ final class StatusHeartbeat: Sendable {
                 continue
             }
             do {
-                try await writer.write(StatusEvent(kind: .heartbeat))
+                try await writer.write(EncodedMessage(StatusEvent(kind: .heartbeat).serializedBytes()))
             } catch {
                 return  // the call is gone
             }

@@ -13,9 +13,10 @@ public struct HistogramBuckets: Sendable {
     /// client_golang's `DefBuckets`: the buckets the grpc-ecosystem histograms have, so dashboards match.
     public static let standard = HistogramBuckets([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
 
-    /// For latencies that should be milliseconds (a push after a commit).
+    /// For latencies that should be milliseconds (a push after a commit). 7.5 ms tells a p99 under a 10 ms target
+    /// from one at it.
     public static let fine = HistogramBuckets(
-        [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
+        [0.0005, 0.001, 0.0025, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
 
     /// For delays a remote party adds (a store's notification from signing to commit): seconds to hours.
     public static let lag = HistogramBuckets([0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 21600, 86400])

@@ -42,7 +42,7 @@ public final class ScriptedHTTPServer: Sendable {
 
     public let port: Int
     private let listener: Int32
-    private let state = Mutex<(requests: [Request], connections: Int, closed: Bool)>(([], 0, false))
+    private let state = Mutex<(requests: [Request], connections: Int, closed: Bool, portHolder: Int32)>(([], 0, false, -1))
     private let respond: @Sendable (Request) -> Reply
 
     /// Listens on 127.0.0.1 at a free port; `respond` answers each request, in order of arrival.
@@ -68,7 +68,12 @@ public final class ScriptedHTTPServer: Sendable {
         thread.start()
     }
 
-    deinit { stop() }
+    deinit {
+        stop()
+        state.withLock { state in
+            if state.portHolder >= 0 { close(state.portHolder) }
+        }
+    }
 
     /// Every request received so far, in order.
     public var requests: [Request] { state.withLock { $0.requests } }
@@ -77,6 +82,9 @@ public final class ScriptedHTTPServer: Sendable {
 
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
+    /// Stops listening. Until the server is released its port stays bound to a socket that does not listen, so a
+    /// connection to it is refused: tests of an unreachable endpoint use a stopped server's URL, and another test's
+    /// server, started meanwhile, must not be given that port.
     public func stop() {
         let wasClosed = state.withLock { state in
             defer { state.closed = true }
@@ -85,6 +93,28 @@ public final class ScriptedHTTPServer: Sendable {
         guard !wasClosed else { return }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
+        let holder = Self.bindWithoutListening(port: port)
+        state.withLock { $0.portHolder = holder }
+    }
+
+    /// A socket bound to 127.0.0.1:`port` that never listens, or -1 if the port was taken in between.
+    private static func bindWithoutListening(port: Int) -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return -1 }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else {
+            close(fd)
+            return -1
+        }
+        return fd
     }
 
     private func acceptLoop() {

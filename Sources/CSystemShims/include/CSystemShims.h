@@ -3,8 +3,8 @@
 
 #include <stdint.h>
 
-// Linux system calls only (no libraries): epoll, eventfd and accept4 are extensions the Glibc module does not
-// export.
+// Linux system calls (no libraries): epoll, eventfd and accept4 are extensions the Glibc module does not
+// export; and glibc's malloc_trim, which it does not export either.
 enum {
     CSHIM_EPOLLIN = 0x001,
     CSHIM_EPOLLOUT = 0x004,
@@ -24,5 +24,8 @@ int cshim_accept4(int fd, struct sockaddr *address, unsigned int *length);
 // epoll without the packed `struct epoll_event` crossing into Swift: the fd is the event's data.
 int cshim_epoll_ctl(int epfd, int op, int fd, uint32_t events);
 int cshim_epoll_wait(int epfd, int *fds, uint32_t *events, int max_events, int timeout_ms);
+
+// glibc's malloc_trim(0): hands the heap's free pages back to the system.
+int cshim_malloc_trim(void);
 
 #endif

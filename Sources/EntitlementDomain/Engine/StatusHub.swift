@@ -11,6 +11,7 @@ public final class StatusHub: Sendable {
     }
 
     private let subscribers = Mutex<[Key: [ObjectIdentifier: StatusSubscription]]>([:])
+    private let closedStreams = Atomic<Int>(0)
     public let maxStreamsPerCustomer: Int
     let maxPendingUpdates: Int
 
@@ -63,6 +64,9 @@ public final class StatusHub: Sendable {
         subscribers.withLock { $0.values.reduce(0) { $0 + $1.count } }
     }
 
+    /// Streams closed since the hub was made (each counted once, however often it is cancelled).
+    public var closedStreamCount: Int { closedStreams.load(ordering: .relaxed) }
+
     /// Customers with at least one open stream.
     func subscribedCustomers() -> [(tenantID: String, customerID: Int64)] {
         subscribers.withLock { $0.keys.map { ($0.tenantID, $0.customerID) } }
@@ -76,6 +80,7 @@ public final class StatusHub: Sendable {
             subscribers[key]?[ObjectIdentifier(subscription)] = nil
             if subscribers[key]?.isEmpty == true { subscribers[key] = nil }
         }
+        closedStreams.add(1, ordering: .relaxed)
     }
 }
 

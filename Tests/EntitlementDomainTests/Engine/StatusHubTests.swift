@@ -62,6 +62,21 @@ import Testing
         #expect(hub.streamCount == 0)
     }
 
+    /// What the server's memory return counts: each closed stream once, a refused one never.
+    @Test func closedStreamsAreCountedOnce() throws {
+        let hub = StatusHub(maxStreamsPerCustomer: 2)
+        let first = try hub.subscribe(tenantID: "acme", customerID: 1)
+        let second = try hub.subscribe(tenantID: "acme", customerID: 1)
+        #expect(throws: DomainError.resourceExhausted("")) { try hub.subscribe(tenantID: "acme", customerID: 1) }
+        #expect(hub.closedStreamCount == 0)
+        first.cancel()
+        first.cancel()
+        #expect(hub.closedStreamCount == 1)
+        second.cancel()
+        #expect(hub.closedStreamCount == 2)
+        #expect(hub.streamCount == 0)
+    }
+
     @Test func mergeMovesSubscribersOfTheAnonymousCustomerAndDeliversASnapshot() async throws {
         let harness = try EngineHarness()
         let carol = try await harness.identify("carol")

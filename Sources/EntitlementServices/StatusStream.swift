@@ -1,0 +1,131 @@
+import BoundedText
+import EntitlementDomain
+import EntitlementsProto
+import ProtobufWire
+import RPCCore
+
+/// One `StreamStatus` call between its waits: authenticates and subscribes, picks the first messages, filters and
+/// encodes the live ones, and logs the call at its end. Confined to the call's task.
+final class StatusStream {
+    /// An encoded event and what the metrics record once it is handed to the connection.
+    struct Message {
+        var event: EncodedMessage<StatusEvent>
+        var kind: ServiceMetrics.StreamMessage
+        var origin: ContinuousClock.Instant?
+    }
+
+    private let streams: StatusStreams
+    private let context: ServerContext
+    private let start: ContinuousClock.Instant
+    private var fields = CallLog.Fields()
+    /// Whether this call holds a stream of its connection's limit.
+    private var holdsLimit = false
+    private var subscription: StatusSubscription?
+    private var heartbeat: StatusHeartbeat?
+    /// The snapshot, or the events replayed after the client's version, not yet sent.
+    private var first: [StatusUpdate] = []
+    private var firstKind = ServiceMetrics.StreamMessage.snapshot
+    private var firstSent = 0
+    /// The customer's version the client has been sent; live updates at or below it are skipped.
+    private var lastVersion: UInt64 = 0
+
+    /// The call has begun.
+    @inline(never)
+    init(streams: StatusStreams, context: ServerContext) {
+        self.streams = streams
+        self.context = context
+        start = streams.log.started(context)
+    }
+
+    /// Authenticates the call, subscribes to the customer `request` names and picks the first messages.
+    /// `heartbeatOn`: a gRPC-Web stream's writer, kept alive with heartbeats.
+    @inline(never)
+    func open(_ request: StreamStatusRequest, heartbeatOn writer: ResponseWriter<EncodedMessage<StatusEvent>>?) throws {
+        let tenantID = try streams.log.authenticate(
+            context, requires: .publicKey, scope: .read, in: streams.tenants, &fields
+        ).tenant.id
+        let appUserID = try AppUserID.validate(request.appUserID)
+        try streams.limits.acquire(connectionID: context.connectionID)
+        holdsLimit = true
+        let (subscription, current) = try subscribe(tenantID: tenantID, appUserID: appUserID)
+        self.subscription = subscription
+        fields.appUserID = current.appUserID
+        let replayed =
+            request.afterVersion > 0
+            ? try streams.engine.replay(
+                tenantID: tenantID, customerID: subscription.customerID, afterVersion: request.afterVersion,
+                current: current)
+            : nil
+        if let replayed {
+            streams.metrics.streamStarted(.resumedFromLog)
+            first = replayed
+            firstKind = .replayed
+            lastVersion = replayed.last?.state.version ?? request.afterVersion
+        } else {
+            streams.metrics.streamStarted(request.afterVersion > 0 ? .resumedWithSnapshot : .new)
+            first = [StatusUpdate(kind: .snapshot, state: current, reason: "Current status.")]
+            lastVersion = current.version
+        }
+        if let writer { heartbeat = StatusHeartbeat.start(every: streams.webHeartbeatInterval, on: writer) }
+    }
+
+    /// The next message to send; nil once the subscription has ended (the call is gone).
+    func next() async -> Message? {
+        if firstSent < first.count {
+            defer { firstSent += 1 }
+            return message(first[firstSent], as: firstKind)
+        }
+        first = []
+        while let update = await subscription?.next() {
+            // Updates already covered by the first messages are skipped; a merge's snapshot always goes out.
+            if case .changed = update.kind, update.state.version <= lastVersion { continue }
+            lastVersion = update.state.version
+            return message(update, as: update.kind == .snapshot ? .snapshot : .live)
+        }
+        return nil
+    }
+
+    /// `message` was handed to the connection.
+    func sent(_ message: Message) {
+        streams.metrics.streamSent(message.kind, origin: message.origin)
+        heartbeat?.wrote()
+    }
+
+    /// The call has ended, `error` nil if it succeeded: lets go of what it held and writes its log line.
+    @inline(never)
+    func finish(error: (any Error)?) {
+        subscription?.cancel()
+        heartbeat?.stop()
+        if holdsLimit { streams.limits.release(connectionID: context.connectionID) }
+        holdsLimit = false
+        streams.log.finished(context, fields, error: error, since: start)
+    }
+
+    private func message(_ update: StatusUpdate, as kind: ServiceMetrics.StreamMessage) -> Message {
+        let event = StatusEvent(update, serverTime: streams.engine.now())
+        return Message(event: EncodedMessage(event.serializedBytes()), kind: kind, origin: update.origin)
+    }
+
+    /// A subscription and the customer's state read after subscribing: subscribed before reading, so no commit
+    /// falls between the first message and the live updates; if a merge moved the ID to another customer in
+    /// between, it follows and subscribes again.
+    private func subscribe(tenantID: String, appUserID: String) throws(DomainError) -> (StatusSubscription, CustomerState) {
+        let engine = streams.engine
+        while true {
+            guard let customerID = try engine.state(tenantID: tenantID, appUserID: appUserID).customerID else {
+                throw .notFound(
+                    "No customer has app_user_id \(appUserID.quotedForMessage) yet; call Identify first, then stream its status.")
+            }
+            let subscription = try engine.hub.subscribe(tenantID: tenantID, customerID: customerID)
+            let current: CustomerState
+            do throws(DomainError) {
+                current = try engine.state(tenantID: tenantID, appUserID: appUserID)
+            } catch {
+                subscription.cancel()
+                throw error
+            }
+            if current.customerID == subscription.customerID { return (subscription, current) }
+            subscription.cancel()
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import EntitlementDomain
+import EntitlementsProto
+import ProtobufWire
+import RPCCore
+
+/// `StreamStatus`: the first messages (a snapshot, or the events after the client's version), then every change
+/// committed to the customer, until the client goes.
+///
+/// Written flat, without ``CallLog/call(_:_:)``'s closures, and with every value larger than a pointer kept out of
+/// the frames that wait: a status stream lives as long as the app is open, and every async frame its task ever held
+/// stays allocated until it ends (the task allocator keeps its slabs for reuse), so nested generic wrappers and wide
+/// frames cost kilobytes per open stream. ``StatusStream`` does the synchronous work between the waits, out of line
+/// (inlined into this async function, its locals would widen the frame). The call's log line and its authentication
+/// are the same as every other call's.
+final class StatusStreams: Sendable {
+    let engine: CustomerEngine
+    let tenants: TenantRegistry
+    let log: CallLog
+    let limits: StreamLimits
+    /// How long a gRPC-Web status stream may stay silent before a `HEARTBEAT` event goes out.
+    let webHeartbeatInterval: Duration
+    let metrics: ServiceMetrics
+
+    init(
+        engine: CustomerEngine, tenants: TenantRegistry, log: CallLog, limits: StreamLimits,
+        webHeartbeatInterval: Duration, metrics: ServiceMetrics
+    ) {
+        self.engine = engine
+        self.tenants = tenants
+        self.log = log
+        self.limits = limits
+        self.webHeartbeatInterval = webHeartbeatInterval
+        self.metrics = metrics
+    }
+
+    func serve(
+        _ request: StreamStatusRequest, _ writer: ResponseWriter<EncodedMessage<StatusEvent>>, _ context: ServerContext
+    ) async throws {
+        let stream = StatusStream(streams: self, context: context)
+        do {
+            try stream.open(request, heartbeatOn: context.isGRPCWeb ? writer : nil)
+            while let message = await stream.next() {
+                try await writer.write(message.event)
+                stream.sent(message)
+            }
+            // The subscription ends only when the call does: the client cancelled or its deadline passed.
+            try Task.checkCancellation()
+            stream.finish(error: nil)
+        } catch {
+            stream.finish(error: error)
+            throw error
+        }
+    }
+}
