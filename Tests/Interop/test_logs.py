@@ -91,8 +91,14 @@ def purchase(clients, tenant, user: str, token: str, metadata=()):
 
 def test_lines_are_json_with_the_stable_fields(clients, server, tenant):
     clients.api(tenant.public_key).identify(unique_id())
+    # The logger flushes every 50 ms, so the call's line may still be on its way.
+    deadline = time.monotonic() + 15
     lines = log_lines(server)
+    while not any(line["msg"] == "rpc" for line in lines) and time.monotonic() < deadline:
+        time.sleep(0.05)
+        lines = log_lines(server)
     assert lines, "the server logged nothing"
+    assert any(line["msg"] == "rpc" for line in lines), "no rpc line for the Identify call"
     for line in lines:
         assert {"time", "level", "logger", "msg"} <= line.keys(), line
         assert line["level"] in {"debug", "info", "warn", "error"}, line
