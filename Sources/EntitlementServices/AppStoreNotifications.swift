@@ -1,8 +1,8 @@
-import BoundedText
 import AppStore
+import BoundedText
+import Encodings
 public import EntitlementDomain
 import EntitlementStorage
-import Foundation
 public import RPCCore
 
 /// App Store Server Notifications V2: `POST /v1/apple/notifications/{tenant_id}` with `{"signedPayload": "..."}`.
@@ -52,15 +52,28 @@ public struct AppStoreNotifications: Sendable {
         guard let tenant = tenants.directory.tenant(id: tenantID), let settings = tenant.appStore else {
             throw .notFound("No tenant \(tenantID.quotedForMessage) accepts App Store notifications.")
         }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
-            let token = object["signedPayload"] as? String, !token.isEmpty
-        else {
+        guard let token = Self.signedPayload(in: body), !token.isEmpty else {
             throw .invalidArgument("The body must be a JSON object with a non-empty string \"signedPayload\".")
         }
         let (outcome, reason, signedAt) = try await apply(token, tenant: tenant, settings: settings)
         var reply = NotificationReply(outcome, reason: reason)
         reply.signedAt = signedAt
         return reply
+    }
+
+    /// The body's `signedPayload` string; nil when the body is not a JSON object with one.
+    static func signedPayload(in body: [UInt8]) -> String? {
+        try? JSONReader.read(body) { reader throws(JSONReadError) in
+            var token: String?
+            try reader.readObject { reader, key throws(JSONReadError) in
+                if key == "signedPayload" {
+                    token = try reader.readOptional { reader throws(JSONReadError) in try reader.readString() }
+                } else {
+                    try reader.skipValue()
+                }
+            }
+            return token
+        }
     }
 
     /// Verifies one signed notification and applies it once per `notificationUUID`; returns what it did and the

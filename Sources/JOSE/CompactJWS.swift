@@ -1,12 +1,11 @@
 import Encodings
-import Foundation
 
 /// A JWS in compact serialization, `header.payload.signature`, split and decoded but not verified.
 ///
 /// Exactly three base64url parts (no padding, no other characters); the header must be a JSON object whose `alg` is a
 /// string and whose `x5c`, when present, is an array of strings. The signing input is kept byte for byte as received.
 public struct CompactJWS: Sendable, Hashable {
-    public struct Header: Sendable, Hashable, Decodable {
+    public struct Header: Sendable, Hashable {
         public var alg: String?
         /// Standard-base64 DER certificates, leaf first; nil when the header has no `x5c`.
         public var x5c: [String]?
@@ -49,13 +48,32 @@ public struct CompactJWS: Sendable, Hashable {
         payload = decoded[1]
         signature = decoded[2]
         signingInput = Array(bytes[..<parts[1].endIndex])
-        do {
-            header = try JSONDecoder().decode(Header.self, from: Data(headerJSON))
-        } catch let error as DecodingError {
-            throw .malformedToken(
-                "the JWS header is not a JSON object with string `alg` and string-array `x5c`: \(error.pathAndProblem)")
+        do throws(JSONReadError) {
+            header = try JSONReader.read(headerJSON) { reader throws(JSONReadError) in try Header(json: &reader) }
         } catch {
-            throw .malformedToken("the JWS header is not valid: \(error)")
+            throw .malformedToken(
+                "the JWS header is not a JSON object with string `alg` and string-array `x5c`: \(error)")
         }
+    }
+}
+
+extension CompactJWS.Header {
+    /// Reads the header object; members other than these four are skipped.
+    init(json reader: inout JSONReader) throws(JSONReadError) {
+        var header = Self()
+        try reader.readObject { reader, key throws(JSONReadError) in
+            if key == "alg" {
+                header.alg = try reader.readOptional { reader throws(JSONReadError) in try reader.readString() }
+            } else if key == "x5c" {
+                header.x5c = try reader.readOptional { reader throws(JSONReadError) in try reader.readStringArray() }
+            } else if key == "kid" {
+                header.kid = try reader.readOptional { reader throws(JSONReadError) in try reader.readString() }
+            } else if key == "typ" {
+                header.typ = try reader.readOptional { reader throws(JSONReadError) in try reader.readString() }
+            } else {
+                try reader.skipValue()
+            }
+        }
+        self = header
     }
 }

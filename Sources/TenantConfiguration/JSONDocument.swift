@@ -2,8 +2,8 @@
 ///
 /// A strict RFC 8259 parser, small on purpose: configuration is read at startup and on SIGHUP only. Unlike
 /// Foundation's it rejects duplicate object keys (a duplicated `"secret_keys"` must not silently drop one list) and
-/// keeps member order and line numbers. App Store payloads, machine-written, use Foundation's JSON instead (see
-/// AppStore/Payloads/SignedPayload.swift).
+/// keeps member order and line numbers. App Store payloads, machine-written and read on a hot path, are read with
+/// `Encodings.JSONReader` instead (see AppStore/Payloads/SignedPayload.swift).
 struct JSONNode: Equatable, Sendable {
     enum Value: Equatable, Sendable {
         case null

@@ -2,7 +2,7 @@
 ///
 /// Unknown values decode without error (`known == nil`) so a new App Store value never makes signed data unreadable.
 public struct OpenEnum<Known: RawRepresentable & Sendable & Hashable>: Sendable, Hashable, CustomStringConvertible
-where Known.RawValue: Sendable & Hashable & Decodable {
+where Known.RawValue: Sendable & Hashable {
     public var rawValue: Known.RawValue
 
     public init(rawValue: Known.RawValue) {
@@ -19,10 +19,4 @@ where Known.RawValue: Sendable & Hashable & Decodable {
     public var description: String { "\(rawValue)" }
 
     public static func == (lhs: Self, rhs: Known) -> Bool { lhs.rawValue == rhs.rawValue }
-}
-
-extension OpenEnum: Decodable {
-    public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(Known.RawValue.self)
-    }
 }

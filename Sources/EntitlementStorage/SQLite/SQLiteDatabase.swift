@@ -31,6 +31,9 @@ final class SQLiteDatabase: SQLDatabase {
         }
         try connection.execute("PRAGMA synchronous = \(synchronous.rawValue)")
         try connection.execute("PRAGMA foreign_keys = ON")
+        // A group commit runs each write in a savepoint; past 64 KiB SQLite spills a savepoint's journal to a temporary
+        // file, created and unlinked once per group. In memory it stays bounded by the group's pages.
+        try connection.execute("PRAGMA temp_store = MEMORY")
         try Migrations.apply(on: connection, now: StorageSQL.now())
         writer = Mutex(connection)
         readers = try ReadConnectionPool(path: path, capacity: readConnections)
