@@ -230,7 +230,14 @@ public struct JSONReader {
     private mutating func readStringBytes() throws(JSONReadError) -> ArraySlice<UInt8> {
         let start = position + 1
         let end = bytes.withUnsafeBufferPointer { buffer in
+            guard let base = UnsafeRawPointer(buffer.baseAddress) else { return start }
             var index = start
+            // Eight bytes at a time while none of them ends the fast path: JWS strings run to kilobytes.
+            while buffer.count - index >= 8 {
+                let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                if Self.holdsQuoteBackslashOrControl(word) { break }
+                index += 8
+            }
             while index < buffer.count {
                 let byte = buffer[index]
                 if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
@@ -261,6 +268,17 @@ public struct JSONReader {
             }
         }
         throw syntaxError("a string is not terminated")
+    }
+
+    /// Whether any byte of `word` is `"`, `\\` or below 0x20, with the classic bit tricks: `(x - 0x01…) & ~x & 0x80…`
+    /// is nonzero exactly when some byte of `x` is zero, and `(x - 0x20…) & ~x & 0x80…` when some byte is below 0x20.
+    @inline(__always)
+    private static func holdsQuoteBackslashOrControl(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let found = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
+        return found & (ones &* 0x80) != 0
     }
 
     /// One escape sequence at `position` (at its backslash), appended as UTF-8.

@@ -1,5 +1,13 @@
 import Encodings
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A JWS in compact serialization, `header.payload.signature`, split and decoded but not verified.
 ///
 /// Exactly three base64url parts (no padding, no other characters); the header must be a JSON object whose `alg` is a
@@ -27,7 +35,7 @@ public struct CompactJWS: Sendable, Hashable {
         // Split on bytes: splitting a String on a Character walks grapheme clusters and costs more than the signature
         // verification this token is headed for.
         let bytes = Array(token.utf8)
-        let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        let parts = Self.parts(of: bytes)
         guard parts.count == 3 else {
             throw .malformedToken(
                 "a compact JWS has 3 dot-separated parts (header.payload.signature); this one has \(parts.count)")
@@ -54,6 +62,22 @@ public struct CompactJWS: Sendable, Hashable {
             throw .malformedToken(
                 "the JWS header is not a JSON object with string `alg` and string-array `x5c`: \(error)")
         }
+    }
+
+    /// `bytes` split at every dot, found with `memchr` (App Store tokens run to 16 KB; a byte loop showed in profiles).
+    private static func parts(of bytes: [UInt8]) -> [ArraySlice<UInt8>] {
+        var parts: [ArraySlice<UInt8>] = []
+        var start = 0
+        bytes.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            while let dot = memchr(base + start, Int32(UInt8(ascii: ".")), buffer.count - start) {
+                let index = base.distance(to: dot.assumingMemoryBound(to: UInt8.self))
+                parts.append(bytes[start..<index])
+                start = index + 1
+            }
+        }
+        parts.append(bytes[start...])
+        return parts
     }
 }
 
