@@ -43,7 +43,7 @@ public struct JSONReader {
         while true {
             skipWhitespace()
             guard peek() == UInt8(ascii: "\"") else { throw syntaxError("expected a string key") }
-            let key = try Key(readStringBytes())
+            let key = try Key(readStringBytes().utf8)
             skipWhitespace()
             guard consume(UInt8(ascii: ":")) else { throw syntaxError("expected ':' after the key") }
             do {
@@ -109,7 +109,9 @@ public struct JSONReader {
     public mutating func readString() throws(JSONReadError) -> String {
         skipWhitespace()
         guard peek() == UInt8(ascii: "\"") else { throw typeMismatch("a string") }
-        let utf8 = try readStringBytes()
+        let (utf8, isASCII) = try readStringBytes()
+        // ASCII is valid UTF-8, and `String(decoding:)` takes it word by word; generic validation goes scalar by scalar.
+        if isASCII { return String(decoding: utf8, as: UTF8.self) }
         guard let string = String(validating: utf8, as: UTF8.self) else {
             throw syntaxError("a string is not valid UTF-8")
         }
@@ -226,29 +228,33 @@ public struct JSONReader {
     }
 
     /// The bytes of the string starting at `position` (at its opening quote), escapes resolved, not yet checked to
-    /// be UTF-8. Unescaped strings (nearly all) are a slice of the document, found by one scan.
-    private mutating func readStringBytes() throws(JSONReadError) -> ArraySlice<UInt8> {
+    /// be UTF-8, and whether they are all ASCII (false when in doubt). Unescaped strings (nearly all) are a slice of
+    /// the document, found by one scan.
+    private mutating func readStringBytes() throws(JSONReadError) -> (utf8: ArraySlice<UInt8>, isASCII: Bool) {
         let start = position + 1
-        let end = bytes.withUnsafeBufferPointer { buffer in
-            guard let base = UnsafeRawPointer(buffer.baseAddress) else { return start }
+        let (end, highBits) = bytes.withUnsafeBufferPointer { buffer -> (Int, UInt64) in
+            guard let base = UnsafeRawPointer(buffer.baseAddress) else { return (start, 0) }
             var index = start
+            var highBits: UInt64 = 0
             // Eight bytes at a time while none of them ends the fast path: JWS strings run to kilobytes.
             while buffer.count - index >= 8 {
                 let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
                 if Self.holdsQuoteBackslashOrControl(word) { break }
+                highBits |= word
                 index += 8
             }
             while index < buffer.count {
                 let byte = buffer[index]
                 if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+                highBits |= UInt64(byte)
                 index += 1
             }
-            return index
+            return (index, highBits & 0x8080_8080_8080_8080)
         }
         guard end < bytes.count else { throw syntaxError("a string is not terminated") }
         if bytes[end] == UInt8(ascii: "\"") {
             position = end + 1
-            return bytes[start..<end]
+            return (bytes[start..<end], highBits == 0)
         }
         position = end
         var unescaped = Array(bytes[start..<end])
@@ -257,7 +263,7 @@ public struct JSONReader {
             switch byte {
             case UInt8(ascii: "\""):
                 position += 1
-                return unescaped[...]
+                return (unescaped[...], false)
             case UInt8(ascii: "\\"):
                 try readEscape(into: &unescaped)
             case ..<0x20:

@@ -143,6 +143,28 @@ import Testing
         #expect(throws: JSONReadError.self) { try Self.skip(hostile) }
     }
 
+    /// Strings are scanned eight bytes at a time: an escape, a quote or a control character is found at every offset
+    /// within and across those words, and multi-byte UTF-8 (high bits set) never ends the scan early.
+    @Test func specialBytesAreFoundAtEveryOffsetOfTheWordScan() throws {
+        let read = { (bytes: [UInt8]) throws(JSONReadError) -> String in
+            try JSONReader.read(bytes) { reader throws(JSONReadError) in try reader.readString() }
+        }
+        for length in 0..<26 {
+            let plain = String(repeating: "é", count: length / 2) + String(repeating: "a", count: length % 2)
+            #expect(try read(Array("\"\(plain)\"".utf8)) == plain)
+            for offset in 0...length {
+                let before = String(repeating: "a", count: offset)
+                let after = String(repeating: "b", count: length - offset)
+                #expect(try read(Array("\"\(before)\\n\(after)\"".utf8)) == before + "\n" + after)
+                #expect(try read(Array("\"\(before)\\\"\(after)\"".utf8)) == before + "\"" + after)
+                #expect(throws: JSONReadError.self) { try read(Array("\"\(before)\u{1F}\(after)\"".utf8)) }
+                #expect(throws: JSONReadError.self) { try read(Array("\"\(before)\(after)".utf8)) }
+                let quoted = Array("\"\(before)\"".utf8) + [UInt8](repeating: UInt8(ascii: " "), count: length - offset)
+                #expect(try read(quoted) == before)
+            }
+        }
+    }
+
     @Test func keysCompareByBytesAfterUnescaping() throws {
         #expect(try Self.record(#"{"n\u0061me":"escaped key"}"#).name == "escaped key")
         #expect(try Self.record(#"{"names":"x","nam":"y"}"#).name == nil)

@@ -12,6 +12,19 @@ final class ChainCache: Sendable {
     struct Key: Hashable, Sendable {
         var leaf: String
         var intermediate: String
+
+        /// Each certificate's length and last 32 characters (the end of its signature, different for every
+        /// certificate), not its whole 1–2 KB text: a lookup is made for every token, and equality still compares
+        /// every byte, so a collision can only cost a miss.
+        func hash(into hasher: inout Hasher) {
+            Self.combine(leaf, into: &hasher)
+            Self.combine(intermediate, into: &hasher)
+        }
+
+        private static func combine(_ certificate: String, into hasher: inout Hasher) {
+            hasher.combine(certificate.utf8.count)
+            for byte in certificate.utf8.suffix(32) { hasher.combine(byte) }
+        }
     }
 
     struct Entry: Sendable {
