@@ -20,6 +20,22 @@ import Testing
         #expect(cache.leafKey(for: keys[2], at: 150) == key)
     }
 
+    /// The key hashes only each certificate's length and end; chains that agree there are still different entries.
+    @Test func chainsThatHashAlikeStayApart() throws {
+        let cache = ChainCache(capacity: 4)
+        let (first, second) = (try P256.PrivateKey().publicKey, try P256.PrivateKey().publicKey)
+        let end = String(repeating: "E", count: 32)
+        let one = ChainCache.Key(leaf: "A" + end, intermediate: "I" + end)
+        let other = ChainCache.Key(leaf: "B" + end, intermediate: "I" + end)
+        #expect(one.hashValue == other.hashValue && one != other)
+        cache.insert(ChainCache.Entry(leafKey: first, validFrom: 0, validUntil: 10), for: one)
+        #expect(cache.leafKey(for: other, at: 5) == nil)
+        cache.insert(ChainCache.Entry(leafKey: second, validFrom: 0, validUntil: 10), for: other)
+        #expect(cache.count == 2)
+        #expect(cache.leafKey(for: one, at: 5) == first)
+        #expect(cache.leafKey(for: other, at: 5) == second)
+    }
+
     @Test func theVerifierCachesSuccessfulChainsOnly() throws {
         let verifier = try Fixtures.verifier()
         let untrusted = try Fixtures.Chain()
