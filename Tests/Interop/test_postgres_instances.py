@@ -144,6 +144,20 @@ def test_concurrent_writes_through_two_instances_keep_one_gap_free_history(clust
     assert b.public.sync(user).version == a.public.sync(user).version == 121
 
 
+def kill_listen_connections(conninfo: str, timeout: float = 30) -> int:
+    """Terminates the instances' LISTEN connections once at least one is open: an instance whose connection was
+    killed reconnects after a backoff, so right after a kill there may be none to kill yet."""
+    deadline = time.monotonic() + timeout
+    while True:
+        killed = int(psql(
+            conninfo,
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE application_name = 'entitlementd-listen'"))
+        if killed or time.monotonic() > deadline:
+            return killed
+        time.sleep(0.05)
+
+
 def test_the_listen_connection_killed_while_grants_happen_loses_no_event(cluster):
     a, b = cluster("a"), cluster("b")
     user = unique_id()
@@ -152,11 +166,7 @@ def test_the_listen_connection_killed_while_grants_happen_loses_no_event(cluster
     assert stream.next().customer.version == 1
     for round_ in range(40):
         if round_ in (10, 25):
-            killed = psql(
-                cluster.conninfo,
-                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                "WHERE application_name = 'entitlementd-listen'")
-            assert int(killed) >= 1
+            assert kill_listen_connections(cluster.conninfo) >= 1
         a.admin.grant(user, "pro", duration=3600)
     seen = versions_of(stream, 41, timeout=30)
     # Every change arrives; one missed while B was reconnecting comes with the catch-up (a later version
