@@ -43,7 +43,7 @@ public struct JSONReader {
         while true {
             skipWhitespace()
             guard peek() == UInt8(ascii: "\"") else { throw syntaxError("expected a string key") }
-            let key = try Key(readStringBytes().utf8)
+            let key = Key(try readCheckedStringBytes())
             skipWhitespace()
             guard consume(UInt8(ascii: ":")) else { throw syntaxError("expected ':' after the key") }
             do {
@@ -85,7 +85,7 @@ public struct JSONReader {
         switch peek() {
         case UInt8(ascii: "{"): try readObject { reader, _ throws(JSONReadError) in try reader.skipValue() }
         case UInt8(ascii: "["): try readArray { reader throws(JSONReadError) in try reader.skipValue() }
-        case UInt8(ascii: "\""): _ = try readString()
+        case UInt8(ascii: "\""): _ = try readCheckedStringBytes()
         case UInt8(ascii: "t"), UInt8(ascii: "f"): _ = try readBool()
         case UInt8(ascii: "n"): try readLiteral("null")
         default: _ = try readNumberToken()
@@ -158,16 +158,36 @@ public struct JSONReader {
         return strings
     }
 
+    // MARK: Optional scalars (a missing member stays nil in the caller; `null` reads as nil)
+
+    public mutating func optionalString() throws(JSONReadError) -> String? {
+        try readOptional { reader throws(JSONReadError) in try reader.readString() }
+    }
+
+    public mutating func optionalStrings() throws(JSONReadError) -> [String]? {
+        try readOptional { reader throws(JSONReadError) in try reader.readStringArray() }
+    }
+
+    public mutating func optionalInt64() throws(JSONReadError) -> Int64? {
+        try readOptional { reader throws(JSONReadError) in try reader.readInt64() }
+    }
+
+    public mutating func optionalInt() throws(JSONReadError) -> Int? {
+        try readOptional { reader throws(JSONReadError) in try reader.readInt() }
+    }
+
+    public mutating func optionalBool() throws(JSONReadError) -> Bool? {
+        try readOptional { reader throws(JSONReadError) in try reader.readBool() }
+    }
+
     // MARK: Keys
 
     /// An object key as its UTF-8 bytes (escapes resolved).
     public struct Key {
         fileprivate let utf8: ArraySlice<UInt8>
 
-        fileprivate init(_ utf8: ArraySlice<UInt8>) throws(JSONReadError) {
-            guard String(validating: utf8, as: UTF8.self) != nil else {
-                throw JSONReadError(problem: "an object key is not valid UTF-8")
-            }
+        /// `utf8` is checked to be UTF-8 already.
+        fileprivate init(_ utf8: ArraySlice<UInt8>) {
             self.utf8 = utf8
         }
 
@@ -225,6 +245,15 @@ public struct JSONReader {
         }
         guard matches else { throw syntaxError("invalid literal") }
         position += literal.utf8CodeUnitCount
+    }
+
+    /// The bytes of the string starting at `position`, checked to be UTF-8, without making a `String` of them.
+    private mutating func readCheckedStringBytes() throws(JSONReadError) -> ArraySlice<UInt8> {
+        let (utf8, isASCII) = try readStringBytes()
+        guard isASCII || String(validating: utf8, as: UTF8.self) != nil else {
+            throw syntaxError("a string is not valid UTF-8")
+        }
+        return utf8
     }
 
     /// The bytes of the string starting at `position` (at its opening quote), escapes resolved, not yet checked to

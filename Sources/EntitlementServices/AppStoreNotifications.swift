@@ -67,7 +67,7 @@ public struct AppStoreNotifications: Sendable {
             var token: String?
             try reader.readObject { reader, key throws(JSONReadError) in
                 if key == "signedPayload" {
-                    token = try reader.readOptional { reader throws(JSONReadError) in try reader.readString() }
+                    token = try reader.optionalString()
                 } else {
                     try reader.skipValue()
                 }

@@ -87,13 +87,13 @@ extension CompactJWS.Header {
         var header = Self()
         try reader.readObject { reader, key throws(JSONReadError) in
             if key == "alg" {
-                header.alg = try reader.readOptional { reader throws(JSONReadError) in try reader.readString() }
+                header.alg = try reader.optionalString()
             } else if key == "x5c" {
-                header.x5c = try reader.readOptional { reader throws(JSONReadError) in try reader.readStringArray() }
+                header.x5c = try reader.optionalStrings()
             } else if key == "kid" {
-                header.kid = try reader.readOptional { reader throws(JSONReadError) in try reader.readString() }
+                header.kid = try reader.optionalString()
             } else if key == "typ" {
-                header.typ = try reader.readOptional { reader throws(JSONReadError) in try reader.readString() }
+                header.typ = try reader.optionalString()
             } else {
                 try reader.skipValue()
             }

@@ -1,27 +1,7 @@
 import Encodings
 
-/// How the App Store payloads' fields are read: every field may be missing or `null` (nil).
+/// The App Store payloads' own field forms; like every field, missing or `null` is nil.
 extension JSONReader {
-    mutating func optionalString() throws(JSONReadError) -> String? {
-        try readOptional { reader throws(JSONReadError) in try reader.readString() }
-    }
-
-    mutating func optionalInt64() throws(JSONReadError) -> Int64? {
-        try readOptional { reader throws(JSONReadError) in try reader.readInt64() }
-    }
-
-    mutating func optionalInt() throws(JSONReadError) -> Int? {
-        try readOptional { reader throws(JSONReadError) in try reader.readInt() }
-    }
-
-    mutating func optionalBool() throws(JSONReadError) -> Bool? {
-        try readOptional { reader throws(JSONReadError) in try reader.readBool() }
-    }
-
-    mutating func optionalStrings() throws(JSONReadError) -> [String]? {
-        try readOptional { reader throws(JSONReadError) in try reader.readStringArray() }
-    }
-
     /// A date in milliseconds since 1970-01-01 UTC, as Apple writes them: an integer, or a fractional number (Xcode's
     /// StoreKit testing writes `1697679936049.7297`) truncated toward zero, the way Apple's Python library converts
     /// them.
