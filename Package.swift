@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "CivilCalendar", swiftSettings: strict),
         .target(name: "BoundedText", swiftSettings: strict),
         // The request ID bound to a call's task, which the logger, the domain and the webhook outbox pick up.
-        .target(name: "RequestTracing", swiftSettings: strict),
+        .target(name: "RequestTracing", dependencies: ["CSystemShims"], swiftSettings: strict),
         // Prometheus text exposition, sharded counters and histograms; every layer that reports metrics uses it.
         .target(name: "Metrics", swiftSettings: strict),
         .target(name: "ProtobufWire", swiftSettings: strict),

@@ -4,6 +4,7 @@
 #include <malloc.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <string.h>
 
@@ -40,3 +41,18 @@ int cshim_epoll_wait(int epfd, int *fds, uint32_t *events, int max_events, int t
 }
 
 int cshim_malloc_trim(void) { return malloc_trim(0); }
+
+uint64_t cshim_thread_random64(void) {
+    static _Thread_local uint64_t state;
+    static _Thread_local int seeded;
+    if (!seeded) {
+        while (getrandom(&state, sizeof(state), 0) != sizeof(state)) {}
+        seeded = 1;
+    }
+    // SplitMix64 (Steele, Lea, Flood 2014): a Weyl sequence through a bijective mixer, so no value repeats within
+    // a thread for 2^64 calls.
+    uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}

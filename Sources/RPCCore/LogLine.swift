@@ -1,7 +1,7 @@
 import CivilCalendar
 
 /// Builds one log line in memory the caller provides (a stack buffer for ordinary lines): no allocation, no
-/// per-byte capacity checks. The caller sizes the buffer with ``capacity(label:message:fields:)``.
+/// per-byte capacity checks. The caller sizes the buffer with ``capacity(format:label:message:requestID:fields:)``.
 struct LogLine {
     private let base: UnsafeMutablePointer<UInt8>
     private(set) var count = 0
@@ -22,14 +22,17 @@ struct LogLine {
         var requestID: String?
     }
 
-    /// The most bytes a line can take in either format: the timestamp, level, names and separators, and every
-    /// string byte escaped as JSON's `\u00XX` (6 bytes), the longest escape of both.
-    static func capacity(label: String, message: String, requestID: String?, fields: KeyValuePairs<String, String>)
-        -> Int
-    {
-        var capacity = CivilCalendar.iso8601MaximumLength + 80 + 6 * (label.utf8.count + message.utf8.count)
-        capacity += 6 * (requestID?.utf8.count ?? 0)
-        for (key, value) in fields { capacity += 6 * (key.utf8.count + value.utf8.count) + 6 }
+    /// The most bytes a line can take in `format`: the timestamp, level, names and separators, and every string byte
+    /// escaped: at most 2 bytes in text (`\"`), 6 in JSON (`\u00XX`). Sized per format so that an ordinary text line
+    /// fits the stack (`withUnsafeTemporaryAllocation` takes the heap past 1 KiB).
+    static func capacity(
+        format: Logger.Format, label: String, message: String, requestID: String?,
+        fields: KeyValuePairs<String, String>
+    ) -> Int {
+        let expansion = format == .json ? 6 : 2
+        var capacity = CivilCalendar.iso8601MaximumLength + 80 + expansion * (label.utf8.count + message.utf8.count)
+        capacity += expansion * (requestID?.utf8.count ?? 0)
+        for (key, value) in fields { capacity += expansion * (key.utf8.count + value.utf8.count) + 6 }
         return capacity
     }
 

@@ -70,7 +70,7 @@ public struct Logger: Sendable {
     private func log(_ level: Level, _ message: String, _ fields: KeyValuePairs<String, String>) {
         guard level >= minimumLevel else { return }
         let requestID = RequestID.current
-        let capacity = LogLine.capacity(label: label, message: message, requestID: requestID, fields: fields)
+        let capacity = LogLine.capacity(format: format, label: label, message: message, requestID: requestID, fields: fields)
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
             var line = LogLine(buffer)
             var now = timespec()

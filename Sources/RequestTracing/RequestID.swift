@@ -1,3 +1,5 @@
+import CSystemShims
+
 /// The ID that ties together every log line one call or request causes: the client's `x-request-id` when it is
 /// safe to log, a new one otherwise; echoed in the response headers and bound to the task (``current``) while the
 /// call runs, so lines logged anywhere below it carry it.
@@ -17,8 +19,10 @@ public enum RequestID {
     }
 
     /// 15 lowercase hex digits (60 random bits): short enough to be a small string, so making one allocates nothing.
+    /// The bits come from a per-thread generator: one made for every call must not cost a system call
+    /// (`getrandom(2)`, which `UInt64.random` makes each time).
     public static func generate() -> String {
-        var value = UInt64.random(in: 0..<(1 << 60))
+        var value = cshim_thread_random64() >> 4
         return String(unsafeUninitializedCapacity: 15) { buffer in
             for index in stride(from: 14, through: 0, by: -1) {
                 let digit = UInt8(truncatingIfNeeded: value & 0xF)

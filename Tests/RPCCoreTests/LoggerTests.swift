@@ -82,7 +82,7 @@ import Testing
 
     @Test func capacityCoversTheWorstCaseEscaping() {
         let fields: KeyValuePairs<String, String> = ["k": "\"\\\n\"", "e": "", "c": "\u{1}\u{7F}"]
-        let capacity = LogLine.capacity(label: "l", message: "m", requestID: "r", fields: fields)
+        let capacity = LogLine.capacity(format: .text, label: "l", message: "m", requestID: "r", fields: fields)
         let text = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
             var line = LogLine(buffer)
             line.appendText(entry(requestID: "r"), fields: fields)
@@ -90,19 +90,40 @@ import Testing
             return String(decoding: line.bytes, as: UTF8.self)
         }
         #expect(text == "1970-01-01T00:00:00.000Z INFO l m request_id=r k=\"\\\"\\\\\\n\\\"\" e=\"\" c=\"??\"\n")
-        let json = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+        let jsonCapacity = LogLine.capacity(format: .json, label: "l", message: "m", requestID: "r", fields: fields)
+        let json = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: jsonCapacity) { buffer in
             var line = LogLine(buffer)
             line.appendJSON(entry(requestID: "r"), fields: fields)
-            #expect(line.count <= capacity)
+            #expect(line.count <= jsonCapacity)
             return String(decoding: line.bytes, as: UTF8.self)
         }
         #expect(json == #"{"time":"1970-01-01T00:00:00.000Z","level":"info","logger":"l","msg":"m","request_id":"r","k":"\"\\\n\"","e":"","c":"\u0001\u007f"}"# + "\n")
     }
 
+    /// Long values of nothing but the costliest bytes of each format: the fixed slack cannot hide a short estimate.
+    @Test(arguments: Logger.Format.allCases)
+    func capacityCoversLongWorstCaseValues(format: Logger.Format) {
+        let worst = String(repeating: format == .json ? "\u{1}" : "\"", count: 400)
+        let fields: KeyValuePairs<String, String> = ["a": worst, "b": worst]
+        let capacity = LogLine.capacity(format: format, label: "l", message: "m", requestID: worst, fields: fields)
+        let entry = LogLine.Entry(seconds: 0, milliseconds: 0, level: .info, label: "l", message: "m", requestID: worst)
+        let count = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+            var line = LogLine(buffer)
+            switch format {
+            case .text: line.appendText(entry, fields: fields)
+            case .json: line.appendJSON(entry, fields: fields)
+            }
+            return line.count
+        }
+        #expect(count <= capacity)
+        #expect(count > 3 * 400 * (format == .json ? 6 : 2))
+    }
+
     /// The JSON line parses back to the same strings, whatever the values hold.
     @Test func jsonLinesParseBack() throws {
         let fields: KeyValuePairs<String, String> = ["user": "é ü \u{2028} 日本", "note": "tab\there", "quote": "\"}{,:"]
-        let capacity = LogLine.capacity(label: "lab", message: "msg \"x\"", requestID: nil, fields: fields)
+        let capacity = LogLine.capacity(
+            format: .json, label: "lab", message: "msg \"x\"", requestID: nil, fields: fields)
         let text = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
             var line = LogLine(buffer)
             line.appendJSON(
@@ -134,6 +155,17 @@ import Testing
 
     @Test func generatedIDsDiffer() {
         #expect(Set((0..<1000).map { _ in RequestID.generate() }).count == 1000)
+    }
+
+    /// Each thread seeds its own generator: threads started together must not produce the same sequence.
+    @Test func idsFromManyThreadsDiffer() async {
+        let batches = await withTaskGroup(of: [String].self) { group in
+            for _ in 0..<8 {
+                group.addTask { (0..<500).map { _ in RequestID.generate() } }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(Set(batches.joined()).count == 8 * 500)
     }
 
     @Test func aLineLoggedInsideACallCarriesItsID() async throws {

@@ -4,7 +4,8 @@
 #include <stdint.h>
 
 // Linux system calls (no libraries): epoll, eventfd and accept4 are extensions the Glibc module does not
-// export; and glibc's malloc_trim, which it does not export either.
+// export; glibc's malloc_trim, which it does not export either; and a per-thread generator of IDs (Swift has no
+// thread-local storage).
 enum {
     CSHIM_EPOLLIN = 0x001,
     CSHIM_EPOLLOUT = 0x004,
@@ -27,5 +28,10 @@ int cshim_epoll_wait(int epfd, int *fds, uint32_t *events, int max_events, int t
 
 // glibc's malloc_trim(0): hands the heap's free pages back to the system.
 int cshim_malloc_trim(void);
+
+// 64 random-looking bits from a generator private to the calling thread (SplitMix64, seeded once per thread from
+// getrandom(2)): distinct on each call within a thread, with no system call and no state shared between cores. Not
+// for secrets; for IDs that must differ (request IDs, made for every call).
+uint64_t cshim_thread_random64(void);
 
 #endif

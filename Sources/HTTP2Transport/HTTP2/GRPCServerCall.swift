@@ -7,21 +7,15 @@ final class GRPCServerCall {
     enum Inbound {
         /// A handler task reads them from a stream, with flow control tied to its reading.
         case task(MessageStream, InboundWindow)
-        /// A synchronous unary handler runs on the loop once the request is complete; messages wait here.
-        case synchronous(SynchronousHandler)
+        /// A synchronous unary handler runs on the loop once the request is complete (``synchronous``); its one
+        /// message waits in ``request``.
+        case synchronous
     }
 
-    /// The handler and context of a synchronous call, boxed: the inbound side is looked at for every DATA frame,
-    /// and copying a route and a context out each time cost more than the handler.
-    final class SynchronousHandler {
-        let route: RPCRouter.Route
-        let context: ServerContext
-
-        init(route: RPCRouter.Route, context: ServerContext) {
-            self.route = route
-            self.context = context
-        }
-    }
+    /// The route and context of a synchronous call, stored in the call itself: one object fewer per call, and
+    /// looking at ``inbound`` for each DATA frame copies nothing.
+    private let synchronousRoute: RPCRouter.Route?
+    private let synchronousContext: ServerContext?
 
     let responses: GRPCResponseQueue
     let inbound: Inbound
@@ -30,7 +24,9 @@ final class GRPCServerCall {
     /// Echoed in the response headers.
     let requestID: String
     var deframer: MessageDeframer
-    var collected: [[UInt8]] = []
+    /// A synchronous call's request message, and how many arrived (a unary call must have exactly one).
+    private var request: [UInt8]?
+    private var requestCount = 0
     var task: Task<Void, Never>?
     var deadlineTimer: TimerHeap.ID?
     /// Where the call is in its life; the connection acts on what its transitions return.
@@ -42,10 +38,13 @@ final class GRPCServerCall {
 
     init(
         responses: GRPCResponseQueue, inbound: Inbound, deframer: MessageDeframer, endsAtShutdown: Bool = false,
-        web: GRPCWebCall? = nil, requestID: String
+        web: GRPCWebCall? = nil, requestID: String, synchronousRoute: RPCRouter.Route? = nil,
+        synchronousContext: ServerContext? = nil
     ) {
         self.responses = responses
         self.inbound = inbound
+        self.synchronousRoute = synchronousRoute
+        self.synchronousContext = synchronousContext
         self.deframer = deframer
         self.web = web
         self.requestID = requestID
@@ -60,10 +59,9 @@ final class GRPCServerCall {
         web: GRPCWebCall?, makeRequests: () -> (MessageStream, InboundWindow)
     ) -> GRPCServerCall {
         if route.handler.synchronousUnary != nil {
-            let handler = SynchronousHandler(route: route, context: context)
             return GRPCServerCall(
-                responses: responses, inbound: .synchronous(handler), deframer: deframer, web: web,
-                requestID: context.requestID)
+                responses: responses, inbound: .synchronous, deframer: deframer, web: web,
+                requestID: context.requestID, synchronousRoute: route, synchronousContext: context)
         }
         let (requests, window) = makeRequests()
         let call = GRPCServerCall(
@@ -118,14 +116,15 @@ final class GRPCServerCall {
             return message.count
         case .synchronous:
             // A unary call has one message: a second one ends the call at once rather than being buffered.
-            collected.append(message)
+            requestCount += 1
+            if requestCount == 1 { request = message }
             return 0
         }
     }
 
     /// True for a synchronous unary call that has received more than its one message.
     var hasTooManyMessages: Bool {
-        if case .synchronous = inbound { return collected.count > 1 }
+        if case .synchronous = inbound { return requestCount > 1 }
         return false
     }
 
@@ -136,15 +135,17 @@ final class GRPCServerCall {
 
     /// Runs a synchronous handler now that the request is complete. False when the call is not synchronous.
     func runSynchronousHandler() -> Bool {
-        guard case .synchronous(let handler) = inbound else { return false }
-        guard collected.count == 1 else {
-            _ = responses.abort(with: RPCStatus(collected.isEmpty ? .noRequestMessage : .tooManyRequestMessages))
+        guard case .synchronous = inbound, let route = synchronousRoute, let context = synchronousContext else {
+            return false
+        }
+        guard requestCount == 1, let request else {
+            _ = responses.abort(with: RPCStatus(requestCount == 0 ? .noRequestMessage : .tooManyRequestMessages))
             return true
         }
+        self.request = nil
         let (response, status) = RequestID.$current.withValue(requestID) {
-            handler.route.handler.runSynchronously(request: collected[0], context: handler.context)
+            route.handler.runSynchronously(request: request, context: context)
         }
-        collected = []
         responses.complete(message: response, status: status)
         return true
     }

@@ -35,16 +35,44 @@ struct HeaderList {
 
     /// Lends nghttp2 a name/value array pointing into this list's storage; nghttp2 copies it before returning.
     func withNV<Result>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> Result) -> Result {
+        withNV(extraFields: 0) { nva, count in body(UnsafePointer(nva.baseAddress!), count) }
+    }
+
+    /// ``withNV(_:)`` followed by one field HPACK does not index (a value new in every message, such as the request
+    /// ID), without copying this list: a list shared by every response stays shared.
+    func withNV<Result>(
+        appendingUnindexed name: String, _ value: String, _ body: (UnsafePointer<nghttp2_nv>, Int) -> Result
+    ) -> Result {
+        var name = name
+        var value = value
+        return name.withUTF8 { name in
+            value.withUTF8 { value in
+                withNV(extraFields: 1) { nva, first in
+                    nva[first] = nghttp2_nv(
+                        name: UnsafeMutablePointer(mutating: name.baseAddress ?? UnsafePointer(bitPattern: 1)!),
+                        value: UnsafeMutablePointer(mutating: value.baseAddress ?? UnsafePointer(bitPattern: 1)!),
+                        namelen: name.count, valuelen: value.count, flags: UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue))
+                    return body(UnsafePointer(nva.baseAddress!), first + 1)
+                }
+            }
+        }
+    }
+
+    /// This list's fields laid out in a temporary array with room for `extraFields` more after them, which `body`
+    /// fills in from the index it is given.
+    private func withNV<Result>(
+        extraFields: Int, _ body: (UnsafeMutableBufferPointer<nghttp2_nv>, Int) -> Result
+    ) -> Result {
         bytes.withUnsafeBufferPointer { storage in
             let base = UnsafeMutablePointer(mutating: storage.baseAddress ?? UnsafePointer(bitPattern: 1)!)
-            return withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: max(fields.count, 1)) { nva in
+            return withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: max(fields.count + extraFields, 1)) { nva in
                 for (index, field) in fields.enumerated() {
                     nva[index] = nghttp2_nv(
                         name: base + field.nameStart, value: base + field.valueStart,
                         namelen: field.nameLength, valuelen: field.valueLength,
                         flags: UInt8(field.indexed ? NGHTTP2_NV_FLAG_NONE.rawValue : NGHTTP2_NV_FLAG_NO_INDEX.rawValue))
                 }
-                return body(UnsafePointer(nva.baseAddress!), fields.count)
+                return body(nva, fields.count)
             }
         }
     }

@@ -127,14 +127,22 @@ final class NGHTTP2Session {
     /// Returns nghttp2's result: 0, or the (negative) reason it refused the response.
     @discardableResult
     func submitResponse(streamID: Int32, headers: HeaderList, hasBody: Bool) -> Int32 {
-        headers.withNV { nva, count in
-            if hasBody {
-                var provider = Self.dataProvider
-                return nghttp2_submit_response(session, streamID, nva, count, &provider)
-            } else {
-                return nghttp2_submit_response(session, streamID, nva, count, nil)
-            }
+        headers.withNV { nva, count in submitResponse(streamID: streamID, nva: nva, count: count, hasBody: hasBody) }
+    }
+
+    /// ``submitResponse(streamID:headers:hasBody:)`` with one more field after `headers` that HPACK does not index.
+    func submitResponse(
+        streamID: Int32, headers: HeaderList, appendingUnindexed field: (name: String, value: String), hasBody: Bool
+    ) -> Int32 {
+        headers.withNV(appendingUnindexed: field.name, field.value) { nva, count in
+            submitResponse(streamID: streamID, nva: nva, count: count, hasBody: hasBody)
         }
+    }
+
+    private func submitResponse(streamID: Int32, nva: UnsafePointer<nghttp2_nv>, count: Int, hasBody: Bool) -> Int32 {
+        guard hasBody else { return nghttp2_submit_response(session, streamID, nva, count, nil) }
+        var provider = Self.dataProvider
+        return nghttp2_submit_response(session, streamID, nva, count, &provider)
     }
 
     /// Submits a request (client) whose body comes from the delegate's `readData`; returns the stream id.

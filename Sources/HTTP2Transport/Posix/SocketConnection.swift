@@ -51,6 +51,10 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
 
     private var outbound: [UInt8] = []
     private var outboundOffset = 0
+    /// Set while reading: the event's own ``flush()`` follows, so a ``scheduleFlush()`` meanwhile has nothing to add.
+    private var flushFollows = false
+    /// This connection is on the loop's end-of-tick list already.
+    private var flushScheduled = false
     private var waitingForWritable = false
     /// Reading stopped because the protocol or the output buffer is full; ``resumeReading()`` restarts it.
     private var readingPaused = false
@@ -105,15 +109,24 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
             return
         }
         if writable || (readable && tlsWantsWriteToRead) { writeOutbound() }
-        if readable { readAvailable() }
+        if readable {
+            flushFollows = true
+            readAvailable()
+            flushFollows = false
+        }
         flush()
     }
 
-    func runAtEndOfTick() { flush() }
+    func runAtEndOfTick() {
+        flushScheduled = false
+        flush()
+    }
 
-    /// Asks for output to be collected and written once the current tick's work is done.
+    /// Asks for output to be collected and written once the current tick's work is done. Every call of a tick
+    /// asks (each stream's response queues output): only the first reaches the loop.
     func scheduleFlush() {
-        guard !isClosed else { return }
+        guard !isClosed, !flushFollows, !flushScheduled else { return }
+        flushScheduled = true
         loop.runAtEndOfTick(self)
     }
 

@@ -13,6 +13,11 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     /// weak reference would move the object's reference counts to a side table, slowing every retain and release
     /// of it on the hot path.
     private unowned let socket: SocketConnection
+    /// The socket's loop, peer and ID, kept here: every call needs them, and reaching them through the unowned
+    /// `socket` costs two atomic operations each time.
+    private let loop: EventLoop
+    private let peer: String
+    private let connectionID: UInt64
     private let shared: ServerShared
     private var session: NGHTTP2Session!
     private var streams: [Int32: ServerStream] = [:]
@@ -29,6 +34,9 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
 
     init(socket: SocketConnection, shared: ServerShared) throws(TransportError) {
         self.socket = socket
+        self.loop = socket.loop
+        self.peer = socket.peer
+        self.connectionID = socket.id
         self.shared = shared
         management = ServerConnectionManagementStateMachine(
             policy: .init(
@@ -52,8 +60,6 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         session.setLocalWindowSize(Int32(clamping: max(configuration.initialWindowSize * 4, 65_535)))
         perform(management.startActions)
     }
-
-    private var loop: EventLoop { socket.loop }
 
     private func stream(_ id: Int32) -> ServerStream? {
         if let lastStream, lastStream.id == id { return lastStream }
@@ -314,8 +320,8 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
             prepared = success
         }
         let context = ServerContext(
-            method: prepared.route.method, metadata: prepared.metadata, deadline: prepared.deadline, peer: socket.peer,
-            connectionID: socket.id, connection: memory, isGRPCWeb: web != nil,
+            method: prepared.route.method, metadata: prepared.metadata, deadline: prepared.deadline, peer: peer,
+            connectionID: connectionID, connection: memory, isGRPCWeb: web != nil,
             webOrigin: web == nil
                 ? nil
                 : CrossOrigin.of(
@@ -419,24 +425,21 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
             if let status = control.status { headers.addStatus(status) }
             call.countEnd(control.status?.code ?? .unknown)
             stopDeadline(call)
-            submitCallResponse(streamID: streamID, headers: headers, hasBody: false)
+            submitCallResponse(call, streamID: streamID, headers: headers, hasBody: false)
         case .submitResponseHeaders:
             var headers = responseHeaders(call)
             if let metadata = control.headers, !metadata.isEmpty { headers.add(metadata) }
-            submitCallResponse(streamID: streamID, headers: headers, hasBody: true)
+            submitCallResponse(call, streamID: streamID, headers: headers, hasBody: true)
         case let action:
             perform(action, on: call, streamID: streamID)
         }
         socket.scheduleFlush()
     }
 
-    /// The start of a call's response head: gRPC's, built once, with the request ID; or the gRPC-Web call's own.
+    /// The start of a call's response head: gRPC's, shared by every call (``submitCallResponse`` adds the request
+    /// ID); or the gRPC-Web call's own, which has it.
     private func responseHeaders(_ call: GRPCServerCall) -> HeaderList {
-        guard let web = call.web else {
-            var headers = shared.grpcResponseHeaders
-            headers.add(RequestID.headerName, call.requestID)
-            return headers
-        }
+        guard let web = call.web else { return shared.grpcResponseHeaders }
         var headers = HeaderList()
         headers.add(":status", "200")
         for (name, value) in web.responseHeaders { headers.add(name, value) }
@@ -444,8 +447,13 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     }
 
     /// Response headers nghttp2 refuses at once end the call like headers it drops later (``headersNotSent``).
-    private func submitCallResponse(streamID: Int32, headers: HeaderList, hasBody: Bool) {
-        let result = session.submitResponse(streamID: streamID, headers: headers, hasBody: hasBody)
+    private func submitCallResponse(_ call: GRPCServerCall, streamID: Int32, headers: HeaderList, hasBody: Bool) {
+        let result =
+            call.web == nil
+            ? session.submitResponse(
+                streamID: streamID, headers: headers, appendingUnindexed: (RequestID.headerName, call.requestID),
+                hasBody: hasBody)
+            : session.submitResponse(streamID: streamID, headers: headers, hasBody: hasBody)
         if result != 0 { headersNotSent(streamID: streamID, reason: result) }
     }
 
@@ -489,7 +497,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
 
     private func dispatchHTTP(_ stream: ServerStream, _ exchange: HTTPExchange) {
         var request = exchange.makeRequest()
-        request.peer = socket.peer
+        request.peer = peer
         let router = shared.httpRouter
         let connection = bound
         let streamID = stream.id
@@ -569,7 +577,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
                 // `isFinished` reads the machine's phase once the output is written.
                 queuedFrames = true
             case .closeNow(let reason):
-                shared.logger.info("closing connection: \(reason)", ["peer": socket.peer])
+                shared.logger.info("closing connection: \(reason)", ["peer": peer])
                 // Closing clears `session`: nothing after this may touch it.
                 socket.close()
                 return
