@@ -3,9 +3,17 @@ public import EntitlementDomain
 public import RPCCore
 
 /// Who a call comes from: the tenant, and the configured key it presented.
-public struct Caller: Sendable {
+///
+/// A class: every authenticated call copies it (the connection remembers it, the log line names it), and the tenant
+/// it carries is a struct of many references.
+public final class Caller: Sendable {
     public let tenant: Tenant
     public let key: TenantKey
+
+    init(tenant: Tenant, key: TenantKey) {
+        self.tenant = tenant
+        self.key = key
+    }
 }
 
 /// Who is calling: the tenant an API key belongs to, checked against what the method needs.

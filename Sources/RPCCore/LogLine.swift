@@ -84,9 +84,8 @@ struct LogLine {
     /// A JSON string: `"` and `\\` escaped, control characters as `\n` or `\u00XX`; other bytes as they are (the
     /// input is a Swift string, so valid UTF-8).
     mutating func appendJSONString(_ value: String) {
-        var value = value
         append(UInt8(ascii: "\""))
-        value.withUTF8 { bytes in
+        Self.withUTF8(of: value) { bytes in
             for byte in bytes {
                 switch byte {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"):
@@ -114,19 +113,26 @@ struct LogLine {
     }
 
     mutating func append(_ text: String) {
-        var text = text
-        text.withUTF8 { bytes in
+        Self.withUTF8(of: text) { bytes in
             guard let source = bytes.baseAddress else { return }
             (base + count).update(from: source, count: bytes.count)
             count += bytes.count
         }
     }
 
+    /// `text`'s UTF-8 without the copy `String.withUTF8` needs (it is mutating): a copy of each of a line's dozen
+    /// strings cost a retain and a release.
+    private static func withUTF8(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        if text.utf8.withContiguousStorageIfAvailable(body) == nil {
+            var copy = text
+            copy.withUTF8(body)
+        }
+    }
+
     /// A value as is, or quoted with `"` and `\` escaped when it is empty or holds a space, a quote, `=` or a
     /// control character (so a line always parses back, and a value can never forge a second line).
     mutating func appendValue(_ value: String) {
-        var value = value
-        value.withUTF8 { bytes in
+        Self.withUTF8(of: value) { bytes in
             let plain =
                 !bytes.isEmpty
                 && !bytes.contains { $0 <= 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "=") || $0 == 0x7F }

@@ -90,7 +90,7 @@ public struct Metadata: Sendable, Hashable, Sequence {
 
     /// Whether `key` may be carried as custom metadata: lowercase `[0-9a-z_.-]`, not reserved by HTTP/2 or gRPC.
     public static func isValidCustomKey(_ key: String) -> Bool {
-        guard !key.isEmpty, !key.hasPrefix("grpc-"), !isTransportHeader(key), !isConnectionHeader(key) else {
+        guard !key.isEmpty, !isTransportHeader(key), !isConnectionHeader(key) else {
             return false
         }
         return key.utf8.allSatisfy { byte in
@@ -106,7 +106,14 @@ public struct Metadata: Sendable, Hashable, Sequence {
 
     /// Headers that belong to HTTP/2 or gRPC itself and are never surfaced as custom metadata.
     public static func isTransportHeader(_ key: String) -> Bool {
-        key.hasPrefix(":") || key.hasPrefix("grpc-") || key == "content-type" || key == "te"
-            || key == "user-agent" || key == "content-length"
+        // Byte comparisons: `String.hasPrefix` compares by Unicode rules, and this runs for every request field.
+        let utf8 = key.utf8
+        return utf8.first == UInt8(ascii: ":") || utf8.starts(with: "grpc-".utf8) || key == "content-type"
+            || key == "te" || key == "user-agent" || key == "content-length"
+    }
+
+    /// Whether `key` names a binary entry: it ends in `-bin` (keys are lowercase on the wire).
+    public static func isBinaryKey(_ key: String) -> Bool {
+        key.utf8.count >= 4 && key.utf8.reversed().starts(with: "nib-".utf8)
     }
 }

@@ -21,8 +21,27 @@ struct HeaderBlock {
     /// Size as HTTP/2 counts it: name + value + 32 per field.
     var listSize = 0
     var tooLarge = false
+    /// The `:path` of the block before ``reset()``: a client calls one method again and again, and reusing its
+    /// string spares a heap string per request.
+    private var previousPath = ""
 
     init() {}
+
+    /// Empties the block for the next request head on the connection, keeping the storage of its fields.
+    mutating func reset() {
+        if !path.isEmpty { previousPath = path }
+        method = ""
+        path = ""
+        contentType = nil
+        isGRPC = false
+        webMode = nil
+        timeout = nil
+        encoding = nil
+        authority = nil
+        fields.removeAll(keepingCapacity: true)
+        listSize = 0
+        tooLarge = false
+    }
 
     /// The head of an HTTP/1.1 request, read as HTTP/2's would be (the parser has bounded its size already).
     /// `host` and the connection's own headers are HTTP/1.1 framing, not metadata (HTTP/2 has neither).
@@ -51,7 +70,7 @@ struct HeaderBlock {
         }
         switch KnownHeader(name) {
         case .method: method = String(decoding: value, as: UTF8.self)
-        case .path: path = String(decoding: value, as: UTF8.self)
+        case .path: path = Self.equal(previousPath, value) ? previousPath : String(decoding: value, as: UTF8.self)
         case .authority: authority = String(decoding: value, as: UTF8.self)
         case .scheme, .te, .userAgent, .grpcAcceptEncoding: break
         case .contentType:
@@ -63,6 +82,12 @@ struct HeaderBlock {
         case .grpcEncoding: encoding = String(decoding: value, as: UTF8.self)
         case nil: fields.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
         }
+    }
+
+    private static func equal(_ string: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        string.utf8.withContiguousStorageIfAvailable { utf8 in
+            utf8.count == bytes.count && (utf8.isEmpty || memcmp(utf8.baseAddress!, bytes.baseAddress!, utf8.count) == 0)
+        } ?? false
     }
 
     private static let grpcContentType = Array("application/grpc".utf8)
@@ -84,7 +109,7 @@ struct HeaderBlock {
     func metadata() throws(RPCError) -> Metadata {
         var metadata = Metadata()
         for field in fields where !Metadata.isTransportHeader(field.name) {
-            guard field.name.hasSuffix("-bin") else {
+            guard Metadata.isBinaryKey(field.name) else {
                 metadata.add(.string(field.value), forLowercaseKey: field.name)
                 continue
             }

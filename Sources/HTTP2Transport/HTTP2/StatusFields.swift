@@ -19,7 +19,7 @@ enum StatusFields {
         for (key, value) in metadata where Metadata.isValidCustomKey(key) {
             switch value {
             case .string(let string):
-                if key.hasSuffix("-bin") {
+                if Metadata.isBinaryKey(key) {
                     body(key, binaryValue(Array(string.utf8), binary))
                 } else if string.utf8.allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 < 0x7F) }) {
                     body(key, Array(string.utf8))

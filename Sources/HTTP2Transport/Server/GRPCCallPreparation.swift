@@ -11,14 +11,18 @@ struct PreparedCall {
 
 extension ServerShared {
     /// Everything about a call that can fail before its handler runs, in the order gRPC servers check it.
+    /// `recentRoute`, the connection's last, is taken without the router's lookup when the path is its own.
     ///
     /// gRPC-Web has no per-message compression (browsers compress whole bodies), so a web call gets no decompressor
     /// and a compressed message in it fails as one without `grpc-encoding` does.
-    func prepareCall(_ head: HeaderBlock, acceptsNewCalls: Bool) -> Result<PreparedCall, RPCError> {
+    func prepareCall(_ head: HeaderBlock, acceptsNewCalls: Bool, recentRoute: RPCRouter.Route? = nil)
+        -> Result<PreparedCall, RPCError>
+    {
         guard acceptsNewCalls else {
             return .failure(RPCError(code: .unavailable, message: "The server is shutting down."))
         }
-        guard let route = router.route(forPath: head.path) else {
+        let recent = recentRoute.flatMap { $0.method.path == head.path ? $0 : nil }
+        guard let route = recent ?? router.route(forPath: head.path) else {
             return .failure(router.unimplementedError(forPath: head.path))
         }
         var decompressor: (any MessageDecompressor)?

@@ -23,6 +23,11 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     private var streams: [Int32: ServerStream] = [:]
     /// Most callbacks in a row concern one stream; remembering it saves a hash lookup each.
     private var lastStream: ServerStream?
+    /// The request head being received. Header blocks of different streams never interleave (RFC 9113 §4.3), so
+    /// one serves the connection, its storage reused from request to request.
+    private var receivingHead = HeaderBlock()
+    /// The method of the last call: clients call one again and again, and a match skips the router's lookup.
+    private var recentRoute: RPCRouter.Route?
     private var configuration: HTTP2ServerConfiguration { shared.configuration }
     /// Shared by every call on this connection.
     private let memory = ConnectionMemory()
@@ -115,12 +120,13 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
             let stream = ServerStream(id: streamID)
             streams[streamID] = stream
             lastStream = stream
+            receivingHead.reset()
         }
     }
 
     func headerReceived(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Bool {
         guard let stream = stream(streamID), case .receivingHeaders = stream.phase else { return true }
-        stream.head.add(name: name, value: value, limit: configuration.maxHeaderListSize)
+        receivingHead.add(name: name, value: value, limit: configuration.maxHeaderListSize)
         return true
     }
 
@@ -266,7 +272,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     // MARK: Requests
 
     private func startRequest(_ stream: ServerStream) {
-        let head = stream.head
+        let head = receivingHead
         if head.tooLarge {
             respondImmediately(stream, status: 431, message: "Request headers exceed \(configuration.maxHeaderListSize) bytes.")
             return
@@ -300,7 +306,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     private func startCall(_ stream: ServerStream, head: HeaderBlock) {
         let streamID = stream.id
         let connection = bound
-        let preparation = shared.prepareCall(head, acceptsNewCalls: management.acceptsNewCalls)
+        let preparation = shared.prepareCall(head, acceptsNewCalls: management.acceptsNewCalls, recentRoute: recentRoute)
         let responses = GRPCResponseQueue(
             highWater: configuration.maxBufferedResponseBytes, waker: connection, streamID: streamID,
             metrics: try? preparation.map { shared.grpcMetrics.callStarted($0.route, shard: loop.index) }.get())
@@ -319,6 +325,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         case .success(let success):
             prepared = success
         }
+        recentRoute = prepared.route
         let context = ServerContext(
             method: prepared.route.method, metadata: prepared.metadata, deadline: prepared.deadline, peer: peer,
             connectionID: connectionID, connection: memory, isGRPCWeb: web != nil,

@@ -1,6 +1,6 @@
 import RPCCore
 
-/// One HTTP/2 stream on the server: its request head and what it turned out to be.
+/// One HTTP/2 stream on the server: what its request turned out to be.
 final class ServerStream {
     enum Phase {
         case receivingHeaders
@@ -11,7 +11,6 @@ final class ServerStream {
     }
 
     let id: Int32
-    var head = HeaderBlock()
     var phase = Phase.receivingHeaders
 
     init(id: Int32) {
