@@ -1,4 +1,5 @@
 import BoundedText
+import Metrics
 public import EntitlementDomain
 import RequestTracing
 public import RPCCore
@@ -36,14 +37,15 @@ public struct CallLog: Sendable {
     }
 
     /// The first half of ``call(_:_:)`` for a handler that cannot be wrapped in a closure (``StatusStreams``):
-    /// logs the start at debug level and returns when the call began, for ``finished(_:_:error:since:)``.
-    func started(_ context: ServerContext) -> ContinuousClock.Instant {
+    /// logs the start at debug level and returns when the call began (``MonotonicClock``), for
+    /// ``finished(_:_:error:since:)``.
+    func started(_ context: ServerContext) -> UInt64 {
         logStart(context)
-        return .now
+        return MonotonicClock.nanoseconds()
     }
 
     /// The call's line: `error` nil for a call that succeeded.
-    func finished(_ context: ServerContext, _ fields: Fields, error: (any Error)?, since start: ContinuousClock.Instant) {
+    func finished(_ context: ServerContext, _ fields: Fields, error: (any Error)?, since start: UInt64) {
         write(context, fields, failure: error.map { RPCError(from: $0) }, since: start)
     }
 
@@ -128,7 +130,7 @@ public struct CallLog: Sendable {
     /// A failed call's line also says why: the status message the client got (which never holds a key or a
     /// payload), bounded. (The fields are a literal, so the line is built without an intermediate collection.)
     private func write(
-        _ context: ServerContext, _ fields: Fields, failure: RPCError?, since start: ContinuousClock.Instant
+        _ context: ServerContext, _ fields: Fields, failure: RPCError?, since start: UInt64
     ) {
         let duration = Self.microseconds(since: start)
         guard let failure else {
@@ -164,8 +166,7 @@ public struct CallLog: Sendable {
             ])
     }
 
-    private static func microseconds(since start: ContinuousClock.Instant) -> String {
-        let elapsed = start.duration(to: .now)
-        return String(elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000)
+    private static func microseconds(since start: UInt64) -> String {
+        String(MonotonicClock.nanoseconds(since: start) / 1000)
     }
 }

@@ -16,7 +16,7 @@ final class StatusStream {
 
     private let streams: StatusStreams
     private let context: ServerContext
-    private let start: ContinuousClock.Instant
+    private let start: UInt64
     private var fields = CallLog.Fields()
     /// Whether this call holds a stream of its connection's limit.
     private var holdsLimit = false

@@ -49,7 +49,8 @@ public final class GRPCServerMetrics: MetricsSource {
         let base: Int
         let shard: Int
         let isUnary: Bool
-        let started: ContinuousClock.Instant
+        /// ``MonotonicClock/nanoseconds()`` when the call started.
+        let started: UInt64
 
         public func messageReceived() {
             metrics.cells.add(cell: base + GRPCServerMetrics.received, shard: shard)
@@ -69,7 +70,7 @@ public final class GRPCServerMetrics: MetricsSource {
             cells.add(cell: base + GRPCServerMetrics.handled + codeIndex, shard: shard)
             guard isUnary else { return }
             if handlerRan { cells.add(cell: base + GRPCServerMetrics.sent, shard: shard) }
-            let nanoseconds = started.duration(to: .now).metricNanoseconds
+            let nanoseconds = MonotonicClock.nanoseconds(since: started)
             cells.add(
                 cell: base + GRPCServerMetrics.bucketCells + GRPCServerMetrics.buckets.index(ofNanoseconds: nanoseconds),
                 shard: shard)
@@ -81,7 +82,8 @@ public final class GRPCServerMetrics: MetricsSource {
     public func callStarted(_ route: RPCRouter.Route, shard: Int) -> Call {
         let base = route.metricsIndex * Self.cellsPerMethod
         cells.add(cell: base + Self.started, shard: shard)
-        return Call(metrics: self, base: base, shard: shard, isUnary: route.handler.kind == .unary, started: .now)
+        return Call(metrics: self, base: base, shard: shard, isUnary: route.handler.kind == .unary,
+            started: MonotonicClock.nanoseconds())
     }
 
     /// Calls started and not yet finished, by method: the open streams of a streaming method.

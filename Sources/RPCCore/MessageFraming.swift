@@ -61,13 +61,51 @@ public struct MessageDeframer {
         bytes.withUnsafeBytes { append($0) }
     }
 
+    /// Appends `bytes` and hands each whole message to `body` until it returns false. A message that arrives whole
+    /// while nothing is buffered (a small request in one DATA frame, the common case) is made straight from
+    /// `bytes`, without passing through the buffer.
+    public mutating func receive(
+        _ bytes: UnsafeRawBufferPointer, _ body: ([UInt8]) throws(RPCError) -> Bool
+    ) throws(RPCError) {
+        var rest = bytes
+        if bufferedBytes == 0 {
+            while rest.count >= MessageFraming.prefixLength {
+                let length = Self.length(rest[1], rest[2], rest[3], rest[4])
+                try check(flag: rest[0], length: length)
+                let end = MessageFraming.prefixLength + length
+                guard rest.count >= end else { break }
+                let payload = UnsafeRawBufferPointer(rebasing: rest[MessageFraming.prefixLength..<end])
+                let message = rest[0] == 0 ? Array(payload) : try decompress(ArraySlice(payload))
+                rest = UnsafeRawBufferPointer(rebasing: rest[end...])
+                guard try body(message) else { return }
+            }
+        }
+        guard !rest.isEmpty else { return }
+        append(rest)
+        while let message = try next() {
+            guard try body(message) else { return }
+        }
+    }
+
     /// The next whole message, or nil until more bytes arrive.
     public mutating func next() throws(RPCError) -> [UInt8]? {
         guard bufferedBytes >= MessageFraming.prefixLength else { return nil }
         let flag = buffer[readIndex]
-        let length =
-            Int(buffer[readIndex + 1]) << 24 | Int(buffer[readIndex + 2]) << 16 | Int(buffer[readIndex + 3]) << 8
-            | Int(buffer[readIndex + 4])
+        let length = Self.length(buffer[readIndex + 1], buffer[readIndex + 2], buffer[readIndex + 3], buffer[readIndex + 4])
+        try check(flag: flag, length: length)
+        guard bufferedBytes >= MessageFraming.prefixLength + length else { return nil }
+        let start = readIndex + MessageFraming.prefixLength
+        readIndex = start + length
+        let payload = buffer[start..<readIndex]
+        return flag == 0 ? Array(payload) : try decompress(payload)
+    }
+
+    private static func length(_ b1: UInt8, _ b2: UInt8, _ b3: UInt8, _ b4: UInt8) -> Int {
+        Int(b1) << 24 | Int(b2) << 16 | Int(b3) << 8 | Int(b4)
+    }
+
+    /// A message prefix's flag and length, checked before anything is sized from them.
+    private func check(flag: UInt8, length: Int) throws(RPCError) {
         guard length <= maxMessageSize else {
             throw RPCError(
                 code: .resourceExhausted,
@@ -77,11 +115,9 @@ public struct MessageDeframer {
         guard flag <= 1 else {
             throw RPCError(code: .internal, message: "Invalid compressed flag \(flag) in message prefix.")
         }
-        guard bufferedBytes >= MessageFraming.prefixLength + length else { return nil }
-        let start = readIndex + MessageFraming.prefixLength
-        readIndex = start + length
-        let payload = buffer[start..<readIndex]
-        if flag == 0 { return Array(payload) }
+    }
+
+    private func decompress(_ payload: ArraySlice<UInt8>) throws(RPCError) -> [UInt8] {
         guard let decompressor else {
             throw RPCError(
                 code: .internal,

@@ -100,6 +100,27 @@ import Testing
         #expect(json == #"{"time":"1970-01-01T00:00:00.000Z","level":"info","logger":"l","msg":"m","request_id":"r","k":"\"\\\n\"","e":"","c":"\u0001\u007f"}"# + "\n")
     }
 
+    /// The word-at-a-time check agrees with the byte rule for every byte value at every position of a word and of
+    /// the tail after it.
+    @Test func quotingCheckAgreesWithTheByteRule() {
+        for length in [1, 7, 8, 9, 17] {
+            for position in 0..<length {
+                for byte in UInt8.min...UInt8.max {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                    bytes[position] = byte
+                    let needs = bytes.withUnsafeBufferPointer { LogLine.needsQuotes($0) }
+                    if needs != LogLine.isSpecial(byte) {
+                        Issue.record("byte \(byte) at \(position) of \(length): \(needs)")
+                        return
+                    }
+                }
+            }
+        }
+        #expect([UInt8]().withUnsafeBufferPointer { LogLine.needsQuotes($0) })
+        #expect(Array("ab\u{e9}=".utf8).withUnsafeBufferPointer { LogLine.needsQuotes($0) })
+        #expect(!Array("/entitlements.v1.EntitlementService/SyncStatus\u{e9}".utf8).withUnsafeBufferPointer { LogLine.needsQuotes($0) })
+    }
+
     /// Long values of nothing but the costliest bytes of each format: the fixed slack cannot hide a short estimate.
     @Test(arguments: Logger.Format.allCases)
     func capacityCoversLongWorstCaseValues(format: Logger.Format) {

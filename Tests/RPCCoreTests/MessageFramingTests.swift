@@ -214,4 +214,67 @@ private final class StubDecompressor: MessageDecompressor, @unchecked Sendable {
         #expect(error?.code == .resourceExhausted)
         #expect(error?.message == "inflated too far")
     }
+
+    // MARK: receive(_:_:), which makes whole messages straight from the chunk
+
+    /// Every message `receive` hands over, chunk after chunk.
+    private static func received(_ chunks: [[UInt8]], maxMessageSize: Int = 1_000) throws -> [[UInt8]] {
+        var deframer = MessageDeframer(maxMessageSize: maxMessageSize, decompressor: StubDecompressor())
+        var messages: [[UInt8]] = []
+        for chunk in chunks {
+            try chunk.withUnsafeBytes { bytes in
+                try deframer.receive(bytes) { message in
+                    messages.append(message)
+                    return true
+                }
+            }
+        }
+        #expect(deframer.bufferedBytes == 0)
+        return messages
+    }
+
+    @Test func receiveTakesWholeMessagesFromOneChunk() throws {
+        #expect(try Self.received([Self.stream]) == Self.messages)
+    }
+
+    @Test func receiveAtEverySplitPointAcrossTwoChunks() throws {
+        let stream = Self.stream
+        for split in 0...stream.count {
+            #expect(try Self.received([Array(stream[..<split]), Array(stream[split...])]) == Self.messages, "split at \(split)")
+        }
+    }
+
+    @Test func receiveByteByByte() throws {
+        #expect(try Self.received(Self.stream.map { [$0] }) == Self.messages)
+    }
+
+    @Test func receiveDecompressesFlaggedMessages() throws {
+        #expect(try Self.received([prefixed([1, 2, 3], flag: 1) + prefixed([4])]) == [[3, 2, 1, 0xEE], [4]])
+    }
+
+    @Test func receiveStopsWhenTheBodySaysSo() throws {
+        var deframer = MessageDeframer(maxMessageSize: 100)
+        var messages: [[UInt8]] = []
+        try Self.stream.withUnsafeBytes { bytes in
+            try deframer.receive(bytes) { message in
+                messages.append(message)
+                return messages.count < 2
+            }
+        }
+        #expect(messages == Array(Self.messages.prefix(2)))
+    }
+
+    @Test func receiveChecksThePrefixOfAMessageThatArrivesWhole() {
+        var deframer = MessageDeframer(maxMessageSize: 2)
+        let tooLarge = prefixed([1, 2, 3])
+        let error = #expect(throws: RPCError.self) {
+            try tooLarge.withUnsafeBytes { bytes in try deframer.receive(bytes) { _ in true } }
+        }
+        #expect(error?.code == .resourceExhausted)
+        let badFlag = prefixed([1], flag: 7)
+        let flagError = #expect(throws: RPCError.self) {
+            try badFlag.withUnsafeBytes { bytes in try deframer.receive(bytes) { _ in true } }
+        }
+        #expect(flagError?.code == .internal)
+    }
 }

@@ -74,12 +74,18 @@ final class GRPCServerCall {
         return call
     }
 
-    /// Appends request body bytes to the deframer (decoded first in gRPC-Web text mode).
-    func appendRequestBytes(_ bytes: UnsafeRawBufferPointer) throws(RPCError) {
-        if let web {
-            deframer.append(try web.requestBytes(bytes))
-        } else {
-            deframer.append(bytes)
+    /// Passes request body bytes (decoded first in gRPC-Web text mode) through the deframer, handing each whole
+    /// message to `body` until it returns false. `body` must not touch the deframer.
+    func receiveRequestBytes(
+        _ bytes: UnsafeRawBufferPointer, _ body: ([UInt8]) throws(RPCError) -> Bool
+    ) throws(RPCError) {
+        guard let web else {
+            try deframer.receive(bytes, body)
+            return
+        }
+        deframer.append(try web.requestBytes(bytes))
+        while let message = try deframer.next() {
+            guard try body(message) else { return }
         }
     }
 

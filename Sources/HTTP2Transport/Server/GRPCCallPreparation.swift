@@ -5,8 +5,13 @@ import RPCCore
 struct PreparedCall {
     var route: RPCRouter.Route
     var metadata: Metadata
-    var deadline: ContinuousClock.Instant?
+    /// The client's `grpc-timeout`. A duration, not an instant: a `ContinuousClock.Instant` is copied through
+    /// runtime type information each time this struct moves.
+    var timeout: Duration?
     var decompressor: (any MessageDecompressor)?
+
+    /// When the call's deadline passes, counted from now; read once per call.
+    var deadline: ContinuousClock.Instant? { timeout.map { .now + $0 } }
 }
 
 extension ServerShared {
@@ -33,16 +38,16 @@ extension ServerShared {
                 return .failure(RPCError(code: .unimplemented, message: "Compression '\(encoding)' is not supported."))
             }
         }
-        var deadline: ContinuousClock.Instant?
-        if let timeout = head.timeout {
-            guard let duration = GRPCTimeout.parse(timeout) else {
-                return .failure(RPCError(code: .internal, message: "Malformed grpc-timeout '\(timeout)'."))
+        var timeout: Duration?
+        if let header = head.timeout {
+            guard let duration = GRPCTimeout.parse(header) else {
+                return .failure(RPCError(code: .internal, message: "Malformed grpc-timeout '\(header)'."))
             }
-            deadline = .now + duration
+            timeout = duration
         }
         do {
             let metadata = try head.metadata()
-            return .success(PreparedCall(route: route, metadata: metadata, deadline: deadline, decompressor: decompressor))
+            return .success(PreparedCall(route: route, metadata: metadata, timeout: timeout, decompressor: decompressor))
         } catch {
             return .failure(error)
         }

@@ -55,8 +55,9 @@ extension HTTP1ServerConnection {
                 requestID: requestID)
             failure = error
         case .success(let prepared):
+            deadline = prepared.deadline
             let context = ServerContext(
-                method: prepared.route.method, metadata: prepared.metadata, deadline: prepared.deadline,
+                method: prepared.route.method, metadata: prepared.metadata, deadline: deadline,
                 peer: socket.peer, connectionID: socket.id, isGRPCWeb: true,
                 webOrigin: CrossOrigin.of(origin: head.value(of: "origin"), authority: head.authority, tls: socket.tls != nil),
                 requestID: requestID, responseSink: responses)
@@ -64,7 +65,6 @@ extension HTTP1ServerConnection {
             call = GRPCServerCall.start(
                 route: prepared.route, context: context, responses: responses, deframer: deframer, web: web
             ) { (MessageStream(), InboundWindow(limit: .max)) }
-            deadline = prepared.deadline
         }
         let webCall = HTTP1GRPCWebCall(number: number, call: call, web: web, keepAlive: parsed.keepAlive)
         self.webCall = webCall

@@ -26,6 +26,8 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     /// The request head being received. Header blocks of different streams never interleave (RFC 9113 §4.3), so
     /// one serves the connection, its storage reused from request to request.
     private var receivingHead = HeaderBlock()
+    /// The stream whose request head ``receivingHead`` holds, until the head is complete.
+    private var receivingStreamID: Int32?
     /// The method of the last call: clients call one again and again, and a match skips the router's lookup.
     private var recentRoute: RPCRouter.Route?
     private var configuration: HTTP2ServerConfiguration { shared.configuration }
@@ -121,11 +123,13 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
             streams[streamID] = stream
             lastStream = stream
             receivingHead.reset()
+            receivingStreamID = streamID
         }
     }
 
     func headerReceived(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Bool {
-        guard let stream = stream(streamID), case .receivingHeaders = stream.phase else { return true }
+        // Only a request head is kept (not request trailers): its stream is the one ``headersBegan`` made last.
+        guard streamID == receivingStreamID else { return true }
         receivingHead.add(name: name, value: value, limit: configuration.maxHeaderListSize)
         return true
     }
@@ -135,6 +139,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         management.requestHeadersReceived()
         switch stream.phase {
         case .receivingHeaders:
+            receivingStreamID = nil
             startRequest(stream)
             if endStream { endStreamReceived(streamID: streamID) }
         default:
@@ -186,6 +191,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     func streamClosed(streamID: Int32, errorCode: UInt32) {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
         if lastStream === stream { lastStream = nil }
+        if receivingStreamID == streamID { receivingStreamID = nil }
         streamEnded(stream)
         socket.scheduleFlush()
     }
@@ -307,9 +313,12 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         let streamID = stream.id
         let connection = bound
         let preparation = shared.prepareCall(head, acceptsNewCalls: management.acceptsNewCalls, recentRoute: recentRoute)
+        var metrics: GRPCServerMetrics.Call?
+        if case .success(let prepared) = preparation {
+            metrics = shared.grpcMetrics.callStarted(prepared.route, shard: loop.index)
+        }
         let responses = GRPCResponseQueue(
-            highWater: configuration.maxBufferedResponseBytes, waker: connection, streamID: streamID,
-            metrics: try? preparation.map { shared.grpcMetrics.callStarted($0.route, shard: loop.index) }.get())
+            highWater: configuration.maxBufferedResponseBytes, waker: connection, streamID: streamID, metrics: metrics)
         let requestID = RequestID.accept(head.value(of: RequestID.headerName))
         let web = shared.makeWebCall(for: head, requestID: requestID)
         let prepared: PreparedCall
@@ -326,8 +335,9 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
             prepared = success
         }
         recentRoute = prepared.route
+        let deadline = prepared.deadline
         let context = ServerContext(
-            method: prepared.route.method, metadata: prepared.metadata, deadline: prepared.deadline, peer: peer,
+            method: prepared.route.method, metadata: prepared.metadata, deadline: deadline, peer: peer,
             connectionID: connectionID, connection: memory, isGRPCWeb: web != nil,
             webOrigin: web == nil
                 ? nil
@@ -350,7 +360,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         }
         stream.phase = .grpc(call)
         perform(call.state.headersAccepted(), on: call, streamID: streamID)
-        armDeadline(call, streamID: streamID, deadline: prepared.deadline)
+        armDeadline(call, streamID: streamID, deadline: deadline)
     }
 
     private func armDeadline(_ call: GRPCServerCall, streamID: Int32, deadline: ContinuousClock.Instant?) {
@@ -366,15 +376,17 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
             return
         }
         var messageBytes = 0
+        var tooManyMessages = false
         do {
-            try call.appendRequestBytes(bytes)
-            while let message = try call.deframer.next() {
+            try call.receiveRequestBytes(bytes) { message in
                 messageBytes += call.deliver(message)
-                if call.hasTooManyMessages {
-                    session.consume(streamID: streamID, bytes: bytes.count)
-                    failCall(call, streamID: streamID, .tooManyRequestMessages)
-                    return
-                }
+                tooManyMessages = call.hasTooManyMessages
+                return !tooManyMessages
+            }
+            if tooManyMessages {
+                session.consume(streamID: streamID, bytes: bytes.count)
+                failCall(call, streamID: streamID, .tooManyRequestMessages)
+                return
             }
         } catch {
             session.consume(streamID: streamID, bytes: bytes.count)
