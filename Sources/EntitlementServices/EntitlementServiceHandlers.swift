@@ -269,11 +269,9 @@ public struct EntitlementService: RPCService {
             let (state, memo) = try engine.memoizedState(tenantID: tenant.id, appUserID: appUserID)
             fields.appUserID = state.appUserID
             func encodedState() -> [UInt8] { CustomerStatus(state).serializedBytes() }
-            var customer = memo?.bytes(orMake: encodedState) ?? encodedState()
-            var serverTime = CustomerStatus()
-            serverTime.serverTime = ProtoTimestamp(engine.now())
-            customer += serverTime.serializedBytes()
-            return EncodedMessage(SyncStatusResponse.encoding(customer: customer))
+            let customer = memo?.bytes(orMake: encodedState) ?? encodedState()
+            return EncodedMessage(
+                SyncStatusResponse.encoding(customer: customer, serverTime: ProtoTimestamp(engine.now())))
         }
     }
 }

@@ -2,6 +2,9 @@ public import ProtobufWire
 
 /// `entitlements.v1.CustomerStatus`: a customer's access, versioned so clients can order updates.
 public struct CustomerStatus: ProtoMessage {
+    /// `server_time`'s field number: ``SyncStatusResponse/encoding(customer:serverTime:)`` writes it after the rest.
+    public static let serverTimeField = 4
+
     /// Canonical id (the surviving one after merges).
     public var appUserID = ""
     public var status: SubscriptionStatus?
@@ -28,7 +31,7 @@ public struct CustomerStatus: ProtoMessage {
             case 1: appUserID = try reader.decodeString(tag)
             case 2: status = try reader.decodeMessage(tag)
             case 3: version = try reader.decodeUInt64(tag)
-            case 4: serverTime = try reader.decodeMessage(tag)
+            case Self.serverTimeField: serverTime = try reader.decodeMessage(tag)
             default: unknownFields += try reader.skipField(tag)
             }
         }
@@ -38,7 +41,7 @@ public struct CustomerStatus: ProtoMessage {
         writer.writeString(1, appUserID)
         writer.writeMessage(2, status)
         writer.writeUInt64(3, version)
-        writer.writeMessage(4, serverTime)
+        writer.writeMessage(Self.serverTimeField, serverTime)
         writer.writeRaw(unknownFields)
     }
 }

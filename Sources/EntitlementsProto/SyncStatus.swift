@@ -53,11 +53,15 @@ public struct SyncStatusResponse: ProtoMessage {
         writer.writeRaw(unknownFields)
     }
 
-    /// The encoding of a response whose `customer` is given already encoded: a server can keep the encoding of the
-    /// fields that rarely change and append the others (the fields of one message may come in any order).
-    public static func encoding(customer: [UInt8]) -> [UInt8] {
-        var writer = ProtoWriter(reservingCapacity: customer.count + 8)
-        writer.writeMessage(1, EncodedMessage<CustomerStatus>(customer))
+    /// The encoding of a response whose `customer` is given already encoded but for its `server_time`, which is
+    /// written after it: a server keeps the encoding of the fields that rarely change (the fields of one message may
+    /// come in any order). One buffer, written once.
+    public static func encoding(customer: [UInt8], serverTime: ProtoTimestamp) -> [UInt8] {
+        var writer = ProtoWriter(reservingCapacity: customer.count + 24)
+        writer.writeLengthDelimited(1) { customerWriter in
+            customerWriter.writeRaw(customer)
+            customerWriter.writeMessage(CustomerStatus.serverTimeField, serverTime)
+        }
         return writer.bytes
     }
 }

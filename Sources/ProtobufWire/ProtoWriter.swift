@@ -60,7 +60,7 @@ public struct ProtoWriter {
 
     /// Writes a length-delimited field whose value `body` appends to this writer.
     @inlinable
-    mutating func writeLengthDelimited(_ field: Int, _ body: (inout ProtoWriter) -> Void) {
+    public mutating func writeLengthDelimited(_ field: Int, _ body: (inout ProtoWriter) -> Void) {
         writeTag(field, .lengthDelimited)
         let lengthIndex = storage.count
         storage.append(0)

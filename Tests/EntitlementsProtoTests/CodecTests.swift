@@ -15,6 +15,22 @@ import Testing
         }
     }
 
+    /// A response assembled from a customer's cached encoding and a fresh server time reads as one message, when its
+    /// length fits one varint byte and when it does not.
+    @Test(arguments: [1, 200])
+    func syncStatusEncodedAroundACachedCustomer(entitlements: Int) throws {
+        let status = SubscriptionStatus(
+            state: .active, entitlements: (0..<entitlements).map { ActiveEntitlement(id: "entitlement-\($0)", productID: "p") })
+        let cached = CustomerStatus(appUserID: "user-1", status: status, version: 7)
+        let serverTime = ProtoTimestamp(seconds: 1_700_000_000, nanos: 5)
+        let bytes = SyncStatusResponse.encoding(customer: cached.serializedBytes(), serverTime: serverTime)
+        var whole = cached
+        whole.serverTime = serverTime
+        let decoded = try SyncStatusResponse(serializedBytes: bytes)
+        #expect(decoded.customer == whole)
+        #expect(decoded.unknownFields.isEmpty && decoded.customer?.unknownFields.isEmpty == true)
+    }
+
     @Test func presentButEmptyMessageIsWritten() throws {
         let bytes = IdentifyResponse(customer: CustomerStatus()).serializedBytes()
         #expect(bytes == [0x0A, 0x00])

@@ -30,4 +30,20 @@ import Testing
         #expect(state.status.activeIDs.isEmpty)
         #expect(memo == nil, "a recomputed status must not be answered with bytes derived from the cached one")
     }
+
+    /// First readers racing on a fresh memo may each derive bytes, but all of them get the one result kept.
+    @Test func racingFirstReadersAllGetTheKeptBytes() async throws {
+        let harness = try EngineHarness()
+        _ = try await harness.grant("alice", "pro", durationMilliseconds: 60_000)
+        let (_, memo) = try harness.engine.memoizedState(tenantID: harness.tenantID, appUserID: "alice")
+        let shared = try #require(memo)
+        let results = await withTaskGroup(of: [UInt8].self) { group in
+            for reader in 0..<16 {
+                group.addTask { shared.bytes(orMake: { [UInt8(reader)] }) }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(Set(results).count == 1)
+        #expect(shared.bytes(orMake: { [0xFF] }) == results[0])
+    }
 }
