@@ -128,28 +128,33 @@ public struct CallLog: Sendable {
     }
 
     /// A failed call's line also says why: the status message the client got (which never holds a key or a
-    /// payload), bounded. (The fields are a literal, so the line is built without an intermediate collection.)
-    private func write(
-        _ context: ServerContext, _ fields: Fields, failure: RPCError?, since start: UInt64
-    ) {
-        let duration = Self.microseconds(since: start)
-        guard let failure else {
-            logger.info(
-                "rpc",
-                [
-                    "method": context.method.path, "tenant": fields.tenantID, "key": fields.keyName,
-                    "user": fields.appUserID, "code": RPCError.Code.ok.description, "duration_us": duration,
-                    "peer": context.peer,
-                ])
-            return
-        }
+    /// payload), bounded.
+    private func write(_ context: ServerContext, _ fields: Fields, failure: RPCError?, since start: UInt64) {
         logger.info(
             "rpc",
-            [
-                "method": context.method.path, "tenant": fields.tenantID, "key": fields.keyName,
-                "user": fields.appUserID, "code": failure.code.description, "duration_us": duration,
-                "peer": context.peer, "error": failure.message.truncated(toUTF8Bytes: 300),
-            ])
+            fields: CallLine(
+                context: context, fields: fields, code: (failure?.code ?? .ok).description,
+                duration: Self.microseconds(since: start), error: failure?.message.truncated(toUTF8Bytes: 300)))
+    }
+
+    /// The fields of a call's line, listed in place (``LogFieldList``): this line is written for every call.
+    private struct CallLine: LogFieldList {
+        let context: ServerContext
+        let fields: Fields
+        let code: String
+        let duration: String
+        let error: String?
+
+        func forEachField(_ body: (_ key: String, _ value: String) -> Void) {
+            body("method", context.method.path)
+            body("tenant", fields.tenantID)
+            body("key", fields.keyName)
+            body("user", fields.appUserID)
+            body("code", code)
+            body("duration_us", duration)
+            body("peer", context.peer)
+            if let error { body("error", error) }
+        }
     }
 
     /// With `log_level = "debug"`: a line as each call starts, naming its metadata keys (never their values, which

@@ -26,18 +26,17 @@ struct LogLine {
     /// escaped: at most 2 bytes in text (`\"`), 6 in JSON (`\u00XX`). Sized per format so that an ordinary text line
     /// fits the stack (`withUnsafeTemporaryAllocation` takes the heap past 1 KiB).
     static func capacity(
-        format: Logger.Format, label: String, message: String, requestID: String?,
-        fields: KeyValuePairs<String, String>
+        format: Logger.Format, label: String, message: String, requestID: String?, fields: some LogFieldList
     ) -> Int {
         let expansion = format == .json ? 6 : 2
         var capacity = CivilCalendar.iso8601MaximumLength + 80 + expansion * (label.utf8.count + message.utf8.count)
         capacity += expansion * (requestID?.utf8.count ?? 0)
-        for (key, value) in fields { capacity += expansion * (key.utf8.count + value.utf8.count) + 6 }
+        fields.forEachField { key, value in capacity += expansion * (key.utf8.count + value.utf8.count) + 6 }
         return capacity
     }
 
     /// The text line: `TIMESTAMP LEVEL label message [request_id=ID] key=value ...` and a newline.
-    mutating func appendText(_ entry: Entry, fields: KeyValuePairs<String, String>) {
+    mutating func appendText(_ entry: Entry, fields: some LogFieldList) {
         appendTimestamp(seconds: entry.seconds, milliseconds: entry.milliseconds)
         append(UInt8(ascii: " "))
         append(entry.level.name)
@@ -49,7 +48,7 @@ struct LogLine {
             append(" request_id=")
             appendValue(requestID)
         }
-        for (key, value) in fields {
+        fields.forEachField { key, value in
             append(UInt8(ascii: " "))
             append(key)
             append(UInt8(ascii: "="))
@@ -59,7 +58,7 @@ struct LogLine {
     }
 
     /// The JSON line: `{"time":...,"level":...,"logger":...,"msg":...,"request_id":...,key:value...}` and a newline.
-    mutating func appendJSON(_ entry: Entry, fields: KeyValuePairs<String, String>) {
+    mutating func appendJSON(_ entry: Entry, fields: some LogFieldList) {
         append("{\"time\":\"")
         appendTimestamp(seconds: entry.seconds, milliseconds: entry.milliseconds)
         append("\",\"level\":\"")
@@ -72,7 +71,7 @@ struct LogLine {
             append(",\"request_id\":")
             appendJSONString(requestID)
         }
-        for (key, value) in fields {
+        fields.forEachField { key, value in
             append(UInt8(ascii: ","))
             appendJSONString(key)
             append(UInt8(ascii: ":"))

@@ -66,8 +66,14 @@ public struct Logger: Sendable {
         log(.error, message(), fields)
     }
 
+    /// ``info(_:_:)`` with fields a value lists (``LogFieldList``) rather than an array of pairs: for a line logged
+    /// on every call.
+    public func info(_ message: @autoclosure () -> String, fields: some LogFieldList) {
+        log(.info, message(), fields)
+    }
+
     /// Builds the line in a stack buffer and hands it to the batched writer: this runs for every RPC.
-    private func log(_ level: Level, _ message: String, _ fields: KeyValuePairs<String, String>) {
+    private func log(_ level: Level, _ message: String, _ fields: some LogFieldList) {
         guard level >= minimumLevel else { return }
         let requestID = RequestID.current
         let capacity = LogLine.capacity(format: format, label: label, message: message, requestID: requestID, fields: fields)
