@@ -82,6 +82,17 @@ public struct MessageDeframer {
         }
         guard !rest.isEmpty else { return }
         append(rest)
+        try drain(body)
+    }
+
+    /// ``receive(_:_:)`` for bytes already in an array (a gRPC-Web text body, decoded): appended, then drained.
+    public mutating func receive(_ bytes: [UInt8], _ body: ([UInt8]) throws(RPCError) -> Bool) throws(RPCError) {
+        append(bytes)
+        try drain(body)
+    }
+
+    /// Hands each whole buffered message to `body` until it returns false.
+    private mutating func drain(_ body: ([UInt8]) throws(RPCError) -> Bool) throws(RPCError) {
         while let message = try next() {
             guard try body(message) else { return }
         }

@@ -24,7 +24,8 @@ final class GRPCServerCall {
     /// Echoed in the response headers.
     let requestID: String
     var deframer: MessageDeframer
-    /// A synchronous call's request message, and how many arrived (a unary call must have exactly one).
+    /// A synchronous call's request message, and how many arrived (a unary call must have exactly one; a task's
+    /// messages go to its stream and are not counted here).
     private var request: [UInt8]?
     private var requestCount = 0
     var task: Task<Void, Never>?
@@ -79,13 +80,10 @@ final class GRPCServerCall {
     func receiveRequestBytes(
         _ bytes: UnsafeRawBufferPointer, _ body: ([UInt8]) throws(RPCError) -> Bool
     ) throws(RPCError) {
-        guard let web else {
+        if let web {
+            try deframer.receive(try web.requestBytes(bytes), body)
+        } else {
             try deframer.receive(bytes, body)
-            return
-        }
-        deframer.append(try web.requestBytes(bytes))
-        while let message = try deframer.next() {
-            guard try body(message) else { return }
         }
     }
 
@@ -130,8 +128,7 @@ final class GRPCServerCall {
 
     /// True for a synchronous unary call that has received more than its one message.
     var hasTooManyMessages: Bool {
-        if case .synchronous = inbound { return requestCount > 1 }
-        return false
+        requestCount > 1
     }
 
     /// Ends the handler's request stream (a no-op the second time).
@@ -141,9 +138,7 @@ final class GRPCServerCall {
 
     /// Runs a synchronous handler now that the request is complete. False when the call is not synchronous.
     func runSynchronousHandler() -> Bool {
-        guard case .synchronous = inbound, let route = synchronousRoute, let context = synchronousContext else {
-            return false
-        }
+        guard let route = synchronousRoute, let context = synchronousContext else { return false }
         guard requestCount == 1, let request else {
             _ = responses.abort(with: RPCStatus(requestCount == 0 ? .noRequestMessage : .tooManyRequestMessages))
             return true
