@@ -59,22 +59,27 @@ public enum CivilCalendar {
             count = 1
         }
         count += writeDigits(year.magnitude, width: 4, to: output + count)
-        output[count] = UInt8(ascii: "-")
-        count += 1 + writeDigits(UInt64(month), width: 2, to: output + count + 1)
-        output[count] = UInt8(ascii: "-")
-        count += 1 + writeDigits(UInt64(day), width: 2, to: output + count + 1)
-        output[count] = UInt8(ascii: "T")
-        count += 1 + writeDigits(UInt64(secondOfDay / 3600), width: 2, to: output + count + 1)
-        output[count] = UInt8(ascii: ":")
-        count += 1 + writeDigits(UInt64(secondOfDay / 60 % 60), width: 2, to: output + count + 1)
-        output[count] = UInt8(ascii: ":")
-        count += 1 + writeDigits(UInt64(secondOfDay % 60), width: 2, to: output + count + 1)
+        writeTwoDigits(UInt64(month), after: "-", to: output + count)
+        writeTwoDigits(UInt64(day), after: "-", to: output + count + 3)
+        writeTwoDigits(UInt64(secondOfDay / 3600), after: "T", to: output + count + 6)
+        writeTwoDigits(UInt64(secondOfDay / 60 % 60), after: ":", to: output + count + 9)
+        writeTwoDigits(UInt64(secondOfDay % 60), after: ":", to: output + count + 12)
+        count += 15
         if digits > 0 {
             output[count] = UInt8(ascii: ".")
             count += 1 + writeDigits(UInt64(fraction.magnitude), width: digits, to: output + count + 1)
         }
         output[count] = UInt8(ascii: "Z")
         return count + 1
+    }
+
+    /// `separator` and `value` (below 100) as two digits: the fixed-width fields of a timestamp, written on every log
+    /// line without ``writeDigits(_:width:to:)``'s loops.
+    @inlinable @inline(__always)
+    static func writeTwoDigits(_ value: UInt64, after separator: Unicode.Scalar, to output: UnsafeMutablePointer<UInt8>) {
+        output[0] = UInt8(ascii: separator)
+        output[1] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value / 10)
+        output[2] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value % 10)
     }
 
     /// `value` in decimal, zero-padded to `width` digits; returns the bytes written.

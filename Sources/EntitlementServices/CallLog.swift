@@ -88,14 +88,15 @@ public struct CallLog: Sendable {
         }
     }
 
-    /// ``call(_:requires:scope:in:_:)`` for handlers that never suspend, and so never write (the SyncStatus hot
-    /// path).
+    /// ``callAs(_:requires:scope:in:_:)`` for handlers that never suspend, and so never write (the SyncStatus hot
+    /// path). The caller, not its tenant, is handed on: a tenant is a struct of many references, copied out of it
+    /// by a retain and a release of each.
     func callSynchronously<Response>(
         _ context: ServerContext, requires kind: APIKey.Kind, scope: APIKey.Scope, in tenants: TenantRegistry,
-        _ body: (Tenant, inout Fields) throws -> Response
+        _ body: (Caller, inout Fields) throws -> Response
     ) throws -> Response {
         try callSynchronously(context) { fields in
-            try body(try authenticate(context, requires: kind, scope: scope, in: tenants, &fields).tenant, &fields)
+            try body(try authenticate(context, requires: kind, scope: scope, in: tenants, &fields), &fields)
         }
     }
 

@@ -264,9 +264,9 @@ public struct EntitlementService: RPCService {
     private func syncStatus(_ request: SyncStatusRequest, _ context: ServerContext) throws
         -> EncodedMessage<SyncStatusResponse>
     {
-        try log.callSynchronously(context, requires: .publicKey, scope: .read, in: tenants) { tenant, fields in
+        try log.callSynchronously(context, requires: .publicKey, scope: .read, in: tenants) { caller, fields in
             let appUserID = try AppUserID.validate(request.appUserID)
-            let (state, memo) = try engine.memoizedState(tenantID: tenant.id, appUserID: appUserID)
+            let (state, memo) = try engine.memoizedState(tenantID: caller.tenant.id, appUserID: appUserID)
             fields.appUserID = state.appUserID
             func encodedState() -> [UInt8] { CustomerStatus(state).serializedBytes() }
             let customer = memo?.bytes(orMake: encodedState) ?? encodedState()

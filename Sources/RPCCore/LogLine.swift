@@ -164,11 +164,11 @@ struct LogLine {
             if hasSpecialByte(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) { return true }
             index += 8
         }
-        while index < bytes.count {
-            if isSpecial(bytes[index]) { return true }
-            index += 1
-        }
-        return false
+        guard index < bytes.count else { return false }
+        // The last few bytes as one more word, padded with a byte that is never special.
+        var tail = UInt64(0x6161_6161_6161_6161)
+        withUnsafeMutableBytes(of: &tail) { $0.baseAddress!.copyMemory(from: raw + index, byteCount: bytes.count - index) }
+        return hasSpecialByte(tail)
     }
 
     /// A space or control byte, `"`, `=` or DEL.

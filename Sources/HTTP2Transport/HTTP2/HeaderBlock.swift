@@ -21,15 +21,30 @@ struct HeaderBlock {
     /// Size as HTTP/2 counts it: name + value + 32 per field.
     var listSize = 0
     var tooLarge = false
-    /// The `:path` of the block before ``reset()``: a client calls one method again and again, and reusing its
-    /// string spares a heap string per request.
+    // What the block before ``reset()`` held. A client sends the same head again and again (one method, one
+    // authority, one key), so a value equal to the previous one reuses its string, and metadata made of fields
+    // that all repeat is reused whole: making strings and metadata was a tenth of a small call's cost.
+    private var previousMethod = ""
     private var previousPath = ""
+    private var previousAuthority = ""
+    private var previousFields: [(name: String, value: String)] = []
+    /// How many of ``fields`` repeat the previous block's field at the same position, name and value.
+    private var repeatedFields = 0
+    /// The metadata made of ``fields`` (``callMetadata()``); after ``reset()``, of ``previousFields``.
+    private var madeMetadata: Metadata?
+    private var metadataIsMade = false
 
     init() {}
 
     /// Empties the block for the next request head on the connection, keeping the storage of its fields.
     mutating func reset() {
+        if !method.isEmpty { previousMethod = method }
         if !path.isEmpty { previousPath = path }
+        if let authority { previousAuthority = authority }
+        swap(&fields, &previousFields)
+        repeatedFields = 0
+        if !metadataIsMade { madeMetadata = nil }
+        metadataIsMade = false
         method = ""
         path = ""
         contentType = nil
@@ -69,9 +84,9 @@ struct HeaderBlock {
             return
         }
         switch KnownHeader(name) {
-        case .method: method = String(decoding: value, as: UTF8.self)
-        case .path: path = Self.equal(previousPath, value) ? previousPath : String(decoding: value, as: UTF8.self)
-        case .authority: authority = String(decoding: value, as: UTF8.self)
+        case .method: method = Self.string(value, reusing: previousMethod)
+        case .path: path = Self.string(value, reusing: previousPath)
+        case .authority: authority = Self.string(value, reusing: previousAuthority)
         case .scheme, .te, .userAgent, .grpcAcceptEncoding: break
         case .contentType:
             // gRPC-Web's types share gRPC's prefix: they are looked for first.
@@ -80,14 +95,38 @@ struct HeaderBlock {
             contentType = isGRPC ? nil : String(decoding: value, as: UTF8.self)
         case .grpcTimeout: timeout = String(decoding: value, as: UTF8.self)
         case .grpcEncoding: encoding = String(decoding: value, as: UTF8.self)
-        case nil: fields.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        case nil: appendField(name: name, value: value)
         }
     }
 
+    private mutating func appendField(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        let index = fields.count
+        guard index < previousFields.count, Self.equal(previousFields[index].name, name) else {
+            fields.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+            return
+        }
+        let previous = previousFields[index]
+        if Self.equal(previous.value, value) {
+            fields.append(previous)
+            repeatedFields += 1
+        } else {
+            fields.append((previous.name, String(decoding: value, as: UTF8.self)))
+        }
+    }
+
+    /// `bytes` as a string: `previous` itself when it holds the same bytes.
+    private static func string(_ bytes: UnsafeRawBufferPointer, reusing previous: String) -> String {
+        equal(previous, bytes) ? previous : String(decoding: bytes, as: UTF8.self)
+    }
+
     private static func equal(_ string: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        string.utf8.withContiguousStorageIfAvailable { utf8 in
+        func equal(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
             utf8.count == bytes.count && (utf8.isEmpty || memcmp(utf8.baseAddress!, bytes.baseAddress!, utf8.count) == 0)
-        } ?? false
+        }
+        // A small string keeps its bytes inline, with no contiguous storage to lend: it is compared from a copy.
+        if let result = string.utf8.withContiguousStorageIfAvailable(equal) { return result }
+        var copy = string
+        return copy.withUTF8(equal)
     }
 
     private static let grpcContentType = Array("application/grpc".utf8)
@@ -103,6 +142,18 @@ struct HeaderBlock {
     /// The first value of a field kept in `fields`.
     func value(of name: String) -> String? {
         fields.first { $0.name == name }?.value
+    }
+
+    /// ``metadata()`` of a request head, the previous block's when every field repeats it.
+    mutating func callMetadata() throws(RPCError) -> Metadata {
+        if let madeMetadata, repeatedFields == fields.count, fields.count == previousFields.count {
+            metadataIsMade = true
+            return madeMetadata
+        }
+        let metadata = try metadata()
+        madeMetadata = metadata
+        metadataIsMade = true
+        return metadata
     }
 
     /// Custom metadata: transport headers dropped, `-bin` values base64-decoded (comma-separated values split).

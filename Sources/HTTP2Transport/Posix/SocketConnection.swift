@@ -49,7 +49,9 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
     /// Called once the TLS handshake completes, with the ALPN protocol.
     var onHandshakeCompleted: ((String?) -> Void)?
 
-    private var outbound: [UInt8] = []
+    /// Loop-confined and changed by nothing that calls out: unchecked for exclusive access, as in
+    /// ``HTTP2ServerConnection``.
+    @exclusivity(unchecked) private var outbound: [UInt8] = []
     private var outboundOffset = 0
     /// Set while reading: the event's own ``flush()`` follows, so a ``scheduleFlush()`` meanwhile has nothing to add.
     private var flushFollows = false

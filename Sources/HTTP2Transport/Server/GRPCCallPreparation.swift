@@ -20,7 +20,7 @@ extension ServerShared {
     ///
     /// gRPC-Web has no per-message compression (browsers compress whole bodies), so a web call gets no decompressor
     /// and a compressed message in it fails as one without `grpc-encoding` does.
-    func prepareCall(_ head: HeaderBlock, acceptsNewCalls: Bool, recentRoute: RPCRouter.Route? = nil)
+    func prepareCall(_ head: inout HeaderBlock, acceptsNewCalls: Bool, recentRoute: RPCRouter.Route? = nil)
         -> Result<PreparedCall, RPCError>
     {
         guard acceptsNewCalls else {
@@ -46,7 +46,7 @@ extension ServerShared {
             timeout = duration
         }
         do {
-            let metadata = try head.metadata()
+            let metadata = try head.callMetadata()
             return .success(PreparedCall(route: route, metadata: metadata, timeout: timeout, decompressor: decompressor))
         } catch {
             return .failure(error)

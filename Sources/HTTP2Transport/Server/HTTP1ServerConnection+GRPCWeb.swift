@@ -34,10 +34,11 @@ extension HTTP1ServerConnection {
     private static let chunkBytes = 16 * 1024
 
     func startWebCall(_ parsed: HTTP1ParsedRequest, head: HeaderBlock) {
+        var head = head
         webCallCount &+= 1
         let number = webCallCount
         let configuration = shared.configuration
-        let preparation = shared.prepareCall(head, acceptsNewCalls: !shuttingDown)
+        let preparation = shared.prepareCall(&head, acceptsNewCalls: !shuttingDown)
         let responses = GRPCResponseQueue(
             highWater: configuration.maxBufferedResponseBytes,
             waker: HTTP1CallWaker(connection: LoopBound(self, loop: loop)), streamID: number,

@@ -20,16 +20,19 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     private let connectionID: UInt64
     private let shared: ServerShared
     private var session: NGHTTP2Session!
-    private var streams: [Int32: ServerStream] = [:]
+    // The state every request touches is unchecked for exclusive access: the connection is loop-confined and
+    // nothing that changes it calls out to code that could reach it again, so the runtime's check (about a hundred
+    // instructions per access, a score of accesses per call) could never fire.
+    @exclusivity(unchecked) private var streams: [Int32: ServerStream] = [:]
     /// Most callbacks in a row concern one stream; remembering it saves a hash lookup each.
-    private var lastStream: ServerStream?
+    @exclusivity(unchecked) private var lastStream: ServerStream?
     /// The request head being received. Header blocks of different streams never interleave (RFC 9113 §4.3), so
     /// one serves the connection, its storage reused from request to request.
-    private var receivingHead = HeaderBlock()
+    @exclusivity(unchecked) private var receivingHead = HeaderBlock()
     /// The stream whose request head ``receivingHead`` holds, until the head is complete.
-    private var receivingStreamID: Int32?
+    @exclusivity(unchecked) private var receivingStreamID: Int32?
     /// The method of the last call: clients call one again and again, and a match skips the router's lookup.
-    private var recentRoute: RPCRouter.Route?
+    @exclusivity(unchecked) private var recentRoute: RPCRouter.Route?
     private var configuration: HTTP2ServerConfiguration { shared.configuration }
     /// Shared by every call on this connection.
     private let memory = ConnectionMemory()
@@ -140,7 +143,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         switch stream.phase {
         case .receivingHeaders:
             receivingStreamID = nil
-            startRequest(stream)
+            startRequest(stream, head: &receivingHead)
             if endStream { endStreamReceived(streamID: streamID) }
         default:
             // Request trailers: only their END_STREAM matters.
@@ -277,8 +280,9 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
 
     // MARK: Requests
 
-    private func startRequest(_ stream: ServerStream) {
-        let head = receivingHead
+    /// `head` is the connection's ``receivingHead``, lent (not copied: a copy of a head costs a retain and a release
+    /// of each of its strings).
+    private func startRequest(_ stream: ServerStream, head: inout HeaderBlock) {
         if head.tooLarge {
             respondImmediately(stream, status: 431, message: "Request headers exceed \(configuration.maxHeaderListSize) bytes.")
             return
@@ -306,13 +310,13 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
             respondImmediately(stream, status: 405, message: "gRPC requires POST.", headers: [("allow", "POST")])
             return
         }
-        startCall(stream, head: head)
+        startCall(stream, head: &head)
     }
 
-    private func startCall(_ stream: ServerStream, head: HeaderBlock) {
+    private func startCall(_ stream: ServerStream, head: inout HeaderBlock) {
         let streamID = stream.id
         let connection = bound
-        let preparation = shared.prepareCall(head, acceptsNewCalls: management.acceptsNewCalls, recentRoute: recentRoute)
+        let preparation = shared.prepareCall(&head, acceptsNewCalls: management.acceptsNewCalls, recentRoute: recentRoute)
         var metrics: GRPCServerMetrics.Call?
         if case .success(let prepared) = preparation {
             metrics = shared.grpcMetrics.callStarted(prepared.route, shard: loop.index)
