@@ -72,25 +72,42 @@ public struct Logger: Sendable {
         log(.info, message(), fields)
     }
 
-    /// Builds the line in a stack buffer and hands it to the batched writer: this runs for every RPC.
+    /// Builds the line in a stack buffer and hands it to the batched writer: this runs for every RPC. A line that
+    /// may not fit the stack is built again in memory sized for its worst case.
     private func log(_ level: Level, _ message: String, _ fields: some LogFieldList) {
         guard level >= minimumLevel else { return }
-        let requestID = RequestID.current
-        let capacity = LogLine.capacity(format: format, label: label, message: message, requestID: requestID, fields: fields)
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
-            var line = LogLine(buffer)
-            var now = timespec()
-            clock_gettime(CLOCK_REALTIME, &now)
-            let entry = LogLine.Entry(
-                seconds: now.tv_sec, milliseconds: now.tv_nsec / 1_000_000, level: level, label: label,
-                message: message, requestID: requestID)
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let entry = LogLine.Entry(
+            seconds: now.tv_sec, milliseconds: now.tv_nsec / 1_000_000, level: level, label: label, message: message,
+            requestID: RequestID.current)
+        let written = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: LogLine.stackCapacity) {
+            write(entry, fields, into: $0)
+        }
+        guard !written else { return }
+        let capacity = LogLine.capacity(
+            format: format, label: label, message: message, requestID: entry.requestID, fields: fields)
+        _ = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { write(entry, fields, into: $0) }
+    }
+
+    /// Writes the line out if it fits `buffer`.
+    private func write(_ entry: LogLine.Entry, _ fields: some LogFieldList, into buffer: UnsafeMutableBufferPointer<UInt8>)
+        -> Bool
+    {
+        var line = LogLine(buffer)
+        let fits =
             switch format {
             case .text: line.appendText(entry, fields: fields)
             case .json: line.appendJSON(entry, fields: fields)
             }
-            LogOutput.shared.append(line.bytes, flushNow: level >= .warning)
-        }
+        if fits { LogOutput.shared.append(line.bytes, flushNow: entry.level >= .warning) }
+        return fits
     }
+}
+
+extension Logger.Format {
+    /// The most bytes one byte of a string takes in a line: `\"` in text, `\u00XX` in JSON.
+    var expansion: Int { self == .json ? 6 : 2 }
 }
 
 /// Standard error, written in batches: one `write(2)` per line would cost more than the RPC it logs.

@@ -35,6 +35,25 @@ import Testing
         #expect(bodies[1] == "WARN unit-label careful")
         #expect(bodies[2] == "ERROR unit-label broken code=13")
     }
+
+    /// A line far longer than the stack buffer (a long error message) is still written whole, in both formats.
+    @Test func writesLinesLongerThanTheStackBuffer() async throws {
+        let result = try #require(
+            await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                let long = String(repeating: "0123456789", count: 400)
+                Logger(label: "long-text").info("m", ["error": long + " end", "after": "kept"])
+                // A warning goes out at once, taking the lines before it along (the exit test ends the process
+                // without running exit handlers).
+                Logger(label: "long-json", format: .json).warning("m", ["error": long, "after": "kept"])
+            }
+        )
+        let long = String(repeating: "0123456789", count: 400)
+        let lines = String(decoding: result.standardErrorContent, as: UTF8.self).split(separator: "\n")
+        let text = try #require(lines.first { $0.contains(" long-text ") })
+        #expect(text.hasSuffix(#"INFO long-text m error="\#(long) end" after=kept"#))
+        let json = try #require(lines.first { $0.contains(#""logger":"long-json""#) })
+        #expect(json.hasSuffix(#""msg":"m","error":"\#(long)","after":"kept"}"#))
+    }
 }
 
 @Suite struct LogLineTests {
@@ -85,7 +104,8 @@ import Testing
         let capacity = LogLine.capacity(format: .text, label: "l", message: "m", requestID: "r", fields: fields)
         let text = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
             var line = LogLine(buffer)
-            line.appendText(entry(requestID: "r"), fields: fields)
+            let fits = line.appendText(entry(requestID: "r"), fields: fields)
+            #expect(fits)
             #expect(line.count <= capacity)
             return String(decoding: line.bytes, as: UTF8.self)
         }
@@ -93,15 +113,15 @@ import Testing
         let jsonCapacity = LogLine.capacity(format: .json, label: "l", message: "m", requestID: "r", fields: fields)
         let json = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: jsonCapacity) { buffer in
             var line = LogLine(buffer)
-            line.appendJSON(entry(requestID: "r"), fields: fields)
+            let fits = line.appendJSON(entry(requestID: "r"), fields: fields)
+            #expect(fits)
             #expect(line.count <= jsonCapacity)
             return String(decoding: line.bytes, as: UTF8.self)
         }
         #expect(json == #"{"time":"1970-01-01T00:00:00.000Z","level":"info","logger":"l","msg":"m","request_id":"r","k":"\"\\\n\"","e":"","c":"\u0001\u007f"}"# + "\n")
     }
 
-    /// The word-at-a-time check agrees with the byte rule for every byte value at every position of a word and of
-    /// the tail after it.
+    /// The table check agrees with the byte rule for every byte value at every position of values of several lengths.
     @Test func quotingCheckAgreesWithTheByteRule() {
         for length in [1, 7, 8, 9, 17] {
             for position in 0..<length {
@@ -130,14 +150,48 @@ import Testing
         let entry = LogLine.Entry(seconds: 0, milliseconds: 0, level: .info, label: "l", message: "m", requestID: worst)
         let count = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
             var line = LogLine(buffer)
-            switch format {
-            case .text: line.appendText(entry, fields: fields)
-            case .json: line.appendJSON(entry, fields: fields)
-            }
+            let fits =
+                switch format {
+                case .text: line.appendText(entry, fields: fields)
+                case .json: line.appendJSON(entry, fields: fields)
+                }
+            #expect(fits)
             return line.count
         }
         #expect(count <= capacity)
         #expect(count > 3 * 400 * (format == .json ? 6 : 2))
+    }
+
+    /// Room is checked for the worst case before the start and before each field: in a buffer of any size, a line
+    /// is either reported complete and the same as in a buffer of its worst-case size, or reported as not fitting;
+    /// nothing is ever written past the buffer's end.
+    @Test(arguments: Logger.Format.allCases)
+    func aLineThatMayNotFitIsReported(format: Logger.Format) {
+        let fields: KeyValuePairs<String, String> = ["a": String(repeating: "x", count: 300), "b": "y"]
+        let entry = LogLine.Entry(seconds: 0, milliseconds: 0, level: .info, label: "l", message: "m", requestID: "r")
+        let capacity = LogLine.capacity(format: format, label: "l", message: "m", requestID: "r", fields: fields)
+        func write(size: Int) -> (fits: Bool, line: [UInt8], pastEnd: Bool) {
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: size + 64) { memory in
+                memory.initialize(repeating: 0xEE)
+                var line = LogLine(UnsafeMutableBufferPointer(rebasing: memory[..<size]))
+                let fits =
+                    switch format {
+                    case .text: line.appendText(entry, fields: fields)
+                    case .json: line.appendJSON(entry, fields: fields)
+                    }
+                return (fits, Array(line.bytes), !memory[size...].allSatisfy { $0 == 0xEE })
+            }
+        }
+        let whole = write(size: capacity)
+        #expect(whole.fits)
+        var sawBoth = (fits: false, notFits: false)
+        for size in stride(from: 0, through: capacity, by: 7) {
+            let attempt = write(size: size)
+            #expect(!attempt.pastEnd, "\(size) bytes")
+            #expect(!attempt.fits || attempt.line == whole.line, "\(size) bytes")
+            if attempt.fits { sawBoth.fits = true } else { sawBoth.notFits = true }
+        }
+        #expect(sawBoth.fits && sawBoth.notFits)
     }
 
     /// The JSON line parses back to the same strings, whatever the values hold.
@@ -147,9 +201,10 @@ import Testing
             format: .json, label: "lab", message: "msg \"x\"", requestID: nil, fields: fields)
         let text = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
             var line = LogLine(buffer)
-            line.appendJSON(
+            let fits = line.appendJSON(
                 LogLine.Entry(seconds: 1, milliseconds: 2, level: .warning, label: "lab", message: "msg \"x\"", requestID: nil),
                 fields: fields)
+            #expect(fits)
             return String(decoding: line.bytes, as: UTF8.self)
         }
         #expect(text.hasSuffix("}\n") && text.filter { $0 == "\n" }.count == 1)
