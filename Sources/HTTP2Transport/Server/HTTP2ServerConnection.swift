@@ -23,7 +23,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     // The state every request touches is unchecked for exclusive access: the connection is loop-confined and
     // nothing that changes it calls out to code that could reach it again, so the runtime's check (about a hundred
     // instructions per access, a score of accesses per call) could never fire.
-    @exclusivity(unchecked) private var streams: [Int32: ServerStream] = [:]
+    @exclusivity(unchecked) private var streams = StreamTable()
     /// Most callbacks in a row concern one stream; remembering it saves a hash lookup each.
     @exclusivity(unchecked) private var lastStream: ServerStream?
     /// The request head being received. Header blocks of different streams never interleave (RFC 9113 §4.3), so
@@ -100,7 +100,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         management.connectionClosed()
         for timer in managementTimers.values { loop.cancelTimer(timer) }
         managementTimers.removeAll()
-        for stream in streams.values { streamEnded(stream) }
+        for stream in streams.streams { streamEnded(stream) }
         streams.removeAll()
         lastStream = nil
         session = nil
@@ -123,7 +123,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     func headersBegan(streamID: Int32) {
         if stream(streamID) == nil {
             let stream = ServerStream(id: streamID)
-            streams[streamID] = stream
+            streams.insert(stream)
             lastStream = stream
             receivingHead.reset()
             receivingStreamID = streamID
@@ -192,7 +192,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     }
 
     func streamClosed(streamID: Int32, errorCode: UInt32) {
-        guard let stream = streams.removeValue(forKey: streamID) else { return }
+        guard let stream = streams.remove(streamID) else { return }
         if lastStream === stream { lastStream = nil }
         if receivingStreamID == streamID { receivingStreamID = nil }
         streamEnded(stream)
@@ -339,9 +339,8 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
             prepared = success
         }
         recentRoute = prepared.route
-        let deadline = prepared.deadline
         let context = ServerContext(
-            method: prepared.route.method, metadata: prepared.metadata, deadline: deadline, peer: peer,
+            method: prepared.route.method, metadata: prepared.metadata, deadline: prepared.deadline, peer: peer,
             connectionID: connectionID, connection: memory, isGRPCWeb: web != nil,
             webOrigin: web == nil
                 ? nil
@@ -364,12 +363,14 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         }
         stream.phase = .grpc(call)
         perform(call.state.headersAccepted(), on: call, streamID: streamID)
-        armDeadline(call, streamID: streamID, deadline: deadline)
+        armDeadline(call, streamID: streamID, timeout: prepared.timeout)
     }
 
-    private func armDeadline(_ call: GRPCServerCall, streamID: Int32, deadline: ContinuousClock.Instant?) {
-        guard let deadline else { return }
-        call.deadlineTimer = loop.scheduleTimer(after: ContinuousClock.now.duration(to: deadline)) {
+    /// Takes the timeout, not the context's deadline: an optional `ContinuousClock.Instant` (a type whose layout is
+    /// not known at compile time) is copied through runtime type information each time it moves.
+    private func armDeadline(_ call: GRPCServerCall, streamID: Int32, timeout: Duration?) {
+        guard let timeout else { return }
+        call.deadlineTimer = loop.scheduleTimer(after: timeout) {
             self.deadlineExpired(streamID: streamID)
         }
     }
@@ -618,9 +619,9 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
 
     /// Reports a connection-wide event to every call and performs what each call's machine returns.
     private func forEachCall(_ event: (GRPCServerStreamStateMachine) -> GRPCServerStreamStateMachine.Action) {
-        for (streamID, stream) in streams {
+        for stream in streams.streams {
             guard case .grpc(let call) = stream.phase else { continue }
-            perform(event(call.state), on: call, streamID: streamID)
+            perform(event(call.state), on: call, streamID: stream.id)
         }
     }
 }
