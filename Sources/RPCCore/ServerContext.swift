@@ -8,7 +8,12 @@ public final class ServerContext: Sendable {
     /// Custom request metadata (transport and `grpc-*` headers removed).
     public let metadata: Metadata
     /// When the client stops waiting; the transport cancels the handler then.
-    public let deadline: ContinuousClock.Instant?
+    public var deadline: ContinuousClock.Instant? { deadlineSinceOrigin.map { Self.clockOrigin + $0 } }
+    /// The deadline as a `Duration` (a type of known layout) past ``clockOrigin``: an optional
+    /// `ContinuousClock.Instant` (whose layout is not known at compile time) is copied through runtime type
+    /// information each time it moves, several times per call.
+    private let deadlineSinceOrigin: Duration?
+    private static let clockOrigin = ContinuousClock.now
     /// The remote address, for logs.
     public let peer: String
     /// Identifies the connection the call came on, unique within the process, for per-connection limits.
@@ -27,7 +32,7 @@ public final class ServerContext: Sendable {
     public init(
         method: MethodDescriptor,
         metadata: Metadata,
-        deadline: ContinuousClock.Instant?,
+        timeout: Duration?,
         peer: String,
         connectionID: UInt64 = 0,
         connection: ConnectionMemory = ConnectionMemory(),
@@ -38,7 +43,7 @@ public final class ServerContext: Sendable {
     ) {
         self.method = method
         self.metadata = metadata
-        self.deadline = deadline
+        self.deadlineSinceOrigin = timeout.map { Self.clockOrigin.duration(to: .now) + $0 }
         self.peer = peer
         self.connectionID = connectionID
         self.connection = connection

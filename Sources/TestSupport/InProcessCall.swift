@@ -251,7 +251,7 @@ public final class InProcessCall: Sendable {
         let context = ServerContext(
             method: method,
             metadata: metadata,
-            deadline: timeout.map { ContinuousClock.now + $0 },
+            timeout: timeout,
             peer: peer,
             responseSink: sink
         )

@@ -24,7 +24,7 @@ import TestSupport
         var metadata = Metadata()
         metadata.add(.string("Bearer \(key)"), forKey: "authorization")
         return ServerContext(
-            method: Self.method, metadata: metadata, deadline: nil, peer: "test", connection: connection,
+            method: Self.method, metadata: metadata, timeout: nil, peer: "test", connection: connection,
             isGRPCWeb: origin != nil, webOrigin: origin, responseSink: RecordingResponseSink())
     }
 

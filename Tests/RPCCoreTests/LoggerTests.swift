@@ -1,5 +1,5 @@
 import Foundation
-import RequestTracing
+@testable import RequestTracing
 @testable import RPCCore
 import Testing
 
@@ -227,6 +227,18 @@ import Testing
         let accepted = RequestID.accept(id)
         #expect(accepted != id)
         #expect(accepted.utf8.count == 15 && accepted.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+    }
+
+    /// The word-at-a-time digits agree with the standard library's, for every digit value at every position.
+    @Test func hexDigitsAreTheLow60BitsInOrder() {
+        var values: [UInt64] = [0, 1, 0xF, 0xA, 0x0FFF_FFFF_FFFF_FFFF, .max, 0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210]
+        for position in 0..<16 {
+            for digit in UInt64(0)...15 { values.append(digit << (position * 4) | 0x5555_5555_5555_5555 & ~(0xF << (position * 4))) }
+        }
+        for value in values {
+            let expected = String(value & (1 << 60 - 1), radix: 16)
+            #expect(RequestID.hexDigits(value) == String(repeating: "0", count: 15 - expected.count) + expected, "\(value)")
+        }
     }
 
     @Test func generatedIDsDiffer() {

@@ -7,7 +7,7 @@ private struct Leaky: Error, CustomStringConvertible {
 
 private func makeContext(_ sink: RecordingSink) -> ServerContext {
     ServerContext(
-        method: MethodDescriptor(service: "s", method: "m"), metadata: Metadata(), deadline: nil, peer: "p",
+        method: MethodDescriptor(service: "s", method: "m"), metadata: Metadata(), timeout: nil, peer: "p",
         responseSink: sink
     )
 }

@@ -92,7 +92,7 @@ func runCall(
     let stream = MessageStream()
     for request in requests { stream.yield(request) }
     stream.finish(throwing: end)
-    let context = ServerContext(method: method, metadata: metadata, deadline: nil, peer: "test-peer", responseSink: sink)
+    let context = ServerContext(method: method, metadata: metadata, timeout: nil, peer: "test-peer", responseSink: sink)
     await handler.run(requests: stream, context: context)
     return sink
 }

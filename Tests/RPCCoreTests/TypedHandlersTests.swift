@@ -190,7 +190,7 @@ private func makeRouter(seen: Recorder<String>) -> RPCRouter {
     }
 
     private static func context(_ sink: RecordingSink) -> ServerContext {
-        ServerContext(method: unaryMethod, metadata: Metadata(), deadline: nil, peer: "p", responseSink: sink)
+        ServerContext(method: unaryMethod, metadata: Metadata(), timeout: nil, peer: "p", responseSink: sink)
     }
 
     @Test func synchronousUnaryDecodesCallsAndEncodes() throws {

@@ -178,7 +178,7 @@ final class GRPCResponseQueue: ServerResponseSink {
                 written += state.copyHead(into: UnsafeMutableRawBufferPointer(rebasing: buffer[written...]))
             }
             if state.head == state.messages.count, state.head > 0 {
-                state.messages.removeAll(keepingCapacity: true)
+                state.messages.removeAllKeepingStorage()
                 state.head = 0
             }
             state.queuedBytes -= written

@@ -42,9 +42,7 @@ struct HeaderBlock {
         if !path.isEmpty { previousPath = path }
         if let authority { previousAuthority = authority }
         swap(&fields, &previousFields)
-        // Emptied field by field, keeping the storage: `removeAll(keepingCapacity:)` goes through a generic
-        // `replaceSubrange` costing a hundred instructions a field.
-        while fields.popLast() != nil {}
+        fields.removeAllKeepingStorage()
         repeatedFields = 0
         if !metadataIsMade { madeMetadata = nil }
         metadataIsMade = false

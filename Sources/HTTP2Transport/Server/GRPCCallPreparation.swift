@@ -9,9 +9,6 @@ struct PreparedCall {
     /// runtime type information each time this struct moves.
     var timeout: Duration?
     var decompressor: (any MessageDecompressor)?
-
-    /// When the call's deadline passes, counted from now; read once per call.
-    var deadline: ContinuousClock.Instant? { timeout.map { .now + $0 } }
 }
 
 extension ServerShared {

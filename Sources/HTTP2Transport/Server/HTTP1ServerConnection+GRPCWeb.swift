@@ -47,7 +47,7 @@ extension HTTP1ServerConnection {
         let web = shared.makeWebCall(for: head, requestID: requestID)!
         let deframer = MessageDeframer(maxMessageSize: configuration.maxReceiveMessageSize)
         let call: GRPCServerCall
-        var deadline: ContinuousClock.Instant?
+        var timeout: Duration?
         var failure: RPCError?
         switch preparation {
         case .failure(let error):
@@ -56,9 +56,9 @@ extension HTTP1ServerConnection {
                 requestID: requestID)
             failure = error
         case .success(let prepared):
-            deadline = prepared.deadline
+            timeout = prepared.timeout
             let context = ServerContext(
-                method: prepared.route.method, metadata: prepared.metadata, deadline: deadline,
+                method: prepared.route.method, metadata: prepared.metadata, timeout: timeout,
                 peer: socket.peer, connectionID: socket.id, isGRPCWeb: true,
                 webOrigin: CrossOrigin.of(origin: head.value(of: "origin"), authority: head.authority, tls: socket.tls != nil),
                 requestID: requestID, responseSink: responses)
@@ -75,8 +75,8 @@ extension HTTP1ServerConnection {
             return
         }
         perform(call.state.headersAccepted(), on: webCall)
-        if let deadline {
-            call.deadlineTimer = loop.scheduleTimer(after: ContinuousClock.now.duration(to: deadline)) {
+        if let timeout {
+            call.deadlineTimer = loop.scheduleTimer(after: timeout) {
                 self.deadlineExpired(number: number)
             }
         }

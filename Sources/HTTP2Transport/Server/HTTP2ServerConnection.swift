@@ -340,7 +340,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         }
         recentRoute = prepared.route
         let context = ServerContext(
-            method: prepared.route.method, metadata: prepared.metadata, deadline: prepared.deadline, peer: peer,
+            method: prepared.route.method, metadata: prepared.metadata, timeout: prepared.timeout, peer: peer,
             connectionID: connectionID, connection: memory, isGRPCWeb: web != nil,
             webOrigin: web == nil
                 ? nil
