@@ -14,6 +14,9 @@ final class GRPCResponseQueue: ServerResponseSink {
     }
 
     fileprivate struct State {
+        /// A synchronous call's response message, kept apart from ``messages`` (an array for it would be an
+        /// allocation per call); when set, it is older than every message in ``messages``.
+        var unaryMessage: [UInt8]?
         var messages: [[UInt8]] = []
         var head = 0
         /// Bytes of `messages[head]` already sent, counting its 5-byte prefix.
@@ -116,7 +119,7 @@ final class GRPCResponseQueue: ServerResponseSink {
         state.withLock { state in
             guard !state.closed, state.status == nil else { return }
             if let message {
-                state.messages.append(message)
+                if state.hasMessages { state.messages.append(message) } else { state.unaryMessage = message }
                 state.queuedBytes += message.count + MessageFraming.prefixLength
             }
             state.status = status.adding(state.trailers)
@@ -133,6 +136,7 @@ final class GRPCResponseQueue: ServerResponseSink {
             defer { state.writers.removeAll() }
             guard !state.closed else { return (state.writers, .alreadyClosed) }
             let midMessage = state.headOffset > 0
+            state.unaryMessage = nil
             state.messages.removeAll()
             state.head = 0
             state.headOffset = 0
@@ -149,6 +153,7 @@ final class GRPCResponseQueue: ServerResponseSink {
     func close() {
         let writers = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
             state.closed = true
+            state.unaryMessage = nil
             state.messages.removeAll()
             state.queuedBytes = 0
             defer { state.writers.removeAll() }
@@ -164,7 +169,7 @@ final class GRPCResponseQueue: ServerResponseSink {
             defer { state.headers = nil }
             return Control(
                 headers: state.headers, headersRequested: state.headersRequested, status: state.status,
-                hasMessages: state.head < state.messages.count)
+                hasMessages: state.hasMessages)
         }
     }
 
@@ -174,8 +179,16 @@ final class GRPCResponseQueue: ServerResponseSink {
         var resumed: [CheckedContinuation<Void, any Error>] = []
         let result = state.withLock { state -> (Int, RPCStatus?) in
             var written = 0
+            if let message = state.unaryMessage {
+                let (count, complete) = state.copy(message, into: buffer)
+                written = count
+                if complete { state.unaryMessage = nil }
+            }
             while written < buffer.count, state.head < state.messages.count {
-                written += state.copyHead(into: UnsafeMutableRawBufferPointer(rebasing: buffer[written...]))
+                let (count, complete) = state.copy(
+                    state.messages[state.head], into: UnsafeMutableRawBufferPointer(rebasing: buffer[written...]))
+                written += count
+                if complete { state.head += 1 }
             }
             if state.head == state.messages.count, state.head > 0 {
                 state.messages.removeAllKeepingStorage()
@@ -186,7 +199,7 @@ final class GRPCResponseQueue: ServerResponseSink {
                 resumed = state.writers
                 state.writers.removeAll()
             }
-            let done = state.head == state.messages.count
+            let done = !state.hasMessages
             // An empty queue defers the stream: the next message must wake the loop again.
             if done { state.wakeScheduled = false }
             return (written, done ? state.status : nil)
@@ -210,9 +223,13 @@ extension GRPCResponseQueue.State {
         return true
     }
 
-    /// Copies as much of the head message (prefix first) as fits; advances past it when complete.
-    fileprivate mutating func copyHead(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        let message = messages[head]
+    var hasMessages: Bool { unaryMessage != nil || head < messages.count }
+
+    /// Copies as much of `message`, the oldest unsent one, as fits (prefix first, from ``headOffset``); `complete`
+    /// when its last byte went, and the next message starts at offset 0.
+    fileprivate mutating func copy(_ message: [UInt8], into buffer: UnsafeMutableRawBufferPointer)
+        -> (count: Int, complete: Bool)
+    {
         var written = 0
         if headOffset < MessageFraming.prefixLength {
             var prefix: (UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0)
@@ -223,7 +240,7 @@ extension GRPCResponseQueue.State {
                 written = count
             }
             headOffset += written
-            if headOffset < MessageFraming.prefixLength { return written }
+            if headOffset < MessageFraming.prefixLength { return (written, false) }
         }
         let bodyOffset = headOffset - MessageFraming.prefixLength
         let count = min(message.count - bodyOffset, buffer.count - written)
@@ -234,10 +251,8 @@ extension GRPCResponseQueue.State {
         }
         headOffset += count
         written += count
-        if headOffset == message.count + MessageFraming.prefixLength {
-            head += 1
-            headOffset = 0
-        }
-        return written
+        guard headOffset == message.count + MessageFraming.prefixLength else { return (written, false) }
+        headOffset = 0
+        return (written, true)
     }
 }
