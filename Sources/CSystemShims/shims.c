@@ -56,3 +56,9 @@ uint64_t cshim_thread_random64(void) {
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     return z ^ (z >> 31);
 }
+
+static _Thread_local const void *thread_binding;
+
+const void *cshim_thread_binding(void) { return thread_binding; }
+
+void cshim_set_thread_binding(const void *value) { thread_binding = value; }

@@ -1,13 +1,34 @@
 import CSystemShims
 
 /// The ID that ties together every log line one call or request causes: the client's `x-request-id` when it is
-/// safe to log, a new one otherwise; echoed in the response headers and bound to the task (``current``) while the
-/// call runs, so lines logged anywhere below it carry it.
+/// safe to log, a new one otherwise; echoed in the response headers and bound to the task (``taskValue``) while the
+/// call runs, or to the thread for a call that runs synchronously on one (``withThreadValue(_:_:)``), so lines
+/// logged anywhere below it carry it (``current``).
 public enum RequestID {
     public static let headerName = "x-request-id"
 
-    /// The ID of the call this task (or, outside tasks, this thread) works for; nil outside any call.
-    @TaskLocal public static var current: String?
+    /// The ID of the call this task (or, outside tasks, this thread) works for.
+    @TaskLocal public static var taskValue: String?
+
+    /// The ID of the call being served here: the task's, else the one bound to this thread; nil outside any call.
+    public static var current: String? {
+        if let taskValue { return taskValue }
+        guard let bound = cshim_thread_binding() else { return nil }
+        return bound.assumingMemoryBound(to: String.self).pointee
+    }
+
+    /// Runs `body`, which never suspends, with `id` bound to this thread: what a synchronous handler on an event
+    /// loop runs in, for a fraction of binding ``taskValue`` (which, outside a task, allocates twice). A task
+    /// `body` starts does not inherit it (a synchronous handler starts none); a ``taskValue`` bound inside `body`
+    /// takes precedence.
+    public static func withThreadValue<Result>(_ id: String, _ body: () throws -> Result) rethrows -> Result {
+        try withUnsafePointer(to: id) { pointer in
+            let outer = cshim_thread_binding()
+            cshim_set_thread_binding(pointer)
+            defer { cshim_set_thread_binding(outer) }
+            return try body()
+        }
+    }
 
     /// The most bytes of a client's ID that are kept; longer ones are replaced.
     public static let maxLength = 64

@@ -157,6 +157,31 @@ def test_a_call_without_an_id_gets_a_new_one_and_unsafe_ids_are_replaced(clients
     assert any(line["msg"] == "rpc" for line in lines)
 
 
+def test_a_sync_status_served_on_the_event_loop_carries_its_request_id(clients, server, tenant):
+    """SyncStatus and Health/Check run synchronously on a connection's thread, the ID bound to the thread, not a task."""
+    user = unique_id()
+    api = clients.api(tenant.public_key)
+    api.identify(user)
+    request_id = "sync-" + unique_id()[:20]
+    callable_ = api.channel.unary_unary(
+        f"/{PACKAGE}.EntitlementService/SyncStatus", request_serializer=lambda m: m.SerializeToString(),
+        response_deserializer=clients.protos.message(f"{PACKAGE}.SyncStatusResponse").FromString)
+    _, call = callable_.with_call(
+        api.request("SyncStatus", app_user_id=user), timeout=30,
+        metadata=[("authorization", f"Bearer {tenant.public_key}"), ("x-request-id", request_id)])
+    assert dict(call.initial_metadata()).get("x-request-id") == request_id
+    lines = lines_with(server, request_id, until=lambda lines: any(line["msg"] == "rpc" for line in lines))
+    rpc = [line for line in lines if line["msg"] == "rpc"]
+    assert len(rpc) == 1 and rpc[0]["method"].endswith("/SyncStatus") and rpc[0]["user"] == user, lines
+    # The next call on the same connection, without an ID, gets its own: nothing of the first stays bound.
+    _, next_call = callable_.with_call(
+        api.request("SyncStatus", app_user_id=user), timeout=30,
+        metadata=[("authorization", f"Bearer {tenant.public_key}")])
+    generated = dict(next_call.initial_metadata()).get("x-request-id")
+    assert generated and generated != request_id
+    assert lines_with(server, generated, until=lambda lines: any(line["msg"] == "rpc" for line in lines))
+
+
 def test_refused_calls_say_why_without_the_key(clients, server, tenant):
     wrong = "pk_" + "0" * 64
     api = clients.api(wrong)

@@ -1,6 +1,7 @@
 import Foundation
 @testable import RequestTracing
 @testable import RPCCore
+import Synchronization
 import Testing
 
 @Suite struct LoggerTests {
@@ -260,15 +261,42 @@ import Testing
         let result = try #require(
             await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
                 let logger = Logger(label: "rid-label", format: .json)
-                RequestID.$current.withValue("call-42") { logger.info("inside", ["k": "v"]) }
+                RequestID.$taskValue.withValue("call-42") { logger.info("inside", ["k": "v"]) }
+                RequestID.withThreadValue("sync-7") { logger.info("synchronous", ["k": "v"]) }
                 // A warning goes out at once, taking the buffered lines along (the child may skip atexit).
                 logger.warning("outside")
             }
         )
         let lines = String(decoding: result.standardErrorContent, as: UTF8.self)
             .split(separator: "\n").filter { $0.contains("rid-label") }
-        try #require(lines.count == 2)
+        try #require(lines.count == 3)
         #expect(lines[0].hasSuffix(#""logger":"rid-label","msg":"inside","request_id":"call-42","k":"v"}"#))
-        #expect(lines[1].hasSuffix(#""level":"warn","logger":"rid-label","msg":"outside"}"#))
+        #expect(lines[1].hasSuffix(#""logger":"rid-label","msg":"synchronous","request_id":"sync-7","k":"v"}"#))
+        #expect(lines[2].hasSuffix(#""level":"warn","logger":"rid-label","msg":"outside"}"#))
     }
+
+    /// A thread binding holds for its body only, nests, stays on its thread, and gives way to a task value bound
+    /// inside it.
+    @Test func aThreadBindingIsScopedToItsBodyAndThread() async {
+        #expect(RequestID.current == nil)
+        RequestID.withThreadValue("outer") {
+            #expect(RequestID.current == "outer")
+            RequestID.withThreadValue("inner") { #expect(RequestID.current == "inner") }
+            #expect(RequestID.current == "outer")
+            RequestID.$taskValue.withValue("task") { #expect(RequestID.current == "task") }
+            let seenElsewhere = SeenValue()
+            let thread = Thread { seenElsewhere.value.withLock { $0 = RequestID.current } }
+            thread.start()
+            while !thread.isFinished { usleep(1000) }
+            #expect(seenElsewhere.value.withLock { $0 } == nil)
+        }
+        #expect(RequestID.current == nil)
+        struct Failure: Error {}
+        #expect(throws: Failure.self) { try RequestID.withThreadValue("thrown") { throw Failure() } }
+        #expect(RequestID.current == nil)
+    }
+}
+
+private final class SeenValue: Sendable {
+    let value = Mutex<String?>("unset")
 }

@@ -34,4 +34,9 @@ int cshim_malloc_trim(void);
 // for secrets; for IDs that must differ (request IDs, made for every call).
 uint64_t cshim_thread_random64(void);
 
+// One pointer private to the calling thread, for a value bound to it for a while (the request ID of a call that
+// runs synchronously on it): binding a task-local value outside a task allocates twice, on every call.
+const void *cshim_thread_binding(void);
+void cshim_set_thread_binding(const void *value);
+
 #endif

@@ -352,14 +352,14 @@ public final class CustomerEngine: Sendable {
             writes.submit(
                 GroupedWrite(
                     perform: { transaction, now in
-                        try RequestID.$current.withValue(requestID) {
+                        try RequestID.$taskValue.withValue(requestID) {
                             try ActingKey.$name.withValue(keyName) { output.value = try body(transaction, now) }
                         }
                     },
                     complete: { failure, now in
                         if let failure { return continuation.resume(returning: .failure(failure)) }
                         let (value, committed) = output.value!
-                        RequestID.$current.withValue(requestID) { self.publish(committed, now: now, origin: origin) }
+                        RequestID.$taskValue.withValue(requestID) { self.publish(committed, now: now, origin: origin) }
                         continuation.resume(returning: .success(value))
                     }))
         }

@@ -144,7 +144,7 @@ public final class WebhookDispatcher: Sendable {
             }
             // Under the request ID of the call that queued it, so its lines join that call's.
             Task { [self] in
-                let result = await RequestID.$current.withValue(delivery.requestID.isEmpty ? nil : delivery.requestID) {
+                let result = await RequestID.$taskValue.withValue(delivery.requestID.isEmpty ? nil : delivery.requestID) {
                     await attempt(delivery, to: endpoint)
                 }
                 finish(key, result)

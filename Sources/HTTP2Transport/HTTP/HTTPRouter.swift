@@ -152,7 +152,7 @@ public final class HTTPRouter: Sendable {
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
         let started = ContinuousClock.now
         let requestID = RequestID.accept(request.headers[RequestID.headerName])
-        var (pattern, response) = await RequestID.$current.withValue(requestID) { await answer(request) }
+        var (pattern, response) = await RequestID.$taskValue.withValue(requestID) { await answer(request) }
         requests.increment(pattern, String(response.status))
         durations.observe(started.duration(to: .now), pattern)
         response.headers.add(name: RequestID.headerName, value: requestID)

@@ -70,7 +70,7 @@ final class GRPCServerCall {
             endsAtShutdown: route.handler.endsAtShutdown, web: web, requestID: context.requestID)
         let handler = route.handler
         call.task = Task {
-            await RequestID.$current.withValue(context.requestID) { await handler.run(requests: requests, context: context) }
+            await RequestID.$taskValue.withValue(context.requestID) { await handler.run(requests: requests, context: context) }
         }
         return call
     }
@@ -144,7 +144,7 @@ final class GRPCServerCall {
             return true
         }
         self.request = nil
-        let (response, status) = RequestID.$current.withValue(requestID) {
+        let (response, status) = RequestID.withThreadValue(requestID) {
             route.handler.runSynchronously(request: request, context: context)
         }
         responses.complete(message: response, status: status)
