@@ -37,8 +37,9 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     /// Shared by every call on this connection.
     private let memory = ConnectionMemory()
 
-    /// Keepalive, ping policing and graceful shutdown; the connection performs what it decides.
-    private var management: ServerConnectionManagementStateMachine
+    /// Keepalive, ping policing and graceful shutdown; the connection performs what it decides. Told of every
+    /// request head: unchecked for exclusive access, like the request state above.
+    @exclusivity(unchecked) private var management: ServerConnectionManagementStateMachine
     /// The pending timer of each kind the management machine asked for: a new one replaces it, closing cancels all.
     private var managementTimers: [ServerConnectionManagementStateMachine.Timer: TimerHeap.ID] = [:]
 
@@ -316,28 +317,20 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
     private func startCall(_ stream: ServerStream, head: inout HeaderBlock) {
         let streamID = stream.id
         let connection = bound
-        let preparation = shared.prepareCall(&head, acceptsNewCalls: management.acceptsNewCalls, recentRoute: recentRoute)
-        var metrics: GRPCServerMetrics.Call?
-        if case .success(let prepared) = preparation {
-            metrics = shared.grpcMetrics.callStarted(prepared.route, shard: loop.index)
-        }
-        let responses = GRPCResponseQueue(
-            highWater: configuration.maxBufferedResponseBytes, waker: connection, streamID: streamID, metrics: metrics)
-        let requestID = RequestID.accept(head.value(of: RequestID.headerName))
-        let web = shared.makeWebCall(for: head, requestID: requestID)
+        // Unwrapped at once: each copy of the result went through its outlined copy function.
         let prepared: PreparedCall
-        switch preparation {
+        switch shared.prepareCall(&head, acceptsNewCalls: management.acceptsNewCalls, recentRoute: recentRoute) {
         case .failure(let error):
-            let call = GRPCServerCall(
-                responses: responses, inbound: .task(MessageStream(), InboundWindow(limit: 0)),
-                deframer: MessageDeframer(maxMessageSize: configuration.maxReceiveMessageSize), web: web,
-                requestID: requestID)
-            stream.phase = .grpc(call)
-            failCall(call, streamID: streamID, error)
+            refuseCall(stream, head: &head, error)
             return
         case .success(let success):
             prepared = success
         }
+        let responses = GRPCResponseQueue(
+            highWater: configuration.maxBufferedResponseBytes, waker: connection, streamID: streamID,
+            metrics: shared.grpcMetrics.callStarted(prepared.route, shard: loop.index))
+        let requestID = RequestID.accept(head.value(of: RequestID.headerName))
+        let web = shared.makeWebCall(for: head, requestID: requestID)
         recentRoute = prepared.route
         let context = ServerContext(
             method: prepared.route.method, metadata: prepared.metadata, timeout: prepared.timeout, peer: peer,
@@ -368,6 +361,19 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
 
     /// Takes the timeout, not the context's deadline: an optional `ContinuousClock.Instant` (a type whose layout is
     /// not known at compile time) is copied through runtime type information each time it moves.
+    /// A call that fails before its handler runs: its stream still answers with the gRPC (or gRPC-Web) status.
+    private func refuseCall(_ stream: ServerStream, head: inout HeaderBlock, _ error: RPCError) {
+        let responses = GRPCResponseQueue(
+            highWater: configuration.maxBufferedResponseBytes, waker: bound, streamID: stream.id, metrics: nil)
+        let requestID = RequestID.accept(head.value(of: RequestID.headerName))
+        let call = GRPCServerCall(
+            responses: responses, inbound: .task(MessageStream(), InboundWindow(limit: 0)),
+            deframer: MessageDeframer(maxMessageSize: configuration.maxReceiveMessageSize),
+            web: shared.makeWebCall(for: head, requestID: requestID), requestID: requestID)
+        stream.phase = .grpc(call)
+        failCall(call, streamID: stream.id, error)
+    }
+
     private func armDeadline(_ call: GRPCServerCall, streamID: Int32, timeout: Duration?) {
         guard let timeout else { return }
         call.deadlineTimer = loop.scheduleTimer(after: timeout) {
