@@ -23,7 +23,9 @@ final class GRPCServerCall {
     let web: GRPCWebCall?
     /// Echoed in the response headers.
     let requestID: String
-    var deframer: MessageDeframer
+    /// Loop-confined, and the body ``receiveRequestBytes(_:_:)`` runs must not touch it: unchecked for exclusive
+    /// access (a runtime check on each DATA frame and at the request's end).
+    @exclusivity(unchecked) var deframer: MessageDeframer
     /// A synchronous call's request message, and how many arrived (a unary call must have exactly one; a task's
     /// messages go to its stream and are not counted here).
     private var request: [UInt8]?
