@@ -135,7 +135,8 @@ public struct CallLog: Sendable {
             "rpc",
             fields: CallLine(
                 context: context, fields: fields, code: (failure?.code ?? .ok).description,
-                duration: Self.microseconds(since: start), error: failure?.message.truncated(toUTF8Bytes: 300)))
+                microseconds: MonotonicClock.nanoseconds(since: start) / 1000,
+                error: failure?.message.truncated(toUTF8Bytes: 300)))
     }
 
     /// The fields of a call's line, listed in place (``LogFieldList``): this line is written for every call.
@@ -143,18 +144,18 @@ public struct CallLog: Sendable {
         let context: ServerContext
         let fields: Fields
         let code: String
-        let duration: String
+        let microseconds: UInt64
         let error: String?
 
-        func forEachField(_ body: (_ key: String, _ value: String) -> Void) {
-            body("method", context.method.path)
-            body("tenant", fields.tenantID)
-            body("key", fields.keyName)
-            body("user", fields.appUserID)
-            body("code", code)
-            body("duration_us", duration)
-            body("peer", context.peer)
-            if let error { body("error", error) }
+        func write(to line: inout LogFields) {
+            line.add("method", context.method.path)
+            line.add("tenant", fields.tenantID)
+            line.add("key", fields.keyName)
+            line.add("user", fields.appUserID)
+            line.add("code", code)
+            line.add("duration_us", microseconds)
+            line.add("peer", context.peer)
+            if let error { line.add("error", error) }
         }
     }
 
@@ -170,9 +171,5 @@ public struct CallLog: Sendable {
                 "metadata_keys": context.metadata.entries.map(\.key).joined(separator: ","),
                 "deadline_ms": deadline.map { String($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? "none",
             ])
-    }
-
-    private static func microseconds(since start: UInt64) -> String {
-        String(MonotonicClock.nanoseconds(since: start) / 1000)
     }
 }

@@ -34,10 +34,10 @@ struct LogLine {
     static func capacity(
         format: Logger.Format, label: String, message: String, requestID: String?, fields: some LogFieldList
     ) -> Int {
-        let expansion = format.expansion
-        var capacity = startCapacity(expansion: expansion, label: label, message: message, requestID: requestID)
-        fields.forEachField { key, value in capacity += fieldCapacity(expansion: expansion, key: key, value: value) }
-        return capacity
+        var sizing = LogFields(measuring: format)
+        fields.write(to: &sizing)
+        return startCapacity(expansion: format.expansion, label: label, message: message, requestID: requestID)
+            + sizing.measured
     }
 
     /// The most bytes of everything but the fields, the line's end included.
@@ -46,8 +46,9 @@ struct LogLine {
             + expansion * (label.utf8.count + message.utf8.count + (requestID?.utf8.count ?? 0))
     }
 
-    private static func fieldCapacity(expansion: Int, key: String, value: String) -> Int {
-        expansion * (key.utf8.count + value.utf8.count) + 6
+    /// The most bytes one field takes: separators and escaping included.
+    static func fieldCapacity(expansion: Int, key: Int, value: Int) -> Int {
+        expansion * (key + value) + 6
     }
 
     private func hasRoom(_ bytes: Int) -> Bool { count + bytes <= capacity }
@@ -57,19 +58,36 @@ struct LogLine {
         hasRoom(Self.startCapacity(expansion: expansion, label: entry.label, message: entry.message, requestID: entry.requestID))
     }
 
-    /// Appends each field that is sure to fit: false as soon as one may not (the line is then incomplete).
-    private mutating func appendFields(
-        _ fields: some LogFieldList, expansion: Int, _ appendField: (inout LogLine, String, String) -> Void
+    /// Appends the fields that are sure to fit: false as soon as one may not (the line is then incomplete).
+    private mutating func appendFields(_ fields: some LogFieldList, format: Logger.Format) -> Bool {
+        var writer = LogFields(writingInto: self, format: format)
+        fields.write(to: &writer)
+        self = writer.line!
+        return writer.fits
+    }
+
+    /// One field, ` key=value` in text, `,"key":"value"` in JSON, if it is sure to fit: false, appending nothing,
+    /// when it may not.
+    @inline(__always)
+    mutating func appendField(
+        _ key: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>, format: Logger.Format
     ) -> Bool {
-        var fits = true
-        fields.forEachField { key, value in
-            guard fits, hasRoom(Self.fieldCapacity(expansion: expansion, key: key, value: value)) else {
-                fits = false
-                return
-            }
-            appendField(&self, key, value)
+        guard hasRoom(Self.fieldCapacity(expansion: format.expansion, key: key.count, value: value.count)) else {
+            return false
         }
-        return fits
+        switch format {
+        case .text:
+            append(UInt8(ascii: " "))
+            append(key)
+            append(UInt8(ascii: "="))
+            appendValue(value)
+        case .json:
+            append(UInt8(ascii: ","))
+            appendJSONString(key)
+            append(UInt8(ascii: ":"))
+            appendJSONString(value)
+        }
+        return true
     }
 
     /// The text line: `TIMESTAMP LEVEL label message [request_id=ID] key=value ...` and a newline. False, with the
@@ -87,12 +105,7 @@ struct LogLine {
             append(" request_id=")
             appendValue(requestID)
         }
-        let fits = appendFields(fields, expansion: Logger.Format.text.expansion) { line, key, value in
-            line.append(UInt8(ascii: " "))
-            line.append(key)
-            line.append(UInt8(ascii: "="))
-            line.appendValue(value)
-        }
+        let fits = appendFields(fields, format: .text)
         append(UInt8(ascii: "\n"))
         return fits
     }
@@ -113,12 +126,7 @@ struct LogLine {
             append(",\"request_id\":")
             appendJSONString(requestID)
         }
-        let fits = appendFields(fields, expansion: Logger.Format.json.expansion) { line, key, value in
-            line.append(UInt8(ascii: ","))
-            line.appendJSONString(key)
-            line.append(UInt8(ascii: ":"))
-            line.appendJSONString(value)
-        }
+        let fits = appendFields(fields, format: .json)
         append("}\n")
         return fits
     }
@@ -126,22 +134,35 @@ struct LogLine {
     /// A JSON string: `"` and `\\` escaped, control characters as `\n` or `\u00XX`; other bytes as they are (the
     /// input is a Swift string, so valid UTF-8).
     mutating func appendJSONString(_ value: String) {
+        Self.withUTF8(of: value) { appendJSONString($0) }
+    }
+
+    private mutating func appendJSONString(_ bytes: UnsafeBufferPointer<UInt8>) {
+        appendQuoted(bytes, json: true)
+    }
+
+    /// `bytes` in double quotes, `"` and `\` escaped, a newline as `\n`, other control characters as `\u00XX` in
+    /// JSON and `?` in text.
+    private mutating func appendQuoted(_ bytes: UnsafeBufferPointer<UInt8>, json: Bool) {
         append(UInt8(ascii: "\""))
-        Self.withUTF8(of: value) { bytes in
-            for byte in bytes {
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                    append(UInt8(ascii: "\\"))
-                    append(byte)
-                case UInt8(ascii: "\n"):
-                    append("\\n")
-                case 0..<0x20, 0x7F:
-                    append("\\u00")
-                    append(Self.hexDigits[Int(byte >> 4)])
-                    append(Self.hexDigits[Int(byte & 0xF)])
-                default:
-                    append(byte)
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                append(UInt8(ascii: "\\"))
+                append(byte)
+            case UInt8(ascii: "\n"):
+                append(UInt8(ascii: "\\"))
+                append(UInt8(ascii: "n"))
+            case 0..<0x20, 0x7F:
+                guard json else {
+                    append(UInt8(ascii: "?"))
+                    continue
                 }
+                append("\\u00")
+                append(Self.hexDigits[Int(byte >> 4)])
+                append(Self.hexDigits[Int(byte & 0xF)])
+            default:
+                append(byte)
             }
         }
         append(UInt8(ascii: "\""))
@@ -155,16 +176,20 @@ struct LogLine {
     }
 
     mutating func append(_ text: String) {
-        Self.withUTF8(of: text) { bytes in
-            guard let source = bytes.baseAddress else { return }
-            (base + count).update(from: source, count: bytes.count)
-            count += bytes.count
-        }
+        Self.withUTF8(of: text) { append($0) }
+    }
+
+    @inline(__always)
+    private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress else { return }
+        (base + count).update(from: source, count: bytes.count)
+        count += bytes.count
     }
 
     /// `text`'s UTF-8 without the copy `String.withUTF8` needs (it is mutating): a copy of each of a line's dozen
     /// strings cost a retain and a release.
-    private static func withUTF8(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+    @inline(__always)
+    static func withUTF8(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         if text.utf8.withContiguousStorageIfAvailable(body) == nil {
             var copy = text
             copy.withUTF8(body)
@@ -174,27 +199,13 @@ struct LogLine {
     /// A value as is, or quoted with `"` and `\` escaped when it is empty or holds a space, a quote, `=` or a
     /// control character (so a line always parses back, and a value can never forge a second line).
     mutating func appendValue(_ value: String) {
-        Self.withUTF8(of: value) { bytes in
-            guard Self.needsQuotes(bytes) else {
-                (base + count).update(from: bytes.baseAddress!, count: bytes.count)
-                count += bytes.count
-                return
-            }
-            append(UInt8(ascii: "\""))
-            for byte in bytes {
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                    append(UInt8(ascii: "\\"))
-                    append(byte)
-                case UInt8(ascii: "\n"):
-                    append(UInt8(ascii: "\\"))
-                    append(UInt8(ascii: "n"))
-                case 0..<0x20, 0x7F: append(UInt8(ascii: "?"))
-                default: append(byte)
-                }
-            }
-            append(UInt8(ascii: "\""))
-        }
+        Self.withUTF8(of: value) { appendValue($0) }
+    }
+
+    @inline(__always)
+    private mutating func appendValue(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard Self.needsQuotes(bytes) else { return append(bytes) }
+        appendQuoted(bytes, json: false)
     }
 
     /// Whether a text value must be quoted: it is empty, or holds a byte ``isSpecial(_:)`` names. Every field of

@@ -96,6 +96,15 @@ import Testing
         }
     }
 
+    private static func append(
+        _ entry: LogLine.Entry, _ fields: some LogFieldList, format: Logger.Format, to line: inout LogLine
+    ) -> Bool {
+        switch format {
+        case .text: line.appendText(entry, fields: fields)
+        case .json: line.appendJSON(entry, fields: fields)
+        }
+    }
+
     private func entry(requestID: String? = nil) -> LogLine.Entry {
         LogLine.Entry(seconds: 0, milliseconds: 0, level: .info, label: "l", message: "m", requestID: requestID)
     }
@@ -151,11 +160,7 @@ import Testing
         let entry = LogLine.Entry(seconds: 0, milliseconds: 0, level: .info, label: "l", message: "m", requestID: worst)
         let count = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
             var line = LogLine(buffer)
-            let fits =
-                switch format {
-                case .text: line.appendText(entry, fields: fields)
-                case .json: line.appendJSON(entry, fields: fields)
-                }
+            let fits = Self.append(entry, fields, format: format, to: &line)
             #expect(fits)
             return line.count
         }
@@ -175,11 +180,7 @@ import Testing
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: size + 64) { memory in
                 memory.initialize(repeating: 0xEE)
                 var line = LogLine(UnsafeMutableBufferPointer(rebasing: memory[..<size]))
-                let fits =
-                    switch format {
-                    case .text: line.appendText(entry, fields: fields)
-                    case .json: line.appendJSON(entry, fields: fields)
-                    }
+                let fits = Self.append(entry, fields, format: format, to: &line)
                 return (fits, Array(line.bytes), !memory[size...].allSatisfy { $0 == 0xEE })
             }
         }
@@ -193,6 +194,47 @@ import Testing
             if attempt.fits { sawBoth.fits = true } else { sawBoth.notFits = true }
         }
         #expect(sawBoth.fits && sawBoth.notFits)
+    }
+
+    /// A line's fields as the per-call line adds them: keys fixed in the code, numbers in decimal.
+    private struct TypedFields: LogFieldList {
+        var numbers: [UInt64]
+        func write(to fields: inout LogFields) {
+            fields.add("user", "two words")
+            for number in numbers { fields.add("n", number) }
+            fields.add("k", "")
+        }
+    }
+
+    /// Numbers are written in decimal without a string (0, every power of ten's edge, the largest), fixed keys as
+    /// they are; values are quoted and escaped as any other, and the sizing pass covers them.
+    @Test(arguments: Logger.Format.allCases)
+    func typedFieldsAreWrittenLikeStrings(format: Logger.Format) {
+        var numbers: [UInt64] = [0, 7, .max, .max - 1]
+        var power: UInt64 = 10
+        for _ in 1...19 {
+            numbers += [power - 1, power]
+            power = power &* 10
+        }
+        let fields = TypedFields(numbers: numbers)
+        let entry = LogLine.Entry(seconds: 0, milliseconds: 0, level: .info, label: "l", message: "m", requestID: nil)
+        let capacity = LogLine.capacity(format: format, label: "l", message: "m", requestID: nil, fields: fields)
+        let text = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+            var line = LogLine(buffer)
+            let fits = Self.append(entry, fields, format: format, to: &line)
+            #expect(fits)
+            return String(decoding: line.bytes, as: UTF8.self)
+        }
+        let start = "1970-01-01T00:00:00.000Z"
+        switch format {
+        case .text:
+            let numberFields = numbers.map { " n=\($0)" }.joined()
+            #expect(text == "\(start) INFO l m user=\"two words\"\(numberFields) k=\"\"\n")
+        case .json:
+            let numberFields = numbers.map { #","n":"\#($0)""# }.joined()
+            #expect(text == #"{"time":"\#(start)","level":"info","logger":"l","msg":"m","user":"two words""#
+                + numberFields + #","k":""}"# + "\n")
+        }
     }
 
     /// The JSON line parses back to the same strings, whatever the values hold.
