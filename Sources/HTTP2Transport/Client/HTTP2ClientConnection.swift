@@ -3,7 +3,7 @@ import Encodings
 import RPCCore
 
 /// The client side of one HTTP/2 connection: gRPC calls as streams. Loop-confined.
-final class HTTP2ClientConnection: ConnectionProtocol, HTTP2SessionDelegate {
+final class HTTP2ClientConnection: HTTP2SessionDelegate, ConnectionProtocol {
     private final class ClientStream {
         let call: GRPCClientCall
         let request: [UInt8]
@@ -34,6 +34,7 @@ final class HTTP2ClientConnection: ConnectionProtocol, HTTP2SessionDelegate {
     init(socket: SocketConnection, configuration: GRPCClientConfiguration) throws(TransportError) {
         self.socket = socket
         self.configuration = configuration
+        super.init()
         session = try NGHTTP2Session(role: .client, delegate: self, options: NGHTTP2Session.Options())
         session.submitSettings([
             (NGHTTP2_SETTINGS_ENABLE_PUSH, 0),
@@ -130,18 +131,18 @@ final class HTTP2ClientConnection: ConnectionProtocol, HTTP2SessionDelegate {
 
     // MARK: HTTP2SessionDelegate
 
-    func headersBegan(streamID: Int32) {
+    override func headersBegan(streamID: Int32) {
         guard let stream = streams[streamID] else { return }
         stream.headBlocksSeen += 1
         if stream.headBlocksSeen == 2 { stream.head = HeaderBlock() }
     }
 
-    func headerReceived(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Bool {
+    override func headerReceived(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Bool {
         streams[streamID]?.head.add(name: name, value: value, limit: 64 * 1024)
         return true
     }
 
-    func headersReceived(streamID: Int32, endStream: Bool) {
+    override func headersReceived(streamID: Int32, endStream: Bool) {
         guard let stream = streams[streamID] else { return }
         let head = stream.head
         if stream.headBlocksSeen == 1 {
@@ -158,7 +159,7 @@ final class HTTP2ClientConnection: ConnectionProtocol, HTTP2SessionDelegate {
         if endStream { complete(stream, trailers: head) }
     }
 
-    func dataReceived(streamID: Int32, bytes: UnsafeRawBufferPointer) {
+    override func dataReceived(streamID: Int32, bytes: UnsafeRawBufferPointer) {
         guard let stream = streams[streamID] else { return }
         stream.deframer.append(bytes)
         do {
@@ -169,12 +170,12 @@ final class HTTP2ClientConnection: ConnectionProtocol, HTTP2SessionDelegate {
         }
     }
 
-    func endStreamReceived(streamID: Int32) {
+    override func endStreamReceived(streamID: Int32) {
         guard let stream = streams[streamID] else { return }
         stream.call.complete(RPCStatus(code: .internal, message: "The server closed the stream without trailers."))
     }
 
-    func streamClosed(streamID: Int32, errorCode: UInt32) {
+    override func streamClosed(streamID: Int32, errorCode: UInt32) {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
         socket.loop.cancelTimer(stream.deadlineTimer)
         let reason = errorCode == 0 ? "without a status" : "with error \(errorCode)"
@@ -182,15 +183,13 @@ final class HTTP2ClientConnection: ConnectionProtocol, HTTP2SessionDelegate {
         if closing { socket.scheduleFlush() }
     }
 
-    func pingReceived(isAck: Bool) {}
-
-    func goawayReceived() {
+    override func goawayReceived() {
         closing = true
     }
 
-    func settingsReceived() { prefaceReceived = true }
+    override func settingsReceived() { prefaceReceived = true }
 
-    func readData(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> HTTP2DataRead {
+    override func readData(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> HTTP2DataRead {
         guard let stream = streams[streamID] else { return .end(0) }
         let count = min(buffer.count, stream.request.count - stream.requestOffset)
         if count > 0 {
@@ -202,9 +201,7 @@ final class HTTP2ClientConnection: ConnectionProtocol, HTTP2SessionDelegate {
         return stream.requestOffset == stream.request.count ? .end(count) : .bytes(count)
     }
 
-    func endStreamSent(streamID: Int32) {}
-
-    func headersNotSent(streamID: Int32, reason: Int32) {
+    override func headersNotSent(streamID: Int32, reason: Int32) {
         guard let stream = streams[streamID] else { return }
         stream.call.complete(
             RPCStatus(code: .internal, message: "The request headers could not be sent: \(NGHTTP2Session.describe(reason))."))

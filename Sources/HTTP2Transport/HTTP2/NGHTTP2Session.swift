@@ -1,32 +1,37 @@
 import CNGHTTP2
 
-/// What an HTTP/2 endpoint (server or client) does with the events of its nghttp2 session.
+/// What an HTTP/2 endpoint (server or client) does with the events of its nghttp2 session: each endpoint overrides
+/// the events it handles; the others are ignored.
+///
+/// A class, not a protocol: nghttp2's callbacks reach the endpoint through an unretained reference
+/// (`Unmanaged._withUnsafeGuaranteedRef`), which only a class type allows. Loading a protocol existential from an
+/// `unowned(unsafe)` property retained and released it around each of the dozen and more callbacks of every request.
 ///
 /// Every method runs on the connection's event loop, from inside `nghttp2_session_mem_recv` or `mem_send`:
 /// none may call back into the session's send or receive.
-protocol HTTP2SessionDelegate: AnyObject {
+class HTTP2SessionDelegate {
     /// A HEADERS frame opens or continues a header block on a stream.
-    func headersBegan(streamID: Int32)
+    func headersBegan(streamID: Int32) {}
     /// One header field; false resets the stream (the block was rejected).
-    func headerReceived(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Bool
+    func headerReceived(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Bool { true }
     /// A whole header block arrived; `endStream` when the peer finished sending.
-    func headersReceived(streamID: Int32, endStream: Bool)
-    func dataReceived(streamID: Int32, bytes: UnsafeRawBufferPointer)
+    func headersReceived(streamID: Int32, endStream: Bool) {}
+    func dataReceived(streamID: Int32, bytes: UnsafeRawBufferPointer) {}
     /// END_STREAM arrived on a DATA frame.
-    func endStreamReceived(streamID: Int32)
+    func endStreamReceived(streamID: Int32) {}
     /// The stream is closed; `errorCode` is non-zero when it was reset by either side.
-    func streamClosed(streamID: Int32, errorCode: UInt32)
-    func pingReceived(isAck: Bool)
+    func streamClosed(streamID: Int32, errorCode: UInt32) {}
+    func pingReceived(isAck: Bool) {}
     /// A SETTINGS frame (not an ack): on a server, the first one completes the client's connection preface.
-    func settingsReceived()
-    func goawayReceived()
+    func settingsReceived() {}
+    func goawayReceived() {}
     /// Fills `buffer` with the stream's next DATA bytes (see ``HTTP2DataRead``).
-    func readData(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> HTTP2DataRead
+    func readData(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> HTTP2DataRead { .end(0) }
     /// A frame carrying END_STREAM went out on the stream.
-    func endStreamSent(streamID: Int32)
+    func endStreamSent(streamID: Int32) {}
     /// nghttp2 dropped a HEADERS frame it could not send (`reason` is its error code), typically a header block over
     /// the send limit. The stream stays open unless the delegate resets it.
-    func headersNotSent(streamID: Int32, reason: Int32)
+    func headersNotSent(streamID: Int32, reason: Int32) {}
 }
 
 /// The result of a data provider read.
@@ -45,14 +50,12 @@ final class NGHTTP2Session {
     enum Role { case server, client }
 
     private(set) var session: OpaquePointer!
-    /// The connection that owns this session and alone drives it: nghttp2 calls back only from inside
-    /// `receive` and `produceOutput`, which the delegate calls (`nghttp2_session_del` calls nothing back), so the
-    /// delegate is alive whenever it is reached. `unowned(unsafe)` because a checked `unowned` reference cost two
-    /// atomic operations per callback, about forty per call.
-    unowned(unsafe) let delegate: any HTTP2SessionDelegate
 
-    init(role: Role, delegate: any HTTP2SessionDelegate, options: Options) throws(TransportError) {
-        self.delegate = delegate
+    /// `delegate` is the connection that owns this session and alone drives it: nghttp2 calls back only from inside
+    /// `receive` and `produceOutput`, which the delegate calls (`nghttp2_session_del` calls nothing back), so the
+    /// delegate is alive whenever it is reached. The session's user data is the delegate, unretained: a checked
+    /// `unowned` reference would cost two atomic operations per callback.
+    init(role: Role, delegate: HTTP2SessionDelegate, options: Options) throws(TransportError) {
         var option: OpaquePointer?
         nghttp2_option_new(&option)
         defer { nghttp2_option_del(option) }
@@ -64,7 +67,7 @@ final class NGHTTP2Session {
                 option, UInt64(options.streamResetBurst), UInt64(options.streamResetRatePerSecond))
         }
         var session: OpaquePointer?
-        let userData = Unmanaged.passUnretained(self).toOpaque()
+        let userData = Unmanaged.passUnretained(delegate).toOpaque()
         let result =
             role == .server
             ? nghttp2_session_server_new2(&session, Self.callbacks.pointer, userData, option)
@@ -202,8 +205,11 @@ final class NGHTTP2Session {
 
     // MARK: C callbacks
 
-    private static func from(_ userData: UnsafeMutableRawPointer?) -> NGHTTP2Session {
-        Unmanaged<NGHTTP2Session>.fromOpaque(userData!).takeUnretainedValue()
+    /// Runs `body` with the delegate a callback's user data names, neither retained nor released.
+    private static func withDelegate<Result>(
+        _ userData: UnsafeMutableRawPointer?, _ body: (HTTP2SessionDelegate) -> Result
+    ) -> Result {
+        Unmanaged<HTTP2SessionDelegate>.fromOpaque(userData!)._withUnsafeGuaranteedRef(body)
     }
 
     /// Callbacks are identical for every session; built once.
@@ -214,58 +220,61 @@ final class NGHTTP2Session {
         nghttp2_session_callbacks_new(&callbacks)
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, userData in
             guard let frame else { return 0 }
-            NGHTTP2Session.from(userData).delegate.headersBegan(streamID: frame.pointee.hd.stream_id)
+            withDelegate(userData) { $0.headersBegan(streamID: frame.pointee.hd.stream_id) }
             return 0
         }
         nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, userData in
             guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
-            let accepted = NGHTTP2Session.from(userData).delegate.headerReceived(
-                streamID: frame.pointee.hd.stream_id,
-                name: UnsafeRawBufferPointer(start: name, count: nameLength),
-                value: UnsafeRawBufferPointer(start: value, count: valueLength)
-            )
+            let accepted = withDelegate(userData) {
+                $0.headerReceived(
+                    streamID: frame.pointee.hd.stream_id,
+                    name: UnsafeRawBufferPointer(start: name, count: nameLength),
+                    value: UnsafeRawBufferPointer(start: value, count: valueLength))
+            }
             return accepted ? 0 : NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
         }
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, userData in
             guard let frame else { return 0 }
-            let delegate = NGHTTP2Session.from(userData).delegate
             let header = frame.pointee.hd
             let endStream = header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
-            switch Int(header.type) {
-            case Int(NGHTTP2_HEADERS.rawValue):
-                delegate.headersReceived(streamID: header.stream_id, endStream: endStream)
-            case Int(NGHTTP2_DATA.rawValue):
-                if endStream { delegate.endStreamReceived(streamID: header.stream_id) }
-            case Int(NGHTTP2_PING.rawValue):
-                delegate.pingReceived(isAck: header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0)
-            case Int(NGHTTP2_GOAWAY.rawValue):
-                delegate.goawayReceived()
-            case Int(NGHTTP2_SETTINGS.rawValue):
-                if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 { delegate.settingsReceived() }
-            default: break
+            withDelegate(userData) { delegate in
+                switch Int(header.type) {
+                case Int(NGHTTP2_HEADERS.rawValue):
+                    delegate.headersReceived(streamID: header.stream_id, endStream: endStream)
+                case Int(NGHTTP2_DATA.rawValue):
+                    if endStream { delegate.endStreamReceived(streamID: header.stream_id) }
+                case Int(NGHTTP2_PING.rawValue):
+                    delegate.pingReceived(isAck: header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0)
+                case Int(NGHTTP2_GOAWAY.rawValue):
+                    delegate.goawayReceived()
+                case Int(NGHTTP2_SETTINGS.rawValue):
+                    if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 { delegate.settingsReceived() }
+                default: break
+                }
             }
             return 0
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, userData in
-            NGHTTP2Session.from(userData).delegate.dataReceived(
-                streamID: streamID, bytes: UnsafeRawBufferPointer(start: data, count: length))
+            withDelegate(userData) {
+                $0.dataReceived(streamID: streamID, bytes: UnsafeRawBufferPointer(start: data, count: length))
+            }
             return 0
         }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, errorCode, userData in
-            NGHTTP2Session.from(userData).delegate.streamClosed(streamID: streamID, errorCode: errorCode)
+            withDelegate(userData) { $0.streamClosed(streamID: streamID, errorCode: errorCode) }
             return 0
         }
         nghttp2_session_callbacks_set_on_frame_send_callback(callbacks) { _, frame, userData in
             guard let frame else { return 0 }
             let header = frame.pointee.hd
             if header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 {
-                NGHTTP2Session.from(userData).delegate.endStreamSent(streamID: header.stream_id)
+                withDelegate(userData) { $0.endStreamSent(streamID: header.stream_id) }
             }
             return 0
         }
         nghttp2_session_callbacks_set_on_frame_not_send_callback(callbacks) { _, frame, reason, userData in
             guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
-            NGHTTP2Session.from(userData).delegate.headersNotSent(streamID: frame.pointee.hd.stream_id, reason: reason)
+            withDelegate(userData) { $0.headersNotSent(streamID: frame.pointee.hd.stream_id, reason: reason) }
             return 0
         }
         return Callbacks(pointer: callbacks!)
@@ -274,8 +283,10 @@ final class NGHTTP2Session {
     private static let dataProvider: nghttp2_data_provider = {
         var provider = nghttp2_data_provider()
         provider.read_callback = { _, streamID, buffer, length, flags, _, userData in
-            let delegate = NGHTTP2Session.from(userData).delegate
-            switch delegate.readData(streamID: streamID, into: UnsafeMutableRawBufferPointer(start: buffer, count: length)) {
+            let read = withDelegate(userData) {
+                $0.readData(streamID: streamID, into: UnsafeMutableRawBufferPointer(start: buffer, count: length))
+            }
+            switch read {
             case .bytes(let count):
                 return count
             case .deferred:

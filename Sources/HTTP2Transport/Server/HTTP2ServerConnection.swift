@@ -5,7 +5,7 @@ import RPCCore
 /// The server side of one HTTP/2 connection: gRPC calls and plain HTTP routes on its streams.
 ///
 /// Loop-confined. Handlers run as tasks and reach the connection only through ``LoopBound``.
-final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
+final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
     /// Unowned: the socket owns this connection. Everything that can run after the socket closed (tasks, timers)
     /// checks `session`, which ``connectionClosed()`` clears, before touching it.
     ///
@@ -61,6 +61,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
             streamResetBurst: shared.configuration.streamResetBurst,
             streamResetRatePerSecond: shared.configuration.streamResetRatePerSecond,
             maxSendHeaderBlockBytes: shared.configuration.maxResponseHeaderBlockSize)
+        super.init()
         session = try NGHTTP2Session(role: .server, delegate: self, options: options)
         session.submitSettings([
             (NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, UInt32(configuration.maxConcurrentStreams)),
@@ -121,7 +122,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
 
     // MARK: HTTP2SessionDelegate
 
-    func headersBegan(streamID: Int32) {
+    override func headersBegan(streamID: Int32) {
         if stream(streamID) == nil {
             let stream = ServerStream(id: streamID)
             streams.insert(stream)
@@ -131,14 +132,14 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         }
     }
 
-    func headerReceived(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Bool {
+    override func headerReceived(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Bool {
         // Only a request head is kept (not request trailers): its stream is the one ``headersBegan`` made last.
         guard streamID == receivingStreamID else { return true }
         receivingHead.add(name: name, value: value, limit: configuration.maxHeaderListSize)
         return true
     }
 
-    func headersReceived(streamID: Int32, endStream: Bool) {
+    override func headersReceived(streamID: Int32, endStream: Bool) {
         guard let stream = stream(streamID) else { return }
         management.requestHeadersReceived()
         switch stream.phase {
@@ -152,7 +153,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         }
     }
 
-    func dataReceived(streamID: Int32, bytes: UnsafeRawBufferPointer) {
+    override func dataReceived(streamID: Int32, bytes: UnsafeRawBufferPointer) {
         guard let stream = stream(streamID) else {
             session.consume(streamID: streamID, bytes: bytes.count)
             return
@@ -173,7 +174,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         }
     }
 
-    func endStreamReceived(streamID: Int32) {
+    override func endStreamReceived(streamID: Int32) {
         guard let stream = stream(streamID) else { return }
         switch stream.phase {
         case .grpc(let call):
@@ -192,7 +193,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         }
     }
 
-    func streamClosed(streamID: Int32, errorCode: UInt32) {
+    override func streamClosed(streamID: Int32, errorCode: UInt32) {
         guard let stream = streams.remove(streamID) else { return }
         if lastStream === stream { lastStream = nil }
         if receivingStreamID == streamID { receivingStreamID = nil }
@@ -200,7 +201,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         socket.scheduleFlush()
     }
 
-    func pingReceived(isAck: Bool) {
+    override func pingReceived(isAck: Bool) {
         if isAck {
             perform(management.pingAckReceived())
         } else {
@@ -208,14 +209,12 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         }
     }
 
-    func goawayReceived() {}
-
-    func settingsReceived() {
+    override func settingsReceived() {
         // The client's preface is complete: from here on keepalive, not the idle timeout, watches the connection.
         socket.idleTimeout = nil
     }
 
-    func readData(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> HTTP2DataRead {
+    override func readData(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> HTTP2DataRead {
         guard let stream = stream(streamID) else { return .end(0) }
         switch stream.phase {
         case .grpc(let call):
@@ -256,7 +255,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         }
     }
 
-    func endStreamSent(streamID: Int32) {
+    override func endStreamSent(streamID: Int32) {
         // Finished before the client did: tell it to stop sending (PROTOCOL-HTTP2.md).
         if !session.isStreamRemoteClosed(streamID) {
             session.resetStream(streamID: streamID, errorCode: NGHTTP2_NO_ERROR)
@@ -265,7 +264,7 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
 
     /// Response headers or trailers too large to send: a call must still end, so the stream is reset (the client
     /// sees INTERNAL) and the log says why.
-    func headersNotSent(streamID: Int32, reason: Int32) {
+    override func headersNotSent(streamID: Int32, reason: Int32) {
         shared.logger.warning(
             "response headers not sent, stream reset",
             ["stream": String(streamID), "reason": NGHTTP2Session.describe(reason),
@@ -359,8 +358,6 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         armDeadline(call, streamID: streamID, timeout: prepared.timeout)
     }
 
-    /// Takes the timeout, not the context's deadline: an optional `ContinuousClock.Instant` (a type whose layout is
-    /// not known at compile time) is copied through runtime type information each time it moves.
     /// A call that fails before its handler runs: its stream still answers with the gRPC (or gRPC-Web) status.
     private func refuseCall(_ stream: ServerStream, head: inout HeaderBlock, _ error: RPCError) {
         let responses = GRPCResponseQueue(
@@ -374,6 +371,8 @@ final class HTTP2ServerConnection: ConnectionProtocol, HTTP2SessionDelegate {
         failCall(call, streamID: stream.id, error)
     }
 
+    /// Takes the timeout, not the context's deadline: an optional `ContinuousClock.Instant` (a type whose layout is
+    /// not known at compile time) is copied through runtime type information each time it moves.
     private func armDeadline(_ call: GRPCServerCall, streamID: Int32, timeout: Duration?) {
         guard let timeout else { return }
         call.deadlineTimer = loop.scheduleTimer(after: timeout) {
