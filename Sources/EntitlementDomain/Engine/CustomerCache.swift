@@ -55,11 +55,9 @@ final class CustomerCache: Sendable {
             self.tenantID = tenantID
             self.appUserID = appUserID
             var hasher = Hasher()
-            var tenantID = tenantID
-            var appUserID = appUserID
-            tenantID.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            Self.withUTF8(of: tenantID) { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
             hasher.combine(0xFF as UInt8)
-            appUserID.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            Self.withUTF8(of: appUserID) { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
             hash = hasher.finalize()
         }
 
@@ -72,14 +70,19 @@ final class CustomerCache: Sendable {
         }
 
         private static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
-            var lhs = lhs
-            var rhs = rhs
-            return lhs.withUTF8 { left in
-                rhs.withUTF8 { right in
+            withUTF8(of: lhs) { left in
+                withUTF8(of: rhs) { right in
                     guard left.count == right.count else { return false }
                     return left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0
                 }
             }
+        }
+
+        /// `text`'s UTF-8 without the copy `String.withUTF8` needs (it is mutating), and its retain and release.
+        private static func withUTF8<Result>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+            if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
+            var copy = text
+            return copy.withUTF8(body)
         }
     }
 
