@@ -42,7 +42,9 @@ let package = Package(
         .target(name: "Metrics", swiftSettings: strict),
         .target(name: "ProtobufWire", swiftSettings: strict),
         .target(name: "EntitlementsProto", dependencies: ["ProtobufWire"], swiftSettings: strict),
-        .target(name: "RPCCore", dependencies: ["ProtobufWire", "CivilCalendar", "Encodings", "Metrics", "RequestTracing"], swiftSettings: strict),
+        .target(
+            name: "RPCCore", dependencies: ["ProtobufWire", "CivilCalendar", "Encodings", "Metrics", "RequestTracing", "CSystemShims"],
+            swiftSettings: strict),
         .target(
             name: "HTTP2Transport",
             dependencies: ["RPCCore", "BoundedText", "Encodings", "Metrics", "RequestTracing", "CNGHTTP2", "COpenSSL", "COpenSSLShims", "CZlib", "CSystemShims"],

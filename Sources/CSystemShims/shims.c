@@ -62,3 +62,7 @@ static _Thread_local const void *thread_binding;
 const void *cshim_thread_binding(void) { return thread_binding; }
 
 void cshim_set_thread_binding(const void *value) { thread_binding = value; }
+
+static _Thread_local struct cshim_second_text thread_second_text;
+
+struct cshim_second_text *cshim_thread_second_text(void) { return &thread_second_text; }

@@ -1,4 +1,5 @@
 import CivilCalendar
+import CSystemShims
 
 /// Builds one log line in memory the caller provides (a stack buffer for ordinary lines): no allocation, no
 /// per-byte capacity checks. Room is checked once for the line's start and once per field, for the worst case of
@@ -230,10 +231,26 @@ struct LogLine {
         return UnsafePointer(table)
     }()
 
-    /// `2026-11-30T12:00:00.123Z` for `seconds` since 1970 (UTC) and `milliseconds` into that second, by
-    /// ``CivilCalendar``'s arithmetic, which costs less than `gmtime_r` on every line.
+    /// `2026-11-30T12:00:00.123Z` for `seconds` since 1970 (UTC) and `milliseconds` into that second. The text up to
+    /// the seconds comes from ``CivilCalendar``'s arithmetic (cheaper than `gmtime_r`) once per second and thread;
+    /// the thread's other lines of that second copy it.
     mutating func appendTimestamp(seconds: Int, milliseconds: Int) {
-        count += CivilCalendar.writeISO8601(
-            seconds: Int64(seconds), fraction: Int64(milliseconds), digits: 3, to: base + count)
+        let cached = cshim_thread_second_text()!
+        if cached.pointee.length == 0 || cached.pointee.second != seconds {
+            let length = withUnsafeMutableBytes(of: &cached.pointee.text) { text in
+                // Without its closing `Z`.
+                CivilCalendar.writeISO8601(seconds: Int64(seconds), to: text.baseAddress!.assumingMemoryBound(to: UInt8.self)) - 1
+            }
+            cached.pointee.second = Int64(seconds)
+            cached.pointee.length = Int64(length)
+        }
+        withUnsafeBytes(of: &cached.pointee.text) { text in
+            append(UnsafeBufferPointer(rebasing: text.assumingMemoryBound(to: UInt8.self)[..<Int(cached.pointee.length)]))
+        }
+        append(UInt8(ascii: "."))
+        append(UInt8(ascii: "0") + UInt8(milliseconds / 100))
+        append(UInt8(ascii: "0") + UInt8(milliseconds / 10 % 10))
+        append(UInt8(ascii: "0") + UInt8(milliseconds % 10))
+        append(UInt8(ascii: "Z"))
     }
 }

@@ -80,6 +80,21 @@ import Testing
         #expect(line { $0.appendTimestamp(seconds: seconds, milliseconds: 7) } == expected)
     }
 
+    /// The text up to the seconds is kept per thread and second: lines of one second, of the next, and of an earlier
+    /// one again each read their own time (and 1970's first second is not mistaken for the empty cache).
+    @Test func secondsReusedOnAThreadStayExact() {
+        let times = [(0, 0), (0, 999), (1_764_504_000, 5), (1_764_504_000, 50), (1_764_504_001, 500), (1_764_504_000, 7), (0, 1)]
+        for (seconds, milliseconds) in times {
+            var time = seconds
+            var parts = tm()
+            gmtime_r(&time, &parts)
+            let expected = String(
+                format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+                Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), milliseconds)
+            #expect(line { $0.appendTimestamp(seconds: seconds, milliseconds: milliseconds) } == expected)
+        }
+    }
+
     @Test func everyDayOfFourCenturiesMatchesGmtime() {
         for day in stride(from: 0, to: 146_097 * 2, by: 1) where day % 7 == 0 || day % 146_097 < 400 {
             var time = day * 86_400 + 43_210

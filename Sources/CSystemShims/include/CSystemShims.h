@@ -39,4 +39,13 @@ uint64_t cshim_thread_random64(void);
 const void *cshim_thread_binding(void);
 void cshim_set_thread_binding(const void *value);
 
+// The calling thread's last log timestamp up to its seconds (`2026-11-30T12:00:00`): lines in the same second copy it
+// rather than redo the calendar arithmetic. `length` is 0 until the thread writes one.
+struct cshim_second_text {
+    int64_t second;
+    int64_t length;
+    unsigned char text[48];
+};
+struct cshim_second_text *cshim_thread_second_text(void);
+
 #endif
