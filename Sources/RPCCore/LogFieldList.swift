@@ -1,3 +1,5 @@
+import Encodings
+
 /// The fields of a log line, handed over on demand: the logger asks for them to write the line (and, for a line that
 /// may not fit its stack buffer, to size it first), so a line logged on every call needs no array of pairs, no copy
 /// of each string, and no string for a number.
@@ -37,7 +39,7 @@ public struct LogFields {
 
     /// A field whose key is fixed in the code: a plain name, written as it is.
     public mutating func add(_ key: StaticString, _ value: String) {
-        key.withUTF8Buffer { key in LogLine.withUTF8(of: value) { add(key, $0) } }
+        key.withUTF8Buffer { key in value.withUTF8Bytes { add(key, $0) } }
     }
 
     /// A field whose value is a number, written in decimal without making a string of it.
@@ -55,7 +57,7 @@ public struct LogFields {
     }
 
     public mutating func add(_ key: String, _ value: String) {
-        LogLine.withUTF8(of: key) { key in LogLine.withUTF8(of: value) { add(key, $0) } }
+        key.withUTF8Bytes { key in value.withUTF8Bytes { add(key, $0) } }
     }
 
     @inline(__always)

@@ -1,5 +1,6 @@
 import CivilCalendar
 import CSystemShims
+import Encodings
 
 /// Builds one log line in memory the caller provides (a stack buffer for ordinary lines): no allocation, no
 /// per-byte capacity checks. Room is checked once for the line's start and once per field, for the worst case of
@@ -135,7 +136,7 @@ struct LogLine {
     /// A JSON string: `"` and `\\` escaped, control characters as `\n` or `\u00XX`; other bytes as they are (the
     /// input is a Swift string, so valid UTF-8).
     mutating func appendJSONString(_ value: String) {
-        Self.withUTF8(of: value) { appendJSONString($0) }
+        value.withUTF8Bytes { appendJSONString($0) }
     }
 
     private mutating func appendJSONString(_ bytes: UnsafeBufferPointer<UInt8>) {
@@ -177,7 +178,7 @@ struct LogLine {
     }
 
     mutating func append(_ text: String) {
-        Self.withUTF8(of: text) { append($0) }
+        text.withUTF8Bytes { append($0) }
     }
 
     @inline(__always)
@@ -187,20 +188,10 @@ struct LogLine {
         count += bytes.count
     }
 
-    /// `text`'s UTF-8 without the copy `String.withUTF8` needs (it is mutating): a copy of each of a line's dozen
-    /// strings cost a retain and a release.
-    @inline(__always)
-    static func withUTF8(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
-        if text.utf8.withContiguousStorageIfAvailable(body) == nil {
-            var copy = text
-            copy.withUTF8(body)
-        }
-    }
-
     /// A value as is, or quoted with `"` and `\` escaped when it is empty or holds a space, a quote, `=` or a
     /// control character (so a line always parses back, and a value can never forge a second line).
     mutating func appendValue(_ value: String) {
-        Self.withUTF8(of: value) { appendValue($0) }
+        value.withUTF8Bytes { appendValue($0) }
     }
 
     @inline(__always)

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Encodings
 import Synchronization
 
 /// What the read path needs of one customer, built from a snapshot after every write that touches it.
@@ -55,9 +56,9 @@ final class CustomerCache: Sendable {
             self.tenantID = tenantID
             self.appUserID = appUserID
             var hasher = Hasher()
-            Self.withUTF8(of: tenantID) { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            tenantID.withUTF8Bytes { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
             hasher.combine(0xFF as UInt8)
-            Self.withUTF8(of: appUserID) { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            appUserID.withUTF8Bytes { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
             hash = hasher.finalize()
         }
 
@@ -70,19 +71,12 @@ final class CustomerCache: Sendable {
         }
 
         private static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
-            withUTF8(of: lhs) { left in
-                withUTF8(of: rhs) { right in
+            lhs.withUTF8Bytes { left in
+                rhs.withUTF8Bytes { right in
                     guard left.count == right.count else { return false }
                     return left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0
                 }
             }
-        }
-
-        /// `text`'s UTF-8 without the copy `String.withUTF8` needs (it is mutating), and its retain and release.
-        private static func withUTF8<Result>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-            if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
-            var copy = text
-            return copy.withUTF8(body)
         }
     }
 

@@ -130,10 +130,7 @@ struct HeaderBlock {
         func equal(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
             utf8.count == bytes.count && (utf8.isEmpty || memcmp(utf8.baseAddress!, bytes.baseAddress!, utf8.count) == 0)
         }
-        // A small string keeps its bytes inline, with no contiguous storage to lend: it is compared from a copy.
-        if let result = string.utf8.withContiguousStorageIfAvailable(equal) { return result }
-        var copy = string
-        return copy.withUTF8(equal)
+        return string.withUTF8Bytes(equal)
     }
 
     private static let grpcContentType = Array("application/grpc".utf8)
