@@ -211,20 +211,20 @@ extension HeaderList {
         StatusFields.forEach(metadata) { add($0, bytes: $1) }
     }
 
-    /// The start of every gRPC response head.
+    /// The start of every gRPC response head, lending its storage: the server keeps it.
     static func grpcResponse(acceptEncoding: String) -> HeaderList {
         var headers = HeaderList()
         headers.add(":status", "200")
         headers.add("content-type", "application/grpc")
         headers.add("grpc-accept-encoding", acceptEncoding)
-        return headers
+        return headers.lendingStorage()
     }
 
-    /// The trailers of most calls, built once.
+    /// The trailers of most calls, built once, lending their storage.
     static let okTrailers: HeaderList = {
         var headers = HeaderList()
         headers.addStatus(.ok)
-        return headers
+        return headers.lendingStorage()
     }()
 
     /// Trailers for `status`, reusing ``okTrailers`` when there is nothing but `OK`.

@@ -5,12 +5,25 @@ import RequestTracing
 struct HeaderList {
     private var bytes: [UInt8] = []
     private var fields: [(nameStart: Int, nameLength: Int, valueStart: Int, valueLength: Int, indexed: Bool)] = []
+    /// Set by ``lendingStorage()``; cleared by any change, which may have moved the fields to new storage.
+    private var lendsStorage = false
 
     init() {
         bytes.reserveCapacity(128)
     }
 
+    /// This list with its fields lent to nghttp2 rather than copied (`NGHTTP2_NV_FLAG_NO_COPY_NAME` and `_VALUE`),
+    /// sparing a copy, a lowercasing pass over the names and an allocation per submission. Only for a list kept for
+    /// as long as any session it is submitted to (the server's own, or a static one) and whose names are lowercase:
+    /// nghttp2 lowercases only what it copies.
+    func lendingStorage() -> HeaderList {
+        var lent = self
+        lent.lendsStorage = true
+        return lent
+    }
+
     mutating func add(_ name: String, _ value: String) {
+        lendsStorage = false
         let nameStart = bytes.count
         bytes.append(contentsOf: name.utf8)
         let valueStart = bytes.count
@@ -19,6 +32,7 @@ struct HeaderList {
     }
 
     mutating func add(_ name: String, bytes value: [UInt8]) {
+        lendsStorage = false
         let nameStart = bytes.count
         bytes.append(contentsOf: name.utf8)
         let valueStart = bytes.count
@@ -33,7 +47,8 @@ struct HeaderList {
 
     var count: Int { fields.count }
 
-    /// Lends nghttp2 a name/value array pointing into this list's storage; nghttp2 copies it before returning.
+    /// Lends nghttp2 a name/value array pointing into this list's storage; nghttp2 copies the fields before returning
+    /// unless the list lends its storage (``lendingStorage()``).
     func withNV<Result>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> Result) -> Result {
         withNV(extraFields: 0) { nva, count in body(UnsafePointer(nva.baseAddress!), count) }
     }
@@ -65,12 +80,13 @@ struct HeaderList {
     ) -> Result {
         bytes.withUnsafeBufferPointer { storage in
             let base = UnsafeMutablePointer(mutating: storage.baseAddress ?? UnsafePointer(bitPattern: 1)!)
+            let lent = lendsStorage ? NGHTTP2_NV_FLAG_NO_COPY_NAME.rawValue | NGHTTP2_NV_FLAG_NO_COPY_VALUE.rawValue : 0
             return withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: max(fields.count + extraFields, 1)) { nva in
                 for (index, field) in fields.enumerated() {
+                    let indexing = field.indexed ? NGHTTP2_NV_FLAG_NONE.rawValue : NGHTTP2_NV_FLAG_NO_INDEX.rawValue
                     nva[index] = nghttp2_nv(
                         name: base + field.nameStart, value: base + field.valueStart,
-                        namelen: field.nameLength, valuelen: field.valueLength,
-                        flags: UInt8(field.indexed ? NGHTTP2_NV_FLAG_NONE.rawValue : NGHTTP2_NV_FLAG_NO_INDEX.rawValue))
+                        namelen: field.nameLength, valuelen: field.valueLength, flags: UInt8(indexing | lent))
                 }
                 return body(nva, fields.count)
             }

@@ -62,6 +62,7 @@ final class NGHTTP2Session {
         nghttp2_option_set_no_auto_window_update(option, options.manualFlowControl ? 1 : 0)
         nghttp2_option_set_max_outbound_ack(option, 1000)
         nghttp2_option_set_max_send_header_block_length(option, options.maxSendHeaderBlockBytes)
+        if !options.checksHTTPMessaging { nghttp2_option_set_no_http_messaging(option, 1) }
         if options.streamResetBurst > 0 {
             nghttp2_option_set_stream_reset_rate_limit(
                 option, UInt64(options.streamResetBurst), UInt64(options.streamResetRatePerSecond))
@@ -84,6 +85,8 @@ final class NGHTTP2Session {
         var streamResetRatePerSecond = 0
         /// The largest HPACK-encoded header block (headers or trailers) this side sends; nghttp2's default.
         var maxSendHeaderBlockBytes = 64 * 1024
+        /// False when the delegate checks RFC 9113 §8's rules itself (``RequestFieldRules``).
+        var checksHTTPMessaging = true
     }
 
     // MARK: Driving the session

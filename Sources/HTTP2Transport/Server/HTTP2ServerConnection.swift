@@ -31,6 +31,8 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
     @exclusivity(unchecked) private var receivingHead = HeaderBlock()
     /// The stream whose request head ``receivingHead`` holds, until the head is complete.
     @exclusivity(unchecked) private var receivingStreamID: Int32?
+    /// The rules the header block being received (a request head or trailers) must keep.
+    @exclusivity(unchecked) private var fieldRules = RequestFieldRules(.head)
     /// The method of the last call: clients call one again and again, and a match skips the router's lookup.
     @exclusivity(unchecked) private var recentRoute: RPCRouter.Route?
     private var configuration: HTTP2ServerConfiguration { shared.configuration }
@@ -60,7 +62,8 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
             manualFlowControl: true,
             streamResetBurst: shared.configuration.streamResetBurst,
             streamResetRatePerSecond: shared.configuration.streamResetRatePerSecond,
-            maxSendHeaderBlockBytes: shared.configuration.maxResponseHeaderBlockSize)
+            maxSendHeaderBlockBytes: shared.configuration.maxResponseHeaderBlockSize,
+            checksHTTPMessaging: false)
         super.init()
         session = try NGHTTP2Session(role: .server, delegate: self, options: options)
         session.submitSettings([
@@ -123,16 +126,24 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
     // MARK: HTTP2SessionDelegate
 
     override func headersBegan(streamID: Int32) {
-        if stream(streamID) == nil {
-            let stream = ServerStream(id: streamID)
-            streams.insert(stream)
-            lastStream = stream
-            receivingHead.reset()
-            receivingStreamID = streamID
+        guard stream(streamID) == nil else {
+            fieldRules = RequestFieldRules(.trailers)
+            return
         }
+        let stream = ServerStream(id: streamID)
+        streams.insert(stream)
+        lastStream = stream
+        receivingHead.reset()
+        receivingStreamID = streamID
+        fieldRules = RequestFieldRules(.head)
     }
 
     override func headerReceived(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Bool {
+        guard fieldRules.accept(name: name, value: value) else {
+            // nghttp2 then skips the rest of the block; its own reset of the stream finds this one queued.
+            refuseMalformed(streamID: streamID)
+            return false
+        }
         // Only a request head is kept (not request trailers): its stream is the one ``headersBegan`` made last.
         guard streamID == receivingStreamID else { return true }
         receivingHead.add(name: name, value: value, limit: configuration.maxHeaderListSize)
@@ -141,22 +152,35 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
 
     override func headersReceived(streamID: Int32, endStream: Bool) {
         guard let stream = stream(streamID) else { return }
-        management.requestHeadersReceived()
         switch stream.phase {
         case .receivingHeaders:
             receivingStreamID = nil
+            guard fieldRules.headIsComplete else { return refuseMalformed(streamID: streamID) }
+            management.requestHeadersReceived()
+            stream.bodyLength = fieldRules.bodyLength
             startRequest(stream, head: &receivingHead)
             if endStream { endStreamReceived(streamID: streamID) }
         default:
-            // Request trailers: only their END_STREAM matters.
-            if endStream { endStreamReceived(streamID: streamID) }
+            // Request trailers: only their END_STREAM matters, which they must carry.
+            guard endStream else { return refuseMalformed(streamID: streamID) }
+            management.requestHeadersReceived()
+            endStreamReceived(streamID: streamID)
         }
+    }
+
+    /// A request that breaks RFC 9113 §8's rules is never served (§8.1.1): a stream error.
+    private func refuseMalformed(streamID: Int32) {
+        session.resetStream(streamID: streamID, errorCode: NGHTTP2_PROTOCOL_ERROR)
     }
 
     override func dataReceived(streamID: Int32, bytes: UnsafeRawBufferPointer) {
         guard let stream = stream(streamID) else {
             session.consume(streamID: streamID, bytes: bytes.count)
             return
+        }
+        guard stream.bodyLength.add(bytes.count) else {
+            session.consume(streamID: streamID, bytes: bytes.count)
+            return refuseMalformed(streamID: streamID)
         }
         switch stream.phase {
         case .grpc(let call):
@@ -176,6 +200,7 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
 
     override func endStreamReceived(streamID: Int32) {
         guard let stream = stream(streamID) else { return }
+        guard stream.bodyLength.endIsValid else { return refuseMalformed(streamID: streamID) }
         switch stream.phase {
         case .grpc(let call):
             do {

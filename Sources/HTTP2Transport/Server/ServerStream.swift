@@ -12,6 +12,8 @@ final class ServerStream {
 
     let id: Int32
     var phase = Phase.receivingHeaders
+    /// The request body so far against its declared `content-length`.
+    var bodyLength = RequestBodyLength(declared: nil)
 
     init(id: Int32) {
         self.id = id
