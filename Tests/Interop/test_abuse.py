@@ -957,3 +957,36 @@ def test_content_length_mismatch_is_a_stream_error(configured_server, connect, p
     assert stream.reset == PROTOCOL_ERROR or (connection.goaway and connection.goaway.error_code == PROTOCOL_ERROR), (
         f"content-length mismatch: {stream.describe()}; {connection.describe()}")
     assert_serving(server, protos, "a content-length mismatch")
+
+
+# A request whose body or trailers break RFC 9113 §8.1: name -> frames after the head (which has no END_STREAM).
+MALFORMED_BODIES = {
+    "body-longer-than-content-length": lambda c: [
+        raw_frame(DATA, 0, 1, frame(b"")), raw_frame(DATA, END_STREAM, 1, b"\x00" * 10)],
+    "trailers-without-end-stream": lambda c: [
+        raw_frame(DATA, 0, 1, frame(b"")), c.headers_frame(1, [("x-trailer", "1")], end_stream=False)],
+    "pseudo-header-in-trailers": lambda c: [
+        raw_frame(DATA, 0, 1, frame(b"")), c.headers_frame(1, [(":path", EMPTY)], end_stream=True)],
+    "content-length-in-trailers": lambda c: [
+        raw_frame(DATA, 0, 1, frame(b"")), c.headers_frame(1, [("content-length", "5")], end_stream=True)],
+}
+
+
+@pytest.mark.parametrize("name", list(MALFORMED_BODIES))
+def test_malformed_body_or_trailers_is_a_stream_error(configured_server, connect, protos, name):
+    """What follows a valid head is held to the same rules: RST_STREAM PROTOCOL_ERROR, never an answer, and the
+    connection goes on serving."""
+    server = configured_server()
+    connection = connect(server)
+    connection.handshake()
+    extra = [("content-length", str(len(frame(b""))))] if name == "body-longer-than-content-length" else []
+    connection.send(connection.headers_frame(1, connection.request_headers(EMPTY, extra)))
+    for part in MALFORMED_BODIES[name](connection):
+        connection.send(part)
+    stream = connection.streams[1]
+    connection.wait_for(lambda: stream.ended or connection.goaway is not None)
+    assert stream.grpc_status is None, f"{name}: malformed request answered: {stream.describe()}"
+    assert stream.reset == PROTOCOL_ERROR, f"{name}: {stream.describe()}; {connection.describe()}"
+    follow_up = empty_call_succeeds(connection, 3)
+    assert follow_up.grpc_status == 0, f"{name}: connection unusable after a stream error: {follow_up.describe()}"
+    assert_serving(server, protos, f"a malformed body ({name})")

@@ -75,15 +75,20 @@ struct HeaderBlock {
         }
     }
 
-    /// Adds one field. Names are matched as bytes and only the values a call needs become strings: this runs for
-    /// every header of every request.
+    /// Adds one field.
     mutating func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, limit: Int) {
+        add(name: name, value: value, known: KnownHeader(name), limit: limit)
+    }
+
+    /// Adds one field whose name was matched already (`known`, nil for any other name). Only the values a call needs
+    /// become strings: this runs for every header of every request.
+    mutating func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, known: KnownHeader?, limit: Int) {
         listSize += name.count + value.count + 32
         if listSize > limit {
             tooLarge = true
             return
         }
-        switch KnownHeader(name) {
+        switch known {
         case .method: method = Self.string(value, reusing: previousMethod)
         case .path: path = Self.string(value, reusing: previousPath)
         case .authority: authority = Self.string(value, reusing: previousAuthority)
@@ -102,7 +107,7 @@ struct HeaderBlock {
             contentType = isGRPC ? nil : String(decoding: value, as: UTF8.self)
         case .grpcTimeout: timeout = String(decoding: value, as: UTF8.self)
         case .grpcEncoding: encoding = String(decoding: value, as: UTF8.self)
-        case nil: appendField(name: name, value: value)
+        case .host, .contentLength, .connectionSpecific, nil: appendField(name: name, value: value)
         }
     }
 
@@ -178,30 +183,6 @@ struct HeaderBlock {
             }
         }
         return metadata
-    }
-}
-
-/// The request headers the transport reads itself, recognised without making a string of the name.
-private enum KnownHeader {
-    case method, path, scheme, authority, contentType, te, userAgent, grpcTimeout, grpcEncoding, grpcAcceptEncoding
-
-    init?(_ name: UnsafeRawBufferPointer) {
-        func matches(_ candidate: StaticString) -> Bool {
-            memcmp(name.baseAddress!, candidate.utf8Start, name.count) == 0
-        }
-        let found: KnownHeader? =
-            switch name.count {
-            case 2: matches("te") ? .te : nil
-            case 5: matches(":path") ? .path : nil
-            case 7: matches(":method") ? .method : matches(":scheme") ? .scheme : nil
-            case 10: matches(":authority") ? .authority : matches("user-agent") ? .userAgent : nil
-            case 12: matches("content-type") ? .contentType : matches("grpc-timeout") ? .grpcTimeout : nil
-            case 13: matches("grpc-encoding") ? .grpcEncoding : nil
-            case 20: matches("grpc-accept-encoding") ? .grpcAcceptEncoding : nil
-            default: nil
-            }
-        guard let found else { return nil }
-        self = found
     }
 }
 

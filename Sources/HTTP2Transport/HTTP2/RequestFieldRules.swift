@@ -37,54 +37,57 @@ struct RequestFieldRules {
         self.block = block
     }
 
-    /// Whether the field may come here; false is a stream error.
-    mutating func accept(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Bool {
-        guard let first = name.first else { return false }
-        if first == UInt8(ascii: ":") { return acceptPseudoHeader(name, value) }
-        seen.insert(.regularField)
-        guard Self.all(name, are: .name) else { return false }
-        switch name.count {
-        case 2 where Self.matches(name, "te"):
+    /// Whether the field may come here; false is a stream error. `known` is the name matched (``KnownHeader``):
+    /// those names are valid as they are.
+    mutating func accept(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, known: KnownHeader?) -> Bool {
+        switch known {
+        case .method, .path, .scheme, .authority:
+            return acceptPseudoHeader(known!, value)
+        case nil:
+            // Any other pseudo-header (`:protocol` too: extended CONNECT, RFC 8441, is not enabled), or a name
+            // that is not a lowercase token.
+            seen.insert(.regularField)
+            return name.first != UInt8(ascii: ":") && !name.isEmpty && Self.all(name, are: .name)
+                && Self.isFieldValue(value)
+        case .te:
             // The one connection-specific field allowed, with the one value allowed (§8.2.2).
+            seen.insert(.regularField)
             return Self.matchesIgnoringCase(value, "trailers")
-        case 4 where Self.matches(name, "host"):
+        case .host:
+            seen.insert(.regularField)
             return accept(.host, value: value, valid: Self.all(value, are: .authority))
-        case 7 where Self.matches(name, "upgrade"),
-            10 where Self.matches(name, "connection") || Self.matches(name, "keep-alive"),
-            16 where Self.matches(name, "proxy-connection"),
-            17 where Self.matches(name, "transfer-encoding"):
-            return false
-        case 14 where Self.matches(name, "content-length"):
+        case .contentLength:
+            seen.insert(.regularField)
             // Framing has no place in trailers (RFC 9110 §6.5.1).
             guard block == .head, declaredLength == nil, let length = Self.decimal(value) else { return false }
             declaredLength = length
             return true
-        default:
+        case .connectionSpecific:
+            return false
+        case .contentType, .userAgent, .grpcTimeout, .grpcEncoding, .grpcAcceptEncoding:
+            seen.insert(.regularField)
             return Self.isFieldValue(value)
         }
     }
 
-    private mutating func acceptPseudoHeader(_ name: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Bool {
+    private mutating func acceptPseudoHeader(_ known: KnownHeader, _ value: UnsafeRawBufferPointer) -> Bool {
         guard block == .head, !seen.contains(.regularField) else { return false }
-        switch name.count {
-        case 5 where Self.matches(name, ":path"):
+        switch known {
+        case .path:
             if value.first == UInt8(ascii: "/") { seen.insert(.absolutePath) }
             if value.count == 1, value[0] == UInt8(ascii: "*") { seen.insert(.asteriskPath) }
             return accept(.path, value: value, valid: Self.all(value, are: .path))
-        case 7 where Self.matches(name, ":method"):
+        case .method:
             if Self.matches(value, "CONNECT") { seen.insert(.connectMethod) }
             if Self.matches(value, "OPTIONS") { seen.insert(.optionsMethod) }
             return accept(.method, value: value, valid: Self.all(value, are: .token))
-        case 7 where Self.matches(name, ":scheme"):
+        case .scheme:
             if Self.matchesIgnoringCase(value, "http") || Self.matchesIgnoringCase(value, "https") {
                 seen.insert(.httpScheme)
             }
             return accept(.scheme, value: value, valid: Self.isScheme(value))
-        case 10 where Self.matches(name, ":authority"):
-            return accept(.authority, value: value, valid: Self.all(value, are: .authority))
         default:
-            // `:protocol` too: extended CONNECT (RFC 8441) is not enabled.
-            return false
+            return accept(.authority, value: value, valid: Self.all(value, are: .authority))
         }
     }
 

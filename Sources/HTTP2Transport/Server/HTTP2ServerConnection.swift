@@ -139,14 +139,15 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
     }
 
     override func headerReceived(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Bool {
-        guard fieldRules.accept(name: name, value: value) else {
+        let known = KnownHeader(name)
+        guard fieldRules.accept(name: name, value: value, known: known) else {
             // nghttp2 then skips the rest of the block; its own reset of the stream finds this one queued.
             refuseMalformed(streamID: streamID)
             return false
         }
         // Only a request head is kept (not request trailers): its stream is the one ``headersBegan`` made last.
         guard streamID == receivingStreamID else { return true }
-        receivingHead.add(name: name, value: value, limit: configuration.maxHeaderListSize)
+        receivingHead.add(name: name, value: value, known: known, limit: configuration.maxHeaderListSize)
         return true
     }
 

@@ -18,7 +18,9 @@ struct RequestFieldRulesTests {
         var rules = RequestFieldRules(block)
         for (index, field) in fields.enumerated() {
             let accepted = Array(field.name.utf8).withUnsafeBytes { name in
-                Array(field.value.utf8).withUnsafeBytes { value in rules.accept(name: name, value: value) }
+                Array(field.value.utf8).withUnsafeBytes { value in
+                    rules.accept(name: name, value: value, known: KnownHeader(name))
+                }
             }
             if !accepted { return (index, rules) }
         }
