@@ -918,6 +918,7 @@ MALFORMED_REQUESTS = {
     "nul-in-field-value": lambda h: h + [("x-nul", "a\x00b")],
     "crlf-in-field-value": lambda h: h + [("x-crlf", "a\r\nx-injected: 1")],
     "leading-space-in-field-value": lambda h: h + [("x-space", " a")],
+    "content-length-without-body": lambda h: h + [("content-length", "5")],
 }
 
 

@@ -156,9 +156,12 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
         switch stream.phase {
         case .receivingHeaders:
             receivingStreamID = nil
-            guard fieldRules.headIsComplete else { return refuseMalformed(streamID: streamID) }
-            management.requestHeadersReceived()
             stream.bodyLength = fieldRules.bodyLength
+            // A head that ends the stream ends its body too: checked before anything of the request starts.
+            guard fieldRules.headIsComplete, !endStream || stream.bodyLength.endIsValid else {
+                return refuseMalformed(streamID: streamID)
+            }
+            management.requestHeadersReceived()
             startRequest(stream, head: &receivingHead)
             if endStream { endStreamReceived(streamID: streamID) }
         default:
