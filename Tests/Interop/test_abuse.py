@@ -8,6 +8,7 @@ Health Check on a separate connection answers SERVING.
 
 from __future__ import annotations
 
+import copy
 import re
 import select
 import socket
@@ -970,6 +971,8 @@ MALFORMED_BODIES = {
         raw_frame(DATA, 0, 1, frame(b"")), c.headers_frame(1, [(":path", EMPTY)], end_stream=True)],
     "content-length-in-trailers": lambda c: [
         raw_frame(DATA, 0, 1, frame(b"")), c.headers_frame(1, [("content-length", "5")], end_stream=True)],
+    "host-in-trailers": lambda c: [
+        raw_frame(DATA, 0, 1, frame(b"")), c.headers_frame(1, [("host", "example.com")], end_stream=True)],
 }
 
 
@@ -991,3 +994,23 @@ def test_malformed_body_or_trailers_is_a_stream_error(configured_server, connect
     follow_up = empty_call_succeeds(connection, 3)
     assert follow_up.grpc_status == 0, f"{name}: connection unusable after a stream error: {follow_up.describe()}"
     assert_serving(server, protos, f"a malformed body ({name})")
+
+
+def test_malformed_field_in_a_continuation_frame_is_a_stream_error(configured_server, connect, protos):
+    """A field refused in a CONTINUATION frame resets the stream; the rest of the block is still decoded (HPACK state
+    stays in step), so the connection's next request is served."""
+    server = configured_server()
+    connection = connect(server)
+    connection.handshake()
+    valid = connection.request_headers(EMPTY) + [("x-before", "1")]
+    # The valid fields' encoding is the block's start (HPACK is deterministic given the table): X-Upper and the
+    # field after it go in the CONTINUATION frame.
+    split = len(copy.deepcopy(connection.encoder).encode(valid))
+    block = connection.header_block(valid + [("X-Upper", "1"), ("x-after", "1")])
+    connection.send(raw_frame(HEADERS, END_STREAM, 1, block[:split]) + raw_frame(CONTINUATION, END_HEADERS, 1, block[split:]))
+    stream = connection.streams.setdefault(1, StreamState())
+    connection.wait_for(lambda: stream.ended or connection.goaway is not None)
+    assert stream.grpc_status is None and stream.reset == PROTOCOL_ERROR, f"{stream.describe()}; {connection.describe()}"
+    follow_up = empty_call_succeeds(connection, 3)
+    assert follow_up.grpc_status == 0, f"connection unusable after the reset: {follow_up.describe()}"
+    assert_serving(server, protos, "a malformed field in a CONTINUATION frame")

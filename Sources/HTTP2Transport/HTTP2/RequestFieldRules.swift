@@ -55,10 +55,10 @@ struct RequestFieldRules {
             return Self.matchesIgnoringCase(value, "trailers")
         case .host:
             seen.insert(.regularField)
-            return accept(.host, value: value, valid: Self.all(value, are: .authority))
+            // Neither routing nor framing has a place in trailers (RFC 9110 §6.5.1).
+            return block == .head && accept(.host, value: value, valid: Self.all(value, are: .authority))
         case .contentLength:
             seen.insert(.regularField)
-            // Framing has no place in trailers (RFC 9110 §6.5.1).
             guard block == .head, declaredLength == nil, let length = Self.decimal(value) else { return false }
             declaredLength = length
             return true

@@ -183,8 +183,10 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
             return
         }
         guard stream.bodyLength.add(bytes.count) else {
+            // Reset first: the stream is closing then, and its window is not reopened.
+            refuseMalformed(streamID: streamID)
             session.consume(streamID: streamID, bytes: bytes.count)
-            return refuseMalformed(streamID: streamID)
+            return
         }
         switch stream.phase {
         case .grpc(let call):

@@ -95,7 +95,7 @@ struct RequestFieldRulesTests {
 
     @Test func pseudoHeaderAfterARegularFieldIsRefused() {
         #expect(Self.feed(Self.head + [(":authority", "b")]).refused == Self.head.count)
-        // A refused regular field still ends the pseudo-headers' place.
+        // Any regular field ends the pseudo-headers' place, a well-formed one too.
         #expect(Self.feed([(":method", "GET"), ("x-a", "1"), (":path", "/")]).refused == 2)
     }
 
@@ -120,10 +120,11 @@ struct RequestFieldRulesTests {
         #expect(!Self.isAccepted([(":method", "CONNECT"), ("host", "a")]))
     }
 
-    @Test func trailersCarryNoPseudoHeaderNorFraming() {
+    @Test func trailersCarryNoPseudoHeaderFramingNorRouting() {
         #expect(Self.feed([("x-trailer", "1"), ("grpc-status", "0")], block: .trailers).refused == nil)
         #expect(Self.feed([(":path", "/")], block: .trailers).refused == 0)
         #expect(Self.feed([("content-length", "0")], block: .trailers).refused == 0)
+        #expect(Self.feed([("host", "example.com")], block: .trailers).refused == 0)
         #expect(Self.feed([("X-Trailer", "1")], block: .trailers).refused == 0)
     }
 
