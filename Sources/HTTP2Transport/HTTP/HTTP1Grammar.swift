@@ -1,6 +1,7 @@
 import Encodings
 
-/// Byte classes from RFC 9110 / RFC 9112 / RFC 3986 used by the HTTP/1.1 parser and serializer.
+/// Byte classes from RFC 9110 / RFC 9112 / RFC 3986 used by the HTTP/1.1 parser and serializer, and the ones HTTP/2's
+/// request rules share with them (``RequestFieldRules``).
 enum HTTP1Grammar {
     static let cr: UInt8 = 0x0D
     static let lf: UInt8 = 0x0A
@@ -60,6 +61,20 @@ enum HTTP1Grammar {
         default:
             isTargetChar(byte)
         }
+    }
+
+    /// `1*DIGIT` as an `Int`: nil when empty, when a byte is not a digit, or when it does not fit.
+    static func decimalValue(_ digits: some Collection<UInt8>) -> Int? {
+        guard !digits.isEmpty else { return nil }
+        var result = 0
+        for digit in digits {
+            guard digit &- UInt8(ascii: "0") < 10 else { return nil }
+            let (shifted, overflow1) = result.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = shifted.addingReportingOverflow(Int(digit &- UInt8(ascii: "0")))
+            if overflow1 || overflow2 { return nil }
+            result = sum
+        }
+        return result
     }
 
     @inline(__always)

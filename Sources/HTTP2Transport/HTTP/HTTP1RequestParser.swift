@@ -677,14 +677,8 @@ public struct HTTP1RequestParser: Sendable {
                 "Content-Length \(HTTP1Grammar.quote(value.utf8)) is not a decimal number"
             )
         }
-        var result = 0
-        for digit in value.utf8 {
-            let (shifted, overflow1) = result.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = shifted.addingReportingOverflow(Int(digit &- 0x30))
-            if overflow1 || overflow2 { return .max }
-            result = sum
-        }
-        return result
+        // Too large to fit is too large to accept: the body limit refuses it.
+        return HTTP1Grammar.decimalValue(value.utf8) ?? .max
     }
 
     /// Only a single `chunked` is accepted: it must be last (RFC 9112 §6.3), may not repeat, and other codings are not implemented.

@@ -59,7 +59,9 @@ struct RequestFieldRules {
             return block == .head && accept(.host, value: value, valid: Self.all(value, are: .authority))
         case .contentLength:
             seen.insert(.regularField)
-            guard block == .head, declaredLength == nil, let length = Self.decimal(value) else { return false }
+            guard block == .head, declaredLength == nil, let length = HTTP1Grammar.decimalValue(value) else {
+                return false
+            }
             declaredLength = length
             return true
         case .connectionSpecific:
@@ -153,20 +155,6 @@ struct RequestFieldRules {
         }
     }
 
-    /// Decimal digits, at least one, that fit an `Int`.
-    private static func decimal(_ value: UnsafeRawBufferPointer) -> Int? {
-        guard !value.isEmpty else { return nil }
-        var result = 0
-        for byte in value {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-            let (times10, overflow) = result.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = times10.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
-            guard !overflow, !overflow2 else { return nil }
-            result = sum
-        }
-        return result
-    }
-
     /// What a byte may be part of; nghttp2's tables (`nghttp2_helper.c`) as one table of flags.
     struct ByteClass: OptionSet {
         let rawValue: UInt8
@@ -189,11 +177,11 @@ struct RequestFieldRules {
             let letterOrDigit =
                 (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
             let isUpper = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-            let isToken = letterOrDigit || Self.isAmong(byte, "!#$%&'*+-.^_`|~")
+            let isToken = HTTP1Grammar.isTokenChar(byte)
             var classes: ByteClass = []
             if isToken { classes.insert(.token) }
             if isToken && !isUpper { classes.insert(.name) }
-            if byte == UInt8(ascii: "\t") || (0x20...0x7E).contains(byte) || byte >= 0x80 { classes.insert(.value) }
+            if HTTP1Grammar.isFieldValueChar(byte) { classes.insert(.value) }
             if (0x21...0x7E).contains(byte) || byte >= 0x80 { classes.insert(.path) }
             if letterOrDigit || Self.isAmong(byte, "!$%&'()*+,-.:;=@[]_~") { classes.insert(.authority) }
             self = classes
