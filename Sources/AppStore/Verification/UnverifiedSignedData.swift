@@ -1,4 +1,4 @@
-public import JOSE
+import JOSE
 
 /// App Store signed data split and its payload decoded, nothing verified yet: what a caller reads to pick the
 /// verifier (the environment the payload claims) without splitting and decoding the token a second time when it is

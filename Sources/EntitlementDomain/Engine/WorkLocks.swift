@@ -12,8 +12,10 @@ extension CustomerEngine {
 
     /// This process among the instances sharing a database: the host name and process ID, in logs.
     public static func defaultInstanceID() -> String {
-        var name = [CChar](repeating: 0, count: 256)
-        let host = gethostname(&name, name.count) == 0 ? String(cString: name) : "localhost"
+        var name = [UInt8](repeating: 0, count: 256)
+        // A name that fills the buffer may come without its terminating NUL: read up to the first NUL, if any.
+        let host = gethostname(&name, name.count) == 0
+            ? String(decoding: name.prefix { $0 != 0 }, as: UTF8.self) : "localhost"
         return "\(host):\(getpid())"
     }
 }

@@ -52,8 +52,9 @@ protocol SQLExecutor {
         throws(StorageError) -> T?
 }
 
-/// One result row, its columns numbered from 0.
-protocol SQLRow {
+/// One result row, its columns numbered from 0. Its metatype is sendable (`SendableMetatype`): the shared queries
+/// pass generic row decoders such as `StorageSQL.customer(from:)` as closures, which capture the row type.
+protocol SQLRow: SendableMetatype {
     func isNull(_ column: Int32) -> Bool
     func int64(_ column: Int32) -> Int64
     func string(_ column: Int32) -> String
