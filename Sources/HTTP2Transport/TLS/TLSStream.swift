@@ -3,6 +3,10 @@ import COpenSSLShims
 import Glibc
 
 /// One TLS session on a non-blocking socket. Loop-confined like the connection that owns it.
+///
+/// OpenSSL's error queue belongs to the thread, which every connection of the loop shares, and `SSL_get_error` reads
+/// it: each I/O call starts with an empty queue, and a session that failed is never used again (not even for
+/// close_notify), so one connection's failure cannot be read as another's.
 final class TLSStream {
     enum IOResult {
         case bytes(Int)
@@ -14,6 +18,9 @@ final class TLSStream {
 
     private let ssl: OpaquePointer
     private(set) var handshakeDone = false
+    /// Set by a fatal error (`SSL_ERROR_SSL`, `SSL_ERROR_SYSCALL`), after which OpenSSL forbids `SSL_shutdown`, or
+    /// once close_notify was sent.
+    private var isFinished = false
 
     init(context: TLSContext, fd: Int32, serverName: String? = nil) throws(TransportError) {
         guard let ssl = SSL_new(context.context) else { throw .tls("SSL_new failed") }
@@ -46,6 +53,7 @@ final class TLSStream {
 
     /// Drives the handshake; `.bytes(0)` means it completed.
     func handshake() -> IOResult {
+        ERR_clear_error()
         let result = SSL_do_handshake(ssl)
         if result == 1 {
             handshakeDone = true
@@ -64,19 +72,27 @@ final class TLSStream {
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) -> IOResult {
+        ERR_clear_error()
         let result = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
         return result > 0 ? .bytes(Int(result)) : classify(result)
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) -> IOResult {
         guard bytes.count > 0 else { return .bytes(0) }
+        ERR_clear_error()
         let result = SSL_write(ssl, bytes.baseAddress, Int32(min(bytes.count, Int(Int32.max))))
         return result > 0 ? .bytes(Int(result)) : classify(result)
     }
 
-    /// Sends close_notify; best effort on a non-blocking socket.
+    /// Sends close_notify once; best effort on a non-blocking socket, and nothing after a fatal error or before the
+    /// handshake completed (where `SSL_shutdown` only queues an error).
     func shutdown() {
-        if handshakeDone { SSL_shutdown(ssl) }
+        guard handshakeDone, !isFinished else { return }
+        isFinished = true
+        ERR_clear_error()
+        SSL_shutdown(ssl)
+        // Nobody reads its outcome: what it queued must not reach the thread's next connection.
+        ERR_clear_error()
     }
 
     private func classify(_ result: Int32) -> IOResult {
@@ -87,9 +103,11 @@ final class TLSStream {
         case SSL_ERROR_ZERO_RETURN: return .closed
         case SSL_ERROR_SYSCALL:
             let reason = errno
+            isFinished = true
             ERR_clear_error()
             return reason == 0 ? .closed : .failed(String(cString: strerror(reason)))
         default:
+            isFinished = true
             return .failed(TLSContext.lastError())
         }
     }
