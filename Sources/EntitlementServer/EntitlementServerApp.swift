@@ -180,6 +180,13 @@ public final class EntitlementServerApp: Sendable {
         try server.start()
         metrics.set(server.grpcMetrics, key: "grpc")
         metrics.set(server.eventLoopLag, key: "event_loop_lag")
+        let admission = server.connectionAdmission
+        metrics.set(admission.refusals, key: "connections_refused")
+        metrics.set(admission.requestHeadTimeouts, key: "request_head_timeouts")
+        metrics.set(
+            GaugeFamily("entitlementd_connections_open", help: "Client connections open now (gRPC, gRPC-Web and HTTP).") {
+                Double(admission.openConnections)
+            }, key: "connections_open")
         self.server.withLock { $0 = server }
         let metricsAddress = try startMetricsServer()
         // A signal that arrived while binding found no server to stop (and no scheduler to stop: none is started).

@@ -44,6 +44,15 @@ public struct HTTP2ServerConfiguration: Sendable {
     public var http1MaxBodyBytes: Int = 1024 * 1024
     /// An HTTP/1.1 connection or an unfinished handshake with no traffic for this long is closed.
     public var idleTimeout: Duration = .seconds(120)
+    /// A request head must arrive whole within this long: an HTTP/1.1 request line and fields from their first byte,
+    /// an HTTP/2 header block (HEADERS and CONTINUATIONs) from the read that began it, and a new connection's first
+    /// head (HTTP/1.1) or preface and SETTINGS (HTTP/2) from the accept, TLS handshake included. Unlike the idle
+    /// timeout, traffic does not restart it: a client trickling bytes cannot hold a connection.
+    public var requestHeadTimeout: Duration = .seconds(10)
+    /// Open connections in all; a new one past it is closed at once. 0: the file-descriptor limit less a reserve.
+    public var maxConnections: Int = 0
+    /// Open connections per client address (the TCP peer's); 0: no limit.
+    public var maxConnectionsPerAddress: Int = 1000
     /// Which browser origins may call gRPC-Web methods; nil: none (preflights get 403, responses no CORS headers).
     public var grpcWebCORS: (any GRPCWebCORSPolicy)?
 

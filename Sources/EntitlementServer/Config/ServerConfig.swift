@@ -120,7 +120,8 @@ let configSchema: [(section: String, keys: [String])] = [
         [
             "max_concurrent_streams", "max_header_list_bytes", "max_response_header_bytes", "max_receive_message_bytes", "initial_window_bytes",
             "max_buffered_response_bytes", "stream_reset_burst", "stream_reset_rate_per_second",
-            "http1_max_header_bytes", "http1_max_body_bytes",
+            "http1_max_header_bytes", "http1_max_body_bytes", "request_head_timeout_seconds", "max_connections",
+            "max_connections_per_address",
         ]
     ),
     ("keepalive", ["interval_seconds", "timeout_seconds", "min_client_ping_interval_seconds"]),
@@ -268,6 +269,9 @@ private struct ConfigReader {
         // [streams]
         try integer("streams", "max_per_customer", 1...1000) { config.maxStreamsPerCustomer = $0 }
         try integer("storage", "max_write_group", 1...1000) { config.maxWriteGroup = $0 }
+        try integer("limits", "request_head_timeout_seconds", 1...3600) { transport.requestHeadTimeout = .seconds($0) }
+        try integer("limits", "max_connections", 0...10_000_000) { transport.maxConnections = $0 }
+        try integer("limits", "max_connections_per_address", 0...10_000_000) { transport.maxConnectionsPerAddress = $0 }
         try integer("streams", "max_per_connection", 1...10000) { config.maxStreamsPerConnection = $0 }
         try integer("server", "shutdown_drain_delay_seconds", 0...300) { config.shutdownDrainDelay = .seconds($0) }
         // [outbound_http]

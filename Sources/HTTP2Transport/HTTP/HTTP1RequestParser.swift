@@ -125,6 +125,16 @@ public struct HTTP1RequestParser: Sendable {
         return true
     }
 
+    /// Whether the head of a request (its request line or fields, leading empty lines included) has begun and not
+    /// yet ended: what the server's request-head deadline times.
+    public var isReceivingHead: Bool {
+        switch state {
+        case .requestLine: buffer.count > readIndex
+        case .headerLines: true
+        default: false
+        }
+    }
+
     // MARK: - State machine
 
     private mutating func parse() throws(HTTP1ParseError) -> HTTP1ParsedRequest? {

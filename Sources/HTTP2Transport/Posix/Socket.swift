@@ -44,7 +44,9 @@ enum Socket {
         return fd
     }
 
-    static func accept(_ listener: Int32) -> (fd: Int32, peer: String)? {
+    /// A pending connection: its socket, the client's bare address (for limits per address) and its address with the
+    /// port (for logs).
+    static func accept(_ listener: Int32) -> (fd: Int32, address: String, peer: String)? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let fd = withUnsafeMutablePointer(to: &storage) { pointer in
@@ -54,7 +56,8 @@ enum Socket {
         }
         guard fd >= 0 else { return nil }
         setNoDelay(fd)
-        return (fd, describe(storage))
+        let (address, peer) = describe(storage)
+        return (fd, address, peer)
     }
 
     static func localPort(_ fd: Int32) -> Int {
@@ -111,7 +114,7 @@ enum Socket {
         }
     }
 
-    private static func describe(_ storage: sockaddr_storage) -> String {
+    private static func describe(_ storage: sockaddr_storage) -> (address: String, peer: String) {
         var storage = storage
         var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
         let length = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -120,9 +123,9 @@ enum Socket {
                 getnameinfo($0, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST)
             }
         }
-        guard status == 0 else { return "unknown" }
+        guard status == 0 else { return ("unknown", "unknown") }
         let name = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let port = port(of: storage)
-        return storage.ss_family == sa_family_t(AF_INET6) ? "[\(name)]:\(port)" : "\(name):\(port)"
+        return (name, storage.ss_family == sa_family_t(AF_INET6) ? "[\(name)]:\(port)" : "\(name):\(port)")
     }
 }

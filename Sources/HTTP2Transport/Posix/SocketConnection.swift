@@ -19,10 +19,14 @@ protocol ConnectionProtocol: AnyObject {
     var acceptsInput: Bool { get }
     /// Stop taking new work; finish what is in flight.
     func beginGracefulShutdown()
+    /// The connection's first-head deadline (``SocketConnection/firstHeadTimeout``) passed. Protocols that time their
+    /// own heads once installed ignore it.
+    func firstHeadDeadlinePassed()
 }
 
 extension ConnectionProtocol {
     var acceptsInput: Bool { true }
+    func firstHeadDeadlinePassed() {}
 }
 
 /// A non-blocking socket, optionally TLS, owned by one event loop, with a pluggable protocol on top.
@@ -48,6 +52,13 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
     var allowsCleartext = true
     /// Called once the TLS handshake completes, with the ALPN protocol.
     var onHandshakeCompleted: ((String?) -> Void)?
+    /// When the connection was made: a server's request-head deadlines count the first head from here.
+    let acceptedAt = ContinuousClock.now
+    /// On a server: the TLS handshake and the bytes that tell the protocol must arrive within this long of the
+    /// accept, or ``ConnectionProtocol/firstHeadDeadlinePassed()`` is called (the idle timeout restarts on every
+    /// byte, so alone it would let a client trickling one byte at a time hold the connection).
+    var firstHeadTimeout: Duration?
+    private var firstHeadTimer: TimerHeap.ID?
 
     /// Loop-confined and changed by nothing that calls out: unchecked for exclusive access, as in
     /// ``HTTP2ServerConnection``.
@@ -89,6 +100,14 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
     func start() {
         loop.register(fd, handler: self)
         armIdleTimer()
+        if let firstHeadTimeout {
+            // Held strongly until it fires or is cancelled, like the idle timer.
+            firstHeadTimer = loop.scheduleTimer(after: firstHeadTimeout) {
+                self.firstHeadTimer = nil
+                guard !self.isClosed else { return }
+                self.protocolHandler?.firstHeadDeadlinePassed()
+            }
+        }
         if tls != nil { continueHandshake() }
     }
 
@@ -162,6 +181,12 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
         updateInterest()
     }
 
+    /// The protocol is known and times its heads itself from here.
+    func cancelFirstHeadDeadline() {
+        loop.cancelTimer(firstHeadTimer)
+        firstHeadTimer = nil
+    }
+
     /// Restarts reading once the protocol can take input again.
     func resumeReading() {
         guard readingPaused, !isClosed, !lingering, canRead else { return }
@@ -207,6 +232,7 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
         if let failure { self.failure = failure }
         isClosed = true
         loop.cancelTimer(idleTimer)
+        loop.cancelTimer(firstHeadTimer)
         tls?.shutdown()
         loop.unregister(fd)
         Glibc.close(fd)

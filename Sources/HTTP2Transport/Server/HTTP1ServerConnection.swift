@@ -20,10 +20,17 @@ final class HTTP1ServerConnection: ConnectionProtocol {
     /// Numbers this connection's gRPC-Web calls, so a late wake or timer of an earlier call finds nothing.
     var webCallCount: Int32 = 0
     var shutdownGraceTimer: TimerHeap.ID?
+    /// When the request head being received must be complete: the first from the connection's accept, each later
+    /// one from the read that began it; nil while no head is arriving.
+    private var headDue: ContinuousClock.Instant?
+    /// The timer of ``headDue``. Left to fire after its head completes (it then finds nothing due, or re-arms for a
+    /// later head): most heads arrive in one read and never arm it.
+    private var headTimer: TimerHeap.ID?
 
     init(socket: SocketConnection, shared: ServerShared) {
         self.socket = socket
         self.shared = shared
+        self.headDue = socket.acceptedAt + shared.configuration.requestHeadTimeout
         self.parser = HTTP1RequestParser(
             limits: HTTP1Limits(
                 maxHeaderBytes: shared.configuration.http1MaxHeaderBytes,
@@ -36,7 +43,39 @@ final class HTTP1ServerConnection: ConnectionProtocol {
         guard !closing else { return true }
         parser.append(bytes)
         processNextRequest()
+        timeHead()
         return true
+    }
+
+    /// Starts or ends the current head's deadline, and makes sure a timer watches it.
+    private func timeHead() {
+        guard !requestInFlight, !closing, parser.isReceivingHead else {
+            headDue = nil
+            return
+        }
+        let due = headDue ?? .now + shared.configuration.requestHeadTimeout
+        headDue = due
+        if headTimer == nil {
+            // Held strongly until it fires or the connection closes, like the socket's timers.
+            headTimer = loop.scheduleTimer(at: due) { self.headTimerFired() }
+        }
+    }
+
+    private func headTimerFired() {
+        headTimer = nil
+        guard !isGone, let due = headDue else { return }
+        guard due <= .now else {
+            headTimer = loop.scheduleTimer(at: due) { self.headTimerFired() }
+            return
+        }
+        headDue = nil
+        shared.admission.countRequestHeadTimeout(.http1)
+        let seconds = shared.configuration.requestHeadTimeout.components.seconds
+        output.append(
+            contentsOf: HTTP1ResponseSerializer.serialize(
+                .text(408, "The request head did not arrive within \(seconds) s.\n"), keepAlive: false))
+        closing = true
+        socket.scheduleFlush()
     }
 
     func produceOutput(into buffer: inout [UInt8]) {
@@ -61,6 +100,7 @@ final class HTTP1ServerConnection: ConnectionProtocol {
     func connectionClosed() {
         isGone = true
         loop.cancelTimer(shutdownGraceTimer)
+        loop.cancelTimer(headTimer)
         if let webCall {
             perform(webCall.call.state.streamClosed(), on: webCall)
             webCall.call.countEnd(.cancelled)  // unless its status went out
@@ -162,3 +202,4 @@ final class HTTP1ServerConnection: ConnectionProtocol {
         socket.resumeReading()
     }
 }
+        timeHead()

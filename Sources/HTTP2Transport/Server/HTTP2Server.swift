@@ -41,6 +41,9 @@ public final class HTTP2Server: Sendable {
     /// The standard gRPC server metrics of every call this server serves.
     public var grpcMetrics: GRPCServerMetrics { shared.grpcMetrics }
 
+    /// Open connections, and those refused at accept or cut off for a slow request head.
+    public var connectionAdmission: ConnectionAdmission { shared.admission }
+
     /// How late each loop ran a timer due every second (``EventLoopLagProbe``), every loop's in one histogram.
     public let eventLoopLag = Histogram(
         "entitlementd_event_loop_lag_seconds",

@@ -56,8 +56,9 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
                 keepaliveInterval: shared.configuration.keepaliveInterval,
                 keepaliveTimeout: shared.configuration.keepaliveTimeout,
                 minClientPingInterval: shared.configuration.minClientPingInterval,
-                shutdownGracePeriod: shared.configuration.shutdownGracePeriod),
-            now: .now)
+                shutdownGracePeriod: shared.configuration.shutdownGracePeriod,
+                requestHeadTimeout: shared.configuration.requestHeadTimeout),
+            now: .now, prefaceDue: socket.acceptedAt + shared.configuration.requestHeadTimeout)
         let options = NGHTTP2Session.Options(
             manualFlowControl: true,
             streamResetBurst: shared.configuration.streamResetBurst,
@@ -88,7 +89,9 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
 
     func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
         management.bytesReceived(at: .now)
-        return session.receive(bytes)
+        let keepGoing = session.receive(bytes)
+        if keepGoing, let action = management.readProcessed() { perform([action]) }
+        return keepGoing
     }
 
     func produceOutput(into buffer: inout [UInt8]) {
@@ -126,6 +129,7 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
     // MARK: HTTP2SessionDelegate
 
     override func headersBegan(streamID: Int32) {
+        management.headerBlockStarted()
         guard stream(streamID) == nil else {
             fieldRules = RequestFieldRules(.trailers)
             return
@@ -141,7 +145,9 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
     override func headerReceived(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Bool {
         let known = KnownHeader(name)
         guard fieldRules.accept(name: name, value: value, known: known) else {
-            // nghttp2 then skips the rest of the block; its own reset of the stream finds this one queued.
+            // nghttp2 then skips the rest of the block, without a callback at its end; its own reset of the stream
+            // finds this one queued.
+            management.headerBlockEnded()
             refuseMalformed(streamID: streamID)
             return false
         }
@@ -152,6 +158,7 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
     }
 
     override func headersReceived(streamID: Int32, endStream: Bool) {
+        management.headerBlockEnded()
         guard let stream = stream(streamID) else { return }
         switch stream.phase {
         case .receivingHeaders:
@@ -243,6 +250,7 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
     override func settingsReceived() {
         // The client's preface is complete: from here on keepalive, not the idle timeout, watches the connection.
         socket.idleTimeout = nil
+        management.prefaceReceived()
     }
 
     override func readData(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> HTTP2DataRead {
@@ -637,6 +645,8 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
                 // `isFinished` reads the machine's phase once the output is written.
                 queuedFrames = true
             case .closeNow(let reason):
+            case .countRequestHeadTimeout:
+                shared.admission.countRequestHeadTimeout(.http2)
                 shared.logger.info("closing connection: \(reason)", ["peer": peer])
                 // Closing clears `session`: nothing after this may touch it.
                 socket.close()

@@ -22,9 +22,14 @@ final class Listener: FileEventHandler {
     }
 
     func handleEvent(readable: Bool, writable: Bool, hangup: Bool) {
-        while !draining, let (clientFD, peer) = Socket.accept(fd) {
+        while !draining, let (clientFD, address, peer) = Socket.accept(fd) {
+            guard shared.admission.admit(address: address) == nil else {
+                close(clientFD)
+                continue
+            }
             let connection = SocketConnection(
                 fd: clientFD, loop: loop, peer: peer, tls: nil, idleTimeout: shared.configuration.idleTimeout)
+            connection.firstHeadTimeout = shared.configuration.requestHeadTimeout
             let sniffer = ProtocolSniffer(socket: connection, shared: shared)
             connection.protocolHandler = sniffer
             if let context = shared.tls {
@@ -33,6 +38,7 @@ final class Listener: FileEventHandler {
                 connection.onHandshakeCompleted = { [unowned sniffer] alpn in sniffer.tlsEstablished(alpn: alpn) }
             }
             connection.onClose = { [unowned self] closed in
+                self.shared.admission.release(address: address)
                 self.connections[ObjectIdentifier(closed)] = nil
                 self.reportIfDrained()
             }

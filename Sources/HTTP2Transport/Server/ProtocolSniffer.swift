@@ -28,6 +28,12 @@ final class ProtocolSniffer: ConnectionProtocol {
     func connectionClosed() {}
     func beginGracefulShutdown() { socket.close() }
 
+    /// The TLS handshake, or the first bytes that tell the protocol, took too long.
+    func firstHeadDeadlinePassed() {
+        shared.admission.countRequestHeadTimeout(.handshake)
+        socket.close()
+    }
+
     enum Kind { case http1, http2 }
 
     /// Installs the protocol and replays what was read so far into it.
@@ -41,6 +47,7 @@ final class ProtocolSniffer: ConnectionProtocol {
             next = HTTP1ServerConnection(socket: socket, shared: shared)
         }
         socket.protocolHandler = next
+        socket.cancelFirstHeadDeadline()
         let replay = buffered
         buffered = []
         return replay.isEmpty || replay.withUnsafeBytes { next.receive($0) }

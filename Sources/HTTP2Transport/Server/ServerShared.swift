@@ -14,6 +14,7 @@ final class ServerShared: Sendable {
     let grpcResponseHeaders: HeaderList
     /// Sharded by event loop (``EventLoop/index``).
     let grpcMetrics: GRPCServerMetrics
+    let admission: ConnectionAdmission
 
     init(
         configuration: HTTP2ServerConfiguration, router: RPCRouter, httpRouter: HTTPRouter, logger: Logger,
@@ -28,5 +29,8 @@ final class ServerShared: Sendable {
         self.acceptEncoding = "identity,gzip"
         self.grpcResponseHeaders = .grpcResponse(acceptEncoding: acceptEncoding)
         self.grpcMetrics = GRPCServerMetrics(router: router, shards: loops)
+        self.admission = ConnectionAdmission(
+            maxConnections: configuration.maxConnections,
+            maxConnectionsPerAddress: configuration.maxConnectionsPerAddress, logger: logger)
     }
 }

@@ -1,9 +1,10 @@
-/// The life of one server HTTP/2 connection apart from its streams: keepalive, the policing of client pings, and
-/// graceful shutdown.
+/// The life of one server HTTP/2 connection apart from its streams: keepalive, the policing of client pings, the
+/// request-head deadline, and graceful shutdown.
 ///
 /// Pure: it reads no clock (every event carries `now`) and does no I/O. Each event returns the actions the
 /// connection must perform, in order. Events are rare (pings, timers, shutdown), so actions come as an array;
-/// ``bytesReceived(at:)``, the one event on the hot path, returns nothing.
+/// the events on the hot path (``bytesReceived(at:)``, a header block's start and end, ``readProcessed()``) return
+/// nothing or one action.
 struct ServerConnectionManagementStateMachine {
     struct Policy {
         /// A connection quiet for this long gets a PING.
@@ -20,6 +21,9 @@ struct ServerConnectionManagementStateMachine {
         var shutdownGracePeriod: Duration
         /// How long a closing connection may take to flush its last frames before it is cut off.
         var closeFlushTimeout: Duration = .seconds(5)
+        /// A header block (HEADERS and its CONTINUATIONs) must arrive whole within this long of the read that began
+        /// it. Traffic does not extend it, unlike keepalive: a client trickling a head byte by byte is never idle.
+        var requestHeadTimeout: Duration = .seconds(10)
     }
 
     enum Phase: Equatable {
@@ -48,6 +52,8 @@ struct ServerConnectionManagementStateMachine {
         /// A connection closing after its GOAWAY had until now to flush it: a peer that stops reading must not
         /// hold the socket open.
         case closeDeadline
+        /// The client's preface and first SETTINGS, or the header block being received, had until now to arrive.
+        case requestHead
     }
 
     enum GoawayCode: Equatable {
@@ -70,6 +76,8 @@ struct ServerConnectionManagementStateMachine {
         case closeAfterFlush
         /// Close at once; `reason` is for the log.
         case closeNow(reason: String)
+        /// A client took longer than the head timeout over a request head (or its preface): count it.
+        case countRequestHeadTimeout
     }
 
     private let policy: Policy
@@ -79,15 +87,29 @@ struct ServerConnectionManagementStateMachine {
     private var keepaliveAckDue: ContinuousClock.Instant?
     private var lastClientPing: ContinuousClock.Instant?
     private(set) var pingStrikes = 0
+    /// When the preface or the header block being received must be complete; nil between heads.
+    private var headDue: ContinuousClock.Instant?
+    /// Whether a ``Timer/requestHead`` timer is pending. It is left to fire after its head completes (cancelling
+    /// it for every request would cost more than one idle firing per timeout): it then finds nothing due, or
+    /// re-arms for a later head.
+    private var headTimerPending = false
 
-    /// Starts serving; the caller schedules the timer ``startActions`` names.
-    init(policy: Policy, now: ContinuousClock.Instant) {
+    /// Starts serving; the caller schedules the timers ``startActions`` names. The client's preface and first
+    /// SETTINGS are due by `prefaceDue` (the connection's accept plus the head timeout: the TLS handshake counts).
+    init(policy: Policy, now: ContinuousClock.Instant, prefaceDue: ContinuousClock.Instant) {
         self.policy = policy
         self.lastReceived = now
+        self.headDue = prefaceDue
+        self.headTimerPending = true
     }
 
     /// What a new connection does first.
-    var startActions: [Action] { [.scheduleTimer(.keepalive, at: lastReceived + policy.keepaliveInterval)] }
+    var startActions: [Action] {
+        [
+            .scheduleTimer(.keepalive, at: lastReceived + policy.keepaliveInterval),
+            .scheduleTimer(.requestHead, at: headDue ?? lastReceived),
+        ]
+    }
 
     /// New calls are refused (UNAVAILABLE) once shutdown has begun or the connection is closing.
     var acceptsNewCalls: Bool { phase == .serving }
@@ -108,6 +130,29 @@ struct ServerConnectionManagementStateMachine {
     /// A request's HEADERS arrived. As gRPC servers do, real traffic forgives earlier early pings.
     mutating func requestHeadersReceived() {
         pingStrikes = 0
+    }
+
+    /// The client's first SETTINGS arrived: its preface is complete.
+    mutating func prefaceReceived() {
+        headDue = nil
+    }
+
+    /// A HEADERS frame began a header block (a request head or trailers), during the read last reported by
+    /// ``bytesReceived(at:)``.
+    mutating func headerBlockStarted() {
+        if headDue == nil { headDue = lastReceived + policy.requestHeadTimeout }
+    }
+
+    /// The header block is complete, or refused (nghttp2 then skips the rest of it without reporting its end).
+    mutating func headerBlockEnded() {
+        headDue = nil
+    }
+
+    /// A read's frames have all been handled: a head still incomplete needs its timer.
+    mutating func readProcessed() -> Action? {
+        guard let headDue, !headTimerPending else { return nil }
+        headTimerPending = true
+        return .scheduleTimer(.requestHead, at: headDue)
     }
 
     /// A PING (not an ack) from the client. `hasOpenStreams`: pings are only policed on a connection without calls,
@@ -171,6 +216,8 @@ struct ServerConnectionManagementStateMachine {
             guard phase == .closing else { return [] }
             phase = .closed
             return [.closeNow(reason: "peer did not take the connection's last frames in time")]
+        case .requestHead:
+            return requestHeadTimerFired(now)
         }
     }
 
@@ -180,6 +227,21 @@ struct ServerConnectionManagementStateMachine {
     }
 
     // MARK: Transitions
+
+    private mutating func requestHeadTimerFired(_ now: ContinuousClock.Instant) -> [Action] {
+        headTimerPending = false
+        guard let due = headDue, phase != .closing else { return [] }
+        guard due <= now else {
+            // The head that armed this timer completed; a later one is still arriving.
+            headTimerPending = true
+            return [.scheduleTimer(.requestHead, at: due)]
+        }
+        phase = .closing
+        return [
+            .sendGoaway(.enhanceYourCalm, debugData: "request head timeout"), .closeAfterFlush,
+            .scheduleTimer(.closeDeadline, at: now + policy.closeFlushTimeout), .countRequestHeadTimeout,
+        ]
+    }
 
     private mutating func sendFinalGoaway() -> [Action] {
         phase = .drained

@@ -13,7 +13,8 @@ struct ServerConnectionManagementStateMachineTests {
 
     static func at(_ seconds: Double) -> ContinuousClock.Instant { start + .milliseconds(Int(seconds * 1000)) }
 
-    static func machine() -> Machine { Machine(policy: policy, now: start) }
+    /// A connection accepted at `start`: its preface is due 10 s later (the policy's default head timeout).
+    static func machine() -> Machine { Machine(policy: policy, now: start, prefaceDue: at(10)) }
 
     /// The answer to the ping that is one too many, at 4 s: GOAWAY, close once flushed, and cut off 5 s later.
     static let tooManyPings: [Machine.Action] = [
@@ -25,7 +26,8 @@ struct ServerConnectionManagementStateMachineTests {
 
     @Test func startSchedulesTheFirstKeepalive() {
         let machine = Self.machine()
-        #expect(machine.startActions == [.scheduleTimer(.keepalive, at: Self.at(60))])
+        #expect(
+            machine.startActions == [.scheduleTimer(.keepalive, at: Self.at(60)), .scheduleTimer(.requestHead, at: Self.at(10))])
         #expect(machine.phase == .serving)
         #expect(machine.acceptsNewCalls)
     }
@@ -64,7 +66,7 @@ struct ServerConnectionManagementStateMachineTests {
         let policy = Machine.Policy(
             keepaliveInterval: .seconds(10), keepaliveTimeout: .seconds(15), minClientPingInterval: .seconds(300),
             shutdownGracePeriod: .seconds(10))
-        var machine = Machine(policy: policy, now: Self.start)
+        var machine = Machine(policy: policy, now: Self.start, prefaceDue: Self.at(10))
         _ = machine.timerFired(.keepalive, at: Self.at(10))
         #expect(
             machine.timerFired(.keepalive, at: Self.at(20)) == [
@@ -224,5 +226,92 @@ struct ServerConnectionManagementStateMachineTests {
         var machine = Self.machine()
         #expect(machine.timerFired(.closeDeadline, at: Self.at(1)) == [])
         #expect(machine.phase == .serving)
+    }
+
+    // MARK: Request-head deadline
+
+    /// The answer to a head that took too long, at `seconds`: GOAWAY, close once flushed, cut off 5 s later.
+    static func headTimedOut(at seconds: Double) -> [Machine.Action] {
+        [
+            .sendGoaway(.enhanceYourCalm, debugData: "request head timeout"), .closeAfterFlush,
+            .scheduleTimer(.closeDeadline, at: at(seconds + 5)), .countRequestHeadTimeout,
+        ]
+    }
+
+    @Test func aPrefaceNotCompleteByItsDeadlineClosesTheConnection() {
+        var machine = Self.machine()
+        machine.bytesReceived(at: Self.at(9.9))  // bytes trickling in do not extend it
+        #expect(machine.readProcessed() == nil)  // the start actions' timer is still pending
+        #expect(machine.timerFired(.requestHead, at: Self.at(10)) == Self.headTimedOut(at: 10))
+        #expect(machine.isClosing)
+        #expect(!machine.acceptsNewCalls)
+    }
+
+    @Test func aCompletePrefaceStopsTheDeadline() {
+        var machine = Self.machine()
+        machine.prefaceReceived()
+        #expect(machine.readProcessed() == nil)
+        #expect(machine.timerFired(.requestHead, at: Self.at(10)) == [])
+        #expect(machine.phase == .serving)
+    }
+
+    @Test func aHeadWithinOneReadNeverArmsATimer() {
+        var machine = Self.machine()
+        machine.prefaceReceived()
+        _ = machine.timerFired(.requestHead, at: Self.at(10))
+        machine.bytesReceived(at: Self.at(20))
+        machine.headerBlockStarted()
+        machine.headerBlockEnded()
+        #expect(machine.readProcessed() == nil)
+    }
+
+    @Test func aHeadSpanningReadsIsDueATimeoutAfterItsFirstRead() {
+        var machine = Self.machine()
+        machine.prefaceReceived()
+        _ = machine.timerFired(.requestHead, at: Self.at(10))
+        machine.bytesReceived(at: Self.at(20))
+        machine.headerBlockStarted()
+        #expect(machine.readProcessed() == .scheduleTimer(.requestHead, at: Self.at(30)))
+        // More reads of the same block: the deadline stays, and one timer watches it.
+        machine.bytesReceived(at: Self.at(29))
+        machine.headerBlockStarted()
+        #expect(machine.readProcessed() == nil)
+        #expect(machine.timerFired(.requestHead, at: Self.at(30)) == Self.headTimedOut(at: 30))
+    }
+
+    @Test func aTimerOutlivingItsHeadRearmsForALaterOne() {
+        var machine = Self.machine()
+        machine.prefaceReceived()
+        _ = machine.timerFired(.requestHead, at: Self.at(10))
+        machine.bytesReceived(at: Self.at(20))
+        machine.headerBlockStarted()
+        #expect(machine.readProcessed() == .scheduleTimer(.requestHead, at: Self.at(30)))
+        machine.headerBlockEnded()
+        machine.bytesReceived(at: Self.at(25))
+        machine.headerBlockStarted()
+        #expect(machine.readProcessed() == nil)  // the pending timer serves
+        #expect(machine.timerFired(.requestHead, at: Self.at(30)) == [.scheduleTimer(.requestHead, at: Self.at(35))])
+        machine.headerBlockEnded()
+        #expect(machine.timerFired(.requestHead, at: Self.at(35)) == [])
+        #expect(machine.phase == .serving)
+    }
+
+    @Test func aRefusedBlockEndsItsDeadline() {
+        var machine = Self.machine()
+        machine.prefaceReceived()
+        machine.bytesReceived(at: Self.at(20))
+        machine.headerBlockStarted()
+        machine.headerBlockEnded()  // refused: nghttp2 skips the rest without reporting its end
+        #expect(machine.timerFired(.requestHead, at: Self.at(30)) == [])
+    }
+
+    @Test func aSlowHeadDuringShutdownStillClosesTheConnection() {
+        var machine = Self.machine()
+        machine.prefaceReceived()
+        _ = machine.gracefulShutdownBegan(at: Self.at(15))
+        machine.bytesReceived(at: Self.at(16))
+        machine.headerBlockStarted()
+        _ = machine.readProcessed()
+        #expect(machine.timerFired(.requestHead, at: Self.at(26)) == Self.headTimedOut(at: 26))
     }
 }
