@@ -170,11 +170,7 @@ extension AdminService {
         try await log.call(context, requires: .secretKey, scope: .read, in: tenants) { tenant, _ in
             var wait = Duration.seconds(10)
             if let given = request.wait {
-                let milliseconds = given.seconds * 1000 + Int64(given.nanos / 1_000_000)
-                guard (0...60_000).contains(milliseconds) else {
-                    throw DomainError.invalidArgument("wait must be 0 to 60 seconds.")
-                }
-                wait = .milliseconds(milliseconds)
+                wait = .milliseconds(try given.requestMilliseconds(field: "wait", allowed: 0...60_000))
             }
             let checks = try await support().checkSetup(tenant: tenant, wait: wait)
             var response = CheckAppStoreSetupResponse()

@@ -207,14 +207,8 @@ extension GrantRequest {
         let expiresAt = try request.expiresAt.map { (timestamp) throws(DomainError) in
             try timestamp.requestTime(field: "expires_at")
         }
-        var duration: Int64?
-        if let value = request.duration {
-            guard value.isValid else {
-                throw .invalidArgument(
-                    "duration must lie within ±315,576,000,000 seconds (10,000 years), with nanos of the same sign.")
-            }
-            let (seconds, attoseconds) = value.duration.components
-            duration = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        let duration = try request.duration.map { (value) throws(DomainError) in
+            try value.requestMilliseconds(field: "duration", allowed: 1...(ProtoDuration.maxSeconds * 1000))
         }
         self.init(
             appUserID: request.appUserID, entitlementID: request.entitlementID, expiresAt: expiresAt,

@@ -12,11 +12,35 @@ extension ProtoTimestamp {
 
     /// A request's timestamp `field` as a domain time; INVALID_ARGUMENT outside what a Timestamp may hold.
     func requestTime(field: String) throws(DomainError) -> UnixTime {
-        guard isValid else {
+        guard let unixMilliseconds else {
             throw .invalidArgument(
-                "\(field) must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z with nanos in 0...999999999.")
+                "\(field) must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z with nanos in 0...999999999; "
+                    + "got seconds \(seconds), nanos \(nanos).")
         }
         return UnixTime(milliseconds: unixMilliseconds)
+    }
+}
+
+extension ProtoDuration {
+    /// A request's duration `field` in whole milliseconds (truncated toward zero); INVALID_ARGUMENT naming the field
+    /// and `allowed` when it is not a valid Duration or falls outside. Every request duration goes through this:
+    /// its seconds are never scaled before they are known to fit.
+    func requestMilliseconds(field: String, allowed: ClosedRange<Int64>) throws(DomainError) -> Int64 {
+        guard let milliseconds, allowed.contains(milliseconds) else {
+            throw .invalidArgument(
+                "\(field) must be \(Self.secondsText(allowed.lowerBound)) to \(Self.secondsText(allowed.upperBound)) "
+                    + "seconds, with nanos of the same sign and within ±999999999; got seconds \(seconds), nanos \(nanos).")
+        }
+        return milliseconds
+    }
+
+    /// Milliseconds as seconds for a message: `60`, `0.001`, `-1.5`.
+    private static func secondsText(_ milliseconds: Int64) -> String {
+        let (whole, fraction) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        guard fraction != 0 else { return String(whole) }
+        var digits = String(fraction.magnitude + 1000).dropFirst()
+        while digits.last == "0" { digits.removeLast() }
+        return (milliseconds < 0 && whole == 0 ? "-" : "") + "\(whole).\(digits)"
     }
 }
 
@@ -148,6 +172,7 @@ extension PurchaseResult {
         active = applied.grantsAccess
         entitlementIDs = record.entitlementIDs
         transferredFromAppUserID = applied.transferredFrom ?? ""
+        claimed = applied.claimed
     }
 }
 

@@ -28,6 +28,13 @@ public struct ProtoDuration: ProtoMessage {
         .seconds(seconds) + .nanoseconds(nanos)
     }
 
+    /// Whole milliseconds, truncated toward zero; nil unless ``isValid``. The validity bounds are what keep
+    /// `seconds * 1000` from overflowing: a duration from outside is converted through this, never multiplied raw.
+    public var milliseconds: Int64? {
+        guard isValid else { return nil }
+        return seconds * 1000 + Int64(nanos / 1_000_000)
+    }
+
     /// Whether the value is inside the range the well-known type allows, with consistent signs.
     public var isValid: Bool {
         (-Self.maxSeconds...Self.maxSeconds).contains(seconds)

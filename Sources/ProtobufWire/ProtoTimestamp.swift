@@ -44,9 +44,11 @@ public struct ProtoTimestamp: ProtoMessage, Comparable {
         .seconds(seconds) + .nanoseconds(nanos)
     }
 
-    /// Milliseconds since the epoch, rounded down.
-    public var unixMilliseconds: Int64 {
-        seconds * 1000 + Int64(nanos) / 1_000_000
+    /// Milliseconds since the epoch, rounded down; nil unless ``isValid``, whose bounds keep `seconds * 1000` from
+    /// overflowing (a timestamp from outside may hold any `Int64`).
+    public var unixMilliseconds: Int64? {
+        guard isValid else { return nil }
+        return seconds * 1000 + Int64(nanos) / 1_000_000
     }
 
     /// Whether the value is inside the range the well-known type allows; others must be

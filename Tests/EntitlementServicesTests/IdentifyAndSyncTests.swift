@@ -152,7 +152,7 @@ import TestSupport
             #expect(grant.entitlementID == "pro")
             #expect(grant.reason == "support ticket 42")
             let starts = try #require(grant.startsAt)
-            #expect(grant.expiresAt?.unixMilliseconds == starts.unixMilliseconds + 3_600_000)
+            #expect(grant.expiresAt?.unixMilliseconds == starts.unixMilliseconds.map { $0 + 3_600_000 })
             #expect(grant.revokedAt == nil)
 
             let active = try await app.sync("alice")

@@ -210,7 +210,8 @@ func rpcErrorCode(
 }
 
 extension ProtoTimestamp {
-    var unixTime: UnixTime { UnixTime(milliseconds: unixMilliseconds) }
+    /// nil for a timestamp outside what the type allows (the server never sends one).
+    var unixTime: UnixTime? { unixMilliseconds.map(UnixTime.init(milliseconds:)) }
 }
 
 /// Runs `body` with a fresh ``Harness`` and closes it afterwards, whether `body` throws or not.

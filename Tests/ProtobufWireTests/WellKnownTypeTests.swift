@@ -62,4 +62,64 @@ import Testing
     func durationValidity(seconds: Int64, nanos: Int32, valid: Bool) {
         #expect(ProtoDuration(seconds: seconds, nanos: nanos).isValid == valid)
     }
+
+    /// The conversion a request's duration goes through: exact inside the well-known type's range, nil (never a
+    /// trap) for every value outside it, the extremes of both fields included.
+    static let durationEdges: [(Int64, Int32, Int64?)] = [
+        (0, 0, 0),
+        (1, 0, 1000),
+        (-1, 0, -1000),
+        (0, 999_999, 0),
+        (0, 1_000_000, 1),
+        (0, -1_000_000, -1),
+        (0, 999_999_999, 999),
+        (0, -999_999_999, -999),
+        (1, 1, 1000),
+        (ProtoDuration.maxSeconds, 999_999_999, ProtoDuration.maxSeconds * 1000 + 999),
+        (-ProtoDuration.maxSeconds, -999_999_999, -ProtoDuration.maxSeconds * 1000 - 999),
+        (ProtoDuration.maxSeconds + 1, 0, nil),
+        (-ProtoDuration.maxSeconds - 1, 0, nil),
+        (Int64.max / 1000, 0, nil),
+        (Int64.max / 1000 + 1, 0, nil),
+        (10_000_000_000_000_000, 0, nil),
+        (Int64.max, 999_999_999, nil),
+        (Int64.min, -999_999_999, nil),
+        (Int64.min, 0, nil),
+        (0, 1_000_000_000, nil),
+        (0, Int32.max, nil),
+        (0, Int32.min, nil),
+        (1, -1, nil),
+        (-1, 1, nil),
+    ]
+
+    @Test(arguments: durationEdges)
+    func durationMilliseconds(seconds: Int64, nanos: Int32, milliseconds: Int64?) {
+        #expect(ProtoDuration(seconds: seconds, nanos: nanos).milliseconds == milliseconds)
+    }
+
+    static let timestampEdges: [(Int64, Int32, Int64?)] = [
+        (0, 0, 0),
+        (0, 999_999, 0),
+        (0, 1_000_000, 1),
+        (-1, 0, -1000),
+        (-1, 999_000_000, -1),
+        (1, 999_999_999, 1999),
+        (ProtoTimestamp.minSeconds, 0, ProtoTimestamp.minSeconds * 1000),
+        (ProtoTimestamp.maxSeconds, 999_999_999, ProtoTimestamp.maxSeconds * 1000 + 999),
+        (ProtoTimestamp.minSeconds - 1, 999_999_999, nil),
+        (ProtoTimestamp.maxSeconds + 1, 0, nil),
+        (Int64.max / 1000, 0, nil),
+        (Int64.max / 1000 + 1, 0, nil),
+        (Int64.max, 999_999_999, nil),
+        (Int64.min, 0, nil),
+        (0, -1, nil),
+        (0, 1_000_000_000, nil),
+        (0, Int32.max, nil),
+        (0, Int32.min, nil),
+    ]
+
+    @Test(arguments: timestampEdges)
+    func timestampMillisecondsAtTheEdges(seconds: Int64, nanos: Int32, milliseconds: Int64?) {
+        #expect(ProtoTimestamp(seconds: seconds, nanos: nanos).unixMilliseconds == milliseconds)
+    }
 }

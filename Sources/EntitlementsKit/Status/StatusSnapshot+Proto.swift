@@ -19,7 +19,8 @@ extension Entitlement {
     init(_ entitlement: ActiveEntitlement) {
         self.init(
             id: entitlement.id, source: Source(entitlement.source), productID: entitlement.productID,
-            expiresAt: entitlement.expiresAt.map { Date(timeIntervalSince1970: Double($0.unixMilliseconds) / 1000) },
+            // From the two fields as they came, whatever the server sent: no Int64 product to overflow.
+            expiresAt: entitlement.expiresAt.map { Date(timeIntervalSince1970: Double($0.seconds) + Double($0.nanos) / 1e9) },
             willRenew: entitlement.willRenew, inGracePeriod: entitlement.inGracePeriod,
             inBillingRetry: entitlement.inBillingRetry)
     }
