@@ -29,8 +29,8 @@ public enum CivilCalendar {
     /// Seconds since 1970 split into whole days (rounded down, also before 1970) and the second of that day.
     @inlinable
     public static func split(seconds: Int64) -> (days: Int64, secondOfDay: Int64) {
-        let days = floorDivide(seconds, 86_400)
-        return (days, seconds - days * 86_400)
+        let (days, secondOfDay) = seconds.quotientAndRemainder(dividingBy: 86_400)
+        return secondOfDay < 0 ? (days - 1, secondOfDay + 86_400) : (days, secondOfDay)
     }
 
     /// The most bytes ``writeISO8601(seconds:fraction:digits:to:)`` writes (any `Int64` seconds, nine fraction digits).
@@ -100,8 +100,10 @@ public enum CivilCalendar {
         return length
     }
 
+    /// Rounded toward minus infinity, for any `value` (negating `Int64.min` would overflow).
     @inlinable
     static func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
-        value >= 0 ? value / divisor : -((-value + divisor - 1) / divisor)
+        let (quotient, remainder) = value.quotientAndRemainder(dividingBy: divisor)
+        return remainder < 0 ? quotient - 1 : quotient
     }
 }

@@ -118,7 +118,7 @@ public struct AppStoreNotifications: Sendable {
         let type = notification.notificationType?.rawValue ?? "UNKNOWN"
         var reason = notification.subtype.map { "\(type)/\($0.rawValue)" } ?? type
         if recovered { reason += ", recovered from Apple's notification history" }
-        let signedAt = notification.signedDate.map(UnixTime.init(milliseconds:))
+        let signedAt = try UnixTime.checked(milliseconds: notification.signedDate, field: "signedDate")
         if try engine.isNotificationProcessed(tenantID: tenant.id, notificationID: notificationID) {
             return (.duplicate, reason, signedAt)
         }

@@ -37,10 +37,24 @@ import Darwin
         }
     }
 
+    /// Every `Int64` is formatted (a time from outside may hold any), the extremes included, without a trap.
     @Test func longestTextFits() {
-        for seconds in [Int64.max / 2, Int64.min / 2] {
+        for seconds in [Int64.max, Int64.min, Int64.min + 1, Int64.max / 2, Int64.min / 2] {
             let text = CivilCalendar.iso8601(seconds: seconds, fraction: 999_999_999, digits: 9)
             #expect(text.utf8.count <= CivilCalendar.iso8601MaximumLength, "\(text)")
         }
+    }
+
+    @Test(arguments: [
+        (Int64(0), Int64(0), Int64(0)),
+        (-1, -1, 86_399),
+        (86_399, 0, 86_399),
+        (-86_400, -1, 0),
+        (-86_401, -2, 86_399),
+        (Int64.max, 106_751_991_167_300, 55_807),
+        (Int64.min, -106_751_991_167_301, 30_592),
+    ])
+    func splitRoundsDaysDown(seconds: Int64, days: Int64, secondOfDay: Int64) {
+        #expect(CivilCalendar.split(seconds: seconds) == (days, secondOfDay))
     }
 }

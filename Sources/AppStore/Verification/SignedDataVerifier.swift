@@ -118,8 +118,9 @@ public struct SignedDataVerifier: Sendable {
         guard let milliseconds = payload.effectiveDate else {
             return (now(), "the current time (the payload has no signedDate)")
         }
-        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
-        return (seconds, "the payload's signing date \(milliseconds) ms")
+        // Read before anything is verified, so any Int64: divided, never offset (`milliseconds - 999` overflows).
+        let (quotient, remainder) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        return (remainder < 0 ? quotient - 1 : quotient, "the payload's signing date \(milliseconds) ms")
     }
 
     /// Why a token looks like Xcode's StoreKit testing signed it, or nil.

@@ -19,8 +19,9 @@ public enum AppStoreInterpretation {
         from payload: JWSTransaction, tenant: Tenant, settings: AppStoreSettings, unmappedGrantsNothing: Bool = false
     ) throws(DomainError) -> StorePurchase {
         guard let originalID = payload.originalTransactionId, !originalID.isEmpty,
-            let productID = payload.productId, !productID.isEmpty, let purchasedAt = payload.purchaseDate,
-            let signedAt = payload.signedDate
+            let productID = payload.productId, !productID.isEmpty,
+            let purchasedAt = try UnixTime.checked(milliseconds: payload.purchaseDate, field: "purchaseDate"),
+            let signedAt = try UnixTime.checked(milliseconds: payload.signedDate, field: "signedDate")
         else {
             throw .invalidArgument(
                 "The signed transaction lacks originalTransactionId, productId, purchaseDate or signedDate.")
@@ -34,14 +35,14 @@ public enum AppStoreInterpretation {
         guard type == .consumable || !entitlements.isEmpty || unmappedGrantsNothing else {
             throw .failedPrecondition("Product \(productID.quotedForMessage) maps to no entitlement in tenant '\(tenant.id)'.")
         }
-        var expiresAt: Int64?
+        var expiresAt: UnixTime?
         switch type {
-        case .autoRenewable: expiresAt = payload.expiresDate
+        case .autoRenewable: expiresAt = try UnixTime.checked(milliseconds: payload.expiresDate, field: "expiresDate")
         case .nonRenewing:
             guard let days = settings.products[productID]?.durationDays else {
                 throw .failedPrecondition("Non-renewing product \(productID.quotedForMessage) needs duration_days in the app's settings.")
             }
-            expiresAt = purchasedAt + Int64(days) * 86_400_000
+            expiresAt = purchasedAt.adding(days: days)
         case .nonConsumable, .consumable: expiresAt = nil
         }
         let environment: PurchaseEnvironment
@@ -53,20 +54,19 @@ public enum AppStoreInterpretation {
         case nil:
             throw .invalidArgument("The signed transaction's environment is not one the App Store uses.")
         }
-        let time = { (milliseconds: Int64) in UnixTime(milliseconds: milliseconds) }
         return StorePurchase(
             tenantID: tenant.id, store: .appStore, originalTransactionID: originalID,
             transactionID: payload.transactionId ?? originalID, customerID: nil, productID: productID,
             productType: payload.type?.rawValue ?? type.rawValue, entitlementIDs: entitlements,
-            environment: environment, purchasedAt: time(purchasedAt),
-            originalPurchaseAt: payload.originalPurchaseDate.map(time), expiresAt: expiresAt.map(time),
-            revokedAt: payload.revocationDate.map(time),
+            environment: environment, purchasedAt: purchasedAt,
+            originalPurchaseAt: try UnixTime.checked(milliseconds: payload.originalPurchaseDate, field: "originalPurchaseDate"),
+            expiresAt: expiresAt, revokedAt: try UnixTime.checked(milliseconds: payload.revocationDate, field: "revocationDate"),
             revocationReason: payload.revocationReason.map { String($0.rawValue) } ?? "",
             ownership: payload.inAppOwnershipType?.rawValue == "FAMILY_SHARED" ? .familyShared : .purchased,
             willRenew: type == .autoRenewable, inGracePeriod: false,
             inBillingRetry: false, gracePeriodExpiresAt: nil, appAccountToken: payload.appAccountToken ?? "",
-            offerType: payload.offerType.map { String($0.rawValue) } ?? "", signedAt: time(signedAt),
-            updatedAt: time(signedAt), isUpgraded: payload.isUpgraded ?? false,
+            offerType: payload.offerType.map { String($0.rawValue) } ?? "", signedAt: signedAt,
+            updatedAt: signedAt, isUpgraded: payload.isUpgraded ?? false,
             price: payload.price.flatMap { amount in payload.currency.map { PurchasePrice(milliunits: amount, currency: $0) } })
     }
 
@@ -81,7 +81,7 @@ public enum AppStoreInterpretation {
         var record = try purchase(
             from: payload, tenant: tenant, settings: settings, unmappedGrantsNothing: true)
         record.origin = .notification
-        if let renewal { apply(renewal, to: &record) }
+        if let renewal { try apply(renewal, to: &record) }
         switch (notification.notificationType?.known, notification.subtype?.known) {
         case (.didFailToRenew?, .gracePeriod?):
             enterGracePeriod(&record, settings: settings)
@@ -106,7 +106,7 @@ public enum AppStoreInterpretation {
         var record = try purchase(
             from: payload, tenant: tenant, settings: settings, unmappedGrantsNothing: unmappedGrantsNothing)
         record.origin = .storeAPI
-        if let renewal { apply(renewal, to: &record) }
+        if let renewal { try apply(renewal, to: &record) }
         switch status {
         case 3:
             record.inBillingRetry = true
@@ -120,11 +120,13 @@ public enum AppStoreInterpretation {
     }
 
     /// The renewal info's intentions, as of its signature.
-    private static func apply(_ renewal: JWSRenewalInfo, to record: inout StorePurchase) {
-        record.renewalStateAsOf = renewal.signedDate.map(UnixTime.init(milliseconds:)) ?? record.signedAt
+    private static func apply(_ renewal: JWSRenewalInfo, to record: inout StorePurchase) throws(DomainError) {
+        record.renewalStateAsOf =
+            try UnixTime.checked(milliseconds: renewal.signedDate, field: "signedRenewalInfo.signedDate") ?? record.signedAt
         record.willRenew = renewal.autoRenewStatus?.known == .on
         record.inBillingRetry = renewal.isInBillingRetryPeriod ?? false
-        record.gracePeriodExpiresAt = renewal.gracePeriodExpiresDate.map(UnixTime.init(milliseconds:))
+        record.gracePeriodExpiresAt = try UnixTime.checked(
+            milliseconds: renewal.gracePeriodExpiresDate, field: "signedRenewalInfo.gracePeriodExpiresDate")
         // A downgrade or crossgrade waits for the next renewal; until then the current product grants. (Which
         // product is current is the merge's decision: the data may be about an older period.)
         record.renewalProductID = renewal.autoRenewProductId ?? ""
@@ -135,8 +137,7 @@ public enum AppStoreInterpretation {
         record.inGracePeriod = true
         record.inBillingRetry = true
         if record.gracePeriodExpiresAt == nil, let expires = record.expiresAt {
-            record.gracePeriodExpiresAt = UnixTime(
-                milliseconds: expires.milliseconds + Int64(settings.gracePeriodDays) * 86_400_000)
+            record.gracePeriodExpiresAt = expires.adding(days: settings.gracePeriodDays)
         }
     }
 

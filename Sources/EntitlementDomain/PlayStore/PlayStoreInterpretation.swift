@@ -68,17 +68,27 @@ public enum PlayStoreInterpretation {
                 entitlements.append(id)
             }
         }
-        let expiries = items.compactMap { GooglePlayTime.milliseconds(rfc3339: $0.expiryTime) }
-        let startedAt = GooglePlayTime.milliseconds(rfc3339: data.startTime).map(UnixTime.init(milliseconds:))
+        var expiries: [UnixTime] = []
+        for item in items {
+            if let expiry = try UnixTime.checked(
+                milliseconds: GooglePlayTime.milliseconds(rfc3339: item.expiryTime), field: "lineItems[].expiryTime")
+            {
+                expiries.append(expiry)
+            }
+        }
+        let startedAt = try UnixTime.checked(
+            milliseconds: GooglePlayTime.milliseconds(rfc3339: data.startTime), field: "startTime")
         // A paused subscription gives nothing until it resumes (then its period as Google gives it).
         let resumesAt = state == .paused
-            ? GooglePlayTime.milliseconds(rfc3339: data.pausedStateContext?.autoResumeTime).map(UnixTime.init(milliseconds:))
+            ? try UnixTime.checked(
+                milliseconds: GooglePlayTime.milliseconds(rfc3339: data.pausedStateContext?.autoResumeTime),
+                field: "pausedStateContext.autoResumeTime")
             : nil
         // Outside the granting states nothing is given, whatever the expiry says (a purchase still pending, one on
         // hold, paused with no resume date, or revoked into EXPIRED with its old expiry).
         let suspended = !grantingStates.contains(state) && resumesAt == nil
         // Only a purchase that gives nothing (one not paid for yet) may lack an expiry.
-        let expiresAt = expiries.max().map(UnixTime.init(milliseconds:))
+        let expiresAt = expiries.max()
         guard expiresAt != nil || suspended else {
             throw .invalidArgument("Google's subscription for this token has no line item expiryTime.")
         }
@@ -155,7 +165,8 @@ public enum PlayStoreInterpretation {
         guard type == .consumable || !entitlements.isEmpty else {
             throw .failedPrecondition("Product \(productID.quotedForMessage) maps to no entitlement in tenant '\(tenant.id)'.")
         }
-        let purchasedAt = GooglePlayTime.milliseconds(decimal: data.purchaseTimeMillis).map(UnixTime.init(milliseconds:))
+        let purchasedAt = try UnixTime.checked(
+            milliseconds: GooglePlayTime.milliseconds(decimal: data.purchaseTimeMillis), field: "purchaseTimeMillis")
             ?? fetchedAt
         var record = StorePurchase(
             tenantID: tenant.id, store: .playStore, originalTransactionID: token, transactionID: data.orderId ?? token,

@@ -18,7 +18,7 @@ public struct UnixTime: Hashable, Comparable, Sendable, CustomStringConvertible 
 
     /// RFC 3339 in UTC to the second (`2030-01-31T12:00:00Z`), for messages people read.
     public var rfc3339: String {
-        CivilCalendar.iso8601(seconds: milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000)
+        CivilCalendar.iso8601(seconds: seconds)
     }
 }
 

@@ -25,8 +25,12 @@ public enum StripeInterpretation {
     /// The ordering clock of an object seen in an event created at `created` (seconds): milliseconds, with a
     /// subscription's status ranked inside the second, so that of two events created in the same second the later
     /// stage of the life (`active` after `incomplete`, `canceled` after `active`) wins whatever order they arrive in.
-    public static func observationTime(created: Int64, status: StripeSubscription.OpenStatus? = nil) -> UnixTime {
-        UnixTime(milliseconds: created * 1000 + Int64(status.map(rank) ?? 0))
+    /// INVALID_ARGUMENT when `created` lies outside ``UnixTime/representable``.
+    public static func observationTime(created: Int64, status: StripeSubscription.OpenStatus? = nil) throws(DomainError)
+        -> UnixTime
+    {
+        let second = try UnixTime(seconds: created, checking: "created")
+        return UnixTime(milliseconds: second.milliseconds + Int64(status.map(rank) ?? 0))
     }
 
     private static func rank(_ status: StripeSubscription.OpenStatus) -> Int {
@@ -73,7 +77,11 @@ public enum StripeInterpretation {
             else { continue }
             if productID == nil {
                 productID = mapped
-                charged = Self.price(price.unitAmount.map { $0 * max(1, item.quantity ?? 1) }, currency: price.currency)
+                charged = Self.price(
+                    price.unitAmount.flatMap { amount in
+                        let (total, overflow) = amount.multipliedReportingOverflow(by: max(1, item.quantity ?? 1))
+                        return overflow ? nil : total
+                    }, currency: price.currency)
             }
             for id in tenant.entitlements(forProduct: mapped) where !entitlements.contains(id) { entitlements.append(id) }
         }
@@ -82,13 +90,16 @@ public enum StripeInterpretation {
             throw .invalidArgument(
                 "Subscription \(subscription.id.quotedForMessage) has no price this app maps (prices: \(prices.isEmpty ? "none" : prices)); add one to the tenant's stripe prices or products.")
         }
-        let startedAt = (subscription.startDate ?? subscription.created).map { UnixTime(milliseconds: $0 * 1000) }
-        guard let periodEnd = subscription.periodEnd.map({ UnixTime(milliseconds: $0 * 1000) }) else {
+        let startedAt = try UnixTime.checked(
+            seconds: subscription.startDate ?? subscription.created,
+            field: subscription.startDate == nil ? "created" : "start_date")
+        guard let periodEnd = try UnixTime.checked(seconds: subscription.periodEnd, field: "current_period_end") else {
             throw .invalidArgument("Subscription \(subscription.id.quotedForMessage) has no current_period_end.")
         }
-        let periodStart = subscription.periodStart.map { UnixTime(milliseconds: $0 * 1000) } ?? startedAt ?? observedAt
+        let periodStart =
+            try UnixTime.checked(seconds: subscription.periodStart, field: "current_period_start") ?? startedAt ?? observedAt
         // A cancellation scheduled before the period ends ends access then.
-        let scheduledEnd = subscription.cancelAt.map { UnixTime(milliseconds: $0 * 1000) }
+        let scheduledEnd = try UnixTime.checked(seconds: subscription.cancelAt, field: "cancel_at")
         var expiresAt = min(periodEnd, scheduledEnd ?? periodEnd)
         let status = subscription.status.known
         var suspended = false
@@ -100,12 +111,12 @@ public enum StripeInterpretation {
         case .pastDue:
             // The renewal failed and Stripe is retrying: the new period is billed but not paid. Access lasts the
             // tenant's grace window from the period's start (none by default).
-            let graceEnd = UnixTime(milliseconds: periodStart.milliseconds + Int64(settings.pastDueGraceDays) * 86_400_000)
+            let graceEnd = periodStart.adding(days: settings.pastDueGraceDays)
             expiresAt = min(expiresAt, graceEnd)
             if settings.pastDueGraceDays > 0 { grace = expiresAt }
         case .canceled:
             willRenew = false
-            let endedAt = subscription.endedAt.map { UnixTime(milliseconds: $0 * 1000) } ?? observedAt
+            let endedAt = try UnixTime.checked(seconds: subscription.endedAt, field: "ended_at") ?? observedAt
             expiresAt = min(expiresAt, endedAt)
             suspended = true
         case .unpaid, .incomplete, .incompleteExpired, .paused, nil:
@@ -144,7 +155,7 @@ public enum StripeInterpretation {
         guard !entitlements.isEmpty else {
             throw .failedPrecondition("Product \(productID.quotedForMessage) maps to no entitlement in tenant '\(tenant.id)'.")
         }
-        let purchasedAt = session.created.map { UnixTime(milliseconds: $0 * 1000) } ?? observedAt
+        let purchasedAt = try UnixTime.checked(seconds: session.created, field: "created") ?? observedAt
         return StorePurchase(
             tenantID: tenant.id, store: .web, originalTransactionID: session.paymentIntent?.id ?? session.id,
             transactionID: session.id, customerID: nil, productID: productID, productType: oneTimeType,
@@ -166,8 +177,10 @@ public enum StripeInterpretation {
 
     /// A paid invoice of a held subscription: its period paid for, from `observedAt` on. Nil when it adds nothing
     /// (an earlier period, a subscription not held).
-    public static func paid(_ invoice: StripeInvoice, stored: StorePurchase, observedAt: UnixTime) -> StorePurchase? {
-        guard let periodEnd = invoice.periodEnd.map({ UnixTime(milliseconds: $0 * 1000) }),
+    public static func paid(_ invoice: StripeInvoice, stored: StorePurchase, observedAt: UnixTime) throws(DomainError)
+        -> StorePurchase?
+    {
+        guard let periodEnd = try UnixTime.checked(seconds: invoice.periodEnd, field: "lines.data[].period.end"),
             periodEnd > (stored.expiresAt ?? UnixTime(milliseconds: 0)) || stored.isSuspended
         else { return nil }
         var paid = stored

@@ -140,8 +140,8 @@ enum CustomerEventMessage {
     /// RFC 3339 in UTC with milliseconds; null for "never".
     static func time(_ time: UnixTime?) -> JSONValue {
         guard let time else { return .null }
-        let seconds = time.milliseconds >= 0 ? time.milliseconds / 1000 : (time.milliseconds - 999) / 1000
-        return .string(CivilCalendar.iso8601(seconds: seconds, fraction: time.milliseconds - seconds * 1000, digits: 3))
+        let (seconds, milliseconds) = time.secondsAndMilliseconds
+        return .string(CivilCalendar.iso8601(seconds: seconds, fraction: milliseconds, digits: 3))
     }
 }
 

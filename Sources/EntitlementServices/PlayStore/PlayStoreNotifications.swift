@@ -60,7 +60,13 @@ public struct PlayStoreNotifications: Sendable {
                 status: 400,
                 message: "The notification is for package \((notification.packageName ?? "(none)").quotedForMessage), not this tenant's \(settings.packageName.quotedForMessage).")
         }
-        let notifiedAt = GooglePlayTime.milliseconds(decimal: notification.eventTimeMillis).map(UnixTime.init(milliseconds:))
+        let notifiedAt: UnixTime?
+        do throws(DomainError) {
+            notifiedAt = try UnixTime.checked(
+                milliseconds: GooglePlayTime.milliseconds(decimal: notification.eventTimeMillis), field: "eventTimeMillis")
+        } catch {
+            throw NotificationReply(status: 400, message: "The notification's \(error.message)")
+        }
         do throws(DomainError) {
             var reply = try await dispatch(
                 notification, messageID: messageID, notifiedAt: notifiedAt, tenant: tenant, settings: settings)

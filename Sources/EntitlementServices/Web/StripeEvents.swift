@@ -88,8 +88,11 @@ struct StripeEvents: Sendable {
         "charge.dispute.created": "dispute",
     ]
 
-    private func observed(_ event: StripeEvent, status: StripeSubscription.OpenStatus? = nil, api: StripeFetch?) -> UnixTime {
-        api?.askedAt ?? StripeInterpretation.observationTime(created: event.created, status: status)
+    private func observed(_ event: StripeEvent, status: StripeSubscription.OpenStatus? = nil, api: StripeFetch?)
+        throws(DomainError) -> UnixTime
+    {
+        if let api { return api.askedAt }
+        return try StripeInterpretation.observationTime(created: event.created, status: status)
     }
 
     // MARK: Events
@@ -120,7 +123,7 @@ struct StripeEvents: Sendable {
         case "payment":
             guard
                 let record = try StripeInterpretation.purchase(
-                    fromCheckoutSession: session, observedAt: observed(event, api: api),
+                    fromCheckoutSession: session, observedAt: try observed(event, api: api),
                     origin: api == nil ? .notification : .storeAPI, tenant: tenant, settings: settings)
             else { return change }
             purchaseID = record.originalTransactionID
@@ -141,7 +144,7 @@ struct StripeEvents: Sendable {
     ) async throws(DomainError) -> Change {
         let subscription = try await fetch(api, snapshot) { api throws(StripeAPIError) in try await api.subscription(snapshot.id) }
         let record = try StripeInterpretation.purchase(
-            fromSubscription: subscription, observedAt: observed(event, status: subscription.status, api: api),
+            fromSubscription: subscription, observedAt: try observed(event, status: subscription.status, api: api),
             origin: api == nil ? .notification : .storeAPI, tenant: tenant, settings: settings)
         let buyer = StripeInterpretation.namedUser(of: subscription) ?? ""
         let ids = [subscription.customer?.id, subscription.latestInvoice?.id].compactMap { $0 }
@@ -178,10 +181,10 @@ struct StripeEvents: Sendable {
             change.note = "subscription \(subscriptionID.quotedForMessage) is not held yet; its own events give its state"
             return change
         }
-        let at = observed(event, api: nil)
+        let at = try observed(event, api: nil)
         // Nothing new still carries the stored purchase: the invoice may name a payment a revocation waits for.
         change.record = (paid
-            ? StripeInterpretation.paid(invoice, stored: stored, observedAt: at)
+            ? try StripeInterpretation.paid(invoice, stored: stored, observedAt: at)
             : StripeInterpretation.paymentFailed(stored: stored, observedAt: at)) ?? stored
         change.note = "nothing new for subscription \(subscriptionID.quotedForMessage)"
         return change
@@ -196,7 +199,7 @@ struct StripeEvents: Sendable {
         }
         return try revoke(
             paidBy: [charge.paymentIntent?.id, charge.invoice?.id].compactMap { $0 }, reason: "REFUNDED",
-            at: UnixTime(milliseconds: event.created * 1000), tenant: tenant)
+            at: try UnixTime(seconds: event.created, checking: "created"), tenant: tenant)
     }
 
     private func disputeOpened(_ snapshot: StripeDispute, event: StripeEvent, api: StripeFetch?, tenant: Tenant)
@@ -212,7 +215,8 @@ struct StripeEvents: Sendable {
             paidBy = [charge.paymentIntent?.id, charge.invoice?.id].compactMap { $0 }
         }
         return try revoke(
-            paidBy: paidBy, reason: "DISPUTED", at: UnixTime(milliseconds: event.created * 1000), tenant: tenant)
+            paidBy: paidBy, reason: "DISPUTED", at: try UnixTime(seconds: event.created, checking: "created"),
+            tenant: tenant)
     }
 
     /// The purchase a refunded or disputed payment paid for, revoked. When no held purchase is named by the payment

@@ -60,7 +60,7 @@ public struct StripeWebhooks: Sendable {
                 } else {
                     try await events.apply(event, tenant: tenant, settings: settings)
                 }
-            reply.signedAt = UnixTime(milliseconds: event.created * 1000)
+            reply.signedAt = try UnixTime(seconds: event.created, checking: "created")
             return reply
         } catch {
             switch error.code {
@@ -94,6 +94,11 @@ public struct StripeWebhooks: Sendable {
         }
         guard event.created > 0 else {
             throw NotificationReply(status: 400, message: "The event has no created time.")
+        }
+        do throws(DomainError) {
+            _ = try UnixTime(seconds: event.created, checking: "created")
+        } catch {
+            throw NotificationReply(status: 400, message: "The event's \(error.message)")
         }
         return event
     }

@@ -123,6 +123,37 @@ import Testing
         }
     }
 
+    /// Apple's dates are checked before any arithmetic: outside what the API carries, each is refused naming its
+    /// field, the extremes of Int64 included; the last representable millisecond is still a date.
+    @Test(arguments: ["purchaseDate", "originalPurchaseDate", "expiresDate", "signedDate", "revocationDate"])
+    func aDateOutsideWhatTheAPICarriesIsRefusedNamingItsField(field: String) throws {
+        for value in [Int64.max, Int64.min, Int64.max / 1000 + 1, 253_402_300_800_000, -62_135_596_800_001] {
+            let error = #expect(throws: DomainError.self) { try purchase([field: value]) }
+            #expect(error?.code == .invalidArgument)
+            #expect(error?.message.hasPrefix("\(field) is \(value) ms since 1970, outside") == true, "\(value)")
+        }
+        #expect(try purchase([field: 253_402_300_799_999]).store == .appStore)
+    }
+
+    /// A configured period added to a date at the end of the range stops at the last time the API carries.
+    @Test func aPeriodAddedAtTheEndOfTheRangeStopsAtItsLastMillisecond() throws {
+        let last: Int64 = 253_402_300_799_999
+        let pass = try purchase([
+            "productId": "pass", "type": "Non-Renewing Subscription", "expiresDate": NSNull(), "purchaseDate": last,
+        ])
+        #expect(pass.expiresAt?.milliseconds == last)
+        let grace = try notified("DID_FAIL_TO_RENEW", "GRACE_PERIOD", transaction: ["expiresDate": last])
+        #expect(grace.gracePeriodExpiresAt?.milliseconds == last)
+    }
+
+    @Test(arguments: ["signedDate", "gracePeriodExpiresDate"])
+    func aRenewalDateOutsideWhatTheAPICarriesIsRefusedNamingItsField(field: String) {
+        let error = #expect(throws: DomainError.self) {
+            try notified("DID_FAIL_TO_RENEW", "GRACE_PERIOD", renewal: [field: Int64.min])
+        }
+        #expect(error?.message.hasPrefix("signedRenewalInfo.\(field) is \(Int64.min) ms since 1970") == true)
+    }
+
     // MARK: Notifications
 
     @Test func aNotificationsPurchaseComesFromTheNotification() throws {

@@ -444,6 +444,24 @@ import Testing
         #expect(try product(Self.product(["productId": NSNull()])).productID == "lifetime")
     }
 
+    /// Google's times are checked before they are used: a decimal past the year 9999 (up to Int64's 19 digits) and
+    /// an RFC 3339 time an offset pushes before the year 1 are refused naming the field.
+    @Test func aTimeOutsideWhatTheAPICarriesIsRefusedNamingItsField() throws {
+        for millis in ["9223372036854775807", "253402300800000"] {
+            let error = #expect(throws: DomainError.self) { try product(Self.product(["purchaseTimeMillis": millis])) }
+            #expect(error?.message.hasPrefix("purchaseTimeMillis is \(millis) ms since 1970, outside") == true)
+        }
+        #expect(try product(Self.product(["purchaseTimeMillis": "253402300799999"])).purchasedAt.milliseconds == 253_402_300_799_999)
+        let early = #expect(throws: DomainError.self) {
+            try purchase(Self.subscription(item: ["expiryTime": "0001-01-01T00:00:00+01:00"]))
+        }
+        #expect(early?.message.hasPrefix("lineItems[].expiryTime is") == true)
+        let start = #expect(throws: DomainError.self) {
+            try purchase(Self.subscription(["startTime": "0001-01-01T00:00:00+23:59"]))
+        }
+        #expect(start?.message.hasPrefix("startTime is") == true)
+    }
+
     @Test func aNonConsumableMappingToNoEntitlementIsRefused() throws {
         var settings = Self.settings()
         settings.products["unmapped-lifetime"] = .nonConsumable

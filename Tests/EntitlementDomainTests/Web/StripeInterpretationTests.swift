@@ -103,13 +103,55 @@ import Testing
         #expect(live?.code == .failedPrecondition)
     }
 
-    @Test func withinOneSecondTheLaterStageOfTheLifeWins() {
+    @Test func withinOneSecondTheLaterStageOfTheLifeWins() throws {
         let created: Int64 = 1_700_000_000
-        let incomplete = StripeInterpretation.observationTime(created: created, status: .init(.incomplete))
-        let active = StripeInterpretation.observationTime(created: created, status: .init(.active))
-        let canceled = StripeInterpretation.observationTime(created: created, status: .init(.canceled))
-        let nextSecond = StripeInterpretation.observationTime(created: created + 1, status: .init(.incomplete))
+        let incomplete = try StripeInterpretation.observationTime(created: created, status: .init(.incomplete))
+        let active = try StripeInterpretation.observationTime(created: created, status: .init(.active))
+        let canceled = try StripeInterpretation.observationTime(created: created, status: .init(.canceled))
+        let nextSecond = try StripeInterpretation.observationTime(created: created + 1, status: .init(.incomplete))
         #expect(incomplete < active && active < canceled && canceled < nextSecond)
+    }
+
+    /// An event's `created` is checked before it is scaled to milliseconds: the last second of 9999 still ranks its
+    /// statuses inside it, anything later (or earlier than year 1) is refused, never multiplied.
+    @Test(arguments: [Int64.max, Int64.min, Int64.max / 1000 + 1, 10_000_000_000_000_000, 253_402_300_800, -62_135_596_801])
+    func anEventCreatedOutsideWhatTheAPICarriesIsRefused(created: Int64) throws {
+        let error = #expect(throws: DomainError.self) { try StripeInterpretation.observationTime(created: created) }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.hasPrefix("created is \(created) s since 1970, outside") == true)
+        let last = try StripeInterpretation.observationTime(created: 253_402_300_799, status: .init(.canceled))
+        #expect(last.milliseconds == 253_402_300_799_007)
+    }
+
+    /// Each of a subscription's times is refused naming Stripe's field when it lies outside what the API carries.
+    @Test(arguments: [
+        ("current_period_end", Int64.max), ("current_period_end", Int64.max / 1000 + 1),
+        ("current_period_start", -62_135_596_801), ("start_date", Int64.min), ("cancel_at", 10_000_000_000_000_000),
+        ("ended_at", 253_402_300_800),
+    ])
+    func aSubscriptionTimeOutsideWhatTheAPICarriesIsRefused(field: String, seconds: Int64) {
+        var fields: [String: Any] = [field: seconds]
+        if field.hasPrefix("current_period") {
+            var item: [String: Any] = [
+                "price": ["id": "price_pro"], "current_period_start": Self.periodStart, "current_period_end": Self.periodEnd,
+            ]
+            item[field] = seconds
+            fields = ["items": ["data": [item]]]
+        }
+        if field == "ended_at" { fields["status"] = "canceled" }
+        let error = #expect(throws: DomainError.self) { try purchase(fields) }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.hasPrefix("\(field) is \(seconds) s since 1970, outside") == true)
+    }
+
+    @Test func aPriceTimesAQuantityThatOverflowsIsNotRecorded() throws {
+        let record = try purchase([
+            "items": ["data": [[
+                "price": ["id": "price_pro", "unit_amount": Int64.max, "currency": "usd"], "quantity": 2,
+                "current_period_start": Self.periodStart, "current_period_end": Self.periodEnd,
+            ]]],
+        ])
+        #expect(record.price == nil && record.productID == "pro_web")
     }
 
     @Test func anOlderSnapshotNeverReplacesANewerOne() throws {
@@ -129,7 +171,9 @@ import Testing
             from: JSONSerialization.data(withJSONObject: [
                 "id": "in_2", "lines": ["data": [["period": ["start": Self.periodEnd, "end": Self.periodEnd + 30 * 86_400]]]],
             ]))
-        let paid = try #require(StripeInterpretation.paid(invoice, stored: revoked, observedAt: UnixTime(milliseconds: (Self.periodEnd + 10) * 1000)))
+        let paidInvoice = try StripeInterpretation.paid(
+            invoice, stored: revoked, observedAt: UnixTime(milliseconds: (Self.periodEnd + 10) * 1000))
+        let paid = try #require(paidInvoice)
         let renewed = PurchaseVersions.merge(stored: revoked, incoming: paid)
         #expect(renewed.revokedAt == nil && renewed.transactionID == "in_2" && grants(renewed, at: Self.periodEnd + 100))
     }
