@@ -120,7 +120,7 @@ public final class EntitlementServerApp: Sendable {
                 maxStreamsPerConnection: config.maxStreamsPerConnection,
                 maxStreamsPerCustomer: config.maxStreamsPerCustomer, webHeartbeatInterval: config.grpcWebHeartbeat,
                 maxWriteGroup: config.maxWriteGroup),
-            outbound: outbound,
+            trustedProxies: config.trustedProxies, outbound: outbound,
             playAcknowledgements: PlayAcknowledger.Schedule(
                 firstRetry: config.playAcknowledgementFirstRetry, maxAttempts: config.playAcknowledgementMaxAttempts),
             webhooks: config.webhooks,

@@ -86,9 +86,10 @@ public struct ServerWiring: Sendable {
     ///   - isDraining: whether shutdown has begun, for `/readyz` (503 then).
     ///   - servesMetrics: whether `GET /metrics` is on this router (loopback clients only); false when a separate
     ///     metrics listener serves ``metricsRouter``.
+    ///   - trustedProxies: whose forwarding header names a call's client (for the redemption limits).
     public init(
         store: any CustomerRepository, tenants: TenantRegistry, logger: Logger, clock: any DomainClock = SystemClock(),
-        limits: Limits = Limits(), outbound: OutboundHTTPClient? = nil,
+        limits: Limits = Limits(), trustedProxies: TrustedProxies = TrustedProxies(), outbound: OutboundHTTPClient? = nil,
         playAcknowledgements: PlayAcknowledger.Schedule = PlayAcknowledger.Schedule(),
         webhooks: WebhookDispatcher.Settings = WebhookDispatcher.Settings(),
         extraServices: [any RPCService] = [], demoPage: StaticFiles? = nil, adminConsole: StaticFiles? = nil,
@@ -149,8 +150,8 @@ public struct ServerWiring: Sendable {
                 EntitlementService(
                     engine: engine, tenants: tenants, log: callLog, streams: streamLimits, appStore: appStore,
                     appStoreAPIs: appStoreAPIs,
-                    playStore: playStore, acknowledger: acknowledger, webHeartbeatInterval: limits.webHeartbeatInterval,
-                    metrics: serviceMetrics),
+                    playStore: playStore, acknowledger: acknowledger, trustedProxies: trustedProxies,
+                    webHeartbeatInterval: limits.webHeartbeatInterval, metrics: serviceMetrics),
                 AdminService(
                     engine: engine, tenants: tenants, log: callLog, playStore: playStore, acknowledger: acknowledger,
                     webhooks: deliverer, appStoreReconciler: reconciler,

@@ -20,12 +20,15 @@ public struct EntitlementService: RPCService {
     let playStore: PlayStorePurchases?
     let acknowledger: PlayAcknowledger?
     let redemptions: RedemptionAttempts
+    /// Whose word about a caller's address is taken, for the redemption limits.
+    let trustedProxies: TrustedProxies
 
     public init(
         engine: CustomerEngine, tenants: TenantRegistry, log: CallLog, streams: StreamLimits = StreamLimits(),
         appStore: AppStorePurchases? = nil, appStoreAPIs: AppStoreServerAPIs? = nil, playStore: PlayStorePurchases? = nil,
         acknowledger: PlayAcknowledger? = nil, redemptions: RedemptionAttempts = RedemptionAttempts(),
-        webHeartbeatInterval: Duration = .seconds(25), metrics: ServiceMetrics = ServiceMetrics()
+        trustedProxies: TrustedProxies = TrustedProxies(), webHeartbeatInterval: Duration = .seconds(25),
+        metrics: ServiceMetrics = ServiceMetrics()
     ) {
         self.appStoreAPIs = appStoreAPIs ?? AppStoreServerAPIs(tenants: tenants, http: nil)
         self.engine = engine
@@ -38,6 +41,7 @@ public struct EntitlementService: RPCService {
         self.playStore = playStore
         self.acknowledger = acknowledger
         self.redemptions = redemptions
+        self.trustedProxies = trustedProxies
     }
 
     private static func method(_ name: String) -> MethodDescriptor {
@@ -88,7 +92,10 @@ public struct EntitlementService: RPCService {
             case .playStore(let purchase)?:
                 record = try await playRecord(purchase, tenant: tenant, field: "play_store")
             case .webRedemption(let redemption)?:
-                let redeemed = try await redeem(redemption.code, appUserID: appUserID, tenant: tenant)
+                let caller = RedemptionAttempts.Caller(
+                    tenantID: tenant.id, appUserID: appUserID,
+                    address: trustedProxies.clientAddress(peer: context.peer, metadata: context.metadata))
+                let redeemed = try await redeem(redemption.code, by: caller, tenant: tenant)
                 fields.appUserID = redeemed.outcome.state.appUserID
                 return PurchaseResponse(redeemed, serverTime: engine.now())
             case nil:
@@ -201,21 +208,23 @@ public struct EntitlementService: RPCService {
         return histories
     }
 
-    /// Claims a web purchase with its code, unless this user or tenant failed too often lately (then the code is not
-    /// even looked up).
-    private func redeem(_ code: String, appUserID: String, tenant: Tenant) async throws(DomainError) -> Redemption {
+    /// Claims a web purchase with its code, unless this user ID or client address failed too often lately (then the
+    /// code is not even looked up).
+    private func redeem(_ code: String, by caller: RedemptionAttempts.Caller, tenant: Tenant) async throws(DomainError)
+        -> Redemption
+    {
         guard !code.isEmpty else { throw .invalidArgument("web_redemption.code is required.") }
         guard code.utf8.count <= 256 else { throw .invalidArgument("web_redemption.code is longer than 256 bytes.") }
-        if let wait = redemptions.retryAfter(tenantID: tenant.id, appUserID: appUserID, now: engine.now()) {
-            throw .resourceExhausted("Too many failed redemption attempts; try again in \(wait) s.")
+        if let refusal = redemptions.refusal(for: caller, now: engine.now()) {
+            throw .resourceExhausted(refusal.message)
         }
         do {
             return try await engine.redeem(
-                tenantID: tenant.id, appUserID: appUserID, code: code, policy: tenant.transferPolicy(for:))
+                tenantID: tenant.id, appUserID: caller.appUserID, code: code, policy: tenant.transferPolicy(for:))
         } catch where error.code != .unavailable && error.code != .internalError {
             // Any refusal counts (an unknown, used or expired code, a transfer the policy forbids); our own failures
             // do not.
-            redemptions.recordFailure(tenantID: tenant.id, appUserID: appUserID, now: engine.now())
+            redemptions.recordFailure(caller, now: engine.now())
             throw error
         }
     }

@@ -80,7 +80,7 @@ extension CommandHelp {
         details: [
             "", "Calls EntitlementService/Purchase with web_redemption: the code is single use; the purchase moves to",
             "APP_USER_ID as the tenant's transfer policy for web purchases allows. After too many failed attempts",
-            "the server refuses every attempt for a while (RESOURCE_EXHAUSTED).",
+            "by one user ID or from one address, their next attempts wait (RESOURCE_EXHAUSTED says how long).",
             "",
             "  entctl redeem alice rc_...",
         ])

@@ -55,6 +55,9 @@ public struct ServerConfig: Sendable {
     /// serves it to loopback clients only.
     public var metricsListenAddress: ListenAddress?
 
+    /// `[server] trusted_proxies` and `client_address_header`: whose forwarding header names a call's client.
+    public var trustedProxies = TrustedProxies()
+
     public init(
         transport: HTTP2ServerConfiguration = HTTP2ServerConfiguration(),
         databasePath: String,
@@ -111,7 +114,7 @@ let configSchema: [(section: String, keys: [String])] = [
         "server",
         [
             "listen", "event_loop_threads", "shutdown_drain_delay_seconds", "shutdown_grace_period_seconds", "log_level",
-            "log_format", "idle_timeout_seconds",
+            "log_format", "idle_timeout_seconds", "trusted_proxies", "client_address_header",
         ]
     ),
     ("tls", ["certificate", "private_key", "allow_cleartext"]),
@@ -274,6 +277,7 @@ private struct ConfigReader {
         try integer("limits", "max_connections_per_address", 0...10_000_000) { transport.maxConnectionsPerAddress = $0 }
         try integer("streams", "max_per_connection", 1...10000) { config.maxStreamsPerConnection = $0 }
         try integer("server", "shutdown_drain_delay_seconds", 0...300) { config.shutdownDrainDelay = .seconds($0) }
+        config.trustedProxies = try trustedProxies()
         // [outbound_http]
         config.outboundTrustedCertificatesPath = try entries["outbound_http"]?["trusted_certificates"].map {
             entry throws(ConfigError) in try readableFile(entry)
@@ -435,6 +439,38 @@ private struct ConfigReader {
         var settings = PostgresSettings(conninfo: conninfo)
         try integer("storage", "postgres_max_connections", 1...1000) { settings.maxConnections = $0 }
         return settings
+    }
+
+    /// `client_address_header` names the header of the proxies `trusted_proxies` lists; without them it means nothing
+    /// and is refused, like `postgres_url` without PostgreSQL.
+    private func trustedProxies() throws(ConfigError) -> TrustedProxies {
+        let server = entries["server"] ?? [:]
+        guard let list = server["trusted_proxies"] else {
+            if let entry = server["client_address_header"] {
+                throw .invalidValue(
+                    file, line: entry.line, section: "server", key: "client_address_header",
+                    "applies only with trusted_proxies (the proxies that write the header)")
+            }
+            return TrustedProxies()
+        }
+        var proxies = TrustedProxies()
+        switch IPNetwork.parseList(try string(list)) {
+        case .success(let networks): proxies.networks = networks
+        case .failure(let error):
+            throw .invalidValue(
+                file, line: list.line, section: "server", key: "trusted_proxies",
+                "expected addresses or ADDRESS/PREFIX blocks separated by commas, such as \"127.0.0.1, 10.0.0.0/8, fd00::/8\": \(error.reason)")
+        }
+        if let entry = server["client_address_header"] {
+            let name = try string(entry).lowercased()
+            guard let header = TrustedProxies.Header(rawValue: name) else {
+                throw .invalidValue(
+                    file, line: entry.line, section: "server", key: "client_address_header",
+                    "expected \"x-forwarded-for\" or \"forwarded\", got \(entry.raw)")
+            }
+            proxies.header = header
+        }
+        return proxies
     }
 
     private func ensureDirectory(for databasePath: String, line: Int?) throws(ConfigError) {
