@@ -96,13 +96,14 @@ class StoreApi(Api):
             request.app_store.signed_transaction = token
         return request
 
-    def store_call(self, method: str, request):
+    def store_call(self, method: str, request, headers=()):
+        """`headers`: more request metadata beside the key (a proxy's X-Forwarded-For)."""
         request_type, response_type = PURCHASE_METHODS[method]
         callable_ = self.channel.unary_unary(
             f"/{ENTITLEMENT_SERVICE}/{method}", request_serializer=lambda m: m.SerializeToString(),
             response_deserializer=self.protos.message(f"{PACKAGE}.{response_type}").FromString,
         )
-        return callable_(request, timeout=RPC_TIMEOUT, metadata=self._metadata(None))
+        return callable_(request, timeout=RPC_TIMEOUT, metadata=self._metadata(None) + list(headers))
 
     def purchase(self, app_user_id: str, token: str):
         return self.store_call("Purchase", self.purchase_request(app_user_id, token))

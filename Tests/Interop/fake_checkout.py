@@ -39,12 +39,15 @@ PRICES = {
 }
 
 
-def grpc_web_unary(host: str, port: int, path: str, message: bytes, key: str, timeout: float = 10) -> tuple[bytes, str, str]:
-    """One unary call over gRPC-Web (binary, HTTP/1.1): the response message, grpc-status and grpc-message."""
+def grpc_web_unary(host: str, port: int, path: str, message: bytes, key: str, timeout: float = 10,
+                   headers: dict[str, str] | None = None) -> tuple[bytes, str, str]:
+    """One unary call over gRPC-Web (binary, HTTP/1.1), with `headers` added: the response message, grpc-status and
+    grpc-message."""
     connection = http.client.HTTPConnection(host, port, timeout=timeout)
     try:
         connection.request("POST", path, body=b"\0" + struct.pack(">I", len(message)) + message, headers={
-            "content-type": "application/grpc-web+proto", "x-grpc-web": "1", "authorization": f"Bearer {key}"})
+            "content-type": "application/grpc-web+proto", "x-grpc-web": "1", "authorization": f"Bearer {key}",
+            **(headers or {})})
         response = connection.getresponse()
         body = response.read()
         status, detail = response.getheader("grpc-status"), response.getheader("grpc-message") or ""

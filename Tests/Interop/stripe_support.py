@@ -151,14 +151,14 @@ class WebApi(StoreApi):
             return error
         pytest.fail(f"expected GetRedemptionCode to fail, got {result}")
 
-    def redeem(self, app_user_id: str, code: str):
+    def redeem(self, app_user_id: str, code: str, headers=()):
         request = self.message("PurchaseRequest", app_user_id=app_user_id)
         request.web_redemption.code = code
-        return self.store_call("Purchase", request)
+        return self.store_call("Purchase", request, headers)
 
-    def redeem_error(self, app_user_id: str, code: str) -> grpc.RpcError:
+    def redeem_error(self, app_user_id: str, code: str, headers=()) -> grpc.RpcError:
         try:
-            result = self.redeem(app_user_id, code)
+            result = self.redeem(app_user_id, code, headers)
         except grpc.RpcError as error:
             return error
         pytest.fail(f"expected the redemption to fail, got {result}")

@@ -3,8 +3,10 @@ AdminService.GetRedemptionCode (secret key) issues a code for a Stripe ID, Entit
 `web_redemption` (public key) attaches the purchase under the tenant's stripe `transfer_policy`.
 
 Tenants "transfer", "tin" (transfer_if_no_active) and "keep" (keep_with_original) differ only in that policy;
-"short" issues codes for 1 day; "limits" is used only by the tenant-wide failure limit (which locks it for 15 min).
-A code's expiry is tested in Swift (RedemptionCodeTests) with a manual clock: a tenant's shortest validity is a day.
+"short" issues codes for 1 day; "limits" is used only by the failure limits' tests. The module's server trusts
+127.0.0.1 as a reverse proxy, so a test presents client addresses of its own with X-Forwarded-For (a call without
+one is 127.0.0.1's). A code's expiry is tested in Swift (RedemptionCodeTests) with a manual clock: a tenant's
+shortest validity is a day; the limits' waits and eviction in Swift too (RedemptionAttemptsTests).
 """
 
 from __future__ import annotations
@@ -12,16 +14,18 @@ from __future__ import annotations
 import re
 import secrets
 import time
+from pathlib import Path
 
 import grpc
 import pytest
 
 import fake_stripe as fs
-from entitlement_support import ts_seconds, unique_id
+from entitlement_support import ts_seconds, unique_id, write_tenants
+from fake_checkout import grpc_web_unary
 from stripe_support import (
-    PRICE_LIFETIME, PRICE_MONTHLY, REDEMPTION, WEB_STORE, entitlement_ids, web_transaction, stripe_tenant,
+    PRICE_LIFETIME, PRICE_MONTHLY, REDEMPTION, WEB_STORE, StripeEnv, entitlement_ids, web_transaction, stripe_tenant,
 )
-from stripe_support import server, env  # noqa: F401 (fixtures)
+from stripe_support import env  # noqa: F401 (fixture)
 from webhook_receiver import Receiver
 
 Code = grpc.StatusCode
@@ -46,6 +50,18 @@ def tenants(receiver):
     specs["hooked"] = stripe_tenant("rc-hooked")
     specs["hooked"].webhooks = [{"id": "backend", "url": receiver.url, "secrets": [HOOK_SECRET], "events": ["purchase"]}]
     return specs
+
+
+@pytest.fixture(scope="module")
+def tenants_file(tmp_path_factory, tenants) -> Path:
+    path = tmp_path_factory.mktemp("stripe") / "tenants.json"
+    write_tenants(path, tenants.values())
+    return path
+
+
+@pytest.fixture(scope="module")
+def server(tenants_server, tenants_file):
+    return tenants_server(tenants_file, {"server": {"trusted_proxies": "127.0.0.1"}})
 
 
 def anonymous_subscription(env, tenant: str = "transfer") -> dict:
@@ -221,30 +237,111 @@ def test_keep_with_original_refuses(env):
 # Failure limits
 
 
+def from_address(address: str) -> list[tuple[str, str]]:
+    """The X-Forwarded-For a proxy on 127.0.0.1 sends for a client at `address`: what the client claimed itself (the
+    left entry) is ignored, the address the proxy appended is the client's."""
+    return [("x-forwarded-for", f"192.0.2.254, {address}")]
+
+
+def waited_seconds(error: grpc.RpcError, who: str) -> int:
+    """The wait a RESOURCE_EXHAUSTED refusal names, checking that it says `who` waits."""
+    assert error.code() == Code.RESOURCE_EXHAUSTED, (error.code(), error.details())
+    match = re.fullmatch(rf"Too many failed redemption attempts {who}; try again in (\d+) s\.", error.details())
+    assert match, error.details()
+    return int(match.group(1))
+
+
 def test_after_five_failures_a_user_is_refused_even_with_a_good_code(env):
     ids = anonymous_subscription(env)
     code = env.transfer_admin.redemption_code(ids["sub"]).code
-    user = unique_id()
+    user, address = unique_id(), from_address("198.51.100.5")
     for _ in range(5):
-        assert env.transfer.redeem_error(user, random_code()).code() == Code.NOT_FOUND
-    error = env.transfer.redeem_error(user, code)
-    assert error.code() == Code.RESOURCE_EXHAUSTED, error.details()
-    # Only that user: another one redeems the same (still unused) code.
+        assert env.transfer.redeem_error(user, random_code(), address).code() == Code.NOT_FOUND
+    # From anywhere: the user ID waits (a minute after its fifth failure).
+    assert 1 <= waited_seconds(env.transfer.redeem_error(user, code, from_address("198.51.100.6")), "by this app user ID") <= 60
+    # Only that user: another one redeems the same (still unused) code from the same address.
     other = unique_id()
-    env.transfer.redeem(other, code)
+    env.transfer.redeem(other, code, address)
     assert entitlement_ids(env.transfer.sync(other)) == ["pro"]
 
 
-def test_after_a_hundred_failures_in_a_tenant_everyone_there_is_refused(env):
-    ids = anonymous_subscription(env, "limits")
-    code = env.limits_admin.redemption_code(ids["sub"]).code
-    for _ in range(100):
-        assert env.limits.redeem_error(unique_id(), random_code()).code() == Code.NOT_FOUND
-    error = env.limits.redeem_error(unique_id(), code)
-    assert error.code() == Code.RESOURCE_EXHAUSTED, error.details()
-    # Other tenants are not affected.
-    other = anonymous_subscription(env, "transfer")
-    env.transfer.redeem(unique_id(), env.transfer_admin.redemption_code(other["sub"]).code)
+def test_wrong_guesses_from_one_address_with_many_user_ids_lock_out_that_address_and_no_buyer_elsewhere(env, tenants):
+    """Issue 36: 100 wrong guesses with the app's public key, each with a new user ID, used to exhaust a tenant-wide
+    limit that then refused every buyer. Now the address waits, and a buyer who never failed, elsewhere, redeems."""
+    codes = [env.limits_admin.redemption_code(anonymous_subscription(env, "limits")["sub"]).code for _ in range(2)]
+    attacker = from_address("198.51.100.66")
+    refusals = [env.limits.redeem_error(unique_id(), random_code(), attacker) for _ in range(100)]
+    # 20 failures from one address are free; then it waits, and its attempts are not even looked up.
+    assert [error.code() for error in refusals[:20]] == [Code.NOT_FOUND] * 20
+    assert all(1 <= waited_seconds(error, "from this network address") <= 60 for error in refusals[20:])
+    # There even a real code and a user ID that never failed are refused, over gRPC-Web on HTTP/1.1 too.
+    waited_seconds(env.limits.redeem_error(unique_id(), codes[0], attacker), "from this network address")
+    _, status, detail = web_redeem(env, tenants["limits"].public_key, unique_id(), codes[0], attacker)
+    assert status == "8" and "from this network address" in detail, (status, detail)
+    # Buyers who never failed, from addresses that never failed, redeem: over gRPC (HTTP/2) and gRPC-Web (HTTP/1.1).
+    buyer = unique_id()
+    assert entitlement_ids(env.limits.redeem(buyer, codes[0], from_address("203.0.113.20")).customer) == ["pro"]
+    web_buyer = unique_id()
+    _, status, detail = web_redeem(env, tenants["limits"].public_key, web_buyer, codes[1], from_address("203.0.113.21"))
+    assert status == "0", (status, detail)
+    assert entitlement_ids(env.limits.sync(web_buyer)) == ["pro"]
+
+
+def web_redeem(env, key: str, user: str, code: str, headers: list[tuple[str, str]]) -> tuple[bytes, str, str]:
+    """Purchase with `web_redemption` over gRPC-Web (binary, HTTP/1.1): the response, grpc-status and grpc-message."""
+    request = env.limits.message("PurchaseRequest", app_user_id=user)
+    request.web_redemption.code = code
+    return grpc_web_unary(env.server.host, env.server.port, "/entitlements.v1.EntitlementService/Purchase",
+                          request.SerializeToString(), key, headers=dict(headers))
+
+
+def test_an_untrusted_peers_forwarding_headers_are_ignored(tenants_server, tenants_file, tenants, protos):
+    # Here 127.0.0.1 is not a trusted proxy (only 10.0.0.0/8 is): whatever a call claims, it is 127.0.0.1's.
+    other = StripeEnv(tenants_server(tenants_file, {"server": {"trusted_proxies": "10.0.0.0/8"}}), tenants, protos)
+    try:
+        code = other.limits_admin.redemption_code(anonymous_subscription(other, "limits")["sub"]).code
+        for index in range(20):
+            claims = [("x-forwarded-for", f"198.51.100.{index}"), ("forwarded", f"for=198.51.100.{index}")]
+            assert other.limits.redeem_error(unique_id(), random_code(), claims).code() == Code.NOT_FOUND
+        error = other.limits.redeem_error(unique_id(), code, [("x-forwarded-for", "203.0.113.99")])
+        waited_seconds(error, "from this network address")
+    finally:
+        other.close()
+
+
+def test_behind_a_proxy_writing_forwarded_a_flood_from_many_networks_locks_out_no_new_buyer(
+        tenants_server, tenants_file, tenants, protos):
+    """1,000 failures (the tenant's circuit breaker) from 50 IPv6 networks, 20 user IDs each, through a proxy that
+    writes RFC 7239 Forwarded: every key that failed waits, but a buyer who never failed, from a network that never
+    failed, redeems."""
+    settings = {"server": {"trusted_proxies": "127.0.0.1", "client_address_header": "forwarded"}}
+    other = StripeEnv(tenants_server(tenants_file, settings), tenants, protos)
+
+    def via(address: str) -> list[tuple[str, str]]:
+        # A client-made entry on the left, then the proxy's; the quoted, bracketed IPv6 with a port as RFC 7239 has it.
+        return [("forwarded", f'for=192.0.2.254;proto=http, for="[{address}]:4711";proto=https')]
+
+    try:
+        code = other.limits_admin.redemption_code(anonymous_subscription(other, "limits")["sub"]).code
+        failed_once = unique_id()
+        for network in range(50):
+            for index in range(20):
+                # Each attempt from another address of the network (a client rotating within its /64).
+                user = failed_once if network == index == 0 else unique_id()
+                error = other.limits.redeem_error(user, random_code(), via(f"2001:db8:{network:x}::{index + 1:x}"))
+                assert error.code() == Code.NOT_FOUND, (network, index, error.details())
+        # The breaker holds: a user ID and a network that never failed are still looked up (a wrong code: NOT_FOUND)...
+        assert other.limits.redeem_error(unique_id(), random_code(), via("2001:db8:aaaa::1")).code() == Code.NOT_FOUND
+        # ...but one failure is enough to wait, for a user ID (from anywhere) and for a network...
+        waited_seconds(other.limits.redeem_error(failed_once, code, via("2001:db8:ffff::1")), "by this app user ID")
+        waited_seconds(other.limits.redeem_error(unique_id(), code, via("2001:db8:aaaa::2")), "from this network address")
+        # ...and only Forwarded is read: an X-Forwarded-For naming a fresh address changes nothing.
+        spoofed = via("2001:db8:0::5") + [("x-forwarded-for", "203.0.113.50")]
+        waited_seconds(other.limits.redeem_error(unique_id(), code, spoofed), "from this network address")
+        buyer = unique_id()
+        assert entitlement_ids(other.limits.redeem(buyer, code, via("2001:db8:beef::1")).customer) == ["pro"]
+    finally:
+        other.close()
 
 
 def test_an_anonymous_purchase_reaches_the_tenants_backend_with_a_code_that_redeems_it(env, receiver):
