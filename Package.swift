@@ -43,7 +43,8 @@ let package = Package(
         .target(name: "ProtobufWire", swiftSettings: strict),
         .target(name: "EntitlementsProto", dependencies: ["ProtobufWire"], swiftSettings: strict),
         .target(
-            name: "RPCCore", dependencies: ["ProtobufWire", "CivilCalendar", "Encodings", "Metrics", "RequestTracing", "CSystemShims"],
+            name: "RPCCore",
+            dependencies: ["ProtobufWire", "BoundedText", "CivilCalendar", "Encodings", "Metrics", "RequestTracing", "CSystemShims"],
             swiftSettings: strict),
         .target(
             name: "HTTP2Transport",
@@ -52,7 +53,8 @@ let package = Package(
         ),
         // The one outbound HTTP client: retries, backoff and URLs over the transport's HTTP/1.1 client.
         .target(name: "OutboundHTTP", dependencies: ["HTTP2Transport", "CivilCalendar", "Metrics"], swiftSettings: strict),
-        .target(name: "StandardServices", dependencies: ["RPCCore", "ProtobufWire", "Encodings"], swiftSettings: strict),
+        .target(
+            name: "StandardServices", dependencies: ["RPCCore", "ProtobufWire", "BoundedText", "Encodings"], swiftSettings: strict),
         .target(name: "Crypto", dependencies: ["COpenSSL", "COpenSSLShims", "CivilCalendar", "Encodings"], swiftSettings: strict),
         // Compact JWS and JSON Web Key Sets, shared by the stores: ES256 signing for the App Store, RS256 for Google.
         .target(name: "JOSE", dependencies: ["Crypto", "Encodings", "BoundedText"], swiftSettings: strict),
@@ -83,7 +85,7 @@ let package = Package(
             swiftSettings: strict
         ),
         // The tenants file format: strict JSON with lines, read into the domain's values by the domain's rules.
-        .target(name: "TenantConfiguration", dependencies: ["EntitlementDomain", "FileAccess"], swiftSettings: strict),
+        .target(name: "TenantConfiguration", dependencies: ["BoundedText", "EntitlementDomain", "FileAccess"], swiftSettings: strict),
         .target(name: "EntitlementStorage", dependencies: ["CSQLite", "CLibPQ", "EntitlementDomain", "Encodings", "Metrics"], swiftSettings: strict),
         .target(
             name: "EntitlementServices",
@@ -111,9 +113,9 @@ let package = Package(
         .executableTarget(
             name: "entctl",
             dependencies: [
-                "EntitlementClient", "EntitlementsProto", "EntitlementDomain", "Crypto", "AppStore", "GooglePlay", "Stripe", "JOSE",
-                "CivilCalendar", "EntitlementdVersion", "Encodings", "FileAccess", "HTTP2Transport", "ProtobufWire", "RPCCore",
-                "StandardServices", "StandardWebhooks",
+                "BoundedText", "EntitlementClient", "EntitlementsProto", "EntitlementDomain", "Crypto", "AppStore", "GooglePlay",
+                "Stripe", "JOSE", "CivilCalendar", "EntitlementdVersion", "Encodings", "FileAccess", "HTTP2Transport",
+                "ProtobufWire", "RPCCore", "StandardServices", "StandardWebhooks",
             ],
             swiftSettings: strict
         ),

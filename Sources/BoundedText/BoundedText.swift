@@ -16,9 +16,12 @@ extension StringProtocol {
         return String(self[startIndex..<end]) + ellipsis
     }
 
-    /// This text in single quotes for an error message, cut to ``maxQuotedInputBytes``: a message may name what the
-    /// caller sent, but a 100 KB ID must not come back as a 100 KB status message.
-    public var quotedForMessage: String { "'" + truncated(toUTF8Bytes: maxQuotedInputBytes) + "'" }
+    /// This text in single quotes for an error message, its control characters escaped (``ControlCharacters``) and
+    /// cut to ``maxQuotedInputBytes``: a message may name what the caller sent, but a 100 KB ID must not come back
+    /// as a 100 KB status message, nor a decoded `%00` or escape sequence as itself.
+    public var quotedForMessage: String {
+        "'" + ControlCharacters.escaped(self).truncated(toUTF8Bytes: maxQuotedInputBytes) + "'"
+    }
 }
 
 /// How much of a caller's input an error message quotes.

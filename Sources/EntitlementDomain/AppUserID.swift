@@ -1,3 +1,5 @@
+import BoundedText
+
 /// The rules for app user IDs: what the API accepts as a user's identity.
 ///
 /// An app user ID is 1–256 bytes of UTF-8 with:
@@ -125,10 +127,7 @@ public enum AppUserID {
     }
 
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029: true
-        default: false
-        }
+        ControlCharacters.contains(scalar)
     }
 
     static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
@@ -136,8 +135,7 @@ public enum AppUserID {
     }
 
     static func codePoint(_ scalar: Unicode.Scalar) -> String {
-        let hex = String(scalar.value, radix: 16, uppercase: true)
-        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        ControlCharacters.codePoint(scalar)
     }
 
     /// A value in double quotes for a message; only called on text without control characters.

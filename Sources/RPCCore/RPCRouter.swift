@@ -1,3 +1,5 @@
+import BoundedText
+
 /// Maps `/package.Service/Method` paths to handlers.
 public struct RPCRouter: Sendable {
     /// A registered method: what the transport needs to start a call, found with one dictionary lookup.
@@ -44,15 +46,16 @@ public struct RPCRouter: Sendable {
     /// The `UNIMPLEMENTED` error for a path no handler serves, naming what is missing.
     public func unimplementedError(forPath path: String) -> RPCError {
         guard let method = MethodDescriptor(path: path) else {
-            return RPCError(code: .unimplemented, message: "Malformed method path '\(path)'.")
+            return RPCError(code: .unimplemented, message: "Malformed method path \(path.quotedForMessage).")
         }
         if serviceNames.contains(method.service) {
             return RPCError(
                 code: .unimplemented,
-                message: "Method '\(method.method)' is not implemented by service '\(method.service)'."
+                message:
+                    "Method \(method.method.quotedForMessage) is not implemented by service \(method.service.quotedForMessage)."
             )
         }
-        return RPCError(code: .unimplemented, message: "Service '\(method.service)' is not implemented.")
+        return RPCError(code: .unimplemented, message: "Service \(method.service.quotedForMessage) is not implemented.")
     }
 }
 

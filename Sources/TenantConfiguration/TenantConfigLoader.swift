@@ -1,3 +1,4 @@
+import BoundedText
 public import EntitlementDomain
 import FileAccess
 
@@ -353,22 +354,5 @@ struct TenantConfigReader {
     static func suggestion(for field: String, among allowed: [String]) -> String? {
         let candidates = allowed.map { ($0, editDistance(field.lowercased(), $0)) }.filter { $0.1 <= 2 }
         return candidates.min { $0.1 < $1.1 }?.0
-    }
-
-    static func editDistance(_ lhs: String, _ rhs: String) -> Int {
-        let a = Array(lhs.utf8)
-        let b = Array(rhs.utf8)
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var previous = Array(0...b.count)
-        var current = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            current[0] = i
-            for j in 1...b.count {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            swap(&previous, &current)
-        }
-        return previous[b.count]
     }
 }

@@ -1,3 +1,4 @@
+import BoundedText
 public import RPCCore
 import Synchronization
 
@@ -107,7 +108,7 @@ public final class HealthService: RPCService {
     /// The `Check` answer: one lock, one dictionary lookup, no allocation but the response.
     public func check(_ request: HealthCheckRequest) throws(RPCError) -> HealthCheckResponse {
         guard let status = state.withLock({ $0.statuses[request.service] }) else {
-            throw RPCError(code: .notFound, message: "Unknown service '\(request.service)'.")
+            throw RPCError(code: .notFound, message: "Unknown service \(request.service.quotedForMessage).")
         }
         return HealthCheckResponse(status: status)
     }

@@ -1,3 +1,4 @@
+import BoundedText
 public import RPCCore
 
 /// gRPC server reflection (`grpc.reflection.v1.ServerReflection` and its predecessor
@@ -65,13 +66,13 @@ public struct ReflectionService: RPCService {
 
         case .fileByFilename(let name)?:
             guard let file = index.fileIndex(named: name) else {
-                return error(.notFound, "File '\(name)' not found.")
+                return error(.notFound, "File \(name.quotedForMessage) not found.")
             }
             return files(file)
 
         case .fileContainingSymbol(let symbol)?:
             guard let file = index.fileIndex(containingSymbol: symbol) else {
-                return error(.notFound, "Symbol '\(symbol)' not found.")
+                return error(.notFound, "Symbol \(symbol.quotedForMessage) not found.")
             }
             return files(file)
 
@@ -79,14 +80,14 @@ public struct ReflectionService: RPCService {
             guard let file = index.fileIndex(extending: request.containingType, number: request.extensionNumber) else {
                 return error(
                     .notFound,
-                    "Extension \(request.extensionNumber) of type '\(request.containingType)' not found."
+                    "Extension \(request.extensionNumber) of type \(request.containingType.quotedForMessage) not found."
                 )
             }
             return files(file)
 
         case .allExtensionNumbersOfType(let type)?:
             guard let numbers = index.extensionNumbers(of: type) else {
-                return error(.notFound, "Type '\(type)' not found.")
+                return error(.notFound, "Type \(type.quotedForMessage) not found.")
             }
             return .allExtensionNumbersResponse(ExtensionNumberResponse(baseTypeName: type, extensionNumber: numbers))
 
