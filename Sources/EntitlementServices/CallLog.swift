@@ -44,9 +44,14 @@ public struct CallLog: Sendable {
         return MonotonicClock.nanoseconds()
     }
 
-    /// The call's line: `error` nil for a call that succeeded.
+    /// The call's line: `error` nil for a call that succeeded. A call the transport ended itself (its deadline, a
+    /// shutdown) is logged with the status the client got, not the handler's reaction to being cancelled.
     func finished(_ context: ServerContext, _ fields: Fields, error: (any Error)?, since start: UInt64) {
-        write(context, fields, failure: error.map { RPCError(from: $0) }, since: start)
+        write(
+            context, fields, failure: error.map { error in
+                context.transportStatus.map { RPCError(code: $0.code, message: $0.message) } ?? RPCError(from: error)
+            },
+            since: start)
     }
 
     func callSynchronously<Response>(_ context: ServerContext, _ body: (inout Fields) throws -> Response) throws

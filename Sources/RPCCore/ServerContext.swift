@@ -62,4 +62,7 @@ public final class ServerContext: Sendable {
     public func addTrailer(_ value: Metadata.Value, forKey key: String) {
         responseSink.addTrailer(value, forKey: key)
     }
+
+    /// The status the transport ended the call with, when it did so before the handler (``ServerResponseSink``).
+    public var transportStatus: RPCStatus? { responseSink.transportStatus }
 }

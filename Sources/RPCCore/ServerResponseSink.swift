@@ -12,6 +12,10 @@ public protocol ServerResponseSink: Sendable {
     /// Ends the call with trailers (those added before, then the status's own), or Trailers-Only when nothing was
     /// sent yet. Later calls are ignored.
     func finish(_ status: RPCStatus)
+    /// The status the transport gave the client when it ended the call itself (its deadline passed, the server is
+    /// shutting down), before the handler did; nil otherwise. What the client got, whatever the handler, cancelled
+    /// by it, reports afterwards.
+    var transportStatus: RPCStatus? { get }
 }
 
 /// How a call ended: the code, a message for the caller and trailing metadata.

@@ -83,6 +83,10 @@ public final class RecordingResponseSink: ServerResponseSink {
         for sender in senders { sender.resume(throwing: CancellationError()) }
     }
 
+    /// A status recorded before the handler ended the call came from the "transport" (``InProcessCall``'s deadline
+    /// or cancellation): the handler's own is recorded only once it has returned.
+    public var transportStatus: RPCStatus? { status }
+
     // MARK: Inspection
 
     /// Everything recorded so far, in order.

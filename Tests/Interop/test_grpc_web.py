@@ -444,6 +444,51 @@ def test_non_post_is_405(env, connect):
     assert status == 405 and response_headers["allow"] == "POST"
 
 
+def plain_request(connection, method: str, path: str, headers: list[tuple[str, str]], body: bytes = b""):
+    """(status, headers, body) of a request answered without gRPC-Web framing."""
+    if isinstance(connection, Http1):
+        connection.send(method, path, headers, body)
+        status, response_headers = connection.read_head()
+        return status, response_headers, connection.fixed_reader(int(response_headers["content-length"]))() or b""
+    stream_id = connection.request(method, path, headers, body)
+    status, response_headers = connection.headers(stream_id)
+    response = connection.raw.responses[stream_id]
+    while not response.ended:
+        connection.raw._receive_once()
+    return status, response_headers, bytes(response.data)
+
+
+@pytest.mark.parametrize("content_type", ["application/grpc-web+json", "application/grpc-web-text+thrift",
+                                          "application/json", "text/plain"])
+def test_a_call_in_a_content_type_not_served_is_415_on_both_versions(env, connect, protos, content_type):
+    """gRPC's PROTOCOL-HTTP2 answers a call whose content type is not gRPC's with 415, and a browser behind Envoy
+    gets the same (its grpc_web filter passes such a request on unchanged to the gRPC server): HTTP/1.1 once said
+    404 here while HTTP/2 said 415."""
+    status, headers, body = plain_request(
+        connect(), "POST", SYNC, [("content-type", content_type), auth(env.web.public_key)], sync_request(protos, "u"))
+    assert status == 415, body
+    assert f"'{content_type}'".encode() in body and b"application/grpc-web" in body, body
+
+
+def test_an_unknown_path_is_404_on_both_versions(env, connect):
+    """Only what looks like a call is 415: a page that does not exist is 404 over HTTP/2 too."""
+    status, _, body = plain_request(connect(), "GET", "/no/such/page", [])
+    assert status == 404, body
+
+
+def test_error_bodies_never_echo_decoded_control_bytes(env, connect):
+    """A percent-encoded NUL, escape or line break in a tenant path (or a header) comes back escaped, never as the
+    byte itself: a terminal or log showing the body would act on it."""
+    for path in ("/v1/apple/notifications/a%00b%1B%5B31m%0Ac", "/v1/google/notifications/a%00b%1B%5B31m%0Ac",
+                 "/v1/stripe/webhooks/a%00b%1B%5B31m%0Ac"):
+        status, _, body = plain_request(connect(), "POST", path, [("content-type", "application/json")], b"{}")
+        assert status in (400, 401, 404), (path, status, body)
+        text = body.decode().removesuffix("\n")
+        assert not any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in text), (path, body)
+    status, _, body = plain_request(connect(), "POST", SYNC, [("content-type", "application/grpc-web+json\u0085")])
+    assert status == 415 and "\u0085".encode() not in body and b"<U+0085>" in body, body
+
+
 # --------------------------------------------------------------------------------------------------
 # CORS
 

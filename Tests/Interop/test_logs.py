@@ -14,6 +14,7 @@ import grpc
 import pytest
 
 from appstore_support import MONTHLY, PRODUCTS, SigningCA, app_store_settings
+from conftest import RawH2Connection, frame
 from entitlement_support import SNAPSHOT, STATUS_CHANGED, Clients, new_tenant, unique_id, write_tenants
 from appstore_support import StoreApi
 from webhook_receiver import Receiver
@@ -21,6 +22,7 @@ from webhook_receiver import Receiver
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 PACKAGE = "entitlements.v1"
 PURCHASE = f"/{PACKAGE}.EntitlementService/Purchase"
+STREAM = f"/{PACKAGE}.EntitlementService/StreamStatus"
 
 
 @pytest.fixture(scope="module")
@@ -142,6 +144,26 @@ def test_a_purchase_carries_its_request_id_to_the_push_and_the_webhook(clients, 
     log = server.log()
     for secret in [tenant.public_key, tenant.secret_key, SECRET, token, token.split(".")[1]]:
         assert secret not in log, "a key, secret or signed payload reached the log"
+
+
+def test_a_stream_its_deadline_ended_is_logged_as_the_client_saw_it(clients, server, tenant):
+    """The transport ends a call whose deadline passes with DEADLINE_EXCEEDED and cancels its handler: the log says
+    DEADLINE_EXCEEDED too, not CANCELLED (the handler's view)."""
+    user = unique_id()
+    api = clients.api(tenant.public_key)
+    api.identify(user)
+    request_id = f"deadline-{unique_id()[:20]}"
+    # A raw client: it never cancels at the deadline itself (grpcio would race the server's timer with a reset).
+    request = api.message("StreamStatusRequest", app_user_id=user).SerializeToString()
+    with RawH2Connection(server.host, server.port) as connection:
+        response = connection.request(
+            connection.grpc_headers(STREAM, extra=[("authorization", f"Bearer {tenant.public_key}"),
+                                                   ("x-request-id", request_id), ("grpc-timeout", "1S")]),
+            frame(request))
+    assert response.grpc_status == grpc.StatusCode.DEADLINE_EXCEEDED.value[0] and len(response.messages()) == 1
+    lines = lines_with(server, request_id, until=lambda lines: any(line["msg"] == "rpc" for line in lines))
+    rpc = next(line for line in lines if line["msg"] == "rpc")
+    assert (rpc["method"], rpc["code"]) == (STREAM, "DEADLINE_EXCEEDED"), rpc
 
 
 def test_a_call_without_an_id_gets_a_new_one_and_unsafe_ids_are_replaced(clients, server, tenant, ca):

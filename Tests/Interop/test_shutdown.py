@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import time
 
@@ -100,7 +101,8 @@ def _readyz(server) -> int:
 @pytest.fixture
 def draining_server(configured_server):
     return configured_server({
-        "server": {"shutdown_drain_delay_seconds": int(DRAIN_SECONDS), "shutdown_grace_period_seconds": 10},
+        "server": {"shutdown_drain_delay_seconds": int(DRAIN_SECONDS), "shutdown_grace_period_seconds": 10,
+                   "log_format": "json"},
         "storage": {"tenants": str(DEMO_TENANTS_FILE)},
     })
 
@@ -159,6 +161,11 @@ def test_shutdown_from_the_clients_side(draining_server, stubs, protos):
     code = server.process.wait(timeout=SHUTDOWN_TIMEOUT)
     assert code == 0, server.describe()
     assert time.monotonic() - signalled < DRAIN_SECONDS + 5
+    # The log says what the client got (UNAVAILABLE), not how the handler saw its end (cancelled).
+    lines = [json.loads(line) for line in server.log().splitlines() if line.startswith("{")]
+    streams = [line for line in lines if line.get("msg") == "rpc" and line.get("method", "").endswith("/StreamStatus")]
+    assert [(line["code"], "shutting down" in line.get("error", "")) for line in streams] == [("UNAVAILABLE", True)], \
+        streams
 
 
 def test_a_second_signal_exits_at_once(draining_server):

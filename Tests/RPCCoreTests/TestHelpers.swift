@@ -38,6 +38,8 @@ final class RecordingSink: ServerResponseSink {
     func sendHeaders(_ metadata: Metadata) { state.withLock { $0.events.append(.headers(metadata)) } }
     func sendMessage(_ message: [UInt8]) async throws { state.withLock { $0.events.append(.message(message)) } }
     func addTrailer(_ value: Metadata.Value, forKey key: String) { state.withLock { $0.trailers.add(value, forKey: key) } }
+    /// These tests end calls only from the handler.
+    var transportStatus: RPCStatus? { nil }
     func finish(_ status: RPCStatus) {
         state.withLock { $0.events.append(.status(status.adding($0.trailers))) }
     }

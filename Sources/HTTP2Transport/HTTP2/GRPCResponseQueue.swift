@@ -25,6 +25,8 @@ final class GRPCResponseQueue: ServerResponseSink {
         var headers: Metadata?
         var headersRequested = false
         var status: RPCStatus?
+        /// The status ``abort(with:)`` gave the client, if the transport ended the call.
+        var aborted: RPCStatus?
         var trailers = Metadata()
         var closed = false
         var wakeScheduled = false
@@ -87,6 +89,8 @@ final class GRPCResponseQueue: ServerResponseSink {
         state.withLock { $0.trailers.add(value, forKey: key) }
     }
 
+    var transportStatus: RPCStatus? { state.withLock { $0.aborted } }
+
     func finish(_ status: RPCStatus) {
         let needsWake = state.withLock { state -> Bool in
             guard !state.closed, state.status == nil else { return false }
@@ -142,6 +146,7 @@ final class GRPCResponseQueue: ServerResponseSink {
             state.headOffset = 0
             state.queuedBytes = 0
             state.status = status.adding(state.trailers)
+            state.aborted = state.status
             if midMessage { state.closed = true }
             return (state.writers, midMessage ? .midMessage : .statusQueued)
         }

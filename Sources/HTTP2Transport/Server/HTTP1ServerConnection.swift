@@ -163,8 +163,9 @@ final class HTTP1ServerConnection: ConnectionProtocol {
         }
     }
 
-    /// What the transport answers itself: a CORS preflight, or a gRPC-Web request that is not a POST or comes over
-    /// HTTP/1.0 (whose responses cannot be chunked).
+    /// What the transport answers itself: a CORS preflight, a call in a content type it does not take
+    /// (``UnsupportedCallContentType``), or a gRPC-Web request that is not a POST or comes over HTTP/1.0 (whose
+    /// responses cannot be chunked).
     private func transportResponse(to parsed: HTTP1ParsedRequest) -> HTTPResponse? {
         let request = parsed.request
         guard !shared.httpRouter.matches(path: request.path) else { return nil }
@@ -174,7 +175,12 @@ final class HTTP1ServerConnection: ConnectionProtocol {
         {
             return GRPCWebCORS.preflightResponse(origin: origin, policy: shared.configuration.grpcWebCORS)
         }
-        guard let type = request.headers["content-type"], GRPCWebMode(contentType: type.utf8) != nil else { return nil }
+        let type = request.headers["content-type"]
+        guard let type, GRPCWebMode(contentType: type.utf8) != nil else {
+            guard UnsupportedCallContentType.looksLikeCall(path: request.path, contentType: type, router: shared.router)
+            else { return nil }
+            return .text(415, UnsupportedCallContentType.message(contentType: type) + "\n")
+        }
         if request.method != "POST" {
             var response = HTTPResponse.text(405, "gRPC-Web requires POST.\n")
             response.headers.add(name: "allow", value: "POST")

@@ -335,14 +335,16 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
                 respond(stream, GRPCWebCORS.preflightResponse(origin: origin, policy: configuration.grpcWebCORS))
                 return
             }
-            if shared.httpRouter.matches(path: target.path) {
-                let contentType = head.contentType.map { [("content-type", $0)] } ?? []
-                stream.phase = .http(HTTPExchange(request: target, fields: contentType + head.fields))
+            if !shared.httpRouter.matches(path: target.path),
+                UnsupportedCallContentType.looksLikeCall(path: target.path, contentType: head.contentType, router: shared.router)
+            {
+                respondImmediately(
+                    stream, status: 415, message: UnsupportedCallContentType.message(contentType: head.contentType))
                 return
             }
-            respondImmediately(
-                stream, status: 415,
-                message: "Content-Type '\(head.contentType ?? "")' is not supported; gRPC requires application/grpc.")
+            // A plain HTTP route, or a path nothing serves: the router answers (404 for the latter, as over HTTP/1.1).
+            let contentType = head.contentType.map { [("content-type", $0)] } ?? []
+            stream.phase = .http(HTTPExchange(request: target, fields: contentType + head.fields))
             return
         }
         guard head.method == "POST" else {
