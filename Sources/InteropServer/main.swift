@@ -20,7 +20,14 @@ case .exit(let status, let standardOutput, let standardError):
     exit(status)
 case .run(let config):
     do {
-        let app = try EntitlementServerApp(config: config, extraServices: [InteropTestService(), GRPCTestService()])
+        // One ID per process: grpc's interop clients tell servers apart by it (`fill_server_id`).
+        var host = [CChar](repeating: 0, count: 256)
+        let named = gethostname(&host, host.count - 1) == 0
+        let hostname =
+            named ? String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "localhost"
+        let serverID = "interop-server \(hostname) pid \(getpid())"
+        let app = try EntitlementServerApp(
+            config: config, extraServices: [InteropTestService(), GRPCTestService(serverID: serverID)])
         try app.run()
     } catch {
         EntitlementdCommand.emit("interop-server: cannot start: \(error)\n", to: STDERR_FILENO)

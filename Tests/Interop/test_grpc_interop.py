@@ -384,3 +384,34 @@ def test_a_long_status_message_is_cut_to_a_bounded_length(stub, pb):
     assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     details = raised.value.details()
     assert 0 < len(details.encode()) <= 1024 and details.startswith("xxx") and details.endswith("…")
+
+
+# ---------------------------------------------------------------------------------------------------
+# grpc.testing.TestService (grpc's own interop service), by hand-encoded messages
+
+
+def _grpc_testing_server_id(channel) -> str:
+    """grpc.testing.TestService/UnaryCall with SimpleRequest{response_size: 1, fill_server_id: true}; the response's
+    server_id (SimpleResponse field 4)."""
+    call = channel.unary_unary("/grpc.testing.TestService/UnaryCall", request_serializer=lambda raw: raw,
+                               response_deserializer=lambda raw: raw)
+    response = call(bytes([0x10, 0x01, 0x48, 0x01]), timeout=RPC_TIMEOUT)
+    index = 0
+    while index < len(response):
+        tag, length = response[index], response[index + 1]
+        assert tag & 7 == 2 and length < 0x80, response  # length-delimited fields, short in this response
+        if tag >> 3 == 4:
+            return response[index + 2:index + 2 + length].decode()
+        index += 2 + length
+    return ""
+
+
+def test_pick_first_unary_sees_one_server_id_per_server(h2c_server, fresh_server):
+    """grpc-go's `pick_first_unary` interop case: 100 calls asking `fill_server_id` all name the same, non-empty
+    server; another server names itself differently."""
+    with grpc.insecure_channel(f"{h2c_server.host}:{h2c_server.port}") as channel:
+        ids = {_grpc_testing_server_id(channel) for _ in range(100)}
+    assert len(ids) == 1 and "" not in ids, ids
+    with grpc.insecure_channel(f"{fresh_server.host}:{fresh_server.port}") as channel:
+        other = _grpc_testing_server_id(channel)
+    assert other and other not in ids, (other, ids)

@@ -16,12 +16,18 @@ public import RPCCore
 ///   other than COMPRESSABLE, and asking for compression (`response_compressed`, `ResponseParameters.compressed`,
 ///   `expect_compressed` set to true). This server never compresses responses, and a handler cannot see whether
 ///   a request message arrived compressed (the transport inflates it before).
-/// - The cloud-only `fill_username`, `fill_oauth_scope`, `fill_server_id` and `fill_grpclb_route_type` are
-///   ignored: there is no authenticated user, scope or load balancer to report.
+/// - `fill_server_id` answers this server's ``serverID`` (grpc-go's `pick_first_unary` case checks that 100 calls
+///   all reach one server by it). The cloud-only `fill_username`, `fill_oauth_scope` and `fill_grpclb_route_type`
+///   are ignored: there is no authenticated user, scope or load balancer to report.
 public struct GRPCTestService: RPCService {
     public static let serviceName = "\(GRPCTesting.package).TestService"
 
-    public init() {}
+    /// What `fill_server_id` answers: the same for every call this server takes, another for another server.
+    public let serverID: String
+
+    public init(serverID: String) {
+        self.serverID = serverID
+    }
 
     private static func method(_ name: String) -> MethodDescriptor {
         MethodDescriptor(service: serviceName, method: name)
@@ -38,7 +44,9 @@ public struct GRPCTestService: RPCService {
             return try await echo.around {
                 try refuseUnsupported(request)
                 try echo.failIfRequested(request.responseStatus)
-                return GRPCTesting.SimpleResponse(payload: try zeroPayload(size: request.responseSize))
+                var response = GRPCTesting.SimpleResponse(payload: try zeroPayload(size: request.responseSize))
+                if request.fillServerID { response.serverID = serverID }
+                return response
             }
         }
 

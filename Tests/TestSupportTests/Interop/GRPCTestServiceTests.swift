@@ -12,7 +12,7 @@ import TestSupport
 
     let router: RPCRouter = {
         var router = RPCRouter()
-        router.register([GRPCTestService()])
+        router.register([GRPCTestService(serverID: "test-server-1")])
         return router
     }()
 
@@ -64,6 +64,20 @@ import TestSupport
         #expect(payload.type == .compressable)
         #expect(payload.body == zeros(314_159))
         #expect(response.username.isEmpty)
+        #expect(response.serverID.isEmpty)  // not asked for
+    }
+
+    /// grpc-go's `pick_first_unary`: every call asking for it gets the same, non-empty server ID.
+    @Test func fillServerIDAnswersTheServersID() async throws {
+        var request = GRPCTesting.SimpleRequest()
+        request.responseSize = 1
+        request.fillServerID = true
+        for _ in 0..<3 {
+            let response: GRPCTesting.SimpleResponse = try await InProcessCall.unary(
+                router: router, path: path("UnaryCall"), request: request
+            )
+            #expect(response.serverID == "test-server-1")
+        }
     }
 
     @Test func unaryCallEchoesMetadataAndStatus() async throws {
