@@ -197,7 +197,8 @@ extension SQLExecutor {
     // MARK: Customer search
 
     /// Exact matches on the indexed IDs only: `store IN (...)` lets the primary keys that lead with the store
-    /// answer by point lookups.
+    /// answer by point lookups. Each purchase is listed once, by the strongest way it matched: a Stripe payment
+    /// intent is a one-time purchase's original transaction ID and one of its references too.
     func customerMatches(tenantID: String, id: String, limit: Int) throws(StorageError) -> [CustomerMatch] {
         let stores = Store.allCases.map { SQLValue.integer(StorageColumns.store($0)) }
         let storeList = Array(repeating: "?", count: stores.count).joined(separator: ", ")
@@ -227,10 +228,11 @@ extension SQLExecutor {
                 ON t.tenant_id = r.tenant_id AND t.store = r.store AND t.original_transaction_id = r.original_transaction_id
             LEFT JOIN customers c ON c.tenant_id = t.tenant_id AND c.id = t.customer_id
             WHERE r.tenant_id = ? AND r.store IN (\(storeList)) AND r.reference_id = ?
+                AND NOT (t.original_transaction_id IS NOT NULL AND (t.original_transaction_id = ? OR t.transaction_id = ?))
             ORDER BY 1, 3 LIMIT ?
             """,
             [.text(tenantID)] + stores + [.text(id), .text(tenantID), .text(id), .text(id), .text(tenantID)] + stores
-                + [.text(id), .integer(Int64(limit))]
+                + [.text(id), .text(id), .text(id), .integer(Int64(limit))]
         ) { (row) throws(StorageError) in
             let matchedBy: CustomerMatch.MatchedBy =
                 switch row.int64(0) {

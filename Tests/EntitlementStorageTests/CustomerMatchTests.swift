@@ -1,0 +1,48 @@
+import EntitlementDomain
+import Testing
+
+@testable import EntitlementStorage
+
+/// `customerMatches` (FindCustomers): each purchase once, by the strongest way it matched.
+@Suite("Customer search")
+struct CustomerMatchTests {
+    /// guest's one-time web purchase: its payment intent is both its original transaction ID and one of its
+    /// references (with the checkout session); erin's subscription: its latest invoice is both its transaction ID and
+    /// a reference.
+    static func store(_ database: TemporaryDatabase) throws -> SQLRepository {
+        let store = try database.open()
+        try store.write { transaction throws in
+            let guest = try transaction.customer("t", "guest")
+            let erin = try transaction.customer("t", "erin")
+            try transaction.savePurchase(makeTransaction("pi_guest", tenant: "t", customer: guest.id, store: .web))
+            try transaction.savePurchase(
+                makeTransaction("sub_erin", tenant: "t", customer: erin.id, store: .web, transactionID: "in_erin"))
+            for (reference, original) in [
+                ("pi_guest", "pi_guest"), ("cs_guest", "pi_guest"), ("in_erin", "sub_erin"), ("cus_erin", "sub_erin"),
+            ] {
+                try transaction.savePurchaseReference(
+                    PurchaseReference(store: .web, referenceID: reference, originalTransactionID: original, appUserID: ""),
+                    tenantID: "t", at: time(1_000))
+            }
+        }
+        return store
+    }
+
+    @Test func anIDThatIsAPurchaseAndOneOfItsReferencesListsThePurchaseOnce() throws {
+        let database = try TemporaryDatabase()
+        let store = try Self.store(database)
+        let expected: [(id: String, owner: String, matchedBy: CustomerMatch.MatchedBy, original: String)] = [
+            ("pi_guest", "guest", .originalTransactionID, "pi_guest"),
+            ("in_erin", "erin", .transactionID, "sub_erin"),
+            // References that are nothing else still find their purchase.
+            ("cs_guest", "guest", .storeReference, "pi_guest"),
+            ("cus_erin", "erin", .storeReference, "sub_erin"),
+        ]
+        for (id, owner, matchedBy, original) in expected {
+            #expect(
+                try store.customerMatches(tenantID: "t", id: id, limit: 20)
+                    == [CustomerMatch(appUserID: owner, matchedBy: matchedBy, store: .web, originalTransactionID: original)],
+                "\(id)")
+        }
+    }
+}
