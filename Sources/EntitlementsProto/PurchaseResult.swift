@@ -35,6 +35,8 @@ public struct PurchaseResult: ProtoMessage {
     public var entitlementIDs: [String] = []
     /// The customer this call moved the purchase away from; empty if none.
     public var transferredFromAppUserID = ""
+    /// This call gave the customer a purchase no customer held yet (reported by a store first, or redeemed).
+    public var claimed = false
     public var unknownFields: [UInt8] = []
 
     public init() {}
@@ -55,6 +57,7 @@ public struct PurchaseResult: ProtoMessage {
             case 10: active = try reader.decodeBool(tag)
             case 11: entitlementIDs.append(try reader.decodeString(tag))
             case 12: transferredFromAppUserID = try reader.decodeString(tag)
+            case 13: claimed = try reader.decodeBool(tag)
             default: unknownFields += try reader.skipField(tag)
             }
         }
@@ -73,6 +76,7 @@ public struct PurchaseResult: ProtoMessage {
         writer.writeBool(10, active)
         writer.writeRepeatedStrings(11, entitlementIDs)
         writer.writeString(12, transferredFromAppUserID)
+        writer.writeBool(13, claimed)
         writer.writeRaw(unknownFields)
     }
 }

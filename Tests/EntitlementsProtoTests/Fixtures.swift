@@ -283,6 +283,7 @@ enum Fixtures {
         result.active = true
         result.entitlementIDs = ["pro", ""]
         result.transferredFromAppUserID = "user-0"
+        result.claimed = true
         return unk(result, u)
     }
 

@@ -32,6 +32,7 @@ Code = grpc.StatusCode
 HOOK_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 CODE_SHAPE = re.compile(r"^rc_[a-z2-7]{32}$")
 POLICIES = {"transfer": "transfer", "tin": "transfer_if_no_active", "keep": "keep_with_original"}
+UNCHANGED = 3  # PurchaseResult.Outcome
 
 
 @pytest.fixture(scope="module")
@@ -155,6 +156,9 @@ def test_redeeming_attaches_the_purchase_under_each_policy(env, tenant):
     code = env.__getattribute__(f"{tenant}_admin").redemption_code(ids["sub"]).code
     response = env.__getattribute__(tenant).redeem(user, code.upper())
     assert entitlement_ids(response.customer) == ["pro"]
+    # The purchase's data is as the server held it; its owner is new: nobody held it before this call.
+    assert (response.result.outcome, response.result.claimed, response.transferred_from_app_user_id) == (
+        UNCHANGED, True, ""), response.result
     admin = env.__getattribute__(f"{tenant}_admin")
     assert web_transaction(admin, user, ids["sub"]).owner_app_user_id == user
     assert admin.all_events(user)[0].cause == REDEMPTION
@@ -210,6 +214,7 @@ def test_transfer_moves_it_from_the_owner_to_the_redeemer(env):
     response = env.transfer.redeem(user, code)
     assert entitlement_ids(response.customer) == ["pro"]
     assert response.transferred_from_app_user_id == owner
+    assert not response.result.claimed, "moved from a customer, not claimed from nobody"
     assert entitlement_ids(env.transfer.sync(owner)) == []
 
 

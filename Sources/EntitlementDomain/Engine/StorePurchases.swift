@@ -27,6 +27,9 @@ public struct AppliedStorePurchase: Sendable, Hashable {
     public var grantsAccess: Bool
     /// Canonical ID of the customer the purchase was taken from, if this call moved it.
     public var transferredFrom: String?
+    /// This call gave the customer a purchase no customer held: one a store told of before any device did, or an
+    /// anonymous web checkout redeemed. Its data may be ``Outcome/unchanged``; its owner is new.
+    public var claimed: Bool
 }
 
 extension CustomerEngine {
@@ -69,7 +72,7 @@ extension CustomerEngine {
         var previousOwners: [Int64] = []
         /// Other customers whose purchases a newer one given here replaced, and that newer purchase.
         var replaced: [(owner: Int64, by: StorePurchase)] = []
-        var outcomes: [(outcome: AppliedStorePurchase.Outcome, from: Int64?)] = []
+        var outcomes: [(outcome: AppliedStorePurchase.Outcome, from: Int64?, claimed: Bool)] = []
         /// What the events report: the first purchase given (before and after), and the first moved from each owner.
         var subject: EventSubject?
         var moved: [Int64: StorePurchase] = [:]
@@ -120,7 +123,7 @@ extension CustomerEngine {
                 } else {
                     .new
                 }
-            outcomes.append((outcome, from))
+            outcomes.append((outcome, from, stored.map { $0.customerID == nil } ?? false))
         }
         var transferredFrom: [String] = []
         var appUserIDs: [Int64: String] = [:]
@@ -164,7 +167,7 @@ extension CustomerEngine {
             purchases.append(
                 AppliedStorePurchase(
                     outcome: applied.outcome, grantsAccess: grants ?? false,
-                    transferredFrom: applied.from.flatMap { appUserIDs[$0] }))
+                    transferredFrom: applied.from.flatMap { appUserIDs[$0] }, claimed: applied.claimed))
         }
         return (
             StorePurchaseOutcome(state: state, transferredFrom: transferredFrom, purchases: purchases), committed

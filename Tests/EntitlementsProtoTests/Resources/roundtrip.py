@@ -129,7 +129,7 @@ def purchase_result(u, i=0):
         store=st.APP_STORE if known else 99, product_id=f"com.example.pro.{i}", original_transaction_id=f"1000-{i}",
         transaction_id=f"2000-{i}", environment=st.LOCAL_TESTING if known else 99,
         outcome=es.PurchaseResult.OLDER_THAN_STORED if known else 99, active=True, entitlement_ids=["pro", ""],
-        transferred_from_app_user_id="user-0")
+        transferred_from_app_user_id="user-0", claimed=True)
     m.purchased_at.CopyFrom(ts(1_700_000_000, 0, u))
     m.expires_at.CopyFrom(ts(1_731_536_000, 0, u))
     m.revoked_at.CopyFrom(ts(1_710_000_000, 0, u))
