@@ -1,4 +1,3 @@
-import BoundedText
 import EntitlementDomain
 import EntitlementsProto
 import ProtobufWire
@@ -102,7 +101,8 @@ final class StatusStream {
     }
 
     private func message(_ update: StatusUpdate, as kind: ServiceMetrics.StreamMessage) -> Message {
-        let event = StatusEvent(update, serverTime: streams.engine.now())
+        // A replayed event carries the status as it was then, so the time it was computed, not the replay's.
+        let event = StatusEvent(update, serverTime: update.computedAt ?? streams.engine.now())
         return Message(event: EncodedMessage(event.serializedBytes()), kind: kind, origin: update.origin)
     }
 
@@ -113,8 +113,7 @@ final class StatusStream {
         let engine = streams.engine
         while true {
             guard let customerID = try engine.state(tenantID: tenantID, appUserID: appUserID).customerID else {
-                throw .notFound(
-                    "No customer has app_user_id \(appUserID.quotedForMessage) yet; call Identify first, then stream its status.")
+                throw .notIdentified(appUserID)
             }
             let subscription = try engine.hub.subscribe(tenantID: tenantID, customerID: customerID)
             let current: CustomerState

@@ -98,9 +98,7 @@ import TestSupport
             #expect(beforeB.customer?.version == 2)
 
             // Reads with A's keys see nothing of B.
-            let synced = try await appA.sync("shared")
-            #expect(synced.version == 0)
-            #expect(synced.status?.state == .inactive)
+            #expect(await rpcErrorCode { try await appA.sync("shared") } == .notFound)
             #expect(try await harness.stream(appA, "shared").errorCode() == .notFound)
             #expect(await rpcErrorCode { try await adminA.customer("shared") } == .notFound)
             #expect(await rpcErrorCode { try await adminA.events("shared") } == .notFound)

@@ -127,15 +127,13 @@ import TestSupport
         }
     }
 
-    @Test func syncStatusOfAnUnknownUserIsInactiveAndCreatesNothing() async throws {
+    /// As StreamStatus, GetCustomer and ListCustomerEvents: a status belongs to a customer.
+    @Test func syncStatusOfAnUnknownUserIsNotFoundAndCreatesNothing() async throws {
         try await withHarness { harness in
             let app = try harness.calls(key: harness.a.publicKey)
             let admin = try harness.calls(key: harness.a.secretKey)
-            let status = try await app.sync("ghost")
-            #expect(status.appUserID == "ghost")
-            #expect(status.version == 0)
-            #expect(status.status?.state == .inactive)
-            #expect(status.status?.entitlements.isEmpty == true)
+            #expect(await rpcErrorCode { try await app.sync("ghost") } == .notFound)
+            #expect(try await harness.stream(app, "ghost").errorCode() == .notFound)
             #expect(await rpcErrorCode { try await admin.customer("ghost") } == .notFound)
             #expect(await rpcErrorCode { try await admin.events("ghost") } == .notFound)
             #expect(try await app.identify("ghost").created)

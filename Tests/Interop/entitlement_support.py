@@ -258,6 +258,17 @@ class Api:
     def sync(self, app_user_id: str):
         return self.call("SyncStatus", app_user_id=app_user_id).customer
 
+    def is_unknown(self, app_user_id: str) -> bool:
+        """Whether no customer has `app_user_id` in this key's tenant: SyncStatus answers NOT_FOUND (as StreamStatus,
+        GetCustomer and ListCustomerEvents do), rather than a status."""
+        try:
+            self.sync(app_user_id)
+        except grpc.RpcError as error:
+            assert error.code() == grpc.StatusCode.NOT_FOUND, (error.code(), error.details())
+            assert "call Identify first" in error.details(), error.details()
+            return True
+        return False
+
     def grant_request(self, app_user_id: str, entitlement_id: str = "pro", *, duration: float | None = None,
                       expires_at: float | None = None, reason: str = "", idempotency_key: str = ""):
         request = self.request(

@@ -161,7 +161,7 @@ def test_public_key_on_admin_service_is_permission_denied(ent, method):
         api = ent.api(key)
         assert_code(api.error(method, sample_request(api, method, user)), Code.PERMISSION_DENIED)
     # A refused grant granted nothing and created nobody.
-    assert ent.a.sync(user).version == 0
+    assert ent.a.is_unknown(user)
     assert_not_found(ent.a_admin, user)
 
 
@@ -254,7 +254,7 @@ def test_valid_app_user_ids_round_trip(ent, name):
     # no other test uses them; tenant B keeps them apart from tenant A's tests.
     app_user_id = VALID_IDS[name]
     api, admin = ent.b, ent.b_admin
-    assert api.sync(app_user_id).app_user_id == app_user_id
+    assert api.is_unknown(app_user_id)
     identified = api.identify(app_user_id)
     assert identified.customer.app_user_id == app_user_id
     assert identified.created
@@ -268,8 +268,8 @@ def test_valid_app_user_ids_round_trip(ent, name):
 def test_ids_differing_only_in_case_are_different_customers(ent):
     base = unique_id("Case")
     ent.a_admin.grant(base, "pro")
-    assert ent.a.sync(base.lower()).version == 0
-    assert ent.a.sync(base.upper()).version == 0
+    assert ent.a.is_unknown(base.lower())
+    assert ent.a.is_unknown(base.upper())
     assert ent.a.sync(base).app_user_id == base
 
 
@@ -282,11 +282,8 @@ def test_canonically_equivalent_ids_are_different_customers(ent):
     ent.a_admin.grant(composed, "pro")
     assert active_ids(ent.a.sync(composed)) == ["pro"]  # now in the server's read cache
     assert_not_found(ent.a_admin, decomposed)
-    status = ent.a.sync(decomposed)
-    assert (status.app_user_id, status.version, active_ids(status)) == (decomposed, 0, []), (
-        "SyncStatus of an unknown ID returned another customer whose ID is only canonically equivalent: "
-        f"{status.app_user_id!r} v{status.version} {active_ids(status)}"
-    )
+    assert ent.a.is_unknown(decomposed), \
+        "SyncStatus of an unknown ID returned another customer whose ID is only canonically equivalent"
     assert_code(ent.a.error("StreamStatus", app_user_id=decomposed), Code.NOT_FOUND)
 
 
@@ -355,16 +352,15 @@ def test_sync_status_answer_holds_each_field_once_and_fresh_server_time(ent):
 # SyncStatus of unknown users
 
 
-def test_sync_status_of_never_seen_user_is_inactive_and_creates_nothing(ent):
+def test_sync_status_of_never_seen_user_is_not_found_like_every_read_and_creates_nothing(ent):
+    """SyncStatus answers NOT_FOUND for an ID no customer has, as StreamStatus, GetCustomer and ListCustomerEvents do:
+    a CustomerStatus is a customer's (its version grows by one with each change; none has version 0), and an SDK
+    that gets NOT_FOUND identifies again instead of keeping a status the server no longer holds."""
     user = unique_id()
-    before = time.time()
     for _ in range(2):
-        status = ent.a.sync(user)
-        assert status.app_user_id == user
-        assert status.version == 0
-        assert status.status.state == INACTIVE
-        assert list(status.status.entitlements) == []
-        assert before - 5 <= ts_seconds(status.server_time) <= time.time() + 5
+        error = ent.a.error("SyncStatus", app_user_id=user)
+        assert_code(error, Code.NOT_FOUND)
+        assert user in error.details() and "call Identify first" in error.details()
     assert_not_found(ent.a_admin, user)
     assert_code(ent.a_admin.error("ListCustomerEvents", app_user_id=user), Code.NOT_FOUND)
     assert_code(ent.a.error("StreamStatus", app_user_id=user), Code.NOT_FOUND)
@@ -491,7 +487,7 @@ def test_identify_with_a_non_anonymous_anonymous_id_is_invalid_argument(ent, ano
     ent.a.identify("bob-" + user)
     error = ent.a.error("Identify", app_user_id=user, anonymous_id=anonymous_id)
     assert_code(error, Code.INVALID_ARGUMENT)
-    assert ent.a.sync(user).version == 0
+    assert ent.a.is_unknown(user)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1057,6 +1053,8 @@ def test_stream_resume_replays_exactly_the_events_after_the_version(ent, after_v
         assert event.customer.version == recorded.version
         assert event.customer.app_user_id == user
         assert [e.id for e in event.customer.status.entitlements] == [e.id for e in recorded.status.entitlements]
+        # The status as it was then, stamped with when it was: not the time of the replay.
+        assert event.customer.server_time == recorded.occurred_at, (describe_event(event), recorded)
     stream.expect_quiet(0.3)
     ent.a_admin.grant(user, "family")
     event = stream.next()
@@ -1162,8 +1160,7 @@ def test_same_app_user_id_in_two_tenants_is_two_customers(ent):
     assert active_ids(ent.b.sync(user)) == ["pro"]  # B's status is now cached too
 
     # A has never seen the user.
-    status = ent.a.sync(user)
-    assert status.version == 0 and status.status.state == INACTIVE
+    assert ent.a.is_unknown(user)
     assert_not_found(ent.a_admin, user)
     assert_code(ent.a_admin.error("ListCustomerEvents", app_user_id=user), Code.NOT_FOUND)
     assert_code(ent.a.error("StreamStatus", app_user_id=user), Code.NOT_FOUND)
@@ -1222,8 +1219,7 @@ def test_identify_never_merges_or_resolves_across_tenants(ent):
     ent.b_admin.grant(anonymous, "pro")
     assert ent.b.identify(bob_b, anonymous_id=anonymous).merged
     # In A, the anonymous ID is unknown: not an alias of B's bob.
-    status = ent.a.sync(anonymous)
-    assert status.app_user_id == anonymous and status.version == 0
+    assert ent.a.is_unknown(anonymous)
     result = ent.a.identify(alice_a, anonymous_id=anonymous)
     assert not result.merged and result.created
     assert result.customer.status.state == INACTIVE
@@ -1246,7 +1242,7 @@ def test_keys_of_one_tenant_only_reach_that_tenant(ent):
     assert_code(ent.a_admin.error("GrantEntitlement", ent.a_admin.grant_request(user, "b_only")), Code.INVALID_ARGUMENT)
     # B's public key reads B, A's reads A.
     assert active_ids(ent.b.sync(user)) == ["b_only"]
-    assert ent.a.sync(user).version == 0
+    assert ent.a.is_unknown(user)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -117,7 +117,7 @@ public final class CustomerEngine: Sendable {
                 state: CustomerState(
                     customerID: customerID, appUserID: current.appUserID, version: record.version,
                     status: ComputedStatus(storedBytes: record.status)),
-                reason: record.reason, cause: record.cause)
+                reason: record.reason, cause: record.cause, computedAt: record.occurredAt)
         }
     }
 

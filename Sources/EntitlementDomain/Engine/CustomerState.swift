@@ -35,21 +35,26 @@ public struct StatusUpdate: Sendable, Hashable {
     /// When the write that made this change began on this instance (the call or store event arriving), for the
     /// push-latency metric; nil for replayed history and for changes another instance committed.
     public var origin: ContinuousClock.Instant?
+    /// When `state` was computed, for history replayed from the event log: the event's time. nil for what is
+    /// computed as it is sent (snapshots and live changes), which a stream stamps with its clock.
+    public var computedAt: UnixTime?
 
     public init(
         kind: Kind, state: CustomerState, reason: String, cause: EventCause? = nil,
-        origin: ContinuousClock.Instant? = nil
+        origin: ContinuousClock.Instant? = nil, computedAt: UnixTime? = nil
     ) {
         self.kind = kind
         self.state = state
         self.reason = reason
         self.cause = cause
         self.origin = origin
+        self.computedAt = computedAt
     }
 
     /// Equal when a stream would send the same message: `origin` is bookkeeping.
     public static func == (lhs: StatusUpdate, rhs: StatusUpdate) -> Bool {
         lhs.kind == rhs.kind && lhs.state == rhs.state && lhs.reason == rhs.reason && lhs.cause == rhs.cause
+            && lhs.computedAt == rhs.computedAt
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -57,5 +62,6 @@ public struct StatusUpdate: Sendable, Hashable {
         hasher.combine(state)
         hasher.combine(reason)
         hasher.combine(cause)
+        hasher.combine(computedAt)
     }
 }

@@ -37,8 +37,7 @@ extension Entitlements {
                 log(.info, "The status stream ended; reconnecting.")
             } catch {
                 guard !Task.isCancelled, generation == self.generation else { return }
-                // A customer the server does not know (a database reset, say): identify again on the next try.
-                if (error as? EntitlementsError)?.code == .notFound { identifiedOnServer = false }
+                if (error as? EntitlementsError)?.code == .notFound { serverForgotCustomer() }
                 log(.info, "The status stream failed (\(error)); reconnecting.")
             }
             guard !Task.isCancelled else { return }

@@ -118,7 +118,15 @@ public actor Entitlements {
             }
             await rereadLocal()
         }
-        do { try await refresh() } catch { log(.warning, "SyncStatus at start failed: \(error)") }
+        let startingGeneration = generation
+        do {
+            try await refresh()
+        } catch _ where generation != startingGeneration {
+            // identify or logOut switched the user while the answer was on its way: theirs stands, nothing failed.
+            log(.debug, "SyncStatus at start was for the previous user; \(identity.appUserID) is identified now.")
+        } catch {
+            log(.warning, "SyncStatus at start failed: \(error)")
+        }
         await forwardLocalNotShown()
     }
 
@@ -142,11 +150,24 @@ public actor Entitlements {
         let (generation, appUserID) = (generation, identity.appUserID)
         try await identifyIfNeeded()
         try checkUser(generation)
-        let customer = try await call { try await transport.syncStatus(appUserID: appUserID) }
-        try checkUser(generation)
-        await publishServer(customer, generation: generation)
+        do {
+            let customer = try await call { try await transport.syncStatus(appUserID: appUserID) }
+            try checkUser(generation)
+            await publishServer(customer, generation: generation)
+        } catch let error as EntitlementsError where error.code == .notFound {
+            serverForgotCustomer()
+            try await identifyIfNeeded()  // creates the customer again and publishes its status
+        }
         await forwardUnforwarded()
         return current
+    }
+
+    /// The server answered NOT_FOUND for the user it was told of (its database was reset or restored, say): Identify
+    /// again before the next call, and take the server's next answer whatever its version, since the versions seen
+    /// were those of a customer the server no longer holds.
+    func serverForgotCustomer() {
+        identifiedOnServer = false
+        if server.origin == .server { server.origin = .cache }
     }
 
     private func removeObserver(_ id: UUID) {

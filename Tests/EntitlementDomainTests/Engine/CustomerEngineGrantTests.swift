@@ -198,4 +198,21 @@ import Testing
         #expect(try replay(1) == nil, "3 versions back is past the replay limit of 2")
         #expect(try replay(5) == nil, "a version the customer never had")
     }
+
+    /// A replayed event is the status as it was when it happened: it carries that time, not the replay's.
+    @Test func replayedUpdatesCarryTheTimeOfTheirEvents() async throws {
+        let harness = try EngineHarness()
+        try await harness.identify("alice")  // v1
+        let proGranted = harness.clock.now()
+        try await harness.grant("alice", "pro")  // v2
+        let plusGranted = harness.clock.advance(milliseconds: 60_000)
+        try await harness.grant("alice", "plus")  // v3
+        harness.clock.advance(milliseconds: 3_600_000)
+        let current = try harness.state("alice")
+        let customerID = try #require(current.customerID)
+        let replayed = try #require(
+            try harness.engine.replay(tenantID: harness.tenantID, customerID: customerID, afterVersion: 1, current: current))
+        #expect(replayed.map(\.computedAt) == [proGranted, plusGranted])
+        #expect(try harness.events("alice").prefix(2).map(\.occurredAt) == [plusGranted, proGranted])
+    }
 }
