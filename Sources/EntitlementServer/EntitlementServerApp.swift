@@ -42,11 +42,15 @@ public final class EntitlementServerApp: Sendable {
     private let readiness: Readiness
     private let memoryReturn: MemoryReturn
     private let server = Mutex<HTTP2Server?>(nil)
+    /// The main and `[metrics] listen` sockets, bound first thing (``ListeningSocket``) and served by ``start()``.
+    private let mainSocket: Mutex<ListeningSocket?>
+    private let metricsSocket: Mutex<ListeningSocket?>
     /// The `[metrics] listen` listener, when configured.
     private let metricsServer = Mutex<HTTP2Server?>(nil)
     private let signalsReceived = Atomic<Int>(0)
 
-    /// Opens the database, loads the tenants and wires every service; fails with a message naming what is wrong.
+    /// Binds the listening sockets, then opens the database, loads the tenants and wires every service; fails with a
+    /// message naming what is wrong.
     ///
     /// Call it from the main thread before any other thread exists: it blocks the signals ``run()`` handles first, so
     /// that every thread started from here on (the logger's, the event loops, the outbound client's) inherits the mask
@@ -56,6 +60,13 @@ public final class EntitlementServerApp: Sendable {
         Self.blockHandledSignals()
         self.config = config
         logger = Logger(label: "entitlementd", minimumLevel: config.logLevel, format: config.logFormat)
+        // Bound before the database is opened, so that an address in use is reported before anything has happened.
+        mainSocket = Mutex(try Self.bind(config.listenAddress, setBy: "--listen HOST:PORT or [server] listen"))
+        if let address = config.metricsListenAddress {
+            metricsSocket = Mutex(try Self.bind(address, setBy: "[metrics] listen"))
+        } else {
+            metricsSocket = Mutex(nil)
+        }
 
         let store: SQLRepository
         let storeDescription: String
@@ -144,6 +155,20 @@ public final class EntitlementServerApp: Sendable {
         self.readiness = readiness
     }
 
+    /// `address` bound and listening; the error names the setting that chose it.
+    private static func bind(_ address: ListenAddress, setBy setting: String) throws(StartupError) -> ListeningSocket {
+        do throws(TransportError) {
+            return try ListeningSocket(host: address.host, port: address.port)
+        } catch {
+            guard error.code == .addressInUse else {
+                throw StartupError(message: "cannot listen on \(address) (set by \(setting)): \(error)")
+            }
+            throw StartupError(
+                message: "cannot listen on \(address): another process listens there (another entitlementd?); stop it, "
+                    + "or choose another address with \(setting)")
+        }
+    }
+
     /// Re-reads the tenants file (SIGHUP). A file that does not load leaves the tenants in force and says why;
     /// connections and calls in flight are untouched either way.
     public func reloadTenants() {
@@ -177,7 +202,7 @@ public final class EntitlementServerApp: Sendable {
         let server = try HTTP2Server(
             configuration: transport, router: router, httpRouter: httpRouter, logger: logger
         )
-        try server.start()
+        try serve(server, on: mainSocket)
         metrics.set(server.grpcMetrics, key: "grpc")
         metrics.set(server.eventLoopLag, key: "event_loop_lag")
         let admission = server.connectionAdmission
@@ -220,9 +245,18 @@ public final class EntitlementServerApp: Sendable {
         let server = try HTTP2Server(
             configuration: transport, router: RPCRouter(), httpRouter: ServerWiring.metricsRouter(metrics),
             logger: logger)
-        try server.start()
+        try serve(server, on: metricsSocket)
         metricsServer.withLock { $0 = server }
         return ListenAddress(host: address.host, port: server.localPort)
+    }
+
+    /// Starts `server` on the socket bound at startup; binds again if that was served already (a second ``start()``).
+    private func serve(_ server: HTTP2Server, on socket: borrowing Mutex<ListeningSocket?>) throws(TransportError) {
+        if let bound = socket.withLock({ $0.take() }) {
+            server.start(listening: bound)
+        } else {
+            try server.start()
+        }
     }
 
     /// Listens for other instances' commits and applies them, in the order they arrive, to the cache and streams.

@@ -75,7 +75,12 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
                 return fail("\(expected), got \"\(text)\" (put IPv6 addresses in brackets, e.g. [::1]:50051)")
             }
             guard colons == 1, let colon = text.lastIndex(of: ":") else {
-                return fail("\(expected), got \"\(text)\" (missing :PORT)")
+                guard text.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                    return fail("\(expected), got \"\(text)\" (missing :PORT)")
+                }
+                return fail(
+                    "\(expected), got \"\(text)\" (a port alone; did you mean 127.0.0.1:\(text), this machine only, or "
+                        + "0.0.0.0:\(text), every interface?)")
             }
             host = String(text[..<colon])
             portText = text[text.index(after: colon)...]

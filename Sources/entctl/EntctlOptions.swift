@@ -159,7 +159,15 @@ struct EntctlOptions {
                 throw UsageError(description: "unknown option '\(name)'")
             }
         }
-        guard options.command != nil else { throw UsageError(description: "missing command") }
+        guard options.command != nil else {
+            // Each command's first word, in the order `entctl --help` lists them: what there is, at a glance.
+            var names: [String] = []
+            for command in CommandHelp.groups.flatMap(\.commands) {
+                let name = String(command.name.prefix { $0 != " " })
+                if !names.contains(name) { names.append(name) }
+            }
+            throw UsageError(description: "missing command: one of " + names.joined(separator: ", "))
+        }
         // Without --tls they would be ignored, and the connection would go out in cleartext unverified.
         for (given, name) in [(options.caFile, "--ca"), (options.serverName, "--server-name")] where given != nil {
             if !options.tls { throw UsageError(description: "\(name) applies to TLS connections only: add --tls") }

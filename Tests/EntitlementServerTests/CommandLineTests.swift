@@ -74,7 +74,7 @@ struct CommandLineTests {
         #expect(config.logLevel == .debug)
     }
 
-    @Test("usage errors exit 2 with the message and the usage on standard error", arguments: [
+    @Test("usage errors exit 2 with the message and one line pointing at --help on standard error", arguments: [
         (["--config", "c.toml", "--verbose"], "unknown option '--verbose'"),
         (["--config"], "option --config needs a value"),
         (["--config", "--listen", "127.0.0.1:1"], "option --config needs a value"),
@@ -85,6 +85,12 @@ struct CommandLineTests {
         (["--config", "c.toml", "--listen", "::1:80"], "invalid --listen value"),
         (["--config", "c.toml", "--log-level", "loud"], "invalid --log-level value 'loud'"),
         (["--config="], "non-empty value"),
+        // What a newcomer typed (issue 36), with what they most likely meant.
+        (["--confg", "Config/demo.toml"], "unknown option '--confg' (did you mean --config?)"),
+        (["--config", "c.toml", "--listen", "50051"], "(a port alone; did you mean 127.0.0.1:50051, this machine only,"),
+        (["--config", "c.toml", "--log-level", "verbose"], "expected debug, info, warning, error\n"),
+        (["--config", "c.toml", "--log-level", "warnig"], "expected debug, info, warning, error (did you mean warning?)"),
+        (["chek-config", "--config", "c.toml"], "unexpected argument 'chek-config' (did you mean check-config?)"),
     ])
     func usageErrors(arguments: [String], message: String) {
         #expect(throws: UsageError.self) { try EntitlementdOptions.parse(arguments) }
@@ -95,7 +101,10 @@ struct CommandLineTests {
         #expect(status == 2)
         #expect(output.isEmpty)
         #expect(errors.contains(message), "\(errors)")
-        #expect(errors.contains("USAGE: entitlementd --config FILE"))
+        // The error, then where the options are: not the whole usage, which would scroll the error away.
+        let lines = errors.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 3 && lines[0].hasPrefix("entitlementd: ") && lines[2].isEmpty, "\(errors)")
+        #expect(lines.dropFirst().first == "Run 'entitlementd --help' for the options and commands.")
     }
 
     @Test("a bad configuration exits 1 with the error's description on standard error")

@@ -14,7 +14,7 @@ import TestSupport
         init() throws {
             let files = FileManager.default
             try files.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            for name in ["tenants.demo.json", "dev-play", "dev-ca"] {
+            for name in ["tenants.demo.json", "dev-play", "dev-ca", "dev-app-store-api"] {
                 try files.copyItem(atPath: RepositoryFiles.path("Config/" + name), toPath: directory + "/" + name)
             }
         }
@@ -111,6 +111,50 @@ import TestSupport
         #expect(result.status == 1)
         #expect(result.errors.split(separator: "\n").count == 2, "\(result.errors)")
         #expect(result.errors.contains("[tls]") && result.errors.contains("[outbound_http]"))
+    }
+
+    /// Problems of the same file, reported in file order, each with the file and its line.
+    @Test func everyProblemOfTheFileIsReportedWithItsLine() throws {
+        let scratch = try Scratch()
+        try scratch.write(
+            "server.toml",
+            """
+            [server]
+            listen = "127.0.0.1:0"
+            shutdown_drain_delay_seconds = 301
+            log_level = "verbose"
+            [limits]
+            max_streams = 10
+            [storage]
+            tenants = "missing.json"
+            """)
+        let result = outcome(scratch.directory + "/server.toml")
+        #expect(result.status == 1)
+        let lines = result.errors.split(separator: "\n").map(String.init)
+        let expected = [
+            ":3: [server] shutdown_drain_delay_seconds: expected an integer between 0 and 300, got 301",
+            ":4: [server] log_level: expected one of debug, info, warning, error, got \"verbose\"",
+            ":6: [limits] max_streams: unknown key; known keys in [limits] are max_concurrent_streams, ",
+            ":8: [storage] tenants: file \"\(scratch.directory)/missing.json\" does not exist",
+        ]
+        #expect(lines.count == expected.count, "\(result.errors)")
+        for (line, fragment) in zip(lines, expected) {
+            #expect(line.hasPrefix("entitlementd: check-config: \(scratch.directory)/server.toml" + fragment), "\(line)")
+        }
+        // The tenants key has its problem: no warning that none is configured.
+        #expect(!result.output.contains("no [storage] tenants file"), "\(result.output)")
+    }
+
+    /// A problem in the configuration file does not stop the check of the tenants file it names.
+    @Test func theTenantsFileIsCheckedDespiteAProblemInTheConfiguration() throws {
+        let scratch = try Scratch()
+        try scratch.write("tenants.demo.json", "{ \"tenants\": [")
+        let result = outcome(try scratch.config("[grpc_web]\nheartbeat_seconds = 0"))
+        #expect(result.status == 1)
+        let lines = result.errors.split(separator: "\n")
+        #expect(lines.count == 2, "\(result.errors)")
+        #expect(lines.first?.contains("server.toml:7: [grpc_web] heartbeat_seconds") == true, "\(result.errors)")
+        #expect(lines.last?.contains("tenants.demo.json") == true, "\(result.errors)")
     }
 
     @Test func aTenantsFileThatIsNotJSON() throws {

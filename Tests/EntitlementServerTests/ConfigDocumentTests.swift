@@ -4,8 +4,15 @@ import Testing
 
 @Suite("Configuration syntax: the TOML subset")
 struct ConfigDocumentTests {
+    /// `text` parsed, which must have no problems.
+    private func parse(_ text: String) throws -> ConfigDocument {
+        let document = ConfigDocument.parse(text, file: "t.toml")
+        try #require(document.problems.isEmpty, "\(document.problems)")
+        return document
+    }
+
     private func values(_ text: String) throws -> [String: ConfigValue] {
-        let document = try ConfigDocument.parse(text, file: "t.toml")
+        let document = try parse(text)
         return Dictionary(uniqueKeysWithValues: document.entries.map { ("\($0.section).\($0.key)", $0.value) })
     }
 
@@ -56,7 +63,7 @@ struct ConfigDocumentTests {
 
     @Test("CRLF line endings and a byte-order mark")
     func lineEndings() throws {
-        let document = try ConfigDocument.parse("\u{FEFF}[a]\r\nx = 1\r\n\r\ny = \"v\"\r\n", file: "t.toml")
+        let document = try parse("\u{FEFF}[a]\r\nx = 1\r\n\r\ny = \"v\"\r\n")
         #expect(document.entries.map(\.key) == ["x", "y"])
         #expect(document.entries.map(\.line) == [2, 4])
         #expect(document.entries[1].value == .string("v"))
@@ -64,7 +71,7 @@ struct ConfigDocumentTests {
 
     @Test("the raw text of a value is kept for messages")
     func rawText() throws {
-        let document = try ConfigDocument.parse("[a]\nx = 1_000 # c\ny = \"a\\tb\"\n", file: "t.toml")
+        let document = try parse("[a]\nx = 1_000 # c\ny = \"a\\tb\"\n")
         #expect(document.entries.map(\.raw) == ["1_000", "\"a\\tb\""])
     }
 
@@ -77,7 +84,7 @@ struct ConfigDocumentTests {
 
     @Test("a control character inside a string")
     func controlCharacter() {
-        #expect(throws: ConfigError.self) { try ConfigDocument.parse("[a]\ns = \"a\u{01}b\"\n", file: "t.toml") }
+        #expect(ConfigDocument.parse("[a]\ns = \"a\u{01}b\"\n", file: "t.toml").problems.map(\.code) == [.syntax])
     }
 
     @Test("literal strings ('...') are taken exactly as written, as TOML defines them")
@@ -95,7 +102,7 @@ struct ConfigDocumentTests {
         #expect(parsed["server.empty"] == .string(""))
         // A tab is the one control character a literal string may hold.
         #expect(try values("[a]\ntab = 'a\tb'\n")["a.tab"] == .string("a\tb"))
-        let document = try ConfigDocument.parse("[a]\nx = 'v' # c\n", file: "t.toml")
+        let document = try parse("[a]\nx = 'v' # c\n")
         #expect(document.entries.map(\.raw) == ["'v'"])
     }
 
@@ -106,19 +113,29 @@ struct ConfigDocumentTests {
         ("[a]\nx = 'it's'\n", .syntax, "unexpected text after the value"),
     ])
     func literalStringErrors(text: String, code: ConfigError.Code, fragment: String) {
-        do {
-            _ = try ConfigDocument.parse(text, file: "t.toml")
-            Issue.record("expected an error for \(text)")
-        } catch {
-            #expect(error.code == code, "\(error)")
-            #expect(error.description.contains(fragment), "\(error)")
-            #expect(error.description.hasPrefix("t.toml:2: [a] x: "), "\(error)")
+        let document = ConfigDocument.parse(text, file: "t.toml")
+        #expect(document.entries.isEmpty)
+        guard let error = document.problems.first, document.problems.count == 1 else {
+            Issue.record("expected one error for \(text), got \(document.problems)")
+            return
         }
+        #expect(error.code == code, "\(error)")
+        #expect(error.description.contains(fragment), "\(error)")
+        #expect(error.description.hasPrefix("t.toml:2: [a] x: "), "\(error)")
+    }
+
+    @Test("every line that cannot be read is reported, and the lines after it are read")
+    func everyUnreadableLine() {
+        let document = ConfigDocument.parse(
+            "[a]\nx = 1.5\ny = 2\nz = \"open\n[b.c]\nunder_bad_header = 1\n[d]\nw = 3\nw = 4\n", file: "t.toml")
+        #expect(document.problems.map(\.line) == [2, 4, 5, 9])
+        #expect(document.problems.map(\.code) == [.unsupportedSyntax, .unterminatedString, .unsupportedSyntax, .duplicateKey])
+        #expect(document.entries.map { "\($0.section).\($0.key)" } == ["a.y", "d.w"])
     }
 
     @Test("sections and their lines are recorded in order")
     func sections() throws {
-        let document = try ConfigDocument.parse("[one]\n\n[two]\n[ three ]\n", file: "t.toml")
+        let document = try parse("[one]\n\n[two]\n[ three ]\n")
         #expect(document.sections.map(\.name) == ["one", "two", "three"])
         #expect(document.sections.map(\.line) == [1, 3, 4])
     }

@@ -201,7 +201,7 @@ struct ConfigErrorTests {
             _ = try ServerConfig.load(path: path)
             Issue.record("expected an error")
         } catch {
-            #expect(error.code == .unreadableFile)
+            #expect(error.errors.map(\.code) == [.unreadableFile])
             #expect(error.description.hasPrefix("\(path): cannot read the configuration file: "))
         }
     }

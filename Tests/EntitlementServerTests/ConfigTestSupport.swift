@@ -54,20 +54,29 @@ func loadConfig(_ text: String, files: [String: String] = [:]) throws -> (Server
     }
 }
 
-/// Loads `text` expecting a ``ConfigError``; the directory is removed afterwards.
+/// Loads `text` expecting exactly one ``ConfigError``; the directory is removed afterwards.
 func configError(_ text: String, files: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation)
     -> ConfigError?
+{
+    let errors = configErrors(text, files: files, sourceLocation: sourceLocation)
+    #expect(errors.count <= 1, "\(errors)", sourceLocation: sourceLocation)
+    return errors.first
+}
+
+/// Loads `text` expecting ``ConfigErrors``; the directory is removed afterwards.
+func configErrors(_ text: String, files: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation)
+    -> [ConfigError]
 {
     do {
         let (_, directory) = try loadConfig(text, files: files)
         directory.remove()
         Issue.record("expected a configuration error", sourceLocation: sourceLocation)
-        return nil
-    } catch let error as ConfigError {
-        return error
+        return []
+    } catch let error as ConfigErrors {
+        return error.errors
     } catch {
         Issue.record("unexpected error \(error)", sourceLocation: sourceLocation)
-        return nil
+        return []
     }
 }
 

@@ -209,7 +209,8 @@ struct ServerConfigTests {
         #expect(config.transport.port == 50051)
 
         // Every key of the schema appears in the example, set or commented out, with a comment above it.
-        let document = try ConfigDocument.parse(uncommentingKeys(text), file: examplePath)
+        let document = ConfigDocument.parse(uncommentingKeys(text), file: examplePath)
+        #expect(document.problems.isEmpty, "\(document.problems)")
         let present = Set(document.entries.map { "\($0.section).\($0.key)" })
         for (section, keys) in configSchema {
             for key in keys { #expect(present.contains("\(section).\(key)"), "missing \(section).\(key)") }

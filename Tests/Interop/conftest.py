@@ -255,6 +255,14 @@ def server_binary() -> Path:
     return path
 
 
+def entitlementd_binary() -> Path:
+    """The `entitlementd` built next to the interop server under test, for tests of the shipped binary itself."""
+    path = server_binary().parent / "entitlementd"
+    if not path.exists():
+        pytest.fail(f"entitlementd binary {path} not found: run `swift build --product entitlementd`")
+    return path
+
+
 LISTENING = re.compile(r"entitlementd listening on (\S+)")
 
 

@@ -22,7 +22,7 @@ enum ConfigCheck {
         var output = ""
         for warning in report.warnings { output += "warning: \(warning)\n" }
         guard report.problems.isEmpty else {
-            let errors = report.problems.map { "entitlementd: check-config: \($0)\n" }.joined()
+            let errors = EntitlementdCommand.lines(report.problems, prefix: "entitlementd: check-config: ")
             return .exit(status: EntitlementdCommand.configErrorStatus, standardOutput: output, standardError: errors)
         }
         output += "ok: \(configPath) and its \(report.tenants) tenant(s) load as the server would load them\n"
@@ -31,13 +31,10 @@ enum ConfigCheck {
 
     static func check(configPath: String) -> Report {
         var report = Report()
-        let config: ServerConfig
-        do {
-            config = try ServerConfig.load(path: configPath)
-        } catch {
-            report.problems.append("\(error)")
-            return report
-        }
+        // The file's own problems, then what the keys that did read name: the files they point at, the tenants.
+        let (read, fileProblems) = ServerConfig.read(path: configPath)
+        report.problems = fileProblems.map(\.description)
+        guard let config = read else { return report }
         if let tls = config.transport.tls {
             do throws(TransportError) { try tls.check() } catch { report.problems.append("[tls]: \(error)") }
         }
@@ -59,7 +56,9 @@ enum ConfigCheck {
             }
         }
         guard let tenantsPath = config.tenantsPath else {
-            report.warnings.append("no [storage] tenants file configured: every entitlement call will be refused")
+            if !fileProblems.contains(where: { $0.section == "storage" && $0.key == "tenants" }) {
+                report.warnings.append("no [storage] tenants file configured: every entitlement call will be refused")
+            }
             return report
         }
         let directory: TenantDirectory

@@ -40,13 +40,12 @@ public enum EntitlementdCommand {
         } catch {
             return .exit(
                 status: usageErrorStatus, standardOutput: "",
-                standardError: "entitlementd: \(error)\n\n\(EntitlementdOptions.usage)"
-            )
+                standardError: "entitlementd: \(error)\n\(EntitlementdOptions.helpPointer)")
         }
         do {
             return .run(try options.loadConfig())
         } catch {
-            return .exit(status: configErrorStatus, standardOutput: "", standardError: "entitlementd: \(error)\n")
+            return .exit(status: configErrorStatus, standardOutput: "", standardError: lines(error.errors))
         }
     }
 
@@ -79,7 +78,7 @@ public enum EntitlementdCommand {
         do {
             config = try ServerConfig.load(path: configPath)
         } catch {
-            return .exit(status: configErrorStatus, standardOutput: "", standardError: "entitlementd: \(error)\n")
+            return .exit(status: configErrorStatus, standardOutput: "", standardError: lines(error.errors))
         }
         guard config.postgres == nil else {
             return .exit(
@@ -98,6 +97,11 @@ public enum EntitlementdCommand {
                 status: configErrorStatus, standardOutput: "",
                 standardError: "entitlementd: backup of \(config.databasePath) failed: \(error)\n")
         }
+    }
+
+    /// One `entitlementd: ...` line per item.
+    static func lines(_ items: [some CustomStringConvertible], prefix: String = "entitlementd: ") -> String {
+        items.map { "\(prefix)\($0)\n" }.joined()
     }
 
     /// Writes all of `text` to a file descriptor (1 for standard output, 2 for standard error).

@@ -68,6 +68,12 @@ public struct EntitlementdOptions: Sendable, Equatable {
 
         """
 
+    /// What a usage error is followed by, instead of the whole usage (which would scroll the error away).
+    public static let helpPointer = "Run 'entitlementd --help' for the options and commands.\n"
+
+    private static let subcommands = ["check-config", "migrate-store", "backup"]
+    private static let options = ["--config", "--listen", "--log-level", "--help", "--version"]
+
     /// Parses the arguments after the program name. `--help` anywhere wins over everything else, then `--version`.
     public static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
         if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) { return .help }
@@ -88,6 +94,10 @@ public struct EntitlementdOptions: Sendable, Equatable {
             return .backup(configPath: rest[1], destination: rest[3])
         }
 
+        if let first = arguments.first, !first.hasPrefix("-") {
+            let guess = closestMatch(to: first, in: subcommands).map { " (did you mean \($0)?)" } ?? ""
+            throw UsageError("unexpected argument '\(first)'\(guess)")
+        }
         var configPath: String?
         var listen: ListenAddress?
         var logLevel: Logger.Level?
@@ -106,7 +116,8 @@ public struct EntitlementdOptions: Sendable, Equatable {
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
             guard ["--config", "--listen", "--log-level"].contains(name) else {
-                throw UsageError("unknown option '\(name)'")
+                let guess = closestMatch(to: name, in: options).map { " (did you mean \($0)?)" } ?? ""
+                throw UsageError("unknown option '\(name)'\(guess)")
             }
             guard seen.insert(name).inserted else { throw UsageError("option \(name) is given more than once") }
 
@@ -131,7 +142,9 @@ public struct EntitlementdOptions: Sendable, Equatable {
                 }
             default:  // --log-level
                 guard let level = Logger.Level(configName: value) else {
-                    throw UsageError("invalid --log-level value '\(value)': expected \(Logger.Level.configNames)")
+                    let names = Logger.Level.configNames.split(separator: ", ").map(String.init)
+                    let guess = closestMatch(to: value.lowercased(), in: names).map { " (did you mean \($0)?)" } ?? ""
+                    throw UsageError("invalid --log-level value '\(value)': expected \(Logger.Level.configNames)\(guess)")
                 }
                 logLevel = level
             }
@@ -165,7 +178,7 @@ public struct EntitlementdOptions: Sendable, Equatable {
     }
 
     /// Loads the configuration file and applies the command-line overrides.
-    public func loadConfig() throws(ConfigError) -> ServerConfig {
+    public func loadConfig() throws(ConfigErrors) -> ServerConfig {
         var config = try ServerConfig.load(path: configPath)
         if let listen { config.listenAddress = listen }
         if let logLevel { config.logLevel = logLevel }

@@ -37,11 +37,16 @@ struct ConfigDocument: Sendable {
 
     var sections: [Section] = []
     var entries: [Entry] = []
+    /// The lines that could not be read, in file order; `sections` and `entries` hold the others.
+    var problems: [ConfigError] = []
 
-    /// Parses `text`; `file` is only used to name the file in errors.
-    static func parse(_ text: String, file: String) throws(ConfigError) -> ConfigDocument {
+    /// Parses `text`; `file` is only used to name the file in errors. A line that cannot be read is recorded in
+    /// ``problems`` and parsing goes on with the next, so that one run reports every such line; the keys under a
+    /// section header that cannot be read are passed over (their section is unknown).
+    static func parse(_ text: String, file: String) -> ConfigDocument {
         var document = ConfigDocument()
         var currentSection: String?
+        var inUnreadableSection = false
         var sectionLines: [String: Int] = [:]
         var keyLines: [String: Int] = [:]  // "section\0key" -> line
 
@@ -58,41 +63,48 @@ struct ConfigDocument: Sendable {
             scanner.skipWhitespace()
             guard let first = scanner.peek(), first != "#" else { continue }
 
-            if first == "[" {
-                // A header's problems are its own, not the previous section's.
-                var header = LineScanner(scalars: scalars, file: file, line: lineNumber, section: nil)
-                header.position = scanner.position
-                let name = try header.sectionHeader()
-                if let firstLine = sectionLines[name] {
-                    throw .duplicateSection(file, line: lineNumber, section: name, firstLine: firstLine)
+            do throws(ConfigError) {
+                if first == "[" {
+                    inUnreadableSection = true
+                    // A header's problems are its own, not the previous section's.
+                    var header = LineScanner(scalars: scalars, file: file, line: lineNumber, section: nil)
+                    header.position = scanner.position
+                    let name = try header.sectionHeader()
+                    if let firstLine = sectionLines[name] {
+                        throw .duplicateSection(file, line: lineNumber, section: name, firstLine: firstLine)
+                    }
+                    sectionLines[name] = lineNumber
+                    document.sections.append(Section(name: name, line: lineNumber))
+                    currentSection = name
+                    inUnreadableSection = false
+                    continue
                 }
-                sectionLines[name] = lineNumber
-                document.sections.append(Section(name: name, line: lineNumber))
-                currentSection = name
-                continue
-            }
+                guard !inUnreadableSection else { continue }
 
-            let key = try scanner.readKey()
-            guard let section = currentSection else {
-                throw .keyOutsideSection(file, line: lineNumber, key: key)
-            }
-            scanner.skipWhitespace()
-            guard scanner.peek() == "=" else {
-                throw .syntax(file, line: lineNumber, section: section, key: key, "expected = after the key")
-            }
-            scanner.advance()
-            scanner.skipWhitespace()
-            let start = scanner.position
-            let value = try scanner.value()
-            let raw = scanner.text(from: start)
-            try scanner.expectEndOfLine(after: "the value")
+                let key = try scanner.readKey()
+                guard let section = currentSection else {
+                    throw .keyOutsideSection(file, line: lineNumber, key: key)
+                }
+                scanner.skipWhitespace()
+                guard scanner.peek() == "=" else {
+                    throw .syntax(file, line: lineNumber, section: section, key: key, "expected = after the key")
+                }
+                scanner.advance()
+                scanner.skipWhitespace()
+                let start = scanner.position
+                let value = try scanner.value()
+                let raw = scanner.text(from: start)
+                try scanner.expectEndOfLine(after: "the value")
 
-            let identity = section + "\u{0}" + key
-            if let firstLine = keyLines[identity] {
-                throw .duplicateKey(file, line: lineNumber, section: section, key: key, firstLine: firstLine)
+                let identity = section + "\u{0}" + key
+                if let firstLine = keyLines[identity] {
+                    throw .duplicateKey(file, line: lineNumber, section: section, key: key, firstLine: firstLine)
+                }
+                keyLines[identity] = lineNumber
+                document.entries.append(Entry(section: section, key: key, value: value, raw: raw, line: lineNumber))
+            } catch {
+                document.problems.append(error)
             }
-            keyLines[identity] = lineNumber
-            document.entries.append(Entry(section: section, key: key, value: value, raw: raw, line: lineNumber))
         }
         return document
     }

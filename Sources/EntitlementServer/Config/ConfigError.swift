@@ -73,6 +73,16 @@ public struct ConfigError: Error, CustomStringConvertible, Sendable, Equatable {
     }
 }
 
+/// Every problem of a configuration file, in file order (never empty): what loading it throws, so that one run
+/// reports them all. The description is one ``ConfigError`` per line.
+public struct ConfigErrors: Error, CustomStringConvertible, Sendable, Equatable {
+    public var errors: [ConfigError]
+
+    public init(_ errors: [ConfigError]) { self.errors = errors }
+
+    public var description: String { errors.map(\.description).joined(separator: "\n") }
+}
+
 // MARK: - Factories
 
 extension ConfigError {

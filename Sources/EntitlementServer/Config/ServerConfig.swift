@@ -79,32 +79,78 @@ public struct ServerConfig: Sendable {
         }
     }
 
-    /// Reads and validates the configuration file at `path`.
+    /// Reads and validates the configuration file at `path`; throws every problem it finds.
     ///
     /// Relative paths inside the file are resolved against the file's own directory. The database's directory is
     /// created when missing; the TLS files must exist and be readable.
-    public static func load(path: String) throws(ConfigError) -> ServerConfig {
+    public static func load(path: String) throws(ConfigErrors) -> ServerConfig {
+        try complete(read(path: path))
+    }
+
+    /// Parses configuration text as if read from `fileName`, resolving relative paths against `directory`; throws
+    /// every problem it finds.
+    public static func load(contents: String, fileName: String, directory: String) throws(ConfigErrors) -> ServerConfig {
+        try complete(read(contents: contents, fileName: fileName, directory: directory))
+    }
+
+    private static func complete(_ reading: (config: ServerConfig?, problems: [ConfigError])) throws(ConfigErrors)
+        -> ServerConfig
+    {
+        guard let config = reading.config, reading.problems.isEmpty else { throw ConfigErrors(reading.problems) }
+        return config
+    }
+
+    /// The configuration file at `path` as far as it reads, and every problem in it, in file order. Keys with a
+    /// problem keep their defaults, so `check-config` can go on to check what the rest names (TLS files, the
+    /// tenants file); `config` is nil when the file cannot be read at all.
+    static func read(path: String) -> (config: ServerConfig?, problems: [ConfigError]) {
         let bytes: [UInt8]
         switch FileSystem.readFile(path) {
         case .success(let contents): bytes = contents
-        case .failure(let error): throw .unreadableFile(path, reason: error.reason)
+        case .failure(let error): return (nil, [.unreadableFile(path, reason: error.reason)])
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw .unreadableFile(path, reason: "it is not valid UTF-8 text")
+            return (nil, [.unreadableFile(path, reason: "it is not valid UTF-8 text")])
         }
         guard let absolute = FileSystem.realPath(path) else {
-            throw .unreadableFile(path, reason: FileSystem.errnoDescription())
+            return (nil, [.unreadableFile(path, reason: FileSystem.errnoDescription())])
         }
-        return try load(contents: text, fileName: path, directory: FileSystem.directoryName(absolute))
+        return read(contents: text, fileName: path, directory: FileSystem.directoryName(absolute))
     }
 
-    /// Parses configuration text as if read from `fileName`, resolving relative paths against `directory`.
-    public static func load(contents: String, fileName: String, directory: String) throws(ConfigError) -> ServerConfig {
-        let document = try ConfigDocument.parse(contents, file: fileName)
+    /// ``read(path:)`` for text read from `fileName`, relative paths resolved against `directory`.
+    ///
+    /// Reading the keys stops at the first problem, so the entry at fault is then set aside (read as if absent)
+    /// and the keys read again, until they read through: every key's problem is reported, and a key added to
+    /// ``ConfigReader/read()`` needs nothing more for that. A problem that names a key of its section set aside
+    /// before (a TLS key without its pair, a key that applies only with another) follows from that key's problem and
+    /// is not reported again; nor is a required key missing whose line could not be read.
+    static func read(contents: String, fileName: String, directory: String) -> (config: ServerConfig?, problems: [ConfigError]) {
+        var document = ConfigDocument.parse(contents, file: fileName)
         let base = FileSystem.resolve(directory, against: FileSystem.currentDirectory())
-        let reader = ConfigReader(document: document, file: fileName, baseDirectory: base)
-        try reader.checkNamesAreKnown()
-        return try reader.read()
+        var problems = document.problems
+        var reader = ConfigReader(document: document, file: fileName, baseDirectory: base)
+        problems += reader.unknownNames()
+        problems += reader.missingKeys().filter { missing in
+            !document.problems.contains { $0.key == missing.key && ($0.section == nil || $0.section == missing.section) }
+        }
+        var setAside: [ConfigDocument.Entry] = []
+        var config: ServerConfig?
+        while config == nil {
+            do throws(ConfigError) {
+                config = try reader.read()
+            } catch {
+                let follows = setAside.contains { $0.section == error.section && error.message.contains($0.key) }
+                if !follows { problems.append(error) }
+                guard let fault = document.entries.firstIndex(where: { $0.section == error.section && $0.key == error.key })
+                else { break }
+                setAside.append(document.entries.remove(at: fault))
+                reader = ConfigReader(document: document, file: fileName, baseDirectory: base)
+            }
+        }
+        // In file order (the sort is stable); problems of no line (missing keys) last.
+        problems.sort { ($0.line ?? .max) < ($1.line ?? .max) }
+        return (config, problems)
     }
 }
 
@@ -161,31 +207,46 @@ private struct ConfigReader {
     }
 
     /// Unknown sections and keys are errors: a typo must not silently fall back to a default.
-    func checkNamesAreKnown() throws(ConfigError) {
+    func unknownNames() -> [ConfigError] {
         let known = Dictionary(uniqueKeysWithValues: configSchema.map { ($0.section, $0.keys) })
-        for section in document.sections where known[section.name] == nil {
-            throw .unknownSection(file, line: section.line, section: section.name, known: configSchema.map(\.section))
+        let sections = document.sections.filter { known[$0.name] == nil }.map { section in
+            ConfigError.unknownSection(file, line: section.line, section: section.name, known: configSchema.map(\.section))
         }
-        for entry in document.entries {
-            guard let keys = known[entry.section], !keys.contains(entry.key) else { continue }
-            throw .unknownKey(file, line: entry.line, section: entry.section, key: entry.key, known: keys)
+        let keys = document.entries.compactMap { entry -> ConfigError? in
+            guard let keys = known[entry.section], !keys.contains(entry.key) else { return nil }
+            return .unknownKey(file, line: entry.line, section: entry.section, key: entry.key, known: keys)
         }
+        return sections + keys
+    }
+
+    /// Required keys that are absent: `[server] listen`, and `postgres_url` with `backend = "postgres"`.
+    func missingKeys() -> [ConfigError] {
+        var missing: [ConfigError] = []
+        if entries["server"]?["listen"] == nil {
+            missing.append(
+                .missingKey(file, section: "server", key: "listen", "add e.g. listen = \"127.0.0.1:50051\" under [server]"))
+        }
+        if entries["storage"]?["backend"]?.value == .string("postgres"), entries["storage"]?["postgres_url"] == nil {
+            missing.append(
+                .missingKey(
+                    file, section: "storage", key: "postgres_url",
+                    "backend = \"postgres\" needs a libpq connection string, e.g. postgres_url = \"host=/run/postgresql dbname=entitlementd\""))
+        }
+        return missing
     }
 
     func read() throws(ConfigError) -> ServerConfig {
         var transport = HTTP2ServerConfiguration()
 
-        // [server]
-        guard let listenEntry = entries["server"]?["listen"] else {
-            throw .missingKey(file, section: "server", key: "listen", "add e.g. listen = \"127.0.0.1:50051\" under [server]")
-        }
-        let listenText = try string(listenEntry)
-        switch ListenAddress.parse(listenText) {
-        case .success(let address):
-            transport.host = address.host
-            transport.port = address.port
-        case .failure(let error):
-            throw .invalidListenAddress(file, line: listenEntry.line, section: "server", key: "listen", error.reason)
+        // [server] (a missing listen is one of missingKeys())
+        if let listenEntry = entries["server"]?["listen"] {
+            switch ListenAddress.parse(try string(listenEntry)) {
+            case .success(let address):
+                transport.host = address.host
+                transport.port = address.port
+            case .failure(let error):
+                throw .invalidListenAddress(file, line: listenEntry.line, section: "server", key: "listen", error.reason)
+            }
         }
         try integer("server", "event_loop_threads", 0...1024) { transport.eventLoopThreads = $0 }
         try integer("server", "shutdown_grace_period_seconds", 0...3600) { transport.shutdownGracePeriod = .seconds($0) }
@@ -427,11 +488,8 @@ private struct ConfigReader {
             }
             return nil
         }
-        guard let entry = storage["postgres_url"] else {
-            throw .missingKey(
-                file, section: "storage", key: "postgres_url",
-                "backend = \"postgres\" needs a libpq connection string, e.g. postgres_url = \"host=/run/postgresql dbname=entitlementd\"")
-        }
+        // A missing postgres_url is one of missingKeys().
+        guard let entry = storage["postgres_url"] else { return nil }
         let conninfo = try string(entry)
         guard !conninfo.allSatisfy(\.isWhitespace) else {
             throw .invalidValue(file, line: entry.line, section: "storage", key: "postgres_url", "is empty")

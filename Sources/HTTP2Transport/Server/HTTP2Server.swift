@@ -56,7 +56,12 @@ public final class HTTP2Server: Sendable {
     /// Binds the listening socket and starts every loop serving it.
     public func start() throws(TransportError) {
         let configuration = shared.configuration
-        let fd = try Socket.listen(host: configuration.host, port: configuration.port)
+        start(listening: try ListeningSocket(host: configuration.host, port: configuration.port))
+    }
+
+    /// Starts every loop serving `socket`, bound beforehand.
+    public func start(listening socket: consuming ListeningSocket) {
+        let fd = socket.take()
         var listeners: [LoopBound<Listener>] = []
         for (index, loop) in loops.enumerated() {
             let listener = Listener(fd: fd, loop: loop, shared: shared)
