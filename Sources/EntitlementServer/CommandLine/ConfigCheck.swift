@@ -71,35 +71,39 @@ enum ConfigCheck {
         report.tenants = directory.tenants.count
         report.warnings += EntitlementServerApp.warnings(for: directory)
         for tenant in directory.tenants {
-            report.problems += keyProblems(of: tenant)
+            checkKeys(of: tenant, into: &report)
         }
         return report
     }
 
-    /// The key files the server reads on first use, read and parsed now.
-    private static func keyProblems(of tenant: Tenant) -> [String] {
-        var problems: [String] = []
+    /// The key files the server reads on first use, read and parsed now. The example's placeholder Play key is a
+    /// warning: the server runs with it, making no Google Play calls for the tenant until the real key is there.
+    private static func checkKeys(of tenant: Tenant, into report: inout Report) {
         if let play = tenant.playStore {
             do throws(GooglePlayAPIError) {
                 _ = try ServiceAccountKey(contentsOf: play.serviceAccountKeyPath)
             } catch {
-                problems.append("tenant \"\(tenant.id)\": play_store.service_account_key_file: \(error.message)")
+                let finding = "tenant \"\(tenant.id)\": play_store.service_account_key_file: \(error.message)"
+                if ServiceAccountKey.isPlaceholder(contentsOf: play.serviceAccountKeyPath) {
+                    report.warnings.append(finding + "; Google Play calls fail until then")
+                } else {
+                    report.problems.append(finding)
+                }
             }
         }
         if let appStore = tenant.appStore, let api = appStore.serverAPI {
             switch FileSystem.readFile(api.keyFilePath) {
             case .failure(let error):
-                problems.append("tenant \"\(tenant.id)\": app_store.server_api key file: \(error.reason)")
+                report.problems.append("tenant \"\(tenant.id)\": app_store.server_api key file: \(error.reason)")
             case .success(let bytes):
                 do throws(AppStoreServerAPIError) {
                     _ = try AppStoreAPICredentials(
                         p8: String(decoding: bytes, as: UTF8.self), keyID: api.keyID, issuerID: api.issuerID,
                         bundleID: appStore.bundleID)
                 } catch {
-                    problems.append("tenant \"\(tenant.id)\": app_store.server_api key file: \(error.message)")
+                    report.problems.append("tenant \"\(tenant.id)\": app_store.server_api key file: \(error.message)")
                 }
             }
         }
-        return problems
     }
 }

@@ -2,6 +2,7 @@ import BoundedText
 public import EntitlementDomain
 import GooglePlay
 import GooglePlayAPI
+import OutboundHTTP
 public import RPCCore
 import Synchronization
 
@@ -22,6 +23,8 @@ public final class VoidedPurchasesPoller: Sendable {
     private let loop = WakeableLoop()
     /// When each tenant was last polled (in memory: after a restart every tenant is polled once at start).
     private let lastPolled = Mutex<[String: Int64]>([:])
+    /// The failure each tenant's poll last explained at info level (see ``report(_:of:)``), so that it is said once.
+    private let explained = Mutex<[String: String]>([:])
 
     public init(engine: CustomerEngine, tenants: TenantRegistry, purchases: PlayStorePurchases, log: Logger) {
         self.engine = engine
@@ -60,6 +63,7 @@ public final class VoidedPurchasesPoller: Sendable {
     func poll(_ tenant: Tenant) async {
         // Google refuses an endTime in its future: stay a little behind, in case our clock runs ahead of Google's.
         let now = engine.now().milliseconds - 5_000
+        var unanswered = false
         do throws(DomainError) {
             let api = try purchases.api(for: tenant)
             let cursor = try engine.pollCursor(tenantID: tenant.id, name: Self.cursorName)
@@ -73,6 +77,7 @@ public final class VoidedPurchasesPoller: Sendable {
                 do throws(GooglePlayAPIError) {
                     page = try await api.voidedPurchases(startTime: start, endTime: now, pageToken: pageToken)
                 } catch {
+                    unanswered = error.code == .unavailable && error.status == 0
                     throw PlayStorePurchases.domainError(error)
                 }
                 for voided in page.voidedPurchases ?? [] {
@@ -87,8 +92,34 @@ public final class VoidedPurchasesPoller: Sendable {
             } while pageToken != nil
             try await engine.setPollCursor(tenantID: tenant.id, name: Self.cursorName, position: now)
             log.info("play voided purchases polled", ["tenant": tenant.id, "revoked": String(revoked)])
+            explained.withLock { $0[tenant.id] = nil }
         } catch {
+            report(error, of: tenant, unanswered: unanswered)
+        }
+    }
+
+    /// A failed poll is a warning, unless it comes from a local setup rather than breakage: the example's placeholder
+    /// service-account key, or a local stand-in for Google (an `api_base_url` on this machine) that is not running
+    /// (`unanswered`: nothing answered a request). That is said once, at info level, with what it means and what to
+    /// do; again only after a poll succeeded.
+    private func report(_ error: DomainError, of tenant: Tenant, unanswered: Bool) {
+        guard let settings = tenant.playStore else { return }
+        let meaning: String
+        if ServiceAccountKey.isPlaceholder(contentsOf: settings.serviceAccountKeyPath) {
+            meaning = "the tenant's service-account key is a placeholder, so no Google Play call can succeed until the "
+                + "real key is in its place"
+        } else if unanswered, OutboundURL(settings.apiBaseURL)?.isLoopback == true {
+            meaning = "the tenant's Google Play API is a local stand-in that does not answer: start it "
+                + "(Scripts/fake-google --demo for the demo tenant) to use Google Play"
+        } else {
             log.warning("play voided purchases poll failed", ["tenant": tenant.id, "error": error.message])
+            return
+        }
+        let isNew = explained.withLock { $0.updateValue(error.message, forKey: tenant.id) != error.message }
+        if isNew {
+            log.info("play voided purchases poll not possible yet: \(meaning)", ["tenant": tenant.id, "error": error.message])
+        } else {
+            log.debug("play voided purchases poll not possible yet: \(meaning)", ["tenant": tenant.id, "error": error.message])
         }
     }
 

@@ -25,14 +25,27 @@ public struct ServiceAccountKey: Sendable {
         }
     }
 
+    /// Whether the file at `path` is a stand-in with a key's shape, such as Config/play-service-account.example.json,
+    /// rather than a key: its `private_key_id` is all zeros, which no key Google makes has.
+    public static func isPlaceholder(contentsOf path: String) -> Bool {
+        guard case .success(let bytes) = FileSystem.readFile(path), bytes.count <= maxFileBytes,
+            let keyID = (try? JSONDecoder().decode(File.self, from: Data(bytes)))?.private_key_id
+        else { return false }
+        return isPlaceholder(keyID: keyID)
+    }
+
+    private static func isPlaceholder(keyID: String) -> Bool { !keyID.isEmpty && keyID.allSatisfy { $0 == "0" } }
+
+    /// The fields of the key file read here (it has more).
+    private struct File: Decodable {
+        var type: String?
+        var client_email: String?
+        var private_key_id: String?
+        var private_key: String?
+        var token_uri: String?
+    }
+
     public init(json bytes: [UInt8], source: String = "<memory>") throws(GooglePlayAPIError) {
-        struct File: Decodable {
-            var type: String?
-            var client_email: String?
-            var private_key_id: String?
-            var private_key: String?
-            var token_uri: String?
-        }
         guard let file = try? JSONDecoder().decode(File.self, from: Data(bytes)) else {
             throw GooglePlayAPIError(.configuration, "'\(source)' is not a service-account JSON key file")
         }
@@ -49,6 +62,13 @@ public struct ServiceAccountKey: Sendable {
         do {
             privateKey = try RSA.PrivateKey(pemRepresentation: pem)
         } catch {
+            guard !Self.isPlaceholder(keyID: keyID) else {
+                throw GooglePlayAPIError(
+                    .configuration,
+                    "'\(source)' is a placeholder, not a key (its private_key_id is all zeros, like the example's): "
+                        + "put your service account's JSON key there (Google Cloud console: IAM & Admin > Service "
+                        + "accounts > Keys > Add key > JSON)")
+            }
             throw GooglePlayAPIError(.configuration, "the private_key in '\(source)' is not a usable RSA key: \(error.message)")
         }
         clientEmail = email
