@@ -32,6 +32,10 @@ final class PostgresConnection: @unchecked Sendable {
             PQfinish(connection)
             throw PostgresError(sqlState: "", message: "cannot connect: \(message)", connectionLost: true)
         }
+        // Notices below WARNING (CREATE ... IF NOT EXISTS finding the object: "already exists, skipping") are the
+        // expected course of our statements, not news, and libpq would print each raw on standard error. A failure
+        // here shows in the first statement.
+        PQclear(PQexec(connection, "SET client_min_messages = warning"))
         handle = connection
     }
 

@@ -1,0 +1,102 @@
+"""README lines that a newcomer found failing as written (issue 36), run as written: the metrics grep, migrate-store
+from the demo's database (twice: PostgreSQL's notices stay out of what it prints), the admin console's key, the
+development Play notification, and the demo on another port.
+
+What a second machine makes different is filled in, as in test_demo_*.py: the server's port (the README's is 50051),
+the binaries under test for `.build/release/...`, and for migrate-store a fresh PostgreSQL schema and a copy of the
+demo's database made by a server of the test."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shlex
+import subprocess
+
+import pytest
+
+from conftest import DEMO_SECRET_KEY, DEMO_TENANTS_FILE, REPO_ROOT, entitlementd_binary, start_server, stop_and_check
+from entctl_support import entctl, entctl_binary, entctl_env
+from test_demo_app_store import readme_block
+
+README = (REPO_ROOT / "README.md").read_text()
+
+
+def run_block(block: str, server, cwd=REPO_ROOT) -> subprocess.CompletedProcess:
+    """`block` run by bash with the binaries under test, entctl pointed at `server` unless it names an address."""
+    entctl_command = shlex.quote(str(entctl_binary()))
+    script = "set -euo pipefail\n" + re.sub(
+        r"\.build/release/entctl(?! --addr)", f"{entctl_command} --addr {server.target}", block
+    ).replace(".build/release/entctl", entctl_command).replace(
+        ".build/release/entitlementd", shlex.quote(str(entitlementd_binary())))
+    return subprocess.run(["bash", "-c", script], cwd=cwd, capture_output=True, text=True, timeout=120,
+                          env=entctl_env())
+
+
+def test_the_metrics_lines(demo_tenants_server):
+    block = readme_block("### Metrics").replace("http://127.0.0.1:50051/", f"http://{demo_tenants_server.target}/")
+    result = run_block(block, demo_tenants_server)
+    assert result.returncode == 0, result.stdout + result.stderr
+    [handled] = [line for line in result.stdout.splitlines() if line.startswith("grpc_server_handled_total")]
+    # The series the README shows, in the order it shows its labels.
+    documented = re.search(r"`(grpc_server_handled_total\{[^`]*\})`", README).group(1)
+    assert handled.startswith(documented + " "), (handled, documented)
+
+
+def test_migrate_store_from_the_demo_database(tmp_path):
+    base = os.environ.get("ENTITLEMENTD_TEST_POSTGRES")
+    if not base:
+        pytest.skip("ENTITLEMENTD_TEST_POSTGRES names no PostgreSQL")
+    # The demo's database as a reader has it after the walkthrough: data/demo.sqlite, with a customer in it.
+    server = start_server(tmp_path / "server", DEMO_TENANTS_FILE,
+                          {"storage": {"backend": "sqlite", "database": str(tmp_path / "data" / "demo.sqlite")}})
+    assert entctl("--addr", server.target, "identify", "alice").returncode == 0
+    stop_and_check(server)
+    schema = "t_" + hashlib.sha256(str(tmp_path).encode()).hexdigest()[:24]
+    subprocess.run(["psql", base, "-qc", f"CREATE SCHEMA {schema}"], check=True, timeout=60)
+    block = re.search(r"```sh\n(\.build/release/entitlementd migrate-store.*?)```", README, re.S).group(1)
+    block = re.sub(r'"postgres:[^"]*"', f'"postgres:{base} options=-csearch_path={schema}"', block)
+
+    first = run_block(block, server, cwd=tmp_path)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "customers: 1 rows copied" in first.stdout and "verified: every table of 1 tenant(s)" in first.stdout
+    assert first.stderr == "", first.stderr
+    # Again: the database is no longer empty, which it says, and only that (its schema exists: PostgreSQL's
+    # "relation ... already exists, skipping" notice stays out).
+    second = run_block(block, server, cwd=tmp_path)
+    assert second.returncode == 1
+    assert second.stderr.count("\n") == 1 and "the PostgreSQL database is not empty" in second.stderr, second.stderr
+
+
+def test_the_console_names_the_demo_secret_key(demo_tenants_server):
+    section = README[README.index("## Admin console"):README.index("## Webhooks to your backend")]
+    [key] = re.findall(r"`(sk_[A-Za-z0-9_]+)`", section)
+    assert key == DEMO_SECRET_KEY
+    assert f"| `{key}` |" in README  # the table of "Try it", which the console section points at
+    result = entctl("--addr", demo_tenants_server.target, "--key", key, "count")
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_development_play_notification(demo_tenants_server, tmp_path):
+    block = readme_block("### Local Google Play notifications (development)")
+    # The reader's own key goes under data/ in the repository (git-ignored); here, somewhere of the test's.
+    block = block.replace("data/my-play", str(tmp_path / "my-play"))
+    # The demo tenant expects pushes addressed to port 50051: the server of the test listens elsewhere.
+    block = block.replace("--package com.example.app", "--package com.example.app --audience "
+                          "http://127.0.0.1:50051/v1/google/notifications/demo", 1)
+    result = run_block(block, demo_tenants_server)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.startswith("200 TEST_NOTIFICATION: recorded\n"), result.stdout
+    assert '"notifications"' in result.stdout
+
+
+def test_the_demo_on_another_port(demo_tenants_server):
+    """The README's lines for a demo moved off 50051: the server is the test's, on a port of its own."""
+    block = readme_block("On another port, give `Scripts/demo`")
+    assert block.startswith("Scripts/demo --listen 127.0.0.1:50052")
+    block = block.split("\n", 1)[1].replace("127.0.0.1:50052", demo_tenants_server.target)
+    result = run_block(block, demo_tenants_server)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines()[0].startswith("alice  "), result.stdout
+    assert result.stdout.splitlines()[-1] == "200 TEST_NOTIFICATION: recorded", result.stdout
