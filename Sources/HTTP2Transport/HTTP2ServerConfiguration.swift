@@ -1,3 +1,5 @@
+public import RPCCore
+
 /// Everything the transport needs to listen and police its peers. Defaults follow gRPC's own servers.
 public struct HTTP2ServerConfiguration: Sendable {
     public struct TLS: Sendable, Hashable {
@@ -51,8 +53,11 @@ public struct HTTP2ServerConfiguration: Sendable {
     public var requestHeadTimeout: Duration = .seconds(10)
     /// Open connections in all; a new one past it is closed at once. 0: the file-descriptor limit less a reserve.
     public var maxConnections: Int = 0
-    /// Open connections per client address (the TCP peer's); 0: no limit.
+    /// Open connections per client address (the TCP peer's); 0: no limit. Trusted proxies are exempt.
     public var maxConnectionsPerAddress: Int = 1000
+    /// Reverse proxies whose forwarding headers name a call's client: each of their connections carries many
+    /// clients, so none counts toward the per-address limit.
+    public var trustedProxies = TrustedProxies()
     /// Which browser origins may call gRPC-Web methods; nil: none (preflights get 403, responses no CORS headers).
     public var grpcWebCORS: (any GRPCWebCORSPolicy)?
 

@@ -224,6 +224,17 @@ def test_connections_per_address_are_limited(configured_server):
     assert "refusing connections: [limits] max_connections_per_address = 5 reached" in server.log()
 
 
+def test_connections_from_trusted_proxies_are_not_limited_per_address(configured_server):
+    server = configured_server({
+        "limits": {"max_connections_per_address": 2},
+        "server": {"trusted_proxies": "127.0.0.1"},
+    })
+    held = [_open_h2(server) for _ in range(6)]
+    for sock in held:
+        sock.close()
+    assert "refusing connections" not in server.log()
+
+
 def test_connections_in_all_are_limited(configured_server):
     server = configured_server({"limits": {"max_connections": 4, "max_connections_per_address": 0}})
     held = [_open_h2(server) for _ in range(4)]

@@ -55,8 +55,12 @@ public struct ServerConfig: Sendable {
     /// serves it to loopback clients only.
     public var metricsListenAddress: ListenAddress?
 
-    /// `[server] trusted_proxies` and `client_address_header`: whose forwarding header names a call's client.
-    public var trustedProxies = TrustedProxies()
+    /// `[server] trusted_proxies` and `client_address_header`: whose forwarding header names a call's client. The
+    /// transport's: it also exempts their connections from the per-address connection limit.
+    public var trustedProxies: TrustedProxies {
+        get { transport.trustedProxies }
+        set { transport.trustedProxies = newValue }
+    }
 
     public init(
         transport: HTTP2ServerConfiguration = HTTP2ServerConfiguration(),

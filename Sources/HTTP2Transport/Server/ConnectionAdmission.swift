@@ -19,6 +19,8 @@ public final class ConnectionAdmission: Sendable {
     public let maxConnections: Int
     /// The connections one client address may keep open at most; 0: no limit.
     public let maxConnectionsPerAddress: Int
+    /// Exempt from the per-address limit: a proxy's connections carry many clients.
+    private let trustedProxies: TrustedProxies
 
     public let refusals = LabeledCounter(
         "entitlementd_connections_refused_total",
@@ -44,9 +46,10 @@ public final class ConnectionAdmission: Sendable {
     private static let logInterval: Duration = .seconds(10)
 
     /// `maxConnections` 0 derives the limit from the process's file-descriptor limit (see ``automaticLimit()``).
-    init(maxConnections: Int, maxConnectionsPerAddress: Int, logger: Logger) {
+    init(maxConnections: Int, maxConnectionsPerAddress: Int, trustedProxies: TrustedProxies, logger: Logger) {
         self.maxConnections = maxConnections > 0 ? maxConnections : Self.automaticLimit()
         self.maxConnectionsPerAddress = maxConnectionsPerAddress
+        self.trustedProxies = trustedProxies
         self.logger = logger
     }
 
@@ -68,11 +71,13 @@ public final class ConnectionAdmission: Sendable {
     /// given back with ``release(address:)``.
     func admit(address: String) -> Refusal? {
         let now = ContinuousClock.now
+        let perAddressLimit = trustedProxies.networks.isEmpty || !(IPAddress(address).map(trustedProxies.isTrusted) ?? false)
+            ? maxConnectionsPerAddress : 0
         let (refusal, logLine) = counts.withLock { counts -> (Refusal?, (Refusal, Int)?) in
             var refusal: Refusal?
             if counts.open >= maxConnections {
                 refusal = .maxConnections
-            } else if maxConnectionsPerAddress > 0, counts.byAddress[address, default: 0] >= maxConnectionsPerAddress {
+            } else if perAddressLimit > 0, counts.byAddress[address, default: 0] >= perAddressLimit {
                 refusal = .maxConnectionsPerAddress
             }
             guard let refusal else {

@@ -31,6 +31,7 @@ final class ServerShared: Sendable {
         self.grpcMetrics = GRPCServerMetrics(router: router, shards: loops)
         self.admission = ConnectionAdmission(
             maxConnections: configuration.maxConnections,
-            maxConnectionsPerAddress: configuration.maxConnectionsPerAddress, logger: logger)
+            maxConnectionsPerAddress: configuration.maxConnectionsPerAddress,
+            trustedProxies: configuration.trustedProxies, logger: logger)
     }
 }
