@@ -1,3 +1,4 @@
+import BoundedText
 import EntitlementsProto
 import EntitlementClient
 import ProtobufWire
@@ -84,7 +85,8 @@ extension Entctl {
         case let subcommand? where subcommand.command == "webhooks test": return try await testWebhook(subcommand)
         case let subcommand? where subcommand.command == "webhooks list": return try await listWebhooks(subcommand)
         case let subcommand? where subcommand.command == "webhooks redeliver": return try await redeliverWebhooks(subcommand)
-        default: throw UsageError(description: "webhooks needs a command: test, list or redeliver")
+        case let subcommand?: throw CommandHelp.unknownCommand(subcommand.command)
+        case nil: throw UsageError(description: "webhooks needs a command: test, list or redeliver")
         }
     }
 
@@ -135,7 +137,7 @@ extension Entctl {
         }
         (request.createdAfter, request.createdBefore) = try Self.timeRange(subcommand)
         let response = try await connect(.secretKey).redeliverWebhooks(request)
-        printer.print(response, human: ["requeued \(response.requeued) deliveries"])
+        printer.print(response, human: ["requeued " + counted(response.requeued, "delivery", "deliveries")])
         return 0
     }
 

@@ -1,3 +1,4 @@
+import BoundedText
 import EntitlementClient
 import EntitlementsProto
 import Foundation
@@ -17,7 +18,7 @@ extension Entctl {
         case "appstore consumption": return try await consumption(subcommand)
         case "appstore test-notification": return try await testNotification(subcommand)
         case "appstore check": return try await check(subcommand)
-        default: throw UsageError(description: "appstore needs a command: \(Self.appStoreCommands)")
+        default: throw CommandHelp.unknownCommand(subcommand.command)
         }
     }
 
@@ -44,7 +45,7 @@ extension Entctl {
         printer.print(
             response,
             human: response.found
-                ? ["order \(request.orderID): \(response.transactions.count) transactions"]
+                ? ["order \(request.orderID): " + counted(response.transactions.count, "transaction")]
                     + response.transactions.map { "  " + HumanOutput.transactionLine($0) }
                 : ["Apple knows no order \(request.orderID)"])
         return response.found ? 0 : 1

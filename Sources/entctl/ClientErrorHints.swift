@@ -4,11 +4,13 @@ import RPCCore
 /// The likely fix for a failed call, in parentheses after its message: a new user points entctl at the wrong place
 /// or with the wrong key far more often than a server fails, and the bare status does not say which.
 enum ClientErrorHints {
-    /// `CODE: message (hint)`.
+    /// `CODE: message (hint)`, each request field the message names followed by the option that sets it.
     static func message(for error: RPCError, options: EntctlOptions) -> String {
         let fix = (error.cause as? ClientConnectionFailure).flatMap { hint(for: $0.kind) }
             ?? (error.code == .unauthenticated ? unauthenticatedHint(options) : nil)
-        return "\(error.code): \(error.message)" + (fix.map { " (\($0))" } ?? "")
+        let command = CommandHelp.of(command: options.command, positionals: options.positionals)?.name ?? ""
+        let message = RequestFieldFlags.annotate(error.message, command: command)
+        return "\(error.code): \(message)" + (fix.map { " (\($0))" } ?? "")
     }
 
     /// A connection that failed outside a gRPC call (the HTTP/1.1 posts of `dev notify` and `dev play-notify`).

@@ -30,6 +30,10 @@ extension CommandHelp {
             title: "Local Stripe webhooks, for development (signed with the demo tenant's endpoint secret unless --secret)",
             keyNote: nil,
             commands: [devStripe]),
+        CommandGroup(
+            title: "A local backend for the tenant's webhooks, for development (the demo endpoint's secret unless --secret)",
+            keyNote: nil,
+            commands: [devWebhookReceiver]),
     ]
 
     // MARK: EntitlementService
@@ -354,9 +358,13 @@ extension CommandHelp {
     /// `entctl dev --help`: the subcommands.
     static let dev = CommandHelp(
         name: "dev",
-        arguments: "init|sign-transaction|sign-renewal-info|sign-notification|notify|play-key|play-notify|stripe [options]",
-        summary: "sign App Store data, Google Play notifications and Stripe webhooks with local keys, for development",
-        details: [""] + columns((devCommands + devPlayCommands + [devStripe]).map { ($0.name, $0.summary) }) + [
+        arguments:
+            "init|sign-transaction|sign-renewal-info|sign-notification|notify|play-key|play-notify|stripe|webhook-receiver "
+            + "[options]",
+        summary: "sign App Store data, Google Play notifications and Stripe webhooks with local keys, and receive the "
+            + "tenant's webhooks, for development",
+        details: [""] + columns((devCommands + devPlayCommands + [devStripe, devWebhookReceiver]).map { ($0.name, $0.summary) })
+            + [
             "",
             "The signing commands use \(DevCommands.defaultDirectory), the CA the demo tenant trusts for Sandbox, and",
             "play-notify \(DevCommands.defaultPlayDirectory), the repository's development push-signing key, unless --dir",
@@ -534,5 +542,25 @@ extension CommandHelp {
             ("--dir DIR", "the push-signing key (default \(DevCommands.defaultPlayDirectory))"),
             ("--message-id ID", "the Pub/Sub messageId, the server's deduplication key (default a new one)"),
             ("--event-time TIME", "eventTimeMillis: RFC 3339 or a span from now (+30d, -1h); default now"),
+        ])
+
+    static let devWebhookReceiver = CommandHelp(
+        name: "dev webhook-receiver", arguments: "[--listen HOST:PORT] [--secret WHSEC]",
+        summary: "receive the server's webhook deliveries, check their signatures and print them",
+        details: [
+            "",
+            "Stands in for the tenant's backend: takes POST \(DevCommands.receiverPath) on HOST:PORT, checks each",
+            "delivery's Standard Webhooks signature (webhook-id, webhook-timestamp within 5 minutes, a v1 signature",
+            "made with --secret) and prints one line per delivery (--json: one object with the body as sent). A",
+            "delivery whose signature holds is answered 204; any other 401, which the server retries. Ctrl-C stops it.",
+            "The demo tenant's endpoint demo-backend points here:",
+            "http://\(DevCommands.defaultReceiverAddress)\(DevCommands.receiverPath).",
+            "",
+            "  entctl dev webhook-receiver &",
+            "  entctl webhooks test demo-backend",
+        ],
+        options: [
+            ("--listen HOST:PORT", "where to listen (default \(DevCommands.defaultReceiverAddress))"),
+            ("--secret WHSEC", "the endpoint's secret (default the demo endpoint's, \(DevCommands.demoEndpointSecret))"),
         ])
 }

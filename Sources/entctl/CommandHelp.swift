@@ -1,3 +1,5 @@
+import BoundedText
+
 /// What `entctl` says about each command: the one-line usage a usage error prints, the page `entctl CMD --help`
 /// prints, and the summary `entctl --help` lists. One catalog, so the three never disagree.
 struct CommandHelp {
@@ -79,16 +81,26 @@ struct CommandHelp {
     static func topic(_ words: [String]) throws(EntctlOptions.UsageError) -> CommandHelp? {
         guard let first = words.first else { return nil }
         if commandsWithSubcommands.contains(first), words.count > 1 {
-            guard let help = named("\(first) \(words[1])") else {
-                throw EntctlOptions.UsageError(description: "unknown command '\(first) \(words[1])'")
-            }
+            guard let help = named("\(first) \(words[1])") else { throw unknownCommand("\(first) \(words[1])") }
             return help
         }
-        guard let help = named(first) else {
-            throw EntctlOptions.UsageError(description: "unknown command '\(first)'")
-        }
+        guard let help = named(first) else { throw unknownCommand(first) }
         return help
     }
+
+    /// `unknown command 'idnetify' (did you mean 'identify'?)`: the suggestion is the closest command of the same
+    /// depth (`webhooks lsit` is compared with the other `webhooks` commands).
+    static func unknownCommand(_ name: String) -> EntctlOptions.UsageError {
+        let words = name.split(separator: " ")
+        let candidates = words.count > 1
+            ? allNames.filter { $0.hasPrefix(words[0] + " ") }
+            : Array(Set(allNames.map { String($0.prefix { $0 != " " }) }))
+        let guess = closestMatch(to: name, in: candidates.sorted()).map { " (did you mean '\($0)'?)" } ?? ""
+        return EntctlOptions.UsageError(description: "unknown command '\(name)'" + guess)
+    }
+
+    /// Every command's name, subcommands as `group subcommand`.
+    static var allNames: [String] { groups.flatMap(\.commands).map(\.name) }
 
     /// The help of the command a command line names, as far as it names one (`dev frobnicate` is `dev`).
     static func of(command: String?, positionals: [String]) -> CommandHelp? {

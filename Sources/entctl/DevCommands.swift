@@ -13,7 +13,7 @@ extension Entctl {
         guard let subcommand = arguments.subcommand() else {
             throw UsageError(
                 description: "dev needs a command: init, sign-transaction, sign-renewal-info, sign-notification, notify, "
-                    + "play-key, play-notify or stripe")
+                    + "play-key, play-notify, stripe or webhook-receiver")
         }
         let commands = DevCommands(
             arguments: subcommand, printer: printer, address: options.address, timeout: options.timeout)
@@ -26,7 +26,8 @@ extension Entctl {
         case "dev play-key": return try commands.playKey()
         case "dev play-notify": return try await commands.playNotify()
         case "dev stripe": return try await commands.stripe()
-        default: throw UsageError(description: "unknown command '\(subcommand.command)'")
+        case "dev webhook-receiver": return try await commands.webhookReceiver()
+        default: throw CommandHelp.unknownCommand(subcommand.command)
         }
     }
 }

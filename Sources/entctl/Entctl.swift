@@ -45,7 +45,7 @@ struct Entctl {
         case "hash-key": try hashKey()
         case "gen-webhook-secret": try generateWebhookSecret()
         case "dev": try await dev()
-        default: throw UsageError(description: "unknown command '\(arguments.command)'")
+        default: throw CommandHelp.unknownCommand(arguments.command)
         }
     }
 

@@ -1,3 +1,4 @@
+import BoundedText
 import EntitlementsProto
 import ProtobufWire
 
@@ -76,9 +77,21 @@ enum HumanOutput {
         return lines
     }
 
+    /// The environment in its store's own word: Apple's SANDBOX, a Google Play license tester's TEST purchase,
+    /// Stripe's TEST mode (and LIVE mode, Stripe's word for production). The API has one value, SANDBOX, for the first
+    /// three; `--json` prints that.
+    static func environment(_ environment: StoreEnvironment, of store: Store) -> String {
+        switch (store, environment) {
+        case (.playStore, .sandbox), (.web, .sandbox): "TEST"
+        case (.web, .production): "LIVE"
+        default: environment.name
+        }
+    }
+
     static func transactionLine(_ transaction: Transaction) -> String {
         var line = "\(transaction.store.name)  \(transaction.productID)  \(transaction.originalTransactionID)"
-        line += "  \(transaction.environment.name)  purchased \(time(transaction.purchasedAt))"
+        line += "  " + environment(transaction.environment, of: transaction.store)
+        line += "  purchased \(time(transaction.purchasedAt))"
         line += transaction.expiresAt.map { " until " + time($0) } ?? " lifetime"
         if transaction.ownership == .familyShared { line += "  family shared" }
         if transaction.willRenew {
@@ -93,14 +106,16 @@ enum HumanOutput {
         return line
     }
 
-    /// One line: `NEW  com.example.pro.monthly  2000000001  SANDBOX  until 2025-...  active  moved from bob`.
+    /// One line: `NEW  com.example.pro.monthly  2000000001  SANDBOX  until 2025-...  active  moved from bob`, or
+    /// `... claimed (nobody held it)` for a purchase this call gave its first owner (a redemption, say).
     static func purchaseResult(_ result: PurchaseResult) -> String {
         var line = "\(result.outcome.name)  \(result.productID)  \(result.originalTransactionID)"
-        line += "  \(result.environment.name)"
+        line += "  " + environment(result.environment, of: result.store)
         line += result.expiresAt.map { "  until " + time($0) } ?? "  lifetime"
         if let revokedAt = result.revokedAt { line += "  REVOKED \(time(revokedAt))" }
         line += result.active ? "  active" : "  inactive"
         if !result.transferredFromAppUserID.isEmpty { line += "  moved from \(result.transferredFromAppUserID)" }
+        if result.claimed { line += "  claimed (nobody held it)" }
         return line
     }
 
@@ -115,8 +130,8 @@ enum HumanOutput {
 
     /// `history of 2000000001 (SANDBOX): 41 transactions, 3 purchases`, then a line per purchase.
     static func appStoreHistory(_ history: AppStoreHistoryResult) -> [String] {
-        ["history of \(history.transactionID) (\(history.environment.name)): \(history.transactionsFound) transactions, "
-            + "\(history.purchases.count) purchases"]
+        ["history of \(history.transactionID) (\(history.environment.name)): "
+            + counted(history.transactionsFound, "transaction") + ", " + counted(history.purchases.count, "purchase")]
             + history.purchases.map { "  " + purchaseResult($0) }
     }
 
@@ -153,8 +168,8 @@ enum HumanOutput {
         let error = transaction.acknowledgementError.isEmpty ? "" : ": " + transaction.acknowledgementError
         var line = "acknowledgement \(transaction.acknowledgement.name)"
         switch transaction.acknowledgement {
-        case .failed: line += " after \(attempts) attempt\(attempts == 1 ? "" : "s")" + error
-        case .pending where attempts > 0: line += " (\(attempts) failed attempt\(attempts == 1 ? "" : "s")" + error + ")"
+        case .failed: line += " after " + counted(attempts, "attempt") + error
+        case .pending where attempts > 0: line += " (" + counted(attempts, "failed attempt") + error + ")"
         default: break
         }
         return line
@@ -192,7 +207,8 @@ enum HumanOutput {
         var lines = response.deliveries.map { delivery in
             let state = delivery.state.name.replacing("WEBHOOK_DELIVERY_STATE_", with: "")
             var line = "\(delivery.deliveryID)  \(state)  \(delivery.endpointID)  \(delivery.type)"
-            line += "  \(delivery.appUserID) v\(delivery.version)  \(time(delivery.createdAt))  \(delivery.attempts) attempts"
+            line += "  \(delivery.appUserID) v\(delivery.version)  \(time(delivery.createdAt))"
+            line += "  " + counted(delivery.attempts, "attempt")
             if delivery.lastStatusCode != 0 { line += "  HTTP \(delivery.lastStatusCode)" }
             if let next = delivery.nextAttemptAt { line += "  next: " + time(next) }
             if !delivery.lastError.isEmpty { line += "  error: " + delivery.lastError }

@@ -177,6 +177,7 @@ extension PurchaseResult: JSONEncodable {
         object.add("active", active)
         object.add("entitlementIds", entitlementIDs)
         object.add("transferredFromAppUserId", transferredFromAppUserID)
+        object.add("claimed", claimed)
         return object.value
     }
 }

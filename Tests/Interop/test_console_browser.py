@@ -14,10 +14,12 @@ from pathlib import Path
 
 import pytest
 
+import fake_stripe as fs
+import stripe_support
 from browser_support import chromium
 from appstore_support import MONTHLY, PRODUCTS, SigningCA, StoreApi, app_store_settings
 from conftest import REPO_ROOT
-from entitlement_support import SNAPSHOT, STATUS_CHANGED, Clients, make_key, new_tenant, unique_id, write_tenants
+from entitlement_support import SNAPSHOT, STATUS_CHANGED, Clients, make_key, unique_id, write_tenants
 from webhook_receiver import Receiver
 
 from selenium.webdriver.common.by import By
@@ -43,9 +45,10 @@ def receiver():
 
 @pytest.fixture(scope="module")
 def tenant(ca, receiver):
-    return new_tenant(
-        "console-a", products=dict(PRODUCTS), app_store=app_store_settings(ca.root, "transfer"),
-        webhooks=[{"id": "backend", "url": receiver.url, "secrets": [SECRET]}],
+    return stripe_support.StripeTenantSpec(
+        id="console-a", public_keys=[make_key("pk")[0]], secret_keys=[make_key("sk")[0]],
+        products={**PRODUCTS, **stripe_support.PRODUCTS}, app_store=app_store_settings(ca.root, "transfer"),
+        stripe=stripe_support.stripe_settings(), webhooks=[{"id": "backend", "url": receiver.url, "secrets": [SECRET]}],
         named_secret_keys=[{"key": SUPPORT, "name": "support-bo"},
                            {"key": READER, "name": "viewer", "scope": "read"}])
 
@@ -107,15 +110,18 @@ def sign_in(driver, server, key: str, *, shot: str | None = None) -> None:
     wait_for(driver, "the search page", lambda d: body(d, "view") == "home")
 
 
-def open_customer(driver, query: str, app_user_id: str) -> None:
+def open_customer(driver, query: str, app_user_id: str) -> str:
+    """Searches `query`, opens `app_user_id`'s page from the results, and returns what the results said."""
     field = driver.find_element(By.ID, "query")
     field.clear()
     field.send_keys(query)
     driver.find_element(By.ID, "search").click()
     link = wait_for(driver, "the search result", lambda d: next(
         (a for a in d.find_elements(By.CSS_SELECTOR, "#results a") if a.text == app_user_id), None))
+    results = driver.find_element(By.ID, "results").text
     link.click()
     wait_for(driver, "the live customer page", lambda d: body(d, "view") == "customer" and body(d, "live") == "yes")
+    return results
 
 
 def test_find_by_transaction_id_grant_a_month_and_revoke_it(server, clients, browser, tenant, ca):
@@ -130,7 +136,8 @@ def test_find_by_transaction_id_grant_a_month_and_revoke_it(server, clients, bro
     sign_in(browser, server, SUPPORT, shot="sign-in")
     assert "support-bo" in browser.find_element(By.ID, "who").text
     screenshot(browser, "search")
-    open_customer(browser, latest, user)
+    results = open_customer(browser, latest, user)
+    assert f"matched by latest transaction ID of the App Store purchase {original}" in results, results
     assert body(browser, "entitlements") == "pro"
     assert "App Store" in browser.find_element(By.ID, "entitlements").text
     assert original in browser.find_element(By.ID, "transactions").text
@@ -160,6 +167,21 @@ def test_find_by_transaction_id_grant_a_month_and_revoke_it(server, clients, bro
     browser.refresh()
     wait_for(browser, "the page on a phone", lambda d: body(d, "live") == "yes")
     screenshot(browser, "customer-phone")
+
+
+def test_each_purchase_shows_its_environment_in_its_stores_words(server, clients, browser, tenant, ca):
+    """Apple's word is sandbox, Stripe's test mode (the API says SANDBOX for both)."""
+    user = unique_id()
+    clients.api(tenant.public_key).purchase(user, ca.sign(MONTHLY))
+    body = fs.body_of(fs.event("customer.subscription.created", stripe_support.subscription_for(user))).encode()
+    status, text = stripe_support.post(server, tenant.id, body, fs.sign(body.decode(), tenant.webhook_secret))
+    assert status == 200, text
+    sign_in(browser, server, SUPPORT)
+    open_customer(browser, user, user)
+    rows = {row.find_elements(By.TAG_NAME, "td")[0].text: row.text
+            for row in browser.find_elements(By.CSS_SELECTOR, "#transactions tbody tr")}
+    assert "sandbox" in rows["App Store"] and "SANDBOX" not in rows["App Store"], rows
+    assert "test mode" in rows["Stripe (web)"] and "sandbox" not in rows["Stripe (web)"], rows
 
 
 def test_redeliver_a_failed_webhook(server, clients, browser, tenant, receiver):

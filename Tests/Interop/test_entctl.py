@@ -430,13 +430,12 @@ def test_watch_resumes_after_version_and_prints_json(cli):
         replayed = json.loads(watch.next_line())
         assert (replayed["kind"], replayed["customer"]["version"]) == ("STATUS_CHANGED", "2")
         assert [e["id"] for e in replayed["customer"]["status"]["entitlements"]] == ["pro"]
+        # Stamped with when the grant happened, as `events` shows it, not with the time of the replay.
+        granted = next(e for e in cli.json("events", user)["events"] if e["version"] == "2")
+        assert replayed["customer"]["serverTime"] == granted["occurredAt"], (replayed, granted)
         assert watch.interrupt() == 0
     finally:
         watch.stop()
-
-
-def test_watch_of_an_unknown_user_fails(cli):
-    assert cli.error("watch", unique_user()).startswith("NOT_FOUND: ")
 
 
 def test_wrong_key_is_unauthenticated(cli):
@@ -462,6 +461,24 @@ def test_public_key_on_an_admin_command_is_permission_denied(cli):
 def test_server_errors_name_the_code(cli):
     assert cli.error("status", "null").startswith("INVALID_ARGUMENT: ")
     assert cli.error("revoke", "gr_no_such_grant").startswith("NOT_FOUND: ")
+
+
+def test_server_errors_name_the_option_that_sets_the_field(cli):
+    """The server words its errors in the API's field names; entctl adds the option that sets the field."""
+    assert cli.error("refresh-purchase", f"token-{uuid.uuid4().hex}") == (
+        "INVALID_ARGUMENT: product_id (--product) is required for a purchase the server does not hold yet.")
+    user = unique_user()
+    assert cli.error("grant", user, "pro", "--reason", "r" * 1025) == (
+        "INVALID_ARGUMENT: reason (--reason) must be at most 1024 bytes.")
+    assert cli.error("webhooks", "list", "--page-token", "bogus").startswith(
+        "INVALID_ARGUMENT: page_token (--page-token) ")
+
+
+def test_status_and_watch_of_an_unknown_user_agree(cli):
+    """Both NOT_FOUND, as every read of a customer no one identified (SyncStatus once answered INACTIVE version 0)."""
+    user = unique_user()
+    status, watch = cli.error("status", user), cli.error("watch", user)
+    assert status == watch == f"NOT_FOUND: No customer has app_user_id '{user}' yet; call Identify first."
 
 
 @pytest.mark.parametrize(
@@ -494,6 +511,21 @@ def test_command_usage_errors_exit_2(args, message):
     else:
         assert usage == entctl(command, "--help").stdout.splitlines()[0]
         assert more == f"see 'entctl {command} --help'"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["idnetify", "alice"], "unknown command 'idnetify' (did you mean 'identify'?)"),
+    (["stauts", "alice"], "unknown command 'stauts' (did you mean 'status'?)"),
+    (["webhooks", "lsit"], "unknown command 'webhooks lsit' (did you mean 'webhooks list'?)"),
+    (["appstore", "chek"], "unknown command 'appstore chek' (did you mean 'appstore check'?)"),
+    (["dev", "sing-transaction"], "unknown command 'dev sing-transaction' (did you mean 'dev sign-transaction'?)"),
+    (["help", "idnetify"], "unknown command 'idnetify' (did you mean 'identify'?)"),
+    (["frobnicate"], "unknown command 'frobnicate'"),
+])
+def test_an_unknown_command_suggests_the_closest_one(args, message):
+    result = entctl("--addr", "127.0.0.1:1", *args)
+    assert result.returncode == 2, result
+    assert result.stderr.splitlines()[0] == "entctl: " + message, result.stderr
 
 
 @pytest.mark.parametrize("command", COMMANDS)

@@ -634,5 +634,5 @@ def test_play_errors_from_the_server_name_the_code(play):
         "entctl: INVALID_ARGUMENT: Google Play does not confirm this purchase token"), unknown.stderr
     refresh = play.run("refresh-purchase", new_token())
     assert refresh.returncode == 1
-    assert without_demo_key_note(refresh.stderr).startswith("entctl: INVALID_ARGUMENT: product_id is required"), \
-        refresh.stderr
+    assert without_demo_key_note(refresh.stderr).startswith(
+        "entctl: INVALID_ARGUMENT: product_id (--product) is required"), refresh.stderr

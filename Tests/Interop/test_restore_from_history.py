@@ -204,4 +204,4 @@ def test_entctl_restores_from_history(env, ca, apple):
     assert body["customer"]["status"]["state"] == "ACTIVE"
     assert body["appStoreHistories"][0]["transactionsFound"] == 2
     human = entctl(*base, "restore", unique_id(), "--history", original)
-    assert human.returncode == 0 and f"history of {original} (SANDBOX): 2 transactions, 1 purchases" in human.stdout
+    assert human.returncode == 0 and f"history of {original} (SANDBOX): 2 transactions, 1 purchase" in human.stdout

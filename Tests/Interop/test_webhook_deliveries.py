@@ -432,7 +432,7 @@ def test_entctl_lists_the_log_and_redelivers_with_the_same_webhook_id(env, recei
     human = entctl(*base, "webhooks", "list", "--user", user)
     assert human.returncode == 0 and human.stdout.count("  DELIVERED  other  ") == 2, human.stdout
     again = entctl(*base, "webhooks", "redeliver", rows[0]["deliveryId"])
-    assert (again.returncode, again.stdout.strip()) == (0, "requeued 1 deliveries"), again.stderr
+    assert (again.returncode, again.stdout.strip()) == (0, "requeued 1 delivery"), again.stderr
     copies = [d for d in receivers["other"].deliveries if d.headers["webhook-id"] == rows[0]["webhookId"]]
     deadline = time.monotonic() + 10
     while len(copies) < 2 and time.monotonic() < deadline:

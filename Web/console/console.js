@@ -28,6 +28,8 @@ function el(tag, props = {}, ...children) {
 }
 
 const when = (date) => (date ? date.toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC") : "—");
+// A number with its noun in agreement: "1 day", "30 days".
+const counted = (count, singular, plural = singular + "s") => `${count} ${count === 1 ? singular : plural}`;
 
 function say(text, { error = false } = {}) {
   const message = $("message");
@@ -94,7 +96,8 @@ $("search-form").addEventListener("submit", async (event) => {
   try {
     const found = await call("FindCustomers", admin.findCustomersRequest(query), admin.matches);
     const items = found.map((match) => {
-      const what = match.store ? `${match.matchedBy} of a ${match.store} purchase (${match.originalTransactionId})`
+      const what = match.store
+        ? `${match.matchedBy} of the ${storeNames[match.store] ?? match.store} purchase ${match.originalTransactionId}`
         : match.matchedBy;
       if (!match.appUserId) return el("li", {}, el("b", {}, "A purchase nobody owns yet"), " · ", what);
       return el("li", {},
@@ -153,8 +156,17 @@ function renewal(t) {
   if (t.expiresAt) notes.push(t.expiresAt < new Date() ? "expired" : t.willRenew ? "renews" : "will not renew");
   if (t.familyShared) notes.push("family sharing");
   if (t.acknowledgement === "FAILED") notes.push(`acknowledgement failed: ${t.acknowledgementError}`);
-  if (t.environment && t.environment !== "PRODUCTION") notes.push(t.environment.toLowerCase());
+  const environment = environmentName(t.store, t.environment);
+  if (environment) notes.push(environment);
   return notes.join(", ") || "—";
+}
+
+// A purchase's environment in its store's own words, as the README and entctl say it; nothing for real money. The
+// API has one value, SANDBOX, for Apple's sandbox, a Google Play license tester's purchase and Stripe's test mode.
+function environmentName(store, environment) {
+  if (!environment || environment === "PRODUCTION") return "";
+  if (environment === "SANDBOX") return store === "PLAY_STORE" ? "test purchase" : store === "WEB" ? "test mode" : "sandbox";
+  return { XCODE: "Xcode", LOCAL_TESTING: "local testing" }[environment] ?? environment.toLowerCase();
 }
 
 function renderDetails(details) {
@@ -291,7 +303,7 @@ $("grant-form").addEventListener("submit", async (event) => {
     await client.unary(admin.Service + "GrantEntitlement", admin.grantRequest(
       page.appUserId, $("grant-entitlement").value, days, $("grant-reason").value.trim(), crypto.randomUUID()));
     $("grant-reason").value = "";
-    say(`Granted ${$("grant-entitlement").value} for ${days} days.`);
+    say(`Granted ${$("grant-entitlement").value} for ${counted(days, "day")}.`);
     await load();
   } catch (error) { failed(error); } finally { button.disabled = false; }
 });
