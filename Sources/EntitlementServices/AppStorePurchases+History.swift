@@ -26,7 +26,7 @@ extension AppStorePurchases {
         -> AppStoreHistory
     {
         let settings = try Self.settings(of: tenant)
-        let (client, environments) = try apis.client(for: tenant, settings: settings)
+        let (client, environments) = try apis.client(for: tenant, settings: settings, use: .restoreFromHistory)
         let history = try await Self.asking { () async throws(AppStoreServerAPIError) in
             try await client.transactionHistory(transactionID, in: environments)
         }

@@ -51,7 +51,7 @@ public final class AppStorePurchases: Sendable {
         -> StorePurchase
     {
         let settings = try Self.settings(of: tenant)
-        let (client, environments) = try apis.client(for: tenant, settings: settings)
+        let (client, environments) = try apis.client(for: tenant, settings: settings, use: .purchaseByTransactionID)
         let (signed, environment) = try await Self.asking { () async throws(AppStoreServerAPIError) in
             try await client.transactionInfo(transactionID, in: environments)
         }

@@ -99,7 +99,7 @@ public final class AppStoreReconciler: Sendable {
     func reconcileMissed(_ tenant: Tenant) async {
         do throws(DomainError) {
             let settings = try AppStorePurchases.settings(of: tenant)
-            let (_, environments) = try apis.client(for: tenant, settings: settings)
+            let (_, environments) = try apis.client(for: tenant, settings: settings, use: .reconciliation)
             for environment in environments {
                 let cursor = try engine.pollCursor(tenantID: tenant.id, name: Self.cursorName(environment))
                 let report = try await reconcile(
@@ -122,7 +122,7 @@ public final class AppStoreReconciler: Sendable {
             throw .notFound("No tenant \(tenantID.quotedForMessage).")
         }
         let settings = try AppStorePurchases.settings(of: tenant)
-        let (_, environments) = try apis.client(for: tenant, settings: settings)
+        let (_, environments) = try apis.client(for: tenant, settings: settings, use: .reconciliation)
         var reports: [AppStoreReconciliationReport] = []
         for environment in environments {
             var combined: AppStoreReconciliationReport?
@@ -145,7 +145,7 @@ public final class AppStoreReconciler: Sendable {
         onlyFailures: Bool
     ) async throws(DomainError) -> AppStoreReconciliationReport {
         let settings = try AppStorePurchases.settings(of: tenant)
-        let (client, _) = try apis.client(for: tenant, settings: settings)
+        let (client, _) = try apis.client(for: tenant, settings: settings, use: .reconciliation)
         let now = engine.now().milliseconds
         // A minute inside Apple's retention, so the request is never refused as too old.
         let earliest = now - (Self.retention[environment] ?? Self.maxWindow) + 60_000

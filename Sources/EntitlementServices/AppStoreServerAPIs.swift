@@ -17,13 +17,12 @@ public final class AppStoreServerAPIs: Sendable {
         self.http = http
     }
 
-    /// The tenant's client. `failedPrecondition` when it configures none or this server makes no outbound calls;
-    /// `unavailable` when its key file cannot be read any more.
-    private func cachedClient(for tenant: Tenant, settings: AppStoreSettings) throws(DomainError) -> AppStoreServerAPIClient {
-        guard let api = settings.serverAPI else {
-            throw .failedPrecondition(
-                "Tenant '\(tenant.id)' does not call the App Store Server API (no \"app_store.server_api\" settings): send the signed transaction instead.")
-        }
+    /// The tenant's client. `failedPrecondition` when it configures none (saying what `use` needs instead) or this
+    /// server makes no outbound calls; `unavailable` when its key file cannot be read any more.
+    private func cachedClient(
+        for tenant: Tenant, settings: AppStoreSettings, use: AppStoreServerAPIUse
+    ) throws(DomainError) -> AppStoreServerAPIClient {
+        guard let api = settings.serverAPI else { throw .failedPrecondition(use.withoutSettings(tenantID: tenant.id)) }
         let generation = tenants.snapshot.generation
         if let cached = clients.withLock({ $0.generation == generation ? $0.byTenant[tenant.id] : nil }) { return cached }
         guard let http else {
@@ -51,10 +50,18 @@ public final class AppStoreServerAPIs: Sendable {
         return client
     }
 
-    /// The tenant's client and the environments a transaction ID is looked up in, as Apple advises: production
-    /// first, then sandbox, of those the tenant accepts (local environments have no server to ask).
-    func client(for tenant: Tenant, settings: AppStoreSettings) throws(DomainError)
+    /// The tenant's client for `use` and the environments a transaction ID is looked up in, as Apple advises:
+    /// production first, then sandbox, of those the tenant accepts (local environments have no server to ask).
+    func client(for tenant: Tenant, settings: AppStoreSettings, use: AppStoreServerAPIUse) throws(DomainError)
         -> (AppStoreServerAPIClient, [AppStoreAPIEnvironment])
+    {
+        let environments = try Self.environments(of: tenant, settings: settings)
+        return (try cachedClient(for: tenant, settings: settings, use: use), environments)
+    }
+
+    /// The environments of Apple's server the tenant accepts, production first.
+    static func environments(of tenant: Tenant, settings: AppStoreSettings) throws(DomainError)
+        -> [AppStoreAPIEnvironment]
     {
         let environments = [(AppStoreEnvironmentName.production, AppStoreAPIEnvironment.production), (.sandbox, .sandbox)]
             .filter { settings.accepts($0.0) }.map(\.1)
@@ -62,7 +69,40 @@ public final class AppStoreServerAPIs: Sendable {
             throw .failedPrecondition(
                 "Tenant '\(tenant.id)' accepts only local App Store environments, which Apple's server does not know.")
         }
-        return (try cachedClient(for: tenant, settings: settings), environments)
+        return environments
+    }
+}
+
+/// What a call to Apple's App Store Server API is for, so that a tenant without `app_store.server_api` hears what
+/// that use needs, and what to do instead where there is another way.
+enum AppStoreServerAPIUse {
+    case purchaseByTransactionID
+    case restoreFromHistory
+    case reconciliation
+    case orderLookup
+    case renewalExtension
+    case consumptionInformation
+    case testNotification
+    case setupCheck
+
+    /// `Tenant 'demo' has no "app_store.server_api" settings, which checking its App Store setup needs: add ...`.
+    func withoutSettings(tenantID: String) -> String {
+        let (purpose, instead): (String, String?) =
+            switch self {
+            case .purchaseByTransactionID:
+                ("a purchase by transaction ID", "or send the signed transaction (app_store.signed_transaction) instead")
+            case .restoreFromHistory:
+                ("a restore from Apple's transaction history", "or restore the device's signed transactions instead")
+            case .reconciliation: ("reading Apple's notification history", nil)
+            case .orderLookup: ("looking up an order ID with Apple", nil)
+            case .renewalExtension: ("extending a renewal date with Apple", nil)
+            case .consumptionInformation: ("sending consumption information to Apple", nil)
+            case .testNotification: ("asking Apple for a test notification", nil)
+            case .setupCheck: ("checking the tenant's App Store setup with Apple", nil)
+            }
+        return "Tenant '\(tenantID)' has no \"app_store.server_api\" settings, which \(purpose) needs: add the app's "
+            + "In-App Purchase key to them (key_file, key_id and issuer_id; see Config/tenants.example.json)"
+            + (instead.map { ", \($0)." } ?? ".")
     }
 }
 

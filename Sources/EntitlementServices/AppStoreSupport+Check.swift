@@ -15,7 +15,12 @@ extension AppStoreSupport {
     /// key ID, issuer ID and bundle ID; the test notification reaching this server within `wait` proves the URL.
     func checkSetup(tenant: Tenant, wait: Duration) async throws(DomainError) -> [SetupCheck] {
         let settings = try AppStorePurchases.settings(of: tenant)
-        let (_, environments) = try apis.client(for: tenant, settings: settings)
+        let environments = try AppStoreServerAPIs.environments(of: tenant, settings: settings)
+        guard settings.serverAPI != nil else {
+            // Said as the check's finding, like a key Apple refuses: what to add, per environment.
+            let missing = AppStoreServerAPIUse.setupCheck.withoutSettings(tenantID: tenant.id)
+            return environments.map { SetupCheck(environment: $0, name: "key", ok: false, detail: missing) }
+        }
         var checks: [SetupCheck] = []
         for environment in environments {
             checks += await check(environment, tenant: tenant, settings: settings, wait: wait)
@@ -37,7 +42,7 @@ extension AppStoreSupport {
         do throws(AppStoreServerAPIError) {
             let client: AppStoreServerAPIClient
             do throws(DomainError) {
-                client = try testEnvironment(environment, tenant: tenant).0
+                client = try testEnvironment(environment, tenant: tenant, use: .setupCheck).0
             } catch {
                 return [key(false, error.message)]
             }

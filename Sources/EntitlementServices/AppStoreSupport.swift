@@ -30,7 +30,7 @@ public struct AppStoreSupport: Sendable {
             throw .invalidArgument("order_id must be the order ID from the receipt email: 1 to 64 letters and digits.")
         }
         let settings = try AppStorePurchases.settings(of: tenant)
-        let (client, environments) = try apis.client(for: tenant, settings: settings)
+        let (client, environments) = try apis.client(for: tenant, settings: settings, use: .orderLookup)
         guard environments.contains(.production) else {
             throw .failedPrecondition(
                 "Apple looks up order IDs in production only, and tenant '\(tenant.id)' accepts no production purchases.")
@@ -99,7 +99,7 @@ public struct AppStoreSupport: Sendable {
         }
         try checkExtendable(purchase, settings: settings, requestIdentifier: request.requestIdentifier)
         let environment: AppStoreAPIEnvironment = purchase.environment == .production ? .production : .sandbox
-        let (client, _) = try apis.client(for: tenant, settings: settings)
+        let (client, _) = try apis.client(for: tenant, settings: settings, use: .renewalExtension)
         let answer = try await AppStorePurchases.asking { () async throws(AppStoreServerAPIError) in
             try await client.extendRenewalDate(
                 originalTransactionID: request.originalTransactionID, days: request.days,
@@ -180,7 +180,7 @@ public struct AppStoreSupport: Sendable {
             throw .invalidArgument("GRANT_PRORATED needs a consumption_percentage above 0 (Apple's rule).")
         }
         let settings = try AppStorePurchases.settings(of: tenant)
-        let (client, environments) = try apis.client(for: tenant, settings: settings)
+        let (client, environments) = try apis.client(for: tenant, settings: settings, use: .consumptionInformation)
         // Apple's own copy names the purchase (and the environment that knows it) whatever the caller sends.
         let (signed, environment) = try await AppStorePurchases.asking { () async throws(AppStoreServerAPIError) in
             try await client.transactionInfo(request.transactionID, in: environments)
@@ -211,11 +211,11 @@ public struct AppStoreSupport: Sendable {
     }
 
     /// The environment a test notification goes to: the one asked for, else production when the tenant accepts it.
-    func testEnvironment(_ asked: AppStoreAPIEnvironment?, tenant: Tenant) throws(DomainError)
+    func testEnvironment(_ asked: AppStoreAPIEnvironment?, tenant: Tenant, use: AppStoreServerAPIUse) throws(DomainError)
         -> (AppStoreServerAPIClient, AppStoreAPIEnvironment)
     {
         let settings = try AppStorePurchases.settings(of: tenant)
-        let (client, environments) = try apis.client(for: tenant, settings: settings)
+        let (client, environments) = try apis.client(for: tenant, settings: settings, use: use)
         guard let environment = asked ?? environments.first else {
             throw .failedPrecondition("Tenant '\(tenant.id)' accepts no environment Apple's server knows.")
         }
@@ -229,7 +229,7 @@ public struct AppStoreSupport: Sendable {
     func requestTestNotification(in environment: AppStoreAPIEnvironment?, tenant: Tenant) async throws(DomainError)
         -> (token: String, environment: AppStoreAPIEnvironment)
     {
-        let (client, environment) = try testEnvironment(environment, tenant: tenant)
+        let (client, environment) = try testEnvironment(environment, tenant: tenant, use: .testNotification)
         let token = try await AppStorePurchases.asking { () async throws(AppStoreServerAPIError) in
             try await client.requestTestNotification(in: environment)
         }
@@ -240,7 +240,7 @@ public struct AppStoreSupport: Sendable {
     func testNotificationStatus(_ token: String, in environment: AppStoreAPIEnvironment?, tenant: Tenant)
         async throws(DomainError) -> (AppStoreTestNotificationStatus, received: Bool)
     {
-        let (client, environment) = try testEnvironment(environment, tenant: tenant)
+        let (client, environment) = try testEnvironment(environment, tenant: tenant, use: .testNotification)
         let status = try await AppStorePurchases.asking { () async throws(AppStoreServerAPIError) in
             try await client.testNotificationStatus(token, in: environment)
         }

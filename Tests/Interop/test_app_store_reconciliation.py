@@ -185,6 +185,17 @@ def test_bad_requests_are_refused(env, fields, code, needle):
     assert needle in error.details()
 
 
+def test_without_the_api_each_command_says_what_it_needs(env):
+    """Each call that needs Apple's server says so in its own words; the setup check reports it as its finding."""
+    lookup = env.plain_admin.error("LookUpOrder", order_id="MQZ1234567")
+    assert lookup.code() == Code.FAILED_PRECONDITION
+    assert "which looking up an order ID with Apple needs: add the app's In-App Purchase key" in lookup.details()
+    check = env.plain_admin.call("CheckAppStoreSetup")
+    assert not check.ok and [(c.name, c.ok) for c in check.checks] == [("key", False)], check
+    assert "which checking the tenant's App Store setup with Apple needs" in check.checks[0].detail, check
+    assert "signed transaction" not in check.checks[0].detail
+
+
 def test_a_window_must_run_forward_and_a_tenant_needs_the_api(env):
     request = env.t_admin.request("ReconcileAppStore")
     request.start_time.seconds = 1_800_000_000
@@ -193,5 +204,7 @@ def test_a_window_must_run_forward_and_a_tenant_needs_the_api(env):
     assert error.code() == Code.INVALID_ARGUMENT and "start_time must be before end_time" in error.details()
     error = env.plain_admin.error("ReconcileAppStore", only_failures=True)
     assert error.code() == Code.FAILED_PRECONDITION and "server_api" in error.details()
+    assert "which reading Apple's notification history needs" in error.details(), error.details()
+    assert "signed transaction" not in error.details(), "advice for purchases is not advice for a reconciliation"
     # A public key is not enough.
     assert env.t.error("ReconcileAppStore").code() == Code.PERMISSION_DENIED

@@ -177,7 +177,8 @@ def test_a_malformed_request_is_refused_before_any_call(env, apple, transaction_
 def test_a_tenant_without_the_api_is_told_to_send_the_jws(env):
     error = env.plain.purchase_error(unique_id(), request=by_id(env.plain, unique_id(), "123"))
     assert error.code() == Code.FAILED_PRECONDITION, error
-    assert "server_api" in error.details()
+    assert "no \"app_store.server_api\" settings, which a purchase by transaction ID needs" in error.details()
+    assert "key_file, key_id and issuer_id" in error.details() and "send the signed transaction" in error.details()
 
 
 def test_entctl_purchases_by_transaction_id(env, ca, apple):
