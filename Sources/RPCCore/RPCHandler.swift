@@ -43,6 +43,9 @@ public struct RPCHandler: Sendable {
         guard let synchronousUnary else {
             return (nil, RPCStatus(code: .internal, message: "The method is not synchronous."))
         }
+        // The transport runs it inline as the request completes, before its deadline timer's turn: a deadline
+        // already past (a `grpc-timeout` of a few nanoseconds) would otherwise be answered OK.
+        guard !context.deadlineHasPassed else { return (nil, RPCStatus(RPCError.deadlineExceeded)) }
         do {
             let response = try synchronousUnary(request, context)
             return (response, .ok)
@@ -63,4 +66,9 @@ public struct RPCHandler: Sendable {
             context.responseSink.finish(RPCStatus(RPCError(from: error)))
         }
     }
+}
+
+extension RPCError {
+    /// The status of a call whose deadline passed, before its handler ran or while it ran.
+    public static let deadlineExceeded = RPCError(code: .deadlineExceeded, message: "Deadline exceeded.")
 }

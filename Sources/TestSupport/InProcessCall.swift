@@ -266,7 +266,7 @@ public final class InProcessCall: Sendable {
         if let timeout {
             watchdog = Task {
                 do { try await Task.sleep(for: timeout) } catch { return }
-                sink.finish(RPCStatus(code: .deadlineExceeded, message: "Deadline exceeded."))
+                sink.finish(RPCStatus(RPCError.deadlineExceeded))
                 handlerTask.cancel()
             }
         } else {

@@ -5,9 +5,9 @@ private struct Leaky: Error, CustomStringConvertible {
     var description: String { "internal stack: /srv/secret.swift:42" }
 }
 
-private func makeContext(_ sink: RecordingSink) -> ServerContext {
+private func makeContext(_ sink: RecordingSink, timeout: Duration? = nil) -> ServerContext {
     ServerContext(
-        method: MethodDescriptor(service: "s", method: "m"), metadata: Metadata(), timeout: nil, peer: "p",
+        method: MethodDescriptor(service: "s", method: "m"), metadata: Metadata(), timeout: timeout, peer: "p",
         responseSink: sink
     )
 }
@@ -103,6 +103,40 @@ private func makeContext(_ sink: RecordingSink) -> ServerContext {
         #expect(leakResponse == nil)
         #expect(leakStatus.code == .unknown)
         #expect(!leakStatus.message.contains("secret"))
+    }
+
+    // MARK: Deadlines
+
+    /// The largest `grpc-timeout` (99999999H) is a deadline like any other: nothing overflows and the handler runs.
+    static let largestTimeout = Duration.seconds(Int64(99_999_999) * 3_600)
+
+    /// A deadline already past when a synchronous handler would start (`grpc-timeout: 0n` here, `1n` through the
+    /// server) ends the call with DEADLINE_EXCEEDED and never runs the handler: the transport runs it inline, before
+    /// its deadline timer's turn.
+    @Test func aDeadlinePastBeforeASynchronousHandlerStartsEndsTheCallWithoutRunningIt() {
+        let sink = RecordingSink()
+        let (response, status) = Self.reversing.runSynchronously(request: [1], context: makeContext(sink, timeout: .zero))
+        #expect(response == nil && status == RPCStatus(RPCError.deadlineExceeded))
+        #expect(sink.pendingTrailers.isEmpty, "the handler did not run")
+    }
+
+    @Test func aContextKnowsWhenItsDeadlineHasPassed() {
+        #expect(makeContext(RecordingSink(), timeout: .zero).deadlineHasPassed)
+        #expect(!makeContext(RecordingSink(), timeout: nil).deadlineHasPassed)
+        #expect(!makeContext(RecordingSink(), timeout: Self.largestTimeout).deadlineHasPassed)
+    }
+
+    @Test func theLargestTimeoutLetsTheHandlerRun() async {
+        let context = makeContext(RecordingSink(), timeout: Self.largestTimeout)
+        #expect(context.deadline != nil)
+        let (response, status) = Self.reversing.runSynchronously(request: [1, 2], context: context)
+        #expect(response == [2, 1] && status == .ok)
+        let sink = RecordingSink()
+        let stream = MessageStream()
+        stream.yield([1, 2])
+        stream.finish()
+        await Self.reversing.run(requests: stream, context: makeContext(sink, timeout: Self.largestTimeout))
+        #expect(sink.messages == [[2, 1]] && sink.statuses.map(\.code) == [.ok])
     }
 
     @Test func runSynchronouslyRefusesAnAsynchronousHandler() {

@@ -76,7 +76,7 @@ final class HTTP2ClientConnection: HTTP2SessionDelegate, ConnectionProtocol {
             stream.deadlineTimer = socket.loop.scheduleTimer(after: timeout) { [weak self] in
                 guard let self, self.streams[streamID] != nil else { return }
                 self.session.resetStream(streamID: streamID, errorCode: NGHTTP2_CANCEL)
-                stream.call.complete(RPCStatus(code: .deadlineExceeded, message: "Deadline exceeded."))
+                stream.call.complete(RPCStatus(RPCError.deadlineExceeded))
                 self.socket.scheduleFlush()
             }
         }

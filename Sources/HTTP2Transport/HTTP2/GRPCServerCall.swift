@@ -70,6 +70,9 @@ final class GRPCServerCall {
         let call = GRPCServerCall(
             responses: responses, inbound: .task(requests, window), deframer: deframer,
             endsAtShutdown: route.handler.endsAtShutdown, web: web, requestID: context.requestID)
+        // A deadline spent on the way in (`grpc-timeout: 1n`) starts no handler: its timer, due on this turn of the
+        // loop, ends the call with DEADLINE_EXCEEDED, and nothing the handler would have done is done.
+        guard !context.deadlineHasPassed else { return call }
         let handler = route.handler
         call.task = Task {
             await RequestID.$taskValue.withValue(context.requestID) { await handler.run(requests: requests, context: context) }

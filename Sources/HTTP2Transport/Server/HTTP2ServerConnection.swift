@@ -679,7 +679,7 @@ extension GRPCServerStreamStateMachine.Failure {
     var error: RPCError {
         switch self {
         case .deadlineExceeded:
-            RPCError(code: .deadlineExceeded, message: "Deadline exceeded.")
+            .deadlineExceeded
         case .shuttingDown:
             RPCError(code: .unavailable, message: "The server is shutting down; reconnect to reach another instance.")
         case .shutdownGraceEnded:
