@@ -144,7 +144,12 @@ public struct JSONReader {
     }
 
     public mutating func readInt() throws(JSONReadError) -> Int {
-        Int(try readInt64())
+        let value = try readInt64()
+        // Narrower than Int64 on 32-bit platforms: refused there, never trapped on.
+        guard let int = Int(exactly: value) else {
+            throw JSONReadError(problem: "\(value) is outside the \(Int.bitWidth)-bit range")
+        }
+        return int
     }
 
     public mutating func readDouble() throws(JSONReadError) -> Double {

@@ -43,6 +43,14 @@ import Testing
         #expect(throws: GRPCWebFrameDecoder.Malformed.self) { try decoder.append(Self.frame(1, [1])) }
     }
 
+    /// A declared length at the top of 32 bits is refused as too large (a 32-bit Int would have read it negative).
+    @Test(arguments: [UInt32.max, UInt32(Int32.max) + 1, UInt32(Int32.max), UInt32(4 << 20) + 1])
+    func aHugeDeclaredLengthIsRefused(length: UInt32) {
+        var decoder = GRPCWebFrameDecoder()
+        let prefix: [UInt8] = [0] + (0..<4).reversed().map { UInt8(truncatingIfNeeded: length >> ($0 * 8)) }
+        #expect(throws: GRPCWebFrameDecoder.Malformed.self) { try decoder.append(prefix + [1, 2, 3]) }
+    }
+
     @Test func statusesAreReadFromTrailersAndHTTPCodes() {
         #expect(GRPCWebStatus.error(from: ["grpc-status": "0"]) == nil)
         #expect(GRPCWebStatus.error(from: [:]) == nil)

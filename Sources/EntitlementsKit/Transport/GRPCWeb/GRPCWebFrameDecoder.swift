@@ -29,9 +29,10 @@ struct GRPCWebFrameDecoder {
         var frames: [Frame] = []
         while buffer.count - start >= 5 {
             let flags = buffer[start]
-            let length = buffer[(start + 1)...(start + 4)].reduce(0) { $0 << 8 | Int($1) }
-            guard length <= maxFrameLength else {
-                throw Malformed(reason: "a frame of \(length) bytes is larger than the \(maxFrameLength) allowed")
+            // Read as 32 bits: in a 32-bit Int (watchOS) a length past 2^31 would turn negative and pass the check.
+            let declared = buffer[(start + 1)...(start + 4)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            guard let length = Int(exactly: declared), length <= maxFrameLength else {
+                throw Malformed(reason: "a frame of \(declared) bytes is larger than the \(maxFrameLength) allowed")
             }
             guard buffer.count - start - 5 >= length else { break }
             let payload = Array(buffer[(start + 5)..<(start + 5 + length)])
