@@ -1,41 +1,16 @@
 """The body of Scripts/benchmark-app-store-api (see there). Not run directly."""
-import argparse, base64, hashlib, json, os, secrets, subprocess, sys, tempfile, time, uuid
+import argparse, hashlib, json, os, secrets, subprocess, sys, tempfile, time, uuid
 
 import jwt
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_support import ROOT, build_release, free_port, h2load, machine, wait_for_port  # noqa: E402
 
 sys.path.insert(0, os.path.join(ROOT, "Tests", "Interop"))
-from fake_app_store_api import FakeAppStoreAPI, write_key  # noqa: E402
+from fake_app_store_api import AppleSigner, FakeAppStoreAPI, write_key  # noqa: E402
 
 KEY_ID, ISSUER_ID, BUNDLE_ID = "2X9R4HXF34", "57246542-96fe-1a63-e053-0824d011072a", "com.example.app"
 ENTCTL = os.path.join(ROOT, ".build/release/entctl")
-
-
-def b64url(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-class Signer:
-    """Signs App Store JWS values with the chain `entctl dev init` made (leaf key, leaf, intermediate, root)."""
-
-    def __init__(self, directory):
-        self.key = serialization.load_pem_private_key(open(f"{directory}/leaf-key.pem", "rb").read(), password=None)
-        chain = []
-        for name in ("leaf", "intermediate", "root"):
-            pem = open(f"{directory}/{name}.pem").read()
-            body = "".join(line for line in pem.splitlines() if not line.startswith("-----"))
-            chain.append(body)
-        self.header = b64url(json.dumps({"alg": "ES256", "x5c": chain}).encode())
-
-    def sign(self, payload: dict) -> str:
-        signing_input = self.header + "." + b64url(json.dumps(payload).encode())
-        r, s = decode_dss_signature(self.key.sign(signing_input.encode(), ec.ECDSA(hashes.SHA256())))
-        return signing_input + "." + b64url(r.to_bytes(32, "big") + s.to_bytes(32, "big"))
 
 
 def transaction(signer, original, transaction_id, now, product="com.example.pro.monthly"):
@@ -71,7 +46,7 @@ def main():
     build_release("entitlementd", "entctl")
     work = tempfile.mkdtemp(prefix="entitlementd-bench-appstore-")
     subprocess.run([ENTCTL, "dev", "init", "--dir", f"{work}/ca"], check=True, stdout=subprocess.DEVNULL)
-    signer = Signer(f"{work}/ca")
+    signer = AppleSigner(f"{work}/ca")
     key_file = write_key(__import__("pathlib").Path(work) / "SubscriptionKey.p8")
     fake = FakeAppStoreAPI(key_file, KEY_ID, ISSUER_ID, BUNDLE_ID)
     public_key, secret_key = "pk_" + secrets.token_hex(32), "sk_" + secrets.token_hex(32)

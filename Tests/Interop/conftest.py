@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import json
 import os
 import queue
 import re
@@ -450,6 +451,21 @@ def tenants_server(tmp_path_factory):
 DEMO_TENANTS_FILE = REPO_ROOT / "Config" / "tenants.demo.json"
 DEMO_PUBLIC_KEY = "pk_demo_public_key_for_local_testing_only"
 DEMO_SECRET_KEY = "sk_demo_secret_key_for_local_testing_only"
+
+
+def demo_tenants() -> dict:
+    """Config/tenants.demo.json with every file it names made absolute (they are relative to it), for a changed copy
+    written elsewhere."""
+    tenants = json.loads(DEMO_TENANTS_FILE.read_text())
+    config = DEMO_TENANTS_FILE.parent
+    for tenant in tenants["tenants"]:
+        store = tenant["app_store"]
+        store["root_certificates"] = [str(config / path) for path in store["root_certificates"]]
+        store["server_api"]["key_file"] = str(config / store["server_api"]["key_file"])
+        play = tenant["play_store"]
+        play["service_account_key_file"] = str(config / play["service_account_key_file"])
+        play["notifications"]["jwks_file"] = str(config / play["notifications"]["jwks_file"])
+    return tenants
 
 
 @pytest.fixture(scope="session")

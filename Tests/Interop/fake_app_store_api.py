@@ -24,19 +24,38 @@ It serves (error bodies are Apple's `{"errorCode", "errorMessage"}`, HTTP status
 - anything else: 404 with Apple's general bad request (4000000).
 `fail_next` makes the next matching requests answer a given status, body and headers instead (after the token
 check). Signed values (JWS) are never verified here: their payloads are only decoded.
+
+Not a test module: tests import it (`from fake_app_store_api import FakeAppStoreAPI`), and it runs as a tool, as
+`Scripts/fake-app-store-api` (see there; `--demo` for the README's demo), printing one JSON line
+`{"url", "key_id", "issuer_id", "bundle_id", ...}` once it listens and serving until SIGTERM or SIGINT. Run so, it
+delivers each requested test notification as Apple does: signed with `--signing-dir` (a CA `entctl dev init` made,
+which the tenant trusts) and posted to `--notification-url`, its send attempt recorded as the server answered.
+
+Control API (no token; JSON bodies), so another process (the README demo) can say what "Apple" knows:
+
+    POST /_fake/transactions {signedTransactions: [JWS, ...]}    one customer's history, oldest first; each is served
+                                                                  by Get Transaction Info too     -> {transactions}
+    POST /_fake/notifications {signedPayload, sendAttempts?}     a notification Apple sent (default: one NO_RESPONSE
+                                                                  attempt), for Get Notification History
+    GET  /_fake/requests                                         [{method, path, accepted}] of the API's requests
+    GET  /_fake/test-notifications                               {token: {signedPayload, sendAttempts}}
 """
 
 from __future__ import annotations
 
+import argparse
 import base64
 import hashlib
 import hmac
 import json
 import re
 import secrets
+import signal
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 import uuid
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -45,8 +64,9 @@ from typing import Callable
 from urllib.parse import parse_qsl, urlsplit
 
 import jwt
-from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 
 TRANSACTION_PATH = re.compile(r"^/inApps/v1/transactions/([0-9]+)$")
 STATUSES_PATH = re.compile(r"^/inApps/v1/subscriptions/([0-9]+)$")
@@ -112,6 +132,29 @@ def now_ms() -> int:
 
 def error(code: int, message: str | None = None) -> tuple[int, dict]:
     return code // 10000, {"errorCode": code, "errorMessage": message or ERRORS.get(code, "Error.")}
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+class AppleSigner:
+    """Signs App Store JWS values as Apple does (ES256, the leaf, intermediate and root in `x5c`), with the chain
+    `entctl dev init` made in `directory` (leaf-key.pem, leaf.pem, intermediate.pem, root.pem)."""
+
+    def __init__(self, directory):
+        directory = Path(directory)
+        self.key = serialization.load_pem_private_key((directory / "leaf-key.pem").read_bytes(), password=None)
+        chain = []
+        for name in ("leaf", "intermediate", "root"):
+            pem = (directory / f"{name}.pem").read_text()
+            chain.append("".join(line for line in pem.splitlines() if not line.startswith("-----")))
+        self.header = b64url(json.dumps({"alg": "ES256", "x5c": chain}).encode())
+
+    def sign(self, payload: dict) -> str:
+        signing_input = self.header + "." + b64url(json.dumps(payload).encode())
+        r, s = decode_dss_signature(self.key.sign(signing_input.encode(), ec.ECDSA(hashes.SHA256())))
+        return signing_input + "." + b64url(r.to_bytes(32, "big") + s.to_bytes(32, "big"))
 
 
 def write_key(path: Path) -> Path:
@@ -184,6 +227,8 @@ class FakeAppStoreAPI:
     test_send_result: str = "SUCCESS"
     #: Apple error code Request a Test Notification answers instead (e.g. 4040007), when set.
     test_notification_refusal: int | None = None
+    #: The port to listen on (loopback); 0: any free one.
+    port: int = 0
 
     def __post_init__(self):
         self.public_key = serialization.load_pem_private_key(self.key_file.read_bytes(), password=None).public_key()
@@ -216,6 +261,12 @@ class FakeAppStoreAPI:
             def serve(self, method: str):
                 length = int(self.headers.get("content-length") or 0)
                 raw = self.rfile.read(length) if length else b""
+                if self.path.startswith("/_fake/"):
+                    try:
+                        body = json.loads(raw) if raw else None
+                    except ValueError:
+                        return self.answer(400, {"error": "the body is not JSON"})
+                    return self.answer(*fake._control(method, urlsplit(self.path).path, body))
                 claims = fake.check(self.headers.get("authorization", ""))
                 with fake.lock:
                     fake.requests.append((method, self.path, claims))
@@ -240,7 +291,7 @@ class FakeAppStoreAPI:
             def do_PUT(self):
                 self.serve("PUT")
 
-        self.server = _Server(("127.0.0.1", 0), Handler)
+        self.server = _Server(("127.0.0.1", self.port), Handler)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def check(self, authorization: str) -> dict | None:
@@ -311,6 +362,57 @@ class FakeAppStoreAPI:
                         self._failures.remove(failure)
                     return failure
         return None
+
+    def deliver_test_notifications(self, url: str, signer: AppleSigner) -> None:
+        """Makes each requested test notification reach `url` as Apple's does: a TEST notification signed by
+        `signer`, posted as `{"signedPayload"}`, its send attempt recorded as the server answered."""
+        def deliver(token: str) -> str:
+            signed = signer.sign({
+                "notificationType": "TEST", "notificationUUID": str(uuid.uuid4()), "version": "2.0",
+                "signedDate": now_ms(), "data": {"bundleId": self.bundle_id, "environment": self.environment}})
+            request = urllib.request.Request(url, data=json.dumps({"signedPayload": signed}).encode(),
+                                             headers={"content-type": "application/json"}, method="POST")
+            try:
+                with urllib.request.urlopen(request, timeout=30) as response:
+                    result = "SUCCESS" if 200 <= response.status < 300 else "UNSUCCESSFUL_HTTP_RESPONSE_CODE"
+            except urllib.error.HTTPError:
+                result = "UNSUCCESSFUL_HTTP_RESPONSE_CODE"
+            except OSError:
+                result = "NO_RESPONSE"
+            with self.lock:
+                self.test_notifications[token]["sendAttempts"] = [{"attemptDate": now_ms(), "sendAttemptResult": result}]
+            return signed
+        self.on_test_notification = deliver
+
+    # --- control API (for another process: the README demo)
+
+    def _control(self, method: str, path: str, body) -> tuple:
+        body = body if isinstance(body, dict) else {}
+        if method == "POST" and path == "/_fake/transactions":
+            tokens = body.get("signedTransactions")
+            if not isinstance(tokens, list) or not tokens or not all(isinstance(t, str) for t in tokens):
+                return 400, {"error": "signedTransactions must be a non-empty list of signed transactions"}
+            try:
+                self.add_history(tokens)
+            except (ValueError, KeyError, IndexError) as error:
+                return 400, {"error": f"not a signed transaction: {error}"}
+            return 200, {"transactions": len(tokens)}
+        if method == "POST" and path == "/_fake/notifications":
+            signed = body.get("signedPayload")
+            if not isinstance(signed, str):
+                return 400, {"error": "signedPayload must be a signed notification"}
+            try:
+                self.add_notification(signed, body.get("sendAttempts"))
+            except (ValueError, KeyError, IndexError) as error:
+                return 400, {"error": f"not a signed notification: {error}"}
+            return 200, {}
+        if method == "GET" and path == "/_fake/requests":
+            with self.lock:
+                return 200, [{"method": m, "path": p, "accepted": claims is not None} for m, p, claims in self.requests]
+        if method == "GET" and path == "/_fake/test-notifications":
+            with self.lock:
+                return 200, dict(self.test_notifications)
+        return 404, {"error": f"no control endpoint {method} {path}"}
 
     # --- opaque tokens: base64url(JSON state) "." HMAC, so garbled or foreign ones are recognised
 
@@ -569,8 +671,8 @@ class FakeAppStoreAPI:
         # Outside the lock: the hook may make the server under test call this fake.
         signed = self.on_test_notification(token) if self.on_test_notification else None
         if signed is not None:
-            with self.lock:
-                self.test_notifications[token] = {"signedPayload": signed, **record}
+            with self.lock:  # the hook may have recorded its own send attempt
+                self.test_notifications[token] = {**self.test_notifications[token], "signedPayload": signed}
         return 200, {"testNotificationToken": token}
 
     @property
@@ -580,3 +682,34 @@ class FakeAppStoreAPI:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="A local fake of Apple's App Store Server API.")
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port (the JSON line says which)")
+    parser.add_argument("--key-file", type=Path, required=True, help="the In-App Purchase key (.p8) tokens are signed with")
+    parser.add_argument("--key-id", required=True)
+    parser.add_argument("--issuer-id", required=True)
+    parser.add_argument("--bundle-id", required=True)
+    parser.add_argument("--environment", default="Sandbox", help="the environment answers name (default Sandbox)")
+    parser.add_argument("--notification-url", help="where test notifications go (the server's App Store endpoint)")
+    parser.add_argument("--signing-dir", type=Path, help="the CA test notifications are signed with (entctl dev init)")
+    args = parser.parse_args(argv)
+    if (args.notification_url is None) != (args.signing_dir is None):
+        parser.error("--notification-url and --signing-dir go together")
+    fake = FakeAppStoreAPI(args.key_file, args.key_id, args.issuer_id, args.bundle_id, environment=args.environment,
+                           port=args.port)
+    if args.notification_url:
+        fake.deliver_test_notifications(args.notification_url, AppleSigner(args.signing_dir))
+    print(json.dumps({"url": fake.url, "key_id": args.key_id, "issuer_id": args.issuer_id, "bundle_id": args.bundle_id,
+                      "environment": args.environment, "notification_url": args.notification_url}), flush=True)
+    stopped = threading.Event()
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, lambda *_: stopped.set())
+    stopped.wait()
+    fake.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -14,7 +14,7 @@ import uuid
 
 import grpc
 
-from conftest import DEMO_PUBLIC_KEY, DEMO_TENANTS_FILE, REPO_ROOT, RPC_TIMEOUT
+from conftest import DEMO_PUBLIC_KEY, DEMO_TENANTS_FILE, REPO_ROOT, RPC_TIMEOUT, demo_tenants
 from entctl_support import entctl, entctl_binary, entctl_env
 
 CA = str(REPO_ROOT / "Config" / "dev-ca")
@@ -95,15 +95,20 @@ def readme_block(heading: str) -> str:
     return re.search(r"```sh\n(.*?)```", readme[readme.index(heading):], re.S).group(1)
 
 
-def run_readme_block(heading: str, server) -> subprocess.CompletedProcess:
+def run_readme_block(heading: str, server, replacements: dict[str, str] | None = None,
+                     timeout: float = 60) -> subprocess.CompletedProcess:
     """Runs the block with bash from the repository root, as a reader would, with `.build/release/entctl` being the
-    entctl under test pointed at `server` (the README's commands use the default address, 127.0.0.1:50051). Any
-    command that fails fails the script; jobs it leaves in the background are ended with it."""
+    entctl under test pointed at `server` (the README's commands use the default address, 127.0.0.1:50051) and
+    `replacements` made first (what a second machine makes different, such as a fake's port). Any command that fails
+    fails the script; jobs it leaves in the background are ended with it."""
+    block = readme_block(heading)
+    for old, new in (replacements or {}).items():
+        block = block.replace(old, new)
     entctl_command = f"{shlex.quote(str(entctl_binary()))} --addr 127.0.0.1:{server.port}"
-    script = "set -euo pipefail\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n" + readme_block(heading).replace(
+    script = "set -euo pipefail\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n" + block.replace(
         ".build/release/entctl", entctl_command)
     return subprocess.run(
-        ["bash", "-c", script], cwd=REPO_ROOT, capture_output=True, text=True, timeout=60, env=entctl_env())
+        ["bash", "-c", script], cwd=REPO_ROOT, capture_output=True, text=True, timeout=timeout, env=entctl_env())
 
 
 def test_readme_local_signing_walkthrough_runs_as_written(tenants_server):
@@ -130,10 +135,8 @@ def test_a_ca_of_your_own_once_the_tenant_trusts_its_root(tenants_server, tmp_pa
     `--dir`. The tenant then accepts what that CA signs, and no longer what the demo CA signs."""
     ca = tmp_path / "my-ca"
     assert entctl("dev", "init", "--dir", str(ca)).returncode == 0
-    tenants = json.loads(DEMO_TENANTS_FILE.read_text())
+    tenants = demo_tenants()
     tenants["tenants"][0]["app_store"]["root_certificates"] = [str(ca / "root.pem")]
-    # The copy lives elsewhere, so the Play settings' relative key paths would not resolve; this is about the App Store.
-    del tenants["tenants"][0]["play_store"]
     tenants_file = tmp_path / "tenants.json"
     tenants_file.write_text(json.dumps(tenants))
     server = tenants_server(tenants_file)

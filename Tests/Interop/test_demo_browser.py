@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from browser_support import chromium
-from conftest import DEMO_TENANTS_FILE, REPO_ROOT, RPC_TIMEOUT
+from conftest import REPO_ROOT, RPC_TIMEOUT, demo_tenants
 from entctl_support import entctl
 from test_demo_app_store import stream_events
 from test_demo_play import wait_for_log
@@ -36,9 +36,8 @@ def page_server(tenants_server, tmp_path_factory):
     tenants_file = tmp_path_factory.mktemp("demo-page") / "tenants.json"
 
     def write(origin: str) -> None:
-        tenants = json.loads(DEMO_TENANTS_FILE.read_text())
+        tenants = demo_tenants()
         tenant = tenants["tenants"][0]
-        tenant["app_store"]["root_certificates"] = [str(REPO_ROOT / "Config" / "dev-ca" / "root.pem")]
         del tenant["play_store"]
         tenant["web"]["allowed_origins"] = [origin]
         tenants_file.write_text(json.dumps(tenants))

@@ -10,21 +10,18 @@ from __future__ import annotations
 import json
 import shlex
 import signal
-import subprocess
 import time
 
-from conftest import DEMO_TENANTS_FILE, REPO_ROOT, free_port
-from entctl_support import entctl_binary, entctl_env
-from test_demo_app_store import readme_block
+from conftest import REPO_ROOT, demo_tenants, free_port
+from test_demo_app_store import run_readme_block
 
 DEV_PLAY = REPO_ROOT / "Config" / "dev-play"
 
 
 def demo_tenants_for(tmp_path, fake_port: int, audience: str):
     """The demo tenants file with its relative paths made absolute, Google at `fake_port`, and `audience`."""
-    tenants = json.loads(DEMO_TENANTS_FILE.read_text())
+    tenants = demo_tenants()
     tenant = tenants["tenants"][0]
-    tenant["app_store"]["root_certificates"] = [str(REPO_ROOT / "Config" / "dev-ca" / "root.pem")]
     service_account = json.loads((DEV_PLAY / "service-account.json").read_text())
     service_account["token_uri"] = f"http://127.0.0.1:{fake_port}/token"
     key_file = tmp_path / "service-account.json"
@@ -32,7 +29,6 @@ def demo_tenants_for(tmp_path, fake_port: int, audience: str):
     play = tenant["play_store"]
     play["service_account_key_file"] = str(key_file)
     play["api_base_url"] = f"http://127.0.0.1:{fake_port}/androidpublisher/v3/applications"
-    play["notifications"]["jwks_file"] = str(DEV_PLAY / "push-jwks.json")
     play["notifications"]["audience"] = audience
     path = tmp_path / "tenants.json"
     path.write_text(json.dumps(tenants))
@@ -55,22 +51,18 @@ def test_readme_google_play_walkthrough_runs_as_written(tenants_server, tmp_path
     server.process.send_signal(signal.SIGHUP)
     wait_for_log(server, "reloaded tenants")
 
-    block = readme_block("## Google Play purchases")
-    entctl_command = f"{shlex.quote(str(entctl_binary()))} --addr 127.0.0.1:{server.port}"
     fake_command = (f"Scripts/fake-google --port {fake_port} --package com.example.app "
                     f"--service-account-in {shlex.quote(str(key_file))}")
-    script = "set -euo pipefail\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n" + (
-        block.replace("Scripts/fake-google --demo", fake_command)
-        .replace("127.0.0.1:8091", f"127.0.0.1:{fake_port}")
-        .replace(".build/release/entctl", entctl_command))
-    result = subprocess.run(["bash", "-c", script], cwd=REPO_ROOT, capture_output=True, text=True, timeout=90,
-                            env=entctl_env())
+    result = run_readme_block("## Google Play purchases", server, {
+        "Scripts/fake-google --demo": fake_command, "127.0.0.1:8091": f"127.0.0.1:{fake_port}"}, timeout=90)
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     # The watching device heard of the Android purchase, from Google Play.
     pushed = [line for line in out.splitlines() if "STATUS_CHANGED" in line and "pro until" in line]
     assert pushed and "PLAY_STORE" in pushed[0], out
     assert "200 SUBSCRIPTION_CANCELED: applied to dana" in out, out
+    # A license tester's purchase, in Google's word for it.
+    assert "purchase: NEW  pro_monthly  dana-token-1  TEST  until " in out, out
     # Still entitled to the end of the period, and no longer renewing.
     status = out[out.rindex("dana  ACTIVE"):].splitlines()
     assert status[1].startswith("  pro until ") and "PLAY_STORE" in status[1] and "renews" not in status[1], status

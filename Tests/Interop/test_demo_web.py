@@ -20,4 +20,8 @@ def test_readme_web_walkthrough_runs_as_written(tenants_server):
     assert status[1].startswith("  pro until ") and "WEB" in status[1] and "renews" not in status[1], status
     frank = out[out.index("frank  ACTIVE"):].splitlines()
     assert any("premium lifetime (WEB" in line for line in frank[1:3]), frank
+    # The purchase nobody held is now frank's (its data unchanged), from Stripe's test mode.
+    assert "purchase: UNCHANGED  premium_lifetime_web  pi_guest  TEST  lifetime  active  claimed (nobody held it)" in out
+    # One purchase, found once by its payment intent (which is also one of its references).
+    assert "\nfrank  ORIGINAL_TRANSACTION_ID  WEB pi_guest\n" in out and out.count("  WEB pi_guest") == 1, out
     assert "refused: the code was used" in out and "already used" in result.stderr, result.stderr
