@@ -103,7 +103,7 @@ let package = Package(
         .target(
             name: "EntitlementServer",
             dependencies: [
-                "HTTP2Transport", "RPCCore", "StandardServices", "EntitlementServices", "EntitlementDomain",
+                "BoundedText", "HTTP2Transport", "RPCCore", "StandardServices", "EntitlementServices", "EntitlementDomain",
                 "EntitlementStorage", "EntitlementdVersion", "FileAccess", "TenantConfiguration", "OutboundHTTP", "Metrics",
                 "GooglePlayAPI", "AppStoreServerAPI", "CSystemShims",
             ],

@@ -139,11 +139,4 @@ struct ConfigDocumentTests {
         #expect(document.sections.map(\.name) == ["one", "two", "three"])
         #expect(document.sections.map(\.line) == [1, 3, 4])
     }
-
-    @Test("typo suggestions stay close")
-    func suggestions() {
-        #expect(closestMatch(to: "lisen", in: ["listen", "log_level"]) == "listen")
-        #expect(closestMatch(to: "database_path", in: ["database", "tenants"]) == nil)
-        #expect(editDistance("kitten", "sitting") == 3)
-    }
 }

@@ -1,3 +1,4 @@
+import BoundedText
 public import HTTP2Transport
 public import RPCCore
 
