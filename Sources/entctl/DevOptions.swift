@@ -47,8 +47,8 @@ extension CommandArguments {
             let milliseconds = span.components.seconds * 1000
             return sign == "+" ? now + milliseconds : now - milliseconds
         }
-        if let timestamp = TimeText.parseRFC3339(text) {
-            return timestamp.seconds * 1000 + Int64(timestamp.nanos / 1_000_000)
+        if let milliseconds = TimeText.parseRFC3339(text)?.unixMilliseconds {
+            return milliseconds
         }
         throw UsageError(
             description: "invalid \(name) '\(text)': expected RFC 3339 such as 2030-01-31T12:00:00Z, or a span from "

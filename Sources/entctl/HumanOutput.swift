@@ -194,7 +194,8 @@ enum HumanOutput {
 
     /// `delivered  msg_...  HTTP 204  38 ms`, or `not delivered  msg_...  HTTP 503  12 ms: ...`.
     static func testWebhook(_ response: SendTestWebhookResponse) -> [String] {
-        let milliseconds = response.duration.map { $0.seconds * 1000 + Int64($0.nanos / 1_000_000) } ?? 0
+        // Checked: the server's answer is outside input here, and a Duration may hold any Int64.
+        let milliseconds = response.duration?.milliseconds ?? 0
         var line = (response.delivered ? "delivered" : "not delivered") + "  \(response.webhookID)"
         line += response.statusCode == 0 ? "  no answer" : "  HTTP \(response.statusCode)"
         line += "  \(milliseconds) ms"
