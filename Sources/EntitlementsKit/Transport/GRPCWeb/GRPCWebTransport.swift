@@ -91,8 +91,9 @@ public final class GRPCWebTransport: EntitlementsTransport {
     /// `grpc-timeout`: at most 8 digits, so milliseconds while they fit, then seconds, then hours.
     static func grpcTimeout(_ deadline: Duration) -> String {
         let (seconds, attoseconds) = deadline.components
-        let milliseconds = max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
-        if milliseconds < 100_000_000 { return "\(milliseconds)m" }
+        // Scaled only below 100,000 s: a caller's `.seconds(Int64.max)` (no real deadline) must not overflow.
+        guard seconds >= 0 else { return "1m" }
+        if seconds < 100_000 { return "\(max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000))m" }
         if seconds < 100_000_000 { return "\(seconds)S" }
         return "\(min(seconds / 3600, 99_999_999))H"
     }
