@@ -113,7 +113,7 @@ public struct AppStoreSupport: Sendable {
             tenantID: tenant.id, originalTransactionID: request.originalTransactionID, expiresAt: expiresAt,
             requestIdentifier: request.requestIdentifier, days: request.days,
             reason: Self.auditReason(
-                "Renewal date extended with Apple by \(request.days) days (reason code \(request.reasonCode))",
+                "Renewal date extended with Apple by \(counted(request.days, "day")) (reason code \(request.reasonCode))",
                 request.reason))
         return (answer, expiresAt, owner)
     }

@@ -137,6 +137,7 @@ def test_an_extension_moves_the_expiry_at_once_and_is_audited(env, ca, apple):
                              request_identifier="req-1")
     assert millis(again.expires_at) == before + 7 * DAY_MS
     env.t_admin.call("ExtendSubscription", original_transaction_id=original, extend_by_days=1)
+    assert support_events(env, user)[0].reason == "Renewal date extended with Apple by 1 day (reason code 0)."
     asked = len(apple["main"].extensions)
     error = env.t_admin.error("ExtendSubscription", original_transaction_id=original, extend_by_days=1)
     assert error.code() == Code.FAILED_PRECONDITION and "Apple allows two" in error.details()

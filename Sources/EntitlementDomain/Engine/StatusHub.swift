@@ -1,3 +1,4 @@
+import BoundedText
 import Synchronization
 
 /// Delivers status updates to every open stream of a customer, whichever connection or alias opened it.
@@ -137,7 +138,7 @@ public final class StatusSubscription: AsyncSequence, Sendable {
         } else if updates.contains(where: { $0.kind == .changed(.statusChanged) }) {
             latest.kind = .changed(.statusChanged)
         }
-        latest.reason = "\(updates.count) changes while the stream was not reading; latest: \(latest.reason)"
+        latest.reason = "\(counted(updates.count, "change")) while the stream was not reading; latest: \(latest.reason)"
         return latest
     }
 

@@ -1,3 +1,5 @@
+import BoundedText
+
 /// How one attempt to acknowledge a purchase to its store ended.
 public enum AcknowledgementAttempt: Sendable, Hashable {
     /// The store took it (or says it was acknowledged already).
@@ -46,7 +48,7 @@ extension CustomerEngine {
             guard case .gaveUp(let error) = attempt, let owner = stored.customerID else { return ((), []) }
             let change = try self.recordChange(
                 transaction, tenantID: stored.tenantID, customerID: owner, cause: .storeAPI,
-                reason: "The purchase could not be acknowledged after \(attempts) attempts (\(error)); the store refunds "
+                reason: "The purchase could not be acknowledged after \(counted(attempts, "attempt")) (\(error)); the store refunds "
                     + "unacknowledged purchases. Refresh it to try again.",
                 reference: stored.originalTransactionID, subject: EventSubject(purchase: stored), at: now)
             return ((), [change])

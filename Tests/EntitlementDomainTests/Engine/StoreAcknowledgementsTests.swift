@@ -78,7 +78,7 @@ import Testing
         #expect(try harness.state("alice").version == version + 1)
         let event = try #require(try harness.events("alice").first)
         #expect(event.cause == .storeAPI && event.referenceID == "token-1")
-        #expect(event.reason.contains("Google refused (400)") && event.reason.contains("1 attempts"))
+        #expect(event.reason.contains("Google refused (400)") && event.reason.contains("after 1 attempt ("))
         // The purchase still grants: the store, not the server, refunds it.
         #expect(try harness.state("alice").status.activeIDs == ["pro"])
     }
