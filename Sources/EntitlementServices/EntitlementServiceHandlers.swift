@@ -276,6 +276,7 @@ public struct EntitlementService: RPCService {
         try log.callSynchronously(context, requires: .publicKey, scope: .read, in: tenants) { caller, fields in
             let appUserID = try AppUserID.validate(request.appUserID)
             let (state, memo) = try engine.memoizedState(tenantID: caller.tenant.id, appUserID: appUserID)
+            guard state.customerID != nil else { throw DomainError.notIdentified(appUserID) }
             fields.appUserID = state.appUserID
             func encodedState() -> [UInt8] { CustomerStatus(state).serializedBytes() }
             let customer = memo?.bytes(orMake: encodedState) ?? encodedState()
