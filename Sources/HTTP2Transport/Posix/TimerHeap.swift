@@ -37,6 +37,9 @@ struct TimerHeap {
         let remaining = now.duration(to: first.deadline)
         if remaining <= .zero { return 0 }
         let (seconds, attoseconds) = remaining.components
+        // Scaled only where it fits epoll's Int32: a timer further away (the largest grpc-timeout is 99999999 h)
+        // waits in turns of Int32.max milliseconds.
+        guard seconds <= Int64(Int32.max) / 1000 else { return Int32.max }
         return Int32(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
     }
 
