@@ -130,5 +130,9 @@ import Testing
         #expect(AppStoreServerAPIClient.rateLimitWait(String(resume + 120_000), nowMilliseconds: resume) == nil)
         #expect(AppStoreServerAPIClient.rateLimitWait("30", nowMilliseconds: resume) == nil)
         #expect(AppStoreServerAPIClient.rateLimitWait(String(resume - 5), nowMilliseconds: resume) == .zero)
+        // Int64's extremes and past them: refused without overflow.
+        for header in [String(Int64.max), String(Int64.min), "99999999999999999999", "-1"] {
+            #expect(AppStoreServerAPIClient.rateLimitWait(header, nowMilliseconds: resume) == nil, "\(header)")
+        }
     }
 }

@@ -39,6 +39,17 @@ import Testing
         #expect(policy.delay(after: response(429, ["Retry-After": "61"]), attempt: 1, now: 0, using: &random) == nil)
     }
 
+    /// A webhook endpoint or a store may send any number: Int64's extremes and beyond are read without overflow.
+    @Test func retryAfterAtTheExtremes() {
+        var random = SeededRandomNumberGenerator(seed: 2)
+        #expect(RetryPolicy.retryAfter(String(Int64.max), now: 0) == .seconds(Int64.max))
+        #expect(RetryPolicy.retryAfter(String(Int64.max), now: Int64.max) == .seconds(Int64.max))
+        #expect(RetryPolicy.retryAfter("99999999999999999999", now: 0) == nil)
+        #expect(RetryPolicy.retryAfter("-1", now: 0) == nil)
+        #expect(RetryPolicy.retryAfter("Fri, 31 Dec 9999 23:59:59 GMT", now: 0) == .seconds(253_402_300_799))
+        #expect(policy.delay(after: response(503, ["Retry-After": String(Int64.max)]), attempt: 1, now: 0, using: &random) == nil)
+    }
+
     @Test func onlyTransientFailuresAndRetryableStatusesAreRetried() {
         var random = SeededRandomNumberGenerator(seed: 3)
         for status in [429, 500, 502, 503, 504, 599] {
