@@ -280,6 +280,9 @@ private struct ConfigReader {
         try integer("limits", "stream_reset_rate_per_second", 1...1_000_000) { transport.streamResetRatePerSecond = $0 }
         try integer("limits", "http1_max_header_bytes", kib...(16 * mib)) { transport.http1MaxHeaderBytes = $0 }
         try integer("limits", "http1_max_body_bytes", kib...gib) { transport.http1MaxBodyBytes = $0 }
+        try integer("limits", "request_head_timeout_seconds", 1...3600) { transport.requestHeadTimeout = .seconds($0) }
+        try integer("limits", "max_connections", 0...10_000_000) { transport.maxConnections = $0 }
+        try integer("limits", "max_connections_per_address", 0...10_000_000) { transport.maxConnectionsPerAddress = $0 }
 
         // [keepalive]
         try integer("keepalive", "interval_seconds", 1...604_800) { transport.keepaliveInterval = .seconds($0) }
@@ -337,9 +340,6 @@ private struct ConfigReader {
         // [streams]
         try integer("streams", "max_per_customer", 1...1000) { config.maxStreamsPerCustomer = $0 }
         try integer("storage", "max_write_group", 1...1000) { config.maxWriteGroup = $0 }
-        try integer("limits", "request_head_timeout_seconds", 1...3600) { transport.requestHeadTimeout = .seconds($0) }
-        try integer("limits", "max_connections", 0...10_000_000) { transport.maxConnections = $0 }
-        try integer("limits", "max_connections_per_address", 0...10_000_000) { transport.maxConnectionsPerAddress = $0 }
         try integer("streams", "max_per_connection", 1...10000) { config.maxStreamsPerConnection = $0 }
         try integer("server", "shutdown_drain_delay_seconds", 0...300) { config.shutdownDrainDelay = .seconds($0) }
         config.trustedProxies = try trustedProxies()

@@ -205,7 +205,7 @@ final class HTTP1ServerConnection: ConnectionProtocol {
         if !keepAlive || shuttingDown { closing = true }
         socket.scheduleFlush()
         processNextRequest()
+        timeHead()
         socket.resumeReading()
     }
 }
-        timeHead()

@@ -646,9 +646,9 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
             case .closeAfterFlush:
                 // `isFinished` reads the machine's phase once the output is written.
                 queuedFrames = true
-            case .closeNow(let reason):
             case .countRequestHeadTimeout:
                 shared.admission.countRequestHeadTimeout(.http2)
+            case .closeNow(let reason):
                 shared.logger.info("closing connection: \(reason)", ["peer": peer])
                 // Closing clears `session`: nothing after this may touch it.
                 socket.close()
