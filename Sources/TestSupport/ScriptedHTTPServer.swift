@@ -44,26 +44,20 @@ public final class ScriptedHTTPServer: Sendable {
     private let listener: Int32
     private let state = Mutex<(requests: [Request], connections: Int, closed: Bool, portHolder: Int32)>(([], 0, false, -1))
     private let respond: @Sendable (Request) -> Reply
+    private let recordsRequests: Bool
 
-    /// Listens on 127.0.0.1 at a free port; `respond` answers each request, in order of arrival.
-    public init(respond: @escaping @Sendable (Request) -> Reply) throws {
+    /// Listens on 127.0.0.1 at a free port; `respond` answers each request, in order of arrival. Without
+    /// `recordsRequests` (a long-lived fake, such as a fuzz target's), ``requests`` stays empty.
+    public init(recordsRequests: Bool = true, respond: @escaping @Sendable (Request) -> Reply) throws {
         self.respond = respond
+        self.recordsRequests = recordsRequests
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         listener = fd
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
+        let bound = LoopbackAddress.withSocketAddress(port: 0) { bind(fd, $0, $1) }
         guard bound == 0, listen(fd, 64) == 0 else { throw POSIXError(.EADDRINUSE) }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        port = LoopbackAddress.port(of: fd)
         let thread = Thread { [self] in acceptLoop() }
         thread.start()
     }
@@ -103,14 +97,7 @@ public final class ScriptedHTTPServer: Sendable {
         guard fd >= 0 else { return -1 }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else {
+        guard LoopbackAddress.withSocketAddress(port: port, { bind(fd, $0, $1) }) == 0 else {
             close(fd)
             return -1
         }
@@ -134,7 +121,7 @@ public final class ScriptedHTTPServer: Sendable {
         defer { close(fd) }
         var buffer: [UInt8] = []
         while let request = readRequest(fd, buffer: &buffer, connection: connection) {
-            state.withLock { $0.requests.append(request) }
+            if recordsRequests { state.withLock { $0.requests.append(request) } }
             switch respond(request) {
             case .bytes(let bytes):
                 guard sendAll(fd, bytes) else { return }

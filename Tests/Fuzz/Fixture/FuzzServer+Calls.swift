@@ -1,0 +1,48 @@
+import RPCCore
+import Synchronization
+import TestSupport
+
+/// Calls into the fixture's gRPC router in-process, as the transport makes them: metadata, a deadline, the request
+/// messages, then the status; a streaming call is cancelled once it has answered.
+extension FuzzServer {
+    /// What one call ended with.
+    public struct Outcome: Sendable {
+        public var status: RPCStatus
+        public var messages: [[UInt8]]
+    }
+
+    /// `authorization: Bearer <key>`.
+    public static func metadata(key: String?) -> Metadata {
+        var metadata = Metadata()
+        if let key { metadata.addString("Bearer " + key, forKey: "authorization") }
+        return metadata
+    }
+
+    /// Runs one call to its end: the status it answers, or the transport's `DEADLINE_EXCEEDED` after `timeout`; either
+    /// way the handler must then return (a handler that ignores its cancellation hangs the caller). A streaming call
+    /// is cancelled after its first answer, as a client that goes away.
+    public func call(
+        _ path: String, _ request: [UInt8], metadata: Metadata, timeout: Duration = .seconds(2), streaming: Bool = false
+    ) async -> Outcome {
+        let call = InProcessCall(router: wiring.router, path: path, metadata: metadata, timeout: timeout)
+        call.send(bytes: request)
+        call.finishSending()
+        if streaming {
+            _ = await call.nextEvent()
+            call.cancel()
+        }
+        let status = await call.status()
+        await call.waitForHandler()
+        return Outcome(status: status, messages: call.sink.messages)
+    }
+
+    /// ``call(_:_:metadata:timeout:streaming:)`` from synchronous code, within `limit`.
+    public func callBlocking(_ path: String, _ request: [UInt8], key: String?, within limit: Duration = .seconds(30)) -> Outcome {
+        let outcome = Mutex<Outcome?>(nil)
+        runBounded("\(path)", within: limit) {
+            let result = await self.call(path, request, metadata: Self.metadata(key: key))
+            outcome.withLock { $0 = result }
+        }
+        return outcome.withLock { $0! }
+    }
+}
