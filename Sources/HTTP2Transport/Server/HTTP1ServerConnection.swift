@@ -104,6 +104,9 @@ final class HTTP1ServerConnection: ConnectionProtocol {
         if let webCall {
             perform(webCall.call.state.streamClosed(), on: webCall)
             webCall.call.countEnd(.cancelled)  // unless its status went out
+            // The call's response queue wakes this connection (a strong reference): dropping the call breaks the
+            // cycle, or a stream the client left would keep the connection, the call and its task forever.
+            self.webCall = nil
         }
     }
 
