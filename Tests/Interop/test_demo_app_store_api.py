@@ -2,7 +2,7 @@
 tenant with the local fake of Apple's API: a purchase by transaction ID, a renewal recovered from Apple's notification
 history, a restore from Apple's history and the setup check, whose test notification the fake delivers as Apple does.
 
-Only what a second machine would make different is filled in: the fake's port (the demo's is 8092) and the server's
+Only what a second machine would make different is filled in: the fake's port (the demo's is 8094) and the server's
 (the demo's is 50051), which the fake posts test notifications to; the demo's own key files are used."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def test_readme_app_store_server_api_walkthrough_runs_as_written(tenants_server,
         f"--issuer-id d3e0d3e0-0000-4000-8000-000000000001 --signing-dir Config/dev-ca "
         f"--notification-url http://127.0.0.1:{server.port}/v1/apple/notifications/demo")
     result = run_readme_block("### Local App Store Server API (development)", server, {
-        "Scripts/fake-app-store-api --demo": fake_command, "127.0.0.1:8092": f"127.0.0.1:{fake_port}"}, timeout=120)
+        "Scripts/fake-app-store-api --demo": fake_command, "127.0.0.1:8094": f"127.0.0.1:{fake_port}"}, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     # The purchase by ID: Apple's signed transaction, verified and attached.
