@@ -35,7 +35,7 @@ struct GroupCommitTests {
     @Test func aStoreErrorInOneWriteLeavesTheTransactionUsableForTheNext() throws {
         let database = try TemporaryDatabase()
         let store = try database.open()
-        try store.write { transaction in try transaction.customer("t", "alice") }
+        _ = try store.write { transaction in try transaction.customer("t", "alice") }
         let failures = try store.writeGroup([
             // A duplicate key: on PostgreSQL this aborts the statement's savepoint, not the group.
             { transaction in try transaction.customer("t", "dave"); try transaction.customer("t", "alice") },
@@ -81,7 +81,7 @@ struct GroupCommitTests {
         #expect(failures.allSatisfy { $0 is Boom })
         #expect(try store.snapshot(tenantID: "t", appUserID: "alice") == nil)
         // The store is still usable.
-        try store.write { transaction in try transaction.customer("t", "alice") }
+        _ = try store.write { transaction in try transaction.customer("t", "alice") }
         #expect(try store.snapshot(tenantID: "t", appUserID: "alice") != nil)
     }
 }

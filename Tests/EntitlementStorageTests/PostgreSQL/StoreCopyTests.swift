@@ -97,7 +97,7 @@ struct StoreCopyTests {
         _ = try Self.populate(try SQLiteRepository(path: database.path))
         let conninfo = try TestStore.postgresDatabase(for: database.path + ".busy")
         let postgres = try PostgresRepository(conninfo: conninfo)
-        try postgres.write { try $0.customer("acme", "already-here") }
+        _ = try postgres.write { try $0.customer("acme", "already-here") }
 
         let error = #expect(throws: StorageError.self) {
             try StoreCopy.copy(sqlitePath: database.path, postgresConninfo: conninfo)
