@@ -110,7 +110,11 @@ public final class FakeStores: Sendable {
         if path == "/token" { return ScriptedGoogle.granted("ya29.fuzz", expiresIn: input.oneIn(4) ? Int(input.int64()) : 3599) }
         if path.hasPrefix("/hook/") { return .status(200) }
         if path.hasPrefix(ScriptedGoogle.apiPath) { return play(path, &input) }
-        if path.hasPrefix("/inApps/") { return apple(request.method, path, &input) }
+        if path.hasPrefix("/inApps/") {
+            // Like Apple, the page a token or revision asks for is the last: a fake that always had more would have
+            // the server read its page cap (100,000 notification pages) of the same page.
+            return apple(request.method, path, nextPage: !request.target.contains("?"), &input)
+        }
         if path.hasPrefix("/v1/") { return stripe(path) }
         return .status(404)
     }
@@ -137,7 +141,8 @@ public final class FakeStores: Sendable {
 
     // MARK: Apple
 
-    private func apple(_ method: String, _ path: String, _ input: inout FuzzInput) -> ScriptedHTTPServer.Reply {
+    /// `nextPage`: whether a listing may say it has more.
+    private func apple(_ method: String, _ path: String, nextPage: Bool, _ input: inout FuzzInput) -> ScriptedHTTPServer.Reply {
         let id = String(path.split(separator: "/").last ?? "")
         switch (method, path) {
         case ("GET", _) where path.hasPrefix("/inApps/v1/transactions/"):
@@ -152,7 +157,7 @@ public final class FakeStores: Sendable {
             let count = input.choose(4)
             return json([
                 "signedTransactions": (0..<count).map { _ in payloads.signedTransaction(&input, originalTransactionID: id) },
-                "hasMore": input.oneIn(4), "revision": input.string(["r1", ""]), "bundleId": StorePayloads.bundleID,
+                "hasMore": nextPage && input.oneIn(4), "revision": input.string(["r1", ""]), "bundleId": StorePayloads.bundleID,
             ])
         case ("POST", "/inApps/v1/notifications/history"):
             let count = input.choose(4)
@@ -160,7 +165,7 @@ public final class FakeStores: Sendable {
                 "notificationHistory": (0..<count).map { _ in
                     ["signedPayload": payloads.sign(payloads.notification(&input))]
                 },
-                "hasMore": input.oneIn(4), "paginationToken": input.string(["p1", ""]),
+                "hasMore": nextPage && input.oneIn(4), "paginationToken": input.string(["p1", ""]),
             ])
         case ("GET", _) where path.hasPrefix("/inApps/v1/lookup/"):
             return json([
