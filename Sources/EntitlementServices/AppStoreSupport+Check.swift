@@ -77,7 +77,13 @@ extension AppStoreSupport {
                 last = error.message
             }
             guard ContinuousClock.now < deadline else { break }
-            try? await Task.sleep(for: .milliseconds(500))
+            // A call that ended (the caller left, its deadline passed) stops asking: in a cancelled task the sleep
+            // returns at once, and the loop would ask Apple without pause until `wait` is over.
+            do {
+                try await Task.sleep(for: .milliseconds(500))
+            } catch {
+                return checks
+            }
         }
         checks.append(
             url(false, "The TEST notification did not reach this server within \(wait) (\(last)): Apple's \(environment.rawValue) URL for the app must end in \(path) and reach this server over HTTPS."))

@@ -13,8 +13,9 @@ import pytest
 
 from appstore_support import BUNDLE_ID, DAY_MS, MONTHLY, PRODUCTS, SigningCA, StoreEnv, app_store_settings, payload
 from entctl_support import entctl
-from entitlement_support import ACTIVE, new_tenant, unique_id, write_tenants
+from entitlement_support import ACTIVE, new_tenant, rpc_error, unique_id, write_tenants
 from fake_app_store_api import FakeAppStoreAPI, write_key
+from test_metrics import Samples, scrape
 from test_notifications import body_of, new_original_id, notification, post_body, transaction
 from test_purchase_by_transaction_id import ISSUER_ID, KEY_ID, keys  # noqa: F401 (a fixture)
 
@@ -240,6 +241,28 @@ def test_the_setup_check_says_what_is_right_and_what_is_wrong(env, ca, apple):
     request.wait.seconds = 1
     silent = env.t_admin.call("CheckAppStoreSetup", request)
     assert not silent.ok and "did not reach this server" in silent.checks[1].detail
+
+
+def test_a_setup_check_whose_caller_has_gone_stops_asking_apple(env, apple):
+    """Nobody delivers the TEST notification, so the check asks Apple for its status until the wait is over; a caller
+    that gives up (its deadline here) ends the asking too. It used to go on until the wait was over, and without its
+    pauses (the sleep between two questions returns at once in a cancelled task): thousands of attempts a second,
+    for up to a minute, from one call any read-only key can make and drop (found by the services fuzz target)."""
+    apple["main"].on_test_notification = None
+    request = env.t_admin.request("CheckAppStoreSetup")
+    request.wait.seconds = 30
+    error = rpc_error(lambda: env.t_admin.call("CheckAppStoreSetup", request, timeout=1.5))
+    assert error.code() == Code.DEADLINE_EXCEEDED
+
+    def attempts() -> float:
+        samples = Samples(scrape(env.server))
+        return sum(value for (name, labels), value in samples.values.items()
+                   if name == "entitlementd_outbound_attempts_total" and ("target", "app_store_server_api") in labels)
+
+    after_deadline = attempts()
+    time.sleep(2)
+    # One question may have been on its way when the deadline passed.
+    assert attempts() - after_deadline <= 1
 
 
 def test_entctl_wraps_the_support_actions(env, ca, apple):
