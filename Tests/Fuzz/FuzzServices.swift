@@ -6,8 +6,8 @@ import Synchronization
 /// libFuzzer target: every method of EntitlementService and AdminService, through the real handlers on the router
 /// `entitlementd` serves (``FuzzServer``: a real SQLite database, a tenant with every store configured against local
 /// fakes that answer at once), with valid requests whose numbers sit at the edges of their types, or raw bytes. Each
-/// input must get a status: a trap fails the run, and so does a call (or a handler after its deadline or
-/// cancellation) that has not ended within 30 s. Streaming calls are cancelled after their first answer.
+/// input must get a status: a trap fails the run, and so does a handler still working 5 s after its deadline or
+/// cancellation, or a call not ended within 30 s. Streaming calls are cancelled after their first answer.
 ///
 /// The input picks, in order: the method, how the stores answer, the key, the deadline, then the request.
 @_cdecl("LLVMFuzzerTestOneInput")

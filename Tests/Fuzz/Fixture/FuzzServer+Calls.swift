@@ -18,12 +18,18 @@ extension FuzzServer {
         return metadata
     }
 
+    /// How long a handler may go on after its deadline or cancellation: its work in flight (a database write, a
+    /// signature) ends, nothing new starts.
+    static let cancellationGrace = Duration.seconds(5)
+
     /// Runs one call to its end: the status it answers, or the transport's `DEADLINE_EXCEEDED` after `timeout`; either
-    /// way the handler must then return (a handler that ignores its cancellation hangs the caller). A streaming call
-    /// is cancelled after its first answer, as a client that goes away.
+    /// way the handler must then return within ``cancellationGrace`` (a handler that ignores its cancellation goes on
+    /// working for a caller that has gone). A streaming call is cancelled after its first answer, as a client that
+    /// goes away.
     public func call(
         _ path: String, _ request: [UInt8], metadata: Metadata, timeout: Duration = .seconds(2), streaming: Bool = false
     ) async -> Outcome {
+        let started = ContinuousClock.now
         let call = InProcessCall(router: wiring.router, path: path, metadata: metadata, timeout: timeout)
         call.send(bytes: request)
         call.finishSending()
@@ -33,6 +39,10 @@ extension FuzzServer {
         }
         let status = await call.status()
         await call.waitForHandler()
+        let took = started.duration(to: .now)
+        if took > timeout + Self.cancellationGrace {
+            fatalError("hang: \(path)'s handler ran \(took), more than \(Self.cancellationGrace) past its deadline of \(timeout)")
+        }
         return Outcome(status: status, messages: call.sink.messages)
     }
 
