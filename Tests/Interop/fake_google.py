@@ -129,9 +129,13 @@ Answers chosen where Google's behaviour is not pinned down by its reference (eac
   `token_uri` says).
 - `voidedpurchases.list`: `startTime` older than 30 days, `endTime` in the future, `startTime > endTime`, an unknown
   page `token` or a `type` other than 0/1: 400 INVALID_ARGUMENT (the reference says these "cannot" be; the exact
-  message is not documented). `maxResults` defaults to 1000 and is capped at 1000 (the v3 reference of 2019). The
-  answer has `tokenPagination.nextPageToken` only when there is a next page and omits empty fields, so no voided
-  purchase at all is `{}` (googleapis/google-api-php-client#2211 shows an empty response object).
+  message is not documented). A query parameter the method does not have: 400 INVALID_ARGUMENT "Invalid JSON payload
+  received. Unknown name ...", Google's answer to a name it cannot bind. `type` 0 (the default) lists one-time
+  products only, 1 subscriptions too; the times filter on when the void was recorded (here `voided_time`), and a page
+  `token` carries the first request's filters, whatever else comes with it. `maxResults` defaults to 1000 and is
+  capped at 1000 (the v3 reference of 2019). The answer has `tokenPagination.nextPageToken` only when there is a next
+  page and omits empty fields, so no voided purchase at all is `{}` (googleapis/google-api-php-client#2211 shows an
+  empty response object).
 - Pub/Sub push bodies omit `attributes` when a message has none (proto3 JSON omits empty maps); pass `attributes=`
   to include them.
 """
@@ -187,6 +191,16 @@ ASSERTION_PAST_LEEWAY = 300
 VOIDED_WINDOW = timedelta(days=30)
 VOIDED_MAX_RESULTS = 1000
 VOIDED_CLOCK_LEEWAY = timedelta(seconds=60)
+# voidedpurchases.list's query parameters (the page selection under its flat and its `pageSelection.` names), and
+# the system parameters every Google API takes; any other is refused, as Google refuses a name it cannot bind.
+VOIDED_LIST_PARAMETERS = frozenset({
+    "startTime", "endTime", "type", "includeQuantityBasedPartialRefund", "maxResults", "startIndex", "token",
+    "pageSelection.maxResults", "pageSelection.startIndex", "pageSelection.token",
+})
+SYSTEM_PARAMETERS = frozenset({
+    "$.xgafv", "access_token", "alt", "callback", "fields", "key", "oauth_token", "prettyPrint", "quotaUser",
+    "upload_protocol", "uploadType",
+})
 EXPIRED_QUERY_LIMIT = timedelta(days=60)
 # Google's public keys are served with a long max-age; a verifier must still refetch on an unknown kid.
 JWKS_MAX_AGE = 19800
@@ -1762,6 +1776,10 @@ class FakeGoogle:
             except ValueError:
                 raise _invalid(f"Invalid value at '{name}' (TYPE_INT64), \"{value}\"")
 
+        for name in request.query:
+            if name not in VOIDED_LIST_PARAMETERS and name not in SYSTEM_PARAMETERS:
+                raise _invalid(f"Invalid JSON payload received. Unknown name \"{name}\": Cannot bind query parameter. "
+                               f"Field '{name}' could not be found in request message.")
         now = utcnow()
         max_results = integer("maxResults", VOIDED_MAX_RESULTS)
         if max_results <= 0:

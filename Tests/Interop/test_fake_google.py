@@ -453,6 +453,10 @@ def test_voided_purchases_are_paged_and_filtered_like_googles(fake):
     assert too_old.status_code == 400 and google_error(too_old)["status"] == "INVALID_ARGUMENT"
     bad_page = api_get(fake, "purchases/voidedpurchases", token, params={"token": "forged"})
     assert bad_page.status_code == 400
+    misspelt = api_get(fake, "purchases/voidedpurchases", token, params={"start_time": millis(now)})
+    assert misspelt.status_code == 400 and "Unknown name \"start_time\"" in google_error(misspelt)["message"]
+    paged = listing(**{"pageSelection.maxResults": 2, "prettyPrint": "false"})
+    assert len(paged["voidedPurchases"]) == 2 and paged["tokenPagination"]["nextPageToken"]
 
 
 # --------------------------------------------------------------------------------------------------
