@@ -62,7 +62,7 @@ let package = Package(
         // Google Play's data formats (purchases, notifications), read by the domain; the API client is GooglePlayAPI.
         .target(name: "GooglePlay", dependencies: ["CivilCalendar"], swiftSettings: strict),
         // Stripe's formats: webhook signatures, events and the objects they carry.
-        .target(name: "Stripe", dependencies: ["Crypto", "Encodings", "BoundedText"], swiftSettings: strict),
+        .target(name: "Stripe", dependencies: ["Crypto", "Encodings"], swiftSettings: strict),
         // Standard Webhooks signing (whsec_ secrets, webhook-id/-timestamp/-signature) for our outgoing webhooks.
         .target(name: "StandardWebhooks", dependencies: ["Crypto", "Encodings", "BoundedText"], swiftSettings: strict),
         // Stripe's API: objects re-fetched so that events are applied as the objects are now.
@@ -73,7 +73,7 @@ let package = Package(
         // Google's APIs: service-account tokens, the Play Developer API, Pub/Sub push tokens.
         .target(
             name: "GooglePlayAPI",
-            dependencies: ["GooglePlay", "OutboundHTTP", "HTTP2Transport", "JOSE", "Crypto", "CivilCalendar", "Encodings", "FileAccess", "BoundedText"],
+            dependencies: ["GooglePlay", "OutboundHTTP", "HTTP2Transport", "JOSE", "Crypto", "CivilCalendar", "FileAccess", "BoundedText"],
             swiftSettings: strict
         ),
         .target(
@@ -90,7 +90,7 @@ let package = Package(
         .target(
             name: "EntitlementServices",
             dependencies: [
-                "RPCCore", "ProtobufWire", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "AppStore", "JOSE",
+                "RPCCore", "ProtobufWire", "EntitlementsProto", "EntitlementDomain", "AppStore", "JOSE",
                 "Crypto", "BoundedText", "Encodings", "GooglePlay", "GooglePlayAPI", "Stripe", "StripeAPI", "StandardWebhooks",
                 "OutboundHTTP", "FileAccess", "CivilCalendar", "AppStoreServerAPI", "Metrics", "RequestTracing",
             ],

@@ -1,10 +1,8 @@
 import AppStore
-import Crypto
 import EntitlementClient
 import EntitlementsProto
 import Foundation
 import HTTP2Transport
-import RPCCore
 import Synchronization
 
 #if canImport(Glibc)

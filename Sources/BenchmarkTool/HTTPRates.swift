@@ -1,4 +1,3 @@
-import Foundation
 import HTTP2Transport
 import Synchronization
 

@@ -5,8 +5,6 @@ import Encodings
 import Foundation
 import HTTP2Transport
 import JOSE
-import RPCCore
-import Synchronization
 
 /// End-to-end Google Play rates through a running server whose tenant asks a local fake of Google (Scripts/benchmark
 /// starts it and creates the subscriptions `bench-play-<n>` there): `Purchase` RPCs, and Real-time Developer

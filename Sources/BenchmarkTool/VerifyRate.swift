@@ -1,5 +1,4 @@
 import AppStore
-import Crypto
 import Foundation
 
 /// Verified transactions per second on one thread: one token, verified again and again by one `SignedDataVerifier`.

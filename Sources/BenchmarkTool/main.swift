@@ -34,13 +34,8 @@
 //       Sends COUNT `GrantEntitlement` calls (pro, 30 days) to customers bench-hook-<n % CUSTOMERS>.
 //   entitlementd-bench fake-rate API_BASE ACCESS_TOKEN PACKAGE COUNT CONCURRENCY
 //       Reads the same subscriptions straight from the fake: the reference for the two above.
-import EntitlementClient
-import EntitlementDomain
-import EntitlementStorage
-import EntitlementsProto
 import HTTP2Transport
 import RPCCore
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,5 @@
 import AppStoreServerAPI
 import Foundation
-import BoundedText
 import EntitlementDomain
 import EntitlementsProto
 import ProtobufWire

@@ -1,6 +1,4 @@
-import BoundedText
 public import EntitlementDomain
-import EntitlementStorage
 import EntitlementsProto
 import ProtobufWire
 public import RPCCore

@@ -2,7 +2,6 @@ import AppStore
 import BoundedText
 import Encodings
 public import EntitlementDomain
-import EntitlementStorage
 public import RPCCore
 
 /// App Store Server Notifications V2: `POST /v1/apple/notifications/{tenant_id}` with `{"signedPayload": "..."}`.

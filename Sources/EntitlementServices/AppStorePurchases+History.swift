@@ -1,4 +1,3 @@
-import AppStore
 import AppStoreServerAPI
 import EntitlementDomain
 

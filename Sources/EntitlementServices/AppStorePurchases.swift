@@ -1,11 +1,6 @@
-import BoundedText
 import AppStore
 import AppStoreServerAPI
-import Crypto
 import EntitlementDomain
-import EntitlementStorage
-import Foundation
-import JOSE
 import Synchronization
 
 /// Turns App Store signed transactions into verified transaction records for a tenant.

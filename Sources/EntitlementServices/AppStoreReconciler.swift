@@ -1,4 +1,3 @@
-import AppStore
 public import AppStoreServerAPI
 import BoundedText
 public import EntitlementDomain

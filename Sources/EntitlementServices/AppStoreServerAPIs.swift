@@ -1,5 +1,4 @@
 import AppStoreServerAPI
-import BoundedText
 import EntitlementDomain
 import FileAccess
 public import OutboundHTTP

@@ -1,7 +1,6 @@
 import Crypto
 import Encodings
 public import EntitlementDomain
-import Foundation
 
 /// Production tenants that trust a root other than Apple's: a local development CA there would let anyone with its
 /// key mint purchases. Allowed (someone may configure it by hand) but announced loudly at startup and on reload.

@@ -1,4 +1,3 @@
-import EntitlementDomain
 import Crypto
 import RPCCore
 

@@ -1,6 +1,5 @@
 import AppStoreServerAPI
 import EntitlementDomain
-import EntitlementStorage
 import EntitlementsProto
 import ProtobufWire
 

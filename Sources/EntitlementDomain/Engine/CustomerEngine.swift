@@ -1,5 +1,4 @@
 import BoundedText
-import Crypto
 import RequestTracing
 
 /// The customer model: reads from the cache, writes through the store in one transaction each, and tells open

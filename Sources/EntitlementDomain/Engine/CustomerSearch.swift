@@ -1,4 +1,3 @@
-import BoundedText
 
 /// What one ID a support person has in hand leads to: a customer (by its app user ID, one of its aliases, or a
 /// purchase it owns), or a purchase nobody owns yet.

@@ -1,5 +1,4 @@
 import BoundedText
-import CivilCalendar
 import Encodings
 import StandardWebhooks
 

@@ -1,4 +1,3 @@
-import BoundedText
 public import EntitlementDomain
 import GooglePlay
 import GooglePlayAPI

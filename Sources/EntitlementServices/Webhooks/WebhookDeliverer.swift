@@ -1,6 +1,5 @@
 import BoundedText
 public import EntitlementDomain
-import Foundation
 import HTTP2Transport
 public import OutboundHTTP
 public import StandardWebhooks

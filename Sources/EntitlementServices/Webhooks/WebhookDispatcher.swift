@@ -1,5 +1,4 @@
 import RequestTracing
-import BoundedText
 public import EntitlementDomain
 public import RPCCore
 import StandardWebhooks

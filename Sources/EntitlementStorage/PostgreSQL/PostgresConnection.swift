@@ -1,6 +1,5 @@
 import CLibPQ
 import Glibc
-import EntitlementDomain
 
 /// One libpq connection and the statements prepared on it.
 ///

@@ -1,5 +1,3 @@
-import CivilCalendar
-import Encodings
 public import Foundation
 import HTTP2Transport
 import Crypto

@@ -1,4 +1,3 @@
-import Encodings
 import RPCCore
 
 /// gRPC-Web's trailers: the last frame of the body, flag `0x80`, holding an HTTP/1-style header block.

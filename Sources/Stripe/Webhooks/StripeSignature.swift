@@ -1,4 +1,3 @@
-import BoundedText
 import Crypto
 import Encodings
 
