@@ -131,7 +131,7 @@ public struct AppStoreSupport: Sendable {
                 "Apple revoked it"
             } else if purchase.expiresAt.map({ $0 <= now }) ?? true {
                 "it is not active (Apple extends active subscriptions only)"
-            } else if purchase.inBillingRetry {
+            } else if purchase.renewal.inBillingRetry {
                 "it is in billing retry"
             } else if purchase.ownership == .familyShared {
                 "it is shared through Family Sharing (extend the purchaser's subscription)"

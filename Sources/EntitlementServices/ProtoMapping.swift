@@ -137,15 +137,15 @@ extension Transaction {
         self.ownerAppUserID = ownerAppUserID
         ownership = Ownership(record.ownership)
         willRenew = record.renews
-        inGracePeriod = record.inGracePeriod
-        inBillingRetry = record.inBillingRetry
+        inGracePeriod = record.renewal.inGracePeriod
+        inBillingRetry = record.renewal.inBillingRetry
         renewalProductID = record.renewalProductID
         supersededBy = record.supersededBy
         replaces = record.replaces
         acknowledgement = Transaction.Acknowledgement(record.acknowledgement.state)
         acknowledgementAttempts = Int32(clamping: record.acknowledgement.attempts)
         acknowledgementError = record.acknowledgement.lastError
-        suspended = record.isSuspended
+        suspended = record.renewal.isHeld
     }
 }
 

@@ -306,6 +306,15 @@ enum Migrations {
                 CREATE INDEX transactions_transaction_id ON transactions (tenant_id, transaction_id);
                 """
         ),
+        Migration(
+            version: 14,
+            sql: """
+                -- When a purchase's access began, where that is before its purchase date (a renewal continuing a period
+                -- that granted up to its start, a purchase dated a little ahead of the server's clock); NULL: from
+                -- purchased_at.
+                ALTER TABLE transactions ADD COLUMN access_from INTEGER;
+                """
+        ),
     ]
 
     static var latestVersion: Int64 { all.last?.version ?? 0 }

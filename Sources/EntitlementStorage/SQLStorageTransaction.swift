@@ -243,15 +243,17 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
                 .text(record.productType), .text(StorageSQL.encodeEntitlementIDs(record.entitlementIDs)),
                 .text(StorageColumns.environment(record.environment)), .time(record.purchasedAt), .time(record.originalPurchaseAt),
                 .time(record.expiresAt), .time(record.revokedAt), .text(record.revocationReason),
-                .text(StorageColumns.ownership(record.ownership)), .bool(record.willRenew), .bool(record.inGracePeriod),
-                .bool(record.inBillingRetry), .time(record.gracePeriodExpiresAt), .text(record.appAccountToken),
+                .text(StorageColumns.ownership(record.ownership)), .bool(record.willRenew),
+                .bool(record.renewal.inGracePeriod), .bool(record.renewal.inBillingRetry),
+                .time(StorageColumns.graceEnd(record.renewal)), .text(record.appAccountToken),
                 .text(record.offerType), .time(record.signedAt), .time(record.updatedAt),
                 .text(record.renewalProductID), .bool(record.isUpgraded), .time(record.renewalStateAsOf),
-                .time(record.pausedUntil), .text(record.supersededBy), .text(StorageColumns.origin(record.origin)),
+                .time(StorageColumns.pausedUntil(record.renewal)), .text(record.supersededBy),
+                .text(StorageColumns.origin(record.origin)),
                 .text(record.replaces), .text(StorageColumns.acknowledgement(record.acknowledgement.state)),
                 .integer(Int64(record.acknowledgement.attempts)), .time(record.acknowledgement.dueAt),
-                .text(record.acknowledgement.lastError), .bool(record.isSuspended),
-                .integer(record.price?.milliunits), .text(record.price?.currency ?? ""),
+                .text(record.acknowledgement.lastError), .bool(record.renewal.isHeld),
+                .integer(record.price?.milliunits), .text(record.price?.currency ?? ""), .time(record.accessFrom),
             ])
     }
 
@@ -532,7 +534,7 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
 extension StorageSQL {
     static let saveTransactionSQL = """
         INSERT INTO transactions (\(transactionColumns))
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (tenant_id, store, original_transaction_id) DO UPDATE SET
             transaction_id = excluded.transaction_id, customer_id = excluded.customer_id,
             product_id = excluded.product_id, product_type = excluded.product_type,
@@ -549,7 +551,8 @@ extension StorageSQL {
             superseded_by = excluded.superseded_by, origin = excluded.origin, replaces = excluded.replaces,
             acknowledgement = excluded.acknowledgement, acknowledgement_attempts = excluded.acknowledgement_attempts,
             acknowledgement_due_at = excluded.acknowledgement_due_at, acknowledgement_error = excluded.acknowledgement_error,
-            suspended = excluded.suspended, price_milliunits = excluded.price_milliunits, currency = excluded.currency
+            suspended = excluded.suspended, price_milliunits = excluded.price_milliunits, currency = excluded.currency,
+            access_from = excluded.access_from
         """
 
     /// Wall-clock time, for bookkeeping columns the protocol passes no time for (grants.created_at, the added_at of

@@ -16,7 +16,7 @@ enum StorageSQL {
         + "ownership, will_renew, in_grace_period, in_billing_retry, grace_period_expires_at, app_account_token, "
         + "offer_type, signed_at, updated_at, renewal_product_id, is_upgraded, renewal_state_as_of, paused_until, "
         + "superseded_by, origin, replaces, acknowledgement, acknowledgement_attempts, acknowledgement_due_at, "
-        + "acknowledgement_error, suspended, price_milliunits, currency"
+        + "acknowledgement_error, suspended, price_milliunits, currency, access_from"
 
     /// Every ID resolving to the customer but the canonical one, oldest first (index app_user_ids_customer).
     static let aliasesSQL = """
@@ -368,17 +368,19 @@ extension StorageSQL {
             revokedAt: row.optionalTime(12), revocationReason: row.string(13),
             ownership: try StorageColumns.decode(
                 row.string(14), column: "transactions.ownership", as: StorageColumns.ownership),
-            willRenew: row.bool(15), inGracePeriod: row.bool(16), inBillingRetry: row.bool(17),
-            gracePeriodExpiresAt: row.optionalTime(18), appAccountToken: row.string(19), offerType: row.string(20),
+            willRenew: row.bool(15),
+            renewal: StorageColumns.renewal(
+                inGracePeriod: row.bool(16), inBillingRetry: row.bool(17), graceEnd: row.optionalTime(18),
+                pausedUntil: row.optionalTime(26), suspended: row.bool(34), expiresAt: row.optionalTime(11)),
+            appAccountToken: row.string(19), offerType: row.string(20),
             signedAt: row.time(21), updatedAt: row.time(22), renewalProductID: row.string(23), isUpgraded: row.bool(24),
-            renewalStateAsOf: row.time(25), pausedUntil: row.optionalTime(26), supersededBy: row.string(27),
+            renewalStateAsOf: row.time(25), accessFrom: row.optionalTime(37), supersededBy: row.string(27),
             origin: try StorageColumns.decode(row.string(28), column: "transactions.origin", as: StorageColumns.origin),
             replaces: row.string(29),
             acknowledgement: PurchaseAcknowledgement(
                 state: try StorageColumns.decode(
                     row.string(30), column: "transactions.acknowledgement", as: StorageColumns.acknowledgement),
                 attempts: Int(row.int64(31)), dueAt: row.optionalTime(32), lastError: row.string(33)),
-            isSuspended: row.bool(34),
             price: row.optionalInt64(35).map { PurchasePrice(milliunits: $0, currency: row.string(36)) })
     }
 

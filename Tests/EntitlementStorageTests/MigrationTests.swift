@@ -25,7 +25,7 @@ struct MigrationTests {
                 "pending_revocations", "poll_cursors", "processed_notifications", "purchase_references",
                 "redemption_codes", "renewal_extensions", "schema_migrations", "transactions", "webhook_deliveries",
             ])
-        #expect(try appliedVersions(raw) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13])
+        #expect(try appliedVersions(raw) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14])
         #expect(try appliedVersions(raw) == Migrations.all.map(\.version))
         #expect(try raw.row("PRAGMA journal_mode") { $0.string(0) } == "wal")
         let appliedAt = try raw.row("SELECT applied_at FROM schema_migrations") { $0.int64(0) }
@@ -97,7 +97,7 @@ struct MigrationTests {
         }
 
         let store = try database.open()
-        #expect(try appliedVersions(database.rawConnection()) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13])
+        #expect(try appliedVersions(database.rawConnection()) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14])
         let alice = try #require(try store.snapshot(tenantID: "t", appUserID: "alice"))
         #expect(alice.customer.id == 7)
         #expect(alice.customer.version == 1)
@@ -169,14 +169,15 @@ struct MigrationTests {
         let store = try database.open()
         let read = try #require(try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "1000"))
         #expect(read == stored)
-        #expect(read.origin == .device && read.pausedUntil == nil && read.supersededBy.isEmpty)
+        #expect(read.origin == .device && read.renewal == .paid && read.supersededBy.isEmpty)
     }
 
     /// The columns migration 6 adds to transactions, as `StorageSQL.transactionColumns` lists them.
     static let version6Columns =
         ", replaces, acknowledgement, acknowledgement_attempts, acknowledgement_due_at, acknowledgement_error, suspended"
         + version10Columns
-    static let version10Columns = ", price_milliunits, currency"
+    static let version10Columns = ", price_milliunits, currency" + version14Columns
+    static let version14Columns = ", access_from"
 
     @Test func upgradesAVersion5DatabaseToPlayPurchaseColumns() throws {
         let database = try TemporaryDatabase()
@@ -202,7 +203,7 @@ struct MigrationTests {
         let store = try database.open()
         let read = try #require(try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "1000"))
         #expect(read == stored)
-        #expect(read.replaces.isEmpty && read.acknowledgement == .notRequired && !read.isSuspended)
+        #expect(read.replaces.isEmpty && read.acknowledgement == .notRequired && !read.renewal.isHeld)
         #expect(try store.acknowledgementsDue(at: time(.max), limit: 10).isEmpty)
         #expect(try store.pollCursor(tenantID: "t", name: "x") == nil)
     }

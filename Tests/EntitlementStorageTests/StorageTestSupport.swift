@@ -87,8 +87,8 @@ func makeTransaction(
         transactionID: transactionID ?? originalTransactionID, customerID: customer, productID: product,
         productType: "Auto-Renewable Subscription", entitlementIDs: entitlements, environment: .sandbox,
         purchasedAt: time(1_000), originalPurchaseAt: time(1_000), expiresAt: expiresAt.map(time), revokedAt: nil,
-        revocationReason: "", ownership: .purchased, willRenew: true, inGracePeriod: false, inBillingRetry: false,
-        gracePeriodExpiresAt: nil, appAccountToken: appAccountToken, offerType: "", signedAt: time(signedAt),
+        revocationReason: "", ownership: .purchased, willRenew: true,
+        appAccountToken: appAccountToken, offerType: "", signedAt: time(signedAt),
         updatedAt: time(signedAt + 1))
 }
 

@@ -20,21 +20,21 @@ struct StoreTransactionRecordTests {
         full.revocationReason = "1"
         full.ownership = .familyShared
         full.willRenew = false
-        full.inGracePeriod = true
-        full.inBillingRetry = true
-        full.gracePeriodExpiresAt = time(6_000)
+        full.renewal = .grace(until: time(6_000))
+        full.accessFrom = time(500)
         full.appAccountToken = "7E3FB20B-4CDB-47CC-936D-99D65F608138"
         full.offerType = "1"
         full.environment = .xcode
         full.renewalProductID = "com.example.basic.monthly"
-        full.pausedUntil = time(7_000)
         full.supersededBy = "newer-token"
         full.origin = .notification
         var bare = makeTransaction("2000000002", tenant: "t", customer: nil, entitlements: [], expiresAt: nil)
         bare.originalPurchaseAt = nil
         bare.productType = "Consumable"
+        bare.renewal = .paused(resumesAt: time(7_000))
         var oneEmpty = makeTransaction("2000000003", tenant: "t", customer: nil, entitlements: [""])
         oneEmpty.store = .web
+        oneEmpty.renewal = .held(billingRetry: true)
 
         try store.write { transaction throws in
             for record in [full, bare, oneEmpty] { try transaction.savePurchase(record) }

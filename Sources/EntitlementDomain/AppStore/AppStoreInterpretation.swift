@@ -63,8 +63,7 @@ public enum AppStoreInterpretation {
             expiresAt: expiresAt, revokedAt: try UnixTime.checked(milliseconds: payload.revocationDate, field: "revocationDate"),
             revocationReason: payload.revocationReason.map { String($0.rawValue) } ?? "",
             ownership: payload.inAppOwnershipType?.rawValue == "FAMILY_SHARED" ? .familyShared : .purchased,
-            willRenew: type == .autoRenewable, inGracePeriod: false,
-            inBillingRetry: false, gracePeriodExpiresAt: nil, appAccountToken: payload.appAccountToken ?? "",
+            willRenew: type == .autoRenewable, appAccountToken: payload.appAccountToken ?? "",
             offerType: payload.offerType.map { String($0.rawValue) } ?? "", signedAt: signedAt,
             updatedAt: signedAt, isUpgraded: payload.isUpgraded ?? false,
             price: payload.price.flatMap { amount in payload.currency.map { PurchasePrice(milliunits: amount, currency: $0) } })
@@ -81,17 +80,16 @@ public enum AppStoreInterpretation {
         var record = try purchase(
             from: payload, tenant: tenant, settings: settings, unmappedGrantsNothing: true)
         record.origin = .notification
-        if let renewal { try apply(renewal, to: &record) }
+        let renewalInfo: RenewalBilling? = if let renewal { try apply(renewal, to: &record) } else { nil }
         switch (notification.notificationType?.known, notification.subtype?.known) {
         case (.didFailToRenew?, .gracePeriod?):
-            enterGracePeriod(&record, settings: settings)
+            record.renewal = gracePeriod(of: record, ending: renewalInfo?.graceEnd, settings: settings)
         case (.didFailToRenew?, nil):
-            record.inBillingRetry = true
-            record.inGracePeriod = false
+            record.renewal = .billingRetry
         case (.gracePeriodExpired?, _), (.expired?, _):
-            record.inGracePeriod = false
+            record.renewal = renewalInfo?.billingRetry == true ? .billingRetry : .paid
         default:
-            record.inGracePeriod = record.gracePeriodExpiresAt.map { $0 > (record.expiresAt ?? $0) } ?? false
+            record.renewal = renewalInfo.map { state(of: $0, expiresAt: record.expiresAt) } ?? .paid
         }
         return record
     }
@@ -106,39 +104,51 @@ public enum AppStoreInterpretation {
         var record = try purchase(
             from: payload, tenant: tenant, settings: settings, unmappedGrantsNothing: unmappedGrantsNothing)
         record.origin = .storeAPI
-        if let renewal { try apply(renewal, to: &record) }
+        let renewalInfo: RenewalBilling? = if let renewal { try apply(renewal, to: &record) } else { nil }
         switch status {
-        case 3:
-            record.inBillingRetry = true
-            record.inGracePeriod = false
-        case 4:
-            enterGracePeriod(&record, settings: settings)
-        default:
-            record.inGracePeriod = false
+        case 3: record.renewal = .billingRetry
+        case 4: record.renewal = gracePeriod(of: record, ending: renewalInfo?.graceEnd, settings: settings)
+        default: record.renewal = renewalInfo?.billingRetry == true ? .billingRetry : .paid
         }
         return record
     }
 
-    /// The renewal info's intentions, as of its signature.
-    private static func apply(_ renewal: JWSRenewalInfo, to record: inout StorePurchase) throws(DomainError) {
+    /// What renewal info says about billing: Apple is retrying, and until when access goes on meanwhile.
+    private struct RenewalBilling {
+        var billingRetry: Bool
+        var graceEnd: UnixTime?
+    }
+
+    /// The renewal info's intentions, as of its signature; its billing state is the caller's to combine with what
+    /// the notification or status says.
+    private static func apply(_ renewal: JWSRenewalInfo, to record: inout StorePurchase) throws(DomainError)
+        -> RenewalBilling
+    {
         record.renewalStateAsOf =
             try UnixTime.checked(milliseconds: renewal.signedDate, field: "signedRenewalInfo.signedDate") ?? record.signedAt
         record.willRenew = renewal.autoRenewStatus?.known == .on
-        record.inBillingRetry = renewal.isInBillingRetryPeriod ?? false
-        record.gracePeriodExpiresAt = try UnixTime.checked(
-            milliseconds: renewal.gracePeriodExpiresDate, field: "signedRenewalInfo.gracePeriodExpiresDate")
         // A downgrade or crossgrade waits for the next renewal; until then the current product grants. (Which
         // product is current is the merge's decision: the data may be about an older period.)
         record.renewalProductID = renewal.autoRenewProductId ?? ""
+        return RenewalBilling(
+            billingRetry: renewal.isInBillingRetryPeriod ?? false,
+            graceEnd: try UnixTime.checked(
+                milliseconds: renewal.gracePeriodExpiresDate, field: "signedRenewalInfo.gracePeriodExpiresDate"))
     }
 
-    /// Access continues through the grace period; without Apple's date, the tenant's grace window applies.
-    private static func enterGracePeriod(_ record: inout StorePurchase, settings: AppStoreSettings) {
-        record.inGracePeriod = true
-        record.inBillingRetry = true
-        if record.gracePeriodExpiresAt == nil, let expires = record.expiresAt {
-            record.gracePeriodExpiresAt = expires.adding(days: settings.gracePeriodDays)
-        }
+    /// Billing as renewal info alone says it: a grace period that reaches past the expiry, else retrying or paid.
+    private static func state(of billing: RenewalBilling, expiresAt: UnixTime?) -> RenewalState {
+        if let graceEnd = billing.graceEnd, let expiresAt, graceEnd > expiresAt { return .grace(until: graceEnd) }
+        return billing.billingRetry ? .billingRetry : .paid
+    }
+
+    /// Access continues through the grace period Apple announces: to Apple's date, else to the tenant's grace window
+    /// after the expiry.
+    private static func gracePeriod(of record: StorePurchase, ending graceEnd: UnixTime?, settings: AppStoreSettings)
+        -> RenewalState
+    {
+        guard let until = graceEnd ?? record.expiresAt?.adding(days: settings.gracePeriodDays) else { return .billingRetry }
+        return .grace(until: until)
     }
 
     private static func productType(_ raw: String?) -> AppStoreProductType? {

@@ -20,10 +20,9 @@ public enum PurchaseVersions {
         let renewal = incoming.renewalStateAsOf >= stored.renewalStateAsOf ? incoming : stored
         merged.willRenew = renewal.willRenew
         merged.renewalProductID = renewal.renewalProductID == merged.productID ? "" : renewal.renewalProductID
-        merged.inGracePeriod = renewal.inGracePeriod
-        merged.inBillingRetry = renewal.inBillingRetry
-        merged.gracePeriodExpiresAt = renewal.gracePeriodExpiresAt
+        merged.renewal = renewal.renewal
         merged.renewalStateAsOf = renewal.renewalStateAsOf
+        merged.accessFrom = accessFrom(of: merged, continuing: stored)
         // Being replaced is final: the store's data about the old purchase never says so itself.
         if merged.supersededBy.isEmpty { merged.supersededBy = stored.supersededBy }
         // Google Play's and Stripe's purchase data never shows a revocation (only notifications, the voided list, a
@@ -43,22 +42,39 @@ public enum PurchaseVersions {
         return merged
     }
 
-    /// A refund or revocation the store reports has happened: access ends when it is applied, even when the store
-    /// dates it ahead of our clock. Such a date becomes `now`, or the date already stored for the same revoked
-    /// transaction, so that the same refund presented again is no change.
-    public static func revocationTakingEffect(
-        _ incoming: StorePurchase, stored: StorePurchase?, at now: UnixTime
-    ) -> StorePurchase {
-        guard let revokedAt = incoming.revokedAt, revokedAt > now else { return incoming }
+    /// When `merged`'s access begins: a period that `stored` granted without a break up to its start continues
+    /// (a renewal applied before its period begins, or dated a little ahead of our clock, takes nothing away
+    /// meanwhile); otherwise `merged`'s own start. nil: its purchase date.
+    private static func accessFrom(of merged: StorePurchase, continuing stored: StorePurchase) -> UnixTime? {
+        let start = merged.accessFrom ?? merged.purchasedAt
+        let before = PurchaseAccess(stored)
+        guard let earlier = before.startsAt, earlier < start, before.grants(at: earlier),
+            before.revokedAt.map({ $0 > start }) ?? true, before.endsAt.map({ $0 >= start }) ?? true
+        else { return merged.accessFrom }
+        return earlier
+    }
+
+    /// What the store reports as of a time ahead of our clock, as it takes effect when applied:
+    /// - a refund or revocation has happened: access ends when it is applied. Such a date becomes `now`, or the date
+    ///   already stored for the same revoked transaction, so that the same refund presented again is no change;
+    /// - a purchase dated less than ``PurchaseAccess/clockSkewAllowanceMilliseconds`` ahead (the clocks differ)
+    ///   grants from `now`.
+    public static func takingEffect(_ incoming: StorePurchase, stored: StorePurchase?, at now: UnixTime) -> StorePurchase {
         var effective = incoming
-        effective.revokedAt =
-            if let stored, stored.transactionID == incoming.transactionID, let earlier = stored.revokedAt,
-                earlier <= now
-            {
-                earlier
-            } else {
-                now
-            }
+        if let revokedAt = incoming.revokedAt, revokedAt > now {
+            effective.revokedAt =
+                if let stored, stored.transactionID == incoming.transactionID, let earlier = stored.revokedAt,
+                    earlier <= now
+                {
+                    earlier
+                } else {
+                    now
+                }
+        }
+        let start = incoming.accessFrom ?? incoming.purchasedAt
+        if start > now, start.milliseconds - now.milliseconds <= PurchaseAccess.clockSkewAllowanceMilliseconds {
+            effective.accessFrom = now
+        }
         return effective
     }
 
@@ -88,9 +104,7 @@ public enum PurchaseVersions {
         var left = lhs
         left.willRenew = rhs.willRenew
         left.renewalProductID = rhs.renewalProductID
-        left.inGracePeriod = rhs.inGracePeriod
-        left.inBillingRetry = rhs.inBillingRetry
-        left.gracePeriodExpiresAt = rhs.gracePeriodExpiresAt
+        left.renewal = rhs.renewal
         return sameData(left, rhs)
     }
 }

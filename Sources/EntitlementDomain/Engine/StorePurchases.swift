@@ -81,7 +81,7 @@ extension CustomerEngine {
         for record in transactions {
             let stored = try transaction.purchase(
                 tenantID: tenantID, store: record.store, originalTransactionID: record.originalTransactionID)
-            var incoming = PurchaseVersions.revocationTakingEffect(record, stored: stored, at: now)
+            var incoming = PurchaseVersions.takingEffect(record, stored: stored, at: now)
             incoming.customerID = customer.id
             incoming = try self.markedIfReplaced(incoming, in: transaction)
             let merged = PurchaseVersions.merge(stored: stored, incoming: incoming)
@@ -278,7 +278,7 @@ extension CustomerEngine {
         }
         let stored = try transaction.purchase(
             tenantID: tenantID, store: notified.store, originalTransactionID: notified.originalTransactionID)
-        var record = PurchaseVersions.revocationTakingEffect(notified, stored: stored, at: now)
+        var record = PurchaseVersions.takingEffect(notified, stored: stored, at: now)
         record.customerID = stored?.customerID
         var committed: [Committed] = []
         // Nobody owns it yet: the store's data may name its owner.

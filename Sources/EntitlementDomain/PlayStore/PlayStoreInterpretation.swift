@@ -30,9 +30,6 @@ public enum PlayStoreInterpretation {
         }
     }
 
-    /// States in which a subscription gives access (until its expiry): active, in grace, and canceled but not yet
-    /// expired.
-    static let grantingStates: Set<SubscriptionState> = [.active, .inGracePeriod, .canceled]
     /// States of a paid subscription, which Google refunds unless acknowledged (a pending one is not paid yet).
     static let acknowledgeableStates: Set<SubscriptionState> = [.active, .inGracePeriod, .canceled, .onHold, .paused]
 
@@ -84,12 +81,10 @@ public enum PlayStoreInterpretation {
                 milliseconds: GooglePlayTime.milliseconds(rfc3339: data.pausedStateContext?.autoResumeTime),
                 field: "pausedStateContext.autoResumeTime")
             : nil
-        // Outside the granting states nothing is given, whatever the expiry says (a purchase still pending, one on
-        // hold, paused with no resume date, or revoked into EXPIRED with its old expiry).
-        let suspended = !grantingStates.contains(state) && resumesAt == nil
-        // Only a purchase that gives nothing (one not paid for yet) may lack an expiry.
         let expiresAt = expiries.max()
-        guard expiresAt != nil || suspended else {
+        let renewal = renewalState(state, expiresAt: expiresAt, resumesAt: resumesAt)
+        // Only a purchase that gives nothing (one not paid for yet) may lack an expiry.
+        guard expiresAt != nil || renewal.isHeld else {
             throw .invalidArgument("Google's subscription for this token has no line item expiryTime.")
         }
         let orderID = first.latestSuccessfulOrderId ?? data.latestOrderId ?? facts.token
@@ -98,19 +93,15 @@ public enum PlayStoreInterpretation {
             customerID: nil, productID: productID, productType: PlayProductType.subscription.rawValue,
             entitlementIDs: entitlements, environment: environment, purchasedAt: startedAt ?? facts.fetchedAt,
             originalPurchaseAt: startedAt, expiresAt: expiresAt, revokedAt: nil, revocationReason: "",
-            ownership: .purchased, willRenew: first.autoRenewingPlan?.autoRenewEnabled ?? false,
-            inGracePeriod: state == .inGracePeriod, inBillingRetry: state == .inGracePeriod || state == .onHold,
-            gracePeriodExpiresAt: state == .inGracePeriod ? expiresAt : nil,
+            ownership: .purchased, willRenew: first.autoRenewingPlan?.autoRenewEnabled ?? false, renewal: renewal,
             appAccountToken: data.externalAccountIdentifiers?.obfuscatedExternalAccountId ?? "",
             offerType: first.offerDetails?.offerId ?? "", signedAt: facts.fetchedAt, updatedAt: facts.fetchedAt,
             renewalStateAsOf: facts.fetchedAt,
-            pausedUntil: resumesAt,
             origin: facts.notification == nil ? .storeAPI : .notification, replaces: replaced(by: data, in: state),
             acknowledgement: acknowledgement(
                 acknowledged: data.acknowledgementState?.known == .acknowledged,
                 owed: data.acknowledgementState?.known == .pending && acknowledgeableStates.contains(state),
-                at: facts.fetchedAt),
-            isSuspended: suspended)
+                at: facts.fetchedAt))
         if state == .onHold || state == .expired || state == .pending || state == .pendingPurchaseCanceled {
             record.willRenew = state == .onHold && record.willRenew
         }
@@ -121,6 +112,22 @@ public enum PlayStoreInterpretation {
             record.willRenew = false
         }
         return record
+    }
+
+    /// What a subscription state means for access. Active and canceled (not yet expired) are paid through the
+    /// expiry; in grace, Google's expiry already reaches the grace period's end. Outside those nothing is given,
+    /// whatever the expiry says (a purchase still pending, one on hold, paused with no resume date, or revoked into
+    /// EXPIRED with its old expiry), but a pause with a resume date gives its period from then.
+    private static func renewalState(_ state: SubscriptionState, expiresAt: UnixTime?, resumesAt: UnixTime?)
+        -> RenewalState
+    {
+        switch state {
+        case .active, .canceled: .paid
+        case .inGracePeriod: expiresAt.map { .grace(until: $0) } ?? .billingRetry
+        case .paused: resumesAt.map { .paused(resumesAt: $0) } ?? .held(billingRetry: false)
+        case .onHold: .held(billingRetry: true)
+        case .pending, .pendingPurchaseCanceled, .expired, .unspecified: .held(billingRetry: false)
+        }
     }
 
     /// The purchase this one replaces: its `linkedPurchaseToken`, once it is paid for. An upgrade or downgrade still
@@ -172,8 +179,8 @@ public enum PlayStoreInterpretation {
             tenantID: tenant.id, store: .playStore, originalTransactionID: token, transactionID: data.orderId ?? token,
             customerID: nil, productID: productID, productType: type.rawValue, entitlementIDs: entitlements,
             environment: environment, purchasedAt: purchasedAt, originalPurchaseAt: purchasedAt, expiresAt: nil,
-            revokedAt: nil, revocationReason: "", ownership: .purchased, willRenew: false, inGracePeriod: false,
-            inBillingRetry: false, gracePeriodExpiresAt: nil, appAccountToken: data.obfuscatedExternalAccountId ?? "",
+            revokedAt: nil, revocationReason: "", ownership: .purchased, willRenew: false,
+            appAccountToken: data.obfuscatedExternalAccountId ?? "",
             offerType: "", signedAt: fetchedAt, updatedAt: fetchedAt, origin: origin,
             acknowledgement: acknowledgement(
                 acknowledged: data.isAcknowledged, owed: state == .purchased && !data.isAcknowledged, at: fetchedAt))
@@ -181,7 +188,7 @@ public enum PlayStoreInterpretation {
         case .purchased: break
         case .pending:
             // Paid for later (cash, a delayed method): nothing until Google says purchased.
-            record.isSuspended = true
+            record.renewal = .held(billingRetry: false)
         case .canceled:
             record.revokedAt = fetchedAt
             record.revocationReason = "CANCELED"

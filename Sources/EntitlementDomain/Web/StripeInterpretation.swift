@@ -100,39 +100,39 @@ public enum StripeInterpretation {
             try UnixTime.checked(seconds: subscription.periodStart, field: "current_period_start") ?? startedAt ?? observedAt
         // A cancellation scheduled before the period ends ends access then.
         let scheduledEnd = try UnixTime.checked(seconds: subscription.cancelAt, field: "cancel_at")
-        var expiresAt = min(periodEnd, scheduledEnd ?? periodEnd)
+        let paidEnd = min(periodEnd, scheduledEnd ?? periodEnd)
+        var expiresAt = paidEnd
         let status = subscription.status.known
-        var suspended = false
-        var grace: UnixTime?
+        var renewal = RenewalState.paid
         var willRenew = subscription.cancelAtPeriodEnd != true && scheduledEnd == nil
         switch status {
         case .active, .trialing:
             break
         case .pastDue:
-            // The renewal failed and Stripe is retrying: the new period is billed but not paid. Access lasts the
-            // tenant's grace window from the period's start (none by default).
-            let graceEnd = periodStart.adding(days: settings.pastDueGraceDays)
-            expiresAt = min(expiresAt, graceEnd)
-            if settings.pastDueGraceDays > 0 { grace = expiresAt }
+            // The renewal failed and Stripe is retrying: the new period is billed but not paid, so what was paid ends
+            // where it begins. The tenant's grace window (none by default) goes on from there.
+            expiresAt = min(paidEnd, periodStart)
+            renewal =
+                settings.pastDueGraceDays > 0
+                ? .grace(until: min(paidEnd, periodStart.adding(days: settings.pastDueGraceDays))) : .billingRetry
         case .canceled:
             willRenew = false
             let endedAt = try UnixTime.checked(seconds: subscription.endedAt, field: "ended_at") ?? observedAt
             expiresAt = min(expiresAt, endedAt)
-            suspended = true
+            renewal = .held(billingRetry: false)
         case .unpaid, .incomplete, .incompleteExpired, .paused, nil:
             // Not paid for (or a status this server does not know): nothing, whatever the period says.
             willRenew = willRenew && (status == .unpaid || status == .incomplete)
-            suspended = true
+            renewal = .held(billingRetry: status == .unpaid)
         }
         return StorePurchase(
             tenantID: tenant.id, store: .web, originalTransactionID: subscription.id,
             transactionID: subscription.latestInvoice?.id ?? subscription.id, customerID: nil, productID: productID,
             productType: subscriptionType, entitlementIDs: entitlements, environment: environment,
             purchasedAt: startedAt ?? periodStart, originalPurchaseAt: startedAt, expiresAt: expiresAt, revokedAt: nil,
-            revocationReason: "", ownership: .purchased, willRenew: willRenew, inGracePeriod: grace != nil,
-            inBillingRetry: status == .pastDue || status == .unpaid, gracePeriodExpiresAt: grace, appAccountToken: "",
+            revocationReason: "", ownership: .purchased, willRenew: willRenew, renewal: renewal, appAccountToken: "",
             offerType: status == .trialing ? "trial" : "", signedAt: observedAt, updatedAt: observedAt,
-            renewalStateAsOf: observedAt, origin: origin, isSuspended: suspended, price: charged)
+            renewalStateAsOf: observedAt, origin: origin, price: charged)
     }
 
     /// The purchase a one-time Checkout Session (`mode` `payment`) shows: a lifetime product once paid, nothing while a
@@ -161,9 +161,8 @@ public enum StripeInterpretation {
             transactionID: session.id, customerID: nil, productID: productID, productType: oneTimeType,
             entitlementIDs: entitlements, environment: environment, purchasedAt: purchasedAt,
             originalPurchaseAt: purchasedAt, expiresAt: nil, revokedAt: nil, revocationReason: "", ownership: .purchased,
-            willRenew: false, inGracePeriod: false, inBillingRetry: false, gracePeriodExpiresAt: nil, appAccountToken: "",
-            offerType: "", signedAt: observedAt, updatedAt: observedAt, origin: origin,
-            isSuspended: session.paymentStatus == "unpaid",
+            willRenew: false, renewal: session.paymentStatus == "unpaid" ? .held(billingRetry: false) : .paid,
+            appAccountToken: "", offerType: "", signedAt: observedAt, updatedAt: observedAt, origin: origin,
             price: Self.price(session.amountTotal, currency: session.currency))
     }
 
@@ -181,15 +180,12 @@ public enum StripeInterpretation {
         -> StorePurchase?
     {
         guard let periodEnd = try UnixTime.checked(seconds: invoice.periodEnd, field: "lines.data[].period.end"),
-            periodEnd > (stored.expiresAt ?? UnixTime(milliseconds: 0)) || stored.isSuspended
+            periodEnd > (stored.expiresAt ?? UnixTime(milliseconds: 0)) || stored.renewal.isHeld
         else { return nil }
         var paid = stored
         paid.transactionID = invoice.id
         paid.expiresAt = periodEnd
-        paid.isSuspended = false
-        paid.inBillingRetry = false
-        paid.inGracePeriod = false
-        paid.gracePeriodExpiresAt = nil
+        paid.renewal = .paid
         paid.revokedAt = nil
         paid.revocationReason = ""
         paid.signedAt = observedAt
@@ -201,9 +197,9 @@ public enum StripeInterpretation {
 
     /// A held subscription whose renewal failed: in billing retry from `observedAt` (its access is its status's).
     public static func paymentFailed(stored: StorePurchase, observedAt: UnixTime) -> StorePurchase? {
-        guard !stored.inBillingRetry, observedAt > stored.renewalStateAsOf else { return nil }
+        guard !stored.renewal.inBillingRetry, observedAt > stored.renewalStateAsOf else { return nil }
         var failed = stored
-        failed.inBillingRetry = true
+        failed.renewal = stored.renewal.isHeld ? .held(billingRetry: true) : .billingRetry
         failed.renewalStateAsOf = observedAt
         failed.updatedAt = observedAt
         failed.origin = .notification

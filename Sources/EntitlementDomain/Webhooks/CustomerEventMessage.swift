@@ -113,8 +113,8 @@ enum CustomerEventMessage {
             ("expires_at", time(purchase.expiresAt)),
             ("revoked_at", time(purchase.revokedAt)),
             ("will_renew", .bool(purchase.willRenew)),
-            ("in_grace_period", .bool(purchase.inGracePeriod)),
-            ("in_billing_retry", .bool(purchase.inBillingRetry)),
+            ("in_grace_period", .bool(purchase.renewal.inGracePeriod)),
+            ("in_billing_retry", .bool(purchase.renewal.inBillingRetry)),
             ("ownership", .string(purchase.ownership == .familyShared ? "family_shared" : "purchased")),
         ]
         if let price = purchase.price {

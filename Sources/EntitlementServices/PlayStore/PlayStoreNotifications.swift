@@ -224,7 +224,7 @@ public struct PlayStoreNotifications: Sendable {
             stored.productType == PlayProductType.subscription.rawValue
             ? try await purchases.subscription(token: token, tenant: tenant).purchase
             : try await purchases.product(productID: stored.productID, token: token, tenant: tenant, origin: .notification)
-        let stillGranting = current.revokedAt == nil && !current.isSuspended
+        let stillGranting = current.revokedAt == nil && !current.renewal.isHeld
             && (current.expiresAt.map { $0 > engine.now() } ?? true)
         if stillGranting {
             log.warning(

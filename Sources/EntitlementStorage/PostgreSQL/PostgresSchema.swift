@@ -258,5 +258,12 @@ enum PostgresSchema {
                 CREATE INDEX transactions_transaction_id ON transactions (tenant_id, transaction_id);
                 """
         ),
+        PostgresMigration(
+            version: 4,
+            sql: """
+                -- SQLite's version 14: when a purchase's access began, where that is before its purchase date.
+                ALTER TABLE transactions ADD COLUMN access_from bigint;
+                """
+        ),
     ]
 }

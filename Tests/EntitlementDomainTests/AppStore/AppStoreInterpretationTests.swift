@@ -143,7 +143,7 @@ import Testing
         ])
         #expect(pass.expiresAt?.milliseconds == last)
         let grace = try notified("DID_FAIL_TO_RENEW", "GRACE_PERIOD", transaction: ["expiresDate": last])
-        #expect(grace.gracePeriodExpiresAt?.milliseconds == last)
+        #expect(grace.renewal == .grace(until: UnixTime(milliseconds: last)))
     }
 
     @Test(arguments: ["signedDate", "gracePeriodExpiresDate"])
@@ -179,32 +179,32 @@ import Testing
         let grace = try notified(
             "DID_FAIL_TO_RENEW", "GRACE_PERIOD",
             renewal: ["gracePeriodExpiresDate": graceEnd, "isInBillingRetryPeriod": true])
-        #expect(grace.inGracePeriod && grace.inBillingRetry && grace.gracePeriodExpiresAt?.milliseconds == graceEnd)
+        #expect(grace.renewal == .grace(until: UnixTime(milliseconds: graceEnd)))
     }
 
     @Test func aGracePeriodWithoutApplesDateUsesTheTenantsGraceDays() throws {
         let grace = try notified("DID_FAIL_TO_RENEW", "GRACE_PERIOD")
-        #expect(grace.inGracePeriod && grace.gracePeriodExpiresAt?.milliseconds == Self.expires + 6 * Self.day)
+        #expect(grace.renewal == .grace(until: UnixTime(milliseconds: Self.expires + 6 * Self.day)))
     }
 
     @Test func aFailedRenewalWithoutGraceIsBillingRetryOnly() throws {
         let retry = try notified("DID_FAIL_TO_RENEW", renewal: ["isInBillingRetryPeriod": true])
-        #expect(retry.inBillingRetry && !retry.inGracePeriod)
+        #expect(retry.renewal == .billingRetry)
     }
 
     @Test func graceEndsWithGracePeriodExpiredOrExpired() throws {
         let graceEnd = Self.expires + 3 * Self.day
         for (type, subtype) in [("GRACE_PERIOD_EXPIRED", nil), ("EXPIRED", "BILLING_RETRY"), ("EXPIRED", "VOLUNTARY")] {
             let ended = try notified(type, subtype, renewal: ["gracePeriodExpiresDate": graceEnd])
-            #expect(!ended.inGracePeriod, "\(type)/\(subtype ?? "")")
+            #expect(ended.renewal == .paid, "\(type)/\(subtype ?? "")")
         }
     }
 
     @Test func otherTypesAreInGraceOnlyWhileApplesGraceDateIsBeyondTheExpiry() throws {
         let inGrace = try notified("DID_RENEW", renewal: ["gracePeriodExpiresDate": Self.expires + Self.day])
-        #expect(inGrace.inGracePeriod)
+        #expect(inGrace.renewal == .grace(until: UnixTime(milliseconds: Self.expires + Self.day)))
         let stale = try notified("DID_RENEW", renewal: ["gracePeriodExpiresDate": Self.expires - Self.day])
-        #expect(!stale.inGracePeriod)
+        #expect(stale.renewal == .paid)
     }
 
     @Test func informationalTypesChangeNothing() {
@@ -226,17 +226,16 @@ import Testing
 
     @Test func aStatusSaysTheBillingStateAndTheRenewalInfoTheIntentions() throws {
         let active = try status(1)
-        #expect(active.willRenew && !active.inBillingRetry && !active.inGracePeriod && active.origin == .storeAPI)
+        #expect(active.willRenew && active.renewal == .paid && active.origin == .storeAPI)
         #expect(active.renewalStateAsOf == UnixTime(milliseconds: Self.purchased + 2_000))
         let retrying = try status(3, renewal: ["isInBillingRetryPeriod": true])
-        #expect(retrying.inBillingRetry && !retrying.inGracePeriod)
+        #expect(retrying.renewal == .billingRetry)
         let grace = try status(4, renewal: ["gracePeriodExpiresDate": Self.expires + Self.day, "autoRenewStatus": 0])
-        #expect(grace.inGracePeriod && grace.inBillingRetry && !grace.willRenew)
-        #expect(grace.gracePeriodExpiresAt == UnixTime(milliseconds: Self.expires + Self.day))
+        #expect(grace.renewal == .grace(until: UnixTime(milliseconds: Self.expires + Self.day)) && !grace.willRenew)
         let downgrade = try status(1, renewal: ["autoRenewProductId": "basic"])
         #expect(downgrade.renewalProductID == "basic")
         // Without renewal info, grace without Apple's date uses the tenant's window.
         let bare = try status(4, renewal: nil)
-        #expect(bare.inGracePeriod && bare.gracePeriodExpiresAt != nil)
+        #expect(bare.renewal == .grace(until: UnixTime(milliseconds: Self.expires + 6 * Self.day)))
     }
 }

@@ -145,7 +145,7 @@ extension EngineHarness {
             environment: .production, purchasedAt: UnixTime(milliseconds: now.milliseconds - 86_400_000),
             originalPurchaseAt: nil, expiresAt: UnixTime(milliseconds: now.milliseconds + expiresIn), revokedAt: revokedAt,
             revocationReason: revokedAt == nil ? "" : "VOIDED", ownership: .purchased, willRenew: revokedAt == nil,
-            inGracePeriod: false, inBillingRetry: false, gracePeriodExpiresAt: nil, appAccountToken: appAccountToken,
+             appAccountToken: appAccountToken,
             offerType: "", signedAt: now, updatedAt: now, renewalStateAsOf: now, origin: origin, replaces: replaces,
             acknowledgement: acknowledgement)
     }

@@ -15,8 +15,8 @@ import Testing
             entitlementIDs: ["pro"], environment: .sandbox, purchasedAt: purchased,
             originalPurchaseAt: UnixTime(milliseconds: 0),
             expiresAt: UnixTime(milliseconds: purchased.milliseconds + 30 * Self.day), revokedAt: nil,
-            revocationReason: "", ownership: .purchased, willRenew: true, inGracePeriod: false, inBillingRetry: false,
-            gracePeriodExpiresAt: nil, appAccountToken: "", offerType: "",
+            revocationReason: "", ownership: .purchased, willRenew: true,
+            appAccountToken: "", offerType: "",
             signedAt: UnixTime(milliseconds: signedDay * Self.day), updatedAt: UnixTime(milliseconds: signedDay * Self.day))
     }
 
@@ -29,9 +29,7 @@ import Testing
         record.renewalStateAsOf = UnixTime(milliseconds: day * Self.day)
         record.willRenew = willRenew
         record.renewalProductID = nextProduct
-        record.inGracePeriod = graceUntilDay != nil
-        record.inBillingRetry = graceUntilDay != nil
-        record.gracePeriodExpiresAt = graceUntilDay.map { UnixTime(milliseconds: $0 * Self.day) }
+        record.renewal = graceUntilDay.map { .grace(until: UnixTime(milliseconds: $0 * Self.day)) } ?? .paid
         return record
     }
 
@@ -110,7 +108,7 @@ import Testing
         let lateGrace = withRenewal(period(2, signedDay: 70), day: 90, graceUntilDay: 96)
         let merged = PurchaseVersions.merge(stored: fromDevice, incoming: lateGrace)
         #expect(merged.signedAt == fromDevice.signedAt)
-        #expect(merged.inGracePeriod && merged.gracePeriodExpiresAt == UnixTime(milliseconds: 96 * Self.day))
+        #expect(merged.renewal == .grace(until: UnixTime(milliseconds: 96 * Self.day)))
     }
 
     @Test func olderRenewalInfoArrivingLateChangesNothing() {
@@ -125,7 +123,7 @@ import Testing
         let trouble = withRenewal(period(2, signedDay: 61), day: 80, willRenew: false, graceUntilDay: 96)
         let merged = PurchaseVersions.merge(stored: trouble, incoming: period(3, signedDay: 91))
         #expect(merged.transactionID == "1003")
-        #expect(merged.willRenew && !merged.inGracePeriod && !merged.inBillingRetry && merged.gracePeriodExpiresAt == nil)
+        #expect(merged.willRenew && merged.renewal == .paid)
     }
 
     @Test func aPendingProductClearsWhenThePurchaseBecomesIt() {
@@ -150,15 +148,14 @@ import Testing
             entitlementIDs: ["pro"], environment: .sandbox, purchasedAt: UnixTime(milliseconds: 60 * Self.day),
             originalPurchaseAt: UnixTime(milliseconds: 0), expiresAt: UnixTime(milliseconds: 90 * Self.day),
             revokedAt: milliseconds.map(UnixTime.init(milliseconds:)), revocationReason: "0", ownership: .purchased,
-            willRenew: false, inGracePeriod: false, inBillingRetry: false, gracePeriodExpiresAt: nil,
-            appAccountToken: "", offerType: "", signedAt: now, updatedAt: now)
+            willRenew: false, appAccountToken: "", offerType: "", signedAt: now, updatedAt: now)
     }
 
     @Test func aFutureDatedRevocationTakesEffectNow() {
         let ahead = refunded(at: now.milliseconds + 5_000)
-        #expect(PurchaseVersions.revocationTakingEffect(ahead, stored: nil, at: now).revokedAt == now)
+        #expect(PurchaseVersions.takingEffect(ahead, stored: nil, at: now).revokedAt == now)
         let active = StatusCalculator.status(
-            of: EntitlementCandidate.candidates(of: PurchaseVersions.revocationTakingEffect(ahead, stored: nil, at: now)),
+            of: EntitlementCandidate.candidates(of: PurchaseVersions.takingEffect(ahead, stored: nil, at: now)),
             at: now)
         #expect(!active.isActive)
     }
@@ -166,19 +163,19 @@ import Testing
     @Test func aRevocationInThePastOrNowIsKeptAsDated() {
         for milliseconds in [now.milliseconds - 5_000, now.milliseconds] {
             let record = refunded(at: milliseconds)
-            #expect(PurchaseVersions.revocationTakingEffect(record, stored: nil, at: now) == record)
+            #expect(PurchaseVersions.takingEffect(record, stored: nil, at: now) == record)
         }
         let unrevoked = refunded(at: nil)
-        #expect(PurchaseVersions.revocationTakingEffect(unrevoked, stored: nil, at: now) == unrevoked)
+        #expect(PurchaseVersions.takingEffect(unrevoked, stored: nil, at: now) == unrevoked)
     }
 
     @Test func theSameRefundPresentedAgainKeepsTheDateFirstApplied() {
         let applied = refunded(at: now.milliseconds - 1_000)
         let again = refunded(at: now.milliseconds + 5_000)
-        #expect(PurchaseVersions.revocationTakingEffect(again, stored: applied, at: now).revokedAt == applied.revokedAt)
+        #expect(PurchaseVersions.takingEffect(again, stored: applied, at: now).revokedAt == applied.revokedAt)
         // Another transaction of the same purchase is not the refund stored: it takes effect now.
         let otherPeriod = refunded(at: now.milliseconds + 5_000, transactionID: "1003")
-        #expect(PurchaseVersions.revocationTakingEffect(otherPeriod, stored: applied, at: now).revokedAt == now)
+        #expect(PurchaseVersions.takingEffect(otherPeriod, stored: applied, at: now).revokedAt == now)
     }
 }
 
@@ -194,7 +191,7 @@ import Testing
             productID: "premium", productType: "subscription", entitlementIDs: ["pro"], environment: .production,
             purchasedAt: UnixTime(milliseconds: 0), originalPurchaseAt: UnixTime(milliseconds: 0),
             expiresAt: UnixTime(milliseconds: 30 * Self.day), revokedAt: nil, revocationReason: "", ownership: .purchased,
-            willRenew: true, inGracePeriod: false, inBillingRetry: false, gracePeriodExpiresAt: nil, appAccountToken: "",
+            willRenew: true,  appAccountToken: "",
             offerType: "", signedAt: fetched, updatedAt: fetched, renewalStateAsOf: fetched, origin: .storeAPI)
     }
 
@@ -239,5 +236,63 @@ import Testing
                 == PurchaseAcknowledgement(state: .acknowledged, attempts: 3))
         // Bookkeeping, not purchase data.
         #expect(PurchaseVersions.sameData(owed, fetched(day: 2)))
+    }
+}
+
+/// A renewal dated ahead of the server's clock: charged before its period begins, or by a clock a few seconds ahead.
+@Suite struct PurchaseDatedAheadTests {
+    static let day: Int64 = 86_400_000
+
+    private func period(_ n: Int64) -> StorePurchase {
+        let purchased = UnixTime(milliseconds: 30 * n * Self.day)
+        return StorePurchase(
+            tenantID: "t", store: .appStore, originalTransactionID: "1000", transactionID: "100\(n)", customerID: 7,
+            productID: "monthly", productType: "Auto-Renewable Subscription", entitlementIDs: ["pro"],
+            environment: .sandbox, purchasedAt: purchased, originalPurchaseAt: UnixTime(milliseconds: 0),
+            expiresAt: UnixTime(milliseconds: purchased.milliseconds + 30 * Self.day), revokedAt: nil,
+            revocationReason: "", ownership: .purchased, willRenew: true, appAccountToken: "", offerType: "",
+            signedAt: purchased, updatedAt: purchased)
+    }
+
+    private func grants(_ purchase: StorePurchase, atMilliseconds time: Int64) -> Bool {
+        PurchaseAccess(purchase).grants(at: UnixTime(milliseconds: time))
+    }
+
+    @Test func aRenewalAppliedBeforeItsPeriodBeginsTakesNothingAway() {
+        // Period 2 ends on day 90; Apple charged period 3 a day early and the notification arrives on day 89.
+        let merged = PurchaseVersions.merge(stored: period(2), incoming: period(3))
+        #expect(merged.transactionID == "1003")
+        #expect(merged.accessFrom == period(2).purchasedAt)
+        #expect(grants(merged, atMilliseconds: 89 * Self.day) && grants(merged, atMilliseconds: 119 * Self.day))
+        #expect(!grants(merged, atMilliseconds: 120 * Self.day))
+    }
+
+    @Test func aRenewalAfterALapseStartsAtItsOwnDate() {
+        var lapsed = period(1)
+        lapsed.expiresAt = UnixTime(milliseconds: 40 * Self.day)
+        let merged = PurchaseVersions.merge(stored: lapsed, incoming: period(3))
+        #expect(merged.accessFrom == nil && !grants(merged, atMilliseconds: 89 * Self.day))
+        // Nor does a revoked, held or upgraded-away period carry over.
+        var revoked = period(2)
+        revoked.revokedAt = UnixTime(milliseconds: 80 * Self.day)
+        #expect(PurchaseVersions.merge(stored: revoked, incoming: period(3)).accessFrom == nil)
+        var held = period(2)
+        held.renewal = .held(billingRetry: true)
+        #expect(PurchaseVersions.merge(stored: held, incoming: period(3)).accessFrom == nil)
+    }
+
+    @Test func aPurchaseDatedAFewSecondsAheadStartsWhenApplied() {
+        let now = UnixTime(milliseconds: 90 * Self.day - 5_000)
+        let effective = PurchaseVersions.takingEffect(period(3), stored: nil, at: now)
+        #expect(effective.accessFrom == now && effective.purchasedAt == period(3).purchasedAt)
+        #expect(grants(effective, atMilliseconds: now.milliseconds))
+        // At the allowance it still counts; past it, the purchase starts at its date.
+        let allowance = PurchaseAccess.clockSkewAllowanceMilliseconds
+        let atLimit = UnixTime(milliseconds: 90 * Self.day - allowance)
+        #expect(PurchaseVersions.takingEffect(period(3), stored: nil, at: atLimit).accessFrom == atLimit)
+        let beyond = UnixTime(milliseconds: 90 * Self.day - allowance - 1)
+        #expect(PurchaseVersions.takingEffect(period(3), stored: nil, at: beyond).accessFrom == nil)
+        // A purchase already begun is left as it is.
+        #expect(PurchaseVersions.takingEffect(period(3), stored: nil, at: UnixTime(milliseconds: 91 * Self.day)) == period(3))
     }
 }

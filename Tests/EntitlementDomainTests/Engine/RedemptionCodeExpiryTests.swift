@@ -14,8 +14,8 @@ import Testing
             customerID: nil, productID: "pro_monthly_web", productType: "subscription", entitlementIDs: ["pro"],
             environment: .sandbox, purchasedAt: now, originalPurchaseAt: now,
             expiresAt: UnixTime(milliseconds: now.milliseconds + 30 * Self.day), revokedAt: nil, revocationReason: "",
-            ownership: .purchased, willRenew: true, inGracePeriod: false, inBillingRetry: false,
-            gracePeriodExpiresAt: nil, appAccountToken: "", offerType: "", signedAt: now, updatedAt: now)
+            ownership: .purchased, willRenew: true,
+            appAccountToken: "", offerType: "", signedAt: now, updatedAt: now)
         let outcome = try await harness.engine.applyStoreNotification(
             tenantID: harness.tenantID, notificationID: "stripe:evt_\(id)", transaction: record,
             reason: "customer.subscription.created", cause: .stripeWebhook)

@@ -14,8 +14,8 @@ import Testing
             transactionID: original, customerID: nil, productID: "com.example.pro", productType: "Auto-Renewable Subscription",
             entitlementIDs: entitlements, environment: .sandbox, purchasedAt: UnixTime(milliseconds: now),
             originalPurchaseAt: nil, expiresAt: UnixTime(milliseconds: now + expiresIn), revokedAt: nil,
-            revocationReason: "", ownership: .purchased, willRenew: true, inGracePeriod: false, inBillingRetry: false,
-            gracePeriodExpiresAt: nil, appAccountToken: "", offerType: "", signedAt: UnixTime(milliseconds: signed),
+            revocationReason: "", ownership: .purchased, willRenew: true,
+            appAccountToken: "", offerType: "", signedAt: UnixTime(milliseconds: signed),
             updatedAt: UnixTime(milliseconds: signed))
     }
 
@@ -113,8 +113,8 @@ import Testing
             productType: "Auto-Renewable Subscription", entitlementIDs: ["pro"], environment: .sandbox,
             purchasedAt: UnixTime(milliseconds: now), originalPurchaseAt: nil,
             expiresAt: UnixTime(milliseconds: now + 60_000), revokedAt: nil, revocationReason: "",
-            ownership: .purchased, willRenew: true, inGracePeriod: false, inBillingRetry: false,
-            gracePeriodExpiresAt: nil, appAccountToken: token, offerType: "", signedAt: UnixTime(milliseconds: signed),
+            ownership: .purchased, willRenew: true,
+            appAccountToken: token, offerType: "", signedAt: UnixTime(milliseconds: signed),
             updatedAt: UnixTime(milliseconds: signed))
     }
 

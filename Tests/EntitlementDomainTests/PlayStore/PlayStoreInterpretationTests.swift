@@ -110,9 +110,9 @@ import Testing
         #expect(purchase.productID == "premium" && purchase.productType == "subscription")
         #expect(purchase.purchasedAt.milliseconds == Self.started && purchase.originalPurchaseAt?.milliseconds == Self.started)
         #expect(purchase.expiresAt?.milliseconds == Self.expires)
-        #expect(purchase.willRenew && !purchase.inGracePeriod && !purchase.inBillingRetry && purchase.gracePeriodExpiresAt == nil)
+        #expect(purchase.willRenew && purchase.renewal == .paid)
         #expect(purchase.signedAt.milliseconds == Self.fetched && purchase.renewalStateAsOf.milliseconds == Self.fetched)
-        #expect(purchase.revokedAt == nil && purchase.pausedUntil == nil && purchase.replaces.isEmpty)
+        #expect(purchase.revokedAt == nil && purchase.replaces.isEmpty)
         #expect(active(purchase) == ["pro"])
         #expect(active(purchase, at: Self.expires - 1) == ["pro"])
         #expect(active(purchase, at: Self.expires).isEmpty)
@@ -120,8 +120,7 @@ import Testing
 
     @Test func inGracePeriodGrantsUntilTheExpiryAndSaysBillingIsBeingRetried() throws {
         let purchase = try purchase(Self.subscription(["subscriptionState": "SUBSCRIPTION_STATE_IN_GRACE_PERIOD"]))
-        #expect(purchase.inGracePeriod && purchase.inBillingRetry)
-        #expect(purchase.gracePeriodExpiresAt?.milliseconds == Self.expires)
+        #expect(purchase.renewal == .grace(until: UnixTime(milliseconds: Self.expires)))
         #expect(purchase.expiresAt?.milliseconds == Self.expires && purchase.willRenew)
         #expect(active(purchase) == ["pro"])
         #expect(active(purchase, at: Self.expires).isEmpty)
@@ -147,13 +146,12 @@ import Testing
     ])
     func statesThatGiveNoAccessGrantNothingNowEvenWithAFutureExpiry(state: String) throws {
         let purchase = try purchase(Self.subscription(["subscriptionState": state]))
-        #expect(purchase.isSuspended, "Google says it gives nothing now")
+        #expect(purchase.renewal.isHeld, "Google says it gives nothing now")
         #expect(purchase.expiresAt?.milliseconds == Self.expires, "the dates stay Google's")
         #expect(active(purchase).isEmpty)
-        #expect(!purchase.inGracePeriod)
         // Only a subscription on hold may still renew (billing is retried); the others will not.
         #expect(purchase.willRenew == (state == "SUBSCRIPTION_STATE_ON_HOLD"))
-        #expect(purchase.inBillingRetry == (state == "SUBSCRIPTION_STATE_ON_HOLD"))
+        #expect(purchase.renewal == .held(billingRetry: state == "SUBSCRIPTION_STATE_ON_HOLD"))
     }
 
     @Test func aPendingSubscriptionWithoutAnExpiryYetGrantsNothing() throws {
@@ -162,7 +160,7 @@ import Testing
                 Self.subscription(
                     ["subscriptionState": state, "acknowledgementState": "ACKNOWLEDGEMENT_STATE_PENDING"],
                     item: ["expiryTime": NSNull()]))
-            #expect(purchase.isSuspended && purchase.expiresAt == nil)
+            #expect(purchase.renewal.isHeld && purchase.expiresAt == nil)
             #expect(active(purchase).isEmpty && !purchase.willRenew)
             #expect(purchase.acknowledgement == .notRequired, "nothing is paid yet")
         }
@@ -174,7 +172,7 @@ import Testing
             Self.subscription([
                 "subscriptionState": "SUBSCRIPTION_STATE_PAUSED", "pausedStateContext": ["autoResumeTime": Self.time(resumes)],
             ]))
-        #expect(purchase.pausedUntil?.milliseconds == resumes)
+        #expect(purchase.renewal == .paused(resumesAt: UnixTime(milliseconds: resumes)))
         #expect(purchase.expiresAt?.milliseconds == Self.expires)
         #expect(active(purchase).isEmpty)
         #expect(active(purchase, at: resumes - 1).isEmpty)
@@ -183,7 +181,7 @@ import Testing
 
     @Test func aPausedSubscriptionWithNoResumeTimeGrantsNothing() throws {
         let purchase = try purchase(Self.subscription(["subscriptionState": "SUBSCRIPTION_STATE_PAUSED"]))
-        #expect(purchase.pausedUntil == nil && purchase.isSuspended)
+        #expect(purchase.renewal == .held(billingRetry: false))
         #expect(purchase.expiresAt?.milliseconds == Self.expires)
         #expect(active(purchase).isEmpty)
     }
@@ -386,7 +384,7 @@ import Testing
         #expect(active.acknowledgement.state == .pending && active.environment == .production && active.willRenew)
         let upgrade = try purchase(fixture("subscription-v2-upgrade.json"))
         #expect(upgrade.environment == .sandbox && upgrade.replaces == "old-token.AO-J1OxBasic")
-        #expect(upgrade.inGracePeriod && upgrade.entitlementIDs == ["pro", "storage"])
+        #expect(upgrade.renewal.inGracePeriod && upgrade.entitlementIDs == ["pro", "storage"])
         #expect(upgrade.expiresAt?.milliseconds == 1_785_535_200_500)
         let canceled = try purchase(fixture("subscription-v2-canceled.json"))
         #expect(!canceled.willRenew && canceled.transactionID == "GPA.5555-6666-7777-88888..4")
@@ -414,7 +412,7 @@ import Testing
 
     @Test func aPendingOneTimePurchaseGrantsNothingAndOwesNoAcknowledgement() throws {
         let purchase = try product(Self.product(["purchaseState": 2, "acknowledgementState": 0]))
-        #expect(purchase.isSuspended && purchase.expiresAt == nil)
+        #expect(purchase.renewal.isHeld && purchase.expiresAt == nil)
         #expect(active(purchase).isEmpty)
         #expect(purchase.acknowledgement == .notRequired)
     }

@@ -75,8 +75,10 @@ import Testing
 
     @Test func pastDueGrantsTheGraceWindowFromThePeriodStartInBillingRetry() throws {
         let record = try purchase(["status": "past_due"])
-        #expect(record.inBillingRetry && record.inGracePeriod)
         let graceEnd = Self.periodStart + 3 * 86_400
+        // Paid until the unpaid period began; the grace window goes on from there.
+        #expect(record.expiresAt == UnixTime(milliseconds: Self.periodStart * 1000))
+        #expect(record.renewal == .grace(until: UnixTime(milliseconds: graceEnd * 1000)))
         #expect(grants(record, at: graceEnd - 1) && !grants(record, at: graceEnd))
     }
 
@@ -87,14 +89,14 @@ import Testing
             fromSubscription: try subscription(["status": "past_due"]),
             observedAt: UnixTime(milliseconds: (Self.periodStart + 60) * 1000), origin: .notification, tenant: tenant,
             settings: settings)
-        #expect(!grants(record, at: Self.periodStart + 60) && record.inBillingRetry && !record.inGracePeriod)
+        #expect(!grants(record, at: Self.periodStart + 60) && record.renewal == .billingRetry)
     }
 
     @Test(arguments: ["canceled", "unpaid", "incomplete", "incomplete_expired", "paused", "some_future_status"])
     func statusesThatGrantNothing(status: String) throws {
         let record = try purchase(["status": status])
         #expect(!grants(record, at: Self.periodStart + 120), "\(status)")
-        #expect(record.isSuspended)
+        #expect(record.renewal == .held(billingRetry: status == "unpaid"))
     }
 
     @Test func anUnmappedPriceOrAnotherModeIsRefused() throws {
@@ -158,7 +160,7 @@ import Testing
         let newer = try purchase(["status": "canceled", "ended_at": Self.periodStart + 200], at: Self.periodStart + 200)
         let older = try purchase(at: Self.periodStart + 100)
         let merged = PurchaseVersions.merge(stored: newer, incoming: older)
-        #expect(merged.isSuspended && !merged.willRenew)
+        #expect(merged.renewal.isHeld && !merged.willRenew)
     }
 
     @Test func aRevocationStaysForTheSameInvoiceAndAPaidNewInvoiceLiftsIt() throws {

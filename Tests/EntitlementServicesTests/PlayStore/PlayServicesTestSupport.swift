@@ -134,8 +134,8 @@ final class PlayServices: Sendable {
             entitlementIDs: subscription ? ["pro"] : ["lifetime"], environment: .production,
             purchasedAt: UnixTime(milliseconds: now.milliseconds - 86_400_000), originalPurchaseAt: nil,
             expiresAt: subscription ? UnixTime(milliseconds: now.milliseconds + 30 * 86_400_000) : nil, revokedAt: nil,
-            revocationReason: "", ownership: .purchased, willRenew: subscription, inGracePeriod: false, inBillingRetry: false,
-            gracePeriodExpiresAt: nil, appAccountToken: "", offerType: "", signedAt: now, updatedAt: now, origin: .device,
+            revocationReason: "", ownership: .purchased, willRenew: subscription,
+            appAccountToken: "", offerType: "", signedAt: now, updatedAt: now, origin: .device,
             acknowledgement: owed ? .pending(at: now) : .notRequired)
         _ = try await engine.applyStorePurchases(
             tenantID: Self.tenantID, appUserID: appUserID, transactions: [record], cause: .purchase, policy: .transfer)

@@ -28,9 +28,8 @@ public struct StorePurchase: Hashable, Sendable {
     public var ownership: PurchaseOwnership
     /// Auto-renew is on, as the store last said (a revoked purchase renews nothing, whatever this says).
     public var willRenew: Bool
-    public var inGracePeriod: Bool
-    public var inBillingRetry: Bool
-    public var gracePeriodExpiresAt: UnixTime?
+    /// Where billing stands, as of ``renewalStateAsOf``: what it means for access is ``PurchaseAccess``'s answer.
+    public var renewal: RenewalState
     /// The purchase's `appAccountToken` (a UUID string), empty when none.
     public var appAccountToken: String
     /// Raw offer type, empty when none.
@@ -40,15 +39,13 @@ public struct StorePurchase: Hashable, Sendable {
     public var renewalProductID: String
     /// The user upgraded from this transaction to a higher product: it grants nothing (Apple's `isUpgraded`).
     public var isUpgraded: Bool
-    /// When the renewal state (`willRenew`, `renewalProductID`, grace period, billing retry) was true: the store's
-    /// renewal info's signature date, or, for a transaction seen without one, its purchase date.
+    /// When the renewal state (`willRenew`, `renewalProductID`, ``renewal``) was true: the store's renewal info's
+    /// signature date, or, for a transaction seen without one, its purchase date.
     public var renewalStateAsOf: UnixTime
-    /// A paused subscription (Google Play) grants nothing until it resumes at this time, then its period as the
-    /// store gives it; nil when not paused.
-    public var pausedUntil: UnixTime?
-    /// The store says the purchase gives nothing now, whatever its dates (Google Play: payment pending, on hold,
-    /// ended before its expiry, paused with no resume date); newer data from the store lifts it.
-    public var isSuspended: Bool
+    /// When access began, where that is before `purchasedAt`: a renewal that continues a period that granted up to
+    /// its start, or a purchase the store dated a little ahead of the server's clock, counted from when it was
+    /// applied (``PurchaseVersions``). nil: from `purchasedAt`.
+    public var accessFrom: UnixTime?
     /// The store ID of the purchase that replaced this one (Google Play's `linkedPurchaseToken` on an upgrade,
     /// downgrade or resubscription): a superseded purchase grants nothing. Empty when not superseded.
     public var supersededBy: String
@@ -71,12 +68,11 @@ public struct StorePurchase: Hashable, Sendable {
         tenantID: String, store: Store, originalTransactionID: String, transactionID: String, customerID: Int64?,
         productID: String, productType: String, entitlementIDs: [String], environment: PurchaseEnvironment,
         purchasedAt: UnixTime, originalPurchaseAt: UnixTime?, expiresAt: UnixTime?, revokedAt: UnixTime?,
-        revocationReason: String, ownership: PurchaseOwnership, willRenew: Bool, inGracePeriod: Bool,
-        inBillingRetry: Bool, gracePeriodExpiresAt: UnixTime?, appAccountToken: String, offerType: String,
-        signedAt: UnixTime, updatedAt: UnixTime, renewalProductID: String = "", isUpgraded: Bool = false,
-        renewalStateAsOf: UnixTime? = nil, pausedUntil: UnixTime? = nil, supersededBy: String = "",
-        origin: PurchaseOrigin = .device, replaces: String = "", acknowledgement: PurchaseAcknowledgement = .notRequired,
-        isSuspended: Bool = false, price: PurchasePrice? = nil
+        revocationReason: String, ownership: PurchaseOwnership, willRenew: Bool, renewal: RenewalState = .paid,
+        appAccountToken: String, offerType: String, signedAt: UnixTime, updatedAt: UnixTime,
+        renewalProductID: String = "", isUpgraded: Bool = false, renewalStateAsOf: UnixTime? = nil,
+        accessFrom: UnixTime? = nil, supersededBy: String = "", origin: PurchaseOrigin = .device, replaces: String = "",
+        acknowledgement: PurchaseAcknowledgement = .notRequired, price: PurchasePrice? = nil
     ) {
         self.price = price
         self.tenantID = tenantID
@@ -95,20 +91,17 @@ public struct StorePurchase: Hashable, Sendable {
         self.revocationReason = revocationReason
         self.ownership = ownership
         self.willRenew = willRenew
-        self.inGracePeriod = inGracePeriod
-        self.inBillingRetry = inBillingRetry
-        self.gracePeriodExpiresAt = gracePeriodExpiresAt
+        self.renewal = renewal
         self.appAccountToken = appAccountToken
         self.offerType = offerType
         self.renewalProductID = renewalProductID
         self.isUpgraded = isUpgraded
         self.renewalStateAsOf = renewalStateAsOf ?? purchasedAt
-        self.pausedUntil = pausedUntil
+        self.accessFrom = accessFrom
         self.supersededBy = supersededBy
         self.origin = origin
         self.replaces = replaces
         self.acknowledgement = acknowledgement
-        self.isSuspended = isSuspended
         self.signedAt = signedAt
         self.updatedAt = updatedAt
     }

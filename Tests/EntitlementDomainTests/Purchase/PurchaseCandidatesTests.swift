@@ -2,25 +2,25 @@ import EntitlementDomain
 import EntitlementStorage
 import Testing
 
-@Suite struct TransactionCandidatesTests {
+@Suite struct PurchaseCandidatesTests {
     private func ms(_ value: Int64) -> UnixTime { UnixTime(milliseconds: value) }
 
     private func transaction(
-        entitlements: [String] = ["pro"], expiresAt: Int64? = 2_000, revokedAt: Int64? = nil, inGrace: Bool = false,
-        graceEnd: Int64? = nil, willRenew: Bool = true
+        entitlements: [String] = ["pro"], expiresAt: Int64? = 2_000, revokedAt: Int64? = nil,
+        renewal: RenewalState = .paid, willRenew: Bool = true
     ) -> StorePurchase {
         StorePurchase(
             tenantID: "t", store: .appStore, originalTransactionID: "1000", transactionID: "1001", customerID: 1,
             productID: "com.example.pro", productType: "Auto-Renewable Subscription", entitlementIDs: entitlements,
             environment: .sandbox, purchasedAt: ms(1_000), originalPurchaseAt: ms(1_000),
             expiresAt: expiresAt.map(ms), revokedAt: revokedAt.map(ms), revocationReason: "", ownership: .purchased,
-            willRenew: willRenew, inGracePeriod: inGrace, inBillingRetry: inGrace, gracePeriodExpiresAt: graceEnd.map(ms),
+            willRenew: willRenew, renewal: renewal,
             appAccountToken: "", offerType: "", signedAt: ms(1_000), updatedAt: ms(1_000))
     }
 
     @Test func aPausedSubscriptionGivesNothingUntilItResumes() {
         var paused = transaction(expiresAt: 5_000)
-        paused.pausedUntil = ms(3_000)
+        paused.renewal = .paused(resumesAt: ms(3_000))
         let candidates = EntitlementCandidate.candidates(of: paused)
         #expect(candidates.map(\.startsAt) == [ms(3_000)])
         let status = { (time: Int64) in StatusCalculator.status(of: candidates, at: self.ms(time)) }
@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func gracePeriodExtendsAccessToItsEnd() {
-        let candidates = EntitlementCandidate.candidates(of: transaction(inGrace: true, graceEnd: 5_000))
+        let candidates = EntitlementCandidate.candidates(of: transaction(renewal: .grace(until: ms(5_000))))
         let status = StatusCalculator.status(of: candidates, at: ms(4_999))
         #expect(status.activeIDs == ["pro"])
         #expect(status.entitlements.first?.inGracePeriod == true)
