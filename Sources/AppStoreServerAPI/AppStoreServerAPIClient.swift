@@ -1,3 +1,4 @@
+import CivilCalendar
 public import Foundation
 import HTTP2Transport
 public import OutboundHTTP
@@ -163,7 +164,7 @@ public struct AppStoreServerAPIClient: Sendable {
     }
 
     static let maxRateLimitWaits = 2
-    static let maxRateLimitWait: Int64 = 60_000
+    static let maxRateLimitWait = Milliseconds.perMinute
 
     /// Apple's `Retry-After` on a 429 is the UNIX time in milliseconds when requests may resume (not HTTP's
     /// delta-seconds, which the outbound client reads): the wait until then, when it is at most a minute.

@@ -1,3 +1,4 @@
+import CivilCalendar
 import EntitlementClient
 import HTTP2Transport
 
@@ -9,7 +10,7 @@ enum GrantRates {
         try await RPCRates.run(address: address, publicKey: secretKey, count: count, concurrency: concurrency) {
             client, index in
             _ = try await client.grantEntitlement(
-                appUserID: "bench-hook-\(index % customers)", entitlementID: "pro", duration: .seconds(30 * 86_400))
+                appUserID: "bench-hook-\(index % customers)", entitlementID: "pro", duration: .seconds(30 * Seconds.perDay))
         }
     }
 }

@@ -1,3 +1,4 @@
+import CivilCalendar
 import Crypto
 import EntitlementClient
 import EntitlementsProto
@@ -41,7 +42,7 @@ enum PlayBench {
         let requests: [HTTPClientRequest] = try (0..<count).map { index in
             let claims = try JSONSerialization.data(withJSONObject: [
                 "iss": "https://accounts.google.com", "aud": audience, "email": email, "email_verified": true,
-                "iat": now, "exp": now + 3600, "sub": "100000000000000000000",
+                "iat": now, "exp": now + Seconds.perHour, "sub": "100000000000000000000",
             ])
             let pushToken = try JWSSigning.sign(headerJSON: header, payload: Array(claims), key: key)
             let notification = try JSONSerialization.data(withJSONObject: [

@@ -1,3 +1,4 @@
+import CivilCalendar
 import EntitlementClient
 import EntitlementsProto
 import HTTP2Transport
@@ -76,7 +77,7 @@ enum PushLatency {
             var grant = GrantEntitlementRequest()
             grant.appUserID = "bench-user-\(target)"
             grant.entitlementID = "pro"
-            grant.duration = ProtoDuration(.seconds(3600 + sample))
+            grant.duration = ProtoDuration(.seconds(Seconds.perHour + Int64(sample)))
             let admin = admins[(server(ofStream: target) + 1) % admins.count]
             _ = try await admin.unary(grantMethod, grant, as: Grant.self)
             let returned = ContinuousClock.now

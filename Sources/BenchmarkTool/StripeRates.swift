@@ -1,3 +1,4 @@
+import CivilCalendar
 import Foundation
 import HTTP2Transport
 import Stripe
@@ -16,7 +17,7 @@ enum StripeBench {
         let requests: [HTTPClientRequest] = try (0..<count).map { index in
             let item: [String: Any] = [
                 "id": "si_bench_\(index)", "object": "subscription_item", "price": ["id": price, "object": "price"],
-                "current_period_start": now, "current_period_end": now + 30 * 86_400,
+                "current_period_start": now, "current_period_end": now + 30 * Seconds.perDay,
             ]
             let subscription: [String: Any] = [
                 "id": "sub_bench_\(index)", "object": "subscription", "status": "active", "customer": "cus_bench_\(index)",

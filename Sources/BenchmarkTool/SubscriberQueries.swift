@@ -1,3 +1,4 @@
+import CivilCalendar
 import EntitlementDomain
 import EntitlementStorage
 import Foundation
@@ -85,11 +86,10 @@ enum SubscriberQueriesBench {
 
     /// Customer `n` was created 30 days ago plus `n` milliseconds, and has not changed since.
     static func createdAt(_ n: Int, now: UnixTime) -> UnixTime {
-        UnixTime(milliseconds: now.milliseconds - 30 * 86_400_000 + Int64(n))
+        UnixTime(milliseconds: now.milliseconds - 30 * Milliseconds.perDay + Int64(n))
     }
 
     static func seed(_ store: SQLiteRepository, tenantID: String, customers: Int, now: UnixTime) throws {
-        let day: Int64 = 86_400_000
         let stores: [EntitlementSource] = [.appStore, .playStore, .web]
         for start in stride(from: 0, to: customers, by: batch) {
             try store.write { transaction in
@@ -103,13 +103,13 @@ enum SubscriberQueriesBench {
                         held.append(
                             ActiveEntitlementValue(
                                 id: "pro", source: source, productID: "pro.monthly.\(source)",
-                                expiresAt: UnixTime(milliseconds: now.milliseconds + 30 * day), willRenew: true,
+                                expiresAt: UnixTime(milliseconds: now.milliseconds + 30 * Milliseconds.perDay), willRenew: true,
                                 inGracePeriod: n % 100 == 0, inBillingRetry: false, referenceID: "tx-\(n)"))
                     } else if n % 7 == 0 && n % 5 != 0 {
                         held.append(
                             ActiveEntitlementValue(
                                 id: "pro", source: .appStore, productID: "pro.monthly.appStore",
-                                expiresAt: UnixTime(milliseconds: now.milliseconds - day), willRenew: false,
+                                expiresAt: UnixTime(milliseconds: now.milliseconds - Milliseconds.perDay), willRenew: false,
                                 inGracePeriod: false, inBillingRetry: false, referenceID: "tx-\(n)"))
                     }
                     if n % 5 == 0 {

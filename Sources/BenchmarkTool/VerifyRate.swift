@@ -1,4 +1,5 @@
 import AppStore
+import CivilCalendar
 import Foundation
 
 /// Verified transactions per second on one thread: one token, verified again and again by one `SignedDataVerifier`.
@@ -7,12 +8,12 @@ import Foundation
 enum VerifyRate {
     static func measure(seconds: Double) throws {
         let now = Int64(Date().timeIntervalSince1970)
-        let ca = try LocalSigningCA.create(validFrom: now - 86_400, validUntil: now + 365 * 86_400)
+        let ca = try LocalSigningCA.create(validFrom: now - Seconds.perDay, validUntil: now + 365 * Seconds.perDay)
         let token = try ca.sign(
             LocalPayloads.transaction(
                 bundleID: AppStoreBench.bundleID, productID: AppStoreBench.productID,
                 originalTransactionID: AppStoreBench.originalTransactionID(0),
-                expiresDate: LocalPayloads.nowMilliseconds() + 30 * 86_400_000))
+                expiresDate: LocalPayloads.nowMilliseconds() + 30 * Milliseconds.perDay))
         let verifier = try SignedDataVerifier(
             trustedRoots: [ca.root], bundleID: AppStoreBench.bundleID, appAppleID: nil, environment: .sandbox)
         _ = try verifier.verifyTransaction(token)  // fills the chain cache

@@ -29,8 +29,8 @@ public enum CivilCalendar {
     /// Seconds since 1970 split into whole days (rounded down, also before 1970) and the second of that day.
     @inlinable
     public static func split(seconds: Int64) -> (days: Int64, secondOfDay: Int64) {
-        let (days, secondOfDay) = seconds.quotientAndRemainder(dividingBy: 86_400)
-        return secondOfDay < 0 ? (days - 1, secondOfDay + 86_400) : (days, secondOfDay)
+        let (days, secondOfDay) = seconds.quotientAndRemainder(dividingBy: Seconds.perDay)
+        return secondOfDay < 0 ? (days - 1, secondOfDay + Seconds.perDay) : (days, secondOfDay)
     }
 
     /// The most bytes ``writeISO8601(seconds:fraction:digits:to:)`` writes (any `Int64` seconds, nine fraction digits).
@@ -61,8 +61,8 @@ public enum CivilCalendar {
         count += writeDigits(year.magnitude, width: 4, to: output + count)
         writeTwoDigits(UInt64(month), after: "-", to: output + count)
         writeTwoDigits(UInt64(day), after: "-", to: output + count + 3)
-        writeTwoDigits(UInt64(secondOfDay / 3600), after: "T", to: output + count + 6)
-        writeTwoDigits(UInt64(secondOfDay / 60 % 60), after: ":", to: output + count + 9)
+        writeTwoDigits(UInt64(secondOfDay / Seconds.perHour), after: "T", to: output + count + 6)
+        writeTwoDigits(UInt64(secondOfDay / Seconds.perMinute % 60), after: ":", to: output + count + 9)
         writeTwoDigits(UInt64(secondOfDay % 60), after: ":", to: output + count + 12)
         count += 15
         if digits > 0 {

@@ -39,14 +39,15 @@ extension CivilCalendar {
             guard let hours = number((index + 1)..<(index + 3)), byte(index + 3, is: ":"),
                 let minutes = number((index + 4)..<(index + 6)), hours < 24, minutes < 60
             else { return nil }
-            offsetSeconds = (hours * 3600 + minutes * 60) * (bytes[index] == UInt8(ascii: "-") ? -1 : 1)
+            offsetSeconds = (hours * Seconds.perHour + minutes * Seconds.perMinute) * (bytes[index] == UInt8(ascii: "-") ? -1 : 1)
             index += 6
         } else {
             return nil
         }
         guard index == bytes.count else { return nil }
         // A leap second reads as the last second of its minute.
-        let seconds = days(fromYear: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60
+        let seconds = days(fromYear: year, month: month, day: day) * Seconds.perDay + hour * Seconds.perHour
+            + minute * Seconds.perMinute
             + min(second, 59) - offsetSeconds
         return seconds * 1000 + millis
     }
@@ -66,7 +67,8 @@ extension CivilCalendar {
             let hour = Int64(clock[0]), let minute = Int64(clock[1]), let second = Int64(clock[2]),
             hour < 24, minute < 60, second <= 60, day >= 1, day <= daysIn(month: Int64(monthIndex + 1), year: year)
         else { return nil }
-        return days(fromYear: year, month: Int64(monthIndex + 1), day: day) * 86_400 + hour * 3600 + minute * 60
+        return days(fromYear: year, month: Int64(monthIndex + 1), day: day) * Seconds.perDay + hour * Seconds.perHour
+            + minute * Seconds.perMinute
             + min(second, 59)
     }
 

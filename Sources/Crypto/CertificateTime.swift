@@ -19,7 +19,8 @@ enum CertificateTime {
         }
         let days = CivilCalendar.days(
             fromYear: Int64(parts.tm_year) + 1900, month: Int64(parts.tm_mon) + 1, day: Int64(parts.tm_mday))
-        return days * 86_400 + Int64(parts.tm_hour) * 3_600 + Int64(parts.tm_min) * 60 + Int64(parts.tm_sec)
+        return days * Seconds.perDay + Int64(parts.tm_hour) * Seconds.perHour + Int64(parts.tm_min) * Seconds.perMinute
+            + Int64(parts.tm_sec)
     }
 
     /// `seconds` as `YYYY-MM-DDThh:mm:ssZ`.

@@ -1,4 +1,5 @@
 import AppStoreServerAPI
+import CivilCalendar
 import Foundation
 import EntitlementDomain
 import EntitlementsProto
@@ -169,7 +170,7 @@ extension AdminService {
         try await log.call(context, requires: .secretKey, scope: .read, in: tenants) { tenant, _ in
             var wait = Duration.seconds(10)
             if let given = request.wait {
-                wait = .milliseconds(try given.requestMilliseconds(field: "wait", allowed: 0...60_000))
+                wait = .milliseconds(try given.requestMilliseconds(field: "wait", allowed: 0...Milliseconds.perMinute))
             }
             let checks = try await support().checkSetup(tenant: tenant, wait: wait)
             var response = CheckAppStoreSetupResponse()

@@ -1,3 +1,4 @@
+import CivilCalendar
 public import EntitlementDomain
 import EntitlementsProto
 import ProtobufWire
@@ -92,7 +93,7 @@ public struct AdminService: RPCService {
             }
             let issued = try await engine.issueRedemptionCode(
                 tenantID: tenant.id, store: .web, referenceID: id,
-                validityMilliseconds: Int64(settings.redemptionCodeDays) * 86_400_000)
+                validityMilliseconds: Int64(settings.redemptionCodeDays) * Milliseconds.perDay)
             var response = RedemptionCode()
             response.code = issued.code
             response.expiresAt = ProtoTimestamp(issued.expiresAt)

@@ -1,5 +1,6 @@
 public import AppStoreServerAPI
 import BoundedText
+import CivilCalendar
 public import EntitlementDomain
 public import RPCCore
 import Synchronization
@@ -36,11 +37,13 @@ public struct AppStoreReconciliationReport: Sendable, Hashable {
 /// `ReconcileAppStore` reads any window, all notifications or one customer's.
 public final class AppStoreReconciler: Sendable {
     /// How far back Apple keeps notification history.
-    static let retention: [AppStoreAPIEnvironment: Int64] = [.production: 180 * 86_400_000, .sandbox: 30 * 86_400_000]
+    static let retention: [AppStoreAPIEnvironment: Int64] = [
+        .production: 180 * Milliseconds.perDay, .sandbox: 30 * Milliseconds.perDay,
+    ]
     /// Apple documents no maximum span; listings of 30 days keep each pagination token's life short.
-    static let maxWindow: Int64 = 30 * 86_400_000
+    static let maxWindow = 30 * Milliseconds.perDay
     /// A notification Apple is still retrying may be signed a while before the last run ended.
-    static let overlap: Int64 = 3_600_000
+    static let overlap = Milliseconds.perHour
     static let maxRejectionsReported = 10
     static let maxPagesPerListing = 100_000
 
@@ -75,10 +78,10 @@ public final class AppStoreReconciler: Sendable {
     /// Reconciles every tenant whose period has passed; returns how long until the next one is due.
     func reconcileDue() async -> Duration {
         let now = engine.now().milliseconds
-        var next: Int64 = 3_600_000
+        var next = Milliseconds.perHour
         for tenant in tenants.directory.tenants {
             guard let minutes = tenant.appStore?.serverAPI?.reconcileMinutes, minutes > 0 else { continue }
-            let period = Int64(minutes) * 60_000
+            let period = Int64(minutes) * Milliseconds.perMinute
             if let last = lastRun.withLock({ $0[tenant.id] }), now - last < period {
                 next = min(next, last + period - now)
                 continue
@@ -147,7 +150,7 @@ public final class AppStoreReconciler: Sendable {
         let (client, _) = try apis.client(for: tenant, settings: settings, use: .reconciliation)
         let now = engine.now().milliseconds
         // A minute inside Apple's retention, so the request is never refused as too old.
-        let earliest = now - (Self.retention[environment] ?? Self.maxWindow) + 60_000
+        let earliest = now - (Self.retention[environment] ?? Self.maxWindow) + Milliseconds.perMinute
         let end = min(end ?? now, now)
         let start = min(max(start ?? earliest, earliest), end)
         var report = AppStoreReconciliationReport(environment: environment, startDate: start, endDate: end)

@@ -1,3 +1,4 @@
+import CivilCalendar
 /// The `grpc-timeout` header: 1–8 ASCII digits and a unit (`H M S m u n`).
 public enum GRPCTimeout {
     /// Parses a header value; nil when malformed (the call is then rejected, not run without a deadline).
@@ -10,8 +11,8 @@ public enum GRPCTimeout {
             amount = amount * 10 + Int64(byte - UInt8(ascii: "0"))
         }
         switch unit {
-        case UInt8(ascii: "H"): return .seconds(amount * 3600)
-        case UInt8(ascii: "M"): return .seconds(amount * 60)
+        case UInt8(ascii: "H"): return .seconds(amount * Seconds.perHour)
+        case UInt8(ascii: "M"): return .seconds(amount * Seconds.perMinute)
         case UInt8(ascii: "S"): return .seconds(amount)
         case UInt8(ascii: "m"): return .milliseconds(amount)
         case UInt8(ascii: "u"): return .microseconds(amount)

@@ -1,3 +1,4 @@
+import CivilCalendar
 import Encodings
 import AppStore
 import HTTP2Transport
@@ -43,7 +44,6 @@ struct DevCommands {
     /// The CA the signing commands use without `--dir`: the one the demo tenant trusts (relative, so entctl finds
     /// it when run from the repository root, as the README does).
     static let defaultDirectory = "Config/dev-ca"
-    static let day: Int64 = 86_400
 
     let arguments: CommandArguments
     let printer: Printer
@@ -75,7 +75,7 @@ struct DevCommands {
         let ca: LocalSigningCA
         do {
             // Back-dated a year so `--signed-date` can reach into the past; the leaf signs for five years from now.
-            ca = try LocalSigningCA.create(validFrom: now - 365 * Self.day, validUntil: now + 5 * 365 * Self.day)
+            ca = try LocalSigningCA.create(validFrom: now - 365 * Seconds.perDay, validUntil: now + 5 * 365 * Seconds.perDay)
         } catch {
             throw Failure(description: "cannot create the local signing CA: \(error.message)")
         }
@@ -115,7 +115,7 @@ struct DevCommands {
         let purchaseDate = try arguments.date("--purchase-date", now: now) ?? signedDate
         var expiresDate = try arguments.date("--expires", now: now)
         switch type {
-        case .autoRenewableSubscription: expiresDate = expiresDate ?? purchaseDate + 30 * Self.day * 1000
+        case .autoRenewableSubscription: expiresDate = expiresDate ?? purchaseDate + 30 * Milliseconds.perDay
         case .nonRenewingSubscription: break
         case .consumable, .nonConsumable:
             guard expiresDate == nil else {

@@ -1,3 +1,4 @@
+import CivilCalendar
 import HTTP2Transport
 
 #if canImport(Glibc)
@@ -146,7 +147,7 @@ struct EntctlOptions {
                 options.explicitKey = text
             case "--timeout":
                 let text = try value()
-                guard let seconds = Double(text), seconds > 0, seconds <= 86_400 else {
+                guard let seconds = Double(text), seconds > 0, seconds <= Double(Seconds.perDay) else {
                     throw UsageError(description: "invalid --timeout '\(text)': expected seconds between 0 and 86400")
                 }
                 options.timeout = .milliseconds(Int64(seconds * 1000))

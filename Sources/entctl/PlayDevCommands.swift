@@ -1,4 +1,5 @@
 import AppStore
+import CivilCalendar
 import Crypto
 import Encodings
 import FileAccess
@@ -29,7 +30,7 @@ extension DevCommands {
     static let pubSubSubscription = "projects/entitlementd-dev/subscriptions/rtdn"
     static let googleIssuer = "https://accounts.google.com"
     /// Pub/Sub's push tokens last an hour.
-    static let pushTokenLifetime: Int64 = 3600
+    static let pushTokenLifetime = Seconds.perHour
 
     /// `/v1/google/notifications/TENANT`, where a tenant's pushes go.
     static func playNotificationsPath(_ tenant: String) -> String { "/v1/google/notifications/\(tenant)" }

@@ -1,3 +1,4 @@
+import CivilCalendar
 import Encodings
 import AppStore
 import Crypto
@@ -54,14 +55,14 @@ extension DevCommands {
         let customer = try arguments.optional("--customer") ?? "cus_dev_" + SecureRandom.hex(6)
         let subscription = try arguments.optional("--subscription")
         let paymentIntent = try arguments.optional("--payment-intent")
-        let periodEnd = (try arguments.date("--period-end", now: now) ?? now + 30 * 86_400_000) / 1000
+        let periodEnd = (try arguments.date("--period-end", now: now) ?? now + 30 * Milliseconds.perDay) / 1000
         let price = try arguments.optional("--price") ?? Self.demoPrice
         let user = try arguments.optional("--app-user-id")
         func id(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
         switch type {
         case _ where type.hasPrefix("customer.subscription."):
             let status = try arguments.optional("--status") ?? (type == "customer.subscription.deleted" ? "canceled" : "active")
-            let start = periodEnd - 30 * 86_400
+            let start = periodEnd - 30 * Seconds.perDay
             let item = JSONValue.object([
                 ("id", .string("si_dev_" + SecureRandom.hex(6))), ("object", .string("subscription_item")),
                 ("price", .object([("id", .string(price)), ("object", .string("price"))])),
@@ -89,7 +90,7 @@ extension DevCommands {
             ])
         case _ where type.hasPrefix("invoice."):
             guard let subscription else { throw UsageError(description: "\(type) needs --subscription ID") }
-            let line = JSONValue.object([("period", .object([("start", .number(String(periodEnd - 30 * 86_400))), ("end", .number(String(periodEnd)))]))])
+            let line = JSONValue.object([("period", .object([("start", .number(String(periodEnd - 30 * Seconds.perDay))), ("end", .number(String(periodEnd)))]))])
             let payments = paymentIntent.map { [JSONValue.object([("payment", .object([("type", .string("payment_intent")), ("payment_intent", .string($0))]))])] } ?? []
             return .object([
                 ("id", .string(try arguments.optional("--invoice") ?? "in_dev_" + SecureRandom.hex(8))), ("object", .string("invoice")),

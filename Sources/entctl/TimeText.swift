@@ -54,12 +54,13 @@ enum TimeText {
             guard expect("+-"), let offsetHours = number(2), expect(":"), let offsetMinutes = number(2),
                 offsetHours < 24, offsetMinutes < 60
             else { return nil }
-            offsetSeconds = sign * (offsetHours * 3600 + offsetMinutes * 60)
+            offsetSeconds = sign * (offsetHours * Seconds.perHour + offsetMinutes * Seconds.perMinute)
         }
         guard index == bytes.count, year >= 1, (1...12).contains(month), day >= 1,
             day <= daysInMonth(year: year, month: month), hour < 24, minute < 60, second < 60
         else { return nil }
-        let seconds = CivilCalendar.days(fromYear: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
+        let seconds = CivilCalendar.days(fromYear: year, month: month, day: day) * Seconds.perDay + hour * Seconds.perHour
+            + minute * Seconds.perMinute + second - offsetSeconds
         let timestamp = ProtoTimestamp(seconds: seconds, nanos: Int32(nanos))
         return timestamp.isValid ? timestamp : nil
     }
@@ -78,8 +79,8 @@ enum TimeText {
             }
             let unit: Int64
             switch character {
-            case "d": unit = 86_400
-            case "h": unit = 3600
+            case "d": unit = Seconds.perDay
+            case "h": unit = Seconds.perHour
             case "m": unit = 60
             case "s": unit = 1
             default: return nil

@@ -1,3 +1,4 @@
+import CivilCalendar
 import Encodings
 import Foundation
 import HTTP2Transport
@@ -64,7 +65,7 @@ extension DevCommands {
         // Each line is written whole as it is printed, so stopping at once loses nothing.
         signal(SIGINT) { _ in _exit(0) }
         signal(SIGTERM) { _ in _exit(0) }
-        while true { try await Task.sleep(for: .seconds(3600)) }
+        while true { try await Task.sleep(for: .seconds(Seconds.perHour)) }
     }
 }
 

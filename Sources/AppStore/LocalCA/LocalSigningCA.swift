@@ -1,3 +1,4 @@
+import CivilCalendar
 public import Crypto
 import JOSE
 
@@ -28,7 +29,7 @@ public struct LocalSigningCA: Sendable {
     /// A fresh chain. The leaf is valid from `validFrom` to `validUntil` (Unix seconds); the intermediate outlives it by
     /// five years and the root by ten, like Apple's.
     public static func create(validFrom: Int64, validUntil: Int64) throws(CryptoError) -> LocalSigningCA {
-        let year: Int64 = 365 * 86_400
+        let year = 365 * Seconds.perDay
         let rootKey = try P256.PrivateKey()
         let intermediateKey = try P256.PrivateKey()
         let leafKey = try P256.PrivateKey()

@@ -1,7 +1,8 @@
+import CivilCalendar
 /// Support actions with a store, audited on the customer they concern.
 extension CustomerEngine {
     /// Apple allows two renewal-date extensions of a subscription in this long.
-    public static let renewalExtensionPeriod: Int64 = 365 * 86_400_000
+    public static let renewalExtensionPeriod = 365 * Milliseconds.perDay
 
     /// Records a support action about a purchase on its owner: one event (cause `.support`) with `reason` and the
     /// purchase as its reference; nothing else changes. Returns the owner's state.

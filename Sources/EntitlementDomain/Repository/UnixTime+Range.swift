@@ -1,3 +1,4 @@
+import CivilCalendar
 /// Times from outside (a store's payload or answer) come in through these, so that nothing is scaled or added before
 /// it is known to lie in ``UnixTime/representable``; inside it, a product by 1000 or a sum with a configured period
 /// cannot overflow.
@@ -39,7 +40,7 @@ extension UnixTime {
     /// `days` days later, held inside ``representable``: an expiry a configured period adds to a store's time may
     /// pass the year 9999, and is then the last time the API can carry.
     public func adding(days: Int) -> UnixTime {
-        let (span, spanOverflow) = Int64(days).multipliedReportingOverflow(by: 86_400_000)
+        let (span, spanOverflow) = Int64(days).multipliedReportingOverflow(by: Milliseconds.perDay)
         let (sum, sumOverflow) = milliseconds.addingReportingOverflow(span)
         let (lowest, highest) = (Self.representable.lowerBound, Self.representable.upperBound)
         guard !spanOverflow, !sumOverflow else { return days < 0 ? lowest : highest }

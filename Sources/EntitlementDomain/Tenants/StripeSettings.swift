@@ -1,3 +1,4 @@
+import CivilCalendar
 /// A Stripe mode a tenant may accept: an event's `livemode` true is `live`, false is `test`.
 public enum StripeEnvironmentName: String, Sendable, Hashable, CaseIterable {
     /// Real payments (`livemode: true`).
@@ -48,7 +49,7 @@ public struct StripeSettings: Sendable, Hashable, CustomStringConvertible, Custo
     public static let defaultSignatureToleranceSeconds = 300
     public static let defaultRedemptionCodeDays = 7
     public static let webhookSecretCountRange: ClosedRange<Int> = 1...5
-    public static let signatureToleranceSecondsRange: ClosedRange<Int> = 1...86_400
+    public static let signatureToleranceSecondsRange: ClosedRange<Int> = 1...Int(Seconds.perDay)
     public static let pastDueGraceDaysRange: ClosedRange<Int> = 0...60
     public static let redemptionCodeDaysRange: ClosedRange<Int> = 1...90
 

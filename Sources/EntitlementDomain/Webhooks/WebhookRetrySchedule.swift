@@ -1,3 +1,4 @@
+import CivilCalendar
 /// When a failed webhook delivery is tried again: the delays after each failed attempt, with jitter, and the point
 /// at which the delivery is given up (dead-lettered, and a `webhook.exhausted` notice logged).
 ///
@@ -6,10 +7,12 @@
 /// three days still gets every event. Tests configure a compressed schedule.
 public struct WebhookRetrySchedule: Sendable, Hashable {
     public static let standardDelays: [Int64] = [
-        5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000, 72_000_000, 86_400_000,
+        5 * Milliseconds.perSecond, 5 * Milliseconds.perMinute, 30 * Milliseconds.perMinute, 2 * Milliseconds.perHour,
+        5 * Milliseconds.perHour, 10 * Milliseconds.perHour, 14 * Milliseconds.perHour, 20 * Milliseconds.perHour,
+        Milliseconds.perDay,
     ]
     /// The longest a `Retry-After` may push an attempt back.
-    public static let maxRetryAfterMilliseconds: Int64 = 86_400_000
+    public static let maxRetryAfterMilliseconds = Milliseconds.perDay
 
     /// Milliseconds to wait after the first, second, ... failure; an attempt after the last is not made.
     public let delays: [Int64]
@@ -33,13 +36,13 @@ public struct WebhookRetrySchedule: Sendable, Hashable {
             let scale: Int64? =
                 switch unit {
                 case "ms": 1
-                case "s": 1000
-                case "m": 60_000
-                case "h": 3_600_000
-                case "d": 86_400_000
+                case "s": Milliseconds.perSecond
+                case "m": Milliseconds.perMinute
+                case "h": Milliseconds.perHour
+                case "d": Milliseconds.perDay
                 default: nil
                 }
-            guard !digits.isEmpty, digits.count <= 9, let scale, let value = Int64(digits), value * scale <= 7 * 86_400_000
+            guard !digits.isEmpty, digits.count <= 9, let scale, let value = Int64(digits), value * scale <= 7 * Milliseconds.perDay
             else { return nil }
             delays.append(value * scale)
         }

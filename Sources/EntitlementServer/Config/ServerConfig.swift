@@ -1,3 +1,4 @@
+import CivilCalendar
 import EntitlementDomain
 public import EntitlementServices
 import FileAccess
@@ -253,8 +254,8 @@ private struct ConfigReader {
             }
         }
         try integer("server", "event_loop_threads", 0...1024) { transport.eventLoopThreads = $0 }
-        try integer("server", "shutdown_grace_period_seconds", 0...3600) { transport.shutdownGracePeriod = .seconds($0) }
-        try integer("server", "idle_timeout_seconds", 1...86400) { transport.idleTimeout = .seconds($0) }
+        try integer("server", "shutdown_grace_period_seconds", 0...Int(Seconds.perHour)) { transport.shutdownGracePeriod = .seconds($0) }
+        try integer("server", "idle_timeout_seconds", 1...Int(Seconds.perDay)) { transport.idleTimeout = .seconds($0) }
         var logLevel = Logger.Level.info
         if let entry = entries["server"]?["log_level"] {
             let name = try string(entry)
@@ -280,14 +281,14 @@ private struct ConfigReader {
         try integer("limits", "stream_reset_rate_per_second", 1...1_000_000) { transport.streamResetRatePerSecond = $0 }
         try integer("limits", "http1_max_header_bytes", kib...(16 * mib)) { transport.http1MaxHeaderBytes = $0 }
         try integer("limits", "http1_max_body_bytes", kib...gib) { transport.http1MaxBodyBytes = $0 }
-        try integer("limits", "request_head_timeout_seconds", 1...3600) { transport.requestHeadTimeout = .seconds($0) }
+        try integer("limits", "request_head_timeout_seconds", 1...Int(Seconds.perHour)) { transport.requestHeadTimeout = .seconds($0) }
         try integer("limits", "max_connections", 0...10_000_000) { transport.maxConnections = $0 }
         try integer("limits", "max_connections_per_address", 0...10_000_000) { transport.maxConnectionsPerAddress = $0 }
 
         // [keepalive]
-        try integer("keepalive", "interval_seconds", 1...604_800) { transport.keepaliveInterval = .seconds($0) }
-        try integer("keepalive", "timeout_seconds", 1...3600) { transport.keepaliveTimeout = .seconds($0) }
-        try integer("keepalive", "min_client_ping_interval_seconds", 1...86400) {
+        try integer("keepalive", "interval_seconds", 1...Int(7 * Seconds.perDay)) { transport.keepaliveInterval = .seconds($0) }
+        try integer("keepalive", "timeout_seconds", 1...Int(Seconds.perHour)) { transport.keepaliveTimeout = .seconds($0) }
+        try integer("keepalive", "min_client_ping_interval_seconds", 1...Int(Seconds.perDay)) {
             transport.minClientPingInterval = .seconds($0)
         }
 
@@ -350,13 +351,13 @@ private struct ConfigReader {
         try integer("outbound_http", "timeout_seconds", 1...300) { config.outboundTimeout = .seconds($0) }
         try integer("outbound_http", "max_attempts", 1...10) { config.outboundMaxAttempts = $0 }
         // [google_play]
-        try integer("google_play", "acknowledgement_first_retry_seconds", 1...3600) {
+        try integer("google_play", "acknowledgement_first_retry_seconds", 1...Int(Seconds.perHour)) {
             config.playAcknowledgementFirstRetry = .seconds($0)
         }
         try integer("google_play", "acknowledgement_max_attempts", 1...100) { config.playAcknowledgementMaxAttempts = $0 }
         // [grpc_web]
-        try integer("grpc_web", "heartbeat_seconds", 1...3600) { config.grpcWebHeartbeat = .seconds($0) }
-        try integer("grpc_web", "cors_max_age_seconds", 0...86400) { config.grpcWebCORSMaxAgeSeconds = $0 }
+        try integer("grpc_web", "heartbeat_seconds", 1...Int(Seconds.perHour)) { config.grpcWebHeartbeat = .seconds($0) }
+        try integer("grpc_web", "cors_max_age_seconds", 0...Int(Seconds.perDay)) { config.grpcWebCORSMaxAgeSeconds = $0 }
         // [webhooks]
         if let entry = entries["webhooks"]?["retry_delays"] {
             guard let schedule = WebhookRetrySchedule(parsing: try string(entry)) else {
@@ -372,8 +373,8 @@ private struct ConfigReader {
         try integer("webhooks", "max_in_flight_per_endpoint", 1...1000) { capacity.perEndpoint = $0 }
         config.webhooks.capacity = WebhookCapacity.Limits(
             total: capacity.total, perTenant: capacity.perTenant, perEndpoint: capacity.perEndpoint)
-        try integer("webhooks", "retention_days", 1...3650) { config.webhooks.retention = .seconds($0 * 86_400) }
-        try integer("webhooks", "failed_retention_days", 1...3650) { config.webhooks.failedRetention = .seconds($0 * 86_400) }
+        try integer("webhooks", "retention_days", 1...3650) { config.webhooks.retention = .seconds(Int64($0) * Seconds.perDay) }
+        try integer("webhooks", "failed_retention_days", 1...3650) { config.webhooks.failedRetention = .seconds(Int64($0) * Seconds.perDay) }
         // [metrics]
         if let entry = entries["metrics"]?["listen"] {
             switch ListenAddress.parse(try string(entry)) {

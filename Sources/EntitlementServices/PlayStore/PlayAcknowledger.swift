@@ -1,4 +1,5 @@
 import BoundedText
+public import CivilCalendar
 public import EntitlementDomain
 import GooglePlay
 import GooglePlayAPI
@@ -17,7 +18,7 @@ public final class PlayAcknowledger: Sendable {
         public var maxAttempts: Int
 
         /// The defaults keep trying for about a day and a half, inside Google's three days.
-        public init(firstRetry: Duration = .seconds(30), maxDelay: Duration = .seconds(3600), maxAttempts: Int = 40) {
+        public init(firstRetry: Duration = .seconds(30), maxDelay: Duration = .seconds(Seconds.perHour), maxAttempts: Int = 40) {
             self.firstRetry = firstRetry
             self.maxDelay = maxDelay
             self.maxAttempts = max(1, maxAttempts)
@@ -72,7 +73,7 @@ public final class PlayAcknowledger: Sendable {
             if due.count == Self.batchSize { return .zero }
             guard let next = try engine.nextAcknowledgementDue() else { return .seconds(60) }
             let wait = next.milliseconds - engine.now().milliseconds
-            return .milliseconds(min(max(0, wait), 60_000))
+            return .milliseconds(min(max(0, wait), Milliseconds.perMinute))
         } catch {
             log.error("reading acknowledgements due failed", ["error": error.message])
             return .seconds(5)

@@ -1,3 +1,4 @@
+import CivilCalendar
 public import EntitlementDomain
 import GooglePlay
 import GooglePlayAPI
@@ -39,10 +40,10 @@ public final class VoidedPurchasesPoller: Sendable {
     /// Polls every tenant whose period has passed; returns how long until the next one is due.
     func pollDue() async -> Duration {
         let now = engine.now().milliseconds
-        var next: Int64 = 3_600_000
+        var next = Milliseconds.perHour
         for tenant in tenants.directory.tenants {
             guard let settings = tenant.playStore, settings.voidedPurchasesPollMinutes > 0 else { continue }
-            let period = Int64(settings.voidedPurchasesPollMinutes) * 60_000
+            let period = Int64(settings.voidedPurchasesPollMinutes) * Milliseconds.perMinute
             let last = lastPolled.withLock { $0[tenant.id] }
             if let last, now - last < period {
                 next = min(next, last + period - now)

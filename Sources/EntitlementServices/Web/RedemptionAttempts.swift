@@ -1,3 +1,4 @@
+public import CivilCalendar
 public import EntitlementDomain
 public import RPCCore
 import Synchronization
@@ -61,11 +62,13 @@ public final class RedemptionAttempts: Sendable {
         /// slots of 32 bytes: 2 MiB, 8 MiB for both generations of both tables).
         public init(
             perUser: Backoff = Backoff(
-                failuresBeforeWaiting: 5, firstWaitMilliseconds: 60_000, maxWaitMilliseconds: 3_600_000),
+                failuresBeforeWaiting: 5, firstWaitMilliseconds: Milliseconds.perMinute,
+                maxWaitMilliseconds: Milliseconds.perHour),
             perAddress: Backoff = Backoff(
-                failuresBeforeWaiting: 20, firstWaitMilliseconds: 60_000, maxWaitMilliseconds: 3_600_000),
-            memoryMilliseconds: Int64 = 24 * 3_600_000, breakerFailures: Int = 1000,
-            breakerWindowMilliseconds: Int64 = 600_000, tableGeneration: Int = 49_152
+                failuresBeforeWaiting: 20, firstWaitMilliseconds: Milliseconds.perMinute,
+                maxWaitMilliseconds: Milliseconds.perHour),
+            memoryMilliseconds: Int64 = Milliseconds.perDay, breakerFailures: Int = 1000,
+            breakerWindowMilliseconds: Int64 = 10 * Milliseconds.perMinute, tableGeneration: Int = 49_152
         ) {
             precondition(
                 memoryMilliseconds >= 1 && breakerFailures >= 1 && breakerWindowMilliseconds >= 1 && tableGeneration >= 1)

@@ -1,4 +1,5 @@
 import BoundedText
+import CivilCalendar
 import EntitlementDomain
 import Stripe
 import StripeAPI
@@ -55,7 +56,7 @@ struct StripeEvents: Sendable {
             tenantID: tenant.id, notificationID: Self.notificationID(event.id), transaction: change.record,
             reason: event.type, cause: .stripeWebhook, ownerHints: change.hints, references: change.references,
             pendingRevocations: change.pendingRevocations,
-            unclaimedCodeValidity: tenant.stripe.map { Int64($0.redemptionCodeDays) * 86_400_000 })
+            unclaimedCodeValidity: tenant.stripe.map { Int64($0.redemptionCodeDays) * Milliseconds.perDay })
         if outcome == .recorded, let note = change.note {
             return NotificationReply(status: 200, message: "\(event.type): \(note)")
         }

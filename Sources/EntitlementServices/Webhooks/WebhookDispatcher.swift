@@ -1,3 +1,4 @@
+public import CivilCalendar
 import RequestTracing
 public import EntitlementDomain
 public import RPCCore
@@ -23,7 +24,8 @@ public final class WebhookDispatcher: Sendable {
 
         public init(
             schedule: WebhookRetrySchedule = WebhookRetrySchedule(), capacity: WebhookCapacity.Limits = .init(),
-            batchSize: Int = 200, retention: Duration = .seconds(7 * 86_400), failedRetention: Duration = .seconds(30 * 86_400)
+            batchSize: Int = 200, retention: Duration = .seconds(7 * Seconds.perDay),
+            failedRetention: Duration = .seconds(30 * Seconds.perDay)
         ) {
             self.schedule = schedule
             self.capacity = capacity
@@ -34,8 +36,8 @@ public final class WebhookDispatcher: Sendable {
     }
 
     /// An attempt's lease outlasts the longest attempt (the outbound client's 15 s timeout) with room to record it.
-    static let leaseMilliseconds: Int64 = 60_000
-    static let pruneInterval: Int64 = 600_000
+    static let leaseMilliseconds = Milliseconds.perMinute
+    static let pruneInterval = 10 * Milliseconds.perMinute
     /// How long the loop sleeps with nothing due (a commit wakes it sooner).
     static let idleWait: Duration = .seconds(30)
 

@@ -1,3 +1,4 @@
+import CivilCalendar
 import EntitlementDomain
 import Foundation
 import Synchronization
@@ -14,7 +15,7 @@ import Glibc
 /// transactions still open then and clocks a little apart); duplicates are harmless, the receiver skips versions
 /// it has. A silent connection is probed every ``probeInterval``, so a dead one is noticed and replaced.
 public final class PostgresChangeFeed: Sendable {
-    public static let catchUpMargin: Int64 = 60_000
+    public static let catchUpMargin = Milliseconds.perMinute
     static let probeInterval: Int64 = 10_000
     static let catchUpLimit = 100_000
 

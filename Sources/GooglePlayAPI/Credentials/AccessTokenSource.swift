@@ -1,3 +1,4 @@
+import CivilCalendar
 public import Foundation
 import HTTP2Transport
 import Crypto
@@ -11,8 +12,8 @@ import Synchronization
 public final class AccessTokenSource: Sendable {
     public static let scope = "https://www.googleapis.com/auth/androidpublisher"
     /// Google's own libraries refresh this long before the stated expiry.
-    static let refreshMargin: Int64 = 60_000
-    static let maxLifetimeSeconds: Int64 = 86_400
+    static let refreshMargin = Milliseconds.perMinute
+    static let maxLifetimeSeconds = Seconds.perDay
 
     private struct Cached {
         var token: String
@@ -100,7 +101,7 @@ public final class AccessTokenSource: Sendable {
         let seconds = now / 1000
         let header: [String: String] = ["alg": "RS256", "typ": "JWT", "kid": key.privateKeyID]
         let claims: [String: Any] = [
-            "iss": key.clientEmail, "scope": Self.scope, "aud": key.tokenURI, "iat": seconds, "exp": seconds + 3600,
+            "iss": key.clientEmail, "scope": Self.scope, "aud": key.tokenURI, "iat": seconds, "exp": seconds + Seconds.perHour,
         ]
         guard let headerJSON = try? JSONSerialization.data(withJSONObject: header, options: [.sortedKeys]),
             let claimsJSON = try? JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys])

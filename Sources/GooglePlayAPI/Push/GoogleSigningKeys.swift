@@ -1,3 +1,4 @@
+import CivilCalendar
 public import Crypto
 import Foundation
 import HTTP2Transport
@@ -13,9 +14,9 @@ import Synchronization
 public final class GoogleSigningKeys: Sendable {
     public static let defaultJWKSURL = "https://www.googleapis.com/oauth2/v3/certs"
     static let minimumRefetchInterval: Int64 = 1_000
-    static let unknownKeyMemory: Int64 = 60_000
-    static let defaultLifetime: Int64 = 3_600_000
-    static let staleKeyGrace: Int64 = 86_400_000
+    static let unknownKeyMemory = Milliseconds.perMinute
+    static let defaultLifetime = Milliseconds.perHour
+    static let staleKeyGrace = Milliseconds.perDay
 
     private struct Cached {
         var keys: [String: RSA.PublicKey]
@@ -124,7 +125,7 @@ public final class GoogleSigningKeys: Sendable {
         }
         let now = clock()
         // A day at most; capped before it is scaled, so no max-age overflows.
-        let lifetime = Self.maxAge(answer.response.headers["cache-control"]).map { min($0, 86_400) * 1000 }
+        let lifetime = Self.maxAge(answer.response.headers["cache-control"]).map { min($0, Seconds.perDay) * Milliseconds.perSecond }
             ?? Self.defaultLifetime
         return Cached(keys: keys, fetchedAt: now, expiresAt: now + lifetime)
     }
