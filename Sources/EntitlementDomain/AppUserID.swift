@@ -36,7 +36,7 @@ public enum AppUserID {
     /// is wrong.
     @discardableResult
     public static func validate(_ id: String, field: String = "app_user_id") throws(DomainError) -> String {
-        if let problem = problem(with: id, field: field) { throw .invalidArgument(problem) }
+        if let problem = problem(with: id, field: field) { throw .invalidRequest(problem) }
         return id
     }
 

@@ -6,7 +6,7 @@ public enum EntitlementID {
     /// `id` unchanged when acceptable; otherwise `INVALID_ARGUMENT` naming `field` and what is wrong.
     @discardableResult
     public static func validate(_ id: String, field: String = "entitlement_id") throws(DomainError) -> String {
-        if let problem = problem(with: id) { throw .invalidArgument("\(field) \(problem)") }
+        if let problem = problem(with: id) { throw .invalidRequest("\(field) \(problem)") }
         return id
     }
 

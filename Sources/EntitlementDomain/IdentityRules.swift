@@ -83,7 +83,7 @@ public enum IdentityRules {
         guard let anonymousID, !anonymousID.isEmpty else { return IdentifyRequest(appUserID: appUserID, anonymousID: nil) }
         try AppUserID.validate(anonymousID, field: "anonymous_id")
         guard AppUserID.isAnonymous(anonymousID) else {
-            throw .invalidArgument(
+            throw .invalidRequest(
                 "anonymous_id must be an anonymous ID starting with \"\(AppUserID.anonymousPrefix)\"; "
                     + "an identified ID is never merged into another")
         }

@@ -38,13 +38,13 @@ extension AdminService {
     {
         try await log.call(context, requires: .secretKey, in: tenants) { tenant, _ in
             guard let reconciler = appStoreReconciler else {
-                throw DomainError.failedPrecondition("This server makes no outbound calls: its outbound HTTP client is not set up.")
+                throw DomainError.serverMisconfigured("This server makes no outbound calls: its outbound HTTP client is not set up.")
             }
             let start = try request.startTime?.requestTime(field: "start_time")
             let end = try request.endTime?.requestTime(field: "end_time")
-            if let start, let end, start >= end { throw DomainError.invalidArgument("start_time must be before end_time.") }
+            if let start, let end, start >= end { throw DomainError.invalidRequest("start_time must be before end_time.") }
             guard request.transactionIDs.count <= 10 else {
-                throw DomainError.invalidArgument("transaction_ids takes at most 10 IDs, got \(request.transactionIDs.count).")
+                throw DomainError.invalidRequest("transaction_ids takes at most 10 IDs, got \(request.transactionIDs.count).")
             }
             for (index, id) in request.transactionIDs.enumerated() {
                 try Self.checkAppStoreTransactionID(id, field: "transaction_ids[\(index)]")
@@ -59,7 +59,7 @@ extension AdminService {
     /// The support actions need Apple: an outbound client.
     private func support() throws(DomainError) -> AppStoreSupport {
         guard let appStoreSupport else {
-            throw .failedPrecondition("This server makes no outbound calls: its outbound HTTP client is not set up.")
+            throw .serverMisconfigured("This server makes no outbound calls: its outbound HTTP client is not set up.")
         }
         return appStoreSupport
     }
@@ -108,7 +108,7 @@ extension AdminService {
             func named(_ value: Int32, _ names: [String], _ field: String) throws(DomainError) -> String? {
                 guard value != 0 else { return nil }
                 guard (1...names.count).contains(Int(value)) else {
-                    throw .invalidArgument("\(field) \(value) is not one of Apple's values.")
+                    throw .invalidRequest("\(field) \(value) is not one of Apple's values.")
                 }
                 return names[Int(value) - 1]
             }
@@ -148,7 +148,7 @@ extension AdminService {
     {
         try await log.call(context, requires: .secretKey, scope: .read, in: tenants) { tenant, _ in
             guard !request.testNotificationToken.isEmpty else {
-                throw DomainError.invalidArgument("test_notification_token is required: RequestTestNotification gives it.")
+                throw DomainError.invalidRequest("test_notification_token is required: RequestTestNotification gives it.")
             }
             let (status, received) = try await support().testNotificationStatus(
                 request.testNotificationToken, in: try Self.apiEnvironment(request.environment), tenant: tenant)
@@ -194,14 +194,14 @@ extension AdminService {
         case .unspecified: return nil
         case .production: return .production
         case .sandbox: return .sandbox
-        default: throw .invalidArgument("environment must be PRODUCTION or SANDBOX: Apple's server has no other.")
+        default: throw .invalidRequest("environment must be PRODUCTION or SANDBOX: Apple's server has no other.")
         }
     }
 
     /// An App Store transaction ID: digits only, as Apple makes them.
     static func checkAppStoreTransactionID(_ id: String, field: String) throws(DomainError) {
         guard (1...32).contains(id.utf8.count), id.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
-            throw .invalidArgument("\(field) must be an App Store transaction ID: 1 to 32 digits.")
+            throw .invalidRequest("\(field) must be an App Store transaction ID: 1 to 32 digits.")
         }
     }
 }

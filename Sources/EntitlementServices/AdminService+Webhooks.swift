@@ -32,7 +32,7 @@ extension AdminService {
                 )
             }
             guard let webhooks else {
-                throw DomainError.failedPrecondition("This server makes no outbound calls: its outbound HTTP client is not set up.")
+                throw DomainError.serverMisconfigured("This server makes no outbound calls: its outbound HTTP client is not set up.")
             }
             let id = WebhookMessageID.make()
             let body = WebhookTestMessage.body(tenantID: tenant.id, endpointID: endpoint.id, id: id, at: engine.now())
@@ -68,7 +68,7 @@ extension AdminService {
         -> RedeliverWebhooksResponse
     {
         try await log.call(context, requires: .secretKey, in: tenants) { tenant, _ in
-            guard request.deliveryID >= 0 else { throw DomainError.invalidArgument("delivery_id must not be negative.") }
+            guard request.deliveryID >= 0 else { throw DomainError.invalidRequest("delivery_id must not be negative.") }
             var filter = WebhookDeliveryFilter(tenantID: tenant.id)
             filter.deliveryID = request.deliveryID == 0 ? nil : request.deliveryID
             filter.endpointID = try Self.endpointID(request.endpointID, of: tenant)
@@ -94,7 +94,7 @@ extension AdminService {
         case .delivered: return .delivered
         case .failed: return .failed
         case .notice: return .notice
-        default: throw DomainError.invalidArgument("state \(state.rawValue) is not a WebhookDeliveryState.")
+        default: throw DomainError.invalidRequest("state \(state.rawValue) is not a WebhookDeliveryState.")
         }
     }
 
@@ -105,7 +105,7 @@ extension AdminService {
         let from = try after?.requestTime(field: "created_after")
         let to = try before?.requestTime(field: "created_before")
         if let from, let to, from >= to {
-            throw .invalidArgument("created_after must be before created_before.")
+            throw .invalidRequest("created_after must be before created_before.")
         }
         return (from, to)
     }

@@ -85,11 +85,11 @@ public struct AdminService: RPCService {
             guard Self.redeemableIDPrefixes.contains(where: id.hasPrefix), id.utf8.count <= 255,
                 id.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
             else {
-                throw DomainError.invalidArgument(
+                throw DomainError.invalidRequest(
                     "stripe_id must be a Stripe checkout session (cs_), subscription (sub_), customer (cus_), invoice (in_) or payment intent (pi_) ID.")
             }
             guard let settings = tenant.stripe else {
-                throw DomainError.failedPrecondition("Tenant '\(tenant.id)' takes no Stripe purchases (no \"stripe\" settings).")
+                throw DomainError.tenantMisconfigured("Tenant '\(tenant.id)' takes no Stripe purchases (no \"stripe\" settings).")
             }
             let issued = try await engine.issueRedemptionCode(
                 tenantID: tenant.id, store: .web, referenceID: id,
@@ -139,17 +139,17 @@ public struct AdminService: RPCService {
     {
         try await log.call(context, requires: .secretKey, in: tenants) { tenant, fields in
             guard request.store == .playStore else {
-                throw DomainError.invalidArgument("store must be PLAY_STORE: only Google Play purchases are fetched from the store.")
+                throw DomainError.invalidRequest("store must be PLAY_STORE: only Google Play purchases are fetched from the store.")
             }
             guard let playStore else {
-                throw DomainError.failedPrecondition("This server takes no Google Play purchases.")
+                throw DomainError.serverMisconfigured("This server takes no Google Play purchases.")
             }
             let token = request.purchaseID
             try PlayStorePurchases.checkToken(token, field: "purchase_id")
             let stored = try engine.purchase(tenantID: tenant.id, store: .playStore, originalTransactionID: token)
             let productID = request.productID.isEmpty ? stored?.productID ?? "" : request.productID
             guard !productID.isEmpty else {
-                throw DomainError.invalidArgument("product_id is required for a purchase the server does not hold yet.")
+                throw DomainError.invalidRequest("product_id is required for a purchase the server does not hold yet.")
             }
             try PlayStorePurchases.checkProductID(productID, field: "product_id")
             let settings = try PlayStorePurchases.settings(of: tenant)

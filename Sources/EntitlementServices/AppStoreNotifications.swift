@@ -7,9 +7,9 @@ public import RPCCore
 /// App Store Server Notifications V2: `POST /v1/apple/notifications/{tenant_id}` with `{"signedPayload": "..."}`.
 ///
 /// Verified like every signed App Store datum (the nested transaction and renewal info separately), applied once
-/// per `notificationUUID`, and acknowledged with 200 only once the change is committed. A notification that fails
-/// verification or is malformed gets 4xx naming the failed check (a retry cannot fix it); a failure on our side gets
-/// 5xx so Apple retries.
+/// per `notificationUUID`, and acknowledged with 200 only once the change is committed. The reply to a failure is
+/// ``NotificationReply/status(for:)``'s, as at every store: 4xx naming the failed check when a retry cannot fix it,
+/// 5xx when our side (storage, the tenant's settings) or Apple's fails, so Apple delivers again.
 public struct AppStoreNotifications: Sendable {
     public static let maxBodyBytes = 64 * 1024
 
@@ -26,33 +26,25 @@ public struct AppStoreNotifications: Sendable {
     }
 
     public func receive(tenantID: String, body: [UInt8]) async -> NotificationReply {
-        let reply: NotificationReply
-        do throws(DomainError) {
-            reply = try await apply(tenantID: tenantID, body: body)
-        } catch {
-            let status =
-                switch error.code {
-                case .unavailable, .internalError: 500
-                case .notFound: 404
-                default: 400
-                }
-            reply = NotificationReply(status: status, message: error.message)
+        await NotificationReply.logged("app store notification", tenantID: tenantID, log: log) {
+            () throws(NotificationReply) in
+            do throws(DomainError) {
+                return try await apply(tenantID: tenantID, body: body)
+            } catch {
+                throw NotificationReply(error)
+            }
         }
-        log.info(
-            "app store notification",
-            ["tenant": tenantID, "status": String(reply.status), "result": reply.message])
-        return reply
     }
 
     private func apply(tenantID: String, body: [UInt8]) async throws(DomainError) -> NotificationReply {
         guard body.count <= Self.maxBodyBytes else {
-            return NotificationReply(status: 413, message: "The body is larger than \(Self.maxBodyBytes) bytes.")
+            return .tooLarge(limit: Self.maxBodyBytes)
         }
         guard let tenant = tenants.directory.tenant(id: tenantID), let settings = tenant.appStore else {
             throw .notFound("No tenant \(tenantID.quotedForMessage) accepts App Store notifications.")
         }
         guard let token = Self.signedPayload(in: body), !token.isEmpty else {
-            throw .invalidArgument("The body must be a JSON object with a non-empty string \"signedPayload\".")
+            throw .malformedPayload("The body must be a JSON object with a non-empty string \"signedPayload\".")
         }
         let (outcome, reason, signedAt) = try await apply(token, tenant: tenant, settings: settings)
         var reply = NotificationReply(outcome, reason: reason)
@@ -107,12 +99,12 @@ public struct AppStoreNotifications: Sendable {
             }
         }
         if let transaction, let renewal, renewal.originalTransactionId != transaction.originalTransactionId {
-            throw .invalidArgument(
+            throw .malformedPayload(
                 "The signedRenewalInfo is for original transaction \(renewal.originalTransactionId ?? "(none)"), "
                     + "the signedTransactionInfo for \(transaction.originalTransactionId ?? "(none)").")
         }
         guard let notificationID = notification.notificationUUID, !notificationID.isEmpty else {
-            throw .invalidArgument("The notification has no notificationUUID.")
+            throw .malformedPayload("The notification has no notificationUUID.")
         }
         let type = notification.notificationType?.rawValue ?? "UNKNOWN"
         var reason = notification.subtype.map { "\(type)/\($0.rawValue)" } ?? type
@@ -123,14 +115,8 @@ public struct AppStoreNotifications: Sendable {
         }
         var record: StorePurchase?
         if let transaction, !AppStoreInterpretation.isInformational(type) {
-            do throws(DomainError) {
-                record = try AppStoreInterpretation.purchase(
-                    from: transaction, renewal: renewal, notification: notification, tenant: tenant,
-                    settings: settings)
-            } catch where error.code == .failedPrecondition {
-                // The app's settings cannot place the product (no type, no duration): ours to fix, Apple's to retry.
-                throw .unavailable("The app's App Store settings: \(error.message)")
-            }
+            record = try AppStoreInterpretation.purchase(
+                from: transaction, renewal: renewal, notification: notification, tenant: tenant, settings: settings)
         }
         if let record, let revokedAt = record.revokedAt, revokedAt > engine.now() {
             log.warning(

@@ -98,7 +98,7 @@ public final class AppStorePurchases: Sendable {
         guard transaction.originalTransactionId == status.originalTransactionId,
             renewal.map({ $0.originalTransactionId == status.originalTransactionId }) ?? true
         else {
-            throw .unavailable("Apple's subscription status names original transaction \(status.originalTransactionId) but its signed data another.")
+            throw .storeUnavailable("Apple's subscription status names original transaction \(status.originalTransactionId) but its signed data another.")
         }
         return try AppStoreInterpretation.purchase(
             from: transaction, renewal: renewal, subscriptionStatus: status.status, tenant: tenant, settings: settings,
@@ -107,7 +107,7 @@ public final class AppStorePurchases: Sendable {
 
     static func settings(of tenant: Tenant) throws(DomainError) -> AppStoreSettings {
         guard let settings = tenant.appStore else {
-            throw .failedPrecondition("Tenant '\(tenant.id)' does not accept App Store purchases (no \"app_store\" settings).")
+            throw .tenantMisconfigured("Tenant '\(tenant.id)' does not accept App Store purchases (no \"app_store\" settings).")
         }
         return settings
     }
@@ -124,7 +124,7 @@ public final class AppStorePurchases: Sendable {
         guard let signed = settings.environments.filter({ !$0.isLocal }).sorted(by: { $0.rawValue < $1.rawValue }).first
         else {
             let names = settings.environments.map(\.rawValue).sorted().joined(separator: ", ")
-            throw .failedPrecondition("The data is from the \(environment) environment; this app accepts \(names).")
+            throw .tenantMisconfigured("The data is from the \(environment) environment; this app accepts \(names).")
         }
         return try verifier(for: tenant, settings: settings, environment: signed)
     }
@@ -141,7 +141,7 @@ public final class AppStorePurchases: Sendable {
                 trustedRoots: settings.trustedRoots.map(\.certificate), bundleID: settings.bundleID, appAppleID: settings.appAppleID,
                 environment: AppStoreEnvironment(rawValue: environment.rawValue) ?? .production)
         } catch {
-            throw .failedPrecondition("App Store settings of tenant '\(tenant.id)': \(error.message)")
+            throw .tenantMisconfigured("App Store settings of tenant '\(tenant.id)': \(error.message)")
         }
         verifiers.withLock { cache in
             if cache.generation != generation { cache = (generation, [:]) }
@@ -160,10 +160,10 @@ public final class AppStorePurchases: Sendable {
         do throws(AppStoreVerificationError) {
             data = try UnverifiedSignedData(token)
         } catch {
-            throw .invalidArgument("The token is not a signed App Store \(Payload.payloadName): \(error.message)")
+            throw .malformedPayload("The token is not a signed App Store \(Payload.payloadName): \(error.message)")
         }
         guard let claimed = data.claimedEnvironment, !claimed.isEmpty else {
-            throw .invalidArgument("The signed \(Payload.payloadName) has no environment; App Store data always carries one.")
+            throw .malformedPayload("The signed \(Payload.payloadName) has no environment; App Store data always carries one.")
         }
         return (data, claimed)
     }
@@ -173,9 +173,9 @@ public final class AppStorePurchases: Sendable {
     static func domainError(_ error: AppStoreVerificationError, subject: String = "signed transaction") -> DomainError {
         switch error.code {
         case .xcodeSigned, .wrongEnvironment, .invalidConfiguration:
-            .failedPrecondition(error.message)
+            .tenantMisconfigured(error.message)
         default:
-            .invalidArgument("The \(subject) failed verification (\(error.code.rawValue)): \(error.message)")
+            .verificationFailed("The \(subject) failed verification (\(error.code.rawValue)): \(error.message)")
         }
     }
 }

@@ -196,7 +196,7 @@ public final class AppStoreReconciler: Sendable {
                 try await apply(record.signedPayload, tenant: tenant, settings: settings, into: &report)
             }
             guard pages < Self.maxPagesPerListing else {
-                throw .unavailable("Apple's notification history has more than \(Self.maxPagesPerListing) pages for one window.")
+                throw .storeUnavailable("Apple's notification history has more than \(Self.maxPagesPerListing) pages for one window.")
             }
             token = page.next
         } while token != nil
@@ -212,7 +212,7 @@ public final class AppStoreReconciler: Sendable {
             case .recorded: report.unowned += 1
             case .applied(_, let changed): if changed { report.applied += 1 } else { report.unchanged += 1 }
             }
-        } catch where error.code != .unavailable && error.code != .internalError {
+        } catch where !error.code.mayPassLater {
             report.rejected += 1
             if report.rejections.count < Self.maxRejectionsReported { report.rejections.append(error.message) }
             log.warning(

@@ -16,22 +16,23 @@ public final class AppStoreServerAPIs: Sendable {
         self.http = http
     }
 
-    /// The tenant's client. `failedPrecondition` when it configures none (saying what `use` needs instead) or this
-    /// server makes no outbound calls; `unavailable` when its key file cannot be read any more.
+    /// The tenant's client. `tenantMisconfigured` when it configures none (saying what `use` needs instead),
+    /// `serverMisconfigured` when this server makes no outbound calls, `credentialsUnusable` when its key file cannot
+    /// be read any more.
     private func cachedClient(
         for tenant: Tenant, settings: AppStoreSettings, use: AppStoreServerAPIUse
     ) throws(DomainError) -> AppStoreServerAPIClient {
-        guard let api = settings.serverAPI else { throw .failedPrecondition(use.withoutSettings(tenantID: tenant.id)) }
+        guard let api = settings.serverAPI else { throw .tenantMisconfigured(use.withoutSettings(tenantID: tenant.id)) }
         let generation = tenants.snapshot.generation
         if let cached = clients.withLock({ $0.generation == generation ? $0.byTenant[tenant.id] : nil }) { return cached }
         guard let http else {
-            throw .failedPrecondition("This server makes no outbound calls: its outbound HTTP client is not set up.")
+            throw .serverMisconfigured("This server makes no outbound calls: its outbound HTTP client is not set up.")
         }
         let pem: String
         switch FileSystem.readFile(api.keyFilePath) {
         case .success(let bytes): pem = String(decoding: bytes, as: UTF8.self)
         case .failure(let error):
-            throw .unavailable("The In-App Purchase key of tenant '\(tenant.id)' cannot be read: \(error.reason)")
+            throw .credentialsUnusable("The In-App Purchase key of tenant '\(tenant.id)' cannot be read: \(error.reason)")
         }
         let client: AppStoreServerAPIClient
         do throws(AppStoreServerAPIError) {
@@ -40,7 +41,7 @@ public final class AppStoreServerAPIs: Sendable {
                     p8: pem, keyID: api.keyID, issuerID: api.issuerID, bundleID: settings.bundleID),
                 http: http, productionURL: api.productionURL, sandboxURL: api.sandboxURL)
         } catch {
-            throw .unavailable("The App Store Server API settings of tenant '\(tenant.id)' cannot be used: \(error.message)")
+            throw .credentialsUnusable("The App Store Server API settings of tenant '\(tenant.id)' cannot be used: \(error.message)")
         }
         clients.withLock { cache in
             if cache.generation != generation { cache = (generation, [:]) }
@@ -65,7 +66,7 @@ public final class AppStoreServerAPIs: Sendable {
         let environments = [(AppStoreEnvironmentName.production, AppStoreAPIEnvironment.production), (.sandbox, .sandbox)]
             .filter { settings.accepts($0.0) }.map(\.1)
         guard !environments.isEmpty else {
-            throw .failedPrecondition(
+            throw .tenantMisconfigured(
                 "Tenant '\(tenant.id)' accepts only local App Store environments, which Apple's server does not know.")
         }
         return environments
@@ -107,7 +108,7 @@ enum AppStoreServerAPIUse {
 
 extension DomainError {
     /// Apple's answer as the caller sees it: a transaction Apple does not know is NOT_FOUND, a malformed ID or
-    /// extension INVALID_ARGUMENT, a refused token or app our setup's problem, Apple's limits FAILED_PRECONDITION, and
+    /// extension INVALID_ARGUMENT, a refused token or app the tenant's settings, Apple's limits a state that refuses it, and
     /// anything passing UNAVAILABLE.
     init(_ error: AppStoreServerAPIError) {
         let message = "App Store Server API: \(error.message)"
@@ -116,13 +117,15 @@ extension DomainError {
             self = .notFound(message)
         case (.refused, 4000006?), (.refused, 4000008?), (.refused, 4000009?), (.refused, 4000010?),
             (.refused, 4000011?), (.refused, 4000020?):
-            self = .invalidArgument(message)
-        case (.unauthorized, _), (.configuration, _), (.refused, 4040003?), (.refused, 4000002?),
-            // Not extendable (Apple's limits), no notification URL, a test notification Apple no longer knows.
-            (.refused, 4030004?), (.refused, 4030005?), (.refused, 4030007?), (.refused, 4040007?), (.refused, 4040008?):
-            self = .failedPrecondition(message)
+            self = .invalidRequest(message)
+        // Our key refused, or an app Apple does not know: the tenant's settings.
+        case (.unauthorized, _), (.configuration, _), (.refused, 4040003?), (.refused, 4000002?):
+            self = .tenantMisconfigured(message)
+        // Not extendable (Apple's limits), no notification URL, a test notification Apple no longer knows.
+        case (.refused, 4030004?), (.refused, 4030005?), (.refused, 4030007?), (.refused, 4040007?), (.refused, 4040008?):
+            self = .wrongState(message)
         case (.refused, _), (.unreachable, _), (.malformedResponse, _):
-            self = .unavailable(message)
+            self = .storeUnavailable(message)
         }
     }
 }

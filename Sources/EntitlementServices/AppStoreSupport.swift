@@ -27,12 +27,12 @@ public struct AppStoreSupport: Sendable {
     /// Look Up Order ID; nil when Apple does not know the order ID. Audited on each owner.
     func lookUpOrder(_ orderID: String, reason: String, tenant: Tenant) async throws(DomainError) -> [OrderTransaction]? {
         guard (1...64).contains(orderID.utf8.count), orderID.utf8.allSatisfy({ Self.isLetterOrDigit($0) }) else {
-            throw .invalidArgument("order_id must be the order ID from the receipt email: 1 to 64 letters and digits.")
+            throw .invalidRequest("order_id must be the order ID from the receipt email: 1 to 64 letters and digits.")
         }
         let settings = try AppStorePurchases.settings(of: tenant)
         let (client, environments) = try apis.client(for: tenant, settings: settings, use: .orderLookup)
         guard environments.contains(.production) else {
-            throw .failedPrecondition(
+            throw .tenantMisconfigured(
                 "Apple looks up order IDs in production only, and tenant '\(tenant.id)' accepts no production purchases.")
         }
         guard let tokens = try await AppStorePurchases.asking({ () async throws(AppStoreServerAPIError) in
@@ -79,15 +79,15 @@ public struct AppStoreSupport: Sendable {
         -> (AppStoreRenewalExtension, expiresAt: UnixTime, owner: CustomerState)
     {
         guard (1...90).contains(request.days) else {
-            throw .invalidArgument("extend_by_days must be 1 to 90 (Apple's limit), got \(request.days).")
+            throw .invalidRequest("extend_by_days must be 1 to 90 (Apple's limit), got \(request.days).")
         }
         guard (0...3).contains(request.reasonCode) else {
-            throw .invalidArgument("reason_code \(request.reasonCode) is not one of Apple's extension reasons (0 to 3).")
+            throw .invalidRequest("reason_code \(request.reasonCode) is not one of Apple's extension reasons (0 to 3).")
         }
         guard (1...128).contains(request.requestIdentifier.utf8.count),
             request.requestIdentifier.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
         else {
-            throw .invalidArgument("request_identifier must be 1 to 128 printable ASCII characters.")
+            throw .invalidRequest("request_identifier must be 1 to 128 printable ASCII characters.")
         }
         let settings = try AppStorePurchases.settings(of: tenant)
         guard
@@ -106,7 +106,7 @@ public struct AppStoreSupport: Sendable {
                 reasonCode: request.reasonCode, requestIdentifier: request.requestIdentifier, in: environment)
         }
         guard let effective = answer.effectiveDate else {
-            throw .unavailable("Apple extended the subscription but gave no effectiveDate; its notification will say.")
+            throw .storeUnavailable("Apple extended the subscription but gave no effectiveDate; its notification will say.")
         }
         let expiresAt = try UnixTime(milliseconds: effective, checking: "Apple's effectiveDate")
         let owner = try await engine.applyRenewalExtension(
@@ -141,13 +141,13 @@ public struct AppStoreSupport: Sendable {
                 nil
             }
         if let refusal {
-            throw .failedPrecondition("App Store purchase \(purchase.originalTransactionID) cannot be extended: \(refusal).")
+            throw .wrongState("App Store purchase \(purchase.originalTransactionID) cannot be extended: \(refusal).")
         }
         let count = try engine.renewalExtensionCount(
             tenantID: purchase.tenantID, originalTransactionID: purchase.originalTransactionID,
             requestIdentifier: requestIdentifier)
         guard count < 2 else {
-            throw .failedPrecondition(
+            throw .wrongState(
                 "App Store purchase \(purchase.originalTransactionID) was extended \(count) times in the last 365 days; Apple allows two.")
         }
     }
@@ -170,14 +170,14 @@ public struct AppStoreSupport: Sendable {
         -> (deliveryStatus: String, ownerAppUserID: String)
     {
         guard request.customerConsented else {
-            throw .failedPrecondition(
+            throw .wrongState(
                 "Apple takes consumption information only with the customer's consent: set customer_consented.")
         }
         if let percentage = request.consumptionPercentage, !(0...100_000).contains(percentage) {
-            throw .invalidArgument("consumption_percentage is in thousandths of a percent: 0 to 100000, got \(percentage).")
+            throw .invalidRequest("consumption_percentage is in thousandths of a percent: 0 to 100000, got \(percentage).")
         }
         if request.refundPreference == "GRANT_PRORATED", (request.consumptionPercentage ?? 0) <= 0 {
-            throw .invalidArgument("GRANT_PRORATED needs a consumption_percentage above 0 (Apple's rule).")
+            throw .invalidRequest("GRANT_PRORATED needs a consumption_percentage above 0 (Apple's rule).")
         }
         let settings = try AppStorePurchases.settings(of: tenant)
         let (client, environments) = try apis.client(for: tenant, settings: settings, use: .consumptionInformation)
@@ -190,7 +190,7 @@ public struct AppStoreSupport: Sendable {
             try engine.purchase(tenantID: tenant.id, store: .appStore, originalTransactionID: original)
         }
         guard let deliveryStatus = request.deliveryStatus ?? (stored?.customerID != nil ? "DELIVERED" : nil) else {
-            throw .failedPrecondition(
+            throw .wrongState(
                 "The server holds no owner for transaction \(request.transactionID): say delivery_status.")
         }
         let consumption = AppStoreConsumption(
@@ -217,10 +217,10 @@ public struct AppStoreSupport: Sendable {
         let settings = try AppStorePurchases.settings(of: tenant)
         let (client, environments) = try apis.client(for: tenant, settings: settings, use: use)
         guard let environment = asked ?? environments.first else {
-            throw .failedPrecondition("Tenant '\(tenant.id)' accepts no environment Apple's server knows.")
+            throw .tenantMisconfigured("Tenant '\(tenant.id)' accepts no environment Apple's server knows.")
         }
         guard environments.contains(environment) else {
-            throw .failedPrecondition("Tenant '\(tenant.id)' does not accept the \(environment.rawValue) environment.")
+            throw .tenantMisconfigured("Tenant '\(tenant.id)' does not accept the \(environment.rawValue) environment.")
         }
         return (client, environment)
     }

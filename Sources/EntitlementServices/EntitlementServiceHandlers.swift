@@ -97,7 +97,7 @@ public struct EntitlementService: RPCService {
                 fields.appUserID = redeemed.outcome.state.appUserID
                 return PurchaseResponse(redeemed, serverTime: engine.now())
             case nil:
-                throw DomainError.invalidArgument(
+                throw DomainError.invalidRequest(
                     "purchase is required: set app_store.signed_transaction, play_store.purchase_token or web_redemption.code.")
             }
             let outcome = try await engine.applyStorePurchases(
@@ -118,10 +118,10 @@ public struct EntitlementService: RPCService {
             let appUserID = try AppUserID.validate(request.appUserID)
             let count = request.appStore.count + request.playStore.count
             guard count <= 100 else {
-                throw DomainError.invalidArgument("Restore takes at most 100 purchases, got \(count).")
+                throw DomainError.invalidRequest("Restore takes at most 100 purchases, got \(count).")
             }
             guard request.appStoreTransactionIDs.count <= 10 else {
-                throw DomainError.invalidArgument(
+                throw DomainError.invalidRequest(
                     "Restore reads at most 10 App Store histories, got \(request.appStoreTransactionIDs.count) app_store_transaction_ids.")
             }
             // Every transaction is verified before anything is written: one bad token fails the call, naming it.
@@ -211,15 +211,15 @@ public struct EntitlementService: RPCService {
     private func redeem(_ code: String, by caller: RedemptionAttempts.Caller, tenant: Tenant) async throws(DomainError)
         -> Redemption
     {
-        guard !code.isEmpty else { throw .invalidArgument("web_redemption.code is required.") }
-        guard code.utf8.count <= 256 else { throw .invalidArgument("web_redemption.code is longer than 256 bytes.") }
+        guard !code.isEmpty else { throw .invalidRequest("web_redemption.code is required.") }
+        guard code.utf8.count <= 256 else { throw .invalidRequest("web_redemption.code is longer than 256 bytes.") }
         if let refusal = redemptions.refusal(for: caller, now: engine.now()) {
             throw .resourceExhausted(refusal.message)
         }
         do {
             return try await engine.redeem(
                 tenantID: tenant.id, appUserID: caller.appUserID, code: code, policy: tenant.transferPolicy(for:))
-        } catch where error.code != .unavailable && error.code != .internalError {
+        } catch where !error.code.mayPassLater {
             // Any refusal counts (an unknown, used or expired code, a transfer the policy forbids); our own failures
             // do not.
             redemptions.recordFailure(caller, now: engine.now())
@@ -232,7 +232,7 @@ public struct EntitlementService: RPCService {
         async throws(DomainError) -> StorePurchase
     {
         guard let playStore else {
-            throw .failedPrecondition("This server takes no Google Play purchases: its outbound HTTP client is not set up.")
+            throw .serverMisconfigured("This server takes no Google Play purchases: its outbound HTTP client is not set up.")
         }
         return try await playStore.purchase(
             productID: purchase.productID, token: purchase.purchaseToken, tenant: tenant, field: field).purchase
@@ -249,9 +249,9 @@ public struct EntitlementService: RPCService {
             try AdminService.checkAppStoreTransactionID(purchase.transactionID, field: field + ".transaction_id")
             return try await appStore.record(fromTransactionID: purchase.transactionID, tenant: tenant, apis: appStoreAPIs)
         case (false, false):
-            throw .invalidArgument("\(field) takes signed_transaction or transaction_id, not both.")
+            throw .invalidRequest("\(field) takes signed_transaction or transaction_id, not both.")
         case (true, true):
-            throw .invalidArgument("\(field) needs signed_transaction or transaction_id.")
+            throw .invalidRequest("\(field) needs signed_transaction or transaction_id.")
         }
     }
 
@@ -259,7 +259,7 @@ public struct EntitlementService: RPCService {
     private static func signedTransaction(_ purchase: AppStorePurchase, field: String) throws(DomainError) -> String {
         let token = purchase.signedTransaction
         guard token.utf8.count <= 64 * 1024 else {
-            throw .invalidArgument("\(field).signed_transaction is larger than 64 KiB.")
+            throw .invalidRequest("\(field).signed_transaction is larger than 64 KiB.")
         }
         return token
     }

@@ -12,7 +12,7 @@ extension ProtoTimestamp {
     /// A request's timestamp `field` as a domain time; INVALID_ARGUMENT outside what a Timestamp may hold.
     func requestTime(field: String) throws(DomainError) -> UnixTime {
         guard let unixMilliseconds else {
-            throw .invalidArgument(
+            throw .invalidRequest(
                 "\(field) must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z with nanos in 0...999999999; "
                     + "got seconds \(seconds), nanos \(nanos).")
         }
@@ -26,7 +26,7 @@ extension ProtoDuration {
     /// its seconds are never scaled before they are known to fit.
     func requestMilliseconds(field: String, allowed: ClosedRange<Int64>) throws(DomainError) -> Int64 {
         guard let milliseconds, allowed.contains(milliseconds) else {
-            throw .invalidArgument(
+            throw .invalidRequest(
                 "\(field) must be \(Self.secondsText(allowed.lowerBound)) to \(Self.secondsText(allowed.upperBound)) "
                     + "seconds, with nanos of the same sign and within ±999999999; got seconds \(seconds), nanos \(nanos).")
         }

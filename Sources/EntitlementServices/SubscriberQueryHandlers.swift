@@ -75,7 +75,7 @@ extension CustomerFilter {
         if request.store != .unspecified {
             guard let known = EntitlementSource.allCases.first(where: { EntitlementsProto.Store($0) == request.store })
             else {
-                throw .invalidArgument(
+                throw .invalidRequest(
                     "store \(request.store.rawValue) is not a Store: use APP_STORE, PLAY_STORE, WEB or GRANT (or leave it unset).")
             }
             source = known
@@ -85,7 +85,7 @@ extension CustomerFilter {
             (.billingRetry, .billingRetry),
         ]
         guard let state = states.first(where: { $0.0 == request.state })?.1 else {
-            throw .invalidArgument(
+            throw .invalidRequest(
                 "state \(request.state.rawValue) is not a ListCustomersRequest.State: use ACTIVE, INACTIVE, GRACE_PERIOD or BILLING_RETRY (or leave it unset).")
         }
         let changedSince = try request.changedSince.map { (timestamp) throws(DomainError) in

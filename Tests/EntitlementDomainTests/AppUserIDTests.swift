@@ -7,7 +7,7 @@ import Testing
             try AppUserID.validate(id, field: field)
             return nil
         } catch {
-            #expect(error.code == .invalidArgument)
+            #expect(error.code == .invalidRequest)
             return error.message
         }
     }

@@ -13,7 +13,7 @@ import Testing
         #expect(EntitlementID.problem(with: String(repeating: "e", count: 129)) == "is 129 bytes of UTF-8; the limit is 128")
         #expect(try #require(EntitlementID.problem(with: "pro plan")).contains("whitespace (U+0020)"))
         #expect(try #require(EntitlementID.problem(with: "pro\u{7}")).contains("control character U+0007"))
-        #expect(throws: DomainError.invalidArgument("")) { try EntitlementID.validate(" pro") }
+        #expect(throws: DomainError.invalidRequest("")) { try EntitlementID.validate(" pro") }
         do {
             try EntitlementID.validate("", field: "grant.entitlement_id")
             Issue.record("expected an error")

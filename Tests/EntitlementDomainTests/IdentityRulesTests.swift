@@ -140,7 +140,7 @@ import Testing
             _ = try decide("alice", "bob")
             Issue.record("expected INVALID_ARGUMENT")
         } catch {
-            #expect(error.code == .invalidArgument)
+            #expect(error.code == .invalidRequest)
             #expect(error.message.hasPrefix("anonymous_id must be an anonymous ID starting with \"$anon:\""))
         }
     }
@@ -154,7 +154,7 @@ import Testing
                 _ = try decide(appUserID, anonymousID)
                 Issue.record("expected INVALID_ARGUMENT for \(appUserID), \(String(describing: anonymousID))")
             } catch {
-                #expect(error.code == .invalidArgument)
+                #expect(error.code == .invalidRequest)
                 #expect(error.message.hasPrefix(prefix), "\(error.message)")
             }
         }

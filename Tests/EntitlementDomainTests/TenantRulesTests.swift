@@ -29,13 +29,13 @@ import Testing
             try strict.validateGrantable(entitlementID: "gold")
             Issue.record("expected an error")
         } catch {
-            #expect(error.code == .invalidArgument)
+            #expect(error.code == .invalidRequest)
             #expect(error.message.contains("\"gold\" is not declared"))
             #expect(error.message.contains("\"premium\", \"pro\""))
         }
         let open = try Tenant(id: "b", publicKeyHashes: [Self.publicHash], allowUndeclaredEntitlements: true)
         #expect(try open.validateGrantable(entitlementID: "gold") == "gold")
-        #expect(throws: DomainError.invalidArgument("")) { try open.validateGrantable(entitlementID: "go ld") }
+        #expect(throws: DomainError.invalidRequest("")) { try open.validateGrantable(entitlementID: "go ld") }
     }
 
     @Test func settingsBuiltInCodeAreValidatedTheSameWay() throws {

@@ -23,24 +23,24 @@ public enum AppStoreInterpretation {
             let purchasedAt = try UnixTime.checked(milliseconds: payload.purchaseDate, field: "purchaseDate"),
             let signedAt = try UnixTime.checked(milliseconds: payload.signedDate, field: "signedDate")
         else {
-            throw .invalidArgument(
+            throw .malformedPayload(
                 "The signed transaction lacks originalTransactionId, productId, purchaseDate or signedDate.")
         }
         let type = settings.products[productID]?.type ?? Self.productType(payload.type?.rawValue)
         guard let type else {
-            throw .failedPrecondition(
+            throw .unmappedProduct(
                 "Product \(productID.quotedForMessage) is not in the app's App Store products and the transaction does not say its type.")
         }
         let entitlements = type == .consumable ? [] : tenant.entitlements(forProduct: productID)
         guard type == .consumable || !entitlements.isEmpty || unmappedGrantsNothing else {
-            throw .failedPrecondition("Product \(productID.quotedForMessage) maps to no entitlement in tenant '\(tenant.id)'.")
+            throw .unmappedProduct("Product \(productID.quotedForMessage) maps to no entitlement in tenant '\(tenant.id)'.")
         }
         var expiresAt: UnixTime?
         switch type {
         case .autoRenewable: expiresAt = try UnixTime.checked(milliseconds: payload.expiresDate, field: "expiresDate")
         case .nonRenewing:
             guard let days = settings.products[productID]?.durationDays else {
-                throw .failedPrecondition("Non-renewing product \(productID.quotedForMessage) needs duration_days in the app's settings.")
+                throw .tenantMisconfigured("Non-renewing product \(productID.quotedForMessage) needs duration_days in the app's settings.")
             }
             expiresAt = purchasedAt.adding(days: days)
         case .nonConsumable, .consumable: expiresAt = nil
@@ -52,7 +52,7 @@ public enum AppStoreInterpretation {
         case .xcode?: environment = .xcode
         case .localTesting?: environment = .localTesting
         case nil:
-            throw .invalidArgument("The signed transaction's environment is not one the App Store uses.")
+            throw .malformedPayload("The signed transaction's environment is not one the App Store uses.")
         }
         return StorePurchase(
             tenantID: tenant.id, store: .appStore, originalTransactionID: originalID,

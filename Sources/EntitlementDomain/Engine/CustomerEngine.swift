@@ -197,7 +197,7 @@ public final class CustomerEngine: Sendable {
                 let owner = try transaction.snapshot(tenantID: tenantID, appUserID: appUserID)
                 guard let owner, owner.customer.id == earlier.customerID, earlier.entitlementID == request.entitlementID
                 else {
-                    throw DomainError.failedPrecondition(
+                    throw DomainError.wrongState(
                         "idempotency_key \(key.quotedForMessage) was already used for a different grant (\(earlier.grantID)).")
                 }
                 return (GrantOutcome(grant: earlier, appUserID: owner.customer.appUserID), [])
@@ -222,12 +222,12 @@ public final class CustomerEngine: Sendable {
 
     /// Revokes a grant now; revoking a revoked grant returns it unchanged.
     public func revoke(tenantID: String, grantID: String, reason: String) async throws(DomainError) -> GrantOutcome {
-        guard !grantID.isEmpty else { throw .invalidArgument("grant_id is required.") }
+        guard !grantID.isEmpty else { throw .invalidRequest("grant_id is required.") }
         guard grantID.utf8.count <= GrantID.maxBytes else {
-            throw .invalidArgument(
+            throw .invalidRequest(
                 "grant_id \(grantID.quotedForMessage) is not a grant ID: they are at most \(GrantID.maxBytes) bytes.")
         }
-        guard reason.utf8.count <= 1024 else { throw .invalidArgument("reason must be at most 1024 bytes.") }
+        guard reason.utf8.count <= 1024 else { throw .invalidRequest("reason must be at most 1024 bytes.") }
         return try await write { transaction, now throws -> (GrantOutcome, [Committed]) in
             guard var grant = try transaction.grant(tenantID: tenantID, grantID: grantID),
                 let owner = try transaction.snapshot(tenantID: tenantID, customerID: grant.customerID)
@@ -409,9 +409,9 @@ extension DomainError {
     /// Storage failures as the caller sees them: a retry may help for `unavailable`, nothing else is the caller's fault.
     init(_ error: StorageError) {
         switch error.code {
-        case .unavailable: self = .unavailable("The database is unavailable: \(error.message)")
-        case .conflict: self = .internalError("A storage conflict occurred: \(error.message)")
-        case .corrupt: self = .internalError("The database is damaged: \(error.message)")
+        case .unavailable: self = .storageUnavailable("The database is unavailable: \(error.message)")
+        case .conflict: self = .storageFailed("A storage conflict occurred: \(error.message)")
+        case .corrupt: self = .storageFailed("The database is damaged: \(error.message)")
         }
     }
 }

@@ -26,10 +26,10 @@ enum CustomerPageToken {
         guard token.utf8.count <= 64, let bytes = Base64.decode(token, alphabet: .url, padding: .forbidden),
             bytes.count == tokenBytes, bytes[0] == version
         else {
-            throw .invalidArgument("page_token \(token.quotedForMessage) is not a token this server issued.")
+            throw .invalidRequest("page_token \(token.quotedForMessage) is not a token this server issued.")
         }
         guard Array(bytes[9...]) == binding(tenantID: tenantID, filter: filter) else {
-            throw .invalidArgument(
+            throw .invalidRequest(
                 "page_token was issued for other filters: send the filters of the first page, or start again without a token.")
         }
         let id = bytes[1..<9].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }

@@ -41,10 +41,10 @@ extension CustomerEngine {
     /// first, then purchases. Read from the database.
     public func findCustomers(tenantID: String, query: String) throws(DomainError) -> [CustomerMatch] {
         guard !query.isEmpty, query.utf8.count <= Self.maxSearchBytes else {
-            throw .invalidArgument("query must be 1 to \(Self.maxSearchBytes) bytes: an app user ID, alias, transaction ID or order ID.")
+            throw .invalidRequest("query must be 1 to \(Self.maxSearchBytes) bytes: an app user ID, alias, transaction ID or order ID.")
         }
         if let scalar = query.unicodeScalars.first(where: AppUserID.isControl) {
-            throw .invalidArgument("query contains the control character \(AppUserID.codePoint(scalar)); no ID does.")
+            throw .invalidRequest("query contains the control character \(AppUserID.codePoint(scalar)); no ID does.")
         }
         return try read { () throws(StorageError) in
             try store.customerMatches(tenantID: tenantID, id: query, limit: Self.maxSearchMatches)

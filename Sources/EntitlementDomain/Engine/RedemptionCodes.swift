@@ -64,7 +64,7 @@ extension CustomerEngine {
 
     /// Issues a code for the newest purchase of `store` that `referenceID` names (the purchase's own ID, or a
     /// reference to it) and nobody owns, valid for `validity` milliseconds; the purchase's earlier unused code stops
-    /// working. `notFound` when no purchase is named; `failedPrecondition` when every one named has an owner.
+    /// working. `notFound` when no purchase is named; `wrongState` when every one named has an owner.
     public func issueRedemptionCode(tenantID: String, store: Store, referenceID: String, validityMilliseconds: Int64)
         async throws(DomainError) -> IssuedRedemptionCode
     {
@@ -83,7 +83,7 @@ extension CustomerEngine {
                 throw DomainError.notFound("No purchase is known by \(referenceID.quotedForMessage) (yet: its webhook may still be on the way).")
             }
             guard let purchase = named.filter({ $0.customerID == nil }).max(by: { $0.purchasedAt < $1.purchasedAt }) else {
-                throw DomainError.failedPrecondition(
+                throw DomainError.wrongState(
                     "The purchase named by \(referenceID.quotedForMessage) already belongs to a user; only a purchase nobody owns gets a redemption code.")
             }
             return (
@@ -110,7 +110,7 @@ extension CustomerEngine {
     }
 
     /// Attaches the purchase `code` stands for to `appUserID` (created when new) under `policy`, and uses the code
-    /// up, in one transaction. `notFound` for a code never issued; `failedPrecondition` for one used, replaced or
+    /// up, in one transaction. `notFound` for a code never issued; `wrongState` for one used, replaced or
     /// expired, saying which.
     public func redeem(tenantID: String, appUserID: String, code: String, policy: @escaping @Sendable (Store) -> TransferPolicy)
         async throws(DomainError) -> Redemption
@@ -124,13 +124,13 @@ extension CustomerEngine {
                 throw DomainError.notFound("Unknown redemption code.")
             }
             if let used = record.usedAt {
-                throw DomainError.failedPrecondition("This redemption code was already used, at \(used.rfc3339).")
+                throw DomainError.wrongState("This redemption code was already used, at \(used.rfc3339).")
             }
             if let replaced = record.replacedAt {
-                throw DomainError.failedPrecondition("This redemption code was replaced by a newer one at \(replaced.rfc3339).")
+                throw DomainError.wrongState("This redemption code was replaced by a newer one at \(replaced.rfc3339).")
             }
             guard now < record.expiresAt else {
-                throw DomainError.failedPrecondition("This redemption code expired at \(record.expiresAt.rfc3339).")
+                throw DomainError.wrongState("This redemption code expired at \(record.expiresAt.rfc3339).")
             }
             guard
                 let purchase = try transaction.purchase(

@@ -63,7 +63,7 @@ public struct EventPage: Sendable, Hashable {
     static func version(fromToken token: String) throws(DomainError) -> UInt64? {
         guard !token.isEmpty else { return nil }
         guard token.hasPrefix("v"), token.utf8.count <= 21, let version = UInt64(token.dropFirst()), version > 0 else {
-            throw .invalidArgument("page_token \(token.quotedForMessage) is not a token this server issued.")
+            throw .invalidRequest("page_token \(token.quotedForMessage) is not a token this server issued.")
         }
         return version
     }
@@ -94,27 +94,27 @@ public struct GrantRequest: Sendable, Hashable {
     func validate(for tenant: Tenant) throws(DomainError) {
         _ = try tenant.validateGrantable(entitlementID: entitlementID)
         guard expiresAt == nil || durationMilliseconds == nil else {
-            throw .invalidArgument("Set expires_at or duration, not both.")
+            throw .invalidRequest("Set expires_at or duration, not both.")
         }
         if let durationMilliseconds, durationMilliseconds <= 0 {
-            throw .invalidArgument("duration must be positive.")
+            throw .invalidRequest("duration must be positive.")
         }
         if let key = idempotencyKey, key.utf8.count > 256 {
-            throw .invalidArgument("idempotency_key must be at most 256 bytes.")
+            throw .invalidRequest("idempotency_key must be at most 256 bytes.")
         }
-        guard reason.utf8.count <= 1024 else { throw .invalidArgument("reason must be at most 1024 bytes.") }
+        guard reason.utf8.count <= 1024 else { throw .invalidRequest("reason must be at most 1024 bytes.") }
     }
 
     func expiry(from now: UnixTime) throws(DomainError) -> UnixTime? {
         if let expiresAt {
-            guard expiresAt > now else { throw .invalidArgument("expires_at is in the past.") }
+            guard expiresAt > now else { throw .invalidRequest("expires_at is in the past.") }
             return expiresAt
         }
         guard let durationMilliseconds else { return nil }
         // The duration is at most protobuf's 10,000 years, so the sum cannot overflow.
         let expiry = UnixTime(milliseconds: now.milliseconds + durationMilliseconds)
         guard UnixTime.representable.contains(expiry) else {
-            throw .invalidArgument("duration would end after 9999-12-31T23:59:59Z, the latest time the API can carry.")
+            throw .invalidRequest("duration would end after 9999-12-31T23:59:59Z, the latest time the API can carry.")
         }
         return expiry
     }

@@ -25,7 +25,7 @@ extension CustomerEngine {
     {
         try filter.validate(for: tenant)
         guard (0...CustomerPage.maximumSize).contains(pageSize) else {
-            throw .invalidArgument(
+            throw .invalidRequest(
                 "page_size must be 0 (the default, \(CustomerPage.defaultSize)) to \(CustomerPage.maximumSize); got \(pageSize).")
         }
         let limit = pageSize == 0 ? CustomerPage.defaultSize : pageSize
@@ -57,13 +57,13 @@ extension CustomerFilter {
         if let entitlementID { _ = try tenant.validateGrantable(entitlementID: entitlementID) }
         if let productID {
             guard productID.utf8.count <= Self.maxProductIDBytes, (try? Tenant.checkProductID(productID)) != nil else {
-                throw .invalidArgument(
+                throw .invalidRequest(
                     "product_id \(productID.quotedForMessage) is not a product ID: 1 to \(Self.maxProductIDBytes) bytes, "
                         + "no control characters, no leading or trailing whitespace.")
             }
         }
         if state == .inactive, entitlementID != nil || source != nil || productID != nil {
-            throw .invalidArgument(
+            throw .invalidRequest(
                 "state INACTIVE lists customers holding nothing; it cannot be combined with entitlement_id, store or product_id.")
         }
     }

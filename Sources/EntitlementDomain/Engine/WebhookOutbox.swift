@@ -250,7 +250,7 @@ extension CustomerEngine {
     static func deliveryID(fromPageToken token: String) throws(DomainError) -> Int64? {
         guard !token.isEmpty else { return nil }
         guard token.hasPrefix("d"), token.utf8.count <= 20, let id = Int64(token.dropFirst()), id > 0 else {
-            throw .invalidArgument("page_token \(token.quotedForMessage) is not a token this server issued.")
+            throw .invalidRequest("page_token \(token.quotedForMessage) is not a token this server issued.")
         }
         return id
     }

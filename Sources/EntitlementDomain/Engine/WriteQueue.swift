@@ -99,7 +99,7 @@ extension DomainError {
         switch error {
         case let error as DomainError: self = error
         case let error as StorageError: self = DomainError(error)
-        default: self = .internalError("Unexpected storage failure: \(error)")
+        default: self = .storageFailed("Unexpected storage failure: \(error)")
         }
     }
 }

@@ -42,19 +42,19 @@ public enum PlayStoreInterpretation {
         let data = facts.purchase
         guard let items = data.lineItems, let first = items.first, let productID = first.productId, !productID.isEmpty
         else {
-            throw .invalidArgument("Google's subscription for this token has no line items with a productId.")
+            throw .malformedPayload("Google's subscription for this token has no line items with a productId.")
         }
         if let expected, !items.contains(where: { $0.productId == expected }) {
-            throw .invalidArgument(
+            throw .notApplicable(
                 "The purchase token is for \(productID.quotedForMessage), not \(expected.quotedForMessage).")
         }
         guard let state = data.subscriptionState?.known else {
-            throw .invalidArgument(
+            throw .malformedPayload(
                 "Google's subscriptionState \((data.subscriptionState?.rawValue ?? "(missing)").quotedForMessage) is not one this server knows.")
         }
         let environment = try environment(isTest: data.testPurchase != nil, settings: settings)
         guard settings.products[productID] == .subscription || settings.products[productID] == nil else {
-            throw .failedPrecondition(
+            throw .tenantMisconfigured(
                 "Play product \(productID.quotedForMessage) is configured as \(settings.products[productID]!.rawValue), but Google says it is a subscription.")
         }
         // Every line item's entitlements (a subscription bundle has several), its own base plan's mapping first.
@@ -85,7 +85,7 @@ public enum PlayStoreInterpretation {
         let renewal = renewalState(state, expiresAt: expiresAt, resumesAt: resumesAt)
         // Only a purchase that gives nothing (one not paid for yet) may lack an expiry.
         guard expiresAt != nil || renewal.isHeld else {
-            throw .invalidArgument("Google's subscription for this token has no line item expiryTime.")
+            throw .malformedPayload("Google's subscription for this token has no line item expiryTime.")
         }
         let orderID = first.latestSuccessfulOrderId ?? data.latestOrderId ?? facts.token
         var record = StorePurchase(
@@ -155,22 +155,22 @@ public enum PlayStoreInterpretation {
         settings: PlayStoreSettings, origin: PurchaseOrigin
     ) throws(DomainError) -> StorePurchase {
         guard let type = settings.products[productID] else {
-            throw .failedPrecondition(
+            throw .unmappedProduct(
                 "Play product \(productID.quotedForMessage) is not in the app's play_store products; add it with its type.")
         }
         guard type != .subscription else {
-            throw .failedPrecondition("Play product \(productID.quotedForMessage) is configured as a subscription, not a one-time product.")
+            throw .tenantMisconfigured("Play product \(productID.quotedForMessage) is configured as a subscription, not a one-time product.")
         }
         if let reported = data.productId, !reported.isEmpty, reported != productID {
-            throw .invalidArgument("The purchase token is for \(reported.quotedForMessage), not \(productID.quotedForMessage).")
+            throw .notApplicable("The purchase token is for \(reported.quotedForMessage), not \(productID.quotedForMessage).")
         }
         guard let state = data.state else {
-            throw .invalidArgument("Google's purchaseState \(data.purchaseState.map(String.init) ?? "(missing)") is not 0, 1 or 2.")
+            throw .malformedPayload("Google's purchaseState \(data.purchaseState.map(String.init) ?? "(missing)") is not 0, 1 or 2.")
         }
         let environment = try environment(isTest: data.isTestPurchase, settings: settings)
         let entitlements = type == .consumable ? [] : tenant.entitlements(forProduct: productID)
         guard type == .consumable || !entitlements.isEmpty else {
-            throw .failedPrecondition("Product \(productID.quotedForMessage) maps to no entitlement in tenant '\(tenant.id)'.")
+            throw .unmappedProduct("Product \(productID.quotedForMessage) maps to no entitlement in tenant '\(tenant.id)'.")
         }
         let purchasedAt = try UnixTime.checked(
             milliseconds: GooglePlayTime.milliseconds(decimal: data.purchaseTimeMillis), field: "purchaseTimeMillis")
@@ -230,7 +230,7 @@ public enum PlayStoreInterpretation {
     private static func environment(isTest: Bool, settings: PlayStoreSettings) throws(DomainError) -> PurchaseEnvironment {
         let name: PlayEnvironmentName = isTest ? .test : .production
         guard settings.environments.contains(name) else {
-            throw .failedPrecondition(
+            throw .tenantMisconfigured(
                 isTest
                     ? "This is a test purchase (a license tester's); this app accepts only production purchases."
                     : "This is a production purchase; this app accepts only test purchases.")

@@ -8,7 +8,7 @@ extension UnixTime {
     public init(milliseconds: Int64, checking field: String) throws(DomainError) {
         self.init(milliseconds: milliseconds)
         guard Self.representable.contains(self) else {
-            throw .invalidArgument(
+            throw .malformedPayload(
                 "\(field) is \(milliseconds) ms since 1970, outside 0001-01-01T00:00:00Z...9999-12-31T23:59:59.999Z "
                     + "(\(Self.representable.lowerBound.milliseconds)...\(Self.representable.upperBound.milliseconds) ms).")
         }
@@ -18,7 +18,7 @@ extension UnixTime {
     public init(seconds: Int64, checking field: String) throws(DomainError) {
         let allowed = Self.representable.lowerBound.seconds...Self.representable.upperBound.seconds
         guard allowed.contains(seconds) else {
-            throw .invalidArgument(
+            throw .malformedPayload(
                 "\(field) is \(seconds) s since 1970, outside 0001-01-01T00:00:00Z...9999-12-31T23:59:59Z "
                     + "(\(allowed.lowerBound)...\(allowed.upperBound) s).")
         }

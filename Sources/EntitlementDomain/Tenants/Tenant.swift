@@ -227,7 +227,7 @@ public struct Tenant: Hashable, Sendable {
         try EntitlementID.validate(entitlementID, field: field)
         guard allowUndeclaredEntitlements || isDeclared(entitlementID: entitlementID) else {
             let declared = declaredEntitlements.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
-            throw .invalidArgument(
+            throw .invalidRequest(
                 "\(field) \"\(entitlementID)\" is not declared by this tenant's configuration (declared: "
                     + (declared.isEmpty ? "none" : declared)
                     + "); declare it in \"entitlements\" or a product, or set \"allow_undeclared_entitlements\"")

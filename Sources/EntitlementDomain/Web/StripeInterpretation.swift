@@ -61,8 +61,8 @@ public enum StripeInterpretation {
         return id
     }
 
-    /// The purchase a subscription shows at `observedAt`. Refuses (`invalidArgument`) one whose prices the tenant
-    /// does not map, and (`failedPrecondition`) one of a mode the tenant does not accept.
+    /// The purchase a subscription shows at `observedAt`. Refuses (`unmappedProduct`) one whose prices the tenant
+    /// does not map, and (`tenantMisconfigured`) one of a mode the tenant does not accept.
     public static func purchase(
         fromSubscription subscription: StripeSubscription, observedAt: UnixTime, origin: PurchaseOrigin, tenant: Tenant,
         settings: StripeSettings
@@ -87,14 +87,14 @@ public enum StripeInterpretation {
         }
         guard let productID else {
             let prices = subscription.priceIDs.map(\.quotedForMessage).joined(separator: ", ")
-            throw .invalidArgument(
+            throw .unmappedProduct(
                 "Subscription \(subscription.id.quotedForMessage) has no price this app maps (prices: \(prices.isEmpty ? "none" : prices)); add one to the tenant's stripe prices or products.")
         }
         let startedAt = try UnixTime.checked(
             seconds: subscription.startDate ?? subscription.created,
             field: subscription.startDate == nil ? "created" : "start_date")
         guard let periodEnd = try UnixTime.checked(seconds: subscription.periodEnd, field: "current_period_end") else {
-            throw .invalidArgument("Subscription \(subscription.id.quotedForMessage) has no current_period_end.")
+            throw .malformedPayload("Subscription \(subscription.id.quotedForMessage) has no current_period_end.")
         }
         let periodStart =
             try UnixTime.checked(seconds: subscription.periodStart, field: "current_period_start") ?? startedAt ?? observedAt
@@ -148,12 +148,12 @@ public enum StripeInterpretation {
             ?? session.metadata?[priceIDKey].map { [StripeSubscription.Item.Price(id: $0, product: nil)] } ?? []
         guard let productID = prices.lazy.compactMap({ settings.tenantProduct(forPrice: $0.id, product: $0.product?.id) }).first
         else {
-            throw .invalidArgument(
+            throw .unmappedProduct(
                 "Checkout Session \(session.id.quotedForMessage) sold no price this app maps (without an API key its metadata.\(priceIDKey) names the price).")
         }
         let entitlements = tenant.entitlements(forProduct: productID)
         guard !entitlements.isEmpty else {
-            throw .failedPrecondition("Product \(productID.quotedForMessage) maps to no entitlement in tenant '\(tenant.id)'.")
+            throw .unmappedProduct("Product \(productID.quotedForMessage) maps to no entitlement in tenant '\(tenant.id)'.")
         }
         let purchasedAt = try UnixTime.checked(seconds: session.created, field: "created") ?? observedAt
         return StorePurchase(
@@ -227,7 +227,7 @@ public enum StripeInterpretation {
     private static func environment(livemode: Bool?, settings: StripeSettings) throws(DomainError) -> PurchaseEnvironment {
         let name = StripeEnvironmentName(livemode: livemode ?? false)
         guard settings.environments.contains(name) else {
-            throw .failedPrecondition(
+            throw .tenantMisconfigured(
                 name == .test
                     ? "This is a Stripe test-mode object; this app accepts only live payments."
                     : "This is a live Stripe object; this app accepts only test-mode payments.")

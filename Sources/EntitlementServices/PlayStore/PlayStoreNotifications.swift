@@ -10,8 +10,9 @@ public import RPCCore
 ///
 /// The push's OIDC token is verified first (nothing is read before it passes). A notification says only that a
 /// token changed, so each one fetches the purchase from Google again and applies what Google says now, once per
-/// Pub/Sub `messageId`. 2xx only once that is committed; 5xx when Google or storage fails, so Pub/Sub redelivers;
-/// 401/403 for a bad token and 400 for a malformed push, with nothing applied.
+/// Pub/Sub `messageId`. 2xx only once that is committed, or for a notification about nothing this server acts on;
+/// otherwise ``NotificationReply/status(for:)``'s reply, as at every store (5xx when Google, storage or the tenant's
+/// settings fail, so Pub/Sub redelivers; 401/403 for a bad token and 400 for a malformed push, nothing applied).
 public struct PlayStoreNotifications: Sendable {
     public static let maxBodyBytes = 64 * 1024
 
@@ -42,13 +43,12 @@ public struct PlayStoreNotifications: Sendable {
 
     private func apply(tenantID: String, authorization: String?, body: [UInt8]) async throws(NotificationReply) -> NotificationReply {
         guard body.count <= Self.maxBodyBytes else {
-            throw NotificationReply(status: 413, message: "The body is larger than \(Self.maxBodyBytes) bytes.")
+            throw .tooLarge(limit: Self.maxBodyBytes)
         }
         guard let tenant = tenants.directory.tenant(id: tenantID), let settings = tenant.playStore,
             let notifications = settings.notifications
         else {
-            throw NotificationReply(
-                status: 404, message: "No tenant \(tenantID.quotedForMessage) accepts Google Play notifications.")
+            throw NotificationReply(.notFound("No tenant \(tenantID.quotedForMessage) accepts Google Play notifications."))
         }
         if notifications.verifiesPushTokens {
             try await verifyPush(authorization: authorization, settings: notifications)
@@ -56,39 +56,30 @@ public struct PlayStoreNotifications: Sendable {
         let (messageID, notification, otherFields) = try Self.decode(body)
         try Self.checkShape(notification, otherFields: otherFields)
         guard notification.packageName == settings.packageName else {
-            throw NotificationReply(
-                status: 400,
-                message: "The notification is for package \((notification.packageName ?? "(none)").quotedForMessage), not this tenant's \(settings.packageName.quotedForMessage).")
+            throw NotificationReply(.invalidRequest(
+                "The notification is for package \((notification.packageName ?? "(none)").quotedForMessage), not this tenant's \(settings.packageName.quotedForMessage)."))
         }
         let notifiedAt: UnixTime?
         do throws(DomainError) {
             notifiedAt = try UnixTime.checked(
                 milliseconds: GooglePlayTime.milliseconds(decimal: notification.eventTimeMillis), field: "eventTimeMillis")
         } catch {
-            throw NotificationReply(status: 400, message: "The notification's \(error.message)")
+            throw NotificationReply(.malformedPayload("The notification's \(error.message)"))
         }
         do throws(DomainError) {
             var reply = try await dispatch(
                 notification, messageID: messageID, notifiedAt: notifiedAt, tenant: tenant, settings: settings)
             reply.signedAt = notifiedAt
             return reply
+        } catch where error.code == .notApplicable {
+            // Google does not confirm the token, or a kind of notification this server does not know: every
+            // redelivery would meet the same answer. The next fetch of the token (a later notification, the device's
+            // Purchase, RefreshStorePurchase) applies it once that changes.
+            return await NotificationReply.notApplied(
+                error, engine: engine, tenantID: tenant.id, notificationID: Self.notificationID(messageID),
+                cause: .playStoreNotification)
         } catch {
-            switch error.code {
-            case .unavailable, .internalError, .failedPrecondition:
-                // Google, storage, or the tenant's settings (credentials, a product it cannot place) failing now:
-                // ours to fix, so Pub/Sub keeps the notification (for up to 7 days) and redelivers.
-                throw NotificationReply(status: 503, message: error.message)
-            case .invalidArgument:
-                // Google does not confirm the token: every redelivery would meet the same answer. Acknowledged and
-                // logged; the next fetch of the token (a later notification, the device's Purchase,
-                // RefreshStorePurchase) applies it once that changes.
-                _ = try? await engine.applyStoreNotification(
-                    tenantID: tenant.id, notificationID: Self.notificationID(messageID), transaction: nil,
-                    reason: "not applied", cause: .playStoreNotification)
-                return NotificationReply(status: 200, message: "not applied: \(error.message)", outcome: .notApplied)
-            default:
-                throw NotificationReply(status: 400, message: error.message)
-            }
+            throw NotificationReply(error)
         }
     }
 
@@ -97,19 +88,20 @@ public struct PlayStoreNotifications: Sendable {
         do throws(DomainError) {
             verifier = try pushTokens.verifier(for: settings.signingKeys)
         } catch {
-            throw NotificationReply(status: 500, message: error.message)
+            throw NotificationReply(error)
         }
         let expected = PushTokenExpectations(audience: settings.audience, serviceAccountEmail: settings.pushServiceAccount)
         guard case .failure(let error) = await verifier.verify(
             authorization: authorization, expecting: expected, now: engine.now().milliseconds)
         else { return }
-        let status =
+        let message = "The push token was refused (\(error.code.rawValue)): \(error.message)"
+        let refusal: DomainError =
             switch error.code {
-            case .keysUnavailable: 503
-            case .wrongIssuer, .wrongAudience, .wrongEmail, .emailNotVerified: 403
-            case .missing, .malformed, .unknownKey, .badSignature, .expired, .notYetValid: 401
+            case .keysUnavailable: .storeUnavailable(message)
+            case .wrongIssuer, .wrongAudience, .wrongEmail, .emailNotVerified: .permissionDenied(message)
+            case .missing, .malformed, .unknownKey, .badSignature, .expired, .notYetValid: .unauthenticated(message)
             }
-        throw NotificationReply(status: status, message: "The push token was refused (\(error.code.rawValue)): \(error.message)")
+        throw NotificationReply(refusal)
     }
 
     /// The envelope fields every notification has; any other is a kind of notification.
@@ -120,7 +112,7 @@ public struct PlayStoreNotifications: Sendable {
     static func decode(_ body: [UInt8]) throws(NotificationReply)
         -> (messageID: String, notification: DeveloperNotification, otherFields: Set<String>)
     {
-        func malformed(_ message: String) -> NotificationReply { NotificationReply(status: 400, message: message) }
+        func malformed(_ message: String) -> NotificationReply { NotificationReply(.malformedPayload(message)) }
         guard let envelope = try? JSONDecoder().decode(PubSubPushEnvelope.self, from: Data(body)), let message = envelope.message
         else {
             throw malformed("The body is not a Pub/Sub push: a JSON object with a \"message\" object.")
@@ -149,17 +141,17 @@ public struct PlayStoreNotifications: Sendable {
             } else if let product = notification.oneTimeProductNotification {
                 _ = try token(product.purchaseToken)
                 guard let sku = product.sku, !sku.isEmpty else {
-                    throw .invalidArgument("The oneTimeProductNotification has no sku.")
+                    throw .malformedPayload("The oneTimeProductNotification has no sku.")
                 }
                 try PlayStorePurchases.checkProductID(sku, field: "oneTimeProductNotification.sku")
             } else if let voided = notification.voidedPurchaseNotification {
                 _ = try token(voided.purchaseToken)
             } else if notification.testNotification == nil, otherFields.isEmpty {
-                throw .invalidArgument(
+                throw .malformedPayload(
                     "The notification holds none of subscriptionNotification, oneTimeProductNotification, voidedPurchaseNotification, testNotification.")
             }
         } catch {
-            throw NotificationReply(status: 400, message: error.message)
+            throw NotificationReply(error)
         }
     }
 
@@ -183,7 +175,7 @@ public struct PlayStoreNotifications: Sendable {
         } else if let product = notification.oneTimeProductNotification {
             let token = try Self.token(product.purchaseToken)
             guard let sku = product.sku, !sku.isEmpty else {
-                throw .invalidArgument("The oneTimeProductNotification has no sku.")
+                throw .malformedPayload("The oneTimeProductNotification has no sku.")
             }
             try PlayStorePurchases.checkProductID(sku, field: "oneTimeProductNotification.sku")
             reason = product.notificationType == 2 ? "ONE_TIME_PRODUCT_CANCELED" : "ONE_TIME_PRODUCT_PURCHASED"
@@ -201,47 +193,13 @@ public struct PlayStoreNotifications: Sendable {
             hints = []
             reason = "TEST_NOTIFICATION"
         } else {
-            throw .invalidArgument("The notification holds none of subscriptionNotification, oneTimeProductNotification, voidedPurchaseNotification, testNotification.")
+            throw .notApplicable("The notification is of a kind this server does not act on yet.")
         }
         let outcome = try await engine.applyStoreNotification(
             tenantID: tenant.id, notificationID: id, transaction: record, reason: reason, cause: .playStoreNotification,
             ownerHints: hints)
         if record?.acknowledgement.state == .pending { acknowledger?.wake() }
         return NotificationReply(outcome, reason: reason)
-    }
-
-    /// What a voided purchase takes back: the stored purchase revoked, or nil when there is nothing to revoke (never
-    /// seen, an earlier renewal's order, already revoked, a partial refund of a quantity).
-    ///
-    /// The push's token is not bound to its body, so Google is asked first: a purchase Google still shows purchased
-    /// (a one-time product) or granting (a subscription) is not revoked; its current data is applied instead.
-    func voidedRecord(token: String, orderID: String?, partial: Bool, tenant: Tenant, voidedAt: UnixTime)
-        async throws(DomainError) -> StorePurchase?
-    {
-        guard !partial, let stored = try engine.purchase(tenantID: tenant.id, store: .playStore, originalTransactionID: token)
-        else { return nil }
-        let current =
-            stored.productType == PlayProductType.subscription.rawValue
-            ? try await purchases.subscription(token: token, tenant: tenant).purchase
-            : try await purchases.product(productID: stored.productID, token: token, tenant: tenant, origin: .notification)
-        let stillGranting = current.revokedAt == nil && !current.renewal.isHeld
-            && (current.expiresAt.map { $0 > engine.now() } ?? true)
-        if stillGranting {
-            log.warning(
-                "play voided-purchase notification for a purchase Google still shows in force: not revoked",
-                ["tenant": tenant.id, "order_id": orderID ?? ""])
-            return current
-        }
-        // Google's data already grants nothing; the void dates the end (of the current or first order only).
-        var revoked = PlayStoreInterpretation.revoking(current, orderID: orderID, voidedAt: voidedAt, reason: "VOIDED")
-            ?? current
-        if let canceled = current.revokedAt {
-            // Google shows the one-time purchase canceled: the void is why, from when it happened.
-            revoked.revokedAt = min(canceled, voidedAt)
-            revoked.revocationReason = "VOIDED"
-        }
-        revoked.customerID = stored.customerID
-        return revoked
     }
 
     static func token(_ token: String?) throws(DomainError) -> String {

@@ -28,7 +28,7 @@ public final class PlayStorePurchases: Sendable {
 
     static func settings(of tenant: Tenant) throws(DomainError) -> PlayStoreSettings {
         guard let settings = tenant.playStore else {
-            throw .failedPrecondition("Tenant '\(tenant.id)' does not accept Google Play purchases (no \"play_store\" settings).")
+            throw .tenantMisconfigured("Tenant '\(tenant.id)' does not accept Google Play purchases (no \"play_store\" settings).")
         }
         return settings
     }
@@ -48,7 +48,7 @@ public final class PlayStorePurchases: Sendable {
             }
             api = PlayDeveloperAPI(packageName: settings.packageName, baseURL: base, http: http, credentials: credentials)
         } catch {
-            throw .failedPrecondition("Google Play settings of tenant '\(tenant.id)': \(error.message)")
+            throw .tenantMisconfigured("Google Play settings of tenant '\(tenant.id)': \(error.message)")
         }
         clients.withLock { cache in
             if cache.generation != generation { cache = (generation, [:]) }
@@ -65,7 +65,7 @@ public final class PlayStorePurchases: Sendable {
         try Self.checkToken(token, field: field + ".purchase_token")
         let settings = try Self.settings(of: tenant)
         guard let type = settings.products[productID] else {
-            throw .failedPrecondition(
+            throw .unmappedProduct(
                 "Play product \(productID.quotedForMessage) is not in the app's play_store products, so the server cannot tell a subscription from a one-time product.")
         }
         if type == .subscription {
@@ -119,31 +119,31 @@ public final class PlayStorePurchases: Sendable {
     /// Google does not know is the caller's.
     static func domainError(_ error: GooglePlayAPIError) -> DomainError {
         switch error.code {
-        case .unavailable, .badResponse, .permissionDenied: .unavailable(error.message)
+        case .unavailable, .badResponse, .permissionDenied: .storeUnavailable(error.message)
         case .notFound, .invalidRequest:
-            .invalidArgument("Google Play does not confirm this purchase token: \(error.message)")
+            .notApplicable("Google Play does not confirm this purchase token: \(error.message)")
         // The service account cannot be used now (a rotated key, clock skew, an unreadable file): ours to fix, and
         // worth retrying once it is.
-        case .configuration: .unavailable(error.message)
+        case .configuration: .credentialsUnusable(error.message)
         }
     }
 
     static func checkToken(_ token: String, field: String) throws(DomainError) {
-        guard !token.isEmpty else { throw .invalidArgument("\(field) is empty.") }
+        guard !token.isEmpty else { throw .invalidRequest("\(field) is empty.") }
         guard token.utf8.count <= maxTokenBytes else {
-            throw .invalidArgument("\(field) is longer than \(maxTokenBytes) bytes; Play purchase tokens are far shorter.")
+            throw .invalidRequest("\(field) is longer than \(maxTokenBytes) bytes; Play purchase tokens are far shorter.")
         }
         guard token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-            throw .invalidArgument("\(field) holds characters no Play purchase token has (only printable ASCII).")
+            throw .invalidRequest("\(field) holds characters no Play purchase token has (only printable ASCII).")
         }
     }
 
     static func checkProductID(_ productID: String, field: String) throws(DomainError) {
-        guard !productID.isEmpty else { throw .invalidArgument("\(field) is empty.") }
+        guard !productID.isEmpty else { throw .invalidRequest("\(field) is empty.") }
         guard productID.utf8.count <= maxProductIDBytes,
             productID.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
         else {
-            throw .invalidArgument("\(field) \(productID.quotedForMessage) is not a Play product ID (printable ASCII, at most \(maxProductIDBytes) bytes).")
+            throw .invalidRequest("\(field) \(productID.quotedForMessage) is not a Play product ID (printable ASCII, at most \(maxProductIDBytes) bytes).")
         }
     }
 }

@@ -24,18 +24,18 @@ public final class PushTokenVerifiers: Sendable {
         switch source {
         case .url(let text):
             guard let url = OutboundURL(text) else {
-                throw .failedPrecondition("The notifications' jwks_url \(text.quotedForMessage) is not a URL.")
+                throw .tenantMisconfigured("The notifications' jwks_url \(text.quotedForMessage) is not a URL.")
             }
             let clock = now
             keys = GoogleSigningKeys(url: url, http: http) { clock().milliseconds }
         case .file(let path):
             switch FileSystem.readFile(path) {
-            case .failure(let error): throw .failedPrecondition("Cannot read the notifications' jwks_file: \(error)")
+            case .failure(let error): throw .tenantMisconfigured("Cannot read the notifications' jwks_file: \(error)")
             case .success(let bytes):
                 do throws(JOSEError) {
                     keys = GoogleSigningKeys(fixed: try JSONWebKeySet(json: bytes).keys)
                 } catch {
-                    throw .failedPrecondition("The notifications' jwks_file \(path.quotedForMessage) is not a JWKS: \(error.message)")
+                    throw .tenantMisconfigured("The notifications' jwks_file \(path.quotedForMessage) is not a JWKS: \(error.message)")
                 }
             }
         }

@@ -18,19 +18,19 @@ public final class StripeAPIs: Sendable {
     }
 
     /// The tenant's client; nil when it configures no API key (events are then applied from their own data).
-    /// `unavailable` when it cannot be made (its key file gone or changed since the tenants file was read, no
-    /// outbound client): a failure of this server's setup, not of the event, so the webhook answers 503 and Stripe
-    /// delivers the event again once it is fixed.
+    /// `credentialsUnusable` when its key file is gone or changed since the tenants file was read, a misconfiguration
+    /// when it cannot be made otherwise: a failure of our setup, not of the event, so the webhook answers 503 and
+    /// Stripe delivers the event again once it is fixed.
     func api(for tenant: Tenant, settings: StripeSettings) throws(DomainError) -> StripeAPI? {
         guard let keyPath = settings.apiKeyPath else { return nil }
         let generation = tenants.snapshot.generation
         if let cached = clients.withLock({ $0.generation == generation ? $0.byTenant[tenant.id] : nil }) { return cached }
         guard let http else {
-            throw .unavailable("Tenant '\(tenant.id)' configures a Stripe API key, but this server makes no outbound calls.")
+            throw .serverMisconfigured("Tenant '\(tenant.id)' configures a Stripe API key, but this server makes no outbound calls.")
         }
         let key = try Self.readKey(keyPath, tenantID: tenant.id)
         guard let base = OutboundURL(settings.apiBaseURL) else {
-            throw .unavailable("Stripe api_base_url \(settings.apiBaseURL.quotedForMessage) of tenant '\(tenant.id)' is not a URL.")
+            throw .tenantMisconfigured("Stripe api_base_url \(settings.apiBaseURL.quotedForMessage) of tenant '\(tenant.id)' is not a URL.")
         }
         let api = StripeAPI(baseURL: base, apiKey: key, http: http)
         clients.withLock { cache in
@@ -49,7 +49,7 @@ public final class StripeAPIs: Sendable {
         switch FileSystem.readFile(path) {
         case .success(let read): bytes = read
         case .failure(let error):
-            throw .unavailable("Stripe api_key_file of tenant '\(tenantID)' cannot be read: \(error)")
+            throw .credentialsUnusable("Stripe api_key_file of tenant '\(tenantID)' cannot be read: \(error)")
         }
         let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
         let trimmed = bytes.prefix(maxKeyFileBytes).drop(while: isSpace).reversed().drop(while: isSpace).reversed()
@@ -57,7 +57,7 @@ public final class StripeAPIs: Sendable {
         guard bytes.count <= maxKeyFileBytes, keyPrefixes.contains(where: key.hasPrefix),
             key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
         else {
-            throw .unavailable(
+            throw .credentialsUnusable(
                 "Stripe api_key_file of tenant '\(tenantID)' does not hold one sk_live_, sk_test_, rk_live_ or rk_test_ key.")
         }
         return key

@@ -77,8 +77,8 @@ struct StripeEvents: Sendable {
         let expected = event.type.hasPrefix("customer.subscription.") ? "subscription" : expectedObject[event.type]
         guard let expected, expected != carried else { return }
         throw NotificationReply(
-            status: 400,
-            message: "A \(event.type.quotedForMessage) event carries a \(carried.quotedForMessage) object, not a \(expected).")
+            .malformedPayload(
+                "A \(event.type.quotedForMessage) event carries a \(carried.quotedForMessage) object, not a \(expected)."))
     }
 
     /// The object kind each event this server acts on must carry.
@@ -108,7 +108,7 @@ struct StripeEvents: Sendable {
         switch session.mode {
         case "subscription":
             guard let subscriptionID = session.subscription?.id else {
-                throw .invalidArgument("Checkout Session \(session.id.quotedForMessage) in subscription mode names no subscription.")
+                throw .malformedPayload("Checkout Session \(session.id.quotedForMessage) in subscription mode names no subscription.")
             }
             purchaseID = subscriptionID
             if let api {
@@ -257,7 +257,7 @@ struct StripeEvents: Sendable {
         } catch {
             // Even a 404: the event is signed, so the object exists, and a key that cannot see it (another
             // account's or mode's) is the tenant's to fix; Stripe delivers the event again meanwhile.
-            throw .unavailable(error.message)
+            throw .storeUnavailable(error.message)
         }
     }
 }

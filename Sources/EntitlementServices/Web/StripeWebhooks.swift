@@ -8,8 +8,10 @@ import Stripe
 ///
 /// The `Stripe-Signature` header is checked on the raw body before anything parses it, against each of the tenant's
 /// endpoint secrets. Each event is applied once per event ID (``StripeEvents`` says what it means), in one
-/// transaction; 2xx only once that is committed. 400 for a bad signature or a malformed event, with nothing
-/// applied; 5xx when Stripe's API or storage fails, so Stripe delivers again (for up to three days).
+/// transaction; 2xx only once that is committed, or for an event about nothing this server acts on; otherwise
+/// ``NotificationReply/status(for:)``'s reply, as at every store: 400 for a bad signature or a malformed event,
+/// nothing applied; 5xx when Stripe's API, storage or the tenant's settings fail (a price it does not map, a mode it
+/// does not accept), so Stripe delivers again (for up to three days) while an operator fixes them.
 public struct StripeWebhooks: Sendable {
     public static let maxBodyBytes = 256 * 1024
 
@@ -35,17 +37,18 @@ public struct StripeWebhooks: Sendable {
         -> NotificationReply
     {
         guard body.count <= Self.maxBodyBytes else {
-            throw NotificationReply(status: 413, message: "The body is larger than \(Self.maxBodyBytes) bytes.")
+            throw .tooLarge(limit: Self.maxBodyBytes)
         }
         guard let tenant = tenants.directory.tenant(id: tenantID), let settings = tenant.stripe else {
-            throw NotificationReply(status: 404, message: "No tenant \(tenantID.quotedForMessage) accepts Stripe webhooks.")
+            throw NotificationReply(.notFound("No tenant \(tenantID.quotedForMessage) accepts Stripe webhooks."))
         }
         do throws(StripeSignatureError) {
             try StripeSignature.verify(
                 header: signature, body: body, secrets: settings.webhookSecrets,
                 toleranceSeconds: Int64(settings.signatureToleranceSeconds), now: engine.now().milliseconds / 1000)
         } catch {
-            throw NotificationReply(status: 400, message: "The Stripe-Signature was refused (\(error.code.rawValue)): \(error.message)")
+            throw NotificationReply(
+                .verificationFailed("The Stripe-Signature was refused (\(error.code.rawValue)): \(error.message)"))
         }
         let event = try Self.decode(body)
         try StripeEvents.checkShape(event)
@@ -62,21 +65,12 @@ public struct StripeWebhooks: Sendable {
                 }
             reply.signedAt = try UnixTime(seconds: event.created, checking: "created")
             return reply
+        } catch where error.code == .notApplicable {
+            return await NotificationReply.notApplied(
+                error, engine: engine, tenantID: tenant.id, notificationID: StripeEvents.notificationID(event.id),
+                cause: .stripeWebhook, prefix: event.type)
         } catch {
-            switch error.code {
-            case .invalidArgument, .failedPrecondition:
-                // About an object this app does not sell or cannot place (another product of the same Stripe
-                // account, a mode it does not accept): every delivery would meet the same answer. Acknowledged and
-                // logged, its ID used; nothing applied.
-                _ = try? await engine.applyStoreNotification(
-                    tenantID: tenant.id, notificationID: StripeEvents.notificationID(event.id), transaction: nil,
-                    reason: "not applied", cause: .stripeWebhook)
-                return NotificationReply(
-                    status: 200, message: "\(event.type): not applied: \(error.message)", outcome: .notApplied)
-            default:
-                // Stripe's API or storage failing now: Stripe delivers the event again.
-                throw NotificationReply(status: 503, message: error.message)
-            }
+            throw NotificationReply(error)
         }
     }
 
@@ -87,18 +81,19 @@ public struct StripeWebhooks: Sendable {
             event = try JSONDecoder().decode(StripeEvent.self, from: Data(body))
         } catch {
             throw NotificationReply(
-                status: 400, message: "The body is not a Stripe event (\(String(describing: error).truncated(toUTF8Bytes: 200))).")
+                .malformedPayload("The body is not a Stripe event (\(String(describing: error).truncated(toUTF8Bytes: 200))).")
+            )
         }
         guard event.id.hasPrefix("evt_"), event.id.utf8.count <= 255 else {
-            throw NotificationReply(status: 400, message: "The event's id \(event.id.quotedForMessage) is not an evt_ ID.")
+            throw NotificationReply(.malformedPayload("The event's id \(event.id.quotedForMessage) is not an evt_ ID."))
         }
         guard event.created > 0 else {
-            throw NotificationReply(status: 400, message: "The event has no created time.")
+            throw NotificationReply(.malformedPayload("The event has no created time."))
         }
         do throws(DomainError) {
             _ = try UnixTime(seconds: event.created, checking: "created")
         } catch {
-            throw NotificationReply(status: 400, message: "The event's \(error.message)")
+            throw NotificationReply(.malformedPayload("The event's \(error.message)"))
         }
         return event
     }

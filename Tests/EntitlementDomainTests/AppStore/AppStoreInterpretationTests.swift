@@ -106,20 +106,20 @@ import Testing
             ("Production", .production), ("Sandbox", .sandbox), ("Xcode", .xcode), ("LocalTesting", .localTesting),
         ]
         for (raw, environment) in pairs { #expect(try purchase(["environment": raw]).environment == environment) }
-        #expect(throws: DomainError.invalidArgument("")) { try purchase(["environment": "Staging"]) }
+        #expect(throws: DomainError.malformedPayload("")) { try purchase(["environment": "Staging"]) }
     }
 
     @Test func aProductTheTenantCannotPlaceIsRefusedUnlessANotificationSaysSo() throws {
         // Not in the tenant's products at all: refused from a device, stored granting nothing from Apple.
-        #expect(throws: DomainError.failedPrecondition("")) { try purchase(["productId": "other"]) }
+        #expect(throws: DomainError.unmappedProduct("")) { try purchase(["productId": "other"]) }
         #expect(try purchase(["productId": "other"], unmapped: true).entitlementIDs.isEmpty)
         // Mapped, but not in the App Store products and without a type in the payload.
-        #expect(throws: DomainError.failedPrecondition("")) { try purchase(["productId": "unmapped-kind", "type": NSNull()]) }
+        #expect(throws: DomainError.unmappedProduct("")) { try purchase(["productId": "unmapped-kind", "type": NSNull()]) }
     }
 
     @Test func requiredFieldsMustBeThere() throws {
         for field in ["originalTransactionId", "productId", "purchaseDate", "signedDate"] {
-            #expect(throws: DomainError.invalidArgument(""), "\(field)") { try purchase([field: NSNull()]) }
+            #expect(throws: DomainError.malformedPayload(""), "\(field)") { try purchase([field: NSNull()]) }
         }
     }
 
@@ -129,7 +129,7 @@ import Testing
     func aDateOutsideWhatTheAPICarriesIsRefusedNamingItsField(field: String) throws {
         for value in [Int64.max, Int64.min, Int64.max / 1000 + 1, 253_402_300_800_000, -62_135_596_800_001] {
             let error = #expect(throws: DomainError.self) { try purchase([field: value]) }
-            #expect(error?.code == .invalidArgument)
+            #expect(error?.code == .malformedPayload)
             #expect(error?.message.hasPrefix("\(field) is \(value) ms since 1970, outside") == true, "\(value)")
         }
         #expect(try purchase([field: 253_402_300_799_999]).store == .appStore)

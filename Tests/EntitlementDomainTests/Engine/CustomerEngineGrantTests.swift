@@ -48,7 +48,7 @@ import Testing
 
     @Test func grantOfAnUndeclaredEntitlementIsRefused() async throws {
         let harness = try EngineHarness()
-        await #expect(throws: DomainError.invalidArgument("")) { try await harness.grant("alice", "gold") }
+        await #expect(throws: DomainError.invalidRequest("")) { try await harness.grant("alice", "gold") }
         #expect(try harness.state("alice").customerID == nil)
     }
 
@@ -62,10 +62,10 @@ import Testing
         #expect(try harness.engine.details(tenantID: harness.tenantID, appUserID: "alice").grants.count == 1)
 
         // The same key for something else is a mistake, not a retry.
-        await #expect(throws: DomainError.failedPrecondition("")) {
+        await #expect(throws: DomainError.wrongState("")) {
             try await harness.grant("alice", "plus", idempotencyKey: "req-1")
         }
-        await #expect(throws: DomainError.failedPrecondition("")) {
+        await #expect(throws: DomainError.wrongState("")) {
             try await harness.grant("someone-else", "pro", idempotencyKey: "req-1")
         }
         // Keys are per tenant.

@@ -118,7 +118,7 @@ import Testing
         try await harness.grant("dave", "pro")
         try await harness.identify("erin")
         // An identified ID as anonymous_id is refused outright.
-        await #expect(throws: DomainError.invalidArgument("")) {
+        await #expect(throws: DomainError.invalidRequest("")) {
             try await harness.identify("erin", anonymousID: "dave")
         }
 
@@ -140,7 +140,7 @@ import Testing
     @Test func invalidIDsAreRefused() async throws {
         let harness = try EngineHarness()
         for id in ["", "null", "$anon:", "undefined", " padded"] {
-            await #expect(throws: DomainError.invalidArgument(""), "\(id)") { try await harness.identify(id) }
+            await #expect(throws: DomainError.invalidRequest(""), "\(id)") { try await harness.identify(id) }
         }
         #expect(try harness.engine.state(tenantID: harness.tenantID, appUserID: "never-seen").customerID == nil)
     }

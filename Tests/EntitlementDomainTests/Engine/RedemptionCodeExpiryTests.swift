@@ -37,7 +37,7 @@ import Testing
         let issued = try await issue(harness)
         #expect(issued.expiresAt.milliseconds == harness.now.milliseconds + Self.day)
         harness.clock.advance(milliseconds: Self.day)
-        let refusal = await #expect(throws: DomainError.failedPrecondition("")) { try await redeem(harness, issued.code) }
+        let refusal = await #expect(throws: DomainError.wrongState("")) { try await redeem(harness, issued.code) }
         #expect(refusal?.message.contains("expired") == true)
         #expect(try harness.state("alice").customerID == nil)
     }
@@ -58,7 +58,7 @@ import Testing
         harness.clock.advance(milliseconds: 2 * Self.day)
         let second = try await issue(harness)
         #expect(second.code != first.code)
-        let refusal = await #expect(throws: DomainError.failedPrecondition("")) { try await redeem(harness, first.code) }
+        let refusal = await #expect(throws: DomainError.wrongState("")) { try await redeem(harness, first.code) }
         // Replaced after it expired: either word tells the user to ask for a new link.
         #expect(refusal.map { $0.message.contains("replaced") || $0.message.contains("expired") } == true)
         #expect(try await redeem(harness, second.code).outcome.state.status.activeIDs == ["pro"])

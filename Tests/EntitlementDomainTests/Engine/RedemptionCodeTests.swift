@@ -37,7 +37,7 @@ import Testing
         #expect(redeemed.outcome.state.status.activeIDs == ["pro"])
         #expect(try harness.events("alice").first?.cause == .redemption)
         let again = await #expect(throws: DomainError.self) { try await redeem(harness, "bob", issued.code) }
-        #expect(again?.code == .failedPrecondition && again?.message.contains("already used") == true)
+        #expect(again?.code == .wrongState && again?.message.contains("already used") == true)
         #expect(try harness.state("bob").status.activeIDs.isEmpty)
     }
 
@@ -46,7 +46,7 @@ import Testing
         try await unownedWebPurchase(harness)
         _ = try await redeem(harness, "alice", try await issue(harness).code)
         let owned = await #expect(throws: DomainError.self) { try await issue(harness) }
-        #expect(owned?.code == .failedPrecondition)
+        #expect(owned?.code == .wrongState)
         let unknown = await #expect(throws: DomainError.self) { try await issue(harness, "cs_unknown") }
         #expect(unknown?.code == .notFound)
     }
@@ -57,7 +57,7 @@ import Testing
         let first = try await issue(harness)
         let second = try await issue(harness, "pi_1")
         let replaced = await #expect(throws: DomainError.self) { try await redeem(harness, "alice", first.code) }
-        #expect(replaced?.code == .failedPrecondition && replaced?.message.contains("replaced") == true)
+        #expect(replaced?.code == .wrongState && replaced?.message.contains("replaced") == true)
         #expect(try await redeem(harness, "alice", second.code).outcome.state.status.activeIDs == ["pro"])
     }
 
@@ -67,7 +67,7 @@ import Testing
         let issued = try await issue(harness, days: 1)
         harness.clock.advance(milliseconds: 86_400_000)
         let expired = await #expect(throws: DomainError.self) { try await redeem(harness, "alice", issued.code) }
-        #expect(expired?.code == .failedPrecondition && expired?.message.contains("expired") == true)
+        #expect(expired?.code == .wrongState && expired?.message.contains("expired") == true)
     }
 
     @Test func unknownAndMalformedCodesAreNotFound() async throws {

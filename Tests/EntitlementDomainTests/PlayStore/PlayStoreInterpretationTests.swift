@@ -187,19 +187,19 @@ import Testing
     }
 
     @Test func aStateThisServerDoesNotKnowIsRefused() throws {
-        #expect(throws: DomainError.invalidArgument("")) {
+        #expect(throws: DomainError.malformedPayload("")) {
             try purchase(Self.subscription(["subscriptionState": "SUBSCRIPTION_STATE_SOMETHING_NEW"]))
         }
-        #expect(throws: DomainError.invalidArgument("")) {
+        #expect(throws: DomainError.malformedPayload("")) {
             try purchase(Self.subscription(["subscriptionState": NSNull()]))
         }
     }
 
     @Test func aSubscriptionWithoutLineItemsOrAnExpiryIsRefused() throws {
-        #expect(throws: DomainError.invalidArgument("")) { try purchase(Self.subscription(items: [])) }
-        #expect(throws: DomainError.invalidArgument("")) { try purchase(Self.subscription(item: ["productId": NSNull()])) }
-        #expect(throws: DomainError.invalidArgument("")) { try purchase(Self.subscription(item: ["expiryTime": NSNull()])) }
-        #expect(throws: DomainError.invalidArgument("")) { try purchase(Self.subscription(item: ["expiryTime": "soon"])) }
+        #expect(throws: DomainError.malformedPayload("")) { try purchase(Self.subscription(items: [])) }
+        #expect(throws: DomainError.malformedPayload("")) { try purchase(Self.subscription(item: ["productId": NSNull()])) }
+        #expect(throws: DomainError.malformedPayload("")) { try purchase(Self.subscription(item: ["expiryTime": NSNull()])) }
+        #expect(throws: DomainError.malformedPayload("")) { try purchase(Self.subscription(item: ["expiryTime": "soon"])) }
     }
 
     @Test func aRevokedNotificationEndsAccessWhenGoogleSentIt() throws {
@@ -222,10 +222,10 @@ import Testing
     @Test func aTestPurchaseIsSandboxAndAProductionOnlyAppRefusesIt() throws {
         let test = try Self.subscription(["testPurchase": [String: Any]()])
         #expect(try purchase(test).environment == .sandbox)
-        #expect(throws: DomainError.failedPrecondition("")) {
+        #expect(throws: DomainError.tenantMisconfigured("")) {
             try purchase(test, settings: Self.settings(environments: [.production]))
         }
-        #expect(throws: DomainError.failedPrecondition("")) {
+        #expect(throws: DomainError.tenantMisconfigured("")) {
             try purchase(Self.subscription(), settings: Self.settings(environments: [.test]))
         }
         #expect(try purchase(test, settings: Self.settings(environments: [.test])).environment == .sandbox)
@@ -235,10 +235,10 @@ import Testing
         #expect(try product(Self.product(["purchaseType": 0])).environment == .sandbox)
         #expect(try product(Self.product()).environment == .production)
         #expect(try product(Self.product(["purchaseType": 1])).environment == .production, "a promo code is a real purchase")
-        #expect(throws: DomainError.failedPrecondition("")) {
+        #expect(throws: DomainError.tenantMisconfigured("")) {
             try product(Self.product(["purchaseType": 0]), settings: Self.settings(environments: [.production]))
         }
-        #expect(throws: DomainError.failedPrecondition("")) {
+        #expect(throws: DomainError.tenantMisconfigured("")) {
             try product(Self.product(), settings: Self.settings(environments: [.test]))
         }
     }
@@ -276,13 +276,13 @@ import Testing
             ["productId": "storage-addon", "expiryTime": Self.time(Self.expires)],
         ])
         #expect(try purchase(bundle, productID: "storage-addon").productID == "premium")
-        #expect(throws: DomainError.invalidArgument("")) { try purchase(bundle, productID: "lifetime") }
+        #expect(throws: DomainError.notApplicable("")) { try purchase(bundle, productID: "lifetime") }
         // A notification names no product: any line items do.
         #expect(try purchase(bundle, productID: nil).entitlementIDs == ["pro", "storage"])
     }
 
     @Test func aSubscriptionConfiguredAsAOneTimeProductIsRefused() throws {
-        #expect(throws: DomainError.failedPrecondition("")) {
+        #expect(throws: DomainError.tenantMisconfigured("")) {
             try purchase(Self.subscription(item: ["productId": "lifetime"]), productID: nil)
         }
     }
@@ -388,7 +388,7 @@ import Testing
         #expect(upgrade.expiresAt?.milliseconds == 1_785_535_200_500)
         let canceled = try purchase(fixture("subscription-v2-canceled.json"))
         #expect(!canceled.willRenew && canceled.transactionID == "GPA.5555-6666-7777-88888..4")
-        #expect(throws: DomainError.invalidArgument("")) { try purchase(fixture("subscription-v2-unknown-state.json")) }
+        #expect(throws: DomainError.malformedPayload("")) { try purchase(fixture("subscription-v2-unknown-state.json")) }
     }
 
     // MARK: One-time products
@@ -431,13 +431,13 @@ import Testing
     }
 
     @Test func aOneTimeProductMustBeConfiguredAsOneAndBeTheOneGoogleNames() throws {
-        #expect(throws: DomainError.failedPrecondition("")) { try product(Self.product(), productID: "unknown") }
-        #expect(throws: DomainError.failedPrecondition("")) { try product(Self.product(), productID: "premium") }
-        #expect(throws: DomainError.invalidArgument("")) {
+        #expect(throws: DomainError.unmappedProduct("")) { try product(Self.product(), productID: "unknown") }
+        #expect(throws: DomainError.tenantMisconfigured("")) { try product(Self.product(), productID: "premium") }
+        #expect(throws: DomainError.notApplicable("")) {
             try product(Self.product(["productId": "coins"]), productID: "lifetime")
         }
-        #expect(throws: DomainError.invalidArgument("")) { try product(Self.product(["purchaseState": 9])) }
-        #expect(throws: DomainError.invalidArgument("")) { try product(Self.product(["purchaseState": NSNull()])) }
+        #expect(throws: DomainError.malformedPayload("")) { try product(Self.product(["purchaseState": 9])) }
+        #expect(throws: DomainError.malformedPayload("")) { try product(Self.product(["purchaseState": NSNull()])) }
         // Google leaves productId out of some answers: the product asked for stands.
         #expect(try product(Self.product(["productId": NSNull()])).productID == "lifetime")
     }
@@ -463,7 +463,7 @@ import Testing
     @Test func aNonConsumableMappingToNoEntitlementIsRefused() throws {
         var settings = Self.settings()
         settings.products["unmapped-lifetime"] = .nonConsumable
-        #expect(throws: DomainError.failedPrecondition("")) {
+        #expect(throws: DomainError.unmappedProduct("")) {
             try product(Self.product(["productId": "unmapped-lifetime"]), productID: "unmapped-lifetime", settings: settings)
         }
     }

@@ -15,7 +15,7 @@ import Testing
         #expect(checked?.milliseconds == (accepted ? value : nil))
         if !accepted {
             let error = #expect(throws: DomainError.self) { try UnixTime(milliseconds: value, checking: "expiresDate") }
-            #expect(error?.code == .invalidArgument)
+            #expect(error?.code == .malformedPayload)
             #expect(error?.message.hasPrefix("expiresDate is \(value) ms since 1970, outside 0001-01-01") == true)
             #expect(error?.message.contains("\(Self.first)...\(Self.last) ms") == true)
         }

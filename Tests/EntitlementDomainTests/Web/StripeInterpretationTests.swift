@@ -102,7 +102,7 @@ import Testing
     @Test func anUnmappedPriceOrAnotherModeIsRefused() throws {
         #expect(throws: DomainError.self) { try purchase(["items": ["data": [["price": ["id": "price_other"], "current_period_end": Self.periodEnd]]]]) }
         let live = #expect(throws: DomainError.self) { try purchase(["livemode": true]) }
-        #expect(live?.code == .failedPrecondition)
+        #expect(live?.code == .tenantMisconfigured)
     }
 
     @Test func withinOneSecondTheLaterStageOfTheLifeWins() throws {
@@ -119,7 +119,7 @@ import Testing
     @Test(arguments: [Int64.max, Int64.min, Int64.max / 1000 + 1, 10_000_000_000_000_000, 253_402_300_800, -62_135_596_801])
     func anEventCreatedOutsideWhatTheAPICarriesIsRefused(created: Int64) throws {
         let error = #expect(throws: DomainError.self) { try StripeInterpretation.observationTime(created: created) }
-        #expect(error?.code == .invalidArgument)
+        #expect(error?.code == .malformedPayload)
         #expect(error?.message.hasPrefix("created is \(created) s since 1970, outside") == true)
         let last = try StripeInterpretation.observationTime(created: 253_402_300_799, status: .init(.canceled))
         #expect(last.milliseconds == 253_402_300_799_007)
@@ -142,7 +142,7 @@ import Testing
         }
         if field == "ended_at" { fields["status"] = "canceled" }
         let error = #expect(throws: DomainError.self) { try purchase(fields) }
-        #expect(error?.code == .invalidArgument)
+        #expect(error?.code == .malformedPayload)
         #expect(error?.message.hasPrefix("\(field) is \(seconds) s since 1970, outside") == true)
     }
 
