@@ -19,7 +19,8 @@ let package = Package(
         .library(name: "EntitlementsKit", targets: ["EntitlementsKit", "EntitlementsKitGRPC"]),
     ],
     targets: [
-        // C libraries, each behind one module. Only HTTP2Transport, Crypto and EntitlementStorage import them.
+        // C libraries, each behind one module. Only the transport (PosixIO through HTTP2Transport), Crypto and
+        // EntitlementStorage import them.
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -46,19 +47,28 @@ let package = Package(
             name: "RPCCore",
             dependencies: ["ProtobufWire", "BoundedText", "CivilCalendar", "Encodings", "Metrics", "RequestTracing", "CSystemShims"],
             swiftSettings: strict),
+        // The transport, bottom up: event loops and sockets; TLS over them; HTTP/1.1 (the server's parser and
+        // serializer, the outbound client); HTTP/2, gRPC and gRPC-Web, the server. Only the last links nghttp2.
+        .target(name: "PosixIO", dependencies: ["CSystemShims"], swiftSettings: strict),
+        .target(name: "TransportTLS", dependencies: ["PosixIO", "COpenSSL", "COpenSSLShims"], swiftSettings: strict),
+        .target(
+            name: "HTTP1", dependencies: ["PosixIO", "TransportTLS", "Encodings", "Metrics", "RequestTracing"], swiftSettings: strict),
         .target(
             name: "HTTP2Transport",
-            dependencies: ["RPCCore", "BoundedText", "Encodings", "Metrics", "RequestTracing", "CNGHTTP2", "COpenSSL", "COpenSSLShims", "CZlib", "CSystemShims"],
+            dependencies: [
+                "PosixIO", "TransportTLS", "HTTP1", "RPCCore", "BoundedText", "Encodings", "Metrics", "RequestTracing", "CNGHTTP2",
+                "CZlib",
+            ],
             swiftSettings: strict
         ),
         // The one outbound HTTP client: retries, backoff and URLs over the transport's HTTP/1.1 client.
-        .target(name: "OutboundHTTP", dependencies: ["HTTP2Transport", "CivilCalendar", "Metrics"], swiftSettings: strict),
+        .target(name: "OutboundHTTP", dependencies: ["HTTP1", "PosixIO", "CivilCalendar", "Metrics"], swiftSettings: strict),
         .target(
             name: "StandardServices", dependencies: ["RPCCore", "ProtobufWire", "BoundedText", "Encodings"], swiftSettings: strict),
         .target(name: "Crypto", dependencies: ["COpenSSL", "COpenSSLShims", "CivilCalendar", "Encodings"], swiftSettings: strict),
         // Compact JWS and JSON Web Key Sets, shared by the stores: ES256 signing for the App Store, RS256 for Google.
         .target(name: "JOSE", dependencies: ["Crypto", "Encodings", "BoundedText"], swiftSettings: strict),
-        .target(name: "AppStore", dependencies: ["JOSE", "Crypto", "CivilCalendar", "Encodings", "FileAccess"], swiftSettings: strict),
+        .target(name: "AppStore", dependencies: ["JOSE", "Crypto", "Encodings", "FileAccess"], swiftSettings: strict),
         // Google Play's data formats (purchases, notifications), read by the domain; the API client is GooglePlayAPI.
         .target(name: "GooglePlay", dependencies: ["CivilCalendar"], swiftSettings: strict),
         // Stripe's formats: webhook signatures, events and the objects they carry.
@@ -67,13 +77,13 @@ let package = Package(
         .target(name: "StandardWebhooks", dependencies: ["Crypto", "Encodings", "BoundedText"], swiftSettings: strict),
         // Stripe's API: objects re-fetched so that events are applied as the objects are now.
         .target(
-            name: "AppStoreServerAPI", dependencies: ["JOSE", "Crypto", "CivilCalendar", "Encodings", "OutboundHTTP", "HTTP2Transport"],
+            name: "AppStoreServerAPI", dependencies: ["JOSE", "Crypto", "Encodings", "OutboundHTTP", "HTTP1"],
             swiftSettings: strict),
-        .target(name: "StripeAPI", dependencies: ["Stripe", "OutboundHTTP", "HTTP2Transport", "BoundedText"], swiftSettings: strict),
+        .target(name: "StripeAPI", dependencies: ["Stripe", "OutboundHTTP", "HTTP1", "BoundedText"], swiftSettings: strict),
         // Google's APIs: service-account tokens, the Play Developer API, Pub/Sub push tokens.
         .target(
             name: "GooglePlayAPI",
-            dependencies: ["GooglePlay", "OutboundHTTP", "HTTP2Transport", "JOSE", "Crypto", "CivilCalendar", "FileAccess", "BoundedText"],
+            dependencies: ["GooglePlay", "OutboundHTTP", "HTTP1", "JOSE", "Crypto", "CivilCalendar", "FileAccess", "BoundedText"],
             swiftSettings: strict
         ),
         .target(
@@ -86,26 +96,27 @@ let package = Package(
         ),
         // The tenants file format: strict JSON with lines, read into the domain's values by the domain's rules.
         .target(name: "TenantConfiguration", dependencies: ["BoundedText", "EntitlementDomain", "FileAccess"], swiftSettings: strict),
-        .target(name: "EntitlementStorage", dependencies: ["CSQLite", "CLibPQ", "EntitlementDomain", "CivilCalendar", "Encodings", "Metrics"], swiftSettings: strict),
+        .target(name: "EntitlementStorage", dependencies: ["CSQLite", "CLibPQ", "EntitlementDomain", "Encodings", "Metrics"], swiftSettings: strict),
         .target(
             name: "EntitlementServices",
             dependencies: [
                 "RPCCore", "ProtobufWire", "EntitlementsProto", "EntitlementDomain", "AppStore", "JOSE",
                 "Crypto", "BoundedText", "Encodings", "GooglePlay", "GooglePlayAPI", "Stripe", "StripeAPI", "StandardWebhooks",
-                "OutboundHTTP", "FileAccess", "CivilCalendar", "AppStoreServerAPI", "Metrics", "RequestTracing",
+                "OutboundHTTP", "HTTP1", "FileAccess", "CivilCalendar", "AppStoreServerAPI", "Metrics", "RequestTracing",
             ],
             swiftSettings: strict
         ),
         .target(
-            name: "EntitlementClient", dependencies: ["HTTP2Transport", "RPCCore", "StandardServices", "EntitlementsProto", "ProtobufWire"],
+            name: "EntitlementClient", dependencies: ["HTTP2Transport", "PosixIO", "RPCCore", "StandardServices", "EntitlementsProto", "ProtobufWire"],
             swiftSettings: strict
         ),
         .target(
             name: "EntitlementServer",
             dependencies: [
-                "BoundedText", "HTTP2Transport", "RPCCore", "StandardServices", "EntitlementServices", "EntitlementDomain",
+                "BoundedText", "HTTP2Transport", "HTTP1", "PosixIO", "RPCCore", "StandardServices", "EntitlementServices",
+                "EntitlementDomain",
                 "EntitlementStorage", "EntitlementdVersion", "FileAccess", "TenantConfiguration", "OutboundHTTP", "Metrics",
-                "GooglePlayAPI", "AppStoreServerAPI", "CivilCalendar", "CSystemShims",
+                "GooglePlayAPI", "AppStoreServerAPI", "CSystemShims",
             ],
             swiftSettings: strict
         ),
@@ -114,7 +125,7 @@ let package = Package(
             name: "entctl",
             dependencies: [
                 "BoundedText", "EntitlementClient", "EntitlementsProto", "EntitlementDomain", "Crypto", "AppStore", "GooglePlay",
-                "Stripe", "JOSE", "CivilCalendar", "EntitlementdVersion", "Encodings", "FileAccess", "HTTP2Transport",
+                "Stripe", "JOSE", "CivilCalendar", "EntitlementdVersion", "Encodings", "FileAccess", "HTTP2Transport", "HTTP1", "PosixIO",
                 "ProtobufWire", "RPCCore", "StandardServices", "StandardWebhooks",
             ],
             swiftSettings: strict
@@ -123,7 +134,7 @@ let package = Package(
         // Seeds a benchmark database and measures push latency for Scripts/benchmark.
         .executableTarget(
             name: "entitlementd-bench",
-            dependencies: ["EntitlementClient", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "RPCCore", "AppStore", "Crypto", "HTTP2Transport", "ProtobufWire", "JOSE", "Encodings", "Stripe", "CivilCalendar"],
+            dependencies: ["EntitlementClient", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "RPCCore", "AppStore", "Crypto", "HTTP2Transport", "HTTP1", "PosixIO", "ProtobufWire", "JOSE", "Encodings", "Stripe"],
             path: "Sources/BenchmarkTool", swiftSettings: strict
         ),
 
@@ -131,7 +142,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "RPCCore", "ProtobufWire", "HTTP2Transport", "EntitlementServer", "EntitlementDomain", "EntitlementServices",
+                "RPCCore", "ProtobufWire", "HTTP2Transport", "HTTP1", "EntitlementServer", "EntitlementDomain", "EntitlementServices",
                 "EntitlementStorage", "Crypto", "Metrics",
             ],
             swiftSettings: strict
@@ -143,7 +154,7 @@ let package = Package(
 
         .target(name: "EntitlementsKit", dependencies: ["EntitlementsProto", "ProtobufWire", "Encodings"], swiftSettings: strict),
         .target(
-            name: "EntitlementsKitGRPC", dependencies: ["EntitlementsKit", "EntitlementClient", "EntitlementsProto", "HTTP2Transport"],
+            name: "EntitlementsKitGRPC", dependencies: ["EntitlementsKit", "EntitlementClient", "EntitlementsProto", "HTTP2Transport", "PosixIO"],
             swiftSettings: strict),
         // The README's Swift SDK guide as a program: builds on Linux without its StoreKit and SwiftUI parts.
         .executableTarget(
@@ -159,19 +170,22 @@ let package = Package(
             dependencies: ["AppStoreServerAPI", "Crypto", "OutboundHTTP", "TestSupport"], exclude: ["Resources"]),
         .testTarget(name: "StripeTests", dependencies: ["Stripe", "TestSupport"], exclude: ["Resources"]),
         .testTarget(name: "StandardWebhooksTests", dependencies: ["StandardWebhooks", "TestSupport"], exclude: ["Resources"]),
-        .testTarget(name: "OutboundHTTPTests", dependencies: ["OutboundHTTP", "HTTP2Transport", "TestSupport", "RPCCore"]),
+        .testTarget(name: "OutboundHTTPTests", dependencies: ["OutboundHTTP", "HTTP1", "HTTP2Transport", "TestSupport", "RPCCore"]),
         .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire", "TestSupport", "Encodings"]),
         .testTarget(name: "BoundedTextTests", dependencies: ["BoundedText"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
         .testTarget(name: "EntitlementsProtoTests", dependencies: ["EntitlementsProto", "ProtobufWire", "TestSupport", "Encodings"], exclude: ["Resources"]),
         .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "TestSupport", "ProtobufWire", "RequestTracing"]),
-        .testTarget(name: "HTTP2TransportTests", dependencies: ["HTTP2Transport", "RPCCore", "TestSupport", "ProtobufWire"]),
+        .testTarget(name: "PosixIOTests", dependencies: ["PosixIO"]),
+        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "PosixIO", "TestSupport"]),
+        .testTarget(name: "HTTP2TransportTests", dependencies: ["HTTP2Transport", "HTTP1", "RPCCore", "TestSupport", "ProtobufWire"]),
         .testTarget(name: "StandardServicesTests", dependencies: ["StandardServices", "TestSupport", "EntitlementClient", "HTTP2Transport", "ProtobufWire", "RPCCore"]),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport", "RPCCore", "ProtobufWire", "Encodings"]),
         .testTarget(
             name: "EntitlementServerTests",
             dependencies: [
-                "EntitlementServer", "TestSupport", "EntitlementdVersion", "FileAccess", "HTTP2Transport", "RPCCore", "StandardServices",
+                "EntitlementServer", "TestSupport", "EntitlementdVersion", "FileAccess", "HTTP2Transport", "HTTP1", "PosixIO", "RPCCore",
+                "StandardServices",
                 "EntitlementDomain", "EntitlementServices",
             ]
         ),

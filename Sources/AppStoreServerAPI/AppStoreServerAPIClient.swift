@@ -1,6 +1,6 @@
 import CivilCalendar
 public import Foundation
-import HTTP2Transport
+import HTTP1
 public import OutboundHTTP
 
 /// Which of Apple's two App Store Server API hosts a call goes to.

@@ -1,6 +1,6 @@
 import CivilCalendar
 import EntitlementClient
-import HTTP2Transport
+import PosixIO
 
 /// `grant-rate`: COUNT `GrantEntitlement` calls (`pro` for 30 days) spread over CUSTOMERS customers
 /// `bench-hook-<n>`, CONCURRENCY in flight: each a durable commit with its event, and the webhook outbox rows the

@@ -1,4 +1,4 @@
-import HTTP2Transport
+import HTTP1
 import Synchronization
 
 /// Sends prepared HTTP requests, CONCURRENCY in flight, through the transport's HTTP/1.1 client (one keep-alive

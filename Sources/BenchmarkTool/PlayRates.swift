@@ -4,7 +4,8 @@ import EntitlementClient
 import EntitlementsProto
 import Encodings
 import Foundation
-import HTTP2Transport
+import HTTP1
+import PosixIO
 import JOSE
 
 /// End-to-end Google Play rates through a running server whose tenant asks a local fake of Google (Scripts/benchmark

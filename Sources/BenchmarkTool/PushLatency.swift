@@ -2,6 +2,7 @@ import CivilCalendar
 import EntitlementClient
 import EntitlementsProto
 import HTTP2Transport
+import PosixIO
 import ProtobufWire
 import RPCCore
 import Synchronization

@@ -1,6 +1,7 @@
 import CivilCalendar
 import Foundation
-import HTTP2Transport
+import HTTP1
+import PosixIO
 import Stripe
 
 /// Stripe webhooks through a running server: COUNT signed `customer.subscription.created` events, one per subscription

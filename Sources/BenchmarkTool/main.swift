@@ -34,7 +34,7 @@
 //       Sends COUNT `GrantEntitlement` calls (pro, 30 days) to customers bench-hook-<n % CUSTOMERS>.
 //   entitlementd-bench fake-rate API_BASE ACCESS_TOKEN PACKAGE COUNT CONCURRENCY
 //       Reads the same subscriptions straight from the fake: the reference for the two above.
-import HTTP2Transport
+import PosixIO
 import RPCCore
 
 #if canImport(Glibc)

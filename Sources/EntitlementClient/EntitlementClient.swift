@@ -1,4 +1,5 @@
 public import HTTP2Transport
+public import PosixIO
 public import ProtobufWire
 public import RPCCore
 public import StandardServices

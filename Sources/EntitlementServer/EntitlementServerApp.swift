@@ -3,7 +3,9 @@ import FileAccess
 public import EntitlementDomain
 public import EntitlementServices
 import EntitlementStorage
-public import HTTP2Transport
+public import HTTP1
+import HTTP2Transport
+public import PosixIO
 public import Metrics
 public import RPCCore
 public import StandardServices

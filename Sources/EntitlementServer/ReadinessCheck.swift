@@ -1,6 +1,6 @@
 import Dispatch
 import EntitlementDomain
-import HTTP2Transport
+import HTTP1
 import Synchronization
 
 /// `GET /readyz`: 200 `ready` only while the server is not shutting down and the database answers a query on a fresh

@@ -1,7 +1,8 @@
 public import EntitlementDomain
 public import EntitlementServices
 import EntitlementStorage
-public import HTTP2Transport
+public import HTTP1
+import HTTP2Transport
 public import Metrics
 public import RPCCore
 public import OutboundHTTP

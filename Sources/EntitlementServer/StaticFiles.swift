@@ -1,5 +1,5 @@
 public import FileAccess
-public import HTTP2Transport
+public import HTTP1
 
 /// The files of one directory, read once at startup and served from memory (the demo web page): a request can only
 /// name a file that was there, never a path, so nothing outside the directory is reachable. Flat (no subdirectories),

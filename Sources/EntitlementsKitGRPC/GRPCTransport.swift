@@ -2,6 +2,7 @@ import EntitlementClient
 public import EntitlementsKit
 public import EntitlementsProto
 public import HTTP2Transport
+import PosixIO
 import RPCCore
 
 /// ``EntitlementsTransport`` over native gRPC (HTTP/2, TLS when configured) with the project's client: for Linux

@@ -1,3 +1,5 @@
+public import PosixIO
+import TransportTLS
 public import RPCCore
 
 /// Everything the transport needs to listen and police its peers. Defaults follow gRPC's own servers.
@@ -62,4 +64,12 @@ public struct HTTP2ServerConfiguration: Sendable {
     public var grpcWebCORS: (any GRPCWebCORSPolicy)?
 
     public init() {}
+}
+
+extension HTTP2ServerConfiguration.TLS {
+    /// Loads the certificate chain and private key as the server would, and checks that they match, without
+    /// serving: for `entitlementd check-config`.
+    public func check() throws(TransportError) {
+        _ = try TLSContext(serverCertificatePath: certificatePath, privateKeyPath: privateKeyPath)
+    }
 }

@@ -1,5 +1,6 @@
-public import HTTP2Transport
+public import HTTP1
 import Foundation
+import PosixIO
 
 /// The one way the server talks HTTP to the outside (Google's APIs now; Apple's, Stripe's and tenants' webhook
 /// endpoints later): TLS verified against the system store or a configured CA file, connections reused, a timeout

@@ -1,4 +1,4 @@
-import HTTP2Transport
+import HTTP1
 
 /// No response from an outbound request after every attempt the policy allowed, or a request that could not be sent.
 public struct OutboundHTTPError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-public import HTTP2Transport
+public import HTTP1
 
 /// An absolute `http`/`https` URL split the way the client sends it: a base from configuration (Google's API root, a
 /// tenant's webhook endpoint) that tests can point at a local server, and paths appended to it segment by segment.

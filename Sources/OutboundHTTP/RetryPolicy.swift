@@ -1,4 +1,4 @@
-public import HTTP2Transport
+public import HTTP1
 import CivilCalendar
 import Foundation
 

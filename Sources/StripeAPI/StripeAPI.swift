@@ -1,5 +1,5 @@
 import Foundation
-import HTTP2Transport
+import HTTP1
 public import OutboundHTTP
 public import Stripe
 

@@ -5,6 +5,7 @@ import EntitlementServer
 import Foundation
 public import Metrics
 import Synchronization
+public import HTTP1
 public import HTTP2Transport
 public import RPCCore
 

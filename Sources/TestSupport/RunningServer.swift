@@ -1,3 +1,4 @@
+public import HTTP1
 public import HTTP2Transport
 public import RPCCore
 

@@ -1,4 +1,4 @@
-import HTTP2Transport
+import HTTP1
 import RPCCore
 
 /// The likely fix for a failed call, in parentheses after its message: a new user points entctl at the wrong place

@@ -1,7 +1,8 @@
 import CivilCalendar
 import Encodings
 import AppStore
-import HTTP2Transport
+import HTTP1
+import PosixIO
 import Crypto
 import Foundation
 import ProtobufWire

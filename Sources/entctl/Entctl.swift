@@ -2,6 +2,7 @@ import Encodings
 import StandardServices
 import EntitlementClient
 import HTTP2Transport
+import PosixIO
 
 /// One run of `entctl`: the parsed command line and the command it names.
 ///

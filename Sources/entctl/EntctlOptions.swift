@@ -1,5 +1,5 @@
 import CivilCalendar
-import HTTP2Transport
+import PosixIO
 
 #if canImport(Glibc)
 import Glibc

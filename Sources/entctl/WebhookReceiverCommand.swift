@@ -1,7 +1,9 @@
 import CivilCalendar
 import Encodings
 import Foundation
+import HTTP1
 import HTTP2Transport
+import PosixIO
 import RPCCore
 import StandardWebhooks
 

@@ -1,5 +1,5 @@
 import EntitlementdVersion
-import HTTP2Transport
+import HTTP1
 import RPCCore
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import FileAccess
 import Foundation
 import HTTP2Transport
+import PosixIO
 import RPCCore
 import Testing
 

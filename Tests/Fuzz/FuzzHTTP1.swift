@@ -1,4 +1,4 @@
-import HTTP2Transport
+import HTTP1
 
 /// libFuzzer target: the HTTP/1.1 request parser never crashes, and the requests (or the error) it finds in a byte
 /// stream do not depend on how the stream was split into reads.

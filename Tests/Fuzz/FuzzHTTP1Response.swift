@@ -1,4 +1,4 @@
-import HTTP2Transport
+import HTTP1
 
 /// libFuzzer target: the HTTP/1.1 response parser (what the outbound client makes of a remote server's bytes) never
 /// crashes, stays within its limits, and finds the same response (or the same error) however the bytes were split

@@ -1,4 +1,4 @@
-import HTTP2Transport
+import HTTP1
 import OutboundHTTP
 import RPCCore
 import TestSupport

@@ -3,6 +3,7 @@ import EntitlementDomain
 import FileAccess
 import GooglePlayAPI
 import HTTP2Transport
+import PosixIO
 import OutboundHTTP
 import TenantConfiguration
 

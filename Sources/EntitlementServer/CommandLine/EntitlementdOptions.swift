@@ -1,5 +1,5 @@
 import BoundedText
-public import HTTP2Transport
+public import PosixIO
 public import RPCCore
 
 /// The command line of `entitlementd`: `--config FILE [--listen HOST:PORT] [--log-level LEVEL]`.

@@ -3,6 +3,7 @@ import EntitlementDomain
 public import EntitlementServices
 import FileAccess
 public import HTTP2Transport
+public import PosixIO
 public import RPCCore
 
 /// Everything `entitlementd` needs to run, as read from its configuration file.

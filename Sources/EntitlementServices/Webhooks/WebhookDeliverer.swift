@@ -1,6 +1,6 @@
 import BoundedText
 public import EntitlementDomain
-import HTTP2Transport
+import HTTP1
 public import OutboundHTTP
 public import StandardWebhooks
 

@@ -1,6 +1,6 @@
 import Foundation
 public import OutboundHTTP
-import HTTP2Transport
+import HTTP1
 public import GooglePlay
 
 /// The Google Play Developer API calls this service makes, for one app: typed answers, Google's errors by name,

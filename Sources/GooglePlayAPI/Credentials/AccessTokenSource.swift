@@ -1,6 +1,6 @@
 import CivilCalendar
 public import Foundation
-import HTTP2Transport
+import HTTP1
 import Crypto
 import JOSE
 public import OutboundHTTP

@@ -1,7 +1,7 @@
 import CivilCalendar
 public import Crypto
 import Foundation
-import HTTP2Transport
+import HTTP1
 import JOSE
 public import OutboundHTTP
 import Synchronization

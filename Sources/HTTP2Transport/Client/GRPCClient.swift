@@ -1,5 +1,8 @@
-public import RPCCore
+import HTTP1
+public import PosixIO
 import Synchronization
+import TransportTLS
+public import RPCCore
 
 /// A gRPC client over one HTTP/2 connection (h2c or TLS), made on first use and remade after it closes.
 ///

@@ -1,5 +1,7 @@
 import CNGHTTP2
 import Encodings
+import HTTP1
+import PosixIO
 import RPCCore
 
 /// The client side of one HTTP/2 connection: gRPC calls as streams. Loop-confined.

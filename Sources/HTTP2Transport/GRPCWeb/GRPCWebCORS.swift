@@ -1,3 +1,5 @@
+import HTTP1
+
 /// Which browser origins may call gRPC-Web methods, decided outside the transport (entitlementd: the union of the
 /// tenants' `web.allowed_origins`; each call's tenant is checked again after authentication).
 public protocol GRPCWebCORSPolicy: Sendable {

@@ -1,5 +1,6 @@
-import RequestTracing
+import PosixIO
 import RPCCore
+import RequestTracing
 
 /// Loop-side state of one gRPC call on an HTTP/2 stream.
 final class GRPCServerCall {

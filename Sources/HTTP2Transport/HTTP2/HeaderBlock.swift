@@ -1,5 +1,6 @@
 import Encodings
 import Glibc
+import HTTP1
 import RPCCore
 
 /// One received header block (request head, response head or trailers), bounded by the header list limit.

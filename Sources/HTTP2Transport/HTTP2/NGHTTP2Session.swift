@@ -1,4 +1,5 @@
 import CNGHTTP2
+import PosixIO
 
 /// What an HTTP/2 endpoint (server or client) does with the events of its nghttp2 session: each endpoint overrides
 /// the events it handles; the others are ignored.

@@ -1,4 +1,5 @@
 import Glibc
+import HTTP1
 
 /// RFC 9113 §8's rules for the fields of a request, as nghttp2's HTTP messaging layer (`nghttp2_http.c`) applies them
 /// to a server's streams. Server sessions turn that layer off (`nghttp2_option_set_no_http_messaging`): it matched

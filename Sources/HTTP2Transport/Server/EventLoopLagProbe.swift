@@ -1,4 +1,5 @@
 import Metrics
+import PosixIO
 
 /// A timer due every second on each loop: how late it runs is how long the loop's thread was busy with other work
 /// (a slow handler on the loop, a burst of handshakes), a delay every connection of that loop shares.

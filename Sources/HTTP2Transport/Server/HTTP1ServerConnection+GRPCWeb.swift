@@ -1,5 +1,7 @@
-import RequestTracing
+import HTTP1
+import PosixIO
 import RPCCore
+import RequestTracing
 
 /// A gRPC-Web call on an HTTP/1.1 connection. Its request body is complete before the handler starts (gRPC-Web has
 /// only unary and server-streaming calls); its response streams as `transfer-encoding: chunked`, one chunk per read

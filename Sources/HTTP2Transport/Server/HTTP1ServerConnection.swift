@@ -1,3 +1,5 @@
+import HTTP1
+import PosixIO
 import RPCCore
 
 /// A strict HTTP/1.1 server connection: the plain routes (health probes, store webhooks), CORS preflights, and

@@ -1,8 +1,11 @@
 import Dispatch
 import Glibc
+public import HTTP1
+public import PosixIO
+import Synchronization
+import TransportTLS
 public import Metrics
 public import RPCCore
-import Synchronization
 
 /// The gRPC and HTTP server: HTTP/2 (h2c with prior knowledge, or TLS with ALPN) and HTTP/1.1 on one port.
 ///

@@ -1,6 +1,8 @@
-import RequestTracing
 import CNGHTTP2
+import HTTP1
+import PosixIO
 import RPCCore
+import RequestTracing
 
 /// The server side of one HTTP/2 connection: gRPC calls and plain HTTP routes on its streams.
 ///

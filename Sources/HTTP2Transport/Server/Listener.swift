@@ -1,4 +1,5 @@
 import Glibc
+import PosixIO
 
 /// Accepts connections for one event loop from the server's listening socket, and owns them until they close.
 ///
@@ -33,7 +34,7 @@ final class Listener: FileEventHandler {
             let sniffer = ProtocolSniffer(socket: connection, shared: shared)
             connection.protocolHandler = sniffer
             if let context = shared.tls {
-                connection.tlsContextToSniff = context
+                connection.tlsToSniff = context
                 connection.allowsCleartext = shared.configuration.allowCleartext
                 connection.onHandshakeCompleted = { [unowned sniffer] alpn in sniffer.tlsEstablished(alpn: alpn) }
             }

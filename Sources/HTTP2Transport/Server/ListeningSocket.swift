@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+public import PosixIO
 #endif
 
 /// A TCP socket bound and listening, not yet served. A server binds it first thing at startup, so that an address in

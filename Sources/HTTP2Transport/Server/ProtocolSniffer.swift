@@ -1,3 +1,5 @@
+import PosixIO
+
 /// Decides what a connection speaks from its first bytes: the HTTP/2 preface or HTTP/1.1.
 ///
 /// On TLS connections it looks at the decrypted bytes, unless ALPN already settled the protocol.

@@ -1,4 +1,6 @@
+import HTTP1
 import RPCCore
+import TransportTLS
 
 /// What every connection of a server reads: routes, limits, logging. Immutable once the server starts.
 final class ServerShared: Sendable {

@@ -1,3 +1,4 @@
+import HTTP1
 import RPCCore
 
 /// One HTTP/2 stream on the server: what its request turned out to be.

@@ -1,7 +1,7 @@
 import AppStore
 import EntitlementsProto
 import Foundation
-import HTTP2Transport
+import HTTP1
 import ProtobufWire
 import Stripe
 

@@ -1,3 +1,4 @@
+import HTTP1
 import HTTP2Transport
 import ProtobufWire
 import RPCCore

@@ -2,6 +2,7 @@ import Foundation
 import RPCCore
 import Testing
 
+@testable import HTTP1
 @testable import HTTP2Transport
 
 @Suite("gRPC-Web framing")

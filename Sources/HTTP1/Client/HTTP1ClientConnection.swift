@@ -1,4 +1,5 @@
 import Glibc
+import PosixIO
 
 /// The client side of one HTTP/1.1 connection: one exchange at a time, kept open between them when the server
 /// allows. Loop-confined.

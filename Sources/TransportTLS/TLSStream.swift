@@ -1,28 +1,21 @@
 import COpenSSL
 import COpenSSLShims
 import Glibc
+package import PosixIO
 
 /// One TLS session on a non-blocking socket. Loop-confined like the connection that owns it.
 ///
 /// OpenSSL's error queue belongs to the thread, which every connection of the loop shares, and `SSL_get_error` reads
 /// it: each I/O call starts with an empty queue, and a session that failed is never used again (not even for
 /// close_notify), so one connection's failure cannot be read as another's.
-final class TLSStream {
-    enum IOResult {
-        case bytes(Int)
-        case wantRead
-        case wantWrite
-        case closed
-        case failed(String)
-    }
-
+package final class TLSStream: SocketEncryption {
     private let ssl: OpaquePointer
-    private(set) var handshakeDone = false
+    package private(set) var handshakeDone = false
     /// Set by a fatal error (`SSL_ERROR_SSL`, `SSL_ERROR_SYSCALL`), after which OpenSSL forbids `SSL_shutdown`, or
     /// once close_notify was sent.
     private var isFinished = false
 
-    init(context: TLSContext, fd: Int32, serverName: String? = nil) throws(TransportError) {
+    package init(context: TLSContext, fd: Int32, serverName: String? = nil) throws(TransportError) {
         guard let ssl = SSL_new(context.context) else { throw .tls("SSL_new failed") }
         self.ssl = ssl
         SSL_set_fd(ssl, fd)
@@ -52,7 +45,7 @@ final class TLSStream {
     }
 
     /// Drives the handshake; `.bytes(0)` means it completed.
-    func handshake() -> IOResult {
+    package func handshake() -> EncryptedIOResult {
         ERR_clear_error()
         let result = SSL_do_handshake(ssl)
         if result == 1 {
@@ -63,7 +56,7 @@ final class TLSStream {
     }
 
     /// The protocol ALPN settled on, if any.
-    var negotiatedProtocol: String? {
+    package var negotiatedProtocol: String? {
         var data: UnsafePointer<UInt8>?
         var length: UInt32 = 0
         SSL_get0_alpn_selected(ssl, &data, &length)
@@ -71,13 +64,13 @@ final class TLSStream {
         return String(decoding: UnsafeBufferPointer(start: data, count: Int(length)), as: UTF8.self)
     }
 
-    func read(into buffer: UnsafeMutableRawBufferPointer) -> IOResult {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) -> EncryptedIOResult {
         ERR_clear_error()
         let result = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
         return result > 0 ? .bytes(Int(result)) : classify(result)
     }
 
-    func write(_ bytes: UnsafeRawBufferPointer) -> IOResult {
+    package func write(_ bytes: UnsafeRawBufferPointer) -> EncryptedIOResult {
         guard bytes.count > 0 else { return .bytes(0) }
         ERR_clear_error()
         let result = SSL_write(ssl, bytes.baseAddress, Int32(min(bytes.count, Int(Int32.max))))
@@ -86,7 +79,7 @@ final class TLSStream {
 
     /// Sends close_notify once; best effort on a non-blocking socket, and nothing after a fatal error or before the
     /// handshake completed (where `SSL_shutdown` only queues an error).
-    func shutdown() {
+    package func shutdown() {
         guard handshakeDone, !isFinished else { return }
         isFinished = true
         ERR_clear_error()
@@ -95,7 +88,7 @@ final class TLSStream {
         ERR_clear_error()
     }
 
-    private func classify(_ result: Int32) -> IOResult {
+    private func classify(_ result: Int32) -> EncryptedIOResult {
         let error = SSL_get_error(ssl, result)
         switch error {
         case SSL_ERROR_WANT_READ: return .wantRead

@@ -1,6 +1,6 @@
 import Testing
 
-import HTTP2Transport
+import PosixIO
 
 /// Which addresses count as this machine: entctl sends the public demo keys to those only.
 @Suite("ListenAddress loopback")

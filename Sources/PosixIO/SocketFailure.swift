@@ -2,7 +2,7 @@ import Glibc
 
 /// Why a connection failed, kept as data rather than text so a client can tell a refused connect from a peer that
 /// hung up during the TLS handshake, and suggest the fix for each.
-enum SocketFailure: Sendable, Equatable, CustomStringConvertible {
+package enum SocketFailure: Sendable, Equatable, CustomStringConvertible {
     /// A socket call failed with this `errno` (a refused or unreachable connect, a reset).
     case system(Int32)
     /// The TLS handshake failed with OpenSSL's reason; nil when the peer closed the connection during it.
@@ -11,7 +11,7 @@ enum SocketFailure: Sendable, Equatable, CustomStringConvertible {
     /// themselves; a failure there before it is done is a handshake failure.)
     case tls(String)
 
-    var description: String {
+    package var description: String {
         switch self {
         case .system(let code): Self.text(ofErrno: code)
         case .tlsHandshake(let reason?): "TLS handshake failed: \(reason)"
@@ -21,7 +21,7 @@ enum SocketFailure: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `strerror`, lowercased at the start to read as part of a sentence ("connection refused").
-    static func text(ofErrno code: Int32) -> String {
+    package static func text(ofErrno code: Int32) -> String {
         let text = String(cString: strerror(code))
         return text.prefix(1).lowercased() + text.dropFirst()
     }

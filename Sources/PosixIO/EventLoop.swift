@@ -3,19 +3,19 @@ import Glibc
 import Synchronization
 
 /// Something an event loop wakes when its file descriptor is ready.
-protocol FileEventHandler: AnyObject {
+package protocol FileEventHandler: AnyObject {
     func handleEvent(readable: Bool, writable: Bool, hangup: Bool)
 }
 
 /// Work that must run once the current batch of events is handled, such as flushing a connection's output.
-protocol EndOfTickTask: AnyObject {
+package protocol EndOfTickTask: AnyObject {
     func runAtEndOfTick()
 }
 
 /// One thread, one epoll set. Everything registered with a loop is touched by that thread only.
 ///
 /// Other threads hand it work with ``execute(_:)``; that is the only thread-safe entry point besides ``inEventLoop``.
-final class EventLoop: @unchecked Sendable {
+package final class EventLoop: @unchecked Sendable {
     private let epollFD: Int32
     private let wakeFD: Int32
     private let pending = Mutex<(work: [@Sendable () -> Void], wakePending: Bool)>(([], false))
@@ -28,12 +28,12 @@ final class EventLoop: @unchecked Sendable {
     private var endOfTick: [any EndOfTickTask] = []
     private var endOfTickIDs: Set<ObjectIdentifier> = []
     /// A read buffer shared by every connection of this loop: reads are handled one at a time.
-    var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    package var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
 
     /// The loop's position among its server's loops: the shard its metrics go to.
-    let index: Int
+    package let index: Int
 
-    init(index: Int = 0) throws(TransportError) {
+    package init(index: Int = 0) throws(TransportError) {
         self.index = index
         // OpenSSL writes to sockets with write(2): a peer that vanished must be an error, not a process-killing signal.
         signal(SIGPIPE, SIG_IGN)
@@ -49,16 +49,16 @@ final class EventLoop: @unchecked Sendable {
         close(wakeFD)
     }
 
-    var inEventLoop: Bool {
+    package var inEventLoop: Bool {
         thread.withLock { owner in owner.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
     }
 
-    func assertInEventLoop(file: StaticString = #fileID, line: UInt = #line) {
+    package func assertInEventLoop(file: StaticString = #fileID, line: UInt = #line) {
         assert(inEventLoop, "touched off its event loop", file: file, line: line)
     }
 
     /// Runs `work` on the loop's thread soon. Wakes the loop only when it may be sleeping.
-    func execute(_ work: @escaping @Sendable () -> Void) {
+    package func execute(_ work: @escaping @Sendable () -> Void) {
         let needsWake = pending.withLock { pending in
             pending.work.append(work)
             defer { pending.wakePending = true }
@@ -72,54 +72,54 @@ final class EventLoop: @unchecked Sendable {
 
     // MARK: Loop-confined API
 
-    func register(_ fd: Int32, handler: any FileEventHandler, readable: Bool = true, writable: Bool = false) {
+    package func register(_ fd: Int32, handler: any FileEventHandler, readable: Bool = true, writable: Bool = false) {
         assertInEventLoop()
         handlers[fd] = handler
         _ = cshim_epoll_ctl(epollFD, Int32(CSHIM_EPOLL_CTL_ADD), fd, Self.mask(readable: readable, writable: writable))
     }
 
     /// Registers a descriptor that several loops watch (the listening socket): each readiness wakes one loop only.
-    func registerShared(_ fd: Int32, handler: any FileEventHandler) {
+    package func registerShared(_ fd: Int32, handler: any FileEventHandler) {
         assertInEventLoop()
         handlers[fd] = handler
         _ = cshim_epoll_ctl(epollFD, Int32(CSHIM_EPOLL_CTL_ADD), fd, UInt32(CSHIM_EPOLLIN) | UInt32(CSHIM_EPOLLEXCLUSIVE))
     }
 
-    func setInterest(_ fd: Int32, readable: Bool, writable: Bool) {
+    package func setInterest(_ fd: Int32, readable: Bool, writable: Bool) {
         assertInEventLoop()
         _ = cshim_epoll_ctl(epollFD, Int32(CSHIM_EPOLL_CTL_MOD), fd, Self.mask(readable: readable, writable: writable))
     }
 
-    func unregister(_ fd: Int32) {
+    package func unregister(_ fd: Int32) {
         assertInEventLoop()
         handlers[fd] = nil
         _ = cshim_epoll_ctl(epollFD, Int32(CSHIM_EPOLL_CTL_DEL), fd, 0)
     }
 
     @discardableResult
-    func scheduleTimer(after delay: Duration, _ body: @escaping () -> Void) -> TimerHeap.ID {
+    package func scheduleTimer(after delay: Duration, _ body: @escaping () -> Void) -> TimerHeap.ID {
         assertInEventLoop()
         return timers.schedule(at: .now + delay, body)
     }
 
     @discardableResult
-    func scheduleTimer(at deadline: ContinuousClock.Instant, _ body: @escaping () -> Void) -> TimerHeap.ID {
+    package func scheduleTimer(at deadline: ContinuousClock.Instant, _ body: @escaping () -> Void) -> TimerHeap.ID {
         assertInEventLoop()
         return timers.schedule(at: deadline, body)
     }
 
-    func cancelTimer(_ id: TimerHeap.ID?) {
+    package func cancelTimer(_ id: TimerHeap.ID?) {
         assertInEventLoop()
         if let id { timers.cancel(id) }
     }
 
-    func runAtEndOfTick(_ task: any EndOfTickTask) {
+    package func runAtEndOfTick(_ task: any EndOfTickTask) {
         assertInEventLoop()
         if endOfTickIDs.insert(ObjectIdentifier(task)).inserted { endOfTick.append(task) }
     }
 
     /// Starts the loop on a new thread.
-    func start(name: String) {
+    package func start(name: String) {
         let box = Unmanaged.passRetained(self)
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
@@ -135,7 +135,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Asks the loop to return once its current tick ends; handlers still registered are dropped.
-    func stop() {
+    package func stop() {
         stopRequested.store(true, ordering: .releasing)
         execute {}
     }
@@ -201,22 +201,22 @@ final class EventLoop: @unchecked Sendable {
 }
 
 /// A value owned by one event loop that may travel through other threads but is only touched on its loop.
-struct LoopBound<Value: AnyObject>: @unchecked Sendable {
-    let loop: EventLoop
+package struct LoopBound<Value: AnyObject>: @unchecked Sendable {
+    package let loop: EventLoop
     private let _value: Value
 
-    init(_ value: Value, loop: EventLoop) {
+    package init(_ value: Value, loop: EventLoop) {
         self.loop = loop
         self._value = value
     }
 
-    var value: Value {
+    package var value: Value {
         loop.assertInEventLoop()
         return _value
     }
 
     /// Runs `body` with the value on its loop.
-    func execute(_ body: @escaping @Sendable (Value) -> Void) {
+    package func execute(_ body: @escaping @Sendable (Value) -> Void) {
         let this = self
         loop.execute { body(this.value) }
     }

@@ -5,7 +5,7 @@ import Synchronization
 private let connectionCounter = Atomic<UInt64>(0)
 
 /// The protocol spoken on a connection once it is known: HTTP/2, HTTP/1.1, or the sniffer deciding between them.
-protocol ConnectionProtocol: AnyObject {
+package protocol ConnectionProtocol: AnyObject {
     /// Consumes bytes from the peer; false closes the connection at once.
     func receive(_ bytes: UnsafeRawBufferPointer) -> Bool
     /// Appends output that is ready to go.
@@ -25,43 +25,43 @@ protocol ConnectionProtocol: AnyObject {
 }
 
 extension ConnectionProtocol {
-    var acceptsInput: Bool { true }
-    func firstHeadDeadlinePassed() {}
+    package var acceptsInput: Bool { true }
+    package func firstHeadDeadlinePassed() {}
 }
 
 /// A non-blocking socket, optionally TLS, owned by one event loop, with a pluggable protocol on top.
-final class SocketConnection: FileEventHandler, EndOfTickTask {
-    let fd: Int32
-    let loop: EventLoop
-    let peer: String
-    let id = connectionCounter.add(1, ordering: .relaxed).newValue
-    var tls: TLSStream?
-    var protocolHandler: (any ConnectionProtocol)?
+package final class SocketConnection: FileEventHandler, EndOfTickTask {
+    package let fd: Int32
+    package let loop: EventLoop
+    package let peer: String
+    package let id = connectionCounter.add(1, ordering: .relaxed).newValue
+    package var tls: (any SocketEncryption)?
+    package var protocolHandler: (any ConnectionProtocol)?
     /// Called once when the connection closes, to let its owner forget it.
-    var onClose: ((SocketConnection) -> Void)?
+    package var onClose: ((SocketConnection) -> Void)?
     /// Connections whose protocol does its own liveness checks (HTTP/2 keepalive) set this to nil.
-    var idleTimeout: Duration?
+    package var idleTimeout: Duration?
     /// While true (a gRPC-Web response streaming on HTTP/1.1), silence is not idleness: a status stream may stay
     /// quiet between heartbeats. The timeout counts again from when it ends.
-    var isStreamingResponse = false {
+    package var isStreamingResponse = false {
         didSet { if !isStreamingResponse { lastActivity = .now } }
     }
     /// Set on a server that accepts TLS: the first byte tells whether the client starts a handshake.
-    var tlsContextToSniff: TLSContext?
+    package var tlsToSniff: (any ServerEncryption)?
     /// Whether a client that does not start TLS may continue in cleartext.
-    var allowsCleartext = true
+    package var allowsCleartext = true
     /// Called once the TLS handshake completes, with the ALPN protocol.
-    var onHandshakeCompleted: ((String?) -> Void)?
+    package var onHandshakeCompleted: ((String?) -> Void)?
     /// When the connection was made: a server's request-head deadlines count the first head from here.
-    let acceptedAt = ContinuousClock.now
+    package let acceptedAt = ContinuousClock.now
     /// On a server: the TLS handshake and the bytes that tell the protocol must arrive within this long of the
     /// accept, or ``ConnectionProtocol/firstHeadDeadlinePassed()`` is called (the idle timeout restarts on every
     /// byte, so alone it would let a client trickling one byte at a time hold the connection).
-    var firstHeadTimeout: Duration?
+    package var firstHeadTimeout: Duration?
     private var firstHeadTimer: TimerHeap.ID?
 
     /// Loop-confined and changed by nothing that calls out: unchecked for exclusive access, as in
-    /// ``HTTP2ServerConnection``.
+    /// HTTP2Transport's `HTTP2ServerConnection`.
     @exclusivity(unchecked) private var outbound: [UInt8] = []
     private var outboundOffset = 0
     /// Set while reading: the event's own ``flush()`` follows, so a ``scheduleFlush()`` meanwhile has nothing to add.
@@ -75,15 +75,15 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
     /// the kernel does not answer them with a reset that could destroy our last frames (a GOAWAY) in flight.
     private var lingering = false
     private var tlsWantsWriteToRead = false
-    private(set) var isClosed = false
+    package private(set) var isClosed = false
     /// Why the connection failed, when it did, for the owner's messages (the client names the likely fix).
-    private(set) var failure: SocketFailure?
+    package private(set) var failure: SocketFailure?
     private var lastActivity = ContinuousClock.now
     private var idleTimer: TimerHeap.ID?
     /// Output beyond this stays inside the protocol (nghttp2 queues it) until the socket drains.
     private static let outboundHighWater = 256 * 1024
 
-    init(fd: Int32, loop: EventLoop, peer: String, tls: TLSStream?, idleTimeout: Duration?) {
+    package init(fd: Int32, loop: EventLoop, peer: String, tls: (any SocketEncryption)?, idleTimeout: Duration?) {
         self.fd = fd
         self.loop = loop
         self.peer = peer
@@ -97,7 +97,7 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
     }
 
     /// Registers with the loop; call on the loop.
-    func start() {
+    package func start() {
         loop.register(fd, handler: self)
         armIdleTimer()
         if let firstHeadTimeout {
@@ -111,7 +111,7 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
         if tls != nil { continueHandshake() }
     }
 
-    func handleEvent(readable: Bool, writable: Bool, hangup: Bool) {
+    package func handleEvent(readable: Bool, writable: Bool, hangup: Bool) {
         if hangup {
             // EPOLLERR: the socket's pending error (a refused connect) says why.
             let error = Socket.pendingError(fd)
@@ -124,7 +124,7 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
             if readable { discardInput() }
             return
         }
-        if tlsContextToSniff != nil, readable, !sniffTLS() { return }
+        if tlsToSniff != nil, readable, !sniffTLS() { return }
         if let tls, !tls.handshakeDone {
             continueHandshake()
             return
@@ -138,21 +138,21 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
         flush()
     }
 
-    func runAtEndOfTick() {
+    package func runAtEndOfTick() {
         flushScheduled = false
         flush()
     }
 
     /// Asks for output to be collected and written once the current tick's work is done. Every call of a tick
     /// asks (each stream's response queues output): only the first reaches the loop.
-    func scheduleFlush() {
+    package func scheduleFlush() {
         guard !isClosed, !flushFollows, !flushScheduled else { return }
         flushScheduled = true
         loop.runAtEndOfTick(self)
     }
 
     /// Moves the protocol's output to the socket until the protocol has nothing more or the socket would block.
-    func flush() {
+    package func flush() {
         guard !isClosed, let protocolHandler else { return }
         while !isClosed {
             let before = outbound.count
@@ -170,7 +170,7 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
     }
 
     /// Our side is finished: send what is queued, then shut down writing and wait briefly for the peer to close.
-    func closeGracefully() {
+    package func closeGracefully() {
         guard !isClosed, !lingering else { return }
         lingering = true
         protocolHandler?.connectionClosed()
@@ -182,13 +182,13 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
     }
 
     /// The protocol is known and times its heads itself from here.
-    func cancelFirstHeadDeadline() {
+    package func cancelFirstHeadDeadline() {
         loop.cancelTimer(firstHeadTimer)
         firstHeadTimer = nil
     }
 
     /// Restarts reading once the protocol can take input again.
-    func resumeReading() {
+    package func resumeReading() {
         guard readingPaused, !isClosed, !lingering, canRead else { return }
         readingPaused = false
         updateInterest()
@@ -200,7 +200,7 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
     private var canRead: Bool { protocolHandler?.acceptsInput ?? false }
 
     /// Bytes accepted for sending that the peer has not taken yet.
-    var pendingOutputBytes: Int { outbound.count - outboundOffset }
+    package var pendingOutputBytes: Int { outbound.count - outboundOffset }
 
     private func shutdownWriting() {
         tls?.shutdown()
@@ -227,7 +227,7 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
     }
 
     /// Closes at once (a broken peer, a timeout). Use ``closeGracefully()`` when the protocol finished normally.
-    func close(failure: SocketFailure? = nil) {
+    package func close(failure: SocketFailure? = nil) {
         guard !isClosed else { return }
         if let failure { self.failure = failure }
         isClosed = true
@@ -261,18 +261,18 @@ final class SocketConnection: FileEventHandler, EndOfTickTask {
     /// Peeks at the first byte without consuming it, so OpenSSL can read the ClientHello itself.
     /// Returns false when there is nothing more to do for this event.
     private func sniffTLS() -> Bool {
-        guard let context = tlsContextToSniff else { return true }
+        guard let encryption = tlsToSniff else { return true }
         var first: UInt8 = 0
         let count = recv(fd, &first, 1, Int32(MSG_PEEK))
         if count < 0, errno == EAGAIN || errno == EINTR { return false }
-        tlsContextToSniff = nil
+        tlsToSniff = nil
         guard count == 1 else {
             close()
             return false
         }
         // 0x16 is a TLS handshake record.
         if first == 0x16 {
-            guard let stream = try? TLSStream(context: context, fd: fd) else {
+            guard let stream = encryption.acceptSession(fd: fd) else {
                 close()
                 return false
             }

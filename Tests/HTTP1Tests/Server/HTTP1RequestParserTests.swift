@@ -1,7 +1,7 @@
 import TestSupport
 import Testing
 
-@testable import HTTP2Transport
+@testable import HTTP1
 
 /// Feeds `bytes` in pieces of `chunk` bytes (nil: all at once), draining requests after every append.
 private func parse(

@@ -1,5 +1,7 @@
 import Glibc
+public import PosixIO
 import Synchronization
+import TransportTLS
 
 /// How an ``HTTPClient`` connects and what it accepts.
 public struct HTTPClientConfiguration: Sendable {

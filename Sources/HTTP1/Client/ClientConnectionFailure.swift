@@ -1,6 +1,8 @@
 import Glibc
+package import PosixIO
 
-/// Why a client's connection failed: the ``RPCCore/RPCError/cause`` of the `UNAVAILABLE` error its calls end with.
+/// Why a client's connection failed: the `RPCError.cause` of the `UNAVAILABLE` error a gRPC client's calls end with
+/// (HTTP2Transport), and ``HTTPClientError/connectionFailure`` for ``HTTPClient``.
 ///
 /// The kinds are the mistakes a person makes when pointing a client at a server (nothing listening, cleartext
 /// against a TLS port, an untrusted certificate), so a command-line tool can suggest the fix instead of repeating
@@ -36,7 +38,7 @@ public struct ClientConnectionFailure: Error, Sendable, Equatable, CustomStringC
     }
 
     /// A connect that failed before there was a connection: an unresolvable host, or a connect refused at once.
-    init(connecting error: TransportError, address: String) {
+    package init(connecting error: TransportError, address: String) {
         if error.code == .invalidAddress {
             self.init(.unresolvable, address: address, "cannot connect to \(address): cannot resolve the host name")
         } else if let code = error.errnoValue {
@@ -56,7 +58,7 @@ public struct ClientConnectionFailure: Error, Sendable, Equatable, CustomStringC
 
     /// Classifies a closed connection from what the socket reported and how far HTTP/2 got. `received` is the first
     /// bytes the server sent (up to three, a TLS record header's length).
-    static func classify(
+    package static func classify(
         _ failure: SocketFailure?, address: String, usesTLS: Bool, received: [UInt8], prefaceReceived: Bool
     ) -> ClientConnectionFailure {
         // A non-blocking connect reports its failure as the socket's first error, before any byte arrives.

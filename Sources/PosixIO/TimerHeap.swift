@@ -1,6 +1,6 @@
 /// Loop-confined timers: a binary min-heap of deadlines; cancelled entries are dropped when they surface.
-struct TimerHeap {
-    typealias ID = UInt64
+package struct TimerHeap {
+    package typealias ID = UInt64
 
     private var heap: [(deadline: ContinuousClock.Instant, id: ID)] = []
     private var bodies: [ID: () -> Void] = [:]

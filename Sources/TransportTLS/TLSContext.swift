@@ -1,13 +1,14 @@
 import COpenSSL
 import COpenSSLShims
+package import PosixIO
 
 /// An OpenSSL context: TLS 1.2+ with ALPN. One per server or client, shared by its connections.
-final class TLSContext: @unchecked Sendable {
+package final class TLSContext: ServerEncryption, @unchecked Sendable {
     // SSL_CTX is internally reference counted and safe to share once configured.
     let context: OpaquePointer
 
     /// A server context from PEM files; fails with the file and OpenSSL's reason.
-    init(serverCertificatePath: String, privateKeyPath: String) throws(TransportError) {
+    package init(serverCertificatePath: String, privateKeyPath: String) throws(TransportError) {
         guard let context = SSL_CTX_new(TLS_server_method()) else { throw .tls("SSL_CTX_new failed") }
         self.context = context
         guard cshim_ssl_ctx_configure_server(context) == 1 else { throw .tls("could not configure TLS") }
@@ -23,7 +24,7 @@ final class TLSContext: @unchecked Sendable {
     }
 
     /// The protocol a client offers in ALPN.
-    enum ClientProtocol {
+    package enum ClientProtocol {
         case http2
         case http1
 
@@ -37,7 +38,7 @@ final class TLSContext: @unchecked Sendable {
     }
 
     /// A client context that verifies the server against `trustedCertificatesPath` (PEM) or the system store.
-    init(clientTrusting trustedCertificatesPath: String?, alpn: ClientProtocol = .http2) throws(TransportError) {
+    package init(clientTrusting trustedCertificatesPath: String?, alpn: ClientProtocol = .http2) throws(TransportError) {
         guard let context = SSL_CTX_new(TLS_client_method()) else { throw .tls("SSL_CTX_new failed") }
         self.context = context
         let protocols = alpn.alpnList
@@ -56,6 +57,11 @@ final class TLSContext: @unchecked Sendable {
 
     deinit { SSL_CTX_free(context) }
 
+    /// A server-side session for a client that starts a handshake on `fd`.
+    package func acceptSession(fd: Int32) -> (any SocketEncryption)? {
+        try? TLSStream(context: self, fd: fd)
+    }
+
     static func lastError() -> String {
         let code = ERR_get_error()
         ERR_clear_error()
@@ -64,13 +70,5 @@ final class TLSContext: @unchecked Sendable {
         ERR_error_string_n(code, &buffer, buffer.count)
         let text = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
         return String(decoding: text, as: UTF8.self)
-    }
-}
-
-extension HTTP2ServerConfiguration.TLS {
-    /// Loads the certificate chain and private key as the server would, and checks that they match, without
-    /// serving: for `entitlementd check-config`.
-    public func check() throws(TransportError) {
-        _ = try TLSContext(serverCertificatePath: certificatePath, privateKeyPath: privateKeyPath)
     }
 }

@@ -1,4 +1,4 @@
-@testable import HTTP2Transport
+@testable import PosixIO
 import Testing
 
 /// The epoll timeout until the next timer, from one nanosecond to the largest deadline a `grpc-timeout` can ask for.

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import HTTP2Transport
+@testable import HTTP1
 
 @Suite("HTTP1 response serializer")
 struct HTTP1ResponseSerializerTests {

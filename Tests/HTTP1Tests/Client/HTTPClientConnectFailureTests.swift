@@ -1,7 +1,8 @@
 import Glibc
 import Testing
 
-@testable import HTTP2Transport
+@testable import HTTP1
+@testable import PosixIO
 
 /// A connection the HTTP/1.1 client cannot make is classified as the gRPC client's is, so entctl's HTTP posts
 /// (`dev notify`, `dev play-notify`) suggest the same fix ("is the server running?") as its gRPC calls.

@@ -1,7 +1,8 @@
 import Glibc
 import Testing
 
-@testable import HTTP2Transport
+@testable import HTTP1
+@testable import PosixIO
 
 /// How the client names a failed connection: the kinds entctl turns into hints ("is the server running?", "add
 /// --tls"), decided from the socket's error and how far HTTP/2 got.

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import HTTP2Transport
+@testable import HTTP1
 
 /// Named with the HTTP1 prefix so `swift test --filter HTTP1` runs it with the parser and serializer tests.
 @Suite("HTTP1 router")

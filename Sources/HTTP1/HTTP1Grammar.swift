@@ -1,16 +1,17 @@
 import Encodings
 
 /// Byte classes from RFC 9110 / RFC 9112 / RFC 3986 used by the HTTP/1.1 parser and serializer, and the ones HTTP/2's
-/// request rules share with them (``RequestFieldRules``).
-enum HTTP1Grammar {
-    static let cr: UInt8 = 0x0D
-    static let lf: UInt8 = 0x0A
-    static let space: UInt8 = 0x20
-    static let tab: UInt8 = 0x09
+/// request rules share with them (HTTP2Transport's `RequestFieldRules`, which test every byte of a request's fields:
+/// those predicates are `@inlinable`, to stay inlined across the module boundary).
+package enum HTTP1Grammar {
+    package static let cr: UInt8 = 0x0D
+    package static let lf: UInt8 = 0x0A
+    package static let space: UInt8 = 0x20
+    package static let tab: UInt8 = 0x09
 
     /// tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA
-    @inline(__always)
-    static func isTokenChar(_ byte: UInt8) -> Bool {
+    @inlinable @inline(__always)
+    package static func isTokenChar(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             true
@@ -24,8 +25,8 @@ enum HTTP1Grammar {
     }
 
     /// field-vchar / SP / HTAB: VCHAR, obs-text (0x80-0xFF), space and tab. Everything else is a control character.
-    @inline(__always)
-    static func isFieldValueChar(_ byte: UInt8) -> Bool {
+    @inlinable @inline(__always)
+    package static func isFieldValueChar(_ byte: UInt8) -> Bool {
         byte == tab || (byte >= 0x20 && byte != 0x7F)
     }
 
@@ -64,7 +65,7 @@ enum HTTP1Grammar {
     }
 
     /// `1*DIGIT` as an `Int`: nil when empty, when a byte is not a digit, or when it does not fit.
-    static func decimalValue(_ digits: some Collection<UInt8>) -> Int? {
+    package static func decimalValue(_ digits: some Collection<UInt8>) -> Int? {
         guard !digits.isEmpty else { return nil }
         var result = 0
         for digit in digits {

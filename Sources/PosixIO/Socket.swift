@@ -2,9 +2,9 @@ import CSystemShims
 import Glibc
 
 /// Thin wrappers over the POSIX socket calls the transport uses; descriptors are non-blocking and close-on-exec.
-enum Socket {
+package enum Socket {
     /// Binds a listening socket. No SO_REUSEPORT: a second server on the same port must fail, not share it.
-    static func listen(host: String, port: Int) throws(TransportError) -> Int32 {
+    package static func listen(host: String, port: Int) throws(TransportError) -> Int32 {
         let address = try resolve(host: host, port: port, passive: true)
         let fd = socket(Int32(address.family), Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .system("socket", errno) }
@@ -28,7 +28,7 @@ enum Socket {
     }
 
     /// Starts a non-blocking connect; completion is signalled by writability.
-    static func connect(host: String, port: Int) throws(TransportError) -> Int32 {
+    package static func connect(host: String, port: Int) throws(TransportError) -> Int32 {
         let address = try resolve(host: host, port: port, passive: false)
         let fd = socket(Int32(address.family), Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .system("socket", errno) }
@@ -46,7 +46,7 @@ enum Socket {
 
     /// A pending connection: its socket, the client's bare address (for limits per address) and its address with the
     /// port (for logs).
-    static func accept(_ listener: Int32) -> (fd: Int32, address: String, peer: String)? {
+    package static func accept(_ listener: Int32) -> (fd: Int32, address: String, peer: String)? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let fd = withUnsafeMutablePointer(to: &storage) { pointer in
@@ -60,7 +60,7 @@ enum Socket {
         return (fd, address, peer)
     }
 
-    static func localPort(_ fd: Int32) -> Int {
+    package static func localPort(_ fd: Int32) -> Int {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         _ = withUnsafeMutablePointer(to: &storage) { pointer in

@@ -11,37 +11,37 @@ public struct TransportError: Error, Hashable, CustomStringConvertible {
     public let code: Code
     public let message: String
     /// The `errno` of a failed connect, so the client can tell a refused connection from an unreachable one.
-    var errnoValue: Int32? = nil
+    package var errnoValue: Int32? = nil
 
     public var description: String { message }
 
-    static func system(_ call: String, _ errnoValue: Int32) -> TransportError {
+    package static func system(_ call: String, _ errnoValue: Int32) -> TransportError {
         TransportError(code: .system, message: "\(call) failed: \(String(cString: strerror(errnoValue)))")
     }
 
     /// A connect that failed at once (before the non-blocking connect could report it later).
-    static func connect(_ errnoValue: Int32) -> TransportError {
+    package static func connect(_ errnoValue: Int32) -> TransportError {
         TransportError(
             code: .system, message: "connect failed: \(SocketFailure.text(ofErrno: errnoValue))", errnoValue: errnoValue)
     }
 
-    static func tls(_ message: String) -> TransportError {
+    package static func tls(_ message: String) -> TransportError {
         TransportError(code: .tls, message: message)
     }
 
-    static func http2(_ message: String) -> TransportError {
+    package static func http2(_ message: String) -> TransportError {
         TransportError(code: .http2, message: message)
     }
 
-    static func addressInUse(_ address: String) -> TransportError {
+    package static func addressInUse(_ address: String) -> TransportError {
         TransportError(code: .addressInUse, message: "Address \(address) is already in use.")
     }
 
-    static func invalidAddress(_ address: String) -> TransportError {
+    package static func invalidAddress(_ address: String) -> TransportError {
         TransportError(code: .invalidAddress, message: "Cannot resolve listen address '\(address)'.")
     }
 
-    static let connectionClosed = TransportError(code: .connectionClosed, message: "The connection is closed.")
+    package static let connectionClosed = TransportError(code: .connectionClosed, message: "The connection is closed.")
 
     public static func == (lhs: TransportError, rhs: TransportError) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }

@@ -1,4 +1,4 @@
-@testable import HTTP2Transport
+@testable import HTTP1
 import Testing
 
 @Suite struct HTTP1ResponseParserTests {
