@@ -167,8 +167,8 @@ let package = Package(
         .testTarget(name: "CivilCalendarTests", dependencies: ["CivilCalendar"]),
         .testTarget(
             name: "AppStoreServerAPITests",
-            dependencies: ["AppStoreServerAPI", "Crypto", "OutboundHTTP", "TestSupport"], exclude: ["Resources"]),
-        .testTarget(name: "StripeTests", dependencies: ["Stripe", "TestSupport"], exclude: ["Resources"]),
+            dependencies: ["AppStoreServerAPI", "CivilCalendar", "Crypto", "OutboundHTTP", "TestSupport"], exclude: ["Resources"]),
+        .testTarget(name: "StripeTests", dependencies: ["Stripe", "CivilCalendar", "TestSupport"], exclude: ["Resources"]),
         .testTarget(name: "StandardWebhooksTests", dependencies: ["StandardWebhooks", "TestSupport"], exclude: ["Resources"]),
         .testTarget(name: "OutboundHTTPTests", dependencies: ["OutboundHTTP", "HTTP1", "HTTP2Transport", "TestSupport", "RPCCore"]),
         .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire", "TestSupport", "Encodings"]),
@@ -189,24 +189,25 @@ let package = Package(
                 "EntitlementDomain", "EntitlementServices",
             ]
         ),
-        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport", "Encodings"]),
-        .testTarget(name: "JOSETests", dependencies: ["JOSE", "Crypto", "TestSupport", "Encodings"], exclude: ["Resources"]),
-        .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "JOSE", "Crypto", "TestSupport", "Encodings"], exclude: ["Resources"]),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "CivilCalendar", "TestSupport", "Encodings"]),
+        .testTarget(name: "JOSETests", dependencies: ["JOSE", "CivilCalendar", "Crypto", "TestSupport", "Encodings"], exclude: ["Resources"]),
+        .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "CivilCalendar", "JOSE", "Crypto", "TestSupport", "Encodings"], exclude: ["Resources"]),
         .testTarget(name: "EntitlementStorageTests", dependencies: ["EntitlementStorage", "EntitlementDomain", "TestSupport"]),
         .testTarget(name: "GooglePlayTests", dependencies: ["GooglePlay", "TestSupport", "Encodings"]),
         .testTarget(
             name: "GooglePlayAPITests",
-            dependencies: ["GooglePlayAPI", "GooglePlay", "OutboundHTTP", "JOSE", "Crypto", "Encodings", "TestSupport"],
+            dependencies: ["GooglePlayAPI", "GooglePlay", "CivilCalendar", "OutboundHTTP", "JOSE", "Crypto", "Encodings", "TestSupport"],
             exclude: ["Resources"]
         ),
         .testTarget(
-            name: "EntitlementDomainTests", dependencies: ["EntitlementDomain", "EntitlementStorage", "TestSupport", "AppStore", "GooglePlay", "Stripe"]
+            name: "EntitlementDomainTests",
+            dependencies: ["EntitlementDomain", "EntitlementStorage", "TestSupport", "AppStore", "GooglePlay", "Stripe", "CivilCalendar"]
         ),
         .testTarget(name: "TenantConfigurationTests", dependencies: ["TenantConfiguration", "EntitlementDomain", "TestSupport", "Crypto"]),
         .testTarget(
             name: "EntitlementServicesTests",
             dependencies: [
-                "EntitlementServices", "EntitlementDomain", "EntitlementStorage", "EntitlementsProto", "TestSupport", "EntitlementClient",
+                "EntitlementServices", "EntitlementDomain", "EntitlementStorage", "EntitlementsProto", "TestSupport", "EntitlementClient", "CivilCalendar",
                 "RPCCore", "Crypto", "HTTP2Transport", "ProtobufWire", "StandardServices", "JOSE", "OutboundHTTP",
             ]
         ),

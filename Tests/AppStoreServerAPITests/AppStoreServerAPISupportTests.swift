@@ -1,4 +1,5 @@
 @testable import AppStoreServerAPI
+import CivilCalendar
 import Foundation
 import TestSupport
 import Testing
@@ -127,7 +128,7 @@ import Testing
         #expect(try await Self.client(host).requestTestNotification(in: .sandbox) == "t_1")
         #expect(host.requests.count == 2)
         // Beyond a minute, or not Apple's form: not waited for here.
-        #expect(AppStoreServerAPIClient.rateLimitWait(String(resume + 120_000), nowMilliseconds: resume) == nil)
+        #expect(AppStoreServerAPIClient.rateLimitWait(String(resume + 2 * Milliseconds.perMinute), nowMilliseconds: resume) == nil)
         #expect(AppStoreServerAPIClient.rateLimitWait("30", nowMilliseconds: resume) == nil)
         #expect(AppStoreServerAPIClient.rateLimitWait(String(resume - 5), nowMilliseconds: resume) == .zero)
         // Int64's extremes and past them: refused without overflow.

@@ -1,4 +1,5 @@
 import AppStore
+import CivilCalendar
 import Crypto
 import Encodings
 import Foundation
@@ -10,7 +11,7 @@ enum Fixtures {
     static let bundleID = "com.example.entitlementd"
     static let appAppleID: Int64 = 1_234_567_890
     static let now = Int64(Date().timeIntervalSince1970)
-    static let day: Int64 = 86_400
+    static let day = Seconds.perDay
 
     /// One CA for the whole run (key generation is cheap, but one chain keeps cache behaviour predictable).
     static let ca: LocalSigningCA = {

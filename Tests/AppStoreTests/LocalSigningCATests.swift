@@ -1,4 +1,5 @@
 import AppStore
+import CivilCalendar
 import Crypto
 import Encodings
 import Foundation
@@ -49,7 +50,7 @@ import Testing
 
     @Test func payloadBuildersProduceWhatTheVerifierReads() throws {
         let verifier = try Fixtures.verifier()
-        let expires = LocalPayloads.nowMilliseconds() + 3_600_000
+        let expires = LocalPayloads.nowMilliseconds() + Milliseconds.perHour
         let transaction = try verifier.verifyTransaction(Fixtures.ca.sign(LocalPayloads.transaction(
             bundleID: Fixtures.bundleID, productID: "lifetime", originalTransactionID: "7", transactionID: "8",
             type: .nonConsumable, expiresDate: expires, appAccountToken: "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0",
@@ -60,7 +61,7 @@ import Testing
         #expect(transaction.transactionReason?.known == .renewal)
         #expect(transaction.appAccountToken == "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0")
         #expect(transaction.expiresDate == expires)
-        #expect(abs((transaction.signedDate ?? 0) - LocalPayloads.nowMilliseconds()) < 60_000)
+        #expect(abs((transaction.signedDate ?? 0) - LocalPayloads.nowMilliseconds()) < Milliseconds.perMinute)
         let renewal = try verifier.verifyRenewalInfo(Fixtures.ca.sign(LocalPayloads.renewalInfo(
             originalTransactionID: "7", productID: "monthly", autoRenew: false, gracePeriodExpiresDate: expires,
             isInBillingRetryPeriod: true, expirationIntent: .billingError)))

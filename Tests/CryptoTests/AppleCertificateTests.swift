@@ -1,3 +1,4 @@
+import CivilCalendar
 import Crypto
 import Foundation
 import TestSupport
@@ -48,10 +49,10 @@ import Testing
             }
         }
         #expect(verify(at: Self.signedAt) == nil)
-        let early = try #require(verify(at: leaf.notValidBefore - 86_400))
+        let early = try #require(verify(at: leaf.notValidBefore - Seconds.perDay))
         #expect(early.code == .notYetValid)
         #expect(early.message.contains("Prod ECC Mac App Store and iTunes Store Receipt Signing"))
-        let late = try #require(verify(at: leaf.notValidAfter + 86_400))
+        let late = try #require(verify(at: leaf.notValidAfter + Seconds.perDay))
         #expect(late.code == .expired)
         #expect(late.message.contains("2027-10-13T17:47:23Z"))
         // A self-made root is not Apple's.

@@ -1,3 +1,4 @@
+import CivilCalendar
 import Crypto
 import Testing
 
@@ -9,7 +10,7 @@ let asn1Null: [UInt8] = [0x05, 0x00]
 /// An Apple-shaped root → intermediate → leaf chain minted at test time, with nested validity windows:
 /// root [t0, t0+1000d], intermediate [t0+1d, t0+900d], leaf [t0+10d, t0+400d].
 struct TestChain {
-    static let day: Int64 = 86_400
+    static let day = Seconds.perDay
     static let t0: Int64 = 1_700_000_000
 
     let rootKey: P256.PrivateKey

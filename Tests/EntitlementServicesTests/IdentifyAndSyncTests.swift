@@ -1,3 +1,4 @@
+import CivilCalendar
 import EntitlementsProto
 import ProtobufWire
 import RPCCore
@@ -63,7 +64,7 @@ import TestSupport
             let admin = try harness.calls(key: harness.a.secretKey)
             try await app.identify("carol")
             try await app.identify("$anon:tablet")
-            let grant = try await admin.grant("$anon:tablet", "plus", duration: .seconds(3600))
+            let grant = try await admin.grant("$anon:tablet", "plus", duration: .seconds(Seconds.perHour))
             let outcome = try await app.identify("carol", anonymousID: "$anon:tablet")
             #expect(outcome.merged)
             #expect(!outcome.created)
@@ -145,12 +146,12 @@ import TestSupport
             let app = try harness.calls(key: harness.a.publicKey)
             let admin = try harness.calls(key: harness.a.secretKey)
             try await app.identify("alice")
-            let grant = try await admin.grant("alice", "pro", duration: .seconds(3600), reason: "support ticket 42")
+            let grant = try await admin.grant("alice", "pro", duration: .seconds(Seconds.perHour), reason: "support ticket 42")
             #expect(grant.appUserID == "alice")
             #expect(grant.entitlementID == "pro")
             #expect(grant.reason == "support ticket 42")
             let starts = try #require(grant.startsAt)
-            #expect(grant.expiresAt?.unixMilliseconds == starts.unixMilliseconds.map { $0 + 3_600_000 })
+            #expect(grant.expiresAt?.unixMilliseconds == starts.unixMilliseconds.map { $0 + Milliseconds.perHour })
             #expect(grant.revokedAt == nil)
 
             let active = try await app.sync("alice")

@@ -1,3 +1,4 @@
+import CivilCalendar
 import EntitlementDomain
 import RPCCore
 import Testing
@@ -6,7 +7,7 @@ import Testing
 
 @Suite struct RedemptionAttemptsTests {
     private static let start: Int64 = 1_800_000_000_000
-    private static let minute: Int64 = 60_000
+    private static let minute = Milliseconds.perMinute
 
     private func at(_ offset: Int64) -> UnixTime { UnixTime(milliseconds: Self.start + offset) }
 
@@ -59,13 +60,13 @@ import Testing
 
     @Test func theWaitArithmeticNeitherOverflowsNorPassesTheCap() {
         let backoff = RedemptionAttempts.Backoff(
-            failuresBeforeWaiting: 5, firstWaitMilliseconds: 60_000, maxWaitMilliseconds: 3_600_000)
+            failuresBeforeWaiting: 5, firstWaitMilliseconds: Milliseconds.perMinute, maxWaitMilliseconds: Milliseconds.perHour)
         #expect(backoff.wait(afterFailures: 0, before: 5) == nil)
         #expect(backoff.wait(afterFailures: 4, before: 5) == nil)
-        #expect(backoff.wait(afterFailures: 5, before: 5) == 60_000)
+        #expect(backoff.wait(afterFailures: 5, before: 5) == Milliseconds.perMinute)
         #expect(backoff.wait(afterFailures: 10, before: 5) == 1_920_000)
         for failures: UInt32 in [11, 66, 67, 68, 1000, .max - 1, .max] {
-            #expect(backoff.wait(afterFailures: failures, before: 5) == 3_600_000)
+            #expect(backoff.wait(afterFailures: failures, before: 5) == Milliseconds.perHour)
         }
         // A key without failures never waits, whatever the allowance.
         #expect(backoff.wait(afterFailures: 0, before: 0) == nil)
@@ -132,7 +133,7 @@ import Testing
         let attempts = RedemptionAttempts()
         let user = caller("alice", "203.0.113.1")
         fail(attempts, user, times: 12, at: at(0))
-        #expect(attempts.refusal(for: user, now: at(0)) == .user(seconds: 3600))
+        #expect(attempts.refusal(for: user, now: at(0)) == .user(seconds: Seconds.perHour))
         let day = 24 * 60 * Self.minute
         // Four failures after the day are free again: the count started over.
         fail(attempts, user, times: 4, at: at(day))

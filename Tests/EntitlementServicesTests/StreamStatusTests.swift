@@ -1,3 +1,4 @@
+import CivilCalendar
 import EntitlementDomain
 import EntitlementsProto
 import ProtobufWire
@@ -41,13 +42,13 @@ import TestSupport
             #expect(expired.at >= expiry, "not before the instant")
             #expect(expired.at.milliseconds - expiry.milliseconds <= 500, "pushed \(expired.at.milliseconds - expiry.milliseconds) ms after the expiry")
 
-            let hour = try await admin.grant("alice", "pro", duration: .seconds(3600))
+            let hour = try await admin.grant("alice", "pro", duration: .seconds(Seconds.perHour))
             let regained = try await stream.next()
             #expect(regained.kind == .statusChanged)
             #expect(regained.version == 4)
             #expect(regained.customer.status?.entitlements.first?.expiresAt == hour.expiresAt)
 
-            let twoHours = try await admin.grant("alice", "pro", duration: .seconds(7200))
+            let twoHours = try await admin.grant("alice", "pro", duration: .seconds(2 * Seconds.perHour))
             let moved = try await stream.next()
             #expect(moved.kind == .customerInfoChanged)
             #expect(moved.version == 5)

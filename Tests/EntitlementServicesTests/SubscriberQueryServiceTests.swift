@@ -1,3 +1,4 @@
+import CivilCalendar
 import EntitlementDomain
 import EntitlementServices
 import EntitlementsProto
@@ -38,7 +39,7 @@ extension Calls {
             let admin = try harness.calls(key: harness.a.secretKey)
             for user in ["alice", "bob", "carol"] { try await admin.identify(user) }
             try await admin.grant("alice", "pro")
-            try await admin.grant("alice", "plus", duration: .seconds(3600))
+            try await admin.grant("alice", "plus", duration: .seconds(Seconds.perHour))
             try await admin.grant("bob", "pro")
             // An anonymous customer with history merged into carol leaves a husk that is never listed.
             try await admin.identify("$anon:phone")

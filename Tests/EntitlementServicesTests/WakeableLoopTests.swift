@@ -1,3 +1,4 @@
+import CivilCalendar
 @testable import EntitlementServices
 import Synchronization
 import Testing
@@ -19,7 +20,7 @@ import Testing
         private let state = Mutex(State())
         let delay: @Sendable (Int) -> Duration
 
-        init(delay: @escaping @Sendable (Int) -> Duration = { _ in .seconds(3600) }) { self.delay = delay }
+        init(delay: @escaping @Sendable (Int) -> Duration = { _ in .seconds(Seconds.perHour) }) { self.delay = delay }
 
         /// Runs started so far.
         var count: Int { state.withLock { $0.count } }

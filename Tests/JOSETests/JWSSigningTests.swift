@@ -1,3 +1,4 @@
+import CivilCalendar
 import Crypto
 import Encodings
 import JOSE
@@ -47,7 +48,7 @@ import Testing
         let key = try P256.PrivateKey()
         let certificate = try CertificateIssuer.issue(
             commonName: "JOSE Test", subjectPublicKey: key.publicKey, serialNumber: 1, notValidBefore: 0,
-            notValidAfter: 86_400, isCertificateAuthority: true, issuer: nil, issuerKey: key)
+            notValidAfter: Seconds.perDay, isCertificateAuthority: true, issuer: nil, issuerKey: key)
         let der = Base64.encode(certificate.derEncoded, padded: true)
         let header = String(decoding: JWSSigning.headerJSON(x5c: [certificate, certificate]), as: UTF8.self)
         #expect(header == #"{"alg":"ES256","x5c":[""# + der + #"",""# + der + #""]}"#)

@@ -1,3 +1,4 @@
+import CivilCalendar
 import Foundation
 import Stripe
 import TestSupport
@@ -50,7 +51,7 @@ import Testing
             (StripeSignature.header(body: Array(body.utf8), secret: "whsec_other", timestamp: now), body, false),
             (good, body + " ", false),
             (StripeSignature.header(body: Array(body.utf8), secret: Self.secret, timestamp: now - 301), body, false),
-            (StripeSignature.header(body: Array(body.utf8), secret: Self.secret, timestamp: now + 3600), body, true),
+            (StripeSignature.header(body: Array(body.utf8), secret: Self.secret, timestamp: now + Seconds.perHour), body, true),
             ("t=\(now),v1=" + String(repeating: "0", count: 64) + "," + good.split(separator: ",")[1], body, true),
             ("t=\(now)", body, false),
             ("v1=" + good.split(separator: "=").last!, body, false),

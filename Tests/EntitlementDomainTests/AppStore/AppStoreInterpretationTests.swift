@@ -1,4 +1,5 @@
 import AppStore
+import CivilCalendar
 import EntitlementDomain
 import Foundation
 import TestSupport
@@ -6,7 +7,7 @@ import Testing
 
 /// Every App Store rule of ``AppStoreInterpretation``, one at a time, on payloads as Apple's JSON spells them.
 @Suite struct AppStoreInterpretationTests {
-    static let day: Int64 = 86_400_000
+    static let day = Milliseconds.perDay
     static let purchased: Int64 = 1_760_000_000_000
     static let expires = purchased + 30 * day
 

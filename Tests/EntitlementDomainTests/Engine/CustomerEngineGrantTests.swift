@@ -1,3 +1,4 @@
+import CivilCalendar
 import EntitlementDomain
 import EntitlementStorage
 import Testing
@@ -39,8 +40,8 @@ import Testing
 
     @Test func grantToAnUnknownUserCreatesIt() async throws {
         let harness = try EngineHarness()
-        let outcome = try await harness.grant("newcomer", "plus", durationMilliseconds: 60_000)
-        #expect(outcome.grant.expiresAt == UnixTime(milliseconds: harness.now.milliseconds + 60_000))
+        let outcome = try await harness.grant("newcomer", "plus", durationMilliseconds: Milliseconds.perMinute)
+        #expect(outcome.grant.expiresAt == UnixTime(milliseconds: harness.now.milliseconds + Milliseconds.perMinute))
         let events = try harness.events("newcomer")
         #expect(events.map(\.cause) == [.grant, .created])
         #expect(try harness.state("newcomer").version == 2)
@@ -54,9 +55,9 @@ import Testing
 
     @Test func idempotencyKeyReturnsTheFirstGrant() async throws {
         let harness = try EngineHarness()
-        let first = try await harness.grant("alice", "pro", durationMilliseconds: 60_000, idempotencyKey: "req-1")
+        let first = try await harness.grant("alice", "pro", durationMilliseconds: Milliseconds.perMinute, idempotencyKey: "req-1")
         harness.clock.advance(milliseconds: 10)
-        let retry = try await harness.grant("alice", "pro", durationMilliseconds: 60_000, idempotencyKey: "req-1")
+        let retry = try await harness.grant("alice", "pro", durationMilliseconds: Milliseconds.perMinute, idempotencyKey: "req-1")
         #expect(retry.grant == first.grant)
         #expect(try harness.state("alice").version == 2)
         #expect(try harness.engine.details(tenantID: harness.tenantID, appUserID: "alice").grants.count == 1)
@@ -109,8 +110,8 @@ import Testing
 
     @Test func longerSecondGrantOfTheSameEntitlementIsCustomerInfoChanged() async throws {
         let harness = try EngineHarness()
-        try await harness.grant("alice", "pro", durationMilliseconds: 3_600_000)
-        let longer = try await harness.grant("alice", "pro", durationMilliseconds: 7_200_000)
+        try await harness.grant("alice", "pro", durationMilliseconds: Milliseconds.perHour)
+        let longer = try await harness.grant("alice", "pro", durationMilliseconds: 2 * Milliseconds.perHour)
         let event = try #require(try harness.events("alice").first)
         #expect(event.cause == .grant)
         #expect(event.change == .customerInfoChanged)
@@ -154,7 +155,7 @@ import Testing
         #expect(!update.state.status.isActive)
 
         // Nothing due: nothing recorded.
-        harness.clock.advance(milliseconds: 60_000)
+        harness.clock.advance(milliseconds: Milliseconds.perMinute)
         #expect(try await harness.engine.applyTimeChanges() == nil)
         #expect(try harness.state("alice").version == 3)
     }
@@ -205,9 +206,9 @@ import Testing
         try await harness.identify("alice")  // v1
         let proGranted = harness.clock.now()
         try await harness.grant("alice", "pro")  // v2
-        let plusGranted = harness.clock.advance(milliseconds: 60_000)
+        let plusGranted = harness.clock.advance(milliseconds: Milliseconds.perMinute)
         try await harness.grant("alice", "plus")  // v3
-        harness.clock.advance(milliseconds: 3_600_000)
+        harness.clock.advance(milliseconds: Milliseconds.perHour)
         let current = try harness.state("alice")
         let customerID = try #require(current.customerID)
         let replayed = try #require(

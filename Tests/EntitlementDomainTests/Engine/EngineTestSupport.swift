@@ -1,3 +1,4 @@
+import CivilCalendar
 import EntitlementDomain
 import EntitlementStorage
 import Foundation
@@ -135,14 +136,14 @@ extension EngineHarness {
     /// order, fetched now, giving `entitlements` for `expiresIn` milliseconds from now.
     func playPurchase(
         _ token: String, order: String? = nil, product: String = "premium", entitlements: [String] = ["pro"],
-        expiresIn: Int64 = 30 * 86_400_000, replaces: String = "", appAccountToken: String = "",
+        expiresIn: Int64 = 30 * Milliseconds.perDay, replaces: String = "", appAccountToken: String = "",
         revokedAt: UnixTime? = nil, acknowledgement: PurchaseAcknowledgement = .notRequired, origin: PurchaseOrigin = .storeAPI
     ) -> StorePurchase {
         let now = self.now
         return StorePurchase(
             tenantID: tenantID, store: .playStore, originalTransactionID: token, transactionID: order ?? "GPA.\(token)",
             customerID: nil, productID: product, productType: "subscription", entitlementIDs: entitlements,
-            environment: .production, purchasedAt: UnixTime(milliseconds: now.milliseconds - 86_400_000),
+            environment: .production, purchasedAt: UnixTime(milliseconds: now.milliseconds - Milliseconds.perDay),
             originalPurchaseAt: nil, expiresAt: UnixTime(milliseconds: now.milliseconds + expiresIn), revokedAt: revokedAt,
             revocationReason: revokedAt == nil ? "" : "VOIDED", ownership: .purchased, willRenew: revokedAt == nil,
              appAccountToken: appAccountToken,

@@ -1,3 +1,4 @@
+import CivilCalendar
 import EntitlementDomain
 import EntitlementStorage
 import Testing
@@ -74,7 +75,7 @@ import Testing
         _ = try await harness.purchase("alice", [harness.playPurchase("token-basic", entitlements: ["plus"])])
         _ = try await harness.purchase(
             "alice", [harness.playPurchase("token-premium", entitlements: ["pro"], replaces: "token-basic")])
-        harness.clock.advance(milliseconds: 60_000)
+        harness.clock.advance(milliseconds: Milliseconds.perMinute)
         let renewedOld = harness.playPurchase("token-basic", order: "GPA.token-basic..1", entitlements: ["plus"])
         _ = try await harness.notify(renewedOld)
         _ = try await harness.purchase("alice", [renewedOld], cause: .restore)
@@ -153,7 +154,7 @@ import Testing
         let harness = try EngineHarness()
         _ = try await harness.purchase("alice", [harness.playPurchase("token-1")])
         harness.clock.advance(milliseconds: 1_000)
-        let renewal = harness.playPurchase("token-1", order: "GPA.token-1..1", expiresIn: 60 * 86_400_000)
+        let renewal = harness.playPurchase("token-1", order: "GPA.token-1..1", expiresIn: 60 * Milliseconds.perDay)
         #expect(try await harness.notify(renewal, id: "play:42") == .applied(appUserID: "alice", changed: true))
         #expect(try await harness.notify(renewal, id: "play:42") == .duplicate)
         #expect(try await harness.notify(renewal, id: nil) == .applied(appUserID: "alice", changed: false))

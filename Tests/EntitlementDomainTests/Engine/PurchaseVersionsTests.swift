@@ -1,9 +1,10 @@
+import CivilCalendar
 import EntitlementDomain
 import EntitlementStorage
 import Testing
 
 @Suite struct PurchaseVersionsTests {
-    private static let day: Int64 = 86_400_000
+    private static let day = Milliseconds.perDay
 
     /// Period `n` of a monthly subscription (purchased on day 30n, expiring 30 days later), signed on `signedDay`,
     /// as a device presents it: no renewal info, so its renewal state is as of its purchase.
@@ -138,7 +139,7 @@ import Testing
 
 /// A refund or revocation dated ahead of the server's clock.
 @Suite struct RevocationTakingEffectTests {
-    private static let day: Int64 = 86_400_000
+    private static let day = Milliseconds.perDay
     private let now = UnixTime(milliseconds: 66 * day)
 
     private func refunded(at milliseconds: Int64?, transactionID: String = "1002") -> StorePurchase {
@@ -181,7 +182,7 @@ import Testing
 
 /// The merge rules that only Google Play's data needs: being replaced and being revoked are never in a later fetch.
 @Suite struct PlayPurchaseVersionsTests {
-    private static let day: Int64 = 86_400_000
+    private static let day = Milliseconds.perDay
 
     /// A Play subscription fetched on `fetchedDay`, its current order `order`.
     private func fetched(day fetchedDay: Int64, order: String = "GPA.1..0") -> StorePurchase {
@@ -241,7 +242,7 @@ import Testing
 
 /// A renewal dated ahead of the server's clock: charged before its period begins, or by a clock a few seconds ahead.
 @Suite struct PurchaseDatedAheadTests {
-    static let day: Int64 = 86_400_000
+    static let day = Milliseconds.perDay
 
     private func period(_ n: Int64) -> StorePurchase {
         let purchased = UnixTime(milliseconds: 30 * n * Self.day)

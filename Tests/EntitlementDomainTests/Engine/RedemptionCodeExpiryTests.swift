@@ -1,10 +1,11 @@
+import CivilCalendar
 import EntitlementDomain
 import Testing
 
 /// Redemption codes against the engine's clock: expiry cannot be reached through a running server (the shortest
 /// validity a tenant may configure is a day), so it is tested here with a ``ManualClock``.
 @Suite struct RedemptionCodeExpiryTests {
-    static let day: Int64 = 86_400_000
+    static let day = Milliseconds.perDay
 
     /// A web subscription nobody owns (an anonymous checkout), held through a webhook with no owner hint.
     private func unownedWebPurchase(_ harness: EngineHarness, id: String = "sub_1") async throws {

@@ -1,3 +1,4 @@
+import CivilCalendar
 import EntitlementDomain
 import EntitlementStorage
 import Testing
@@ -19,7 +20,7 @@ import Testing
         -> IssuedRedemptionCode
     {
         try await harness.engine.issueRedemptionCode(
-            tenantID: harness.tenantID, store: .web, referenceID: reference, validityMilliseconds: days * 86_400_000)
+            tenantID: harness.tenantID, store: .web, referenceID: reference, validityMilliseconds: days * Milliseconds.perDay)
     }
 
     private func redeem(_ harness: EngineHarness, _ appUserID: String, _ code: String, policy: TransferPolicy = .transfer)
@@ -65,7 +66,7 @@ import Testing
         let harness = try EngineHarness()
         try await unownedWebPurchase(harness)
         let issued = try await issue(harness, days: 1)
-        harness.clock.advance(milliseconds: 86_400_000)
+        harness.clock.advance(milliseconds: Milliseconds.perDay)
         let expired = await #expect(throws: DomainError.self) { try await redeem(harness, "alice", issued.code) }
         #expect(expired?.code == .wrongState && expired?.message.contains("expired") == true)
     }

@@ -1,10 +1,11 @@
+import CivilCalendar
 import EntitlementDomain
 import Testing
 
 @Suite struct StateMemoTests {
     @Test func aCachedStateDerivesItsBytesOnceAndANewStateStartsAfresh() async throws {
         let harness = try EngineHarness()
-        _ = try await harness.grant("alice", "pro", durationMilliseconds: 60_000)
+        _ = try await harness.grant("alice", "pro", durationMilliseconds: Milliseconds.perMinute)
         var makes = 0
         let make = { () -> [UInt8] in
             makes += 1
@@ -16,7 +17,7 @@ import Testing
         #expect(try #require(again).bytes(orMake: make) == first)
         #expect(makes == 1)
         // A write replaces the cache entry, and with it what was derived from the old state.
-        _ = try await harness.grant("alice", "plus", durationMilliseconds: 60_000)
+        _ = try await harness.grant("alice", "plus", durationMilliseconds: Milliseconds.perMinute)
         let (state, fresh) = try harness.engine.memoizedState(tenantID: harness.tenantID, appUserID: "alice")
         #expect(state.status.activeIDs == ["plus", "pro"])
         #expect(try #require(fresh).bytes(orMake: make) == [2])
@@ -24,7 +25,7 @@ import Testing
 
     @Test func aStatePastItsNextChangeHasNoMemo() async throws {
         let harness = try EngineHarness()
-        _ = try await harness.grant("alice", "pro", durationMilliseconds: 60_000)
+        _ = try await harness.grant("alice", "pro", durationMilliseconds: Milliseconds.perMinute)
         _ = harness.clock.advance(milliseconds: 60_001)
         let (state, memo) = try harness.engine.memoizedState(tenantID: harness.tenantID, appUserID: "alice")
         #expect(state.status.activeIDs.isEmpty)
@@ -34,7 +35,7 @@ import Testing
     /// First readers racing on a fresh memo may each derive bytes, but all of them get the one result kept.
     @Test func racingFirstReadersAllGetTheKeptBytes() async throws {
         let harness = try EngineHarness()
-        _ = try await harness.grant("alice", "pro", durationMilliseconds: 60_000)
+        _ = try await harness.grant("alice", "pro", durationMilliseconds: Milliseconds.perMinute)
         let (_, memo) = try harness.engine.memoizedState(tenantID: harness.tenantID, appUserID: "alice")
         let shared = try #require(memo)
         let results = await withTaskGroup(of: [UInt8].self) { group in

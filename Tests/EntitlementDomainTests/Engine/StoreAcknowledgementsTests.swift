@@ -1,3 +1,4 @@
+import CivilCalendar
 import EntitlementDomain
 import EntitlementStorage
 import Testing
@@ -27,7 +28,7 @@ import Testing
         let harness = try EngineHarness()
         let start = harness.now
         try await harness.purchase("alice", [harness.playPurchase("not-required")])
-        for (token, delay) in [("third", 3_000), ("first", 1_000), ("second", 2_000), ("later", 60_000)] as [(String, Int64)] {
+        for (token, delay) in [("third", 3_000), ("first", 1_000), ("second", 2_000), ("later", Milliseconds.perMinute)] as [(String, Int64)] {
             let due = UnixTime(milliseconds: start.milliseconds + delay)
             try await harness.purchase("alice", [harness.playPurchase(token, acknowledgement: .pending(at: due))])
         }

@@ -1,10 +1,11 @@
+import CivilCalendar
 import EntitlementDomain
 import EntitlementStorage
 import Testing
 
 @Suite struct StorePurchaseTests {
     private func record(
-        _ harness: EngineHarness, original: String = "1000", signedAt: Int64? = nil, expiresIn: Int64 = 60_000,
+        _ harness: EngineHarness, original: String = "1000", signedAt: Int64? = nil, expiresIn: Int64 = Milliseconds.perMinute,
         entitlements: [String] = ["pro"]
     ) -> StorePurchase {
         let now = harness.now.milliseconds
@@ -38,7 +39,7 @@ import Testing
 
     @Test func olderSignedDataNeverOverwritesNewer() async throws {
         let harness = try EngineHarness()
-        let newer = record(harness, signedAt: harness.now.milliseconds, expiresIn: 120_000)
+        let newer = record(harness, signedAt: harness.now.milliseconds, expiresIn: 2 * Milliseconds.perMinute)
         let older = record(harness, signedAt: harness.now.milliseconds - 10_000, expiresIn: 10)
         let first = try await purchase(harness, "alice", [newer])
         let second = try await purchase(harness, "alice", [older])
@@ -112,7 +113,7 @@ import Testing
             transactionID: original, customerID: nil, productID: "com.example.pro",
             productType: "Auto-Renewable Subscription", entitlementIDs: ["pro"], environment: .sandbox,
             purchasedAt: UnixTime(milliseconds: now), originalPurchaseAt: nil,
-            expiresAt: UnixTime(milliseconds: now + 60_000), revokedAt: nil, revocationReason: "",
+            expiresAt: UnixTime(milliseconds: now + Milliseconds.perMinute), revokedAt: nil, revocationReason: "",
             ownership: .purchased, willRenew: true,
             appAccountToken: token, offerType: "", signedAt: UnixTime(milliseconds: signed),
             updatedAt: UnixTime(milliseconds: signed))
@@ -191,7 +192,7 @@ import Testing
         harness.clock.advance(milliseconds: 1_000)
         _ = try await harness.notify(harness.playPurchase("token-1", order: "GPA.1..0", revokedAt: harness.now), cause: .storeAPI)
         harness.clock.advance(milliseconds: 1_000)
-        let renewed = harness.playPurchase("token-1", order: "GPA.1..1", expiresIn: 60 * 86_400_000)
+        let renewed = harness.playPurchase("token-1", order: "GPA.1..1", expiresIn: 60 * Milliseconds.perDay)
         #expect(try await harness.notify(renewed) == .applied(appUserID: "alice", changed: true))
         #expect(try harness.state("alice").status.activeIDs == ["pro"])
         #expect(try harness.stored("token-1")?.revokedAt == nil)

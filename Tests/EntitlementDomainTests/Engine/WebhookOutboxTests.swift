@@ -1,3 +1,4 @@
+import CivilCalendar
 import EntitlementDomain
 import EntitlementStorage
 import Foundation
@@ -25,7 +26,7 @@ import TestSupport
 
     func claim(_ harness: EngineHarness, excluding: [WebhookEndpointKey] = []) async throws -> [WebhookDelivery] {
         try await harness.engine.exchangeWebhookDeliveries(
-            recording: [], claimLimit: 100, excludedEndpoints: excluding, leaseMilliseconds: 60_000
+            recording: [], claimLimit: 100, excludedEndpoints: excluding, leaseMilliseconds: Milliseconds.perMinute
         ) { $0 }
     }
 
@@ -35,7 +36,7 @@ import TestSupport
         let result = WebhookAttemptResult(
             delivery: delivery, attemptedAt: harness.now, status: status, error: "HTTP 500", verdict: verdict)
         _ = try await harness.engine.exchangeWebhookDeliveries(
-            recording: [result], claimLimit: 0, excludedEndpoints: [], leaseMilliseconds: 60_000) { $0 }
+            recording: [result], claimLimit: 0, excludedEndpoints: [], leaseMilliseconds: Milliseconds.perMinute) { $0 }
     }
 
     @Test func everyEventAnEndpointWantsIsQueuedWithItsBody() async throws {

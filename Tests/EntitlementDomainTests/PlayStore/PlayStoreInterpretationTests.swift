@@ -1,3 +1,4 @@
+import CivilCalendar
 import EntitlementDomain
 import Foundation
 import GooglePlay
@@ -6,7 +7,7 @@ import Testing
 
 /// Every Google Play rule of ``PlayStoreInterpretation``, one at a time, on answers as Google's JSON spells them.
 @Suite struct PlayStoreInterpretationTests {
-    static let day: Int64 = 86_400_000
+    static let day = Milliseconds.perDay
     /// When Google answered: 2026-06-15T00:00:00Z.
     static let fetched: Int64 = 1_781_481_600_000
     static let started = fetched - 10 * day
@@ -203,7 +204,7 @@ import Testing
     }
 
     @Test func aRevokedNotificationEndsAccessWhenGoogleSentIt() throws {
-        let notified = Self.fetched - 60_000
+        let notified = Self.fetched - Milliseconds.perMinute
         let purchase = try purchase(
             Self.subscription(["subscriptionState": "SUBSCRIPTION_STATE_EXPIRED"]), productID: nil, notification: .revoked,
             notifiedAt: notified)

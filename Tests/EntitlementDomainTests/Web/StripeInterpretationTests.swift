@@ -1,3 +1,4 @@
+import CivilCalendar
 import EntitlementDomain
 import Foundation
 import Stripe
@@ -6,7 +7,7 @@ import Testing
 /// Stripe's subscriptions and checkouts as purchases: which statuses grant, for how long, and which data wins.
 @Suite struct StripeInterpretationTests {
     static let periodStart: Int64 = 1_700_000_000
-    static let periodEnd: Int64 = periodStart + 30 * 86_400
+    static let periodEnd: Int64 = periodStart + 30 * Seconds.perDay
 
     let tenant: Tenant
     let settings = StripeSettings(
@@ -69,13 +70,13 @@ import Testing
     }
 
     @Test func aScheduledCancelBeforeThePeriodEndEndsAccessThen() throws {
-        let record = try purchase(["cancel_at": Self.periodStart + 10 * 86_400])
-        #expect(!record.willRenew && record.expiresAt == UnixTime(milliseconds: (Self.periodStart + 10 * 86_400) * 1000))
+        let record = try purchase(["cancel_at": Self.periodStart + 10 * Seconds.perDay])
+        #expect(!record.willRenew && record.expiresAt == UnixTime(milliseconds: (Self.periodStart + 10 * Seconds.perDay) * 1000))
     }
 
     @Test func pastDueGrantsTheGraceWindowFromThePeriodStartInBillingRetry() throws {
         let record = try purchase(["status": "past_due"])
-        let graceEnd = Self.periodStart + 3 * 86_400
+        let graceEnd = Self.periodStart + 3 * Seconds.perDay
         // Paid until the unpaid period began; the grace window goes on from there.
         #expect(record.expiresAt == UnixTime(milliseconds: Self.periodStart * 1000))
         #expect(record.renewal == .grace(until: UnixTime(milliseconds: graceEnd * 1000)))
@@ -171,7 +172,7 @@ import Testing
         let invoice = try JSONDecoder().decode(
             StripeInvoice.self,
             from: JSONSerialization.data(withJSONObject: [
-                "id": "in_2", "lines": ["data": [["period": ["start": Self.periodEnd, "end": Self.periodEnd + 30 * 86_400]]]],
+                "id": "in_2", "lines": ["data": [["period": ["start": Self.periodEnd, "end": Self.periodEnd + 30 * Seconds.perDay]]]],
             ]))
         let paidInvoice = try StripeInterpretation.paid(
             invoice, stored: revoked, observedAt: UnixTime(milliseconds: (Self.periodEnd + 10) * 1000))

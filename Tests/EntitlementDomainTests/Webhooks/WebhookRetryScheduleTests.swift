@@ -1,3 +1,4 @@
+import CivilCalendar
 import EntitlementDomain
 import Testing
 
@@ -8,17 +9,17 @@ import Testing
         let schedule = WebhookRetrySchedule()
         #expect(schedule.maxAttempts == 10)
         #expect(schedule.delays.reduce(0, +) == 272_105_000)  // 75 h 35 min 5 s
-        #expect(schedule.delays.reduce(0, +) > 3 * 86_400_000)
+        #expect(schedule.delays.reduce(0, +) > 3 * Milliseconds.perDay)
     }
 
     @Test func eachFailureWaitsItsDelayWithinTheJitter() throws {
-        let schedule = WebhookRetrySchedule(delays: [1000, 60_000], jitter: 0.1)
+        let schedule = WebhookRetrySchedule(delays: [1000, Milliseconds.perMinute], jitter: 0.1)
         let low = try #require(schedule.nextAttempt(afterAttempts: 1, at: now, retryAfterSeconds: nil, random: 0))
         let high = try #require(schedule.nextAttempt(afterAttempts: 1, at: now, retryAfterSeconds: nil, random: 0.999_999))
         #expect(low.milliseconds - now.milliseconds == 900)
         #expect((1099...1100).contains(high.milliseconds - now.milliseconds))
         let second = try #require(schedule.nextAttempt(afterAttempts: 2, at: now, retryAfterSeconds: nil, random: 0.5))
-        #expect(second.milliseconds - now.milliseconds == 60_000)
+        #expect(second.milliseconds - now.milliseconds == Milliseconds.perMinute)
     }
 
     @Test func theAttemptAfterTheLastDelayIsTheLast() {

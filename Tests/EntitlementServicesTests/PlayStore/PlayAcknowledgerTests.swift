@@ -1,3 +1,4 @@
+import CivilCalendar
 import EntitlementDomain
 @testable import EntitlementServices
 import TestSupport
@@ -23,12 +24,12 @@ import Testing
 
     @Test func theDefaultsKeepTryingForAboutADayAndAHalfInsideGooglesThreeDays() {
         let schedule = PlayAcknowledger.Schedule()
-        #expect(schedule.firstRetry == .seconds(30) && schedule.maxDelay == .seconds(3600) && schedule.maxAttempts == 40)
+        #expect(schedule.firstRetry == .seconds(30) && schedule.maxDelay == .seconds(Seconds.perHour) && schedule.maxAttempts == 40)
         let delays = (1..<schedule.maxAttempts).compactMap { schedule.delay(afterAttempts: $0) }
         #expect(delays.count == 39)
         let total = delays.reduce(Duration.zero, +)
-        #expect(total > .seconds(30 * 3600) && total < .seconds(40 * 3600))
-        #expect(total < .seconds(72 * 3600))
+        #expect(total > .seconds(30 * Seconds.perHour) && total < .seconds(40 * Seconds.perHour))
+        #expect(total < .seconds(72 * Seconds.perHour))
     }
 
     @Test func aDelayIsCountedInWholeMilliseconds() {

@@ -1,3 +1,4 @@
+import CivilCalendar
 import Crypto
 import EntitlementDomain
 @testable import EntitlementServices
@@ -109,10 +110,10 @@ final class PlayServices: Sendable {
             formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
         }
         var object: [String: Any] = [
-            "kind": "androidpublisher#subscriptionPurchaseV2", "startTime": time(now.milliseconds - 86_400_000),
+            "kind": "androidpublisher#subscriptionPurchaseV2", "startTime": time(now.milliseconds - Milliseconds.perDay),
             "subscriptionState": "SUBSCRIPTION_STATE_ACTIVE", "acknowledgementState": "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED",
             "lineItems": [[
-                "productId": "premium", "expiryTime": time(now.milliseconds + 30 * 86_400_000),
+                "productId": "premium", "expiryTime": time(now.milliseconds + 30 * Milliseconds.perDay),
                 "autoRenewingPlan": ["autoRenewEnabled": true], "latestSuccessfulOrderId": order,
             ]],
         ]
@@ -132,8 +133,8 @@ final class PlayServices: Sendable {
             tenantID: Self.tenantID, store: .playStore, originalTransactionID: token, transactionID: order, customerID: nil,
             productID: product, productType: subscription ? "subscription" : "non_consumable",
             entitlementIDs: subscription ? ["pro"] : ["lifetime"], environment: .production,
-            purchasedAt: UnixTime(milliseconds: now.milliseconds - 86_400_000), originalPurchaseAt: nil,
-            expiresAt: subscription ? UnixTime(milliseconds: now.milliseconds + 30 * 86_400_000) : nil, revokedAt: nil,
+            purchasedAt: UnixTime(milliseconds: now.milliseconds - Milliseconds.perDay), originalPurchaseAt: nil,
+            expiresAt: subscription ? UnixTime(milliseconds: now.milliseconds + 30 * Milliseconds.perDay) : nil, revokedAt: nil,
             revocationReason: "", ownership: .purchased, willRenew: subscription,
             appAccountToken: "", offerType: "", signedAt: now, updatedAt: now, origin: .device,
             acknowledgement: owed ? .pending(at: now) : .notRequired)
@@ -168,7 +169,7 @@ final class PlayServices: Sendable {
         let seconds = now.milliseconds / 1000
         let claims: [String: Any] = [
             "iss": "https://accounts.google.com", "aud": audience, "email": email, "email_verified": true,
-            "sub": "104729000000000000002", "iat": seconds, "exp": seconds + 3600,
+            "sub": "104729000000000000002", "iat": seconds, "exp": seconds + Seconds.perHour,
         ]
         let header = Array(#"{"alg":"RS256","kid":"push-1","typ":"JWT"}"#.utf8)
         let payload = Array(try JSONSerialization.data(withJSONObject: claims))

@@ -1,3 +1,4 @@
+import CivilCalendar
 import Crypto
 import Foundation
 import GooglePlayAPI
@@ -31,7 +32,7 @@ import Testing
         #expect(
             decoded.claims == [
                 "iss": .string(ScriptedGoogle.email), "scope": .string("https://www.googleapis.com/auth/androidpublisher"),
-                "aud": .string(google.tokenURI), "iat": .number(issuedAt), "exp": .number(issuedAt + 3600),
+                "aud": .string(google.tokenURI), "iat": .number(issuedAt), "exp": .number(issuedAt + Seconds.perHour),
             ])
         // Signed by the service account's key, and no other.
         await #expect(throws: PythonHelper.Failure.self) {
@@ -57,7 +58,7 @@ import Testing
     }
 
     @Test func theTokenIsRenewedAMinuteBeforeItExpires() async throws {
-        let google = try ScriptedGoogle(token: { number in ScriptedGoogle.granted("ya29.token-\(number)", expiresIn: 3600) })
+        let google = try ScriptedGoogle(token: { number in ScriptedGoogle.granted("ya29.token-\(number)", expiresIn: Int(Seconds.perHour)) })
         let clock = TestClock()
         let credentials = try google.credentials(clock: clock)
         #expect(try await credentials.token() == "ya29.token-1")

@@ -1,3 +1,4 @@
+import CivilCalendar
 import Crypto
 import Encodings
 import Foundation
@@ -76,8 +77,8 @@ import Testing
             (["aud": "https://entitlements.example.com/v1/google/notifications/other"], .wrongAudience),
             (["aud": NSNull()], .wrongAudience),
             (["aud": ["a", "b"]], .wrongAudience),
-            (["exp": Self.seconds - 3600], .expired),
-            (["iat": Self.seconds + 3600, "exp": Self.seconds + 7200], .notYetValid),
+            (["exp": Self.seconds - Seconds.perHour], .expired),
+            (["iat": Self.seconds + Seconds.perHour, "exp": Self.seconds + 2 * Seconds.perHour], .notYetValid),
             (["email": "someone-else@example.iam.gserviceaccount.com"], .wrongEmail),
             (["email": NSNull()], .wrongEmail),
             (["email_verified": false], .emailNotVerified),
@@ -96,7 +97,7 @@ import Testing
         let expiresNow = try Self.token(Self.claims(["exp": Self.seconds]))
         #expect(await verdict("Bearer " + expiresNow, now: Self.now + 29_999) == nil)
         #expect(await verdict("Bearer " + expiresNow, now: Self.now + 30_000) == .expired)
-        let issuedNow = try Self.token(Self.claims(["iat": Self.seconds, "exp": Self.seconds + 3600]))
+        let issuedNow = try Self.token(Self.claims(["iat": Self.seconds, "exp": Self.seconds + Seconds.perHour]))
         #expect(await verdict("Bearer " + issuedNow, now: Self.now - 30_000) == nil)
         #expect(await verdict("Bearer " + issuedNow, now: Self.now - 31_000) == .notYetValid)
     }
