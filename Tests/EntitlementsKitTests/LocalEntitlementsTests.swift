@@ -2,6 +2,7 @@ import EntitlementsKit
 import EntitlementsProto
 import Foundation
 import Testing
+import TestSupport
 
 /// The device's own store data OR-ed into the server's status, re-checked before a server "no", and forwarded.
 @Suite struct LocalEntitlementsTests {
@@ -76,15 +77,15 @@ import Testing
         let transport = ScriptedTransport()
         transport.state.withLock { $0.purchaseFailure = EntitlementsError(code: .unavailable, message: "down") }
         let time = ManualClock()
-        let source = FakeLocalSource(current: [FakeLocalSource.transaction("1", expires: time.now.addingTimeInterval(60))])
+        let source = FakeLocalSource(current: [FakeLocalSource.transaction("1", expires: time.date.addingTimeInterval(60))])
         let entitlements = Entitlements(configuration: .init(
-            transport: transport, localSource: source, productEntitlements: Self.products, clock: time.clock))
+            transport: transport, localSource: source, productEntitlements: Self.products, clock: time.entitlementsClock))
         await entitlements.start()
         #expect(await entitlements.current.status.isActive("pro"))
-        time.advance(by: 59)
+        time.advance(seconds: 59)
         try await Task.sleep(for: .milliseconds(50))
         #expect(await entitlements.current.status.isActive("pro"))
-        time.advance(by: 2)
+        time.advance(seconds: 2)
         try await eventually { await entitlements.current.status == .inactive }
     }
 

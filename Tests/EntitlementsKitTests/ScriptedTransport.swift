@@ -2,6 +2,7 @@ import EntitlementsKit
 import EntitlementsProto
 import Foundation
 import Synchronization
+import TestSupport
 
 /// A transport with scripted answers: each `streamStatus` call takes the next stream script (events, then an error
 /// or a normal end; none left: a stream that stays open until cancelled), `syncStatus` and `identify` answer the
@@ -123,20 +124,17 @@ final class RecordedSleeps: Sendable {
     }
 }
 
-/// A clock the test moves: `sleep` returns once the test has advanced `now` past the wait's end.
-final class ManualClock: Sendable {
-    private let time = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
-
-    var now: Date { time.withLock { $0 } }
-    func advance(by seconds: TimeInterval) { time.withLock { $0 += seconds } }
-
-    var clock: EntitlementsClock {
+extension ManualClock {
+    /// The SDK's clock over the tests' one: `sleep` returns once the test has moved the time past the wait's end.
+    var entitlementsClock: EntitlementsClock {
         EntitlementsClock(
-            now: { self.now },
+            now: { self.date },
             sleep: { duration in
-                let end = self.now.addingTimeInterval(
-                    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
-                while self.now < end { try await Task.sleep(for: .milliseconds(2)) }
+                let (seconds, attoseconds) = duration.components
+                let end = self.milliseconds + seconds * 1000 + attoseconds / 1_000_000_000_000_000
+                while self.milliseconds < end { try await Task.sleep(for: .milliseconds(2)) }
             })
     }
+
+    var date: Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
 }

@@ -2,7 +2,6 @@ import Crypto
 import Foundation
 import GooglePlayAPI
 import OutboundHTTP
-import Synchronization
 import TestSupport
 
 /// RSA keys made once per test run (a key takes a tenth of a second): the service account's (``ScriptedGoogle``'s),
@@ -21,30 +20,15 @@ enum GoogleKeys {
     }
 }
 
-/// A clock the test moves, in milliseconds since 1970 (2026-06-15T00:00:00Z to start with).
-final class TestClock: Sendable {
-    private let milliseconds: Atomic<Int64>
-
-    init(_ start: Int64 = 1_781_481_600_000) { milliseconds = Atomic(start) }
-
-    var now: Int64 { milliseconds.load(ordering: .relaxed) }
-
-    func advance(seconds: Int64 = 0, milliseconds delta: Int64 = 0) {
-        milliseconds.add(seconds * 1000 + delta, ordering: .relaxed)
-    }
-
-    var function: @Sendable () -> Int64 { { self.now } }
-}
-
 extension ScriptedGoogle {
     var apiBase: OutboundURL { OutboundURL(apiBaseURL)! }
 
-    func credentials(clock: TestClock = TestClock(), http: OutboundHTTPClient? = nil) throws -> AccessTokenSource {
+    func credentials(clock: ManualClock = ManualClock(), http: OutboundHTTPClient? = nil) throws -> AccessTokenSource {
         let key = try ServiceAccountKey(json: Self.keyFile(tokenURI: tokenURI))
-        return try AccessTokenSource(key: key, http: http ?? Self.http(), clock: clock.function)
+        return try AccessTokenSource(key: key, http: http ?? Self.http(), clock: { clock.milliseconds })
     }
 
-    func api(clock: TestClock = TestClock(), http: OutboundHTTPClient? = nil) throws -> (PlayDeveloperAPI, AccessTokenSource) {
+    func api(clock: ManualClock = ManualClock(), http: OutboundHTTPClient? = nil) throws -> (PlayDeveloperAPI, AccessTokenSource) {
         let http = try http ?? Self.http()
         let credentials = try credentials(clock: clock, http: http)
         return (PlayDeveloperAPI(packageName: Self.package, baseURL: apiBase, http: http, credentials: credentials), credentials)

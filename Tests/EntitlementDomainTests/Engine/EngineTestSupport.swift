@@ -2,31 +2,8 @@ import CivilCalendar
 import EntitlementDomain
 import EntitlementStorage
 import Foundation
-import Synchronization
 import Testing
 import TestSupport
-
-/// A clock that moves only when the test moves it. (The same as TestSupport's, which this target does not depend
-/// on.)
-final class ManualClock: DomainClock {
-    private let current: Mutex<UnixTime>
-
-    init(_ start: UnixTime = UnixTime(milliseconds: 1_700_000_000_000)) {
-        current = Mutex(start)
-    }
-
-    func now() -> UnixTime { current.withLock { $0 } }
-
-    func set(_ time: UnixTime) { current.withLock { $0 = time } }
-
-    @discardableResult
-    func advance(milliseconds: Int64) -> UnixTime {
-        current.withLock { now in
-            now = UnixTime(milliseconds: now.milliseconds + milliseconds)
-            return now
-        }
-    }
-}
 
 /// A ``CustomerEngine`` over a fresh SQLite file and a ``ManualClock``, with one tenant declaring `pro` and `plus`.
 final class EngineHarness: Sendable {
@@ -49,7 +26,7 @@ final class EngineHarness: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         databasePath = directory.appendingPathComponent("entitlements.sqlite").path
         store = try TestStore.repository(sqlitePath: databasePath)
-        clock = ManualClock()
+        clock = ManualClock(milliseconds: 1_700_000_000_000)
         engine = CustomerEngine(
             store: store, clock: clock, hub: hub, replayLimit: replayLimit, webhookEndpoints: webhookEndpoints,
             observeChange: observeChange)

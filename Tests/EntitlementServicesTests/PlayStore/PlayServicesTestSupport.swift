@@ -11,17 +11,6 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// A clock the test moves (2026-06-15T00:00:00Z to start with).
-final class PlayTestClock: DomainClock {
-    private let current = Mutex(UnixTime(milliseconds: 1_781_481_600_000))
-
-    func now() -> UnixTime { current.withLock { $0 } }
-
-    func advance(milliseconds: Int64) {
-        current.withLock { $0 = UnixTime(milliseconds: $0.milliseconds + milliseconds) }
-    }
-}
-
 /// What the scripted Google answers, by path under the app (`/purchases/...`), changed by the test as it goes;
 /// 404 for anything not set.
 final class GoogleAnswers: Sendable {
@@ -56,7 +45,7 @@ final class PlayServices: Sendable {
     let directory: URL
     let answers = GoogleAnswers()
     let google: ScriptedGoogle
-    let clock = PlayTestClock()
+    let clock = ManualClock()
     let engine: CustomerEngine
     let tenants: TenantRegistry
     let purchases: PlayStorePurchases

@@ -13,7 +13,7 @@ import Testing
     @Test func theAssertionIsTheJWTGoogleRequiresAsPyJWTReadsIt() async throws {
         let google = try ScriptedGoogle()
         // PyJWT checks iat and exp against the real clock.
-        let clock = TestClock(Int64(Date().timeIntervalSince1970 * 1000))
+        let clock = ManualClock(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
         let credentials = try google.credentials(clock: clock)
         #expect(try await credentials.token() == "ya29.token-1")
         let request = try #require(google.tokenRequests.first)
@@ -28,7 +28,7 @@ import Testing
         defer { pyjwt.removeFiles() }
         let decoded = try await pyjwt.verifyAssertion(assertion, key: GoogleKeys.serviceAccount.publicKey, audience: google.tokenURI)
         #expect(decoded.header == ["alg": "RS256", "typ": "JWT", "kid": ScriptedGoogle.keyID])
-        let issuedAt = clock.now / 1000
+        let issuedAt = clock.milliseconds / 1000
         #expect(
             decoded.claims == [
                 "iss": .string(ScriptedGoogle.email), "scope": .string("https://www.googleapis.com/auth/androidpublisher"),
@@ -59,10 +59,10 @@ import Testing
 
     @Test func theTokenIsRenewedAMinuteBeforeItExpires() async throws {
         let google = try ScriptedGoogle(token: { number in ScriptedGoogle.granted("ya29.token-\(number)", expiresIn: Int(Seconds.perHour)) })
-        let clock = TestClock()
+        let clock = ManualClock()
         let credentials = try google.credentials(clock: clock)
         #expect(try await credentials.token() == "ya29.token-1")
-        clock.advance(seconds: 3600 - 60, milliseconds: -1)
+        clock.advance(seconds: Seconds.perHour - Seconds.perMinute, milliseconds: -1)
         #expect(try await credentials.token() == "ya29.token-1")
         clock.advance(milliseconds: 1)
         #expect(try await credentials.token() == "ya29.token-2")
@@ -73,10 +73,10 @@ import Testing
 
     @Test func aLifetimeLongerThanADayIsKeptADay() async throws {
         let google = try ScriptedGoogle(token: { number in ScriptedGoogle.granted("ya29.token-\(number)", expiresIn: Int.max) })
-        let clock = TestClock()
+        let clock = ManualClock()
         let credentials = try google.credentials(clock: clock)
         #expect(try await credentials.token() == "ya29.token-1")
-        clock.advance(seconds: 86_400 - 60, milliseconds: -1)
+        clock.advance(seconds: Seconds.perDay - Seconds.perMinute, milliseconds: -1)
         #expect(try await credentials.token() == "ya29.token-1")
         clock.advance(milliseconds: 1)
         #expect(try await credentials.token() == "ya29.token-2")

@@ -1,3 +1,4 @@
+import CivilCalendar
 import Crypto
 @testable import GooglePlayAPI
 import JOSE
@@ -31,10 +32,10 @@ private final class KeyServer: Sendable {
     func answer(_ status: Int) { published.state.withLock { $0.status = status } }
     var fetches: Int { server.requests.count }
 
-    func keys(clock: TestClock, retry: RetryPolicy = .once) throws -> GoogleSigningKeys {
+    func keys(clock: ManualClock, retry: RetryPolicy = .once) throws -> GoogleSigningKeys {
         GoogleSigningKeys(
             url: OutboundURL(server.baseURL + "/oauth2/v3/certs")!,
-            http: try OutboundHTTPClient(configuration: .init(attemptTimeout: .seconds(5), retry: retry)), clock: clock.function)
+            http: try OutboundHTTPClient(configuration: .init(attemptTimeout: .seconds(5), retry: retry)), clock: { clock.milliseconds })
     }
 }
 
@@ -46,7 +47,7 @@ private final class KeyServer: Sendable {
 
     @Test func theSetIsFetchedOnceAndCached() async throws {
         let server = try KeyServer(["k1": Self.first, "k2": Self.second])
-        let keys = try server.keys(clock: TestClock())
+        let keys = try server.keys(clock: ManualClock())
         #expect(try await keys.key(id: "k1").get() == Self.first)
         #expect(try await keys.key(id: "k2").get() == Self.second)
         #expect(try await keys.key(id: "k1").get() == Self.first)
@@ -57,7 +58,7 @@ private final class KeyServer: Sendable {
 
     @Test func concurrentCallersShareOneFetch() async throws {
         let server = try KeyServer(["k1": Self.first])
-        let keys = try server.keys(clock: TestClock())
+        let keys = try server.keys(clock: ManualClock())
         let found = await withTaskGroup(of: Bool.self) { group in
             for _ in 0..<20 { group.addTask { (try? await keys.key(id: "k1").get()) == Self.first } }
             return await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
@@ -69,13 +70,13 @@ private final class KeyServer: Sendable {
     /// Google unreachable: keys it published still verify for a day past their cache lifetime, then no more.
     @Test func staleKeysServeForADayWhileGoogleCannotBeAsked() async throws {
         let server = try KeyServer(["k1": Self.first], cacheControl: "max-age=100")
-        let clock = TestClock()
+        let clock = ManualClock()
         let keys = try server.keys(clock: clock)
         _ = try await keys.key(id: "k1").get()
         server.answer(503)
-        clock.advance(seconds: 100 + 86_399, milliseconds: 0)
+        clock.advance(seconds: 100 + Seconds.perDay - 1)
         #expect(try await keys.key(id: "k1").get() == Self.first)
-        clock.advance(seconds: 2, milliseconds: 0)
+        clock.advance(seconds: 2)
         guard case .failure(let error) = await keys.key(id: "k1") else {
             Issue.record("a key past its day of grace verified")
             return
@@ -85,7 +86,7 @@ private final class KeyServer: Sendable {
 
     @Test func cacheControlMaxAgeIsHonoured() async throws {
         let server = try KeyServer(["k1": Self.first], cacheControl: "public, max-age=100, must-revalidate")
-        let clock = TestClock()
+        let clock = ManualClock()
         let keys = try server.keys(clock: clock)
         _ = try await keys.key(id: "k1").get()
         clock.advance(seconds: 99, milliseconds: 999)
@@ -99,11 +100,11 @@ private final class KeyServer: Sendable {
     }
 
     @Test func withoutMaxAgeTheSetIsKeptAnHourAndNeverMoreThanADay() async throws {
-        let clock = TestClock()
+        let clock = ManualClock()
         let plain = try KeyServer(["k1": Self.first], cacheControl: nil)
         let keys = try plain.keys(clock: clock)
         _ = try await keys.key(id: "k1").get()
-        clock.advance(seconds: 3599)
+        clock.advance(seconds: Seconds.perHour - 1)
         _ = try await keys.key(id: "k1").get()
         #expect(plain.fetches == 1)
         clock.advance(seconds: 1)
@@ -114,7 +115,7 @@ private final class KeyServer: Sendable {
             let forever = try KeyServer(["k1": Self.first], cacheControl: "max-age=" + maxAge)
             let capped = try forever.keys(clock: clock)
             _ = try await capped.key(id: "k1").get()
-            clock.advance(seconds: 86_399)
+            clock.advance(seconds: Seconds.perDay - 1)
             _ = try await capped.key(id: "k1").get()
             #expect(forever.fetches == 1, "max-age=\(maxAge)")
             clock.advance(seconds: 1)
@@ -134,7 +135,7 @@ private final class KeyServer: Sendable {
 
     @Test func anUnknownKidIsFetchedForExactlyOnceThenRefused() async throws {
         let server = try KeyServer(["k1": Self.first])
-        let clock = TestClock()
+        let clock = ManualClock()
         let keys = try server.keys(clock: clock)
         _ = try await keys.key(id: "k1").get()
         clock.advance(seconds: 2)
@@ -154,7 +155,7 @@ private final class KeyServer: Sendable {
 
     @Test func theSameUnknownKidWithinAMinuteIsRefusedWithoutAskingGoogle() async throws {
         let server = try KeyServer(["k1": Self.first])
-        let clock = TestClock()
+        let clock = ManualClock()
         let keys = try server.keys(clock: clock)
         _ = try await keys.key(id: "k1").get()
         clock.advance(seconds: 2)
@@ -172,7 +173,7 @@ private final class KeyServer: Sendable {
 
     @Test func unknownKidsWithinASecondOfAFetchAreRefusedWithoutAskingGoogle() async throws {
         let server = try KeyServer(["k1": Self.first])
-        let clock = TestClock()
+        let clock = ManualClock()
         let keys = try server.keys(clock: clock)
         _ = try await keys.key(id: "k1").get()
         for number in 0..<10 {
@@ -184,7 +185,7 @@ private final class KeyServer: Sendable {
 
     @Test func kidsFoundUnknownStayRefusedWhenAnotherKidMakesAFetch() async throws {
         let server = try KeyServer(["k1": Self.first])
-        let clock = TestClock()
+        let clock = ManualClock()
         let keys = try server.keys(clock: clock)
         _ = try await keys.key(id: "k1").get()
         // Forged kids taking turns, each more than a second after the last fetch: each is fetched for once a minute.
@@ -200,7 +201,7 @@ private final class KeyServer: Sendable {
     @Test func aFailedFetchIsUnavailableNotARefusalOfTheKid() async throws {
         let server = try KeyServer(["k1": Self.first])
         server.answer(503)
-        let keys = try server.keys(clock: TestClock())
+        let keys = try server.keys(clock: ManualClock())
         await #expect(throws: GooglePlayAPIError(.unavailable, "")) { try await keys.key(id: "k1").get() }
         // Once Google answers again, the key is found (the failure was not remembered as an unknown kid).
         server.answer(200)
@@ -208,14 +209,14 @@ private final class KeyServer: Sendable {
 
         let unreachable = try KeyServer(["k1": Self.first])
         unreachable.server.stop()
-        await #expect(throws: GooglePlayAPIError(.unavailable, "")) { try await unreachable.keys(clock: TestClock()).key(id: "k1").get() }
+        await #expect(throws: GooglePlayAPIError(.unavailable, "")) { try await unreachable.keys(clock: ManualClock()).key(id: "k1").get() }
     }
 
     @Test func somethingThatIsNotAJWKSIsABadResponse() async throws {
         let server = try ScriptedHTTPServer { _ in .status(200, #"{"keys": [{"kty": "RSA", "kid": "k1"}]}"#) }
         let keys = GoogleSigningKeys(
             url: OutboundURL(server.baseURL + "/certs")!, http: try OutboundHTTPClient(configuration: .init(retry: .once)),
-            clock: TestClock().function)
+            clock: { ManualClock().milliseconds })
         await #expect(throws: GooglePlayAPIError(.badResponse, "")) { try await keys.key(id: "k1").get() }
     }
 
