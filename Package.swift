@@ -68,7 +68,7 @@ let package = Package(
         .target(name: "Crypto", dependencies: ["COpenSSL", "COpenSSLShims", "CivilCalendar", "Encodings"], swiftSettings: strict),
         // Compact JWS and JSON Web Key Sets, shared by the stores: ES256 signing for the App Store, RS256 for Google.
         .target(name: "JOSE", dependencies: ["Crypto", "Encodings", "BoundedText"], swiftSettings: strict),
-        .target(name: "AppStore", dependencies: ["JOSE", "Crypto", "Encodings", "FileAccess"], swiftSettings: strict),
+        .target(name: "AppStore", dependencies: ["JOSE", "Crypto", "CivilCalendar", "Encodings", "FileAccess"], swiftSettings: strict),
         // Google Play's data formats (purchases, notifications), read by the domain; the API client is GooglePlayAPI.
         .target(name: "GooglePlay", dependencies: ["CivilCalendar"], swiftSettings: strict),
         // Stripe's formats: webhook signatures, events and the objects they carry.
@@ -77,7 +77,7 @@ let package = Package(
         .target(name: "StandardWebhooks", dependencies: ["Crypto", "Encodings", "BoundedText"], swiftSettings: strict),
         // Stripe's API: objects re-fetched so that events are applied as the objects are now.
         .target(
-            name: "AppStoreServerAPI", dependencies: ["JOSE", "Crypto", "Encodings", "OutboundHTTP", "HTTP1"],
+            name: "AppStoreServerAPI", dependencies: ["JOSE", "Crypto", "CivilCalendar", "Encodings", "OutboundHTTP", "HTTP1"],
             swiftSettings: strict),
         .target(name: "StripeAPI", dependencies: ["Stripe", "OutboundHTTP", "HTTP1", "BoundedText"], swiftSettings: strict),
         // Google's APIs: service-account tokens, the Play Developer API, Pub/Sub push tokens.
@@ -96,7 +96,7 @@ let package = Package(
         ),
         // The tenants file format: strict JSON with lines, read into the domain's values by the domain's rules.
         .target(name: "TenantConfiguration", dependencies: ["BoundedText", "EntitlementDomain", "FileAccess"], swiftSettings: strict),
-        .target(name: "EntitlementStorage", dependencies: ["CSQLite", "CLibPQ", "EntitlementDomain", "Encodings", "Metrics"], swiftSettings: strict),
+        .target(name: "EntitlementStorage", dependencies: ["CSQLite", "CLibPQ", "EntitlementDomain", "CivilCalendar", "Encodings", "Metrics"], swiftSettings: strict),
         .target(
             name: "EntitlementServices",
             dependencies: [
@@ -116,7 +116,7 @@ let package = Package(
                 "BoundedText", "HTTP2Transport", "HTTP1", "PosixIO", "RPCCore", "StandardServices", "EntitlementServices",
                 "EntitlementDomain",
                 "EntitlementStorage", "EntitlementdVersion", "FileAccess", "TenantConfiguration", "OutboundHTTP", "Metrics",
-                "GooglePlayAPI", "AppStoreServerAPI", "CSystemShims",
+                "GooglePlayAPI", "AppStoreServerAPI", "CivilCalendar", "CSystemShims",
             ],
             swiftSettings: strict
         ),
@@ -134,7 +134,7 @@ let package = Package(
         // Seeds a benchmark database and measures push latency for Scripts/benchmark.
         .executableTarget(
             name: "entitlementd-bench",
-            dependencies: ["EntitlementClient", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "RPCCore", "AppStore", "Crypto", "HTTP2Transport", "HTTP1", "PosixIO", "ProtobufWire", "JOSE", "Encodings", "Stripe"],
+            dependencies: ["EntitlementClient", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "RPCCore", "AppStore", "Crypto", "HTTP2Transport", "HTTP1", "PosixIO", "ProtobufWire", "JOSE", "Encodings", "Stripe", "CivilCalendar"],
             path: "Sources/BenchmarkTool", swiftSettings: strict
         ),
 
