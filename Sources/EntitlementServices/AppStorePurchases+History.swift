@@ -50,7 +50,7 @@ extension AppStorePurchases {
                 newest[record.originalTransactionID] = record
             }
         }
-        if newest.values.contains(where: { Self.isSubscription($0, settings: settings) }) {
+        if newest.values.contains(where: { AppStoreInterpretation.isSubscription($0, settings: settings) }) {
             // The history carries transactions only; auto-renew, grace and billing retry are in the renewal info.
             let statuses = try await Self.asking { () async throws(AppStoreServerAPIError) in
                 try await client.subscriptionStatuses(transactionID, in: history.environment)

@@ -51,7 +51,7 @@ public final class AppStorePurchases: Sendable {
             try await client.transactionInfo(transactionID, in: environments)
         }
         let record = try record(from: signed, tenant: tenant)
-        guard Self.isSubscription(record, settings: settings) else { return record }
+        guard AppStoreInterpretation.isSubscription(record, settings: settings) else { return record }
         // A subscription's renewal state (auto-renew, grace, billing retry, a pending product) is only in its
         // renewal info: ask for it, with the subscription's newest transaction.
         let statuses = try await Self.asking { () async throws(AppStoreServerAPIError) in
@@ -61,11 +61,6 @@ public final class AppStorePurchases: Sendable {
             return record
         }
         return try subscription(current, tenant: tenant, settings: settings)
-    }
-
-    /// An auto-renewable subscription, as the transaction or the tenant's products say.
-    static func isSubscription(_ record: StorePurchase, settings: AppStoreSettings) -> Bool {
-        record.productType == "Auto-Renewable Subscription" || settings.products[record.productID]?.type == .autoRenewable
     }
 
     /// A call to Apple, its failure as the caller sees it.

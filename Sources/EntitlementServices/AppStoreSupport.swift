@@ -125,7 +125,7 @@ public struct AppStoreSupport: Sendable {
     {
         let now = engine.now()
         let refusal: String? =
-            if !AppStorePurchases.isSubscription(purchase, settings: settings) {
+            if !AppStoreInterpretation.isSubscription(purchase, settings: settings) {
                 "it is not an auto-renewable subscription"
             } else if purchase.revokedAt != nil {
                 "Apple revoked it"

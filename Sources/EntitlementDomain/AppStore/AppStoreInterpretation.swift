@@ -151,6 +151,11 @@ public enum AppStoreInterpretation {
         return .grace(until: until)
     }
 
+    /// An auto-renewable subscription, as the transaction or the tenant's products say.
+    public static func isSubscription(_ purchase: StorePurchase, settings: AppStoreSettings) -> Bool {
+        productType(purchase.productType) == .autoRenewable || settings.products[purchase.productID]?.type == .autoRenewable
+    }
+
     private static func productType(_ raw: String?) -> AppStoreProductType? {
         switch raw {
         case "Auto-Renewable Subscription": .autoRenewable

@@ -1,3 +1,5 @@
+import CivilCalendar
+
 /// Whether a purchase grants its entitlements, from when, until when, and why not: the one answer for every store.
 /// Each store's interpretation states its purchases in the terms read here (a period, a ``RenewalState``, a
 /// revocation, a replacement), so a grace period, a pause or a hold means the same whichever store reported it;
@@ -67,5 +69,5 @@ public struct PurchaseAccess: Hashable, Sendable {
     /// How far ahead of the server's clock a store may date a purchase and have it count as starting when it is
     /// applied: the stores' clocks and ours differ by seconds, and a purchase the store has just confirmed should
     /// not wait for them. A purchase dated further ahead starts at its date.
-    public static let clockSkewAllowanceMilliseconds: Int64 = 5 * 60 * 1000
+    public static let clockSkewAllowanceMilliseconds = 5 * Milliseconds.perMinute
 }
