@@ -4,14 +4,18 @@ import Encodings
 public import EntitlementDomain
 public import RPCCore
 
-/// App Store Server Notifications V2: `POST /v1/apple/notifications/{tenant_id}` with `{"signedPayload": "..."}`.
+/// App Store Server Notifications V2: `POST /v1/apple/notifications/{tenant_id}` with `{"signedPayload": "..."}`, through
+/// the one ``StoreNotificationEndpoint``.
 ///
 /// Verified like every signed App Store datum (the nested transaction and renewal info separately), applied once
 /// per `notificationUUID`, and acknowledged with 200 only once the change is committed. The reply to a failure is
 /// ``NotificationReply/status(for:)``'s, as at every store: 4xx naming the failed check when a retry cannot fix it,
 /// 5xx when our side (storage, the tenant's settings) or Apple's fails, so Apple delivers again.
-public struct AppStoreNotifications: Sendable {
+public struct AppStoreNotifications: StoreNotificationSource {
     public static let maxBodyBytes = 64 * 1024
+    static let logName = "app store notification"
+    static let accepted = "App Store notifications"
+    static let cause = EventCause.appStoreNotification
 
     let engine: CustomerEngine
     let tenants: TenantRegistry
@@ -26,30 +30,26 @@ public struct AppStoreNotifications: Sendable {
     }
 
     public func receive(tenantID: String, body: [UInt8]) async -> NotificationReply {
-        await NotificationReply.logged("app store notification", tenantID: tenantID, log: log) {
-            () throws(NotificationReply) in
-            do throws(DomainError) {
-                return try await apply(tenantID: tenantID, body: body)
-            } catch {
-                throw NotificationReply(error)
-            }
-        }
+        await StoreNotificationEndpoint(source: self).receive(
+            StoreNotificationRequest(tenantID: tenantID, credential: nil, body: body))
     }
 
-    private func apply(tenantID: String, body: [UInt8]) async throws(DomainError) -> NotificationReply {
-        guard body.count <= Self.maxBodyBytes else {
-            return .tooLarge(limit: Self.maxBodyBytes)
-        }
-        guard let tenant = tenants.directory.tenant(id: tenantID), let settings = tenant.appStore else {
-            throw .notFound("No tenant \(tenantID.quotedForMessage) accepts App Store notifications.")
-        }
-        guard let token = Self.signedPayload(in: body), !token.isEmpty else {
+    func settings(of tenant: Tenant) -> AppStoreSettings? { tenant.appStore }
+
+    /// The notification and the transaction and renewal info it carries, each verified.
+    struct Verified: Sendable {
+        var notification: NotificationPayload
+        var transaction: JWSTransaction?
+        var renewal: JWSRenewalInfo?
+    }
+
+    func read(_ request: StoreNotificationRequest, tenant: Tenant, settings: AppStoreSettings)
+        async throws(DomainError) -> ReceivedNotification<Verified>
+    {
+        guard let token = Self.signedPayload(in: request.body), !token.isEmpty else {
             throw .malformedPayload("The body must be a JSON object with a non-empty string \"signedPayload\".")
         }
-        let (outcome, reason, signedAt) = try await apply(token, tenant: tenant, settings: settings)
-        var reply = NotificationReply(outcome, reason: reason)
-        reply.signedAt = signedAt
-        return reply
+        return try read(token, tenant: tenant, settings: settings)
     }
 
     /// The body's `signedPayload` string; nil when the body is not a JSON object with one.
@@ -67,11 +67,10 @@ public struct AppStoreNotifications: Sendable {
         }
     }
 
-    /// Verifies one signed notification and applies it once per `notificationUUID`; returns what it did and the
-    /// reason recorded. `recovered`: it comes from Apple's notification history (reconciliation), and the reason says
-    /// so.
-    func apply(_ token: String, tenant: Tenant, settings: AppStoreSettings, recovered: Bool = false)
-        async throws(DomainError) -> (StoreNotificationOutcome, reason: String, signedAt: UnixTime?)
+    /// One signed notification verified and read. `recovered`: it comes from Apple's notification history
+    /// (reconciliation), and the reason says so.
+    func read(_ token: String, tenant: Tenant, settings: AppStoreSettings, recovered: Bool = false)
+        throws(DomainError) -> ReceivedNotification<Verified>
     {
         let (data, claimed) = try AppStorePurchases.unverified(token, as: NotificationPayload.self)
         let verifier = try purchases.verifier(for: tenant, settings: settings, claimed: claimed)
@@ -109,23 +108,38 @@ public struct AppStoreNotifications: Sendable {
         let type = notification.notificationType?.rawValue ?? "UNKNOWN"
         var reason = notification.subtype.map { "\(type)/\($0.rawValue)" } ?? type
         if recovered { reason += ", recovered from Apple's notification history" }
-        let signedAt = try UnixTime.checked(milliseconds: notification.signedDate, field: "signedDate")
-        if try engine.isNotificationProcessed(tenantID: tenant.id, notificationID: notificationID) {
-            return (.duplicate, reason, signedAt)
+        return ReceivedNotification(
+            id: notificationID, reason: reason,
+            signedAt: try UnixTime.checked(milliseconds: notification.signedDate, field: "signedDate"),
+            notification: Verified(notification: notification, transaction: transaction, renewal: renewal))
+    }
+
+    func change(of received: ReceivedNotification<Verified>, tenant: Tenant, settings: AppStoreSettings)
+        throws(DomainError) -> NotificationChange
+    {
+        let verified = received.notification
+        let type = verified.notification.notificationType?.rawValue ?? "UNKNOWN"
+        guard let transaction = verified.transaction, !AppStoreInterpretation.isInformational(type) else {
+            return NotificationChange()
         }
-        var record: StorePurchase?
-        if let transaction, !AppStoreInterpretation.isInformational(type) {
-            record = try AppStoreInterpretation.purchase(
-                from: transaction, renewal: renewal, notification: notification, tenant: tenant, settings: settings)
-        }
-        if let record, let revokedAt = record.revokedAt, revokedAt > engine.now() {
+        let purchase = try AppStoreInterpretation.purchase(
+            from: transaction, renewal: verified.renewal, notification: verified.notification, tenant: tenant,
+            settings: settings)
+        if let revokedAt = purchase.revokedAt, revokedAt > engine.now() {
             log.warning(
                 "revocation dated ahead of the server clock: access ends now",
-                ["tenant": tenant.id, "original_transaction_id": record.originalTransactionID,
+                ["tenant": tenant.id, "original_transaction_id": purchase.originalTransactionID,
                  "ahead_ms": String(revokedAt.milliseconds - engine.now().milliseconds)])
         }
-        let outcome = try await engine.applyStoreNotification(
-            tenantID: tenant.id, notificationID: notificationID, transaction: record, reason: reason)
-        return (outcome, reason, signedAt)
+        return NotificationChange(purchase: purchase)
+    }
+
+    /// A notification from Apple's notification history, applied as a delivered one is: what it did, and the
+    /// reason recorded.
+    func applyRecovered(_ token: String, tenant: Tenant, settings: AppStoreSettings)
+        async throws(DomainError) -> StoreNotificationOutcome
+    {
+        let received = try read(token, tenant: tenant, settings: settings, recovered: true)
+        return try await StoreNotificationEndpoint(source: self).apply(received, tenant: tenant, settings: settings).0
     }
 }

@@ -207,7 +207,7 @@ public final class AppStoreReconciler: Sendable {
         into report: inout AppStoreReconciliationReport
     ) async throws(DomainError) {
         do throws(DomainError) {
-            switch try await notifications.apply(signedPayload, tenant: tenant, settings: settings, recovered: true).0 {
+            switch try await notifications.applyRecovered(signedPayload, tenant: tenant, settings: settings) {
             case .duplicate: report.alreadyProcessed += 1
             case .recorded: report.unowned += 1
             case .applied(_, let changed): if changed { report.applied += 1 } else { report.unchanged += 1 }

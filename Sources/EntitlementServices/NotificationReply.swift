@@ -131,13 +131,10 @@ extension NotificationReply {
     /// recorded, so that a redelivery is answered as a duplicate without asking the store again, and the store gets
     /// the 2xx that ends its deliveries.
     static func notApplied(
-        _ error: DomainError, engine: CustomerEngine, tenantID: String, notificationID: String,
-        cause: EventCause, prefix: String? = nil
+        _ error: DomainError, engine: CustomerEngine, tenantID: String, notificationID: String, cause: EventCause
     ) async -> NotificationReply {
         _ = try? await engine.applyStoreNotification(
             tenantID: tenantID, notificationID: notificationID, transaction: nil, reason: "not applied", cause: cause)
-        var reply = NotificationReply(error)
-        if let prefix { reply.message = "\(prefix): \(reply.message)" }
-        return reply
+        return NotificationReply(error)
     }
 }

@@ -16,23 +16,14 @@ struct StripeEvents: Sendable {
     /// Stripe event IDs, kept apart from the other stores' notification IDs.
     static func notificationID(_ eventID: String) -> String { "stripe:" + eventID }
 
-    /// What applying one event needs: the purchase data (if the event gives any), who may own it, and the IDs that
-    /// name it.
-    private struct Change {
-        var record: StorePurchase?
-        var hints: [OwnerHint] = []
-        var references: [PurchaseReference] = []
-        var pendingRevocations: [PendingRevocation] = []
-        /// What the reply says when nothing is applied.
-        var note: String?
-    }
-
-    func apply(_ event: StripeEvent, tenant: Tenant, settings: StripeSettings) async throws(DomainError)
-        -> NotificationReply
+    /// What the event means for the purchases it touches (``NotificationChange``, its note saying why nothing is
+    /// applied when nothing is).
+    func change(of event: StripeEvent, tenant: Tenant, settings: StripeSettings) async throws(DomainError)
+        -> NotificationChange
     {
         // Taken before any fetch: see StripeFetch.
         let api = try apis.api(for: tenant, settings: settings).map { StripeFetch(client: $0, askedAt: engine.now()) }
-        let change: Change
+        var change: NotificationChange
         switch (event.type, event.data.object) {
         case ("checkout.session.completed", .checkoutSession(let session)),
             ("checkout.session.async_payment_succeeded", .checkoutSession(let session)),
@@ -50,21 +41,14 @@ struct StripeEvents: Sendable {
         case ("charge.dispute.created", .dispute(let dispute)):
             change = try await disputeOpened(dispute, event: event, api: api, tenant: tenant)
         default:
-            change = Change(note: "not an event this server acts on")
+            change = NotificationChange(note: "not an event this server acts on")
         }
-        let outcome = try await engine.applyStoreNotification(
-            tenantID: tenant.id, notificationID: Self.notificationID(event.id), transaction: change.record,
-            reason: event.type, cause: .stripeWebhook, ownerHints: change.hints, references: change.references,
-            pendingRevocations: change.pendingRevocations,
-            unclaimedCodeValidity: tenant.stripe.map { Int64($0.redemptionCodeDays) * Milliseconds.perDay })
-        if outcome == .recorded, let note = change.note {
-            return NotificationReply(status: 200, message: "\(event.type): \(note)")
-        }
-        return NotificationReply(outcome, reason: event.type)
+        change.unclaimedCodeValidity = Int64(settings.redemptionCodeDays) * Milliseconds.perDay
+        return change
     }
 
     /// 400 for an event this server acts on that carries the wrong kind of object.
-    static func checkShape(_ event: StripeEvent) throws(NotificationReply) {
+    static func checkShape(_ event: StripeEvent) throws(DomainError) {
         let carried: String =
             switch event.data.object {
             case .subscription: "subscription"
@@ -76,9 +60,8 @@ struct StripeEvents: Sendable {
             }
         let expected = event.type.hasPrefix("customer.subscription.") ? "subscription" : expectedObject[event.type]
         guard let expected, expected != carried else { return }
-        throw NotificationReply(
-            .malformedPayload(
-                "A \(event.type.quotedForMessage) event carries a \(carried.quotedForMessage) object, not a \(expected)."))
+        throw .malformedPayload(
+            "A \(event.type.quotedForMessage) event carries a \(carried.quotedForMessage) object, not a \(expected).")
     }
 
     /// The object kind each event this server acts on must carry.
@@ -100,10 +83,10 @@ struct StripeEvents: Sendable {
 
     private func checkoutCompleted(
         _ snapshot: StripeCheckoutSession, event: StripeEvent, api: StripeFetch?, tenant: Tenant, settings: StripeSettings
-    ) async throws(DomainError) -> Change {
+    ) async throws(DomainError) -> NotificationChange {
         let session = try await fetch(api, snapshot) { api throws(StripeAPIError) in try await api.checkoutSession(snapshot.id) }
         let buyer = StripeInterpretation.namedUser(of: session) ?? ""
-        var change = Change(hints: buyer.isEmpty ? [] : [.appUserID(buyer)])
+        var change = NotificationChange(ownerHints: buyer.isEmpty ? [] : [.appUserID(buyer)])
         let purchaseID: String
         switch session.mode {
         case "subscription":
@@ -113,12 +96,12 @@ struct StripeEvents: Sendable {
             purchaseID = subscriptionID
             if let api {
                 let subscription = try await fetched { () throws(StripeAPIError) in try await api.client.subscription(subscriptionID) }
-                change.record = try StripeInterpretation.purchase(
+                change.purchase = try StripeInterpretation.purchase(
                     fromSubscription: subscription, observedAt: api.askedAt, origin: .storeAPI, tenant: tenant,
                     settings: settings)
             } else {
                 // The subscription's own events give its state; one held already, nobody's yet, is the buyer's now.
-                change.record = try engine.purchase(tenantID: tenant.id, store: .web, originalTransactionID: subscriptionID)
+                change.purchase = try engine.purchase(tenantID: tenant.id, store: .web, originalTransactionID: subscriptionID)
                 change.note = "the buyer is kept for subscription \(subscriptionID.quotedForMessage), whose own events give its state"
             }
         case "payment":
@@ -128,7 +111,7 @@ struct StripeEvents: Sendable {
                     origin: api == nil ? .notification : .storeAPI, tenant: tenant, settings: settings)
             else { return change }
             purchaseID = record.originalTransactionID
-            change.record = record
+            change.purchase = record
         default:
             change.note = "a \((session.mode ?? "(no mode)").quotedForMessage) session buys nothing"
             return change
@@ -142,15 +125,15 @@ struct StripeEvents: Sendable {
 
     private func subscriptionChanged(
         _ snapshot: StripeSubscription, event: StripeEvent, api: StripeFetch?, tenant: Tenant, settings: StripeSettings
-    ) async throws(DomainError) -> Change {
+    ) async throws(DomainError) -> NotificationChange {
         let subscription = try await fetch(api, snapshot) { api throws(StripeAPIError) in try await api.subscription(snapshot.id) }
         let record = try StripeInterpretation.purchase(
             fromSubscription: subscription, observedAt: try observed(event, status: subscription.status, api: api),
             origin: api == nil ? .notification : .storeAPI, tenant: tenant, settings: settings)
         let buyer = StripeInterpretation.namedUser(of: subscription) ?? ""
         let ids = [subscription.customer?.id, subscription.latestInvoice?.id].compactMap { $0 }
-        return Change(
-            record: record, hints: buyer.isEmpty ? [] : [.appUserID(buyer)],
+        return NotificationChange(
+            purchase: record, ownerHints: buyer.isEmpty ? [] : [.appUserID(buyer)],
             references: ids.map {
                 PurchaseReference(store: .web, referenceID: $0, originalTransactionID: subscription.id, appUserID: buyer)
             })
@@ -159,22 +142,22 @@ struct StripeEvents: Sendable {
     private func invoiceSettled(
         _ snapshot: StripeInvoice, paid: Bool, event: StripeEvent, api: StripeFetch?, tenant: Tenant,
         settings: StripeSettings
-    ) async throws(DomainError) -> Change {
+    ) async throws(DomainError) -> NotificationChange {
         let invoice = try await fetch(api, snapshot) { api throws(StripeAPIError) in try await api.invoice(snapshot.id) }
         guard let subscriptionID = invoice.subscriptionID else {
-            return Change(note: "the invoice is not a subscription's")
+            return NotificationChange(note: "the invoice is not a subscription's")
         }
-        var change = Change(
+        var change = NotificationChange(
             references: ([invoice.id] + invoice.paymentIntentIDs).map {
                 PurchaseReference(store: .web, referenceID: $0, originalTransactionID: subscriptionID)
             })
         if let api {
             let subscription = try await fetched { () throws(StripeAPIError) in try await api.client.subscription(subscriptionID) }
-            change.record = try StripeInterpretation.purchase(
+            change.purchase = try StripeInterpretation.purchase(
                 fromSubscription: subscription, observedAt: api.askedAt, origin: .storeAPI, tenant: tenant,
                 settings: settings)
             // The invoice may be the first news of the subscription: its buyer is who the subscription names.
-            if let buyer = StripeInterpretation.namedUser(of: subscription) { change.hints = [.appUserID(buyer)] }
+            if let buyer = StripeInterpretation.namedUser(of: subscription) { change.ownerHints = [.appUserID(buyer)] }
             return change
         }
         guard let stored = try engine.purchase(tenantID: tenant.id, store: .web, originalTransactionID: subscriptionID)
@@ -184,7 +167,7 @@ struct StripeEvents: Sendable {
         }
         let at = try observed(event, api: nil)
         // Nothing new still carries the stored purchase: the invoice may name a payment a revocation waits for.
-        change.record = (paid
+        change.purchase = (paid
             ? try StripeInterpretation.paid(invoice, stored: stored, observedAt: at)
             : StripeInterpretation.paymentFailed(stored: stored, observedAt: at)) ?? stored
         change.note = "nothing new for subscription \(subscriptionID.quotedForMessage)"
@@ -192,11 +175,11 @@ struct StripeEvents: Sendable {
     }
 
     private func chargeRefunded(_ snapshot: StripeCharge, event: StripeEvent, api: StripeFetch?, tenant: Tenant)
-        async throws(DomainError) -> Change
+        async throws(DomainError) -> NotificationChange
     {
         let charge = try await fetch(api, snapshot) { api throws(StripeAPIError) in try await api.charge(snapshot.id) }
         guard charge.refunded == true else {
-            return Change(note: "a partial refund (\(charge.amountRefunded ?? 0) of \(charge.amount ?? 0)): access kept")
+            return NotificationChange(note: "a partial refund (\(charge.amountRefunded ?? 0) of \(charge.amount ?? 0)): access kept")
         }
         return try revoke(
             paidBy: [charge.paymentIntent?.id, charge.invoice?.id].compactMap { $0 }, reason: "REFUNDED",
@@ -204,11 +187,11 @@ struct StripeEvents: Sendable {
     }
 
     private func disputeOpened(_ snapshot: StripeDispute, event: StripeEvent, api: StripeFetch?, tenant: Tenant)
-        async throws(DomainError) -> Change
+        async throws(DomainError) -> NotificationChange
     {
         let dispute = try await fetch(api, snapshot) { api throws(StripeAPIError) in try await api.dispute(snapshot.id) }
         guard StripeInterpretation.disputeTakesBack(status: dispute.status) else {
-            return Change(note: "the dispute is \((dispute.status ?? "").quotedForMessage): access kept")
+            return NotificationChange(note: "the dispute is \((dispute.status ?? "").quotedForMessage): access kept")
         }
         var paidBy = [dispute.paymentIntent?.id].compactMap { $0 }
         if paidBy.isEmpty, let api, let chargeID = dispute.charge?.id {
@@ -222,7 +205,7 @@ struct StripeEvents: Sendable {
 
     /// The purchase a refunded or disputed payment paid for, revoked. When no held purchase is named by the payment
     /// yet (its checkout or invoice comes later), the revocation waits for it.
-    private func revoke(paidBy ids: [String], reason: String, at time: UnixTime, tenant: Tenant) throws(DomainError) -> Change {
+    private func revoke(paidBy ids: [String], reason: String, at time: UnixTime, tenant: Tenant) throws(DomainError) -> NotificationChange {
         for id in ids {
             var purchaseIDs = try engine.purchaseReferences(tenantID: tenant.id, store: .web, referenceID: id)
                 .map(\.originalTransactionID)
@@ -231,12 +214,12 @@ struct StripeEvents: Sendable {
                 guard let stored = try engine.purchase(tenantID: tenant.id, store: .web, originalTransactionID: purchaseID)
                 else { continue }
                 guard let revoked = StripeInterpretation.revoking(stored, at: time, reason: reason) else {
-                    return Change(note: "\(purchaseID.quotedForMessage) was revoked already")
+                    return NotificationChange(note: "\(purchaseID.quotedForMessage) was revoked already")
                 }
-                return Change(record: revoked)
+                return NotificationChange(purchase: revoked)
             }
         }
-        return Change(
+        return NotificationChange(
             pendingRevocations: ids.map { PendingRevocation(store: .web, referenceID: $0, revokedAt: time, reason: reason) },
             note: "no held purchase was paid by \(ids.map(\.quotedForMessage).joined(separator: ", ")) yet: the revocation waits for it")
     }

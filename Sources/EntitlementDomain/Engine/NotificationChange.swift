@@ -1,0 +1,41 @@
+/// What one store notification means, as its store's interpretation reads it: the purchase data it carries or the store
+/// gave when asked (if any), who may own it, the other IDs that name it, and revocations waiting for their purchase.
+/// Every store's endpoint commits it the same way
+/// (``CustomerEngine/applyStoreNotification(tenantID:notificationID:reason:cause:change:)``).
+public struct NotificationChange: Sendable {
+    public var purchase: StorePurchase?
+    public var ownerHints: [OwnerHint]
+    public var references: [PurchaseReference]
+    public var pendingRevocations: [PendingRevocation]
+    /// How long a redemption code lasts for a purchase first seen without an owner (Stripe's), in milliseconds; nil
+    /// issues none.
+    public var unclaimedCodeValidity: Int64?
+    /// What the reply says when nothing is applied to a customer (no purchase, or one nobody owns).
+    public var note: String?
+
+    public init(
+        purchase: StorePurchase? = nil, ownerHints: [OwnerHint] = [], references: [PurchaseReference] = [],
+        pendingRevocations: [PendingRevocation] = [], unclaimedCodeValidity: Int64? = nil, note: String? = nil
+    ) {
+        self.purchase = purchase
+        self.ownerHints = ownerHints
+        self.references = references
+        self.pendingRevocations = pendingRevocations
+        self.unclaimedCodeValidity = unclaimedCodeValidity
+        self.note = note
+    }
+}
+
+extension CustomerEngine {
+    /// Commits `change` once per `notificationID`, as
+    /// ``applyStoreNotification(tenantID:notificationID:transaction:reason:cause:ownerHints:references:pendingRevocations:unclaimedCodeValidity:)``
+    /// does.
+    public func applyStoreNotification(
+        tenantID: String, notificationID: String, reason: String, cause: EventCause, change: NotificationChange
+    ) async throws(DomainError) -> StoreNotificationOutcome {
+        try await applyStoreNotification(
+            tenantID: tenantID, notificationID: notificationID, transaction: change.purchase, reason: reason, cause: cause,
+            ownerHints: change.ownerHints, references: change.references, pendingRevocations: change.pendingRevocations,
+            unclaimedCodeValidity: change.unclaimedCodeValidity)
+    }
+}
