@@ -10,11 +10,15 @@ public import RPCCore
 ///
 /// The push's OIDC token is verified first (nothing is read before it passes). A notification says only that a
 /// token changed, so each one fetches the purchase from Google again and applies what Google says now, once per
-/// Pub/Sub `messageId`. 2xx only once that is committed, or for a notification about nothing this server acts on;
-/// otherwise ``NotificationReply/status(for:)``'s reply, as at every store (5xx when Google, storage or the tenant's
-/// settings fail, so Pub/Sub redelivers; 401/403 for a bad token and 400 for a malformed push, nothing applied).
-public struct PlayStoreNotifications: Sendable {
+/// Pub/Sub `messageId`, through the one ``StoreNotificationEndpoint``. 2xx only once that is committed, or for a
+/// notification about nothing this server acts on; otherwise ``NotificationReply/status(for:)``'s reply, as at every
+/// store (5xx when Google, storage or the tenant's settings fail, so Pub/Sub redelivers; 401/403 for a bad token and
+/// 400 for a malformed push, nothing applied).
+public struct PlayStoreNotifications: StoreNotificationSource {
     public static let maxBodyBytes = 64 * 1024
+    static let logName = "play notification"
+    static let accepted = "Google Play notifications"
+    static let cause = EventCause.playStoreNotification
 
     let engine: CustomerEngine
     let tenants: TenantRegistry
@@ -36,72 +40,103 @@ public struct PlayStoreNotifications: Sendable {
     }
 
     public func receive(tenantID: String, authorization: String?, body: [UInt8]) async -> NotificationReply {
-        await NotificationReply.logged("play notification", tenantID: tenantID, log: log) { () throws(NotificationReply) in
-            try await apply(tenantID: tenantID, authorization: authorization, body: body)
-        }
+        await StoreNotificationEndpoint(source: self).receive(
+            StoreNotificationRequest(tenantID: tenantID, credential: authorization, body: body))
     }
 
-    private func apply(tenantID: String, authorization: String?, body: [UInt8]) async throws(NotificationReply) -> NotificationReply {
-        guard body.count <= Self.maxBodyBytes else {
-            throw .tooLarge(limit: Self.maxBodyBytes)
+    /// A tenant's Play settings when they take notifications.
+    func settings(of tenant: Tenant) -> PlayStoreSettings? {
+        tenant.playStore.flatMap { $0.notifications == nil ? nil : $0 }
+    }
+
+    func read(_ request: StoreNotificationRequest, tenant: Tenant, settings: PlayStoreSettings)
+        async throws(DomainError) -> ReceivedNotification<DeveloperNotification>
+    {
+        if let notifications = settings.notifications, notifications.verifiesPushTokens {
+            try await verifyPush(authorization: request.credential, settings: notifications)
         }
-        guard let tenant = tenants.directory.tenant(id: tenantID), let settings = tenant.playStore,
-            let notifications = settings.notifications
-        else {
-            throw NotificationReply(.notFound("No tenant \(tenantID.quotedForMessage) accepts Google Play notifications."))
-        }
-        if notifications.verifiesPushTokens {
-            try await verifyPush(authorization: authorization, settings: notifications)
-        }
-        let (messageID, notification, otherFields) = try Self.decode(body)
+        let (messageID, notification, otherFields) = try Self.decode(request.body)
         try Self.checkShape(notification, otherFields: otherFields)
         guard notification.packageName == settings.packageName else {
-            throw NotificationReply(.invalidRequest(
-                "The notification is for package \((notification.packageName ?? "(none)").quotedForMessage), not this tenant's \(settings.packageName.quotedForMessage)."))
+            throw .invalidRequest(
+                "The notification is for package \((notification.packageName ?? "(none)").quotedForMessage), not this tenant's \(settings.packageName.quotedForMessage).")
         }
         let notifiedAt: UnixTime?
         do throws(DomainError) {
             notifiedAt = try UnixTime.checked(
                 milliseconds: GooglePlayTime.milliseconds(decimal: notification.eventTimeMillis), field: "eventTimeMillis")
         } catch {
-            throw NotificationReply(.malformedPayload("The notification's \(error.message)"))
+            throw .malformedPayload("The notification's \(error.message)")
         }
-        do throws(DomainError) {
-            var reply = try await dispatch(
-                notification, messageID: messageID, notifiedAt: notifiedAt, tenant: tenant, settings: settings)
-            reply.signedAt = notifiedAt
-            return reply
-        } catch where error.code == .notApplicable {
-            // Google does not confirm the token, or a kind of notification this server does not know: every
-            // redelivery would meet the same answer. The next fetch of the token (a later notification, the device's
-            // Purchase, RefreshStorePurchase) applies it once that changes.
-            return await NotificationReply.notApplied(
-                error, engine: engine, tenantID: tenant.id, notificationID: Self.notificationID(messageID),
-                cause: .playStoreNotification)
-        } catch {
-            throw NotificationReply(error)
-        }
+        return ReceivedNotification(
+            id: Self.notificationID(messageID), reason: Self.reason(of: notification), signedAt: notifiedAt,
+            notification: notification)
     }
 
-    private func verifyPush(authorization: String?, settings: PlayNotificationSettings) async throws(NotificationReply) {
-        let verifier: PushTokenVerifier
-        do throws(DomainError) {
-            verifier = try pushTokens.verifier(for: settings.signingKeys)
-        } catch {
-            throw NotificationReply(error)
+    /// What the customer event records: the notification's type.
+    static func reason(of notification: DeveloperNotification) -> String {
+        if let subscription = notification.subscriptionNotification {
+            let type = subscription.notificationType.flatMap(SubscriptionNotificationType.init(rawValue:))
+            return type?.name
+                ?? "SUBSCRIPTION_NOTIFICATION_\(subscription.notificationType.map(String.init) ?? "UNKNOWN")"
+        } else if let product = notification.oneTimeProductNotification {
+            return product.notificationType == 2 ? "ONE_TIME_PRODUCT_CANCELED" : "ONE_TIME_PRODUCT_PURCHASED"
+        } else if let voided = notification.voidedPurchaseNotification {
+            return voided.refundType == 2 ? "VOIDED_PURCHASE_PARTIAL" : "VOIDED_PURCHASE"
+        } else if notification.testNotification != nil {
+            return "TEST_NOTIFICATION"
         }
+        return "UNKNOWN_NOTIFICATION"
+    }
+
+    /// What Google says now about the notification's purchase token; a kind of notification this server does not know
+    /// is not applicable (Google adds kinds; refusing one would have Pub/Sub redeliver it for days to no end).
+    func change(of received: ReceivedNotification<DeveloperNotification>, tenant: Tenant, settings: PlayStoreSettings)
+        async throws(DomainError) -> NotificationChange
+    {
+        let notification = received.notification
+        if let subscription = notification.subscriptionNotification {
+            let (purchase, hints) = try await purchases.subscription(
+                token: try Self.token(subscription.purchaseToken), tenant: tenant,
+                notification: subscription.notificationType.flatMap(SubscriptionNotificationType.init(rawValue:)),
+                notifiedAt: received.signedAt)
+            return NotificationChange(purchase: purchase, ownerHints: hints)
+        } else if let product = notification.oneTimeProductNotification {
+            let token = try Self.token(product.purchaseToken)
+            guard let sku = product.sku, !sku.isEmpty else {
+                throw .malformedPayload("The oneTimeProductNotification has no sku.")
+            }
+            try PlayStorePurchases.checkProductID(sku, field: "oneTimeProductNotification.sku")
+            return NotificationChange(
+                purchase: try await purchases.product(productID: sku, token: token, tenant: tenant, origin: .notification))
+        } else if let voided = notification.voidedPurchaseNotification {
+            return NotificationChange(
+                purchase: try await voidedRecord(
+                    token: try Self.token(voided.purchaseToken), orderID: voided.orderId, partial: voided.refundType == 2,
+                    tenant: tenant, voidedAt: received.signedAt ?? engine.now()))
+        } else if notification.testNotification != nil {
+            return NotificationChange()
+        }
+        throw .notApplicable("The notification is of a kind this server does not act on yet.")
+    }
+
+    /// A purchase that owes Google an acknowledgement wakes the acknowledger once committed.
+    func committed(_ change: NotificationChange) {
+        if change.purchase?.acknowledgement.state == .pending { acknowledger?.wake() }
+    }
+
+    private func verifyPush(authorization: String?, settings: PlayNotificationSettings) async throws(DomainError) {
+        let verifier = try pushTokens.verifier(for: settings.signingKeys)
         let expected = PushTokenExpectations(audience: settings.audience, serviceAccountEmail: settings.pushServiceAccount)
         guard case .failure(let error) = await verifier.verify(
             authorization: authorization, expecting: expected, now: engine.now().milliseconds)
         else { return }
         let message = "The push token was refused (\(error.code.rawValue)): \(error.message)"
-        let refusal: DomainError =
-            switch error.code {
-            case .keysUnavailable: .storeUnavailable(message)
-            case .wrongIssuer, .wrongAudience, .wrongEmail, .emailNotVerified: .permissionDenied(message)
-            case .missing, .malformed, .unknownKey, .badSignature, .expired, .notYetValid: .unauthenticated(message)
-            }
-        throw NotificationReply(refusal)
+        switch error.code {
+        case .keysUnavailable: throw .storeUnavailable(message)
+        case .wrongIssuer, .wrongAudience, .wrongEmail, .emailNotVerified: throw .permissionDenied(message)
+        case .missing, .malformed, .unknownKey, .badSignature, .expired, .notYetValid: throw .unauthenticated(message)
+        }
     }
 
     /// The envelope fields every notification has; any other is a kind of notification.
@@ -109,10 +144,10 @@ public struct PlayStoreNotifications: Sendable {
 
     /// The Pub/Sub envelope, the notification in its `message.data`, and the names of that notification's fields
     /// other than ``commonFields`` (its kind, known or not).
-    static func decode(_ body: [UInt8]) throws(NotificationReply)
+    static func decode(_ body: [UInt8]) throws(DomainError)
         -> (messageID: String, notification: DeveloperNotification, otherFields: Set<String>)
     {
-        func malformed(_ message: String) -> NotificationReply { NotificationReply(.malformedPayload(message)) }
+        func malformed(_ message: String) -> DomainError { .malformedPayload(message) }
         guard let envelope = try? JSONDecoder().decode(PubSubPushEnvelope.self, from: Data(body)), let message = envelope.message
         else {
             throw malformed("The body is not a Pub/Sub push: a JSON object with a \"message\" object.")
@@ -134,72 +169,58 @@ public struct PlayStoreNotifications: Sendable {
     /// envelope, so nothing is applied and its message ID stays unused (rather than acknowledged as "not applied",
     /// which suits answers Google gives about a well-formed one). A kind this server does not know (`otherFields`
     /// names one) is not malformed: Google adds kinds, and it is acknowledged, not applied, further on.
-    static func checkShape(_ notification: DeveloperNotification, otherFields: Set<String>) throws(NotificationReply) {
-        do throws(DomainError) {
-            if let subscription = notification.subscriptionNotification {
-                _ = try token(subscription.purchaseToken)
-            } else if let product = notification.oneTimeProductNotification {
-                _ = try token(product.purchaseToken)
-                guard let sku = product.sku, !sku.isEmpty else {
-                    throw .malformedPayload("The oneTimeProductNotification has no sku.")
-                }
-                try PlayStorePurchases.checkProductID(sku, field: "oneTimeProductNotification.sku")
-            } else if let voided = notification.voidedPurchaseNotification {
-                _ = try token(voided.purchaseToken)
-            } else if notification.testNotification == nil, otherFields.isEmpty {
-                throw .malformedPayload(
-                    "The notification holds none of subscriptionNotification, oneTimeProductNotification, voidedPurchaseNotification, testNotification.")
+    static func checkShape(_ notification: DeveloperNotification, otherFields: Set<String>) throws(DomainError) {
+        if let subscription = notification.subscriptionNotification {
+            _ = try token(subscription.purchaseToken)
+        } else if let product = notification.oneTimeProductNotification {
+            _ = try token(product.purchaseToken)
+            guard let sku = product.sku, !sku.isEmpty else {
+                throw .malformedPayload("The oneTimeProductNotification has no sku.")
             }
-        } catch {
-            throw NotificationReply(error)
+            try PlayStorePurchases.checkProductID(sku, field: "oneTimeProductNotification.sku")
+        } else if let voided = notification.voidedPurchaseNotification {
+            _ = try token(voided.purchaseToken)
+        } else if notification.testNotification == nil, otherFields.isEmpty {
+            throw .malformedPayload(
+                "The notification holds none of subscriptionNotification, oneTimeProductNotification, voidedPurchaseNotification, testNotification.")
         }
     }
 
     /// Pub/Sub message IDs, kept apart from Apple's notification UUIDs.
     static func notificationID(_ messageID: String) -> String { "play:" + messageID }
 
-    private func dispatch(
-        _ notification: DeveloperNotification, messageID: String, notifiedAt: UnixTime?, tenant: Tenant,
-        settings: PlayStoreSettings
-    ) async throws(DomainError) -> NotificationReply {
-        let id = Self.notificationID(messageID)
-        let record: StorePurchase?
-        let hints: [OwnerHint]
-        let reason: String
-        if let subscription = notification.subscriptionNotification {
-            let token = try Self.token(subscription.purchaseToken)
-            let type = subscription.notificationType.flatMap(SubscriptionNotificationType.init(rawValue:))
-            reason = type?.name ?? "SUBSCRIPTION_NOTIFICATION_\(subscription.notificationType.map(String.init) ?? "UNKNOWN")"
-            (record, hints) = try await purchases.subscription(
-                token: token, tenant: tenant, notification: type, notifiedAt: notifiedAt)
-        } else if let product = notification.oneTimeProductNotification {
-            let token = try Self.token(product.purchaseToken)
-            guard let sku = product.sku, !sku.isEmpty else {
-                throw .malformedPayload("The oneTimeProductNotification has no sku.")
-            }
-            try PlayStorePurchases.checkProductID(sku, field: "oneTimeProductNotification.sku")
-            reason = product.notificationType == 2 ? "ONE_TIME_PRODUCT_CANCELED" : "ONE_TIME_PRODUCT_PURCHASED"
-            record = try await purchases.product(productID: sku, token: token, tenant: tenant, origin: .notification)
-            hints = []
-        } else if let voided = notification.voidedPurchaseNotification {
-            let token = try Self.token(voided.purchaseToken)
-            reason = voided.refundType == 2 ? "VOIDED_PURCHASE_PARTIAL" : "VOIDED_PURCHASE"
-            record = try await voidedRecord(
-                token: token, orderID: voided.orderId, partial: voided.refundType == 2, tenant: tenant,
-                voidedAt: notifiedAt ?? engine.now())
-            hints = []
-        } else if notification.testNotification != nil {
-            record = nil
-            hints = []
-            reason = "TEST_NOTIFICATION"
-        } else {
-            throw .notApplicable("The notification is of a kind this server does not act on yet.")
+    /// What a voided purchase takes back: the stored purchase revoked, or nil when there is nothing to revoke (never
+    /// seen, an earlier renewal's order, already revoked, a partial refund of a quantity).
+    ///
+    /// The push's token is not bound to its body, so Google is asked first: a purchase Google still shows purchased
+    /// (a one-time product) or granting (a subscription) is not revoked; its current data is applied instead.
+    func voidedRecord(token: String, orderID: String?, partial: Bool, tenant: Tenant, voidedAt: UnixTime)
+        async throws(DomainError) -> StorePurchase?
+    {
+        guard !partial, let stored = try engine.purchase(tenantID: tenant.id, store: .playStore, originalTransactionID: token)
+        else { return nil }
+        let current =
+            stored.productType == PlayProductType.subscription.rawValue
+            ? try await purchases.subscription(token: token, tenant: tenant).purchase
+            : try await purchases.product(productID: stored.productID, token: token, tenant: tenant, origin: .notification)
+        let stillGranting = current.revokedAt == nil && !current.renewal.isHeld
+            && (current.expiresAt.map { $0 > engine.now() } ?? true)
+        if stillGranting {
+            log.warning(
+                "play voided-purchase notification for a purchase Google still shows in force: not revoked",
+                ["tenant": tenant.id, "order_id": orderID ?? ""])
+            return current
         }
-        let outcome = try await engine.applyStoreNotification(
-            tenantID: tenant.id, notificationID: id, transaction: record, reason: reason, cause: .playStoreNotification,
-            ownerHints: hints)
-        if record?.acknowledgement.state == .pending { acknowledger?.wake() }
-        return NotificationReply(outcome, reason: reason)
+        // Google's data already grants nothing; the void dates the end (of the current or first order only).
+        var revoked = PlayStoreInterpretation.revoking(current, orderID: orderID, voidedAt: voidedAt, reason: "VOIDED")
+            ?? current
+        if let canceled = current.revokedAt {
+            // Google shows the one-time purchase canceled: the void is why, from when it happened.
+            revoked.revokedAt = min(canceled, voidedAt)
+            revoked.revocationReason = "VOIDED"
+        }
+        revoked.customerID = stored.customerID
+        return revoked
     }
 
     static func token(_ token: String?) throws(DomainError) -> String {
