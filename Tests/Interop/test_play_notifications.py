@@ -20,7 +20,7 @@ from entitlement_support import (
     ACTIVE, CUSTOMER_INFO_CHANGED, INACTIVE, SNAPSHOT, STATUS_CHANGED, ts_millis, unique_id, write_tenants,
 )
 from fake_google import (
-    FakeGoogle, OneTimeProductNotificationType, ProductType, SubscriptionNotificationType, new_order_id,
+    FakeGoogle, OneTimeProductNotificationType, ProductType, SubscriptionNotificationType, millis, new_order_id,
     new_purchase_token, one_time_product_notification, subscription_notification, test_notification,
     voided_purchase_notification,
 )
@@ -248,6 +248,71 @@ def test_a_voided_purchase_notification_revokes_at_once(env):
     assert env.a.sync(user).version == version
 
 
+def test_a_voided_subscription_revokes_at_once_while_google_still_shows_it_active(env):
+    """Google's subscription can still say ACTIVE after a refund: the void is confirmed by Google's voided-purchases
+    list (subscriptions included: type=1, from a little before the notification, to Google's now), and revoked at
+    once."""
+    user, token, resource, _ = purchased(env)
+    stream = watch(env, "a", user)
+    voided = env.fake.void(token, order_id=order_of(resource), product_type=ProductType.SUBSCRIPTION, revoke=False)
+    assert env.fake.get_subscription(APP, token)["subscriptionState"] == "SUBSCRIPTION_STATE_ACTIVE"
+    notification = voided_purchase_notification(APP, token, order_of(resource), ProductType.SUBSCRIPTION)
+    listed_before = len(env.fake.requests("GET", "voidedpurchases$"))
+    env.push_ok("a", notification, "VOIDED_PURCHASE", "applied to")
+    event = stream.next()
+    assert event.kind == STATUS_CHANGED and event.customer.status.state == INACTIVE
+    assert env.a.sync(user).status.state == INACTIVE
+    transaction = stored(env.a_admin, user, token)
+    assert transaction.revocation_reason == "VOIDED" and ts_millis(transaction.revoked_at) == millis(voided.voided_time)
+    assert_play_event(env, user, token, "VOIDED_PURCHASE", STATUS_CHANGED)
+    listings = env.fake.requests("GET", "voidedpurchases$")[listed_before:]
+    assert [request.status for request in listings] == [200]
+    query = {name: values[0] for name, values in listings[0].query.items()}
+    assert query["type"] == "1" and "endTime" not in query and "token" not in query, query
+    assert int(query["startTime"]) <= int(notification["eventTimeMillis"]) - 10 * 60_000, query
+    assert env.fake.get_subscription(APP, token)["subscriptionState"] == "SUBSCRIPTION_STATE_ACTIVE"
+
+
+def test_a_voided_subscription_google_does_not_list_is_retried_then_acknowledged(env):
+    """A void Google's list does not show is not applied: answered 503 while Google may still list it (ten minutes
+    after the notification's time), so Pub/Sub redelivers and the redelivery revokes once Google lists it; a later
+    one (a replayed or forged push, Google's subscription still ACTIVE) is acknowledged and changes nothing."""
+    user, token, resource, _ = purchased(env)
+    version = env.a.sync(user).version
+    notification = voided_purchase_notification(APP, token, order_of(resource), ProductType.SUBSCRIPTION)
+    message_id = f"msg-{unique_id()}"
+    status, text = env.push("a", notification, message_id=message_id)
+    assert status == 503 and "do not list" in text, (status, text)
+    synced = env.a.sync(user)
+    assert synced.status.state == ACTIVE and synced.version == version
+    assert not stored(env.a_admin, user, token).HasField("revoked_at")
+    env.fake.void(token, order_id=order_of(resource), product_type=ProductType.SUBSCRIPTION, revoke=False)
+    env.push_ok("a", notification, "VOIDED_PURCHASE", "applied to", message_id=message_id)
+    assert env.a.sync(user).status.state == INACTIVE
+
+    user, token, resource, _ = purchased(env)
+    version = env.a.sync(user).version
+    late = voided_purchase_notification(APP, token, order_of(resource), ProductType.SUBSCRIPTION, event_time="-11m")
+    text = env.push_ok("a", late, "not applied", "do not list")
+    synced = env.a.sync(user)
+    assert synced.status.state == ACTIVE and synced.version == version, text
+    assert not stored(env.a_admin, user, token).HasField("revoked_at")
+
+
+def test_a_voided_subscription_is_kept_while_googles_list_fails(env):
+    user, token, resource, _ = purchased(env)
+    env.fake.void(token, order_id=order_of(resource), product_type=ProductType.SUBSCRIPTION, revoke=False)
+    notification = voided_purchase_notification(APP, token, order_of(resource), ProductType.SUBSCRIPTION)
+    env.fake.fail_next("GET", "voidedpurchases$", 500, count=10)
+    message_id = f"msg-{unique_id()}"
+    status, text = env.push("a", notification, message_id=message_id)
+    assert status == 503, (status, text)
+    assert env.a.sync(user).status.state == ACTIVE
+    env.fake.clear_faults()
+    env.push_ok("a", notification, "applied to", message_id=message_id)
+    assert env.a.sync(user).status.state == INACTIVE
+
+
 def test_a_partial_refund_or_an_earlier_renewals_void_leaves_access(env):
     user, token, resource, first = purchased(env)
     env.push_ok("a", voided_purchase_notification(APP, token, order_of(resource), ProductType.SUBSCRIPTION,
@@ -256,6 +321,7 @@ def test_a_partial_refund_or_an_earlier_renewals_void_leaves_access(env):
     env.push_ok("a", sub_rtdn(token, Type.RENEWED), "applied to")
     renewed_version = env.a.sync(user).version
     # The first renewal's order voided: a period that is over.
+    env.fake.void(token, order_id=order_of(resource) + "..0", product_type=ProductType.SUBSCRIPTION, revoke=False)
     env.push_ok("a", voided_purchase_notification(APP, token, order_of(resource) + "..0", ProductType.SUBSCRIPTION))
     synced = env.a.sync(user)
     assert synced.status.state == ACTIVE and synced.version == renewed_version
@@ -270,17 +336,6 @@ def test_a_voided_one_time_product_is_revoked(env):
     env.push_ok("a", voided_purchase_notification(APP, token, resource["orderId"], ProductType.ONE_TIME), "applied to")
     assert env.a.sync(user).status.state == INACTIVE
     assert stored(env.a_admin, user, token).revocation_reason == "VOIDED"
-
-
-def test_a_voided_notification_google_does_not_confirm_revokes_nothing(env):
-    """The push's token is not bound to its body: a replayed or forged void for a purchase Google still shows
-    active is checked with Google and changes nothing."""
-    user, token, resource, _ = purchased(env)
-    version = env.a.sync(user).version
-    env.push_ok("a", voided_purchase_notification(APP, token, order_of(resource), ProductType.SUBSCRIPTION))
-    assert env.a.sync(user).status.state == ACTIVE
-    assert not stored(env.a_admin, user, token).HasField("revoked_at")
-    assert env.a.sync(user).version == version
 
 
 def test_a_voided_purchase_the_server_never_saw_is_acknowledged_and_changes_nothing(env):

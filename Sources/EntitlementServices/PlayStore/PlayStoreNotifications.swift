@@ -113,7 +113,7 @@ public struct PlayStoreNotifications: StoreNotificationSource {
             return NotificationChange(
                 purchase: try await voidedRecord(
                     token: try Self.token(voided.purchaseToken), orderID: voided.orderId, partial: voided.refundType == 2,
-                    tenant: tenant, voidedAt: received.signedAt ?? engine.now()))
+                    tenant: tenant, notifiedAt: received.signedAt))
         } else if notification.testNotification != nil {
             return NotificationChange()
         }
@@ -188,40 +188,6 @@ public struct PlayStoreNotifications: StoreNotificationSource {
 
     /// Pub/Sub message IDs, kept apart from Apple's notification UUIDs.
     static func notificationID(_ messageID: String) -> String { "play:" + messageID }
-
-    /// What a voided purchase takes back: the stored purchase revoked, or nil when there is nothing to revoke (never
-    /// seen, an earlier renewal's order, already revoked, a partial refund of a quantity).
-    ///
-    /// The push's token is not bound to its body, so Google is asked first: a purchase Google still shows purchased
-    /// (a one-time product) or granting (a subscription) is not revoked; its current data is applied instead.
-    func voidedRecord(token: String, orderID: String?, partial: Bool, tenant: Tenant, voidedAt: UnixTime)
-        async throws(DomainError) -> StorePurchase?
-    {
-        guard !partial, let stored = try engine.purchase(tenantID: tenant.id, store: .playStore, originalTransactionID: token)
-        else { return nil }
-        let current =
-            stored.productType == PlayProductType.subscription.rawValue
-            ? try await purchases.subscription(token: token, tenant: tenant).purchase
-            : try await purchases.product(productID: stored.productID, token: token, tenant: tenant, origin: .notification)
-        let stillGranting = current.revokedAt == nil && !current.renewal.isHeld
-            && (current.expiresAt.map { $0 > engine.now() } ?? true)
-        if stillGranting {
-            log.warning(
-                "play voided-purchase notification for a purchase Google still shows in force: not revoked",
-                ["tenant": tenant.id, "order_id": orderID ?? ""])
-            return current
-        }
-        // Google's data already grants nothing; the void dates the end (of the current or first order only).
-        var revoked = PlayStoreInterpretation.revoking(current, orderID: orderID, voidedAt: voidedAt, reason: "VOIDED")
-            ?? current
-        if let canceled = current.revokedAt {
-            // Google shows the one-time purchase canceled: the void is why, from when it happened.
-            revoked.revokedAt = min(canceled, voidedAt)
-            revoked.revocationReason = "VOIDED"
-        }
-        revoked.customerID = stored.customerID
-        return revoked
-    }
 
     static func token(_ token: String?) throws(DomainError) -> String {
         let token = token ?? ""

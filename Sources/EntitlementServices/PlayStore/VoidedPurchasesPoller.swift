@@ -11,10 +11,6 @@ import Synchronization
 /// revoked at once. A purchase revoked already, or never seen, changes nothing.
 public final class VoidedPurchasesPoller: Sendable {
     static let cursorName = "play_voided_purchases"
-    /// Google lists at most this far back.
-    static let window: Int64 = 30 * 86_400_000
-    /// Each poll starts a little before the last one ended: Google may list a void a moment after it happened.
-    static let overlap: Int64 = 10 * 60_000
 
     private let engine: CustomerEngine
     private let tenants: TenantRegistry
@@ -67,29 +63,23 @@ public final class VoidedPurchasesPoller: Sendable {
         do throws(DomainError) {
             let api = try purchases.api(for: tenant)
             let cursor = try engine.pollCursor(tenantID: tenant.id, name: Self.cursorName)
-            // A minute inside Google's window, so the request is never refused as too old.
-            let start = max((cursor ?? 0) - Self.overlap, now - Self.window + 60_000)
-            var pageToken: String?
-            var seenTokens: Set<String> = []
+            // Each poll starts a little before the last one ended: Google may list a void a moment after it happened.
+            let since = max(cursor ?? 0, now - VoidedPurchasePages.window) - VoidedPurchasePages.listingDelay
+            var pages = VoidedPurchasePages(api: api, from: since, to: now, now: now, tenantID: tenant.id, log: log)
             var revoked = 0
-            repeat {
-                let page: VoidedPurchaseList
+            while true {
+                let page: [VoidedPurchase]?
                 do throws(GooglePlayAPIError) {
-                    page = try await api.voidedPurchases(startTime: start, endTime: now, pageToken: pageToken)
+                    page = try await pages.next()
                 } catch {
                     unanswered = error.code == .unavailable && error.status == 0
                     throw PlayStorePurchases.domainError(error)
                 }
-                for voided in page.voidedPurchases ?? [] {
+                guard let page else { break }
+                for voided in page {
                     if try await revoke(voided, tenant: tenant) { revoked += 1 }
                 }
-                pageToken = page.tokenPagination?.nextPageToken.flatMap { $0.isEmpty ? nil : $0 }
-                // A page token Google gave before, or more pages than 30 days can fill: stop rather than loop.
-                if let token = pageToken, !seenTokens.insert(token).inserted || seenTokens.count > 1000 {
-                    log.warning("play voided purchases: Google's paging repeats itself; stopped", ["tenant": tenant.id])
-                    pageToken = nil
-                }
-            } while pageToken != nil
+            }
             try await engine.setPollCursor(tenantID: tenant.id, name: Self.cursorName, position: now)
             log.info("play voided purchases polled", ["tenant": tenant.id, "revoked": String(revoked)])
             explained.withLock { $0[tenant.id] = nil }
@@ -128,9 +118,7 @@ public final class VoidedPurchasesPoller: Sendable {
         guard let token = voided.purchaseToken, !token.isEmpty,
             let stored = try engine.purchase(tenantID: tenant.id, store: .playStore, originalTransactionID: token)
         else { return false }
-        let voidedAt = try UnixTime.checked(
-            milliseconds: GooglePlayTime.milliseconds(decimal: voided.voidedTimeMillis), field: "voidedTimeMillis")
-            ?? engine.now()
+        let voidedAt = try VoidedPurchasePages.voidedAt(voided) ?? engine.now()
         guard let record = PlayStoreInterpretation.revoking(
             stored, orderID: voided.orderId, voidedAt: voidedAt, reason: voided.reasonName)
         else { return false }

@@ -1,3 +1,4 @@
+import CivilCalendar
 import EntitlementDomain
 @testable import EntitlementServices
 import Foundation
@@ -101,35 +102,85 @@ import Testing
         #expect(try play.purchase("token-1") != nil)
     }
 
-    /// Google is asked first (the push's token is not bound to its body): a void Google confirms (the subscription
-    /// now EXPIRED) revokes at once, from the notification's time.
-    @Test func aVoidedPurchaseGoogleConfirmsRevokesTheStoredOne() async throws {
+    /// A subscription's void is confirmed by Google's voided purchases (the push's token is not bound to its body),
+    /// not by its state: listed, it revokes at once, from Google's void time, while Google still shows it ACTIVE.
+    @Test func aVoidedSubscriptionGooglesListShowsIsRevokedWhileGoogleStillShowsItActive() async throws {
         let play = try PlayServices()
         try await play.stored("token-1", owed: false)
-        play.answers.set(
-            "/purchases/subscriptionsv2/tokens/token-1", play.subscription(["subscriptionState": "SUBSCRIPTION_STATE_EXPIRED"]))
+        play.answers.set("/purchases/subscriptionsv2/tokens/token-1", play.subscription())
+        play.answers.set("/purchases/voidedpurchases", Self.listing(("token-1", "GPA.1234-5678-9012-34567", play.now.milliseconds - 2_000)))
         let reply = await play.notifications().receive(
             tenantID: PlayServices.tenantID, authorization: try play.pushAuthorization(),
             body: PlayServices.push(Self.voided, messageID: "2002", eventTime: play.now.milliseconds - 1_000))
         #expect(reply.status == 200 && reply.message == "VOIDED_PURCHASE: applied to alice")
         #expect(try play.state("alice").status.activeIDs.isEmpty)
         let revoked = try #require(try play.purchase("token-1"))
-        #expect(revoked.revokedAt?.milliseconds == play.now.milliseconds - 1_000 && revoked.revocationReason == "VOIDED")
-        #expect(play.google.apiRequests.map(\.target) == [PlayServices.path("/purchases/subscriptionsv2/tokens/token-1")])
+        #expect(revoked.revokedAt?.milliseconds == play.now.milliseconds - 2_000 && revoked.revocationReason == "VOIDED")
+        // From a little before the notification's time (Google lists a void once it has seen it) to Google's now.
+        let since = play.now.milliseconds - 1_000 - 10 * Milliseconds.perMinute
+        #expect(play.google.apiRequests.map(\.target) == [
+            PlayServices.path("/purchases/voidedpurchases?startTime=\(since)&type=1&maxResults=1000"),
+            PlayServices.path("/purchases/subscriptionsv2/tokens/token-1"),
+        ])
     }
 
-    /// A void Google does not confirm (the subscription still ACTIVE, as a replayed or forged push would claim)
-    /// revokes nothing.
-    @Test func aVoidedPurchaseGoogleStillShowsInForceIsNotRevoked() async throws {
+    /// A void Google's list does not show (another order of the token, another token) is not applied: retried while
+    /// Google may still list it (10 minutes after the notification), so the redelivery revokes once it does;
+    /// acknowledged unapplied after that, as a replayed or forged push would be.
+    @Test func aVoidedSubscriptionGooglesListDoesNotShowIsRetriedThenAcknowledged() async throws {
         let play = try PlayServices()
         try await play.stored("token-1", owed: false)
         play.answers.set("/purchases/subscriptionsv2/tokens/token-1", play.subscription())
-        let reply = await play.notifications().receive(
-            tenantID: PlayServices.tenantID, authorization: try play.pushAuthorization(),
-            body: PlayServices.push(Self.voided, messageID: "2003", eventTime: play.now.milliseconds - 1_000))
-        #expect(reply.status == 200)
-        #expect(try play.state("alice").status.activeIDs == ["pro"])
+        let others = Self.listing(
+            ("token-1", "GPA.1234-5678-9012-34567..0", play.now.milliseconds - 2_000),
+            ("token-2", "GPA.1234-5678-9012-34567", play.now.milliseconds - 2_000))
+        play.answers.set("/purchases/voidedpurchases", others)
+        let notifications = play.notifications()
+        let fresh = PlayServices.push(Self.voided, messageID: "2003", eventTime: play.now.milliseconds - 1_000)
+        let first = await notifications.receive(
+            tenantID: PlayServices.tenantID, authorization: try play.pushAuthorization(), body: fresh)
+        #expect(first.status == 503 && first.message.contains("do not list"), "\(first.message)")
         #expect(try play.purchase("token-1")?.revokedAt == nil)
+        play.answers.set("/purchases/voidedpurchases", Self.listing(("token-1", "GPA.1234-5678-9012-34567", play.now.milliseconds)))
+        let redelivered = await notifications.receive(
+            tenantID: PlayServices.tenantID, authorization: try play.pushAuthorization(), body: fresh)
+        #expect(redelivered.status == 200 && redelivered.message == "VOIDED_PURCHASE: applied to alice")
+
+        try await play.stored("token-3", by: "bob", owed: false)
+        play.answers.set("/purchases/voidedpurchases", others)
+        let old = PlayServices.push(
+            ["voidedPurchaseNotification": ["purchaseToken": "token-3", "orderId": "GPA.1234-5678-9012-34567", "productType": 1]],
+            messageID: "2004", eventTime: play.now.milliseconds - 10 * Milliseconds.perMinute)
+        let late = await notifications.receive(tenantID: PlayServices.tenantID, authorization: try play.pushAuthorization(), body: old)
+        #expect(late.status == 200 && late.message.hasPrefix("not applied") && late.message.contains("do not list"), "\(late.message)")
+        #expect(try play.state("bob").status.activeIDs == ["pro"])
+        #expect(try play.purchase("token-3")?.revokedAt == nil)
+    }
+
+    /// The list failing or refusing the query is no answer about the void: Pub/Sub keeps the notification.
+    @Test func aVoidedSubscriptionIsKeptWhenGooglesListFails() async throws {
+        let play = try PlayServices()
+        try await play.stored("token-1", owed: false)
+        let notifications = play.notifications()
+        let body = PlayServices.push(Self.voided, messageID: "2005", eventTime: play.now.milliseconds - Milliseconds.perHour)
+        for failure in [
+            ScriptedHTTPServer.Reply.status(503),
+            ScriptedGoogle.error(400, "Invalid Value", reason: "invalid", status: "INVALID_ARGUMENT"),
+            ScriptedGoogle.error(401, "The current user has insufficient permissions", reason: "permissionDenied", status: "PERMISSION_DENIED"),
+        ] {
+            play.answers.set("/purchases/voidedpurchases", failure)
+            let reply = await notifications.receive(tenantID: PlayServices.tenantID, authorization: try play.pushAuthorization(), body: body)
+            #expect(reply.status == 503, "\(reply.message)")
+        }
+        #expect(try play.purchase("token-1")?.revokedAt == nil)
+    }
+
+    /// A `VoidedPurchasesListResponse` page listing `(token, orderId, voidedTimeMillis)`s.
+    static func listing(_ entries: (String, String, Int64)...) -> ScriptedHTTPServer.Reply {
+        let items = entries.map { token, order, voided in
+            #"{"kind":"androidpublisher#voidedPurchase","purchaseToken":"\#(token)","orderId":"\#(order)","voidedTimeMillis":"\#(voided)","voidedSource":0,"voidedReason":1}"#
+        }
+        return .status(200, #"{"voidedPurchases":[\#(items.joined(separator: ","))]}"#)
     }
 
     nonisolated(unsafe) static let voided: [String: Any] = [
