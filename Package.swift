@@ -214,3 +214,8 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Tests build with the same settings, so that a test's imports too state what it depends on.
+for target in package.targets where target.type == .test {
+    target.swiftSettings = strict
+}

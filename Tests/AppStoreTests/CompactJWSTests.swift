@@ -1,4 +1,5 @@
 import AppStore
+import Crypto
 import Encodings
 import JOSE
 import Testing

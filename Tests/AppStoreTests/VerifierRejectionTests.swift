@@ -1,6 +1,7 @@
 import AppStore
 import Crypto
 import Encodings
+import Foundation
 import JOSE
 import Testing
 

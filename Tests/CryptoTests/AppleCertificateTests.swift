@@ -1,6 +1,5 @@
 import CivilCalendar
 import Crypto
-import Foundation
 import TestSupport
 import Testing
 

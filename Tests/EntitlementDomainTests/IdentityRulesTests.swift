@@ -1,5 +1,4 @@
 import EntitlementDomain
-import EntitlementStorage
 import Testing
 
 @Suite struct IdentityRulesTests {

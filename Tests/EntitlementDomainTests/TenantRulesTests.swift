@@ -1,3 +1,4 @@
+import Crypto
 import EntitlementDomain
 import TestSupport
 import Testing

@@ -1,4 +1,5 @@
 import EntitlementdVersion
+import HTTP2Transport
 import PosixIO
 import RPCCore
 import Testing

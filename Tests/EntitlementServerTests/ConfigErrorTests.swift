@@ -1,4 +1,3 @@
-import HTTP2Transport
 import Foundation
 import Testing
 

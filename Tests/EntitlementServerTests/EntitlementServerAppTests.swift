@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import HTTP2Transport
+import PosixIO
 import RPCCore
 import StandardServices
 import Testing

@@ -1,7 +1,9 @@
 import CivilCalendar
+import EntitlementClient
 import EntitlementsProto
 import ProtobufWire
 import RPCCore
+import StandardServices
 import Testing
 import TestSupport
 

@@ -1,12 +1,9 @@
 import EntitlementClient
 import EntitlementDomain
 import EntitlementServices
-import EntitlementStorage
 import EntitlementsProto
-import HTTP2Transport
 import ProtobufWire
 import RPCCore
-import StandardServices
 import Synchronization
 import Testing
 import TestSupport

@@ -1,7 +1,6 @@
 import CivilCalendar
 import EntitlementDomain
 import EntitlementsProto
-import ProtobufWire
 import RPCCore
 import Testing
 import TestSupport

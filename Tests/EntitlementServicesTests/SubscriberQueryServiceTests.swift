@@ -1,4 +1,5 @@
 import CivilCalendar
+import EntitlementClient
 import EntitlementDomain
 import EntitlementServices
 import EntitlementsProto

@@ -1,6 +1,5 @@
 import EntitlementsKit
 import EntitlementsProto
-import Foundation
 import Synchronization
 import Testing
 

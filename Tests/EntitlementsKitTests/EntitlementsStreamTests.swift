@@ -1,6 +1,7 @@
 import EntitlementsKit
 import EntitlementsProto
 import Foundation
+import Synchronization
 import Testing
 
 /// The shared stream's reconnects, version rule and app lifecycle, against scripted streams and an injected clock.

@@ -1,6 +1,7 @@
 import EntitlementsKit
 import EntitlementsProto
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 

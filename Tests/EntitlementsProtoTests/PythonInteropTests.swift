@@ -1,5 +1,3 @@
-import EntitlementsProto
-import ProtobufWire
 import Testing
 
 /// The hand-written codecs against protoc-generated Python classes, in both directions, for

@@ -1,4 +1,5 @@
 import HTTP1
+import Metrics
 import OutboundHTTP
 import Synchronization
 import TestSupport

@@ -1,4 +1,5 @@
 import HTTP1
+import HTTP2Transport
 import OutboundHTTP
 import RPCCore
 import TestSupport

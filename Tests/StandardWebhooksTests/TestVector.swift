@@ -1,4 +1,3 @@
-import StandardWebhooks
 
 /// The spec's test vector (also in the Go and C# reference tests; recomputed with Python's hmac).
 enum TestVector {

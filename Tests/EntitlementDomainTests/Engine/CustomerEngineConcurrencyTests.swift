@@ -1,5 +1,4 @@
 import EntitlementDomain
-import EntitlementStorage
 import Foundation
 import Glibc
 import Synchronization

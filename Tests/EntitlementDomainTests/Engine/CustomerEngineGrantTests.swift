@@ -1,7 +1,7 @@
 import CivilCalendar
 import EntitlementDomain
-import EntitlementStorage
 import Testing
+import TestSupport
 
 /// Grants, revokes, idempotency and time-based changes through the engine, a real SQLite store and a manual clock.
 @Suite struct CustomerEngineGrantTests {

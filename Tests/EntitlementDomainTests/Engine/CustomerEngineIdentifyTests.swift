@@ -1,5 +1,4 @@
 import EntitlementDomain
-import EntitlementStorage
 import Testing
 
 /// Identify through the engine and a real SQLite store: create, resolve, adopt, merge, and never merge two

@@ -1,7 +1,7 @@
 import CivilCalendar
 import EntitlementDomain
-import EntitlementStorage
 import Testing
+import TestSupport
 
 /// Purchases that replace others (Google Play's `linkedPurchaseToken`: an upgrade, a downgrade, a re-signup), in
 /// either arrival order, and the owners of purchases nobody owns yet, on a real SQLite repository.

@@ -1,6 +1,5 @@
 import CivilCalendar
 import EntitlementDomain
-import EntitlementStorage
 import Testing
 
 @Suite struct PurchaseVersionsTests {

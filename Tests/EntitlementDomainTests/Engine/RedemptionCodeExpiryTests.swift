@@ -1,6 +1,7 @@
 import CivilCalendar
 import EntitlementDomain
 import Testing
+import TestSupport
 
 /// Redemption codes against the engine's clock: expiry cannot be reached through a running server (the shortest
 /// validity a tenant may configure is a day), so it is tested here with a ``ManualClock``.

@@ -1,7 +1,7 @@
 import CivilCalendar
 import EntitlementDomain
-import EntitlementStorage
 import Testing
+import TestSupport
 
 /// Redemption codes: issued for a purchase nobody owns, single use, expiring, replaced by a newer one.
 @Suite struct RedemptionCodeTests {

@@ -1,6 +1,7 @@
 import CivilCalendar
 import EntitlementDomain
 import Testing
+import TestSupport
 
 @Suite struct StateMemoTests {
     @Test func aCachedStateDerivesItsBytesOnceAndANewStateStartsAfresh() async throws {

@@ -1,7 +1,7 @@
 import CivilCalendar
 import EntitlementDomain
-import EntitlementStorage
 import Testing
+import TestSupport
 
 /// The acknowledgement a store waits for (Google Play refunds purchases left unacknowledged for three days), kept with
 /// the purchase on a real SQLite repository: what is due, each attempt recorded, giving up told to the owner.

@@ -1,7 +1,7 @@
 import CivilCalendar
 import EntitlementDomain
-import EntitlementStorage
 import Testing
+import TestSupport
 
 @Suite struct StorePurchaseTests {
     private func record(

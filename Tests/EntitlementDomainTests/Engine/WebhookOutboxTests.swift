@@ -1,6 +1,5 @@
 import CivilCalendar
 import EntitlementDomain
-import EntitlementStorage
 import Foundation
 import Testing
 import TestSupport

@@ -1,5 +1,4 @@
 import Dispatch
-import EntitlementStorage
 import Testing
 
 @testable import EntitlementDomain

@@ -2,7 +2,6 @@ import CivilCalendar
 import Crypto
 import EntitlementDomain
 @testable import EntitlementServices
-import EntitlementStorage
 import Foundation
 import JOSE
 import OutboundHTTP

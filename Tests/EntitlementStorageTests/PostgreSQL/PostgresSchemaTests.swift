@@ -1,4 +1,3 @@
-import EntitlementDomain
 @testable import EntitlementStorage
 import Testing
 

@@ -1,6 +1,5 @@
 import EntitlementDomain
 import Testing
-import TestSupport
 
 @testable import EntitlementStorage
 

@@ -3,7 +3,6 @@ import Crypto
 import Foundation
 import GooglePlayAPI
 import OutboundHTTP
-import Synchronization
 import TestSupport
 import Testing
 

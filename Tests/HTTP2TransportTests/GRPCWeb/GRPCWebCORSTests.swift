@@ -1,3 +1,4 @@
+import HTTP1
 import Testing
 
 @testable import HTTP2Transport

@@ -1,3 +1,4 @@
+import RPCCore
 import Testing
 
 @testable import HTTP2Transport
