@@ -209,7 +209,8 @@ public struct JSONReader {
 
     // MARK: Lexing
 
-    private func peek() -> UInt8? {
+    /// The next byte, whitespace not skipped (internal: the tree reader in JSONValue+Reading.swift looks ahead).
+    func peek() -> UInt8? {
         position < bytes.count ? bytes[position] : nil
     }
 
@@ -219,7 +220,7 @@ public struct JSONReader {
         return true
     }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while position < bytes.count {
             switch bytes[position] {
             case 0x20, 0x0A, 0x0D, 0x09: position += 1
@@ -244,7 +245,7 @@ public struct JSONReader {
         depth -= 1
     }
 
-    private mutating func readLiteral(_ literal: StaticString) throws(JSONReadError) {
+    mutating func readLiteral(_ literal: StaticString) throws(JSONReadError) {
         let matches = literal.withUTF8Buffer { literal in
             bytes.count - position >= literal.count && bytes[position..<position + literal.count].elementsEqual(literal)
         }
@@ -376,6 +377,11 @@ public struct JSONReader {
         var double: Double { Double(text) ?? .nan }
     }
 
+    /// A number as written, checked against the grammar.
+    mutating func readNumberText() throws(JSONReadError) -> Substring {
+        try readNumber().text
+    }
+
     private mutating func readNumber() throws(JSONReadError) -> NumberToken {
         skipWhitespace()
         switch peek() {
@@ -458,7 +464,9 @@ public struct JSONReadError: Error, Sendable, Equatable, CustomStringConvertible
         return "`\(joined)`: \(problem)"
     }
 
-    fileprivate func inside(_ component: String) -> JSONReadError {
+    /// The error as seen from the value that holds the failed one: `component` (a key, or `[index]`) goes in front of
+    /// the path. For a decoder that finds a member wanting only after the whole object is read.
+    public func inside(_ component: String) -> JSONReadError {
         var error = self
         error.path.insert(component, at: 0)
         return error

@@ -1,7 +1,6 @@
 import BoundedText
 public import Crypto
 import Encodings
-import Foundation
 
 /// A JSON Web Key Set (RFC 7517 §5) reduced to what RS256 verification uses: its RSA signing keys by `kid`, as Google
 /// publishes them (`{"keys":[{"kty":"RSA","kid":"...","n":"...","e":"...","alg":"RS256","use":"sig"}, ...]}`).
@@ -30,21 +29,19 @@ public struct JSONWebKeySet: Sendable, Hashable {
         guard json.count <= Self.maximumDocumentBytes else {
             throw .malformedKeySet("the key set is \(json.count) bytes; at most \(Self.maximumDocumentBytes) are read")
         }
-        let document: Document
+        let entries: [Entry]
         do {
-            document = try JSONDecoder().decode(Document.self, from: Data(json))
-        } catch let error as DecodingError {
+            entries = try JSONReader.read(Array(json)) { reader throws(JSONReadError) in try Entry.readSet(&reader) }
+        } catch {
             throw .malformedKeySet(
                 "not a JSON object with a `keys` array of JWK objects with string members: "
-                    + error.pathAndProblem.truncated(toUTF8Bytes: maxQuotedInputBytes))
-        } catch {
-            throw .malformedKeySet("not a JSON Web Key Set: \("\(error)".truncated(toUTF8Bytes: maxQuotedInputBytes))")
+                    + error.description.truncated(toUTF8Bytes: maxQuotedInputBytes))
         }
-        guard document.keys.count <= Self.maximumKeyCount else {
-            throw .malformedKeySet("the key set has \(document.keys.count) keys; at most \(Self.maximumKeyCount) are read")
+        guard entries.count <= Self.maximumKeyCount else {
+            throw .malformedKeySet("the key set has \(entries.count) keys; at most \(Self.maximumKeyCount) are read")
         }
         var keys: [String: RSA.PublicKey] = [:]
-        for (index, entry) in document.keys.enumerated() {
+        for (index, entry) in entries.enumerated() {
             guard let rsa = entry.rsa, (rsa.use ?? "sig") == "sig", (rsa.alg ?? "RS256") == "RS256" else { continue }
             let name = "keys[\(index)]"
             guard let kid = rsa.kid, !kid.isEmpty else {
@@ -72,36 +69,23 @@ public struct JSONWebKeySet: Sendable, Hashable {
     /// The set as a JWKS document, each key with `kty` `RSA`, `use` `sig` and `alg` `RS256`, in `kid` order: what a
     /// fake key server publishes, and what ``init(json:)`` reads back to the same keys.
     public var jsonRepresentation: [UInt8] {
-        struct Key: Encodable {
-            var kty = "RSA"
-            var use = "sig"
-            var alg = "RS256"
-            var kid: String
-            var n: String
-            var e: String
+        // Members in name order, as Google publishes them.
+        let keys = keys.sorted { $0.key < $1.key }.map { kid, key in
+            JSONValue.object([
+                ("alg", .string("RS256")),
+                ("e", .string(Base64.encode(key.exponent, alphabet: .url, padded: false))),
+                ("kid", .string(kid)),
+                ("kty", .string("RSA")),
+                ("n", .string(Base64.encode(key.modulus, alphabet: .url, padded: false))),
+                ("use", .string("sig")),
+            ])
         }
-        struct Document: Encodable {
-            var keys: [Key]
-        }
-        let document = Document(
-            keys: keys.sorted { $0.key < $1.key }.map { kid, key in
-                Key(
-                    kid: kid, n: Base64.encode(key.modulus, alphabet: .url, padded: false),
-                    e: Base64.encode(key.exponent, alphabet: .url, padded: false))
-            })
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let json = try? encoder.encode(document) else { preconditionFailure("JSONEncoder failed on strings") }
-        return Array(json)
-    }
-
-    private struct Document: Decodable {
-        var keys: [Entry]
+        return Array(JSONValue.object([("keys", .array(keys))]).text.utf8)
     }
 
     /// One JWK: its `kty`, and its RSA members only when it is an RSA key, so that keys of other types need not have
     /// members of the types an RSA key's have.
-    private struct Entry: Decodable {
+    private struct Entry: JSONReadable {
         struct RSAMembers {
             var kid: String?
             var use: String?
@@ -110,24 +94,59 @@ public struct JSONWebKeySet: Sendable, Hashable {
             var e: String?
         }
 
-        enum CodingKeys: String, CodingKey {
-            case kty, kid, use, alg, n, e
-        }
-
         var rsa: RSAMembers?
 
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            guard try container.decode(String.self, forKey: .kty) == "RSA" else {
+        /// The `keys` of a set document; other members are skipped.
+        static func readSet(_ reader: inout JSONReader) throws(JSONReadError) -> [Entry] {
+            var entries: [Entry]?
+            try reader.readObject { reader, key throws(JSONReadError) in
+                guard key == "keys" else { return try reader.skipValue() }
+                entries = try reader.readArray(of: Entry.self)
+            }
+            guard let entries else { throw .missing("keys") }
+            return entries
+        }
+
+        init(json reader: inout JSONReader) throws(JSONReadError) {
+            var kty: String?
+            var members = RSAMembers()
+            // The first member that is not a string (or null), kept until `kty` says whether it matters.
+            var misfit: JSONReadError?
+            try reader.readObject { reader, key throws(JSONReadError) in
+                if key == "kty" {
+                    kty = try reader.readString()
+                    return
+                }
+                let member: WritableKeyPath<RSAMembers, String?>
+                if key == "kid" {
+                    member = \.kid
+                } else if key == "use" {
+                    member = \.use
+                } else if key == "alg" {
+                    member = \.alg
+                } else if key == "n" {
+                    member = \.n
+                } else if key == "e" {
+                    member = \.e
+                } else {
+                    return try reader.skipValue()
+                }
+                do throws(JSONReadError) {
+                    members[keyPath: member] = try reader.optionalString()
+                } catch {
+                    // A type mismatch leaves the reader before the value; anything else is a syntax error, and
+                    // skipping finds it again.
+                    if misfit == nil { misfit = error.inside(key.text) }
+                    try reader.skipValue()
+                }
+            }
+            guard let kty else { throw .missing("kty") }
+            guard kty == "RSA" else {
                 rsa = nil
                 return
             }
-            rsa = RSAMembers(
-                kid: try container.decodeIfPresent(String.self, forKey: .kid),
-                use: try container.decodeIfPresent(String.self, forKey: .use),
-                alg: try container.decodeIfPresent(String.self, forKey: .alg),
-                n: try container.decodeIfPresent(String.self, forKey: .n),
-                e: try container.decodeIfPresent(String.self, forKey: .e))
+            if let misfit { throw misfit }
+            rsa = members
         }
     }
 }

@@ -77,11 +77,11 @@ import Testing
         ("[]", "not a JSON object"),
         ("{}", "`keys`"),
         (#"{"keys":{}}"#, "`keys`"),
-        (#"{"keys":[5]}"#, "`keys.[0]`"),
-        (#"{"keys":[{"kid":"x"}]}"#, "`keys.[0]`"),
-        (#"{"keys":[{"kty":"EC"},{"kty":7}]}"#, "`keys.[1].kty`"),
-        (#"{"keys":[{"kty":"RSA","kid":"k","n":5,"e":"AQAB"}]}"#, "`keys.[0].n`"),
-        (#"{"keys":[{"kty":"RSA","kid":"k","n":"AQAB","e":"AQAB","use":true}]}"#, "`keys.[0].use`"),
+        (#"{"keys":[5]}"#, "`keys[0]`"),
+        (#"{"keys":[{"kid":"x"}]}"#, "`keys[0]`"),
+        (#"{"keys":[{"kty":"EC"},{"kty":7}]}"#, "`keys[1].kty`"),
+        (#"{"keys":[{"kty":"RSA","kid":"k","n":5,"e":"AQAB"}]}"#, "`keys[0].n`"),
+        (#"{"keys":[{"kty":"RSA","kid":"k","n":"AQAB","e":"AQAB","use":true}]}"#, "`keys[0].use`"),
     ])
     func refusesDocumentsOfAnotherShape(json: String, problem: String) throws {
         let error = try #require(failure(Array(json.utf8)))
