@@ -1,4 +1,5 @@
 public import Crypto
+import Encodings
 import Foundation
 
 /// Payloads shaped like Apple's, to sign with ``LocalSigningCA`` (development tools and tests).
@@ -100,11 +101,10 @@ public enum LocalPayloads {
 
     /// The object as compact JSON with sorted keys.
     public static func json(_ object: Object) -> [UInt8] {
-        do {
-            return Array(try JSONSerialization.data(withJSONObject: object as [String: Any], options: [.sortedKeys]))
-        } catch {
-            preconditionFailure("LocalPayloads.json: not a JSON object: \(error)")
+        guard let json = JSONValue(sortingKeysOf: object) else {
+            preconditionFailure("LocalPayloads.json: not a JSON object: \(object)")
         }
+        return Array(json.text.utf8)
     }
 }
 
