@@ -1,5 +1,3 @@
-import Foundation
-
 /// The support actions Apple offers: Look Up Order ID, Extend a Subscription Renewal Date, Send Consumption
 /// Information, and test notifications.
 extension AppStoreServerAPIClient {
@@ -25,7 +23,7 @@ extension AppStoreServerAPIClient {
         let id = try Self.pathComponent(originalTransactionID, "original transaction ID")
         let request = ExtendRequest(extendByDays: days, extendReasonCode: reasonCode, requestIdentifier: requestIdentifier)
         let body = try await send(
-            "PUT", "/inApps/v1/subscriptions/extend/\(id)", body: try Self.encode(request), in: environment)
+            "PUT", "/inApps/v1/subscriptions/extend/\(id)", body: request.json, in: environment)
         let response: AppStoreRenewalExtension = try decode(body, "Extend a Subscription Renewal Date")
         guard response.success else {
             throw AppStoreServerAPIError(.refused, "Extend a Subscription Renewal Date: Apple answered success false")
@@ -39,7 +37,7 @@ extension AppStoreServerAPIClient {
     ) async throws(AppStoreServerAPIError) {
         let id = try Self.pathComponent(transactionID, "transaction ID")
         _ = try await send(
-            "PUT", "/inApps/v2/transactions/consumption/\(id)", body: try Self.encode(consumption), in: environment)
+            "PUT", "/inApps/v2/transactions/consumption/\(id)", body: consumption.json, in: environment)
     }
 
     /// Request a Test Notification: Apple's token for asking about it.
@@ -61,17 +59,10 @@ extension AppStoreServerAPIClient {
         return try decode(body, "Get Test Notification Status")
     }
 
-    static func encode(_ value: some Encodable) throws(AppStoreServerAPIError) -> [UInt8] {
-        do {
-            return Array(try JSONEncoder().encode(value))
-        } catch {
-            throw AppStoreServerAPIError(.configuration, "the request cannot be encoded as JSON")
-        }
-    }
 }
 
 /// Apple's answer to Extend a Subscription Renewal Date.
-public struct AppStoreRenewalExtension: Decodable, Sendable, Hashable {
+public struct AppStoreRenewalExtension: Sendable, Hashable {
     public var originalTransactionId: String?
     public var webOrderLineItemId: String?
     public var success: Bool
@@ -80,7 +71,7 @@ public struct AppStoreRenewalExtension: Decodable, Sendable, Hashable {
 }
 
 /// Send Consumption Information's body (v2), in Apple's field names.
-public struct AppStoreConsumption: Encodable, Sendable, Hashable {
+public struct AppStoreConsumption: Sendable, Hashable {
     public var customerConsented: Bool
     public var sampleContentProvided: Bool
     /// DELIVERED, UNDELIVERED_QUALITY_ISSUE, UNDELIVERED_WRONG_ITEM, UNDELIVERED_SERVER_OUTAGE, UNDELIVERED_OTHER.
@@ -103,8 +94,8 @@ public struct AppStoreConsumption: Encodable, Sendable, Hashable {
 }
 
 /// Apple's Get Test Notification Status answer.
-public struct AppStoreTestNotificationStatus: Decodable, Sendable, Hashable {
-    public struct Attempt: Decodable, Sendable, Hashable {
+public struct AppStoreTestNotificationStatus: Sendable, Hashable {
+    public struct Attempt: Sendable, Hashable {
         /// Milliseconds since 1970.
         public var attemptDate: Int64?
         public var sendAttemptResult: String?
@@ -114,17 +105,17 @@ public struct AppStoreTestNotificationStatus: Decodable, Sendable, Hashable {
     public var sendAttempts: [Attempt]?
 }
 
-struct OrderLookupResponse: Decodable {
+struct OrderLookupResponse {
     var status: Int
     var signedTransactions: [String]?
 }
 
-struct ExtendRequest: Encodable {
+struct ExtendRequest {
     var extendByDays: Int
     var extendReasonCode: Int
     var requestIdentifier: String
 }
 
-struct TestNotificationResponse: Decodable {
+struct TestNotificationResponse {
     var testNotificationToken: String
 }

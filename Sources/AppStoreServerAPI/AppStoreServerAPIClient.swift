@@ -1,4 +1,5 @@
 import CivilCalendar
+import Encodings
 public import Foundation
 import HTTP1
 public import OutboundHTTP
@@ -178,7 +179,7 @@ public struct AppStoreServerAPIClient: Sendable {
 
     /// Apple's error body (`errorCode`, `errorMessage`) when there is one; a 401 (a refused token) usually has none.
     static func error(of response: HTTPClientResponse, _ method: String, _ path: String) -> AppStoreServerAPIError {
-        let apple = try? JSONDecoder().decode(ErrorResponse.self, from: Data(response.body))
+        let apple = try? JSONReader.read(ErrorResponse.self, from: response.body)
         let code: AppStoreServerAPIError.Code = response.status == 401 ? .unauthorized : .refused
         var message = "\(method) \(path): HTTP \(response.status)"
         if let apple {
@@ -206,9 +207,9 @@ public struct AppStoreServerAPIClient: Sendable {
             || byte == 0x5F
     }
 
-    func decode<Value: Decodable>(_ body: [UInt8], _ call: String) throws(AppStoreServerAPIError) -> Value {
+    func decode<Value: JSONReadable>(_ body: [UInt8], _ call: String) throws(AppStoreServerAPIError) -> Value {
         do {
-            return try JSONDecoder().decode(Value.self, from: Data(body))
+            return try JSONReader.read(Value.self, from: body)
         } catch {
             http.answerUnreadable(.appStoreServerAPI)
             throw AppStoreServerAPIError(.malformedResponse, "\(call): Apple's answer is not the documented JSON")
@@ -217,7 +218,7 @@ public struct AppStoreServerAPIClient: Sendable {
 }
 
 /// One subscription's entry in Get All Subscription Statuses (`lastTransactions[]`).
-public struct AppStoreSubscriptionStatus: Decodable, Sendable, Hashable {
+public struct AppStoreSubscriptionStatus: Sendable, Hashable {
     /// 1 active, 2 expired, 3 billing retry, 4 billing grace period, 5 revoked.
     public var status: Int
     public var originalTransactionId: String
@@ -261,35 +262,35 @@ public struct AppStoreNotificationHistoryQuery: Sendable, Hashable {
 }
 
 /// One notification in Get Notification History: the signed payload as Apple sent it, unverified.
-public struct AppStoreNotificationRecord: Decodable, Sendable, Hashable {
+public struct AppStoreNotificationRecord: Sendable, Hashable {
     public var signedPayload: String
 }
 
-struct NotificationHistoryResponse: Decodable {
+struct NotificationHistoryResponse {
     var notificationHistory: [AppStoreNotificationRecord]
     var hasMore: Bool
     var paginationToken: String?
 }
 
-struct HistoryResponse: Decodable {
+struct HistoryResponse {
     var revision: String?
     var hasMore: Bool
     var signedTransactions: [String]
 }
 
-struct StatusResponse: Decodable {
-    struct Group: Decodable {
+struct StatusResponse {
+    struct Group {
         var lastTransactions: [AppStoreSubscriptionStatus]
     }
 
     var data: [Group]
 }
 
-struct TransactionInfoResponse: Decodable {
+struct TransactionInfoResponse {
     var signedTransactionInfo: String
 }
 
-struct ErrorResponse: Decodable {
+struct ErrorResponse {
     var errorCode: Int
     var errorMessage: String?
 }
