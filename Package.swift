@@ -83,7 +83,9 @@ let package = Package(
         // Google's APIs: service-account tokens, the Play Developer API, Pub/Sub push tokens.
         .target(
             name: "GooglePlayAPI",
-            dependencies: ["GooglePlay", "OutboundHTTP", "HTTP1", "JOSE", "Crypto", "CivilCalendar", "FileAccess", "BoundedText"],
+            dependencies: [
+                "GooglePlay", "OutboundHTTP", "HTTP1", "JOSE", "Crypto", "CivilCalendar", "Encodings", "FileAccess", "BoundedText",
+            ],
             swiftSettings: strict
         ),
         .target(
@@ -143,7 +145,7 @@ let package = Package(
             name: "TestSupport",
             dependencies: [
                 "RPCCore", "ProtobufWire", "HTTP2Transport", "HTTP1", "EntitlementServer", "EntitlementDomain", "EntitlementServices",
-                "EntitlementStorage", "Crypto", "Metrics",
+                "EntitlementStorage", "Crypto", "Encodings", "Metrics",
             ],
             swiftSettings: strict
         ),

@@ -1,3 +1,4 @@
+import Encodings
 import Foundation
 
 /// A fresh temporary directory holding the files a tenant's `play_store` names: a Google service-account JSON key
@@ -40,8 +41,9 @@ public struct PlayStoreTestFiles: Sendable {
 
     /// A service-account key file's JSON text: ``serviceAccountMembers(_:)`` with `overrides`.
     public func serviceAccountJSON(_ overrides: [String: (any Sendable)?] = [:]) -> String {
-        let data = try! JSONSerialization.data(withJSONObject: serviceAccountMembers(overrides), options: [.sortedKeys])
-        return String(decoding: data, as: UTF8.self)
+        let members = serviceAccountMembers(overrides)
+        guard let json = JSONValue(sortingKeysOf: members) else { preconditionFailure("not a JSON object: \(members)") }
+        return json.text
     }
 
     /// Writes `contents` to `name` in the directory and returns its path.

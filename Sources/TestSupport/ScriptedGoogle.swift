@@ -1,4 +1,5 @@
 public import Crypto
+import Encodings
 import Foundation
 import Synchronization
 
@@ -78,10 +79,8 @@ public final class ScriptedGoogle: Sendable {
             "universe_domain": "googleapis.com",
         ]
         for name in omitted { fields[name] = nil }
-        guard let json = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]) else {
-            preconditionFailure("JSONSerialization failed on strings")
-        }
-        return Array(json)
+        guard let json = JSONValue(sortingKeysOf: fields) else { preconditionFailure("a key file holds strings only") }
+        return Array(json.text.utf8)
     }
 
     /// This server's key file written to `path`.

@@ -1,5 +1,5 @@
 import BoundedText
-import Foundation
+import Encodings
 
 /// Why a call to Google failed, as the caller acts on it: a retry later (`unavailable`), the app's setup to fix
 /// (`permissionDenied`, `configuration`), or a token Google does not know (`notFound`, `invalidRequest`).
@@ -60,15 +60,16 @@ public struct GooglePlayAPIError: Error, Sendable, Hashable, CustomStringConvert
     /// The readable part of Google's error body, bounded: `message` and the first `reason`, or OAuth's
     /// `error`/`error_description`.
     static func summary(ofErrorBody body: [UInt8]) -> String? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body.prefix(64 * 1024))) as? [String: Any]
-        else { return nil }
+        guard let object = try? JSONReader.read(JSONValue.self, from: Array(body.prefix(64 * 1024))) else { return nil }
         var parts: [String] = []
-        if let error = object["error"] as? [String: Any] {
-            if let message = error["message"] as? String { parts.append(message) }
-            if let reason = ((error["errors"] as? [[String: Any]])?.first?["reason"]) as? String { parts.append("(\(reason))") }
-        } else if let error = object["error"] as? String {
+        if let error = object["error"], case .object = error {
+            if let message = error["message"]?.string { parts.append(message) }
+            if case .array(let errors) = error["errors"], let reason = errors.first?["reason"]?.string {
+                parts.append("(\(reason))")
+            }
+        } else if let error = object["error"]?.string {
             parts.append(error)
-            if let description = object["error_description"] as? String { parts.append("(\(description))") }
+            if let description = object["error_description"]?.string { parts.append("(\(description))") }
         }
         guard !parts.isEmpty else { return nil }
         return parts.joined(separator: " ").truncated(toUTF8Bytes: 300)

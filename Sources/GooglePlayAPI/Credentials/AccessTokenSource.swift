@@ -1,4 +1,5 @@
 import CivilCalendar
+import Encodings
 public import Foundation
 import HTTP1
 import Crypto
@@ -99,15 +100,15 @@ public final class AccessTokenSource: Sendable {
     /// The signed assertion Google's token endpoint takes (RFC 7523): RS256 with the key's ID, one hour at most.
     func assertion(issuedAt now: Int64) throws(GooglePlayAPIError) -> String {
         let seconds = now / 1000
-        let header: [String: String] = ["alg": "RS256", "typ": "JWT", "kid": key.privateKeyID]
-        let claims: [String: Any] = [
-            "iss": key.clientEmail, "scope": Self.scope, "aud": key.tokenURI, "iat": seconds, "exp": seconds + Seconds.perHour,
-        ]
-        guard let headerJSON = try? JSONSerialization.data(withJSONObject: header, options: [.sortedKeys]),
-            let claimsJSON = try? JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys])
-        else { throw GooglePlayAPIError(.configuration, "cannot encode the assertion") }
+        // Members in name order.
+        let header = JSONValue.object([("alg", .string("RS256")), ("kid", .string(key.privateKeyID)), ("typ", .string("JWT"))])
+        let claims = JSONValue.object([
+            ("aud", .string(key.tokenURI)), ("exp", .number(String(seconds + Seconds.perHour))),
+            ("iat", .number(String(seconds))), ("iss", .string(key.clientEmail)), ("scope", .string(Self.scope)),
+        ])
         do {
-            return try JWSSigning.sign(headerJSON: Array(headerJSON), payload: Array(claimsJSON), key: key.privateKey)
+            return try JWSSigning.sign(
+                headerJSON: Array(header.text.utf8), payload: Array(claims.text.utf8), key: key.privateKey)
         } catch {
             throw GooglePlayAPIError(.configuration, "cannot sign the assertion for \(key.clientEmail): \(error.message)")
         }
@@ -134,12 +135,9 @@ public final class AccessTokenSource: Sendable {
                 code, "Google's token endpoint refused the service account \(key.clientEmail) (\(response.status))\(said)",
                 status: response.status)
         }
-        struct TokenResponse: Decodable {
-            var access_token: String?
-            var expires_in: Int64?
-        }
-        guard let decoded = try? JSONDecoder().decode(TokenResponse.self, from: Data(response.body)),
-            let token = decoded.access_token, !token.isEmpty, let lifetime = decoded.expires_in, lifetime > 0
+        let decoded = try? JSONReader.read(JSONValue.self, from: response.body)
+        guard let token = decoded?["access_token"]?.string, !token.isEmpty,
+            let lifetime = decoded?["expires_in"]?.int64, lifetime > 0
         else {
             http.answerUnreadable(.googleOAuth)
             throw GooglePlayAPIError(.badResponse, "Google's token endpoint answered without access_token and expires_in")

@@ -1,6 +1,6 @@
 public import Crypto
+import Encodings
 import FileAccess
-import Foundation
 
 /// A Google service-account JSON key file (`type: service_account`), as Play Console / Cloud IAM hands it out: the
 /// account's email, its RSA private key, the key's ID and the token endpoint.
@@ -29,7 +29,7 @@ public struct ServiceAccountKey: Sendable {
     /// rather than a key: its `private_key_id` is all zeros, which no key Google makes has.
     public static func isPlaceholder(contentsOf path: String) -> Bool {
         guard case .success(let bytes) = FileSystem.readFile(path), bytes.count <= maxFileBytes,
-            let keyID = (try? JSONDecoder().decode(File.self, from: Data(bytes)))?.private_key_id
+            let keyID = File.read(bytes)?.private_key_id
         else { return false }
         return isPlaceholder(keyID: keyID)
     }
@@ -37,16 +37,39 @@ public struct ServiceAccountKey: Sendable {
     private static func isPlaceholder(keyID: String) -> Bool { !keyID.isEmpty && keyID.allSatisfy { $0 == "0" } }
 
     /// The fields of the key file read here (it has more).
-    private struct File: Decodable {
+    private struct File {
         var type: String?
         var client_email: String?
         var private_key_id: String?
         var private_key: String?
         var token_uri: String?
+
+        /// nil when `bytes` is not a JSON object whose members read here are strings (or absent, or `null`).
+        static func read(_ bytes: [UInt8]) -> File? {
+            var file = File()
+            let read: Void? = try? JSONReader.read(bytes) { reader throws(JSONReadError) in
+                try reader.readObject { reader, key throws(JSONReadError) in
+                    if key == "type" {
+                        file.type = try reader.optionalString()
+                    } else if key == "client_email" {
+                        file.client_email = try reader.optionalString()
+                    } else if key == "private_key_id" {
+                        file.private_key_id = try reader.optionalString()
+                    } else if key == "private_key" {
+                        file.private_key = try reader.optionalString()
+                    } else if key == "token_uri" {
+                        file.token_uri = try reader.optionalString()
+                    } else {
+                        try reader.skipValue()
+                    }
+                }
+            }
+            return read == nil ? nil : file
+        }
     }
 
     public init(json bytes: [UInt8], source: String = "<memory>") throws(GooglePlayAPIError) {
-        guard let file = try? JSONDecoder().decode(File.self, from: Data(bytes)) else {
+        guard let file = File.read(bytes) else {
             throw GooglePlayAPIError(.configuration, "'\(source)' is not a service-account JSON key file")
         }
         guard file.type == "service_account" else {

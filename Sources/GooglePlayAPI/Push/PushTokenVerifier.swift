@@ -1,5 +1,5 @@
 import BoundedText
-import Foundation
+import Encodings
 import JOSE
 import Crypto
 
@@ -104,21 +104,28 @@ public struct PushTokenVerifier: Sendable {
     static func checkClaims(_ payload: [UInt8], expecting expected: PushTokenExpectations, now: Int64)
         -> Result<Void, PushTokenError>
     {
-        guard let claims = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any] else {
+        guard let claims = try? JSONReader.read(JSONValue.self, from: payload), case .object = claims else {
             return .failure(PushTokenError(.malformed, "the token's claims are not a JSON object"))
         }
-        let issuer = claims["iss"] as? String ?? ""
+        let issuer = claims["iss"]?.string ?? ""
         guard Self.issuers.contains(issuer) else {
             return .failure(PushTokenError(.wrongIssuer, "the token's iss is \(issuer.quotedForMessage), not Google's"))
         }
-        let audiences = (claims["aud"] as? String).map { [$0] } ?? (claims["aud"] as? [String]) ?? []
+        let audiences: [String]
+        switch claims["aud"] {
+        case .string(let audience): audiences = [audience]
+        case .array(let elements):
+            let strings = elements.compactMap(\.string)
+            audiences = strings.count == elements.count ? strings : []
+        default: audiences = []
+        }
         guard audiences.contains(expected.audience) else {
             return .failure(PushTokenError(
                 .wrongAudience,
                 "the token's aud is \((audiences.first ?? "").quotedForMessage), not the configured \(expected.audience.quotedForMessage)"))
         }
         let seconds = now / 1000
-        guard let exp = (claims["exp"] as? NSNumber)?.int64Value, let iat = (claims["iat"] as? NSNumber)?.int64Value else {
+        guard let exp = claims["exp"]?.int64, let iat = claims["iat"]?.int64 else {
             return .failure(PushTokenError(.malformed, "the token lacks numeric exp and iat"))
         }
         // The leeway moves `now`, not the token's numbers, which may be anything an Int64 holds.
@@ -128,14 +135,19 @@ public struct PushTokenVerifier: Sendable {
         guard iat <= seconds + Self.leewaySeconds else {
             return .failure(PushTokenError(.notYetValid, "the token is issued in the future (iat \(iat), now \(seconds))"))
         }
-        let email = claims["email"] as? String ?? ""
+        let email = claims["email"]?.string ?? ""
         guard email == expected.serviceAccountEmail else {
             return .failure(PushTokenError(
                 .wrongEmail,
                 "the token is for \(email.quotedForMessage), not the configured push service account \(expected.serviceAccountEmail.quotedForMessage)"))
         }
         // Google sends a boolean; some encoders a string.
-        let verified = (claims["email_verified"] as? Bool) ?? ((claims["email_verified"] as? String) == "true")
+        let verified: Bool
+        switch claims["email_verified"] {
+        case .bool(let value): verified = value
+        case .string(let text): verified = text == "true"
+        default: verified = false
+        }
         guard verified else {
             return .failure(PushTokenError(.emailNotVerified, "the token's email_verified is not true"))
         }
