@@ -1,6 +1,6 @@
+// Only for the shape of the service-account key and JWKS files: their keys are parsed by the API modules.
+import Encodings
 import FileAccess
-// Only for the shape of the service-account key and JWKS files: their keys are parsed by the GooglePlay module.
-import Foundation
 
 extension PlayEnvironmentName {
     /// The environment a configuration names, spelt exactly.
@@ -131,12 +131,12 @@ extension PlayStoreSettings {
     }
 
     /// What is wrong with a service-account key file's JSON, or nil. Never quotes `private_key`.
-    static func serviceAccountKeyProblem(_ json: Any) -> String? {
-        guard let members = json as? [String: Any] else { return "it is not a JSON object" }
-        guard let type = members["type"] else { return "it has no \"type\"" }
-        guard let typeText = type as? String, typeText == "service_account" else {
+    static func serviceAccountKeyProblem(_ json: JSONValue) -> String? {
+        guard case .object = json else { return "it is not a JSON object" }
+        guard let type = json["type"] else { return "it has no \"type\"" }
+        guard case .string(let typeText) = type, typeText == "service_account" else {
             // Another kind of Google credential names its kind: say which, when it looks like one.
-            if let typeText = type as? String, typeText.utf8.count <= 40,
+            if case .string(let typeText) = type, typeText.utf8.count <= 40,
                 typeText.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || $0 == "_" })
             {
                 return "its \"type\" is \"\(typeText)\", not \"service_account\""
@@ -144,8 +144,8 @@ extension PlayStoreSettings {
             return "its \"type\" is not \"service_account\""
         }
         for field in ["client_email", "private_key_id", "private_key", "token_uri"] {
-            guard let value = members[field] else { return "it has no \"\(field)\"" }
-            guard let text = value as? String, !text.isEmpty else { return "its \"\(field)\" is not a non-empty string" }
+            guard let value = json[field] else { return "it has no \"\(field)\"" }
+            guard case .string(let text) = value, !text.isEmpty else { return "its \"\(field)\" is not a non-empty string" }
             switch field {
             case "client_email" where !looksLikeEmail(text):
                 return "its \"client_email\" does not look like an email address"
@@ -322,10 +322,10 @@ extension PlayStoreSettings {
 
     /// A key file's JSON value: a readable regular file of at most ``maxKeyFileBytes``, JSON. `what` names the
     /// file in errors, which never quote its contents.
-    static func keyFileJSON(_ path: String, what: String) throws(TenantRuleError) -> Any {
+    static func keyFileJSON(_ path: String, what: String) throws(TenantRuleError) -> JSONValue {
         let bytes = try keyFileBytes(path, what: what)
-        // Foundation's message is left out: it may quote what it could not parse.
-        guard let json = try? JSONSerialization.jsonObject(with: Data(bytes)) else {
+        // The reader's message is left out: it may quote what it could not parse.
+        guard let json = try? JSONReader.read(JSONValue.self, from: bytes) else {
             throw TenantRuleError(.unreadableKeyFile, "\(what) \"\(path)\" is not JSON")
         }
         return json
@@ -442,11 +442,14 @@ extension PlayNotificationSettings {
     }
 
     /// What is wrong with a JWKS file's JSON, or nil.
-    static func jwksProblem(_ json: Any) -> String? {
-        guard let members = json as? [String: Any] else { return "it is not a JSON object" }
-        guard let keys = members["keys"] as? [Any] else { return "it has no \"keys\" array" }
+    static func jwksProblem(_ json: JSONValue) -> String? {
+        guard case .object = json else { return "it is not a JSON object" }
+        guard case .array(let keys) = json["keys"] else { return "it has no \"keys\" array" }
         if keys.isEmpty { return "its \"keys\" is empty, so no push token could be verified" }
-        if !keys.allSatisfy({ $0 is [String: Any] }) { return "its \"keys\" holds something other than objects" }
+        let allObjects = keys.allSatisfy { key in
+            if case .object = key { true } else { false }
+        }
+        if !allObjects { return "its \"keys\" holds something other than objects" }
         return nil
     }
 }
