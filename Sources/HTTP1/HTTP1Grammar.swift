@@ -64,7 +64,9 @@ package enum HTTP1Grammar {
         }
     }
 
-    /// `1*DIGIT` as an `Int`: nil when empty, when a byte is not a digit, or when it does not fit.
+    /// `1*DIGIT` as an `Int`: nil when empty, when a byte is not a digit, or when it does not fit. Inlined, so that
+    /// HTTP/2's content-length check runs it on its buffer rather than through a generic call across modules.
+    @inlinable @inline(__always)
     package static func decimalValue(_ digits: some Collection<UInt8>) -> Int? {
         guard !digits.isEmpty else { return nil }
         var result = 0

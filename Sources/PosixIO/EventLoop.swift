@@ -22,13 +22,14 @@ package final class EventLoop: @unchecked Sendable {
     private let thread = Mutex<pthread_t?>(nil)
     private let stopRequested = Atomic<Bool>(false)
 
-    // Loop-confined state.
-    private var handlers: [Int32: any FileEventHandler] = [:]
-    private var timers = TimerHeap()
-    private var endOfTick: [any EndOfTickTask] = []
-    private var endOfTickIDs: Set<ObjectIdentifier> = []
+    // Loop-confined state, unchecked for exclusive access like a connection's: the compiler cannot prove it across
+    // the modules of the handlers the loop calls.
+    @exclusivity(unchecked) private var handlers: [Int32: any FileEventHandler] = [:]
+    @exclusivity(unchecked) private var timers = TimerHeap()
+    @exclusivity(unchecked) private var endOfTick: [any EndOfTickTask] = []
+    @exclusivity(unchecked) private var endOfTickIDs: Set<ObjectIdentifier> = []
     /// A read buffer shared by every connection of this loop: reads are handled one at a time.
-    package var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    @exclusivity(unchecked) package var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
 
     /// The loop's position among its server's loops: the shard its metrics go to.
     package let index: Int
