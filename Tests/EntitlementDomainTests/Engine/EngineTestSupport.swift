@@ -2,14 +2,18 @@ import CivilCalendar
 import EntitlementDomain
 import EntitlementStorage
 import Foundation
+import Metrics
 import Testing
 import TestSupport
 
-/// A ``CustomerEngine`` over a fresh SQLite file and a ``ManualClock``, with one tenant declaring `pro` and `plus`.
+/// A ``CustomerEngine`` over a fresh ``InMemoryRepository`` and a ``ManualClock``, with one tenant declaring `pro` and
+/// `plus`. With `ENTITLEMENTD_TEST_DOMAIN_DATABASE=sql` over a fresh SQL database instead (``TestStore``'s), to check
+/// that the in-memory repository answers as SQL does.
 final class EngineHarness: Sendable {
     static let tenantID = "acme"
+    static let onSQL = ProcessInfo.processInfo.environment["ENTITLEMENTD_TEST_DOMAIN_DATABASE"] == "sql"
     let directory: URL
-    let store: SQLRepository
+    let store: any CustomerRepository
     let databasePath: String
     let clock: ManualClock
     let engine: CustomerEngine
@@ -25,7 +29,7 @@ final class EngineHarness: Sendable {
             .appendingPathComponent("entitlement-engine-tests-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         databasePath = directory.appendingPathComponent("entitlements.sqlite").path
-        store = try TestStore.repository(sqlitePath: databasePath)
+        store = Self.onSQL ? try TestStore.repository(sqlitePath: databasePath) : InMemoryRepository()
         clock = ManualClock(milliseconds: 1_700_000_000_000)
         engine = CustomerEngine(
             store: store, clock: clock, hub: hub, replayLimit: replayLimit, webhookEndpoints: webhookEndpoints,
@@ -40,6 +44,13 @@ final class EngineHarness: Sendable {
     }
 
     var tenantID: String { tenant.id }
+    /// Whether other instances may share the database (their leases stand): only PostgreSQL's.
+    var isShared: Bool { Self.onSQL && TestStore.isPostgres }
+    /// Write transactions so far (a group commit counts once).
+    var commits: Int {
+        if let memory = store as? InMemoryRepository { return memory.commits }
+        return Int((store as? SQLRepository)?.transactionDurations.count ?? 0)
+    }
     var now: UnixTime { clock.now() }
 
     @discardableResult
@@ -104,9 +115,10 @@ extension StatusSubscription {
 }
 
 extension EngineHarness {
-    /// A second engine over the same database file, as after a restart (nothing cached, everything read back).
+    /// A second engine over the same rows, as after a restart (nothing cached, everything read back).
     func reopened() throws -> CustomerEngine {
-        CustomerEngine(store: try TestStore.repository(sqlitePath: databasePath), clock: clock)
+        CustomerEngine(
+            store: store is InMemoryRepository ? store : try TestStore.repository(sqlitePath: databasePath), clock: clock)
     }
 
     /// A Google Play subscription as ``PlayStoreInterpretation`` leaves it: `token` is the purchase, `order` its current

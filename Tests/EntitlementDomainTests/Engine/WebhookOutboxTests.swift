@@ -111,7 +111,7 @@ import TestSupport
         #expect(try await claim(harness).count == 1)
         #expect(try await claim(harness).isEmpty)
         try await harness.engine.releaseWebhookLeases()
-        #expect(try await claim(harness).count == (TestStore.isPostgres ? 0 : 1))
+        #expect(try await claim(harness).count == (harness.isShared ? 0 : 1))
     }
 
     @Test func excludedEndpointsAreLeftForLater() async throws {

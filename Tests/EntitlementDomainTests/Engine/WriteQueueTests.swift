@@ -35,7 +35,7 @@ import Testing
     @Test func writesQueuedTogetherShareOneCommitAndAFailingOneFailsAlone() async throws {
         let harness = try EngineHarness()
         try await harness.grant("alice", "pro", idempotencyKey: "first")
-        let transactionsBefore = harness.store.transactionDurations.count
+        let commitsBefore = harness.commits
         let held = await HeldWriteThread(harness.engine)
 
         let grants = (0..<20).map { index in
@@ -49,7 +49,7 @@ import Testing
 
         for grant in grants { _ = try await grant.value }
         await #expect(throws: DomainError.self) { try await reused.value }
-        #expect(harness.store.transactionDurations.count == transactionsBefore + 1, "21 writes, one commit")
+        #expect(harness.commits == commitsBefore + 1, "21 writes, one commit")
 
         // Each grant is its own event with its own version, gap-free after the first grant's (created v1, grant v2).
         let versions = try harness.eventRecords(customerID: 1).map(\.version).sorted()

@@ -1,0 +1,103 @@
+import EntitlementDomain
+
+/// Store purchases, notifications, polls and references inside an in-memory write, as the SQL statements write them.
+extension InMemoryTransaction {
+    func purchase(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)
+        -> StorePurchase?
+    {
+        tables.purchase(tenantID: tenantID, store: store, originalTransactionID: originalTransactionID)
+    }
+
+    /// An upsert: a replaced purchase keeps its place in insertion order.
+    func savePurchase(_ record: StorePurchase) throws(StorageError) {
+        if let owner = record.customerID { try requireOwner(tenantID: record.tenantID, owner) }
+        let key = InMemoryTables.StoreKey(tenantID: record.tenantID, store: record.store, id: record.originalTransactionID)
+        tables.purchases[key] = InMemoryTables.Sequenced(
+            row: record, sequence: tables.purchases[key]?.sequence ?? tables.nextSequence())
+    }
+
+    func setPurchaseOwner(tenantID: String, store: Store, originalTransactionID: String, customerID: Int64?)
+        throws(StorageError)
+    {
+        let key = InMemoryTables.StoreKey(tenantID: tenantID, store: store, id: originalTransactionID)
+        guard tables.purchases[key] != nil else {
+            throw .conflict(
+                "no transaction \(originalTransactionID) (store \(store)) in tenant \(tenantID) to set the owner of")
+        }
+        if let customerID { try requireOwner(tenantID: tenantID, customerID) }
+        tables.purchases[key]?.row.customerID = customerID
+    }
+
+    private func requireOwner(tenantID: String, _ customerID: Int64) throws(StorageError) {
+        guard tables.customer(tenantID: tenantID, customerID: customerID) != nil else {
+            throw .conflict("no customer \(customerID) in tenant \(tenantID) to own a purchase")
+        }
+    }
+
+    func unownedPurchases(tenantID: String, appAccountToken: String) throws(StorageError) -> [StorePurchase] {
+        tables.unownedPurchases(tenantID: tenantID, appAccountToken: appAccountToken)
+    }
+
+    func markNotificationProcessed(tenantID: String, notificationID: String, at time: UnixTime) throws(StorageError)
+        -> Bool
+    {
+        tables.processedNotifications.insert(InMemoryTables.NameKey(tenantID: tenantID, name: notificationID)).inserted
+    }
+
+    func purchase(tenantID: String, store: Store, replacing originalTransactionID: String) throws(StorageError)
+        -> StorePurchase?
+    {
+        tables.purchase(tenantID: tenantID, store: store, replacing: originalTransactionID)
+    }
+
+    func setPollCursor(tenantID: String, name: String, position: Int64) throws(StorageError) {
+        tables.pollCursors[InMemoryTables.NameKey(tenantID: tenantID, name: name)] = position
+    }
+
+    func saveRenewalExtension(
+        tenantID: String, originalTransactionID: String, requestIdentifier: String, days: Int, at time: UnixTime
+    ) throws(StorageError) {
+        let key = InMemoryTables.ExtensionKey(
+            tenantID: tenantID, originalTransactionID: originalTransactionID, requestIdentifier: requestIdentifier)
+        if tables.renewalExtensions[key] == nil {
+            tables.renewalExtensions[key] = InMemoryTables.RenewalExtension(days: days, extendedAt: time)
+        }
+    }
+
+    func savePurchaseReference(_ reference: PurchaseReference, tenantID: String, at time: UnixTime) throws(StorageError) {
+        let key = InMemoryTables.ReferenceKey(
+            tenantID: tenantID, store: reference.store, referenceID: reference.referenceID,
+            originalTransactionID: reference.originalTransactionID)
+        guard let kept = tables.references[key] else {
+            tables.references[key] = InMemoryTables.Reference(appUserID: reference.appUserID, createdAt: time)
+            return
+        }
+        if kept.appUserID.isEmpty { tables.references[key]?.appUserID = reference.appUserID }
+    }
+
+    func purchaseReferences(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)
+        -> [PurchaseReference]
+    {
+        tables.purchaseReferences(tenantID: tenantID, store: store, originalTransactionID: originalTransactionID)
+    }
+
+    func purchaseReferences(tenantID: String, store: Store, referenceID: String) throws(StorageError)
+        -> [PurchaseReference]
+    {
+        tables.purchaseReferences(tenantID: tenantID, store: store, referenceID: referenceID)
+    }
+
+    func savePendingRevocation(_ revocation: PendingRevocation, tenantID: String) throws(StorageError) {
+        let key = InMemoryTables.StoreKey(tenantID: tenantID, store: revocation.store, id: revocation.referenceID)
+        if tables.pendingRevocations[key] == nil { tables.pendingRevocations[key] = revocation }
+    }
+
+    func takePendingRevocations(tenantID: String, store: Store, referenceIDs: [String]) throws(StorageError)
+        -> [PendingRevocation]
+    {
+        Set(referenceIDs).compactMap {
+            tables.pendingRevocations.removeValue(forKey: InMemoryTables.StoreKey(tenantID: tenantID, store: store, id: $0))
+        }
+        .sorted { $0.revokedAt < $1.revokedAt }
+    }
+}
