@@ -1,6 +1,6 @@
 import CivilCalendar
+import Encodings
 public import EntitlementDomain
-import Foundation
 public import StandardWebhooks
 
 /// The body of a `SendTestWebhook` delivery, in the Standard Webhooks shape (`type`, `timestamp`, `data`): it names
@@ -9,15 +9,23 @@ public enum WebhookTestMessage {
     public static let type = "webhook.test"
 
     public static func body(tenantID: String, endpointID: String, id: WebhookMessageID, at time: UnixTime) -> [UInt8] {
-        let message: [String: Any] = [
-            "type": type,
-            "timestamp": CivilCalendar.iso8601(seconds: time.milliseconds / 1000),
-            "data": [
-                "webhook_id": id.text, "tenant": tenantID, "endpoint": endpointID,
-                "message": "A test delivery from entitlementd: the endpoint is reachable and can check our signature.",
-            ],
-        ]
-        // Sorted keys: the same message is the same bytes, which a receiver's logs can compare.
-        return Array((try? JSONSerialization.data(withJSONObject: message, options: [.sortedKeys])) ?? Data())
+        // Keys in name order: the same message is the same bytes, which a receiver's logs can compare.
+        let message = JSONValue.object([
+            (
+                "data",
+                .object([
+                    ("endpoint", .string(endpointID)),
+                    (
+                        "message",
+                        .string("A test delivery from entitlementd: the endpoint is reachable and can check our signature.")
+                    ),
+                    ("tenant", .string(tenantID)),
+                    ("webhook_id", .string(id.text)),
+                ])
+            ),
+            ("timestamp", .string(CivilCalendar.iso8601(seconds: time.milliseconds / 1000))),
+            ("type", .string(type)),
+        ])
+        return Array(message.text.utf8)
     }
 }
