@@ -133,7 +133,10 @@ extension DevCommands {
             }
             bytes = Array(data)
         }
-        guard (try? JSONSerialization.jsonObject(with: Data(bytes))) is [String: Any] else {
+        let object: Void? = try? JSONReader.read(bytes) { reader throws(JSONReadError) in
+            try reader.readObject { reader, _ throws(JSONReadError) in try reader.skipValue() }
+        }
+        guard object != nil else {
             throw Failure(description: "--object \(source) is not a JSON object")
         }
         return bytes

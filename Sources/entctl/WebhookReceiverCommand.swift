@@ -94,36 +94,91 @@ struct WebhookReceipt: JSONEncodable {
     }
 
     /// The parts of the body a line shows (`{"type", "timestamp", "data"}`; see the README's webhook section).
-    private struct Body: Decodable {
-        struct Entitlement: Decodable {
-            let id: String
-            let expires_at: String?
+    private struct Body: JSONReadable {
+        struct Entitlement: JSONReadable {
+            var id = ""
+            var expires_at: String?
+
+            init(json reader: inout JSONReader) throws(JSONReadError) {
+                var id: String?
+                try reader.readObject { reader, key throws(JSONReadError) in
+                    if key == "id" {
+                        id = try reader.optionalString()
+                    } else if key == "expires_at" {
+                        expires_at = try reader.optionalString()
+                    } else {
+                        try reader.skipValue()
+                    }
+                }
+                guard let id else { throw .missing("id") }
+                self.id = id
+            }
         }
-        struct Status: Decodable {
-            let entitlements: [Entitlement]
+        struct Data: JSONReadable {
+            var app_user_id: String?
+            var version: Int64?
+            var reason: String?
+            var entitlements: [Entitlement]?
+
+            init(json reader: inout JSONReader) throws(JSONReadError) {
+                var entitlements: [Entitlement]?
+                try reader.readObject { reader, key throws(JSONReadError) in
+                    if key == "app_user_id" {
+                        app_user_id = try reader.optionalString()
+                    } else if key == "version" {
+                        version = try reader.optionalInt64()
+                    } else if key == "reason" {
+                        reason = try reader.optionalString()
+                    } else if key == "status" {
+                        try reader.readOptional { reader throws(JSONReadError) in
+                            var read: [Entitlement]?
+                            try reader.readObject { reader, key throws(JSONReadError) in
+                                guard key == "entitlements" else { return try reader.skipValue() }
+                                read = try reader.readArray(of: Entitlement.self)
+                            }
+                            guard let read else { throw .missing("entitlements") }
+                            entitlements = read
+                        }
+                    } else {
+                        try reader.skipValue()
+                    }
+                }
+                self.entitlements = entitlements
+            }
         }
-        struct Data: Decodable {
-            let app_user_id: String?
-            let version: UInt64?
-            let reason: String?
-            let status: Status?
+        var type = ""
+        var timestamp: String?
+        var data: Data?
+
+        init(json reader: inout JSONReader) throws(JSONReadError) {
+            var type: String?
+            try reader.readObject { reader, key throws(JSONReadError) in
+                if key == "type" {
+                    type = try reader.optionalString()
+                } else if key == "timestamp" {
+                    timestamp = try reader.optionalString()
+                } else if key == "data" {
+                    data = try reader.readOptional { reader throws(JSONReadError) in try Data(json: &reader) }
+                } else {
+                    try reader.skipValue()
+                }
+            }
+            guard let type else { throw .missing("type") }
+            self.type = type
         }
-        let type: String
-        let timestamp: String?
-        let data: Data?
     }
 
     /// `2026-11-30T12:07:36Z  customer.grant  alice  version 2  pro until 2026-12-30T12:07:36Z  reason: ...` and
     /// `(msg_..., signature verified)`; `REFUSED msg_...: why` for a delivery whose signature does not hold.
     var line: String {
         if let problem { return "REFUSED \(webhookID.isEmpty ? "-" : webhookID): \(problem)" }
-        guard let parsed = try? JSONDecoder().decode(Body.self, from: Data(body)) else {
+        guard let parsed = try? JSONReader.read(Body.self, from: body) else {
             return "\(webhookID): a body that is not a webhook message (\(body.count) bytes), signature verified"
         }
         var parts = [Self.seconds(parsed.timestamp ?? ""), parsed.type]
         if let data = parsed.data, let user = data.app_user_id {
             parts.append("\(user)  version \(data.version ?? 0)")
-            let entitlements = data.status?.entitlements ?? []
+            let entitlements = data.entitlements ?? []
             parts.append(
                 entitlements.isEmpty
                     ? "no entitlements"
@@ -141,7 +196,7 @@ struct WebhookReceipt: JSONEncodable {
 
     /// `{"webhookId", "webhookTimestamp", "verified", "error", "body"}`, the body as sent when it is JSON.
     var json: JSONValue {
-        let isJSON = (try? JSONSerialization.jsonObject(with: Data(body))) != nil
+        let isJSON = (try? JSONReader.read(body) { reader throws(JSONReadError) in try reader.skipValue() }) != nil
         return .object([
             ("webhookId", .string(webhookID)), ("webhookTimestamp", .string(timestamp)),
             ("verified", .bool(problem == nil)), ("error", .string(problem ?? "")),
