@@ -41,24 +41,24 @@ enum PlayBench {
         let now = Int64(Date().timeIntervalSince1970)
         let header = Array(#"{"alg":"RS256","kid":"\#(kid)","typ":"JWT"}"#.utf8)
         let requests: [HTTPClientRequest] = try (0..<count).map { index in
-            let claims = try JSONSerialization.data(withJSONObject: [
+            let claims = try BenchJSON.bytes([
                 "iss": "https://accounts.google.com", "aud": audience, "email": email, "email_verified": true,
                 "iat": now, "exp": now + Seconds.perHour, "sub": "100000000000000000000",
             ])
-            let pushToken = try JWSSigning.sign(headerJSON: header, payload: Array(claims), key: key)
-            let notification = try JSONSerialization.data(withJSONObject: [
+            let pushToken = try JWSSigning.sign(headerJSON: header, payload: claims, key: key)
+            let notification = try BenchJSON.bytes([
                 "version": "1.0", "packageName": package, "eventTimeMillis": String(now * 1000),
                 "subscriptionNotification": ["version": "1.0", "notificationType": 2, "purchaseToken": token(index)],
-            ] as [String: Any])
-            let envelope = try JSONSerialization.data(withJSONObject: [
-                "message": ["data": Base64.encode(Array(notification), padded: true), "messageId": "bench-\(index)-\(now)"],
+            ])
+            let envelope = try BenchJSON.bytes([
+                "message": ["data": Base64.encode(notification, padded: true), "messageId": "bench-\(index)-\(now)"],
                 "subscription": "projects/bench/subscriptions/rtdn",
             ])
             return HTTPClientRequest(
                 method: "POST", scheme: .http, host: address.host, port: address.port,
                 target: "/v1/google/notifications/\(tenant)",
                 headers: ["Content-Type": "application/json", "Authorization": "Bearer \(pushToken)"],
-                body: Array(envelope))
+                body: envelope)
         }
         print(try await HTTPRates.run(requests, concurrency: concurrency, expecting: [200], what: "notifications") + " (all 200)")
     }

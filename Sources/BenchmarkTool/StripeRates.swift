@@ -30,7 +30,7 @@ enum StripeBench {
                 "created": now, "livemode": false, "api_version": "2026-10-28.endive",
                 "data": ["object": subscription],
             ]
-            let body = Array(try JSONSerialization.data(withJSONObject: event))
+            let body = try BenchJSON.bytes(event)
             return HTTPClientRequest(
                 method: "POST", scheme: .http, host: address.host, port: address.port,
                 target: "/v1/stripe/webhooks/\(tenant)",
