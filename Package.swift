@@ -79,7 +79,7 @@ let package = Package(
         .target(
             name: "AppStoreServerAPI", dependencies: ["JOSE", "Crypto", "CivilCalendar", "Encodings", "OutboundHTTP", "HTTP1"],
             swiftSettings: strict),
-        .target(name: "StripeAPI", dependencies: ["Stripe", "OutboundHTTP", "HTTP1", "BoundedText"], swiftSettings: strict),
+        .target(name: "StripeAPI", dependencies: ["Stripe", "OutboundHTTP", "HTTP1", "BoundedText", "Encodings"], swiftSettings: strict),
         // Google's APIs: service-account tokens, the Play Developer API, Pub/Sub push tokens.
         .target(
             name: "GooglePlayAPI",

@@ -1,5 +1,5 @@
 import BoundedText
-import Foundation
+import Encodings
 
 /// Why a call to Stripe's API failed, as the caller acts on it: try later (`unavailable`), fix the tenant's setup
 /// (`permissionDenied`), or an object Stripe does not know (`notFound`, `invalidRequest`).
@@ -54,12 +54,12 @@ public struct StripeAPIError: Error, Sendable, Hashable, CustomStringConvertible
 
     /// Stripe's `error.message` and `error.code`, bounded.
     static func summary(ofErrorBody body: [UInt8]) -> String? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body.prefix(64 * 1024))) as? [String: Any],
-            let error = object["error"] as? [String: Any]
+        guard let object = try? JSONReader.read(JSONValue.self, from: Array(body.prefix(64 * 1024))),
+            let error = object["error"], case .object = error
         else { return nil }
         var parts: [String] = []
-        if let message = error["message"] as? String { parts.append(message) }
-        if let code = error["code"] as? String { parts.append("(\(code))") }
+        if let message = error["message"]?.string { parts.append(message) }
+        if let code = error["code"]?.string { parts.append("(\(code))") }
         guard !parts.isEmpty else { return nil }
         return parts.joined(separator: " ").truncated(toUTF8Bytes: 300)
     }
