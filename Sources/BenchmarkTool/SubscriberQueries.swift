@@ -29,11 +29,11 @@ enum SubscriberQueriesBench {
         let tenant = try Tenant(
             id: tenantID, publicKeyHashes: [], secretKeyHashes: [APIKey.hashString(APIKey.generate(.secretKey))!],
             entitlements: ["pro", "premium"], allowUndeclaredEntitlements: false, products: [:])
-        let counts = try engine.countCustomers(tenantID: tenantID).counts
+        let counts = try engine.subscriberQueries.countCustomers(tenantID: tenantID).counts
         print(
             "counts: \(counts.activeCustomers) active; per entitlement \(counts.perEntitlement.sorted { $0.key < $1.key });"
                 + " per product \(counts.perProduct.sorted { $0.key < $1.key }); per store \(counts.perSource.count) stores")
-        report("CountCustomers", runs: runs) { _ = try engine.countCustomers(tenantID: tenantID) }
+        report("CountCustomers", runs: runs) { _ = try engine.subscriberQueries.countCustomers(tenantID: tenantID) }
 
         let newest = createdAt(customers - 1000, now: now)
         let pages: [(String, CustomerFilter)] = [
@@ -49,7 +49,8 @@ enum SubscriberQueriesBench {
             // The first page, then pages further on through their tokens: keyset pages cost the same anywhere.
             var token = ""
             report(name, runs: runs) {
-                let page = try engine.listCustomers(tenant: tenant, filter: filter, pageSize: 100, pageToken: token)
+                let page = try engine.subscriberQueries.listCustomers(
+                    tenant: tenant, filter: filter, pageSize: 100, pageToken: token)
                 guard !page.customers.isEmpty else { fail("\(name): an empty page") }
                 token = page.nextPageToken
             }

@@ -21,14 +21,14 @@ extension AdminService {
 
     func findCustomers(_ request: FindCustomersRequest, _ context: ServerContext) async throws -> FindCustomersResponse {
         try await log.call(context, requires: .secretKey, scope: .read, in: tenants) { tenant, _ in
-            let matches = try engine.findCustomers(tenantID: tenant.id, query: request.query)
+            let matches = try engine.subscriberQueries.findCustomers(tenantID: tenant.id, query: request.query)
             return FindCustomersResponse(matches: matches.map(EntitlementsProto.CustomerMatch.init))
         }
     }
 
     func listCustomers(_ request: ListCustomersRequest, _ context: ServerContext) async throws -> ListCustomersResponse {
         try await log.call(context, requires: .secretKey, scope: .read, in: tenants) { tenant, _ in
-            let page = try engine.listCustomers(
+            let page = try engine.subscriberQueries.listCustomers(
                 tenant: tenant, filter: try CustomerFilter(request), pageSize: Int(request.pageSize),
                 pageToken: request.pageToken)
             let now = engine.now()
@@ -48,7 +48,7 @@ extension AdminService {
 
     func countCustomers(_ request: CountCustomersRequest, _ context: ServerContext) async throws -> CountCustomersResponse {
         try await log.call(context, requires: .secretKey, scope: .read, in: tenants) { tenant, _ in
-            let taken = try engine.countCustomers(tenantID: tenant.id)
+            let taken = try engine.subscriberQueries.countCustomers(tenantID: tenant.id)
             let counts = taken.counts
             var response = CountCustomersResponse()
             response.activeCustomers = counts.activeCustomers

@@ -20,6 +20,8 @@ public final class CustomerEngine: Sendable {
     public let replayLimit: Int
     /// Names this instance in logs.
     public let instanceID: String
+    /// Listing, counting and finding the tenant's customers.
+    public let subscriberQueries: SubscriberQueries
     /// Told of every committed change (for the one log line per state change).
     let observeChange: @Sendable (_ tenantID: String, _ update: StatusUpdate) -> Void
     /// A tenant's webhook endpoints as configured now: every event one of them wants is put in the outbox in the
@@ -41,6 +43,7 @@ public final class CustomerEngine: Sendable {
         self.instanceID = instanceID
         self.webhookEndpoints = webhookEndpoints
         self.observeChange = observeChange
+        self.subscriberQueries = SubscriberQueries(store: store, clock: clock)
     }
 
     /// The engine's clock reading, for `server_time` in responses.
@@ -387,11 +390,7 @@ public final class CustomerEngine: Sendable {
     }
 
     func read<Value>(_ body: () throws(StorageError) -> Value) throws(DomainError) -> Value {
-        do {
-            return try body()
-        } catch {
-            throw DomainError(error)
-        }
+        try DomainError.reading(body)
     }
 
     private static func describeTimeChange(from old: ComputedStatus?, to new: ComputedStatus) -> String {
@@ -412,6 +411,15 @@ extension DomainError {
         case .unavailable: self = .storageUnavailable("The database is unavailable: \(error.message)")
         case .conflict: self = .storageFailed("A storage conflict occurred: \(error.message)")
         case .corrupt: self = .storageFailed("The database is damaged: \(error.message)")
+        }
+    }
+
+    /// `body`'s answer, or its storage failure as the caller sees it.
+    static func reading<Value>(_ body: () throws(StorageError) -> Value) throws(DomainError) -> Value {
+        do {
+            return try body()
+        } catch {
+            throw DomainError(error)
         }
     }
 }

@@ -32,7 +32,7 @@ public struct CustomerMatch: Hashable, Sendable {
     }
 }
 
-extension CustomerEngine {
+extension SubscriberQueries {
     public static let maxSearchBytes = 512
     /// More matches than a person reads through; one ID rarely names more than a handful.
     public static let maxSearchMatches = 20
@@ -46,7 +46,7 @@ extension CustomerEngine {
         if let scalar = query.unicodeScalars.first(where: AppUserID.isControl) {
             throw .invalidRequest("query contains the control character \(AppUserID.codePoint(scalar)); no ID does.")
         }
-        return try read { () throws(StorageError) in
+        return try DomainError.reading { () throws(StorageError) in
             try store.customerMatches(tenantID: tenantID, id: query, limit: Self.maxSearchMatches)
         }
     }

@@ -17,7 +17,12 @@ public struct SubscriberCountsNow: Sendable, Hashable {
     public var countedAt: UnixTime
 }
 
-extension CustomerEngine {
+/// Subscriber queries: listing, counting and finding a tenant's customers. Read from the database (listings and
+/// counts have no place in the cache) and never a write, so they need neither the engine's cache nor its write queue.
+public struct SubscriberQueries: Sendable {
+    let store: any SubscriberQueryReads
+    let clock: any DomainClock
+
     /// One page of the customers matching `filter`; `pageToken` is the previous page's, asked with the same filter.
     /// Read from the database (listings and counts have no place in the cache).
     public func listCustomers(tenant: Tenant, filter: CustomerFilter, pageSize: Int, pageToken: String)
@@ -31,7 +36,7 @@ extension CustomerEngine {
         let limit = pageSize == 0 ? CustomerPage.defaultSize : pageSize
         let after = try CustomerPageToken.customerID(in: pageToken, tenantID: tenant.id, filter: filter)
         let query = CustomerListQuery(filter: filter, afterCustomerID: after, limit: limit + 1, now: clock.now())
-        let records = try read { () throws(StorageError) in try store.customers(tenantID: tenant.id, matching: query) }
+        let records = try DomainError.reading { () throws(StorageError) in try store.customers(tenantID: tenant.id, matching: query) }
         let page = Array(records.prefix(limit))
         let next =
             records.count > limit
@@ -43,7 +48,7 @@ extension CustomerEngine {
     /// The tenant's customers with an active entitlement now, in all and per entitlement, product and source.
     public func countCustomers(tenantID: String) throws(DomainError) -> SubscriberCountsNow {
         let now = clock.now()
-        let counts = try read { () throws(StorageError) in try store.subscriberCounts(tenantID: tenantID, at: now) }
+        let counts = try DomainError.reading { () throws(StorageError) in try store.subscriberCounts(tenantID: tenantID, at: now) }
         return SubscriberCountsNow(counts: counts, countedAt: now)
     }
 }
