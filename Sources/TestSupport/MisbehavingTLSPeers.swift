@@ -1,3 +1,4 @@
+import Encodings
 import Foundation
 import Synchronization
 
@@ -29,9 +30,34 @@ public final class MisbehavingTLSPeers: Sendable {
     }
 
     /// What the peers did, from the script: how many connections reached each misbehaviour, and anything unexpected.
-    public struct Report: Decodable, Sendable {
+    public struct Report: Sendable {
         public var performed: [String: Int]
         public var problems: [String]
+
+        init(json reader: inout JSONReader) throws(JSONReadError) {
+            var performed: [String: Int]?
+            var problems: [String]?
+            try reader.readObject { reader, key throws(JSONReadError) in
+                if key == "performed" {
+                    performed = try MisbehavingTLSPeers.counts(&reader)
+                } else if key == "problems" {
+                    problems = try reader.readStringArray()
+                } else {
+                    try reader.skipValue()
+                }
+            }
+            guard let performed else { throw .missing("performed") }
+            guard let problems else { throw .missing("problems") }
+            self.performed = performed
+            self.problems = problems
+        }
+    }
+
+    /// `{"name": count, ...}`, as the script writes its ports and what it performed.
+    private static func counts(_ reader: inout JSONReader) throws(JSONReadError) -> [String: Int] {
+        var counts: [String: Int] = [:]
+        try reader.readObject { reader, key throws(JSONReadError) in counts[key.text] = try reader.readInt() }
+        return counts
     }
 
     /// Each listener's port, by the name it was started with.
@@ -70,7 +96,9 @@ public final class MisbehavingTLSPeers: Sendable {
         }
         self.python = python
         self.script = script
-        ports = try JSONDecoder().decode([String: Int].self, from: Data(contentsOf: portsFile))
+        ports = try JSONReader.read(Array(try Data(contentsOf: portsFile))) { reader throws(JSONReadError) in
+            try Self.counts(&reader)
+        }
     }
 
     /// Ends the peers once every misbehaving connection has finished, and returns what they did.
@@ -80,7 +108,8 @@ public final class MisbehavingTLSPeers: Sendable {
         guard FileManager.default.createFile(atPath: stop, contents: nil) else {
             throw PythonHelper.Failure(description: "cannot create \(stop) to stop misbehaving_tls_peers.py")
         }
-        return try JSONDecoder().decode(Report.self, from: await script.value)
+        let output = Array(try await script.value)
+        return try JSONReader.read(output) { reader throws(JSONReadError) in try Report(json: &reader) }
     }
 }
 
