@@ -218,6 +218,10 @@ public enum StripeInterpretation {
         return revoked
     }
 
+    /// A refund takes the purchase back only when it refunds the whole charge (`refunded`); a partial refund (a
+    /// goodwill credit, one seat of several) leaves access as it was.
+    public static func refundTakesBack(_ charge: StripeCharge) -> Bool { charge.refunded == true }
+
     /// Dispute statuses after which the money stays with the buyer's bank or is still at stake; `won` and
     /// `warning_closed` give it back.
     public static func disputeTakesBack(status: String?) -> Bool {

@@ -178,7 +178,7 @@ struct StripeEvents: Sendable {
         async throws(DomainError) -> NotificationChange
     {
         let charge = try await fetch(api, snapshot) { api throws(StripeAPIError) in try await api.charge(snapshot.id) }
-        guard charge.refunded == true else {
+        guard StripeInterpretation.refundTakesBack(charge) else {
             return NotificationChange(note: "a partial refund (\(charge.amountRefunded ?? 0) of \(charge.amount ?? 0)): access kept")
         }
         return try revoke(
