@@ -24,9 +24,7 @@ extension PlayStoreNotifications {
         }
         let voidedAt = notifiedAt ?? engine.now()
         let current = try await purchases.product(productID: stored.productID, token: token, tenant: tenant, origin: .notification)
-        let stillGranting = current.revokedAt == nil && !current.renewal.isHeld
-            && (current.expiresAt.map { $0 > engine.now() } ?? true)
-        if stillGranting {
+        if PurchaseAccess(current).grants(at: engine.now()) {
             log.warning(
                 "play voided-purchase notification for a purchase Google still shows in force: not revoked",
                 ["tenant": tenant.id, "order_id": orderID ?? ""])
