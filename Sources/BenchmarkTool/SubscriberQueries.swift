@@ -91,7 +91,7 @@ enum SubscriberQueriesBench {
     }
 
     static func seed(_ store: SQLiteRepository, tenantID: String, customers: Int, now: UnixTime) throws {
-        let stores: [EntitlementSource] = [.appStore, .playStore, .web]
+        let stores: [EntitlementSource] = [.appStore, .playStore, .stripe]
         for start in stride(from: 0, to: customers, by: batch) {
             try store.write { transaction in
                 for n in start..<min(start + batch, customers) {

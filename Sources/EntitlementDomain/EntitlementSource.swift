@@ -2,7 +2,8 @@
 public enum EntitlementSource: Sendable, Hashable, CaseIterable, Comparable {
     case appStore
     case playStore
-    case web
+    /// Stripe (the API's and recorded statuses' `WEB`, 3).
+    case stripe
     /// A grant an admin made with a secret key.
     case grant
 

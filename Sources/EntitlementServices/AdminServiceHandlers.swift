@@ -92,7 +92,7 @@ public struct AdminService: RPCService {
                 throw DomainError.tenantMisconfigured("Tenant '\(tenant.id)' takes no Stripe purchases (no \"stripe\" settings).")
             }
             let issued = try await engine.issueRedemptionCode(
-                tenantID: tenant.id, store: .web, referenceID: id,
+                tenantID: tenant.id, store: .stripe, referenceID: id,
                 validityMilliseconds: Int64(settings.redemptionCodeDays) * Milliseconds.perDay)
             var response = RedemptionCode()
             response.code = issued.code

@@ -9,7 +9,7 @@ extension EntitlementsProto.Store {
             switch source {
             case .appStore: .appStore
             case .playStore: .playStore
-            case .web: .web
+            case .stripe: .web
             case .grant: .grant
             }
     }

@@ -8,7 +8,7 @@ public enum StorageColumns {
         switch store {
         case .appStore: 1
         case .playStore: 2
-        case .web: 3
+        case .stripe: 3
         }
     }
 

@@ -119,7 +119,7 @@ func candidate(
         #expect(try winner([candidate(expires: 900, billingRetry: true, reference: "a"), candidate(expires: 900, reference: "b")]) == "b")
         #expect(try winner([candidate(expires: 900, grace: true, reference: "a"), candidate(expires: 900, reference: "b")]) == "b")
         // Then store order: App Store, Play Store, web, grant.
-        #expect(try winner([candidate(source: .grant, expires: 900, reference: "a"), candidate(source: .web, expires: 900, reference: "b")]) == "b")
+        #expect(try winner([candidate(source: .grant, expires: 900, reference: "a"), candidate(source: .stripe, expires: 900, reference: "b")]) == "b")
         #expect(try winner([candidate(source: .playStore, expires: 900, reference: "a"), candidate(source: .appStore, expires: 900, reference: "b")]) == "b")
         // Then the smaller reference ID.
         #expect(try winner([candidate(expires: nil, reference: "g2"), candidate(expires: nil, reference: "g10"), candidate(expires: nil, reference: "g1")]) == "g1")
@@ -174,8 +174,8 @@ func candidate(
     }
 
     @Test func sourcesArePreferredInDeclarationOrder() {
-        #expect(EntitlementSource.allCases.sorted() == [.appStore, .playStore, .web, .grant])
-        #expect(EntitlementSource.appStore < .grant && !(EntitlementSource.web < .playStore))
+        #expect(EntitlementSource.allCases.sorted() == [.appStore, .playStore, .stripe, .grant])
+        #expect(EntitlementSource.appStore < .grant && !(EntitlementSource.stripe < .playStore))
     }
 
     /// For random candidate sets, `nextChangeAt` is exactly the first millisecond at which the status differs.

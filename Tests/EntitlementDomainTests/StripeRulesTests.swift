@@ -40,7 +40,7 @@ import Testing
         let good = good(files)
         let tenant = try Tenant(id: "a", publicKeyHashes: [Self.publicHash], products: Self.products, stripe: good)
         #expect(tenant.stripe == good)
-        #expect(tenant.transferPolicy(for: .web) == .transferIfNoActive)
+        #expect(tenant.transferPolicy(for: .stripe) == .transferIfNoActive)
         #expect(tenant.transferPolicy(for: .playStore) == .transfer)
         #expect(try Tenant(id: "b", publicKeyHashes: [Self.publicHash]).stripe == nil)
 

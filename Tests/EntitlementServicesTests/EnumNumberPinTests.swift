@@ -46,7 +46,7 @@ import Testing
 
     @Test func stores() {
         let pins: [(EntitlementDomain.Store, proto: Int32, column: Int64)] = [
-            (.appStore, 1, 1), (.playStore, 2, 2), (.web, 3, 3),
+            (.appStore, 1, 1), (.playStore, 2, 2), (.stripe, 3, 3),
         ]
         #expect(pins.count == EntitlementDomain.Store.allCases.count)
         for (store, proto, column) in pins {
@@ -58,7 +58,7 @@ import Testing
     @Test func entitlementSources() {
         // The API's Store numbers, and the numbers recorded statuses (event history) carry.
         let pins: [(EntitlementSource, proto: Int32, recorded: Int32)] = [
-            (.appStore, 1, 1), (.playStore, 2, 2), (.web, 3, 3), (.grant, 4, 4),
+            (.appStore, 1, 1), (.playStore, 2, 2), (.stripe, 3, 3), (.grant, 4, 4),
         ]
         #expect(pins.count == EntitlementSource.allCases.count)
         for (source, proto, recorded) in pins {

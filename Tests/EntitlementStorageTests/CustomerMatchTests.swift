@@ -14,14 +14,14 @@ struct CustomerMatchTests {
         try store.write { transaction throws in
             let guest = try transaction.customer("t", "guest")
             let erin = try transaction.customer("t", "erin")
-            try transaction.savePurchase(makeTransaction("pi_guest", tenant: "t", customer: guest.id, store: .web))
+            try transaction.savePurchase(makeTransaction("pi_guest", tenant: "t", customer: guest.id, store: .stripe))
             try transaction.savePurchase(
-                makeTransaction("sub_erin", tenant: "t", customer: erin.id, store: .web, transactionID: "in_erin"))
+                makeTransaction("sub_erin", tenant: "t", customer: erin.id, store: .stripe, transactionID: "in_erin"))
             for (reference, original) in [
                 ("pi_guest", "pi_guest"), ("cs_guest", "pi_guest"), ("in_erin", "sub_erin"), ("cus_erin", "sub_erin"),
             ] {
                 try transaction.savePurchaseReference(
-                    PurchaseReference(store: .web, referenceID: reference, originalTransactionID: original, appUserID: ""),
+                    PurchaseReference(store: .stripe, referenceID: reference, originalTransactionID: original, appUserID: ""),
                     tenantID: "t", at: time(1_000))
             }
         }
@@ -41,7 +41,7 @@ struct CustomerMatchTests {
         for (id, owner, matchedBy, original) in expected {
             #expect(
                 try store.customerMatches(tenantID: "t", id: id, limit: 20)
-                    == [CustomerMatch(appUserID: owner, matchedBy: matchedBy, store: .web, originalTransactionID: original)],
+                    == [CustomerMatch(appUserID: owner, matchedBy: matchedBy, store: .stripe, originalTransactionID: original)],
                 "\(id)")
         }
     }

@@ -33,7 +33,7 @@ struct StoreTransactionRecordTests {
         bare.productType = "Consumable"
         bare.renewal = .paused(resumesAt: time(7_000))
         var oneEmpty = makeTransaction("2000000003", tenant: "t", customer: nil, entitlements: [""])
-        oneEmpty.store = .web
+        oneEmpty.store = .stripe
         oneEmpty.renewal = .held(billingRetry: true)
 
         try store.write { transaction throws in

@@ -34,7 +34,7 @@ struct SubscriberQueryTests {
                 ("t", "alice", [held("pro", .appStore, product: "monthly", expiresAt: 20_000), held("cloud", .appStore, product: "monthly", expiresAt: 20_000)]),
                 ("t", "bob", [held("pro", .grant)]),
                 ("t", "carol", [held("pro", .playStore, product: "yearly", expiresAt: 5_000)]),
-                ("t", "dave", [held("cloud", .web, product: "cloud_web", expiresAt: 30_000, gracePeriod: true)]),
+                ("t", "dave", [held("cloud", .stripe, product: "cloud_web", expiresAt: 30_000, gracePeriod: true)]),
                 ("t", "erin", []),
                 ("t", "$anon:husk", []),
                 ("u", "frank", [held("pro", .appStore, product: "monthly", expiresAt: 20_000)]),
@@ -75,7 +75,7 @@ struct SubscriberQueryTests {
             try fixture.store.subscriberCounts(tenantID: "t", at: Self.now)
                 == SubscriberCounts(
                     activeCustomers: 3, perEntitlement: ["pro": 2, "cloud": 2], perProduct: ["monthly": 1, "cloud_web": 1],
-                    perSource: [.appStore: 1, .grant: 1, .web: 1]))
+                    perSource: [.appStore: 1, .grant: 1, .stripe: 1]))
         #expect(
             try fixture.store.subscriberCounts(tenantID: "u", at: Self.now)
                 == SubscriberCounts(
@@ -97,7 +97,7 @@ struct SubscriberQueryTests {
         #expect(try fixture.list(CustomerFilter(state: .billingRetry)) == [])
         #expect(try fixture.list(CustomerFilter(entitlementID: "pro")) == ["alice", "bob"])
         #expect(try fixture.list(CustomerFilter(entitlementID: "cloud")) == ["alice", "dave"])
-        #expect(try fixture.list(CustomerFilter(source: .web)) == ["dave"])
+        #expect(try fixture.list(CustomerFilter(source: .stripe)) == ["dave"])
         #expect(try fixture.list(CustomerFilter(source: .playStore)) == [])
         #expect(try fixture.list(CustomerFilter(productID: "monthly")) == ["alice"])
         // The conditions name one entitlement: bob's pro is a grant, alice's is from the App Store.
@@ -116,7 +116,7 @@ struct SubscriberQueryTests {
         #expect(alice.entitlements.allSatisfy { $0.productID == "monthly" && $0.source == .appStore })
         #expect(alice.createdAt == time(1_000) && alice.changedAt == time(1_000))
         #expect(page[2].appUserID == "carol" && page[2].entitlements.isEmpty)
-        #expect(page[3].entitlements == [Self.held("cloud", .web, product: "cloud_web", expiresAt: 30_000, gracePeriod: true)])
+        #expect(page[3].entitlements == [Self.held("cloud", .stripe, product: "cloud_web", expiresAt: 30_000, gracePeriod: true)])
     }
 
     @Test func pagesFollowCustomerIDsWhileCustomersChange() throws {

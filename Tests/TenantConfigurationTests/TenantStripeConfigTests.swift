@@ -73,7 +73,7 @@ import Testing
         let directory = try load("{\"tenants\": [{\"id\": \"a\", \"public_keys\": [\"\(Self.publicHash)\"]}]}")
         let tenant = try #require(directory.tenant(id: "a"))
         #expect(tenant.stripe == nil)
-        #expect(tenant.transferPolicy(for: .web) == .transfer)
+        #expect(tenant.transferPolicy(for: .stripe) == .transfer)
     }
 
     @Test func fullSettings() throws {
@@ -104,7 +104,7 @@ import Testing
         #expect(settings.transferPolicy == .keepWithOriginal)
         #expect(settings.apiKeyPath == files.keyFilePath)
         #expect(settings.apiBaseURL == "http://127.0.0.1:12111")
-        #expect(tenant.transferPolicy(for: .web) == .keepWithOriginal)
+        #expect(tenant.transferPolicy(for: .stripe) == .keepWithOriginal)
         #expect(tenant.transferPolicy(for: .appStore) == .transfer)
         // Secrets are kept whole for the verifier, but never shown.
         for text in ["\(settings)", String(reflecting: settings), "\(tenant)", String(reflecting: tenant)] {

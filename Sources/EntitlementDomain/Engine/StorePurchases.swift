@@ -326,7 +326,7 @@ extension CustomerEngine {
     fileprivate func takePendingRevocation(for record: StorePurchase, in transaction: any StorageTransaction)
         throws(StorageError) -> PendingRevocation?
     {
-        guard record.revokedAt == nil, record.store == .web else { return nil }
+        guard record.revokedAt == nil, record.store == .stripe else { return nil }
         let references = try transaction.purchaseReferences(
             tenantID: record.tenantID, store: record.store, originalTransactionID: record.originalTransactionID)
         let ids = [record.originalTransactionID, record.transactionID] + references.map(\.referenceID)

@@ -121,7 +121,7 @@ extension EntitlementSource {
         switch self {
         case .appStore: 1
         case .playStore: 2
-        case .web: 3
+        case .stripe: 3
         case .grant: 4
         }
     }

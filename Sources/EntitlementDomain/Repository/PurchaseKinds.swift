@@ -3,15 +3,15 @@
 public enum Store: Sendable, Hashable, CaseIterable {
     case appStore
     case playStore
-    /// A web checkout (Stripe).
-    case web
+    /// A web checkout through Stripe (the API's and the database's `WEB`, 3).
+    case stripe
 
     /// Where its entitlements come from, in status.
     public var entitlementSource: EntitlementSource {
         switch self {
         case .appStore: .appStore
         case .playStore: .playStore
-        case .web: .web
+        case .stripe: .stripe
         }
     }
 }

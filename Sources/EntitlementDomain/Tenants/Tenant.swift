@@ -210,7 +210,7 @@ public struct Tenant: Hashable, Sendable {
         switch store {
         case .appStore: appStore?.transferPolicy ?? .transfer
         case .playStore: playStore?.transferPolicy ?? .transfer
-        case .web: stripe?.transferPolicy ?? .transfer
+        case .stripe: stripe?.transferPolicy ?? .transfer
         }
     }
 

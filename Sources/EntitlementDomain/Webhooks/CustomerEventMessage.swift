@@ -173,7 +173,7 @@ extension EntitlementSource {
         switch self {
         case .appStore: "app_store"
         case .playStore: "play_store"
-        case .web: "web"
+        case .stripe: "web"
         case .grant: "grant"
         }
     }

@@ -12,7 +12,7 @@ import TestSupport
     private func unownedWebPurchase(_ harness: EngineHarness, id: String = "sub_1") async throws {
         let now = harness.now
         let record = StorePurchase(
-            tenantID: harness.tenantID, store: .web, originalTransactionID: id, transactionID: "in_1",
+            tenantID: harness.tenantID, store: .stripe, originalTransactionID: id, transactionID: "in_1",
             customerID: nil, productID: "pro_monthly_web", productType: "subscription", entitlementIDs: ["pro"],
             environment: .sandbox, purchasedAt: now, originalPurchaseAt: now,
             expiresAt: UnixTime(milliseconds: now.milliseconds + 30 * Self.day), revokedAt: nil, revocationReason: "",
@@ -26,7 +26,7 @@ import TestSupport
 
     private func issue(_ harness: EngineHarness, days: Int64 = 1) async throws -> IssuedRedemptionCode {
         try await harness.engine.issueRedemptionCode(
-            tenantID: harness.tenantID, store: .web, referenceID: "sub_1", validityMilliseconds: days * Self.day)
+            tenantID: harness.tenantID, store: .stripe, referenceID: "sub_1", validityMilliseconds: days * Self.day)
     }
 
     private func redeem(_ harness: EngineHarness, _ code: String, by user: String = "alice") async throws -> Redemption {

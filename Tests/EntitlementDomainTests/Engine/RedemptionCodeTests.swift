@@ -7,12 +7,12 @@ import TestSupport
 @Suite struct RedemptionCodeTests {
     private func unownedWebPurchase(_ harness: EngineHarness, id: String = "pi_1") async throws {
         var record = harness.playPurchase(id, product: "lifetime_web", entitlements: ["pro"])
-        record.store = .web
+        record.store = .stripe
         record.expiresAt = nil
         let outcome = try await harness.engine.applyStoreNotification(
             tenantID: harness.tenantID, notificationID: "stripe:evt_\(id)", transaction: record,
             reason: "checkout.session.completed", cause: .stripeWebhook,
-            references: [PurchaseReference(store: .web, referenceID: "cs_\(id)", originalTransactionID: id)])
+            references: [PurchaseReference(store: .stripe, referenceID: "cs_\(id)", originalTransactionID: id)])
         #expect(outcome == .recorded)
     }
 
@@ -20,7 +20,7 @@ import TestSupport
         -> IssuedRedemptionCode
     {
         try await harness.engine.issueRedemptionCode(
-            tenantID: harness.tenantID, store: .web, referenceID: reference, validityMilliseconds: days * Milliseconds.perDay)
+            tenantID: harness.tenantID, store: .stripe, referenceID: reference, validityMilliseconds: days * Milliseconds.perDay)
     }
 
     private func redeem(_ harness: EngineHarness, _ appUserID: String, _ code: String, policy: TransferPolicy = .transfer)
@@ -85,7 +85,7 @@ import TestSupport
         try await unownedWebPurchase(harness)
         let issued = try await issue(harness)
         // Someone else got the purchase meanwhile (a later event named its buyer).
-        var owned = try #require(try harness.stored("pi_1", store: .web))
+        var owned = try #require(try harness.stored("pi_1", store: .stripe))
         owned.signedAt = harness.now
         _ = try await harness.engine.applyStoreNotification(
             tenantID: harness.tenantID, notificationID: "stripe:evt_2", transaction: owned, reason: "x",
@@ -105,9 +105,9 @@ import TestSupport
         _ = try await harness.engine.applyStoreNotification(
             tenantID: harness.tenantID, notificationID: "stripe:evt_session", transaction: nil,
             reason: "checkout.session.completed", cause: .stripeWebhook,
-            references: [PurchaseReference(store: .web, referenceID: "cs_9", originalTransactionID: "sub_9", appUserID: "dave")])
+            references: [PurchaseReference(store: .stripe, referenceID: "cs_9", originalTransactionID: "sub_9", appUserID: "dave")])
         var record = harness.playPurchase("sub_9", product: "pro_web", entitlements: ["pro"])
-        record.store = .web
+        record.store = .stripe
         let outcome = try await harness.engine.applyStoreNotification(
             tenantID: harness.tenantID, notificationID: "stripe:evt_sub", transaction: record,
             reason: "customer.subscription.created", cause: .stripeWebhook)
@@ -117,7 +117,7 @@ import TestSupport
     @Test func aNamedAnonymousIDNobodyHasLeavesThePurchaseUnowned() async throws {
         let harness = try EngineHarness()
         var record = harness.playPurchase("sub_8", product: "pro_web", entitlements: ["pro"])
-        record.store = .web
+        record.store = .stripe
         let anonymous = "$anon:" + "4f8e2c1a-0000-4000-8000-000000000001"
         #expect(AppUserID.isAnonymous(anonymous))
         let outcome = try await harness.engine.applyStoreNotification(
@@ -135,15 +135,15 @@ import TestSupport
         let early = try await harness.engine.applyStoreNotification(
             tenantID: harness.tenantID, notificationID: "stripe:evt_refund", transaction: nil, reason: "charge.refunded",
             cause: .stripeWebhook,
-            pendingRevocations: [PendingRevocation(store: .web, referenceID: "pi_7", revokedAt: refundedAt, reason: "REFUNDED")])
+            pendingRevocations: [PendingRevocation(store: .stripe, referenceID: "pi_7", revokedAt: refundedAt, reason: "REFUNDED")])
         #expect(early == .recorded)
         var record = harness.playPurchase("pi_7", product: "lifetime_web", entitlements: ["pro"])
-        record.store = .web
+        record.store = .stripe
         record.expiresAt = nil
         _ = try await harness.engine.applyStoreNotification(
             tenantID: harness.tenantID, notificationID: "stripe:evt_checkout", transaction: record,
             reason: "checkout.session.completed", cause: .stripeWebhook, ownerHints: [.appUserID("alice")])
-        let stored = try #require(try harness.stored("pi_7", store: .web))
+        let stored = try #require(try harness.stored("pi_7", store: .stripe))
         #expect(stored.revokedAt == refundedAt && stored.revocationReason == "REFUNDED")
         #expect(try harness.state("alice").status.activeIDs.isEmpty)
         // Used up: later data about the purchase is not revoked again by it.

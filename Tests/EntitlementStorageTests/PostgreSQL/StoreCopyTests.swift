@@ -43,7 +43,7 @@ struct StoreCopyTests {
                     tenantID: tenant, originalTransactionID: "\(tenant)-otx-1", requestIdentifier: "r-1", days: 7, at: time(1_500))
                 try transaction.savePurchaseReference(
                     PurchaseReference(
-                        store: .web, referenceID: "cs_\(tenant)", originalTransactionID: "\(tenant)-otx-2", appUserID: ""),
+                        store: .stripe, referenceID: "cs_\(tenant)", originalTransactionID: "\(tenant)-otx-2", appUserID: ""),
                     tenantID: tenant, at: time(1_000))
                 // An alias, and a merge that leaves a husk.
                 let first = try #require(try transaction.snapshot(tenantID: tenant, appUserID: "\(tenant)-user-1"))

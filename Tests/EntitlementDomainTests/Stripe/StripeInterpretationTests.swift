@@ -46,7 +46,7 @@ import Testing
 
     @Test func anActiveSubscriptionGrantsItsPriceEntitlementsUntilThePeriodEnds() throws {
         let record = try purchase()
-        #expect(record.store == .web && record.originalTransactionID == "sub_1" && record.transactionID == "in_1")
+        #expect(record.store == .stripe && record.originalTransactionID == "sub_1" && record.transactionID == "in_1")
         #expect(record.productID == "pro_web" && record.entitlementIDs == ["pro"] && record.environment == .sandbox)
         #expect(record.expiresAt == UnixTime(milliseconds: Self.periodEnd * 1000) && record.willRenew)
         #expect(grants(record, at: Self.periodEnd - 1) && !grants(record, at: Self.periodEnd))

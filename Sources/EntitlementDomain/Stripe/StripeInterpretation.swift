@@ -126,7 +126,7 @@ public enum StripeInterpretation {
             renewal = .held(billingRetry: status == .unpaid)
         }
         return StorePurchase(
-            tenantID: tenant.id, store: .web, originalTransactionID: subscription.id,
+            tenantID: tenant.id, store: .stripe, originalTransactionID: subscription.id,
             transactionID: subscription.latestInvoice?.id ?? subscription.id, customerID: nil, productID: productID,
             productType: subscriptionType, entitlementIDs: entitlements, environment: environment,
             purchasedAt: startedAt ?? periodStart, originalPurchaseAt: startedAt, expiresAt: expiresAt, revokedAt: nil,
@@ -157,7 +157,7 @@ public enum StripeInterpretation {
         }
         let purchasedAt = try UnixTime.checked(seconds: session.created, field: "created") ?? observedAt
         return StorePurchase(
-            tenantID: tenant.id, store: .web, originalTransactionID: session.paymentIntent?.id ?? session.id,
+            tenantID: tenant.id, store: .stripe, originalTransactionID: session.paymentIntent?.id ?? session.id,
             transactionID: session.id, customerID: nil, productID: productID, productType: oneTimeType,
             entitlementIDs: entitlements, environment: environment, purchasedAt: purchasedAt,
             originalPurchaseAt: purchasedAt, expiresAt: nil, revokedAt: nil, revocationReason: "", ownership: .purchased,

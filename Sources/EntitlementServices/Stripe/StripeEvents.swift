@@ -101,7 +101,7 @@ struct StripeEvents: Sendable {
                     settings: settings)
             } else {
                 // The subscription's own events give its state; one held already, nobody's yet, is the buyer's now.
-                change.purchase = try engine.purchase(tenantID: tenant.id, store: .web, originalTransactionID: subscriptionID)
+                change.purchase = try engine.purchase(tenantID: tenant.id, store: .stripe, originalTransactionID: subscriptionID)
                 change.note = "the buyer is kept for subscription \(subscriptionID.quotedForMessage), whose own events give its state"
             }
         case "payment":
@@ -118,7 +118,7 @@ struct StripeEvents: Sendable {
         }
         let ids = [session.id, session.customer?.id, session.invoice?.id, session.paymentIntent?.id].compactMap { $0 }
         change.references = ids.map {
-            PurchaseReference(store: .web, referenceID: $0, originalTransactionID: purchaseID, appUserID: buyer)
+            PurchaseReference(store: .stripe, referenceID: $0, originalTransactionID: purchaseID, appUserID: buyer)
         }
         return change
     }
@@ -135,7 +135,7 @@ struct StripeEvents: Sendable {
         return NotificationChange(
             purchase: record, ownerHints: buyer.isEmpty ? [] : [.appUserID(buyer)],
             references: ids.map {
-                PurchaseReference(store: .web, referenceID: $0, originalTransactionID: subscription.id, appUserID: buyer)
+                PurchaseReference(store: .stripe, referenceID: $0, originalTransactionID: subscription.id, appUserID: buyer)
             })
     }
 
@@ -149,7 +149,7 @@ struct StripeEvents: Sendable {
         }
         var change = NotificationChange(
             references: ([invoice.id] + invoice.paymentIntentIDs).map {
-                PurchaseReference(store: .web, referenceID: $0, originalTransactionID: subscriptionID)
+                PurchaseReference(store: .stripe, referenceID: $0, originalTransactionID: subscriptionID)
             })
         if let api {
             let subscription = try await fetched { () throws(StripeAPIError) in try await api.client.subscription(subscriptionID) }
@@ -160,7 +160,7 @@ struct StripeEvents: Sendable {
             if let buyer = StripeInterpretation.namedUser(of: subscription) { change.ownerHints = [.appUserID(buyer)] }
             return change
         }
-        guard let stored = try engine.purchase(tenantID: tenant.id, store: .web, originalTransactionID: subscriptionID)
+        guard let stored = try engine.purchase(tenantID: tenant.id, store: .stripe, originalTransactionID: subscriptionID)
         else {
             change.note = "subscription \(subscriptionID.quotedForMessage) is not held yet; its own events give its state"
             return change
@@ -207,11 +207,11 @@ struct StripeEvents: Sendable {
     /// yet (its checkout or invoice comes later), the revocation waits for it.
     private func revoke(paidBy ids: [String], reason: String, at time: UnixTime, tenant: Tenant) throws(DomainError) -> NotificationChange {
         for id in ids {
-            var purchaseIDs = try engine.purchaseReferences(tenantID: tenant.id, store: .web, referenceID: id)
+            var purchaseIDs = try engine.purchaseReferences(tenantID: tenant.id, store: .stripe, referenceID: id)
                 .map(\.originalTransactionID)
             purchaseIDs.append(id)
             for purchaseID in purchaseIDs {
-                guard let stored = try engine.purchase(tenantID: tenant.id, store: .web, originalTransactionID: purchaseID)
+                guard let stored = try engine.purchase(tenantID: tenant.id, store: .stripe, originalTransactionID: purchaseID)
                 else { continue }
                 guard let revoked = StripeInterpretation.revoking(stored, at: time, reason: reason) else {
                     return NotificationChange(note: "\(purchaseID.quotedForMessage) was revoked already")
@@ -220,7 +220,7 @@ struct StripeEvents: Sendable {
             }
         }
         return NotificationChange(
-            pendingRevocations: ids.map { PendingRevocation(store: .web, referenceID: $0, revokedAt: time, reason: reason) },
+            pendingRevocations: ids.map { PendingRevocation(store: .stripe, referenceID: $0, revokedAt: time, reason: reason) },
             note: "no held purchase was paid by \(ids.map(\.quotedForMessage).joined(separator: ", ")) yet: the revocation waits for it")
     }
 
