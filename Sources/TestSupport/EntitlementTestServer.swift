@@ -61,7 +61,7 @@ public final class EntitlementTestServer: Sendable {
     ) throws {
         directory = NSTemporaryDirectory() + "entitlementd-itest-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        store = try TestStore.repository(sqlitePath: directory + "/entitlements.sqlite")
+        store = try TestDatabase.repository(sqlitePath: directory + "/entitlements.sqlite")
 
         func makeTenant(_ id: String) throws -> TenantKeys {
             let publicKey = APIKey.generate(.publicKey)

@@ -197,7 +197,7 @@ struct SchedulingTests {
         #expect(try store.customersDue(at: time(200), limit: 10).map(\.customerID) == [ids["middle"]!, ids["tie"]!])
     }
 
-    @Test(.enabled(if: !TestStore.isPostgres, "SQLite's query plans"))
+    @Test(.enabled(if: !TestDatabase.isPostgres, "SQLite's query plans"))
     func schedulingQueriesUseTheNextChangeIndex() throws {
         let database = try TemporaryDatabase()
         _ = try database.open()

@@ -5,7 +5,7 @@ import TestSupport
 
 @testable import EntitlementStorage
 
-@Suite("Schema migrations", .enabled(if: !TestStore.isPostgres, "SQLite's migrations; PostgresMigratorTests has PostgreSQL's"))
+@Suite("Schema migrations", .enabled(if: !TestDatabase.isPostgres, "SQLite's migrations; PostgresMigratorTests has PostgreSQL's"))
 struct MigrationTests {
     private func tables(_ connection: SQLiteConnection) throws -> [String] {
         try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") { $0.string(0) }

@@ -22,20 +22,20 @@ final class TemporaryDatabase: Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    /// The repository the run tests: this file, or its PostgreSQL database (``TestStore``).
+    /// The repository the run tests: this file, or its PostgreSQL database (``TestDatabase``).
     func open(synchronous: SQLiteRepository.Synchronous = .normal, readConnections: Int = 4) throws
         -> SQLRepository
     {
-        guard !TestStore.isPostgres else {
-            return try PostgresRepository(conninfo: try TestStore.postgresDatabase(for: path))
+        guard !TestDatabase.isPostgres else {
+            return try PostgresRepository(conninfo: try TestDatabase.postgresDatabase(for: path))
         }
         return try SQLiteRepository(path: path, synchronous: synchronous, readConnections: readConnections)
     }
 
     /// The first column of the first row of `sql`, behind the repository's back, on whichever database it uses.
     func scalar(_ sql: String) throws -> Int64? {
-        guard !TestStore.isPostgres else {
-            let connection = try PostgresConnection(conninfo: try TestStore.postgresDatabase(for: path))
+        guard !TestDatabase.isPostgres else {
+            let connection = try PostgresConnection(conninfo: try TestDatabase.postgresDatabase(for: path))
             return try PostgresExecutor(connection: connection, locksRows: false).row(sql, []) { $0.int64(0) }
         }
         return try rawConnection().row(sql, []) { $0.int64(0) }

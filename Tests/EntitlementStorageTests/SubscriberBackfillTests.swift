@@ -6,7 +6,7 @@ import TestSupport
 
 /// Migration 9 on a database that already has customers: `customer_entitlements` and `changed_at` come from each
 /// customer's latest event, so listings and counts are right from the first start of the new build.
-@Suite("Subscriber index backfill", .enabled(if: !TestStore.isPostgres, "SQLite's migration 9"))
+@Suite("Subscriber index backfill", .enabled(if: !TestDatabase.isPostgres, "SQLite's migration 9"))
 struct SubscriberBackfillTests {
     @Test func fillsEntitlementsAndChangedAtFromTheLatestEvents() throws {
         let database = try TemporaryDatabase()

@@ -136,7 +136,7 @@ struct TransactionTests {
         #expect(try store.snapshot(tenantID: "t", appUserID: "bob")?.grants.count == 1)
     }
 
-    @Test(.enabled(if: !TestStore.isPostgres, "SQLite takes writes one at a time; PostgreSQL runs them together"))
+    @Test(.enabled(if: !TestDatabase.isPostgres, "SQLite takes writes one at a time; PostgreSQL runs them together"))
     func writesAreSerialized() throws {
         let database = try TemporaryDatabase()
         let store = try database.open()
@@ -221,7 +221,7 @@ struct TransactionTests {
         #expect(total.reduce(0, +) == writes)
     }
 
-    @Test(.enabled(if: !TestStore.isPostgres, "SQLite's single writer connection checks this"))
+    @Test(.enabled(if: !TestDatabase.isPostgres, "SQLite's single writer connection checks this"))
     func writeInsideWriteIsAProgrammerError() async throws {
         let result = try #require(
             await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
@@ -246,7 +246,7 @@ struct TransactionTests {
 
 @Suite("Background work on SQLite")
 struct SQLiteWorkLockTests {
-    @Test(.enabled(if: !TestStore.isPostgres, "SQLite's one process"))
+    @Test(.enabled(if: !TestDatabase.isPostgres, "SQLite's one process"))
     func oneProcessHoldsAllBackgroundWork() throws {
         let database = try TemporaryDatabase()
         let store = try database.open()

@@ -7,7 +7,7 @@ import Testing
 import TestSupport
 
 /// A ``CustomerEngine`` over a fresh ``InMemoryRepository`` and a ``ManualClock``, with one tenant declaring `pro` and
-/// `plus`. With `ENTITLEMENTD_TEST_DOMAIN_DATABASE=sql` over a fresh SQL database instead (``TestStore``'s), to check
+/// `plus`. With `ENTITLEMENTD_TEST_DOMAIN_DATABASE=sql` over a fresh SQL database instead (``TestDatabase``'s), to check
 /// that the in-memory repository answers as SQL does.
 final class EngineHarness: Sendable {
     static let tenantID = "acme"
@@ -29,7 +29,7 @@ final class EngineHarness: Sendable {
             .appendingPathComponent("entitlement-engine-tests-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         databasePath = directory.appendingPathComponent("entitlements.sqlite").path
-        store = Self.onSQL ? try TestStore.repository(sqlitePath: databasePath) : InMemoryRepository()
+        store = Self.onSQL ? try TestDatabase.repository(sqlitePath: databasePath) : InMemoryRepository()
         clock = ManualClock(milliseconds: 1_700_000_000_000)
         engine = CustomerEngine(
             store: store, clock: clock, hub: hub, replayLimit: replayLimit, webhookEndpoints: webhookEndpoints,
@@ -45,7 +45,7 @@ final class EngineHarness: Sendable {
 
     var tenantID: String { tenant.id }
     /// Whether other instances may share the database (their leases stand): only PostgreSQL's.
-    var isShared: Bool { Self.onSQL && TestStore.isPostgres }
+    var isShared: Bool { Self.onSQL && TestDatabase.isPostgres }
     /// Write transactions so far (a group commit counts once).
     var commits: Int {
         if let memory = store as? InMemoryRepository { return memory.commits }
@@ -118,7 +118,7 @@ extension EngineHarness {
     /// A second engine over the same rows, as after a restart (nothing cached, everything read back).
     func reopened() throws -> CustomerEngine {
         CustomerEngine(
-            store: store is InMemoryRepository ? store : try TestStore.repository(sqlitePath: databasePath), clock: clock)
+            store: store is InMemoryRepository ? store : try TestDatabase.repository(sqlitePath: databasePath), clock: clock)
     }
 
     /// A Google Play subscription as ``PlayStoreInterpretation`` leaves it: `token` is the purchase, `order` its current

@@ -70,7 +70,7 @@ final class PlayServices: Sendable {
             id: Self.tenantID, publicKeyHashes: [APIKey.hashString(APIKey.generate(.publicKey))!],
             products: ["premium": ["pro"], "lifetime": ["lifetime"]], playStore: settings)
         tenants = TenantRegistry(try TenantDirectory(tenants: [tenant]))
-        let store = try TestStore.repository(sqlitePath: directory.appendingPathComponent("entitlements.sqlite").path)
+        let store = try TestDatabase.repository(sqlitePath: directory.appendingPathComponent("entitlements.sqlite").path)
         engine = CustomerEngine(store: store, clock: clock)
         let http = try OutboundHTTPClient(
             configuration: .init(

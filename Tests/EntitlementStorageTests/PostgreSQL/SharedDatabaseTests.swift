@@ -11,7 +11,7 @@ import TestSupport
 @Suite(.enabled(if: PostgresTestDatabase.isAvailable, "ENTITLEMENTD_TEST_POSTGRES names no PostgreSQL"))
 struct SharedDatabaseTests {
     static func twoInstances() throws -> (PostgresRepository, PostgresRepository) {
-        let conninfo = try TestStore.postgresDatabase(for: "shared-" + UUID().uuidString)
+        let conninfo = try TestDatabase.postgresDatabase(for: "shared-" + UUID().uuidString)
         return (try PostgresRepository(conninfo: conninfo), try PostgresRepository(conninfo: conninfo))
     }
 
@@ -89,7 +89,7 @@ struct SharedDatabaseTests {
 
 extension SharedDatabaseTests {
     @Test func backgroundWorkIsHeldByOneInstanceUntilItEnds() throws {
-        let conninfo = try TestStore.postgresDatabase(for: "locks-" + UUID().uuidString)
+        let conninfo = try TestDatabase.postgresDatabase(for: "locks-" + UUID().uuidString)
         var first: PostgresRepository? = try PostgresRepository(conninfo: conninfo)
         let second = try PostgresRepository(conninfo: conninfo)
         #expect(try first?.holdsWorkLock(tenantID: "t", name: "poll") == true)
@@ -109,7 +109,7 @@ extension SharedDatabaseTests {
     }
 
     @Test func instancesAskingTogetherLeaveOneHolder() throws {
-        let conninfo = try TestStore.postgresDatabase(for: "locks-" + UUID().uuidString)
+        let conninfo = try TestDatabase.postgresDatabase(for: "locks-" + UUID().uuidString)
         let stores = try (0..<4).map { _ in try PostgresRepository(conninfo: conninfo) }
         let holders = Mutex<Int>(0)
         Self.together(8) { index in

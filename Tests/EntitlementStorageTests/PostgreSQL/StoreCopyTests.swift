@@ -60,7 +60,7 @@ struct StoreCopyTests {
         let database = try TemporaryDatabase()
         let sqlite = try SQLiteRepository(path: database.path)
         let users = try Self.populate(sqlite)
-        let conninfo = try TestStore.postgresDatabase(for: database.path + ".copy")
+        let conninfo = try TestDatabase.postgresDatabase(for: database.path + ".copy")
 
         let report = try StoreCopy.copy(sqlitePath: database.path, postgresConninfo: conninfo)
         #expect(report.mismatches == [])
@@ -95,7 +95,7 @@ struct StoreCopyTests {
     @Test func aTargetThatHoldsDataIsRefusedAndKeptAsItWas() throws {
         let database = try TemporaryDatabase()
         _ = try Self.populate(try SQLiteRepository(path: database.path))
-        let conninfo = try TestStore.postgresDatabase(for: database.path + ".busy")
+        let conninfo = try TestDatabase.postgresDatabase(for: database.path + ".busy")
         let postgres = try PostgresRepository(conninfo: conninfo)
         _ = try postgres.write { try $0.customer("acme", "already-here") }
 

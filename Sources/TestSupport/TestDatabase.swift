@@ -7,7 +7,7 @@ import Foundation
 /// Which database the tests that touch storage run on: SQLite by default, PostgreSQL when
 /// `ENTITLEMENTD_TEST_STORE=postgres` (then `ENTITLEMENTD_TEST_POSTGRES` names the server, a libpq connection
 /// string, as `Scripts/test` sets both for its second run of the suite).
-public enum TestStore {
+public enum TestDatabase {
     public static let isPostgres = ProcessInfo.processInfo.environment["ENTITLEMENTD_TEST_STORE"] == "postgres"
     public static let postgresConninfo = ProcessInfo.processInfo.environment["ENTITLEMENTD_TEST_POSTGRES"]
 
