@@ -1,4 +1,5 @@
 import AppStore
+import CivilCalendar
 import EntitlementClient
 import EntitlementsProto
 import Foundation
@@ -16,7 +17,6 @@ import Glibc
 enum AppStoreBench {
     static let bundleID = "com.example.app"
     static let productID = "com.example.pro.monthly"
-    static let day: Int64 = 86_400_000
 
     /// Original transaction IDs shared by `purchase-rate` and `notify-rate`: notification n renews purchase n.
     static func originalTransactionID(_ index: Int) -> String { String(2_000_000_000_000 + index) }
@@ -42,7 +42,7 @@ enum AppStoreBench {
             try ca.sign(
                 LocalPayloads.transaction(
                     bundleID: bundleID, productID: productID, originalTransactionID: originalTransactionID(index),
-                    purchaseDate: now - day, expiresDate: now + 29 * day, signedDate: now))
+                    purchaseDate: now - Milliseconds.perDay, expiresDate: now + 29 * Milliseconds.perDay, signedDate: now))
         }
         try await RPCRates.run(address: address, publicKey: publicKey, count: count, concurrency: concurrency) {
             client, index in
@@ -65,11 +65,11 @@ enum AppStoreBench {
             let transaction = try ca.sign(
                 LocalPayloads.transaction(
                     bundleID: bundleID, productID: productID, originalTransactionID: original,
-                    transactionID: String(3_000_000_000_000 + index), purchaseDate: now, expiresDate: now + 30 * day,
+                    transactionID: String(3_000_000_000_000 + index), purchaseDate: now, expiresDate: now + 30 * Milliseconds.perDay,
                     signedDate: now))
             let renewal = try ca.sign(
                 LocalPayloads.renewalInfo(
-                    originalTransactionID: original, productID: productID, renewalDate: now + 30 * day, signedDate: now))
+                    originalTransactionID: original, productID: productID, renewalDate: now + 30 * Milliseconds.perDay, signedDate: now))
             let notification = try ca.sign(
                 LocalPayloads.notification(
                     type: "DID_RENEW", bundleID: bundleID, signedTransactionInfo: transaction,
