@@ -60,7 +60,7 @@ struct RequestFieldRules {
             return block == .head && accept(.host, value: value, valid: Self.all(value, are: .authority))
         case .contentLength:
             seen.insert(.regularField)
-            guard block == .head, declaredLength == nil, let length = HTTP1Grammar.decimalValue(value) else {
+            guard block == .head, declaredLength == nil, let length = HTTP1Grammar.decimalValue(bytes: value) else {
                 return false
             }
             declaredLength = length
