@@ -30,8 +30,8 @@ public enum EntitlementdCommand {
                 return .exit(status: 0, standardOutput: "entitlementd \(EntitlementdVersion.string)\n", standardError: "")
             case .run(let parsed):
                 options = parsed
-            case .migrateStore(let sqlitePath, let postgresConninfo):
-                return migrateStore(sqlitePath: sqlitePath, postgresConninfo: postgresConninfo)
+            case .copyDatabase(let sqlitePath, let postgresConninfo):
+                return copyDatabase(sqlitePath: sqlitePath, postgresConninfo: postgresConninfo)
             case .checkConfig(let configPath):
                 return ConfigCheck.run(configPath: configPath)
             case .backup(let configPath, let destination):
@@ -50,11 +50,11 @@ public enum EntitlementdCommand {
     }
 
     /// Copies, then prints each table's rows and either "verified" or every tenant and table that differs.
-    static func migrateStore(sqlitePath: String, postgresConninfo: String) -> Outcome {
+    static func copyDatabase(sqlitePath: String, postgresConninfo: String) -> Outcome {
         let target = PostgresSettings(conninfo: postgresConninfo).redacted
-        let report: StoreCopy.Report
+        let report: DatabaseCopy.Report
         do {
-            report = try StoreCopy.copy(sqlitePath: sqlitePath, postgresConninfo: postgresConninfo)
+            report = try DatabaseCopy.copy(sqlitePath: sqlitePath, postgresConninfo: postgresConninfo)
         } catch {
             return .exit(
                 status: configErrorStatus, standardOutput: "",

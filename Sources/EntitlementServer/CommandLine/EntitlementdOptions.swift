@@ -12,7 +12,7 @@ public struct EntitlementdOptions: Sendable, Equatable {
         case version
         case run(EntitlementdOptions)
         /// `migrate-store --from sqlite:PATH --to postgres:CONNINFO`: copy a SQLite database into PostgreSQL.
-        case migrateStore(sqlitePath: String, postgresConninfo: String)
+        case copyDatabase(sqlitePath: String, postgresConninfo: String)
         /// `check-config --config FILE`: load and check the configuration and tenants file without serving.
         case checkConfig(configPath: String)
         /// `backup --config FILE --to PATH`: copy the configured SQLite database while the server runs.
@@ -79,7 +79,7 @@ public struct EntitlementdOptions: Sendable, Equatable {
     public static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
         if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) { return .help }
         if arguments.contains("--version") { return .version }
-        if arguments.first == "migrate-store" { return try parseMigrateStore(Array(arguments.dropFirst())) }
+        if arguments.first == "migrate-store" { return try parseCopyDatabase(Array(arguments.dropFirst())) }
         if arguments.first == "check-config" {
             let rest = Array(arguments.dropFirst())
             guard rest.count == 2, rest[0] == "--config", !rest[1].isEmpty else {
@@ -155,7 +155,7 @@ public struct EntitlementdOptions: Sendable, Equatable {
         return .run(EntitlementdOptions(configPath: configPath, listen: listen, logLevel: logLevel))
     }
 
-    private static func parseMigrateStore(_ arguments: [String]) throws(UsageError) -> Invocation {
+    private static func parseCopyDatabase(_ arguments: [String]) throws(UsageError) -> Invocation {
         var values: [String: String] = [:]
         var index = 0
         while index < arguments.count {
@@ -174,7 +174,7 @@ public struct EntitlementdOptions: Sendable, Equatable {
         guard let to = values["--to"], to.hasPrefix("postgres:"), to.count > "postgres:".count else {
             throw UsageError("migrate-store: --to must be postgres:CONNINFO")
         }
-        return .migrateStore(
+        return .copyDatabase(
             sqlitePath: String(from.dropFirst("sqlite:".count)), postgresConninfo: String(to.dropFirst("postgres:".count)))
     }
 

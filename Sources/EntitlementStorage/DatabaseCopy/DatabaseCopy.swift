@@ -7,7 +7,7 @@ import Foundation
 ///
 /// The copy is one PostgreSQL transaction: it lands whole or not at all. The source must not be written meanwhile
 /// (stop the server first); it is brought to the current schema before it is read.
-public enum StoreCopy {
+public enum DatabaseCopy {
     /// What was copied and what the comparison found.
     public struct Report: Sendable {
         /// Rows copied, by table, in copy order.

@@ -7,7 +7,7 @@ import TestSupport
 
 /// `migrate-store`: a populated SQLite database copied into PostgreSQL reads back the same through the repository.
 @Suite(.enabled(if: PostgresTestDatabase.isAvailable, "ENTITLEMENTD_TEST_POSTGRES names no PostgreSQL"))
-struct StoreCopyTests {
+struct DatabaseCopyTests {
     /// Two tenants with merged customers, aliases, grants, events, purchases, notifications, cursors, extensions,
     /// references, queued webhooks and the subscriber index; returns every app user ID.
     static func populate(_ store: SQLRepository) throws -> [(tenant: String, user: String)] {
@@ -62,7 +62,7 @@ struct StoreCopyTests {
         let users = try Self.populate(sqlite)
         let conninfo = try TestDatabase.postgresDatabase(for: database.path + ".copy")
 
-        let report = try StoreCopy.copy(sqlitePath: database.path, postgresConninfo: conninfo)
+        let report = try DatabaseCopy.copy(sqlitePath: database.path, postgresConninfo: conninfo)
         #expect(report.mismatches == [])
         #expect(Dictionary(uniqueKeysWithValues: report.rows.map { ($0.table, $0.count) })["customers"] == 60)
         #expect(report.tenants.keys.sorted() == ["acme", "globex"])
@@ -100,7 +100,7 @@ struct StoreCopyTests {
         _ = try postgres.write { try $0.customer("acme", "already-here") }
 
         let error = #expect(throws: StorageError.self) {
-            try StoreCopy.copy(sqlitePath: database.path, postgresConninfo: conninfo)
+            try DatabaseCopy.copy(sqlitePath: database.path, postgresConninfo: conninfo)
         }
         #expect(error?.message.contains("customers holds 1 rows") == true)
         #expect(try postgres.snapshot(tenantID: "acme", appUserID: "acme-user-3") == nil)
@@ -110,7 +110,7 @@ struct StoreCopyTests {
     @Test func aMissingSourceIsRefusedWithoutCreatingIt() throws {
         let database = try TemporaryDatabase()
         let error = #expect(throws: StorageError.self) {
-            try StoreCopy.copy(sqlitePath: database.path, postgresConninfo: "host=/nonexistent")
+            try DatabaseCopy.copy(sqlitePath: database.path, postgresConninfo: "host=/nonexistent")
         }
         #expect(error?.message.contains("no SQLite database") == true)
         #expect(!FileManager.default.fileExists(atPath: database.path))
