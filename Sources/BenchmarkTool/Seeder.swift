@@ -9,15 +9,15 @@ enum Seeder {
             databasePath.hasPrefix("postgres:")
             ? try PostgresRepository(conninfo: String(databasePath.dropFirst("postgres:".count)))
             : try SQLiteRepository(path: databasePath, synchronous: .normal)
-        let engine = CustomerEngine(store: store)
+        let engine = CustomerEngine(repository: store)
         for index in 0..<customers {
-            _ = try await engine.identify(tenantID: tenantID, appUserID: "bench-user-\(index)", anonymousID: nil)
+            _ = try await engine.customers.identify(tenantID: tenantID, appUserID: "bench-user-\(index)", anonymousID: nil)
         }
         let tenant = try Tenant(
             id: tenantID, publicKeyHashes: [], secretKeyHashes: [APIKey.hashString(APIKey.generate(.secretKey))!],
             entitlements: ["pro", "premium"], allowUndeclaredEntitlements: false, products: [:])
         for entitlement in ["pro", "premium"] {
-            _ = try await engine.grant(
+            _ = try await engine.grants.grant(
                 tenant: tenant,
                 GrantRequest(
                     appUserID: "bench-user-0", entitlementID: entitlement, expiresAt: nil, durationMilliseconds: nil,

@@ -25,7 +25,7 @@ enum SubscriberQueriesBench {
         try seed(store, tenantID: tenantID, customers: customers, now: now)
         print("seeded \(customers) + 10000 customers in \(AppStoreBench.format(AppStoreBench.seconds(seeding.duration(to: clock.now)))) s")
 
-        let engine = CustomerEngine(store: store)
+        let engine = CustomerEngine(repository: store)
         let tenant = try Tenant(
             id: tenantID, publicKeyHashes: [], secretKeyHashes: [APIKey.hashString(APIKey.generate(.secretKey))!],
             entitlements: ["pro", "premium"], allowUndeclaredEntitlements: false, products: [:])

@@ -267,7 +267,7 @@ public final class EntitlementServerApp: Sendable {
         feed.start()
         Task { [engine, logger] in
             for await batch in versions {
-                for (version, error) in await engine.applyCommittedElsewhere(batch) {
+                for (version, error) in await engine.customers.applyCommittedElsewhere(batch) {
                     logger.warning(
                         "a change another instance committed could not be read",
                         ["tenant": version.tenantID, "customer_id": String(version.customerID), "error": error.description])

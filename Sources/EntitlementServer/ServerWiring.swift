@@ -99,7 +99,7 @@ public struct ServerWiring: Sendable {
         let callLog = CallLog(logger: logger)
         let serviceMetrics = ServiceMetrics()
         let engine = CustomerEngine(
-            store: store, clock: clock,
+            repository: store, clock: clock,
             hub: StatusHub(maxStreamsPerCustomer: limits.maxStreamsPerCustomer, maxPendingUpdates: limits.maxPendingUpdates),
             replayLimit: limits.replayLimit, maxWriteGroup: limits.maxWriteGroup, webhookEndpoints: { tenants.directory.tenant(id: $0)?.webhooks ?? [] }
         ) { tenantID, update in

@@ -91,7 +91,7 @@ public struct AdminService: RPCService {
             guard let settings = tenant.stripe else {
                 throw DomainError.tenantMisconfigured("Tenant '\(tenant.id)' takes no Stripe purchases (no \"stripe\" settings).")
             }
-            let issued = try await engine.issueRedemptionCode(
+            let issued = try await engine.purchases.issueRedemptionCode(
                 tenantID: tenant.id, store: .stripe, referenceID: id,
                 validityMilliseconds: Int64(settings.redemptionCodeDays) * Milliseconds.perDay)
             var response = RedemptionCode()
@@ -104,7 +104,7 @@ public struct AdminService: RPCService {
 
     private func grant(_ request: GrantEntitlementRequest, _ context: ServerContext) async throws -> Grant {
         try await log.call(context, requires: .secretKey, in: tenants) { tenant, fields in
-            let outcome = try await engine.grant(tenant: tenant, try GrantRequest(request))
+            let outcome = try await engine.grants.grant(tenant: tenant, try GrantRequest(request))
             fields.appUserID = outcome.appUserID
             return Grant(outcome.grant, appUserID: outcome.appUserID)
         }
@@ -112,7 +112,7 @@ public struct AdminService: RPCService {
 
     private func revoke(_ request: RevokeGrantRequest, _ context: ServerContext) async throws -> Grant {
         try await log.call(context, requires: .secretKey, in: tenants) { tenant, fields in
-            let outcome = try await engine.revoke(tenantID: tenant.id, grantID: request.grantID, reason: request.reason)
+            let outcome = try await engine.grants.revoke(tenantID: tenant.id, grantID: request.grantID, reason: request.reason)
             fields.appUserID = outcome.appUserID
             return Grant(outcome.grant, appUserID: outcome.appUserID)
         }
@@ -120,7 +120,7 @@ public struct AdminService: RPCService {
 
     private func customer(_ request: GetCustomerRequest, _ context: ServerContext) async throws -> Customer {
         try await log.call(context, requires: .secretKey, scope: .read, in: tenants) { tenant, fields in
-            let details = try engine.details(tenantID: tenant.id, appUserID: try AppUserID.validate(request.appUserID))
+            let details = try engine.customers.details(tenantID: tenant.id, appUserID: try AppUserID.validate(request.appUserID))
             fields.appUserID = details.state.appUserID
             var customer = Customer()
             customer.customer = CustomerStatus(details.state, serverTime: engine.now())
@@ -146,7 +146,7 @@ public struct AdminService: RPCService {
             }
             let token = request.purchaseID
             try PlayStorePurchases.checkToken(token, field: "purchase_id")
-            let stored = try engine.purchase(tenantID: tenant.id, store: .playStore, originalTransactionID: token)
+            let stored = try engine.purchases.purchase(tenantID: tenant.id, store: .playStore, originalTransactionID: token)
             let productID = request.productID.isEmpty ? stored?.productID ?? "" : request.productID
             guard !productID.isEmpty else {
                 throw DomainError.invalidRequest("product_id is required for a purchase the server does not hold yet.")
@@ -159,11 +159,11 @@ public struct AdminService: RPCService {
             } else {
                 fetched = (try await playStore.product(productID: productID, token: token, tenant: tenant, origin: .storeAPI), [])
             }
-            let outcome = try await engine.applyStoreNotification(
+            let outcome = try await engine.purchases.applyStoreNotification(
                 tenantID: tenant.id, notificationID: nil, transaction: fetched.purchase,
                 reason: "Refreshed from Google Play by an operator.", cause: .storeAPI, ownerHints: fetched.hints)
             if stored?.acknowledgement.state == .failed {
-                try await engine.retryAcknowledgement(tenantID: tenant.id, store: .playStore, originalTransactionID: token)
+                try await engine.acknowledgements.retryAcknowledgement(tenantID: tenant.id, store: .playStore, originalTransactionID: token)
             }
             acknowledger?.wake()
             var response = RefreshStorePurchaseResponse()
@@ -173,9 +173,9 @@ public struct AdminService: RPCService {
                 fields.appUserID = appUserID
                 owner = appUserID
                 response.customer = CustomerStatus(
-                    try engine.state(tenantID: tenant.id, appUserID: appUserID), serverTime: engine.now())
+                    try engine.customers.state(tenantID: tenant.id, appUserID: appUserID), serverTime: engine.now())
             }
-            if let after = try engine.purchase(tenantID: tenant.id, store: .playStore, originalTransactionID: token) {
+            if let after = try engine.purchases.purchase(tenantID: tenant.id, store: .playStore, originalTransactionID: token) {
                 response.transaction = Transaction(after, ownerAppUserID: owner)
                 // Stored for the first time counts, owned or not.
                 response.changed = stored.map { !PurchaseVersions.sameData($0, after) } ?? true
@@ -190,7 +190,7 @@ public struct AdminService: RPCService {
         try await log.call(context, requires: .secretKey, scope: .read, in: tenants) { tenant, fields in
             let appUserID = try AppUserID.validate(request.appUserID)
             fields.appUserID = appUserID
-            let page = try engine.events(
+            let page = try engine.customers.events(
                 tenantID: tenant.id, appUserID: appUserID, pageSize: Int(request.pageSize), pageToken: request.pageToken)
             var response = ListCustomerEventsResponse()
             response.events = page.events.map(CustomerEvent.init)

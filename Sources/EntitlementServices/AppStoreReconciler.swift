@@ -103,11 +103,11 @@ public final class AppStoreReconciler: Sendable {
             let settings = try AppStorePurchases.settings(of: tenant)
             let (_, environments) = try apis.client(for: tenant, settings: settings, use: .reconciliation)
             for environment in environments {
-                let cursor = try engine.pollCursor(tenantID: tenant.id, name: Self.cursorName(environment))
+                let cursor = try engine.purchases.pollCursor(tenantID: tenant.id, name: Self.cursorName(environment))
                 let report = try await reconcile(
                     tenant, environment: environment, start: cursor.map { $0 - Self.overlap }, end: nil,
                     transactionID: nil, onlyFailures: true)
-                try await engine.setPollCursor(
+                try await engine.purchases.setPollCursor(
                     tenantID: tenant.id, name: Self.cursorName(environment), position: report.endDate)
             }
         } catch {

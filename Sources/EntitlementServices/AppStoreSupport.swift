@@ -45,13 +45,13 @@ public struct AppStoreSupport: Sendable {
                 from: try purchases.verifiedTransaction(token, tenant: tenant, settings: settings), tenant: tenant,
                 settings: settings, unmappedGrantsNothing: true)
             var owner = ""
-            if let customerID = try engine.purchase(
+            if let customerID = try engine.purchases.purchase(
                 tenantID: tenant.id, store: .appStore, originalTransactionID: purchase.originalTransactionID)?.customerID
             {
                 if let known = audited[customerID] {
                     owner = known
                 } else {
-                    owner = try await engine.recordSupportAction(
+                    owner = try await engine.supportActions.recordSupportAction(
                         tenantID: tenant.id, customerID: customerID,
                         reason: Self.auditReason("Order \(orderID) looked up with Apple", reason),
                         reference: purchase.originalTransactionID
@@ -91,7 +91,7 @@ public struct AppStoreSupport: Sendable {
         }
         let settings = try AppStorePurchases.settings(of: tenant)
         guard
-            let purchase = try engine.purchase(
+            let purchase = try engine.purchases.purchase(
                 tenantID: tenant.id, store: .appStore, originalTransactionID: request.originalTransactionID),
             purchase.customerID != nil
         else {
@@ -109,7 +109,7 @@ public struct AppStoreSupport: Sendable {
             throw .storeUnavailable("Apple extended the subscription but gave no effectiveDate; its notification will say.")
         }
         let expiresAt = try UnixTime(milliseconds: effective, checking: "Apple's effectiveDate")
-        let owner = try await engine.applyRenewalExtension(
+        let owner = try await engine.supportActions.applyRenewalExtension(
             tenantID: tenant.id, originalTransactionID: request.originalTransactionID, expiresAt: expiresAt,
             requestIdentifier: request.requestIdentifier, days: request.days,
             reason: Self.auditReason(
@@ -143,7 +143,7 @@ public struct AppStoreSupport: Sendable {
         if let refusal {
             throw .wrongState("App Store purchase \(purchase.originalTransactionID) cannot be extended: \(refusal).")
         }
-        let count = try engine.renewalExtensionCount(
+        let count = try engine.supportActions.renewalExtensionCount(
             tenantID: purchase.tenantID, originalTransactionID: purchase.originalTransactionID,
             requestIdentifier: requestIdentifier)
         guard count < 2 else {
@@ -187,7 +187,7 @@ public struct AppStoreSupport: Sendable {
         }
         let transaction = try purchases.verifiedTransaction(signed, tenant: tenant, settings: settings)
         let stored = try transaction.originalTransactionId.flatMap { original throws(DomainError) in
-            try engine.purchase(tenantID: tenant.id, store: .appStore, originalTransactionID: original)
+            try engine.purchases.purchase(tenantID: tenant.id, store: .appStore, originalTransactionID: original)
         }
         guard let deliveryStatus = request.deliveryStatus ?? (stored?.customerID != nil ? "DELIVERED" : nil) else {
             throw .wrongState(
@@ -201,7 +201,7 @@ public struct AppStoreSupport: Sendable {
             try await client.sendConsumption(consumption, transactionID: request.transactionID, in: environment)
         }
         guard let stored, let owner = stored.customerID else { return (deliveryStatus, "") }
-        let state = try await engine.recordSupportAction(
+        let state = try await engine.supportActions.recordSupportAction(
             tenantID: tenant.id, customerID: owner,
             reason: Self.auditReason(
                 "Consumption information sent to Apple for transaction \(request.transactionID) (\(deliveryStatus))",
@@ -255,7 +255,7 @@ public struct AppStoreSupport: Sendable {
             throw AppStorePurchases.domainError(error, subject: "test notification")
         }
         guard let id = notification.notificationUUID, !id.isEmpty else { return (status, false) }
-        return (status, try engine.isNotificationProcessed(tenantID: tenant.id, notificationID: id))
+        return (status, try engine.purchases.isNotificationProcessed(tenantID: tenant.id, notificationID: id))
     }
 
     private static func isLetterOrDigit(_ byte: UInt8) -> Bool {

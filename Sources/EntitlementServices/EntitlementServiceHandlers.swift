@@ -68,7 +68,7 @@ public struct EntitlementService: RPCService {
     private func identify(_ request: EntitlementsProto.IdentifyRequest, _ context: ServerContext) async throws -> IdentifyResponse {
         try await log.call(context, requires: .publicKey, in: tenants) { tenant, fields in
             let anonymousID = request.anonymousID.isEmpty ? nil : request.anonymousID
-            let outcome = try await engine.identify(
+            let outcome = try await engine.customers.identify(
                 tenantID: tenant.id, appUserID: request.appUserID, anonymousID: anonymousID)
             fields.appUserID = outcome.state.appUserID
             var response = IdentifyResponse()
@@ -100,7 +100,7 @@ public struct EntitlementService: RPCService {
                 throw DomainError.invalidRequest(
                     "purchase is required: set app_store.signed_transaction, play_store.purchase_token or web_redemption.code.")
             }
-            let outcome = try await engine.applyStorePurchases(
+            let outcome = try await engine.purchases.applyStorePurchases(
                 tenantID: tenant.id, appUserID: appUserID, transactions: [record], cause: .purchase,
                 policies: tenant.transferPolicy(for:))
             if record.acknowledgement.state == .pending { acknowledger?.wake() }
@@ -155,7 +155,7 @@ public struct EntitlementService: RPCService {
                     attached.append(purchase)
                 }
             }
-            let outcome = try await engine.applyStorePurchases(
+            let outcome = try await engine.purchases.applyStorePurchases(
                 tenantID: tenant.id, appUserID: appUserID, transactions: attached, cause: .restore,
                 policies: tenant.transferPolicy(for:))
             if records.contains(where: { $0.acknowledgement.state == .pending }) { acknowledger?.wake() }
@@ -217,7 +217,7 @@ public struct EntitlementService: RPCService {
             throw .resourceExhausted(refusal.message)
         }
         do {
-            return try await engine.redeem(
+            return try await engine.purchases.redeem(
                 tenantID: tenant.id, appUserID: caller.appUserID, code: code, policy: tenant.transferPolicy(for:))
         } catch where !error.code.mayPassLater {
             // Any refusal counts (an unknown, used or expired code, a transfer the policy forbids); our own failures
@@ -273,7 +273,7 @@ public struct EntitlementService: RPCService {
     {
         try log.callSynchronously(context, requires: .publicKey, scope: .read, in: tenants) { caller, fields in
             let appUserID = try AppUserID.validate(request.appUserID)
-            let (state, memo) = try engine.memoizedState(tenantID: caller.tenant.id, appUserID: appUserID)
+            let (state, memo) = try engine.customers.memoizedState(tenantID: caller.tenant.id, appUserID: appUserID)
             guard state.customerID != nil else { throw DomainError.notIdentified(appUserID) }
             fields.appUserID = state.appUserID
             func encodedState() -> [UInt8] { CustomerStatus(state).serializedBytes() }

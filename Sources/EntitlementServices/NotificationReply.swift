@@ -133,7 +133,7 @@ extension NotificationReply {
     static func notApplied(
         _ error: DomainError, engine: CustomerEngine, tenantID: String, notificationID: String, cause: EventCause
     ) async -> NotificationReply {
-        _ = try? await engine.applyStoreNotification(
+        _ = try? await engine.purchases.applyStoreNotification(
             tenantID: tenantID, notificationID: notificationID, transaction: nil, reason: "not applied", cause: cause)
         return NotificationReply(error)
     }

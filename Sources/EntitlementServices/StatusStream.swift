@@ -51,7 +51,7 @@ final class StatusStream {
         fields.appUserID = current.appUserID
         let replayed =
             request.afterVersion > 0
-            ? try streams.engine.replay(
+            ? try streams.engine.customers.replay(
                 tenantID: tenantID, customerID: subscription.customerID, afterVersion: request.afterVersion,
                 current: current)
             : nil
@@ -112,13 +112,13 @@ final class StatusStream {
     private func subscribe(tenantID: String, appUserID: String) throws(DomainError) -> (StatusSubscription, CustomerState) {
         let engine = streams.engine
         while true {
-            guard let customerID = try engine.state(tenantID: tenantID, appUserID: appUserID).customerID else {
+            guard let customerID = try engine.customers.state(tenantID: tenantID, appUserID: appUserID).customerID else {
                 throw .notIdentified(appUserID)
             }
             let subscription = try engine.hub.subscribe(tenantID: tenantID, customerID: customerID)
             let current: CustomerState
             do throws(DomainError) {
-                current = try engine.state(tenantID: tenantID, appUserID: appUserID)
+                current = try engine.customers.state(tenantID: tenantID, appUserID: appUserID)
             } catch {
                 subscription.cancel()
                 throw error

@@ -100,11 +100,11 @@ struct StoreNotificationEndpoint<Source: StoreNotificationSource>: Sendable {
     func apply(_ received: ReceivedNotification<Source.Notification>, tenant: Tenant, settings: Source.Settings)
         async throws(DomainError) -> (StoreNotificationOutcome, note: String?)
     {
-        if try source.engine.isNotificationProcessed(tenantID: tenant.id, notificationID: received.id) {
+        if try source.engine.purchases.isNotificationProcessed(tenantID: tenant.id, notificationID: received.id) {
             return (.duplicate, nil)
         }
         let change = try await source.change(of: received, tenant: tenant, settings: settings)
-        let outcome = try await source.engine.applyStoreNotification(
+        let outcome = try await source.engine.purchases.applyStoreNotification(
             tenantID: tenant.id, notificationID: received.id, reason: received.reason, cause: Source.cause,
             change: change)
         source.committed(change)

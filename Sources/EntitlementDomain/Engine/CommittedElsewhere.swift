@@ -1,4 +1,4 @@
-extension CustomerEngine {
+extension Customers {
     /// Versions another instance committed to the shared database (its change notifications): each customer's
     /// cache entry is read again and its open streams here get the change, as if it had been written here.
     ///
@@ -17,7 +17,7 @@ extension CustomerEngine {
         var failures: [(CommittedVersion, DomainError)] = []
         for committed in newest.values {
             do throws(DomainError) {
-                try await writes.run { () throws(DomainError) in try self.refresh(after: committed) }
+                try await core.writes.run { () throws(DomainError) in try self.refresh(after: committed) }
             } catch {
                 failures.append((committed, error))
             }
@@ -32,39 +32,39 @@ extension CustomerEngine {
 
     private func refresh(after committed: CommittedVersion) throws(DomainError) {
         let tenantID = committed.tenantID
-        let now = clock.now()
+        let now = core.clock.now()
         guard
-            let snapshot = try read({ () throws(StorageError) in
-                try store.snapshot(tenantID: tenantID, customerID: committed.customerID)
+            let snapshot = try DomainError.reading({ () throws(StorageError) in
+                try repository.snapshot(tenantID: tenantID, customerID: committed.customerID)
             })
         else { return }
         // A merge left this customer an empty husk: its ID, and its streams, belong to the survivor now.
-        if let survivor = try read({ () throws(StorageError) in
-            try store.snapshot(tenantID: tenantID, appUserID: snapshot.customer.appUserID)
+        if let survivor = try DomainError.reading({ () throws(StorageError) in
+            try repository.snapshot(tenantID: tenantID, appUserID: snapshot.customer.appUserID)
         }), survivor.customer.id != snapshot.customer.id {
             let entry = CachedCustomer(snapshot: survivor, now: now)
-            cache.store(entry, tenantID: tenantID)
-            hub.move(
+            core.cache.store(entry, tenantID: tenantID)
+            core.hub.move(
                 tenantID: tenantID, from: snapshot.customer.id, to: survivor.customer.id,
                 snapshot: StatusUpdate(
                     kind: .snapshot, state: entry.state(at: now), reason: "Merged into \(survivor.customer.appUserID)."))
             return
         }
-        if let cached = cache.entry(tenantID: tenantID, appUserID: snapshot.customer.appUserID),
+        if let cached = core.cache.entry(tenantID: tenantID, appUserID: snapshot.customer.appUserID),
             cached.customerID == snapshot.customer.id, cached.version >= snapshot.customer.version
         {
             return
         }
         let entry = CachedCustomer(snapshot: snapshot, now: now)
-        cache.store(entry, tenantID: tenantID)
-        if let event = try read({ () throws(StorageError) in
-            try store.events(tenantID: tenantID, customerID: snapshot.customer.id, beforeVersion: nil, limit: 1)
+        core.cache.store(entry, tenantID: tenantID)
+        if let event = try DomainError.reading({ () throws(StorageError) in
+            try repository.events(tenantID: tenantID, customerID: snapshot.customer.id, beforeVersion: nil, limit: 1)
         }).first, event.version == snapshot.customer.version {
-            hub.publish(
+            core.hub.publish(
                 tenantID: tenantID, customerID: snapshot.customer.id,
                 StatusUpdate(
                     kind: .changed(event.change), state: entry.state(at: now), reason: event.reason, cause: event.cause))
         }
-        if let next = snapshot.customer.nextChangeAt { timeChanges.notify(next) }
+        if let next = snapshot.customer.nextChangeAt { core.timeChanges.notify(next) }
     }
 }

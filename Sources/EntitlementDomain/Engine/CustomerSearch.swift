@@ -47,7 +47,7 @@ extension SubscriberQueries {
             throw .invalidRequest("query contains the control character \(AppUserID.codePoint(scalar)); no ID does.")
         }
         return try DomainError.reading { () throws(StorageError) in
-            try store.customerMatches(tenantID: tenantID, id: query, limit: Self.maxSearchMatches)
+            try repository.customerMatches(tenantID: tenantID, id: query, limit: Self.maxSearchMatches)
         }
     }
 }

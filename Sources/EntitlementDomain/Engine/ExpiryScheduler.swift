@@ -4,7 +4,7 @@ import Synchronization
 /// Makes time-driven changes happen on time: a grant that ends at 12:00:00 is recorded, and pushed to open
 /// streams, at 12:00:00 — with no request to trigger it.
 ///
-/// One timer for the whole store, set to the soonest `nextChangeAt` of any customer and moved earlier whenever a
+/// One timer for the whole database, set to the soonest `nextChangeAt` of any customer and moved earlier whenever a
 /// write produces an earlier one.
 public final class ExpiryScheduler: Sendable {
     private let engine: CustomerEngine
@@ -28,8 +28,8 @@ public final class ExpiryScheduler: Sendable {
 
     /// Catches up on anything already due, then keeps the timer armed.
     public func start() {
-        engine.timeChanges.set { [weak self] time in self?.wake(at: time) }
-        wake(at: engine.clock.now())
+        engine.core.timeChanges.set { [weak self] time in self?.wake(at: time) }
+        wake(at: engine.core.clock.now())
     }
 
     public func stop() {
@@ -49,7 +49,7 @@ public final class ExpiryScheduler: Sendable {
             state.wakeAt = time
             state.timer?.cancel()
             let timer = DispatchSource.makeTimerSource(queue: queue)
-            let delay = max(0, time.milliseconds - engine.clock.now().milliseconds)
+            let delay = max(0, time.milliseconds - engine.core.clock.now().milliseconds)
             timer.schedule(deadline: .now() + .milliseconds(Int(delay)), leeway: .milliseconds(1))
             timer.setEventHandler { [weak self] in self?.fire() }
             timer.resume()
@@ -75,11 +75,11 @@ public final class ExpiryScheduler: Sendable {
             var next: UnixTime?
             repeat {
                 do throws(DomainError) {
-                    next = try await engine.applyTimeChanges()
+                    next = try await engine.customers.applyTimeChanges()
                 } catch {
                     logFailure(error)
                     // Try again soon: a database hiccup must not stop expiries for good.
-                    next = UnixTime(milliseconds: engine.clock.now().milliseconds + 1000)
+                    next = UnixTime(milliseconds: engine.core.clock.now().milliseconds + 1000)
                 }
             } while state.withLock { state in
                 defer { state.rerun = false }

@@ -26,7 +26,7 @@ public struct NotificationChange: Sendable {
     }
 }
 
-extension CustomerEngine {
+extension StorePurchases {
     /// Commits `change` once per `notificationID`, as
     /// ``applyStoreNotification(tenantID:notificationID:transaction:reason:cause:ownerHints:references:pendingRevocations:unclaimedCodeValidity:)``
     /// does.

@@ -13,7 +13,7 @@ public enum OwnerHint: Sendable, Hashable {
     case appUserID(String)
 }
 
-extension CustomerEngine {
+extension StorePurchases {
     /// `record` marked superseded when a stored purchase already names it as the one it replaces (the newer token
     /// arrived first).
     func markedIfReplaced(_ record: StorePurchase, in transaction: any StorageTransaction) throws(StorageError)
@@ -54,11 +54,11 @@ extension CustomerEngine {
     func recordReplacements(
         _ owners: [Int64], by record: StorePurchase, cause: EventCause, in transaction: any StorageTransaction,
         at now: UnixTime
-    ) throws(StorageError) -> [Committed] {
-        var committed: [Committed] = []
+    ) throws(StorageError) -> [CommittedChange] {
+        var committed: [CommittedChange] = []
         for owner in owners {
             committed.append(
-                try recordChange(
+                try core.recordChange(
                     transaction, tenantID: record.tenantID, customerID: owner, cause: cause,
                     reason: "Replaced by a newer purchase of the subscription.", reference: record.originalTransactionID,
                     subject: EventSubject(purchase: record), at: now))
@@ -70,7 +70,7 @@ extension CustomerEngine {
     /// purchase it replaces, the hints in order, then the buyers its stored references name; nil when none resolves.
     func owner(
         ofUnowned record: StorePurchase, hints: [OwnerHint], in transaction: any StorageTransaction, at now: UnixTime,
-        committed: inout [Committed]
+        committed: inout [CommittedChange]
     ) throws(StorageError) -> Int64? {
         func byToken(_ token: String) throws(StorageError) -> Int64? {
             guard !token.isEmpty else { return nil }
@@ -87,7 +87,7 @@ extension CustomerEngine {
                 return existing.customer.id
             }
             guard !AppUserID.isAnonymous(id) else { return nil }
-            return try customer(
+            return try core.customer(
                 transaction, tenantID: record.tenantID, appUserID: id, creator: "a web purchase naming it", at: now,
                 committed: &committed
             ).id

@@ -52,13 +52,13 @@ public enum RedemptionCodeFormat {
     }
 }
 
-extension CustomerEngine {
+extension StorePurchases {
     /// The references with this ID (a Stripe checkout session, customer, invoice or payment intent).
     public func purchaseReferences(tenantID: String, store: Store, referenceID: String) throws(DomainError)
         -> [PurchaseReference]
     {
-        try read { () throws(StorageError) in
-            try self.store.purchaseReferences(tenantID: tenantID, store: store, referenceID: referenceID)
+        try DomainError.reading { () throws(StorageError) in
+            try repository.purchaseReferences(tenantID: tenantID, store: store, referenceID: referenceID)
         }
     }
 
@@ -69,7 +69,7 @@ extension CustomerEngine {
         async throws(DomainError) -> IssuedRedemptionCode
     {
         let code = RedemptionCodeFormat.make()
-        return try await write { transaction, now throws -> (IssuedRedemptionCode, [Committed]) in
+        return try await core.write { transaction, now throws -> (IssuedRedemptionCode, [CommittedChange]) in
             var ids = try transaction.purchaseReferences(tenantID: tenantID, store: store, referenceID: referenceID)
                 .map(\.originalTransactionID)
             if !ids.contains(referenceID) { ids.append(referenceID) }
@@ -117,7 +117,7 @@ extension CustomerEngine {
     {
         let appUserID = try AppUserID.validate(appUserID)
         let hash = RedemptionCodeFormat.hash(code)
-        return try await write { transaction, now throws -> (Redemption, [Committed]) in
+        return try await core.write { transaction, now throws -> (Redemption, [CommittedChange]) in
             guard RedemptionCodeFormat.isWellFormed(code),
                 var record = try transaction.redemptionCode(tenantID: tenantID, codeHash: hash)
             else {

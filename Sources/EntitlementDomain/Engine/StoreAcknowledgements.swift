@@ -12,22 +12,27 @@ public enum AcknowledgementAttempt: Sendable, Hashable {
     case noLongerOwed
 }
 
-extension CustomerEngine {
+/// Acknowledging purchases to their store (Google refunds a purchase not acknowledged within three days): the
+/// acknowledgements due, and what each attempt came to.
+public struct StoreAcknowledgements: Sendable {
+    let core: EngineCore
+    let repository: any AcknowledgementReads
+
     /// Purchases whose acknowledgement is due now, soonest first.
     public func acknowledgementsDue(limit: Int) throws(DomainError) -> [StorePurchase] {
-        let now = clock.now()
-        return try read { () throws(StorageError) in try store.acknowledgementsDue(at: now, limit: limit) }
+        let now = core.clock.now()
+        return try DomainError.reading { () throws(StorageError) in try repository.acknowledgementsDue(at: now, limit: limit) }
     }
 
     /// When the next pending acknowledgement is due; nil when none is pending.
     public func nextAcknowledgementDue() throws(DomainError) -> UnixTime? {
-        try read { () throws(StorageError) in try store.nextAcknowledgementDue() }
+        try DomainError.reading { () throws(StorageError) in try repository.nextAcknowledgementDue() }
     }
 
     /// Records an attempt on `purchase`'s pending acknowledgement. Nothing changes when it is no longer pending (the
     /// store's data said it was acknowledged meanwhile). Giving up is an event on the owner, naming the error.
     public func recordAcknowledgement(of purchase: StorePurchase, _ attempt: AcknowledgementAttempt) async throws(DomainError) {
-        try await write { transaction, now throws -> (Void, [Committed]) in
+        try await core.write { transaction, now throws -> (Void, [CommittedChange]) in
             guard var stored = try transaction.purchase(
                 tenantID: purchase.tenantID, store: purchase.store, originalTransactionID: purchase.originalTransactionID),
                 stored.acknowledgement.state == .pending
@@ -46,7 +51,7 @@ extension CustomerEngine {
             }
             try transaction.savePurchase(stored)
             guard case .gaveUp(let error) = attempt, let owner = stored.customerID else { return ((), []) }
-            let change = try self.recordChange(
+            let change = try core.recordChange(
                 transaction, tenantID: stored.tenantID, customerID: owner, cause: .storeAPI,
                 reason: "The purchase could not be acknowledged after \(counted(attempts, "attempt")) (\(error)); the store refunds "
                     + "unacknowledged purchases. Refresh it to try again.",
@@ -57,7 +62,7 @@ extension CustomerEngine {
 
     /// Starts a failed acknowledgement again, due now (an operator's refresh).
     public func retryAcknowledgement(tenantID: String, store: Store, originalTransactionID: String) async throws(DomainError) {
-        try await write { transaction, now throws -> (Void, [Committed]) in
+        try await core.write { transaction, now throws -> (Void, [CommittedChange]) in
             guard var stored = try transaction.purchase(
                 tenantID: tenantID, store: store, originalTransactionID: originalTransactionID),
                 stored.acknowledgement.state == .failed
@@ -66,25 +71,6 @@ extension CustomerEngine {
                 state: .pending, attempts: stored.acknowledgement.attempts, dueAt: now,
                 lastError: stored.acknowledgement.lastError)
             try transaction.savePurchase(stored)
-            return ((), [])
-        }
-    }
-
-    /// The stored purchase, owned or not; nil when unknown.
-    public func purchase(tenantID: String, store: Store, originalTransactionID: String) throws(DomainError) -> StorePurchase? {
-        try read { () throws(StorageError) in
-            try self.store.purchase(tenantID: tenantID, store: store, originalTransactionID: originalTransactionID)
-        }
-    }
-
-    /// Where the periodic poll `name` of a tenant last stopped.
-    public func pollCursor(tenantID: String, name: String) throws(DomainError) -> Int64? {
-        try read { () throws(StorageError) in try store.pollCursor(tenantID: tenantID, name: name) }
-    }
-
-    public func setPollCursor(tenantID: String, name: String, position: Int64) async throws(DomainError) {
-        try await write { transaction, _ throws -> (Void, [Committed]) in
-            try transaction.setPollCursor(tenantID: tenantID, name: name, position: position)
             return ((), [])
         }
     }

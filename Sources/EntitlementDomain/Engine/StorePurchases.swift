@@ -32,7 +32,33 @@ public struct AppliedStorePurchase: Sendable, Hashable {
     public var claimed: Bool
 }
 
-extension CustomerEngine {
+/// Store purchases: what Purchase and Restore attach to a customer, what store notifications change, and the
+/// redemption codes that hand an unowned purchase to its buyer. Data never moves backwards (``PurchaseVersions``).
+public struct StorePurchases: Sendable {
+    let core: EngineCore
+    let repository: any PurchaseReads
+
+    /// The stored purchase, owned or not; nil when unknown.
+    public func purchase(tenantID: String, store: Store, originalTransactionID: String) throws(DomainError) -> StorePurchase? {
+        try DomainError.reading { () throws(StorageError) in
+            try repository.purchase(tenantID: tenantID, store: store, originalTransactionID: originalTransactionID)
+        }
+    }
+
+    /// Where the periodic poll `name` of a tenant last stopped.
+    public func pollCursor(tenantID: String, name: String) throws(DomainError) -> Int64? {
+        try DomainError.reading { () throws(StorageError) in try repository.pollCursor(tenantID: tenantID, name: name) }
+    }
+
+    public func setPollCursor(tenantID: String, name: String, position: Int64) async throws(DomainError) {
+        try await core.write { transaction, _ throws -> (Void, [CommittedChange]) in
+            try transaction.setPollCursor(tenantID: tenantID, name: name, position: position)
+            return ((), [])
+        }
+    }
+}
+
+extension StorePurchases {
     /// Attaches verified store transactions to a customer (created if new), applying the transfer policy.
     ///
     /// Data never moves backwards (``PurchaseVersions``): an older token changes nothing but its owner. Presenting
@@ -52,7 +78,7 @@ extension CustomerEngine {
         policies: @escaping @Sendable (Store) -> TransferPolicy
     ) async throws(DomainError) -> StorePurchaseOutcome {
         let appUserID = try AppUserID.validate(appUserID)
-        return try await write { transaction, now throws -> (StorePurchaseOutcome, [Committed]) in
+        return try await core.write { transaction, now throws -> (StorePurchaseOutcome, [CommittedChange]) in
             try self.attach(
                 transactions, to: appUserID, tenantID: tenantID, cause: cause, policies: policies, in: transaction,
                 at: now)
@@ -63,9 +89,9 @@ extension CustomerEngine {
     func attach(
         _ transactions: [StorePurchase], to appUserID: String, tenantID: String, cause: EventCause,
         policies: (Store) -> TransferPolicy, in transaction: any StorageTransaction, at now: UnixTime
-    ) throws -> (StorePurchaseOutcome, [Committed]) {
-        var committed: [Committed] = []
-        let customer = try self.customer(
+    ) throws -> (StorePurchaseOutcome, [CommittedChange]) {
+        var committed: [CommittedChange] = []
+        let customer = try core.customer(
             transaction, tenantID: tenantID, appUserID: appUserID, creator: "a store purchase", at: now,
             committed: &committed)
         var changed = false
@@ -132,7 +158,7 @@ extension CustomerEngine {
             transferredFrom.append(previous.customer.appUserID)
             appUserIDs[owner] = previous.customer.appUserID
             committed.append(
-                try self.recordChange(
+                try core.recordChange(
                     transaction, tenantID: tenantID, customerID: owner, cause: .transferredOut,
                     reason: "A store purchase moved to '\(appUserID)'.", related: appUserID,
                     subject: EventSubject(purchase: moved[owner]), at: now))
@@ -149,7 +175,7 @@ extension CustomerEngine {
                 default: "Purchased"
                 }
             committed.append(
-                try self.recordChange(
+                try core.recordChange(
                     transaction, tenantID: tenantID, customerID: customer.id,
                     cause: previousOwners.isEmpty ? cause : .transferredIn,
                     reason: "\(what) \(products).", related: transferredFrom.first ?? "",
@@ -216,13 +242,13 @@ public enum StoreNotificationOutcome: Sendable, Hashable {
     case applied(appUserID: String, changed: Bool)
 }
 
-extension CustomerEngine {
+extension StorePurchases {
     /// Whether the store notification `notificationID` was applied (or acknowledged) before: a redelivery is then
     /// answered without being interpreted again, or its objects fetched again. The write still checks it, in its
     /// transaction, for deliveries that race.
     public func isNotificationProcessed(tenantID: String, notificationID: String) throws(DomainError) -> Bool {
-        try read { () throws(StorageError) in
-            try self.store.isNotificationProcessed(tenantID: tenantID, notificationID: notificationID)
+        try DomainError.reading { () throws(StorageError) in
+            try repository.isNotificationProcessed(tenantID: tenantID, notificationID: notificationID)
         }
     }
 
@@ -240,7 +266,7 @@ extension CustomerEngine {
         cause: EventCause = .appStoreNotification, ownerHints: [OwnerHint] = [], references: [PurchaseReference] = [],
         pendingRevocations: [PendingRevocation] = [], unclaimedCodeValidity: Int64? = nil
     ) async throws(DomainError) -> StoreNotificationOutcome {
-        let (outcome, queuedUnclaimed) = try await write { transaction, now throws -> ((StoreNotificationOutcome, Bool), [Committed]) in
+        let (outcome, queuedUnclaimed) = try await core.write { transaction, now throws -> ((StoreNotificationOutcome, Bool), [CommittedChange]) in
             var queuedUnclaimed = false
             let (outcome, committed) = try self.applyStoreNotification(
                 tenantID: tenantID, notificationID: notificationID, record: record, reason: reason, cause: cause,
@@ -249,7 +275,7 @@ extension CustomerEngine {
             return ((outcome, queuedUnclaimed), committed)
         }
         // Not a customer's change, so not announced by the commit: wake the dispatcher here.
-        if queuedUnclaimed { outboxChanges.notify(()) }
+        if queuedUnclaimed { core.outboxChanges.notify(()) }
         return outcome
     }
 
@@ -258,7 +284,7 @@ extension CustomerEngine {
         ownerHints: [OwnerHint], references: [PurchaseReference], pendingRevocations: [PendingRevocation],
         unclaimedCodeValidity: Int64?, queuedUnclaimed: inout Bool, in transaction: any StorageTransaction,
         at now: UnixTime
-    ) throws -> (StoreNotificationOutcome, [Committed]) {
+    ) throws -> (StoreNotificationOutcome, [CommittedChange]) {
         if let notificationID,
             !(try transaction.markNotificationProcessed(tenantID: tenantID, notificationID: notificationID, at: now))
         {
@@ -280,7 +306,7 @@ extension CustomerEngine {
             tenantID: tenantID, store: notified.store, originalTransactionID: notified.originalTransactionID)
         var record = PurchaseVersions.takingEffect(notified, stored: stored, at: now)
         record.customerID = stored?.customerID
-        var committed: [Committed] = []
+        var committed: [CommittedChange] = []
         // Nobody owns it yet: the store's data may name its owner.
         var attributed = false
         if record.customerID == nil,
@@ -301,7 +327,7 @@ extension CustomerEngine {
             let snapshot = try transaction.snapshot(tenantID: tenantID, customerID: owner)
         else {
             if stored == nil, merged.customerID == nil, let unclaimedCodeValidity {
-                queuedUnclaimed = try self.enqueueUnclaimedPurchase(
+                queuedUnclaimed = try core.enqueueUnclaimedPurchase(
                     merged, validityMilliseconds: unclaimedCodeValidity, in: transaction, at: now)
             }
             return (.recorded, committed)
@@ -313,14 +339,14 @@ extension CustomerEngine {
         // A purchase first attributed to its owner is, to the owner, a new purchase.
         let subject = EventSubject(purchase: merged, previousPurchase: attributed ? nil : stored)
         committed.append(
-            try self.recordChange(
+            try core.recordChange(
                 transaction, tenantID: tenantID, customerID: owner, cause: cause, reason: reason,
                 reference: record.originalTransactionID, subject: subject, at: now))
         return (.applied(appUserID: snapshot.customer.appUserID, changed: true), committed)
     }
 }
 
-extension CustomerEngine {
+extension StorePurchases {
     /// The earliest revocation waiting for a payment that names `record` (its own IDs, or a reference to it), used
     /// up; nil when none waits or `record` is revoked already.
     fileprivate func takePendingRevocation(for record: StorePurchase, in transaction: any StorageTransaction)

@@ -20,7 +20,7 @@ public struct SubscriberCountsNow: Sendable, Hashable {
 /// Subscriber queries: listing, counting and finding a tenant's customers. Read from the database (listings and
 /// counts have no place in the cache) and never a write, so they need neither the engine's cache nor its write queue.
 public struct SubscriberQueries: Sendable {
-    let store: any SubscriberQueryReads
+    let repository: any SubscriberQueryReads
     let clock: any DomainClock
 
     /// One page of the customers matching `filter`; `pageToken` is the previous page's, asked with the same filter.
@@ -36,7 +36,7 @@ public struct SubscriberQueries: Sendable {
         let limit = pageSize == 0 ? CustomerPage.defaultSize : pageSize
         let after = try CustomerPageToken.customerID(in: pageToken, tenantID: tenant.id, filter: filter)
         let query = CustomerListQuery(filter: filter, afterCustomerID: after, limit: limit + 1, now: clock.now())
-        let records = try DomainError.reading { () throws(StorageError) in try store.customers(tenantID: tenant.id, matching: query) }
+        let records = try DomainError.reading { () throws(StorageError) in try repository.customers(tenantID: tenant.id, matching: query) }
         let page = Array(records.prefix(limit))
         let next =
             records.count > limit
@@ -48,7 +48,7 @@ public struct SubscriberQueries: Sendable {
     /// The tenant's customers with an active entitlement now, in all and per entitlement, product and source.
     public func countCustomers(tenantID: String) throws(DomainError) -> SubscriberCountsNow {
         let now = clock.now()
-        let counts = try DomainError.reading { () throws(StorageError) in try store.subscriberCounts(tenantID: tenantID, at: now) }
+        let counts = try DomainError.reading { () throws(StorageError) in try repository.subscriberCounts(tenantID: tenantID, at: now) }
         return SubscriberCountsNow(counts: counts, countedAt: now)
     }
 }

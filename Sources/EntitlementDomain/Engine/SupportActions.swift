@@ -1,6 +1,9 @@
 import CivilCalendar
 /// Support actions with a store, audited on the customer they concern.
-extension CustomerEngine {
+public struct SupportActions: Sendable {
+    let core: EngineCore
+    let repository: any PurchaseReads
+
     /// Apple allows two renewal-date extensions of a subscription in this long.
     public static let renewalExtensionPeriod = 365 * Milliseconds.perDay
 
@@ -10,8 +13,8 @@ extension CustomerEngine {
     public func recordSupportAction(tenantID: String, customerID: Int64, reason: String, reference: String)
         async throws(DomainError) -> CustomerState
     {
-        try await write { transaction, now throws -> (CustomerState, [Committed]) in
-            let committed = try self.recordChange(
+        try await core.write { transaction, now throws -> (CustomerState, [CommittedChange]) in
+            let committed = try core.recordChange(
                 transaction, tenantID: tenantID, customerID: customerID, cause: .support, reason: reason,
                 reference: reference, at: now)
             return (committed.update.state, [committed])
@@ -23,9 +26,9 @@ extension CustomerEngine {
     public func renewalExtensionCount(tenantID: String, originalTransactionID: String, requestIdentifier: String)
         throws(DomainError) -> Int
     {
-        let since = UnixTime(milliseconds: now().milliseconds - Self.renewalExtensionPeriod)
-        return try read { () throws(StorageError) in
-            try self.store.renewalExtensionCount(
+        let since = UnixTime(milliseconds: core.clock.now().milliseconds - Self.renewalExtensionPeriod)
+        return try DomainError.reading { () throws(StorageError) in
+            try repository.renewalExtensionCount(
                 tenantID: tenantID, originalTransactionID: originalTransactionID, since: since,
                 excluding: requestIdentifier)
         }
@@ -38,7 +41,7 @@ extension CustomerEngine {
         tenantID: String, originalTransactionID: String, expiresAt: UnixTime, requestIdentifier: String, days: Int,
         reason: String
     ) async throws(DomainError) -> CustomerState {
-        try await write { transaction, now throws -> (CustomerState, [Committed]) in
+        try await core.write { transaction, now throws -> (CustomerState, [CommittedChange]) in
             guard
                 var purchase = try transaction.purchase(
                     tenantID: tenantID, store: .appStore, originalTransactionID: originalTransactionID),
@@ -54,7 +57,7 @@ extension CustomerEngine {
             try transaction.saveRenewalExtension(
                 tenantID: tenantID, originalTransactionID: originalTransactionID, requestIdentifier: requestIdentifier,
                 days: days, at: now)
-            let committed = try self.recordChange(
+            let committed = try core.recordChange(
                 transaction, tenantID: tenantID, customerID: owner, cause: .support, reason: reason,
                 reference: originalTransactionID, subject: EventSubject(purchase: purchase), at: now)
             return (committed.update.state, [committed])

@@ -7,7 +7,7 @@ extension CustomerEngine {
     /// with one instance (SQLite); among instances sharing PostgreSQL, the one holding its lock (taken here when
     /// free, kept until the instance ends).
     public func holdsWork(tenantID: String = "", name: String) throws(DomainError) -> Bool {
-        try read { () throws(StorageError) in try store.holdsWorkLock(tenantID: tenantID, name: name) }
+        try DomainError.reading { () throws(StorageError) in try core.repository.holdsWorkLock(tenantID: tenantID, name: name) }
     }
 
     /// This process among the instances sharing a database: the host name and process ID, in logs.

@@ -1,7 +1,7 @@
 import Dispatch
 import Synchronization
 
-/// Runs store writes on a thread of their own, in groups that share one durable commit.
+/// Runs database writes on a thread of their own, in groups that share one durable commit.
 ///
 /// A durable commit waits for the disk; doing that on Swift's cooperative threads would stall every task, so callers
 /// await here instead. The writes that arrive while a group commits wait together and go in the next one, in one
@@ -11,15 +11,15 @@ import Synchronization
 final class WriteQueue: Sendable {
     /// The most writes in one group: bounds how long the first of them waits for the commit.
     let maximumGroupSize: Int
-    private let queue = DispatchQueue(label: "entitlementd.store-writes")
-    private let store: any CustomerRepository
+    private let queue = DispatchQueue(label: "entitlementd.database-writes")
+    private let repository: any CustomerRepository
     private let clock: any DomainClock
     /// Writes waiting for the next group, and whether a group is scheduled on the queue to take them.
     private let waiting = Mutex<(writes: [GroupedWrite], scheduled: Bool)>(([], false))
 
-    init(store: any CustomerRepository, clock: any DomainClock, maximumGroupSize: Int) {
+    init(repository: any CustomerRepository, clock: any DomainClock, maximumGroupSize: Int) {
         precondition(maximumGroupSize >= 1, "a group holds at least one write")
-        self.store = store
+        self.repository = repository
         self.clock = clock
         self.maximumGroupSize = maximumGroupSize
     }
@@ -64,7 +64,7 @@ final class WriteQueue: Sendable {
         let now = clock.now()
         let failures: [(any Error)?]
         do {
-            failures = try store.writeGroup(group.map { write in { transaction in try write.perform(transaction, now) } })
+            failures = try repository.writeGroup(group.map { write in { transaction in try write.perform(transaction, now) } })
         } catch {
             failures = Array(repeating: error, count: group.count)
         }

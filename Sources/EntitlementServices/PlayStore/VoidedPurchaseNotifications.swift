@@ -17,7 +17,7 @@ extension PlayStoreNotifications {
     func voidedRecord(token: String, orderID: String?, partial: Bool, tenant: Tenant, notifiedAt: UnixTime?)
         async throws(DomainError) -> StorePurchase?
     {
-        guard !partial, let stored = try engine.purchase(tenantID: tenant.id, store: .playStore, originalTransactionID: token)
+        guard !partial, let stored = try engine.purchases.purchase(tenantID: tenant.id, store: .playStore, originalTransactionID: token)
         else { return nil }
         if stored.productType == PlayProductType.subscription.rawValue {
             return try await voidedSubscription(stored, token: token, orderID: orderID, tenant: tenant, notifiedAt: notifiedAt)

@@ -62,7 +62,7 @@ public final class VoidedPurchasesPoller: Sendable {
         var unanswered = false
         do throws(DomainError) {
             let api = try purchases.api(for: tenant)
-            let cursor = try engine.pollCursor(tenantID: tenant.id, name: Self.cursorName)
+            let cursor = try engine.purchases.pollCursor(tenantID: tenant.id, name: Self.cursorName)
             // Each poll starts a little before the last one ended: Google may list a void a moment after it happened.
             let since = max(cursor ?? 0, now - VoidedPurchasePages.window) - VoidedPurchasePages.listingDelay
             var pages = VoidedPurchasePages(api: api, from: since, to: now, now: now, tenantID: tenant.id, log: log)
@@ -80,7 +80,7 @@ public final class VoidedPurchasesPoller: Sendable {
                     if try await revoke(voided, tenant: tenant) { revoked += 1 }
                 }
             }
-            try await engine.setPollCursor(tenantID: tenant.id, name: Self.cursorName, position: now)
+            try await engine.purchases.setPollCursor(tenantID: tenant.id, name: Self.cursorName, position: now)
             log.info("play voided purchases polled", ["tenant": tenant.id, "revoked": String(revoked)])
             explained.withLock { $0[tenant.id] = nil }
         } catch {
@@ -116,13 +116,13 @@ public final class VoidedPurchasesPoller: Sendable {
     /// Revokes what one voided purchase took back; whether anything changed.
     private func revoke(_ voided: VoidedPurchase, tenant: Tenant) async throws(DomainError) -> Bool {
         guard let token = voided.purchaseToken, !token.isEmpty,
-            let stored = try engine.purchase(tenantID: tenant.id, store: .playStore, originalTransactionID: token)
+            let stored = try engine.purchases.purchase(tenantID: tenant.id, store: .playStore, originalTransactionID: token)
         else { return false }
         let voidedAt = try VoidedPurchasePages.voidedAt(voided) ?? engine.now()
         guard let record = PlayStoreInterpretation.revoking(
             stored, orderID: voided.orderId, voidedAt: voidedAt, reason: voided.reasonName)
         else { return false }
-        let outcome = try await engine.applyStoreNotification(
+        let outcome = try await engine.purchases.applyStoreNotification(
             tenantID: tenant.id, notificationID: "play-voided:\(token):\(voided.orderId ?? "")", transaction: record,
             reason: "Voided in Google Play (\(voided.reasonName)), found by the voided-purchases poll.", cause: .storeAPI)
         if case .applied(_, let changed) = outcome { return changed }

@@ -101,7 +101,7 @@ struct StripeEvents: Sendable {
                     settings: settings)
             } else {
                 // The subscription's own events give its state; one held already, nobody's yet, is the buyer's now.
-                change.purchase = try engine.purchase(tenantID: tenant.id, store: .stripe, originalTransactionID: subscriptionID)
+                change.purchase = try engine.purchases.purchase(tenantID: tenant.id, store: .stripe, originalTransactionID: subscriptionID)
                 change.note = "the buyer is kept for subscription \(subscriptionID.quotedForMessage), whose own events give its state"
             }
         case "payment":
@@ -160,7 +160,7 @@ struct StripeEvents: Sendable {
             if let buyer = StripeInterpretation.namedUser(of: subscription) { change.ownerHints = [.appUserID(buyer)] }
             return change
         }
-        guard let stored = try engine.purchase(tenantID: tenant.id, store: .stripe, originalTransactionID: subscriptionID)
+        guard let stored = try engine.purchases.purchase(tenantID: tenant.id, store: .stripe, originalTransactionID: subscriptionID)
         else {
             change.note = "subscription \(subscriptionID.quotedForMessage) is not held yet; its own events give its state"
             return change
@@ -207,11 +207,11 @@ struct StripeEvents: Sendable {
     /// yet (its checkout or invoice comes later), the revocation waits for it.
     private func revoke(paidBy ids: [String], reason: String, at time: UnixTime, tenant: Tenant) throws(DomainError) -> NotificationChange {
         for id in ids {
-            var purchaseIDs = try engine.purchaseReferences(tenantID: tenant.id, store: .stripe, referenceID: id)
+            var purchaseIDs = try engine.purchases.purchaseReferences(tenantID: tenant.id, store: .stripe, referenceID: id)
                 .map(\.originalTransactionID)
             purchaseIDs.append(id)
             for purchaseID in purchaseIDs {
-                guard let stored = try engine.purchase(tenantID: tenant.id, store: .stripe, originalTransactionID: purchaseID)
+                guard let stored = try engine.purchases.purchase(tenantID: tenant.id, store: .stripe, originalTransactionID: purchaseID)
                 else { continue }
                 guard let revoked = StripeInterpretation.revoking(stored, at: time, reason: reason) else {
                     return NotificationChange(note: "\(purchaseID.quotedForMessage) was revoked already")

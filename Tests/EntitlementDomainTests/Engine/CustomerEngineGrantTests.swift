@@ -60,7 +60,7 @@ import TestSupport
         let retry = try await harness.grant("alice", "pro", durationMilliseconds: Milliseconds.perMinute, idempotencyKey: "req-1")
         #expect(retry.grant == first.grant)
         #expect(try harness.state("alice").version == 2)
-        #expect(try harness.engine.details(tenantID: harness.tenantID, appUserID: "alice").grants.count == 1)
+        #expect(try harness.engine.customers.details(tenantID: harness.tenantID, appUserID: "alice").grants.count == 1)
 
         // The same key for something else is a mistake, not a retry.
         await #expect(throws: DomainError.wrongState("")) {
@@ -82,12 +82,12 @@ import TestSupport
 
         // Another tenant cannot see the grant.
         await #expect(throws: DomainError.notFound("")) {
-            try await harness.engine.revoke(tenantID: harness.otherTenant.id, grantID: granted.grant.grantID, reason: "")
+            try await harness.engine.grants.revoke(tenantID: harness.otherTenant.id, grantID: granted.grant.grantID, reason: "")
         }
         #expect(try harness.state("alice").status.isActive)
 
         harness.clock.advance(milliseconds: 5)
-        let revoked = try await harness.engine.revoke(
+        let revoked = try await harness.engine.grants.revoke(
             tenantID: harness.tenantID, grantID: granted.grant.grantID, reason: "refund")
         #expect(revoked.grant.revokedAt == harness.now)
         #expect(revoked.grant.revocationReason == "refund")
@@ -100,11 +100,11 @@ import TestSupport
         #expect(event.reason == "refund")
 
         // Revoking again changes nothing.
-        let again = try await harness.engine.revoke(tenantID: harness.tenantID, grantID: granted.grant.grantID, reason: "")
+        let again = try await harness.engine.grants.revoke(tenantID: harness.tenantID, grantID: granted.grant.grantID, reason: "")
         #expect(again.grant == revoked.grant)
         #expect(try harness.state("alice").version == 3)
         await #expect(throws: DomainError.notFound("")) {
-            try await harness.engine.revoke(tenantID: harness.tenantID, grantID: "gr_nope", reason: "")
+            try await harness.engine.grants.revoke(tenantID: harness.tenantID, grantID: "gr_nope", reason: "")
         }
     }
 
@@ -134,14 +134,14 @@ import TestSupport
 
         // One millisecond before: nothing is due, and the next change is the expiry.
         harness.clock.set(UnixTime(milliseconds: expiry.milliseconds - 1))
-        #expect(try await harness.engine.applyTimeChanges() == expiry)
+        #expect(try await harness.engine.customers.applyTimeChanges() == expiry)
         #expect(try harness.state("alice").version == 2)
         #expect(try harness.state("alice").status.isActive)
 
         // At the instant: one EXPIRY event that changes the status.
         harness.clock.set(expiry)
         #expect(try harness.state("alice").status.isActive == false, "reads recompute at the instant")
-        #expect(try await harness.engine.applyTimeChanges() == nil)
+        #expect(try await harness.engine.customers.applyTimeChanges() == nil)
         let state = try harness.state("alice")
         #expect(state.version == 3)
         #expect(!state.status.isActive)
@@ -156,7 +156,7 @@ import TestSupport
 
         // Nothing due: nothing recorded.
         harness.clock.advance(milliseconds: Milliseconds.perMinute)
-        #expect(try await harness.engine.applyTimeChanges() == nil)
+        #expect(try await harness.engine.customers.applyTimeChanges() == nil)
         #expect(try harness.state("alice").version == 3)
     }
 
@@ -167,10 +167,10 @@ import TestSupport
         try await harness.grant("alice", "pro", durationMilliseconds: 5_000)
         #expect(try harness.state("alice").version == 3)
         harness.clock.set(UnixTime(milliseconds: start + 1_000))
-        #expect(try await harness.engine.applyTimeChanges() == UnixTime(milliseconds: start + 5_000))
+        #expect(try await harness.engine.customers.applyTimeChanges() == UnixTime(milliseconds: start + 5_000))
         #expect(try harness.state("alice").version == 3)
         harness.clock.set(UnixTime(milliseconds: start + 5_000))
-        #expect(try await harness.engine.applyTimeChanges() == nil)
+        #expect(try await harness.engine.customers.applyTimeChanges() == nil)
         #expect(try harness.state("alice").version == 4)
         #expect(try harness.events("alice").first?.cause == .expiry)
     }
@@ -186,7 +186,7 @@ import TestSupport
         let customerID = try #require(current.customerID)
 
         func replay(_ after: UInt64) throws -> [StatusUpdate]? {
-            try harness.engine.replay(tenantID: harness.tenantID, customerID: customerID, afterVersion: after, current: current)
+            try harness.engine.customers.replay(tenantID: harness.tenantID, customerID: customerID, afterVersion: after, current: current)
         }
         let tail = try #require(try replay(2))
         #expect(tail.map(\.state.version) == [3, 4])
@@ -212,7 +212,7 @@ import TestSupport
         let current = try harness.state("alice")
         let customerID = try #require(current.customerID)
         let replayed = try #require(
-            try harness.engine.replay(tenantID: harness.tenantID, customerID: customerID, afterVersion: 1, current: current))
+            try harness.engine.customers.replay(tenantID: harness.tenantID, customerID: customerID, afterVersion: 1, current: current))
         #expect(replayed.map(\.computedAt) == [proGranted, plusGranted])
         #expect(try harness.events("alice").prefix(2).map(\.occurredAt) == [plusGranted, proGranted])
     }

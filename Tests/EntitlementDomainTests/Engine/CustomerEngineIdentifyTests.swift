@@ -46,7 +46,7 @@ import Testing
         #expect(viaAlias.appUserID == "bob")
         #expect(viaAlias.customerID == anonymous.state.customerID)
         #expect(viaAlias.status.activeIDs == ["pro"])
-        let details = try harness.engine.details(tenantID: harness.tenantID, appUserID: "bob")
+        let details = try harness.engine.customers.details(tenantID: harness.tenantID, appUserID: "bob")
         #expect(details.aliases == ["$anon:device-1"])
 
         let latest = try #require(try harness.events("bob").first)
@@ -74,7 +74,7 @@ import Testing
         #expect(outcome.state.version == 2)
 
         // The grant followed, and the anonymous ID resolves to carol.
-        let details = try harness.engine.details(tenantID: harness.tenantID, appUserID: "carol")
+        let details = try harness.engine.customers.details(tenantID: harness.tenantID, appUserID: "carol")
         #expect(details.grants.map(\.grantID) == [grant.grant.grantID])
         #expect(details.grants.first?.customerID == carolID)
         #expect(details.aliases == ["$anon:device-2"])
@@ -141,7 +141,7 @@ import Testing
         for id in ["", "null", "$anon:", "undefined", " padded"] {
             await #expect(throws: DomainError.invalidRequest(""), "\(id)") { try await harness.identify(id) }
         }
-        #expect(try harness.engine.state(tenantID: harness.tenantID, appUserID: "never-seen").customerID == nil)
+        #expect(try harness.engine.customers.state(tenantID: harness.tenantID, appUserID: "never-seen").customerID == nil)
     }
 
     @Test func stateOfAnUnknownUserCreatesNothing() async throws {
@@ -151,7 +151,7 @@ import Testing
         #expect(!state.status.isActive)
         #expect(try harness.store.snapshot(tenantID: harness.tenantID, appUserID: "nobody") == nil)
         #expect(throws: DomainError.notFound("")) {
-            try harness.engine.details(tenantID: harness.tenantID, appUserID: "nobody")
+            try harness.engine.customers.details(tenantID: harness.tenantID, appUserID: "nobody")
         }
         #expect(throws: DomainError.notFound("")) { try harness.events("nobody") }
         // Reading twice (now from whatever the engine remembers) still creates nothing, and Identify then creates.

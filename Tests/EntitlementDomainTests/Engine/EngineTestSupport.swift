@@ -32,7 +32,7 @@ final class EngineHarness: Sendable {
         store = Self.onSQL ? try TestDatabase.repository(sqlitePath: databasePath) : InMemoryRepository()
         clock = ManualClock(milliseconds: 1_700_000_000_000)
         engine = CustomerEngine(
-            store: store, clock: clock, hub: hub, replayLimit: replayLimit, webhookEndpoints: webhookEndpoints,
+            repository: store, clock: clock, hub: hub, replayLimit: replayLimit, webhookEndpoints: webhookEndpoints,
             observeChange: observeChange)
         func key() -> String { APIKey.hashString(APIKey.generate(.publicKey))! }
         tenant = try Tenant(id: Self.tenantID, publicKeyHashes: [key()], entitlements: ["pro", "plus"])
@@ -55,7 +55,7 @@ final class EngineHarness: Sendable {
 
     @discardableResult
     func identify(_ appUserID: String, anonymousID: String? = nil) async throws -> IdentifyOutcome {
-        try await engine.identify(tenantID: tenantID, appUserID: appUserID, anonymousID: anonymousID)
+        try await engine.customers.identify(tenantID: tenantID, appUserID: appUserID, anonymousID: anonymousID)
     }
 
     @discardableResult
@@ -63,7 +63,7 @@ final class EngineHarness: Sendable {
         _ appUserID: String, _ entitlementID: String = "pro", durationMilliseconds: Int64? = nil,
         idempotencyKey: String? = nil, in tenant: Tenant? = nil
     ) async throws -> GrantOutcome {
-        try await engine.grant(
+        try await engine.grants.grant(
             tenant: tenant ?? self.tenant,
             GrantRequest(
                 appUserID: appUserID, entitlementID: entitlementID, expiresAt: nil,
@@ -71,12 +71,12 @@ final class EngineHarness: Sendable {
     }
 
     func state(_ appUserID: String) throws -> CustomerState {
-        try engine.state(tenantID: tenantID, appUserID: appUserID)
+        try engine.customers.state(tenantID: tenantID, appUserID: appUserID)
     }
 
     /// Every event of the customer `appUserID` resolves to, newest first.
     func events(_ appUserID: String) throws -> [RecordedEvent] {
-        try engine.events(tenantID: tenantID, appUserID: appUserID, pageSize: 500, pageToken: "").events
+        try engine.customers.events(tenantID: tenantID, appUserID: appUserID, pageSize: 500, pageToken: "").events
     }
 
     /// Every event of a customer by its store ID (also for a merged-away husk that no app user ID resolves to).
@@ -118,7 +118,7 @@ extension EngineHarness {
     /// A second engine over the same rows, as after a restart (nothing cached, everything read back).
     func reopened() throws -> CustomerEngine {
         CustomerEngine(
-            store: store is InMemoryRepository ? store : try TestDatabase.repository(sqlitePath: databasePath), clock: clock)
+            repository: store is InMemoryRepository ? store : try TestDatabase.repository(sqlitePath: databasePath), clock: clock)
     }
 
     /// A Google Play subscription as ``PlayStoreInterpretation`` leaves it: `token` is the purchase, `order` its current
@@ -145,7 +145,7 @@ extension EngineHarness {
     func purchase(_ appUserID: String, _ records: [StorePurchase], cause: EventCause = .purchase) async throws
         -> StorePurchaseOutcome
     {
-        try await engine.applyStorePurchases(
+        try await engine.purchases.applyStorePurchases(
             tenantID: tenantID, appUserID: appUserID, transactions: records, cause: cause, policy: .transfer)
     }
 
@@ -155,12 +155,12 @@ extension EngineHarness {
         _ record: StorePurchase?, id: String? = UUID().uuidString, reason: String = "SUBSCRIPTION_RENEWED",
         cause: EventCause = .playStoreNotification, hints: [OwnerHint] = []
     ) async throws -> StoreNotificationOutcome {
-        try await engine.applyStoreNotification(
+        try await engine.purchases.applyStoreNotification(
             tenantID: tenantID, notificationID: id, transaction: record, reason: reason, cause: cause, ownerHints: hints)
     }
 
     /// The stored purchase, owned or not.
     func stored(_ token: String, store: Store = .playStore) throws -> StorePurchase? {
-        try engine.purchase(tenantID: tenantID, store: store, originalTransactionID: token)
+        try engine.purchases.purchase(tenantID: tenantID, store: store, originalTransactionID: token)
     }
 }

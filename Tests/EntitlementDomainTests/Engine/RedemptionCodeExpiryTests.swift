@@ -18,19 +18,19 @@ import TestSupport
             expiresAt: UnixTime(milliseconds: now.milliseconds + 30 * Self.day), revokedAt: nil, revocationReason: "",
             ownership: .purchased, willRenew: true,
             appAccountToken: "", offerType: "", signedAt: now, updatedAt: now)
-        let outcome = try await harness.engine.applyStoreNotification(
+        let outcome = try await harness.engine.purchases.applyStoreNotification(
             tenantID: harness.tenantID, notificationID: "stripe:evt_\(id)", transaction: record,
             reason: "customer.subscription.created", cause: .stripeWebhook)
         #expect(outcome == .recorded)
     }
 
     private func issue(_ harness: EngineHarness, days: Int64 = 1) async throws -> IssuedRedemptionCode {
-        try await harness.engine.issueRedemptionCode(
+        try await harness.engine.purchases.issueRedemptionCode(
             tenantID: harness.tenantID, store: .stripe, referenceID: "sub_1", validityMilliseconds: days * Self.day)
     }
 
     private func redeem(_ harness: EngineHarness, _ code: String, by user: String = "alice") async throws -> Redemption {
-        try await harness.engine.redeem(tenantID: harness.tenantID, appUserID: user, code: code) { _ in .transfer }
+        try await harness.engine.purchases.redeem(tenantID: harness.tenantID, appUserID: user, code: code) { _ in .transfer }
     }
 
     @Test func aCodeWorksUntilItsExpiryAndNotAfter() async throws {

@@ -9,7 +9,7 @@ import TestSupport
         var record = harness.playPurchase(id, product: "lifetime_web", entitlements: ["pro"])
         record.store = .stripe
         record.expiresAt = nil
-        let outcome = try await harness.engine.applyStoreNotification(
+        let outcome = try await harness.engine.purchases.applyStoreNotification(
             tenantID: harness.tenantID, notificationID: "stripe:evt_\(id)", transaction: record,
             reason: "checkout.session.completed", cause: .stripeWebhook,
             references: [PurchaseReference(store: .stripe, referenceID: "cs_\(id)", originalTransactionID: id)])
@@ -19,14 +19,14 @@ import TestSupport
     private func issue(_ harness: EngineHarness, _ reference: String = "cs_pi_1", days: Int64 = 7) async throws
         -> IssuedRedemptionCode
     {
-        try await harness.engine.issueRedemptionCode(
+        try await harness.engine.purchases.issueRedemptionCode(
             tenantID: harness.tenantID, store: .stripe, referenceID: reference, validityMilliseconds: days * Milliseconds.perDay)
     }
 
     private func redeem(_ harness: EngineHarness, _ appUserID: String, _ code: String, policy: TransferPolicy = .transfer)
         async throws -> Redemption
     {
-        try await harness.engine.redeem(tenantID: harness.tenantID, appUserID: appUserID, code: code, policy: { _ in policy })
+        try await harness.engine.purchases.redeem(tenantID: harness.tenantID, appUserID: appUserID, code: code, policy: { _ in policy })
     }
 
     @Test func aCodeAttachesThePurchaseOnceAndOnlyOnce() async throws {
@@ -87,7 +87,7 @@ import TestSupport
         // Someone else got the purchase meanwhile (a later event named its buyer).
         var owned = try #require(try harness.stored("pi_1", store: .stripe))
         owned.signedAt = harness.now
-        _ = try await harness.engine.applyStoreNotification(
+        _ = try await harness.engine.purchases.applyStoreNotification(
             tenantID: harness.tenantID, notificationID: "stripe:evt_2", transaction: owned, reason: "x",
             cause: .stripeWebhook, ownerHints: [.appUserID("carol")])
         let refused = await #expect(throws: DomainError.self) {
@@ -102,13 +102,13 @@ import TestSupport
 
     @Test func aBuyerNamedBeforeThePurchaseArrivesOwnsIt() async throws {
         let harness = try EngineHarness()
-        _ = try await harness.engine.applyStoreNotification(
+        _ = try await harness.engine.purchases.applyStoreNotification(
             tenantID: harness.tenantID, notificationID: "stripe:evt_session", transaction: nil,
             reason: "checkout.session.completed", cause: .stripeWebhook,
             references: [PurchaseReference(store: .stripe, referenceID: "cs_9", originalTransactionID: "sub_9", appUserID: "dave")])
         var record = harness.playPurchase("sub_9", product: "pro_web", entitlements: ["pro"])
         record.store = .stripe
-        let outcome = try await harness.engine.applyStoreNotification(
+        let outcome = try await harness.engine.purchases.applyStoreNotification(
             tenantID: harness.tenantID, notificationID: "stripe:evt_sub", transaction: record,
             reason: "customer.subscription.created", cause: .stripeWebhook)
         #expect(outcome == .applied(appUserID: "dave", changed: true))
@@ -120,7 +120,7 @@ import TestSupport
         record.store = .stripe
         let anonymous = "$anon:" + "4f8e2c1a-0000-4000-8000-000000000001"
         #expect(AppUserID.isAnonymous(anonymous))
-        let outcome = try await harness.engine.applyStoreNotification(
+        let outcome = try await harness.engine.purchases.applyStoreNotification(
             tenantID: harness.tenantID, notificationID: "stripe:evt_anon", transaction: record,
             reason: "customer.subscription.created", cause: .stripeWebhook, ownerHints: [.appUserID(anonymous)])
         #expect(outcome == .recorded)
@@ -132,7 +132,7 @@ import TestSupport
     @Test func aRefundBeforeItsCheckoutRevokesThePurchaseWhenItArrivesOnce() async throws {
         let harness = try EngineHarness()
         let refundedAt = harness.now
-        let early = try await harness.engine.applyStoreNotification(
+        let early = try await harness.engine.purchases.applyStoreNotification(
             tenantID: harness.tenantID, notificationID: "stripe:evt_refund", transaction: nil, reason: "charge.refunded",
             cause: .stripeWebhook,
             pendingRevocations: [PendingRevocation(store: .stripe, referenceID: "pi_7", revokedAt: refundedAt, reason: "REFUNDED")])
@@ -140,7 +140,7 @@ import TestSupport
         var record = harness.playPurchase("pi_7", product: "lifetime_web", entitlements: ["pro"])
         record.store = .stripe
         record.expiresAt = nil
-        _ = try await harness.engine.applyStoreNotification(
+        _ = try await harness.engine.purchases.applyStoreNotification(
             tenantID: harness.tenantID, notificationID: "stripe:evt_checkout", transaction: record,
             reason: "checkout.session.completed", cause: .stripeWebhook, ownerHints: [.appUserID("alice")])
         let stored = try #require(try harness.stored("pi_7", store: .stripe))

@@ -24,7 +24,7 @@ import TestSupport
         _ harness: EngineHarness, _ appUserID: String, _ records: [StorePurchase],
         policy: TransferPolicy = .transfer, cause: EventCause = .purchase
     ) async throws -> StorePurchaseOutcome {
-        try await harness.engine.applyStorePurchases(
+        try await harness.engine.purchases.applyStorePurchases(
             tenantID: harness.tenantID, appUserID: appUserID, transactions: records, cause: cause, policy: policy)
     }
 
@@ -122,7 +122,7 @@ import TestSupport
     private func notify(_ harness: EngineHarness, _ id: String, _ record: StorePurchase) async throws
         -> StoreNotificationOutcome
     {
-        try await harness.engine.applyStoreNotification(
+        try await harness.engine.purchases.applyStoreNotification(
             tenantID: harness.tenantID, notificationID: id, transaction: record, reason: "SUBSCRIBED/INITIAL_BUY")
     }
 

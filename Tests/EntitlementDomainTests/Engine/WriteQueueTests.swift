@@ -14,7 +14,7 @@ import Testing
             let gate = self.gate
             let (started, starting) = AsyncStream<Void>.makeStream()
             task = Task {
-                try await engine.writes.run { () throws(DomainError) in
+                try await engine.core.writes.run { () throws(DomainError) in
                     starting.finish()
                     gate.wait()
                 }
@@ -29,7 +29,7 @@ import Testing
     }
 
     static func waitUntil(_ engine: CustomerEngine, queues count: Int) async throws {
-        while engine.writes.waitingCount < count { try await Task.sleep(for: .milliseconds(1)) }
+        while engine.core.writes.waitingCount < count { try await Task.sleep(for: .milliseconds(1)) }
     }
 
     @Test func writesQueuedTogetherShareOneCommitAndAFailingOneFailsAlone() async throws {

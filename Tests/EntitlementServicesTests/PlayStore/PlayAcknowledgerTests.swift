@@ -123,7 +123,7 @@ import Testing
         let failed = try #require(try play.purchase("token-1")).acknowledgement
         #expect(failed.state == .failed && failed.attempts == 1)
         #expect(try play.state("alice").version == version + 1)
-        let event = try #require(try play.engine.events(tenantID: PlayServices.tenantID, appUserID: "alice", pageSize: 1, pageToken: "").events.first)
+        let event = try #require(try play.engine.customers.events(tenantID: PlayServices.tenantID, appUserID: "alice", pageSize: 1, pageToken: "").events.first)
         #expect(event.cause == .storeAPI && event.reason.contains("no longer available"))
     }
 
@@ -133,6 +133,6 @@ import Testing
         play.answers.set(Self.ackPath, .status(503))
         _ = await play.acknowledger(PlayAcknowledger.Schedule(maxAttempts: 1)).runDue()
         #expect(try play.purchase("token-1")?.acknowledgement.state == .failed)
-        #expect(try play.engine.nextAcknowledgementDue() == nil)
+        #expect(try play.engine.acknowledgements.nextAcknowledgementDue() == nil)
     }
 }

@@ -71,7 +71,7 @@ final class PlayServices: Sendable {
             products: ["premium": ["pro"], "lifetime": ["lifetime"]], playStore: settings)
         tenants = TenantRegistry(try TenantDirectory(tenants: [tenant]))
         let store = try TestDatabase.repository(sqlitePath: directory.appendingPathComponent("entitlements.sqlite").path)
-        engine = CustomerEngine(store: store, clock: clock)
+        engine = CustomerEngine(repository: store, clock: clock)
         let http = try OutboundHTTPClient(
             configuration: .init(
                 attemptTimeout: .seconds(5),
@@ -126,17 +126,17 @@ final class PlayServices: Sendable {
             revocationReason: "", ownership: .purchased, willRenew: subscription,
             appAccountToken: "", offerType: "", signedAt: now, updatedAt: now, origin: .device,
             acknowledgement: owed ? .pending(at: now) : .notRequired)
-        _ = try await engine.applyStorePurchases(
+        _ = try await engine.purchases.applyStorePurchases(
             tenantID: Self.tenantID, appUserID: appUserID, transactions: [record], cause: .purchase, policy: .transfer)
-        return try #require(try engine.purchase(tenantID: Self.tenantID, store: .playStore, originalTransactionID: token))
+        return try #require(try engine.purchases.purchase(tenantID: Self.tenantID, store: .playStore, originalTransactionID: token))
     }
 
     func purchase(_ token: String) throws -> StorePurchase? {
-        try engine.purchase(tenantID: Self.tenantID, store: .playStore, originalTransactionID: token)
+        try engine.purchases.purchase(tenantID: Self.tenantID, store: .playStore, originalTransactionID: token)
     }
 
     func state(_ appUserID: String) throws -> CustomerState {
-        try engine.state(tenantID: Self.tenantID, appUserID: appUserID)
+        try engine.customers.state(tenantID: Self.tenantID, appUserID: appUserID)
     }
 
     func acknowledger(_ schedule: PlayAcknowledger.Schedule = PlayAcknowledger.Schedule()) -> PlayAcknowledger {

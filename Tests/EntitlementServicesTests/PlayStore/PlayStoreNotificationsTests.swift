@@ -14,7 +14,7 @@ import Testing
 
     @Test func aSubscriptionNotificationFetchesThePurchaseAndAppliesItOnce() async throws {
         let play = try PlayServices()
-        let token = try await play.engine.identify(tenantID: PlayServices.tenantID, appUserID: "alice", anonymousID: nil)
+        let token = try await play.engine.customers.identify(tenantID: PlayServices.tenantID, appUserID: "alice", anonymousID: nil)
             .appAccountToken
         play.answers.set(
             "/purchases/subscriptionsv2/tokens/token-1",

@@ -44,7 +44,7 @@ import Testing
             PlayServices.path("/purchases/voidedpurchases?startTime=\(now - 30 * Self.day + Milliseconds.perMinute)&type=1&maxResults=1000&endTime=\(now)"),
             PlayServices.path("/purchases/voidedpurchases?startTime=\(now - 30 * Self.day + Milliseconds.perMinute)&type=1&maxResults=1000&endTime=\(now)&token=page-2"),
         ])
-        #expect(try play.engine.pollCursor(tenantID: PlayServices.tenantID, name: "play_voided_purchases") == now)
+        #expect(try play.engine.purchases.pollCursor(tenantID: PlayServices.tenantID, name: "play_voided_purchases") == now)
     }
 
     @Test func theNextPollStartsALittleBeforeTheLastEndedAndAFailureKeepsTheCursor() async throws {
@@ -57,11 +57,11 @@ import Testing
         play.clock.advance(milliseconds: Milliseconds.perHour)
         play.answers.set("/purchases/voidedpurchases", .status(503))
         await poller.poll(tenant)
-        #expect(try play.engine.pollCursor(tenantID: PlayServices.tenantID, name: "play_voided_purchases") == first)
+        #expect(try play.engine.purchases.pollCursor(tenantID: PlayServices.tenantID, name: "play_voided_purchases") == first)
         play.answers.set("/purchases/voidedpurchases", .status(200, "{}"))
         await poller.poll(tenant)
         let last = try #require(play.google.apiRequests.last?.target)
         #expect(last.contains("startTime=\(first - 10 * Milliseconds.perMinute)&"))
-        #expect(try play.engine.pollCursor(tenantID: PlayServices.tenantID, name: "play_voided_purchases") == play.now.milliseconds - 5_000)
+        #expect(try play.engine.purchases.pollCursor(tenantID: PlayServices.tenantID, name: "play_voided_purchases") == play.now.milliseconds - 5_000)
     }
 }

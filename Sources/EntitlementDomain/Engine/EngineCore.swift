@@ -1,0 +1,147 @@
+import RequestTracing
+
+/// What every subject of the engine shares: the repository, the clock, the cache, the write queue and the open
+/// streams, and the one way a change is written, recorded as an event and published.
+///
+/// Every write records one event per changed customer with the next version, the cause and a reason, in the same
+/// transaction as the change; after the commit the cache and the streams learn it, in commit order.
+final class EngineCore: Sendable {
+    let repository: any CustomerRepository
+    let clock: any DomainClock
+    let cache = CustomerCache()
+    let writes: WriteQueue
+    let hub: StatusHub
+    /// Set once by ``ExpiryScheduler``; told about every new `nextChangeAt`.
+    let timeChanges = ChangeListener<UnixTime>()
+    /// Set once by the webhook dispatcher; told when a commit wrote outbox rows.
+    let outboxChanges = ChangeListener<Void>()
+    /// Told of every committed change (for the one log line per state change).
+    let observeChange: @Sendable (_ tenantID: String, _ update: StatusUpdate) -> Void
+    /// A tenant's webhook endpoints as configured now: every event one of them wants is put in the outbox in the
+    /// event's own transaction.
+    let webhookEndpoints: @Sendable (_ tenantID: String) -> [WebhookEndpoint]
+
+    init(
+        repository: any CustomerRepository, clock: any DomainClock, hub: StatusHub, maxWriteGroup: Int,
+        webhookEndpoints: @escaping @Sendable (_ tenantID: String) -> [WebhookEndpoint],
+        observeChange: @escaping @Sendable (_ tenantID: String, _ update: StatusUpdate) -> Void
+    ) {
+        self.repository = repository
+        self.clock = clock
+        self.writes = WriteQueue(repository: repository, clock: clock, maximumGroupSize: maxWriteGroup)
+        self.hub = hub
+        self.webhookEndpoints = webhookEndpoints
+        self.observeChange = observeChange
+    }
+
+    /// The customer `appUserID` resolves to, created (with its creation event) when there is none.
+    func customer(
+        _ transaction: any StorageTransaction, tenantID: String, appUserID: String, creator: String, at now: UnixTime,
+        committed: inout [CommittedChange]
+    ) throws(StorageError) -> CustomerRecord {
+        if let existing = try transaction.snapshot(tenantID: tenantID, appUserID: appUserID) {
+            return existing.customer
+        }
+        let created = try transaction.createCustomer(
+            tenantID: tenantID, appUserID: appUserID, isAnonymous: AppUserID.isAnonymous(appUserID), at: now)
+        committed.append(
+            try recordChange(
+                transaction, tenantID: tenantID, customerID: created.id, cause: .created,
+                reason: "Created by \(creator).", at: now))
+        return created
+    }
+
+    /// Appends the event for a change just made to `customerID`, comparing with the last recorded status.
+    func recordChange(
+        _ transaction: any StorageTransaction, tenantID: String, customerID: Int64, cause: EventCause, reason: String,
+        related: String = "", reference: String = "", subject: EventSubject = .none, at now: UnixTime
+    ) throws(StorageError) -> CommittedChange {
+        guard let before = try transaction.snapshot(tenantID: tenantID, customerID: customerID) else {
+            throw .conflict("customer \(customerID) vanished inside its own transaction")
+        }
+        let status = StatusCalculator.status(of: before.candidates, at: now)
+        let recorded = try transaction.latestEvent(tenantID: tenantID, customerID: customerID)
+            .map { ComputedStatus(storedBytes: $0.status) }
+        let change = StatusCalculator.change(from: recorded, to: status) ?? .customerInfoChanged
+        let event = EventRecord(
+            tenantID: tenantID, customerID: customerID, version: before.customer.version + 1, cause: cause,
+            change: change, reason: reason, occurredAt: now, status: status.storedBytes,
+            relatedAppUserID: related, referenceID: reference, keyName: ActingKey.name ?? "")
+        try transaction.appendEvent(event, nextChangeAt: status.nextChangeAt)
+        try transaction.replaceActiveEntitlements(tenantID: tenantID, customerID: customerID, with: status.entitlements)
+        let queued = try enqueueWebhooks(
+            CustomerEventMessage.Event(record: event, status: status, customer: before, subject: subject), in: transaction)
+        var after = before
+        after.customer.version = event.version
+        after.customer.nextChangeAt = status.nextChangeAt
+        let state = CustomerState(
+            customerID: customerID, appUserID: after.customer.appUserID, version: event.version, status: status)
+        return CommittedChange(
+            tenantID: tenantID, snapshot: after, update: StatusUpdate(kind: .changed(change), state: state, reason: reason, cause: cause),
+            queuedWebhooks: queued)
+    }
+
+    /// Runs `body` in a database transaction on the write queue (sharing its commit with the writes queued beside it),
+    /// then refreshes the cache and notifies streams.
+    ///
+    /// Publishing happens on the write queue too, right after the commit: changes reach the cache and the streams
+    /// in the order they were committed.
+    func write<Value: Sendable>(
+        _ body: @escaping @Sendable (any StorageTransaction, UnixTime) throws -> (Value, [CommittedChange])
+    ) async throws(DomainError) -> Value {
+        let origin = ContinuousClock.now
+        // The queue runs the body on its own thread: the call's request ID goes along, for the lines it logs and the
+        // webhooks it queues, and so does its key's name, for the events it records.
+        let requestID = RequestID.current
+        let keyName = ActingKey.name
+        let output = WriteOutput<(Value, [CommittedChange])>()
+        let outcome: Result<Value, DomainError> = await withCheckedContinuation { continuation in
+            writes.submit(
+                GroupedWrite(
+                    perform: { transaction, now in
+                        try RequestID.$taskValue.withValue(requestID) {
+                            try ActingKey.$name.withValue(keyName) { output.value = try body(transaction, now) }
+                        }
+                    },
+                    complete: { failure, now in
+                        if let failure { return continuation.resume(returning: .failure(failure)) }
+                        let (value, committed) = output.value!
+                        RequestID.$taskValue.withValue(requestID) { self.publish(committed, now: now, origin: origin) }
+                        continuation.resume(returning: .success(value))
+                    }))
+        }
+        return try outcome.get()
+    }
+
+    private func publish(_ committed: [CommittedChange], now: UnixTime, origin: ContinuousClock.Instant) {
+        if committed.contains(where: \.queuedWebhooks) { outboxChanges.notify(()) }
+        for change in committed {
+            var update = change.update
+            update.origin = origin
+            observeChange(change.tenantID, update)
+            // The customer a merge emptied owns no ID any more: its streams get the survivor's snapshot below.
+            guard change.mergedInto == nil else { continue }
+            cache.store(CachedCustomer(snapshot: change.snapshot, now: now), tenantID: change.tenantID)
+            hub.publish(tenantID: change.tenantID, customerID: change.snapshot.customer.id, update)
+            if let next = change.snapshot.customer.nextChangeAt { timeChanges.notify(next) }
+        }
+        for change in committed {
+            guard let into = change.mergedInto,
+                let survivor = committed.last(where: { $0.snapshot.customer.id == into })
+            else { continue }
+            let snapshot = StatusUpdate(kind: .snapshot, state: survivor.update.state, reason: survivor.update.reason)
+            hub.move(tenantID: change.tenantID, from: change.snapshot.customer.id, to: into, snapshot: snapshot)
+        }
+    }
+}
+
+/// A change committed to one customer: what the cache and the open streams learn after the commit.
+struct CommittedChange: Sendable {
+    var tenantID: String
+    var snapshot: CustomerSnapshot
+    var update: StatusUpdate
+    /// Set on the customer a merge emptied: its streams follow the survivor, and it owns no app user ID now.
+    var mergedInto: Int64?
+    /// The change put messages in the webhook outbox.
+    var queuedWebhooks = false
+}
