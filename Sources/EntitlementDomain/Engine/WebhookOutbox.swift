@@ -41,7 +41,8 @@ public struct WebhookDeliveryPage: Sendable, Hashable {
     public var nextPageToken: String
 }
 
-extension CustomerEngine {
+/// What a commit puts in the outbox, in its own transaction.
+extension EngineCore {
     /// Puts the event in the outbox for every endpoint of its tenant that wants one of its kinds, in the event's
     /// transaction; returns whether it did.
     func enqueueWebhooks(_ event: CustomerEventMessage.Event, in transaction: any StorageTransaction)
@@ -77,7 +78,7 @@ extension CustomerEngine {
     ) throws(StorageError) -> Bool {
         let wanting = webhookEndpoints(purchase.tenantID).filter { $0.events.contains(.purchase) }
         guard !wanting.isEmpty else { return false }
-        let issued = try Self.issue(
+        let issued = try StorePurchases.issue(
             RedemptionCodeFormat.make(), for: purchase, validityMilliseconds: validityMilliseconds, in: transaction,
             at: now)
         let references = try transaction.purchaseReferences(
@@ -94,10 +95,16 @@ extension CustomerEngine {
         }
         return true
     }
+}
+
+/// The webhook outbox: what the dispatcher leases, sends and records, and what operators list and redeliver.
+public struct WebhookOutbox: Sendable {
+    let core: EngineCore
+    let repository: any WebhookOutboxReads & CustomerReads
 
     /// Calls `body` after every commit that put messages in the outbox (the dispatcher's wake-up).
     public func onWebhooksQueued(_ body: @escaping @Sendable () -> Void) {
-        outboxChanges.set { body() }
+        core.outboxChanges.set { body() }
     }
 
     // MARK: The dispatcher's side
@@ -110,7 +117,7 @@ extension CustomerEngine {
         leaseMilliseconds: Int64, choose: @escaping @Sendable ([WebhookDelivery]) -> [WebhookDelivery]
     ) async throws(DomainError) -> [WebhookDelivery] {
         guard !results.isEmpty || claimLimit > 0 else { return [] }
-        return try await write { transaction, now throws -> ([WebhookDelivery], [Committed]) in
+        return try await core.write { transaction, now throws -> ([WebhookDelivery], [CommittedChange]) in
             try Self.record(results, in: transaction, at: now)
             guard claimLimit > 0 else { return ([], []) }
             let due = try transaction.dueWebhookDeliveries(
@@ -125,7 +132,7 @@ extension CustomerEngine {
 
     /// Ends every lease: the attempts they stood for died with the process that made them (called at start).
     public func releaseWebhookLeases() async throws(DomainError) {
-        try await write { transaction, _ throws -> (Void, [Committed]) in
+        try await core.write { transaction, _ throws -> (Void, [CommittedChange]) in
             try transaction.releaseWebhookLeases()
             return ((), [])
         }
@@ -175,12 +182,12 @@ extension CustomerEngine {
 
     /// When the soonest delivery not leased now is due (one waiting behind an earlier one of its customer included).
     public func nextWebhookAttemptAt() throws(DomainError) -> UnixTime? {
-        let now = clock.now()
-        return try read { () throws(StorageError) in try store.nextWebhookAttemptAt(at: now) }
+        let now = core.clock.now()
+        return try DomainError.reading { () throws(StorageError) in try repository.nextWebhookAttemptAt(at: now) }
     }
 
     public func disabledWebhookEndpoints() throws(DomainError) -> [DisabledWebhookEndpoint] {
-        try read { () throws(StorageError) in try store.disabledWebhookEndpoints() }
+        try DomainError.reading { () throws(StorageError) in try repository.disabledWebhookEndpoints() }
     }
 
     /// Deletes delivered deliveries and notices made before `deliveredBefore`, and failed ones made before
@@ -191,7 +198,7 @@ extension CustomerEngine {
         var total = 0
         for (states, before) in [([WebhookDelivery.State.delivered, .notice], deliveredBefore), ([.failed], failedBefore)] {
             while true {
-                let removed = try await write { transaction, _ throws -> (Int, [Committed]) in
+                let removed = try await core.write { transaction, _ throws -> (Int, [CommittedChange]) in
                     (try transaction.pruneWebhookDeliveries(states: states, before: before, limit: batch), [])
                 }
                 total += removed
@@ -213,13 +220,13 @@ extension CustomerEngine {
         filter.beforeID = try Self.deliveryID(fromPageToken: pageToken)
         if let appUserID {
             guard
-                let customer = try read({ () throws(StorageError) in
-                    try store.snapshot(tenantID: filter.tenantID, appUserID: appUserID)
+                let customer = try DomainError.reading({ () throws(StorageError) in
+                    try repository.snapshot(tenantID: filter.tenantID, appUserID: appUserID)
                 })
             else { return WebhookDeliveryPage(deliveries: [], nextPageToken: "") }
             filter.customerID = customer.customer.id
         }
-        let rows = try read { () throws(StorageError) in try store.webhookDeliveries(filter, limit: limit + 1) }
+        let rows = try DomainError.reading { () throws(StorageError) in try repository.webhookDeliveries(filter, limit: limit + 1) }
         let page = Array(rows.prefix(limit))
         let next = rows.count > limit ? page.last.map { "d\($0.id)" } ?? "" : ""
         return WebhookDeliveryPage(deliveries: page, nextPageToken: next)
@@ -233,7 +240,7 @@ extension CustomerEngine {
         var filter = filter
         if filter.deliveryID == nil { filter.state = .failed }
         let matched = filter
-        let count = try await write { transaction, now throws -> (Int, [Committed]) in
+        let count = try await core.write { transaction, now throws -> (Int, [CommittedChange]) in
             let requeued = try transaction.requeueWebhookDeliveries(matched, at: now)
             if let id = matched.deliveryID, requeued.count == 0 {
                 throw DomainError.notFound("No webhook delivery has delivery_id \(id).")
@@ -243,7 +250,7 @@ extension CustomerEngine {
             }
             return (requeued.count, [])
         }
-        if count > 0 { outboxChanges.notify(()) }
+        if count > 0 { core.outboxChanges.notify(()) }
         return count
     }
 
