@@ -200,7 +200,7 @@ public final class EntitlementServerApp: Sendable {
     @discardableResult
     public func start() throws(TransportError) -> ListenAddress {
         var transport = config.transport
-        transport.grpcWebCORS = TenantWebOrigins(tenants: tenants, maxAgeSeconds: config.grpcWebCORSMaxAgeSeconds)
+        transport.grpcWebCORS = TenantBrowserOrigins(tenants: tenants, maxAgeSeconds: config.grpcWebCORSMaxAgeSeconds)
         let server = try HTTP2Server(
             configuration: transport, router: router, httpRouter: httpRouter, logger: logger
         )

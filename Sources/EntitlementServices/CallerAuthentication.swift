@@ -68,7 +68,7 @@ public enum CallerAuthentication {
                 "key \(caller.key.name.quotedForMessage) is read-only and may not call \(context.method.path); use a key "
                     + "with \"scope\": \"write\"")
         }
-        guard let origin = context.webOrigin, !(caller.tenant.web?.allowsOrigin(origin) ?? false) else { return caller }
+        guard let origin = context.browserOrigin, !(caller.tenant.browser?.allowsOrigin(origin) ?? false) else { return caller }
         throw .permissionDenied(
             "origin \(origin.quotedForMessage) is not allowed for this tenant; list it in the tenant's "
                 + "web.allowed_origins")

@@ -24,7 +24,7 @@ public final class ServerContext: Sendable {
     /// need (a heartbeat).
     public let isGRPCWeb: Bool
     /// A gRPC-Web call's `Origin` header: the page that made it. nil for gRPC calls and for clients that send none.
-    public let webOrigin: String?
+    public let browserOrigin: String?
     /// The call's ``RequestID``: the client's `x-request-id` or a new one; the response headers carry it.
     public let requestID: String
     let responseSink: any ServerResponseSink
@@ -37,7 +37,7 @@ public final class ServerContext: Sendable {
         connectionID: UInt64 = 0,
         connection: ConnectionMemory = ConnectionMemory(),
         isGRPCWeb: Bool = false,
-        webOrigin: String? = nil,
+        browserOrigin: String? = nil,
         requestID: String = RequestID.generate(),
         responseSink: any ServerResponseSink
     ) {
@@ -48,7 +48,7 @@ public final class ServerContext: Sendable {
         self.connectionID = connectionID
         self.connection = connection
         self.isGRPCWeb = isGRPCWeb
-        self.webOrigin = webOrigin
+        self.browserOrigin = browserOrigin
         self.requestID = requestID
         self.responseSink = responseSink
     }

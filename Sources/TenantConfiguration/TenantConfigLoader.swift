@@ -24,7 +24,7 @@ import FileAccess
 ///                                                          // optional; see ``PlayStoreSettings``
 ///           "stripe": { "webhook_secrets": ["whsec_..."], "environments": ["test"], "prices": {...}, ... }
 ///                                                          // optional; see ``StripeSettings``
-///           "web": { "allowed_origins": ["https://app.example.com"] },  // optional; see ``WebSettings``
+///           "web": { "allowed_origins": ["https://app.example.com"] },  // optional; see ``BrowserSettings``
 ///           "webhooks": [{ "id": "backend", "url": "https://…", "secrets": ["whsec_…"] }]  // optional; see ``WebhookEndpoint``
 ///         }
 ///       ]
@@ -207,7 +207,7 @@ struct TenantConfigReader {
             stripe = try stripeSettings(stripeNode, path: path + ".stripe", mappedProducts: products)
         }
 
-        let web = try members["web"].map { node throws(TenantConfigError) in try webSettings(node, path: path + ".web") }
+        let browser = try members["web"].map { node throws(TenantConfigError) in try browserSettings(node, path: path + ".web") }
         let webhooks = try members["webhooks"].map { node throws(TenantConfigError) in
             try webhookEndpoints(node, path: path + ".webhooks")
         } ?? []
@@ -217,7 +217,7 @@ struct TenantConfigReader {
         return Tenant(
             id: id, publicKeys: keys[.publicKey] ?? [], secretKeys: keys[.secretKey] ?? [],
             listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclared, products: products,
-            appStore: appStore, playStore: playStore, stripe: stripe, web: web, webhooks: webhooks)
+            appStore: appStore, playStore: playStore, stripe: stripe, browser: browser, webhooks: webhooks)
     }
 
     // MARK: Values

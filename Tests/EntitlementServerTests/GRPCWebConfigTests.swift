@@ -30,11 +30,11 @@ struct GRPCWebConfigTests {
         func tenant(_ id: String, _ origins: [String]?) throws -> Tenant {
             let key = "pk_" + String(repeating: id == "a" ? "a" : "b", count: 64)
             return try Tenant(
-                id: id, publicKeyHashes: [APIKey.hashString(key)!], web: origins.map(WebSettings.init(allowedOrigins:)))
+                id: id, publicKeyHashes: [APIKey.hashString(key)!], browser: origins.map(BrowserSettings.init(allowedOrigins:)))
         }
         let registry = TenantRegistry(
             try TenantDirectory(tenants: [try tenant("a", ["https://a.example"]), try tenant("b", nil)]))
-        let policy = TenantWebOrigins(tenants: registry, maxAgeSeconds: 600)
+        let policy = TenantBrowserOrigins(tenants: registry, maxAgeSeconds: 600)
         #expect(policy.allowsOrigin("https://a.example"))
         #expect(!policy.allowsOrigin("https://b.example"))
         #expect(policy.maxAgeSeconds == 600)

@@ -35,7 +35,7 @@ private let listener: HTTP2Server = {
     configuration.host = "127.0.0.1"
     configuration.port = 0
     configuration.eventLoopThreads = 1
-    configuration.grpcWebCORS = TenantWebOrigins(tenants: FuzzServer.shared.tenants, maxAgeSeconds: 600)
+    configuration.grpcWebCORS = TenantBrowserOrigins(tenants: FuzzServer.shared.tenants, maxAgeSeconds: 600)
     do {
         let server = try HTTP2Server(
             configuration: configuration, router: FuzzServer.shared.wiring.router,

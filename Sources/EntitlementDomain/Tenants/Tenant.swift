@@ -2,7 +2,7 @@ import FileAccess
 
 /// One app (or family of apps sharing entitlements): its keys, the entitlements it declares and the products that
 /// give them. Built by the tenants file reader (module TenantConfiguration), or in code (tests) by
-/// ``init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:web:webhooks:)``;
+/// ``init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:browser:webhooks:)``;
 /// either way every value has been validated.
 public struct Tenant: Hashable, Sendable {
     public static let maxIDLength = 64
@@ -28,7 +28,7 @@ public struct Tenant: Hashable, Sendable {
     /// How the tenant accepts Stripe (web) purchases; nil when it accepts none (no `stripe`).
     public let stripe: StripeSettings?
     /// The browser origins whose pages may call with the tenant's keys; nil when none may (no `web`).
-    public let web: WebSettings?
+    public let browser: BrowserSettings?
     /// Where the tenant's backend hears of customer changes; empty when nowhere (no `webhooks`).
     public let webhooks: [WebhookEndpoint]
 
@@ -36,7 +36,7 @@ public struct Tenant: Hashable, Sendable {
     package init(
         id: String, publicKeys: [TenantKey], secretKeys: [TenantKey], listedEntitlements: [String],
         allowUndeclaredEntitlements: Bool, products: [String: [String]], appStore: AppStoreSettings? = nil,
-        playStore: PlayStoreSettings? = nil, stripe: StripeSettings? = nil, web: WebSettings? = nil,
+        playStore: PlayStoreSettings? = nil, stripe: StripeSettings? = nil, browser: BrowserSettings? = nil,
         webhooks: [WebhookEndpoint] = []
     ) {
         self.id = id
@@ -48,7 +48,7 @@ public struct Tenant: Hashable, Sendable {
         self.appStore = appStore
         self.playStore = playStore
         self.stripe = stripe
-        self.web = web
+        self.browser = browser
         self.webhooks = webhooks
         declaredEntitlements = Set(listedEntitlements).union(products.values.joined())
     }
@@ -58,13 +58,13 @@ public struct Tenant: Hashable, Sendable {
     /// ``APIKey/hashString(_:)`` makes them. `appStore` is checked like a configured `app_store` (relative root
     /// certificate paths are resolved against the working directory), `playStore` like a configured `play_store`
     /// (its relative key and JWKS file paths likewise), `stripe` like a configured `stripe` (its relative API key
-    /// file path likewise), `web` like a configured `web`, `webhooks` like a configured `webhooks`. Products are
+    /// file path likewise), `browser` like a configured `web`, `webhooks` like a configured `webhooks`. Products are
     /// checked in sorted order.
     public init(
         id: String, publicKeyHashes: [String] = [], secretKeyHashes: [String] = [], entitlements: [String] = [],
         allowUndeclaredEntitlements: Bool = false, products: [String: [String]] = [:],
         appStore: AppStoreSettings? = nil, playStore: PlayStoreSettings? = nil, stripe: StripeSettings? = nil,
-        web: WebSettings? = nil, webhooks: [WebhookEndpoint] = []
+        browser: BrowserSettings? = nil, webhooks: [WebhookEndpoint] = []
     ) throws(TenantRuleError) {
         self = try TenantRuleError.at("tenant") { () throws(TenantRuleError) -> Tenant in
             try TenantRuleError.at(".id") { () throws(TenantRuleError) in try Tenant.checkID(id) }
@@ -113,7 +113,7 @@ public struct Tenant: Hashable, Sendable {
                     try settings.validated(mappedProducts: products, directory: FileSystem.currentDirectory())
                 }
             }
-            let checkedWeb = try web.map { settings throws(TenantRuleError) in
+            let checkedBrowser = try browser.map { settings throws(TenantRuleError) in
                 try TenantRuleError.at(".web") { () throws(TenantRuleError) in try settings.validated() }
             }
             let checkedWebhooks = try TenantRuleError.at(".webhooks") { () throws(TenantRuleError) in
@@ -123,7 +123,7 @@ public struct Tenant: Hashable, Sendable {
                 id: id, publicKeys: keys[.publicKey] ?? [], secretKeys: keys[.secretKey] ?? [],
                 listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclaredEntitlements,
                 products: products, appStore: checkedAppStore, playStore: checkedPlayStore, stripe: checkedStripe,
-                web: checkedWeb, webhooks: checkedWebhooks)
+                browser: checkedBrowser, webhooks: checkedWebhooks)
         }
     }
 

@@ -62,7 +62,7 @@ extension HTTP1ServerConnection {
             let context = ServerContext(
                 method: prepared.route.method, metadata: prepared.metadata, timeout: timeout,
                 peer: socket.peer, connectionID: socket.id, isGRPCWeb: true,
-                webOrigin: CrossOrigin.of(origin: head.value(of: "origin"), authority: head.authority, tls: socket.tls != nil),
+                browserOrigin: CrossOrigin.of(origin: head.value(of: "origin"), authority: head.authority, tls: socket.tls != nil),
                 requestID: requestID, responseSink: responses)
             // The whole body is here already: no flow control to keep.
             call = GRPCServerCall.start(

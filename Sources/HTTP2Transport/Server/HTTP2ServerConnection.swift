@@ -377,7 +377,7 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
         let context = ServerContext(
             method: prepared.route.method, metadata: prepared.metadata, timeout: prepared.timeout, peer: peer,
             connectionID: connectionID, connection: memory, isGRPCWeb: web != nil,
-            webOrigin: web == nil
+            browserOrigin: web == nil
                 ? nil
                 : CrossOrigin.of(
                     origin: head.value(of: "origin"), authority: head.authority,

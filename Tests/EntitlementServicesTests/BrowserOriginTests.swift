@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// A browser call's `Origin` against its key's tenant (gRPC-Web), after authentication.
-@Suite struct WebOriginTests {
+@Suite struct BrowserOriginTests {
     static let key = "pk_" + String(repeating: "ab", count: 32)
     static let otherKey = "pk_" + String(repeating: "cd", count: 32)
     static let method = MethodDescriptor(service: "entitlements.v1.EntitlementService", method: "SyncStatus")
@@ -15,7 +15,7 @@ import TestSupport
     init() throws {
         let web = try Tenant(
             id: "web", publicKeyHashes: [APIKey.hashString(Self.key)!],
-            web: WebSettings(allowedOrigins: ["https://app.example.com"]))
+            browser: BrowserSettings(allowedOrigins: ["https://app.example.com"]))
         let plain = try Tenant(id: "plain", publicKeyHashes: [APIKey.hashString(Self.otherKey)!])
         registry = TenantRegistry(try TenantDirectory(tenants: [web, plain]))
     }
@@ -25,7 +25,7 @@ import TestSupport
         metadata.add(.string("Bearer \(key)"), forKey: "authorization")
         return ServerContext(
             method: Self.method, metadata: metadata, timeout: nil, peer: "test", connection: connection,
-            isGRPCWeb: origin != nil, webOrigin: origin, responseSink: RecordingResponseSink())
+            isGRPCWeb: origin != nil, browserOrigin: origin, responseSink: RecordingResponseSink())
     }
 
     func tenant(key: String = Self.key, origin: String?, connection: ConnectionMemory = ConnectionMemory())

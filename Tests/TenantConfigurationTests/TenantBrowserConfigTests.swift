@@ -2,8 +2,8 @@ import EntitlementDomain
 import TenantConfiguration
 import Testing
 
-/// The `web` object of a tenant configuration.
-@Suite struct TenantWebConfigTests {
+/// The `web` object of a tenant configuration: the browser origins (``BrowserSettings``).
+@Suite struct TenantBrowserConfigTests {
     static let publicHash = APIKey.hashString("pk_test_public")!
 
     /// A document whose line 4 is `"web": <web>`.
@@ -16,7 +16,7 @@ import Testing
     }
 
     static func origins(_ list: String) throws -> [String] {
-        try #require(try load(document("{\"allowed_origins\": [\(list)]}")).tenant(id: "demo")?.web).allowedOrigins
+        try #require(try load(document("{\"allowed_origins\": [\(list)]}")).tenant(id: "demo")?.browser).allowedOrigins
     }
 
     /// The error loading `web` gives, checked to name the file, line and path.
@@ -35,7 +35,7 @@ import Testing
 
     @Test func absentMeansNoBrowserOrigins() throws {
         let directory = try Self.load("{\"tenants\": [{\"id\": \"a\", \"public_keys\": [\"\(Self.publicHash)\"]}]}")
-        #expect(try #require(directory.tenant(id: "a")).web == nil)
+        #expect(try #require(directory.tenant(id: "a")).browser == nil)
     }
 
     @Test func originsAsBrowsersSendThem() throws {
@@ -45,15 +45,15 @@ import Testing
         ]
         let origins = try Self.origins(listed.map { "\"\($0)\"" }.joined(separator: ", "))
         #expect(origins == listed)
-        let web = WebSettings(allowedOrigins: origins)
-        #expect(web.allowsOrigin("http://localhost:8080"))
-        #expect(!web.allowsOrigin("http://localhost:8081"))
-        #expect(!web.allowsOrigin("https://app.example.com/"))
+        let browser = BrowserSettings(allowedOrigins: origins)
+        #expect(browser.allowsOrigin("http://localhost:8080"))
+        #expect(!browser.allowsOrigin("http://localhost:8081"))
+        #expect(!browser.allowsOrigin("https://app.example.com/"))
     }
 
     @Test func commentAllowed() throws {
         let tenant = try Self.load(Self.document("{\"_comment\": \"the web app\", \"allowed_origins\": [\"https://a.example\"]}"))
-        #expect(tenant.tenant(id: "demo")?.web?.allowedOrigins == ["https://a.example"])
+        #expect(tenant.tenant(id: "demo")?.browser?.allowedOrigins == ["https://a.example"])
     }
 
     @Test(arguments: [
@@ -105,13 +105,13 @@ import Testing
     /// Tenants built in code go through the same rules, with `tenant.web...` paths.
     @Test func tenantsBuiltInCode() throws {
         let tenant = try Tenant(
-            id: "a", publicKeyHashes: [Self.publicHash], web: WebSettings(allowedOrigins: ["https://a.example"]))
-        #expect(tenant.web?.allowedOrigins == ["https://a.example"])
+            id: "a", publicKeyHashes: [Self.publicHash], browser: BrowserSettings(allowedOrigins: ["https://a.example"]))
+        #expect(tenant.browser?.allowedOrigins == ["https://a.example"])
         #expect(throws: TenantRuleError.self) {
-            try Tenant(id: "a", publicKeyHashes: [Self.publicHash], web: WebSettings(allowedOrigins: ["https://a.example/"]))
+            try Tenant(id: "a", publicKeyHashes: [Self.publicHash], browser: BrowserSettings(allowedOrigins: ["https://a.example/"]))
         }
         do {
-            _ = try Tenant(id: "a", publicKeyHashes: [Self.publicHash], web: WebSettings(allowedOrigins: []))
+            _ = try Tenant(id: "a", publicKeyHashes: [Self.publicHash], browser: BrowserSettings(allowedOrigins: []))
             Issue.record("an empty allowed_origins was accepted")
         } catch {
             #expect(error.path == "tenant.web.allowed_origins")

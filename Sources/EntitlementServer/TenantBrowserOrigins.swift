@@ -6,7 +6,7 @@ public import HTTP2Transport
 /// `web.allowed_origins`. A preflight carries no key, so it cannot be told apart by tenant; each call's own tenant
 /// is checked after authentication (``CallerAuthentication``). Reads the registry on each request, so a reload
 /// (SIGHUP) applies at once.
-public struct TenantWebOrigins: GRPCWebCORSPolicy {
+public struct TenantBrowserOrigins: GRPCWebCORSPolicy {
     let tenants: TenantRegistry
     public let maxAgeSeconds: Int
 
@@ -16,6 +16,6 @@ public struct TenantWebOrigins: GRPCWebCORSPolicy {
     }
 
     public func allowsOrigin(_ origin: String) -> Bool {
-        tenants.directory.tenants.contains { $0.web?.allowsOrigin(origin) ?? false }
+        tenants.directory.tenants.contains { $0.browser?.allowsOrigin(origin) ?? false }
     }
 }

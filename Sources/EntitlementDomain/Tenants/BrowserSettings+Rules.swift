@@ -1,8 +1,8 @@
 // MARK: Rules (errors are relative to the checked value; the tenants file reader and `validated` share them)
 
-extension WebSettings {
+extension BrowserSettings {
     /// These settings checked as a configured `web` would be. Error paths are relative to `web`.
-    package func validated() throws(TenantRuleError) -> WebSettings {
+    package func validated() throws(TenantRuleError) -> BrowserSettings {
         try TenantRuleError.at(".allowed_origins") { () throws(TenantRuleError) in
             try Self.checkAllowedOriginCount(allowedOrigins.count)
             for (index, origin) in allowedOrigins.enumerated() {

@@ -1,11 +1,11 @@
 import EntitlementDomain
 
-/// A tenant's `web` object (see ``WebSettings`` for the format): the JSON shapes here, every rule from the domain.
+/// A tenant's `web` object (see ``BrowserSettings`` for the format): the JSON shapes here, every rule from the domain.
 extension TenantConfigReader {
-    static let webFields = ["allowed_origins", "_comment"]
+    static let browserFields = ["allowed_origins", "_comment"]
 
-    func webSettings(_ node: JSONNode, path: String) throws(TenantConfigError) -> WebSettings {
-        let members = try object(node, path: path, allowed: Self.webFields, what: "\"web\"")
+    func browserSettings(_ node: JSONNode, path: String) throws(TenantConfigError) -> BrowserSettings {
+        let members = try object(node, path: path, allowed: Self.browserFields, what: "\"web\"")
         guard let originsNode = members["allowed_origins"] else {
             throw error(
                 .missingField, node, path,
@@ -15,17 +15,17 @@ extension TenantConfigReader {
         let originsPath = path + ".allowed_origins"
         let originNodes = try array(originsNode, path: originsPath)
         try rule(originsNode, originsPath) { () throws(TenantRuleError) in
-            try WebSettings.checkAllowedOriginCount(originNodes.count)
+            try BrowserSettings.checkAllowedOriginCount(originNodes.count)
         }
         var origins: [String] = []
         for (index, originNode) in originNodes.enumerated() {
             let originPath = "\(originsPath)[\(index)]"
             let origin = try string(originNode, path: originPath)
             try rule(originNode, originPath) { () throws(TenantRuleError) in
-                try WebSettings.checkOrigin(origin, listedAfter: origins)
+                try BrowserSettings.checkOrigin(origin, listedAfter: origins)
             }
             origins.append(origin)
         }
-        return WebSettings(allowedOrigins: origins)
+        return BrowserSettings(allowedOrigins: origins)
     }
 }
