@@ -135,6 +135,6 @@ public enum IdentityRules {
     /// Whether an anonymous customer has history worth merging: any grant (even expired or revoked), or any change
     /// after creation (creation writes one event, version 1; every grant, purchase or merge adds one).
     public static func hasHistory(_ snapshot: CustomerSnapshot) -> Bool {
-        !snapshot.grants.isEmpty || !snapshot.transactions.isEmpty || snapshot.customer.version > 1
+        !snapshot.grants.isEmpty || !snapshot.purchases.isEmpty || snapshot.customer.version > 1
     }
 }

@@ -126,7 +126,7 @@ public struct AdminService: RPCService {
             customer.customer = CustomerStatus(details.state, serverTime: engine.now())
             customer.aliases = details.aliases
             customer.grants = details.grants.map { Grant($0, appUserID: details.state.appUserID) }
-            customer.transactions = details.transactions.map {
+            customer.transactions = details.purchases.map {
                 Transaction($0, ownerAppUserID: details.state.appUserID)
             }
             return customer
@@ -160,7 +160,7 @@ public struct AdminService: RPCService {
                 fetched = (try await playStore.product(productID: productID, token: token, tenant: tenant, origin: .storeAPI), [])
             }
             let outcome = try await engine.purchases.applyStoreNotification(
-                tenantID: tenant.id, notificationID: nil, transaction: fetched.purchase,
+                tenantID: tenant.id, notificationID: nil, purchase: fetched.purchase,
                 reason: "Refreshed from Google Play by an operator.", cause: .storeAPI, ownerHints: fetched.hints)
             if stored?.acknowledgement.state == .failed {
                 try await engine.acknowledgements.retryAcknowledgement(tenantID: tenant.id, store: .playStore, originalTransactionID: token)

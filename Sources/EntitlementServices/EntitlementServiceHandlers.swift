@@ -101,7 +101,7 @@ public struct EntitlementService: RPCService {
                     "purchase is required: set app_store.signed_transaction, play_store.purchase_token or web_redemption.code.")
             }
             let outcome = try await engine.purchases.applyStorePurchases(
-                tenantID: tenant.id, appUserID: appUserID, transactions: [record], cause: .purchase,
+                tenantID: tenant.id, appUserID: appUserID, purchases: [record], cause: .purchase,
                 policies: tenant.transferPolicy(for:))
             if record.acknowledgement.state == .pending { acknowledger?.wake() }
             fields.appUserID = outcome.state.appUserID
@@ -156,7 +156,7 @@ public struct EntitlementService: RPCService {
                 }
             }
             let outcome = try await engine.purchases.applyStorePurchases(
-                tenantID: tenant.id, appUserID: appUserID, transactions: attached, cause: .restore,
+                tenantID: tenant.id, appUserID: appUserID, purchases: attached, cause: .restore,
                 policies: tenant.transferPolicy(for:))
             if records.contains(where: { $0.acknowledgement.state == .pending }) { acknowledger?.wake() }
             fields.appUserID = outcome.state.appUserID

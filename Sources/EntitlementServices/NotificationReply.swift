@@ -134,7 +134,7 @@ extension NotificationReply {
         _ error: DomainError, engine: CustomerEngine, tenantID: String, notificationID: String, cause: EventCause
     ) async -> NotificationReply {
         _ = try? await engine.purchases.applyStoreNotification(
-            tenantID: tenantID, notificationID: notificationID, transaction: nil, reason: "not applied", cause: cause)
+            tenantID: tenantID, notificationID: notificationID, purchase: nil, reason: "not applied", cause: cause)
         return NotificationReply(error)
     }
 }

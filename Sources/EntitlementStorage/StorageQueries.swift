@@ -99,7 +99,7 @@ extension SQLExecutor {
             StorageSQL.customerGrantsSQL, [.text(customer.tenantID), .integer(customer.id)], StorageSQL.grant(from:))
         let transactions = try rows(
             StorageSQL.customerTransactionsSQL, [.text(customer.tenantID), .integer(customer.id)], StorageSQL.purchase(from:))
-        return CustomerSnapshot(customer: customer, aliases: aliases, grants: grants, transactions: transactions)
+        return CustomerSnapshot(customer: customer, aliases: aliases, grants: grants, purchases: transactions)
     }
 
     func snapshot(tenantID: String, appUserID: String) throws(StorageError) -> CustomerSnapshot? {

@@ -102,13 +102,13 @@ struct MigrationTests {
         #expect(alice.customer.id == 7)
         #expect(alice.customer.version == 1)
         #expect(alice.grants.map(\.grantID) == ["g-1"])
-        #expect(alice.transactions.isEmpty)
+        #expect(alice.purchases.isEmpty)
         #expect(try store.events(tenantID: "t", customerID: 7, afterVersion: 0, limit: 5).map(\.referenceID) == ["g-1"])
         #expect(try store.nextChangeAt() == time(9_000))
 
         // The new tables work against the old rows.
         try store.write { try $0.savePurchase(makeTransaction("1000", tenant: "t", customer: 7)) }
-        #expect(try store.snapshot(tenantID: "t", customerID: 7)?.transactions.map(\.originalTransactionID) == ["1000"])
+        #expect(try store.snapshot(tenantID: "t", customerID: 7)?.purchases.map(\.originalTransactionID) == ["1000"])
         // Migration 3: an old ID has no app account token until one is recorded (Identify does), then resolves.
         #expect(try store.write { try $0.customerID(tenantID: "t", appAccountToken: "tok") } == nil)
         #expect(try store.write { try $0.recordAppAccountToken(tenantID: "t", appUserID: "alice", token: "tok") })

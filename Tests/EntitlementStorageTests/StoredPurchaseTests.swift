@@ -4,7 +4,7 @@ import Testing
 
 @testable import EntitlementStorage
 
-@Suite("Store transactions and processed notifications")
+@Suite("Store purchases and processed notifications")
 struct StoreTransactionRecordTests {
     private func count(_ database: TemporaryDatabase, _ table: String) throws -> Int64 {
         try database.scalar("SELECT COUNT(*) FROM \(table)") ?? -1
@@ -73,7 +73,7 @@ struct StoreTransactionRecordTests {
         try store.write { try $0.savePurchase(older) }
         #expect(try stored() == older)
         #expect(try count(database, "transactions") == 1)
-        #expect(try store.snapshot(tenantID: "t", customerID: alice.id)?.transactions == [])
+        #expect(try store.snapshot(tenantID: "t", customerID: alice.id)?.purchases == [])
     }
 
     @Test func tenantsAndStoresAreIsolated() throws {
@@ -94,8 +94,8 @@ struct StoreTransactionRecordTests {
         #expect(try store.purchase(tenantID: "t1", store: .appStore, originalTransactionID: "1") == inT1)
         #expect(try store.purchase(tenantID: "t2", store: .appStore, originalTransactionID: "1") == inT2)
         #expect(try store.purchase(tenantID: "t1", store: .playStore, originalTransactionID: "1") == playInT1)
-        #expect(try store.snapshot(tenantID: "t1", appUserID: "alice")?.transactions == [inT1, playInT1])
-        #expect(try store.snapshot(tenantID: "t2", appUserID: "alice")?.transactions == [inT2])
+        #expect(try store.snapshot(tenantID: "t1", appUserID: "alice")?.purchases == [inT1, playInT1])
+        #expect(try store.snapshot(tenantID: "t2", appUserID: "alice")?.purchases == [inT2])
 
         // A transaction can never point at another tenant's customer.
         expectStoreError(.conflict) {
@@ -133,7 +133,7 @@ struct StoreTransactionRecordTests {
         #expect(try unowned("u", "tok") == ["5"])
         #expect(try unowned("t", "").isEmpty)  // no token is not a match for every tokenless purchase
         #expect(try unowned("t", "nope").isEmpty)
-        #expect(try store.snapshot(tenantID: "t", customerID: alice.id)?.transactions.map(\.originalTransactionID) == ["2"])
+        #expect(try store.snapshot(tenantID: "t", customerID: alice.id)?.purchases.map(\.originalTransactionID) == ["2"])
 
         try store.write { transaction throws in
             try transaction.setPurchaseOwner(tenantID: "t", store: .appStore, originalTransactionID: "6", customerID: alice.id)
@@ -142,7 +142,7 @@ struct StoreTransactionRecordTests {
         #expect(try unowned("t", "tok").isEmpty)
         // Oldest first (insertion order), whatever order they were attached in.
         #expect(
-            try store.snapshot(tenantID: "t", customerID: alice.id)?.transactions.map(\.originalTransactionID)
+            try store.snapshot(tenantID: "t", customerID: alice.id)?.purchases.map(\.originalTransactionID)
                 == ["1", "2", "6"])
         let attached = try #require(try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "6"))
         #expect(attached == makeTransaction("6", tenant: "t", customer: alice.id, appAccountToken: "tok"))
@@ -182,10 +182,10 @@ struct StoreTransactionRecordTests {
         try store.write { try $0.merge(tenantID: "t", from: anon.id, into: alice.id) }
         let merged = try #require(try store.snapshot(tenantID: "t", appUserID: "$anon:1"))
         #expect(merged.customer.id == alice.id)
-        #expect(merged.transactions.map(\.originalTransactionID) == ["a1", "n1", "n2"])
-        #expect(merged.transactions.allSatisfy { $0.customerID == alice.id })
-        #expect(try store.snapshot(tenantID: "t", customerID: anon.id)?.transactions == [])
-        #expect(try store.snapshot(tenantID: "t", customerID: bob.id)?.transactions.map(\.originalTransactionID) == ["b1"])
+        #expect(merged.purchases.map(\.originalTransactionID) == ["a1", "n1", "n2"])
+        #expect(merged.purchases.allSatisfy { $0.customerID == alice.id })
+        #expect(try store.snapshot(tenantID: "t", customerID: anon.id)?.purchases == [])
+        #expect(try store.snapshot(tenantID: "t", customerID: bob.id)?.purchases.map(\.originalTransactionID) == ["b1"])
         #expect(try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "u1")?.customerID == nil)
     }
 
@@ -198,16 +198,16 @@ struct StoreTransactionRecordTests {
             let record = makeTransaction("1", tenant: "t", customer: alice.id)
             try transaction.savePurchase(record)
             // The write's own snapshot sees the uncommitted row.
-            #expect(try transaction.snapshot(tenantID: "t", appUserID: "alice")?.transactions == [record])
-            #expect(try transaction.snapshot(tenantID: "t", customerID: alice.id)?.transactions == [record])
+            #expect(try transaction.snapshot(tenantID: "t", appUserID: "alice")?.purchases == [record])
+            #expect(try transaction.snapshot(tenantID: "t", customerID: alice.id)?.purchases == [record])
             return record
         }
         let byID = try #require(try store.snapshot(tenantID: "t", appUserID: "alice"))
-        #expect(byID.transactions == [record])
+        #expect(byID.purchases == [record])
         #expect(byID.grants.map(\.grantID) == ["g-1"])
         #expect(try store.snapshot(tenantID: "t", customerID: byID.customer.id) == byID)
-        // The default keeps older callers compiling and means "no transactions".
-        #expect(CustomerSnapshot(customer: byID.customer, aliases: [], grants: []).transactions.isEmpty)
+        // The default keeps older callers compiling and means "no purchases".
+        #expect(CustomerSnapshot(customer: byID.customer, aliases: [], grants: []).purchases.isEmpty)
     }
 
     @Test func aNotificationIsProcessedOncePerTenant() throws {
@@ -258,7 +258,7 @@ struct StoreTransactionRecordTests {
         }
         #expect(try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "new") == nil)
         #expect(try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "old") == before)
-        #expect(try store.snapshot(tenantID: "t", customerID: alice.id)?.transactions == [])
+        #expect(try store.snapshot(tenantID: "t", customerID: alice.id)?.purchases == [])
         #expect(try count(database, "transactions") == 1)
         #expect(try count(database, "processed_notifications") == 0)
         // The notification was not recorded, so its redelivery is processed.

@@ -39,7 +39,7 @@ public struct Customers: Sendable {
         let entry = CachedCustomer(snapshot: snapshot, now: now)
         return CustomerDetails(
             state: entry.state(at: now), aliases: snapshot.aliases, grants: snapshot.grants,
-            transactions: snapshot.transactions)
+            purchases: snapshot.purchases)
     }
 
     /// A page of a customer's events, newest first. `pageToken` is the `nextPageToken` of the previous page.

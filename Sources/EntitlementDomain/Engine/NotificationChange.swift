@@ -28,13 +28,13 @@ public struct NotificationChange: Sendable {
 
 extension StorePurchases {
     /// Commits `change` once per `notificationID`, as
-    /// ``applyStoreNotification(tenantID:notificationID:transaction:reason:cause:ownerHints:references:pendingRevocations:unclaimedCodeValidity:)``
+    /// ``applyStoreNotification(tenantID:notificationID:purchase:reason:cause:ownerHints:references:pendingRevocations:unclaimedCodeValidity:)``
     /// does.
     public func applyStoreNotification(
         tenantID: String, notificationID: String, reason: String, cause: EventCause, change: NotificationChange
     ) async throws(DomainError) -> StoreNotificationOutcome {
         try await applyStoreNotification(
-            tenantID: tenantID, notificationID: notificationID, transaction: change.purchase, reason: reason, cause: cause,
+            tenantID: tenantID, notificationID: notificationID, purchase: change.purchase, reason: reason, cause: cause,
             ownerHints: change.ownerHints, references: change.references, pendingRevocations: change.pendingRevocations,
             unclaimedCodeValidity: change.unclaimedCodeValidity)
     }

@@ -20,7 +20,7 @@ public struct CustomerDetails: Sendable, Hashable {
     public var state: CustomerState
     public var aliases: [String]
     public var grants: [GrantRecord]
-    public var transactions: [StorePurchase]
+    public var purchases: [StorePurchase]
 }
 
 /// One recorded change, as ListCustomerEvents shows it.

@@ -4,13 +4,13 @@ public struct StorePurchaseOutcome: Sendable, Hashable {
     public var state: CustomerState
     /// Canonical IDs of the customers the purchases were taken from (transfer policy), in order.
     public var transferredFrom: [String]
-    /// One per transaction given, in the same order.
+    /// One per purchase given, in the same order.
     public var purchases: [AppliedStorePurchase]
 }
 
-/// What one transaction given to Purchase or Restore did.
+/// What one purchase given to Purchase or Restore did.
 public struct AppliedStorePurchase: Sendable, Hashable {
-    /// How the transaction relates to what was stored before.
+    /// How the purchase relates to what was stored before.
     public enum Outcome: Sendable, Hashable {
         /// Never seen before.
         case new
@@ -59,35 +59,35 @@ public struct StorePurchases: Sendable {
 }
 
 extension StorePurchases {
-    /// Attaches verified store transactions to a customer (created if new), applying the transfer policy.
+    /// Attaches verified store purchases to a customer (created if new), applying the transfer policy.
     ///
     /// Data never moves backwards (``PurchaseVersions``): an older token changes nothing but its owner. Presenting
     /// the same data again changes nothing at all (no event, same version).
     /// Each customer whose purchases changed gets one event, in the same transaction.
     public func applyStorePurchases(
-        tenantID: String, appUserID: String, transactions: [StorePurchase], cause: EventCause,
+        tenantID: String, appUserID: String, purchases: [StorePurchase], cause: EventCause,
         policy: TransferPolicy
     ) async throws(DomainError) -> StorePurchaseOutcome {
         try await applyStorePurchases(
-            tenantID: tenantID, appUserID: appUserID, transactions: transactions, cause: cause, policies: { _ in policy })
+            tenantID: tenantID, appUserID: appUserID, purchases: purchases, cause: cause, policies: { _ in policy })
     }
 
-    /// ``applyStorePurchases(tenantID:appUserID:transactions:cause:policy:)`` with each store's transfer policy.
+    /// ``applyStorePurchases(tenantID:appUserID:purchases:cause:policy:)`` with each store's transfer policy.
     public func applyStorePurchases(
-        tenantID: String, appUserID: String, transactions: [StorePurchase], cause: EventCause,
+        tenantID: String, appUserID: String, purchases: [StorePurchase], cause: EventCause,
         policies: @escaping @Sendable (Store) -> TransferPolicy
     ) async throws(DomainError) -> StorePurchaseOutcome {
         let appUserID = try AppUserID.validate(appUserID)
         return try await core.write { transaction, now throws -> (StorePurchaseOutcome, [CommittedChange]) in
             try self.attach(
-                transactions, to: appUserID, tenantID: tenantID, cause: cause, policies: policies, in: transaction,
+                purchases, to: appUserID, tenantID: tenantID, cause: cause, policies: policies, in: transaction,
                 at: now)
         }
     }
 
-    /// ``applyStorePurchases(tenantID:appUserID:transactions:cause:policies:)`` inside a caller's transaction.
+    /// ``applyStorePurchases(tenantID:appUserID:purchases:cause:policies:)`` inside a caller's transaction.
     func attach(
-        _ transactions: [StorePurchase], to appUserID: String, tenantID: String, cause: EventCause,
+        _ purchases: [StorePurchase], to appUserID: String, tenantID: String, cause: EventCause,
         policies: (Store) -> TransferPolicy, in transaction: any StorageTransaction, at now: UnixTime
     ) throws -> (StorePurchaseOutcome, [CommittedChange]) {
         var committed: [CommittedChange] = []
@@ -104,7 +104,7 @@ extension StorePurchases {
         var moved: [Int64: StorePurchase] = [:]
         // What each purchase is after the call (a token may name the same purchase as an earlier one).
         var latest: [String: StorePurchase] = [:]
-        for record in transactions {
+        for record in purchases {
             let stored = try transaction.purchase(
                 tenantID: tenantID, store: record.store, originalTransactionID: record.originalTransactionID)
             var incoming = PurchaseVersions.takingEffect(record, stored: stored, at: now)
@@ -167,7 +167,7 @@ extension StorePurchases {
             committed += try self.recordReplacements([owner], by: record, cause: cause, in: transaction, at: now)
         }
         if changed {
-            let products = Set(transactions.map(\.productID)).sorted().joined(separator: ", ")
+            let products = Set(purchases.map(\.productID)).sorted().joined(separator: ", ")
             let what =
                 switch cause {
                 case .restore: "Restored"
@@ -179,24 +179,24 @@ extension StorePurchases {
                     transaction, tenantID: tenantID, customerID: customer.id,
                     cause: previousOwners.isEmpty ? cause : .transferredIn,
                     reason: "\(what) \(products).", related: transferredFrom.first ?? "",
-                    reference: transactions.first?.originalTransactionID ?? "", subject: subject ?? .none, at: now))
+                    reference: purchases.first?.originalTransactionID ?? "", subject: subject ?? .none, at: now))
         }
         guard let snapshot = try transaction.snapshot(tenantID: tenantID, customerID: customer.id) else {
             throw DomainError.internalError("customer \(customer.id) vanished inside its own transaction")
         }
         let state = CachedCustomer(snapshot: snapshot, now: now).state(at: now)
-        var purchases: [AppliedStorePurchase] = []
-        for (record, applied) in zip(transactions, outcomes) {
+        var results: [AppliedStorePurchase] = []
+        for (record, applied) in zip(purchases, outcomes) {
             let grants = latest[Self.purchaseKey(record)].map {
                 StatusCalculator.status(of: EntitlementCandidate.candidates(of: $0), at: now).isActive
             }
-            purchases.append(
+            results.append(
                 AppliedStorePurchase(
                     outcome: applied.outcome, grantsAccess: grants ?? false,
                     transferredFrom: applied.from.flatMap { appUserIDs[$0] }, claimed: applied.claimed))
         }
         return (
-            StorePurchaseOutcome(state: state, transferredFrom: transferredFrom, purchases: purchases), committed
+            StorePurchaseOutcome(state: state, transferredFrom: transferredFrom, purchases: results), committed
         )
     }
 
@@ -262,7 +262,7 @@ extension StorePurchases {
     /// `unclaimedCodeValidity`, a purchase first seen with no owner gets a redemption code for the tenant's webhooks
     /// (``enqueueUnclaimedPurchase(_:validityMilliseconds:in:at:)``).
     public func applyStoreNotification(
-        tenantID: String, notificationID: String?, transaction record: StorePurchase?, reason: String,
+        tenantID: String, notificationID: String?, purchase record: StorePurchase?, reason: String,
         cause: EventCause = .appStoreNotification, ownerHints: [OwnerHint] = [], references: [PurchaseReference] = [],
         pendingRevocations: [PendingRevocation] = [], unclaimedCodeValidity: Int64? = nil
     ) async throws(DomainError) -> StoreNotificationOutcome {

@@ -18,9 +18,9 @@ extension EntitlementCandidate {
 }
 
 extension CustomerSnapshot {
-    /// Every source of entitlements the customer has: admin grants and store transactions.
+    /// Every source of entitlements the customer has: admin grants and store purchases.
     public var candidates: [EntitlementCandidate] {
-        grants.map(EntitlementCandidate.init(grant:)) + transactions.flatMap(EntitlementCandidate.candidates(of:))
+        grants.map(EntitlementCandidate.init(grant:)) + purchases.flatMap(EntitlementCandidate.candidates(of:))
     }
 }
 

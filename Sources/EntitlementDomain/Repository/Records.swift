@@ -126,15 +126,15 @@ public struct CustomerSnapshot: Hashable, Sendable {
     /// Every app user ID that resolves to this customer except the canonical one, oldest first.
     public var aliases: [String]
     public var grants: [GrantRecord]
-    /// The store transactions the customer owns, oldest first.
-    public var transactions: [StorePurchase]
+    /// The store purchases the customer owns, oldest first.
+    public var purchases: [StorePurchase]
 
     public init(
-        customer: CustomerRecord, aliases: [String], grants: [GrantRecord], transactions: [StorePurchase] = []
+        customer: CustomerRecord, aliases: [String], grants: [GrantRecord], purchases: [StorePurchase] = []
     ) {
         self.customer = customer
         self.aliases = aliases
         self.grants = grants
-        self.transactions = transactions
+        self.purchases = purchases
     }
 }

@@ -123,7 +123,7 @@ public final class VoidedPurchasesPoller: Sendable {
             stored, orderID: voided.orderId, voidedAt: voidedAt, reason: voided.reasonName)
         else { return false }
         let outcome = try await engine.purchases.applyStoreNotification(
-            tenantID: tenant.id, notificationID: "play-voided:\(token):\(voided.orderId ?? "")", transaction: record,
+            tenantID: tenant.id, notificationID: "play-voided:\(token):\(voided.orderId ?? "")", purchase: record,
             reason: "Voided in Google Play (\(voided.reasonName)), found by the voided-purchases poll.", cause: .storeAPI)
         if case .applied(_, let changed) = outcome { return changed }
         return false

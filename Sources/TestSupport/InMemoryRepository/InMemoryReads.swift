@@ -27,7 +27,7 @@ extension InMemoryTables {
             .sorted { $0.sequence < $1.sequence }.map(\.row)
         let purchases = purchases.values.filter { $0.row.tenantID == tenantID && $0.row.customerID == customerID }
             .sorted { $0.sequence < $1.sequence }.map(\.row)
-        return CustomerSnapshot(customer: customer, aliases: aliases, grants: grants, transactions: purchases)
+        return CustomerSnapshot(customer: customer, aliases: aliases, grants: grants, purchases: purchases)
     }
 
     func customerID(tenantID: String, appAccountToken: String) -> Int64? {

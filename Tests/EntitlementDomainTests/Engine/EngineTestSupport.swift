@@ -146,7 +146,7 @@ extension EngineHarness {
         -> StorePurchaseOutcome
     {
         try await engine.purchases.applyStorePurchases(
-            tenantID: tenantID, appUserID: appUserID, transactions: records, cause: cause, policy: .transfer)
+            tenantID: tenantID, appUserID: appUserID, purchases: records, cause: cause, policy: .transfer)
     }
 
     /// A Play notification (or a poll, with no ID) carrying `record`.
@@ -156,7 +156,7 @@ extension EngineHarness {
         cause: EventCause = .playStoreNotification, hints: [OwnerHint] = []
     ) async throws -> StoreNotificationOutcome {
         try await engine.purchases.applyStoreNotification(
-            tenantID: tenantID, notificationID: id, transaction: record, reason: reason, cause: cause, ownerHints: hints)
+            tenantID: tenantID, notificationID: id, purchase: record, reason: reason, cause: cause, ownerHints: hints)
     }
 
     /// The stored purchase, owned or not.

@@ -19,7 +19,7 @@ import TestSupport
             ownership: .purchased, willRenew: true,
             appAccountToken: "", offerType: "", signedAt: now, updatedAt: now)
         let outcome = try await harness.engine.purchases.applyStoreNotification(
-            tenantID: harness.tenantID, notificationID: "stripe:evt_\(id)", transaction: record,
+            tenantID: harness.tenantID, notificationID: "stripe:evt_\(id)", purchase: record,
             reason: "customer.subscription.created", cause: .stripeWebhook)
         #expect(outcome == .recorded)
     }

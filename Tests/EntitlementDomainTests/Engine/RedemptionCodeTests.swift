@@ -10,7 +10,7 @@ import TestSupport
         record.store = .stripe
         record.expiresAt = nil
         let outcome = try await harness.engine.purchases.applyStoreNotification(
-            tenantID: harness.tenantID, notificationID: "stripe:evt_\(id)", transaction: record,
+            tenantID: harness.tenantID, notificationID: "stripe:evt_\(id)", purchase: record,
             reason: "checkout.session.completed", cause: .stripeWebhook,
             references: [PurchaseReference(store: .stripe, referenceID: "cs_\(id)", originalTransactionID: id)])
         #expect(outcome == .recorded)
@@ -88,7 +88,7 @@ import TestSupport
         var owned = try #require(try harness.stored("pi_1", store: .stripe))
         owned.signedAt = harness.now
         _ = try await harness.engine.purchases.applyStoreNotification(
-            tenantID: harness.tenantID, notificationID: "stripe:evt_2", transaction: owned, reason: "x",
+            tenantID: harness.tenantID, notificationID: "stripe:evt_2", purchase: owned, reason: "x",
             cause: .stripeWebhook, ownerHints: [.appUserID("carol")])
         let refused = await #expect(throws: DomainError.self) {
             try await redeem(harness, "alice", issued.code, policy: .keepWithOriginal)
@@ -103,13 +103,13 @@ import TestSupport
     @Test func aBuyerNamedBeforeThePurchaseArrivesOwnsIt() async throws {
         let harness = try EngineHarness()
         _ = try await harness.engine.purchases.applyStoreNotification(
-            tenantID: harness.tenantID, notificationID: "stripe:evt_session", transaction: nil,
+            tenantID: harness.tenantID, notificationID: "stripe:evt_session", purchase: nil,
             reason: "checkout.session.completed", cause: .stripeWebhook,
             references: [PurchaseReference(store: .stripe, referenceID: "cs_9", originalTransactionID: "sub_9", appUserID: "dave")])
         var record = harness.playPurchase("sub_9", product: "pro_web", entitlements: ["pro"])
         record.store = .stripe
         let outcome = try await harness.engine.purchases.applyStoreNotification(
-            tenantID: harness.tenantID, notificationID: "stripe:evt_sub", transaction: record,
+            tenantID: harness.tenantID, notificationID: "stripe:evt_sub", purchase: record,
             reason: "customer.subscription.created", cause: .stripeWebhook)
         #expect(outcome == .applied(appUserID: "dave", changed: true))
     }
@@ -121,7 +121,7 @@ import TestSupport
         let anonymous = "$anon:" + "4f8e2c1a-0000-4000-8000-000000000001"
         #expect(AppUserID.isAnonymous(anonymous))
         let outcome = try await harness.engine.purchases.applyStoreNotification(
-            tenantID: harness.tenantID, notificationID: "stripe:evt_anon", transaction: record,
+            tenantID: harness.tenantID, notificationID: "stripe:evt_anon", purchase: record,
             reason: "customer.subscription.created", cause: .stripeWebhook, ownerHints: [.appUserID(anonymous)])
         #expect(outcome == .recorded)
     }
@@ -133,7 +133,7 @@ import TestSupport
         let harness = try EngineHarness()
         let refundedAt = harness.now
         let early = try await harness.engine.purchases.applyStoreNotification(
-            tenantID: harness.tenantID, notificationID: "stripe:evt_refund", transaction: nil, reason: "charge.refunded",
+            tenantID: harness.tenantID, notificationID: "stripe:evt_refund", purchase: nil, reason: "charge.refunded",
             cause: .stripeWebhook,
             pendingRevocations: [PendingRevocation(store: .stripe, referenceID: "pi_7", revokedAt: refundedAt, reason: "REFUNDED")])
         #expect(early == .recorded)
@@ -141,7 +141,7 @@ import TestSupport
         record.store = .stripe
         record.expiresAt = nil
         _ = try await harness.engine.purchases.applyStoreNotification(
-            tenantID: harness.tenantID, notificationID: "stripe:evt_checkout", transaction: record,
+            tenantID: harness.tenantID, notificationID: "stripe:evt_checkout", purchase: record,
             reason: "checkout.session.completed", cause: .stripeWebhook, ownerHints: [.appUserID("alice")])
         let stored = try #require(try harness.stored("pi_7", store: .stripe))
         #expect(stored.revokedAt == refundedAt && stored.revocationReason == "REFUNDED")

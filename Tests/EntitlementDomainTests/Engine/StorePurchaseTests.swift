@@ -25,7 +25,7 @@ import TestSupport
         policy: TransferPolicy = .transfer, cause: EventCause = .purchase
     ) async throws -> StorePurchaseOutcome {
         try await harness.engine.purchases.applyStorePurchases(
-            tenantID: harness.tenantID, appUserID: appUserID, transactions: records, cause: cause, policy: policy)
+            tenantID: harness.tenantID, appUserID: appUserID, purchases: records, cause: cause, policy: policy)
     }
 
     @Test func purchaseGrantsItsEntitlementsAndTheSameDataTwiceChangesNothing() async throws {
@@ -123,7 +123,7 @@ import TestSupport
         -> StoreNotificationOutcome
     {
         try await harness.engine.purchases.applyStoreNotification(
-            tenantID: harness.tenantID, notificationID: id, transaction: record, reason: "SUBSCRIBED/INITIAL_BUY")
+            tenantID: harness.tenantID, notificationID: id, purchase: record, reason: "SUBSCRIBED/INITIAL_BUY")
     }
 
     @Test func identifyReturnsTheDerivedTokenOfTheCanonicalID() async throws {

@@ -66,7 +66,7 @@ import Testing
         let grant = GrantRecord(
             grantID: "gr_1", tenantID: "t", customerID: 1, entitlementID: "premium", startsAt: ms(0), expiresAt: nil,
             revokedAt: nil, reason: "", revocationReason: "", idempotencyKey: nil)
-        let snapshot = CustomerSnapshot(customer: customer, aliases: [], grants: [grant], transactions: [transaction()])
+        let snapshot = CustomerSnapshot(customer: customer, aliases: [], grants: [grant], purchases: [transaction()])
         #expect(StatusCalculator.status(of: snapshot.candidates, at: ms(1_500)).activeIDs == ["premium", "pro"])
         #expect(IdentityRules.hasHistory(snapshot))
     }

@@ -127,7 +127,7 @@ final class PlayServices: Sendable {
             appAccountToken: "", offerType: "", signedAt: now, updatedAt: now, origin: .device,
             acknowledgement: owed ? .pending(at: now) : .notRequired)
         _ = try await engine.purchases.applyStorePurchases(
-            tenantID: Self.tenantID, appUserID: appUserID, transactions: [record], cause: .purchase, policy: .transfer)
+            tenantID: Self.tenantID, appUserID: appUserID, purchases: [record], cause: .purchase, policy: .transfer)
         return try #require(try engine.purchases.purchase(tenantID: Self.tenantID, store: .playStore, originalTransactionID: token))
     }
 
