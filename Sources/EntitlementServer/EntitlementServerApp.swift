@@ -70,20 +70,20 @@ public final class EntitlementServerApp: Sendable {
             metricsSocket = Mutex(nil)
         }
 
-        let store: SQLRepository
-        let storeDescription: String
+        let repository: SQLRepository
+        let databaseDescription: String
         if let postgres = config.postgres {
-            storeDescription = "postgres:" + postgres.redacted
+            databaseDescription = "postgres:" + postgres.redacted
             do {
-                store = try PostgresRepository(
+                repository = try PostgresRepository(
                     conninfo: postgres.conninfo, options: .init(maxConnections: postgres.maxConnections))
             } catch {
                 throw StartupError(message: "cannot open the PostgreSQL database '\(postgres.redacted)': \(error)")
             }
         } else {
-            storeDescription = config.databasePath
+            databaseDescription = config.databasePath
             do {
-                store = try SQLiteRepository(path: config.databasePath)
+                repository = try SQLiteRepository(path: config.databasePath)
             } catch {
                 throw StartupError(message: "cannot open the database '\(config.databasePath)': \(error)")
             }
@@ -102,7 +102,7 @@ public final class EntitlementServerApp: Sendable {
         for warning in Self.warnings(for: directory) { logger.warning(warning) }
         logger.info(
             "loaded",
-            ["database": storeDescription, "tenants_file": config.tenantsPath ?? "none",
+            ["database": databaseDescription, "tenants_file": config.tenantsPath ?? "none",
              "tenants": String(directory.tenants.count)])
         let tenants = TenantRegistry(directory)
         let readiness = Readiness()
@@ -128,7 +128,7 @@ public final class EntitlementServerApp: Sendable {
             throw StartupError(message: "[admin_console] directory: \(error)")
         }
         let wiring = ServerWiring(
-            store: store, tenants: tenants, logger: logger,
+            repository: repository, tenants: tenants, logger: logger,
             limits: ServerWiring.Limits(
                 maxStreamsPerConnection: config.maxStreamsPerConnection,
                 maxStreamsPerCustomer: config.maxStreamsPerCustomer, webHeartbeatInterval: config.grpcWebHeartbeat,
@@ -143,9 +143,9 @@ public final class EntitlementServerApp: Sendable {
         background = wiring.background
         memoryReturn = MemoryReturn(hub: wiring.engine.hub)
         let feedLogger = logger
-        changeFeed = (store as? PostgresRepository).map { repository in
+        changeFeed = (repository as? PostgresRepository).map { postgres in
             let (versions, continuation) = AsyncStream<[CommittedVersion]>.makeStream()
-            let feed = repository.changeFeed(deliver: { continuation.yield($0) }, log: { feedLogger.warning($0) })
+            let feed = postgres.changeFeed(deliver: { continuation.yield($0) }, log: { feedLogger.warning($0) })
             return (feed, versions)
         }
         self.tenants = tenants

@@ -10,14 +10,17 @@ import Synchronization
 /// One database check runs at a time, on a thread of its own (the query blocks); probes that arrive meanwhile wait
 /// for its answer, each no longer than `timeout`, so a hanging database costs one thread, not one per probe.
 final class ReadinessCheck: Sendable {
-    private let store: any CustomerRepository
+    private let repository: any CustomerRepository
     private let isDraining: @Sendable () -> Bool
     private let timeout: Duration
     private let waiters = Mutex<(running: Bool, waiting: [UInt64: CheckedContinuation<String?, Never>], next: UInt64)>(
         (false, [:], 0))
 
-    init(store: any CustomerRepository, timeout: Duration = .seconds(2), isDraining: @escaping @Sendable () -> Bool) {
-        self.store = store
+    init(
+        repository: any CustomerRepository, timeout: Duration = .seconds(2),
+        isDraining: @escaping @Sendable () -> Bool
+    ) {
+        self.repository = repository
         self.timeout = timeout
         self.isDraining = isDraining
     }
@@ -48,7 +51,7 @@ final class ReadinessCheck: Sendable {
             DispatchQueue.global().async { [self] in
                 var failure: String?
                 do throws(StorageError) {
-                    try store.checkReachable()
+                    try repository.checkReachable()
                 } catch {
                     failure = error.message
                 }

@@ -8,11 +8,11 @@ public import RPCCore
 public import OutboundHTTP
 public import StandardServices
 
-/// entitlementd's services over a store and tenants, wired in one place for ``EntitlementServerApp`` and for the test
-/// fixture (`TestSupport.EntitlementTestServer`): the engine and its expiry scheduler (not started), one set of App
-/// Store verifiers for purchases and notifications, the gRPC router (Health, EntitlementService, AdminService, any
-/// extra services, then reflection over all of them) and the plain-HTTP routes (`/healthz`, `/readyz`, App Store and
-/// Google Play notifications, Stripe webhooks, and the demo page's files when given).
+/// entitlementd's services over a repository and tenants, wired in one place for ``EntitlementServerApp`` and for the
+/// test fixture (`TestSupport.EntitlementTestServer`): the engine and its expiry scheduler (not started), one set of
+/// App Store verifiers for purchases and notifications, the gRPC router (Health, EntitlementService, AdminService,
+/// any extra services, then reflection over all of them) and the plain-HTTP routes (`/healthz`, `/readyz`, App Store
+/// and Google Play notifications, Stripe webhooks, and the demo page's files when given).
 public struct ServerWiring: Sendable {
     /// The limits a deployment configures, and the ones tests turn down.
     public struct Limits: Sendable {
@@ -89,7 +89,8 @@ public struct ServerWiring: Sendable {
     ///     metrics listener serves ``metricsRouter``.
     ///   - trustedProxies: whose forwarding header names a call's client (for the redemption limits).
     public init(
-        store: any CustomerRepository, tenants: TenantRegistry, logger: Logger, clock: any DomainClock = SystemClock(),
+        repository: any CustomerRepository, tenants: TenantRegistry, logger: Logger,
+        clock: any DomainClock = SystemClock(),
         limits: Limits = Limits(), trustedProxies: TrustedProxies = TrustedProxies(), outbound: OutboundHTTPClient? = nil,
         playAcknowledgements: PlayAcknowledger.Schedule = PlayAcknowledger.Schedule(),
         webhooks: WebhookDispatcher.Settings = WebhookDispatcher.Settings(),
@@ -99,7 +100,7 @@ public struct ServerWiring: Sendable {
         let callLog = CallLog(logger: logger)
         let serviceMetrics = ServiceMetrics()
         let engine = CustomerEngine(
-            repository: store, clock: clock,
+            repository: repository, clock: clock,
             hub: StatusHub(maxStreamsPerCustomer: limits.maxStreamsPerCustomer, maxPendingUpdates: limits.maxPendingUpdates),
             replayLimit: limits.replayLimit, maxWriteGroup: limits.maxWriteGroup, webhookEndpoints: { tenants.directory.tenant(id: $0)?.webhooks ?? [] }
         ) { tenantID, update in
@@ -170,8 +171,8 @@ public struct ServerWiring: Sendable {
         metrics.add(ProcessMetrics())
         metrics.add(serviceMetrics.sources)
         if let outbound { metrics.add(outbound.metrics.sources) }
-        if let database = store as? SQLRepository { metrics.add(database.metricsSources) }
-        metrics.add(StorageGauges(store: store, tenants: tenants, now: engine.now))
+        if let database = repository as? SQLRepository { metrics.add(database.metricsSources) }
+        metrics.add(StorageGauges(repository: repository, tenants: tenants, now: engine.now))
         self.metrics = metrics
         @Sendable func answered(_ source: ServiceMetrics.NotificationSource, _ reply: NotificationReply) -> HTTPResponse {
             serviceMetrics.notificationAnswered(source, reply, now: engine.now())
@@ -187,7 +188,7 @@ public struct ServerWiring: Sendable {
                 }
             }
             routes.register("GET", "/healthz") { _ in .text(200, "ok\n") }
-            let readiness = ReadinessCheck(store: store, isDraining: isDraining)
+            let readiness = ReadinessCheck(repository: repository, isDraining: isDraining)
             routes.register("GET", "/readyz") { _ in await readiness.respond() }
             routes.register("POST", "/v1/apple/notifications/{tenant_id}") { request in
                 let reply = await notifications.receive(

@@ -5,12 +5,12 @@ public import Metrics
 /// entitlement (tenants and their entitlements are few and configured, so the series stay bounded). A scrape that
 /// cannot read the database leaves these samples out and sets `entitlementd_storage_scrape_ok` to 0.
 public struct StorageGauges: MetricsSource {
-    let store: any CustomerRepository
+    let repository: any CustomerRepository
     let tenants: TenantRegistry
     let now: @Sendable () -> UnixTime
 
-    public init(store: any CustomerRepository, tenants: TenantRegistry, now: @escaping @Sendable () -> UnixTime) {
-        self.store = store
+    public init(repository: any CustomerRepository, tenants: TenantRegistry, now: @escaping @Sendable () -> UnixTime) {
+        self.repository = repository
         self.tenants = tenants
         self.now = now
     }
@@ -23,7 +23,7 @@ public struct StorageGauges: MetricsSource {
         text.family(
             "entitlementd_webhook_outbox_oldest_pending_seconds", .gauge,
             help: "Age of the oldest pending webhook delivery (0 when none is pending).")
-        if let backlog = try? store.webhookBacklog() {
+        if let backlog = try? repository.webhookBacklog() {
             text.sample("entitlementd_webhook_outbox_pending", Double(backlog.pending))
             let age = backlog.oldestCreatedAt.map { max(0, now.milliseconds - $0.milliseconds) } ?? 0
             text.sample("entitlementd_webhook_outbox_oldest_pending_seconds", Double(age) / 1000)
@@ -34,7 +34,7 @@ public struct StorageGauges: MetricsSource {
             "entitlementd_active_subscribers", .gauge,
             help: "Customers with an entitlement active now, by tenant and entitlement.")
         for tenant in tenants.directory.tenants {
-            guard let counts = try? store.subscriberCounts(tenantID: tenant.id, at: now) else {
+            guard let counts = try? repository.subscriberCounts(tenantID: tenant.id, at: now) else {
                 ok = false
                 continue
             }

@@ -31,7 +31,7 @@ public final class EntitlementTestServer: Sendable {
 
     public let tenantA: TenantKeys
     public let tenantB: TenantKeys
-    public let store: SQLRepository
+    public let repository: SQLRepository
     public let engine: CustomerEngine
     public let scheduler: ExpiryScheduler
     public let tenants: TenantRegistry
@@ -61,7 +61,7 @@ public final class EntitlementTestServer: Sendable {
     ) throws {
         directory = NSTemporaryDirectory() + "entitlementd-itest-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        store = try TestDatabase.repository(sqlitePath: directory + "/entitlements.sqlite")
+        repository = try TestDatabase.repository(sqlitePath: directory + "/entitlements.sqlite")
 
         func makeTenant(_ id: String) throws -> TenantKeys {
             let publicKey = APIKey.generate(.publicKey)
@@ -77,7 +77,8 @@ public final class EntitlementTestServer: Sendable {
 
         // The services as entitlementd wires them (App Store parts, reflection and HTTP routes included).
         let wiring = ServerWiring(
-            store: store, tenants: tenants, logger: Logger(label: "entitlement-test-server", minimumLevel: logLevel),
+            repository: repository, tenants: tenants,
+            logger: Logger(label: "entitlement-test-server", minimumLevel: logLevel),
             clock: clock,
             limits: ServerWiring.Limits(
                 maxStreamsPerConnection: maxStreamsPerConnection, maxStreamsPerCustomer: maxStreamsPerCustomer,

@@ -66,7 +66,7 @@ public final class FuzzServer: Sendable {
                     maxRetryAfter: .milliseconds(20))))
         let files = try StaticFiles(directory: directory + "/static")
         wiring = ServerWiring(
-            store: try SQLiteRepository(path: directory + "/entitlements.sqlite", synchronous: .normal),
+            repository: try SQLiteRepository(path: directory + "/entitlements.sqlite", synchronous: .normal),
             tenants: tenants, logger: Logger(label: "fuzz", minimumLevel: .error),
             // A gRPC-Web stream of a client that is up to date says nothing until a change or a heartbeat (25 s by
             // default): one every 100 ms makes every stream answer at once for the fuzz targets (and its path a
