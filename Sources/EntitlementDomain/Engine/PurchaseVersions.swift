@@ -47,9 +47,8 @@ public enum PurchaseVersions {
     /// meanwhile); otherwise `merged`'s own start. nil: its purchase date.
     private static func accessFrom(of merged: StorePurchase, continuing stored: StorePurchase) -> UnixTime? {
         let start = merged.accessFrom ?? merged.purchasedAt
-        let before = PurchaseAccess(stored)
-        guard let earlier = before.startsAt, earlier < start, before.grants(at: earlier),
-            before.revokedAt.map({ $0 > start }) ?? true, before.endsAt.map({ $0 >= start }) ?? true
+        guard let before = PurchaseAccess(stored).span, case let earlier = before.startsAt, earlier < start,
+            before.contains(earlier), before.revokedAt.map({ $0 > start }) ?? true, before.endsAt.map({ $0 >= start }) ?? true
         else { return merged.accessFrom }
         return earlier
     }

@@ -22,18 +22,15 @@ public struct PurchaseAccess: Hashable, Sendable {
         case revoked
     }
 
-    /// Access begins at this instant (inclusive); nil when the purchase grants nothing at any time.
-    public let startsAt: UnixTime?
-    /// Access ends just before this instant (exclusive): the period's end, or the grace period's if later; nil: for
-    /// life (a non-consumable).
-    public let endsAt: UnixTime?
-    /// Access ends at this instant (inclusive) whatever the period says; nil: not revoked.
-    public let revokedAt: UnixTime?
+    /// When the purchase grants: from the period's start (or a pause's end), until just before the period's end
+    /// (or the grace period's, if later; nil: for life, a non-consumable), ended early by a revocation. nil when it
+    /// grants nothing at any time.
+    public let span: AccessSpan?
     /// Why it grants nothing at any time, if so.
     private let never: Denial?
 
     public init(_ purchase: StorePurchase) {
-        revokedAt = purchase.revokedAt
+        let never: Denial?
         if purchase.isUpgraded {
             never = .upgraded
         } else if !purchase.supersededBy.isEmpty {
@@ -43,24 +40,39 @@ public struct PurchaseAccess: Hashable, Sendable {
         } else {
             never = nil
         }
-        let periodStart = purchase.accessFrom ?? purchase.purchasedAt
-        switch purchase.renewal {
-        case .paused(let resumesAt): startsAt = never == nil ? max(resumesAt, periodStart) : nil
-        default: startsAt = never == nil ? periodStart : nil
+        self.never = never
+        guard never == nil else {
+            span = nil
+            return
         }
+        let periodStart = purchase.accessFrom ?? purchase.purchasedAt
+        let startsAt: UnixTime
+        switch purchase.renewal {
+        case .paused(let resumesAt): startsAt = max(resumesAt, periodStart)
+        default: startsAt = periodStart
+        }
+        let endsAt: UnixTime?
         switch (purchase.expiresAt, purchase.renewal) {
         case (let expiry?, .grace(let until)): endsAt = max(expiry, until)
         default: endsAt = purchase.expiresAt
         }
+        span = AccessSpan(startsAt: startsAt, endsAt: endsAt, revokedAt: purchase.revokedAt)
     }
+
+    /// Access begins at this instant (inclusive); nil when the purchase grants nothing at any time.
+    public var startsAt: UnixTime? { span?.startsAt }
+    /// Access ends just before this instant (exclusive); nil: for life, or never granting.
+    public var endsAt: UnixTime? { span?.endsAt }
 
     /// Why the purchase grants nothing at `now`; nil when it grants.
     public func denial(at now: UnixTime) -> Denial? {
         if let never { return never }
-        if let revokedAt, revokedAt <= now { return .revoked }
-        if let startsAt, now < startsAt { return .notStarted }
-        if let endsAt, endsAt <= now { return .expired }
-        return nil
+        switch span?.outside(at: now) {
+        case nil: return nil
+        case .notStarted: return .notStarted
+        case .expired: return .expired
+        case .revoked: return .revoked
+        }
     }
 
     /// The purchase grants its entitlements at `now`.

@@ -4,13 +4,12 @@ extension EntitlementCandidate {
     /// the span ``PurchaseAccess`` gives it. Consumables map to no entitlement, so they give nothing; nor does a
     /// purchase that grants nothing at any time (upgraded away, replaced, held by its store).
     public static func candidates(of purchase: StorePurchase) -> [EntitlementCandidate] {
-        let access = PurchaseAccess(purchase)
-        guard let startsAt = access.startsAt else { return [] }
+        guard let span = PurchaseAccess(purchase).span else { return [] }
         let source = purchase.store.entitlementSource
         return purchase.entitlementIDs.map { entitlementID in
             EntitlementCandidate(
                 entitlementID: entitlementID, source: source, productID: purchase.productID,
-                startsAt: startsAt, expiresAt: access.endsAt, revokedAt: access.revokedAt,
+                startsAt: span.startsAt, expiresAt: span.endsAt, revokedAt: span.revokedAt,
                 willRenew: purchase.renews, inGracePeriod: purchase.renewal.inGracePeriod,
                 inBillingRetry: purchase.renewal.inBillingRetry, referenceID: purchase.originalTransactionID)
         }
