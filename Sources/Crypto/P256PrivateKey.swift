@@ -9,26 +9,16 @@ extension P256 {
 
         /// A fresh key from OpenSSL's CSPRNG.
         public init() throws(CryptoError) {
-            guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else {
-                throw .internalError("EVP_PKEY_CTX_new_from_name: \(OpenSSLErrorQueue.drain())")
+            let key = try PrivateKeyMaking.generate("EC", name: "P-256") {
+                EVP_PKEY_CTX_set_group_name($0, "P-256") == 1
             }
-            defer { EVP_PKEY_CTX_free(context) }
-            var key: OpaquePointer?
-            guard EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_CTX_set_group_name(context, "P-256") == 1,
-                EVP_PKEY_generate(context, &key) == 1, let key
-            else { throw .internalError("P-256 key generation: \(OpenSSLErrorQueue.drain())") }
             try self.init(taking: key)
         }
 
         /// Reads an unencrypted PKCS#8 ("PRIVATE KEY") or SEC1 ("EC PRIVATE KEY") PEM key; `.unsupported` when it is
         /// not P-256.
         public init(pemRepresentation: String) throws(CryptoError) {
-            let key = MemoryBIO.reading(pemRepresentation) { bio in
-                // A passphrase callback that refuses: an encrypted key fails instead of prompting on the terminal.
-                PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in 0 }, nil)
-            }
-            guard let key else { throw .malformed("no readable private key in PEM: \(OpenSSLErrorQueue.drain())") }
-            try self.init(taking: key)
+            try self.init(taking: PrivateKeyMaking.read(pem: pemRepresentation))
         }
 
         private init(taking key: OpaquePointer) throws(CryptoError) {

@@ -13,26 +13,16 @@ extension RSA {
                 throw .unsupported(
                     "an RSA key of \(bits) bits; \(RSA.minimumModulusBitCount) to \(RSA.maximumModulusBitCount) are supported")
             }
-            guard let context = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil) else {
-                throw .internalError("EVP_PKEY_CTX_new_from_name: \(OpenSSLErrorQueue.drain())")
+            let key = try PrivateKeyMaking.generate("RSA", name: "RSA") {
+                EVP_PKEY_CTX_set_rsa_keygen_bits($0, Int32(bits)) == 1
             }
-            defer { EVP_PKEY_CTX_free(context) }
-            var key: OpaquePointer?
-            guard EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bits)) == 1,
-                EVP_PKEY_generate(context, &key) == 1, let key
-            else { throw .internalError("RSA key generation: \(OpenSSLErrorQueue.drain())") }
             try self.init(taking: key)
         }
 
         /// Reads an unencrypted PKCS #8 ("PRIVATE KEY", what Google's service-account files hold) or PKCS #1
         /// ("RSA PRIVATE KEY") PEM key; `.unsupported` when it is not RSA or its modulus is under 2048 bits.
         public init(pemRepresentation: String) throws(CryptoError) {
-            let key = MemoryBIO.reading(pemRepresentation) { bio in
-                // A passphrase callback that refuses: an encrypted key fails instead of prompting on the terminal.
-                PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in 0 }, nil)
-            }
-            guard let key else { throw .malformed("no readable private key in PEM: \(OpenSSLErrorQueue.drain())") }
-            try self.init(taking: key)
+            try self.init(taking: PrivateKeyMaking.read(pem: pemRepresentation))
         }
 
         private init(taking key: OpaquePointer) throws(CryptoError) {
