@@ -19,37 +19,17 @@ extension TenantConfigReader {
     {
         let members = try object(node, path: path, allowed: Self.appStoreFields, what: "\"app_store\"")
 
-        guard let bundleNode = members["bundle_id"] else {
-            throw error(.missingField, node, path, "missing \"bundle_id\": the app's bundle ID, such as \"com.example.app\"")
-        }
-        let bundleID = try string(bundleNode, path: path + ".bundle_id")
-        try rule(bundleNode, path + ".bundle_id") { () throws(TenantRuleError) in try AppStoreSettings.checkBundleID(bundleID) }
+        let bundleID = try requiredString(
+            "bundle_id", of: members, in: node, at: path, "the app's bundle ID, such as \"com.example.app\""
+        ) { text throws(TenantRuleError) in try AppStoreSettings.checkBundleID(text) }
 
-        guard let environmentsNode = members["environments"] else {
-            throw error(
-                .missingField, node, path,
-                "missing \"environments\": list the App Store environments whose purchases this tenant accepts "
-                    + "(any of \"Production\", \"Sandbox\", \"Xcode\", \"LocalTesting\")")
-        }
-        let environmentsPath = path + ".environments"
-        let environmentNodes = try array(environmentsNode, path: environmentsPath)
-        try rule(environmentsNode, environmentsPath) { () throws(TenantRuleError) in
-            try AppStoreSettings.checkEnvironmentsListed(count: environmentNodes.count)
-        }
-        var listed: [AppStoreEnvironmentName] = []
-        var nodesByIndex: [String: JSONNode] = [:]
-        for (index, environmentNode) in environmentNodes.enumerated() {
-            let environmentPath = "\(environmentsPath)[\(index)]"
-            let text = try string(environmentNode, path: environmentPath)
-            let environment = try rule(environmentNode, environmentPath) { () throws(TenantRuleError) in
-                let environment = try AppStoreEnvironmentName.named(text)
-                try ListRule.checkNotListed(environment, written: text, in: listed)
-                return environment
-            }
-            listed.append(environment)
-            nodesByIndex["[\(index)]"] = environmentNode
-        }
-        try rule(environmentsNode, environmentsPath, nodes: nodesByIndex) { () throws(TenantRuleError) in
+        let (listed, environmentsNode, nodesByIndex) = try requiredNames(
+            "environments", of: members, in: node, at: path,
+            "list the App Store environments whose purchases this tenant accepts "
+                + "(any of \"Production\", \"Sandbox\", \"Xcode\", \"LocalTesting\")",
+            count: { count throws(TenantRuleError) in try AppStoreSettings.checkEnvironmentsListed(count: count) }
+        ) { text throws(TenantRuleError) in try AppStoreEnvironmentName.named(text) }
+        try rule(environmentsNode, path + ".environments", nodes: nodesByIndex) { () throws(TenantRuleError) in
             try AppStoreSettings.checkEnvironmentsCombine(listed)
         }
         let environments = Set(listed)
@@ -93,36 +73,12 @@ extension TenantConfigReader {
             trustedRoots = roots
         }
 
-        var gracePeriodDays = 0
-        if let graceNode = members["grace_period_days"] {
-            let gracePath = path + ".grace_period_days"
-            let text = try number(graceNode, path: gracePath)
-            gracePeriodDays = try rule(graceNode, gracePath) { () throws(TenantRuleError) in
-                try AppStoreSettings.checkGracePeriodDays(Int(text), written: text)
-            }
+        let gracePeriodDays = try optionalNumber("grace_period_days", of: members, at: path, absent: 0) {
+            days, text throws(TenantRuleError) in try AppStoreSettings.checkGracePeriodDays(days, written: text)
         }
-
-        var transferPolicy = TransferPolicy.transfer
-        if let policyNode = members["transfer_policy"] {
-            let policyPath = path + ".transfer_policy"
-            let text = try string(policyNode, path: policyPath)
-            transferPolicy = try rule(policyNode, policyPath) { () throws(TenantRuleError) in
-                try TransferPolicy.named(text)
-            }
-        }
-
-        var products: [String: AppStoreProduct] = [:]
-        if let productsNode = members["products"] {
-            let productsPath = path + ".products"
-            guard case .object(let productMembers) = productsNode.value else {
-                throw typeMismatch(productsNode, productsPath, expected: "an object of product ID → {\"type\": ...}")
-            }
-            for member in productMembers {
-                let productPath = "\(productsPath)[\"\(member.key)\"]"
-                try rule(member.value, productPath) { () throws(TenantRuleError) in try Tenant.checkProductID(member.key) }
-                products[member.key] = try appStoreProduct(
-                    member.value, path: productPath, id: member.key, mapped: mappedProducts[member.key] != nil)
-            }
+        let transferPolicy = try optionalTransferPolicy(of: members, at: path)
+        let products = try optionalStoreProducts(of: members, at: path) { node, productPath, id throws(TenantConfigError) in
+            try appStoreProduct(node, path: productPath, id: id, mapped: mappedProducts[id] != nil)
         }
 
         let serverAPI = try members["server_api"].map { node throws(TenantConfigError) in
@@ -138,46 +94,27 @@ extension TenantConfigReader {
     /// `app_store.server_api`: the In-App Purchase key and Apple's hosts.
     private func serverAPISettings(_ node: JSONNode, path: String) throws(TenantConfigError) -> AppStoreServerAPISettings {
         let members = try object(node, path: path, allowed: Self.serverAPIFields, what: "\"server_api\"")
-        func required(_ field: String, _ what: String) throws(TenantConfigError) -> (JSONNode, String) {
-            guard let member = members[field] else {
-                throw error(.missingField, node, path, "missing \"\(field)\": \(what)")
-            }
-            return (member, try string(member, path: path + "." + field))
-        }
-        let (keyNode, keyText) = try required(
-            "key_file", "the In-App Purchase key (.p8) from App Store Connect, Users and Access → Integrations")
-        let keyPath = try rule(keyNode, path + ".key_file") { () throws(TenantRuleError) in
-            try AppStoreServerAPISettings.keyFile(keyText, against: directory)
-        }
-        let (keyIDNode, keyID) = try required("key_id", "the key's ID, shown beside it in App Store Connect")
-        try rule(keyIDNode, path + ".key_id") { () throws(TenantRuleError) in try AppStoreServerAPISettings.checkKeyID(keyID) }
-        let (issuerNode, issuerID) = try required("issuer_id", "the issuer ID shown above the keys in App Store Connect")
-        try rule(issuerNode, path + ".issuer_id") { () throws(TenantRuleError) in
-            try AppStoreServerAPISettings.checkIssuerID(issuerID)
-        }
+        let keyPath = try requiredStringValue(
+            "key_file", of: members, in: node, at: path,
+            "the In-App Purchase key (.p8) from App Store Connect, Users and Access → Integrations"
+        ) { text throws(TenantRuleError) in try AppStoreServerAPISettings.keyFile(text, against: directory) }
+        let keyID = try requiredString(
+            "key_id", of: members, in: node, at: path, "the key's ID, shown beside it in App Store Connect"
+        ) { text throws(TenantRuleError) in try AppStoreServerAPISettings.checkKeyID(text) }
+        let issuerID = try requiredString(
+            "issuer_id", of: members, in: node, at: path, "the issuer ID shown above the keys in App Store Connect"
+        ) { text throws(TenantRuleError) in try AppStoreServerAPISettings.checkIssuerID(text) }
         var urls = [AppStoreServerAPISettings.defaultProductionURL, AppStoreServerAPISettings.defaultSandboxURL]
         for (index, field) in ["production_url", "sandbox_url"].enumerated() {
-            guard let urlNode = members[field] else { continue }
-            let text = try string(urlNode, path: path + "." + field)
-            try rule(urlNode, path + "." + field) { () throws(TenantRuleError) in
-                try AppStoreServerAPISettings.checkHostURL(text)
+            urls[index] = try optionalString(field, of: members, at: path, absent: urls[index]) {
+                text throws(TenantRuleError) in try AppStoreServerAPISettings.checkHostURL(text)
             }
-            urls[index] = text
         }
-        var consultsHistory = false
-        if let flagNode = members["restore_consults_history"] {
-            guard case .bool(let flag) = flagNode.value else {
-                throw typeMismatch(flagNode, path + ".restore_consults_history", expected: "true or false")
-            }
-            consultsHistory = flag
-        }
-        var reconcileMinutes = AppStoreServerAPISettings.defaultReconcileMinutes
-        if let minutesNode = members["reconcile_minutes"] {
-            let minutesPath = path + ".reconcile_minutes"
-            let text = try number(minutesNode, path: minutesPath)
-            reconcileMinutes = try rule(minutesNode, minutesPath) { () throws(TenantRuleError) in
-                try AppStoreServerAPISettings.checkReconcileMinutes(Int(text), written: text)
-            }
+        let consultsHistory = try optionalFlag("restore_consults_history", of: members, at: path, absent: false)
+        let reconcileMinutes = try optionalNumber(
+            "reconcile_minutes", of: members, at: path, absent: AppStoreServerAPISettings.defaultReconcileMinutes
+        ) { minutes, text throws(TenantRuleError) in
+            try AppStoreServerAPISettings.checkReconcileMinutes(minutes, written: text)
         }
         return AppStoreServerAPISettings(
             keyFilePath: keyPath, keyID: keyID, issuerID: issuerID, productionURL: urls[0], sandboxURL: urls[1],
@@ -188,14 +125,10 @@ extension TenantConfigReader {
         -> AppStoreProduct
     {
         let members = try object(node, path: path, allowed: Self.appStoreProductFields, what: "an App Store product")
-        guard let typeNode = members["type"] else {
-            throw error(
-                .missingField, node, path,
-                "missing \"type\": one of "
-                    + AppStoreProductType.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))
-        }
-        let typeText = try string(typeNode, path: path + ".type")
-        let type = try rule(typeNode, path + ".type") { () throws(TenantRuleError) in try AppStoreProductType.named(typeText) }
+        let type = try requiredStringValue(
+            "type", of: members, in: node, at: path,
+            "one of " + AppStoreProductType.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        ) { text throws(TenantRuleError) in try AppStoreProductType.named(text) }
         var durationDays: (value: Int?, text: String)?
         var nodes: [String: JSONNode] = [:]
         if let durationNode = members["duration_days"] {

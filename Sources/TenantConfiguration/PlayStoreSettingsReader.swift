@@ -19,86 +19,33 @@ extension TenantConfigReader {
     {
         let members = try object(node, path: path, allowed: Self.playStoreFields, what: "\"play_store\"")
 
-        guard let packageNode = members["package_name"] else {
-            throw error(
-                .missingField, node, path,
-                "missing \"package_name\": the app's package name (its applicationId), such as \"com.example.app\"")
-        }
-        let packageName = try string(packageNode, path: path + ".package_name")
-        try rule(packageNode, path + ".package_name") { () throws(TenantRuleError) in
-            try PlayStoreSettings.checkPackageName(packageName)
-        }
+        let packageName = try requiredString(
+            "package_name", of: members, in: node, at: path,
+            "the app's package name (its applicationId), such as \"com.example.app\""
+        ) { text throws(TenantRuleError) in try PlayStoreSettings.checkPackageName(text) }
 
-        guard let keyNode = members["service_account_key_file"] else {
-            throw error(
-                .missingField, node, path,
-                "missing \"service_account_key_file\": the JSON key of the service account that calls the Google "
-                    + "Play Developer API, relative to the tenants file")
-        }
-        let keyText = try string(keyNode, path: path + ".service_account_key_file")
-        let keyPath = try rule(keyNode, path + ".service_account_key_file") { () throws(TenantRuleError) in
-            try PlayStoreSettings.serviceAccountKeyFile(keyText, against: directory)
-        }
+        let keyPath = try requiredStringValue(
+            "service_account_key_file", of: members, in: node, at: path,
+            "the JSON key of the service account that calls the Google Play Developer API, relative to the tenants file"
+        ) { text throws(TenantRuleError) in try PlayStoreSettings.serviceAccountKeyFile(text, against: directory) }
 
-        guard let environmentsNode = members["environments"] else {
-            throw error(
-                .missingField, node, path,
-                "missing \"environments\": list the Google Play environments whose purchases this tenant accepts "
-                    + "(any of " + PlayEnvironmentName.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ") + ")")
-        }
-        let environmentsPath = path + ".environments"
-        let environmentNodes = try array(environmentsNode, path: environmentsPath)
-        try rule(environmentsNode, environmentsPath) { () throws(TenantRuleError) in
-            try PlayStoreSettings.checkEnvironmentsListed(count: environmentNodes.count)
-        }
-        var listed: [PlayEnvironmentName] = []
-        for (index, environmentNode) in environmentNodes.enumerated() {
-            let environmentPath = "\(environmentsPath)[\(index)]"
-            let text = try string(environmentNode, path: environmentPath)
-            listed.append(
-                try rule(environmentNode, environmentPath) { () throws(TenantRuleError) in
-                    let environment = try PlayEnvironmentName.named(text)
-                    try ListRule.checkNotListed(environment, written: text, in: listed)
-                    return environment
-                })
-        }
+        let listed = try requiredNames(
+            "environments", of: members, in: node, at: path,
+            "list the Google Play environments whose purchases this tenant accepts "
+                + "(any of " + PlayEnvironmentName.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ") + ")",
+            count: { count throws(TenantRuleError) in try PlayStoreSettings.checkEnvironmentsListed(count: count) }
+        ) { text throws(TenantRuleError) in try PlayEnvironmentName.named(text) }.elements
 
-        var transferPolicy = TransferPolicy.transfer
-        if let policyNode = members["transfer_policy"] {
-            let policyPath = path + ".transfer_policy"
-            let text = try string(policyNode, path: policyPath)
-            transferPolicy = try rule(policyNode, policyPath) { () throws(TenantRuleError) in try TransferPolicy.named(text) }
+        let transferPolicy = try optionalTransferPolicy(of: members, at: path)
+        let products = try optionalStoreProducts(of: members, at: path) { node, productPath, id throws(TenantConfigError) in
+            try playStoreProduct(node, path: productPath, id: id, mappedProducts: mappedProducts)
         }
-
-        var products: [String: PlayProductType] = [:]
-        if let productsNode = members["products"] {
-            let productsPath = path + ".products"
-            guard case .object(let productMembers) = productsNode.value else {
-                throw typeMismatch(productsNode, productsPath, expected: "an object of product ID → {\"type\": ...}")
-            }
-            for member in productMembers {
-                let productPath = "\(productsPath)[\"\(member.key)\"]"
-                try rule(member.value, productPath) { () throws(TenantRuleError) in try Tenant.checkProductID(member.key) }
-                products[member.key] = try playStoreProduct(
-                    member.value, path: productPath, id: member.key, mappedProducts: mappedProducts)
-            }
-        }
-
-        var apiBaseURL = PlayStoreSettings.defaultAPIBaseURL
-        if let urlNode = members["api_base_url"] {
-            let urlPath = path + ".api_base_url"
-            let text = try string(urlNode, path: urlPath)
-            try rule(urlNode, urlPath) { () throws(TenantRuleError) in try PlayStoreSettings.checkAPIBaseURL(text) }
-            apiBaseURL = text
-        }
-
-        var pollMinutes = 60
-        if let pollNode = members["voided_purchases_poll_minutes"] {
-            let pollPath = path + ".voided_purchases_poll_minutes"
-            let text = try number(pollNode, path: pollPath)
-            pollMinutes = try rule(pollNode, pollPath) { () throws(TenantRuleError) in
-                try PlayStoreSettings.checkVoidedPurchasesPollMinutes(Int(text), written: text)
-            }
+        let apiBaseURL = try optionalString(
+            "api_base_url", of: members, at: path, absent: PlayStoreSettings.defaultAPIBaseURL
+        ) { text throws(TenantRuleError) in try PlayStoreSettings.checkAPIBaseURL(text) }
+        let pollMinutes = try optionalNumber("voided_purchases_poll_minutes", of: members, at: path, absent: 60) {
+            minutes, text throws(TenantRuleError) in
+            try PlayStoreSettings.checkVoidedPurchasesPollMinutes(minutes, written: text)
         }
 
         let notifications = try members["notifications"].map { notificationsNode throws(TenantConfigError) in
@@ -115,13 +62,10 @@ extension TenantConfigReader {
         throws(TenantConfigError) -> PlayProductType
     {
         let members = try object(node, path: path, allowed: Self.playStoreProductFields, what: "a Google Play product")
-        guard let typeNode = members["type"] else {
-            throw error(
-                .missingField, node, path,
-                "missing \"type\": one of " + PlayProductType.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))
-        }
-        let typeText = try string(typeNode, path: path + ".type")
-        let type = try rule(typeNode, path + ".type") { () throws(TenantRuleError) in try PlayProductType.named(typeText) }
+        let type = try requiredStringValue(
+            "type", of: members, in: node, at: path,
+            "one of " + PlayProductType.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        ) { text throws(TenantRuleError) in try PlayProductType.named(text) }
         try rule(node, path) { () throws(TenantRuleError) in
             try PlayStoreSettings.checkProduct(id, type: type, mappedProducts: mappedProducts)
         }
@@ -134,27 +78,16 @@ extension TenantConfigReader {
     {
         let members = try object(node, path: path, allowed: Self.playNotificationFields, what: "\"notifications\"")
 
-        guard let audienceNode = members["audience"] else {
-            throw error(
-                .missingField, node, path,
-                "missing \"audience\": the audience set on the Pub/Sub push subscription (by default its push "
-                    + "endpoint URL), which every push token must carry")
-        }
-        let audience = try string(audienceNode, path: path + ".audience")
-        try rule(audienceNode, path + ".audience") { () throws(TenantRuleError) in
-            try PlayNotificationSettings.checkAudience(audience)
-        }
+        let audience = try requiredString(
+            "audience", of: members, in: node, at: path,
+            "the audience set on the Pub/Sub push subscription (by default its push endpoint URL), which every push "
+                + "token must carry"
+        ) { text throws(TenantRuleError) in try PlayNotificationSettings.checkAudience(text) }
 
-        guard let accountNode = members["push_service_account"] else {
-            throw error(
-                .missingField, node, path,
-                "missing \"push_service_account\": the email of the service account the Pub/Sub push subscription "
-                    + "authenticates as")
-        }
-        let account = try string(accountNode, path: path + ".push_service_account")
-        try rule(accountNode, path + ".push_service_account") { () throws(TenantRuleError) in
-            try PlayNotificationSettings.checkPushServiceAccount(account)
-        }
+        let account = try requiredString(
+            "push_service_account", of: members, in: node, at: path,
+            "the email of the service account the Pub/Sub push subscription authenticates as"
+        ) { text throws(TenantRuleError) in try PlayNotificationSettings.checkPushServiceAccount(text) }
 
         var nodes: [String: JSONNode] = [:]
         nodes[".jwks_file"] = members["jwks_file"]
@@ -177,13 +110,7 @@ extension TenantConfigReader {
                 })
         }
 
-        var verifies = true
-        if let flagNode = members["verify_push_tokens"] {
-            guard case .bool(let flag) = flagNode.value else {
-                throw typeMismatch(flagNode, path + ".verify_push_tokens", expected: "true or false")
-            }
-            verifies = flag
-        }
+        let verifies = try optionalFlag("verify_push_tokens", of: members, at: path, absent: true)
 
         return PlayNotificationSettings(
             audience: audience, pushServiceAccount: account, signingKeys: signingKeys, verifiesPushTokens: verifies)

@@ -14,58 +14,28 @@ extension TenantConfigReader {
     {
         let members = try object(node, path: path, allowed: Self.stripeFields, what: "\"stripe\"")
 
-        guard let secretsNode = members["webhook_secrets"] else {
-            throw error(
-                .missingField, node, path,
-                "missing \"webhook_secrets\": the signing secret (\"whsec_…\") of the Stripe webhook endpoint that "
-                    + "posts to this tenant (Stripe Dashboard → Developers → Webhooks → the endpoint → Signing secret)")
-        }
-        let secretsPath = path + ".webhook_secrets"
-        let secretNodes = try array(secretsNode, path: secretsPath)
-        try rule(secretsNode, secretsPath) { () throws(TenantRuleError) in
-            try StripeSettings.checkWebhookSecretCount(secretNodes.count)
-        }
-        var secrets: [String] = []
-        for (index, secretNode) in secretNodes.enumerated() {
-            let secretPath = "\(secretsPath)[\(index)]"
-            let secret = try string(secretNode, path: secretPath)
-            try rule(secretNode, secretPath) { () throws(TenantRuleError) in
-                try StripeSettings.checkWebhookSecret(secret, listedAfter: secrets)
-            }
-            secrets.append(secret)
+        let secrets = try requiredList(
+            "webhook_secrets", of: members, in: node, at: path,
+            "the signing secret (\"whsec_…\") of the Stripe webhook endpoint that "
+                + "posts to this tenant (Stripe Dashboard → Developers → Webhooks → the endpoint → Signing secret)",
+            count: { count throws(TenantRuleError) in try StripeSettings.checkWebhookSecretCount(count) }
+        ) { secret, listed throws(TenantRuleError) in
+            try StripeSettings.checkWebhookSecret(secret, listedAfter: listed)
+            return secret
+        }.elements
+
+        let tolerance = try optionalNumber(
+            "signature_tolerance_seconds", of: members, at: path, absent: StripeSettings.defaultSignatureToleranceSeconds
+        ) { seconds, text throws(TenantRuleError) in
+            try StripeSettings.checkSignatureToleranceSeconds(seconds, written: text)
         }
 
-        var tolerance = StripeSettings.defaultSignatureToleranceSeconds
-        if let toleranceNode = members["signature_tolerance_seconds"] {
-            let tolerancePath = path + ".signature_tolerance_seconds"
-            let text = try number(toleranceNode, path: tolerancePath)
-            tolerance = try rule(toleranceNode, tolerancePath) { () throws(TenantRuleError) in
-                try StripeSettings.checkSignatureToleranceSeconds(Int(text), written: text)
-            }
-        }
-
-        guard let environmentsNode = members["environments"] else {
-            throw error(
-                .missingField, node, path,
-                "missing \"environments\": list the Stripe modes whose events this tenant accepts (\"live\" for "
-                    + "livemode true, \"test\" for livemode false)")
-        }
-        let environmentsPath = path + ".environments"
-        let environmentNodes = try array(environmentsNode, path: environmentsPath)
-        try rule(environmentsNode, environmentsPath) { () throws(TenantRuleError) in
-            try StripeSettings.checkEnvironmentsListed(count: environmentNodes.count)
-        }
-        var listed: [StripeEnvironmentName] = []
-        for (index, environmentNode) in environmentNodes.enumerated() {
-            let environmentPath = "\(environmentsPath)[\(index)]"
-            let text = try string(environmentNode, path: environmentPath)
-            listed.append(
-                try rule(environmentNode, environmentPath) { () throws(TenantRuleError) in
-                    let environment = try StripeEnvironmentName.named(text)
-                    try ListRule.checkNotListed(environment, written: text, in: listed)
-                    return environment
-                })
-        }
+        let listed = try requiredNames(
+            "environments", of: members, in: node, at: path,
+            "list the Stripe modes whose events this tenant accepts (\"live\" for livemode true, \"test\" for "
+                + "livemode false)",
+            count: { count throws(TenantRuleError) in try StripeSettings.checkEnvironmentsListed(count: count) }
+        ) { text throws(TenantRuleError) in try StripeEnvironmentName.named(text) }.elements
 
         let prices = try stripeMapping(
             members["prices"], path: path + ".prices", kind: .price, mappedProducts: mappedProducts)
@@ -75,46 +45,21 @@ extension TenantConfigReader {
             try StripeSettings.checkSomethingMapped(priceCount: prices.count, productCount: products.count)
         }
 
-        var graceDays = 0
-        if let graceNode = members["past_due_grace_days"] {
-            let gracePath = path + ".past_due_grace_days"
-            let text = try number(graceNode, path: gracePath)
-            graceDays = try rule(graceNode, gracePath) { () throws(TenantRuleError) in
-                try StripeSettings.checkPastDueGraceDays(Int(text), written: text)
-            }
+        let graceDays = try optionalNumber("past_due_grace_days", of: members, at: path, absent: 0) {
+            days, text throws(TenantRuleError) in try StripeSettings.checkPastDueGraceDays(days, written: text)
         }
-
-        var codeDays = StripeSettings.defaultRedemptionCodeDays
-        if let codeNode = members["redemption_code_days"] {
-            let codePath = path + ".redemption_code_days"
-            let text = try number(codeNode, path: codePath)
-            codeDays = try rule(codeNode, codePath) { () throws(TenantRuleError) in
-                try StripeSettings.checkRedemptionCodeDays(Int(text), written: text)
-            }
+        let codeDays = try optionalNumber(
+            "redemption_code_days", of: members, at: path, absent: StripeSettings.defaultRedemptionCodeDays
+        ) { days, text throws(TenantRuleError) in
+            try StripeSettings.checkRedemptionCodeDays(days, written: text)
         }
-
-        var transferPolicy = TransferPolicy.transfer
-        if let policyNode = members["transfer_policy"] {
-            let policyPath = path + ".transfer_policy"
-            let text = try string(policyNode, path: policyPath)
-            transferPolicy = try rule(policyNode, policyPath) { () throws(TenantRuleError) in try TransferPolicy.named(text) }
+        let transferPolicy = try optionalTransferPolicy(of: members, at: path)
+        let keyPath: String? = try optionalStringValue("api_key_file", of: members, at: path, absent: nil) {
+            text throws(TenantRuleError) in try StripeSettings.apiKeyFile(text, against: directory)
         }
-
-        var keyPath: String?
-        if let keyNode = members["api_key_file"] {
-            let text = try string(keyNode, path: path + ".api_key_file")
-            keyPath = try rule(keyNode, path + ".api_key_file") { () throws(TenantRuleError) in
-                try StripeSettings.apiKeyFile(text, against: directory)
-            }
-        }
-
-        var apiBaseURL = StripeSettings.defaultAPIBaseURL
-        if let urlNode = members["api_base_url"] {
-            let urlPath = path + ".api_base_url"
-            let text = try string(urlNode, path: urlPath)
-            try rule(urlNode, urlPath) { () throws(TenantRuleError) in try StripeSettings.checkAPIBaseURL(text) }
-            apiBaseURL = text
-        }
+        let apiBaseURL = try optionalString(
+            "api_base_url", of: members, at: path, absent: StripeSettings.defaultAPIBaseURL
+        ) { text throws(TenantRuleError) in try StripeSettings.checkAPIBaseURL(text) }
 
         return StripeSettings(
             webhookSecrets: secrets, signatureToleranceSeconds: tolerance, environments: Set(listed), prices: prices,

@@ -19,27 +19,13 @@ extension TenantConfigReader {
         throws(TenantConfigError) -> WebhookEndpoint
     {
         let members = try object(node, path: path, allowed: Self.webhookEndpointFields, what: "a webhook endpoint")
-        func required(_ field: String, _ why: String) throws(TenantConfigError) -> JSONNode {
-            guard let found = members[field] else { throw error(.missingField, node, path, "missing \"\(field)\": \(why)") }
-            return found
-        }
-        let idNode = try required("id", "a name for the endpoint, unique in the tenant (\"backend\")")
-        let id = try string(idNode, path: path + ".id")
-        try rule(idNode, path + ".id") { () throws(TenantRuleError) in
-            try WebhookEndpoint.checkID(id, listedAfter: previous.map(\.id))
-        }
-        var allowsPlainHTTP = false
-        if let flagNode = members["allow_http"] {
-            guard case .bool(let flag) = flagNode.value else {
-                throw typeMismatch(flagNode, path + ".allow_http", expected: "true or false")
-            }
-            allowsPlainHTTP = flag
-        }
-        let urlNode = try required("url", "where deliveries are POSTed (\"https://api.example.com/hooks\")")
-        let url = try string(urlNode, path: path + ".url")
-        try rule(urlNode, path + ".url") { () throws(TenantRuleError) in
-            try WebhookEndpoint.checkURL(url, allowingPlainHTTP: allowsPlainHTTP)
-        }
+        let id = try requiredString(
+            "id", of: members, in: node, at: path, "a name for the endpoint, unique in the tenant (\"backend\")"
+        ) { text throws(TenantRuleError) in try WebhookEndpoint.checkID(text, listedAfter: previous.map(\.id)) }
+        let allowsPlainHTTP = try optionalFlag("allow_http", of: members, at: path, absent: false)
+        let url = try requiredString(
+            "url", of: members, in: node, at: path, "where deliveries are POSTed (\"https://api.example.com/hooks\")"
+        ) { text throws(TenantRuleError) in try WebhookEndpoint.checkURL(text, allowingPlainHTTP: allowsPlainHTTP) }
         var events = Set(WebhookEventKind.allCases)
         if let eventsNode = members["events"] {
             let eventNodes = try array(eventsNode, path: path + ".events")
@@ -54,20 +40,14 @@ extension TenantConfigReader {
             }
             if events.isEmpty { throw error(.invalidValue, eventsNode, path + ".events", WebhookEndpoint.emptyEvents.message) }
         }
-        let secretsNode = try required("secrets", "the endpoint's signing secrets (`entctl gen-webhook-secret` makes one)")
-        let secretNodes = try array(secretsNode, path: path + ".secrets")
-        try rule(secretsNode, path + ".secrets") { () throws(TenantRuleError) in
-            try WebhookEndpoint.checkSecretCount(secretNodes.count)
-        }
-        var secrets: [String] = []
-        for (index, secretNode) in secretNodes.enumerated() {
-            let secretPath = "\(path).secrets[\(index)]"
-            let secret = try string(secretNode, path: secretPath)
-            try rule(secretNode, secretPath) { () throws(TenantRuleError) in
-                try WebhookEndpoint.checkSecret(secret, listedAfter: secrets)
-            }
-            secrets.append(secret)
-        }
+        let secrets = try requiredList(
+            "secrets", of: members, in: node, at: path,
+            "the endpoint's signing secrets (`entctl gen-webhook-secret` makes one)",
+            count: { count throws(TenantRuleError) in try WebhookEndpoint.checkSecretCount(count) }
+        ) { secret, listed throws(TenantRuleError) in
+            try WebhookEndpoint.checkSecret(secret, listedAfter: listed)
+            return secret
+        }.elements
         return WebhookEndpoint(id: id, url: url, events: events, secrets: secrets, allowsPlainHTTP: allowsPlainHTTP)
     }
 }
