@@ -57,7 +57,7 @@ extension AdminService {
             (filter.createdFrom, filter.createdBefore) = try Self.range(request.createdAfter, request.createdBefore)
             var appUserID: String?
             if !request.appUserID.isEmpty { appUserID = try AppUserID.validate(request.appUserID) }
-            let page = try engine.outbox.webhookDeliveries(
+            let page = try engine.outbox.deliveries(
                 filter, appUserID: appUserID, pageSize: Int(request.pageSize), pageToken: request.pageToken)
             return ListWebhookDeliveriesResponse(
                 deliveries: page.deliveries.map(EntitlementsProto.WebhookDelivery.init), nextPageToken: page.nextPageToken)
@@ -73,7 +73,7 @@ extension AdminService {
             filter.deliveryID = request.deliveryID == 0 ? nil : request.deliveryID
             filter.endpointID = try Self.endpointID(request.endpointID, of: tenant)
             (filter.createdFrom, filter.createdBefore) = try Self.range(request.createdAfter, request.createdBefore)
-            let count = try await engine.outbox.redeliverWebhooks(filter)
+            let count = try await engine.outbox.redeliver(filter)
             return RedeliverWebhooksResponse(requeued: Int32(clamping: count))
         }
     }

@@ -163,7 +163,7 @@ public struct AdminService: RPCService {
                 tenantID: tenant.id, notificationID: nil, purchase: fetched.purchase,
                 reason: "Refreshed from Google Play by an operator.", cause: .storeAPI, ownerHints: fetched.hints)
             if stored?.acknowledgement.state == .failed {
-                try await engine.acknowledgements.retryAcknowledgement(tenantID: tenant.id, store: .playStore, originalTransactionID: token)
+                try await engine.acknowledgements.retry(tenantID: tenant.id, store: .playStore, originalTransactionID: token)
             }
             acknowledger?.wake()
             var response = RefreshStorePurchaseResponse()

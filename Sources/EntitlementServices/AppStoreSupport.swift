@@ -51,7 +51,7 @@ public struct AppStoreSupport: Sendable {
                 if let known = audited[customerID] {
                     owner = known
                 } else {
-                    owner = try await engine.supportActions.recordSupportAction(
+                    owner = try await engine.supportActions.record(
                         tenantID: tenant.id, customerID: customerID,
                         reason: Self.auditReason("Order \(orderID) looked up with Apple", reason),
                         reference: purchase.originalTransactionID
@@ -201,7 +201,7 @@ public struct AppStoreSupport: Sendable {
             try await client.sendConsumption(consumption, transactionID: request.transactionID, in: environment)
         }
         guard let stored, let owner = stored.customerID else { return (deliveryStatus, "") }
-        let state = try await engine.supportActions.recordSupportAction(
+        let state = try await engine.supportActions.record(
             tenantID: tenant.id, customerID: owner,
             reason: Self.auditReason(
                 "Consumption information sent to Apple for transaction \(request.transactionID) (\(deliveryStatus))",

@@ -19,19 +19,19 @@ public struct StoreAcknowledgements: Sendable {
     let repository: any AcknowledgementReads
 
     /// Purchases whose acknowledgement is due now, soonest first.
-    public func acknowledgementsDue(limit: Int) throws(DomainError) -> [StorePurchase] {
+    public func due(limit: Int) throws(DomainError) -> [StorePurchase] {
         let now = core.clock.now()
         return try DomainError.reading { () throws(StorageError) in try repository.acknowledgementsDue(at: now, limit: limit) }
     }
 
     /// When the next pending acknowledgement is due; nil when none is pending.
-    public func nextAcknowledgementDue() throws(DomainError) -> UnixTime? {
+    public func nextDue() throws(DomainError) -> UnixTime? {
         try DomainError.reading { () throws(StorageError) in try repository.nextAcknowledgementDue() }
     }
 
     /// Records an attempt on `purchase`'s pending acknowledgement. Nothing changes when it is no longer pending (the
     /// store's data said it was acknowledged meanwhile). Giving up is an event on the owner, naming the error.
-    public func recordAcknowledgement(of purchase: StorePurchase, _ attempt: AcknowledgementAttempt) async throws(DomainError) {
+    public func record(of purchase: StorePurchase, _ attempt: AcknowledgementAttempt) async throws(DomainError) {
         try await core.write { transaction, now throws -> (Void, [CommittedChange]) in
             guard var stored = try transaction.purchase(
                 tenantID: purchase.tenantID, store: purchase.store, originalTransactionID: purchase.originalTransactionID),
@@ -61,7 +61,7 @@ public struct StoreAcknowledgements: Sendable {
     }
 
     /// Starts a failed acknowledgement again, due now (an operator's refresh).
-    public func retryAcknowledgement(tenantID: String, store: Store, originalTransactionID: String) async throws(DomainError) {
+    public func retry(tenantID: String, store: Store, originalTransactionID: String) async throws(DomainError) {
         try await core.write { transaction, now throws -> (Void, [CommittedChange]) in
             guard var stored = try transaction.purchase(
                 tenantID: tenantID, store: store, originalTransactionID: originalTransactionID),

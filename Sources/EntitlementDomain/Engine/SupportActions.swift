@@ -10,7 +10,7 @@ public struct SupportActions: Sendable {
     /// Records a support action about a purchase on its owner: one event (cause `.support`) with `reason` and the
     /// purchase as its reference; nothing else changes. Returns the owner's state.
     @discardableResult
-    public func recordSupportAction(tenantID: String, customerID: Int64, reason: String, reference: String)
+    public func record(tenantID: String, customerID: Int64, reason: String, reference: String)
         async throws(DomainError) -> CustomerState
     {
         try await core.write { transaction, now throws -> (CustomerState, [CommittedChange]) in

@@ -103,7 +103,7 @@ public struct WebhookOutbox: Sendable {
     let repository: any WebhookOutboxReads & CustomerReads
 
     /// Calls `body` after every commit that put messages in the outbox (the dispatcher's wake-up).
-    public func onWebhooksQueued(_ body: @escaping @Sendable () -> Void) {
+    public func onQueued(_ body: @escaping @Sendable () -> Void) {
         core.outboxChanges.set { body() }
     }
 
@@ -112,7 +112,7 @@ public struct WebhookOutbox: Sendable {
     /// The dispatcher's one transaction per round: writes what finished attempts came to (``record(_:in:at:)``),
     /// then leases the due deliveries `choose` picks from up to `claimLimit` candidates (soonest first, leaving out
     /// `excludedEndpoints`) for `leaseMilliseconds`, and returns them. One durable commit for both, however many.
-    public func exchangeWebhookDeliveries(
+    public func exchange(
         recording results: [WebhookAttemptResult], claimLimit: Int, excludedEndpoints: [WebhookEndpointKey],
         leaseMilliseconds: Int64, choose: @escaping @Sendable ([WebhookDelivery]) -> [WebhookDelivery]
     ) async throws(DomainError) -> [WebhookDelivery] {
@@ -131,7 +131,7 @@ public struct WebhookOutbox: Sendable {
     }
 
     /// Ends every lease: the attempts they stood for died with the process that made them (called at start).
-    public func releaseWebhookLeases() async throws(DomainError) {
+    public func releaseLeases() async throws(DomainError) {
         try await core.write { transaction, _ throws -> (Void, [CommittedChange]) in
             try transaction.releaseWebhookLeases()
             return ((), [])
@@ -181,18 +181,18 @@ public struct WebhookOutbox: Sendable {
     }
 
     /// When the soonest delivery not leased now is due (one waiting behind an earlier one of its customer included).
-    public func nextWebhookAttemptAt() throws(DomainError) -> UnixTime? {
+    public func nextAttemptAt() throws(DomainError) -> UnixTime? {
         let now = core.clock.now()
         return try DomainError.reading { () throws(StorageError) in try repository.nextWebhookAttemptAt(at: now) }
     }
 
-    public func disabledWebhookEndpoints() throws(DomainError) -> [DisabledWebhookEndpoint] {
+    public func disabledEndpoints() throws(DomainError) -> [DisabledWebhookEndpoint] {
         try DomainError.reading { () throws(StorageError) in try repository.disabledWebhookEndpoints() }
     }
 
     /// Deletes delivered deliveries and notices made before `deliveredBefore`, and failed ones made before
     /// `failedBefore`, in transactions of at most `batch` rows; returns how many went.
-    public func pruneWebhookDeliveries(deliveredBefore: UnixTime, failedBefore: UnixTime, batch: Int = 1000)
+    public func prune(deliveredBefore: UnixTime, failedBefore: UnixTime, batch: Int = 1000)
         async throws(DomainError) -> Int
     {
         var total = 0
@@ -212,7 +212,7 @@ public struct WebhookOutbox: Sendable {
 
     /// A page of the tenant's delivery log, newest first, narrowed by `filter` (its `beforeID` comes from
     /// `pageToken`); `appUserID`, when given, narrows to that customer (none when it is unknown).
-    public func webhookDeliveries(
+    public func deliveries(
         _ filter: WebhookDeliveryFilter, appUserID: String?, pageSize: Int, pageToken: String
     ) throws(DomainError) -> WebhookDeliveryPage {
         let limit = pageSize <= 0 ? WebhookDeliveryPage.defaultSize : min(pageSize, WebhookDeliveryPage.maximumSize)
@@ -236,7 +236,7 @@ public struct WebhookOutbox: Sendable {
     /// (whatever its state but a notice's; `notFound` when the tenant has none such), or every failed one `filter`
     /// matches. Endpoints a 410 disabled are enabled again: redelivering to one is the operator's word that it is
     /// back. Returns how many were queued.
-    public func redeliverWebhooks(_ filter: WebhookDeliveryFilter) async throws(DomainError) -> Int {
+    public func redeliver(_ filter: WebhookDeliveryFilter) async throws(DomainError) -> Int {
         var filter = filter
         if filter.deliveryID == nil { filter.state = .failed }
         let matched = filter

@@ -64,14 +64,14 @@ public final class PlayAcknowledger: Sendable {
         do throws(DomainError) {
             // One instance of those sharing the database acknowledges; another takes over when it ends.
             guard try engine.holdsWork(name: "play_acknowledgements") else { return .seconds(60) }
-            let due = try engine.acknowledgements.acknowledgementsDue(limit: Self.batchSize)
+            let due = try engine.acknowledgements.due(limit: Self.batchSize)
             var recorded = true
             for purchase in due where !(await acknowledge(purchase)) { recorded = false }
             // An attempt that could not be recorded is still due: wait for storage rather than call Google again
             // and again.
             guard recorded else { return .seconds(5) }
             if due.count == Self.batchSize { return .zero }
-            guard let next = try engine.acknowledgements.nextAcknowledgementDue() else { return .seconds(60) }
+            guard let next = try engine.acknowledgements.nextDue() else { return .seconds(60) }
             let wait = next.milliseconds - engine.now().milliseconds
             return .milliseconds(min(max(0, wait), Milliseconds.perMinute))
         } catch {
@@ -111,7 +111,7 @@ public final class PlayAcknowledger: Sendable {
             }
         }
         do throws(DomainError) {
-            try await engine.acknowledgements.recordAcknowledgement(of: purchase, attempt)
+            try await engine.acknowledgements.record(of: purchase, attempt)
             return true
         } catch {
             // A later run finds it still due and sends it again; Google's "already acknowledged" is then success.

@@ -69,7 +69,7 @@ public final class WebhookDispatcher: Sendable {
     }
 
     public func start() {
-        engine.outbox.onWebhooksQueued { [weak self] in self?.loop.wake() }
+        engine.outbox.onQueued { [weak self] in self?.loop.wake() }
         loop.start { [self] in await run() }
     }
 
@@ -80,7 +80,7 @@ public final class WebhookDispatcher: Sendable {
     func run() async -> Duration {
         do throws(DomainError) {
             if !state.withLock({ $0.leasesReleased }) {
-                try await engine.outbox.releaseWebhookLeases()
+                try await engine.outbox.releaseLeases()
                 state.withLock { $0.leasesReleased = true }
             }
             let started = try await exchange()
@@ -89,7 +89,7 @@ public final class WebhookDispatcher: Sendable {
             if started.filled && free > 0 { return .zero }
             // Every slot busy: a finishing attempt wakes the loop.
             if free == 0 { return Self.idleWait }
-            guard let next = try engine.outbox.nextWebhookAttemptAt() else { return Self.idleWait }
+            guard let next = try engine.outbox.nextAttemptAt() else { return Self.idleWait }
             let wait = next.milliseconds - engine.now().milliseconds
             // Due yet not claimed: behind an earlier event of its customer, or held back by a busy endpoint or tenant;
             // a finishing attempt wakes the loop.
@@ -113,7 +113,7 @@ public final class WebhookDispatcher: Sendable {
         let limit = capacity.free > 0 ? settings.batchSize : 0
         let claimed: [WebhookDelivery]
         do throws(DomainError) {
-            claimed = try await engine.outbox.exchangeWebhookDeliveries(
+            claimed = try await engine.outbox.exchange(
                 recording: finished, claimLimit: limit, excludedEndpoints: excluded,
                 leaseMilliseconds: Self.leaseMilliseconds
             ) { candidates in
@@ -127,7 +127,7 @@ public final class WebhookDispatcher: Sendable {
         }
         guard !claimed.isEmpty else { return (0, false) }
         let disabled = Set(
-            try engine.outbox.disabledWebhookEndpoints().map { WebhookEndpointKey(tenantID: $0.tenantID, endpointID: $0.endpointID) })
+            try engine.outbox.disabledEndpoints().map { WebhookEndpointKey(tenantID: $0.tenantID, endpointID: $0.endpointID) })
         for delivery in claimed {
             let key = WebhookEndpointKey(tenantID: delivery.tenantID, endpointID: delivery.endpointID)
             state.withLock { $0.capacity.start(key) }
@@ -211,7 +211,7 @@ public final class WebhookDispatcher: Sendable {
             return true
         }
         guard due else { return }
-        let removed = try await engine.outbox.pruneWebhookDeliveries(
+        let removed = try await engine.outbox.prune(
             deliveredBefore: UnixTime(milliseconds: now - settings.retention.milliseconds),
             failedBefore: UnixTime(milliseconds: now - settings.failedRetention.milliseconds))
         if removed > 0 { log.info("pruned old webhook deliveries", ["count": String(removed)]) }

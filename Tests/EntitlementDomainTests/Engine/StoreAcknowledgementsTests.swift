@@ -20,8 +20,8 @@ import TestSupport
         let harness = try EngineHarness()
         let stored = try await owed(harness)
         #expect(stored.acknowledgement == PurchaseAcknowledgement(state: .pending, attempts: 0, dueAt: harness.now))
-        #expect(try harness.engine.acknowledgements.acknowledgementsDue(limit: 10).map(\.originalTransactionID) == ["token-1"])
-        #expect(try harness.engine.acknowledgements.nextAcknowledgementDue() == harness.now)
+        #expect(try harness.engine.acknowledgements.due(limit: 10).map(\.originalTransactionID) == ["token-1"])
+        #expect(try harness.engine.acknowledgements.nextDue() == harness.now)
     }
 
     @Test func onlyWhatIsDueIsListedSoonestFirstUpToTheLimit() async throws {
@@ -32,21 +32,21 @@ import TestSupport
             let due = UnixTime(milliseconds: start.milliseconds + delay)
             try await harness.purchase("alice", [harness.playPurchase(token, acknowledgement: .pending(at: due))])
         }
-        #expect(try harness.engine.acknowledgements.acknowledgementsDue(limit: 10).isEmpty)
-        #expect(try harness.engine.acknowledgements.nextAcknowledgementDue()?.milliseconds == start.milliseconds + 1_000)
+        #expect(try harness.engine.acknowledgements.due(limit: 10).isEmpty)
+        #expect(try harness.engine.acknowledgements.nextDue()?.milliseconds == start.milliseconds + 1_000)
         harness.clock.advance(milliseconds: 3_000)
-        #expect(try harness.engine.acknowledgements.acknowledgementsDue(limit: 10).map(\.originalTransactionID) == ["first", "second", "third"])
-        #expect(try harness.engine.acknowledgements.acknowledgementsDue(limit: 2).map(\.originalTransactionID) == ["first", "second"])
+        #expect(try harness.engine.acknowledgements.due(limit: 10).map(\.originalTransactionID) == ["first", "second", "third"])
+        #expect(try harness.engine.acknowledgements.due(limit: 2).map(\.originalTransactionID) == ["first", "second"])
     }
 
     @Test func anAcknowledgedPurchaseIsNoLongerDueAndTellsNobody() async throws {
         let harness = try EngineHarness()
         let stored = try await owed(harness)
         let version = try harness.state("alice").version
-        try await harness.engine.acknowledgements.recordAcknowledgement(of: stored, .acknowledged)
+        try await harness.engine.acknowledgements.record(of: stored, .acknowledged)
         #expect(try harness.stored("token-1")?.acknowledgement == PurchaseAcknowledgement(state: .acknowledged, attempts: 1))
-        #expect(try harness.engine.acknowledgements.acknowledgementsDue(limit: 10).isEmpty)
-        #expect(try harness.engine.acknowledgements.nextAcknowledgementDue() == nil)
+        #expect(try harness.engine.acknowledgements.due(limit: 10).isEmpty)
+        #expect(try harness.engine.acknowledgements.nextDue() == nil)
         #expect(try harness.state("alice").version == version)
     }
 
@@ -54,16 +54,16 @@ import TestSupport
         let harness = try EngineHarness()
         let stored = try await owed(harness)
         let retryAt = UnixTime(milliseconds: harness.now.milliseconds + 30_000)
-        try await harness.engine.acknowledgements.recordAcknowledgement(of: stored, .failed(error: "Google could not answer (503)", retryAt: retryAt))
+        try await harness.engine.acknowledgements.record(of: stored, .failed(error: "Google could not answer (503)", retryAt: retryAt))
         let failed = try #require(try harness.stored("token-1")).acknowledgement
         #expect(failed == PurchaseAcknowledgement(state: .pending, attempts: 1, dueAt: retryAt, lastError: "Google could not answer (503)"))
-        #expect(try harness.engine.acknowledgements.acknowledgementsDue(limit: 10).isEmpty)
-        #expect(try harness.engine.acknowledgements.nextAcknowledgementDue() == retryAt)
+        #expect(try harness.engine.acknowledgements.due(limit: 10).isEmpty)
+        #expect(try harness.engine.acknowledgements.nextDue() == retryAt)
         harness.clock.set(retryAt)
-        let due = try harness.engine.acknowledgements.acknowledgementsDue(limit: 10)
+        let due = try harness.engine.acknowledgements.due(limit: 10)
         #expect(due.map(\.acknowledgement.attempts) == [1])
         // Attempts count up from what is stored.
-        try await harness.engine.acknowledgements.recordAcknowledgement(of: try #require(due.first), .failed(error: "again", retryAt: retryAt))
+        try await harness.engine.acknowledgements.record(of: try #require(due.first), .failed(error: "again", retryAt: retryAt))
         #expect(try harness.stored("token-1")?.acknowledgement.attempts == 2)
     }
 
@@ -71,11 +71,11 @@ import TestSupport
         let harness = try EngineHarness()
         let stored = try await owed(harness)
         let version = try harness.state("alice").version
-        try await harness.engine.acknowledgements.recordAcknowledgement(of: stored, .gaveUp(error: "Google refused (400)"))
+        try await harness.engine.acknowledgements.record(of: stored, .gaveUp(error: "Google refused (400)"))
         let acknowledgement = try #require(try harness.stored("token-1")).acknowledgement
         #expect(acknowledgement == PurchaseAcknowledgement(state: .failed, attempts: 1, lastError: "Google refused (400)"))
-        #expect(try harness.engine.acknowledgements.acknowledgementsDue(limit: 10).isEmpty)
-        #expect(try harness.engine.acknowledgements.nextAcknowledgementDue() == nil)
+        #expect(try harness.engine.acknowledgements.due(limit: 10).isEmpty)
+        #expect(try harness.engine.acknowledgements.nextDue() == nil)
         #expect(try harness.state("alice").version == version + 1)
         let event = try #require(try harness.events("alice").first)
         #expect(event.cause == .storeAPI && event.referenceID == "token-1")
@@ -88,37 +88,37 @@ import TestSupport
         let harness = try EngineHarness()
         #expect(try await harness.notify(harness.playPurchase("token-1", acknowledgement: .pending(at: harness.now))) == .recorded)
         let stored = try #require(try harness.stored("token-1"))
-        try await harness.engine.acknowledgements.recordAcknowledgement(of: stored, .gaveUp(error: "x"))
+        try await harness.engine.acknowledgements.record(of: stored, .gaveUp(error: "x"))
         #expect(try harness.stored("token-1")?.acknowledgement.state == .failed)
     }
 
     @Test func anAttemptOnAPurchaseNoLongerOwingOneChangesNothing() async throws {
         let harness = try EngineHarness()
         let stored = try await owed(harness)
-        try await harness.engine.acknowledgements.recordAcknowledgement(of: stored, .acknowledged)
-        try await harness.engine.acknowledgements.recordAcknowledgement(of: stored, .gaveUp(error: "late"))
+        try await harness.engine.acknowledgements.record(of: stored, .acknowledged)
+        try await harness.engine.acknowledgements.record(of: stored, .gaveUp(error: "late"))
         #expect(try harness.stored("token-1")?.acknowledgement == PurchaseAcknowledgement(state: .acknowledged, attempts: 1))
-        try await harness.engine.acknowledgements.recordAcknowledgement(of: harness.playPurchase("never-stored"), .acknowledged)
+        try await harness.engine.acknowledgements.record(of: harness.playPurchase("never-stored"), .acknowledged)
         #expect(try harness.stored("never-stored") == nil)
     }
 
     @Test func aLaterFetchSayingAcknowledgedEndsWhatIsOwed() async throws {
         let harness = try EngineHarness()
         let stored = try await owed(harness)
-        try await harness.engine.acknowledgements.recordAcknowledgement(
+        try await harness.engine.acknowledgements.record(
             of: stored, .failed(error: "503", retryAt: UnixTime(milliseconds: harness.now.milliseconds + 30_000)))
         harness.clock.advance(milliseconds: 1_000)
         // The app acknowledged it meanwhile: Google's data says so.
         _ = try await harness.notify(harness.playPurchase("token-1", acknowledgement: PurchaseAcknowledgement(state: .acknowledged)))
         #expect(try harness.stored("token-1")?.acknowledgement == PurchaseAcknowledgement(state: .acknowledged, attempts: 1))
-        #expect(try harness.engine.acknowledgements.nextAcknowledgementDue() == nil)
+        #expect(try harness.engine.acknowledgements.nextDue() == nil)
     }
 
     @Test func aLaterFetchStillSayingPendingKeepsTheServersProgress() async throws {
         let harness = try EngineHarness()
         let stored = try await owed(harness)
         let retryAt = UnixTime(milliseconds: harness.now.milliseconds + 30_000)
-        try await harness.engine.acknowledgements.recordAcknowledgement(of: stored, .failed(error: "503", retryAt: retryAt))
+        try await harness.engine.acknowledgements.record(of: stored, .failed(error: "503", retryAt: retryAt))
         harness.clock.advance(milliseconds: 1_000)
         _ = try await harness.notify(harness.playPurchase("token-1", acknowledgement: .pending(at: harness.now)))
         #expect(try harness.stored("token-1")?.acknowledgement == PurchaseAcknowledgement(state: .pending, attempts: 1, dueAt: retryAt, lastError: "503"))
@@ -127,25 +127,25 @@ import TestSupport
     @Test func retryingAFailedAcknowledgementMakesItDueNow() async throws {
         let harness = try EngineHarness()
         let stored = try await owed(harness)
-        try await harness.engine.acknowledgements.recordAcknowledgement(of: stored, .gaveUp(error: "refused"))
+        try await harness.engine.acknowledgements.record(of: stored, .gaveUp(error: "refused"))
         harness.clock.advance(milliseconds: 5_000)
-        try await harness.engine.acknowledgements.retryAcknowledgement(tenantID: harness.tenantID, store: .playStore, originalTransactionID: "token-1")
+        try await harness.engine.acknowledgements.retry(tenantID: harness.tenantID, store: .playStore, originalTransactionID: "token-1")
         #expect(
             try harness.stored("token-1")?.acknowledgement
                 == PurchaseAcknowledgement(state: .pending, attempts: 1, dueAt: harness.now, lastError: "refused"))
-        #expect(try harness.engine.acknowledgements.acknowledgementsDue(limit: 10).map(\.originalTransactionID) == ["token-1"])
+        #expect(try harness.engine.acknowledgements.due(limit: 10).map(\.originalTransactionID) == ["token-1"])
     }
 
     @Test func retryingWhatHasNotFailedChangesNothing() async throws {
         let harness = try EngineHarness()
         let stored = try await owed(harness)
         harness.clock.advance(milliseconds: 5_000)
-        try await harness.engine.acknowledgements.retryAcknowledgement(tenantID: harness.tenantID, store: .playStore, originalTransactionID: "token-1")
+        try await harness.engine.acknowledgements.retry(tenantID: harness.tenantID, store: .playStore, originalTransactionID: "token-1")
         #expect(try harness.stored("token-1")?.acknowledgement == stored.acknowledgement)
-        try await harness.engine.acknowledgements.recordAcknowledgement(of: stored, .acknowledged)
-        try await harness.engine.acknowledgements.retryAcknowledgement(tenantID: harness.tenantID, store: .playStore, originalTransactionID: "token-1")
+        try await harness.engine.acknowledgements.record(of: stored, .acknowledged)
+        try await harness.engine.acknowledgements.retry(tenantID: harness.tenantID, store: .playStore, originalTransactionID: "token-1")
         #expect(try harness.stored("token-1")?.acknowledgement.state == .acknowledged)
-        try await harness.engine.acknowledgements.retryAcknowledgement(tenantID: harness.tenantID, store: .playStore, originalTransactionID: "unknown")
+        try await harness.engine.acknowledgements.retry(tenantID: harness.tenantID, store: .playStore, originalTransactionID: "unknown")
     }
 
     @Test func whatIsOwedSurvivesReopeningTheDatabase() async throws {
@@ -153,13 +153,13 @@ import TestSupport
         let stored = try await owed(harness)
         try await owed(harness, "token-2")
         let retryAt = UnixTime(milliseconds: harness.now.milliseconds + 30_000)
-        try await harness.engine.acknowledgements.recordAcknowledgement(of: stored, .failed(error: "timed out", retryAt: retryAt))
+        try await harness.engine.acknowledgements.record(of: stored, .failed(error: "timed out", retryAt: retryAt))
         let restarted = try harness.reopened()
-        #expect(try restarted.acknowledgements.acknowledgementsDue(limit: 10).map(\.originalTransactionID) == ["token-2"])
-        #expect(try restarted.acknowledgements.nextAcknowledgementDue() == harness.now)
+        #expect(try restarted.acknowledgements.due(limit: 10).map(\.originalTransactionID) == ["token-2"])
+        #expect(try restarted.acknowledgements.nextDue() == harness.now)
         let reread = try #require(try restarted.purchases.purchase(tenantID: harness.tenantID, store: .playStore, originalTransactionID: "token-1"))
         #expect(reread.acknowledgement == PurchaseAcknowledgement(state: .pending, attempts: 1, dueAt: retryAt, lastError: "timed out"))
-        try await restarted.acknowledgements.recordAcknowledgement(of: reread, .gaveUp(error: "refused"))
+        try await restarted.acknowledgements.record(of: reread, .gaveUp(error: "refused"))
         let again = try harness.reopened()
         #expect(
             try again.purchases.purchase(tenantID: harness.tenantID, store: .playStore, originalTransactionID: "token-1")?.acknowledgement

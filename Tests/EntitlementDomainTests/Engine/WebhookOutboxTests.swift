@@ -18,13 +18,13 @@ import TestSupport
         id: "grants", url: "https://example.com/grants", events: [.grant], secrets: [secret])
 
     func log(_ harness: EngineHarness, _ filter: WebhookDeliveryFilter? = nil) throws -> [WebhookDelivery] {
-        try harness.engine.outbox.webhookDeliveries(
+        try harness.engine.outbox.deliveries(
             filter ?? WebhookDeliveryFilter(tenantID: harness.tenantID), appUserID: nil, pageSize: 500, pageToken: ""
         ).deliveries
     }
 
     func claim(_ harness: EngineHarness, excluding: [WebhookEndpointKey] = []) async throws -> [WebhookDelivery] {
-        try await harness.engine.outbox.exchangeWebhookDeliveries(
+        try await harness.engine.outbox.exchange(
             recording: [], claimLimit: 100, excludedEndpoints: excluding, leaseMilliseconds: Milliseconds.perMinute
         ) { $0 }
     }
@@ -34,7 +34,7 @@ import TestSupport
     {
         let result = WebhookAttemptResult(
             delivery: delivery, attemptedAt: harness.now, status: status, error: "HTTP 500", verdict: verdict)
-        _ = try await harness.engine.outbox.exchangeWebhookDeliveries(
+        _ = try await harness.engine.outbox.exchange(
             recording: [result], claimLimit: 0, excludedEndpoints: [], leaseMilliseconds: Milliseconds.perMinute) { $0 }
     }
 
@@ -62,7 +62,7 @@ import TestSupport
         let harness = try Self.harness([])
         try await harness.grant("alice")
         #expect(try log(harness).isEmpty)
-        #expect(try harness.engine.outbox.nextWebhookAttemptAt() == nil)
+        #expect(try harness.engine.outbox.nextAttemptAt() == nil)
     }
 
     @Test func aWriteThatFailsQueuesNothing() async throws {
@@ -97,7 +97,7 @@ import TestSupport
         let created = try #require(try await claim(harness).first)
         let retryAt = UnixTime(milliseconds: harness.now.milliseconds + 5000)
         try await record(harness, created, .retry(at: retryAt))
-        #expect(try harness.engine.outbox.nextWebhookAttemptAt() == retryAt)
+        #expect(try harness.engine.outbox.nextAttemptAt() == retryAt)
         #expect(try await claim(harness).isEmpty)
         harness.clock.advance(milliseconds: 5000)
         let again = try #require(try await claim(harness).first)
@@ -110,7 +110,7 @@ import TestSupport
         try await harness.grant("alice")
         #expect(try await claim(harness).count == 1)
         #expect(try await claim(harness).isEmpty)
-        try await harness.engine.outbox.releaseWebhookLeases()
+        try await harness.engine.outbox.releaseLeases()
         #expect(try await claim(harness).count == (harness.isShared ? 0 : 1))
     }
 
@@ -142,15 +142,15 @@ import TestSupport
         try await harness.grant("alice")
         let created = try #require(try await claim(harness).first)
         try await record(harness, created, .endpointGone, status: 410)
-        #expect(try harness.engine.outbox.disabledWebhookEndpoints().map(\.endpointID) == ["all"])
+        #expect(try harness.engine.outbox.disabledEndpoints().map(\.endpointID) == ["all"])
         let rows = try log(harness)
         #expect(rows.filter { $0.state == .failed }.count == 2)
         #expect(rows.contains { $0.type == "webhook.disabled" && $0.state == .notice })
         #expect(try await claim(harness).isEmpty)
         // A redelivery turns it on again and queues both, keeping their webhook-ids.
-        let count = try await harness.engine.outbox.redeliverWebhooks(WebhookDeliveryFilter(tenantID: harness.tenantID))
+        let count = try await harness.engine.outbox.redeliver(WebhookDeliveryFilter(tenantID: harness.tenantID))
         #expect(count == 2)
-        #expect(try harness.engine.outbox.disabledWebhookEndpoints().isEmpty)
+        #expect(try harness.engine.outbox.disabledEndpoints().isEmpty)
         let again = try await claim(harness)
         #expect(again.map(\.id) == [created.id])
         #expect(again.first?.messageID == created.messageID && again.first?.attempts == 0)
@@ -163,11 +163,11 @@ import TestSupport
         try await record(harness, created, .delivered, status: 200)
         var one = WebhookDeliveryFilter(tenantID: harness.tenantID)
         one.deliveryID = created.id
-        #expect(try await harness.engine.outbox.redeliverWebhooks(one) == 1)
+        #expect(try await harness.engine.outbox.redeliver(one) == 1)
         await #expect(throws: DomainError.self) {
             var other = WebhookDeliveryFilter(tenantID: "globex")
             other.deliveryID = created.id
-            _ = try await harness.engine.outbox.redeliverWebhooks(other)
+            _ = try await harness.engine.outbox.redeliver(other)
         }
     }
 
@@ -178,7 +178,7 @@ import TestSupport
         try await record(harness, created, .delivered, status: 200)
         harness.clock.advance(milliseconds: 10_000)
         let cutoff = harness.now
-        let removed = try await harness.engine.outbox.pruneWebhookDeliveries(deliveredBefore: cutoff, failedBefore: cutoff)
+        let removed = try await harness.engine.outbox.prune(deliveredBefore: cutoff, failedBefore: cutoff)
         #expect(removed == 1)
         #expect(try log(harness).map(\.version) == [2])
     }
@@ -188,19 +188,19 @@ import TestSupport
         try await harness.grant("alice", "pro")
         try await harness.grant("bob", "pro")
         try await harness.grant("alice", "plus")
-        let first = try harness.engine.outbox.webhookDeliveries(
+        let first = try harness.engine.outbox.deliveries(
             WebhookDeliveryFilter(tenantID: harness.tenantID), appUserID: "alice", pageSize: 2, pageToken: "")
         #expect(first.deliveries.map(\.version) == [3, 2])
-        let second = try harness.engine.outbox.webhookDeliveries(
+        let second = try harness.engine.outbox.deliveries(
             WebhookDeliveryFilter(tenantID: harness.tenantID), appUserID: "alice", pageSize: 2,
             pageToken: first.nextPageToken)
         #expect(second.deliveries.map(\.version) == [1] && second.nextPageToken.isEmpty)
-        let nobody = try harness.engine.outbox.webhookDeliveries(
+        let nobody = try harness.engine.outbox.deliveries(
             WebhookDeliveryFilter(tenantID: harness.tenantID), appUserID: "carol", pageSize: 2, pageToken: "")
         #expect(nobody.deliveries.isEmpty)
         #expect(try log(harness, WebhookDeliveryFilter(tenantID: "globex")).isEmpty)
         #expect(throws: DomainError.self) {
-            try harness.engine.outbox.webhookDeliveries(
+            try harness.engine.outbox.deliveries(
                 WebhookDeliveryFilter(tenantID: harness.tenantID), appUserID: nil, pageSize: 2, pageToken: "v3")
         }
     }

@@ -133,6 +133,6 @@ import Testing
         play.answers.set(Self.ackPath, .status(503))
         _ = await play.acknowledger(PlayAcknowledger.Schedule(maxAttempts: 1)).runDue()
         #expect(try play.purchase("token-1")?.acknowledgement.state == .failed)
-        #expect(try play.engine.acknowledgements.nextAcknowledgementDue() == nil)
+        #expect(try play.engine.acknowledgements.nextDue() == nil)
     }
 }
