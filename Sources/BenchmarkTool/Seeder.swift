@@ -5,11 +5,11 @@ import EntitlementStorage
 enum Seeder {
     /// `database`: a SQLite path, or `postgres:CONNINFO`.
     static func seed(databasePath: String, tenantID: String, customers: Int) async throws {
-        let store: SQLRepository =
+        let repository: SQLRepository =
             databasePath.hasPrefix("postgres:")
             ? try PostgresRepository(conninfo: String(databasePath.dropFirst("postgres:".count)))
             : try SQLiteRepository(path: databasePath, synchronous: .normal)
-        let engine = CustomerEngine(repository: store)
+        let engine = CustomerEngine(repository: repository)
         for index in 0..<customers {
             _ = try await engine.customers.identify(tenantID: tenantID, appUserID: "bench-user-\(index)", anonymousID: nil)
         }

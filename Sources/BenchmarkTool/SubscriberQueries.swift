@@ -19,13 +19,13 @@ enum SubscriberQueriesBench {
     static func run(databasePath: String, customers: Int, runs: Int) async throws {
         let clock = ContinuousClock()
         let now = UnixTime(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
-        let store = try SQLiteRepository(path: databasePath, synchronous: .normal)
+        let repository = try SQLiteRepository(path: databasePath, synchronous: .normal)
         let seeding = clock.now
-        try seed(store, tenantID: "other", customers: 10_000, now: now)
-        try seed(store, tenantID: tenantID, customers: customers, now: now)
+        try seed(repository, tenantID: "other", customers: 10_000, now: now)
+        try seed(repository, tenantID: tenantID, customers: customers, now: now)
         print("seeded \(customers) + 10000 customers in \(AppStoreBench.format(AppStoreBench.seconds(seeding.duration(to: clock.now)))) s")
 
-        let engine = CustomerEngine(repository: store)
+        let engine = CustomerEngine(repository: repository)
         let tenant = try Tenant(
             id: tenantID, publicKeyHashes: [], secretKeyHashes: [APIKey.hashString(APIKey.generate(.secretKey))!],
             entitlements: ["pro", "premium"], allowUndeclaredEntitlements: false, products: [:])
@@ -90,10 +90,10 @@ enum SubscriberQueriesBench {
         UnixTime(milliseconds: now.milliseconds - 30 * Milliseconds.perDay + Int64(n))
     }
 
-    static func seed(_ store: SQLiteRepository, tenantID: String, customers: Int, now: UnixTime) throws {
+    static func seed(_ repository: SQLiteRepository, tenantID: String, customers: Int, now: UnixTime) throws {
         let stores: [EntitlementSource] = [.appStore, .playStore, .stripe]
         for start in stride(from: 0, to: customers, by: batch) {
-            try store.write { transaction in
+            try repository.write { transaction in
                 for n in start..<min(start + batch, customers) {
                     let created = createdAt(n, now: now)
                     let customer = try transaction.createCustomer(

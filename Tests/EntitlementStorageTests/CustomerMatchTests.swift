@@ -9,9 +9,9 @@ struct CustomerMatchTests {
     /// guest's one-time web purchase: its payment intent is both its original transaction ID and one of its
     /// references (with the checkout session); erin's subscription: its latest invoice is both its transaction ID and
     /// a reference.
-    static func store(_ database: TemporaryDatabase) throws -> SQLRepository {
-        let store = try database.open()
-        try store.write { transaction throws in
+    static func repository(_ database: TemporaryDatabase) throws -> SQLRepository {
+        let repository = try database.open()
+        try repository.write { transaction throws in
             let guest = try transaction.customer("t", "guest")
             let erin = try transaction.customer("t", "erin")
             try transaction.savePurchase(makeTransaction("pi_guest", tenant: "t", customer: guest.id, store: .stripe))
@@ -25,12 +25,12 @@ struct CustomerMatchTests {
                     tenantID: "t", at: time(1_000))
             }
         }
-        return store
+        return repository
     }
 
     @Test func anIDThatIsAPurchaseAndOneOfItsReferencesListsThePurchaseOnce() throws {
         let database = try TemporaryDatabase()
-        let store = try Self.store(database)
+        let repository = try Self.repository(database)
         let expected: [(id: String, owner: String, matchedBy: CustomerMatch.MatchedBy, original: String)] = [
             ("pi_guest", "guest", .originalTransactionID, "pi_guest"),
             ("in_erin", "erin", .transactionID, "sub_erin"),
@@ -40,7 +40,7 @@ struct CustomerMatchTests {
         ]
         for (id, owner, matchedBy, original) in expected {
             #expect(
-                try store.customerMatches(tenantID: "t", id: id, limit: 20)
+                try repository.customerMatches(tenantID: "t", id: id, limit: 20)
                     == [CustomerMatch(appUserID: owner, matchedBy: matchedBy, store: .stripe, originalTransactionID: original)],
                 "\(id)")
         }

@@ -8,26 +8,26 @@ import TestSupport
 struct GrantAndEventTests {
     @Test func insertsUpdatesAndFindsGrants() throws {
         let database = try TemporaryDatabase()
-        let store = try database.open()
-        let customer = try store.write { try $0.customer("t", "alice") }
+        let repository = try database.open()
+        let customer = try repository.write { try $0.customer("t", "alice") }
         let lifetime = makeGrant("g-2", tenant: "t", customer: customer.id, entitlement: "lifetime")
         let keyed = makeGrant("g-1", tenant: "t", customer: customer.id, expiresAt: 5_000, idempotencyKey: "key-1")
         let third = GrantRecord(
             grantID: "g-0", tenantID: "t", customerID: customer.id, entitlementID: "pro", startsAt: time(0),
             expiresAt: nil, revokedAt: time(7), reason: "", revocationReason: "refund", idempotencyKey: nil)
-        try store.write { transaction throws in
+        try repository.write { transaction throws in
             for grant in [lifetime, keyed, third] {
                 try transaction.insertGrant(grant)
             }
         }
-        #expect(try store.grant(tenantID: "t", grantID: "g-1") == keyed)
-        #expect(try store.grant(tenantID: "t", grantID: "g-2") == lifetime)
-        #expect(try store.grant(tenantID: "t", grantID: "g-0") == third)
-        #expect(try store.grant(tenantID: "t", grantID: "missing") == nil)
+        #expect(try repository.grant(tenantID: "t", grantID: "g-1") == keyed)
+        #expect(try repository.grant(tenantID: "t", grantID: "g-2") == lifetime)
+        #expect(try repository.grant(tenantID: "t", grantID: "g-0") == third)
+        #expect(try repository.grant(tenantID: "t", grantID: "missing") == nil)
         // Oldest first, whatever the IDs.
-        #expect(try store.snapshot(tenantID: "t", customerID: customer.id)?.grants == [lifetime, keyed, third])
+        #expect(try repository.snapshot(tenantID: "t", customerID: customer.id)?.grants == [lifetime, keyed, third])
 
-        try store.write { transaction throws in
+        try repository.write { transaction throws in
             #expect(try transaction.grant(tenantID: "t", idempotencyKey: "key-1") == keyed)
             #expect(try transaction.grant(tenantID: "t", idempotencyKey: "key-2") == nil)
             #expect(try transaction.grant(tenantID: "t", grantID: "g-2") == lifetime)
@@ -37,34 +37,34 @@ struct GrantAndEventTests {
         revoked.revokedAt = time(3_000)
         revoked.revocationReason = "chargeback"
         revoked.expiresAt = nil
-        try store.write { try $0.updateGrant(revoked) }
-        #expect(try store.grant(tenantID: "t", grantID: "g-1") == revoked)
-        #expect(try store.snapshot(tenantID: "t", customerID: customer.id)?.grants == [lifetime, revoked, third])
+        try repository.write { try $0.updateGrant(revoked) }
+        #expect(try repository.grant(tenantID: "t", grantID: "g-1") == revoked)
+        #expect(try repository.snapshot(tenantID: "t", customerID: customer.id)?.grants == [lifetime, revoked, third])
 
         // Duplicates and unknown grants are conflicts.
-        expectStoreError(.conflict) {
-            try store.write { try $0.insertGrant(makeGrant("g-1", tenant: "t", customer: customer.id)) }
+        expectStorageError(.conflict) {
+            try repository.write { try $0.insertGrant(makeGrant("g-1", tenant: "t", customer: customer.id)) }
         }
-        expectStoreError(.conflict) {
-            try store.write {
+        expectStorageError(.conflict) {
+            try repository.write {
                 try $0.insertGrant(makeGrant("g-9", tenant: "t", customer: customer.id, idempotencyKey: "key-1"))
             }
         }
-        expectStoreError(.conflict) {
-            try store.write { try $0.insertGrant(makeGrant("g-9", tenant: "t", customer: 999)) }
+        expectStorageError(.conflict) {
+            try repository.write { try $0.insertGrant(makeGrant("g-9", tenant: "t", customer: 999)) }
         }
-        expectStoreError(.conflict) {
-            try store.write { try $0.updateGrant(makeGrant("g-9", tenant: "t", customer: customer.id)) }
+        expectStorageError(.conflict) {
+            try repository.write { try $0.updateGrant(makeGrant("g-9", tenant: "t", customer: customer.id)) }
         }
-        #expect(try store.grant(tenantID: "t", grantID: "g-9") == nil)
+        #expect(try repository.grant(tenantID: "t", grantID: "g-9") == nil)
     }
 
     @Test func eventsPageNewestFirstAndResumeOldestFirst() throws {
         let database = try TemporaryDatabase()
-        let store = try database.open()
-        let customer = try store.write { try $0.customer("t", "alice") }
-        let other = try store.write { try $0.customer("t", "bob") }
-        try store.write { transaction throws in
+        let repository = try database.open()
+        let customer = try repository.write { try $0.customer("t", "alice") }
+        let other = try repository.write { try $0.customer("t", "bob") }
+        try repository.write { transaction throws in
             for version in UInt64(1)...25 {
                 try transaction.appendEvent(
                     makeEvent(tenant: "t", customer: customer.id, version: version, status: version == 3 ? [] : [1, 2, 3]),
@@ -73,10 +73,10 @@ struct GrantAndEventTests {
             try transaction.appendEvent(makeEvent(tenant: "t", customer: other.id, version: 1), nextChangeAt: nil)
         }
         func newest(before: UInt64?, limit: Int) throws -> [UInt64] {
-            try store.events(tenantID: "t", customerID: customer.id, beforeVersion: before, limit: limit).map(\.version)
+            try repository.events(tenantID: "t", customerID: customer.id, beforeVersion: before, limit: limit).map(\.version)
         }
         func after(_ version: UInt64, limit: Int) throws -> [UInt64] {
-            try store.events(tenantID: "t", customerID: customer.id, afterVersion: version, limit: limit).map(\.version)
+            try repository.events(tenantID: "t", customerID: customer.id, afterVersion: version, limit: limit).map(\.version)
         }
         #expect(try newest(before: nil, limit: 10) == Array((16...25).reversed()))
         #expect(try newest(before: 16, limit: 10) == Array((6...15).reversed()))
@@ -89,52 +89,52 @@ struct GrantAndEventTests {
         #expect(try after(25, limit: 10) == [])
         #expect(try after(.max, limit: 10) == [])
 
-        let stored = try store.events(tenantID: "t", customerID: customer.id, afterVersion: 2, limit: 2)
+        let stored = try repository.events(tenantID: "t", customerID: customer.id, afterVersion: 2, limit: 2)
         #expect(stored == [
             makeEvent(tenant: "t", customer: customer.id, version: 3, status: []),
             makeEvent(tenant: "t", customer: customer.id, version: 4, status: [1, 2, 3]),
         ])
-        #expect(try store.snapshot(tenantID: "t", customerID: customer.id)?.customer.version == 25)
-        #expect(try store.snapshot(tenantID: "t", customerID: other.id)?.customer.version == 1)
+        #expect(try repository.snapshot(tenantID: "t", customerID: customer.id)?.customer.version == 25)
+        #expect(try repository.snapshot(tenantID: "t", customerID: other.id)?.customer.version == 1)
     }
 
     @Test func appendEventEnforcesTheNextVersion() throws {
         let database = try TemporaryDatabase()
-        let store = try database.open()
-        let customer = try store.write { try $0.customer("t", "alice") }
-        try store.write {
+        let repository = try database.open()
+        let customer = try repository.write { try $0.customer("t", "alice") }
+        try repository.write {
             try $0.appendEvent(makeEvent(tenant: "t", customer: customer.id, version: 1), nextChangeAt: time(50))
         }
         for version: UInt64 in [0, 1, 3, .max] {
-            expectStoreError(.conflict) {
-                try store.write {
+            expectStorageError(.conflict) {
+                try repository.write {
                     try $0.appendEvent(makeEvent(tenant: "t", customer: customer.id, version: version), nextChangeAt: nil)
                 }
             }
         }
-        expectStoreError(.conflict) {
-            try store.write { try $0.appendEvent(makeEvent(tenant: "t", customer: 4242, version: 1), nextChangeAt: nil) }
+        expectStorageError(.conflict) {
+            try repository.write { try $0.appendEvent(makeEvent(tenant: "t", customer: 4242, version: 1), nextChangeAt: nil) }
         }
-        let snapshot = try #require(try store.snapshot(tenantID: "t", customerID: customer.id))
+        let snapshot = try #require(try repository.snapshot(tenantID: "t", customerID: customer.id))
         #expect(snapshot.customer.version == 1)
         #expect(snapshot.customer.nextChangeAt == time(50))
-        #expect(try store.events(tenantID: "t", customerID: customer.id, afterVersion: 0, limit: 10).count == 1)
+        #expect(try repository.events(tenantID: "t", customerID: customer.id, afterVersion: 0, limit: 10).count == 1)
 
-        try store.write {
+        try repository.write {
             try $0.appendEvent(makeEvent(tenant: "t", customer: customer.id, version: 2), nextChangeAt: nil)
         }
-        let updated = try #require(try store.snapshot(tenantID: "t", customerID: customer.id))
+        let updated = try #require(try repository.snapshot(tenantID: "t", customerID: customer.id))
         #expect(updated.customer.version == 2)
         #expect(updated.customer.nextChangeAt == nil)
     }
 
     @Test func latestEventAndSetNextChangeAt() throws {
         let database = try TemporaryDatabase()
-        let store = try database.open()
-        let (alice, bob) = try store.write { transaction throws in
+        let repository = try database.open()
+        let (alice, bob) = try repository.write { transaction throws in
             (try transaction.customer("t", "alice"), try transaction.customer("t", "bob"))
         }
-        try store.write { transaction throws in
+        try repository.write { transaction throws in
             #expect(try transaction.latestEvent(tenantID: "t", customerID: alice.id) == nil)
             for version in UInt64(1)...3 {
                 try transaction.appendEvent(makeEvent(tenant: "t", customer: alice.id, version: version), nextChangeAt: nil)
@@ -146,14 +146,14 @@ struct GrantAndEventTests {
 
             try transaction.setNextChangeAt(tenantID: "t", customerID: bob.id, at: time(700))
         }
-        let snapshot = try #require(try store.snapshot(tenantID: "t", customerID: bob.id))
+        let snapshot = try #require(try repository.snapshot(tenantID: "t", customerID: bob.id))
         #expect(snapshot.customer.nextChangeAt == time(700))
         #expect(snapshot.customer.version == 1)
-        #expect(try store.nextChangeAt() == time(700))
-        try store.write { try $0.setNextChangeAt(tenantID: "t", customerID: bob.id, at: nil) }
-        #expect(try store.nextChangeAt() == nil)
-        expectStoreError(.conflict) {
-            try store.write { try $0.setNextChangeAt(tenantID: "other", customerID: bob.id, at: time(1)) }
+        #expect(try repository.nextChangeAt() == time(700))
+        try repository.write { try $0.setNextChangeAt(tenantID: "t", customerID: bob.id, at: nil) }
+        #expect(try repository.nextChangeAt() == nil)
+        expectStorageError(.conflict) {
+            try repository.write { try $0.setNextChangeAt(tenantID: "other", customerID: bob.id, at: time(1)) }
         }
     }
 }
@@ -162,11 +162,11 @@ struct GrantAndEventTests {
 struct SchedulingTests {
     @Test func customersDueAndNextChangeAtFollowNextChangeTimes() throws {
         let database = try TemporaryDatabase()
-        let store = try database.open()
-        #expect(try store.nextChangeAt() == nil)
-        #expect(try store.customersDue(at: time(.max), limit: 10).isEmpty)
+        let repository = try database.open()
+        #expect(try repository.nextChangeAt() == nil)
+        #expect(try repository.customersDue(at: time(.max), limit: 10).isEmpty)
 
-        let ids = try store.write { transaction throws in
+        let ids = try repository.write { transaction throws in
             var ids: [String: Int64] = [:]
             for (tenant, user, next) in [
                 ("a", "late", Int64(300)), ("b", "early", 100), ("a", "middle", 200), ("b", "never", -1),
@@ -180,21 +180,21 @@ struct SchedulingTests {
             }
             return ids
         }
-        #expect(try store.nextChangeAt() == time(100))
-        let due = try store.customersDue(at: time(200), limit: 10)
+        #expect(try repository.nextChangeAt() == time(100))
+        let due = try repository.customersDue(at: time(200), limit: 10)
         #expect(due.map(\.customerID) == [ids["early"]!, ids["middle"]!, ids["tie"]!])
         #expect(due.map(\.tenantID) == ["b", "a", "a"])
-        #expect(try store.customersDue(at: time(99), limit: 10).isEmpty)
-        #expect(try store.customersDue(at: time(1_000), limit: 2).map(\.customerID) == [ids["early"]!, ids["middle"]!])
-        #expect(try store.customersDue(at: time(1_000), limit: 10).count == 4)
-        #expect(try store.customersDue(at: time(1_000), limit: 0).isEmpty)
+        #expect(try repository.customersDue(at: time(99), limit: 10).isEmpty)
+        #expect(try repository.customersDue(at: time(1_000), limit: 2).map(\.customerID) == [ids["early"]!, ids["middle"]!])
+        #expect(try repository.customersDue(at: time(1_000), limit: 10).count == 4)
+        #expect(try repository.customersDue(at: time(1_000), limit: 0).isEmpty)
 
         // Clearing the soonest moves the minimum.
-        try store.write {
+        try repository.write {
             try $0.appendEvent(makeEvent(tenant: "b", customer: ids["early"]!, version: 2), nextChangeAt: nil)
         }
-        #expect(try store.nextChangeAt() == time(200))
-        #expect(try store.customersDue(at: time(200), limit: 10).map(\.customerID) == [ids["middle"]!, ids["tie"]!])
+        #expect(try repository.nextChangeAt() == time(200))
+        #expect(try repository.customersDue(at: time(200), limit: 10).map(\.customerID) == [ids["middle"]!, ids["tie"]!])
     }
 
     @Test(.enabled(if: !TestDatabase.isPostgres, "SQLite's query plans"))

@@ -35,12 +35,12 @@ struct MigrationTests {
     @Test func reopeningAppliesNothingTwiceAndKeepsData() throws {
         let database = try TemporaryDatabase()
         do {
-            let store = try database.open()
-            _ = try store.write { try $0.customer("t", "alice") }
+            let repository = try database.open()
+            _ = try repository.write { try $0.customer("t", "alice") }
         }
         for _ in 0..<3 {
-            let store = try database.open()
-            #expect(try store.snapshot(tenantID: "t", appUserID: "alice")?.customer.appUserID == "alice")
+            let repository = try database.open()
+            #expect(try repository.snapshot(tenantID: "t", appUserID: "alice")?.customer.appUserID == "alice")
         }
         #expect(try appliedVersions(database.rawConnection()) == Migrations.all.map(\.version))
     }
@@ -49,7 +49,7 @@ struct MigrationTests {
         let database = try TemporaryDatabase()
         _ = try database.open()
         try database.rawConnection().execute("INSERT INTO schema_migrations (version, applied_at) VALUES (999, 0)")
-        let error = expectStoreError(.corrupt) { try database.open() }
+        let error = expectStorageError(.corrupt) { try database.open() }
         #expect(error?.message.contains("999") == true)
         #expect(error?.message.contains("version \(Migrations.latestVersion)") == true)
     }
@@ -64,7 +64,7 @@ struct MigrationTests {
             Migrations.Migration(version: next, sql: "CREATE TABLE half_done (x INTEGER)"),
             Migrations.Migration(version: next + 1, sql: "CREATE TABLE broken ("),
         ]
-        expectStoreError(.unavailable) { try Migrations.apply(broken, on: raw, now: time(0)) }
+        expectStorageError(.unavailable) { try Migrations.apply(broken, on: raw, now: time(0)) }
         #expect(try !tables(raw).contains("half_done"))
         #expect(try appliedVersions(raw) == shipped)
         #expect(raw.isAutocommit)
@@ -96,23 +96,23 @@ struct MigrationTests {
                 """)
         }
 
-        let store = try database.open()
+        let repository = try database.open()
         #expect(try appliedVersions(database.rawConnection()) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14])
-        let alice = try #require(try store.snapshot(tenantID: "t", appUserID: "alice"))
+        let alice = try #require(try repository.snapshot(tenantID: "t", appUserID: "alice"))
         #expect(alice.customer.id == 7)
         #expect(alice.customer.version == 1)
         #expect(alice.grants.map(\.grantID) == ["g-1"])
         #expect(alice.purchases.isEmpty)
-        #expect(try store.events(tenantID: "t", customerID: 7, afterVersion: 0, limit: 5).map(\.referenceID) == ["g-1"])
-        #expect(try store.nextChangeAt() == time(9_000))
+        #expect(try repository.events(tenantID: "t", customerID: 7, afterVersion: 0, limit: 5).map(\.referenceID) == ["g-1"])
+        #expect(try repository.nextChangeAt() == time(9_000))
 
         // The new tables work against the old rows.
-        try store.write { try $0.savePurchase(makeTransaction("1000", tenant: "t", customer: 7)) }
-        #expect(try store.snapshot(tenantID: "t", customerID: 7)?.purchases.map(\.originalTransactionID) == ["1000"])
+        try repository.write { try $0.savePurchase(makeTransaction("1000", tenant: "t", customer: 7)) }
+        #expect(try repository.snapshot(tenantID: "t", customerID: 7)?.purchases.map(\.originalTransactionID) == ["1000"])
         // Migration 3: an old ID has no app account token until one is recorded (Identify does), then resolves.
-        #expect(try store.write { try $0.customerID(tenantID: "t", appAccountToken: "tok") } == nil)
-        #expect(try store.write { try $0.recordAppAccountToken(tenantID: "t", appUserID: "alice", token: "tok") })
-        #expect(try store.write { try $0.customerID(tenantID: "t", appAccountToken: "tok") } == 7)
+        #expect(try repository.write { try $0.customerID(tenantID: "t", appAccountToken: "tok") } == nil)
+        #expect(try repository.write { try $0.recordAppAccountToken(tenantID: "t", appUserID: "alice", token: "tok") })
+        #expect(try repository.write { try $0.customerID(tenantID: "t", appAccountToken: "tok") } == 7)
     }
 
     @Test func upgradesAVersion3DatabaseKeepingItsTransactions() throws {
@@ -136,12 +136,12 @@ struct MigrationTests {
                     .text(""), .text(""), .time(stored.signedAt), .time(stored.updatedAt),
                 ])
         }
-        let store = try database.open()
+        let repository = try database.open()
         #expect(try appliedVersions(database.rawConnection()) == Migrations.all.map(\.version))
         // No pending product, not upgraded, and the renewal state as of the newest data the row was written with.
         var expected = stored
         expected.renewalStateAsOf = stored.signedAt
-        #expect(try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "1000") == expected)
+        #expect(try repository.purchase(tenantID: "t", store: .appStore, originalTransactionID: "1000") == expected)
     }
 
     @Test func upgradesAVersion4DatabaseToTheStoreNeutralPurchaseColumns() throws {
@@ -166,8 +166,8 @@ struct MigrationTests {
                     .time(stored.renewalStateAsOf),
                 ])
         }
-        let store = try database.open()
-        let read = try #require(try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "1000"))
+        let repository = try database.open()
+        let read = try #require(try repository.purchase(tenantID: "t", store: .appStore, originalTransactionID: "1000"))
         #expect(read == stored)
         #expect(read.origin == .device && read.renewal == .paid && read.supersededBy.isEmpty)
     }
@@ -200,19 +200,19 @@ struct MigrationTests {
                     .time(stored.renewalStateAsOf), .null, .text(""), .text("device"),
                 ])
         }
-        let store = try database.open()
-        let read = try #require(try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "1000"))
+        let repository = try database.open()
+        let read = try #require(try repository.purchase(tenantID: "t", store: .appStore, originalTransactionID: "1000"))
         #expect(read == stored)
         #expect(read.replaces.isEmpty && read.acknowledgement == .notRequired && !read.renewal.isHeld)
-        #expect(try store.acknowledgementsDue(at: time(.max), limit: 10).isEmpty)
-        #expect(try store.pollCursor(tenantID: "t", name: "x") == nil)
+        #expect(try repository.acknowledgementsDue(at: time(.max), limit: 10).isEmpty)
+        #expect(try repository.pollCursor(tenantID: "t", name: "x") == nil)
     }
 
     @Test func refusesAFileThatIsNotADatabase() throws {
         let database = try TemporaryDatabase()
         let garbage = [UInt8](repeating: 0x5A, count: 4096)
         #expect(FileManager.default.createFile(atPath: database.path, contents: Data(garbage)))
-        expectStoreError(.corrupt) { try database.open() }
+        expectStorageError(.corrupt) { try database.open() }
     }
 }
 

@@ -41,7 +41,7 @@ final class TemporaryDatabase: Sendable {
         return try rawConnection().row(sql, []) { $0.int64(0) }
     }
 
-    /// A raw connection to the same file, for inspecting or tampering with it behind the store's back.
+    /// A raw connection to the same file, for inspecting or tampering with it behind the repository's back.
     func rawConnection() throws -> SQLiteConnection {
         try SQLiteConnection(path: path, mode: .readWrite)
     }
@@ -94,7 +94,7 @@ func makeTransaction(
 
 /// Expects `body` to throw a `StorageError` with `code`, and returns it.
 @discardableResult
-func expectStoreError<T>(
+func expectStorageError<T>(
     _ code: StorageError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> T
 ) -> StorageError? {
     do {

@@ -12,8 +12,8 @@ struct StoreTransactionRecordTests {
 
     @Test func everyFieldRoundTrips() throws {
         let database = try TemporaryDatabase()
-        let store = try database.open()
-        let alice = try store.write { try $0.customer("t", "alice") }
+        let repository = try database.open()
+        let alice = try repository.write { try $0.customer("t", "alice") }
         var full = makeTransaction("2000000001", tenant: "t", customer: alice.id, transactionID: "2000000009")
         full.entitlementIDs = ["pro", "", "extra storage"]
         full.revokedAt = time(4_000)
@@ -36,50 +36,50 @@ struct StoreTransactionRecordTests {
         oneEmpty.store = .stripe
         oneEmpty.renewal = .held(billingRetry: true)
 
-        try store.write { transaction throws in
+        try repository.write { transaction throws in
             for record in [full, bare, oneEmpty] { try transaction.savePurchase(record) }
         }
         for record in [full, bare, oneEmpty] {
             #expect(
-                try store.purchase(
+                try repository.purchase(
                     tenantID: "t", store: record.store, originalTransactionID: record.originalTransactionID) == record)
-            try store.write { transaction throws in
+            try repository.write { transaction throws in
                 #expect(
                     try transaction.purchase(
                         tenantID: "t", store: record.store, originalTransactionID: record.originalTransactionID)
                         == record)
             }
         }
-        #expect(try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "missing") == nil)
-        #expect(try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "2000000003") == nil)  // web
+        #expect(try repository.purchase(tenantID: "t", store: .appStore, originalTransactionID: "missing") == nil)
+        #expect(try repository.purchase(tenantID: "t", store: .appStore, originalTransactionID: "2000000003") == nil)  // web
     }
 
     @Test func saveInsertsThenReplacesEveryField() throws {
         let database = try TemporaryDatabase()
-        let store = try database.open()
-        let alice = try store.write { try $0.customer("t", "alice") }
+        let repository = try database.open()
+        let alice = try repository.write { try $0.customer("t", "alice") }
         let first = makeTransaction("1", tenant: "t", customer: alice.id, expiresAt: 5_000, signedAt: 3_000)
         var older = makeTransaction("1", tenant: "t", customer: nil, transactionID: "0", expiresAt: 2_000, signedAt: 1_000)
         older.isUpgraded = true
         older.renewalStateAsOf = time(500)
         func stored() throws -> StorePurchase? {
-            try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "1")
+            try repository.purchase(tenantID: "t", store: .appStore, originalTransactionID: "1")
         }
 
-        try store.write { try $0.savePurchase(first) }
+        try repository.write { try $0.savePurchase(first) }
         #expect(try stored() == first)
         // Storage keeps what it is given, even older data and no owner: which version is current is the domain's
         // decision.
-        try store.write { try $0.savePurchase(older) }
+        try repository.write { try $0.savePurchase(older) }
         #expect(try stored() == older)
         #expect(try count(database, "transactions") == 1)
-        #expect(try store.snapshot(tenantID: "t", customerID: alice.id)?.purchases == [])
+        #expect(try repository.snapshot(tenantID: "t", customerID: alice.id)?.purchases == [])
     }
 
     @Test func tenantsAndStoresAreIsolated() throws {
         let database = try TemporaryDatabase()
-        let store = try database.open()
-        let (a, b) = try store.write { transaction throws in
+        let repository = try database.open()
+        let (a, b) = try repository.write { transaction throws in
             (try transaction.customer("t1", "alice"), try transaction.customer("t2", "alice"))
         }
         let inT1 = makeTransaction("1", tenant: "t1", customer: a.id, product: "one", signedAt: 5_000)
@@ -88,34 +88,34 @@ struct StoreTransactionRecordTests {
             "1", tenant: "t1", customer: a.id, store: .playStore, product: "play",
             signedAt: 1_000)
         // The same original transaction ID in another tenant or store is another purchase.
-        try store.write { transaction throws in
+        try repository.write { transaction throws in
             for record in [inT1, inT2, playInT1] { try transaction.savePurchase(record) }
         }
-        #expect(try store.purchase(tenantID: "t1", store: .appStore, originalTransactionID: "1") == inT1)
-        #expect(try store.purchase(tenantID: "t2", store: .appStore, originalTransactionID: "1") == inT2)
-        #expect(try store.purchase(tenantID: "t1", store: .playStore, originalTransactionID: "1") == playInT1)
-        #expect(try store.snapshot(tenantID: "t1", appUserID: "alice")?.purchases == [inT1, playInT1])
-        #expect(try store.snapshot(tenantID: "t2", appUserID: "alice")?.purchases == [inT2])
+        #expect(try repository.purchase(tenantID: "t1", store: .appStore, originalTransactionID: "1") == inT1)
+        #expect(try repository.purchase(tenantID: "t2", store: .appStore, originalTransactionID: "1") == inT2)
+        #expect(try repository.purchase(tenantID: "t1", store: .playStore, originalTransactionID: "1") == playInT1)
+        #expect(try repository.snapshot(tenantID: "t1", appUserID: "alice")?.purchases == [inT1, playInT1])
+        #expect(try repository.snapshot(tenantID: "t2", appUserID: "alice")?.purchases == [inT2])
 
         // A transaction can never point at another tenant's customer.
-        expectStoreError(.conflict) {
-            try store.write { try $0.savePurchase(makeTransaction("9", tenant: "t2", customer: a.id)) }
+        expectStorageError(.conflict) {
+            try repository.write { try $0.savePurchase(makeTransaction("9", tenant: "t2", customer: a.id)) }
         }
-        expectStoreError(.conflict) {
-            try store.write { transaction throws in
+        expectStorageError(.conflict) {
+            try repository.write { transaction throws in
                 try transaction.setPurchaseOwner(
                     tenantID: "t2", store: .appStore, originalTransactionID: "1", customerID: a.id)
             }
         }
-        #expect(try store.purchase(tenantID: "t2", store: .appStore, originalTransactionID: "9") == nil)
-        #expect(try store.purchase(tenantID: "t2", store: .appStore, originalTransactionID: "1")?.customerID == b.id)
+        #expect(try repository.purchase(tenantID: "t2", store: .appStore, originalTransactionID: "9") == nil)
+        #expect(try repository.purchase(tenantID: "t2", store: .appStore, originalTransactionID: "1")?.customerID == b.id)
     }
 
     @Test func unownedTransactionsAreFoundByTokenAndAttached() throws {
         let database = try TemporaryDatabase()
-        let store = try database.open()
-        let alice = try store.write { try $0.customer("t", "alice") }
-        try store.write { transaction throws in
+        let repository = try database.open()
+        let alice = try repository.write { try $0.customer("t", "alice") }
+        try repository.write { transaction throws in
             try transaction.savePurchase(makeTransaction("1", tenant: "t", customer: nil, appAccountToken: "tok"))
             try transaction.savePurchase(makeTransaction("2", tenant: "t", customer: alice.id, appAccountToken: "tok"))
             try transaction.savePurchase(makeTransaction("3", tenant: "t", customer: nil, appAccountToken: "other"))
@@ -124,7 +124,7 @@ struct StoreTransactionRecordTests {
             try transaction.savePurchase(makeTransaction("6", tenant: "t", customer: nil, appAccountToken: "tok"))
         }
         func unowned(_ tenant: String, _ token: String) throws -> [String] {
-            try store.write { transaction throws in
+            try repository.write { transaction throws in
                 try transaction.unownedPurchases(tenantID: tenant, appAccountToken: token).map(\.originalTransactionID)
             }
         }
@@ -133,33 +133,33 @@ struct StoreTransactionRecordTests {
         #expect(try unowned("u", "tok") == ["5"])
         #expect(try unowned("t", "").isEmpty)  // no token is not a match for every tokenless purchase
         #expect(try unowned("t", "nope").isEmpty)
-        #expect(try store.snapshot(tenantID: "t", customerID: alice.id)?.purchases.map(\.originalTransactionID) == ["2"])
+        #expect(try repository.snapshot(tenantID: "t", customerID: alice.id)?.purchases.map(\.originalTransactionID) == ["2"])
 
-        try store.write { transaction throws in
+        try repository.write { transaction throws in
             try transaction.setPurchaseOwner(tenantID: "t", store: .appStore, originalTransactionID: "6", customerID: alice.id)
             try transaction.setPurchaseOwner(tenantID: "t", store: .appStore, originalTransactionID: "1", customerID: alice.id)
         }
         #expect(try unowned("t", "tok").isEmpty)
         // Oldest first (insertion order), whatever order they were attached in.
         #expect(
-            try store.snapshot(tenantID: "t", customerID: alice.id)?.purchases.map(\.originalTransactionID)
+            try repository.snapshot(tenantID: "t", customerID: alice.id)?.purchases.map(\.originalTransactionID)
                 == ["1", "2", "6"])
-        let attached = try #require(try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "6"))
+        let attached = try #require(try repository.purchase(tenantID: "t", store: .appStore, originalTransactionID: "6"))
         #expect(attached == makeTransaction("6", tenant: "t", customer: alice.id, appAccountToken: "tok"))
 
         // Clearing the owner makes it unowned again; an unknown transaction is a conflict.
-        try store.write { transaction throws in
+        try repository.write { transaction throws in
             try transaction.setPurchaseOwner(tenantID: "t", store: .appStore, originalTransactionID: "6", customerID: nil)
         }
         #expect(try unowned("t", "tok") == ["6"])
-        expectStoreError(.conflict) {
-            try store.write { transaction throws in
+        expectStorageError(.conflict) {
+            try repository.write { transaction throws in
                 try transaction.setPurchaseOwner(
                     tenantID: "t", store: .appStore, originalTransactionID: "missing", customerID: alice.id)
             }
         }
-        expectStoreError(.conflict) {
-            try store.write { transaction throws in
+        expectStorageError(.conflict) {
+            try repository.write { transaction throws in
                 try transaction.setPurchaseOwner(tenantID: "t", store: .appStore, originalTransactionID: "6", customerID: 999)
             }
         }
@@ -167,8 +167,8 @@ struct StoreTransactionRecordTests {
 
     @Test func mergeMovesTransactions() throws {
         let database = try TemporaryDatabase()
-        let store = try database.open()
-        let (anon, alice, bob) = try store.write { transaction throws in
+        let repository = try database.open()
+        let (anon, alice, bob) = try repository.write { transaction throws in
             let anon = try transaction.customer("t", "$anon:1", anonymous: true)
             let alice = try transaction.customer("t", "alice")
             let bob = try transaction.customer("t", "bob")
@@ -179,20 +179,20 @@ struct StoreTransactionRecordTests {
             try transaction.savePurchase(makeTransaction("u1", tenant: "t", customer: nil))
             return (anon, alice, bob)
         }
-        try store.write { try $0.merge(tenantID: "t", from: anon.id, into: alice.id) }
-        let merged = try #require(try store.snapshot(tenantID: "t", appUserID: "$anon:1"))
+        try repository.write { try $0.merge(tenantID: "t", from: anon.id, into: alice.id) }
+        let merged = try #require(try repository.snapshot(tenantID: "t", appUserID: "$anon:1"))
         #expect(merged.customer.id == alice.id)
         #expect(merged.purchases.map(\.originalTransactionID) == ["a1", "n1", "n2"])
         #expect(merged.purchases.allSatisfy { $0.customerID == alice.id })
-        #expect(try store.snapshot(tenantID: "t", customerID: anon.id)?.purchases == [])
-        #expect(try store.snapshot(tenantID: "t", customerID: bob.id)?.purchases.map(\.originalTransactionID) == ["b1"])
-        #expect(try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "u1")?.customerID == nil)
+        #expect(try repository.snapshot(tenantID: "t", customerID: anon.id)?.purchases == [])
+        #expect(try repository.snapshot(tenantID: "t", customerID: bob.id)?.purchases.map(\.originalTransactionID) == ["b1"])
+        #expect(try repository.purchase(tenantID: "t", store: .appStore, originalTransactionID: "u1")?.customerID == nil)
     }
 
     @Test func snapshotsInsideAndOutsideAWriteIncludeTransactions() throws {
         let database = try TemporaryDatabase()
-        let store = try database.open()
-        let record = try store.write { transaction throws -> StorePurchase in
+        let repository = try database.open()
+        let record = try repository.write { transaction throws -> StorePurchase in
             let alice = try transaction.customer("t", "alice")
             try transaction.insertGrant(makeGrant("g-1", tenant: "t", customer: alice.id))
             let record = makeTransaction("1", tenant: "t", customer: alice.id)
@@ -202,29 +202,29 @@ struct StoreTransactionRecordTests {
             #expect(try transaction.snapshot(tenantID: "t", customerID: alice.id)?.purchases == [record])
             return record
         }
-        let byID = try #require(try store.snapshot(tenantID: "t", appUserID: "alice"))
+        let byID = try #require(try repository.snapshot(tenantID: "t", appUserID: "alice"))
         #expect(byID.purchases == [record])
         #expect(byID.grants.map(\.grantID) == ["g-1"])
-        #expect(try store.snapshot(tenantID: "t", customerID: byID.customer.id) == byID)
+        #expect(try repository.snapshot(tenantID: "t", customerID: byID.customer.id) == byID)
         // The default keeps older callers compiling and means "no purchases".
         #expect(CustomerSnapshot(customer: byID.customer, aliases: [], grants: []).purchases.isEmpty)
     }
 
     @Test func aNotificationIsProcessedOncePerTenant() throws {
         let database = try TemporaryDatabase()
-        let store = try database.open()
+        let repository = try database.open()
         func mark(_ tenant: String, _ id: String, at: Int64 = 1_000) throws -> Bool {
-            try store.write { try $0.markNotificationProcessed(tenantID: tenant, notificationID: id, at: time(at)) }
+            try repository.write { try $0.markNotificationProcessed(tenantID: tenant, notificationID: id, at: time(at)) }
         }
-        #expect(try !store.isNotificationProcessed(tenantID: "t", notificationID: "n-1"))
+        #expect(try !repository.isNotificationProcessed(tenantID: "t", notificationID: "n-1"))
         #expect(try mark("t", "n-1"))
-        #expect(try store.isNotificationProcessed(tenantID: "t", notificationID: "n-1"))
-        #expect(try !store.isNotificationProcessed(tenantID: "u", notificationID: "n-1"))
+        #expect(try repository.isNotificationProcessed(tenantID: "t", notificationID: "n-1"))
+        #expect(try !repository.isNotificationProcessed(tenantID: "u", notificationID: "n-1"))
         #expect(try !mark("t", "n-1", at: 2_000))
         #expect(try mark("u", "n-1"))
         #expect(try mark("t", "n-2"))
         // Twice inside one write: the second sees the first.
-        #expect(try store.write { transaction throws in
+        #expect(try repository.write { transaction throws in
             [
                 try transaction.markNotificationProcessed(tenantID: "t", notificationID: "n-3", at: time(1)),
                 try transaction.markNotificationProcessed(tenantID: "t", notificationID: "n-3", at: time(2)),
@@ -239,15 +239,15 @@ struct StoreTransactionRecordTests {
 
     @Test func aThrownErrorRollsBackTransactionsAndNotifications() throws {
         let database = try TemporaryDatabase()
-        let store = try database.open()
-        let alice = try store.write { transaction throws in
+        let repository = try database.open()
+        let alice = try repository.write { transaction throws in
             let alice = try transaction.customer("t", "alice")
             try transaction.savePurchase(makeTransaction("old", tenant: "t", customer: nil, signedAt: 1_000))
             return alice
         }
-        let before = try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "old")
+        let before = try repository.purchase(tenantID: "t", store: .appStore, originalTransactionID: "old")
         #expect(throws: Boom.self) {
-            try store.write { transaction throws in
+            try repository.write { transaction throws in
                 #expect(try transaction.markNotificationProcessed(tenantID: "t", notificationID: "n-1", at: time(1)))
                 try transaction.savePurchase(makeTransaction("new", tenant: "t", customer: alice.id))
                 try transaction.savePurchase(makeTransaction("old", tenant: "t", customer: nil, signedAt: 9_000))
@@ -256,12 +256,12 @@ struct StoreTransactionRecordTests {
                 throw Boom()
             }
         }
-        #expect(try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "new") == nil)
-        #expect(try store.purchase(tenantID: "t", store: .appStore, originalTransactionID: "old") == before)
-        #expect(try store.snapshot(tenantID: "t", customerID: alice.id)?.purchases == [])
+        #expect(try repository.purchase(tenantID: "t", store: .appStore, originalTransactionID: "new") == nil)
+        #expect(try repository.purchase(tenantID: "t", store: .appStore, originalTransactionID: "old") == before)
+        #expect(try repository.snapshot(tenantID: "t", customerID: alice.id)?.purchases == [])
         #expect(try count(database, "transactions") == 1)
         #expect(try count(database, "processed_notifications") == 0)
         // The notification was not recorded, so its redelivery is processed.
-        #expect(try store.write { try $0.markNotificationProcessed(tenantID: "t", notificationID: "n-1", at: time(2)) })
+        #expect(try repository.write { try $0.markNotificationProcessed(tenantID: "t", notificationID: "n-1", at: time(2)) })
     }
 }

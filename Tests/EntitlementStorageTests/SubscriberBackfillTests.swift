@@ -34,8 +34,8 @@ struct SubscriberBackfillTests {
                     [.integer(Int64(version)), .integer(1_000 + Int64(version) * 1_000), .blob(status)])
             }
         }
-        let store = try database.open()
-        let listed = try store.customers(
+        let repository = try database.open()
+        let listed = try repository.customers(
             tenantID: "t",
             matching: CustomerListQuery(filter: CustomerFilter(), afterCustomerID: nil, limit: 10, now: time(10_000)))
         #expect(listed.map(\.appUserID) == ["alice", "bob"])
@@ -44,7 +44,7 @@ struct SubscriberBackfillTests {
         // Without events, a customer last changed when it was created.
         #expect(listed[1].changedAt == time(3_000) && listed[1].entitlements.isEmpty)
         #expect(
-            try store.subscriberCounts(tenantID: "t", at: time(10_000))
+            try repository.subscriberCounts(tenantID: "t", at: time(10_000))
                 == SubscriberCounts(
                     activeCustomers: 1, perEntitlement: ["pro": 1], perProduct: ["monthly": 1], perSource: [.appStore: 1]))
     }

@@ -22,14 +22,14 @@ struct SubscriberQueryTests {
     /// expired at `now` although nothing recorded it), dave (cloud from the web, in grace period), erin (nothing),
     /// and an anonymous husk merged into erin. Tenant `u`: frank (pro). Created at 1000, 2000, ... in that order.
     struct Fixture {
-        /// Kept so the file outlives the store.
+        /// Kept so the file outlives the repository.
         let database: TemporaryDatabase
-        let store: SQLRepository
+        let repository: SQLRepository
         let ids: [String: Int64]
 
         init() throws {
             database = try TemporaryDatabase()
-            store = try database.open()
+            repository = try database.open()
             let holdings: [(tenant: String, user: String, held: [ActiveEntitlementValue])] = [
                 ("t", "alice", [held("pro", .appStore, product: "monthly", expiresAt: 20_000), held("cloud", .appStore, product: "monthly", expiresAt: 20_000)]),
                 ("t", "bob", [held("pro", .grant)]),
@@ -40,7 +40,7 @@ struct SubscriberQueryTests {
                 ("u", "frank", [held("pro", .appStore, product: "monthly", expiresAt: 20_000)]),
             ]
             var ids: [String: Int64] = [:]
-            try store.write { transaction in
+            try repository.write { transaction in
                 for (index, holding) in holdings.enumerated() {
                     let customer = try transaction.customer(
                         holding.tenant, holding.user, anonymous: holding.user.hasPrefix("$anon:"),
@@ -63,7 +63,7 @@ struct SubscriberQueryTests {
         func page(
             _ filter: CustomerFilter = CustomerFilter(), tenant: String = "t", after: Int64? = nil, limit: Int = 100
         ) throws -> [ListedCustomerRecord] {
-            try store.customers(
+            try repository.customers(
                 tenantID: tenant,
                 matching: CustomerListQuery(filter: filter, afterCustomerID: after, limit: limit, now: SubscriberQueryTests.now))
         }
@@ -72,20 +72,20 @@ struct SubscriberQueryTests {
     @Test func countsDistinctActiveCustomersPerGroup() throws {
         let fixture = try Fixture()
         #expect(
-            try fixture.store.subscriberCounts(tenantID: "t", at: Self.now)
+            try fixture.repository.subscriberCounts(tenantID: "t", at: Self.now)
                 == SubscriberCounts(
                     activeCustomers: 3, perEntitlement: ["pro": 2, "cloud": 2], perProduct: ["monthly": 1, "cloud_web": 1],
                     perSource: [.appStore: 1, .grant: 1, .stripe: 1]))
         #expect(
-            try fixture.store.subscriberCounts(tenantID: "u", at: Self.now)
+            try fixture.repository.subscriberCounts(tenantID: "u", at: Self.now)
                 == SubscriberCounts(
                     activeCustomers: 1, perEntitlement: ["pro": 1], perProduct: ["monthly": 1], perSource: [.appStore: 1]))
         // Before carol's expiry she counts; after everything's, only bob's lifetime grant does.
-        #expect(try fixture.store.subscriberCounts(tenantID: "t", at: time(4_999)).perSource[.playStore] == 1)
+        #expect(try fixture.repository.subscriberCounts(tenantID: "t", at: time(4_999)).perSource[.playStore] == 1)
         #expect(
-            try fixture.store.subscriberCounts(tenantID: "t", at: time(30_000))
+            try fixture.repository.subscriberCounts(tenantID: "t", at: time(30_000))
                 == SubscriberCounts(activeCustomers: 1, perEntitlement: ["pro": 1], perProduct: [:], perSource: [.grant: 1]))
-        #expect(try fixture.store.subscriberCounts(tenantID: "nobody", at: Self.now).activeCustomers == 0)
+        #expect(try fixture.repository.subscriberCounts(tenantID: "nobody", at: Self.now).activeCustomers == 0)
     }
 
     @Test func listsByEveryFilterInCreationOrder() throws {
@@ -124,7 +124,7 @@ struct SubscriberQueryTests {
         let first = try fixture.page(limit: 2)
         #expect(first.map(\.appUserID) == ["alice", "bob"])
         // Between pages: alice loses everything, a new customer arrives, carol gets a grant.
-        try fixture.store.write { transaction in
+        try fixture.repository.write { transaction in
             try transaction.replaceActiveEntitlements(tenantID: "t", customerID: fixture.ids["alice"]!, with: [])
             try transaction.replaceActiveEntitlements(
                 tenantID: "t", customerID: fixture.ids["carol"]!, with: [Self.held("pro", .grant)])
@@ -150,7 +150,7 @@ struct SubscriberQueryTests {
     @Test func eventsStampChangedAt() throws {
         let fixture = try Fixture()
         let alice = fixture.ids["alice"]!
-        try fixture.store.write { transaction in
+        try fixture.repository.write { transaction in
             var event = makeEvent(tenant: "t", customer: alice, version: 1)
             event.occurredAt = time(9_500)
             try transaction.appendEvent(event, nextChangeAt: nil)

@@ -11,10 +11,10 @@ import TestSupport
 struct TransactionTests {
     @Test func aThrownErrorRollsBackEverything() throws {
         let database = try TemporaryDatabase()
-        let store = try database.open()
-        let existing = try store.write { try $0.customer("t", "alice") }
+        let repository = try database.open()
+        let existing = try repository.write { try $0.customer("t", "alice") }
         #expect(throws: Boom.self) {
-            try store.write { transaction throws in
+            try repository.write { transaction throws in
                 let created = try transaction.customer("t", "bob")
                 try transaction.insertGrant(makeGrant("g-1", tenant: "t", customer: created.id, expiresAt: 10))
                 try transaction.insertGrant(makeGrant("g-2", tenant: "t", customer: existing.id, idempotencyKey: "k"))
@@ -25,51 +25,51 @@ struct TransactionTests {
                 throw Boom()
             }
         }
-        #expect(try store.snapshot(tenantID: "t", appUserID: "bob") == nil)
-        #expect(try store.snapshot(tenantID: "t", appUserID: "alice-2") == nil)
-        #expect(try store.grant(tenantID: "t", grantID: "g-1") == nil)
-        #expect(try store.grant(tenantID: "t", grantID: "g-2") == nil)
-        #expect(try store.events(tenantID: "t", customerID: existing.id, afterVersion: 0, limit: 10).isEmpty)
-        #expect(try store.nextChangeAt() == nil)
-        let alice = try #require(try store.snapshot(tenantID: "t", appUserID: "alice"))
+        #expect(try repository.snapshot(tenantID: "t", appUserID: "bob") == nil)
+        #expect(try repository.snapshot(tenantID: "t", appUserID: "alice-2") == nil)
+        #expect(try repository.grant(tenantID: "t", grantID: "g-1") == nil)
+        #expect(try repository.grant(tenantID: "t", grantID: "g-2") == nil)
+        #expect(try repository.events(tenantID: "t", customerID: existing.id, afterVersion: 0, limit: 10).isEmpty)
+        #expect(try repository.nextChangeAt() == nil)
+        let alice = try #require(try repository.snapshot(tenantID: "t", appUserID: "alice"))
         #expect(alice == CustomerSnapshot(customer: existing, aliases: [], grants: []))
-        try store.write { transaction throws in #expect(try transaction.grant(tenantID: "t", idempotencyKey: "k") == nil) }
+        try repository.write { transaction throws in #expect(try transaction.grant(tenantID: "t", idempotencyKey: "k") == nil) }
 
-        // A store error inside the body rolls back the writes before it too, and the store stays usable.
-        expectStoreError(.conflict) {
-            try store.write { transaction throws in
+        // A storage error inside the body rolls back the writes before it too, and the repository stays usable.
+        expectStorageError(.conflict) {
+            try repository.write { transaction throws in
                 try transaction.customer("t", "carol")
                 try transaction.customer("t", "alice")
             }
         }
-        #expect(try store.snapshot(tenantID: "t", appUserID: "carol") == nil)
-        let value = try store.write { transaction in try transaction.customer("t", "carol").appUserID }
+        #expect(try repository.snapshot(tenantID: "t", appUserID: "carol") == nil)
+        let value = try repository.write { transaction in try transaction.customer("t", "carol").appUserID }
         #expect(value == "carol")
     }
 
-    @Test func aCaughtStoreErrorDoesNotAbortTheTransaction() throws {
+    @Test func aCaughtStorageErrorDoesNotAbortTheTransaction() throws {
         let database = try TemporaryDatabase()
-        let store = try database.open()
-        try store.write { transaction throws in
+        let repository = try database.open()
+        try repository.write { transaction throws in
             try transaction.customer("t", "alice")
             #expect(throws: StorageError.self) { try transaction.customer("t", "alice") }
             try transaction.customer("t", "bob")
         }
-        #expect(try store.snapshot(tenantID: "t", appUserID: "alice") != nil)
-        #expect(try store.snapshot(tenantID: "t", appUserID: "bob") != nil)
+        #expect(try repository.snapshot(tenantID: "t", appUserID: "alice") != nil)
+        #expect(try repository.snapshot(tenantID: "t", appUserID: "bob") != nil)
     }
 
     @Test func acknowledgedWritesSurviveCloseAndReopen() throws {
         let database = try TemporaryDatabase()
-        var store: SQLRepository? = try database.open(synchronous: .full)
-        let customer = try store!.write { transaction throws in
+        var repository: SQLRepository? = try database.open(synchronous: .full)
+        let customer = try repository!.write { transaction throws in
             let customer = try transaction.customer("t", "alice")
             try transaction.insertGrant(makeGrant("g-1", tenant: "t", customer: customer.id, expiresAt: 9_000))
             try transaction.appendEvent(makeEvent(tenant: "t", customer: customer.id, version: 1), nextChangeAt: time(9_000))
             return customer
         }
-        let before = try store!.snapshot(tenantID: "t", customerID: customer.id)
-        store = nil
+        let before = try repository!.snapshot(tenantID: "t", customerID: customer.id)
+        repository = nil
 
         let reopened = try database.open(synchronous: .full)
         let after = try #require(try reopened.snapshot(tenantID: "t", appUserID: "alice"))
@@ -81,15 +81,15 @@ struct TransactionTests {
 
     @Test func readsCompleteWhileAWriteIsHeldOpen() throws {
         let database = try TemporaryDatabase()
-        let store = try database.open()
-        let alice = try store.write { try $0.customer("t", "alice") }
+        let repository = try database.open()
+        let alice = try repository.write { try $0.customer("t", "alice") }
         let timeline = Timeline()
         let writeHeld = DispatchSemaphore(value: 0)
         let releaseWrite = DispatchSemaphore(value: 0)
         let writeDone = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             do {
-                try store.write { transaction throws in
+                try repository.write { transaction throws in
                     let bob = try transaction.customer("t", "bob")
                     try transaction.appendEvent(makeEvent(tenant: "t", customer: alice.id, version: 1), nextChangeAt: nil)
                     try transaction.insertGrant(makeGrant("g-1", tenant: "t", customer: bob.id))
@@ -109,10 +109,10 @@ struct TransactionTests {
         let seen = Mutex<(alice: CustomerSnapshot?, bob: CustomerSnapshot?, grant: GrantRecord?, events: Int)?>(nil)
         Thread.detachNewThread {
             let result = try? (
-                alice: store.snapshot(tenantID: "t", appUserID: "alice"),
-                bob: store.snapshot(tenantID: "t", appUserID: "bob"),
-                grant: store.grant(tenantID: "t", grantID: "g-1"),
-                events: store.events(tenantID: "t", customerID: alice.id, beforeVersion: nil, limit: 10).count
+                alice: repository.snapshot(tenantID: "t", appUserID: "alice"),
+                bob: repository.snapshot(tenantID: "t", appUserID: "bob"),
+                grant: repository.grant(tenantID: "t", grantID: "g-1"),
+                events: repository.events(tenantID: "t", customerID: alice.id, beforeVersion: nil, limit: 10).count
             )
             seen.withLock { $0 = result }
             timeline.record("read finished")
@@ -132,20 +132,20 @@ struct TransactionTests {
         #expect(result.grant == nil)
         #expect(result.events == 0)
 
-        #expect(try store.snapshot(tenantID: "t", appUserID: "alice")?.customer.version == 1)
-        #expect(try store.snapshot(tenantID: "t", appUserID: "bob")?.grants.count == 1)
+        #expect(try repository.snapshot(tenantID: "t", appUserID: "alice")?.customer.version == 1)
+        #expect(try repository.snapshot(tenantID: "t", appUserID: "bob")?.grants.count == 1)
     }
 
     @Test(.enabled(if: !TestDatabase.isPostgres, "SQLite takes writes one at a time; PostgreSQL runs them together"))
     func writesAreSerialized() throws {
         let database = try TemporaryDatabase()
-        let store = try database.open()
+        let repository = try database.open()
         let timeline = Timeline()
         let firstHeld = DispatchSemaphore(value: 0)
         let releaseFirst = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
-            try? store.write { transaction throws in
+            try? repository.write { transaction throws in
                 timeline.record("first began")
                 try transaction.customer("t", "first")
                 firstHeld.signal()
@@ -156,7 +156,7 @@ struct TransactionTests {
         }
         try #require(firstHeld.wait(timeout: .now() + 30) == .success)
         Thread.detachNewThread {
-            try? store.write { transaction throws in
+            try? repository.write { transaction throws in
                 timeline.record("second began")
                 // It runs after the first committed, so it sees the first's customer.
                 #expect(try transaction.snapshot(tenantID: "t", appUserID: "first") != nil)
@@ -170,14 +170,14 @@ struct TransactionTests {
         #expect(done.wait(timeout: .now() + 30) == .success)
         #expect(done.wait(timeout: .now() + 30) == .success)
         #expect(timeline.all == ["first began", "first ending", "second began"])
-        #expect(try store.snapshot(tenantID: "t", appUserID: "second") != nil)
+        #expect(try repository.snapshot(tenantID: "t", appUserID: "second") != nil)
     }
 
     @Test(arguments: [0, 2])
     func concurrentReadsFromManyTasksSeeConsistentSnapshots(readConnections: Int) async throws {
         let database = try TemporaryDatabase()
-        let store = try database.open(readConnections: readConnections)
-        let customers = try store.write { transaction throws in
+        let repository = try database.open(readConnections: readConnections)
+        let customers = try repository.write { transaction throws in
             try (0..<8).map { try transaction.customer("t", "user-\($0)") }
         }
         // A writer keeps adding one grant and one event per transaction while the readers run: a consistent
@@ -187,7 +187,7 @@ struct TransactionTests {
         Thread.detachNewThread {
             for round in 1...writes {
                 let customer = customers[round % customers.count]
-                try? store.write { transaction throws in
+                try? repository.write { transaction throws in
                     let current = try #require(try transaction.snapshot(tenantID: "t", customerID: customer.id))
                     try transaction.insertGrant(makeGrant("g-\(round)", tenant: "t", customer: customer.id))
                     try transaction.appendEvent(
@@ -205,10 +205,10 @@ struct TransactionTests {
                         let customer = customers[(task + read) % customers.count]
                         let snapshot = try #require(
                             try read.isMultiple(of: 2)
-                                ? store.snapshot(tenantID: "t", appUserID: customer.appUserID)
-                                : store.snapshot(tenantID: "t", customerID: customer.id))
+                                ? repository.snapshot(tenantID: "t", appUserID: customer.appUserID)
+                                : repository.snapshot(tenantID: "t", customerID: customer.id))
                         if snapshot.grants.count != Int(snapshot.customer.version) { bad += 1 }
-                        _ = try store.events(tenantID: "t", customerID: customer.id, beforeVersion: nil, limit: 5)
+                        _ = try repository.events(tenantID: "t", customerID: customer.id, beforeVersion: nil, limit: 5)
                     }
                     return bad
                 }
@@ -217,7 +217,7 @@ struct TransactionTests {
         }
         #expect(inconsistencies == 0)
         #expect(writerDone.wait(timeout: .now() + 60) == .success)
-        let total = try customers.map { try store.snapshot(tenantID: "t", customerID: $0.id)!.grants.count }
+        let total = try customers.map { try repository.snapshot(tenantID: "t", customerID: $0.id)!.grants.count }
         #expect(total.reduce(0, +) == writes)
     }
 
@@ -226,8 +226,8 @@ struct TransactionTests {
         let result = try #require(
             await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
                 let database = try TemporaryDatabase()
-                let store = try database.open()
-                try store.write { _ in try store.write { _ in } }
+                let repository = try database.open()
+                try repository.write { _ in try repository.write { _ in } }
             })
         #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("called inside write(_:)"))
     }
@@ -236,8 +236,8 @@ struct TransactionTests {
         let result = try #require(
             await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
                 let database = try TemporaryDatabase()
-                let store = try database.open()
-                let escaped = try store.write { $0 }
+                let repository = try database.open()
+                let escaped = try repository.write { $0 }
                 _ = try escaped.snapshot(tenantID: "t", appUserID: "alice")
             })
         #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("used after its write(_:) returned"))
@@ -249,8 +249,8 @@ struct SQLiteWorkLockTests {
     @Test(.enabled(if: !TestDatabase.isPostgres, "SQLite's one process"))
     func oneProcessHoldsAllBackgroundWork() throws {
         let database = try TemporaryDatabase()
-        let store = try database.open()
-        #expect(try store.holdsWorkLock(tenantID: "t", name: "poll"))
-        #expect(try store.holdsWorkLock(tenantID: "t", name: "poll"))
+        let repository = try database.open()
+        #expect(try repository.holdsWorkLock(tenantID: "t", name: "poll"))
+        #expect(try repository.holdsWorkLock(tenantID: "t", name: "poll"))
     }
 }

@@ -471,7 +471,7 @@ private struct ConfigReader {
         }
     }
 
-    /// `backend` picks the store; `postgres_url` is required with "postgres" and refused without it, so a
+    /// `backend` picks the database; `postgres_url` is required with "postgres" and refused without it, so a
     /// half-edited file does not quietly keep using SQLite.
     private func postgresSettings() throws(ConfigError) -> PostgresSettings? {
         let storage = entries["storage"] ?? [:]

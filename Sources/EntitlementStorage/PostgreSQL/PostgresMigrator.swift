@@ -8,7 +8,7 @@ struct PostgresMigration: Sendable {
 
 /// Brings a PostgreSQL database to the schema this build knows, at startup.
 ///
-/// Instances starting together take turns under a session-level advisory lock (one per schema, so stores kept in
+/// Instances starting together take turns under a session-level advisory lock (one per schema, so repositories kept in
 /// different schemas of one database do not wait for each other); each missing migration is applied
 /// in a transaction of its own with its `schema_migrations` row (PostgreSQL's DDL is transactional), so a failure
 /// leaves the database at the last whole version. A database that records a version this build does not know (a

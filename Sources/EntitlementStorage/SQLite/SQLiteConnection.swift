@@ -4,8 +4,8 @@ import CSQLite
 /// One SQLite database handle with its cache of prepared statements.
 ///
 /// Not thread-safe on its own (opened with `SQLITE_OPEN_NOMUTEX`): whoever holds it uses it from one thread at a
-/// time. The store guarantees that — the write connection lives behind the writer's `Mutex`, read connections are
-/// taken from and returned to a `Mutex`-guarded free list — hence `@unchecked Sendable`.
+/// time. The repository guarantees that — the write connection lives behind the writer's `Mutex`, read connections
+/// are taken from and returned to a `Mutex`-guarded free list — hence `@unchecked Sendable`.
 final class SQLiteConnection: SQLExecutor, @unchecked Sendable {
     enum Mode: Sendable {
         case readWrite

@@ -70,8 +70,8 @@ final class PlayServices: Sendable {
             id: Self.tenantID, publicKeyHashes: [APIKey.hashString(APIKey.generate(.publicKey))!],
             products: ["premium": ["pro"], "lifetime": ["lifetime"]], playStore: settings)
         tenants = TenantRegistry(try TenantDirectory(tenants: [tenant]))
-        let store = try TestDatabase.repository(sqlitePath: directory.appendingPathComponent("entitlements.sqlite").path)
-        engine = CustomerEngine(repository: store, clock: clock)
+        let repository = try TestDatabase.repository(sqlitePath: directory.appendingPathComponent("entitlements.sqlite").path)
+        engine = CustomerEngine(repository: repository, clock: clock)
         let http = try OutboundHTTPClient(
             configuration: .init(
                 attemptTimeout: .seconds(5),

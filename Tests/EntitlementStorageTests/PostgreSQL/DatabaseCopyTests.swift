@@ -10,10 +10,10 @@ import TestSupport
 struct DatabaseCopyTests {
     /// Two tenants with merged customers, aliases, grants, events, purchases, notifications, cursors, extensions,
     /// references, queued webhooks and the subscriber index; returns every app user ID.
-    static func populate(_ store: SQLRepository) throws -> [(tenant: String, user: String)] {
+    static func populate(_ repository: SQLRepository) throws -> [(tenant: String, user: String)] {
         var users: [(String, String)] = []
         for tenant in ["acme", "globex"] {
-            try store.write { transaction throws in
+            try repository.write { transaction throws in
                 for index in 0..<30 {
                     let user = "\(tenant)-user-\(index)"
                     let customer = try transaction.customer(tenant, user, anonymous: index % 5 == 0)

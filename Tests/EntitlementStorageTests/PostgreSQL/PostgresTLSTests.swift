@@ -10,9 +10,9 @@ struct PostgresTLSTests {
         let tls = try #require(PostgresTestDatabase.tlsConninfo)
         let schema = "tls_" + PostgresTestDatabase.uniqueTable("s")
         try PostgresAdministration.createSchema(schema, conninfo: tls)
-        let store = try PostgresRepository(conninfo: tls + " options=-csearch_path=\(schema)")
-        _ = try store.write { try $0.customer("t", "alice") }
-        #expect(try store.snapshot(tenantID: "t", appUserID: "alice") != nil)
+        let repository = try PostgresRepository(conninfo: tls + " options=-csearch_path=\(schema)")
+        _ = try repository.write { try $0.customer("t", "alice") }
+        #expect(try repository.snapshot(tenantID: "t", appUserID: "alice") != nil)
         let connection = try PostgresConnection(conninfo: tls)
         #expect(try connection.query("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()").rows == [["t"]])
     }

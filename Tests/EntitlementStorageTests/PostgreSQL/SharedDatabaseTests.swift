@@ -35,8 +35,8 @@ struct SharedDatabaseTests {
         let (a, b) = try Self.twoInstances()
         let claimed = Mutex<[Bool]>([])
         Self.together(8) { index in
-            let store = index.isMultiple(of: 2) ? a : b
-            let first = try? store.write { transaction in
+            let repository = index.isMultiple(of: 2) ? a : b
+            let first = try? repository.write { transaction in
                 try transaction.markNotificationProcessed(tenantID: "t", notificationID: "apple-1", at: time(1_000))
             }
             claimed.withLock { $0.append(first ?? false) }
@@ -50,10 +50,10 @@ struct SharedDatabaseTests {
         let customer = try a.write { try $0.customer("t", "alice") }
         let failures = Mutex<[String]>([])
         Self.together(6) { index in
-            let store = index.isMultiple(of: 2) ? a : b
+            let repository = index.isMultiple(of: 2) ? a : b
             for round in 0..<20 {
                 do {
-                    try store.write { transaction in
+                    try repository.write { transaction in
                         let current = try #require(try transaction.snapshot(tenantID: "t", customerID: customer.id))
                         try transaction.insertGrant(makeGrant("g-\(index)-\(round)", tenant: "t", customer: customer.id))
                         try transaction.appendEvent(
@@ -75,9 +75,9 @@ struct SharedDatabaseTests {
         let (a, b) = try Self.twoInstances()
         let ids = Mutex<Set<Int64>>([])
         Self.together(6) { index in
-            let store = index.isMultiple(of: 2) ? a : b
+            let repository = index.isMultiple(of: 2) ? a : b
             // What Identify does: the customer if it exists, created otherwise; the loser of the race runs again.
-            let id = try? store.write { transaction in
+            let id = try? repository.write { transaction in
                 if let existing = try transaction.snapshot(tenantID: "t", appUserID: "bob") { return existing.customer.id }
                 return try transaction.customer("t", "bob").id
             }
@@ -110,14 +110,14 @@ extension SharedDatabaseTests {
 
     @Test func instancesAskingTogetherLeaveOneHolder() throws {
         let conninfo = try TestDatabase.postgresDatabase(for: "locks-" + UUID().uuidString)
-        let stores = try (0..<4).map { _ in try PostgresRepository(conninfo: conninfo) }
+        let repositories = try (0..<4).map { _ in try PostgresRepository(conninfo: conninfo) }
         let holders = Mutex<Int>(0)
         Self.together(8) { index in
-            if (try? stores[index % 4].holdsWorkLock(tenantID: "t", name: "reconcile")) == true {
+            if (try? repositories[index % 4].holdsWorkLock(tenantID: "t", name: "reconcile")) == true {
                 holders.withLock { $0 += 1 }
             }
         }
-        // Two asks per store: the holder's both say yes, the others' both no.
+        // Two asks per repository: the holder's both say yes, the others' both no.
         #expect(holders.withLock { $0 } == 2)
     }
 }
