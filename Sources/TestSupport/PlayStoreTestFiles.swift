@@ -3,7 +3,7 @@ import Foundation
 
 /// A fresh temporary directory holding the files a tenant's `play_store` names: a Google service-account JSON key
 /// (around a throwaway RSA key minted with `openssl genpkey`) and a JWKS file. `write` adds others (broken ones).
-public struct PlayStoreTestFiles: Sendable {
+public struct PlayStoreTestFiles: TestFileDirectory, Sendable {
     public static let keyFileName = "service-account.json"
     public static let jwksFileName = "jwks.json"
     public static let clientEmail = "play-api@test-project.iam.gserviceaccount.com"
@@ -16,8 +16,7 @@ public struct PlayStoreTestFiles: Sendable {
 
     public init() throws {
         privateKeyPEM = try Self.mintedKey.get()
-        directory = NSTemporaryDirectory() + "entitlementd-play-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        directory = try Self.makeDirectory("play")
         try write(Self.keyFileName, serviceAccountJSON())
         try write(Self.jwksFileName, #"{"keys": [{"kty": "RSA", "kid": "test", "alg": "RS256", "use": "sig", "n": "AQAB", "e": "AQAB"}]}"#)
     }
@@ -44,18 +43,6 @@ public struct PlayStoreTestFiles: Sendable {
         let members = serviceAccountMembers(overrides)
         guard let json = JSONValue(sortingKeysOf: members) else { preconditionFailure("not a JSON object: \(members)") }
         return json.text
-    }
-
-    /// Writes `contents` to `name` in the directory and returns its path.
-    @discardableResult
-    public func write(_ name: String, _ contents: String) throws -> String {
-        let path = directory + "/" + name
-        try contents.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
-
-    public func remove() {
-        try? FileManager.default.removeItem(atPath: directory)
     }
 
     /// One RSA key for the whole test run (minting takes a moment).

@@ -2,7 +2,7 @@ import Foundation
 
 /// A fresh temporary directory holding the file a tenant's `stripe` names: an API key file with a made-up test key.
 /// `write` adds others (broken ones).
-public struct StripeTestFiles: Sendable {
+public struct StripeTestFiles: TestFileDirectory, Sendable {
     public static let keyFileName = "stripe-api-key.txt"
     /// A key shaped like Stripe's test secret keys; never a real one.
     public static let apiKey = "sk_test_51EntitlementdFakeKeyForTests0123456789abcdef"
@@ -14,20 +14,7 @@ public struct StripeTestFiles: Sendable {
     public var keyFilePath: String { directory + "/" + Self.keyFileName }
 
     public init() throws {
-        directory = NSTemporaryDirectory() + "entitlementd-stripe-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        directory = try Self.makeDirectory("stripe")
         try write(Self.keyFileName, Self.apiKey + "\n")
-    }
-
-    /// Writes `contents` to `name` in the directory and returns its path.
-    @discardableResult
-    public func write(_ name: String, _ contents: String) throws -> String {
-        let path = directory + "/" + name
-        try contents.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
-
-    public func remove() {
-        try? FileManager.default.removeItem(atPath: directory)
     }
 }

@@ -1,14 +1,13 @@
 import Foundation
 
 /// A self-signed certificate for 127.0.0.1 and localhost, minted with the `openssl` command at test time.
-public struct TestCertificates: Sendable {
+public struct TestCertificates: TestFileDirectory, Sendable {
     public let directory: String
     public var certificatePath: String { directory + "/cert.pem" }
     public var privateKeyPath: String { directory + "/key.pem" }
 
     public init() throws {
-        directory = NSTemporaryDirectory() + "entitlementd-tls-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        directory = try Self.makeDirectory("tls")
         let status = try ProcessLaunch.runBlocking(
             "/usr/bin/openssl",
             [
