@@ -47,16 +47,27 @@ func fail(_ message: String) -> Never {
     exit(2)
 }
 
+/// `text` as a positive whole number; otherwise the usage line and exit.
+func positive(_ text: String, _ usage: String) -> Int {
+    guard let value = Int(text), value > 0 else { fail("usage: " + usage) }
+    return value
+}
+
+/// `text` as HOST:PORT; otherwise the usage line and exit.
+func address(_ text: String, _ usage: String) -> ListenAddress {
+    guard let address = try? ListenAddress.parse(text).get() else { fail("usage: " + usage) }
+    return address
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "seed" where arguments.count == 4:
     guard let count = Int(arguments[3]), count > 0 else { fail("CUSTOMERS must be a positive integer") }
     try await Seeder.seed(databasePath: arguments[1], tenantID: arguments[2], customers: count)
 case "subscriber-queries" where arguments.count == 4:
-    guard let count = Int(arguments[2]), count > 0, let runs = Int(arguments[3]), runs > 0 else {
-        fail("usage: subscriber-queries DATABASE CUSTOMERS RUNS")
-    }
-    try await SubscriberQueriesBench.run(databasePath: arguments[1], customers: count, runs: runs)
+    let usage = "subscriber-queries DATABASE CUSTOMERS RUNS"
+    try await SubscriberQueriesBench.run(
+        databasePath: arguments[1], customers: positive(arguments[2], usage), runs: positive(arguments[3], usage))
 case "open" where arguments.count == 2:
     try SubscriberQueriesBench.open(databasePath: arguments[1])
 case "push-latency" where arguments.count == 6:
@@ -70,47 +81,41 @@ case "verify-rate" where arguments.count == 2:
     guard let seconds = Double(arguments[1]), seconds > 0 else { fail("usage: verify-rate SECONDS") }
     try VerifyRate.measure(seconds: seconds)
 case "purchase-rate" where arguments.count == 6:
-    guard let address = try? ListenAddress.parse(arguments[1]).get(), let count = Int(arguments[4]), count > 0,
-        let concurrency = Int(arguments[5]), concurrency > 0
-    else { fail("usage: purchase-rate HOST:PORT PUBLIC_KEY CA_DIR COUNT CONCURRENCY") }
+    let usage = "purchase-rate HOST:PORT PUBLIC_KEY CA_DIR COUNT CONCURRENCY"
     try await AppStoreBench.purchaseRate(
-        address: address, publicKey: arguments[2], caDirectory: arguments[3], count: count, concurrency: concurrency)
+        address: address(arguments[1], usage), publicKey: arguments[2], caDirectory: arguments[3],
+        count: positive(arguments[4], usage), concurrency: positive(arguments[5], usage))
 case "notify-rate" where arguments.count == 6:
-    guard let address = try? ListenAddress.parse(arguments[1]).get(), let count = Int(arguments[4]), count > 0,
-        let concurrency = Int(arguments[5]), concurrency > 0
-    else { fail("usage: notify-rate HOST:PORT TENANT CA_DIR COUNT CONCURRENCY") }
+    let usage = "notify-rate HOST:PORT TENANT CA_DIR COUNT CONCURRENCY"
     try await AppStoreBench.notifyRate(
-        address: address, tenant: arguments[2], caDirectory: arguments[3], count: count, concurrency: concurrency)
+        address: address(arguments[1], usage), tenant: arguments[2], caDirectory: arguments[3],
+        count: positive(arguments[4], usage), concurrency: positive(arguments[5], usage))
 case "play-purchase-rate" where arguments.count == 5:
-    guard let address = try? ListenAddress.parse(arguments[1]).get(), let count = Int(arguments[3]), count > 0,
-        let concurrency = Int(arguments[4]), concurrency > 0
-    else { fail("usage: play-purchase-rate HOST:PORT PUBLIC_KEY COUNT CONCURRENCY") }
-    try await PlayBench.purchaseRate(address: address, publicKey: arguments[2], count: count, concurrency: concurrency)
+    let usage = "play-purchase-rate HOST:PORT PUBLIC_KEY COUNT CONCURRENCY"
+    try await PlayBench.purchaseRate(
+        address: address(arguments[1], usage), publicKey: arguments[2], count: positive(arguments[3], usage),
+        concurrency: positive(arguments[4], usage))
 case "play-notify-rate" where arguments.count == 10:
-    guard let address = try? ListenAddress.parse(arguments[1]).get(), let count = Int(arguments[8]), count > 0,
-        let concurrency = Int(arguments[9]), concurrency > 0
-    else { fail("usage: play-notify-rate HOST:PORT TENANT AUDIENCE EMAIL KEY_PEM KID PACKAGE COUNT CONCURRENCY") }
+    let usage = "play-notify-rate HOST:PORT TENANT AUDIENCE EMAIL KEY_PEM KID PACKAGE COUNT CONCURRENCY"
     try await PlayBench.notifyRate(
-        address: address, tenant: arguments[2], audience: arguments[3], email: arguments[4], keyPath: arguments[5],
-        kid: arguments[6], package: arguments[7], count: count, concurrency: concurrency)
+        address: address(arguments[1], usage), tenant: arguments[2], audience: arguments[3], email: arguments[4],
+        keyPath: arguments[5], kid: arguments[6], package: arguments[7], count: positive(arguments[8], usage),
+        concurrency: positive(arguments[9], usage))
 case "fake-rate" where arguments.count == 6:
-    guard let count = Int(arguments[4]), count > 0, let concurrency = Int(arguments[5]), concurrency > 0 else {
-        fail("usage: fake-rate API_BASE ACCESS_TOKEN PACKAGE COUNT CONCURRENCY")
-    }
+    let usage = "fake-rate API_BASE ACCESS_TOKEN PACKAGE COUNT CONCURRENCY"
     try await PlayBench.fakeRate(
-        apiBase: arguments[1], accessToken: arguments[2], package: arguments[3], count: count, concurrency: concurrency)
+        apiBase: arguments[1], accessToken: arguments[2], package: arguments[3], count: positive(arguments[4], usage),
+        concurrency: positive(arguments[5], usage))
 case "stripe-webhook-rate" where arguments.count == 6:
-    guard let address = try? ListenAddress.parse(arguments[1]).get(), let count = Int(arguments[4]), count > 0,
-        let concurrency = Int(arguments[5]), concurrency > 0
-    else { fail("usage: stripe-webhook-rate HOST:PORT TENANT WEBHOOK_SECRET COUNT CONCURRENCY") }
+    let usage = "stripe-webhook-rate HOST:PORT TENANT WEBHOOK_SECRET COUNT CONCURRENCY"
     try await StripeBench.webhookRate(
-        address: address, tenant: arguments[2], secret: arguments[3], count: count, concurrency: concurrency)
+        address: address(arguments[1], usage), tenant: arguments[2], secret: arguments[3],
+        count: positive(arguments[4], usage), concurrency: positive(arguments[5], usage))
 case "grant-rate" where arguments.count == 6:
-    guard let address = try? ListenAddress.parse(arguments[1]).get(), let count = Int(arguments[3]), count > 0,
-        let concurrency = Int(arguments[4]), concurrency > 0, let customers = Int(arguments[5]), customers > 0
-    else { fail("usage: grant-rate HOST:PORT SECRET_KEY COUNT CONCURRENCY CUSTOMERS") }
+    let usage = "grant-rate HOST:PORT SECRET_KEY COUNT CONCURRENCY CUSTOMERS"
     try await GrantRates.run(
-        address: address, secretKey: arguments[2], count: count, concurrency: concurrency, customers: customers)
+        address: address(arguments[1], usage), secretKey: arguments[2], count: positive(arguments[3], usage),
+        concurrency: positive(arguments[4], usage), customers: positive(arguments[5], usage))
 default:
     fail(
         "usage: seed DATABASE TENANT CUSTOMERS | subscriber-queries DATABASE CUSTOMERS RUNS | open DATABASE | push-latency HOST:PORT PUBLIC_KEY SECRET_KEY STREAMS SAMPLES"
