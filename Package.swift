@@ -70,7 +70,7 @@ let package = Package(
         .target(name: "JOSE", dependencies: ["Crypto", "Encodings", "BoundedText"], swiftSettings: strict),
         .target(name: "AppStore", dependencies: ["JOSE", "Crypto", "CivilCalendar", "Encodings", "FileAccess"], swiftSettings: strict),
         // Google Play's data formats (purchases, notifications), read by the domain; the API client is GooglePlayAPI.
-        .target(name: "GooglePlay", dependencies: ["CivilCalendar"], swiftSettings: strict),
+        .target(name: "GooglePlay", dependencies: ["CivilCalendar", "Encodings"], swiftSettings: strict),
         // Stripe's formats: webhook signatures, events and the objects they carry.
         .target(name: "Stripe", dependencies: ["Crypto", "Encodings"], swiftSettings: strict),
         // Standard Webhooks signing (whsec_ secrets, webhook-id/-timestamp/-signature) for our outgoing webhooks.
@@ -170,7 +170,7 @@ let package = Package(
         .testTarget(
             name: "AppStoreServerAPITests",
             dependencies: ["AppStoreServerAPI", "CivilCalendar", "Crypto", "OutboundHTTP", "TestSupport"], exclude: ["Resources"]),
-        .testTarget(name: "StripeTests", dependencies: ["Stripe", "CivilCalendar", "TestSupport"], exclude: ["Resources"]),
+        .testTarget(name: "StripeTests", dependencies: ["Stripe", "CivilCalendar", "TestSupport", "Encodings"], exclude: ["Resources"]),
         .testTarget(name: "StandardWebhooksTests", dependencies: ["StandardWebhooks", "TestSupport"], exclude: ["Resources"]),
         .testTarget(name: "OutboundHTTPTests", dependencies: ["OutboundHTTP", "HTTP1", "HTTP2Transport", "TestSupport", "RPCCore"]),
         .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire", "TestSupport", "Encodings"]),
@@ -203,7 +203,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EntitlementDomainTests",
-            dependencies: ["EntitlementDomain", "EntitlementStorage", "TestSupport", "AppStore", "GooglePlay", "Stripe", "CivilCalendar"]
+            dependencies: ["EntitlementDomain", "EntitlementStorage", "TestSupport", "AppStore", "GooglePlay", "Stripe", "CivilCalendar", "Encodings"]
         ),
         .testTarget(name: "TenantConfigurationTests", dependencies: ["TenantConfiguration", "EntitlementDomain", "TestSupport", "Crypto"]),
         .testTarget(

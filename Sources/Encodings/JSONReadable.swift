@@ -15,6 +15,11 @@ extension JSONReader {
         try readArray { reader throws(JSONReadError) in values.append(try Value(json: &reader)) }
         return values
     }
+
+    /// A `Value`, or nil for `null` (a missing member stays nil in the caller).
+    public mutating func optional<Value: JSONReadable>(_ type: Value.Type) throws(JSONReadError) -> Value? {
+        try readOptional { reader throws(JSONReadError) in try Value(json: &reader) }
+    }
 }
 
 extension JSONReadError {

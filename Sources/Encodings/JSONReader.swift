@@ -205,6 +205,11 @@ public struct JSONReader {
                 name.withUTF8Buffer { name in bytes.elementsEqual(name) }
             }
         }
+
+        /// Lets a decoder `switch` over a key with string literals as cases, compared as bytes like `==`.
+        public static func ~= (name: StaticString, key: Key) -> Bool {
+            key == name
+        }
     }
 
     // MARK: Lexing

@@ -1,4 +1,4 @@
-import Foundation
+import Encodings
 import HTTP1
 public import OutboundHTTP
 public import Stripe
@@ -43,7 +43,7 @@ public final class StripeAPI: Sendable {
         try await object(["disputes", id], as: StripeDispute.self, what: "a Dispute")
     }
 
-    private func object<Value: Decodable>(
+    private func object<Value: JSONReadable>(
         _ segments: [String], query: [(String, String)] = [], as _: Value.Type, what: String
     )
         async throws(StripeAPIError) -> Value
@@ -68,7 +68,7 @@ public final class StripeAPI: Sendable {
             throw StripeAPIError.answer(status: status, body: answer.response.body, call: call)
         }
         do {
-            return try JSONDecoder().decode(Value.self, from: Data(answer.response.body))
+            return try JSONReader.read(Value.self, from: answer.response.body)
         } catch {
             http.answerUnreadable(.stripeAPI)
             throw StripeAPIError(.badResponse, "Stripe's answer to \(call) is not \(what): \(error)".prefix(400).description)

@@ -1,4 +1,4 @@
-import Foundation
+import Encodings
 import Stripe
 import Testing
 
@@ -6,7 +6,7 @@ import Testing
 /// sends to endpoints pinned to them.
 @Suite struct StripeEventDecodingTests {
     private func event(_ json: String) throws -> StripeEvent {
-        try JSONDecoder().decode(StripeEvent.self, from: Data(json.utf8))
+        try JSONReader.read(StripeEvent.self, from: Array(json.utf8))
     }
 
     @Test func aSubscriptionEventInTodaysAPIVersionReadsThePeriodFromItsItems() throws {
@@ -109,6 +109,35 @@ import Testing
             #"{"id":"e","type":"t","created":1,"data":{"object":{"object":"subscription","id":"s"}}}"#,
         ] {
             #expect(throws: (any Error).self, "\(broken)") { try event(broken) }
+        }
+    }
+
+    @Test func theObjectsKindIsFoundWhereverItStandsAndWhatFollowsAnotherKindIsRead() throws {
+        let late = try event("""
+            {"data": {"object": {"id": "sub_9", "status": "canceled", "items": {"data": []}, "object": "subscription"}},
+             "id": "evt_9", "type": "customer.subscription.deleted", "created": 9}
+            """)
+        guard case .subscription(let subscription) = late.data.object else { Issue.record("not a subscription"); return }
+        #expect(subscription.id == "sub_9" && subscription.status.known == .canceled && late.id == "evt_9")
+        let other = try event(#"{"data":{"object":{"object":"coupon","nested":{"a":[1,2]}},"x":1},"id":"e","type":"t","created":1}"#)
+        guard case .other(let kind) = other.data.object else { Issue.record("not other"); return }
+        #expect(kind == "coupon" && other.created == 1)
+    }
+
+    @Test func missingMembersAndNumbersOutOfRangeAreRefusedWithTheirPath() {
+        #expect(throws: JSONReadError.missing("status").inside("object").inside("data")) {
+            try event(#"{"id":"e","type":"t","created":1,"data":{"object":{"object":"subscription","id":"s"}}}"#)
+        }
+        #expect(throws: JSONReadError.missing("id").inside("customer").inside("object").inside("data")) {
+            try event(#"{"id":"e","type":"t","created":1,"data":{"object":{"object":"charge","id":"ch","customer":{"email":"a"}}}}"#)
+        }
+        for broken in [
+            #"{"id":"e","type":"t","created":1e30,"data":{"object":{"object":"x"}}}"#,
+            #"{"id":"e","type":"t","created":1,"data":{"object":{"object":"charge","id":"ch","amount":99999999999999999999}}}"#,
+            #"{"id":"e","type":"t","created":1,"data":{"object":{"object":"charge","id":"ch","customer":5}}}"#,
+            #"{"id":"e","type":"t","created":1,"data":{"object":{"object":"invoice","id":"in","attempt_count":1.5}}}"#,
+        ] {
+            #expect(throws: JSONReadError.self, "\(broken)") { try event(broken) }
         }
     }
 }

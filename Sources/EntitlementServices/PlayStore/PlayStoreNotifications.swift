@@ -1,7 +1,6 @@
 import BoundedText
 public import EntitlementDomain
 import Encodings
-import Foundation
 import GooglePlay
 import GooglePlayAPI
 public import RPCCore
@@ -55,8 +54,8 @@ public struct PlayStoreNotifications: StoreNotificationSource {
         if let notifications = settings.notifications, notifications.verifiesPushTokens {
             try await verifyPush(authorization: request.credential, settings: notifications)
         }
-        let (messageID, notification, otherFields) = try Self.decode(request.body)
-        try Self.checkShape(notification, otherFields: otherFields)
+        let (messageID, notification) = try Self.decode(request.body)
+        try Self.checkShape(notification)
         guard notification.packageName == settings.packageName else {
             throw .invalidRequest(
                 "The notification is for package \((notification.packageName ?? "(none)").quotedForMessage), not this tenant's \(settings.packageName.quotedForMessage).")
@@ -139,16 +138,10 @@ public struct PlayStoreNotifications: StoreNotificationSource {
         }
     }
 
-    /// The envelope fields every notification has; any other is a kind of notification.
-    static let commonFields: Set<String> = ["version", "packageName", "eventTimeMillis"]
-
-    /// The Pub/Sub envelope, the notification in its `message.data`, and the names of that notification's fields
-    /// other than ``commonFields`` (its kind, known or not).
-    static func decode(_ body: [UInt8]) throws(DomainError)
-        -> (messageID: String, notification: DeveloperNotification, otherFields: Set<String>)
-    {
+    /// The Pub/Sub envelope's message ID and the notification in its `message.data`.
+    static func decode(_ body: [UInt8]) throws(DomainError) -> (messageID: String, notification: DeveloperNotification) {
         func malformed(_ message: String) -> DomainError { .malformedPayload(message) }
-        guard let envelope = try? JSONDecoder().decode(PubSubPushEnvelope.self, from: Data(body)), let message = envelope.message
+        guard let envelope = try? JSONReader.read(PubSubPushEnvelope.self, from: body), let message = envelope.message
         else {
             throw malformed("The body is not a Pub/Sub push: a JSON object with a \"message\" object.")
         }
@@ -158,18 +151,17 @@ public struct PlayStoreNotifications: StoreNotificationSource {
         guard let data = message.data, let decoded = Base64.decode(data, padding: .optional) else {
             throw malformed("The Pub/Sub message's data is missing or not base64.")
         }
-        guard let notification = try? JSONDecoder().decode(DeveloperNotification.self, from: Data(decoded)) else {
+        guard let notification = try? JSONReader.read(DeveloperNotification.self, from: decoded) else {
             throw malformed("The Pub/Sub message's data is not a JSON Real-time Developer Notification.")
         }
-        let fields = (try? JSONSerialization.jsonObject(with: Data(decoded)) as? [String: Any]).map { Set($0.keys) } ?? []
-        return (messageID, notification, fields.subtracting(commonFields))
+        return (messageID, notification)
     }
 
     /// A notification without the fields its kind needs, or of no kind at all, is malformed: 400, like a malformed
     /// envelope, so nothing is applied and its message ID stays unused (rather than acknowledged as "not applied",
-    /// which suits answers Google gives about a well-formed one). A kind this server does not know (`otherFields`
-    /// names one) is not malformed: Google adds kinds, and it is acknowledged, not applied, further on.
-    static func checkShape(_ notification: DeveloperNotification, otherFields: Set<String>) throws(DomainError) {
+    /// which suits answers Google gives about a well-formed one). A kind this server does not know (`kinds` names
+    /// one) is not malformed: Google adds kinds, and it is acknowledged, not applied, further on.
+    static func checkShape(_ notification: DeveloperNotification) throws(DomainError) {
         if let subscription = notification.subscriptionNotification {
             _ = try token(subscription.purchaseToken)
         } else if let product = notification.oneTimeProductNotification {
@@ -180,7 +172,7 @@ public struct PlayStoreNotifications: StoreNotificationSource {
             try PlayStorePurchases.checkProductID(sku, field: "oneTimeProductNotification.sku")
         } else if let voided = notification.voidedPurchaseNotification {
             _ = try token(voided.purchaseToken)
-        } else if notification.testNotification == nil, otherFields.isEmpty {
+        } else if notification.testNotification == nil, notification.kinds.isEmpty {
             throw .malformedPayload(
                 "The notification holds none of subscriptionNotification, oneTimeProductNotification, voidedPurchaseNotification, testNotification.")
         }

@@ -1,6 +1,6 @@
 import BoundedText
 public import EntitlementDomain
-import Foundation
+import Encodings
 public import RPCCore
 import Stripe
 
@@ -64,7 +64,7 @@ public struct StripeWebhooks: StoreNotificationSource {
     static func decode(_ body: [UInt8]) throws(DomainError) -> StripeEvent {
         let event: StripeEvent
         do {
-            event = try JSONDecoder().decode(StripeEvent.self, from: Data(body))
+            event = try JSONReader.read(StripeEvent.self, from: body)
         } catch {
             throw .malformedPayload(
                 "The body is not a Stripe event (\(String(describing: error).truncated(toUTF8Bytes: 200))).")

@@ -1,7 +1,9 @@
+public import Encodings
+
 /// A Real-time Developer Notification: what a Pub/Sub push's `message.data` decodes to. It only says that something
 /// changed for a token; the state is fetched from the Play Developer API.
-public struct DeveloperNotification: Decodable, Sendable, Hashable {
-    public struct SubscriptionNotification: Decodable, Sendable, Hashable {
+public struct DeveloperNotification: Sendable, Hashable {
+    public struct SubscriptionNotification: Sendable, Hashable {
         public var version: String?
         public var notificationType: Int?
         public var purchaseToken: String?
@@ -9,7 +11,7 @@ public struct DeveloperNotification: Decodable, Sendable, Hashable {
         public var subscriptionId: String?
     }
 
-    public struct OneTimeProductNotification: Decodable, Sendable, Hashable {
+    public struct OneTimeProductNotification: Sendable, Hashable {
         public var version: String?
         /// 1 purchased, 2 canceled.
         public var notificationType: Int?
@@ -17,7 +19,7 @@ public struct DeveloperNotification: Decodable, Sendable, Hashable {
         public var sku: String?
     }
 
-    public struct VoidedPurchaseNotification: Decodable, Sendable, Hashable {
+    public struct VoidedPurchaseNotification: Sendable, Hashable {
         public var purchaseToken: String?
         public var orderId: String?
         /// 1 subscription, 2 one-time product.
@@ -26,7 +28,7 @@ public struct DeveloperNotification: Decodable, Sendable, Hashable {
         public var refundType: Int?
     }
 
-    public struct TestNotification: Decodable, Sendable, Hashable {
+    public struct TestNotification: Sendable, Hashable {
         public var version: String?
     }
 
@@ -38,6 +40,70 @@ public struct DeveloperNotification: Decodable, Sendable, Hashable {
     public var oneTimeProductNotification: OneTimeProductNotification?
     public var voidedPurchaseNotification: VoidedPurchaseNotification?
     public var testNotification: TestNotification?
+    /// The names of the members that say what kind of notification this is: every member but `version`,
+    /// `packageName` and `eventTimeMillis`, kinds this build does not read (Google adds some) and `null` ones included.
+    public var kinds: Set<String> = []
+}
+
+extension DeveloperNotification: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readObject { reader, key throws(JSONReadError) in
+            switch key {
+            case "version": version = try reader.optional(String.self)
+            case "packageName": packageName = try reader.optional(String.self)
+            case "eventTimeMillis": eventTimeMillis = try reader.optional(String.self)
+            default:
+                kinds.insert(key.text)
+                switch key {
+                case "subscriptionNotification": subscriptionNotification = try reader.optional(SubscriptionNotification.self)
+                case "oneTimeProductNotification":
+                    oneTimeProductNotification = try reader.optional(OneTimeProductNotification.self)
+                case "voidedPurchaseNotification":
+                    voidedPurchaseNotification = try reader.optional(VoidedPurchaseNotification.self)
+                case "testNotification": testNotification = try reader.optional(TestNotification.self)
+                default: try reader.skipValue()
+                }
+            }
+        }
+    }
+}
+
+extension DeveloperNotification.SubscriptionNotification: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [
+            .optional("version", \.version), .optional("notificationType", \.notificationType),
+            .optional("purchaseToken", \.purchaseToken), .optional("subscriptionId", \.subscriptionId),
+        ])
+    }
+}
+
+extension DeveloperNotification.OneTimeProductNotification: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [
+            .optional("version", \.version), .optional("notificationType", \.notificationType),
+            .optional("purchaseToken", \.purchaseToken), .optional("sku", \.sku),
+        ])
+    }
+}
+
+extension DeveloperNotification.VoidedPurchaseNotification: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [
+            .optional("purchaseToken", \.purchaseToken), .optional("orderId", \.orderId),
+            .optional("productType", \.productType), .optional("refundType", \.refundType),
+        ])
+    }
+}
+
+extension DeveloperNotification.TestNotification: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [.optional("version", \.version)])
+    }
 }
 
 /// `subscriptionNotification.notificationType` by name (Google's numbering has gaps: 14–16 and 21 are unused).
@@ -87,8 +153,8 @@ public enum SubscriptionNotificationType: Int, Sendable, Hashable, CaseIterable 
 }
 
 /// The Pub/Sub push request body (`{"message": {...}, "subscription": "..."}`).
-public struct PubSubPushEnvelope: Decodable, Sendable, Hashable {
-    public struct Message: Decodable, Sendable, Hashable {
+public struct PubSubPushEnvelope: Sendable, Hashable {
+    public struct Message: Sendable, Hashable {
         /// Base64 of the notification JSON.
         public var data: String?
         public var messageId: String?
@@ -100,4 +166,23 @@ public struct PubSubPushEnvelope: Decodable, Sendable, Hashable {
 
     public var message: Message?
     public var subscription: String?
+}
+
+extension PubSubPushEnvelope: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [
+            .optional("message", \.message), .optional("subscription", \.subscription),
+        ])
+    }
+}
+
+extension PubSubPushEnvelope.Message: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [
+            .optional("data", \.data), .optional("messageId", \.messageId), .optional("message_id", \.message_id),
+            .optional("publishTime", \.publishTime), .optional("attributes", \.attributes),
+        ])
+    }
 }

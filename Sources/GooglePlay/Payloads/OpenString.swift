@@ -1,6 +1,8 @@
+public import Encodings
+
 /// A string enumeration Google may extend: a known case, or the raw value of one this build does not know (kept,
 /// so it is reported by name instead of failing the decode).
-public struct OpenString<Known: RawRepresentable & Sendable & Hashable>: Decodable, Sendable, Hashable
+public struct OpenString<Known: RawRepresentable & Sendable & Hashable>: JSONReadable, Sendable, Hashable
 where Known.RawValue == String {
     public let rawValue: String
 
@@ -10,7 +12,7 @@ where Known.RawValue == String {
 
     public var known: Known? { Known(rawValue: rawValue) }
 
-    public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(String.self)
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        rawValue = try reader.readString()
     }
 }

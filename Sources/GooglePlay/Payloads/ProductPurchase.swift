@@ -1,5 +1,7 @@
+public import Encodings
+
 /// `purchases.products.get`'s answer for a one-time product. Google sends the 64-bit numbers as strings.
-public struct ProductPurchase: Decodable, Sendable, Hashable {
+public struct ProductPurchase: Sendable, Hashable {
     public var kind: String?
     public var purchaseTimeMillis: String?
     /// 0 purchased, 1 canceled, 2 pending.
@@ -29,4 +31,21 @@ public struct ProductPurchase: Decodable, Sendable, Hashable {
     public var state: State? { purchaseState.flatMap(State.init(rawValue:)) }
     public var isTestPurchase: Bool { purchaseType == 0 }
     public var isAcknowledged: Bool { acknowledgementState == 1 }
+}
+
+extension ProductPurchase: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [
+            .optional("kind", \.kind), .optional("purchaseTimeMillis", \.purchaseTimeMillis),
+            .optional("purchaseState", \.purchaseState), .optional("consumptionState", \.consumptionState),
+            .optional("developerPayload", \.developerPayload), .optional("orderId", \.orderId),
+            .optional("purchaseType", \.purchaseType), .optional("acknowledgementState", \.acknowledgementState),
+            .optional("purchaseToken", \.purchaseToken), .optional("productId", \.productId),
+            .optional("quantity", \.quantity),
+            .optional("obfuscatedExternalAccountId", \.obfuscatedExternalAccountId),
+            .optional("obfuscatedExternalProfileId", \.obfuscatedExternalProfileId),
+            .optional("regionCode", \.regionCode), .optional("refundableQuantity", \.refundableQuantity),
+        ])
+    }
 }

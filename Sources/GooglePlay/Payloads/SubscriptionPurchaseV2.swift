@@ -1,12 +1,14 @@
+public import Encodings
+
 /// `purchases.subscriptionsv2.get`'s answer, the fields this service reads (Google's names; unknown fields ignored).
 /// Times are RFC 3339 strings as Google sends them; ``GooglePlayTime`` reads them.
-public struct SubscriptionPurchaseV2: Decodable, Sendable, Hashable {
-    public struct LineItem: Decodable, Sendable, Hashable {
-        public struct AutoRenewingPlan: Decodable, Sendable, Hashable {
+public struct SubscriptionPurchaseV2: Sendable, Hashable {
+    public struct LineItem: Sendable, Hashable {
+        public struct AutoRenewingPlan: Sendable, Hashable {
             public var autoRenewEnabled: Bool?
         }
 
-        public struct OfferDetails: Decodable, Sendable, Hashable {
+        public struct OfferDetails: Sendable, Hashable {
             public var basePlanId: String?
             public var offerId: String?
         }
@@ -20,22 +22,22 @@ public struct SubscriptionPurchaseV2: Decodable, Sendable, Hashable {
         public var latestSuccessfulOrderId: String?
     }
 
-    public struct ExternalAccountIdentifiers: Decodable, Sendable, Hashable {
+    public struct ExternalAccountIdentifiers: Sendable, Hashable {
         public var obfuscatedExternalAccountId: String?
         public var obfuscatedExternalProfileId: String?
     }
 
-    public struct OutOfAppPurchaseContext: Decodable, Sendable, Hashable {
+    public struct OutOfAppPurchaseContext: Sendable, Hashable {
         public var expiredExternalAccountIdentifiers: ExternalAccountIdentifiers?
         public var expiredPurchaseToken: String?
     }
 
-    public struct PausedStateContext: Decodable, Sendable, Hashable {
+    public struct PausedStateContext: Sendable, Hashable {
         public var autoResumeTime: String?
     }
 
     /// Which of its members is present says why a subscription was canceled.
-    public struct CanceledStateContext: Decodable, Sendable, Hashable {
+    public struct CanceledStateContext: Sendable, Hashable {
         public var userInitiatedCancellation: EmptyObject?
         public var systemInitiatedCancellation: EmptyObject?
         public var developerInitiatedCancellation: EmptyObject?
@@ -79,15 +81,89 @@ public enum AcknowledgementState: String, Sendable, Hashable, CaseIterable {
 }
 
 /// A JSON object whose presence is the information (`testPurchase: {}`); its members are ignored.
-public struct EmptyObject: Decodable, Sendable, Hashable {
-    public init(from decoder: any Decoder) throws {
-        _ = try decoder.container(keyedBy: AnyKey.self)
+public struct EmptyObject: Sendable, Hashable, JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        try reader.readObject { reader, _ throws(JSONReadError) in try reader.skipValue() }
     }
+}
 
-    struct AnyKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init?(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
+extension SubscriptionPurchaseV2: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [
+            .optional("kind", \.kind), .optional("regionCode", \.regionCode), .optional("startTime", \.startTime),
+            .optional("subscriptionState", \.subscriptionState), .optional("latestOrderId", \.latestOrderId),
+            .optional("linkedPurchaseToken", \.linkedPurchaseToken),
+            .optional("pausedStateContext", \.pausedStateContext),
+            .optional("canceledStateContext", \.canceledStateContext), .optional("testPurchase", \.testPurchase),
+            .optional("acknowledgementState", \.acknowledgementState),
+            .optional("externalAccountIdentifiers", \.externalAccountIdentifiers),
+            .optional("outOfAppPurchaseContext", \.outOfAppPurchaseContext), .optional("lineItems", \.lineItems),
+        ])
+    }
+}
+
+extension SubscriptionPurchaseV2.LineItem: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [
+            .optional("productId", \.productId), .optional("expiryTime", \.expiryTime),
+            .optional("autoRenewingPlan", \.autoRenewingPlan), .optional("prepaidPlan", \.prepaidPlan),
+            .optional("offerDetails", \.offerDetails),
+            .optional("latestSuccessfulOrderId", \.latestSuccessfulOrderId),
+        ])
+    }
+}
+
+extension SubscriptionPurchaseV2.LineItem.AutoRenewingPlan: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [.optional("autoRenewEnabled", \.autoRenewEnabled)])
+    }
+}
+
+extension SubscriptionPurchaseV2.LineItem.OfferDetails: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [.optional("basePlanId", \.basePlanId), .optional("offerId", \.offerId)])
+    }
+}
+
+extension SubscriptionPurchaseV2.ExternalAccountIdentifiers: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [
+            .optional("obfuscatedExternalAccountId", \.obfuscatedExternalAccountId),
+            .optional("obfuscatedExternalProfileId", \.obfuscatedExternalProfileId),
+        ])
+    }
+}
+
+extension SubscriptionPurchaseV2.OutOfAppPurchaseContext: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [
+            .optional("expiredExternalAccountIdentifiers", \.expiredExternalAccountIdentifiers),
+            .optional("expiredPurchaseToken", \.expiredPurchaseToken),
+        ])
+    }
+}
+
+extension SubscriptionPurchaseV2.PausedStateContext: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [.optional("autoResumeTime", \.autoResumeTime)])
+    }
+}
+
+extension SubscriptionPurchaseV2.CanceledStateContext: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [
+            .optional("userInitiatedCancellation", \.userInitiatedCancellation),
+            .optional("systemInitiatedCancellation", \.systemInitiatedCancellation),
+            .optional("developerInitiatedCancellation", \.developerInitiatedCancellation),
+            .optional("replacementCancellation", \.replacementCancellation),
+        ])
     }
 }

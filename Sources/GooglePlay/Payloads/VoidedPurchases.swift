@@ -1,6 +1,8 @@
+public import Encodings
+
 /// `purchases.voidedpurchases.list`'s answer: one page of voided purchases and the token of the next.
-public struct VoidedPurchaseList: Decodable, Sendable, Hashable {
-    public struct TokenPagination: Decodable, Sendable, Hashable {
+public struct VoidedPurchaseList: Sendable, Hashable {
+    public struct TokenPagination: Sendable, Hashable {
         public var nextPageToken: String?
     }
 
@@ -9,7 +11,7 @@ public struct VoidedPurchaseList: Decodable, Sendable, Hashable {
 }
 
 /// One voided purchase (a refund, chargeback or revocation that took the item back).
-public struct VoidedPurchase: Decodable, Sendable, Hashable {
+public struct VoidedPurchase: Sendable, Hashable {
     public var kind: String?
     public var purchaseToken: String?
     public var purchaseTimeMillis: String?
@@ -31,5 +33,34 @@ public struct VoidedPurchase: Decodable, Sendable, Hashable {
         ]
         guard let voidedReason, names.indices.contains(voidedReason) else { return "VOIDED" }
         return "VOIDED_" + names[voidedReason]
+    }
+}
+
+extension VoidedPurchaseList: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [
+            .optional("voidedPurchases", \.voidedPurchases), .optional("tokenPagination", \.tokenPagination),
+        ])
+    }
+}
+
+extension VoidedPurchaseList.TokenPagination: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [.optional("nextPageToken", \.nextPageToken)])
+    }
+}
+
+extension VoidedPurchase: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [
+            .optional("kind", \.kind), .optional("purchaseToken", \.purchaseToken),
+            .optional("purchaseTimeMillis", \.purchaseTimeMillis),
+            .optional("voidedTimeMillis", \.voidedTimeMillis), .optional("orderId", \.orderId),
+            .optional("voidedSource", \.voidedSource), .optional("voidedReason", \.voidedReason),
+            .optional("voidedQuantity", \.voidedQuantity),
+        ])
     }
 }

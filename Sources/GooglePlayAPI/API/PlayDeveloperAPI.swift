@@ -1,6 +1,6 @@
-import Foundation
 public import OutboundHTTP
 import HTTP1
+import Encodings
 public import GooglePlay
 
 /// The Google Play Developer API calls this service makes, for one app: typed answers, Google's errors by name,
@@ -94,9 +94,9 @@ public final class PlayDeveloperAPI: Sendable {
         }
     }
 
-    private func decode<Value: Decodable>(_ body: [UInt8], as _: Value.Type, what: String) throws(GooglePlayAPIError) -> Value {
+    private func decode<Value: JSONReadable>(_ body: [UInt8], as _: Value.Type, what: String) throws(GooglePlayAPIError) -> Value {
         do {
-            return try JSONDecoder().decode(Value.self, from: Data(body))
+            return try JSONReader.read(Value.self, from: body)
         } catch {
             http.answerUnreadable(.googlePlayAPI)
             throw GooglePlayAPIError(.badResponse, "Google's answer is not \(what): \(error)".prefix(400).description)

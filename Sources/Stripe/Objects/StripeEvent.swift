@@ -1,8 +1,10 @@
+public import Encodings
+
 /// A Stripe event as a webhook delivers it: which object changed, when, in which mode. `data.object` is a snapshot
 /// rendered at event time, possibly stale when it arrives (events come in any order, more than once), so it is read
 /// as "this object changed" and decoded by its `object` kind.
-public struct StripeEvent: Decodable, Sendable {
-    public struct Data: Decodable, Sendable {
+public struct StripeEvent: Sendable {
+    public struct Data: Sendable {
         public var object: StripeObject
     }
 
@@ -14,15 +16,27 @@ public struct StripeEvent: Decodable, Sendable {
     public var livemode: Bool?
     public var apiVersion: String?
     public var data: Data
+}
 
-    enum CodingKeys: String, CodingKey {
-        case id, type, created, livemode, data
-        case apiVersion = "api_version"
+extension StripeEvent: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init(id: "", type: "", created: 0, data: Data(object: .other(kind: "")))
+        try reader.readMembers(into: &self, [
+            .required("id", \.id), .required("type", \.type), .required("created", \.created),
+            .optional("livemode", \.livemode), .optional("api_version", \.apiVersion), .required("data", \.data),
+        ])
+    }
+}
+
+extension StripeEvent.Data: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init(object: .other(kind: ""))
+        try reader.readMembers(into: &self, [.required("object", \.object)])
     }
 }
 
 /// The object an event carries, by its `object` field: the kinds this service reads, or another one (kept by name).
-public enum StripeObject: Decodable, Sendable {
+public enum StripeObject: Sendable, JSONReadable {
     case subscription(StripeSubscription)
     case checkoutSession(StripeCheckoutSession)
     case invoice(StripeInvoice)
@@ -30,35 +44,43 @@ public enum StripeObject: Decodable, Sendable {
     case dispute(StripeDispute)
     case other(kind: String)
 
-    private enum Kind: String, CodingKey { case object }
-
-    public init(from decoder: any Decoder) throws {
-        let kind = try decoder.container(keyedBy: Kind.self).decode(String.self, forKey: .object)
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        // The kind may come after the members it decides how to read: a copy of the reader looks ahead for it.
+        var lookahead = reader
+        var kind: String?
+        try lookahead.readObject { reader, key throws(JSONReadError) in
+            if key == "object" { kind = try reader.optional(String.self) } else { try reader.skipValue() }
+        }
         switch kind {
-        case "subscription": self = .subscription(try StripeSubscription(from: decoder))
-        case "checkout.session": self = .checkoutSession(try StripeCheckoutSession(from: decoder))
-        case "invoice": self = .invoice(try StripeInvoice(from: decoder))
-        case "charge": self = .charge(try StripeCharge(from: decoder))
-        case "dispute": self = .dispute(try StripeDispute(from: decoder))
-        default: self = .other(kind: kind)
+        case "subscription": self = .subscription(try StripeSubscription(json: &reader))
+        case "checkout.session": self = .checkoutSession(try StripeCheckoutSession(json: &reader))
+        case "invoice": self = .invoice(try StripeInvoice(json: &reader))
+        case "charge": self = .charge(try StripeCharge(json: &reader))
+        case "dispute": self = .dispute(try StripeDispute(json: &reader))
+        case let kind?:
+            reader = lookahead
+            self = .other(kind: kind)
+        case nil: throw .missing("object")
         }
     }
 }
 
 /// A field that holds an object's ID, or the object itself when the request expanded it (`"customer": "cus_1"` or
 /// `"customer": {"id": "cus_1", ...}`): the ID either way.
-public struct StripeID: Decodable, Sendable, Hashable {
+public struct StripeID: Sendable, Hashable, JSONReadable {
     public var id: String
 
     public init(_ id: String) { self.id = id }
 
-    private enum Keys: String, CodingKey { case id }
-
-    public init(from decoder: any Decoder) throws {
-        if let id = try? decoder.singleValueContainer().decode(String.self) {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        let value = try JSONValue(json: &reader)
+        if let id = value.string {
+            self.id = id
+        } else if case .object = value {
+            guard let id = value["id"]?.string else { throw .missing("id") }
             self.id = id
         } else {
-            id = try decoder.container(keyedBy: Keys.self).decode(String.self, forKey: .id)
+            throw JSONReadError(problem: "expected an ID or an object with one")
         }
     }
 }

@@ -1,11 +1,13 @@
+public import Encodings
+
 /// A Checkout Session (`cs_...`): how a web purchase names its buyer (`client_reference_id`, `metadata`) and what it
 /// created (`subscription`, or a one-time `payment_intent`).
-public struct StripeCheckoutSession: Decodable, Sendable {
-    public struct LineItem: Decodable, Sendable {
+public struct StripeCheckoutSession: Sendable {
+    public struct LineItem: Sendable {
         public var price: StripeSubscription.Item.Price?
     }
 
-    public struct LineItems: Decodable, Sendable {
+    public struct LineItems: Sendable {
         public var data: [LineItem]
     }
 
@@ -29,24 +31,15 @@ public struct StripeCheckoutSession: Decodable, Sendable {
     public var currency: String?
     public var created: Int64?
     public var livemode: Bool?
-
-    enum CodingKeys: String, CodingKey {
-        case id, mode, status, metadata, customer, subscription, invoice, created, livemode, currency
-        case amountTotal = "amount_total"
-        case paymentStatus = "payment_status"
-        case clientReferenceID = "client_reference_id"
-        case paymentIntent = "payment_intent"
-        case lineItems = "line_items"
-    }
 }
 
 /// An Invoice (`in_...`): a subscription's renewal paid or failed. The subscription is under
 /// `parent.subscription_details` since API version 2025-03-31, directly on the invoice before: both are read; so is
 /// the payment intent that paid it (`payments.data[].payment.payment_intent` since then, `payment_intent` before), which
 /// is how a later refund or dispute of its charge finds the subscription.
-public struct StripeInvoice: Decodable, Sendable {
-    public struct Line: Decodable, Sendable {
-        public struct Period: Decodable, Sendable {
+public struct StripeInvoice: Sendable {
+    public struct Line: Sendable {
+        public struct Period: Sendable {
             public var start: Int64?
             public var end: Int64?
         }
@@ -54,32 +47,28 @@ public struct StripeInvoice: Decodable, Sendable {
         public var period: Period?
     }
 
-    public struct Lines: Decodable, Sendable {
+    public struct Lines: Sendable {
         public var data: [Line]
     }
 
-    public struct Payment: Decodable, Sendable {
-        public struct Target: Decodable, Sendable {
+    public struct Payment: Sendable {
+        public struct Target: Sendable {
             public var paymentIntent: StripeID?
-
-            enum CodingKeys: String, CodingKey { case paymentIntent = "payment_intent" }
         }
 
         public var payment: Target?
     }
 
-    public struct Payments: Decodable, Sendable {
+    public struct Payments: Sendable {
         public var data: [Payment]
     }
 
-    public struct Parent: Decodable, Sendable {
-        public struct SubscriptionDetails: Decodable, Sendable {
+    public struct Parent: Sendable {
+        public struct SubscriptionDetails: Sendable {
             public var subscription: StripeID?
         }
 
         public var subscriptionDetails: SubscriptionDetails?
-
-        enum CodingKeys: String, CodingKey { case subscriptionDetails = "subscription_details" }
     }
 
     public var id: String
@@ -98,15 +87,6 @@ public struct StripeInvoice: Decodable, Sendable {
     public var created: Int64?
     public var livemode: Bool?
 
-    enum CodingKeys: String, CodingKey {
-        case id, status, customer, parent, created, lines, payments, livemode
-        case billingReason = "billing_reason"
-        case legacySubscription = "subscription"
-        case legacyPaymentIntent = "payment_intent"
-        case attemptCount = "attempt_count"
-        case nextPaymentAttempt = "next_payment_attempt"
-    }
-
     public var subscriptionID: String? { parent?.subscriptionDetails?.subscription?.id ?? legacySubscription?.id }
 
     /// The end of the latest period its lines bill for.
@@ -121,7 +101,7 @@ public struct StripeInvoice: Decodable, Sendable {
 }
 
 /// A Charge (`ch_...`): refunded wholly or in part.
-public struct StripeCharge: Decodable, Sendable {
+public struct StripeCharge: Sendable {
     public var id: String
     public var amount: Int64?
     public var amountRefunded: Int64?
@@ -133,16 +113,10 @@ public struct StripeCharge: Decodable, Sendable {
     public var invoice: StripeID?
     public var created: Int64?
     public var livemode: Bool?
-
-    enum CodingKeys: String, CodingKey {
-        case id, amount, refunded, customer, invoice, created, livemode
-        case amountRefunded = "amount_refunded"
-        case paymentIntent = "payment_intent"
-    }
 }
 
 /// A Dispute (`dp_...`): a chargeback on a charge.
-public struct StripeDispute: Decodable, Sendable {
+public struct StripeDispute: Sendable {
     public var id: String
     public var charge: StripeID?
     public var paymentIntent: StripeID?
@@ -152,9 +126,126 @@ public struct StripeDispute: Decodable, Sendable {
     public var status: String?
     public var created: Int64?
     public var livemode: Bool?
+}
 
-    enum CodingKeys: String, CodingKey {
-        case id, charge, amount, reason, status, created, livemode
-        case paymentIntent = "payment_intent"
+extension StripeCheckoutSession: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init(id: "")
+        try reader.readMembers(into: &self, [
+            .required("id", \.id), .optional("mode", \.mode), .optional("payment_status", \.paymentStatus),
+            .optional("status", \.status), .optional("client_reference_id", \.clientReferenceID),
+            .optional("metadata", \.metadata), .optional("customer", \.customer),
+            .optional("subscription", \.subscription), .optional("payment_intent", \.paymentIntent),
+            .optional("invoice", \.invoice), .optional("line_items", \.lineItems),
+            .optional("amount_total", \.amountTotal), .optional("currency", \.currency),
+            .optional("created", \.created), .optional("livemode", \.livemode),
+        ])
+    }
+}
+
+extension StripeCheckoutSession.LineItems: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init(data: [])
+        try reader.readMembers(into: &self, [.required("data", \.data)])
+    }
+}
+
+extension StripeCheckoutSession.LineItem: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [.optional("price", \.price)])
+    }
+}
+
+extension StripeInvoice: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init(id: "")
+        try reader.readMembers(into: &self, [
+            .required("id", \.id), .optional("status", \.status), .optional("billing_reason", \.billingReason),
+            .optional("customer", \.customer), .optional("parent", \.parent),
+            .optional("subscription", \.legacySubscription), .optional("attempt_count", \.attemptCount),
+            .optional("next_payment_attempt", \.nextPaymentAttempt), .optional("lines", \.lines),
+            .optional("payments", \.payments), .optional("payment_intent", \.legacyPaymentIntent),
+            .optional("created", \.created), .optional("livemode", \.livemode),
+        ])
+    }
+}
+
+extension StripeInvoice.Lines: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init(data: [])
+        try reader.readMembers(into: &self, [.required("data", \.data)])
+    }
+}
+
+extension StripeInvoice.Line: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [.optional("period", \.period)])
+    }
+}
+
+extension StripeInvoice.Line.Period: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [.optional("start", \.start), .optional("end", \.end)])
+    }
+}
+
+extension StripeInvoice.Payments: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init(data: [])
+        try reader.readMembers(into: &self, [.required("data", \.data)])
+    }
+}
+
+extension StripeInvoice.Payment: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [.optional("payment", \.payment)])
+    }
+}
+
+extension StripeInvoice.Payment.Target: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [.optional("payment_intent", \.paymentIntent)])
+    }
+}
+
+extension StripeInvoice.Parent: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [.optional("subscription_details", \.subscriptionDetails)])
+    }
+}
+
+extension StripeInvoice.Parent.SubscriptionDetails: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [.optional("subscription", \.subscription)])
+    }
+}
+
+extension StripeCharge: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init(id: "")
+        try reader.readMembers(into: &self, [
+            .required("id", \.id), .optional("amount", \.amount), .optional("amount_refunded", \.amountRefunded),
+            .optional("refunded", \.refunded), .optional("payment_intent", \.paymentIntent),
+            .optional("customer", \.customer), .optional("invoice", \.invoice), .optional("created", \.created),
+            .optional("livemode", \.livemode),
+        ])
+    }
+}
+
+extension StripeDispute: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init(id: "")
+        try reader.readMembers(into: &self, [
+            .required("id", \.id), .optional("charge", \.charge), .optional("payment_intent", \.paymentIntent),
+            .optional("amount", \.amount), .optional("reason", \.reason), .optional("status", \.status),
+            .optional("created", \.created), .optional("livemode", \.livemode),
+        ])
     }
 }

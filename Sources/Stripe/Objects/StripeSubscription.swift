@@ -1,9 +1,11 @@
+public import Encodings
+
 /// A Subscription (`sub_...`), the fields that decide access. Since API version 2025-03-31 the billing period lives on
 /// each item (`items.data[].current_period_end`); older versions put it on the subscription: both are read, the
 /// items' preferred.
-public struct StripeSubscription: Decodable, Sendable {
-    public struct Item: Decodable, Sendable {
-        public struct Price: Decodable, Sendable {
+public struct StripeSubscription: Sendable {
+    public struct Item: Sendable {
+        public struct Price: Sendable {
             public var id: String
             public var product: StripeID?
             /// In the currency's smallest unit (``StripeAmount``).
@@ -16,11 +18,6 @@ public struct StripeSubscription: Decodable, Sendable {
                 self.unitAmount = unitAmount
                 self.currency = currency
             }
-
-            enum CodingKeys: String, CodingKey {
-                case id, product, currency
-                case unitAmount = "unit_amount"
-            }
         }
 
         public var id: String?
@@ -28,15 +25,9 @@ public struct StripeSubscription: Decodable, Sendable {
         public var quantity: Int64?
         public var currentPeriodStart: Int64?
         public var currentPeriodEnd: Int64?
-
-        enum CodingKeys: String, CodingKey {
-            case id, price, quantity
-            case currentPeriodStart = "current_period_start"
-            case currentPeriodEnd = "current_period_end"
-        }
     }
 
-    public struct Items: Decodable, Sendable {
+    public struct Items: Sendable {
         public var data: [Item]
     }
 
@@ -57,28 +48,15 @@ public struct StripeSubscription: Decodable, Sendable {
     public var latestInvoice: StripeID?
     public var livemode: Bool?
 
-    enum CodingKeys: String, CodingKey {
-        case id, status, customer, items, created, metadata, livemode
-        case latestInvoice = "latest_invoice"
-        case cancelAtPeriodEnd = "cancel_at_period_end"
-        case cancelAt = "cancel_at"
-        case canceledAt = "canceled_at"
-        case endedAt = "ended_at"
-        case trialEnd = "trial_end"
-        case startDate = "start_date"
-        case currentPeriodStart = "current_period_start"
-        case currentPeriodEnd = "current_period_end"
-    }
-
     /// `status`: one of Stripe's, or one added later (kept as written).
-    public struct OpenStatus: Decodable, Sendable, Hashable {
+    public struct OpenStatus: Sendable, Hashable, JSONReadable {
         public var rawValue: String
         public var known: Status? { Status(rawValue: rawValue) }
 
         public init(_ status: Status) { rawValue = status.rawValue }
 
-        public init(from decoder: any Decoder) throws {
-            rawValue = try decoder.singleValueContainer().decode(String.self)
+        public init(json reader: inout JSONReader) throws(JSONReadError) {
+            rawValue = try reader.readString()
         }
     }
 
@@ -100,4 +78,47 @@ public struct StripeSubscription: Decodable, Sendable {
 
     /// The price IDs of every item.
     public var priceIDs: [String] { items?.data.compactMap { $0.price?.id } ?? [] }
+}
+
+extension StripeSubscription: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init(id: "", status: OpenStatus(.active))
+        try reader.readMembers(into: &self, [
+            .required("id", \.id), .required("status", \.status), .optional("customer", \.customer),
+            .optional("items", \.items), .optional("cancel_at_period_end", \.cancelAtPeriodEnd),
+            .optional("cancel_at", \.cancelAt), .optional("canceled_at", \.canceledAt),
+            .optional("ended_at", \.endedAt), .optional("trial_end", \.trialEnd), .optional("created", \.created),
+            .optional("start_date", \.startDate), .optional("current_period_start", \.currentPeriodStart),
+            .optional("current_period_end", \.currentPeriodEnd), .optional("metadata", \.metadata),
+            .optional("latest_invoice", \.latestInvoice), .optional("livemode", \.livemode),
+        ])
+    }
+}
+
+extension StripeSubscription.Items: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init(data: [])
+        try reader.readMembers(into: &self, [.required("data", \.data)])
+    }
+}
+
+extension StripeSubscription.Item: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [
+            .optional("id", \.id), .optional("price", \.price), .optional("quantity", \.quantity),
+            .optional("current_period_start", \.currentPeriodStart),
+            .optional("current_period_end", \.currentPeriodEnd),
+        ])
+    }
+}
+
+extension StripeSubscription.Item.Price: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init(id: "", product: nil)
+        try reader.readMembers(into: &self, [
+            .required("id", \.id), .optional("product", \.product), .optional("unit_amount", \.unitAmount),
+            .optional("currency", \.currency),
+        ])
+    }
 }

@@ -1,5 +1,6 @@
 import CivilCalendar
 import EntitlementDomain
+import Encodings
 import Foundation
 import GooglePlay
 import TestSupport
@@ -64,7 +65,7 @@ import Testing
             "acknowledgementState": "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED", "lineItems": items ?? [line],
         ]
         for (key, value) in fields { object[key] = value is NSNull ? nil : value }
-        return try JSONDecoder().decode(SubscriptionPurchaseV2.self, from: JSONSerialization.data(withJSONObject: object))
+        return try JSONReader.read(SubscriptionPurchaseV2.self, from: Array(#require(JSONValue(sortingKeysOf: object)).text.utf8))
     }
 
     static func product(_ fields: [String: Any] = [:]) throws -> ProductPurchase {
@@ -74,7 +75,7 @@ import Testing
             "productId": "lifetime", "quantity": 1, "regionCode": "US",
         ]
         for (key, value) in fields { object[key] = value is NSNull ? nil : value }
-        return try JSONDecoder().decode(ProductPurchase.self, from: JSONSerialization.data(withJSONObject: object))
+        return try JSONReader.read(ProductPurchase.self, from: Array(#require(JSONValue(sortingKeysOf: object)).text.utf8))
     }
 
     func purchase(
@@ -376,7 +377,7 @@ import Testing
 
     @Test func googlesOwnAnswersInterpretAsTheyRead() throws {
         func fixture(_ name: String) throws -> SubscriptionPurchaseV2 {
-            try JSONDecoder().decode(SubscriptionPurchaseV2.self, from: RepositoryFiles.google(name))
+            try JSONReader.read(SubscriptionPurchaseV2.self, from: Array(RepositoryFiles.google(name)))
         }
         let active = try purchase(fixture("subscription-v2-active.json"))
         #expect(active.expiresAt?.milliseconds == 1_784_107_800_123 && active.purchasedAt.milliseconds == 1_778_837_398_000)

@@ -1,6 +1,6 @@
 import CivilCalendar
 import EntitlementDomain
-import Foundation
+import Encodings
 import Stripe
 import Testing
 
@@ -30,7 +30,12 @@ import Testing
             ]]],
         ]
         object.merge(fields) { $1 }
-        return try JSONDecoder().decode(StripeSubscription.self, from: JSONSerialization.data(withJSONObject: object))
+        return try Self.decoded(StripeSubscription.self, object)
+    }
+
+    /// `object` as Stripe would write it, read the way the service reads Stripe's answers.
+    private static func decoded<Value: JSONReadable>(_ type: Value.Type, _ object: [String: Any]) throws -> Value {
+        try JSONReader.read(Value.self, from: Array(#require(JSONValue(sortingKeysOf: object)).text.utf8))
     }
 
     private func purchase(_ fields: [String: Any] = [:], at observed: Int64 = periodStart + 60) throws -> StorePurchase {
@@ -169,11 +174,11 @@ import Testing
         let revoked = try #require(StripeInterpretation.revoking(stored, at: UnixTime(milliseconds: (Self.periodStart + 90) * 1000), reason: "REFUNDED"))
         let laterSnapshot = try purchase(at: Self.periodStart + 300)
         #expect(PurchaseVersions.merge(stored: revoked, incoming: laterSnapshot).revokedAt == revoked.revokedAt)
-        let invoice = try JSONDecoder().decode(
+        let invoice = try Self.decoded(
             StripeInvoice.self,
-            from: JSONSerialization.data(withJSONObject: [
+            [
                 "id": "in_2", "lines": ["data": [["period": ["start": Self.periodEnd, "end": Self.periodEnd + 30 * Seconds.perDay]]]],
-            ]))
+            ])
         let paidInvoice = try StripeInterpretation.paid(
             invoice, stored: revoked, observedAt: UnixTime(milliseconds: (Self.periodEnd + 10) * 1000))
         let paid = try #require(paidInvoice)
@@ -182,12 +187,12 @@ import Testing
     }
 
     @Test func aOneTimeCheckoutIsALifetimePurchaseKeyedByItsPaymentIntent() throws {
-        let session = try JSONDecoder().decode(
+        let session = try Self.decoded(
             StripeCheckoutSession.self,
-            from: JSONSerialization.data(withJSONObject: [
+            [
                 "id": "cs_1", "mode": "payment", "payment_status": "paid", "payment_intent": "pi_1", "livemode": false,
                 "created": Self.periodStart, "line_items": ["data": [["price": ["id": "price_x", "product": "prod_lifetime"]]]],
-            ]))
+            ])
         let record = try #require(
             try StripeInterpretation.purchase(
                 fromCheckoutSession: session, observedAt: UnixTime(milliseconds: Self.periodStart * 1000),
@@ -197,11 +202,11 @@ import Testing
     }
 
     @Test func aDelayedPaymentGrantsNothingUntilPaid() throws {
-        let session = try JSONDecoder().decode(
+        let session = try Self.decoded(
             StripeCheckoutSession.self,
-            from: JSONSerialization.data(withJSONObject: [
+            [
                 "id": "cs_2", "mode": "payment", "payment_status": "unpaid", "metadata": ["price_id": "price_pro"],
-            ]))
+            ])
         let record = try #require(
             try StripeInterpretation.purchase(
                 fromCheckoutSession: session, observedAt: UnixTime(milliseconds: Self.periodStart * 1000),

@@ -7,18 +7,18 @@ import Testing
 /// Real-time Developer Notifications and the Pub/Sub push that carries them.
 @Suite struct DeveloperNotificationTests {
     static func notification(_ json: String) throws -> DeveloperNotification {
-        try JSONDecoder().decode(DeveloperNotification.self, from: Data(json.utf8))
+        try JSONReader.read(DeveloperNotification.self, from: Array(json.utf8))
     }
 
     @Test func thePushEnvelopeCarriesTheNotificationInBase64() throws {
-        let envelope = try JSONDecoder().decode(PubSubPushEnvelope.self, from: RepositoryFiles.google("pubsub-push.json"))
+        let envelope = try JSONReader.read(PubSubPushEnvelope.self, from: Array(RepositoryFiles.google("pubsub-push.json")))
         #expect(envelope.subscription == "projects/myproject/subscriptions/play-rtdn")
         let message = try #require(envelope.message)
         #expect(message.messageId == "136969346945" && message.message_id == "136969346945")
         #expect(message.publishTime == "2026-06-15T08:45:45.678Z")
         #expect(message.attributes == ["origin": "play"])
         let data = try #require(message.data.flatMap { Base64.decode($0, padding: .optional) })
-        let notification = try JSONDecoder().decode(DeveloperNotification.self, from: Data(data))
+        let notification = try JSONReader.read(DeveloperNotification.self, from: data)
         #expect(notification.version == "1.0" && notification.packageName == "com.example.app")
         #expect(GooglePlayTime.milliseconds(decimal: notification.eventTimeMillis) == 1_781_512_345_678)
         let subscription = try #require(notification.subscriptionNotification)
@@ -46,6 +46,10 @@ import Testing
         // A kind Google adds later decodes to none of these, for the receiver to refuse.
         let future = try Self.notification(#"{"version":"1.0","packageName":"p","somethingNewNotification":{"a":1}}"#)
         #expect(future.subscriptionNotification == nil && future.testNotification == nil)
+        #expect(future.kinds == ["somethingNewNotification"])
+        // A member names the kind even when null: the receiver acknowledges it rather than refusing it as malformed.
+        #expect(try Self.notification(#"{"packageName":"p","testNotification":null}"#).kinds == ["testNotification"])
+        #expect(test.kinds == ["testNotification"] && product.kinds == ["oneTimeProductNotification"])
     }
 
     @Test func subscriptionNotificationTypesAreGooglesNumbersAndNames() {

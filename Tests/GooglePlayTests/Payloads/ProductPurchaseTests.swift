@@ -1,3 +1,4 @@
+import Encodings
 import Foundation
 import GooglePlay
 import TestSupport
@@ -6,7 +7,7 @@ import Testing
 /// `purchases.products.get` answers: Google's 64-bit numbers as strings, its small enums as numbers.
 @Suite struct ProductPurchaseTests {
     @Test func aLicenseTestersPurchaseDecodesAsGoogleSpellsIt() throws {
-        let purchase = try JSONDecoder().decode(ProductPurchase.self, from: RepositoryFiles.google("product-purchase.json"))
+        let purchase = try JSONReader.read(ProductPurchase.self, from: Array(RepositoryFiles.google("product-purchase.json")))
         #expect(purchase.kind == "androidpublisher#productPurchase")
         #expect(GooglePlayTime.milliseconds(decimal: purchase.purchaseTimeMillis) == 1_781_512_345_678)
         #expect(purchase.state == .purchased && purchase.consumptionState == 0)
@@ -19,7 +20,7 @@ import Testing
 
     @Test func purchaseStatesByNumber() throws {
         func decoded(_ json: String) throws -> ProductPurchase {
-            try JSONDecoder().decode(ProductPurchase.self, from: Data(json.utf8))
+            try JSONReader.read(ProductPurchase.self, from: Array(json.utf8))
         }
         #expect(try decoded(#"{"purchaseState": 1}"#).state == .canceled)
         #expect(try decoded(#"{"purchaseState": 2}"#).state == .pending)
@@ -30,7 +31,7 @@ import Testing
 
     @Test func onlyPurchaseTypeZeroIsATestPurchaseAndOnlyStateOneIsAcknowledged() throws {
         func decoded(_ json: String) throws -> ProductPurchase {
-            try JSONDecoder().decode(ProductPurchase.self, from: Data(json.utf8))
+            try JSONReader.read(ProductPurchase.self, from: Array(json.utf8))
         }
         // Absent: a normal purchase (Google sends purchaseType only outside the normal flow).
         #expect(try !decoded("{}").isTestPurchase)

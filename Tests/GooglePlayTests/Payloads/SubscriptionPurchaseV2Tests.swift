@@ -1,3 +1,4 @@
+import Encodings
 import Foundation
 import GooglePlay
 import TestSupport
@@ -7,7 +8,7 @@ import Testing
 /// Google's fields it does not read (and ones Google adds later) ignored, enum values it does not know kept raw.
 @Suite struct SubscriptionPurchaseV2Tests {
     static func fixture(_ name: String) throws -> SubscriptionPurchaseV2 {
-        try JSONDecoder().decode(SubscriptionPurchaseV2.self, from: RepositoryFiles.google(name))
+        try JSONReader.read(SubscriptionPurchaseV2.self, from: Array(RepositoryFiles.google(name)))
     }
 
     @Test func anActiveSubscriptionDecodesEveryFieldReadAndIgnoresTheRest() throws {
@@ -97,12 +98,12 @@ import Testing
 
     @Test func anObjectWhosePresenceIsTheInformationMayHoldAnything() throws {
         let json = #"{"testPurchase": {"whatever": [1, {"x": null}]}, "lineItems": [{"prepaidPlan": {}}]}"#
-        let purchase = try JSONDecoder().decode(SubscriptionPurchaseV2.self, from: Data(json.utf8))
+        let purchase = try JSONReader.read(SubscriptionPurchaseV2.self, from: Array(json.utf8))
         #expect(purchase.testPurchase != nil)
         #expect(purchase.lineItems?.first?.prepaidPlan != nil)
         // Not an object: refused rather than read as present.
-        #expect(throws: DecodingError.self) {
-            try JSONDecoder().decode(SubscriptionPurchaseV2.self, from: Data(#"{"testPurchase": true}"#.utf8))
+        #expect(throws: JSONReadError.self) {
+            try JSONReader.read(SubscriptionPurchaseV2.self, from: Array(#"{"testPurchase": true}"#.utf8))
         }
     }
 
@@ -111,8 +112,8 @@ import Testing
             #"{"subscriptionState": 3}"#, #"{"lineItems": {"productId": "premium"}}"#,
             #"{"lineItems": [{"autoRenewingPlan": {"autoRenewEnabled": "yes"}}]}"#,
         ] {
-            #expect(throws: DecodingError.self, "\(json)") {
-                try JSONDecoder().decode(SubscriptionPurchaseV2.self, from: Data(json.utf8))
+            #expect(throws: JSONReadError.self, "\(json)") {
+                try JSONReader.read(SubscriptionPurchaseV2.self, from: Array(json.utf8))
             }
         }
     }

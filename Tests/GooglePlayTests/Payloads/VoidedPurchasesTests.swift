@@ -1,3 +1,4 @@
+import Encodings
 import Foundation
 import GooglePlay
 import TestSupport
@@ -6,7 +7,7 @@ import Testing
 /// `purchases.voidedpurchases.list` answers.
 @Suite struct VoidedPurchasesTests {
     @Test func aPageDecodesItsPurchasesAndTheNextPageToken() throws {
-        let list = try JSONDecoder().decode(VoidedPurchaseList.self, from: RepositoryFiles.google("voided-purchases.json"))
+        let list = try JSONReader.read(VoidedPurchaseList.self, from: Array(RepositoryFiles.google("voided-purchases.json")))
         #expect(list.tokenPagination?.nextPageToken == "page-2")
         let voided = try #require(list.voidedPurchases)
         #expect(voided.map(\.purchaseToken) == ["token-a", "token-b", "token-c"])
@@ -18,22 +19,22 @@ import Testing
     }
 
     @Test func noVoidedPurchaseAtAllIsAnEmptyObject() throws {
-        let list = try JSONDecoder().decode(VoidedPurchaseList.self, from: Data("{}".utf8))
+        let list = try JSONReader.read(VoidedPurchaseList.self, from: Array("{}".utf8))
         #expect(list.voidedPurchases == nil && list.tokenPagination == nil)
     }
 
     @Test func reasonsAreNamedAsGoogleNamesThem() throws {
         let names = try (0...8).map { reason in
-            try JSONDecoder().decode(VoidedPurchase.self, from: Data(#"{"voidedReason": \#(reason)}"#.utf8)).reasonName
+            try JSONReader.read(VoidedPurchase.self, from: Array(#"{"voidedReason": \#(reason)}"#.utf8)).reasonName
         }
         #expect(names == [
             "VOIDED_OTHER", "VOIDED_REMORSE", "VOIDED_NOT_RECEIVED", "VOIDED_DEFECTIVE", "VOIDED_ACCIDENTAL_PURCHASE",
             "VOIDED_FRAUD", "VOIDED_FRIENDLY_FRAUD", "VOIDED_CHARGEBACK", "VOIDED_UNACKNOWLEDGED_PURCHASE",
         ])
-        let list = try JSONDecoder().decode(VoidedPurchaseList.self, from: RepositoryFiles.google("voided-purchases.json"))
+        let list = try JSONReader.read(VoidedPurchaseList.self, from: Array(RepositoryFiles.google("voided-purchases.json")))
         // A reason this build does not know, or none, is just voided.
         #expect(list.voidedPurchases?[2].reasonName == "VOIDED")
-        #expect(try JSONDecoder().decode(VoidedPurchase.self, from: Data("{}".utf8)).reasonName == "VOIDED")
-        #expect(try JSONDecoder().decode(VoidedPurchase.self, from: Data(#"{"voidedReason": -1}"#.utf8)).reasonName == "VOIDED")
+        #expect(try JSONReader.read(VoidedPurchase.self, from: Array("{}".utf8)).reasonName == "VOIDED")
+        #expect(try JSONReader.read(VoidedPurchase.self, from: Array(#"{"voidedReason": -1}"#.utf8)).reasonName == "VOIDED")
     }
 }
