@@ -10,7 +10,7 @@ public struct ActiveEntitlementValue: Hashable, Sendable {
     public var willRenew: Bool
     public var inGracePeriod: Bool
     public var inBillingRetry: Bool
-    /// The grant ID or store transaction ID behind it (not sent to clients; for logs, events and `GetCustomer`).
+    /// The grant ID or purchase (original transaction ID) behind it (not sent to clients; for logs, events and `GetCustomer`).
     public var referenceID: String
 
     public init(

@@ -226,7 +226,7 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
         }
     }
 
-    // MARK: Store transactions and notifications
+    // MARK: Store purchases and notifications
 
     func purchase(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)
         -> StorePurchase?
@@ -533,7 +533,7 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
 
 extension StorageSQL {
     static let saveTransactionSQL = """
-        INSERT INTO transactions (\(transactionColumns))
+        INSERT INTO transactions (\(purchaseColumns))
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (tenant_id, store, original_transaction_id) DO UPDATE SET
             transaction_id = excluded.transaction_id, customer_id = excluded.customer_id,

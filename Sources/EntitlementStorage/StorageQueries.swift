@@ -10,7 +10,7 @@ enum StorageSQL {
     static let eventColumns =
         "tenant_id, customer_id, version, cause, change, reason, occurred_at, status, related_app_user_id, reference_id, "
         + "key_name"
-    static let transactionColumns =
+    static let purchaseColumns =
         "tenant_id, store, original_transaction_id, transaction_id, customer_id, product_id, product_type, "
         + "entitlement_ids, environment, purchased_at, original_purchase_at, expires_at, revoked_at, revocation_reason, "
         + "ownership, will_renew, in_grace_period, in_billing_retry, grace_period_expires_at, app_account_token, "
@@ -32,8 +32,8 @@ enum StorageSQL {
 
     /// Oldest first, like grants: an upsert keeps the row (and rowid) it first inserted, and transactions_customer is in
     /// (tenant_id, customer_id, rowid) order.
-    static let customerTransactionsSQL =
-        "SELECT \(transactionColumns) FROM transactions WHERE tenant_id = ? AND customer_id = ? ORDER BY rowid"
+    static let customerPurchasesSQL =
+        "SELECT \(purchaseColumns) FROM transactions WHERE tenant_id = ? AND customer_id = ? ORDER BY rowid"
 
     /// Served by the partial index customers_next_change_at, already in (next_change_at, id) order.
     static let customersDueSQL = """
@@ -97,9 +97,9 @@ extension SQLExecutor {
         ) { $0.string(0) }
         let grants = try rows(
             StorageSQL.customerGrantsSQL, [.text(customer.tenantID), .integer(customer.id)], StorageSQL.grant(from:))
-        let transactions = try rows(
-            StorageSQL.customerTransactionsSQL, [.text(customer.tenantID), .integer(customer.id)], StorageSQL.purchase(from:))
-        return CustomerSnapshot(customer: customer, aliases: aliases, grants: grants, purchases: transactions)
+        let purchases = try rows(
+            StorageSQL.customerPurchasesSQL, [.text(customer.tenantID), .integer(customer.id)], StorageSQL.purchase(from:))
+        return CustomerSnapshot(customer: customer, aliases: aliases, grants: grants, purchases: purchases)
     }
 
     func snapshot(tenantID: String, appUserID: String) throws(StorageError) -> CustomerSnapshot? {
@@ -126,14 +126,14 @@ extension SQLExecutor {
             [.text(tenantID), .text(idempotencyKey)], StorageSQL.grant(from:))
     }
 
-    // MARK: Store transactions
+    // MARK: Store purchases
 
     func purchase(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)
         -> StorePurchase?
     {
         try row(
             """
-            SELECT \(StorageSQL.transactionColumns) FROM transactions
+            SELECT \(StorageSQL.purchaseColumns) FROM transactions
             WHERE tenant_id = ? AND store = ? AND original_transaction_id = ?
             """,
             [.text(tenantID), .integer(StorageColumns.store(store)), .text(originalTransactionID)], StorageSQL.purchase(from:))
@@ -146,7 +146,7 @@ extension SQLExecutor {
         guard !originalTransactionID.isEmpty else { return nil }
         return try row(
             """
-            SELECT \(StorageSQL.transactionColumns) FROM transactions
+            SELECT \(StorageSQL.purchaseColumns) FROM transactions
             WHERE tenant_id = ? AND store = ? AND replaces = ? AND replaces <> '' ORDER BY rowid DESC LIMIT 1
             """,
             [.text(tenantID), .integer(StorageColumns.store(store)), .text(originalTransactionID)], StorageSQL.purchase(from:))
@@ -156,7 +156,7 @@ extension SQLExecutor {
     func acknowledgementsDue(at time: UnixTime, limit: Int) throws(StorageError) -> [StorePurchase] {
         try rows(
             """
-            SELECT \(StorageSQL.transactionColumns) FROM transactions
+            SELECT \(StorageSQL.purchaseColumns) FROM transactions
             WHERE acknowledgement = 'pending' AND acknowledgement_due_at <= ? ORDER BY acknowledgement_due_at LIMIT ?
             """,
             [.time(time), .integer(Int64(limit))], StorageSQL.purchase(from:))
@@ -287,7 +287,7 @@ extension SQLExecutor {
         guard !appAccountToken.isEmpty else { return [] }
         return try rows(
             """
-            SELECT \(StorageSQL.transactionColumns) FROM transactions
+            SELECT \(StorageSQL.purchaseColumns) FROM transactions
             WHERE tenant_id = ? AND app_account_token = ? AND app_account_token <> '' AND customer_id IS NULL
             ORDER BY rowid
             """,

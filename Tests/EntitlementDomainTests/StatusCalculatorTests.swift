@@ -91,7 +91,7 @@ func candidate(
         #expect(value.source == .grant)
         #expect(value.expiresAt == ms(8000))
         #expect(value.referenceID == "g1")
-        // The store transaction's expiry at 5000 changes nothing: the grant still covers the entitlement.
+        // The store purchase's expiry at 5000 changes nothing: the grant still covers the entitlement.
         #expect(result.nextChangeAt == ms(8000))
         #expect(result.entitlements.count == 1)
     }

@@ -14,9 +14,9 @@ struct CustomerMatchTests {
         try repository.write { transaction throws in
             let guest = try transaction.customer("t", "guest")
             let erin = try transaction.customer("t", "erin")
-            try transaction.savePurchase(makeTransaction("pi_guest", tenant: "t", customer: guest.id, store: .stripe))
+            try transaction.savePurchase(makePurchase("pi_guest", tenant: "t", customer: guest.id, store: .stripe))
             try transaction.savePurchase(
-                makeTransaction("sub_erin", tenant: "t", customer: erin.id, store: .stripe, transactionID: "in_erin"))
+                makePurchase("sub_erin", tenant: "t", customer: erin.id, store: .stripe, transactionID: "in_erin"))
             for (reference, original) in [
                 ("pi_guest", "pi_guest"), ("cs_guest", "pi_guest"), ("in_erin", "sub_erin"), ("cus_erin", "sub_erin"),
             ] {

@@ -107,7 +107,7 @@ struct MigrationTests {
         #expect(try repository.nextChangeAt() == time(9_000))
 
         // The new tables work against the old rows.
-        try repository.write { try $0.savePurchase(makeTransaction("1000", tenant: "t", customer: 7)) }
+        try repository.write { try $0.savePurchase(makePurchase("1000", tenant: "t", customer: 7)) }
         #expect(try repository.snapshot(tenantID: "t", customerID: 7)?.purchases.map(\.originalTransactionID) == ["1000"])
         // Migration 3: an old ID has no app account token until one is recorded (Identify does), then resolves.
         #expect(try repository.write { try $0.customerID(tenantID: "t", appAccountToken: "tok") } == nil)
@@ -117,12 +117,12 @@ struct MigrationTests {
 
     @Test func upgradesAVersion3DatabaseKeepingItsTransactions() throws {
         let database = try TemporaryDatabase()
-        let stored = makeTransaction("1000", tenant: "t", customer: nil)
+        let stored = makePurchase("1000", tenant: "t", customer: nil)
         do {
-            // A database as the build before migration 4 left it: transactions without the renewal columns.
+            // A database as the build before migration 4 left it: purchases without the renewal columns.
             let raw = try database.rawConnection()
             try Migrations.apply(Array(Migrations.all.prefix(while: { $0.version <= 3 })), on: raw, now: time(0))
-            let columns = StorageSQL.transactionColumns.replacingOccurrences(
+            let columns = StorageSQL.purchaseColumns.replacingOccurrences(
                 of: ", renewal_product_id, is_upgraded, renewal_state_as_of, paused_until, superseded_by, origin" + Self.version6Columns,
                 with: "")
             let placeholders = Array(repeating: "?", count: 23).joined(separator: ", ")
@@ -146,13 +146,13 @@ struct MigrationTests {
 
     @Test func upgradesAVersion4DatabaseToTheStoreNeutralPurchaseColumns() throws {
         let database = try TemporaryDatabase()
-        let stored = makeTransaction("1000", tenant: "t", customer: nil)
+        let stored = makePurchase("1000", tenant: "t", customer: nil)
         do {
             // Migration 5 adds paused_until, superseded_by and origin: a row from before it reads as a device's
             // purchase, neither paused nor superseded.
             let raw = try database.rawConnection()
             try Migrations.apply(Array(Migrations.all.prefix(while: { $0.version <= 4 })), on: raw, now: time(0))
-            let columns = StorageSQL.transactionColumns.replacingOccurrences(
+            let columns = StorageSQL.purchaseColumns.replacingOccurrences(
                 of: ", paused_until, superseded_by, origin" + Self.version6Columns, with: "")
             let placeholders = Array(repeating: "?", count: 26).joined(separator: ", ")
             try raw.run(
@@ -172,7 +172,7 @@ struct MigrationTests {
         #expect(read.origin == .device && read.renewal == .paid && read.supersededBy.isEmpty)
     }
 
-    /// The columns migration 6 adds to transactions, as `StorageSQL.transactionColumns` lists them.
+    /// The columns migration 6 adds to `transactions`, as `StorageSQL.purchaseColumns` lists them.
     static let version6Columns =
         ", replaces, acknowledgement, acknowledgement_attempts, acknowledgement_due_at, acknowledgement_error, suspended"
         + version10Columns
@@ -181,13 +181,13 @@ struct MigrationTests {
 
     @Test func upgradesAVersion5DatabaseToPlayPurchaseColumns() throws {
         let database = try TemporaryDatabase()
-        let stored = makeTransaction("1000", tenant: "t", customer: nil)
+        let stored = makePurchase("1000", tenant: "t", customer: nil)
         do {
             // Migration 6 adds replaces, suspended and the acknowledgement schedule: a row from before it replaces
             // nothing, is not suspended and owes no acknowledgement (App Store purchases never do).
             let raw = try database.rawConnection()
             try Migrations.apply(Array(Migrations.all.prefix(while: { $0.version <= 5 })), on: raw, now: time(0))
-            let columns = StorageSQL.transactionColumns.replacingOccurrences(of: Self.version6Columns, with: "")
+            let columns = StorageSQL.purchaseColumns.replacingOccurrences(of: Self.version6Columns, with: "")
             let placeholders = Array(repeating: "?", count: 29).joined(separator: ", ")
             try raw.run(
                 "INSERT INTO transactions (\(columns)) VALUES (\(placeholders))",

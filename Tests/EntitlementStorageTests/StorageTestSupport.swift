@@ -77,7 +77,7 @@ func makeEvent(
         referenceID: "ref-\(version)")
 }
 
-func makeTransaction(
+func makePurchase(
     _ originalTransactionID: String, tenant: String, customer: Int64?, store: Store = .appStore,
     transactionID: String? = nil, product: String = "monthly", entitlements: [String] = ["pro"],
     expiresAt: Int64? = 5_000, signedAt: Int64 = 1_000, appAccountToken: String = ""

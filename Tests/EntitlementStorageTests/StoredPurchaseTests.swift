@@ -5,7 +5,7 @@ import Testing
 @testable import EntitlementStorage
 
 @Suite("Store purchases and processed notifications")
-struct StoreTransactionRecordTests {
+struct StoredPurchaseTests {
     private func count(_ database: TemporaryDatabase, _ table: String) throws -> Int64 {
         try database.scalar("SELECT COUNT(*) FROM \(table)") ?? -1
     }
@@ -14,7 +14,7 @@ struct StoreTransactionRecordTests {
         let database = try TemporaryDatabase()
         let repository = try database.open()
         let alice = try repository.write { try $0.customer("t", "alice") }
-        var full = makeTransaction("2000000001", tenant: "t", customer: alice.id, transactionID: "2000000009")
+        var full = makePurchase("2000000001", tenant: "t", customer: alice.id, transactionID: "2000000009")
         full.entitlementIDs = ["pro", "", "extra storage"]
         full.revokedAt = time(4_000)
         full.revocationReason = "1"
@@ -28,11 +28,11 @@ struct StoreTransactionRecordTests {
         full.renewalProductID = "com.example.basic.monthly"
         full.supersededBy = "newer-token"
         full.origin = .notification
-        var bare = makeTransaction("2000000002", tenant: "t", customer: nil, entitlements: [], expiresAt: nil)
+        var bare = makePurchase("2000000002", tenant: "t", customer: nil, entitlements: [], expiresAt: nil)
         bare.originalPurchaseAt = nil
         bare.productType = "Consumable"
         bare.renewal = .paused(resumesAt: time(7_000))
-        var oneEmpty = makeTransaction("2000000003", tenant: "t", customer: nil, entitlements: [""])
+        var oneEmpty = makePurchase("2000000003", tenant: "t", customer: nil, entitlements: [""])
         oneEmpty.store = .stripe
         oneEmpty.renewal = .held(billingRetry: true)
 
@@ -58,8 +58,8 @@ struct StoreTransactionRecordTests {
         let database = try TemporaryDatabase()
         let repository = try database.open()
         let alice = try repository.write { try $0.customer("t", "alice") }
-        let first = makeTransaction("1", tenant: "t", customer: alice.id, expiresAt: 5_000, signedAt: 3_000)
-        var older = makeTransaction("1", tenant: "t", customer: nil, transactionID: "0", expiresAt: 2_000, signedAt: 1_000)
+        let first = makePurchase("1", tenant: "t", customer: alice.id, expiresAt: 5_000, signedAt: 3_000)
+        var older = makePurchase("1", tenant: "t", customer: nil, transactionID: "0", expiresAt: 2_000, signedAt: 1_000)
         older.isUpgraded = true
         older.renewalStateAsOf = time(500)
         func stored() throws -> StorePurchase? {
@@ -82,9 +82,9 @@ struct StoreTransactionRecordTests {
         let (a, b) = try repository.write { transaction throws in
             (try transaction.customer("t1", "alice"), try transaction.customer("t2", "alice"))
         }
-        let inT1 = makeTransaction("1", tenant: "t1", customer: a.id, product: "one", signedAt: 5_000)
-        let inT2 = makeTransaction("1", tenant: "t2", customer: b.id, product: "two", signedAt: 1_000)
-        let playInT1 = makeTransaction(
+        let inT1 = makePurchase("1", tenant: "t1", customer: a.id, product: "one", signedAt: 5_000)
+        let inT2 = makePurchase("1", tenant: "t2", customer: b.id, product: "two", signedAt: 1_000)
+        let playInT1 = makePurchase(
             "1", tenant: "t1", customer: a.id, store: .playStore, product: "play",
             signedAt: 1_000)
         // The same original transaction ID in another tenant or store is another purchase.
@@ -97,9 +97,9 @@ struct StoreTransactionRecordTests {
         #expect(try repository.snapshot(tenantID: "t1", appUserID: "alice")?.purchases == [inT1, playInT1])
         #expect(try repository.snapshot(tenantID: "t2", appUserID: "alice")?.purchases == [inT2])
 
-        // A transaction can never point at another tenant's customer.
+        // A purchase can never point at another tenant's customer.
         expectStorageError(.conflict) {
-            try repository.write { try $0.savePurchase(makeTransaction("9", tenant: "t2", customer: a.id)) }
+            try repository.write { try $0.savePurchase(makePurchase("9", tenant: "t2", customer: a.id)) }
         }
         expectStorageError(.conflict) {
             try repository.write { transaction throws in
@@ -111,17 +111,17 @@ struct StoreTransactionRecordTests {
         #expect(try repository.purchase(tenantID: "t2", store: .appStore, originalTransactionID: "1")?.customerID == b.id)
     }
 
-    @Test func unownedTransactionsAreFoundByTokenAndAttached() throws {
+    @Test func unownedPurchasesAreFoundByTokenAndAttached() throws {
         let database = try TemporaryDatabase()
         let repository = try database.open()
         let alice = try repository.write { try $0.customer("t", "alice") }
         try repository.write { transaction throws in
-            try transaction.savePurchase(makeTransaction("1", tenant: "t", customer: nil, appAccountToken: "tok"))
-            try transaction.savePurchase(makeTransaction("2", tenant: "t", customer: alice.id, appAccountToken: "tok"))
-            try transaction.savePurchase(makeTransaction("3", tenant: "t", customer: nil, appAccountToken: "other"))
-            try transaction.savePurchase(makeTransaction("4", tenant: "t", customer: nil))
-            try transaction.savePurchase(makeTransaction("5", tenant: "u", customer: nil, appAccountToken: "tok"))
-            try transaction.savePurchase(makeTransaction("6", tenant: "t", customer: nil, appAccountToken: "tok"))
+            try transaction.savePurchase(makePurchase("1", tenant: "t", customer: nil, appAccountToken: "tok"))
+            try transaction.savePurchase(makePurchase("2", tenant: "t", customer: alice.id, appAccountToken: "tok"))
+            try transaction.savePurchase(makePurchase("3", tenant: "t", customer: nil, appAccountToken: "other"))
+            try transaction.savePurchase(makePurchase("4", tenant: "t", customer: nil))
+            try transaction.savePurchase(makePurchase("5", tenant: "u", customer: nil, appAccountToken: "tok"))
+            try transaction.savePurchase(makePurchase("6", tenant: "t", customer: nil, appAccountToken: "tok"))
         }
         func unowned(_ tenant: String, _ token: String) throws -> [String] {
             try repository.write { transaction throws in
@@ -145,9 +145,9 @@ struct StoreTransactionRecordTests {
             try repository.snapshot(tenantID: "t", customerID: alice.id)?.purchases.map(\.originalTransactionID)
                 == ["1", "2", "6"])
         let attached = try #require(try repository.purchase(tenantID: "t", store: .appStore, originalTransactionID: "6"))
-        #expect(attached == makeTransaction("6", tenant: "t", customer: alice.id, appAccountToken: "tok"))
+        #expect(attached == makePurchase("6", tenant: "t", customer: alice.id, appAccountToken: "tok"))
 
-        // Clearing the owner makes it unowned again; an unknown transaction is a conflict.
+        // Clearing the owner makes it unowned again; an unknown purchase is a conflict.
         try repository.write { transaction throws in
             try transaction.setPurchaseOwner(tenantID: "t", store: .appStore, originalTransactionID: "6", customerID: nil)
         }
@@ -165,18 +165,18 @@ struct StoreTransactionRecordTests {
         }
     }
 
-    @Test func mergeMovesTransactions() throws {
+    @Test func mergeMovesPurchases() throws {
         let database = try TemporaryDatabase()
         let repository = try database.open()
         let (anon, alice, bob) = try repository.write { transaction throws in
             let anon = try transaction.customer("t", "$anon:1", anonymous: true)
             let alice = try transaction.customer("t", "alice")
             let bob = try transaction.customer("t", "bob")
-            try transaction.savePurchase(makeTransaction("a1", tenant: "t", customer: alice.id))
-            try transaction.savePurchase(makeTransaction("n1", tenant: "t", customer: anon.id))
-            try transaction.savePurchase(makeTransaction("n2", tenant: "t", customer: anon.id, product: "lifetime"))
-            try transaction.savePurchase(makeTransaction("b1", tenant: "t", customer: bob.id))
-            try transaction.savePurchase(makeTransaction("u1", tenant: "t", customer: nil))
+            try transaction.savePurchase(makePurchase("a1", tenant: "t", customer: alice.id))
+            try transaction.savePurchase(makePurchase("n1", tenant: "t", customer: anon.id))
+            try transaction.savePurchase(makePurchase("n2", tenant: "t", customer: anon.id, product: "lifetime"))
+            try transaction.savePurchase(makePurchase("b1", tenant: "t", customer: bob.id))
+            try transaction.savePurchase(makePurchase("u1", tenant: "t", customer: nil))
             return (anon, alice, bob)
         }
         try repository.write { try $0.merge(tenantID: "t", from: anon.id, into: alice.id) }
@@ -189,13 +189,13 @@ struct StoreTransactionRecordTests {
         #expect(try repository.purchase(tenantID: "t", store: .appStore, originalTransactionID: "u1")?.customerID == nil)
     }
 
-    @Test func snapshotsInsideAndOutsideAWriteIncludeTransactions() throws {
+    @Test func snapshotsInsideAndOutsideAWriteIncludePurchases() throws {
         let database = try TemporaryDatabase()
         let repository = try database.open()
         let record = try repository.write { transaction throws -> StorePurchase in
             let alice = try transaction.customer("t", "alice")
             try transaction.insertGrant(makeGrant("g-1", tenant: "t", customer: alice.id))
-            let record = makeTransaction("1", tenant: "t", customer: alice.id)
+            let record = makePurchase("1", tenant: "t", customer: alice.id)
             try transaction.savePurchase(record)
             // The write's own snapshot sees the uncommitted row.
             #expect(try transaction.snapshot(tenantID: "t", appUserID: "alice")?.purchases == [record])
@@ -237,20 +237,20 @@ struct StoreTransactionRecordTests {
         #expect(receivedAt == 1_000)
     }
 
-    @Test func aThrownErrorRollsBackTransactionsAndNotifications() throws {
+    @Test func aThrownErrorRollsBackPurchasesAndNotifications() throws {
         let database = try TemporaryDatabase()
         let repository = try database.open()
         let alice = try repository.write { transaction throws in
             let alice = try transaction.customer("t", "alice")
-            try transaction.savePurchase(makeTransaction("old", tenant: "t", customer: nil, signedAt: 1_000))
+            try transaction.savePurchase(makePurchase("old", tenant: "t", customer: nil, signedAt: 1_000))
             return alice
         }
         let before = try repository.purchase(tenantID: "t", store: .appStore, originalTransactionID: "old")
         #expect(throws: Boom.self) {
             try repository.write { transaction throws in
                 #expect(try transaction.markNotificationProcessed(tenantID: "t", notificationID: "n-1", at: time(1)))
-                try transaction.savePurchase(makeTransaction("new", tenant: "t", customer: alice.id))
-                try transaction.savePurchase(makeTransaction("old", tenant: "t", customer: nil, signedAt: 9_000))
+                try transaction.savePurchase(makePurchase("new", tenant: "t", customer: alice.id))
+                try transaction.savePurchase(makePurchase("old", tenant: "t", customer: nil, signedAt: 9_000))
                 try transaction.setPurchaseOwner(
                     tenantID: "t", store: .appStore, originalTransactionID: "old", customerID: alice.id)
                 throw Boom()

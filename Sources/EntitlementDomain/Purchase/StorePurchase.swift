@@ -37,10 +37,10 @@ public struct StorePurchase: Hashable, Sendable {
     /// The product a subscription renews to when that differs from `productID` (a downgrade or crossgrade that
     /// takes effect at the next renewal); empty otherwise.
     public var renewalProductID: String
-    /// The user upgraded from this transaction to a higher product: it grants nothing (Apple's `isUpgraded`).
+    /// The user upgraded from this purchase to a higher product: it grants nothing (Apple's `isUpgraded`).
     public var isUpgraded: Bool
     /// When the renewal state (`willRenew`, `renewalProductID`, ``renewal``) was true: the store's renewal info's
-    /// signature date, or, for a transaction seen without one, its purchase date.
+    /// signature date, or, for a purchase seen without one, its purchase date.
     public var renewalStateAsOf: UnixTime
     /// When access began, where that is before `purchasedAt`: a renewal that continues a period that granted up to
     /// its start, or a purchase the store dated a little ahead of the server's clock, counted from when it was

@@ -23,7 +23,7 @@ struct DatabaseCopyTests {
                         makeEvent(tenant: tenant, customer: customer.id, version: 1, status: [0x08, UInt8(index), 0xFF]),
                         nextChangeAt: index % 3 == 0 ? time(9_000) : nil)
                     try transaction.savePurchase(
-                        makeTransaction("\(tenant)-otx-\(index)", tenant: tenant, customer: customer.id))
+                        makePurchase("\(tenant)-otx-\(index)", tenant: tenant, customer: customer.id))
                     try transaction.replaceActiveEntitlements(
                         tenantID: tenant, customerID: customer.id,
                         with: [
