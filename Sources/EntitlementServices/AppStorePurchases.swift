@@ -3,7 +3,7 @@ import AppStoreServerAPI
 import EntitlementDomain
 import Synchronization
 
-/// Turns App Store signed transactions into verified transaction records for a tenant.
+/// Turns App Store signed transactions into verified purchases for a tenant.
 ///
 /// One verifier per tenant and environment, built from the tenant's settings and kept until the tenants file is
 /// reloaded (their chain caches then stay warm across calls).
@@ -20,7 +20,7 @@ public final class AppStorePurchases: Sendable {
         self.tenants = tenants
     }
 
-    /// Verifies `token` for `tenant` and maps it to a record owned by nobody yet.
+    /// Verifies `token` for `tenant` and maps it to a purchase owned by nobody yet.
     func record(from token: String, tenant: Tenant) throws(DomainError) -> StorePurchase {
         let settings = try Self.settings(of: tenant)
         return try AppStoreInterpretation.purchase(
