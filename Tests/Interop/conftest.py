@@ -193,7 +193,7 @@ SQLITE_ONLY = pytest.mark.skipif(ON_POSTGRES, reason="reads or locks the SQLite 
 
 
 def postgres_storage(database: Path) -> list[str]:
-    """`[storage]` lines putting the store for `database` in a PostgreSQL schema named after it (created here)."""
+    """`[storage]` lines that keep `database`'s data in a PostgreSQL schema named after it (created here)."""
     base = os.environ["ENTITLEMENTD_TEST_POSTGRES"]
     schema = "t_" + hashlib.sha256(str(database).encode()).hexdigest()[:24]
     subprocess.run(["psql", base, "-qc", f"CREATE SCHEMA IF NOT EXISTS {schema}"], check=True, timeout=60)

@@ -275,7 +275,7 @@ def test_ids_differing_only_in_case_are_different_customers(ent):
 
 def test_canonically_equivalent_ids_are_different_customers(ent):
     """IDs are compared byte for byte (AppUserID: "no Unicode normalization"): "café" written with U+00E9 and
-    "cafe" + U+0301 are two users. The store agrees (GetCustomer is NOT_FOUND), so every read must too."""
+    "cafe" + U+0301 are two users. The database agrees (GetCustomer is NOT_FOUND), so every read must too."""
     suffix = unique_id()
     composed, decomposed = f"caf\u00e9-{suffix}", f"cafe\u0301-{suffix}"
     assert composed.encode() != decomposed.encode()
