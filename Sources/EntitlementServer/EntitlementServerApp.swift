@@ -131,7 +131,7 @@ public final class EntitlementServerApp: Sendable {
             repository: repository, tenants: tenants, logger: logger,
             limits: ServerWiring.Limits(
                 maxStreamsPerConnection: config.maxStreamsPerConnection,
-                maxStreamsPerCustomer: config.maxStreamsPerCustomer, webHeartbeatInterval: config.grpcWebHeartbeat,
+                maxStreamsPerCustomer: config.maxStreamsPerCustomer, grpcWebHeartbeatInterval: config.grpcWebHeartbeat,
                 maxWriteGroup: config.maxWriteGroup),
             trustedProxies: config.trustedProxies, outbound: outbound,
             playAcknowledgements: PlayAcknowledger.Schedule(

@@ -25,20 +25,20 @@ public struct ServerWiring: Sendable {
         /// How many versions back `after_version` may resume from the log.
         public var replayLimit: Int
         /// How long a gRPC-Web status stream may stay silent before a `HEARTBEAT` event.
-        public var webHeartbeatInterval: Duration
+        public var grpcWebHeartbeatInterval: Duration
         /// The most writes that share one durable commit.
         public var maxWriteGroup: Int
 
         public init(
             maxStreamsPerConnection: Int = 100, maxStreamsPerCustomer: Int = 16, maxPendingUpdates: Int = 8,
-            replayLimit: Int = 1000, webHeartbeatInterval: Duration = .seconds(25),
+            replayLimit: Int = 1000, grpcWebHeartbeatInterval: Duration = .seconds(25),
             maxWriteGroup: Int = WriteQueueDefaults.maximumGroupSize
         ) {
             self.maxStreamsPerConnection = maxStreamsPerConnection
             self.maxStreamsPerCustomer = maxStreamsPerCustomer
             self.maxPendingUpdates = maxPendingUpdates
             self.replayLimit = replayLimit
-            self.webHeartbeatInterval = webHeartbeatInterval
+            self.grpcWebHeartbeatInterval = grpcWebHeartbeatInterval
             self.maxWriteGroup = maxWriteGroup
         }
     }
@@ -153,7 +153,7 @@ public struct ServerWiring: Sendable {
                     engine: engine, tenants: tenants, log: callLog, streams: streamLimits, appStore: appStore,
                     appStoreAPIs: appStoreAPIs,
                     playStore: playStore, acknowledger: acknowledger, trustedProxies: trustedProxies,
-                    webHeartbeatInterval: limits.webHeartbeatInterval, metrics: serviceMetrics),
+                    grpcWebHeartbeatInterval: limits.grpcWebHeartbeatInterval, metrics: serviceMetrics),
                 AdminService(
                     engine: engine, tenants: tenants, log: callLog, playStore: playStore, acknowledger: acknowledger,
                     webhooks: deliverer, appStoreReconciler: reconciler,

@@ -25,7 +25,7 @@ public struct EntitlementService: RPCService {
         engine: CustomerEngine, tenants: TenantRegistry, log: CallLog, streams: StreamLimits = StreamLimits(),
         appStore: AppStorePurchases? = nil, appStoreAPIs: AppStoreServerAPIs? = nil, playStore: PlayStorePurchases? = nil,
         acknowledger: PlayAcknowledger? = nil, redemptions: RedemptionAttempts = RedemptionAttempts(),
-        trustedProxies: TrustedProxies = TrustedProxies(), webHeartbeatInterval: Duration = .seconds(25),
+        trustedProxies: TrustedProxies = TrustedProxies(), grpcWebHeartbeatInterval: Duration = .seconds(25),
         metrics: ServiceMetrics = ServiceMetrics()
     ) {
         self.appStoreAPIs = appStoreAPIs ?? AppStoreServerAPIs(tenants: tenants, http: nil)
@@ -33,8 +33,8 @@ public struct EntitlementService: RPCService {
         self.tenants = tenants
         self.log = log
         statusStreams = StatusStreams(
-            engine: engine, tenants: tenants, log: log, limits: streams, webHeartbeatInterval: webHeartbeatInterval,
-            metrics: metrics)
+            engine: engine, tenants: tenants, log: log, limits: streams,
+            grpcWebHeartbeatInterval: grpcWebHeartbeatInterval, metrics: metrics)
         self.appStore = appStore ?? AppStorePurchases(tenants: tenants)
         self.playStore = playStore
         self.acknowledger = acknowledger

@@ -65,7 +65,7 @@ final class StatusStream {
             first = [StatusUpdate(kind: .snapshot, state: current, reason: "Current status.")]
             lastVersion = current.version
         }
-        if let writer { heartbeat = StatusHeartbeat.start(every: streams.webHeartbeatInterval, on: writer) }
+        if let writer { heartbeat = StatusHeartbeat.start(every: streams.grpcWebHeartbeatInterval, on: writer) }
     }
 
     /// The next message to send; nil once the subscription has ended (the call is gone).

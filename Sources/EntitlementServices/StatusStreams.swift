@@ -18,18 +18,18 @@ final class StatusStreams: Sendable {
     let log: CallLog
     let limits: StreamLimits
     /// How long a gRPC-Web status stream may stay silent before a `HEARTBEAT` event goes out.
-    let webHeartbeatInterval: Duration
+    let grpcWebHeartbeatInterval: Duration
     let metrics: ServiceMetrics
 
     init(
         engine: CustomerEngine, tenants: TenantRegistry, log: CallLog, limits: StreamLimits,
-        webHeartbeatInterval: Duration, metrics: ServiceMetrics
+        grpcWebHeartbeatInterval: Duration, metrics: ServiceMetrics
     ) {
         self.engine = engine
         self.tenants = tenants
         self.log = log
         self.limits = limits
-        self.webHeartbeatInterval = webHeartbeatInterval
+        self.grpcWebHeartbeatInterval = grpcWebHeartbeatInterval
         self.metrics = metrics
     }
 

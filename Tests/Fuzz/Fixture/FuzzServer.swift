@@ -71,7 +71,7 @@ public final class FuzzServer: Sendable {
             // A gRPC-Web stream of a client that is up to date says nothing until a change or a heartbeat (25 s by
             // default): one every 100 ms makes every stream answer at once for the fuzz targets (and its path a
             // common one).
-            limits: ServerWiring.Limits(webHeartbeatInterval: .milliseconds(100)), outbound: outbound,
+            limits: ServerWiring.Limits(grpcWebHeartbeatInterval: .milliseconds(100)), outbound: outbound,
             demoPage: files, adminConsole: try AdminConsole.files(directory: directory + "/static"))
         fakes.deliverTestNotifications(to: wiring.httpRouter)
         wiring.scheduler.start()
