@@ -3,7 +3,6 @@ import BoundedText
 import CivilCalendar
 public import EntitlementDomain
 public import RPCCore
-import Synchronization
 
 /// What one reconciliation found in one environment's notification history.
 public struct AppStoreReconciliationReport: Sendable, Hashable {
@@ -53,8 +52,8 @@ public final class AppStoreReconciler: Sendable {
     private let apis: AppStoreServerAPIs
     private let log: Logger
     private let loop = WakeableLoop()
-    /// When each tenant was last reconciled on schedule (in memory: after a restart every tenant runs once at start).
-    private let lastRun = Mutex<[String: Int64]>([:])
+    /// When each tenant was last reconciled on schedule.
+    private let periods = TenantPeriods()
 
     public init(
         engine: CustomerEngine, tenants: TenantRegistry, notifications: AppStoreNotifications, apis: AppStoreServerAPIs,
@@ -78,22 +77,10 @@ public final class AppStoreReconciler: Sendable {
     /// Reconciles every tenant whose period has passed; returns how long until the next one is due.
     func reconcileDue() async -> Duration {
         let now = engine.now().milliseconds
-        var next = Milliseconds.perHour
-        for tenant in tenants.directory.tenants {
-            guard let minutes = tenant.appStore?.serverAPI?.reconcileMinutes, minutes > 0 else { continue }
-            let period = Int64(minutes) * Milliseconds.perMinute
-            if let last = lastRun.withLock({ $0[tenant.id] }), now - last < period {
-                next = min(next, last + period - now)
-                continue
-            }
-            lastRun.withLock { $0[tenant.id] = now }
-            // One instance of those sharing the database asks Apple each period; the others skip it.
-            if holdsTenantWork("app_store_reconcile", of: tenant, engine: engine, log: log) {
-                await reconcileMissed(tenant)
-            }
-            next = min(next, period)
-        }
-        return .milliseconds(max(1000, next))
+        return await periods.runDue(
+            "app_store_reconcile", of: tenants.directory.tenants, now: now,
+            every: { $0.appStore?.serverAPI?.reconcileMinutes }, engine: engine, log: log
+        ) { tenant in await reconcileMissed(tenant) }
     }
 
     /// The scheduled run for one tenant: failed deliveries since the last run, per environment; a failure is logged

@@ -17,8 +17,8 @@ public final class VoidedPurchasesPoller: Sendable {
     private let purchases: PlayStorePurchases
     private let log: Logger
     private let loop = WakeableLoop()
-    /// When each tenant was last polled (in memory: after a restart every tenant is polled once at start).
-    private let lastPolled = Mutex<[String: Int64]>([:])
+    /// When each tenant was last polled.
+    private let periods = TenantPeriods()
     /// The failure each tenant's poll last explained at info level (see ``report(_:of:)``), so that it is said once.
     private let explained = Mutex<[String: String]>([:])
 
@@ -36,23 +36,10 @@ public final class VoidedPurchasesPoller: Sendable {
     /// Polls every tenant whose period has passed; returns how long until the next one is due.
     func pollDue() async -> Duration {
         let now = engine.now().milliseconds
-        var next = Milliseconds.perHour
-        for tenant in tenants.directory.tenants {
-            guard let settings = tenant.playStore, settings.voidedPurchasesPollMinutes > 0 else { continue }
-            let period = Int64(settings.voidedPurchasesPollMinutes) * Milliseconds.perMinute
-            let last = lastPolled.withLock { $0[tenant.id] }
-            if let last, now - last < period {
-                next = min(next, last + period - now)
-                continue
-            }
-            lastPolled.withLock { $0[tenant.id] = now }
-            // One instance of those sharing the database polls Google each period; the others skip it.
-            if holdsTenantWork("play_voided_purchases", of: tenant, engine: engine, log: log) {
-                await poll(tenant)
-            }
-            next = min(next, period)
-        }
-        return .milliseconds(max(1000, next))
+        return await periods.runDue(
+            "play_voided_purchases", of: tenants.directory.tenants, now: now,
+            every: { $0.playStore?.voidedPurchasesPollMinutes }, engine: engine, log: log
+        ) { tenant in await poll(tenant) }
     }
 
     /// One poll of one tenant; failures are logged and the next period tries again from the same cursor.
