@@ -2,11 +2,17 @@ import BoundedText
 
 /// Status and identity: what a customer may unlock now, their history, and who they are (Identify's resolving,
 /// adopting and merging). Reads come from the cache; a customer not cached is read once and cached.
-public struct Customers: Sendable {
+public final class Customers: Sendable {
     let core: EngineCore
     let repository: any CustomerReads
     /// How far back a stream may resume from the event log before it gets a fresh snapshot instead.
     public let replayLimit: Int
+
+    init(core: EngineCore, repository: any CustomerReads, replayLimit: Int) {
+        self.core = core
+        self.repository = repository
+        self.replayLimit = replayLimit
+    }
 
     // MARK: Reads
 
@@ -106,7 +112,7 @@ public struct Customers: Sendable {
             case .create:
                 let created = try transaction.createCustomer(
                     tenantID: tenantID, appUserID: appUserID, isAnonymous: AppUserID.isAnonymous(appUserID), at: now)
-                let change = try core.recordChange(
+                let change = try self.core.recordChange(
                     transaction, tenantID: tenantID, customerID: created.id, cause: .created,
                     reason: "Identify created the customer.", at: now)
                 committed.append(change)
@@ -114,7 +120,7 @@ public struct Customers: Sendable {
             case .adoptAnonymous(let customerID):
                 try transaction.setCanonicalID(
                     tenantID: tenantID, customerID: customerID, appUserID: appUserID, isAnonymous: false)
-                let change = try core.recordChange(
+                let change = try self.core.recordChange(
                     transaction, tenantID: tenantID, customerID: customerID, cause: .merged,
                     reason: "Identified as '\(appUserID)'; the anonymous ID stays as an alias.",
                     related: anonymousID ?? "", at: now)
@@ -123,13 +129,13 @@ public struct Customers: Sendable {
             case .mergeAnonymous(let from, let into):
                 let absorbed = anonymous!.customer.appUserID
                 try transaction.merge(tenantID: tenantID, from: from, into: into)
-                var emptied = try core.recordChange(
+                var emptied = try self.core.recordChange(
                     transaction, tenantID: tenantID, customerID: from, cause: .transferredOut,
                     reason: "Merged into '\(appUserID)' by Identify.", related: appUserID,
                     subject: EventSubject(isMergedAway: true), at: now)
                 emptied.mergedInto = into
                 committed.append(emptied)
-                let change = try core.recordChange(
+                let change = try self.core.recordChange(
                     transaction, tenantID: tenantID, customerID: into, cause: .merged,
                     reason: "Anonymous customer '\(absorbed)' merged in by Identify.", related: absorbed, at: now)
                 committed.append(change)
@@ -167,7 +173,7 @@ public struct Customers: Sendable {
                     try transaction.setNextChangeAt(tenantID: tenantID, customerID: customerID, at: status.nextChangeAt)
                     return ((), [])
                 }
-                let change = try core.recordChange(
+                let change = try self.core.recordChange(
                     transaction, tenantID: tenantID, customerID: customerID, cause: .expiry,
                     reason: Self.describeTimeChange(from: recorded, to: status), at: now)
                 return ((), [change])

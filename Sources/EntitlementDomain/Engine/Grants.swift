@@ -1,8 +1,12 @@
 import BoundedText
 
 /// Grants: entitlements given and taken back by an operator's secret key, each an event on its customer.
-public struct Grants: Sendable {
+public final class Grants: Sendable {
     let core: EngineCore
+
+    init(core: EngineCore) {
+        self.core = core
+    }
 
     /// Grants an entitlement; a retry with the same idempotency key returns the first grant.
     public func grant(tenant: Tenant, _ request: GrantRequest) async throws(DomainError) -> GrantOutcome {
@@ -20,7 +24,7 @@ public struct Grants: Sendable {
                 return (GrantOutcome(grant: earlier, appUserID: owner.customer.appUserID), [])
             }
             var committed: [CommittedChange] = []
-            let customer = try core.customer(
+            let customer = try self.core.customer(
                 transaction, tenantID: tenantID, appUserID: appUserID, creator: "GrantEntitlement", at: now,
                 committed: &committed)
             let grant = GrantRecord(
@@ -29,7 +33,7 @@ public struct Grants: Sendable {
                 revokedAt: nil, reason: request.reason, revocationReason: "", idempotencyKey: request.idempotencyKey)
             try transaction.insertGrant(grant)
             let reason = request.reason.isEmpty ? "Granted '\(grant.entitlementID)'." : request.reason
-            let change = try core.recordChange(
+            let change = try self.core.recordChange(
                 transaction, tenantID: tenantID, customerID: customer.id, cause: .grant, reason: reason,
                 reference: grant.grantID, subject: EventSubject(grant: grant), at: now)
             committed.append(change)
@@ -55,7 +59,7 @@ public struct Grants: Sendable {
             grant.revokedAt = now
             grant.revocationReason = reason
             try transaction.updateGrant(grant)
-            let change = try core.recordChange(
+            let change = try self.core.recordChange(
                 transaction, tenantID: tenantID, customerID: grant.customerID, cause: .revoke,
                 reason: reason.isEmpty ? "Revoked grant of '\(grant.entitlementID)'." : reason,
                 reference: grant.grantID, subject: EventSubject(grant: grant), at: now)

@@ -58,7 +58,7 @@ extension StorePurchases {
         var committed: [CommittedChange] = []
         for owner in owners {
             committed.append(
-                try core.recordChange(
+                try self.core.recordChange(
                     transaction, tenantID: record.tenantID, customerID: owner, cause: cause,
                     reason: "Replaced by a newer purchase of the subscription.", reference: record.originalTransactionID,
                     subject: EventSubject(purchase: record), at: now))
@@ -87,7 +87,7 @@ extension StorePurchases {
                 return existing.customer.id
             }
             guard !AppUserID.isAnonymous(id) else { return nil }
-            return try core.customer(
+            return try self.core.customer(
                 transaction, tenantID: record.tenantID, appUserID: id, creator: "a web purchase naming it", at: now,
                 committed: &committed
             ).id

@@ -14,9 +14,14 @@ public enum AcknowledgementAttempt: Sendable, Hashable {
 
 /// Acknowledging purchases to their store (Google refunds a purchase not acknowledged within three days): the
 /// acknowledgements due, and what each attempt came to.
-public struct StoreAcknowledgements: Sendable {
+public final class StoreAcknowledgements: Sendable {
     let core: EngineCore
     let repository: any AcknowledgementReads
+
+    init(core: EngineCore, repository: any AcknowledgementReads) {
+        self.core = core
+        self.repository = repository
+    }
 
     /// Purchases whose acknowledgement is due now, soonest first.
     public func due(limit: Int) throws(DomainError) -> [StorePurchase] {
@@ -51,7 +56,7 @@ public struct StoreAcknowledgements: Sendable {
             }
             try transaction.savePurchase(stored)
             guard case .gaveUp(let error) = attempt, let owner = stored.customerID else { return ((), []) }
-            let change = try core.recordChange(
+            let change = try self.core.recordChange(
                 transaction, tenantID: stored.tenantID, customerID: owner, cause: .storeAPI,
                 reason: "The purchase could not be acknowledged after \(counted(attempts, "attempt")) (\(error)); the store refunds "
                     + "unacknowledged purchases. Refresh it to try again.",

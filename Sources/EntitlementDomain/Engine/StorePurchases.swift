@@ -34,9 +34,14 @@ public struct AppliedStorePurchase: Sendable, Hashable {
 
 /// Store purchases: what Purchase and Restore attach to a customer, what store notifications change, and the
 /// redemption codes that hand an unowned purchase to its buyer. Data never moves backwards (``PurchaseVersions``).
-public struct StorePurchases: Sendable {
+public final class StorePurchases: Sendable {
     let core: EngineCore
     let repository: any PurchaseReads
+
+    init(core: EngineCore, repository: any PurchaseReads) {
+        self.core = core
+        self.repository = repository
+    }
 
     /// The stored purchase, owned or not; nil when unknown.
     public func purchase(tenantID: String, store: Store, originalTransactionID: String) throws(DomainError) -> StorePurchase? {
@@ -91,7 +96,7 @@ extension StorePurchases {
         policies: (Store) -> TransferPolicy, in transaction: any StorageTransaction, at now: UnixTime
     ) throws -> (StorePurchaseOutcome, [CommittedChange]) {
         var committed: [CommittedChange] = []
-        let customer = try core.customer(
+        let customer = try self.core.customer(
             transaction, tenantID: tenantID, appUserID: appUserID, creator: "a store purchase", at: now,
             committed: &committed)
         var changed = false
@@ -158,7 +163,7 @@ extension StorePurchases {
             transferredFrom.append(previous.customer.appUserID)
             appUserIDs[owner] = previous.customer.appUserID
             committed.append(
-                try core.recordChange(
+                try self.core.recordChange(
                     transaction, tenantID: tenantID, customerID: owner, cause: .transferredOut,
                     reason: "A store purchase moved to '\(appUserID)'.", related: appUserID,
                     subject: EventSubject(purchase: moved[owner]), at: now))
@@ -175,7 +180,7 @@ extension StorePurchases {
                 default: "Purchased"
                 }
             committed.append(
-                try core.recordChange(
+                try self.core.recordChange(
                     transaction, tenantID: tenantID, customerID: customer.id,
                     cause: previousOwners.isEmpty ? cause : .transferredIn,
                     reason: "\(what) \(products).", related: transferredFrom.first ?? "",
@@ -327,7 +332,7 @@ extension StorePurchases {
             let snapshot = try transaction.snapshot(tenantID: tenantID, customerID: owner)
         else {
             if stored == nil, merged.customerID == nil, let unclaimedCodeValidity {
-                queuedUnclaimed = try core.enqueueUnclaimedPurchase(
+                queuedUnclaimed = try self.core.enqueueUnclaimedPurchase(
                     merged, validityMilliseconds: unclaimedCodeValidity, in: transaction, at: now)
             }
             return (.recorded, committed)
@@ -339,7 +344,7 @@ extension StorePurchases {
         // A purchase first attributed to its owner is, to the owner, a new purchase.
         let subject = EventSubject(purchase: merged, previousPurchase: attributed ? nil : stored)
         committed.append(
-            try core.recordChange(
+            try self.core.recordChange(
                 transaction, tenantID: tenantID, customerID: owner, cause: cause, reason: reason,
                 reference: record.originalTransactionID, subject: subject, at: now))
         return (.applied(appUserID: snapshot.customer.appUserID, changed: true), committed)

@@ -19,9 +19,14 @@ public struct SubscriberCountsNow: Sendable, Hashable {
 
 /// Subscriber queries: listing, counting and finding a tenant's customers. Read from the database (listings and
 /// counts have no place in the cache) and never a write, so they need neither the engine's cache nor its write queue.
-public struct SubscriberQueries: Sendable {
+public final class SubscriberQueries: Sendable {
     let repository: any SubscriberQueryReads
     let clock: any DomainClock
+
+    init(repository: any SubscriberQueryReads, clock: any DomainClock) {
+        self.repository = repository
+        self.clock = clock
+    }
 
     /// One page of the customers matching `filter`; `pageToken` is the previous page's, asked with the same filter.
     /// Read from the database (listings and counts have no place in the cache).

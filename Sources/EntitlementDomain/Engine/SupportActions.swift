@@ -1,8 +1,13 @@
 import CivilCalendar
 /// Support actions with a store, audited on the customer they concern.
-public struct SupportActions: Sendable {
+public final class SupportActions: Sendable {
     let core: EngineCore
     let repository: any PurchaseReads
+
+    init(core: EngineCore, repository: any PurchaseReads) {
+        self.core = core
+        self.repository = repository
+    }
 
     /// Apple allows two renewal-date extensions of a subscription in this long.
     public static let renewalExtensionPeriod = 365 * Milliseconds.perDay
@@ -14,7 +19,7 @@ public struct SupportActions: Sendable {
         async throws(DomainError) -> CustomerState
     {
         try await core.write { transaction, now throws -> (CustomerState, [CommittedChange]) in
-            let committed = try core.recordChange(
+            let committed = try self.core.recordChange(
                 transaction, tenantID: tenantID, customerID: customerID, cause: .support, reason: reason,
                 reference: reference, at: now)
             return (committed.update.state, [committed])
@@ -57,7 +62,7 @@ public struct SupportActions: Sendable {
             try transaction.saveRenewalExtension(
                 tenantID: tenantID, originalTransactionID: originalTransactionID, requestIdentifier: requestIdentifier,
                 days: days, at: now)
-            let committed = try core.recordChange(
+            let committed = try self.core.recordChange(
                 transaction, tenantID: tenantID, customerID: owner, cause: .support, reason: reason,
                 reference: originalTransactionID, subject: EventSubject(purchase: purchase), at: now)
             return (committed.update.state, [committed])

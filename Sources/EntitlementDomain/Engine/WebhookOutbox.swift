@@ -98,9 +98,14 @@ extension EngineCore {
 }
 
 /// The webhook outbox: what the dispatcher leases, sends and records, and what operators list and redeliver.
-public struct WebhookOutbox: Sendable {
+public final class WebhookOutbox: Sendable {
     let core: EngineCore
     let repository: any WebhookOutboxReads & CustomerReads
+
+    init(core: EngineCore, repository: any WebhookOutboxReads & CustomerReads) {
+        self.core = core
+        self.repository = repository
+    }
 
     /// Calls `body` after every commit that put messages in the outbox (the dispatcher's wake-up).
     public func onQueued(_ body: @escaping @Sendable () -> Void) {

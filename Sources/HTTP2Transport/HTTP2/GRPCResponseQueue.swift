@@ -25,8 +25,9 @@ final class GRPCResponseQueue: ServerResponseSink {
         var headers: Metadata?
         var headersRequested = false
         var status: RPCStatus?
-        /// The status ``abort(with:)`` gave the client, if the transport ended the call.
-        var aborted: RPCStatus?
+        /// The transport ended the call (``abort(with:)``): `status` is what the client got. A flag, not a second
+        /// status: the queue is allocated per call, and a larger one falls out of the allocator's per-thread cache.
+        var abortedByTransport = false
         var trailers = Metadata()
         var closed = false
         var wakeScheduled = false
@@ -89,7 +90,7 @@ final class GRPCResponseQueue: ServerResponseSink {
         state.withLock { $0.trailers.add(value, forKey: key) }
     }
 
-    var transportStatus: RPCStatus? { state.withLock { $0.aborted } }
+    var transportStatus: RPCStatus? { state.withLock { $0.abortedByTransport ? $0.status : nil } }
 
     func finish(_ status: RPCStatus) {
         let needsWake = state.withLock { state -> Bool in
@@ -146,7 +147,7 @@ final class GRPCResponseQueue: ServerResponseSink {
             state.headOffset = 0
             state.queuedBytes = 0
             state.status = status.adding(state.trailers)
-            state.aborted = state.status
+            state.abortedByTransport = true
             if midMessage { state.closed = true }
             return (state.writers, midMessage ? .midMessage : .statusQueued)
         }

@@ -475,7 +475,9 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
 
     /// Frees a call's deadline timer (possibly hours away) once the call can no longer miss it.
     private func stopDeadline(_ call: GRPCServerCall) {
-        loop.cancelTimer(call.deadlineTimer)
+        // Most calls have no deadline: no call into the loop for them.
+        guard let timer = call.deadlineTimer else { return }
+        loop.cancelTimer(timer)
         call.deadlineTimer = nil
     }
 
