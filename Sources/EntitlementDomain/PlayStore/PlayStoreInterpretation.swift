@@ -207,13 +207,7 @@ public enum PlayStoreInterpretation {
         {
             return nil
         }
-        guard stored.revokedAt == nil else { return nil }
-        var revoked = stored
-        revoked.revokedAt = voidedAt
-        revoked.revocationReason = reason
-        revoked.willRenew = false
-        revoked.origin = .storeAPI
-        return revoked
+        return stored.revoked(at: voidedAt, reason: reason, origin: .storeAPI)
     }
 
     /// Renewal order IDs are the first order's followed by `..N`; voiding the first voids the subscription's start.

@@ -105,6 +105,18 @@ public struct StorePurchase: Hashable, Sendable {
         self.signedAt = signedAt
         self.updatedAt = updatedAt
     }
+
+    /// The purchase taken back at `time` for `reason` (a refund, a void), no longer renewing, as `origin` learned it;
+    /// nil when it is revoked already.
+    public func revoked(at time: UnixTime, reason: String, origin: PurchaseOrigin) -> StorePurchase? {
+        guard revokedAt == nil else { return nil }
+        var revoked = self
+        revoked.revokedAt = time
+        revoked.revocationReason = reason
+        revoked.willRenew = false
+        revoked.origin = origin
+        return revoked
+    }
 }
 
 /// An amount the store charged: thousandths of the currency's unit (Apple's own unit; `9990` in `USD` is $9.99)

@@ -209,13 +209,7 @@ public enum StripeInterpretation {
     /// What a refunded or disputed charge takes back: the purchase it paid for, revoked at `at` (for a subscription,
     /// its current invoice: a later paid one gives access again). Nil when already revoked.
     public static func revoking(_ stored: StorePurchase, at time: UnixTime, reason: String) -> StorePurchase? {
-        guard stored.revokedAt == nil else { return nil }
-        var revoked = stored
-        revoked.revokedAt = time
-        revoked.revocationReason = reason
-        revoked.willRenew = false
-        revoked.origin = .notification
-        return revoked
+        stored.revoked(at: time, reason: reason, origin: .notification)
     }
 
     /// A refund takes the purchase back only when it refunds the whole charge (`refunded`); a partial refund (a
