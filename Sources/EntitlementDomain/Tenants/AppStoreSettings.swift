@@ -185,11 +185,9 @@ public struct AppStoreSettings: Sendable, Hashable {
 
     /// At least one environment is accepted.
     package static func checkEnvironmentsListed(count: Int) throws(TenantRuleError) {
-        if count == 0 {
-            throw TenantRuleError(
-                .invalidValue,
-                "no environments are listed, so every purchase would be refused; list at least one, or remove \"app_store\"")
-        }
+        try ListRule.checkNotEmpty(
+            count: count,
+            "no environments are listed, so every purchase would be refused; list at least one, or remove \"app_store\"")
     }
 
     /// Never Xcode or LocalTesting together with Production; the error names the first local one's index (`[1]`).
@@ -227,12 +225,10 @@ public struct AppStoreSettings: Sendable, Hashable {
 
     /// A listed `root_certificates` is not empty.
     package static func checkRootsListed(count: Int) throws(TenantRuleError) {
-        if count == 0 {
-            throw TenantRuleError(
-                .invalidValue,
-                "no root certificates are listed, so no signature could be trusted; list at least one, or leave "
-                    + "\"root_certificates\" out to use \(defaultRootCertificateFile) next to the tenants file")
-        }
+        try ListRule.checkNotEmpty(
+            count: count,
+            "no root certificates are listed, so no signature could be trusted; list at least one, or leave "
+                + "\"root_certificates\" out to use \(defaultRootCertificateFile) next to the tenants file")
     }
 
     /// One listed root certificate file: its absolute path (resolved against `directory`) and the certificates it

@@ -184,11 +184,9 @@ extension PlayStoreSettings {
 
     /// At least one environment is accepted.
     package static func checkEnvironmentsListed(count: Int) throws(TenantRuleError) {
-        if count == 0 {
-            throw TenantRuleError(
-                .invalidValue,
-                "no environments are listed, so every purchase would be refused; list at least one, or remove \"play_store\"")
-        }
+        try ListRule.checkNotEmpty(
+            count: count,
+            "no environments are listed, so every purchase would be refused; list at least one, or remove \"play_store\"")
     }
 
     /// One `play_store.products` entry (its ID checked by ``Tenant/checkProductID(_:)``): unless it is a

@@ -43,10 +43,8 @@ extension StripeSettings {
         var settings = self
         try TenantRuleError.at(".webhook_secrets") { () throws(TenantRuleError) in
             try Self.checkWebhookSecretCount(webhookSecrets.count)
-            for (index, secret) in webhookSecrets.enumerated() {
-                try TenantRuleError.at("[\(index)]") { () throws(TenantRuleError) in
-                    try Self.checkWebhookSecret(secret, listedAfter: Array(webhookSecrets[..<index]))
-                }
+            try ListRule.checkEach(webhookSecrets) { secret, before throws(TenantRuleError) in
+                try Self.checkWebhookSecret(secret, listedAfter: before)
             }
         }
         try TenantRuleError.at(".signature_tolerance_seconds") { () throws(TenantRuleError) in
@@ -83,12 +81,10 @@ extension StripeSettings {
 
     /// 1–5 webhook secrets: one per endpoint, more only while rolling.
     package static func checkWebhookSecretCount(_ count: Int) throws(TenantRuleError) {
-        if count == 0 {
-            throw TenantRuleError(
-                .invalidValue,
-                "no webhook secrets are listed, so every webhook would be refused; list the endpoint's signing secret "
-                    + "(Stripe Dashboard → Developers → Webhooks → the endpoint → Signing secret)")
-        }
+        try ListRule.checkNotEmpty(
+            count: count,
+            "no webhook secrets are listed, so every webhook would be refused; list the endpoint's signing secret "
+                + "(Stripe Dashboard → Developers → Webhooks → the endpoint → Signing secret)")
         if !webhookSecretCountRange.contains(count) {
             throw TenantRuleError(
                 .invalidValue,
@@ -150,12 +146,10 @@ extension StripeSettings {
 
     /// At least one environment is accepted.
     package static func checkEnvironmentsListed(count: Int) throws(TenantRuleError) {
-        if count == 0 {
-            throw TenantRuleError(
-                .invalidValue,
-                "no environments are listed, so every event would be refused; list \"live\" (livemode true), "
-                    + "\"test\" (livemode false) or both, or remove \"stripe\"")
-        }
+        try ListRule.checkNotEmpty(
+            count: count,
+            "no environments are listed, so every event would be refused; list \"live\" (livemode true), "
+                + "\"test\" (livemode false) or both, or remove \"stripe\"")
     }
 
     /// Which Stripe object a mapping's key names.

@@ -88,12 +88,9 @@ public struct Tenant: Hashable, Sendable {
             for product in products.keys.sorted() {
                 try TenantRuleError.at(".products[\"\(product)\"]") { () throws(TenantRuleError) in
                     try Tenant.checkProductID(product)
-                    var given: [String] = []
-                    for (index, entitlement) in products[product]!.enumerated() {
-                        try TenantRuleError.at("[\(index)]") { () throws(TenantRuleError) in
-                            try Tenant.checkEntitlement(entitlement, listedAfter: given)
-                        }
-                        given.append(entitlement)
+                    let given = products[product]!
+                    try ListRule.checkEach(given) { entitlement, before throws(TenantRuleError) in
+                        try Tenant.checkEntitlement(entitlement, listedAfter: before)
                     }
                     try Tenant.checkProductGivesEntitlements(product, given)
                 }

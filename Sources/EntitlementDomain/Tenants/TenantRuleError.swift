@@ -72,6 +72,22 @@ package enum ListRule {
         if previous.contains(value) { throw TenantRuleError(.duplicateEntry, "\"\(text)\" is listed twice") }
     }
 
+    /// Runs `check` on each of `values` given the values before it; an error's path starts with the index (`[1]`).
+    package static func checkEach<T>(_ values: [T], _ check: (T, [T]) throws(TenantRuleError) -> Void)
+        throws(TenantRuleError)
+    {
+        for (index, value) in values.enumerated() {
+            try TenantRuleError.at("[\(index)]") { () throws(TenantRuleError) in
+                try check(value, Array(values[..<index]))
+            }
+        }
+    }
+
+    /// A list that must hold something: `message` says why an empty one is refused and what to list.
+    package static func checkNotEmpty(count: Int, _ message: @autoclosure () -> String) throws(TenantRuleError) {
+        if count == 0 { throw TenantRuleError(.invalidValue, message()) }
+    }
+
     /// A whole number within `range`; `value` is nil when `text` is not a whole number `Int` can hold.
     package static func wholeNumber(_ value: Int?, written text: String, in range: ClosedRange<Int>, unit: String)
         throws(TenantRuleError) -> Int

@@ -19,10 +19,8 @@ extension WebhookEndpoint {
                 }
                 try TenantRuleError.at(".secrets") { () throws(TenantRuleError) in
                     try checkSecretCount(endpoint.secrets.count)
-                    for (position, secret) in endpoint.secrets.enumerated() {
-                        try TenantRuleError.at("[\(position)]") { () throws(TenantRuleError) in
-                            try checkSecret(secret, listedAfter: Array(endpoint.secrets[..<position]))
-                        }
+                    try ListRule.checkEach(endpoint.secrets) { secret, before throws(TenantRuleError) in
+                        try checkSecret(secret, listedAfter: before)
                     }
                 }
             }
