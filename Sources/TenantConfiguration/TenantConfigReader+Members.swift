@@ -48,7 +48,8 @@ extension TenantConfigReader {
             let elementPath = "\(listPath)[\(index)]"
             let text = try string(elementNode, path: elementPath)
             let listed = elements
-            elements.append(try rule(elementNode, elementPath) { () throws(TenantRuleError) in try element(text, listed) })
+            elements.append(
+                try rule(elementNode, elementPath) { () throws(TenantRuleError) in try element(text, listed) })
             nodes["[\(index)]"] = elementNode
         }
         return (elements, listNode, nodes)
@@ -59,7 +60,8 @@ extension TenantConfigReader {
         _ key: String, of members: [String: JSONNode], in node: JSONNode, at path: String, _ what: String,
         count: (Int) throws(TenantRuleError) -> Void, _ named: (String) throws(TenantRuleError) -> Name
     ) throws(TenantConfigError) -> (elements: [Name], node: JSONNode, nodes: [String: JSONNode]) {
-        try requiredList(key, of: members, in: node, at: path, what, count: count) { text, listed throws(TenantRuleError) in
+        try requiredList(key, of: members, in: node, at: path, what, count: count) {
+            text, listed throws(TenantRuleError) in
             let name = try named(text)
             try ListRule.checkNotListed(name, written: text, in: listed)
             return name
