@@ -22,7 +22,7 @@ import Testing
             holding.store(true, ordering: .sequentiallyConsistent)
             usleep(300_000)
         }
-        // alice will be the store's first customer.
+        // alice will be the repository's first customer.
         let subscription = try harness.engine.hub.subscribe(tenantID: harness.tenantID, customerID: 1)
         defer { subscription.cancel() }
 
@@ -41,7 +41,7 @@ import Testing
 
     @Test func syncStatusCacheKeepsTheNewestCommitWhenAnOlderCommitPublishesLate() async throws {
         let (state, _) = try await Self.overtakenPublish()
-        #expect(state.version == 3, "the cache holds v\(state.version); the store is at v3")
+        #expect(state.version == 3, "the cache holds v\(state.version); the repository is at v3")
         #expect(state.status.activeIDs == ["plus", "pro"])
     }
 

@@ -3,7 +3,7 @@ import EntitlementDomain
 import Testing
 import TestSupport
 
-/// Grants, revokes, idempotency and time-based changes through the engine, a real SQLite store and a manual clock.
+/// Grants, revokes, idempotency and time-based changes through the engine, its repository and a manual clock.
 @Suite struct CustomerEngineGrantTests {
     @Test func grantActivatesStatusAndRecordsAStatusChangedEvent() async throws {
         let harness = try EngineHarness()

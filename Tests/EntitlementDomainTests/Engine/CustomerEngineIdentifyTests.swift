@@ -1,7 +1,7 @@
 import EntitlementDomain
 import Testing
 
-/// Identify through the engine and a real SQLite store: create, resolve, adopt, merge, and never merge two
+/// Identify through the engine and its repository: create, resolve, adopt, merge, and never merge two
 /// identified users.
 @Suite struct CustomerEngineIdentifyTests {
     @Test func unknownUserIsCreatedWithOneCreatedEvent() async throws {
@@ -82,7 +82,8 @@ import Testing
         #expect(viaAlias.customerID == carolID)
         #expect(viaAlias.appUserID == "carol")
         #expect(viaAlias.status.activeIDs == ["pro"])
-        let grantNow = try #require(try harness.store.grant(tenantID: harness.tenantID, grantID: grant.grant.grantID))
+        let grantNow = try #require(
+            try harness.repository.grant(tenantID: harness.tenantID, grantID: grant.grant.grantID))
         #expect(grantNow.customerID == carolID)
 
         // Both customers recorded the merge.
@@ -94,7 +95,7 @@ import Testing
         #expect(huskEvents.map(\.version) == [3, 2, 1])
         #expect(huskEvents.first?.cause == .transferredOut)
         #expect(huskEvents.first?.relatedAppUserID == "carol")
-        let husk = try #require(try harness.store.snapshot(tenantID: harness.tenantID, customerID: anonymousID))
+        let husk = try #require(try harness.repository.snapshot(tenantID: harness.tenantID, customerID: anonymousID))
         #expect(husk.grants.isEmpty)
         #expect(husk.customer.version == 3)
     }
@@ -149,7 +150,7 @@ import Testing
         let state = try harness.state("nobody")
         #expect(state == CustomerState.unknown("nobody"))
         #expect(!state.status.isActive)
-        #expect(try harness.store.snapshot(tenantID: harness.tenantID, appUserID: "nobody") == nil)
+        #expect(try harness.repository.snapshot(tenantID: harness.tenantID, appUserID: "nobody") == nil)
         #expect(throws: DomainError.notFound("")) {
             try harness.engine.customers.details(tenantID: harness.tenantID, appUserID: "nobody")
         }

@@ -13,7 +13,7 @@ final class EngineHarness: Sendable {
     static let tenantID = "acme"
     static let onSQL = ProcessInfo.processInfo.environment["ENTITLEMENTD_TEST_DOMAIN_DATABASE"] == "sql"
     let directory: URL
-    let store: any CustomerRepository
+    let repository: any CustomerRepository
     let databasePath: String
     let clock: ManualClock
     let engine: CustomerEngine
@@ -29,11 +29,11 @@ final class EngineHarness: Sendable {
             .appendingPathComponent("entitlement-engine-tests-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         databasePath = directory.appendingPathComponent("entitlements.sqlite").path
-        store = Self.onSQL ? try TestDatabase.repository(sqlitePath: databasePath) : InMemoryRepository()
+        repository = Self.onSQL ? try TestDatabase.repository(sqlitePath: databasePath) : InMemoryRepository()
         clock = ManualClock(milliseconds: 1_700_000_000_000)
         engine = CustomerEngine(
-            repository: store, clock: clock, hub: hub, replayLimit: replayLimit, webhookEndpoints: webhookEndpoints,
-            observeChange: observeChange)
+            repository: repository, clock: clock, hub: hub, replayLimit: replayLimit,
+            webhookEndpoints: webhookEndpoints, observeChange: observeChange)
         func key() -> String { APIKey.hashString(APIKey.generate(.publicKey))! }
         tenant = try Tenant(id: Self.tenantID, publicKeyHashes: [key()], entitlements: ["pro", "plus"])
         otherTenant = try Tenant(id: "globex", publicKeyHashes: [key()], entitlements: ["pro", "plus"])
@@ -48,8 +48,8 @@ final class EngineHarness: Sendable {
     var isShared: Bool { Self.onSQL && TestDatabase.isPostgres }
     /// Write transactions so far (a group commit counts once).
     var commits: Int {
-        if let memory = store as? InMemoryRepository { return memory.commits }
-        return Int((store as? SQLRepository)?.transactionDurations.count ?? 0)
+        if let memory = repository as? InMemoryRepository { return memory.commits }
+        return Int((repository as? SQLRepository)?.transactionDurations.count ?? 0)
     }
     var now: UnixTime { clock.now() }
 
@@ -79,9 +79,9 @@ final class EngineHarness: Sendable {
         try engine.customers.events(tenantID: tenantID, appUserID: appUserID, pageSize: 500, pageToken: "").events
     }
 
-    /// Every event of a customer by its store ID (also for a merged-away husk that no app user ID resolves to).
+    /// Every event of a customer by its database ID (also for a merged-away husk that no app user ID resolves to).
     func eventRecords(customerID: Int64) throws -> [EventRecord] {
-        try store.events(tenantID: tenantID, customerID: customerID, beforeVersion: nil, limit: 500)
+        try repository.events(tenantID: tenantID, customerID: customerID, beforeVersion: nil, limit: 500)
     }
 }
 
@@ -118,7 +118,9 @@ extension EngineHarness {
     /// A second engine over the same rows, as after a restart (nothing cached, everything read back).
     func reopened() throws -> CustomerEngine {
         CustomerEngine(
-            repository: store is InMemoryRepository ? store : try TestDatabase.repository(sqlitePath: databasePath), clock: clock)
+            repository: repository is InMemoryRepository
+                ? repository : try TestDatabase.repository(sqlitePath: databasePath),
+            clock: clock)
     }
 
     /// A Google Play subscription as ``PlayStoreInterpretation`` leaves it: `token` is the purchase, `order` its current
