@@ -60,7 +60,7 @@ import Testing
         #expect(PurchaseVersions.merge(stored: merged, incoming: reversedEarlier).transactionID == "1002")
     }
 
-    @Test func aTransactionUpgradedAwayFromNeverReplacesAnother() {
+    @Test func aPurchaseUpgradedAwayFromNeverReplacesAnother() {
         var upgradedAway = period(1, signedDay: 90)
         upgradedAway.isUpgraded = true
         let upgrade = period(2, signedDay: 40, product: "premium")

@@ -79,7 +79,7 @@ import TestSupport
         #expect(moved.transferredFrom == ["carol"])
     }
 
-    @Test func eachTransactionReportsHowItRelatesToWhatWasStored() async throws {
+    @Test func eachPurchaseReportsHowItRelatesToWhatWasStored() async throws {
         let harness = try EngineHarness()
         let now = harness.now.milliseconds
         _ = try await purchase(harness, "alice", [record(harness, original: "alices", signedAt: now)])
