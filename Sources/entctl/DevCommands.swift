@@ -82,13 +82,12 @@ struct DevCommands {
         }
         try ca.save(to: directory)
         let until = TimeText.rfc3339(ProtoTimestamp(seconds: ca.leaf.notValidAfter, nanos: 0))
-        if printer.json {
-            let names = ["root", "intermediate", "leaf", "leafKey"]
-            let paths = zip(names, files).map { name, file in (name, JSONValue.string(Self.absolute(file))) }
-            let members = [("dir", .string(Self.absolute(directory)))] + paths + [("validUntil", .string(until))]
-            Output.line(JSONValue.object(members).text)
-        } else {
-            Output.lines([
+        let names = ["root", "intermediate", "leaf", "leafKey"]
+        let paths = zip(names, files).map { name, file in (name, JSONValue.string(Self.absolute(file))) }
+        let members = [("dir", .string(Self.absolute(directory)))] + paths + [("validUntil", .string(until))]
+        printer.print(
+            JSONValue.object(members),
+            human: [
                 "root certificate: \(Self.absolute(files[0]))",
                 "signing key:      \(Self.absolute(files[3])) (signs until \(until))",
                 "To use it, add the root certificate to your tenant's \"app_store\" \"root_certificates\" in the tenants",
@@ -96,7 +95,6 @@ struct DevCommands {
                 "environments are Sandbox or LocalTesting, never Production: whoever holds the signing key can make",
                 "purchases such a tenant accepts.",
             ])
-        }
         return 0
     }
 
@@ -161,7 +159,7 @@ struct DevCommands {
     /// `--transaction` (else `--renewal-info` for the environment, else Sandbox).
     func signNotification() throws -> Int32 {
         try arguments.check(positionals: ["TYPE"], optional: 1, options: Self.notificationOptions)
-        Output.line(printable(try signed(try notificationObject())))
+        printToken(try signed(try notificationObject()))
         return 0
     }
 
@@ -233,21 +231,19 @@ struct DevCommands {
         }
         let status = response.status
         let reply = String(decoding: response.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        Output.line(
-            printer.json
-                ? JSONValue.object([("status", .number(String(status))), ("reply", .string(reply))]).text
-                : "\(status) \(reply)")
+        printer.print(
+            JSONValue.object([("status", .number(String(status))), ("reply", .string(reply))]), human: "\(status) \(reply)")
         return (200..<300).contains(status) ? 0 : 1
     }
 
     /// Signs with the CA in `--dir` and prints the token (`{"token": ...}` with `--json`).
     private func sign(_ object: LocalPayloads.Object) throws -> Int32 {
-        Output.line(printable(try signed(object)))
+        printToken(try signed(object))
         return 0
     }
 
-    private func printable(_ token: String) -> String {
-        printer.json ? JSONValue.object([("token", .string(token))]).text : token
+    private func printToken(_ token: String) {
+        printer.print(JSONValue.object([("token", .string(token))]), human: token)
     }
 
     /// A compact JWS of `object`, signed by the CA in `--dir`.

@@ -65,7 +65,7 @@ struct Entctl {
     private func health() async throws -> Int32 {
         try arguments.check(positionals: [], optional: 1)
         let status = try await connect(.none).checkHealth(service: arguments.positionals.first ?? "")
-        Output.line(printer.json ? JSONValue.object([("status", .string("\(status)"))]).text : "\(status)")
+        printer.print(JSONValue.object([("status", .string("\(status)"))]), human: "\(status)")
         return status == .serving ? 0 : 1
     }
 }

@@ -15,19 +15,14 @@ extension Entctl {
         }
         let key = APIKey.generate(kind)
         guard let hash = APIKey.hashString(key) else { preconditionFailure("a generated key has a known prefix") }
-        if printer.json {
-            let members: [(String, JSONValue)] = [
-                ("key", .string(key)), ("hash", .string(hash)), ("field", .string(kind.configField)),
-            ]
-            Output.line(JSONValue.object(members).text)
-        } else {
-            Output.lines([
+        printer.print(
+            JSONValue.object([("key", .string(key)), ("hash", .string(hash)), ("field", .string(kind.configField))]),
+            human: [
                 "key:  \(key)",
                 "hash: \(hash)",
                 "Add the hash to the tenant's \"\(kind.configField)\" in the tenants file and reload the server",
                 "(SIGHUP); hand out the key. Only the hash is stored, so the key is not shown again.",
             ])
-        }
         return 0
     }
 
@@ -39,11 +34,7 @@ extension Entctl {
         guard key.utf8.count <= APIKey.maxByteCount, let hash = APIKey.hashString(key) else {
             throw UsageError(description: "hash-key: a key starts with pk_ (public) or sk_ (secret)")
         }
-        if printer.json {
-            Output.line(JSONValue.object([("hash", .string(hash))]).text)
-        } else {
-            Output.line(hash)
-        }
+        printer.print(JSONValue.object([("hash", .string(hash))]), human: hash)
         return 0
     }
 }
@@ -55,11 +46,9 @@ extension Entctl {
     func generateWebhookSecret() throws -> Int32 {
         try arguments.check(positionals: [])
         let secret = WebhookSecret.generate()
-        if printer.json {
-            Output.line(JSONValue.object([("secret", .string(secret.text)), ("bytes", .number("\(secret.key.count)"))]).text)
-        } else {
-            Output.line(secret.text)
-        }
+        printer.print(
+            JSONValue.object([("secret", .string(secret.text)), ("bytes", .number("\(secret.key.count)"))]),
+            human: secret.text)
         return 0
     }
 }

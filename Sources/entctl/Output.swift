@@ -60,3 +60,8 @@ struct Printer {
         if json { Output.line(message.json.text) } else { Output.line(human()) }
     }
 }
+
+/// An answer built as JSON in place (a local command's paths, a generated key) prints as it is.
+extension JSONValue: JSONEncodable {
+    var json: JSONValue { self }
+}

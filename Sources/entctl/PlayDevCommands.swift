@@ -77,18 +77,16 @@ extension DevCommands {
             throw Failure(description: "cannot write the push-signing key in \(directory): \(error)")
         }
         let audience = defaultAudience(tenant: "TENANT")
-        if printer.json {
-            Output.line(
-                JSONValue.object([
-                    ("dir", .string(Self.absolute(directory))), ("signingKey", .string(Self.absolute(keyPath))),
-                    ("jwks", .string(Self.absolute(keySetPath))), ("kid", .string(kid)),
-                ]).text)
-        } else {
-            let snippet = JSONValue.object([
-                ("audience", .string(audience)), ("push_service_account", .string(Self.defaultPushEmail)),
-                ("jwks_file", .string(Self.absolute(keySetPath))),
-            ]).text
-            Output.lines([
+        let snippet = JSONValue.object([
+            ("audience", .string(audience)), ("push_service_account", .string(Self.defaultPushEmail)),
+            ("jwks_file", .string(Self.absolute(keySetPath))),
+        ]).text
+        printer.print(
+            JSONValue.object([
+                ("dir", .string(Self.absolute(directory))), ("signingKey", .string(Self.absolute(keyPath))),
+                ("jwks", .string(Self.absolute(keySetPath))), ("kid", .string(kid)),
+            ]),
+            human: [
                 "signing key: \(Self.absolute(keyPath)) (kid \(kid))",
                 "key set:     \(Self.absolute(keySetPath))",
                 "To use it, set the tenant's \"play_store\" \"notifications\" in the tenants file to",
@@ -98,7 +96,6 @@ extension DevCommands {
                 "tenant for development: whoever holds the signing key can push notifications the tenant accepts, and a",
                 "VOIDED_PURCHASE revokes a purchase without asking Google.",
             ])
-        }
         return 0
     }
 
