@@ -50,11 +50,8 @@ extension Entctl {
 
     /// `customer APP_USER_ID`
     func customer() async throws -> Int32 {
-        try arguments.check(positionals: ["APP_USER_ID"])
-        let appUserID = try arguments.positional(0, "APP_USER_ID")
-        let customer = try await connect(.secretKey).getCustomer(appUserID: appUserID)
-        printer.print(customer, human: HumanOutput.customer(customer))
-        return 0
+        try await ask(
+            "APP_USER_ID", with: .secretKey, { try await $0.getCustomer(appUserID: $1) }, human: HumanOutput.customer)
     }
 
     /// `refresh-purchase TOKEN [--product ID]`: asks Google Play for the purchase again and applies what it says now
@@ -72,11 +69,9 @@ extension Entctl {
 
     /// `redemption-code STRIPE_ID`: a new single-use code for the web purchase nobody owns that the ID names.
     func redemptionCode() async throws -> Int32 {
-        try arguments.check(positionals: ["STRIPE_ID"])
-        let stripeID = try arguments.positional(0, "STRIPE_ID")
-        let response = try await connect(.secretKey).getRedemptionCode(stripeID: stripeID)
-        printer.print(response, human: HumanOutput.redemptionCode(response))
-        return 0
+        try await ask("STRIPE_ID", with: .secretKey, { try await $0.getRedemptionCode(stripeID: $1) }) {
+            HumanOutput.redemptionCode($0)
+        }
     }
 
     /// `webhooks test|list|redeliver ...`

@@ -232,7 +232,8 @@ struct DevCommands {
         let status = response.status
         let reply = String(decoding: response.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         printer.print(
-            JSONValue.object([("status", .number(String(status))), ("reply", .string(reply))]), human: "\(status) \(reply)")
+            JSONValue.object([("status", .number(String(status))), ("reply", .string(reply))]),
+            human: "\(status) \(reply)")
         return (200..<300).contains(status) ? 0 : 1
     }
 

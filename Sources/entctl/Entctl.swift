@@ -61,6 +61,19 @@ struct Entctl {
             configuration: configuration, apiKey: options.apiKey(for: key), defaultTimeout: options.timeout)
     }
 
+    /// A command of one non-empty argument, `what`: `call` asks the server through the client for `key`, and the
+    /// answer is printed.
+    func ask<Response: JSONEncodable>(
+        _ what: String, with key: EntctlOptions.KeyKind, _ call: (EntitlementClient, String) async throws -> Response,
+        human: (Response) -> [String]
+    ) async throws -> Int32 {
+        try arguments.check(positionals: [what])
+        let argument = try arguments.positional(0, what)
+        let response = try await call(try connect(key), argument)
+        printer.print(response, human: human(response))
+        return 0
+    }
+
     /// `health [SERVICE]`: exits 0 only when the service is SERVING.
     private func health() async throws -> Int32 {
         try arguments.check(positionals: [], optional: 1)

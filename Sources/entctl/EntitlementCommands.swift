@@ -20,11 +20,9 @@ extension Entctl {
 
     /// `status APP_USER_ID`
     func status() async throws -> Int32 {
-        try arguments.check(positionals: ["APP_USER_ID"])
-        let appUserID = try arguments.positional(0, "APP_USER_ID")
-        let response = try await connect(.publicKey).syncStatus(appUserID: appUserID)
-        printer.print(response, human: HumanOutput.customerStatus(response.customer))
-        return 0
+        try await ask("APP_USER_ID", with: .publicKey, { try await $0.syncStatus(appUserID: $1) }) {
+            HumanOutput.customerStatus($0.customer)
+        }
     }
 
     /// `purchase APP_USER_ID (SIGNED_TRANSACTION | --play PRODUCT_ID:TOKEN)`: an App Store signed transaction, or a
