@@ -32,7 +32,7 @@ extension Customers {
 
     private func refresh(after committed: CommittedVersion) throws(DomainError) {
         let tenantID = committed.tenantID
-        let now = core.clock.now()
+        let now = core.now()
         guard
             let snapshot = try DomainError.reading({ () throws(StorageError) in
                 try repository.snapshot(tenantID: tenantID, customerID: committed.customerID)

@@ -45,5 +45,5 @@ public final class CustomerEngine: Sendable {
     public var hub: StatusHub { core.hub }
 
     /// The engine's clock reading, for `server_time` in responses.
-    public func now() -> UnixTime { core.clock.now() }
+    public func now() -> UnixTime { core.now() }
 }

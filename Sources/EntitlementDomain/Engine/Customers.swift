@@ -26,7 +26,7 @@ public final class Customers: Sendable {
     public func memoizedState(tenantID: String, appUserID: String) throws(DomainError)
         -> (state: CustomerState, memo: StateMemo?)
     {
-        let now = core.clock.now()
+        let now = core.now()
         if let cached = core.cache.entry(tenantID: tenantID, appUserID: appUserID) { return cached.memoizedState(at: now) }
         guard let snapshot = try DomainError.reading({ () throws(StorageError) in try repository.snapshot(tenantID: tenantID, appUserID: appUserID) }) else {
             return (.unknown(appUserID), nil)
@@ -41,7 +41,7 @@ public final class Customers: Sendable {
         guard let snapshot = try DomainError.reading({ () throws(StorageError) in try repository.snapshot(tenantID: tenantID, appUserID: appUserID) }) else {
             throw .notFound("No customer has app_user_id \(appUserID.quotedForMessage).")
         }
-        let now = core.clock.now()
+        let now = core.now()
         let entry = CachedCustomer(snapshot: snapshot, now: now)
         return CustomerDetails(
             state: entry.state(at: now), aliases: snapshot.aliases, grants: snapshot.grants,
@@ -159,7 +159,7 @@ public final class Customers: Sendable {
     /// Returns when the next one is due.
     @discardableResult
     public func applyTimeChanges() async throws(DomainError) -> UnixTime? {
-        let now = core.clock.now()
+        let now = core.now()
         let due = try DomainError.reading { () throws(StorageError) in try repository.customersDue(at: now, limit: 500) }
         for (tenantID, customerID) in due {
             try await core.write { transaction, now throws -> (Void, [CommittedChange]) in

@@ -34,6 +34,10 @@ final class EngineCore: Sendable {
         self.observeChange = observeChange
     }
 
+    /// The clock's reading. Read here, on the clock's owner, so that callers do not copy the clock's existential
+    /// (on the SyncStatus path, twice a call).
+    func now() -> UnixTime { clock.now() }
+
     /// The customer `appUserID` resolves to, created (with its creation event) when there is none.
     func customer(
         _ transaction: any StorageTransaction, tenantID: String, appUserID: String, creator: String, at now: UnixTime,

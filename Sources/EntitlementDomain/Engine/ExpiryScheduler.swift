@@ -29,7 +29,7 @@ public final class ExpiryScheduler: Sendable {
     /// Catches up on anything already due, then keeps the timer armed.
     public func start() {
         engine.core.timeChanges.set { [weak self] time in self?.wake(at: time) }
-        wake(at: engine.core.clock.now())
+        wake(at: engine.core.now())
     }
 
     public func stop() {
@@ -49,7 +49,7 @@ public final class ExpiryScheduler: Sendable {
             state.wakeAt = time
             state.timer?.cancel()
             let timer = DispatchSource.makeTimerSource(queue: queue)
-            let delay = max(0, time.milliseconds - engine.core.clock.now().milliseconds)
+            let delay = max(0, time.milliseconds - engine.core.now().milliseconds)
             timer.schedule(deadline: .now() + .milliseconds(Int(delay)), leeway: .milliseconds(1))
             timer.setEventHandler { [weak self] in self?.fire() }
             timer.resume()
@@ -79,7 +79,7 @@ public final class ExpiryScheduler: Sendable {
                 } catch {
                     logFailure(error)
                     // Try again soon: a database hiccup must not stop expiries for good.
-                    next = UnixTime(milliseconds: engine.core.clock.now().milliseconds + 1000)
+                    next = UnixTime(milliseconds: engine.core.now().milliseconds + 1000)
                 }
             } while state.withLock { state in
                 defer { state.rerun = false }

@@ -25,7 +25,7 @@ public final class StoreAcknowledgements: Sendable {
 
     /// Purchases whose acknowledgement is due now, soonest first.
     public func due(limit: Int) throws(DomainError) -> [StorePurchase] {
-        let now = core.clock.now()
+        let now = core.now()
         return try DomainError.reading { () throws(StorageError) in try repository.acknowledgementsDue(at: now, limit: limit) }
     }
 

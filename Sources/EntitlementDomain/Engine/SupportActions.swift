@@ -31,7 +31,7 @@ public final class SupportActions: Sendable {
     public func renewalExtensionCount(tenantID: String, originalTransactionID: String, requestIdentifier: String)
         throws(DomainError) -> Int
     {
-        let since = UnixTime(milliseconds: core.clock.now().milliseconds - Self.renewalExtensionPeriod)
+        let since = UnixTime(milliseconds: core.now().milliseconds - Self.renewalExtensionPeriod)
         return try DomainError.reading { () throws(StorageError) in
             try repository.renewalExtensionCount(
                 tenantID: tenantID, originalTransactionID: originalTransactionID, since: since,

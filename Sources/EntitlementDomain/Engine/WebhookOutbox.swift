@@ -187,7 +187,7 @@ public final class WebhookOutbox: Sendable {
 
     /// When the soonest delivery not leased now is due (one waiting behind an earlier one of its customer included).
     public func nextAttemptAt() throws(DomainError) -> UnixTime? {
-        let now = core.clock.now()
+        let now = core.now()
         return try DomainError.reading { () throws(StorageError) in try repository.nextWebhookAttemptAt(at: now) }
     }
 
