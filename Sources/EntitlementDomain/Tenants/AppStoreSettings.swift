@@ -3,7 +3,7 @@ import FileAccess
 
 /// An App Store environment a tenant may accept, spelt as Apple spells it in signed data (`environment`,
 /// `receiptType`). The domain's own copy, so configuration does not depend on the App Store module.
-public enum AppStoreEnvironmentName: String, Sendable, Hashable, CaseIterable {
+public enum AppStoreEnvironmentName: String, Sendable, Hashable, CaseIterable, ConfiguredName {
     case production = "Production"
     case sandbox = "Sandbox"
     /// Xcode's local StoreKit configuration: signed on the developer's machine, never by the App Store.
@@ -14,20 +14,12 @@ public enum AppStoreEnvironmentName: String, Sendable, Hashable, CaseIterable {
     /// Xcode and LocalTesting: data the App Store never signed. A tenant accepts them only when it lists them.
     public var isLocal: Bool { self == .xcode || self == .localTesting }
 
-    /// The environment a configuration names, spelt exactly.
-    package static func named(_ text: String) throws(TenantRuleError) -> AppStoreEnvironmentName {
-        if let environment = AppStoreEnvironmentName(rawValue: text) { return environment }
-        var message = "unknown App Store environment \"\(text)\"; expected one of "
-            + allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-        if let match = allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) {
-            message += " (spelt exactly; did you mean \"\(match.rawValue)\"?)"
-        }
-        throw TenantRuleError(.invalidValue, message)
-    }
+    package static let nameKind = "App Store environment"
+    package static func note(on text: String) -> String? { spelling(of: text) }
 }
 
 /// An App Store product's kind, which decides how long a purchase grants its entitlements.
-public enum AppStoreProductType: String, Sendable, Hashable, CaseIterable {
+public enum AppStoreProductType: String, Sendable, Hashable, CaseIterable, ConfiguredName {
     /// Grants until `expiresDate` (plus grace).
     case autoRenewable = "auto_renewable"
     /// Grants for life.
@@ -37,16 +29,7 @@ public enum AppStoreProductType: String, Sendable, Hashable, CaseIterable {
     /// Grants for ``AppStoreProduct/durationDays`` from the purchase.
     case nonRenewing = "non_renewing"
 
-    /// The product type a configuration names.
-    package static func named(_ text: String) throws(TenantRuleError) -> AppStoreProductType {
-        guard let type = AppStoreProductType(rawValue: text) else {
-            throw TenantRuleError(
-                .invalidValue,
-                "unknown product type \"\(text)\"; expected one of "
-                    + allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))
-        }
-        return type
-    }
+    package static let nameKind = "product type"
 }
 
 /// One product in `app_store.products`.

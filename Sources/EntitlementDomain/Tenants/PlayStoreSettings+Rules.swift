@@ -2,34 +2,23 @@
 import Encodings
 import FileAccess
 
-extension PlayEnvironmentName {
-    /// The environment a configuration names, spelt exactly.
-    package static func named(_ text: String) throws(TenantRuleError) -> PlayEnvironmentName {
-        if let environment = PlayEnvironmentName(rawValue: text) { return environment }
-        var message = "unknown Google Play environment \"\(text)\"; expected one of "
-            + allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-        if let match = allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) {
-            message += " (spelt exactly; did you mean \"\(match.rawValue)\"?)"
-        } else if text.lowercased() == "sandbox" {
-            // The App Store's word for it.
-            message += " (license testers' purchases are \"test\" on Google Play)"
-        }
-        throw TenantRuleError(.invalidValue, message)
+extension PlayEnvironmentName: ConfiguredName {
+    package static let nameKind = "Google Play environment"
+
+    package static func note(on text: String) -> String? {
+        // "sandbox" is the App Store's word for it.
+        spelling(of: text)
+            ?? (text.lowercased() == "sandbox" ? "license testers' purchases are \"test\" on Google Play" : nil)
     }
 }
 
-extension PlayProductType {
-    /// The product type a configuration names, spelt exactly.
-    package static func named(_ text: String) throws(TenantRuleError) -> PlayProductType {
-        if let type = PlayProductType(rawValue: text) { return type }
-        var message = "unknown Google Play product type \"\(text)\"; expected one of "
-            + allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-        if let match = allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) {
-            message += " (spelt exactly; did you mean \"\(match.rawValue)\"?)"
-        } else if text == AppStoreProductType.autoRenewable.rawValue {
-            message += " (auto-renewable products are \"subscription\" on Google Play)"
-        }
-        throw TenantRuleError(.invalidValue, message)
+extension PlayProductType: ConfiguredName {
+    package static let nameKind = "Google Play product type"
+
+    package static func note(on text: String) -> String? {
+        spelling(of: text)
+            ?? (text == AppStoreProductType.autoRenewable.rawValue
+                ? "auto-renewable products are \"subscription\" on Google Play" : nil)
     }
 }
 

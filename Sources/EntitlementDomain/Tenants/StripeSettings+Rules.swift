@@ -1,21 +1,15 @@
 import FileAccess
 
-extension StripeEnvironmentName {
-    /// The environment a configuration names, spelt exactly.
-    package static func named(_ text: String) throws(TenantRuleError) -> StripeEnvironmentName {
-        if let environment = StripeEnvironmentName(rawValue: text) { return environment }
-        var message = "unknown Stripe environment \"\(text)\"; expected one of "
-            + allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+extension StripeEnvironmentName: ConfiguredName {
+    package static let nameKind = "Stripe environment"
+
+    package static func note(on text: String) -> String? {
+        if let spelling = spelling(of: text) { return spelling }
         let lowered = text.lowercased()
-        if let match = allCases.first(where: { $0.rawValue == lowered }) {
-            message += " (spelt exactly; did you mean \"\(match.rawValue)\"?)"
-        } else if ["production", "livemode"].contains(lowered) {
-            message += " (events with livemode true are \"live\")"
-        } else if ["sandbox", "testmode"].contains(lowered) {
-            // The App Store's word for it; Stripe's sandboxes send livemode false.
-            message += " (test-mode and sandbox events, livemode false, are \"test\")"
-        }
-        throw TenantRuleError(.invalidValue, message)
+        if ["production", "livemode"].contains(lowered) { return "events with livemode true are \"live\"" }
+        // "sandbox" is the App Store's word for it; Stripe's sandboxes send livemode false.
+        if ["sandbox", "testmode"].contains(lowered) { return "test-mode and sandbox events, livemode false, are \"test\"" }
+        return nil
     }
 }
 

@@ -1,5 +1,5 @@
 /// Who keeps a store purchase when another user of the app purchases or restores it (App Store and Google Play alike).
-public enum TransferPolicy: String, Sendable, Hashable, CaseIterable {
+public enum TransferPolicy: String, Sendable, Hashable, CaseIterable, ConfiguredName {
     /// The default: it moves to the user who purchased or restored it; the previous owner loses it.
     case transfer = "transfer"
     /// It moves only when the current owner has no active access from it.
@@ -7,14 +7,5 @@ public enum TransferPolicy: String, Sendable, Hashable, CaseIterable {
     /// It stays with its first owner; the other user's call fails with `ALREADY_EXISTS`.
     case keepWithOriginal = "keep_with_original"
 
-    /// The policy a configuration names.
-    package static func named(_ text: String) throws(TenantRuleError) -> TransferPolicy {
-        guard let policy = TransferPolicy(rawValue: text) else {
-            throw TenantRuleError(
-                .invalidValue,
-                "unknown transfer policy \"\(text)\"; expected one of "
-                    + allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))
-        }
-        return policy
-    }
+    package static let nameKind = "transfer policy"
 }
