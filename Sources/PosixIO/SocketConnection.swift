@@ -66,9 +66,9 @@ package final class SocketConnection: FileEventHandler, EndOfTickTask {
     @exclusivity(unchecked) private var outbound: [UInt8] = []
     @exclusivity(unchecked) private var outboundOffset = 0
     /// Set while reading: the event's own ``flush()`` follows, so a ``scheduleFlush()`` meanwhile has nothing to add.
-    @exclusivity(unchecked) private var flushFollows = false
+    @exclusivity(unchecked) @usableFromInline var flushFollows = false
     /// This connection is on the loop's end-of-tick list already.
-    @exclusivity(unchecked) private var flushScheduled = false
+    @exclusivity(unchecked) @usableFromInline var flushScheduled = false
     @exclusivity(unchecked) private var waitingForWritable = false
     /// Reading stopped because the protocol or the output buffer is full; ``resumeReading()`` restarts it.
     @exclusivity(unchecked) private var readingPaused = false
@@ -145,8 +145,9 @@ package final class SocketConnection: FileEventHandler, EndOfTickTask {
     }
 
     /// Asks for output to be collected and written once the current tick's work is done. Every call of a tick
-    /// asks (each stream's response queues output): only the first reaches the loop.
-    package func scheduleFlush() {
+    /// asks (each stream's response queues output): only the first reaches the loop. Inlinable: HTTP/2 asks twice
+    /// a call, and across the module boundary each ask was a call.
+    @inlinable package func scheduleFlush() {
         guard !isClosed, !flushFollows, !flushScheduled else { return }
         flushScheduled = true
         loop.runAtEndOfTick(self)

@@ -14,6 +14,14 @@ public final class ServerContext: Sendable {
     /// information each time it moves, several times per call.
     private let deadlineSinceOrigin: Duration?
     private static let clockOrigin = ContinuousClock.now
+
+    /// The call's deadline is already past. A transport checks it before it starts a handler, so that a call whose
+    /// `grpc-timeout` was spent on the way in (a few nanoseconds) ends with DEADLINE_EXCEEDED, and runs nothing.
+    /// Checked as a `Duration`, for the reason above: every call pays for it, twice.
+    public var deadlineHasPassed: Bool {
+        guard let deadlineSinceOrigin else { return false }
+        return deadlineSinceOrigin <= Self.clockOrigin.duration(to: .now)
+    }
     /// The remote address, for logs.
     public let peer: String
     /// Identifies the connection the call came on, unique within the process, for per-connection limits.
