@@ -44,20 +44,11 @@ public indirect enum JSONValue: Sendable {
     }
 
     private static func writeString(_ value: String, to output: inout String) {
-        output += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case _ where scalar.value < 0x20:
-                output += "\\u00" + Hex.encode(CollectionOfOne(UInt8(scalar.value)))
-            default: output.unicodeScalars.append(scalar)
-            }
-        }
-        output += "\""
+        var bytes: [UInt8] = [UInt8(ascii: "\"")]
+        bytes.reserveCapacity(value.utf8.count + 2)
+        for byte in value.utf8 { JSONStringEscape.write(byte) { bytes.append($0) } }
+        bytes.append(UInt8(ascii: "\""))
+        output += String(decoding: bytes, as: UTF8.self)
     }
 }
 

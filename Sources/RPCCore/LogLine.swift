@@ -143,34 +143,25 @@ struct LogLine {
         appendQuoted(bytes, json: true)
     }
 
-    /// `bytes` in double quotes, `"` and `\` escaped, a newline as `\n`, other control characters as `\u00XX` in
-    /// JSON and `?` in text.
+    /// `bytes` in double quotes: in JSON as ``JSONStringEscape`` writes them; in text `"` and `\` escaped, a newline as
+    /// `\n`, other control characters as `?`.
     private mutating func appendQuoted(_ bytes: UnsafeBufferPointer<UInt8>, json: Bool) {
         append(UInt8(ascii: "\""))
         for byte in bytes {
+            if json {
+                JSONStringEscape.write(byte) { append($0) }
+                continue
+            }
             switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "\n"):
                 append(UInt8(ascii: "\\"))
-                append(byte)
-            case UInt8(ascii: "\n"):
-                append(UInt8(ascii: "\\"))
-                append(UInt8(ascii: "n"))
-            case 0..<0x20, 0x7F:
-                guard json else {
-                    append(UInt8(ascii: "?"))
-                    continue
-                }
-                append("\\u00")
-                append(Self.hexDigits[Int(byte >> 4)])
-                append(Self.hexDigits[Int(byte & 0xF)])
-            default:
-                append(byte)
+                append(byte == UInt8(ascii: "\n") ? UInt8(ascii: "n") : byte)
+            case 0..<0x20, 0x7F: append(UInt8(ascii: "?"))
+            default: append(byte)
             }
         }
         append(UInt8(ascii: "\""))
     }
-
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     mutating func append(_ byte: UInt8) {
         base[count] = byte

@@ -1,3 +1,4 @@
+import Encodings
 import RequestTracing
 #if canImport(Glibc)
 import Glibc
@@ -107,7 +108,7 @@ public struct Logger: Sendable {
 
 extension Logger.Format {
     /// The most bytes one byte of a string takes in a line: `\"` in text, `\u00XX` in JSON.
-    var expansion: Int { self == .json ? 6 : 2 }
+    var expansion: Int { self == .json ? JSONStringEscape.maximumExpansion : 2 }
 }
 
 /// Standard error, written in batches: one `write(2)` per line would cost more than the RPC it logs.

@@ -43,7 +43,7 @@ final class CachedCustomer: Sendable {
 /// Customers by tenant and app user ID (aliases included), so SyncStatus needs no database round-trip.
 ///
 /// Sharded so that readers on different cores rarely meet on one lock. Entries are replaced after each committed
-/// write, this instance's or (through ``CustomerEngine/applyCommittedElsewhere(_:)``) another's.
+/// write, this instance's or (through ``Customers/applyCommittedElsewhere(_:)``) another's.
 final class CustomerCache: Sendable {
     /// App user IDs are compared byte for byte, as the database does: Swift's `String` equality would make
     /// "café" and "cafe\u{301}" one customer. The hash is computed once per key: it picks the shard and the bucket.

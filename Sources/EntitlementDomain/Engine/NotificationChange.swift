@@ -1,7 +1,7 @@
 /// What one store notification means, as its store's interpretation reads it: the purchase data it carries or the store
 /// gave when asked (if any), who may own it, the other IDs that name it, and revocations waiting for their purchase.
 /// Every store's endpoint commits it the same way
-/// (``CustomerEngine/applyStoreNotification(tenantID:notificationID:reason:cause:change:)``).
+/// (``StorePurchases/applyStoreNotification(tenantID:notificationID:reason:cause:change:)``).
 public struct NotificationChange: Sendable {
     public var purchase: StorePurchase?
     public var ownerHints: [OwnerHint]

@@ -7,7 +7,7 @@ public protocol CustomerRepository:
     CustomerReads, GrantReads, PurchaseReads, AcknowledgementReads, SubscriberQueryReads, WebhookOutboxReads
 {
     /// Whether this process holds (now, or from an earlier call) the right to do background work `name` of
-    /// `tenantID` (`""`: across tenants), so that instances sharing a database do it once. Always true for a store
+    /// `tenantID` (`""`: across tenants), so that instances sharing a database do it once. Always true for a database
     /// only this process uses (SQLite); on PostgreSQL a session lock that ends with the process or its connection,
     /// so a dead holder frees the work at once.
     /// Fails unless the database answers a query now on a connection made for the purpose (not one already open):

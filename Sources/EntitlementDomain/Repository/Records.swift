@@ -24,7 +24,7 @@ public struct UnixTime: Hashable, Comparable, Sendable, CustomStringConvertible 
 
 /// A customer: one canonical app user ID with its aliases, keyed by tenant.
 public struct CustomerRecord: Hashable, Sendable {
-    /// The store's own key; stable across merges for the surviving customer.
+    /// The database's own key; stable across merges for the surviving customer.
     public var id: Int64
     public var tenantID: String
     /// The canonical app user ID: every alias resolves to it.

@@ -20,7 +20,7 @@ public protocol CustomerStorage {
     /// Creates a customer at version 0 with `appUserID` as its canonical ID.
     func createCustomer(tenantID: String, appUserID: String, isAnonymous: Bool, at: UnixTime) throws(StorageError)
         -> CustomerRecord
-    /// Moves every app user ID, grant and store transaction of customer `from` to customer `to`; `from` stays as an
+    /// Moves every app user ID, grant and store purchase of customer `from` to customer `to`; `from` stays as an
     /// empty husk with its own events, so its history remains readable.
     func merge(tenantID: String, from: Int64, into: Int64) throws(StorageError)
     /// Makes `appUserID` the canonical ID of the customer (adding it if it does not resolve yet; the old canonical

@@ -1,6 +1,6 @@
 /// Store purchases, the store notifications and polls that bring them, and the references that tie them together.
 public protocol PurchaseReads: Sendable {
-    /// The store transaction with this original transaction ID in the tenant, owned or not; nil when unknown.
+    /// The store purchase with this original transaction ID in the tenant, owned or not; nil when unknown.
     func purchase(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)
         -> StorePurchase?
     /// Where a periodic store poll (`name`) of a tenant last stopped; nil before the first.
@@ -25,8 +25,8 @@ public protocol PurchaseStorage {
     /// field, `customerID` included. (Whether it is newer is the caller's decision.) Fails with `.conflict` when
     /// `customerID` is not in the tenant.
     func savePurchase(_ record: StorePurchase) throws(StorageError)
-    /// Sets (or, with nil, clears) the owner of a stored transaction, whatever its `signedAt`. Fails with `.conflict`
-    /// when the transaction is unknown or the customer is not in the tenant.
+    /// Sets (or, with nil, clears) the owner of a stored purchase, whatever its `signedAt`. Fails with `.conflict`
+    /// when the purchase is unknown or the customer is not in the tenant.
     func setPurchaseOwner(tenantID: String, store: Store, originalTransactionID: String, customerID: Int64?)
         throws(StorageError)
     /// Transactions nobody owns yet that carry `appAccountToken`, oldest first; empty for an empty token.
