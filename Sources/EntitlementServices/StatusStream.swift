@@ -21,10 +21,11 @@ final class StatusStream {
     private var holdsLimit = false
     private var subscription: StatusSubscription?
     private var heartbeat: StatusHeartbeat?
-    /// The snapshot, or the events replayed after the client's version, not yet sent.
-    private var first: [StatusUpdate] = []
-    private var firstKind = ServiceMetrics.StreamMessage.snapshot
-    private var firstSent = 0
+    private var tenantID = ""
+    /// Messages picked but not yet sent: the snapshot, or the events replayed after the client's version; later the
+    /// versions a live update skipped, read from the event log, and that update.
+    private var queued: [(update: StatusUpdate, kind: ServiceMetrics.StreamMessage)] = []
+    private var queuedSent = 0
     /// The customer's version the client has been sent; live updates at or below it are skipped.
     private var lastVersion: UInt64 = 0
 
@@ -40,7 +41,7 @@ final class StatusStream {
     /// `heartbeatOn`: a gRPC-Web stream's writer, kept alive with heartbeats.
     @inline(never)
     func open(_ request: StreamStatusRequest, heartbeatOn writer: ResponseWriter<EncodedMessage<StatusEvent>>?) throws {
-        let tenantID = try streams.log.authenticate(
+        tenantID = try streams.log.authenticate(
             context, requires: .publicKey, scope: .read, in: streams.tenants, &fields
         ).tenant.id
         let appUserID = try AppUserID.validate(request.appUserID)
@@ -57,12 +58,11 @@ final class StatusStream {
             : nil
         if let replayed {
             streams.metrics.streamStarted(.resumedFromLog)
-            first = replayed
-            firstKind = .replayed
+            queued = replayed.map { ($0, .replayed) }
             lastVersion = replayed.last?.state.version ?? request.afterVersion
         } else {
             streams.metrics.streamStarted(request.afterVersion > 0 ? .resumedWithSnapshot : .new)
-            first = [StatusUpdate(kind: .snapshot, state: current, reason: "Current status.")]
+            queued = [(StatusUpdate(kind: .snapshot, state: current, reason: "Current status."), .snapshot)]
             lastVersion = current.version
         }
         if let writer { heartbeat = StatusHeartbeat.start(every: streams.grpcWebHeartbeatInterval, on: writer) }
@@ -70,18 +70,46 @@ final class StatusStream {
 
     /// The next message to send; nil once the subscription has ended (the call is gone).
     func next() async -> Message? {
-        if firstSent < first.count {
-            defer { firstSent += 1 }
-            return message(first[firstSent], as: firstKind)
+        if queuedSent < queued.count {
+            defer { queuedSent += 1 }
+            return message(queued[queuedSent].update, as: queued[queuedSent].kind)
         }
-        first = []
+        queued = []
+        queuedSent = 0
         while let update = await subscription?.next() {
-            // Updates already covered by the first messages are skipped; a merge's snapshot always goes out.
-            if case .changed = update.kind, update.state.version <= lastVersion { continue }
+            guard case .changed = update.kind else {
+                // A merge's snapshot always goes out.
+                lastVersion = update.state.version
+                return message(update, as: .snapshot)
+            }
+            // Updates already covered by the messages sent are skipped.
+            if update.state.version <= lastVersion { continue }
+            if update.state.version > lastVersion + 1 {
+                queued = catchUp(to: update)
+                lastVersion = update.state.version
+                return await next()
+            }
             lastVersion = update.state.version
-            return message(update, as: update.kind == .snapshot ? .snapshot : .live)
+            return message(update, as: .live)
         }
         return nil
+    }
+
+    /// What to send for a live `update` that skips versions: the versions between, read from the event log, then the
+    /// update itself; beyond the replay window (or if the log cannot be read now) a snapshot of the update's state,
+    /// as a resume gets. Versions are skipped when several commits made elsewhere are announced together (another
+    /// instance's group commit, one notification naming them all) or were folded while the stream was not reading.
+    private func catchUp(to update: StatusUpdate) -> [(update: StatusUpdate, kind: ServiceMetrics.StreamMessage)] {
+        let target = update.state.version
+        guard let subscription,
+            let replayed = try? streams.engine.customers.replay(
+                tenantID: tenantID, customerID: subscription.customerID, afterVersion: lastVersion, current: update.state),
+            case let between = replayed.prefix(while: { $0.state.version < target }),
+            between.first?.state.version == lastVersion + 1, between.last?.state.version == target - 1
+        else {
+            return [(StatusUpdate(kind: .snapshot, state: update.state, reason: update.reason), .snapshot)]
+        }
+        return between.map { ($0, .replayed) } + [(update, .live)]
     }
 
     /// `message` was handed to the connection.

@@ -173,6 +173,49 @@ import TestSupport
         }
     }
 
+    /// Another instance's commits arrive together, as its group commit announces them: the stream gets every
+    /// version between from the event log, each with its own reason, then the newest; beyond the replay window, a
+    /// snapshot.
+    @Test func changesCommittedElsewhereReachTheStreamEveryVersionInOrder() async throws {
+        for replayLimit in [1000, 2] {
+            try await withHarness(replayLimit: replayLimit) { harness in
+                let app = try harness.calls(key: harness.a.publicKey)
+                try await app.identify("alice")  // v1
+                let stream = harness.stream(app, "alice")
+                #expect(try await stream.next().version == 1)
+                // A second engine on the same database: what it commits, this server's engine learns only when told.
+                let elsewhere = CustomerEngine(repository: harness.server.repository)
+                for (entitlement, reason) in [("pro", "first"), ("plus", "second"), ("premium", "third")] {
+                    _ = try await elsewhere.grants.grant(
+                        tenant: harness.a.tenant,
+                        GrantRequest(
+                            appUserID: "alice", entitlementID: entitlement, expiresAt: nil, durationMilliseconds: nil,
+                            reason: reason, idempotencyKey: nil))
+                }
+                let customerID = try #require(try elsewhere.customers.state(tenantID: harness.a.id, appUserID: "alice").customerID)
+                let failures = await harness.server.engine.customers.applyCommittedElsewhere(
+                    [CommittedVersion(tenantID: harness.a.id, customerID: customerID, version: 4)])
+                #expect(failures.isEmpty)
+                if replayLimit == 2 {
+                    let snapshot = try await stream.next()
+                    #expect(snapshot.kind == .snapshot)
+                    #expect(snapshot.version == 4)
+                    #expect(snapshot.entitlementIDs == ["plus", "premium", "pro"])
+                } else {
+                    var seen: [(UInt64, String)] = []
+                    for _ in 0..<3 {
+                        let event = try await stream.next()
+                        #expect(event.kind == .statusChanged)
+                        seen.append((event.version, event.event.reason))
+                    }
+                    #expect(seen.map(\.0) == [2, 3, 4])
+                    #expect(seen.map(\.1) == ["first", "second", "third"])
+                }
+                #expect(try await stream.untaken(after: 200).isEmpty)
+            }
+        }
+    }
+
     @Test func streamUnderAnAliasFollowsTheCanonicalCustomer() async throws {
         try await withHarness { harness in
             let app = try harness.calls(key: harness.a.publicKey)
