@@ -76,7 +76,8 @@ public final class EntitlementServerApp: Sendable {
             databaseDescription = "postgres:" + postgres.redacted
             do {
                 repository = try PostgresRepository(
-                    conninfo: postgres.conninfo, options: .init(maxConnections: postgres.maxConnections))
+                    conninfo: postgres.conninfo,
+                    options: .init(maxConnections: postgres.maxConnections, sessionTimeouts: postgres.sessionTimeouts))
             } catch {
                 throw StartupError(message: "cannot open the PostgreSQL database '\(postgres.redacted)': \(error)")
             }

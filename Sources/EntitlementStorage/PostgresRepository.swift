@@ -18,10 +18,16 @@ public final class PostgresRepository: SQLRepository, @unchecked Sendable {
         public var maxConnections: Int
         /// How long a call waits for a free connection before failing as unavailable.
         public var checkoutTimeout: Duration
+        /// PostgreSQL's own bounds on every session this instance opens for its calls.
+        public var sessionTimeouts: PostgresSessionTimeouts
 
-        public init(maxConnections: Int = 16, checkoutTimeout: Duration = .seconds(5)) {
+        public init(
+            maxConnections: Int = 16, checkoutTimeout: Duration = .seconds(5),
+            sessionTimeouts: PostgresSessionTimeouts = PostgresSessionTimeouts()
+        ) {
             self.maxConnections = maxConnections
             self.checkoutTimeout = checkoutTimeout
+            self.sessionTimeouts = sessionTimeouts
         }
     }
 
@@ -29,9 +35,16 @@ public final class PostgresRepository: SQLRepository, @unchecked Sendable {
     /// or a `postgresql://` URL) and brings the schema up to date under the migration lock.
     public init(conninfo: String, options: Options = Options()) throws(StorageError) {
         let pool = PostgresConnectionPool(
-            conninfo: conninfo, maxConnections: options.maxConnections, checkoutTimeout: options.checkoutTimeout)
-        let connection = try pool.checkOut()
-        defer { pool.checkIn(connection) }
+            conninfo: conninfo, maxConnections: options.maxConnections, checkoutTimeout: options.checkoutTimeout,
+            sessionSetup: options.sessionTimeouts.setStatements)
+        // A session of its own, without the pool's timeouts: waiting for another instance's migration and a long
+        // backfill are the expected course here.
+        let connection: PostgresConnection
+        do throws(PostgresError) {
+            connection = try PostgresConnection(conninfo: conninfo)
+        } catch {
+            throw error.storageError
+        }
         try PostgresMigrator.migrate(connection, to: PostgresSchema.migrations)
         self.conninfo = conninfo
         postgres = PostgresDatabase(pool: pool, instanceTag: instanceTag)

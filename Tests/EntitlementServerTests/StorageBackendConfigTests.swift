@@ -1,3 +1,4 @@
+import EntitlementStorage
 import Testing
 
 @testable import EntitlementServer
@@ -22,6 +23,35 @@ struct StorageBackendConfigTests {
             """))
         defer { directory.remove() }
         #expect(config.postgres == PostgresSettings(conninfo: "host=/run/postgresql dbname=entitlementd", maxConnections: 40))
+    }
+
+    @Test("PostgreSQL's session timeouts: 2, 30 and 10 seconds unless set, in milliseconds to the repository")
+    func sessionTimeouts() throws {
+        let base = "[storage]\nbackend = \"postgres\"\npostgres_url = \"dbname=e\"\n"
+        let (defaults, directory) = try loadConfig(configText(base))
+        defer { directory.remove() }
+        #expect(
+            defaults.postgres?.sessionTimeouts
+                == PostgresSessionTimeouts(lockMilliseconds: 2_000, statementMilliseconds: 30_000, idleInTransactionMilliseconds: 10_000))
+        let (set, other) = try loadConfig(configText(base + """
+            postgres_lock_timeout_seconds = 0
+            postgres_statement_timeout_seconds = 3600
+            postgres_idle_in_transaction_timeout_seconds = 5
+
+            """))
+        defer { other.remove() }
+        #expect(
+            set.postgres?.sessionTimeouts
+                == PostgresSessionTimeouts(lockMilliseconds: 0, statementMilliseconds: 3_600_000, idleInTransactionMilliseconds: 5_000))
+        for (key, refused) in [
+            ("postgres_lock_timeout_seconds", 61), ("postgres_statement_timeout_seconds", 3601),
+            ("postgres_idle_in_transaction_timeout_seconds", -1),
+        ] {
+            expectConfigError(
+                configText(base + "\(key) = \(refused)\n"), code: .outOfRange, line: 6, section: "storage", key: key)
+            expectConfigError(
+                configText("[storage]\n\(key) = 1\n"), code: .invalidValue, line: 4, section: "storage", key: key)
+        }
     }
 
     @Test("max_write_group: 64 unless set, 1 to 1000")

@@ -70,7 +70,8 @@ def cluster(tmp_path, protos, ca):
                 "shared", entitlements=["pro", "premium"], products=PRODUCTS,
                 app_store=app_store_settings(ca.root, "transfer"), webhooks=start.webhooks)
             write_tenants(tenants_file, [start.tenant])
-        settings = {**start.settings, "storage": {"backend": "postgres", "postgres_url": conninfo}}
+        storage = {**start.settings.get("storage", {}), "backend": "postgres", "postgres_url": conninfo}
+        settings = {**start.settings, "storage": storage}
         instance = Instance(start_server(tmp_path / name, tenants_file, settings), protos, start.tenant)
         instance.tenant_id = start.tenant.id
         instances.append(instance)
@@ -173,6 +174,41 @@ def test_grants_from_four_threads_on_one_instance_reach_streams_on_two_others_ev
         events = [stream.next(timeout=30) for _ in range(40)]
         assert [event.customer.version for event in events] == list(range(2, 42))
         assert [event.reason for event in events] == [reasons[version] for version in range(2, 42)]
+
+
+def test_a_customer_locked_elsewhere_fails_unavailable_within_the_lock_timeout_and_others_go_on(cluster):
+    # A session holding a customer's row (as an instance frozen mid-transaction would): a write to that customer
+    # gives up after lock_timeout (1 s here) with UNAVAILABLE and nothing applied; writes to other customers, on this
+    # instance and another, succeed, and the locked customer's next write succeeds once the lock is gone.
+    cluster.settings = {"storage": {"postgres_lock_timeout_seconds": 1}}
+    a, b = cluster("a"), cluster("b")
+    locked, other = unique_id(), unique_id()
+    a.admin.identify(locked)
+    a.admin.identify(other)
+    holder = subprocess.Popen(
+        ["psql", cluster.conninfo, "-qAt", "-c",
+         f"BEGIN; SELECT id FROM customers WHERE app_user_id = '{locked}' FOR UPDATE; SELECT pg_sleep(6); COMMIT;"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 10
+        while int(psql(cluster.conninfo, "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) "
+                       "WHERE l.mode = 'RowShareLock' AND a.query LIKE '%pg_sleep(6)%'")) == 0:
+            assert time.monotonic() < deadline, "the holder never took its lock"
+            time.sleep(0.05)
+        started = time.monotonic()
+        with pytest.raises(grpc.RpcError) as failure:
+            a.admin.grant(locked, "pro", duration=3600)
+        waited = time.monotonic() - started
+        assert failure.value.code() == grpc.StatusCode.UNAVAILABLE, failure.value
+        assert 0.9 < waited < 4, waited
+        b.admin.grant(other, "pro", duration=3600)
+        a.admin.grant(other, "premium", duration=3600)
+        assert int(psql(cluster.conninfo, f"SELECT version FROM customers WHERE app_user_id = '{locked}'")) == 1
+    finally:
+        holder.wait(timeout=30)
+    a.admin.grant(locked, "pro", duration=3600)
+    assert active_ids(a.public.sync(locked)) == ["pro"]
+    assert active_ids(a.public.sync(other)) == ["premium", "pro"]
 
 
 def kill_listen_connections(conninfo: str, timeout: float = 30) -> int:

@@ -1,9 +1,14 @@
+public import EntitlementStorage
+
 /// Where the shared PostgreSQL database is and how many connections one instance may hold.
 public struct PostgresSettings: Sendable, Equatable {
     /// A libpq connection string or `postgresql://` URL; TLS through its `sslmode`/`sslrootcert`, a password
     /// through `passfile` or `PGPASSWORD` rather than in the file.
     public var conninfo: String
     public var maxConnections: Int = 16
+    /// `postgres_lock_timeout_seconds` (2), `postgres_statement_timeout_seconds` (30) and
+    /// `postgres_idle_in_transaction_timeout_seconds` (10).
+    public var sessionTimeouts = PostgresSessionTimeouts()
 
     public init(conninfo: String, maxConnections: Int = 16) {
         self.conninfo = conninfo

@@ -1,5 +1,6 @@
 import CivilCalendar
 import EntitlementDomain
+import EntitlementStorage
 public import EntitlementServices
 import FileAccess
 public import HTTP2Transport
@@ -180,7 +181,14 @@ let configSchema: [(section: String, keys: [String])] = [
         ]
     ),
     ("keepalive", ["interval_seconds", "timeout_seconds", "min_client_ping_interval_seconds"]),
-    ("storage", ["backend", "database", "postgres_url", "postgres_max_connections", "max_write_group", "tenants"]),
+    (
+        "storage",
+        [
+            "backend", "database", "postgres_url", "postgres_max_connections", "postgres_lock_timeout_seconds",
+            "postgres_statement_timeout_seconds", "postgres_idle_in_transaction_timeout_seconds", "max_write_group",
+            "tenants",
+        ]
+    ),
     ("streams", ["max_per_customer", "max_per_connection"]),
     ("outbound_http", ["trusted_certificates", "timeout_seconds", "max_attempts"]),
     ("google_play", ["acknowledgement_first_retry_seconds", "acknowledgement_max_attempts"]),
@@ -485,7 +493,7 @@ private struct ConfigReader {
             }
         }
         guard backend == "postgres" else {
-            for key in ["postgres_url", "postgres_max_connections"] {
+            for key in storage.keys.sorted() where key.hasPrefix("postgres_") {
                 if let entry = storage[key] {
                     throw .invalidValue(
                         file, line: entry.line, section: "storage", key: key,
@@ -502,6 +510,15 @@ private struct ConfigReader {
         }
         var settings = PostgresSettings(conninfo: conninfo)
         try integer("storage", "postgres_max_connections", 1...1000) { settings.maxConnections = $0 }
+        try integer("storage", "postgres_lock_timeout_seconds", 0...60) {
+            settings.sessionTimeouts.lockMilliseconds = $0 * 1000
+        }
+        try integer("storage", "postgres_statement_timeout_seconds", 0...3600) {
+            settings.sessionTimeouts.statementMilliseconds = $0 * 1000
+        }
+        try integer("storage", "postgres_idle_in_transaction_timeout_seconds", 0...3600) {
+            settings.sessionTimeouts.idleInTransactionMilliseconds = $0 * 1000
+        }
         return settings
     }
 

@@ -23,9 +23,13 @@ final class PostgresConnectionPool: Sendable {
         help: "Connection checkouts that found none free, by whether one came within the timeout.",
         labels: ["outcome"], series: [["served"], ["timed_out"]])
 
-    init(conninfo: String, maxConnections: Int, checkoutTimeout: Duration) {
+    /// Statements run once on every session the pool opens (``PostgresSessionTimeouts``).
+    private let sessionSetup: String
+
+    init(conninfo: String, maxConnections: Int, checkoutTimeout: Duration, sessionSetup: String = "") {
         precondition(maxConnections > 0, "a pool needs at least one connection")
         self.conninfo = conninfo
+        self.sessionSetup = sessionSetup
         self.maxConnections = maxConnections
         self.checkoutTimeout = checkoutTimeout
         permits = DispatchSemaphore(value: maxConnections)
@@ -60,7 +64,9 @@ final class PostgresConnectionPool: Sendable {
         inUse.add(1, ordering: .relaxed)
         if let reused = idle.withLock({ $0.popLast() }) { return reused }
         do throws(PostgresError) {
-            return try PostgresConnection(conninfo: conninfo)
+            let connection = try PostgresConnection(conninfo: conninfo)
+            if !sessionSetup.isEmpty { try connection.execute(sessionSetup) }
+            return connection
         } catch {
             inUse.subtract(1, ordering: .relaxed)
             permits.signal()
