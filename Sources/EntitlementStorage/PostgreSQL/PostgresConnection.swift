@@ -8,13 +8,18 @@ import Glibc
 /// converts to and from the column types; NULL is nil.
 final class PostgresConnection: @unchecked Sendable {
     private let handle: OpaquePointer
-    /// Statement names by SQL text: prepared statements live per connection (and die with it).
+    /// Statements run once on every session this connection opens (the pool's ``PostgresSessionTimeouts``).
+    private let sessionSetup: String
+    /// Statement names by SQL text: prepared statements live per session (and die with it).
     private var prepared: [String: String] = [:]
+    /// Whether the next statement, when it finds the session lost, is sent once more on a fresh one; the pool
+    /// arms it (``PostgresConnectionPool/checkOut()``), the first statement disarms it.
+    var firstStatementResend = FirstStatementResend.off
 
     /// Connects with a libpq connection string (`host=/run/postgresql dbname=entitlements user=...`, or a
     /// `postgresql://` URL); `connect_timeout` there bounds the wait. `applicationName` names the session in
     /// `pg_stat_activity` unless the string sets its own.
-    init(conninfo: String, applicationName: String = "entitlementd") throws(PostgresError) {
+    init(conninfo: String, applicationName: String = "entitlementd", sessionSetup: String = "") throws(PostgresError) {
         // expand_dbname: the "dbname" value is the whole connection string or URL, read as libpq reads one.
         let keywords: [String?] = ["fallback_application_name", "dbname"]
         let values: [String?] = [applicationName, conninfo]
@@ -31,11 +36,22 @@ final class PostgresConnection: @unchecked Sendable {
             PQfinish(connection)
             throw PostgresError(sqlState: "", message: "cannot connect: \(message)", connectionLost: true)
         }
+        do throws(PostgresError) {
+            try Self.setUp(connection, sessionSetup)
+        } catch {
+            PQfinish(connection)
+            throw error
+        }
+        handle = connection
+        self.sessionSetup = sessionSetup
+    }
+
+    private static func setUp(_ connection: OpaquePointer, _ sessionSetup: String) throws(PostgresError) {
         // Notices below WARNING (CREATE ... IF NOT EXISTS finding the object: "already exists, skipping") are the
         // expected course of our statements, not news, and libpq would print each raw on standard error. A failure
-        // here shows in the first statement.
+        // here shows in the next statement.
         PQclear(PQexec(connection, "SET client_min_messages = warning"))
-        handle = connection
+        if !sessionSetup.isEmpty { try rows(PQexec(connection, sessionSetup), on: connection) }
     }
 
     deinit {
@@ -44,6 +60,16 @@ final class PostgresConnection: @unchecked Sendable {
 
     /// False once the server or the network dropped the connection; it is then thrown away, never reused.
     var isUsable: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// Whether the server ended this idle session (a restart, `pg_terminate_backend`, a reset network), told
+    /// without a round trip: nothing is sent unasked to a session that runs no statement and does not LISTEN, so
+    /// any input on its socket is the FATAL message a terminated backend sends before it closes, or end of file.
+    var hasEndedWhileIdle: Bool {
+        guard isUsable else { return true }
+        var socket = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        // Readable, hung up, in error, or poll itself failing: this session is not worth a caller's statement.
+        return poll(&socket, 1, 0) != 0
+    }
 
     /// Whether no transaction is open (a connection given back inside one is not reused).
     var isIdle: Bool { PQtransactionStatus(handle) == PQTRANS_IDLE }
@@ -75,16 +101,39 @@ final class PostgresConnection: @unchecked Sendable {
     /// Runs one statement with `$1...$n` parameters through a statement prepared once on this connection.
     @discardableResult
     func query(_ sql: String, _ parameters: [String?] = []) throws(PostgresError) -> PostgresRows {
-        let name = try statementName(for: sql, parameterCount: parameters.count)
-        return try withCStrings(parameters) { (values: [UnsafePointer<CChar>?]) throws(PostgresError) in
-            try Self.rows(PQexecPrepared(handle, name, Int32(values.count), values, nil, nil, 0), on: handle)
+        try resendingFirstStatement { () throws(PostgresError) in
+            let name = try statementName(for: sql, parameterCount: parameters.count)
+            return try withCStrings(parameters) { (values: [UnsafePointer<CChar>?]) throws(PostgresError) in
+                try Self.rows(PQexecPrepared(handle, name, Int32(values.count), values, nil, nil, 0), on: handle)
+            }
         }
     }
 
     /// Runs SQL text as it is, several statements allowed, no parameters (migrations, `BEGIN`, `COMMIT`).
     @discardableResult
     func execute(_ sql: String) throws(PostgresError) -> PostgresRows {
-        try Self.rows(PQexec(handle, sql), on: handle)
+        try resendingFirstStatement { () throws(PostgresError) in try Self.rows(PQexec(handle, sql), on: handle) }
+    }
+
+    /// Sends a statement; while ``firstStatementResend`` is armed and the session turns out lost, opens a fresh
+    /// session with the same parameters and setup and sends it there once more.
+    private func resendingFirstStatement(
+        _ send: () throws(PostgresError) -> PostgresRows
+    ) throws(PostgresError) -> PostgresRows {
+        guard firstStatementResend == .armed else { return try send() }
+        firstStatementResend = .off
+        do throws(PostgresError) {
+            return try send()
+        } catch let error where error.connectionLost {
+            PQreset(handle)
+            prepared = [:]
+            guard isUsable else {
+                throw PostgresError(sqlState: "", message: "cannot connect: \(Self.message(handle))", connectionLost: true)
+            }
+            try Self.setUp(handle, sessionSetup)
+            firstStatementResend = .resent
+            return try send()
+        }
     }
 
     private func statementName(for sql: String, parameterCount: Int) throws(PostgresError) -> String {
@@ -131,6 +180,17 @@ final class PostgresConnection: @unchecked Sendable {
     private static func trimmed(_ text: String) -> String {
         String(text.split(whereSeparator: \.isNewline).first ?? "")
     }
+}
+
+/// The pool's bargain for the first statement a caller sends on a connection that sat idle
+/// (``PostgresConnectionPool/checkOut()``).
+enum FirstStatementResend: Equatable {
+    /// Every statement fails as it fails.
+    case off
+    /// The next statement is sent once more on a fresh session if this one turns out lost.
+    case armed
+    /// The first statement found the session lost and went to a fresh one.
+    case resent
 }
 
 /// The rows a statement returned, each column as PostgreSQL's text form (nil for NULL), and how many rows an

@@ -6,8 +6,9 @@ import Synchronization
 /// At most `maxConnections` connections to one database, each used by one caller at a time.
 ///
 /// A caller waits up to `checkoutTimeout` for a free one, then fails as unavailable. Connections are opened on
-/// demand, so after the database restarts the first callers fail (their connections are gone) and the next ones
-/// open fresh ones: a connection that broke, or was given back inside a transaction, is closed instead of reused.
+/// demand. One the server ended while it sat idle (PostgreSQL restarted, the session terminated) is closed at
+/// checkout and another taken or opened instead, so a restart costs callers nothing once PostgreSQL is back; one
+/// that broke in use, or was given back inside a transaction, is closed instead of reused.
 final class PostgresConnectionPool: Sendable {
     let conninfo: String
     let maxConnections: Int
@@ -22,6 +23,11 @@ final class PostgresConnectionPool: Sendable {
         "entitlementd_postgres_checkout_waits_total",
         help: "Connection checkouts that found none free, by whether one came within the timeout.",
         labels: ["outcome"], series: [["served"], ["timed_out"]])
+    /// Pooled sessions found ended and replaced: series 0 at checkout, series 1 by the first statement.
+    private let replaced = CounterFamily(
+        "entitlementd_postgres_sessions_replaced_total",
+        help: "Pooled PostgreSQL sessions the server had ended, replaced before a caller's statement failed on one.",
+        labels: ["found"], series: [["at_checkout"], ["by_first_statement"]])
 
     /// Statements run once on every session the pool opens (``PostgresSessionTimeouts``).
     private let sessionSetup: String
@@ -51,6 +57,13 @@ final class PostgresConnectionPool: Sendable {
 
     /// A connection for the caller alone until it gives it back with ``checkIn(_:)``: an idle one, or a new one
     /// while fewer than `maxConnections` exist; waits up to `checkoutTimeout`.
+    ///
+    /// An idle one the server ended is replaced at no round trip's cost (``PostgresConnection/hasEndedWhileIdle``).
+    /// One that ends between that look and the caller's first statement would fail a statement that, for all the
+    /// caller knows, never ran: that first statement is sent once more on a fresh session. So a checkout begins
+    /// with a statement harmless to run twice, `BEGIN` or a read (``PostgresDatabase`` does), never a write
+    /// outside a transaction; any later statement fails as it fails (a `COMMIT` whose answer was lost may have
+    /// committed).
     func checkOut() throws(StorageError) -> PostgresConnection {
         let (seconds, attoseconds) = checkoutTimeout.components
         let deadline = DispatchTime.now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
@@ -62,11 +75,15 @@ final class PostgresConnectionPool: Sendable {
             waits.increment(0)
         }
         inUse.add(1, ordering: .relaxed)
-        if let reused = idle.withLock({ $0.popLast() }) { return reused }
+        while let reused = idle.withLock({ $0.popLast() }) {
+            guard reused.hasEndedWhileIdle else {
+                reused.firstStatementResend = .armed
+                return reused
+            }
+            replaced.increment(0)
+        }
         do throws(PostgresError) {
-            let connection = try PostgresConnection(conninfo: conninfo)
-            if !sessionSetup.isEmpty { try connection.execute(sessionSetup) }
-            return connection
+            return try PostgresConnection(conninfo: conninfo, sessionSetup: sessionSetup)
         } catch {
             inUse.subtract(1, ordering: .relaxed)
             permits.signal()
@@ -77,6 +94,8 @@ final class PostgresConnectionPool: Sendable {
     /// Takes back a connection from ``checkOut()``: kept for the next caller if it still works and holds no open
     /// transaction, closed otherwise.
     func checkIn(_ connection: PostgresConnection) {
+        if connection.firstStatementResend == .resent { replaced.increment(1) }
+        connection.firstStatementResend = .off
         if connection.isUsable, connection.isIdle {
             idle.withLock { $0.append(connection) }
         }
@@ -91,7 +110,7 @@ final class PostgresConnectionPool: Sendable {
                 [(["in_use"], Double(self.inUse.load(ordering: .relaxed))), (["idle"], Double(self.idleCount)),
                  (["max"], Double(self.maxConnections))]
             },
-            waits,
+            waits, replaced,
         ]
     }
 }

@@ -17,6 +17,19 @@ struct PostgresTLSTests {
         #expect(try connection.query("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()").rows == [["t"]])
     }
 
+    /// The pool's look for an ended idle session takes any input on the socket for the server's farewell: TLS
+    /// sends none of its own to an idle session, so a live one is reused.
+    @Test func aPooledTLSSessionIsReusedNotTakenForEnded() throws {
+        let pool = PostgresConnectionPool(
+            conninfo: try #require(PostgresTestDatabase.tlsConninfo), maxConnections: 1, checkoutTimeout: .seconds(5))
+        let sessions = try (0..<3).map { _ in
+            try pool.withConnection { connection throws(PostgresError) in
+                try connection.query("SELECT pg_backend_pid()").rows
+            }
+        }
+        #expect(Set(sessions).count == 1)
+    }
+
     @Test func aServerCertificateTheConfiguredRootDoesNotSignIsRefused() throws {
         let tls = try #require(PostgresTestDatabase.tlsConninfo)
         let otherRoot = tls.replacing(/sslrootcert=\S+/, with: "sslrootcert=/etc/ssl/certs/ca-certificates.crt")
