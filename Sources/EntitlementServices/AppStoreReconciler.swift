@@ -54,6 +54,8 @@ public final class AppStoreReconciler: Sendable {
     private let loop = WakeableLoop()
     /// When each tenant was last reconciled on schedule.
     private let periods = TenantPeriods()
+    /// The scheduled reconciliation is one instance's work.
+    private let holding: WorkHolding
 
     public init(
         engine: CustomerEngine, tenants: TenantRegistry, notifications: AppStoreNotifications, apis: AppStoreServerAPIs,
@@ -64,6 +66,7 @@ public final class AppStoreReconciler: Sendable {
         self.notifications = notifications
         self.apis = apis
         self.log = log
+        holding = WorkHolding("app_store_reconcile", engine: engine, log: log)
     }
 
     public func start() { loop.start { [self] in await reconcileDue() } }
@@ -78,13 +81,15 @@ public final class AppStoreReconciler: Sendable {
     func reconcileDue() async -> Duration {
         let now = engine.now().milliseconds
         return await periods.runDue(
-            "app_store_reconcile", of: tenants.directory.tenants, now: now,
-            every: { $0.appStore?.serverAPI?.reconcileMinutes }, engine: engine, log: log
+            of: tenants.directory.tenants, now: now, every: { $0.appStore?.serverAPI?.reconcileMinutes },
+            holding: holding
         ) { tenant in await reconcileMissed(tenant) }
     }
 
     /// The scheduled run for one tenant: failed deliveries since the last run, per environment; a failure is logged
-    /// and the next run starts from the same place.
+    /// and the next run starts from the same place. Each page is read only while this instance still holds the work,
+    /// and the cursor only moves forward, so a holder frozen mid-run that resumes after another took over reads no
+    /// more and moves nothing back (what it applied is applied once per notificationUUID anyway).
     func reconcileMissed(_ tenant: Tenant) async {
         do throws(DomainError) {
             let settings = try AppStorePurchases.settings(of: tenant)
@@ -93,7 +98,7 @@ public final class AppStoreReconciler: Sendable {
                 let cursor = try engine.purchases.pollCursor(tenantID: tenant.id, name: Self.cursorName(environment))
                 let report = try await reconcile(
                     tenant, environment: environment, start: cursor.map { $0 - Self.overlap }, end: nil,
-                    transactionID: nil, onlyFailures: true)
+                    transactionID: nil, onlyFailures: true, holding: holding)
                 try await engine.purchases.setPollCursor(
                     tenantID: tenant.id, name: Self.cursorName(environment), position: report.endDate)
             }
@@ -118,7 +123,7 @@ public final class AppStoreReconciler: Sendable {
             for transactionID in transactionIDs.isEmpty ? [nil] : transactionIDs.map(Optional.some) {
                 let report = try await reconcile(
                     tenant, environment: environment, start: start, end: end, transactionID: transactionID,
-                    onlyFailures: onlyFailures)
+                    onlyFailures: onlyFailures, holding: nil)
                 combined = combined.map { $0.adding(report) } ?? report
             }
             if let combined { reports.append(combined) }
@@ -128,10 +133,11 @@ public final class AppStoreReconciler: Sendable {
 
     /// One environment's window, listed in spans of at most ``maxWindow``, oldest first, each notification applied
     /// as it is read. Our failures (the database, Apple unreachable) end the run; a notification that fails
-    /// verification is counted and skipped.
+    /// verification is counted and skipped. With `holding` (the scheduled run), each page is read only while this
+    /// instance holds that work.
     private func reconcile(
         _ tenant: Tenant, environment: AppStoreAPIEnvironment, start: Int64?, end: Int64?, transactionID: String?,
-        onlyFailures: Bool
+        onlyFailures: Bool, holding: WorkHolding?
     ) async throws(DomainError) -> AppStoreReconciliationReport {
         let settings = try AppStorePurchases.settings(of: tenant)
         let (client, _) = try apis.client(for: tenant, settings: settings, use: .reconciliation)
@@ -146,7 +152,9 @@ public final class AppStoreReconciler: Sendable {
             let query = AppStoreNotificationHistoryQuery(
                 startDate: windowStart, endDate: min(windowStart + Self.maxWindow, end), transactionID: transactionID,
                 onlyFailures: onlyFailures)
-            try await replay(query, client: client, environment: environment, tenant: tenant, settings: settings, into: &report)
+            try await replay(
+                query, client: client, environment: environment, tenant: tenant, settings: settings, holding: holding,
+                into: &report)
             windowStart = query.endDate
         } while windowStart < end
         if report.found > 0 {
@@ -162,11 +170,14 @@ public final class AppStoreReconciler: Sendable {
     /// Every page of one listing.
     private func replay(
         _ query: AppStoreNotificationHistoryQuery, client: AppStoreServerAPIClient, environment: AppStoreAPIEnvironment,
-        tenant: Tenant, settings: AppStoreSettings, into report: inout AppStoreReconciliationReport
+        tenant: Tenant, settings: AppStoreSettings, holding: WorkHolding?, into report: inout AppStoreReconciliationReport
     ) async throws(DomainError) {
         var token: String?
         var pages = 0
         repeat {
+            if let holding, !holding.holds(tenantID: tenant.id) {
+                throw .wrongState("This instance no longer holds the reconciliation: another instance took it over.")
+            }
             let page: (records: [AppStoreNotificationRecord], next: String?)
             do throws(AppStoreServerAPIError) {
                 page = try await client.notificationHistory(query, paginationToken: token, in: environment)

@@ -287,6 +287,7 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
             """
             INSERT INTO poll_cursors (tenant_id, name, position) VALUES (?, ?, ?)
             ON CONFLICT (tenant_id, name) DO UPDATE SET position = excluded.position
+            WHERE excluded.position > poll_cursors.position
             """,
             [.text(tenantID), .text(name), .integer(position)])
     }

@@ -13,6 +13,10 @@ public struct RetryPolicy: Sendable, Hashable {
     /// A `Retry-After` longer than this is not waited for: the answer goes back to the caller, whose own retry
     /// (a store's redelivery, the durable retry queue) comes later.
     public var maxRetryAfter: Duration
+    /// Whether an attempt that may have reached the server unanswered (it timed out, or its connection closed) is
+    /// sent again. Off for a request whose effect should happen once and whose caller checks before trying again (a
+    /// Play acknowledgement: an instance frozen mid-request finds its attempt timed out when it resumes).
+    public var resendsUnanswered = true
 
     public init(
         maxAttempts: Int = 4, initialBackoff: Duration = .milliseconds(250), maxBackoff: Duration = .seconds(8),
@@ -41,7 +45,7 @@ public struct RetryPolicy: Sendable, Hashable {
         guard attempt < maxAttempts else { return nil }
         switch outcome {
         case .failure(let error):
-            guard error.isTransient else { return nil }
+            guard error.isTransient, resendsUnanswered || error.code == .connectFailed else { return nil }
         case .response(let response):
             guard Self.isRetryable(status: response.status) else { return nil }
             if let header = response.headers["retry-after"], let wait = Self.retryAfter(header, now: now) {

@@ -11,11 +11,13 @@ import Testing
     static let minute = Milliseconds.perMinute
     static let start: Int64 = 1_800_000_000_000
 
-    let engine = CustomerEngine(repository: InMemoryRepository(), clock: ManualClock())
-    let log = Logger(label: "periods-test", minimumLevel: .error)
+    let repository = InMemoryRepository()
+    let holding: WorkHolding
     let tenants: [Tenant]
 
     init() throws {
+        let engine = CustomerEngine(repository: repository, clock: ManualClock())
+        holding = WorkHolding("test_work", engine: engine, log: Logger(label: "periods-test", minimumLevel: .error))
         tenants = try ["every-10", "every-25", "never", "zero"].map { id throws in
             try Tenant(id: id, publicKeyHashes: [APIKey.hashString(APIKey.generate(.publicKey))!])
         }
@@ -25,8 +27,8 @@ import Testing
     func pass(_ periods: TenantPeriods, at now: Int64) async -> (ran: [String], wait: Duration) {
         var ran: [String] = []
         let wait = await periods.runDue(
-            "test_work", of: tenants, now: Self.start + now,
-            every: { ["every-10": 10, "every-25": 25, "zero": 0][$0.id] }, engine: engine, log: log
+            of: tenants, now: Self.start + now, every: { ["every-10": 10, "every-25": 25, "zero": 0][$0.id] },
+            holding: holding
         ) { tenant in ran.append(tenant.id) }
         return (ran, wait)
     }
@@ -48,9 +50,23 @@ import Testing
         _ = await pass(periods, at: 0)
         let almost = await pass(periods, at: 10 * Self.minute - 10)
         #expect(almost.ran == [] && almost.wait == .seconds(1))
-        let none = await TenantPeriods().runDue(
-            "test_work", of: tenants, now: Self.start, every: { _ in nil }, engine: engine, log: log
-        ) { _ in Issue.record("a tenant without a period ran") }
+        let none = await TenantPeriods().runDue(of: tenants, now: Self.start, every: { _ in nil }, holding: holding) { _ in
+            Issue.record("a tenant without a period ran")
+        }
         #expect(none == .milliseconds(Milliseconds.perHour))
+    }
+
+    /// Another instance holds one tenant's work: it does not run here, and it is asked for again within the retry
+    /// interval; once it passes here, it runs at once (as at start), then once per period.
+    @Test func workHeldElsewhereIsAskedForShortlyAndRunsAtOnceWhenItPassesHere() async {
+        repository.holdElsewhere(["every-10/test_work"])
+        let periods = TenantPeriods()
+        let held = await pass(periods, at: 0)
+        #expect(held.ran == ["every-25"] && held.wait == WorkHolding.retryInterval)
+        let still = await pass(periods, at: 5_000)
+        #expect(still.ran == [] && still.wait == WorkHolding.retryInterval)
+        repository.holdElsewhere([])
+        let passed = await pass(periods, at: 10_000)
+        #expect(passed.ran == ["every-10"] && passed.wait == .milliseconds(10 * Self.minute))
     }
 }

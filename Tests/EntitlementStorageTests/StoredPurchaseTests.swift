@@ -237,6 +237,24 @@ struct StoredPurchaseTests {
         #expect(receivedAt == 1_000)
     }
 
+    /// A round that ended before the one recorded (an instance frozen mid-poll that resumed after another took the
+    /// poll over) moves no cursor back.
+    @Test func aPollCursorOnlyMovesForward() throws {
+        let database = try TemporaryDatabase()
+        let repository = try database.open()
+        func set(_ name: String, _ position: Int64) throws {
+            try repository.write { try $0.setPollCursor(tenantID: "t", name: name, position: position) }
+        }
+        try set("voided", 2_000)
+        try set("voided", 1_000)
+        #expect(try repository.pollCursor(tenantID: "t", name: "voided") == 2_000)
+        try set("voided", 3_000)
+        #expect(try repository.pollCursor(tenantID: "t", name: "voided") == 3_000)
+        try set("history", 500)
+        #expect(try repository.pollCursor(tenantID: "t", name: "history") == 500)
+        #expect(try repository.pollCursor(tenantID: "u", name: "voided") == nil)
+    }
+
     @Test func aThrownErrorRollsBackPurchasesAndNotifications() throws {
         let database = try TemporaryDatabase()
         let repository = try database.open()

@@ -56,8 +56,8 @@ def ca(tmp_path_factory) -> SigningCA:
 @pytest.fixture
 def cluster(tmp_path, protos, ca):
     """`start(name)` starts an instance on this test's schema; `conninfo` reaches that schema for inspection. The
-    tenant takes App Store purchases signed by `ca`; a test may set `webhooks` (the tenant's endpoints) and
-    `settings` (more server settings) before its first start."""
+    tenant takes App Store purchases signed by `ca`; a test may set `webhooks` (the tenant's endpoints),
+    `settings` (more server settings) or `tenant` (a TenantSpec of its own) before its first start."""
     schema = "m_" + uuid.uuid4().hex[:20]
     psql(BASE, f"CREATE SCHEMA {schema}")
     conninfo = f"{BASE} options=-csearch_path={schema}"
@@ -66,7 +66,7 @@ def cluster(tmp_path, protos, ca):
 
     def start(name: str) -> Instance:
         if not instances:
-            start.tenant = new_tenant(
+            start.tenant = start.tenant or new_tenant(
                 "shared", entitlements=["pro", "premium"], products=PRODUCTS,
                 app_store=app_store_settings(ca.root, "transfer"), webhooks=start.webhooks)
             write_tenants(tenants_file, [start.tenant])
@@ -77,7 +77,7 @@ def cluster(tmp_path, protos, ca):
         instances.append(instance)
         return instance
 
-    start.conninfo, start.webhooks, start.settings = conninfo, None, {}
+    start.conninfo, start.webhooks, start.settings, start.tenant = conninfo, None, {}, None
     yield start
     for instance in instances:
         instance.close()

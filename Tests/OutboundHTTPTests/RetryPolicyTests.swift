@@ -65,6 +65,19 @@ import Testing
             #expect(policy.delay(after: .failure(HTTPClientError(code, "")), attempt: 1, now: 0, using: &random) == nil)
         }
     }
+
+    /// An acknowledgement's policy: what may have reached the server unanswered is not sent again; a connection never
+    /// made, and the server's own 5xx, still are.
+    @Test func withoutResendingUnansweredOnlyFailedConnectionsAreRetried() {
+        var random = SeededRandomNumberGenerator(seed: 4)
+        var once = policy
+        once.resendsUnanswered = false
+        #expect(once.delay(after: .failure(HTTPClientError(.connectFailed, "")), attempt: 1, now: 0, using: &random) != nil)
+        for code in [HTTPClientError.Code.connectionClosed, .timedOut] {
+            #expect(once.delay(after: .failure(HTTPClientError(code, "")), attempt: 1, now: 0, using: &random) == nil)
+        }
+        #expect(once.delay(after: response(503), attempt: 1, now: 0, using: &random) != nil)
+    }
 }
 
 @Suite struct OutboundURLTests {

@@ -34,15 +34,37 @@ public final class StoreAcknowledgements: Sendable {
         try DomainError.reading { () throws(StorageError) in try repository.nextAcknowledgementDue() }
     }
 
-    /// Records an attempt on `purchase`'s pending acknowledgement. Nothing changes when it is no longer pending (the
-    /// store's data said it was acknowledged meanwhile). Giving up is an event on the owner, naming the error.
-    public func record(of purchase: StorePurchase, _ attempt: AcknowledgementAttempt) async throws(DomainError) {
-        try await core.write { transaction, now throws -> (Void, [CommittedChange]) in
+    /// Claims the next attempt on `purchase`'s pending acknowledgement, before it is sent: one more attempt counted,
+    /// due again at `retryAt` in case its outcome is never recorded (the instance stopped mid-attempt). Nil, and
+    /// nothing is to be sent, when it is no longer pending or an attempt was claimed since `purchase` was read (an
+    /// instance frozen mid-batch that resumed after another took the work over). The claimed purchase's attempt count
+    /// is what ``record(of:_:)`` checks.
+    public func begin(_ purchase: StorePurchase, retryAt: UnixTime) async throws(DomainError) -> StorePurchase? {
+        try await core.write(orderedBy: WriteOrder.purchase(of: purchase)) {
+            transaction, _ throws -> (StorePurchase?, [CommittedChange]) in
             guard var stored = try transaction.purchase(
                 tenantID: purchase.tenantID, store: purchase.store, originalTransactionID: purchase.originalTransactionID),
-                stored.acknowledgement.state == .pending
+                stored.acknowledgement.state == .pending, stored.acknowledgement.attempts == purchase.acknowledgement.attempts,
+                stored.acknowledgement.attempts < Int.max
+            else { return (nil, []) }
+            stored.acknowledgement.attempts += 1
+            stored.acknowledgement.dueAt = retryAt
+            try transaction.savePurchase(stored)
+            return (stored, [])
+        }
+    }
+
+    /// Records how the attempt claimed by ``begin(_:retryAt:)`` (`claimed`) ended. Nothing changes when the
+    /// acknowledgement is no longer pending (the store's data said it was acknowledged meanwhile) or a later attempt
+    /// was claimed (another instance took the work over). Giving up is an event on the owner, naming the error.
+    public func record(of claimed: StorePurchase, _ attempt: AcknowledgementAttempt) async throws(DomainError) {
+        try await core.write(orderedBy: WriteOrder.purchase(of: claimed)) {
+            transaction, now throws -> (Void, [CommittedChange]) in
+            guard var stored = try transaction.purchase(
+                tenantID: claimed.tenantID, store: claimed.store, originalTransactionID: claimed.originalTransactionID),
+                stored.acknowledgement.state == .pending, stored.acknowledgement.attempts == claimed.acknowledgement.attempts
             else { return ((), []) }
-            let attempts = stored.acknowledgement.attempts + 1
+            let attempts = stored.acknowledgement.attempts
             switch attempt {
             case .acknowledged:
                 stored.acknowledgement = PurchaseAcknowledgement(state: .acknowledged, attempts: attempts)
@@ -67,7 +89,8 @@ public final class StoreAcknowledgements: Sendable {
 
     /// Starts a failed acknowledgement again, due now (an operator's refresh).
     public func retry(tenantID: String, store: Store, originalTransactionID: String) async throws(DomainError) {
-        try await core.write { transaction, now throws -> (Void, [CommittedChange]) in
+        try await core.write(orderedBy: WriteOrder.purchase(tenantID, store, originalTransactionID)) {
+            transaction, now throws -> (Void, [CommittedChange]) in
             guard var stored = try transaction.purchase(
                 tenantID: tenantID, store: store, originalTransactionID: originalTransactionID),
                 stored.acknowledgement.state == .failed

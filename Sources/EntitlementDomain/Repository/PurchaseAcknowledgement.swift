@@ -14,7 +14,7 @@ public struct PurchaseAcknowledgement: Sendable, Hashable {
     }
 
     public var state: State
-    /// Attempts made so far.
+    /// Attempts made so far, each counted as it starts (``StoreAcknowledgements/begin(_:retryAt:)``).
     public var attempts: Int
     /// When the next attempt is due; set only while pending.
     public var dueAt: UnixTime?

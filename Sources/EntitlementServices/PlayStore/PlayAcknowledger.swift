@@ -10,6 +10,13 @@ public import RPCCore
 /// purchase: an acknowledgement owed when the server stops is sent after it starts again, and one that Google
 /// refuses is retried with growing delays until ``Schedule/maxAttempts``, then reported (log, customer event,
 /// `GetCustomer`).
+///
+/// One instance of those sharing the database acknowledges. Each attempt is claimed in the database before it is sent
+/// (``StoreAcknowledgements/begin(_:retryAt:)``), and an attempt after an earlier one first asks Google whether the
+/// purchase is acknowledged already. So a holder frozen mid-batch that resumes after another took over sends none of
+/// the rest of its batch, and one frozen with an acknowledgement in flight does not have it sent again: the next
+/// holder finds it acknowledged. Only a holder frozen between claiming an attempt and sending it may send it after
+/// the next holder did; Google then answers that it is acknowledged already, which is success.
 public final class PlayAcknowledger: Sendable {
     /// When a failed attempt is tried again.
     public struct Schedule: Sendable {
@@ -41,6 +48,7 @@ public final class PlayAcknowledger: Sendable {
     private let log: Logger
     private let schedule: Schedule
     private let loop = WakeableLoop()
+    private let holding: WorkHolding
 
     public init(engine: CustomerEngine, tenants: TenantRegistry, purchases: PlayStorePurchases, log: Logger, schedule: Schedule) {
         self.engine = engine
@@ -48,6 +56,7 @@ public final class PlayAcknowledger: Sendable {
         self.purchases = purchases
         self.log = log
         self.schedule = schedule
+        holding = WorkHolding("play_acknowledgements", engine: engine, log: log)
     }
 
     public func start() {
@@ -62,31 +71,49 @@ public final class PlayAcknowledger: Sendable {
     /// Sends what is due; returns how long until the next is.
     func runDue() async -> Duration {
         do throws(DomainError) {
-            // One instance of those sharing the database acknowledges; another takes over when it ends.
-            guard try engine.holdsWork(name: "play_acknowledgements") else { return .seconds(60) }
+            // One instance of those sharing the database acknowledges; the others ask again shortly, so one takes
+            // over when the holder stops.
+            guard holding.holds() else { return WorkHolding.retryInterval }
             let due = try engine.acknowledgements.due(limit: Self.batchSize)
             var recorded = true
-            for purchase in due where !(await acknowledge(purchase)) { recorded = false }
+            for purchase in due {
+                // Held still? A holder frozen mid-batch may have lost the work meanwhile.
+                guard holding.holds() else { return WorkHolding.retryInterval }
+                if !(await acknowledge(purchase)) { recorded = false }
+            }
             // An attempt that could not be recorded is still due: wait for storage rather than call Google again
             // and again.
             guard recorded else { return .seconds(5) }
             if due.count == Self.batchSize { return .zero }
-            guard let next = try engine.acknowledgements.nextDue() else { return .seconds(60) }
+            // Acknowledgements owed through other instances wake only theirs: look again within the retry interval.
+            guard let next = try engine.acknowledgements.nextDue() else { return WorkHolding.retryInterval }
             let wait = next.milliseconds - engine.now().milliseconds
-            return .milliseconds(min(max(0, wait), Milliseconds.perMinute))
+            return .milliseconds(min(max(0, wait), WorkHolding.retryInterval.milliseconds))
         } catch {
             log.error("reading acknowledgements due failed", ["error": error.message])
             return .seconds(5)
         }
     }
 
-    /// One attempt, recorded; false when recording it failed.
-    private func acknowledge(_ purchase: StorePurchase) async -> Bool {
+    /// One attempt, claimed and recorded; false when either failed.
+    private func acknowledge(_ due: StorePurchase) async -> Bool {
+        let purchase: StorePurchase
+        do throws(DomainError) {
+            // Due again after the usual wait should this attempt's outcome never be recorded.
+            let wait = schedule.delay(afterAttempts: min(due.acknowledgement.attempts, schedule.maxAttempts) + 1) ?? schedule.maxDelay
+            let retryAt = UnixTime(milliseconds: engine.now().milliseconds + wait.milliseconds)
+            // Nil: no longer pending, or another instance claimed it since it was read.
+            guard let claimed = try await engine.acknowledgements.begin(due, retryAt: retryAt) else { return true }
+            purchase = claimed
+        } catch {
+            log.error("claiming a play acknowledgement failed", ["tenant": due.tenantID, "error": error.message])
+            return false
+        }
         let fields: KeyValuePairs<String, String> = [
             "tenant": purchase.tenantID, "product_id": purchase.productID, "order_id": purchase.transactionID,
         ]
         let attempt: AcknowledgementAttempt
-        switch await send(purchase) {
+        switch await send(purchase, askFirst: due.acknowledgement.attempts > 0) {
         case .success(true):
             attempt = .acknowledged
             log.info("play purchase acknowledged", fields)
@@ -94,7 +121,7 @@ public final class PlayAcknowledger: Sendable {
             attempt = .noLongerOwed
             log.info("play purchase no longer needs acknowledging (canceled, refunded or expired)", fields)
         case .failure(let error):
-            let attempts = purchase.acknowledgement.attempts + 1
+            let attempts = purchase.acknowledgement.attempts
             if let delay = schedule.delay(afterAttempts: attempts), error.code != .notFound {
                 let retryAt = UnixTime(milliseconds: engine.now().milliseconds + delay.milliseconds)
                 attempt = .failed(error: error.message.truncated(toUTF8Bytes: 500), retryAt: retryAt)
@@ -122,8 +149,9 @@ public final class PlayAcknowledger: Sendable {
 
     /// One acknowledgement: true when it is acknowledged, false when nothing is owed any more. Google refusing it (400)
     /// is checked against the purchase: acknowledged by someone else is success; a purchase no longer paid for
-    /// (canceled, refunded, expired) owes nothing.
-    private func send(_ purchase: StorePurchase) async -> Result<Bool, GooglePlayAPIError> {
+    /// (canceled, refunded, expired) owes nothing. With `askFirst` (an earlier attempt failed, or its outcome was
+    /// never recorded, and it may have reached Google), the purchase is checked before anything is sent.
+    private func send(_ purchase: StorePurchase, askFirst: Bool) async -> Result<Bool, GooglePlayAPIError> {
         guard let tenant = tenants.directory.tenant(id: purchase.tenantID) else {
             return .failure(GooglePlayAPIError(.notFound, "tenant '\(purchase.tenantID)' is no longer configured"))
         }
@@ -135,6 +163,7 @@ public final class PlayAcknowledger: Sendable {
         }
         let token = purchase.originalTransactionID
         let isSubscription = purchase.productType == PlayProductType.subscription.rawValue
+        if askFirst, let settled = await settled(purchase, api: api) { return .success(settled) }
         do throws(GooglePlayAPIError) {
             if isSubscription {
                 try await api.acknowledgeSubscription(subscriptionID: purchase.productID, token: token)
@@ -143,18 +172,26 @@ public final class PlayAcknowledger: Sendable {
             }
             return .success(true)
         } catch where error.code == .invalidRequest {
-            if isSubscription, let current = try? await api.subscription(token: token) {
-                if current.acknowledgementState?.known == .acknowledged { return .success(true) }
-                let state = current.subscriptionState?.known
-                if state == .expired || state == .pendingPurchaseCanceled { return .success(false) }
-            } else if !isSubscription, let current = try? await api.product(productID: purchase.productID, token: token) {
-                if current.isAcknowledged { return .success(true) }
-                if current.state == .canceled { return .success(false) }
-            }
+            if let settled = await settled(purchase, api: api) { return .success(settled) }
             return .failure(error)
         } catch {
             return .failure(error)
         }
+    }
+
+    /// What Google's purchase says: true when it is acknowledged, false when nothing is owed any more (canceled,
+    /// refunded, expired); nil when an acknowledgement is still owed, or Google did not say.
+    private func settled(_ purchase: StorePurchase, api: PlayDeveloperAPI) async -> Bool? {
+        let token = purchase.originalTransactionID
+        if purchase.productType == PlayProductType.subscription.rawValue {
+            guard let current = try? await api.subscription(token: token) else { return nil }
+            if current.acknowledgementState?.known == .acknowledged { return true }
+            let state = current.subscriptionState?.known
+            return state == .expired || state == .pendingPurchaseCanceled ? false : nil
+        }
+        guard let current = try? await api.product(productID: purchase.productID, token: token) else { return nil }
+        if current.isAcknowledged { return true }
+        return current.state == .canceled ? false : nil
     }
 }
 

@@ -19,6 +19,8 @@ public final class VoidedPurchasesPoller: Sendable {
     private let loop = WakeableLoop()
     /// When each tenant was last polled.
     private let periods = TenantPeriods()
+    /// The poll is one instance's work.
+    private let holding: WorkHolding
     /// The failure each tenant's poll last explained at info level (see ``report(_:of:)``), so that it is said once.
     private let explained = Mutex<[String: String]>([:])
 
@@ -27,6 +29,7 @@ public final class VoidedPurchasesPoller: Sendable {
         self.tenants = tenants
         self.purchases = purchases
         self.log = log
+        holding = WorkHolding("play_voided_purchases", engine: engine, log: log)
     }
 
     public func start() { loop.start { [self] in await pollDue() } }
@@ -37,12 +40,15 @@ public final class VoidedPurchasesPoller: Sendable {
     func pollDue() async -> Duration {
         let now = engine.now().milliseconds
         return await periods.runDue(
-            "play_voided_purchases", of: tenants.directory.tenants, now: now,
-            every: { $0.playStore?.voidedPurchasesPollMinutes }, engine: engine, log: log
+            of: tenants.directory.tenants, now: now, every: { $0.playStore?.voidedPurchasesPollMinutes },
+            holding: holding
         ) { tenant in await poll(tenant) }
     }
 
-    /// One poll of one tenant; failures are logged and the next period tries again from the same cursor.
+    /// One poll of one tenant; failures are logged and the next period tries again from the same cursor. Each page is
+    /// read only while this instance still holds the poll, and the cursor only moves forward, so a holder frozen
+    /// mid-poll that resumes after another took over reads no more and moves nothing back (a revocation is applied
+    /// once per voided purchase anyway).
     func poll(_ tenant: Tenant) async {
         // Google refuses an endTime in its future: stay a little behind, in case our clock runs ahead of Google's.
         let now = engine.now().milliseconds - 5_000
@@ -55,6 +61,7 @@ public final class VoidedPurchasesPoller: Sendable {
             var pages = VoidedPurchasePages(api: api, from: since, to: now, now: now, tenantID: tenant.id, log: log)
             var revoked = 0
             while true {
+                guard holding.holds(tenantID: tenant.id) else { return }
                 let page: [VoidedPurchase]?
                 do throws(GooglePlayAPIError) {
                     page = try await pages.next()

@@ -16,13 +16,13 @@ final class PostgresDatabase: SQLDatabase {
     let pool: PostgresConnectionPool
     /// Names this instance in the notifications it sends (``ChangeNotification/sender``).
     let instanceTag: String
-    /// The session holding this instance's work locks, and the locks it took: PostgreSQL frees a session's
-    /// advisory locks when it ends, whatever ended it, so a killed instance's work passes on at once.
-    private let workLocks = Mutex<(session: PostgresConnection?, held: Set<String>)>((nil, []))
+    /// This instance's background-work locks, on a session of their own.
+    private let workLocks: PostgresWorkLocks
 
     init(pool: PostgresConnectionPool, instanceTag: String) {
         self.pool = pool
         self.instanceTag = instanceTag
+        workLocks = PostgresWorkLocks(conninfo: pool.conninfo)
     }
 
     func read<T>(consistent: Bool, _ body: (any SQLExecutor) throws(StorageError) -> T) throws(StorageError) -> T {
@@ -108,31 +108,10 @@ final class PostgresDatabase: SQLDatabase {
     }
 
     func holdsWorkLock(tenantID: String, name: String) throws(StorageError) -> Bool {
-        let key = tenantID + "/" + name
-        return try workLocks.withLock { (locks) throws(StorageError) -> Bool in
-            do throws(PostgresError) {
-                let session: PostgresConnection
-                if let open = locks.session, open.isUsable {
-                    session = open
-                } else {
-                    session = try PostgresConnection(conninfo: pool.conninfo, applicationName: "entitlementd-work")
-                    locks = (session, [])
-                }
-                if locks.held.contains(key) {
-                    // Still ours while the session lives: a cheap round trip notices one that was ended.
-                    try session.query("SELECT 1")
-                    return true
-                }
-                let taken = try session.query(
-                    "SELECT pg_try_advisory_lock(hashtextextended(current_schema() || ' ' || $1, $2))",
-                    [key, String(PostgresMigrator.lockKey)])
-                guard taken.rows.first?.first == "t" else { return false }
-                locks.held.insert(key)
-                return true
-            } catch {
-                locks = (nil, [])  // the session and every lock it held are gone
-                throw error.storageError
-            }
+        do throws(PostgresError) {
+            return try workLocks.holds(tenantID: tenantID, name: name)
+        } catch {
+            throw error.storageError
         }
     }
 

@@ -39,14 +39,14 @@ public final class PlayDeveloperAPI: Sendable {
     public func acknowledgeSubscription(subscriptionID: String, token: String) async throws(GooglePlayAPIError) {
         _ = try await call(
             "POST", ["purchases", "subscriptions", subscriptionID, "tokens", token + ":acknowledge"],
-            body: Array("{}".utf8), what: "purchases.subscriptions.acknowledge")
+            body: Array("{}".utf8), what: "purchases.subscriptions.acknowledge", retry: acknowledgementRetry)
     }
 
     /// `purchases.products.acknowledge`.
     public func acknowledgeProduct(productID: String, token: String) async throws(GooglePlayAPIError) {
         _ = try await call(
             "POST", ["purchases", "products", productID, "tokens", token + ":acknowledge"], body: Array("{}".utf8),
-            what: "purchases.products.acknowledge")
+            what: "purchases.products.acknowledge", retry: acknowledgementRetry)
     }
 
     /// One page of `purchases.voidedpurchases.list`, subscriptions included (`type=1`).
@@ -61,8 +61,17 @@ public final class PlayDeveloperAPI: Sendable {
             as: VoidedPurchaseList.self, what: "a VoidedPurchasesListResponse")
     }
 
+    /// An acknowledgement that timed out may have been taken: it is not sent again here, since its caller asks Google
+    /// about the purchase before its next attempt.
+    private var acknowledgementRetry: RetryPolicy {
+        var policy = http.configuration.retry
+        policy.resendsUnanswered = false
+        return policy
+    }
+
     private func call(
-        _ method: String, _ segments: [String], query: [(String, String)] = [], body: [UInt8] = [], what: String
+        _ method: String, _ segments: [String], query: [(String, String)] = [], body: [UInt8] = [], what: String,
+        retry: RetryPolicy? = nil
     ) async throws(GooglePlayAPIError) -> [UInt8] {
         // A segment is percent-encoded (a `/` cannot walk the path), but an empty one or a dot segment still names
         // another resource once the URL is normalised: `tokens/..` is `subscriptionsv2`. No token or ID is one.
@@ -78,7 +87,7 @@ public final class PlayDeveloperAPI: Sendable {
             if !body.isEmpty { headers.add(name: "Content-Type", value: "application/json") }
             let answer: OutboundHTTPClient.Answer
             do {
-                answer = try await http.send(method, url, headers: headers, body: body, for: .googlePlayAPI)
+                answer = try await http.send(method, url, headers: headers, body: body, retry: retry, for: .googlePlayAPI)
             } catch {
                 throw GooglePlayAPIError(.unavailable, "cannot reach Google for \(what): \(error.message)")
             }

@@ -56,8 +56,18 @@ public final class InMemoryRepository: CustomerRepository, Sendable {
 
     public func checkReachable() throws(StorageError) {}
 
-    /// Only this process uses the rows: all background work is its own.
-    public func holdsWorkLock(tenantID: String, name: String) throws(StorageError) -> Bool { true }
+    /// Background work another instance holds, as `tenantID/name`.
+    private let workHeldElsewhere = Mutex<Set<String>>([])
+
+    /// Says which background work another instance holds now (for tests of work passing between instances).
+    public func holdElsewhere(_ work: Set<String>) {
+        workHeldElsewhere.withLock { $0 = work }
+    }
+
+    /// Only this process uses the rows: all background work is its own, but what a test says another instance holds.
+    public func holdsWorkLock(tenantID: String, name: String) throws(StorageError) -> Bool {
+        !workHeldElsewhere.withLock { $0.contains(tenantID + "/" + name) }
+    }
 
     // MARK: Reads
 

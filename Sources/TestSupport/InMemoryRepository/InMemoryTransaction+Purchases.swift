@@ -51,7 +51,8 @@ extension InMemoryTransaction {
     }
 
     func setPollCursor(tenantID: String, name: String, position: Int64) throws(StorageError) {
-        tables.pollCursors[InMemoryTables.NameKey(tenantID: tenantID, name: name)] = position
+        let key = InMemoryTables.NameKey(tenantID: tenantID, name: name)
+        tables.pollCursors[key] = max(tables.pollCursors[key] ?? position, position)
     }
 
     func saveRenewalExtension(

@@ -16,6 +16,15 @@ import TestSupport
         return try #require(try harness.stored(token))
     }
 
+    /// One attempt on `purchase`, claimed and then recorded as ending with `outcome` (nothing when the claim is
+    /// refused), as the acknowledger makes it.
+    func attempt(_ acknowledgements: StoreAcknowledgements, _ purchase: StorePurchase, _ outcome: AcknowledgementAttempt)
+        async throws
+    {
+        guard let claimed = try await acknowledgements.begin(purchase, retryAt: UnixTime(milliseconds: 0)) else { return }
+        try await acknowledgements.record(of: claimed, outcome)
+    }
+
     @Test func anAcknowledgementOwedIsStoredWithThePurchaseAndDueAtOnce() async throws {
         let harness = try EngineHarness()
         let stored = try await owed(harness)
@@ -42,19 +51,19 @@ import TestSupport
     @Test func anAcknowledgedPurchaseIsNoLongerDueAndTellsNobody() async throws {
         let harness = try EngineHarness()
         let stored = try await owed(harness)
-        let version = try harness.state("alice").version
-        try await harness.engine.acknowledgements.record(of: stored, .acknowledged)
+        let version = try await harness.state("alice").version
+        try await attempt(harness.engine.acknowledgements, stored, .acknowledged)
         #expect(try harness.stored("token-1")?.acknowledgement == PurchaseAcknowledgement(state: .acknowledged, attempts: 1))
         #expect(try harness.engine.acknowledgements.due(limit: 10).isEmpty)
         #expect(try harness.engine.acknowledgements.nextDue() == nil)
-        #expect(try harness.state("alice").version == version)
+        #expect(try await harness.state("alice").version == version)
     }
 
     @Test func aFailedAttemptIsDueAgainAtItsRetryTime() async throws {
         let harness = try EngineHarness()
         let stored = try await owed(harness)
         let retryAt = UnixTime(milliseconds: harness.now.milliseconds + 30_000)
-        try await harness.engine.acknowledgements.record(of: stored, .failed(error: "Google could not answer (503)", retryAt: retryAt))
+        try await attempt(harness.engine.acknowledgements, stored, .failed(error: "Google could not answer (503)", retryAt: retryAt))
         let failed = try #require(try harness.stored("token-1")).acknowledgement
         #expect(failed == PurchaseAcknowledgement(state: .pending, attempts: 1, dueAt: retryAt, lastError: "Google could not answer (503)"))
         #expect(try harness.engine.acknowledgements.due(limit: 10).isEmpty)
@@ -63,50 +72,49 @@ import TestSupport
         let due = try harness.engine.acknowledgements.due(limit: 10)
         #expect(due.map(\.acknowledgement.attempts) == [1])
         // Attempts count up from what is stored.
-        try await harness.engine.acknowledgements.record(of: try #require(due.first), .failed(error: "again", retryAt: retryAt))
+        try await attempt(harness.engine.acknowledgements, try #require(due.first), .failed(error: "again", retryAt: retryAt))
         #expect(try harness.stored("token-1")?.acknowledgement.attempts == 2)
     }
 
     @Test func givingUpIsAnEventOnTheOwnerFromTheStoreAPI() async throws {
         let harness = try EngineHarness()
         let stored = try await owed(harness)
-        let version = try harness.state("alice").version
-        try await harness.engine.acknowledgements.record(of: stored, .gaveUp(error: "Google refused (400)"))
+        let version = try await harness.state("alice").version
+        try await attempt(harness.engine.acknowledgements, stored, .gaveUp(error: "Google refused (400)"))
         let acknowledgement = try #require(try harness.stored("token-1")).acknowledgement
         #expect(acknowledgement == PurchaseAcknowledgement(state: .failed, attempts: 1, lastError: "Google refused (400)"))
         #expect(try harness.engine.acknowledgements.due(limit: 10).isEmpty)
         #expect(try harness.engine.acknowledgements.nextDue() == nil)
-        #expect(try harness.state("alice").version == version + 1)
+        #expect(try await harness.state("alice").version == version + 1)
         let event = try #require(try harness.events("alice").first)
         #expect(event.cause == .storeAPI && event.referenceID == "token-1")
         #expect(event.reason.contains("Google refused (400)") && event.reason.contains("after 1 attempt ("))
         // The purchase still grants: the store, not the server, refunds it.
-        #expect(try harness.state("alice").status.activeIDs == ["pro"])
+        #expect(try await harness.state("alice").status.activeIDs == ["pro"])
     }
 
     @Test func givingUpOnAPurchaseNobodyOwnsTellsNobody() async throws {
         let harness = try EngineHarness()
         #expect(try await harness.notify(harness.playPurchase("token-1", acknowledgement: .pending(at: harness.now))) == .recorded)
         let stored = try #require(try harness.stored("token-1"))
-        try await harness.engine.acknowledgements.record(of: stored, .gaveUp(error: "x"))
+        try await attempt(harness.engine.acknowledgements, stored, .gaveUp(error: "x"))
         #expect(try harness.stored("token-1")?.acknowledgement.state == .failed)
     }
 
     @Test func anAttemptOnAPurchaseNoLongerOwingOneChangesNothing() async throws {
         let harness = try EngineHarness()
         let stored = try await owed(harness)
-        try await harness.engine.acknowledgements.record(of: stored, .acknowledged)
-        try await harness.engine.acknowledgements.record(of: stored, .gaveUp(error: "late"))
+        try await attempt(harness.engine.acknowledgements, stored, .acknowledged)
+        try await attempt(harness.engine.acknowledgements, stored, .gaveUp(error: "late"))
         #expect(try harness.stored("token-1")?.acknowledgement == PurchaseAcknowledgement(state: .acknowledged, attempts: 1))
-        try await harness.engine.acknowledgements.record(of: harness.playPurchase("never-stored"), .acknowledged)
+        try await attempt(harness.engine.acknowledgements, harness.playPurchase("never-stored"), .acknowledged)
         #expect(try harness.stored("never-stored") == nil)
     }
 
     @Test func aLaterFetchSayingAcknowledgedEndsWhatIsOwed() async throws {
         let harness = try EngineHarness()
         let stored = try await owed(harness)
-        try await harness.engine.acknowledgements.record(
-            of: stored, .failed(error: "503", retryAt: UnixTime(milliseconds: harness.now.milliseconds + 30_000)))
+        try await attempt(harness.engine.acknowledgements, stored, .failed(error: "503", retryAt: UnixTime(milliseconds: harness.now.milliseconds + 30_000)))
         harness.clock.advance(milliseconds: 1_000)
         // The app acknowledged it meanwhile: Google's data says so.
         _ = try await harness.notify(harness.playPurchase("token-1", acknowledgement: PurchaseAcknowledgement(state: .acknowledged)))
@@ -118,7 +126,7 @@ import TestSupport
         let harness = try EngineHarness()
         let stored = try await owed(harness)
         let retryAt = UnixTime(milliseconds: harness.now.milliseconds + 30_000)
-        try await harness.engine.acknowledgements.record(of: stored, .failed(error: "503", retryAt: retryAt))
+        try await attempt(harness.engine.acknowledgements, stored, .failed(error: "503", retryAt: retryAt))
         harness.clock.advance(milliseconds: 1_000)
         _ = try await harness.notify(harness.playPurchase("token-1", acknowledgement: .pending(at: harness.now)))
         #expect(try harness.stored("token-1")?.acknowledgement == PurchaseAcknowledgement(state: .pending, attempts: 1, dueAt: retryAt, lastError: "503"))
@@ -127,7 +135,7 @@ import TestSupport
     @Test func retryingAFailedAcknowledgementMakesItDueNow() async throws {
         let harness = try EngineHarness()
         let stored = try await owed(harness)
-        try await harness.engine.acknowledgements.record(of: stored, .gaveUp(error: "refused"))
+        try await attempt(harness.engine.acknowledgements, stored, .gaveUp(error: "refused"))
         harness.clock.advance(milliseconds: 5_000)
         try await harness.engine.acknowledgements.retry(tenantID: harness.tenantID, store: .playStore, originalTransactionID: "token-1")
         #expect(
@@ -142,7 +150,7 @@ import TestSupport
         harness.clock.advance(milliseconds: 5_000)
         try await harness.engine.acknowledgements.retry(tenantID: harness.tenantID, store: .playStore, originalTransactionID: "token-1")
         #expect(try harness.stored("token-1")?.acknowledgement == stored.acknowledgement)
-        try await harness.engine.acknowledgements.record(of: stored, .acknowledged)
+        try await attempt(harness.engine.acknowledgements, stored, .acknowledged)
         try await harness.engine.acknowledgements.retry(tenantID: harness.tenantID, store: .playStore, originalTransactionID: "token-1")
         #expect(try harness.stored("token-1")?.acknowledgement.state == .acknowledged)
         try await harness.engine.acknowledgements.retry(tenantID: harness.tenantID, store: .playStore, originalTransactionID: "unknown")
@@ -153,16 +161,44 @@ import TestSupport
         let stored = try await owed(harness)
         try await owed(harness, "token-2")
         let retryAt = UnixTime(milliseconds: harness.now.milliseconds + 30_000)
-        try await harness.engine.acknowledgements.record(of: stored, .failed(error: "timed out", retryAt: retryAt))
+        try await attempt(harness.engine.acknowledgements, stored, .failed(error: "timed out", retryAt: retryAt))
         let restarted = try harness.reopened()
         #expect(try restarted.acknowledgements.due(limit: 10).map(\.originalTransactionID) == ["token-2"])
         #expect(try restarted.acknowledgements.nextDue() == harness.now)
         let reread = try #require(try restarted.purchases.purchase(tenantID: harness.tenantID, store: .playStore, originalTransactionID: "token-1"))
         #expect(reread.acknowledgement == PurchaseAcknowledgement(state: .pending, attempts: 1, dueAt: retryAt, lastError: "timed out"))
-        try await restarted.acknowledgements.record(of: reread, .gaveUp(error: "refused"))
+        try await attempt(restarted.acknowledgements, reread, .gaveUp(error: "refused"))
         let again = try harness.reopened()
         #expect(
             try again.purchases.purchase(tenantID: harness.tenantID, store: .playStore, originalTransactionID: "token-1")?.acknowledgement
                 == PurchaseAcknowledgement(state: .failed, attempts: 2, lastError: "refused"))
+    }
+
+    @Test func aClaimedAttemptWhoseOutcomeIsNeverRecordedIsDueAgainAtItsRetryTime() async throws {
+        let harness = try EngineHarness()
+        let stored = try await owed(harness)
+        let retryAt = UnixTime(milliseconds: harness.now.milliseconds + 30_000)
+        let claimed = try #require(try await harness.engine.acknowledgements.begin(stored, retryAt: retryAt))
+        #expect(claimed.acknowledgement == PurchaseAcknowledgement(state: .pending, attempts: 1, dueAt: retryAt))
+        #expect(try harness.stored("token-1")?.acknowledgement == claimed.acknowledgement)
+        // The instance stops here (its answer is never recorded): nothing is due until the retry time.
+        #expect(try harness.engine.acknowledgements.due(limit: 10).isEmpty)
+        harness.clock.set(retryAt)
+        #expect(try harness.engine.acknowledgements.due(limit: 10).map(\.acknowledgement.attempts) == [1])
+    }
+
+    @Test func anInstanceThatReadItBeforeAnotherClaimedItNeitherClaimsNorRecordsIt() async throws {
+        // A holder frozen mid-batch (its `stale` read) resumes after another instance took over and claimed the same
+        // acknowledgement: the stale claim is refused, and the stale outcome does not overwrite the newer attempt's.
+        let harness = try EngineHarness()
+        let stale = try await owed(harness)
+        let first = try #require(try await harness.engine.acknowledgements.begin(stale, retryAt: harness.now))
+        let reread = try #require(try harness.stored("token-1"))
+        let second = try #require(try await harness.engine.acknowledgements.begin(reread, retryAt: harness.now))
+        #expect(try await harness.engine.acknowledgements.begin(stale, retryAt: harness.now) == nil)
+        try await harness.engine.acknowledgements.record(of: first, .failed(error: "late answer", retryAt: harness.now))
+        #expect(try harness.stored("token-1")?.acknowledgement == second.acknowledgement)
+        try await harness.engine.acknowledgements.record(of: second, .acknowledged)
+        #expect(try harness.stored("token-1")?.acknowledgement == PurchaseAcknowledgement(state: .acknowledged, attempts: 2))
     }
 }

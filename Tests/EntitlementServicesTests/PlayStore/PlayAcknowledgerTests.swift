@@ -50,7 +50,8 @@ import Testing
         try await play.stored("token-1")
         play.answers.set(Self.ackPath, .status(204))
         let wait = await play.acknowledger().runDue()
-        #expect(wait == .seconds(60), "nothing else is owed")
+        // Nothing else is owed: it looks again (for what other instances took) within the retry interval.
+        #expect(wait == WorkHolding.retryInterval)
         let sent = try #require(play.google.apiRequests.first)
         #expect(sent.method == "POST" && sent.target == PlayServices.path(Self.ackPath))
         #expect(sent.headers["authorization"] == "Bearer ya29.token-1")
@@ -75,7 +76,7 @@ import Testing
         play.answers.set(Self.ackPath, ScriptedGoogle.error(503, "Backend Error", reason: "backendError", status: "UNAVAILABLE"))
         let acknowledger = play.acknowledger(PlayAcknowledger.Schedule(firstRetry: .seconds(30)))
         let wait = await acknowledger.runDue()
-        #expect(wait == .seconds(30))
+        #expect(wait == WorkHolding.retryInterval)
         let owed = try #require(try play.purchase("token-1")).acknowledgement
         #expect(owed.state == .pending && owed.attempts == 1)
         #expect(owed.dueAt?.milliseconds == play.now.milliseconds + 30_000)
@@ -125,6 +126,20 @@ import Testing
         #expect(try play.state("alice").version == version + 1)
         let event = try #require(try play.engine.customers.events(tenantID: PlayServices.tenantID, appUserID: "alice", pageSize: 1, pageToken: "").events.first)
         #expect(event.cause == .storeAPI && event.reason.contains("no longer available"))
+    }
+
+    /// An attempt whose outcome was never recorded (its instance froze or died while Google took it): the next one,
+    /// by whichever instance holds the work, asks Google first and sends nothing again.
+    @Test func anAttemptAfterAnUnrecordedOneAsksGoogleFirstAndSendsNothingTwice() async throws {
+        let play = try PlayServices()
+        try await play.stored("token-1")
+        let owed = try #require(try play.engine.acknowledgements.due(limit: 1).first)
+        _ = try #require(try await play.engine.acknowledgements.begin(owed, retryAt: play.now))
+        play.answers.set(Self.ackPath, .status(204))
+        play.answers.set("/purchases/subscriptionsv2/tokens/token-1", play.subscription())
+        _ = await play.acknowledger().runDue()
+        #expect(play.google.apiRequests.map(\.method) == ["GET"])
+        #expect(try play.purchase("token-1")?.acknowledgement == PurchaseAcknowledgement(state: .acknowledged, attempts: 2))
     }
 
     @Test func theLastAttemptGivesUp() async throws {

@@ -37,6 +37,8 @@ public protocol PurchaseStorage {
     /// nil when none does.
     func purchase(tenantID: String, store: Store, replacing originalTransactionID: String) throws(StorageError)
         -> StorePurchase?
+    /// Moves a poll's cursor forward to `position`; never back, so a round that ended before the one recorded (an
+    /// instance frozen mid-round that resumed after another took the work over) changes nothing.
     func setPollCursor(tenantID: String, name: String, position: Int64) throws(StorageError)
     /// Records an App Store renewal-date extension (once per request identifier).
     func saveRenewalExtension(
