@@ -28,11 +28,14 @@ public struct ServerWiring: Sendable {
         public var grpcWebHeartbeatInterval: Duration
         /// The most writes that share one durable commit.
         public var maxWriteGroup: Int
+        /// Reads of customers the cache did not hold: at once, and waiting.
+        public var snapshotReads: SnapshotReadLimits
 
         public init(
             maxStreamsPerConnection: Int = 100, maxStreamsPerCustomer: Int = 16, maxPendingUpdates: Int = 8,
             replayLimit: Int = 1000, grpcWebHeartbeatInterval: Duration = .seconds(25),
-            maxWriteGroup: Int = WriteQueueDefaults.maximumGroupSize
+            maxWriteGroup: Int = WriteQueueDefaults.maximumGroupSize,
+            snapshotReads: SnapshotReadLimits = SnapshotReadLimits()
         ) {
             self.maxStreamsPerConnection = maxStreamsPerConnection
             self.maxStreamsPerCustomer = maxStreamsPerCustomer
@@ -40,6 +43,7 @@ public struct ServerWiring: Sendable {
             self.replayLimit = replayLimit
             self.grpcWebHeartbeatInterval = grpcWebHeartbeatInterval
             self.maxWriteGroup = maxWriteGroup
+            self.snapshotReads = snapshotReads
         }
     }
 
@@ -102,7 +106,8 @@ public struct ServerWiring: Sendable {
         let engine = CustomerEngine(
             repository: repository, clock: clock,
             hub: StatusHub(maxStreamsPerCustomer: limits.maxStreamsPerCustomer, maxPendingUpdates: limits.maxPendingUpdates),
-            replayLimit: limits.replayLimit, maxWriteGroup: limits.maxWriteGroup, webhookEndpoints: { tenants.directory.tenant(id: $0)?.webhooks ?? [] }
+            replayLimit: limits.replayLimit, maxWriteGroup: limits.maxWriteGroup, snapshotReads: limits.snapshotReads,
+            webhookEndpoints: { tenants.directory.tenant(id: $0)?.webhooks ?? [] }
         ) { tenantID, update in
             callLog.change(tenantID: tenantID, update)
             serviceMetrics.changeCommitted(update)
@@ -170,6 +175,7 @@ public struct ServerWiring: Sendable {
         let metrics = MetricsRegistry()
         metrics.add(ProcessMetrics())
         metrics.add(serviceMetrics.sources)
+        metrics.add(SnapshotReadMetrics(customers: engine.customers))
         if let outbound { metrics.add(outbound.metrics.sources) }
         if let database = repository as? SQLRepository { metrics.add(database.metricsSources) }
         metrics.add(StorageGauges(repository: repository, tenants: tenants, now: engine.now))

@@ -172,8 +172,8 @@ public struct AdminService: RPCService {
             if case .applied(let appUserID, _) = outcome {
                 fields.appUserID = appUserID
                 owner = appUserID
-                response.customer = CustomerStatus(
-                    try engine.customers.state(tenantID: tenant.id, appUserID: appUserID), serverTime: engine.now())
+                let state = try await engine.customers.state(tenantID: tenant.id, appUserID: appUserID)
+                response.customer = CustomerStatus(state, serverTime: engine.now())
             }
             if let after = try engine.purchases.purchase(tenantID: tenant.id, store: .playStore, originalTransactionID: token) {
                 response.transaction = Transaction(after, ownerAppUserID: owner)

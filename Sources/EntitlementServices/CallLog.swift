@@ -24,8 +24,15 @@ public struct CallLog: Sendable {
     func call<Response>(
         _ context: ServerContext, _ body: (inout Fields) async throws -> Response
     ) async throws -> Response {
-        let start = started(context)
         var fields = Fields()
+        return try await logging(context, &fields, since: started(context), body)
+    }
+
+    /// `body`'s answer, and the call's line once it is known.
+    private func logging<Response>(
+        _ context: ServerContext, _ fields: inout Fields, since start: UInt64,
+        _ body: (inout Fields) async throws -> Response
+    ) async throws -> Response {
         do {
             let response = try await body(&fields)
             finished(context, fields, error: nil, since: start)
@@ -54,21 +61,6 @@ public struct CallLog: Sendable {
             since: start)
     }
 
-    func callSynchronously<Response>(_ context: ServerContext, _ body: (inout Fields) throws -> Response) throws
-        -> Response
-    {
-        let start = started(context)
-        var fields = Fields()
-        do {
-            let response = try body(&fields)
-            finished(context, fields, error: nil, since: start)
-            return response
-        } catch {
-            finished(context, fields, error: error, since: start)
-            throw error
-        }
-    }
-
     /// ``call(_:_:)`` for a caller that must present a key of `kind` whose scope reaches `scope` (a method that
     /// changes nothing asks for `.read`): the tenant it authenticates as is handed to `body` and named in the log
     /// line with the key's name, which every event the call commits records too (the one preamble every handler
@@ -93,15 +85,36 @@ public struct CallLog: Sendable {
         }
     }
 
-    /// ``callAs(_:requires:scope:in:_:)`` for handlers that never suspend, and so never write (the SyncStatus hot
-    /// path). The caller, not its tenant, is handed on: a tenant is a struct of many references, copied out of it
-    /// by a retain and a release of each.
-    func callSynchronously<Response>(
+    /// What a handler with a fast path answers (``answer(_:requires:scope:in:_:)``): its response at once, or the
+    /// rest of its work, which may suspend and learns the call's fields.
+    enum Answer {
+        case now([UInt8])
+        case later(@Sendable (inout Fields) async throws -> [UInt8])
+    }
+
+    /// ``callAs(_:requires:scope:in:_:)`` for a handler with a fast path on the connection's thread (SyncStatus): the
+    /// caller, not its tenant, is handed on (a tenant is a struct of many references, copied out of it by a retain
+    /// and a release of each), and the line is written once the call is answered, at once or after its wait.
+    func answer(
         _ context: ServerContext, requires kind: APIKey.Kind, scope: APIKey.Scope, in tenants: TenantRegistry,
-        _ body: (Caller, inout Fields) throws -> Response
-    ) throws -> Response {
-        try callSynchronously(context) { fields in
-            try body(try authenticate(context, requires: kind, scope: scope, in: tenants, &fields), &fields)
+        _ body: (Caller, inout Fields) throws -> Answer
+    ) throws -> UnaryAnswer {
+        let start = started(context)
+        var fields = Fields()
+        do {
+            switch try body(try authenticate(context, requires: kind, scope: scope, in: tenants, &fields), &fields) {
+            case .now(let response):
+                finished(context, fields, error: nil, since: start)
+                return .now(response)
+            case .later(let rest):
+                return .later { [fields] in
+                    var fields = fields
+                    return try await logging(context, &fields, since: start, rest)
+                }
+            }
+        } catch {
+            finished(context, fields, error: error, since: start)
+            throw error
         }
     }
 

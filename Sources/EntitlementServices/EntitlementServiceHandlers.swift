@@ -50,8 +50,11 @@ public struct EntitlementService: RPCService {
         router.registerUnary(Self.method("Identify")) { (request: EntitlementsProto.IdentifyRequest, context) in
             try await identify(request, context)
         }
-        router.registerSynchronousUnary(Self.method("SyncStatus")) { (request: SyncStatusRequest, context) in
-            try syncStatus(request, context)
+        // What the handler needs is captured once, here: a call through `self` copied the whole service (a struct of
+        // many references, each retained and released) on every call.
+        router.registerUnaryWithFastPath(Self.method("SyncStatus")) {
+            [engine, log, tenants] (request: SyncStatusRequest, context) in
+            try Self.syncStatus(request, context, engine: engine, log: log, tenants: tenants)
         }
         router.registerUnary(Self.method("Purchase")) { (request: PurchaseRequest, context) in
             try await purchase(request, context)
@@ -264,22 +267,38 @@ public struct EntitlementService: RPCService {
         return token
     }
 
-    /// Runs on the connection's thread: the answer comes from memory (the database only on a cache miss).
+    /// Runs on the connection's thread when the customer is cached: the answer comes from memory. A customer not
+    /// cached is read off that thread (``Customers/memoizedState(tenantID:appUserID:)``), and the call is answered
+    /// when the read is done.
     ///
     /// The customer's fields but `server_time` are encoded once per cache entry; each call appends `server_time`.
     /// Every field still appears once, so any protobuf parser reads the answer the same.
-    private func syncStatus(_ request: SyncStatusRequest, _ context: ServerContext) throws
-        -> EncodedMessage<SyncStatusResponse>
-    {
-        try log.callSynchronously(context, requires: .publicKey, scope: .read, in: tenants) { caller, fields in
+    private static func syncStatus(
+        _ request: SyncStatusRequest, _ context: ServerContext, engine: CustomerEngine, log: CallLog,
+        tenants: TenantRegistry
+    ) throws -> UnaryAnswer {
+        try log.answer(context, requires: .publicKey, scope: .read, in: tenants) { caller, fields in
             let appUserID = try AppUserID.validate(request.appUserID)
-            let (state, memo) = try engine.customers.memoizedState(tenantID: caller.tenant.id, appUserID: appUserID)
-            guard state.customerID != nil else { throw DomainError.notIdentified(appUserID) }
-            fields.appUserID = state.appUserID
-            func encodedState() -> [UInt8] { CustomerStatus(state).serializedBytes() }
-            let customer = memo?.bytes(orMake: encodedState) ?? encodedState()
-            return EncodedMessage(
-                SyncStatusResponse.encoding(customer: customer, serverTime: ProtoTimestamp(engine.now())))
+            let tenantID = caller.tenant.id
+            if let cached = engine.customers.cachedState(tenantID: tenantID, appUserID: appUserID) {
+                return .now(try Self.syncStatusResponse(cached.state, cached.memo, appUserID, engine, &fields))
+            }
+            return .later { fields in
+                let (state, memo) = try await engine.customers.memoizedState(tenantID: tenantID, appUserID: appUserID)
+                return try Self.syncStatusResponse(state, memo, appUserID, engine, &fields)
+            }
         }
+    }
+
+    /// A `SyncStatusResponse`'s bytes.
+    private static func syncStatusResponse(
+        _ state: CustomerState, _ memo: StateMemo?, _ appUserID: String, _ engine: CustomerEngine,
+        _ fields: inout CallLog.Fields
+    ) throws(DomainError) -> [UInt8] {
+        guard state.customerID != nil else { throw DomainError.notIdentified(appUserID) }
+        fields.appUserID = state.appUserID
+        func encodedState() -> [UInt8] { CustomerStatus(state).serializedBytes() }
+        let customer = memo?.bytes(orMake: encodedState) ?? encodedState()
+        return SyncStatusResponse.encoding(customer: customer, serverTime: ProtoTimestamp(engine.now()))
     }
 }

@@ -40,14 +40,16 @@ final class StatusStream {
     /// Authenticates the call, subscribes to the customer `request` names and picks the first messages.
     /// `heartbeatOn`: a gRPC-Web stream's writer, kept alive with heartbeats.
     @inline(never)
-    func open(_ request: StreamStatusRequest, heartbeatOn writer: ResponseWriter<EncodedMessage<StatusEvent>>?) throws {
+    func open(
+        _ request: StreamStatusRequest, heartbeatOn writer: ResponseWriter<EncodedMessage<StatusEvent>>?
+    ) async throws {
         tenantID = try streams.log.authenticate(
             context, requires: .publicKey, scope: .read, in: streams.tenants, &fields
         ).tenant.id
         let appUserID = try AppUserID.validate(request.appUserID)
         try streams.limits.acquire(connectionID: context.connectionID)
         holdsLimit = true
-        let (subscription, current) = try subscribe(tenantID: tenantID, appUserID: appUserID)
+        let (subscription, current) = try await subscribe(tenantID: tenantID, appUserID: appUserID)
         self.subscription = subscription
         fields.appUserID = current.appUserID
         let replayed =
@@ -137,16 +139,19 @@ final class StatusStream {
     /// A subscription and the customer's state read after subscribing: subscribed before reading, so no commit
     /// falls between the first message and the live updates; if a merge moved the ID to another customer in
     /// between, it follows and subscribes again.
-    private func subscribe(tenantID: String, appUserID: String) throws(DomainError) -> (StatusSubscription, CustomerState) {
+    private func subscribe(tenantID: String, appUserID: String) async throws(DomainError)
+        -> (StatusSubscription, CustomerState)
+    {
         let engine = streams.engine
         while true {
-            guard let customerID = try engine.customers.state(tenantID: tenantID, appUserID: appUserID).customerID else {
+            guard let customerID = try await engine.customers.state(tenantID: tenantID, appUserID: appUserID).customerID
+            else {
                 throw .notIdentified(appUserID)
             }
             let subscription = try engine.hub.subscribe(tenantID: tenantID, customerID: customerID)
             let current: CustomerState
             do throws(DomainError) {
-                current = try engine.customers.state(tenantID: tenantID, appUserID: appUserID)
+                current = try await engine.customers.state(tenantID: tenantID, appUserID: appUserID)
             } catch {
                 subscription.cancel()
                 throw error

@@ -38,7 +38,7 @@ final class StatusStreams: Sendable {
     ) async throws {
         let stream = StatusStream(streams: self, context: context)
         do {
-            try stream.open(request, heartbeatOn: context.isGRPCWeb ? writer : nil)
+            try await stream.open(request, heartbeatOn: context.isGRPCWeb ? writer : nil)
             while let message = await stream.next() {
                 try await writer.write(message.event)
                 stream.sent(message)

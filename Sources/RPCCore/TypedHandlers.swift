@@ -72,8 +72,17 @@ extension RPCRouter {
     ) {
         register(method, RPCHandler(synchronousUnary: { bytes, context in
             let request: Request = try decodeRequest(bytes)
-            return try body(request, context).serializedBytes()
+            return .now(try body(request, context).serializedBytes())
         }))
+    }
+
+    /// A unary method that answers at once when it can (from memory) and otherwise hands back the rest of its work,
+    /// which may suspend: only that part runs as a task, off the connection's thread. `body` encodes its response
+    /// (``UnaryAnswer``).
+    public mutating func registerUnaryWithFastPath<Request: ProtoMessage>(
+        _ method: MethodDescriptor, _ body: @escaping @Sendable (Request, ServerContext) throws -> UnaryAnswer
+    ) {
+        register(method, RPCHandler(synchronousUnary: { bytes, context in try body(decodeRequest(bytes), context) }))
     }
 
     /// `endsAtShutdown`: see ``RPCHandler/endsAtShutdown``.

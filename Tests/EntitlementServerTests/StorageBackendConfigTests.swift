@@ -1,3 +1,4 @@
+import EntitlementDomain
 import EntitlementStorage
 import Testing
 
@@ -68,6 +69,23 @@ struct StorageBackendConfigTests {
         expectConfigError(
             configText("[storage]\nmax_write_group = 1001\n"), code: .outOfRange, line: 4, section: "storage",
             key: "max_write_group")
+    }
+
+    @Test("max_snapshot_reads: 8 unless set, 1 to 64; max_waiting_snapshot_reads: 10000 unless set, 0 to 1000000")
+    func snapshotReads() throws {
+        let (defaults, directory) = try loadConfig(configText(""))
+        defer { directory.remove() }
+        #expect(defaults.snapshotReads.inFlight == 8 && defaults.snapshotReads.waiting == 10_000)
+        let (set, other) = try loadConfig(
+            configText("[storage]\nmax_snapshot_reads = 64\nmax_waiting_snapshot_reads = 0\n"))
+        defer { other.remove() }
+        #expect(set.snapshotReads.inFlight == 64 && set.snapshotReads.waiting == 0)
+        for (key, refused) in [("max_snapshot_reads", 0), ("max_snapshot_reads", 65), ("max_waiting_snapshot_reads", -1),
+            ("max_waiting_snapshot_reads", 1_000_001)]
+        {
+            expectConfigError(
+                configText("[storage]\n\(key) = \(refused)\n"), code: .outOfRange, line: 4, section: "storage", key: key)
+        }
     }
 
     @Test("half-edited files are refused, not read as SQLite", arguments: [

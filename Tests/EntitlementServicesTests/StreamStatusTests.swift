@@ -192,7 +192,7 @@ import TestSupport
                             appUserID: "alice", entitlementID: entitlement, expiresAt: nil, durationMilliseconds: nil,
                             reason: reason, idempotencyKey: nil))
                 }
-                let customerID = try #require(try elsewhere.customers.state(tenantID: harness.a.id, appUserID: "alice").customerID)
+                let customerID = try #require(try await elsewhere.customers.state(tenantID: harness.a.id, appUserID: "alice").customerID)
                 let failures = await harness.server.engine.customers.applyCommittedElsewhere(
                     [CommittedVersion(tenantID: harness.a.id, customerID: customerID, version: 4)])
                 #expect(failures.isEmpty)

@@ -336,6 +336,20 @@ def test_unary_sync_status(env, connect, protos, mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_sync_status_read_from_the_database_is_answered_when_the_read_is_done(env, connect, protos, mode):
+    """An ID no customer has is never cached: each SyncStatus for it is read from the database off the connection's
+    loop, and the call answered (Trailers-Only NOT_FOUND) once the read is done; the connection serves the next call."""
+    connection = connect()
+    unknown = connection.web_call(SYNC, sync_request(protos, unique_id()), mode, [auth(env.web.public_key)])
+    assert_trailers_only(unknown, grpc.StatusCode.NOT_FOUND.value[0])
+    user = unique_id()
+    env.app.identify(user)
+    messages, trailers = connection.web_call(SYNC, sync_request(protos, user), mode, [auth(env.web.public_key)]).rest()
+    assert protos.message("entitlements.v1.SyncStatusResponse").FromString(messages[0]).customer.app_user_id == user
+    assert trailers == b"grpc-status: 0\r\n"
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_stream_status_snapshot_live_event_and_heartbeats(env, connect, protos, mode):
     user = unique_id()
     env.app.identify(user)

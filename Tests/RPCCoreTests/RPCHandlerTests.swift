@@ -12,6 +12,17 @@ private func makeContext(_ sink: RecordingSink, timeout: Duration? = nil) -> Ser
     )
 }
 
+extension RPCHandler.SynchronousOutcome {
+    /// The response and status of a handler that answered at once; an answer left for later is an issue.
+    var answered: (response: [UInt8]?, status: RPCStatus) {
+        guard case .answered(let response, let status) = self else {
+            Issue.record("the handler answered later")
+            return (nil, RPCStatus(code: .unknown, message: "answered later"))
+        }
+        return (response, status)
+    }
+}
+
 @Suite struct RPCHandlerTests {
     private func run(_ handler: RPCHandler, requests: [[UInt8]] = [], sink: RecordingSink = RecordingSink()) async
         -> RecordingSink
@@ -78,7 +89,7 @@ private func makeContext(_ sink: RecordingSink, timeout: Duration? = nil) -> Ser
         context.addTrailer(.string("sync"), forKey: "X-Path")
         if request == [0xBA, 0xD0] { throw RPCError(code: .invalidArgument, message: "bad request") }
         if request == [0x5E] { throw Leaky() }
-        return request.reversed()
+        return .now(request.reversed())
     })
 
     @Test func synchronousHandlerIsUnary() {
@@ -88,18 +99,18 @@ private func makeContext(_ sink: RecordingSink, timeout: Duration? = nil) -> Ser
 
     @Test func runSynchronouslyReturnsTheResponseAndOK() {
         let sink = RecordingSink()
-        let (response, status) = Self.reversing.runSynchronously(request: [1, 2, 3], context: makeContext(sink))
+        let (response, status) = Self.reversing.runSynchronously(request: [1, 2, 3], context: makeContext(sink)).answered
         #expect(response == [3, 2, 1])
         #expect(status == .ok)
         #expect(sink.pendingTrailers == Metadata([("x-path", "sync")]), "trailers still go to the sink")
     }
 
     @Test func runSynchronouslyMapsErrors() {
-        let (response, status) = Self.reversing.runSynchronously(request: [0xBA, 0xD0], context: makeContext(RecordingSink()))
+        let (response, status) = Self.reversing.runSynchronously(request: [0xBA, 0xD0], context: makeContext(RecordingSink())).answered
         #expect(response == nil)
         #expect(status == RPCStatus(code: .invalidArgument, message: "bad request"))
 
-        let (leakResponse, leakStatus) = Self.reversing.runSynchronously(request: [0x5E], context: makeContext(RecordingSink()))
+        let (leakResponse, leakStatus) = Self.reversing.runSynchronously(request: [0x5E], context: makeContext(RecordingSink())).answered
         #expect(leakResponse == nil)
         #expect(leakStatus.code == .unknown)
         #expect(!leakStatus.message.contains("secret"))
@@ -115,7 +126,7 @@ private func makeContext(_ sink: RecordingSink, timeout: Duration? = nil) -> Ser
     /// its deadline timer's turn.
     @Test func aDeadlinePastBeforeASynchronousHandlerStartsEndsTheCallWithoutRunningIt() {
         let sink = RecordingSink()
-        let (response, status) = Self.reversing.runSynchronously(request: [1], context: makeContext(sink, timeout: .zero))
+        let (response, status) = Self.reversing.runSynchronously(request: [1], context: makeContext(sink, timeout: .zero)).answered
         #expect(response == nil && status == RPCStatus(RPCError.deadlineExceeded))
         #expect(sink.pendingTrailers.isEmpty, "the handler did not run")
     }
@@ -129,7 +140,7 @@ private func makeContext(_ sink: RecordingSink, timeout: Duration? = nil) -> Ser
     @Test func theLargestTimeoutLetsTheHandlerRun() async {
         let context = makeContext(RecordingSink(), timeout: Self.largestTimeout)
         #expect(context.deadline != nil)
-        let (response, status) = Self.reversing.runSynchronously(request: [1, 2], context: context)
+        let (response, status) = Self.reversing.runSynchronously(request: [1, 2], context: context).answered
         #expect(response == [2, 1] && status == .ok)
         let sink = RecordingSink()
         let stream = MessageStream()
@@ -141,9 +152,49 @@ private func makeContext(_ sink: RecordingSink, timeout: Duration? = nil) -> Ser
 
     @Test func runSynchronouslyRefusesAnAsynchronousHandler() {
         let handler = RPCHandler(kind: .unary) { _, _ in Issue.record("must not run") }
-        let (response, status) = handler.runSynchronously(request: [1], context: makeContext(RecordingSink()))
+        let (response, status) = handler.runSynchronously(request: [1], context: makeContext(RecordingSink())).answered
         #expect(response == nil)
         #expect(status.code == .internal)
+    }
+
+    // MARK: Answered later
+
+    /// Answers an empty request at once and any other after a suspension; `[0xBA]` fails later.
+    private static let answeringLater = RPCHandler(synchronousUnary: { request, context in
+        guard !request.isEmpty else { return .now([0]) }
+        return .later {
+            await Task.yield()
+            if request == [0xBA] { throw RPCError(code: .unavailable, message: "not now") }
+            return request.reversed()
+        }
+    })
+
+    @Test func aHandlerThatMustWaitHandsItsRestBackAndItRunsToItsStatus() async {
+        guard case .later(let rest) = Self.answeringLater.runSynchronously(request: [1, 2], context: makeContext(RecordingSink()))
+        else {
+            Issue.record("a request it cannot answer at once is answered later")
+            return
+        }
+        let sink = RecordingSink()
+        await Self.answeringLater.run(later: rest, context: makeContext(sink))
+        #expect(sink.events == [.message([2, 1]), .status(.ok)])
+        #expect(Self.answeringLater.runSynchronously(request: [], context: makeContext(RecordingSink())).answered == ([0], .ok))
+    }
+
+    @Test func whatTheRestThrowsIsTheStatus() async {
+        guard case .later(let rest) = Self.answeringLater.runSynchronously(request: [0xBA], context: makeContext(RecordingSink()))
+        else {
+            Issue.record("answered later")
+            return
+        }
+        let sink = RecordingSink()
+        await Self.answeringLater.run(later: rest, context: makeContext(sink))
+        #expect(sink.events == [.status(RPCStatus(code: .unavailable, message: "not now"))])
+    }
+
+    @Test func aHandlerAnsweringLaterAlsoRunsAsATask() async {
+        let sink = await run(Self.answeringLater, requests: [[1, 2]])
+        #expect(sink.events == [.message([2, 1]), .status(.ok)])
     }
 
     @Test func synchronousHandlerAlsoRunsAsATask() async {

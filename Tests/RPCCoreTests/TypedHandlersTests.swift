@@ -198,7 +198,7 @@ private func makeRouter(seen: Recorder<String>) -> RPCRouter {
         let handler = try #require(Self.synchronousRouter(seen: seen).handler(forPath: unaryMethod.path))
         #expect(handler.kind == .unary)
         let sink = RecordingSink()
-        let (response, status) = handler.runSynchronously(request: bytes("abc"), context: Self.context(sink))
+        let (response, status) = handler.runSynchronously(request: bytes("abc"), context: Self.context(sink)).answered
         #expect(status == .ok)
         #expect(try TextMessage(serializedBytes: try #require(response)).text == "cba")
         #expect(seen.values == ["abc"])
@@ -208,7 +208,7 @@ private func makeRouter(seen: Recorder<String>) -> RPCRouter {
     @Test func synchronousUnaryWithAnUnparsableRequestIsInternal() throws {
         let seen = Recorder<String>()
         let handler = try #require(Self.synchronousRouter(seen: seen).handler(forPath: unaryMethod.path))
-        let (response, status) = handler.runSynchronously(request: TextMessage.unparsableBytes, context: Self.context(RecordingSink()))
+        let (response, status) = handler.runSynchronously(request: TextMessage.unparsableBytes, context: Self.context(RecordingSink())).answered
         #expect(response == nil)
         #expect(status.code == .internal)
         #expect(seen.values.isEmpty)
@@ -216,9 +216,34 @@ private func makeRouter(seen: Recorder<String>) -> RPCRouter {
 
     @Test func synchronousUnaryHandlerErrorsBecomeTheStatus() throws {
         let handler = try #require(Self.synchronousRouter(seen: Recorder()).handler(forPath: unaryMethod.path))
-        let (response, status) = handler.runSynchronously(request: bytes(""), context: Self.context(RecordingSink()))
+        let (response, status) = handler.runSynchronously(request: bytes(""), context: Self.context(RecordingSink())).answered
         #expect(response == nil)
         #expect(status == RPCStatus(code: .invalidArgument, message: "empty"))
+    }
+
+    /// A fast path that answers "fast" at once and anything else later, reversed.
+    private static func fastPathRouter() -> RPCRouter {
+        var router = RPCRouter()
+        router.registerUnaryWithFastPath(unaryMethod) { (request: TextMessage, _: ServerContext) in
+            if request.text == "fast" { return .now(TextMessage("now").serializedBytes()) }
+            return .later { TextMessage(String(request.text.reversed())).serializedBytes() }
+        }
+        return router
+    }
+
+    @Test func aFastPathAnswersAtOnceOrHandsBackTheRestEncoded() async throws {
+        let handler = try #require(Self.fastPathRouter().handler(forPath: unaryMethod.path))
+        let (response, status) = handler.runSynchronously(request: bytes("fast"), context: Self.context(RecordingSink())).answered
+        #expect(status == .ok)
+        #expect(try TextMessage(serializedBytes: try #require(response)).text == "now")
+        guard case .later(let rest) = handler.runSynchronously(request: bytes("slow"), context: Self.context(RecordingSink()))
+        else {
+            Issue.record("answered later")
+            return
+        }
+        #expect(try TextMessage(serializedBytes: try await rest()).text == "wols")
+        let asTask = try await runCall(Self.fastPathRouter(), path: unaryMethod.path, requests: [bytes("ab")])
+        #expect(asTask.events == [.message(bytes("ba")), .status(.ok)])
     }
 
     @Test func synchronousUnaryServedAsATaskBehavesLikeUnary() async throws {

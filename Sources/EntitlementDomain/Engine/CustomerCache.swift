@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Encodings
 import Synchronization
 
 /// What the read path needs of one customer, built from a snapshot after every write that touches it.
@@ -45,43 +41,8 @@ final class CachedCustomer: Sendable {
 /// Sharded so that readers on different cores rarely meet on one lock. Entries are replaced after each committed
 /// write, this instance's or (through ``Customers/applyCommittedElsewhere(_:)``) another's.
 final class CustomerCache: Sendable {
-    /// App user IDs are compared byte for byte, as the database does: Swift's `String` equality would make
-    /// "café" and "cafe\u{301}" one customer. The hash is computed once per key: it picks the shard and the bucket.
-    private struct Key: Hashable {
-        var tenantID: String
-        var appUserID: String
-        let hash: Int
-
-        init(tenantID: String, appUserID: String) {
-            self.tenantID = tenantID
-            self.appUserID = appUserID
-            var hasher = Hasher()
-            tenantID.withUTF8Bytes { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-            hasher.combine(0xFF as UInt8)
-            appUserID.withUTF8Bytes { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-            hash = hasher.finalize()
-        }
-
-        static func == (lhs: Key, rhs: Key) -> Bool {
-            lhs.hash == rhs.hash && sameBytes(lhs.tenantID, rhs.tenantID) && sameBytes(lhs.appUserID, rhs.appUserID)
-        }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(hash)
-        }
-
-        private static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
-            lhs.withUTF8Bytes { left in
-                rhs.withUTF8Bytes { right in
-                    guard left.count == right.count else { return false }
-                    return left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0
-                }
-            }
-        }
-    }
-
     private final class Shard: Sendable {
-        let entries = Mutex<[Key: CachedCustomer]>([:])
+        let entries = Mutex<[AppUserKey: CachedCustomer]>([:])
     }
 
     private let shards: [Shard]
@@ -90,12 +51,12 @@ final class CustomerCache: Sendable {
         shards = (0..<shardCount).map { _ in Shard() }
     }
 
-    private func shard(_ key: Key) -> Shard {
+    private func shard(_ key: AppUserKey) -> Shard {
         shards[Int(UInt(bitPattern: key.hash) % UInt(shards.count))]
     }
 
     func entry(tenantID: String, appUserID: String) -> CachedCustomer? {
-        let key = Key(tenantID: tenantID, appUserID: appUserID)
+        let key = AppUserKey(tenantID: tenantID, appUserID: appUserID)
         return shard(key).entries.withLock { $0[key] }
     }
 
@@ -103,7 +64,7 @@ final class CustomerCache: Sendable {
     /// change another instance committed. Never replaces a newer version of the same customer.
     func store(_ entry: CachedCustomer, tenantID: String) {
         for appUserID in entry.allAppUserIDs {
-            let key = Key(tenantID: tenantID, appUserID: appUserID)
+            let key = AppUserKey(tenantID: tenantID, appUserID: appUserID)
             shard(key).entries.withLock { entries in
                 if let held = entries[key], held.customerID == entry.customerID, held.version > entry.version { return }
                 makeRoom(in: &entries)
@@ -116,7 +77,7 @@ final class CustomerCache: Sendable {
     /// committed after this read began has already stored its own, fresher entry, which must win.
     func storeIfAbsent(_ entry: CachedCustomer, tenantID: String) {
         for appUserID in entry.allAppUserIDs {
-            let key = Key(tenantID: tenantID, appUserID: appUserID)
+            let key = AppUserKey(tenantID: tenantID, appUserID: appUserID)
             shard(key).entries.withLock { entries in
                 guard entries[key] == nil else { return }
                 makeRoom(in: &entries)
@@ -128,7 +89,7 @@ final class CustomerCache: Sendable {
     /// Entries per shard before the shard starts over: the cache is a cache, any customer can be read again.
     private let shardCapacity = 32 * 1024
 
-    private func makeRoom(in entries: inout [Key: CachedCustomer]) {
+    private func makeRoom(in entries: inout [AppUserKey: CachedCustomer]) {
         if entries.count >= shardCapacity { entries.removeAll(keepingCapacity: true) }
     }
 }

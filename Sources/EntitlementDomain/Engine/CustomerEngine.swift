@@ -23,6 +23,7 @@ public final class CustomerEngine: Sendable {
     public init(
         repository: any CustomerRepository, clock: any DomainClock = SystemClock(), hub: StatusHub = StatusHub(),
         replayLimit: Int = 1000, maxWriteGroup: Int = WriteQueueDefaults.maximumGroupSize,
+        snapshotReads: SnapshotReadLimits = SnapshotReadLimits(),
         instanceID: String = CustomerEngine.defaultInstanceID(),
         webhookEndpoints: @escaping @Sendable (_ tenantID: String) -> [WebhookEndpoint] = { _ in [] },
         observeChange: @escaping @Sendable (_ tenantID: String, _ update: StatusUpdate) -> Void = { _, _ in }
@@ -31,7 +32,8 @@ public final class CustomerEngine: Sendable {
             repository: repository, clock: clock, hub: hub, maxWriteGroup: maxWriteGroup,
             webhookEndpoints: webhookEndpoints, observeChange: observeChange)
         self.core = core
-        self.customers = Customers(core: core, repository: repository, replayLimit: replayLimit)
+        self.customers = Customers(
+            core: core, repository: repository, replayLimit: replayLimit, snapshotReads: snapshotReads)
         self.purchases = StorePurchases(core: core, repository: repository)
         self.grants = Grants(core: core)
         self.acknowledgements = StoreAcknowledgements(core: core, repository: repository)

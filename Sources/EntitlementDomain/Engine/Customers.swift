@@ -1,40 +1,50 @@
 import BoundedText
 
 /// Status and identity: what a customer may unlock now, their history, and who they are (Identify's resolving,
-/// adopting and merging). Reads come from the cache; a customer not cached is read once and cached.
+/// adopting and merging). Reads come from the cache; a customer not cached is read once, off the caller's thread
+/// (``SnapshotReads``), and cached.
 public final class Customers: Sendable {
     let core: EngineCore
     let repository: any CustomerReads
     /// How far back a stream may resume from the event log before it gets a fresh snapshot instead.
     public let replayLimit: Int
+    private let misses: SnapshotReads
 
-    init(core: EngineCore, repository: any CustomerReads, replayLimit: Int) {
+    init(core: EngineCore, repository: any CustomerReads, replayLimit: Int, snapshotReads: SnapshotReadLimits) {
         self.core = core
         self.repository = repository
         self.replayLimit = replayLimit
+        misses = SnapshotReads(limits: snapshotReads, repository: repository, cache: core.cache, clock: core.clock)
     }
 
     // MARK: Reads
 
     /// The state of an app user ID (canonical or alias); an unknown ID is INACTIVE at version 0.
-    public func state(tenantID: String, appUserID: String) throws(DomainError) -> CustomerState {
-        try memoizedState(tenantID: tenantID, appUserID: appUserID).state
+    public func state(tenantID: String, appUserID: String) async throws(DomainError) -> CustomerState {
+        try await memoizedState(tenantID: tenantID, appUserID: appUserID).state
     }
 
     /// ``state(tenantID:appUserID:)`` and, while that state is the cached one, a memo for what the caller derives
     /// from it (SyncStatus keeps its encoded answer there).
-    public func memoizedState(tenantID: String, appUserID: String) throws(DomainError)
+    public func memoizedState(tenantID: String, appUserID: String) async throws(DomainError)
         -> (state: CustomerState, memo: StateMemo?)
     {
-        let now = core.now()
-        if let cached = core.cache.entry(tenantID: tenantID, appUserID: appUserID) { return cached.memoizedState(at: now) }
-        guard let snapshot = try DomainError.reading({ () throws(StorageError) in try repository.snapshot(tenantID: tenantID, appUserID: appUserID) }) else {
+        if let cached = cachedState(tenantID: tenantID, appUserID: appUserID) { return cached }
+        guard let entry = try await misses.entry(tenantID: tenantID, appUserID: appUserID) else {
             return (.unknown(appUserID), nil)
         }
-        let entry = CachedCustomer(snapshot: snapshot, now: now)
-        core.cache.storeIfAbsent(entry, tenantID: tenantID)
-        return entry.memoizedState(at: now)
+        return entry.memoizedState(at: core.now())
     }
+
+    /// ``memoizedState(tenantID:appUserID:)`` from the cache alone, nil when the customer is not cached: what a
+    /// handler on an event-loop thread asks first, since a hit needs neither the database nor a suspension.
+    public func cachedState(tenantID: String, appUserID: String) -> (state: CustomerState, memo: StateMemo?)? {
+        guard let cached = core.cache.entry(tenantID: tenantID, appUserID: appUserID) else { return nil }
+        return cached.memoizedState(at: core.now())
+    }
+
+    /// What the reads of customers the cache did not hold have done, for the metrics.
+    public var snapshotReadCounts: SnapshotReadCounts { misses.counts }
 
     /// Everything about a customer for GetCustomer; `NOT_FOUND` for an unknown ID.
     public func details(tenantID: String, appUserID: String) throws(DomainError) -> CustomerDetails {

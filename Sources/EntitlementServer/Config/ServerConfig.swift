@@ -1,5 +1,5 @@
 import CivilCalendar
-import EntitlementDomain
+public import EntitlementDomain
 import EntitlementStorage
 public import EntitlementServices
 import FileAccess
@@ -25,6 +25,9 @@ public struct ServerConfig: Sendable {
     public var tenantsPath: String?
     /// The most writes that share one durable commit (1: each commits alone).
     public var maxWriteGroup = WriteQueueDefaults.maximumGroupSize
+    /// `[storage] max_snapshot_reads` (8) and `max_waiting_snapshot_reads` (10,000): customers the cache did not
+    /// hold, read from the database at once and waiting for a read.
+    public var snapshotReads = SnapshotReadLimits()
     /// Open StreamStatus calls allowed per customer and per connection.
     public var maxStreamsPerCustomer: Int = 16
     public var maxStreamsPerConnection: Int = 100
@@ -186,7 +189,7 @@ let configSchema: [(section: String, keys: [String])] = [
         [
             "backend", "database", "postgres_url", "postgres_max_connections", "postgres_lock_timeout_seconds",
             "postgres_statement_timeout_seconds", "postgres_idle_in_transaction_timeout_seconds", "max_write_group",
-            "tenants",
+            "max_snapshot_reads", "max_waiting_snapshot_reads", "tenants",
         ]
     ),
     ("streams", ["max_per_customer", "max_per_connection"]),
@@ -350,6 +353,8 @@ private struct ConfigReader {
         // [streams]
         try integer("streams", "max_per_customer", 1...1000) { config.maxStreamsPerCustomer = $0 }
         try integer("storage", "max_write_group", 1...1000) { config.maxWriteGroup = $0 }
+        try integer("storage", "max_snapshot_reads", 1...64) { config.snapshotReads.inFlight = $0 }
+        try integer("storage", "max_waiting_snapshot_reads", 0...1_000_000) { config.snapshotReads.waiting = $0 }
         try integer("streams", "max_per_connection", 1...10000) { config.maxStreamsPerConnection = $0 }
         try integer("server", "shutdown_drain_delay_seconds", 0...300) { config.shutdownDrainDelay = .seconds($0) }
         config.trustedProxies = try trustedProxies()

@@ -143,6 +143,9 @@ final class GRPCServerCall {
     }
 
     /// Runs a synchronous handler now that the request is complete. False when the call is not synchronous.
+    ///
+    /// A handler that must wait (``UnaryAnswer/later(_:)``) continues as a task, which answers through the response
+    /// queue as any task does; the loop goes on serving meanwhile.
     func runSynchronousHandler() -> Bool {
         guard let route = synchronousRoute, let context = synchronousContext else { return false }
         guard requestCount == 1, let request else {
@@ -150,10 +153,19 @@ final class GRPCServerCall {
             return true
         }
         self.request = nil
-        let (response, status) = RequestID.withThreadValue(requestID) {
+        let outcome = RequestID.withThreadValue(requestID) {
             route.handler.runSynchronously(request: request, context: context)
         }
-        responses.complete(message: response, status: status)
+        switch outcome {
+        case .answered(let response, let status):
+            responses.complete(message: response, status: status)
+        case .later(let rest):
+            let handler = route.handler
+            let requestID = requestID
+            task = Task {
+                await RequestID.$taskValue.withValue(requestID) { await handler.run(later: rest, context: context) }
+            }
+        }
         return true
     }
 }

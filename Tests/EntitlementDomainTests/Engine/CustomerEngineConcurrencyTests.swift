@@ -36,7 +36,7 @@ import Testing
 
         var delivered: [UInt64] = []
         while delivered.count < 3 { delivered.append(try await subscription.next(within: 5).state.version) }
-        return (try harness.state("alice"), delivered)
+        return (try await harness.state("alice"), delivered)
     }
 
     @Test func syncStatusCacheKeepsTheNewestCommitWhenAnOlderCommitPublishesLate() async throws {

@@ -18,7 +18,7 @@ import TestSupport
         #expect(outcome.grant.expiresAt == nil)
         #expect(outcome.grant.startsAt == harness.now)
 
-        let state = try harness.state("alice")
+        let state = try await harness.state("alice")
         #expect(state.version == 2)
         #expect(state.status.isActive)
         #expect(state.status.activeIDs == ["pro"])
@@ -44,13 +44,13 @@ import TestSupport
         #expect(outcome.grant.expiresAt == UnixTime(milliseconds: harness.now.milliseconds + Milliseconds.perMinute))
         let events = try harness.events("newcomer")
         #expect(events.map(\.cause) == [.grant, .created])
-        #expect(try harness.state("newcomer").version == 2)
+        #expect(try await harness.state("newcomer").version == 2)
     }
 
     @Test func grantOfAnUndeclaredEntitlementIsRefused() async throws {
         let harness = try EngineHarness()
         await #expect(throws: DomainError.invalidRequest("")) { try await harness.grant("alice", "gold") }
-        #expect(try harness.state("alice").customerID == nil)
+        #expect(try await harness.state("alice").customerID == nil)
     }
 
     @Test func idempotencyKeyReturnsTheFirstGrant() async throws {
@@ -59,7 +59,7 @@ import TestSupport
         harness.clock.advance(milliseconds: 10)
         let retry = try await harness.grant("alice", "pro", durationMilliseconds: Milliseconds.perMinute, idempotencyKey: "req-1")
         #expect(retry.grant == first.grant)
-        #expect(try harness.state("alice").version == 2)
+        #expect(try await harness.state("alice").version == 2)
         #expect(try harness.engine.customers.details(tenantID: harness.tenantID, appUserID: "alice").grants.count == 1)
 
         // The same key for something else is a mistake, not a retry.
@@ -72,26 +72,26 @@ import TestSupport
         // Keys are per tenant.
         let other = try await harness.grant("alice", "pro", idempotencyKey: "req-1", in: harness.otherTenant)
         #expect(other.grant.grantID != first.grant.grantID)
-        #expect(try harness.state("someone-else").customerID == nil)
+        #expect(try await harness.state("someone-else").customerID == nil)
     }
 
     @Test func revokeDeactivatesOnceAndOnlyInItsTenant() async throws {
         let harness = try EngineHarness()
         let granted = try await harness.grant("alice", "pro")
-        #expect(try harness.state("alice").version == 2)
+        #expect(try await harness.state("alice").version == 2)
 
         // Another tenant cannot see the grant.
         await #expect(throws: DomainError.notFound("")) {
             try await harness.engine.grants.revoke(tenantID: harness.otherTenant.id, grantID: granted.grant.grantID, reason: "")
         }
-        #expect(try harness.state("alice").status.isActive)
+        #expect(try await harness.state("alice").status.isActive)
 
         harness.clock.advance(milliseconds: 5)
         let revoked = try await harness.engine.grants.revoke(
             tenantID: harness.tenantID, grantID: granted.grant.grantID, reason: "refund")
         #expect(revoked.grant.revokedAt == harness.now)
         #expect(revoked.grant.revocationReason == "refund")
-        let state = try harness.state("alice")
+        let state = try await harness.state("alice")
         #expect(!state.status.isActive)
         #expect(state.version == 3)
         let event = try #require(try harness.events("alice").first)
@@ -102,7 +102,7 @@ import TestSupport
         // Revoking again changes nothing.
         let again = try await harness.engine.grants.revoke(tenantID: harness.tenantID, grantID: granted.grant.grantID, reason: "")
         #expect(again.grant == revoked.grant)
-        #expect(try harness.state("alice").version == 3)
+        #expect(try await harness.state("alice").version == 3)
         await #expect(throws: DomainError.notFound("")) {
             try await harness.engine.grants.revoke(tenantID: harness.tenantID, grantID: "gr_nope", reason: "")
         }
@@ -116,7 +116,7 @@ import TestSupport
         #expect(event.cause == .grant)
         #expect(event.change == .customerInfoChanged)
         #expect(event.version == 3)
-        let state = try harness.state("alice")
+        let state = try await harness.state("alice")
         #expect(state.status.activeIDs == ["pro"])
         #expect(state.status.entitlement("pro")?.expiresAt == longer.grant.expiresAt)
         #expect(state.status.entitlement("pro")?.referenceID == longer.grant.grantID)
@@ -128,21 +128,21 @@ import TestSupport
         let granted = try await harness.grant("alice", "pro", durationMilliseconds: 1_000)
         let expiry = try #require(granted.grant.expiresAt)
         #expect(expiry == UnixTime(milliseconds: start.milliseconds + 1_000))
-        let customerID = try #require(try harness.state("alice").customerID)
+        let customerID = try #require(try await harness.state("alice").customerID)
         let subscription = try harness.engine.hub.subscribe(tenantID: harness.tenantID, customerID: customerID)
         defer { subscription.cancel() }
 
         // One millisecond before: nothing is due, and the next change is the expiry.
         harness.clock.set(UnixTime(milliseconds: expiry.milliseconds - 1))
         #expect(try await harness.engine.customers.applyTimeChanges() == expiry)
-        #expect(try harness.state("alice").version == 2)
-        #expect(try harness.state("alice").status.isActive)
+        #expect(try await harness.state("alice").version == 2)
+        #expect(try await harness.state("alice").status.isActive)
 
         // At the instant: one EXPIRY event that changes the status.
         harness.clock.set(expiry)
-        #expect(try harness.state("alice").status.isActive == false, "reads recompute at the instant")
+        #expect(try await harness.state("alice").status.isActive == false, "reads recompute at the instant")
         #expect(try await harness.engine.customers.applyTimeChanges() == nil)
-        let state = try harness.state("alice")
+        let state = try await harness.state("alice")
         #expect(state.version == 3)
         #expect(!state.status.isActive)
         let event = try #require(try harness.events("alice").first)
@@ -157,7 +157,7 @@ import TestSupport
         // Nothing due: nothing recorded.
         harness.clock.advance(milliseconds: Milliseconds.perMinute)
         #expect(try await harness.engine.customers.applyTimeChanges() == nil)
-        #expect(try harness.state("alice").version == 3)
+        #expect(try await harness.state("alice").version == 3)
     }
 
     @Test func expiryCoveredByALongerGrantRecordsNothingUntilTheLongerOneEnds() async throws {
@@ -165,13 +165,13 @@ import TestSupport
         let start = harness.now.milliseconds
         try await harness.grant("alice", "pro", durationMilliseconds: 1_000)
         try await harness.grant("alice", "pro", durationMilliseconds: 5_000)
-        #expect(try harness.state("alice").version == 3)
+        #expect(try await harness.state("alice").version == 3)
         harness.clock.set(UnixTime(milliseconds: start + 1_000))
         #expect(try await harness.engine.customers.applyTimeChanges() == UnixTime(milliseconds: start + 5_000))
-        #expect(try harness.state("alice").version == 3)
+        #expect(try await harness.state("alice").version == 3)
         harness.clock.set(UnixTime(milliseconds: start + 5_000))
         #expect(try await harness.engine.customers.applyTimeChanges() == nil)
-        #expect(try harness.state("alice").version == 4)
+        #expect(try await harness.state("alice").version == 4)
         #expect(try harness.events("alice").first?.cause == .expiry)
     }
 
@@ -181,7 +181,7 @@ import TestSupport
         try await harness.grant("alice", "pro")  // v2 STATUS_CHANGED
         try await harness.grant("alice", "plus")  // v3 STATUS_CHANGED
         try await harness.grant("alice", "plus", durationMilliseconds: 1_000)  // v4: covered by the lifetime grant
-        let current = try harness.state("alice")
+        let current = try await harness.state("alice")
         #expect(current.version == 4)
         let customerID = try #require(current.customerID)
 
@@ -209,7 +209,7 @@ import TestSupport
         let plusGranted = harness.clock.advance(milliseconds: Milliseconds.perMinute)
         try await harness.grant("alice", "plus")  // v3
         harness.clock.advance(milliseconds: Milliseconds.perHour)
-        let current = try harness.state("alice")
+        let current = try await harness.state("alice")
         let customerID = try #require(current.customerID)
         let replayed = try #require(
             try harness.engine.customers.replay(tenantID: harness.tenantID, customerID: customerID, afterVersion: 1, current: current))

@@ -42,7 +42,7 @@ import Testing
         #expect(outcome.state.status.activeIDs == ["pro"])
 
         // The anonymous ID is now an alias of bob.
-        let viaAlias = try harness.state("$anon:device-1")
+        let viaAlias = try await harness.state("$anon:device-1")
         #expect(viaAlias.appUserID == "bob")
         #expect(viaAlias.customerID == anonymous.state.customerID)
         #expect(viaAlias.status.activeIDs == ["pro"])
@@ -60,7 +60,7 @@ import Testing
         let carol = try await harness.identify("carol")
         let anonymous = try await harness.identify("$anon:device-2")
         let grant = try await harness.grant("$anon:device-2", "pro")
-        #expect(try harness.state("$anon:device-2").version == 2)
+        #expect(try await harness.state("$anon:device-2").version == 2)
         let carolID = try #require(carol.state.customerID)
         let anonymousID = try #require(anonymous.state.customerID)
 
@@ -78,7 +78,7 @@ import Testing
         #expect(details.grants.map(\.grantID) == [grant.grant.grantID])
         #expect(details.grants.first?.customerID == carolID)
         #expect(details.aliases == ["$anon:device-2"])
-        let viaAlias = try harness.state("$anon:device-2")
+        let viaAlias = try await harness.state("$anon:device-2")
         #expect(viaAlias.customerID == carolID)
         #expect(viaAlias.appUserID == "carol")
         #expect(viaAlias.status.activeIDs == ["pro"])
@@ -109,7 +109,7 @@ import Testing
         #expect(!outcome.created)
         #expect(outcome.state.appUserID == "hank")
         #expect(outcome.state.version == 1)
-        #expect(try harness.state("$anon:device-3").customerID == anonymous.state.customerID)
+        #expect(try await harness.state("$anon:device-3").customerID == anonymous.state.customerID)
     }
 
     @Test func identifiedUserIsNeverMergedIntoAnotherIdentifiedUser() async throws {
@@ -131,10 +131,10 @@ import Testing
         #expect(!erin.merged)
         #expect(!erin.state.status.isActive)
         #expect(erin.state.version == 1)
-        #expect(try harness.state("$anon:device-4").appUserID == "frank")
-        #expect(try harness.state("frank").status.activeIDs == ["plus"])
-        #expect(try harness.state("dave").status.activeIDs == ["pro"])
-        #expect(try harness.state("frank").version == frank.state.version)
+        #expect(try await harness.state("$anon:device-4").appUserID == "frank")
+        #expect(try await harness.state("frank").status.activeIDs == ["plus"])
+        #expect(try await harness.state("dave").status.activeIDs == ["pro"])
+        #expect(try await harness.state("frank").version == frank.state.version)
     }
 
     @Test func invalidIDsAreRefused() async throws {
@@ -142,12 +142,12 @@ import Testing
         for id in ["", "null", "$anon:", "undefined", " padded"] {
             await #expect(throws: DomainError.invalidRequest(""), "\(id)") { try await harness.identify(id) }
         }
-        #expect(try harness.engine.customers.state(tenantID: harness.tenantID, appUserID: "never-seen").customerID == nil)
+        #expect(try await harness.engine.customers.state(tenantID: harness.tenantID, appUserID: "never-seen").customerID == nil)
     }
 
     @Test func stateOfAnUnknownUserCreatesNothing() async throws {
         let harness = try EngineHarness()
-        let state = try harness.state("nobody")
+        let state = try await harness.state("nobody")
         #expect(state == CustomerState.unknown("nobody"))
         #expect(!state.status.isActive)
         #expect(try harness.repository.snapshot(tenantID: harness.tenantID, appUserID: "nobody") == nil)
@@ -156,7 +156,7 @@ import Testing
         }
         #expect(throws: DomainError.notFound("")) { try harness.events("nobody") }
         // Reading twice (now from whatever the engine remembers) still creates nothing, and Identify then creates.
-        #expect(try harness.state("nobody").version == 0)
+        #expect(try await harness.state("nobody").version == 0)
         #expect(try await harness.identify("nobody").created)
     }
 }

@@ -70,8 +70,8 @@ final class EngineHarness: Sendable {
                 durationMilliseconds: durationMilliseconds, reason: "", idempotencyKey: idempotencyKey))
     }
 
-    func state(_ appUserID: String) throws -> CustomerState {
-        try engine.customers.state(tenantID: tenantID, appUserID: appUserID)
+    func state(_ appUserID: String) async throws -> CustomerState {
+        try await engine.customers.state(tenantID: tenantID, appUserID: appUserID)
     }
 
     /// Every event of the customer `appUserID` resolves to, newest first.

@@ -18,7 +18,7 @@ import TestSupport
         #expect(upgrade.purchases.map(\.outcome) == [.new])
         let old = try #require(try harness.stored("token-basic"))
         #expect(old.supersededBy == "token-premium" && old.expiresAt! > harness.now)
-        #expect(try harness.state("alice").status.activeIDs == ["pro"], "the cached state agrees")
+        #expect(try await harness.state("alice").status.activeIDs == ["pro"], "the cached state agrees")
         let events = try harness.events("alice")
         #expect(events.first?.cause == .purchase && events.first?.version == upgrade.state.version)
     }
@@ -30,7 +30,7 @@ import TestSupport
             "alice", [harness.playPurchase("token-premium", entitlements: ["pro"], replaces: "token-basic")])
         #expect(alice.state.status.activeIDs == ["pro"])
         #expect(alice.transferredFrom.isEmpty)
-        let bobNow = try harness.state("bob")
+        let bobNow = try await harness.state("bob")
         #expect(bobNow.status.activeIDs.isEmpty)
         #expect(bobNow.version == bob.state.version + 1)
         let event = try #require(try harness.events("bob").first)
@@ -55,7 +55,7 @@ import TestSupport
             "alice", [harness2.playPurchase("token-premium", entitlements: ["pro"], replaces: "token-basic")])
         _ = try await harness2.notify(harness2.playPurchase("token-basic", entitlements: ["plus"]))
         #expect(try harness2.stored("token-basic")?.supersededBy == "token-premium")
-        #expect(try harness2.state("alice").status.activeIDs == ["pro"])
+        #expect(try await harness2.state("alice").status.activeIDs == ["pro"])
     }
 
     @Test func aRestoreOfBothTokensReportsOnlyTheNewOneAsGrantingWhateverTheirOrder() async throws {
@@ -81,7 +81,7 @@ import TestSupport
         _ = try await harness.purchase("alice", [renewedOld], cause: .restore)
         #expect(try harness.stored("token-basic")?.supersededBy == "token-premium")
         #expect(try harness.stored("token-basic")?.transactionID == "GPA.token-basic..1", "its data is still kept")
-        #expect(try harness.state("alice").status.activeIDs == ["pro"])
+        #expect(try await harness.state("alice").status.activeIDs == ["pro"])
     }
 
     @Test func aNotificationForAnUnownedNewTokenGoesToTheReplacedPurchasesOwner() async throws {
@@ -90,7 +90,7 @@ import TestSupport
         let outcome = try await harness.notify(
             harness.playPurchase("token-premium", entitlements: ["pro"], replaces: "token-basic"), reason: "SUBSCRIPTION_PURCHASED")
         #expect(outcome == .applied(appUserID: "alice", changed: true))
-        let alice = try harness.state("alice")
+        let alice = try await harness.state("alice")
         #expect(alice.status.activeIDs == ["pro"])
         #expect(alice.version == before.state.version + 1, "one event for the new purchase and the old one it replaced")
         #expect(try harness.stored("token-premium")?.customerID == alice.customerID)
@@ -116,7 +116,7 @@ import TestSupport
         #expect(outcome == .applied(appUserID: "carol", changed: true))
         // Alice's old purchase is superseded by carol's new one: alice hears of it.
         #expect(try harness.events("alice").first?.reason.contains("Replaced") == true)
-        #expect(try harness.state("alice").status.activeIDs.isEmpty)
+        #expect(try await harness.state("alice").status.activeIDs.isEmpty)
     }
 
     @Test func ownerHintsResolveInOrder() async throws {
@@ -147,7 +147,7 @@ import TestSupport
         harness.clock.advance(milliseconds: 1_000)
         let outcome = try await harness.notify(harness.playPurchase("token-1"), hints: [.appAccountToken(bobToken)])
         #expect(outcome == .applied(appUserID: "alice", changed: true))
-        #expect(try harness.state("bob").status.activeIDs.isEmpty)
+        #expect(try await harness.state("bob").status.activeIDs.isEmpty)
     }
 
     @Test func aNotificationIDIsAppliedOnceAndNoIDAppliesEveryTime() async throws {

@@ -41,7 +41,7 @@ import TestSupport
         harness.clock.advance(milliseconds: Self.day)
         let refusal = await #expect(throws: DomainError.wrongState("")) { try await redeem(harness, issued.code) }
         #expect(refusal?.message.contains("expired") == true)
-        #expect(try harness.state("alice").customerID == nil)
+        #expect(try await harness.state("alice").customerID == nil)
     }
 
     @Test func aCodeRedeemedJustBeforeItsExpiryAttachesThePurchase() async throws {

@@ -39,7 +39,7 @@ import TestSupport
         #expect(try harness.events("alice").first?.cause == .redemption)
         let again = await #expect(throws: DomainError.self) { try await redeem(harness, "bob", issued.code) }
         #expect(again?.code == .wrongState && again?.message.contains("already used") == true)
-        #expect(try harness.state("bob").status.activeIDs.isEmpty)
+        #expect(try await harness.state("bob").status.activeIDs.isEmpty)
     }
 
     @Test func anOwnedPurchaseGetsNoCodeAndAnUnknownReferenceNone() async throws {
@@ -94,7 +94,7 @@ import TestSupport
             try await redeem(harness, "alice", issued.code, policy: .keepWithOriginal)
         }
         #expect(refused?.code == .alreadyExists)
-        #expect(try harness.state("carol").status.activeIDs == ["pro"])
+        #expect(try await harness.state("carol").status.activeIDs == ["pro"])
         // The code was not used up by the refusal.
         let moved = try await redeem(harness, "alice", issued.code, policy: .transfer)
         #expect(moved.outcome.transferredFrom == ["carol"])
@@ -145,12 +145,12 @@ import TestSupport
             reason: "checkout.session.completed", cause: .stripeWebhook, ownerHints: [.appUserID("alice")])
         let stored = try #require(try harness.stored("pi_7", store: .stripe))
         #expect(stored.revokedAt == refundedAt && stored.revocationReason == "REFUNDED")
-        #expect(try harness.state("alice").status.activeIDs.isEmpty)
+        #expect(try await harness.state("alice").status.activeIDs.isEmpty)
         // Used up: later data about the purchase is not revoked again by it.
         var paidAgain = record
         paidAgain.transactionID = "cs_other"
         paidAgain.signedAt = UnixTime(milliseconds: harness.now.milliseconds + 1000)
         _ = try await harness.notify(paidAgain, reason: "checkout.session.completed", cause: .stripeWebhook)
-        #expect(try harness.state("alice").status.activeIDs == ["pro"])
+        #expect(try await harness.state("alice").status.activeIDs == ["pro"])
     }
 }

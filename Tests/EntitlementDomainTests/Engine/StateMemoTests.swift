@@ -12,14 +12,14 @@ import TestSupport
             makes += 1
             return [UInt8(makes)]
         }
-        let (_, memo) = try harness.engine.customers.memoizedState(tenantID: harness.tenantID, appUserID: "alice")
+        let (_, memo) = try await harness.engine.customers.memoizedState(tenantID: harness.tenantID, appUserID: "alice")
         let first = try #require(memo).bytes(orMake: make)
-        let (_, again) = try harness.engine.customers.memoizedState(tenantID: harness.tenantID, appUserID: "alice")
+        let (_, again) = try await harness.engine.customers.memoizedState(tenantID: harness.tenantID, appUserID: "alice")
         #expect(try #require(again).bytes(orMake: make) == first)
         #expect(makes == 1)
         // A write replaces the cache entry, and with it what was derived from the old state.
         _ = try await harness.grant("alice", "plus", durationMilliseconds: Milliseconds.perMinute)
-        let (state, fresh) = try harness.engine.customers.memoizedState(tenantID: harness.tenantID, appUserID: "alice")
+        let (state, fresh) = try await harness.engine.customers.memoizedState(tenantID: harness.tenantID, appUserID: "alice")
         #expect(state.status.activeIDs == ["plus", "pro"])
         #expect(try #require(fresh).bytes(orMake: make) == [2])
     }
@@ -28,7 +28,7 @@ import TestSupport
         let harness = try EngineHarness()
         _ = try await harness.grant("alice", "pro", durationMilliseconds: Milliseconds.perMinute)
         _ = harness.clock.advance(milliseconds: 60_001)
-        let (state, memo) = try harness.engine.customers.memoizedState(tenantID: harness.tenantID, appUserID: "alice")
+        let (state, memo) = try await harness.engine.customers.memoizedState(tenantID: harness.tenantID, appUserID: "alice")
         #expect(state.status.activeIDs.isEmpty)
         #expect(memo == nil, "a recomputed status must not be answered with bytes derived from the cached one")
     }
@@ -37,7 +37,7 @@ import TestSupport
     @Test func racingFirstReadersAllGetTheKeptBytes() async throws {
         let harness = try EngineHarness()
         _ = try await harness.grant("alice", "pro", durationMilliseconds: Milliseconds.perMinute)
-        let (_, memo) = try harness.engine.customers.memoizedState(tenantID: harness.tenantID, appUserID: "alice")
+        let (_, memo) = try await harness.engine.customers.memoizedState(tenantID: harness.tenantID, appUserID: "alice")
         let shared = try #require(memo)
         let results = await withTaskGroup(of: [UInt8].self) { group in
             for reader in 0..<16 {

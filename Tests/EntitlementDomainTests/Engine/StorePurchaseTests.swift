@@ -53,7 +53,7 @@ import TestSupport
         let moved = try await purchase(harness, "bob", [record(harness)])
         #expect(moved.transferredFrom == ["alice"])
         #expect(moved.state.status.activeIDs == ["pro"])
-        #expect(try harness.state("alice").status.activeIDs.isEmpty)
+        #expect(try await harness.state("alice").status.activeIDs.isEmpty)
     }
 
     @Test func keepWithOriginalRefusesAndChangesNothing() async throws {
@@ -62,8 +62,8 @@ import TestSupport
         await #expect(throws: DomainError.alreadyExists("")) {
             _ = try await purchase(harness, "bob", [record(harness)], policy: .keepWithOriginal)
         }
-        #expect(try harness.state("alice").version == original.state.version)
-        #expect(try harness.state("bob").customerID == nil)
+        #expect(try await harness.state("alice").version == original.state.version)
+        #expect(try await harness.state("bob").customerID == nil)
     }
 
     @Test func transferIfNoActiveMovesOnlyWhatGivesTheOwnerNothing() async throws {
@@ -138,10 +138,10 @@ import TestSupport
     @Test func notificationWithAKnownTokenIsAttributedWithoutPurchase() async throws {
         let harness = try EngineHarness()
         let token = try await harness.identify("alice").appAccountToken
-        let before = try harness.state("alice").version
+        let before = try await harness.state("alice").version
         let outcome = try await notify(harness, "n-1", record(harness, original: "7000", token: token.uppercased()))
         #expect(outcome == .applied(appUserID: "alice", changed: true))
-        let alice = try harness.state("alice")
+        let alice = try await harness.state("alice")
         #expect(alice.status.activeIDs == ["pro"])
         #expect(alice.version == before + 1)
 
@@ -164,7 +164,7 @@ import TestSupport
         // A re-send of the same data (same signedAt) now finds its owner.
         let outcome = try await notify(harness, "n-2", record(harness, original: "8000", token: token))
         #expect(outcome == .applied(appUserID: "alice", changed: true))
-        #expect(try harness.state("alice").status.activeIDs == ["pro"])
+        #expect(try await harness.state("alice").status.activeIDs == ["pro"])
     }
 }
 
@@ -177,12 +177,12 @@ import TestSupport
         harness.clock.advance(milliseconds: 1_000)
         let voided = harness.playPurchase("token-1", order: "GPA.1..0", revokedAt: harness.now)
         #expect(try await harness.notify(voided, cause: .storeAPI) == .applied(appUserID: "alice", changed: true))
-        #expect(try harness.state("alice").status.activeIDs.isEmpty)
+        #expect(try await harness.state("alice").status.activeIDs.isEmpty)
         harness.clock.advance(milliseconds: 1_000)
         // Google's purchase data never shows the revocation: a device's Purchase or a notification's fetch.
         try await harness.purchase("alice", [harness.playPurchase("token-1", order: "GPA.1..0")])
         _ = try await harness.notify(harness.playPurchase("token-1", order: "GPA.1..0"))
-        #expect(try harness.state("alice").status.activeIDs.isEmpty)
+        #expect(try await harness.state("alice").status.activeIDs.isEmpty)
         #expect(try harness.stored("token-1")?.revocationReason == "VOIDED")
     }
 
@@ -194,7 +194,7 @@ import TestSupport
         harness.clock.advance(milliseconds: 1_000)
         let renewed = harness.playPurchase("token-1", order: "GPA.1..1", expiresIn: 60 * Milliseconds.perDay)
         #expect(try await harness.notify(renewed) == .applied(appUserID: "alice", changed: true))
-        #expect(try harness.state("alice").status.activeIDs == ["pro"])
+        #expect(try await harness.state("alice").status.activeIDs == ["pro"])
         #expect(try harness.stored("token-1")?.revokedAt == nil)
     }
 
@@ -209,13 +209,13 @@ import TestSupport
         refunded.revokedAt = harness.now
         refunded.signedAt = harness.now
         #expect(try await harness.notify(refunded, reason: "REFUND", cause: .appStoreNotification) == .applied(appUserID: "alice", changed: true))
-        #expect(try harness.state("alice").status.activeIDs.isEmpty)
+        #expect(try await harness.state("alice").status.activeIDs.isEmpty)
         harness.clock.advance(milliseconds: 1_000)
         var reinstated = purchase
         reinstated.signedAt = harness.now
         #expect(
             try await harness.notify(reinstated, reason: "REFUND_REVERSED", cause: .appStoreNotification)
                 == .applied(appUserID: "alice", changed: true))
-        #expect(try harness.state("alice").status.activeIDs == ["pro"])
+        #expect(try await harness.state("alice").status.activeIDs == ["pro"])
     }
 }

@@ -54,7 +54,7 @@ import Testing
         // Each grant is its own event with its own version, gap-free after the first grant's (created v1, grant v2).
         let versions = try harness.eventRecords(customerID: 1).map(\.version).sorted()
         #expect(versions == Array(1...22))
-        #expect(try harness.state("alice").version == 22)
+        #expect(try await harness.state("alice").version == 22)
     }
 
     @Test func eachWriteOfAGroupIsPushedInOrderAfterTheCommit() async throws {

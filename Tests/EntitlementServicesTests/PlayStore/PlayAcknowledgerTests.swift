@@ -116,14 +116,14 @@ import Testing
     @Test func aPurchaseGoogleDoesNotKnowIsGivenUpAtOnceAndTheOwnerTold() async throws {
         let play = try PlayServices()
         try await play.stored("token-1")
-        let version = try play.state("alice").version
+        let version = try await play.state("alice").version
         play.answers.set(
             Self.ackPath,
             ScriptedGoogle.error(410, "The subscription purchase is no longer available.", reason: "subscriptionPurchaseNoLongerAvailable", status: "NOT_FOUND"))
         _ = await play.acknowledger().runDue()
         let failed = try #require(try play.purchase("token-1")).acknowledgement
         #expect(failed.state == .failed && failed.attempts == 1)
-        #expect(try play.state("alice").version == version + 1)
+        #expect(try await play.state("alice").version == version + 1)
         let event = try #require(try play.engine.customers.events(tenantID: PlayServices.tenantID, appUserID: "alice", pageSize: 1, pageToken: "").events.first)
         #expect(event.cause == .storeAPI && event.reason.contains("no longer available"))
     }

@@ -135,8 +135,8 @@ final class PlayServices: Sendable {
         try engine.purchases.purchase(tenantID: Self.tenantID, store: .playStore, originalTransactionID: token)
     }
 
-    func state(_ appUserID: String) throws -> CustomerState {
-        try engine.customers.state(tenantID: Self.tenantID, appUserID: appUserID)
+    func state(_ appUserID: String) async throws -> CustomerState {
+        try await engine.customers.state(tenantID: Self.tenantID, appUserID: appUserID)
     }
 
     func acknowledger(_ schedule: PlayAcknowledger.Schedule = PlayAcknowledger.Schedule()) -> PlayAcknowledger {

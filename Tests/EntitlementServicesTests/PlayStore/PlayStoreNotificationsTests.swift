@@ -23,7 +23,7 @@ import Testing
         let reply = await notifications.receive(
             tenantID: PlayServices.tenantID, authorization: try play.pushAuthorization(), body: PlayServices.push(Self.purchased))
         #expect(reply.status == 200 && reply.message == "SUBSCRIPTION_PURCHASED: applied to alice")
-        #expect(try play.state("alice").status.activeIDs == ["pro"])
+        #expect(try await play.state("alice").status.activeIDs == ["pro"])
         let again = await notifications.receive(
             tenantID: PlayServices.tenantID, authorization: try play.pushAuthorization(), body: PlayServices.push(Self.purchased))
         #expect(again.status == 200 && again.message.hasSuffix("already processed"))
@@ -113,7 +113,7 @@ import Testing
             tenantID: PlayServices.tenantID, authorization: try play.pushAuthorization(),
             body: PlayServices.push(Self.voided, messageID: "2002", eventTime: play.now.milliseconds - 1_000))
         #expect(reply.status == 200 && reply.message == "VOIDED_PURCHASE: applied to alice")
-        #expect(try play.state("alice").status.activeIDs.isEmpty)
+        #expect(try await play.state("alice").status.activeIDs.isEmpty)
         let revoked = try #require(try play.purchase("token-1"))
         #expect(revoked.revokedAt?.milliseconds == play.now.milliseconds - 2_000 && revoked.revocationReason == "VOIDED")
         // From a little before the notification's time (Google lists a void once it has seen it) to Google's now.
@@ -153,7 +153,7 @@ import Testing
             messageID: "2004", eventTime: play.now.milliseconds - 10 * Milliseconds.perMinute)
         let late = await notifications.receive(tenantID: PlayServices.tenantID, authorization: try play.pushAuthorization(), body: old)
         #expect(late.status == 200 && late.message.hasPrefix("not applied") && late.message.contains("do not list"), "\(late.message)")
-        #expect(try play.state("bob").status.activeIDs == ["pro"])
+        #expect(try await play.state("bob").status.activeIDs == ["pro"])
         #expect(try play.purchase("token-3")?.revokedAt == nil)
     }
 

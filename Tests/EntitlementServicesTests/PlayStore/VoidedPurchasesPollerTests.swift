@@ -32,10 +32,10 @@ import Testing
 
         let revoked = try #require(try play.purchase("token-1"))
         #expect(revoked.revokedAt?.milliseconds == play.now.milliseconds - Milliseconds.perMinute && revoked.revocationReason == "VOIDED_FRAUD")
-        #expect(try play.state("alice").status.activeIDs.isEmpty)
+        #expect(try await play.state("alice").status.activeIDs.isEmpty)
         // An earlier renewal's order took back a period that is over.
         #expect(try play.purchase("token-2")?.revokedAt == nil)
-        #expect(try play.state("bob").status.activeIDs == ["pro"])
+        #expect(try await play.state("bob").status.activeIDs == ["pro"])
 
         let requests = play.google.apiRequests.map(\.target)
         // The poll ends a little before now: Google refuses an endTime in its future.
