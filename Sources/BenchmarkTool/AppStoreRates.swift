@@ -33,12 +33,12 @@ enum AppStoreBench {
 
     /// `purchase-rate`: COUNT `Purchase` calls (user bench-buyer-n buys original transaction n), CONCURRENCY in flight
     /// spread over up to four connections.
-    static func purchaseRate(address: ListenAddress, publicKey: String, caDirectory: String, count: Int, concurrency: Int)
-        async throws
-    {
+    static func purchaseRate(
+        address: ListenAddress, publicKey: String, caDirectory: String, count: Int, concurrency: Int, first: Int
+    ) async throws {
         let ca = loadCA(caDirectory)
         let now = LocalPayloads.nowMilliseconds()
-        let tokens = try (0..<count).map { index in
+        let tokens = try (first..<first + count).map { index in
             try ca.sign(
                 LocalPayloads.transaction(
                     bundleID: bundleID, productID: productID, originalTransactionID: originalTransactionID(index),
@@ -47,20 +47,20 @@ enum AppStoreBench {
         try await RPCRates.run(address: address, publicKey: publicKey, count: count, concurrency: concurrency) {
             client, index in
             let response = try await client.purchaseAppStore(
-                appUserID: "bench-buyer-\(index)", signedTransaction: tokens[index])
+                appUserID: "bench-buyer-\(first + index)", signedTransaction: tokens[index])
             if response.customer == nil { throw BenchError(description: "no customer in the response") }
         }
     }
 
-    /// `notify-rate`: COUNT `DID_RENEW` notifications (distinct notificationUUIDs) renewing original transactions 0
-    /// ..< COUNT (those bought by `purchase-rate`; beyond its count they are unknown and stored unowned), POSTed over
+    /// `notify-rate`: COUNT `DID_RENEW` notifications (distinct notificationUUIDs) renewing original transactions FIRST
+    /// ..< FIRST + COUNT (those bought by `purchase-rate`; beyond its count they are unknown and stored unowned), POSTed over
     /// CONCURRENCY HTTP/1.1 keep-alive connections, one request in flight on each. Every answer must be 200.
-    static func notifyRate(address: ListenAddress, tenant: String, caDirectory: String, count: Int, concurrency: Int)
-        async throws
-    {
+    static func notifyRate(
+        address: ListenAddress, tenant: String, caDirectory: String, count: Int, concurrency: Int, first: Int
+    ) async throws {
         let ca = loadCA(caDirectory)
         let now = LocalPayloads.nowMilliseconds()
-        let requests: [HTTPClientRequest] = try (0..<count).map { index in
+        let requests: [HTTPClientRequest] = try (first..<first + count).map { index in
             let original = originalTransactionID(index)
             let transaction = try ca.sign(
                 LocalPayloads.transaction(

@@ -18,11 +18,11 @@
 //   entitlementd-bench verify-rate SECONDS
 //       Verifies one locally signed transaction again and again on one thread for SECONDS seconds (chain cached: one
 //       ES256 verify, parsing and identity checks per token) and prints the rate.
-//   entitlementd-bench purchase-rate HOST:PORT PUBLIC_KEY CA_DIR COUNT CONCURRENCY
-//       Signs COUNT transactions (original transaction IDs 2000000000000 + n, com.example.pro.monthly,
-//       com.example.app, Sandbox) with the CA saved in CA_DIR, then sends `Purchase` for user bench-buyer-<n>,
-//       CONCURRENCY calls in flight over up to 4 connections.
-//   entitlementd-bench notify-rate HOST:PORT TENANT CA_DIR COUNT CONCURRENCY
+//   entitlementd-bench purchase-rate HOST:PORT PUBLIC_KEY CA_DIR COUNT CONCURRENCY [FIRST]
+//       Signs COUNT transactions (original transaction IDs 2000000000000 + n for n from FIRST, default 0,
+//       com.example.pro.monthly, com.example.app, Sandbox) with the CA saved in CA_DIR, then sends `Purchase` for user
+//       bench-buyer-<n>, CONCURRENCY calls in flight over up to 4 connections.
+//   entitlementd-bench notify-rate HOST:PORT TENANT CA_DIR COUNT CONCURRENCY [FIRST]
 //       Signs COUNT DID_RENEW notifications renewing those same original transactions, then POSTs them to
 //       /v1/apple/notifications/TENANT over CONCURRENCY HTTP/1.1 keep-alive connections; every answer must be 200.
 //   entitlementd-bench play-purchase-rate HOST:PORT PUBLIC_KEY COUNT CONCURRENCY
@@ -53,6 +53,12 @@ func positive(_ text: String, _ usage: String) -> Int {
     return value
 }
 
+/// `text` as a first index (0 up to a billion, so that IDs made from it stay in range); otherwise the usage line and exit.
+func index(_ text: String, _ usage: String) -> Int {
+    guard let value = Int(text), (0...1_000_000_000).contains(value) else { fail("usage: " + usage) }
+    return value
+}
+
 /// `text` as HOST:PORT; otherwise the usage line and exit.
 func address(_ text: String, _ usage: String) -> ListenAddress {
     guard let address = try? ListenAddress.parse(text).get() else { fail("usage: " + usage) }
@@ -80,16 +86,18 @@ case "push-latency" where arguments.count == 6:
 case "verify-rate" where arguments.count == 2:
     guard let seconds = Double(arguments[1]), seconds > 0 else { fail("usage: verify-rate SECONDS") }
     try VerifyRate.measure(seconds: seconds)
-case "purchase-rate" where arguments.count == 6:
-    let usage = "purchase-rate HOST:PORT PUBLIC_KEY CA_DIR COUNT CONCURRENCY"
+case "purchase-rate" where arguments.count == 6 || arguments.count == 7:
+    let usage = "purchase-rate HOST:PORT PUBLIC_KEY CA_DIR COUNT CONCURRENCY [FIRST]"
     try await AppStoreBench.purchaseRate(
         address: address(arguments[1], usage), publicKey: arguments[2], caDirectory: arguments[3],
-        count: positive(arguments[4], usage), concurrency: positive(arguments[5], usage))
-case "notify-rate" where arguments.count == 6:
-    let usage = "notify-rate HOST:PORT TENANT CA_DIR COUNT CONCURRENCY"
+        count: positive(arguments[4], usage), concurrency: positive(arguments[5], usage),
+        first: arguments.count == 7 ? index(arguments[6], usage) : 0)
+case "notify-rate" where arguments.count == 6 || arguments.count == 7:
+    let usage = "notify-rate HOST:PORT TENANT CA_DIR COUNT CONCURRENCY [FIRST]"
     try await AppStoreBench.notifyRate(
         address: address(arguments[1], usage), tenant: arguments[2], caDirectory: arguments[3],
-        count: positive(arguments[4], usage), concurrency: positive(arguments[5], usage))
+        count: positive(arguments[4], usage), concurrency: positive(arguments[5], usage),
+        first: arguments.count == 7 ? index(arguments[6], usage) : 0)
 case "play-purchase-rate" where arguments.count == 5:
     let usage = "play-purchase-rate HOST:PORT PUBLIC_KEY COUNT CONCURRENCY"
     try await PlayBench.purchaseRate(
@@ -119,8 +127,8 @@ case "grant-rate" where arguments.count == 6:
 default:
     fail(
         "usage: seed DATABASE TENANT CUSTOMERS | subscriber-queries DATABASE CUSTOMERS RUNS | open DATABASE | push-latency HOST:PORT PUBLIC_KEY SECRET_KEY STREAMS SAMPLES"
-            + " | verify-rate SECONDS | purchase-rate HOST:PORT PUBLIC_KEY CA_DIR COUNT CONCURRENCY"
-            + " | notify-rate HOST:PORT TENANT CA_DIR COUNT CONCURRENCY | play-purchase-rate HOST:PORT PUBLIC_KEY COUNT"
+            + " | verify-rate SECONDS | purchase-rate HOST:PORT PUBLIC_KEY CA_DIR COUNT CONCURRENCY [FIRST]"
+            + " | notify-rate HOST:PORT TENANT CA_DIR COUNT CONCURRENCY [FIRST] | play-purchase-rate HOST:PORT PUBLIC_KEY COUNT"
             + " CONCURRENCY | play-notify-rate HOST:PORT TENANT AUDIENCE EMAIL KEY_PEM KID PACKAGE COUNT CONCURRENCY"
             + " | fake-rate API_BASE ACCESS_TOKEN PACKAGE COUNT CONCURRENCY"
             + " | stripe-webhook-rate HOST:PORT TENANT WEBHOOK_SECRET COUNT CONCURRENCY"

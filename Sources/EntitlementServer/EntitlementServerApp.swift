@@ -133,7 +133,8 @@ public final class EntitlementServerApp: Sendable {
             limits: ServerWiring.Limits(
                 maxStreamsPerConnection: config.maxStreamsPerConnection,
                 maxStreamsPerCustomer: config.maxStreamsPerCustomer, grpcWebHeartbeatInterval: config.grpcWebHeartbeat,
-                maxWriteGroup: config.maxWriteGroup, snapshotReads: config.snapshotReads),
+                maxWriteGroup: config.maxWriteGroup, writeLanes: config.postgres?.writeLanes ?? 1,
+                snapshotReads: config.snapshotReads),
             trustedProxies: config.trustedProxies, outbound: outbound,
             playAcknowledgements: PlayAcknowledger.Schedule(
                 firstRetry: config.playAcknowledgementFirstRetry, maxAttempts: config.playAcknowledgementMaxAttempts),

@@ -28,13 +28,15 @@ public struct ServerWiring: Sendable {
         public var grpcWebHeartbeatInterval: Duration
         /// The most writes that share one durable commit.
         public var maxWriteGroup: Int
+        /// Write groups committed at once: 1 unless the database takes several writers (PostgreSQL).
+        public var writeLanes: Int
         /// Reads of customers the cache did not hold: at once, and waiting.
         public var snapshotReads: SnapshotReadLimits
 
         public init(
             maxStreamsPerConnection: Int = 100, maxStreamsPerCustomer: Int = 16, maxPendingUpdates: Int = 8,
             replayLimit: Int = 1000, grpcWebHeartbeatInterval: Duration = .seconds(25),
-            maxWriteGroup: Int = WriteQueueDefaults.maximumGroupSize,
+            maxWriteGroup: Int = WriteQueueDefaults.maximumGroupSize, writeLanes: Int = 1,
             snapshotReads: SnapshotReadLimits = SnapshotReadLimits()
         ) {
             self.maxStreamsPerConnection = maxStreamsPerConnection
@@ -43,6 +45,7 @@ public struct ServerWiring: Sendable {
             self.replayLimit = replayLimit
             self.grpcWebHeartbeatInterval = grpcWebHeartbeatInterval
             self.maxWriteGroup = maxWriteGroup
+            self.writeLanes = writeLanes
             self.snapshotReads = snapshotReads
         }
     }
@@ -106,7 +109,8 @@ public struct ServerWiring: Sendable {
         let engine = CustomerEngine(
             repository: repository, clock: clock,
             hub: StatusHub(maxStreamsPerCustomer: limits.maxStreamsPerCustomer, maxPendingUpdates: limits.maxPendingUpdates),
-            replayLimit: limits.replayLimit, maxWriteGroup: limits.maxWriteGroup, snapshotReads: limits.snapshotReads,
+            replayLimit: limits.replayLimit, maxWriteGroup: limits.maxWriteGroup, writeLanes: limits.writeLanes,
+            snapshotReads: limits.snapshotReads,
             webhookEndpoints: { tenants.directory.tenant(id: $0)?.webhooks ?? [] }
         ) { tenantID, update in
             callLog.change(tenantID: tenantID, update)

@@ -47,7 +47,7 @@ public final class PostgresRepository: SQLRepository, @unchecked Sendable {
         }
         try PostgresMigrator.migrate(connection, to: PostgresSchema.migrations)
         self.conninfo = conninfo
-        postgres = PostgresDatabase(pool: pool, instanceTag: instanceTag)
+        postgres = PostgresDatabase(pool: pool, instanceTag: instanceTag, timeouts: options.sessionTimeouts)
         super.init(database: postgres)
     }
 

@@ -5,8 +5,9 @@ public import Metrics
 protocol SQLDatabase: Sendable {
     /// Runs `body` on a connection for reads; with `consistent`, all its queries see one snapshot of the database.
     func read<T>(consistent: Bool, _ body: (any SQLExecutor) throws(StorageError) -> T) throws(StorageError) -> T
-    /// ``CustomerRepository/writeGroup(_:)``: the bodies in one write transaction, each in a savepoint of its own.
-    func writeGroup(_ bodies: [(any StorageTransaction) throws -> Void]) throws -> [(any Error)?]
+    /// ``CustomerRepository/writeGroup(_:)``: the bodies in one write transaction, each in a savepoint of its own;
+    /// `alone` (one body, ``CustomerRepository/write(_:)``), it waits for locks up to the lock timeout.
+    func writeGroup(_ bodies: [(any StorageTransaction) throws -> Void], alone: Bool) throws -> [(any Error)?]
     /// ``CustomerRepository/holdsWorkLock(tenantID:name:)``.
     func holdsWorkLock(tenantID: String, name: String) throws(StorageError) -> Bool
     /// ``CustomerRepository/checkReachable()``.
@@ -149,15 +150,21 @@ public class SQLRepository: CustomerRepository, @unchecked Sendable {
     public func write<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result {
         try withoutActuallyEscaping(body) { body in
             var result: Result?
-            if let failure = try writeGroup([{ transaction in result = try body(transaction) }])[0] { throw failure }
+            let bodies: [(any StorageTransaction) throws -> Void] = [{ transaction in result = try body(transaction) }]
+            let failures = try timed { () throws in try database.writeGroup(bodies, alone: true) }
+            if let failure = failures[0] { throw failure }
             return result!
         }
     }
 
     public func writeGroup(_ bodies: [(any StorageTransaction) throws -> Void]) throws -> [(any Error)?] {
+        try timed { () throws in try database.writeGroup(bodies, alone: false) }
+    }
+
+    private func timed<T>(_ transaction: () throws -> T) rethrows -> T {
         let started = ContinuousClock.now
         defer { transactionDurations.observe(started.duration(to: .now)) }
-        return try database.writeGroup(bodies)
+        return try transaction()
     }
 
     /// The database's own metrics (the transaction histogram; the subclass adds its connections or files).

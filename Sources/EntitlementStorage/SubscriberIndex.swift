@@ -68,19 +68,25 @@ extension SQLExecutor {
         try run(
             "DELETE FROM customer_entitlements WHERE tenant_id = ? AND customer_id = ?",
             [.text(tenantID), .integer(customerID)])
-        for entitlement in entitlements {
+        // Up to 32 rows a statement: a customer's few entitlements cost one round trip, not one each, and however many
+        // a customer holds, the statements stay few in shape (each shape is prepared once per connection).
+        let rowsPerStatement = 32
+        for start in stride(from: 0, to: entitlements.count, by: rowsPerStatement) {
+            let chunk = entitlements[start..<min(start + rowsPerStatement, entitlements.count)]
             try run(
                 """
                 INSERT INTO customer_entitlements (tenant_id, customer_id, entitlement_id, source, product_id, expires_at,
                     will_renew, in_grace_period, in_billing_retry, reference_id)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "))
                 """,
-                [
-                    .text(tenantID), .integer(customerID), .text(entitlement.id),
-                    .integer(Int64(entitlement.source.storedStatusNumber)), .text(entitlement.productID),
-                    .time(entitlement.expiresAt), .bool(entitlement.willRenew), .bool(entitlement.inGracePeriod),
-                    .bool(entitlement.inBillingRetry), .text(entitlement.referenceID),
-                ])
+                chunk.flatMap { entitlement -> [SQLValue] in
+                    [
+                        .text(tenantID), .integer(customerID), .text(entitlement.id),
+                        .integer(Int64(entitlement.source.storedStatusNumber)), .text(entitlement.productID),
+                        .time(entitlement.expiresAt), .bool(entitlement.willRenew), .bool(entitlement.inGracePeriod),
+                        .bool(entitlement.inBillingRetry), .text(entitlement.referenceID),
+                    ]
+                })
         }
     }
 }

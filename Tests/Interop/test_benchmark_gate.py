@@ -31,16 +31,23 @@ def gated():
 
 def test_every_gated_figure_is_one_its_script_produces():
     rows = gated()
-    assert {script for _, script, _, _, _ in rows} == {"Scripts/benchmark", "Scripts/benchmark-writes"}
+    assert {script for _, script, _, _, _ in rows} == set(SCRIPTS)
     for figure, script, _, spread, better in rows:
         assert better in ("higher", "lower") and spread > 0, figure
         source = (ROOT / script).read_text()
-        # Written literally in Scripts/benchmark; built from the kind in Scripts/benchmark-writes.
+        # Written literally in Scripts/benchmark; built from the kind in Scripts/benchmark-writes; in
+        # Scripts/benchmark-postgres from the kind, which is built from the number in flight.
         kind = re.sub(r" grouped / alone$", "", figure)
-        assert f'"{figure}"' in source or (f'"{kind}"' in source and "grouped / alone" in source), figure
+        write = re.match(r"(.*) \((16|64) (in flight|connections)\) PostgreSQL / SQLite$", figure)
+        assert (f'"{figure}"' in source or (f'"{kind}"' in source and "grouped / alone" in source)
+                or (write and f'"{write.group(1)} ({{in_flight}} {write.group(3)})"' in source.replace("f\"", "\"")
+                    and "PostgreSQL / SQLite" in source)), figure
 
 
-@pytest.mark.parametrize("script", ["Scripts/benchmark", "Scripts/benchmark-writes"])
+SCRIPTS = ["Scripts/benchmark", "Scripts/benchmark-writes", "Scripts/benchmark-postgres"]
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
 def test_figures_within_the_spread_pass_and_a_worse_one_fails(script, capsys):
     rows = [row for row in gated() if row[1] == script]
     at_limit = {figure: recorded - spread * 0.9 if better == "higher" else recorded + spread * 0.9

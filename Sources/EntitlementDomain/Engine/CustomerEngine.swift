@@ -22,14 +22,14 @@ public final class CustomerEngine: Sendable {
 
     public init(
         repository: any CustomerRepository, clock: any DomainClock = SystemClock(), hub: StatusHub = StatusHub(),
-        replayLimit: Int = 1000, maxWriteGroup: Int = WriteQueueDefaults.maximumGroupSize,
+        replayLimit: Int = 1000, maxWriteGroup: Int = WriteQueueDefaults.maximumGroupSize, writeLanes: Int = 1,
         snapshotReads: SnapshotReadLimits = SnapshotReadLimits(),
         instanceID: String = CustomerEngine.defaultInstanceID(),
         webhookEndpoints: @escaping @Sendable (_ tenantID: String) -> [WebhookEndpoint] = { _ in [] },
         observeChange: @escaping @Sendable (_ tenantID: String, _ update: StatusUpdate) -> Void = { _, _ in }
     ) {
         let core = EngineCore(
-            repository: repository, clock: clock, hub: hub, maxWriteGroup: maxWriteGroup,
+            repository: repository, clock: clock, hub: hub, maxWriteGroup: maxWriteGroup, writeLanes: writeLanes,
             webhookEndpoints: webhookEndpoints, observeChange: observeChange)
         self.core = core
         self.customers = Customers(

@@ -106,7 +106,8 @@ public final class Customers: Sendable {
     {
         let appUserID = try AppUserID.validate(appUserID)
         let anonymousID = try anonymousID.map { id throws(DomainError) in try AppUserID.validate(id, field: "anonymous_id") }
-        let outcome = try await core.write { transaction, now throws -> (IdentifyOutcome, [CommittedChange]) in
+        let outcome = try await core.write(orderedBy: WriteOrder.customer(tenantID, appUserID: appUserID)) {
+            transaction, now throws -> (IdentifyOutcome, [CommittedChange]) in
             let existing = try transaction.snapshot(tenantID: tenantID, appUserID: appUserID)
             let anonymous = try anonymousID.flatMap { id throws(StorageError) in
                 try transaction.snapshot(tenantID: tenantID, appUserID: id)
@@ -172,13 +173,14 @@ public final class Customers: Sendable {
         let now = core.now()
         let due = try DomainError.reading { () throws(StorageError) in try repository.customersDue(at: now, limit: 500) }
         for (tenantID, customerID) in due {
-            try await core.write { transaction, now throws -> (Void, [CommittedChange]) in
+            try await core.write(orderedBy: WriteOrder.customer(tenantID, id: customerID)) {
+                transaction, now throws -> (Void, [CommittedChange]) in
                 guard let snapshot = try transaction.snapshot(tenantID: tenantID, customerID: customerID) else {
                     return ((), [])
                 }
-                let status = StatusCalculator.status(of: snapshot.candidates, at: now)
-                let recorded = try transaction.latestEvent(tenantID: tenantID, customerID: customerID)
-                    .map { ComputedStatus(storedBytes: $0.status) }
+                let latest = try transaction.latestEvent(tenantID: tenantID, customerID: customerID)
+                let status = StatusCalculator.status(of: snapshot.candidates, at: EngineCore.changeTime(now, after: latest))
+                let recorded = latest.map { ComputedStatus(storedBytes: $0.status) }
                 guard StatusCalculator.change(from: recorded, to: status) != nil else {
                     try transaction.setNextChangeAt(tenantID: tenantID, customerID: customerID, at: status.nextChangeAt)
                     return ((), [])

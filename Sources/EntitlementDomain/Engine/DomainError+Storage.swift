@@ -3,6 +3,8 @@ extension DomainError {
     init(_ error: StorageError) {
         switch error.code {
         case .unavailable: self = .storageUnavailable("The database is unavailable: \(error.message)")
+        // The write queue runs a contended write again alone; one that still finds the lock held fails unavailable.
+        case .contended: self = .storageUnavailable("The customer is locked by another writer: \(error.message)")
         case .conflict: self = .storageFailed("A storage conflict occurred: \(error.message)")
         case .corrupt: self = .storageFailed("The database is damaged: \(error.message)")
         }

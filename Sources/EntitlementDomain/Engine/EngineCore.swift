@@ -22,13 +22,13 @@ final class EngineCore: Sendable {
     let webhookEndpoints: @Sendable (_ tenantID: String) -> [WebhookEndpoint]
 
     init(
-        repository: any CustomerRepository, clock: any DomainClock, hub: StatusHub, maxWriteGroup: Int,
+        repository: any CustomerRepository, clock: any DomainClock, hub: StatusHub, maxWriteGroup: Int, writeLanes: Int,
         webhookEndpoints: @escaping @Sendable (_ tenantID: String) -> [WebhookEndpoint],
         observeChange: @escaping @Sendable (_ tenantID: String, _ update: StatusUpdate) -> Void
     ) {
         self.repository = repository
         self.clock = clock
-        self.writes = WriteQueue(repository: repository, clock: clock, maximumGroupSize: maxWriteGroup)
+        self.writes = WriteQueue(repository: repository, clock: clock, maximumGroupSize: maxWriteGroup, lanes: writeLanes)
         self.hub = hub
         self.webhookEndpoints = webhookEndpoints
         self.observeChange = observeChange
@@ -55,6 +55,14 @@ final class EngineCore: Sendable {
         return created
     }
 
+    /// When a write that read the clock at `now` records a change after `latest`: `now`, or `latest`'s time if that is
+    /// later. A write reads the clock before it waits for the customer's lock, so another writer (another instance,
+    /// another lane) may have committed a change stamped later meanwhile; computed as of before it, the status would
+    /// leave out what that change started (a grant from its own `now`), and events' times would go back.
+    static func changeTime(_ now: UnixTime, after latest: EventRecord?) -> UnixTime {
+        max(now, latest?.occurredAt ?? now)
+    }
+
     /// Appends the event for a change just made to `customerID`, comparing with the last recorded status.
     func recordChange(
         _ transaction: any StorageTransaction, tenantID: String, customerID: Int64, cause: EventCause, reason: String,
@@ -63,13 +71,14 @@ final class EngineCore: Sendable {
         guard let before = try transaction.snapshot(tenantID: tenantID, customerID: customerID) else {
             throw .conflict("customer \(customerID) vanished inside its own transaction")
         }
-        let status = StatusCalculator.status(of: before.candidates, at: now)
-        let recorded = try transaction.latestEvent(tenantID: tenantID, customerID: customerID)
-            .map { ComputedStatus(storedBytes: $0.status) }
+        let latest = try transaction.latestEvent(tenantID: tenantID, customerID: customerID)
+        let at = Self.changeTime(now, after: latest)
+        let status = StatusCalculator.status(of: before.candidates, at: at)
+        let recorded = latest.map { ComputedStatus(storedBytes: $0.status) }
         let change = StatusCalculator.change(from: recorded, to: status) ?? .customerInfoChanged
         let event = EventRecord(
             tenantID: tenantID, customerID: customerID, version: before.customer.version + 1, cause: cause,
-            change: change, reason: reason, occurredAt: now, status: status.storedBytes,
+            change: change, reason: reason, occurredAt: at, status: status.storedBytes,
             relatedAppUserID: related, referenceID: reference, keyName: ActingKey.name ?? "")
         try transaction.appendEvent(event, nextChangeAt: status.nextChangeAt)
         try transaction.replaceActiveEntitlements(tenantID: tenantID, customerID: customerID, with: status.entitlements)
@@ -89,8 +98,12 @@ final class EngineCore: Sendable {
     /// then refreshes the cache and notifies streams.
     ///
     /// Publishing happens on the write queue too, right after the commit: changes reach the cache and the streams
-    /// in the order they were committed.
+    /// in the order they were committed (a write that waited for a lock held elsewhere publishes from the thread that
+    /// ran it alone; one customer's versions still commit in order, and the cache and streams keep the newest).
+    /// - Parameter key: names the customer written (tenant and app user ID, or the store purchase), so that its
+    ///   writes on this instance take one lane and keep their order; nil for writes about no one customer.
     func write<Value: Sendable>(
+        orderedBy key: String?,
         _ body: @escaping @Sendable (any StorageTransaction, UnixTime) throws -> (Value, [CommittedChange])
     ) async throws(DomainError) -> Value {
         let origin = ContinuousClock.now
@@ -112,7 +125,7 @@ final class EngineCore: Sendable {
                         let (value, committed) = output.value!
                         RequestID.$taskValue.withValue(requestID) { self.publish(committed, now: now, origin: origin) }
                         continuation.resume(returning: .success(value))
-                    }))
+                    }), orderedBy: key)
         }
         return try outcome.get()
     }

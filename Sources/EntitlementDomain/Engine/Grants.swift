@@ -13,7 +13,8 @@ public final class Grants: Sendable {
         let appUserID = try AppUserID.validate(request.appUserID)
         try request.validate(for: tenant)
         let tenantID = tenant.id
-        return try await core.write { transaction, now throws -> (GrantOutcome, [CommittedChange]) in
+        return try await core.write(orderedBy: WriteOrder.customer(tenantID, appUserID: appUserID)) {
+            transaction, now throws -> (GrantOutcome, [CommittedChange]) in
             if let key = request.idempotencyKey, let earlier = try transaction.grant(tenantID: tenantID, idempotencyKey: key) {
                 let owner = try transaction.snapshot(tenantID: tenantID, appUserID: appUserID)
                 guard let owner, owner.customer.id == earlier.customerID, earlier.entitlementID == request.entitlementID
@@ -49,7 +50,7 @@ public final class Grants: Sendable {
                 "grant_id \(grantID.quotedForMessage) is not a grant ID: they are at most \(GrantID.maxBytes) bytes.")
         }
         guard reason.utf8.count <= 1024 else { throw .invalidRequest("reason must be at most 1024 bytes.") }
-        return try await core.write { transaction, now throws -> (GrantOutcome, [CommittedChange]) in
+        return try await core.write(orderedBy: nil) { transaction, now throws -> (GrantOutcome, [CommittedChange]) in
             guard var grant = try transaction.grant(tenantID: tenantID, grantID: grantID),
                 let owner = try transaction.snapshot(tenantID: tenantID, customerID: grant.customerID)
             else {

@@ -69,7 +69,8 @@ extension StorePurchases {
         async throws(DomainError) -> IssuedRedemptionCode
     {
         let code = RedemptionCodeFormat.make()
-        return try await core.write { transaction, now throws -> (IssuedRedemptionCode, [CommittedChange]) in
+        return try await core.write(orderedBy: nil) {
+            transaction, now throws -> (IssuedRedemptionCode, [CommittedChange]) in
             var ids = try transaction.purchaseReferences(tenantID: tenantID, store: store, referenceID: referenceID)
                 .map(\.originalTransactionID)
             if !ids.contains(referenceID) { ids.append(referenceID) }
@@ -117,7 +118,8 @@ extension StorePurchases {
     {
         let appUserID = try AppUserID.validate(appUserID)
         let hash = RedemptionCodeFormat.hash(code)
-        return try await core.write { transaction, now throws -> (Redemption, [CommittedChange]) in
+        return try await core.write(orderedBy: WriteOrder.customer(tenantID, appUserID: appUserID)) {
+            transaction, now throws -> (Redemption, [CommittedChange]) in
             guard RedemptionCodeFormat.isWellFormed(code),
                 var record = try transaction.redemptionCode(tenantID: tenantID, codeHash: hash)
             else {

@@ -56,7 +56,7 @@ public final class StorePurchases: Sendable {
     }
 
     public func setPollCursor(tenantID: String, name: String, position: Int64) async throws(DomainError) {
-        try await core.write { transaction, _ throws -> (Void, [CommittedChange]) in
+        try await core.write(orderedBy: nil) { transaction, _ throws -> (Void, [CommittedChange]) in
             try transaction.setPollCursor(tenantID: tenantID, name: name, position: position)
             return ((), [])
         }
@@ -83,7 +83,8 @@ extension StorePurchases {
         policies: @escaping @Sendable (Store) -> TransferPolicy
     ) async throws(DomainError) -> StorePurchaseOutcome {
         let appUserID = try AppUserID.validate(appUserID)
-        return try await core.write { transaction, now throws -> (StorePurchaseOutcome, [CommittedChange]) in
+        return try await core.write(orderedBy: WriteOrder.customer(tenantID, appUserID: appUserID)) {
+            transaction, now throws -> (StorePurchaseOutcome, [CommittedChange]) in
             try self.attach(
                 purchases, to: appUserID, tenantID: tenantID, cause: cause, policies: policies, in: transaction,
                 at: now)
@@ -271,7 +272,8 @@ extension StorePurchases {
         cause: EventCause = .appStoreNotification, ownerHints: [OwnerHint] = [], references: [PurchaseReference] = [],
         pendingRevocations: [PendingRevocation] = [], unclaimedCodeValidity: Int64? = nil
     ) async throws(DomainError) -> StoreNotificationOutcome {
-        let (outcome, queuedUnclaimed) = try await core.write { transaction, now throws -> ((StoreNotificationOutcome, Bool), [CommittedChange]) in
+        let (outcome, queuedUnclaimed) = try await core.write(orderedBy: record.map(WriteOrder.purchase(of:))) {
+            transaction, now throws -> ((StoreNotificationOutcome, Bool), [CommittedChange]) in
             var queuedUnclaimed = false
             let (outcome, committed) = try self.applyStoreNotification(
                 tenantID: tenantID, notificationID: notificationID, record: record, reason: reason, cause: cause,

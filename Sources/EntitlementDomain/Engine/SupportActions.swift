@@ -18,7 +18,8 @@ public final class SupportActions: Sendable {
     public func record(tenantID: String, customerID: Int64, reason: String, reference: String)
         async throws(DomainError) -> CustomerState
     {
-        try await core.write { transaction, now throws -> (CustomerState, [CommittedChange]) in
+        try await core.write(orderedBy: WriteOrder.customer(tenantID, id: customerID)) {
+            transaction, now throws -> (CustomerState, [CommittedChange]) in
             let committed = try self.core.recordChange(
                 transaction, tenantID: tenantID, customerID: customerID, cause: .support, reason: reason,
                 reference: reference, at: now)
@@ -46,7 +47,8 @@ public final class SupportActions: Sendable {
         tenantID: String, originalTransactionID: String, expiresAt: UnixTime, requestIdentifier: String, days: Int,
         reason: String
     ) async throws(DomainError) -> CustomerState {
-        try await core.write { transaction, now throws -> (CustomerState, [CommittedChange]) in
+        try await core.write(orderedBy: WriteOrder.purchase(tenantID, .appStore, originalTransactionID)) {
+            transaction, now throws -> (CustomerState, [CommittedChange]) in
             guard
                 var purchase = try transaction.purchase(
                     tenantID: tenantID, store: .appStore, originalTransactionID: originalTransactionID),

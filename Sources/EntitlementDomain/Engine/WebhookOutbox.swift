@@ -122,7 +122,8 @@ public final class WebhookOutbox: Sendable {
         leaseMilliseconds: Int64, choose: @escaping @Sendable ([WebhookDelivery]) -> [WebhookDelivery]
     ) async throws(DomainError) -> [WebhookDelivery] {
         guard !results.isEmpty || claimLimit > 0 else { return [] }
-        return try await core.write { transaction, now throws -> ([WebhookDelivery], [CommittedChange]) in
+        return try await core.write(orderedBy: nil) {
+            transaction, now throws -> ([WebhookDelivery], [CommittedChange]) in
             try Self.record(results, in: transaction, at: now)
             guard claimLimit > 0 else { return ([], []) }
             let due = try transaction.dueWebhookDeliveries(
@@ -137,7 +138,7 @@ public final class WebhookOutbox: Sendable {
 
     /// Ends every lease: the attempts they stood for died with the process that made them (called at start).
     public func releaseLeases() async throws(DomainError) {
-        try await core.write { transaction, _ throws -> (Void, [CommittedChange]) in
+        try await core.write(orderedBy: nil) { transaction, _ throws -> (Void, [CommittedChange]) in
             try transaction.releaseWebhookLeases()
             return ((), [])
         }
@@ -203,7 +204,8 @@ public final class WebhookOutbox: Sendable {
         var total = 0
         for (states, before) in [([WebhookDelivery.State.delivered, .notice], deliveredBefore), ([.failed], failedBefore)] {
             while true {
-                let removed = try await core.write { transaction, _ throws -> (Int, [CommittedChange]) in
+                let removed = try await core.write(orderedBy: nil) {
+                    transaction, _ throws -> (Int, [CommittedChange]) in
                     (try transaction.pruneWebhookDeliveries(states: states, before: before, limit: batch), [])
                 }
                 total += removed
@@ -245,7 +247,7 @@ public final class WebhookOutbox: Sendable {
         var filter = filter
         if filter.deliveryID == nil { filter.state = .failed }
         let matched = filter
-        let count = try await core.write { transaction, now throws -> (Int, [CommittedChange]) in
+        let count = try await core.write(orderedBy: nil) { transaction, now throws -> (Int, [CommittedChange]) in
             let requeued = try transaction.requeueWebhookDeliveries(matched, at: now)
             if let id = matched.deliveryID, requeued.count == 0 {
                 throw DomainError.notFound("No webhook delivery has delivery_id \(id).")

@@ -1,81 +1,54 @@
-import Dispatch
 import Synchronization
 
-/// Runs database writes on a thread of their own, in groups that share one durable commit.
+/// Runs database writes off Swift's cooperative threads, in groups that share one durable commit, on one lane or
+/// several (``WriteLane``).
 ///
-/// A durable commit waits for the disk; doing that on Swift's cooperative threads would stall every task, so callers
-/// await here instead. The writes that arrive while a group commits wait together and go in the next one, in one
-/// transaction (``CustomerRepository/writeGroup(_:)``): a burst of notifications costs one disk wait per group
-/// rather than per write. Each write still runs in its own savepoint, so one that fails fails alone, and each is
-/// answered only after its group's commit, in the order the group ran them.
+/// A write that names the customer it is for (`orderedBy`) always goes to that customer's lane, so one customer's
+/// writes on this instance commit, publish and push in the order they were submitted; the others are spread over
+/// the lanes. Where only one transaction writes at a time (SQLite) there is one lane; on PostgreSQL several lanes let
+/// writes to different customers commit at once, each lane's group on a connection of its own, while the database's
+/// row locks keep each customer's versions in order whichever lane writes them. A write that found a row locked by
+/// another transaction leaves its group at once and runs alone (``ContendedWrites``), so no lock held elsewhere, nor
+/// a customer written on two lanes at once, holds up the writes to other customers.
 final class WriteQueue: Sendable {
     /// The most writes in one group: bounds how long the first of them waits for the commit.
     let maximumGroupSize: Int
-    private let queue = DispatchQueue(label: "entitlementd.database-writes")
-    private let repository: any CustomerRepository
-    private let clock: any DomainClock
-    /// Writes waiting for the next group, and whether a group is scheduled on the queue to take them.
-    private let waiting = Mutex<(writes: [GroupedWrite], scheduled: Bool)>(([], false))
+    private let lanes: [WriteLane]
+    /// Spreads the writes that name no customer.
+    private let nextLane = Atomic<Int>(0)
 
-    init(repository: any CustomerRepository, clock: any DomainClock, maximumGroupSize: Int) {
+    init(repository: any CustomerRepository, clock: any DomainClock, maximumGroupSize: Int, lanes count: Int = 1) {
         precondition(maximumGroupSize >= 1, "a group holds at least one write")
-        self.repository = repository
-        self.clock = clock
+        precondition(count >= 1, "writes need at least one lane")
         self.maximumGroupSize = maximumGroupSize
+        let contended = ContendedWrites(repository: repository, clock: clock)
+        lanes = (0..<count).map { index in
+            WriteLane(
+                index: index, repository: repository, clock: clock, maximumGroupSize: maximumGroupSize,
+                contended: contended)
+        }
     }
 
-    /// Runs `body` on the write thread, between groups and outside any transaction.
+    /// Runs `body` on the first lane's thread, between its groups and outside any transaction.
     func run<Value: Sendable>(_ body: @escaping @Sendable () throws(DomainError) -> Value) async throws(DomainError)
         -> Value
     {
-        let outcome: Result<Value, DomainError> = await withCheckedContinuation { continuation in
-            queue.async {
-                do throws(DomainError) {
-                    continuation.resume(returning: .success(try body()))
-                } catch {
-                    continuation.resume(returning: .failure(error))
-                }
-            }
-        }
-        return try outcome.get()
+        try await lanes[0].run(body)
     }
 
-    /// How many writes wait for the next group.
-    var waitingCount: Int { waiting.withLock { $0.writes.count } }
+    /// How many writes wait for their lane's next group.
+    var waitingCount: Int { lanes.reduce(0) { $0 + $1.waitingCount } }
 
-    /// Puts `write` in the next group.
-    func submit(_ write: GroupedWrite) {
-        let schedules = waiting.withLock { waiting in
-            waiting.writes.append(write)
-            defer { waiting.scheduled = true }
-            return !waiting.scheduled
-        }
-        if schedules { queue.async { self.commitNextGroup() } }
+    /// Puts `write` in the next group of `key`'s lane (any lane when nil).
+    func submit(_ write: GroupedWrite, orderedBy key: String?) {
+        let lane = key.map(lane(for:))
+            ?? Int(UInt(bitPattern: nextLane.wrappingAdd(1, ordering: .relaxed).oldValue) % UInt(lanes.count))
+        lanes[lane].submit(write)
     }
 
-    /// Commits the writes waiting now (up to `maximumGroupSize`), then answers each. A group still waiting after
-    /// that is scheduled behind whatever `run(_:)` queued meanwhile, so neither starves the other.
-    private func commitNextGroup() {
-        let group = waiting.withLock { waiting in
-            let count = min(waiting.writes.count, maximumGroupSize)
-            defer { waiting.writes.removeFirst(count) }
-            return Array(waiting.writes.prefix(count))
-        }
-        let now = clock.now()
-        let failures: [(any Error)?]
-        do {
-            failures = try repository.writeGroup(group.map { write in { transaction in try write.perform(transaction, now) } })
-        } catch {
-            failures = Array(repeating: error, count: group.count)
-        }
-        for (write, failure) in zip(group, failures) {
-            write.complete(failure.map(DomainError.init(storageFailure:)), now)
-        }
-        let more = waiting.withLock { waiting in
-            waiting.scheduled = !waiting.writes.isEmpty
-            return waiting.scheduled
-        }
-        if more { queue.async { self.commitNextGroup() } }
+    /// The lane of the writes ordered by `key`.
+    func lane(for key: String) -> Int {
+        lanes.count == 1 ? 0 : Int(UInt(bitPattern: key.hashValue) % UInt(lanes.count))
     }
 }
 
@@ -89,7 +62,8 @@ public enum WriteQueueDefaults {
 struct GroupedWrite: Sendable {
     /// Runs inside the group's transaction, in a savepoint of its own; may run again (``CustomerRepository``).
     let perform: @Sendable (any StorageTransaction, UnixTime) throws -> Void
-    /// Runs on the write thread after the group committed (nil) or with why this write did not.
+    /// Runs after the write committed (nil) or with why it did not: on the write thread, or on the thread that ran it
+    /// alone (``ContendedWrites``).
     let complete: @Sendable (DomainError?, UnixTime) -> Void
 }
 
@@ -104,8 +78,8 @@ extension DomainError {
     }
 }
 
-/// What a write's body produced, kept from the transaction to its answer. Only the write thread touches it: the
-/// body sets it inside the group, and the answer after the commit reads it.
+/// What a write's body produced, kept from the transaction to its answer. One thread at a time touches it: the body
+/// sets it inside the group (or the transaction it ran in alone), and the answer after the commit reads it.
 final class WriteOutput<Value>: @unchecked Sendable {
     var value: Value?
 }

@@ -15,16 +15,18 @@ public protocol CustomerRepository:
     func checkReachable() throws(StorageError)
     func holdsWorkLock(tenantID: String, name: String) throws(StorageError) -> Bool
 
-    /// Runs `body` in one write transaction; commits durably when it returns, rolls back when it throws.
+    /// Runs `body` in one write transaction of its own; commits durably when it returns, rolls back when it throws.
     /// Writes to one customer are serialized: SQLite runs one transaction at a time; PostgreSQL locks each customer
-    /// row the transaction reads until it ends, and may run `body` again after losing a race to another writer, so
-    /// `body` must not act outside the transaction.
+    /// row the transaction reads until it ends (waiting for another transaction's lock up to the lock timeout), and
+    /// may run `body` again after losing a race to another writer, so `body` must not act outside the transaction.
     func write<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result
 
     /// Group commit: runs `bodies` in order in one write transaction, each inside a savepoint of its own, and commits
     /// them together, durably, before it returns. A body that throws has its own writes undone and its error at its
     /// index of the answer (nil for the others, which commit); throws only when the commit itself fails, and then
     /// nothing was committed. Later bodies see what earlier ones wrote. Like ``write(_:)``'s, a body may run again.
+    /// A group never waits long for a lock another transaction holds: a body that would fails with
+    /// ``StorageError/contended(_:)``, for its caller to run it alone with ``write(_:)``.
     func writeGroup(_ bodies: [(any StorageTransaction) throws -> Void]) throws -> [(any Error)?]
 }
 
@@ -34,10 +36,12 @@ public protocol StorageTransaction:
 {}
 
 /// A storage failure. `conflict` is a broken invariant (a version race, a duplicate key); `unavailable` means the
-/// database could not do its job (disk full, I/O error, locked past the timeout) and a retry may succeed.
+/// database could not do its job (disk full, I/O error, locked past the timeout) and a retry may succeed;
+/// `contended` means a write in a group commit found a row locked by another transaction and gave up at once, with
+/// nothing applied, rather than hold up the rest of its group (``CustomerRepository/writeGroup(_:)``).
 public struct StorageError: Error, Hashable, CustomStringConvertible {
     public enum Code: String, Sendable {
-        case conflict, unavailable, corrupt
+        case conflict, unavailable, corrupt, contended
     }
 
     public let code: Code
@@ -51,6 +55,7 @@ public struct StorageError: Error, Hashable, CustomStringConvertible {
     public static func conflict(_ message: String) -> StorageError { StorageError(code: .conflict, message: message) }
     public static func unavailable(_ message: String) -> StorageError { StorageError(code: .unavailable, message: message) }
     public static func corrupt(_ message: String) -> StorageError { StorageError(code: .corrupt, message: message) }
+    public static func contended(_ message: String) -> StorageError { StorageError(code: .contended, message: message) }
 
     public var description: String { "\(code.rawValue): \(message)" }
 

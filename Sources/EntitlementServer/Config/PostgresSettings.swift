@@ -10,6 +10,10 @@ public struct PostgresSettings: Sendable, Equatable {
     /// `postgres_idle_in_transaction_timeout_seconds` (10).
     public var sessionTimeouts = PostgresSessionTimeouts()
 
+    /// Write groups this instance commits at once (``WriteQueue``'s lanes), each on a connection of its own: a quarter
+    /// of the pool, leaving the rest for reads and for writes that wait for a lock alone.
+    public var writeLanes: Int { max(1, maxConnections / 4) }
+
     public init(conninfo: String, maxConnections: Int = 16) {
         self.conninfo = conninfo
         self.maxConnections = maxConnections

@@ -98,11 +98,15 @@ final class PostgresConnection: @unchecked Sendable {
     /// The server's process ID for this session (to tell our own notifications, or to terminate it in tests).
     var backendPID: Int32 { PQbackendPID(handle) }
 
-    /// Runs one statement with `$1...$n` parameters through a statement prepared once on this connection.
+    /// Runs one statement with `$1...$n` parameters through a statement prepared once on this connection: `sql` as
+    /// given, or as `prepare` rewrites it (the executor's `?` placeholders), which is then paid once per connection
+    /// rather than per call.
     @discardableResult
-    func query(_ sql: String, _ parameters: [String?] = []) throws(PostgresError) -> PostgresRows {
+    func query(_ sql: String, _ parameters: [String?] = [], preparing prepare: (String) -> String = { $0 })
+        throws(PostgresError) -> PostgresRows
+    {
         try resendingFirstStatement { () throws(PostgresError) in
-            let name = try statementName(for: sql, parameterCount: parameters.count)
+            let name = try statementName(for: sql, parameterCount: parameters.count, prepare)
             return try withCStrings(parameters) { (values: [UnsafePointer<CChar>?]) throws(PostgresError) in
                 try Self.rows(PQexecPrepared(handle, name, Int32(values.count), values, nil, nil, 0), on: handle)
             }
@@ -136,10 +140,12 @@ final class PostgresConnection: @unchecked Sendable {
         }
     }
 
-    private func statementName(for sql: String, parameterCount: Int) throws(PostgresError) -> String {
+    private func statementName(for sql: String, parameterCount: Int, _ prepare: (String) -> String)
+        throws(PostgresError) -> String
+    {
         if let name = prepared[sql] { return name }
         let name = "s\(prepared.count + 1)"
-        try Self.rows(PQprepare(handle, name, sql, Int32(parameterCount), nil), on: handle)
+        try Self.rows(PQprepare(handle, name, prepare(sql), Int32(parameterCount), nil), on: handle)
         prepared[sql] = name
         return name
     }

@@ -16,13 +16,21 @@ final class PostgresDatabase: SQLDatabase {
     let pool: PostgresConnectionPool
     /// Names this instance in the notifications it sends (``ChangeNotification/sender``).
     let instanceTag: String
+    /// Starts a group commit's transaction: its writes wait only briefly for a lock held elsewhere
+    /// (``PostgresSessionTimeouts/groupedLockMilliseconds``).
+    private let beginGroup: String
+    /// The session's own lock timeout, given back to a group before its commit: a notifying commit waits for the
+    /// notification queue's lock, which only another commit holds, and giving up there would fail the whole group.
+    private let lockTimeout: String
     /// This instance's background-work locks, on a session of their own.
     private let workLocks: PostgresWorkLocks
 
-    init(pool: PostgresConnectionPool, instanceTag: String) {
+    init(pool: PostgresConnectionPool, instanceTag: String, timeouts: PostgresSessionTimeouts) {
         self.pool = pool
         self.instanceTag = instanceTag
         workLocks = PostgresWorkLocks(conninfo: pool.conninfo)
+        beginGroup = "BEGIN; SET LOCAL lock_timeout = \(timeouts.groupedLockMilliseconds)"
+        lockTimeout = String(timeouts.lockMilliseconds)
     }
 
     func read<T>(consistent: Bool, _ body: (any SQLExecutor) throws(StorageError) -> T) throws(StorageError) -> T {
@@ -41,14 +49,14 @@ final class PostgresDatabase: SQLDatabase {
         }
     }
 
-    func writeGroup(_ bodies: [(any StorageTransaction) throws -> Void]) throws -> [(any Error)?] {
+    func writeGroup(_ bodies: [(any StorageTransaction) throws -> Void], alone: Bool) throws -> [(any Error)?] {
         var attempt = 1
         while true {
             let connection = try pool.checkOut()
             defer { pool.checkIn(connection) }
             let executor = PostgresExecutor(connection: connection, locksRows: true)
             do {
-                return try transaction(on: executor, bodies, mayRunAgain: attempt < Self.writeAttempts)
+                return try transaction(on: executor, bodies, alone: alone, mayRunAgain: attempt < Self.writeAttempts)
             } catch is StorageError where attempt < Self.writeAttempts && executor.lostARace {
                 attempt += 1
             }
@@ -56,11 +64,15 @@ final class PostgresDatabase: SQLDatabase {
     }
 
     /// One run of the group. A body that lost a race throws out of it (the whole group runs again, after the
-    /// other transaction) while `mayRunAgain`; after that, and for any other failure, it fails alone.
+    /// other transaction) while `mayRunAgain`; after that, and for any other failure, it fails alone. In a group (not
+    /// `alone`), a body that waited past the brief lock wait fails ``StorageError/contended(_:)``.
     private func transaction(
-        on executor: PostgresExecutor, _ bodies: [(any StorageTransaction) throws -> Void], mayRunAgain: Bool
+        on executor: PostgresExecutor, _ bodies: [(any StorageTransaction) throws -> Void], alone: Bool,
+        mayRunAgain: Bool
     ) throws -> [(any Error)?] {
-        try executor.execute("BEGIN")
+        // Each write's savepoint travels with the statement before it (BEGIN, or the last write's RELEASE): one
+        // round trip a write saved.
+        try executor.execute((alone ? "BEGIN" : beginGroup) + "; SAVEPOINT grouped_write")
         let transaction = SQLStorageTransaction(connection: executor)
         defer { transaction.close() }
         do {
@@ -68,7 +80,7 @@ final class PostgresDatabase: SQLDatabase {
             for (index, body) in bodies.enumerated() {
                 let appended = transaction.appendedVersions.count
                 executor.forgetFailure()
-                try executor.execute("SAVEPOINT grouped_write")
+                var end = "RELEASE SAVEPOINT grouped_write"
                 do {
                     try body(transaction)
                     // A failed statement the body caught has aborted the savepoint: RELEASE would not undo it.
@@ -77,17 +89,21 @@ final class PostgresDatabase: SQLDatabase {
                     }
                 } catch {
                     if error is StorageError, mayRunAgain, executor.lostARace { throw error }
-                    failures[index] = error
+                    failures[index] =
+                        !alone && executor.lastFailure?.sqlState == PostgresError.lockNotAvailable
+                        ? StorageError.contended("PostgreSQL: a row this write needs is locked by another transaction")
+                        : error
                     transaction.appendedVersions.removeSubrange(appended...)
-                    try executor.execute("ROLLBACK TO SAVEPOINT grouped_write")
+                    end = "ROLLBACK TO SAVEPOINT grouped_write; " + end
                 }
-                try executor.execute("RELEASE SAVEPOINT grouped_write")
+                try executor.execute(index + 1 < bodies.count ? end + "; SAVEPOINT grouped_write" : end)
             }
             // One notification per transaction, delivered to the listeners when (and only if) it commits.
             if !transaction.appendedVersions.isEmpty {
                 let notification = ChangeNotification(sender: instanceTag, versions: transaction.appendedVersions)
                 try executor.run(
-                    "SELECT pg_notify(?, ?)", [.text(ChangeNotification.channel), .text(notification.payload)])
+                    "SELECT set_config('lock_timeout', ?, true), pg_notify(?, ?)",
+                    [.text(lockTimeout), .text(ChangeNotification.channel), .text(notification.payload)])
             }
             try executor.execute("COMMIT")
             return failures

@@ -13,8 +13,11 @@ struct PostgresError: Error, Hashable, CustomStringConvertible {
     /// `40001` serialization failure, `40P01` deadlock: the transaction may be run again.
     var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
 
+    /// A lock not granted within `lock_timeout` (or at once, `NOWAIT`).
+    static let lockNotAvailable = "55P03"
+
     /// `55P03` a lock not granted within `lock_timeout`, `57014` a statement cancelled by `statement_timeout`.
-    var isTimeout: Bool { sqlState == "55P03" || sqlState == "57014" }
+    var isTimeout: Bool { sqlState == Self.lockNotAvailable || sqlState == "57014" }
 
     /// The storage error the domain sees: a lost connection, a timeout or a retryable failure is unavailable (the
     /// caller's call fails with UNAVAILABLE and may be tried again), a unique or foreign-key violation a conflict.

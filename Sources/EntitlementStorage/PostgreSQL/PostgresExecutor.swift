@@ -52,7 +52,7 @@ final class PostgresExecutor: SQLExecutor {
 
     private func query(_ sql: String, _ bindings: [SQLValue]) throws(StorageError) -> PostgresRows {
         do throws(PostgresError) {
-            return try connection.query(Self.numberingParameters(sql), bindings.map(Self.text))
+            return try connection.query(sql, bindings.map(Self.text), preparing: Self.numberingParameters)
         } catch {
             throw failed(error)
         }

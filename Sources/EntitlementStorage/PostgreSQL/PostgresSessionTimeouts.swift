@@ -14,6 +14,11 @@ public struct PostgresSessionTimeouts: Sendable, Equatable {
         self.idleInTransactionMilliseconds = idleInTransactionMilliseconds
     }
 
+    /// How long a write inside a group commit waits for a lock before it leaves the group (``StorageError/contended(_:)``)
+    /// to run alone, where it waits up to `lock`: long enough for another instance's short transaction on the same
+    /// customer to end, short enough that the group's other writes are not held up.
+    var groupedLockMilliseconds: Int { lockMilliseconds == 0 ? 20 : min(lockMilliseconds, 20) }
+
     /// The `SET` statements for a new session (integers only: nothing here comes from outside unchecked).
     var setStatements: String {
         "SET lock_timeout = \(lockMilliseconds); SET statement_timeout = \(statementMilliseconds); "

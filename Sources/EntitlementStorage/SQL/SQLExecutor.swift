@@ -50,6 +50,12 @@ protocol SQLExecutor {
     /// Runs a query and maps its first row, if any.
     func row<T>(_ sql: String, _ bindings: [SQLValue], _ map: (ResultRow) throws(StorageError) -> T)
         throws(StorageError) -> T?
+
+    /// The customer `appUserID` resolves to, or the one with `customerID`, with its aliases, grants and purchases
+    /// (its row locked when ``locksRows``): four queries by default (``StorageQueries``), one round trip where a
+    /// round trip is dear (PostgreSQL, ``PostgresSnapshotQuery``).
+    func snapshot(tenantID: String, appUserID: String) throws(StorageError) -> CustomerSnapshot?
+    func snapshot(tenantID: String, customerID: Int64) throws(StorageError) -> CustomerSnapshot?
 }
 
 /// One result row, its columns numbered from 0. Its metatype is sendable (`SendableMetatype`): the shared queries

@@ -55,7 +55,8 @@ final class SQLiteDatabase: SQLDatabase {
         }
     }
 
-    func writeGroup(_ bodies: [(any StorageTransaction) throws -> Void]) throws -> [(any Error)?] {
+    /// One transaction at a time, so no lock is ever held by another: `alone` changes nothing.
+    func writeGroup(_ bodies: [(any StorageTransaction) throws -> Void], alone: Bool) throws -> [(any Error)?] {
         let thread = Self.currentThread()
         precondition(
             writerThread.load(ordering: .relaxed) != thread,

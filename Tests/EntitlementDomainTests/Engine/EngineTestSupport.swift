@@ -21,7 +21,7 @@ final class EngineHarness: Sendable {
     let otherTenant: Tenant
 
     init(
-        replayLimit: Int = 1000, hub: StatusHub = StatusHub(),
+        replayLimit: Int = 1000, hub: StatusHub = StatusHub(), writeLanes: Int = 1,
         observeChange: @escaping @Sendable (_ tenantID: String, _ update: StatusUpdate) -> Void = { _, _ in },
         webhookEndpoints: @escaping @Sendable (_ tenantID: String) -> [WebhookEndpoint] = { _ in [] }
     ) throws {
@@ -32,7 +32,7 @@ final class EngineHarness: Sendable {
         repository = Self.onSQL ? try TestDatabase.repository(sqlitePath: databasePath) : InMemoryRepository()
         clock = ManualClock(milliseconds: 1_700_000_000_000)
         engine = CustomerEngine(
-            repository: repository, clock: clock, hub: hub, replayLimit: replayLimit,
+            repository: repository, clock: clock, hub: hub, replayLimit: replayLimit, writeLanes: writeLanes,
             webhookEndpoints: webhookEndpoints, observeChange: observeChange)
         func key() -> String { APIKey.hashString(APIKey.generate(.publicKey))! }
         tenant = try Tenant(id: Self.tenantID, publicKeyHashes: [key()], entitlements: ["pro", "plus"])

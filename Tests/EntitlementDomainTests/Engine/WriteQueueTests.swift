@@ -57,6 +57,24 @@ import Testing
         #expect(try await harness.state("alice").version == 22)
     }
 
+    @Test func aHeldLaneHoldsUpOnlyItsOwnCustomersWrites() async throws {
+        let harness = try EngineHarness(writeLanes: 2)
+        let writes = harness.engine.core.writes
+        func lane(_ appUserID: String) -> Int { writes.lane(for: WriteOrder.customer(EngineHarness.tenantID, appUserID: appUserID)) }
+        let users = (0..<64).map { "user-\($0)" }
+        let onFirst = try #require(users.first { lane($0) == 0 })
+        let onSecond = try #require(users.first { lane($0) == 1 })
+        let held = await HeldWriteThread(harness.engine)  // the first lane's thread
+
+        let waiting = Task { try await harness.grant(onFirst, "pro") }
+        try await Self.waitUntil(harness.engine, queues: 1)
+        _ = try await harness.grant(onSecond, "pro")
+        #expect(writes.waitingCount == 1, "the first lane's write still waits")
+        try await held.release()
+        _ = try await waiting.value
+        #expect(try await harness.state(onFirst).status.activeIDs == ["pro"])
+    }
+
     @Test func eachWriteOfAGroupIsPushedInOrderAfterTheCommit() async throws {
         let harness = try EngineHarness()
         try await harness.grant("alice", "pro")

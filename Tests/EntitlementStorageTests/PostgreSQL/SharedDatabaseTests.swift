@@ -121,3 +121,33 @@ extension SharedDatabaseTests {
         #expect(holders.withLock { $0 } == 2)
     }
 }
+
+extension SharedDatabaseTests {
+    /// What a frozen instance does to the others: a session holds a customer's row lock inside an open transaction.
+    @Test func aGroupGivesBackAWriteWhoseRowIsLockedElsewhereAndCommitsTheRest() throws {
+        let conninfo = try TestDatabase.postgresDatabase(for: "contended-" + UUID().uuidString)
+        let repository = try PostgresRepository(
+            conninfo: conninfo, options: .init(sessionTimeouts: PostgresSessionTimeouts(lockMilliseconds: 500)))
+        let (locked, free) = try repository.write { (try $0.customer("t", "locked"), try $0.customer("t", "free")) }
+        let holder = try PostgresConnection(conninfo: conninfo)
+        try holder.execute("BEGIN")
+        try holder.query("SELECT id FROM customers WHERE id = $1 FOR UPDATE", [String(locked.id)])
+
+        func grant(_ customer: CustomerRecord, _ grantID: String) -> (any StorageTransaction) throws -> Void {
+            { transaction in
+                _ = try transaction.snapshot(tenantID: "t", customerID: customer.id)  // locks the row, as writes do
+                try transaction.insertGrant(makeGrant(grantID, tenant: "t", customer: customer.id))
+            }
+        }
+        let failures = try repository.writeGroup([grant(locked, "g-locked"), grant(free, "g-free")])
+        #expect((failures[0] as? StorageError)?.code == .contended)
+        #expect(failures[1] == nil)
+        #expect(try repository.snapshot(tenantID: "t", customerID: free.id)?.grants.map(\.grantID) == ["g-free"])
+        // Alone, it waits for the lock up to the lock timeout, and then fails unavailable with nothing applied.
+        #expect(throws: StorageError.unavailable("")) { try repository.write(grant(locked, "g-locked")) }
+        #expect(try repository.snapshot(tenantID: "t", customerID: locked.id)?.grants == [])
+        try holder.execute("COMMIT")
+        try repository.write(grant(locked, "g-locked"))
+        #expect(try repository.snapshot(tenantID: "t", customerID: locked.id)?.grants.map(\.grantID) == ["g-locked"])
+    }
+}
