@@ -15,6 +15,11 @@
 //       list from the one holding its stream: with several instances every sample crosses instances) and measures
 //       from GrantEntitlement returning to the StatusEvent arriving. Prints "open streams" once every snapshot has
 //       arrived, then waits 2 s before the first grant (the script reads the server's memory meanwhile).
+//   entitlementd-bench restart-storm HOST:PORT PID PUBLIC_KEY SECRET_KEY STREAMS
+//       Opens STREAMS StatusStream calls (bench-user-<n>, 100 per connection) on the server PID, gives customers still
+//       at version 1 one grant there, prints "ready", and on reading a second server's HOST:PORT from standard input
+//       kills PID and resumes every stream there at once, after_version one below the version it saw; prints the time
+//       from the kill until every stream's replayed event arrived.
 //   entitlementd-bench verify-rate SECONDS
 //       Verifies one locally signed transaction again and again on one thread for SECONDS seconds (chain cached: one
 //       ES256 verify, parsing and identity checks per token) and prints the rate.
@@ -83,6 +88,12 @@ case "push-latency" where arguments.count == 6:
     }
     try await PushLatency.measure(
         addresses: addresses, publicKey: arguments[2], secretKey: arguments[3], streams: streams, samples: samples)
+case "restart-storm" where arguments.count == 6:
+    let usage = "restart-storm HOST:PORT PID PUBLIC_KEY SECRET_KEY STREAMS"
+    guard let pid = Int32(arguments[2]), pid > 0 else { fail("usage: " + usage) }
+    try await RestartStorm.measure(
+        first: address(arguments[1], usage), firstPID: pid, publicKey: arguments[3], secretKey: arguments[4],
+        streams: positive(arguments[5], usage))
 case "verify-rate" where arguments.count == 2:
     guard let seconds = Double(arguments[1]), seconds > 0 else { fail("usage: verify-rate SECONDS") }
     try VerifyRate.measure(seconds: seconds)
@@ -127,6 +138,7 @@ case "grant-rate" where arguments.count == 6:
 default:
     fail(
         "usage: seed DATABASE TENANT CUSTOMERS | subscriber-queries DATABASE CUSTOMERS RUNS | open DATABASE | push-latency HOST:PORT PUBLIC_KEY SECRET_KEY STREAMS SAMPLES"
+            + " | restart-storm HOST:PORT PID PUBLIC_KEY SECRET_KEY STREAMS"
             + " | verify-rate SECONDS | purchase-rate HOST:PORT PUBLIC_KEY CA_DIR COUNT CONCURRENCY [FIRST]"
             + " | notify-rate HOST:PORT TENANT CA_DIR COUNT CONCURRENCY [FIRST] | play-purchase-rate HOST:PORT PUBLIC_KEY COUNT"
             + " CONCURRENCY | play-notify-rate HOST:PORT TENANT AUDIENCE EMAIL KEY_PEM KID PACKAGE COUNT CONCURRENCY"
