@@ -5,6 +5,9 @@ public import Metrics
 protocol SQLDatabase: Sendable {
     /// Runs `body` on a connection for reads; with `consistent`, all its queries see one snapshot of the database.
     func read<T>(consistent: Bool, _ body: (any SQLExecutor) throws(StorageError) -> T) throws(StorageError) -> T
+    /// Whether a customer's snapshot (``SQLExecutor/snapshot(tenantID:appUserID:)``) is one statement, which sees one
+    /// state of the database by itself: then no transaction (two more round trips) is wrapped around it.
+    var snapshotIsOneStatement: Bool { get }
     /// ``CustomerRepository/writeGroup(_:)``: the bodies in one write transaction, each in a savepoint of its own;
     /// `alone` (one body, ``CustomerRepository/write(_:)``), it waits for locks up to the lock timeout.
     func writeGroup(_ bodies: [(any StorageTransaction) throws -> Void], alone: Bool) throws -> [(any Error)?]
@@ -28,13 +31,13 @@ public class SQLRepository: CustomerRepository, @unchecked Sendable {
     }
 
     public func snapshot(tenantID: String, appUserID: String) throws(StorageError) -> CustomerSnapshot? {
-        try database.read(consistent: true) { (db) throws(StorageError) in
+        try database.read(consistent: !database.snapshotIsOneStatement) { (db) throws(StorageError) in
             try db.snapshot(tenantID: tenantID, appUserID: appUserID)
         }
     }
 
     public func snapshot(tenantID: String, customerID: Int64) throws(StorageError) -> CustomerSnapshot? {
-        try database.read(consistent: true) { (db) throws(StorageError) in
+        try database.read(consistent: !database.snapshotIsOneStatement) { (db) throws(StorageError) in
             try db.snapshot(tenantID: tenantID, customerID: customerID)
         }
     }

@@ -126,6 +126,8 @@ def test_acknowledgements_are_sent_once_each_by_one_instance_and_pass_on_from_a_
         assert posted(google, token) == 1
     assert holders(instances, ACKNOWLEDGEMENTS) == [first]
     assert [taken(node, ACKNOWLEDGEMENTS) for node in (b, c)] == [0, 0]
+    # Info lines reach the log within LogOutput's interval (50 ms), after the outcome is recorded: waited for.
+    wait_until(lambda: len(re.findall("play purchase acknowledged", first.server.log())) >= 3, "three logged")
     assert len(re.findall("play purchase acknowledged", first.server.log())) == 3
     assert "play purchase acknowledged" not in b.server.log() + c.server.log()
 

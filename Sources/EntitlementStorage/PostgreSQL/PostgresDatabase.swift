@@ -33,6 +33,9 @@ final class PostgresDatabase: SQLDatabase {
         lockTimeout = String(timeouts.lockMilliseconds)
     }
 
+    /// ``PostgresSnapshotQuery``.
+    var snapshotIsOneStatement: Bool { true }
+
     func read<T>(consistent: Bool, _ body: (any SQLExecutor) throws(StorageError) -> T) throws(StorageError) -> T {
         let connection = try pool.checkOut()
         defer { pool.checkIn(connection) }

@@ -39,6 +39,9 @@ final class SQLiteDatabase: SQLDatabase {
         readers = try ReadConnectionPool(path: path, capacity: readConnections)
     }
 
+    /// Four statements (``StorageQueries``), read in one transaction.
+    var snapshotIsOneStatement: Bool { false }
+
     /// Reads never wait for the writer: each read-only connection sees the last commit.
     func read<T>(consistent: Bool, _ body: (any SQLExecutor) throws(StorageError) -> T) throws(StorageError) -> T {
         try readers.withConnection { (db) throws(StorageError) in
