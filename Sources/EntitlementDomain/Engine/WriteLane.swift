@@ -10,6 +10,7 @@ import Synchronization
 /// answered only after its group's commit, in the order the group ran them; a write the group gave back because
 /// another transaction holds a row it needs runs alone (``ContendedWrites``).
 final class WriteLane: Sendable {
+    /// The most writes in one group: bounds how long the first of them waits for the commit.
     private let maximumGroupSize: Int
     private let queue: DispatchQueue
     private let repository: any CustomerRepository

@@ -11,8 +11,6 @@ import Synchronization
 /// another transaction leaves its group at once and runs alone (``ContendedWrites``), so no lock held elsewhere, nor
 /// a customer written on two lanes at once, holds up the writes to other customers.
 final class WriteQueue: Sendable {
-    /// The most writes in one group: bounds how long the first of them waits for the commit.
-    let maximumGroupSize: Int
     private let lanes: [WriteLane]
     /// Spreads the writes that name no customer.
     private let nextLane = Atomic<Int>(0)
@@ -20,7 +18,6 @@ final class WriteQueue: Sendable {
     init(repository: any CustomerRepository, clock: any DomainClock, maximumGroupSize: Int, lanes count: Int = 1) {
         precondition(maximumGroupSize >= 1, "a group holds at least one write")
         precondition(count >= 1, "writes need at least one lane")
-        self.maximumGroupSize = maximumGroupSize
         let contended = ContendedWrites(repository: repository, clock: clock)
         lanes = (0..<count).map { index in
             WriteLane(

@@ -15,18 +15,17 @@ enum PostgresSnapshotQuery {
     /// Columns before each part's own: the part, and two that order its rows.
     static let leadingColumns = 3
 
-    static let byAppUserID = sql(
-        customerFrom: """
-            FROM app_user_ids a JOIN customers c ON c.id = a.customer_id AND c.tenant_id = a.tenant_id
-            WHERE a.tenant_id = ? AND a.app_user_id = ?
-            """, locking: false)
-    static let byAppUserIDLocking = sql(
-        customerFrom: """
-            FROM app_user_ids a JOIN customers c ON c.id = a.customer_id AND c.tenant_id = a.tenant_id
-            WHERE a.tenant_id = ? AND a.app_user_id = ?
-            """, locking: true)
-    static let byID = sql(customerFrom: "FROM customers c WHERE c.tenant_id = ? AND c.id = ?", locking: false)
-    static let byIDLocking = sql(customerFrom: "FROM customers c WHERE c.tenant_id = ? AND c.id = ?", locking: true)
+    static let byAppUserID = sql(customerFrom: appUserIDMatch, locking: false)
+    static let byAppUserIDLocking = sql(customerFrom: appUserIDMatch, locking: true)
+    static let byID = sql(customerFrom: idMatch, locking: false)
+    static let byIDLocking = sql(customerFrom: idMatch, locking: true)
+
+    /// The customer an app user ID (canonical or alias) resolves to, as ``SQLExecutor/customer(tenantID:appUserID:)``.
+    private static let appUserIDMatch = """
+        FROM app_user_ids a JOIN customers c ON c.id = a.customer_id AND c.tenant_id = a.tenant_id
+        WHERE a.tenant_id = ? AND a.app_user_id = ?
+        """
+    private static let idMatch = "FROM customers c WHERE c.tenant_id = ? AND c.id = ?"
 
     private static func sql(customerFrom: String, locking: Bool) -> String {
         let customer = columns(StorageSQL.customerColumns, of: nil)
