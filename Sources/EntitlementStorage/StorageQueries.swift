@@ -58,11 +58,15 @@ extension SQLExecutor {
     }
 
     /// The customer `appUserID` resolves to through `app_user_ids` (canonical ID or alias).
+    ///
+    /// The join is by the customer's primary key alone: the ID's foreign key already holds the tenant. Naming the
+    /// tenant again lets PostgreSQL's planner, judging by a young table's statistics, read the tenant's customers by
+    /// `(tenant_id, changed_at)` and filter them, a plan a session keeps as the table grows.
     func customer(tenantID: String, appUserID: String) throws(StorageError) -> CustomerRecord? {
         try row(
             """
             SELECT \(StorageSQL.customerColumns) FROM app_user_ids a
-            JOIN customers c ON c.id = a.customer_id AND c.tenant_id = a.tenant_id
+            JOIN customers c ON c.id = a.customer_id
             WHERE a.tenant_id = ? AND a.app_user_id = ?\(rowLock(of: "c"))
             """,
             [.text(tenantID), .text(appUserID)], StorageSQL.customer(from:))
@@ -204,7 +208,7 @@ extension SQLExecutor {
         let storeList = Array(repeating: "?", count: stores.count).joined(separator: ", ")
         var matches = try rows(
             """
-            SELECT c.app_user_id FROM app_user_ids a JOIN customers c ON c.tenant_id = a.tenant_id AND c.id = a.customer_id
+            SELECT c.app_user_id FROM app_user_ids a JOIN customers c ON c.id = a.customer_id
             WHERE a.tenant_id = ? AND a.app_user_id = ?
             """,
             [.text(tenantID), .text(id)]

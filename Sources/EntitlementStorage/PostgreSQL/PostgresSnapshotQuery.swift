@@ -20,9 +20,10 @@ enum PostgresSnapshotQuery {
     static let byID = sql(customerFrom: idMatch, locking: false)
     static let byIDLocking = sql(customerFrom: idMatch, locking: true)
 
-    /// The customer an app user ID (canonical or alias) resolves to, as ``SQLExecutor/customer(tenantID:appUserID:)``.
+    /// The customer an app user ID (canonical or alias) resolves to, as ``SQLExecutor/customer(tenantID:appUserID:)``
+    /// (which says why the join names no tenant).
     private static let appUserIDMatch = """
-        FROM app_user_ids a JOIN customers c ON c.id = a.customer_id AND c.tenant_id = a.tenant_id
+        FROM app_user_ids a JOIN customers c ON c.id = a.customer_id
         WHERE a.tenant_id = ? AND a.app_user_id = ?
         """
     private static let idMatch = "FROM customers c WHERE c.tenant_id = ? AND c.id = ?"
