@@ -123,9 +123,8 @@ public final class Customers: Sendable {
             case .create:
                 let created = try transaction.createCustomer(
                     tenantID: tenantID, appUserID: appUserID, isAnonymous: AppUserID.isAnonymous(appUserID), at: now)
-                let change = try self.core.recordChange(
-                    transaction, tenantID: tenantID, customerID: created.id, cause: .created,
-                    reason: "Identify created the customer.", at: now)
+                let change = try self.core.recordCreation(
+                    transaction, of: created, reason: "Identify created the customer.", at: now)
                 committed.append(change)
                 survivor = change.snapshot
             case .adoptAnonymous(let customerID):

@@ -48,11 +48,18 @@ final class EngineCore: Sendable {
         }
         let created = try transaction.createCustomer(
             tenantID: tenantID, appUserID: appUserID, isAnonymous: AppUserID.isAnonymous(appUserID), at: now)
-        committed.append(
-            try recordChange(
-                transaction, tenantID: tenantID, customerID: created.id, cause: .created,
-                reason: "Created by \(creator).", at: now))
+        committed.append(try recordCreation(transaction, of: created, reason: "Created by \(creator).", at: now))
         return created
+    }
+
+    /// Appends the `created` event of a customer this transaction just created: what ``recordChange`` would read
+    /// back is known (no aliases, grants, purchases or events), so it is not read.
+    func recordCreation(
+        _ transaction: any StorageTransaction, of created: CustomerRecord, reason: String, at now: UnixTime
+    ) throws(StorageError) -> CommittedChange {
+        try record(
+            CustomerSnapshot(customer: created, aliases: [], grants: [], purchases: []), latest: nil, transaction,
+            cause: .created, reason: reason, related: "", reference: "", subject: .none, at: now)
     }
 
     /// When a write that read the clock at `now` records a change after `latest`: `now`, or `latest`'s time if that is
@@ -72,6 +79,18 @@ final class EngineCore: Sendable {
             throw .conflict("customer \(customerID) vanished inside its own transaction")
         }
         let latest = try transaction.latestEvent(tenantID: tenantID, customerID: customerID)
+        return try record(
+            before, latest: latest, transaction, cause: cause, reason: reason, related: related, reference: reference,
+            subject: subject, at: now)
+    }
+
+    /// ``recordChange`` once the customer (`before`, as changed) and its latest event are known.
+    private func record(
+        _ before: CustomerSnapshot, latest: EventRecord?, _ transaction: any StorageTransaction, cause: EventCause,
+        reason: String, related: String, reference: String, subject: EventSubject, at now: UnixTime
+    ) throws(StorageError) -> CommittedChange {
+        let tenantID = before.customer.tenantID
+        let customerID = before.customer.id
         let at = Self.changeTime(now, after: latest)
         let status = StatusCalculator.status(of: before.candidates, at: at)
         let recorded = latest.map { ComputedStatus(storedBytes: $0.status) }
@@ -81,7 +100,10 @@ final class EngineCore: Sendable {
             change: change, reason: reason, occurredAt: at, status: status.storedBytes,
             relatedAppUserID: related, referenceID: reference, keyName: ActingKey.name ?? "")
         try transaction.appendEvent(event, nextChangeAt: status.nextChangeAt)
-        try transaction.replaceActiveEntitlements(tenantID: tenantID, customerID: customerID, with: status.entitlements)
+        // Active entitlements are only written beside an event: before the first one there are none to replace.
+        if latest != nil || !status.entitlements.isEmpty {
+            try transaction.replaceActiveEntitlements(tenantID: tenantID, customerID: customerID, with: status.entitlements)
+        }
         let queued = try enqueueWebhooks(
             CustomerEventMessage.Event(record: event, status: status, customer: before, subject: subject), in: transaction)
         var after = before

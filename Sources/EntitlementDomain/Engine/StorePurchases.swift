@@ -187,7 +187,9 @@ extension StorePurchases {
                     reason: "\(what) \(products).", related: transferredFrom.first ?? "",
                     reference: purchases.first?.originalTransactionID ?? "", subject: subject ?? .none, at: now))
         }
-        guard let snapshot = try transaction.snapshot(tenantID: tenantID, customerID: customer.id) else {
+        // The change just recorded read the customer after every write above; without one, it is read here.
+        let recorded = changed ? committed.last?.snapshot : nil
+        guard let snapshot = try recorded ?? transaction.snapshot(tenantID: tenantID, customerID: customer.id) else {
             throw DomainError.internalError("customer \(customer.id) vanished inside its own transaction")
         }
         let state = CachedCustomer(snapshot: snapshot, now: now).state(at: now)
