@@ -38,18 +38,20 @@ final class EngineCore: Sendable {
     /// (on the SyncStatus path, twice a call).
     func now() -> UnixTime { clock.now() }
 
-    /// The customer `appUserID` resolves to, created (with its creation event) when there is none.
+    /// The customer `appUserID` resolves to, as this transaction holds it (locked), created (with its creation event)
+    /// when there is none.
     func customer(
         _ transaction: any StorageTransaction, tenantID: String, appUserID: String, creator: String, at now: UnixTime,
         committed: inout [CommittedChange]
-    ) throws(StorageError) -> CustomerRecord {
+    ) throws(StorageError) -> CustomerSnapshot {
         if let existing = try transaction.snapshot(tenantID: tenantID, appUserID: appUserID) {
-            return existing.customer
+            return existing
         }
         let created = try transaction.createCustomer(
             tenantID: tenantID, appUserID: appUserID, isAnonymous: AppUserID.isAnonymous(appUserID), at: now)
-        committed.append(try recordCreation(transaction, of: created, reason: "Created by \(creator).", at: now))
-        return created
+        let change = try recordCreation(transaction, of: created, reason: "Created by \(creator).", at: now)
+        committed.append(change)
+        return change.snapshot
     }
 
     /// Appends the `created` event of a customer this transaction just created: what ``recordChange`` would read
@@ -81,6 +83,18 @@ final class EngineCore: Sendable {
         let latest = try transaction.latestEvent(tenantID: tenantID, customerID: customerID)
         return try record(
             before, latest: latest, transaction, cause: cause, reason: reason, related: related, reference: reference,
+            subject: subject, at: now)
+    }
+
+    /// ``recordChange`` for a write that knows the customer as changed: read in this transaction (so locked), with
+    /// what the write added since. Only the latest event is read.
+    func recordChange(
+        _ transaction: any StorageTransaction, of changed: CustomerSnapshot, cause: EventCause, reason: String,
+        reference: String, subject: EventSubject, at now: UnixTime
+    ) throws(StorageError) -> CommittedChange {
+        let latest = try transaction.latestEvent(tenantID: changed.customer.tenantID, customerID: changed.customer.id)
+        return try record(
+            changed, latest: latest, transaction, cause: cause, reason: reason, related: "", reference: reference,
             subject: subject, at: now)
     }
 

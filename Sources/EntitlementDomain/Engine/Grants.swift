@@ -25,18 +25,19 @@ public final class Grants: Sendable {
                 return (GrantOutcome(grant: earlier, appUserID: owner.customer.appUserID), [])
             }
             var committed: [CommittedChange] = []
-            let customer = try self.core.customer(
+            var customer = try self.core.customer(
                 transaction, tenantID: tenantID, appUserID: appUserID, creator: "GrantEntitlement", at: now,
                 committed: &committed)
             let grant = GrantRecord(
-                grantID: GrantID.make(), tenantID: tenantID, customerID: customer.id,
+                grantID: GrantID.make(), tenantID: tenantID, customerID: customer.customer.id,
                 entitlementID: request.entitlementID, startsAt: now, expiresAt: try request.expiry(from: now),
                 revokedAt: nil, reason: request.reason, revocationReason: "", idempotencyKey: request.idempotencyKey)
             try transaction.insertGrant(grant)
+            customer.grants.append(grant)  // the newest, so last, as a snapshot lists them
             let reason = request.reason.isEmpty ? "Granted '\(grant.entitlementID)'." : request.reason
             let change = try self.core.recordChange(
-                transaction, tenantID: tenantID, customerID: customer.id, cause: .grant, reason: reason,
-                reference: grant.grantID, subject: EventSubject(grant: grant), at: now)
+                transaction, of: customer, cause: .grant, reason: reason, reference: grant.grantID,
+                subject: EventSubject(grant: grant), at: now)
             committed.append(change)
             return (GrantOutcome(grant: grant, appUserID: change.snapshot.customer.appUserID), committed)
         }

@@ -90,7 +90,7 @@ extension StorePurchases {
             return try self.core.customer(
                 transaction, tenantID: record.tenantID, appUserID: id, creator: "a web purchase naming it", at: now,
                 committed: &committed
-            ).id
+            ).customer.id
         }
         if let owner = try byToken(record.appAccountToken) { return owner }
         if let owner = try ownerOf(record.replaces) { return owner }

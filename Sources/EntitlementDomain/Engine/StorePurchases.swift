@@ -99,7 +99,8 @@ extension StorePurchases {
         var committed: [CommittedChange] = []
         let customer = try self.core.customer(
             transaction, tenantID: tenantID, appUserID: appUserID, creator: "a store purchase", at: now,
-            committed: &committed)
+            committed: &committed
+        ).customer
         var changed = false
         var previousOwners: [Int64] = []
         /// Other customers whose purchases a newer one given here replaced, and that newer purchase.
