@@ -140,7 +140,7 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
     // MARK: Grants
 
     func insertGrant(_ grant: GrantRecord) throws(StorageError) {
-        try db.run(
+        try db.send(
             """
             INSERT INTO grants (grant_id, tenant_id, customer_id, entitlement_id, starts_at, expires_at, revoked_at,
                 reason, revocation_reason, idempotency_key, created_at)
@@ -178,7 +178,7 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
             throw StorageError.conflict("event version \(event.version) for customer \(event.customerID) is out of range")
         }
         // Bumps the version only from the one before: no other check is needed (a round trip saved per write).
-        let bumped = try db.run(
+        try db.send(
             """
             UPDATE customers SET version = ?, next_change_at = ?, changed_at = ?
             WHERE tenant_id = ? AND id = ? AND version = ?
@@ -186,13 +186,11 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
             [
                 .integer(Int64(event.version)), .time(nextChangeAt), .time(event.occurredAt), .text(event.tenantID),
                 .integer(event.customerID), .integer(Int64(event.version - 1)),
-            ])
-        guard bumped == 1 else {
-            throw StorageError.conflict(
+            ],
+            unlessOneRow: .conflict(
                 "event version \(event.version) for customer \(event.customerID) in tenant \(event.tenantID) is not the "
-                    + "next after the customer's")
-        }
-        try db.run(
+                    + "next after the customer's"))
+        try db.send(
             """
             INSERT INTO events (tenant_id, customer_id, version, cause, change, reason, occurred_at, status,
                 related_app_user_id, reference_id, key_name)
@@ -236,7 +234,7 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
     }
 
     func savePurchase(_ record: StorePurchase) throws(StorageError) {
-        _ = try db.run(
+        try db.send(
             StorageSQL.saveTransactionSQL,
             [
                 .text(record.tenantID), .integer(StorageColumns.store(record.store)), .text(record.originalTransactionID),
@@ -339,7 +337,7 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
     // MARK: Purchase references and redemption codes
 
     func savePurchaseReference(_ reference: PurchaseReference, tenantID: String, at time: UnixTime) throws(StorageError) {
-        _ = try db.run(
+        try db.send(
             """
             INSERT INTO purchase_references
                 (tenant_id, store, reference_id, original_transaction_id, app_user_id, created_at)

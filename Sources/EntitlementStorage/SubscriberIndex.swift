@@ -65,7 +65,7 @@ extension SQLExecutor {
     func replaceActiveEntitlements(tenantID: String, customerID: Int64, with entitlements: [ActiveEntitlementValue])
         throws(StorageError)
     {
-        try run(
+        try send(
             "DELETE FROM customer_entitlements WHERE tenant_id = ? AND customer_id = ?",
             [.text(tenantID), .integer(customerID)])
         // Up to 32 rows a statement: a customer's few entitlements cost one round trip, not one each, and however many
@@ -73,7 +73,7 @@ extension SQLExecutor {
         let rowsPerStatement = 32
         for start in stride(from: 0, to: entitlements.count, by: rowsPerStatement) {
             let chunk = entitlements[start..<min(start + rowsPerStatement, entitlements.count)]
-            try run(
+            try send(
                 """
                 INSERT INTO customer_entitlements (tenant_id, customer_id, entitlement_id, source, product_id, expires_at,
                     will_renew, in_grace_period, in_billing_retry, reference_id)

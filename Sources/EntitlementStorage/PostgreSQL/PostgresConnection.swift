@@ -12,6 +12,8 @@ final class PostgresConnection: @unchecked Sendable {
     private let sessionSetup: String
     /// Statement names by SQL text: prepared statements live per session (and die with it).
     private var prepared: [String: String] = [:]
+    /// What ``send(_:_:preparing:)`` sent in libpq's pipeline mode whose results are not read yet, oldest first.
+    private var inFlight: [InFlight] = []
     /// Whether the next statement, when it finds the session lost, is sent once more on a fresh one; the pool
     /// arms it (``PostgresConnectionPool/checkOut()``), the first statement disarms it.
     var firstStatementResend = FirstStatementResend.off
@@ -113,6 +115,53 @@ final class PostgresConnection: @unchecked Sendable {
         }
     }
 
+    /// Sends a statement as ``query(_:_:preparing:)`` runs it, without waiting for its answer: it travels with the
+    /// statements sent after it, and ``flush()`` reads the answers of all of them in one round trip.
+    func send(_ sql: String, _ parameters: [String?], preparing prepare: (String) -> String) throws(PostgresError) {
+        if inFlight.isEmpty, PQenterPipelineMode(handle) != 1 { throw failure() }
+        let name: String
+        if let existing = prepared[sql] {
+            name = existing
+        } else {
+            name = "s\(prepared.count + 1)"
+            guard PQsendPrepare(handle, name, prepare(sql), Int32(parameters.count), nil) == 1 else { throw failure() }
+            prepared[sql] = name
+            inFlight.append(.preparation(sql))
+        }
+        let sent = withCStrings(parameters) { values in
+            PQsendQueryPrepared(handle, name, Int32(values.count), values, nil, nil, 0)
+        }
+        guard sent == 1 else { throw failure() }
+        inFlight.append(.statement)
+    }
+
+    /// Reads the answers to every statement ``send(_:_:preparing:)`` sent: their rows, oldest first, or the first
+    /// failure (PostgreSQL skips the statements after it, and the transaction is then failed).
+    func flush() throws(PostgresError) -> [PostgresRows] {
+        guard !inFlight.isEmpty else { return [] }
+        let sent = inFlight
+        inFlight = []
+        guard PQpipelineSync(handle) == 1 else { throw failure() }
+        var answers: [PostgresRows] = []
+        var firstFailure: PostgresError?
+        for item in sent {
+            // Nothing where an answer is due: the connection is gone, and the rest of the pipeline with it.
+            guard let result = PQgetResult(handle) else { throw failure() }
+            do throws(PostgresError) {
+                let rows = try Self.rows(result, on: handle)
+                if case .statement = item { answers.append(rows) }
+            } catch {
+                if case .preparation(let sql) = item { prepared[sql] = nil }
+                firstFailure = firstFailure ?? error
+            }
+            PQclear(PQgetResult(handle))  // the NULL that ends each statement's answer
+        }
+        PQclear(PQgetResult(handle))  // the sync's own answer, after which the pipeline may end
+        guard PQexitPipelineMode(handle) == 1 else { throw failure() }
+        if let firstFailure { throw firstFailure }
+        return answers
+    }
+
     /// Runs SQL text as it is, several statements allowed, no parameters (migrations, `BEGIN`, `COMMIT`).
     @discardableResult
     func execute(_ sql: String) throws(PostgresError) -> PostgresRows {
@@ -179,6 +228,11 @@ final class PostgresConnection: @unchecked Sendable {
         }
     }
 
+    /// The connection's last error, as libpq reports one that is not a statement's.
+    private func failure() -> PostgresError {
+        PostgresError(sqlState: "", message: Self.message(handle), connectionLost: !isUsable)
+    }
+
     private static func message(_ connection: OpaquePointer) -> String {
         trimmed(PQerrorMessage(connection).map { String(cString: $0) } ?? "unknown error")
     }
@@ -186,6 +240,13 @@ final class PostgresConnection: @unchecked Sendable {
     private static func trimmed(_ text: String) -> String {
         String(text.split(whereSeparator: \.isNewline).first ?? "")
     }
+}
+
+/// A command in flight in pipeline mode: its answer comes back in the order sent.
+private enum InFlight {
+    /// Preparing the statement with this SQL (forgotten again should it fail).
+    case preparation(String)
+    case statement
 }
 
 /// The pool's bargain for the first statement a caller sends on a connection that sat idle

@@ -86,6 +86,7 @@ final class PostgresDatabase: SQLDatabase {
                 var end = "RELEASE SAVEPOINT grouped_write"
                 do {
                     try body(transaction)
+                    try executor.flush()  // what the body sent fails as the body's own
                     // A failed statement the body caught has aborted the savepoint: RELEASE would not undo it.
                     if executor.connection.isInFailedTransaction, let failure = executor.lastFailure {
                         throw failure.storageError
@@ -98,6 +99,8 @@ final class PostgresDatabase: SQLDatabase {
                         : error
                     transaction.appendedVersions.removeSubrange(appended...)
                     end = "ROLLBACK TO SAVEPOINT grouped_write; " + end
+                    // What the body sent before it failed runs (or fails) before the rollback undoes it.
+                    try? executor.flush()
                 }
                 try executor.execute(index + 1 < bodies.count ? end + "; SAVEPOINT grouped_write" : end)
             }

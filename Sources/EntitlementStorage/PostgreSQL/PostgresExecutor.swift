@@ -11,6 +11,9 @@ final class PostgresExecutor: SQLExecutor {
     let dialect = SQLDialect.postgres
     let locksRows: Bool
     private(set) var lastFailure: PostgresError?
+    /// For each statement ``send(_:_:unlessOneRow:)`` left in flight, the error it fails with unless it changed
+    /// exactly one row.
+    private var sentExpectations: [StorageError?] = []
 
     /// - Parameter locksRows: inside a write transaction: rows read stay locked until it ends.
     init(connection: PostgresConnection, locksRows: Bool) {
@@ -41,8 +44,40 @@ final class PostgresExecutor: SQLExecutor {
         try query(sql, bindings).rows.first.map { (values) throws(StorageError) in try map(PostgresRow(values: values)) }
     }
 
-    /// Runs SQL text without parameters (`BEGIN`, `COMMIT`).
+    /// Sent in pipeline mode: it travels with the next statement that needs an answer (a query, or `RELEASE` and
+    /// `COMMIT` after ``flush()``), a round trip saved per statement.
+    func send(_ sql: String, _ bindings: [SQLValue], unlessOneRow failure: StorageError?) throws(StorageError) {
+        do throws(PostgresError) {
+            try connection.send(sql, bindings.map(Self.text), preparing: Self.numberingParameters)
+        } catch {
+            throw failed(error)
+        }
+        sentExpectations.append(failure)
+    }
+
+    func flush() throws(StorageError) {
+        _ = try answersToSent()
+    }
+
+    /// The answers of the statements sent since the last flush, each checked against its expectation.
+    private func answersToSent() throws(StorageError) -> [PostgresRows] {
+        let expectations = sentExpectations
+        sentExpectations = []
+        let answers: [PostgresRows]
+        do throws(PostgresError) {
+            answers = try connection.flush()
+        } catch {
+            throw failed(error)
+        }
+        for (answer, expectation) in zip(answers, expectations) {
+            if let expectation, answer.affected != 1 { throw expectation }
+        }
+        return answers
+    }
+
+    /// Runs SQL text without parameters (`BEGIN`, `COMMIT`), after what was sent.
     func execute(_ sql: String) throws(StorageError) {
+        try flush()
         do throws(PostgresError) {
             try connection.execute(sql)
         } catch {
@@ -51,6 +86,12 @@ final class PostgresExecutor: SQLExecutor {
     }
 
     private func query(_ sql: String, _ bindings: [SQLValue]) throws(StorageError) -> PostgresRows {
+        guard sentExpectations.isEmpty else {
+            // Joins the statements in flight: one round trip for all of them.
+            try send(sql, bindings, unlessOneRow: nil)
+            guard let answer = try answersToSent().last else { throw .corrupt("PostgreSQL: a pipeline lost an answer") }
+            return answer
+        }
         do throws(PostgresError) {
             return try connection.query(sql, bindings.map(Self.text), preparing: Self.numberingParameters)
         } catch {

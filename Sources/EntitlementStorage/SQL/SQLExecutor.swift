@@ -44,6 +44,12 @@ protocol SQLExecutor {
     /// Runs a statement that returns no rows; returns the number of rows it changed.
     @discardableResult
     func run(_ sql: String, _ bindings: [SQLValue]) throws(StorageError) -> Int
+    /// Runs a statement that returns no rows and whose answer nothing waits for; given `unlessOneRow`, it fails with
+    /// that error unless it changed exactly one row. A database across a socket may hold it back and send it with
+    /// the next statement (PostgreSQL's pipeline mode): it then fails there, or at the latest at ``flush()``.
+    func send(_ sql: String, _ bindings: [SQLValue], unlessOneRow failure: StorageError?) throws(StorageError)
+    /// Returns once every statement ``send(_:_:unlessOneRow:)`` held back has run, or throws the first failure.
+    func flush() throws(StorageError)
     /// Runs a query and maps every row.
     func rows<T>(_ sql: String, _ bindings: [SQLValue], _ map: (ResultRow) throws(StorageError) -> T)
         throws(StorageError) -> [T]
@@ -68,6 +74,18 @@ protocol SQLRow: SendableMetatype {
 }
 
 extension SQLExecutor {
+    /// Runs it at once, where a statement is a function call away (SQLite).
+    func send(_ sql: String, _ bindings: [SQLValue], unlessOneRow failure: StorageError?) throws(StorageError) {
+        let changed = try run(sql, bindings)
+        if let failure, changed != 1 { throw failure }
+    }
+
+    func flush() throws(StorageError) {}
+
+    func send(_ sql: String, _ bindings: [SQLValue]) throws(StorageError) {
+        try send(sql, bindings, unlessOneRow: nil)
+    }
+
     /// What to append to a query whose rows of `alias` must stay locked (``locksRows``): `FOR UPDATE OF alias`;
     /// with `skippingLocked`, rows another transaction holds are passed over instead of waited for.
     func rowLock(of alias: String, skippingLocked: Bool = false) -> String {
