@@ -72,6 +72,9 @@ public enum DatabaseCopy {
             try? targetDB.execute("ROLLBACK")
             throw error
         }
+        // Statistics for the copied tables now: an instance started next prepares its statements against them and
+        // keeps their plans until a table's statistics change, which autovacuum would make take a minute or more.
+        try targetDB.execute("ANALYZE " + tables.map(\.0.name).joined(separator: ", "))
         for (table, columns) in tables {
             let sourceTallies = try tallies(of: table, columns: columns, in: source)
             let targetTallies = try tallies(of: table, columns: columns, in: targetDB)

@@ -67,6 +67,12 @@ struct DatabaseCopyTests {
         #expect(Dictionary(uniqueKeysWithValues: report.rows.map { ($0.table, $0.count) })["customers"] == 60)
         #expect(report.tenants.keys.sorted() == ["acme", "globex"])
         #expect(report.tenants["acme"]?["webhook_deliveries"]?.target.rows == 30)
+        // The copied tables have their statistics: PostgreSQL plans with them from the first statement.
+        let analysed = try PostgresConnection(conninfo: conninfo).query(
+            "SELECT relname FROM pg_stat_user_tables WHERE schemaname = current_schema() AND last_analyze IS NOT NULL "
+                + "AND relname IN ($1, $2)",
+            ["customers", "transactions"]).rows.map { $0[0] ?? "" }.sorted()
+        #expect(analysed == ["customers", "transactions"])
 
         let postgres = try PostgresRepository(conninfo: conninfo)
         for (tenant, user) in users {
