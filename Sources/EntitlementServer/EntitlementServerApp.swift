@@ -62,6 +62,13 @@ public final class EntitlementServerApp: Sendable {
         Self.blockHandledSignals()
         self.config = config
         logger = Logger(label: "entitlementd", minimumLevel: config.logLevel, format: config.logFormat)
+        // Before the connection limit is derived from it (`max_connections` 0).
+        if let descriptors = DescriptorLimit.raise() {
+            logger.info(
+                "file descriptors",
+                ["limit": String(descriptors.after), "raised_from": String(descriptors.before),
+                 "hard_limit": String(descriptors.hard)])
+        }
         // Bound before the database is opened, so that an address in use is reported before anything has happened.
         mainSocket = Mutex(try Self.bind(config.listenAddress, setBy: "--listen HOST:PORT or [server] listen"))
         if let address = config.metricsListenAddress {
