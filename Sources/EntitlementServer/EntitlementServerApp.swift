@@ -62,13 +62,6 @@ public final class EntitlementServerApp: Sendable {
         Self.blockHandledSignals()
         self.config = config
         logger = Logger(label: "entitlementd", minimumLevel: config.logLevel, format: config.logFormat)
-        // Before the connection limit is derived from it (`max_connections` 0).
-        if let descriptors = DescriptorLimit.raise() {
-            logger.info(
-                "file descriptors",
-                ["limit": String(descriptors.after), "raised_from": String(descriptors.before),
-                 "hard_limit": String(descriptors.hard)])
-        }
         // Bound before the database is opened, so that an address in use is reported before anything has happened.
         mainSocket = Mutex(try Self.bind(config.listenAddress, setBy: "--listen HOST:PORT or [server] listen"))
         if let address = config.metricsListenAddress {
@@ -76,6 +69,8 @@ public final class EntitlementServerApp: Sendable {
         } else {
             metricsSocket = Mutex(nil)
         }
+        // Before the connection limit is derived from it (`max_connections` 0); logged once the server has loaded.
+        let descriptors = DescriptorLimit.raise()
 
         let repository: SQLRepository
         let databaseDescription: String
@@ -112,6 +107,12 @@ public final class EntitlementServerApp: Sendable {
             "loaded",
             ["database": databaseDescription, "tenants_file": config.tenantsPath ?? "none",
              "tenants": String(directory.tenants.count)])
+        if let descriptors {
+            logger.info(
+                "file descriptors",
+                ["limit": String(descriptors.after), "raised_from": String(descriptors.before),
+                 "hard_limit": String(descriptors.hard)])
+        }
         let tenants = TenantRegistry(directory)
         let readiness = Readiness()
         let outbound: OutboundHTTPClient
