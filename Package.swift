@@ -57,7 +57,7 @@ let package = Package(
             name: "HTTP2Transport",
             dependencies: [
                 "PosixIO", "TransportTLS", "HTTP1", "RPCCore", "BoundedText", "Encodings", "Metrics", "RequestTracing", "CNGHTTP2",
-                "CZlib",
+                "CZlib", "CSystemShims",
             ],
             swiftSettings: strict
         ),
@@ -180,7 +180,7 @@ let package = Package(
         .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "TestSupport", "ProtobufWire", "RequestTracing"]),
         .testTarget(name: "PosixIOTests", dependencies: ["PosixIO"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "PosixIO", "TestSupport"]),
-        .testTarget(name: "HTTP2TransportTests", dependencies: ["HTTP2Transport", "HTTP1", "RPCCore", "TestSupport", "ProtobufWire"]),
+        .testTarget(name: "HTTP2TransportTests", dependencies: ["HTTP2Transport", "HTTP1", "RPCCore", "TestSupport", "ProtobufWire", "CSystemShims"]),
         .testTarget(name: "StandardServicesTests", dependencies: ["StandardServices", "TestSupport", "EntitlementClient", "HTTP2Transport", "ProtobufWire", "RPCCore"]),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport", "RPCCore", "ProtobufWire", "Encodings"]),
         .testTarget(

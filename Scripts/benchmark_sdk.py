@@ -5,6 +5,7 @@ import argparse, json, os, statistics, subprocess, sys, tempfile, threading, tim
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Interop"))
 from bench_support import ROOT, build_release, free_port, machine, rss_mb, wait_for_port  # noqa: E402
+from proto_wire import varint  # noqa: E402
 from sdk_sample import SampleDevice, active  # noqa: E402
 
 import grpc  # noqa: E402
@@ -13,15 +14,6 @@ PUBLIC_KEY = "pk_demo_public_key_for_local_testing_only"
 SECRET_KEY = "sk_demo_secret_key_for_local_testing_only"
 SAMPLE = os.path.join(ROOT, ".build/release/entitlements-kit-sample")
 TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        out.append(value & 0x7F | (0x80 if value > 0x7F else 0))
-        value >>= 7
-        if not value:
-            return bytes(out)
 
 
 def field(number: int, value: bytes) -> bytes:

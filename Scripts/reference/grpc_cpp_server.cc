@@ -1,18 +1,22 @@
 // The reference peer for Scripts/benchmark: grpc C++ (Debian's libgrpc++, callback API) answering
 // entitlements.v1.EntitlementService/SyncStatus from an in-memory map (no authentication, no logs, no storage) and
 // grpc.health.v1.Health/Check, so our figures can be read as ratios against the fastest mainstream gRPC server
-// doing less than we do.
+// doing less than we do. StreamStatus (for Scripts/benchmark-devices) sends the customer's status as a SNAPSHOT and
+// holds the stream open until the client cancels, as a device's stream waits for changes.
 //
-// Usage: grpc_cpp_server PORT CUSTOMERS
+// Usage: grpc_cpp_server PORT CUSTOMERS [CERTIFICATE PRIVATE_KEY]
 //   Customers are "bench-user-<n>" for n in [0, CUSTOMERS), each holding "pro" (APP_STORE,
 //   com.example.pro.monthly, expiring in 30 days, renewing), the shape entitlementd-bench seeds.
+//   With the two PEM files it serves TLS (ALPN h2), else h2c.
 // Prints "listening on 127.0.0.1:PORT" once it serves; runs until SIGTERM or SIGINT.
 
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <unordered_map>
 
@@ -46,7 +50,33 @@ class Entitlements final : public entitlements::v1::EntitlementService::Callback
     return reactor;
   }
 
+  grpc::ServerWriteReactor<entitlements::v1::StatusEvent>* StreamStatus(
+      grpc::CallbackServerContext*, const entitlements::v1::StreamStatusRequest* request) override {
+    auto found = customers_.find(request->app_user_id());
+    return new Watch(found == customers_.end() ? nullptr : &found->second);
+  }
+
  private:
+  class Watch final : public grpc::ServerWriteReactor<entitlements::v1::StatusEvent> {
+   public:
+    explicit Watch(const CustomerStatus* status) {
+      if (status == nullptr) {
+        Finish(grpc::Status(grpc::StatusCode::NOT_FOUND, "no such customer"));
+        return;
+      }
+      event_.set_kind(entitlements::v1::StatusEvent::SNAPSHOT);
+      *event_.mutable_customer() = *status;
+      StartWrite(&event_);
+    }
+    // Written: nothing is kept for the stream beyond grpc's own state while it waits.
+    void OnWriteDone(bool) override { event_.Clear(); }
+    void OnCancel() override { Finish(grpc::Status::CANCELLED); }
+    void OnDone() override { delete this; }
+
+   private:
+    entitlements::v1::StatusEvent event_;
+  };
+
   const std::unordered_map<std::string, CustomerStatus> customers_;
 };
 
@@ -64,11 +94,18 @@ class Health final : public grpc::health::v1::Health::CallbackService {
 
 std::unique_ptr<grpc::Server> server;
 
+std::string contents(const char* path) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: %s PORT CUSTOMERS\n", argv[0]);
+  if (argc != 3 && argc != 5) {
+    std::fprintf(stderr, "usage: %s PORT CUSTOMERS [CERTIFICATE PRIVATE_KEY]\n", argv[0]);
     return 2;
   }
   const std::string address = std::string("127.0.0.1:") + argv[1];
@@ -94,7 +131,13 @@ int main(int argc, char** argv) {
   Health health;
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port);
+  std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
+  if (argc == 5) {
+    grpc::SslServerCredentialsOptions options;
+    options.pem_key_cert_pairs.push_back({contents(argv[4]), contents(argv[3])});
+    credentials = grpc::SslServerCredentials(options);
+  }
+  builder.AddListeningPort(address, credentials, &port);
   builder.RegisterService(&entitlements);
   builder.RegisterService(&health);
   server = builder.BuildAndStart();

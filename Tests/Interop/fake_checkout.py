@@ -31,6 +31,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import stripe
 
+from proto_wire import fields, varint
+
 DEMO_SECRET_KEY = "sk_demo_secret_key_for_local_testing_only"
 DEMO_WEBHOOK_SECRET = "whsec_demoWebhookSecretForLocalTestingOnly"
 PRICES = {
@@ -76,46 +78,10 @@ def proto_string(field: int, value: str) -> bytes:
     return bytes([field << 3 | 2]) + varint(len(data)) + data
 
 
-def varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, value = value & 0x7F, value >> 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
-
-
 def first_string_field(message: bytes, field: int) -> str:
     """The first length-delimited `field` of a protobuf message (enough for RedemptionCode.code)."""
-    offset = 0
-    while offset < len(message):
-        key, offset = read_varint(message, offset)
-        number, wire = key >> 3, key & 7
-        if wire == 2:
-            length, offset = read_varint(message, offset)
-            if number == field:
-                return message[offset:offset + length].decode()
-            offset += length
-        elif wire == 0:
-            _, offset = read_varint(message, offset)
-        elif wire == 5:
-            offset += 4
-        elif wire == 1:
-            offset += 8
-        else:
-            raise ValueError("bad wire type")
-    return ""
-
-
-def read_varint(data: bytes, offset: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        byte = data[offset]
-        offset += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if not byte & 0x80:
-            return value, offset
+    return next((value.decode() for number, value in fields(message) if number == field and isinstance(value, bytes)),
+                "")
 
 
 class Checkout:

@@ -1,6 +1,7 @@
 #ifndef CSYSTEMSHIMS_H
 #define CSYSTEMSHIMS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 // Linux system calls (no libraries): epoll, eventfd and accept4 are extensions the Glibc module does not
@@ -47,5 +48,13 @@ struct cshim_second_text {
     unsigned char text[48];
 };
 struct cshim_second_text *cshim_thread_second_text(void);
+
+// An allocator for a connection's long-lived buffers (paged_blocks.c): blocks of about 16 KiB are whole pages that
+// cost memory only once written; every other size is malloc's. The signatures are nghttp2_mem's; the user data is
+// unused.
+void *cshim_paged_malloc(size_t size, void *user_data);
+void cshim_paged_free(void *pointer, void *user_data);
+void *cshim_paged_calloc(size_t count, size_t size, void *user_data);
+void *cshim_paged_realloc(void *pointer, size_t size, void *user_data);
 
 #endif

@@ -1,4 +1,5 @@
 import CNGHTTP2
+import CSystemShims
 import PosixIO
 
 /// What an HTTP/2 endpoint (server or client) does with the events of its nghttp2 session: each endpoint overrides
@@ -70,10 +71,15 @@ final class NGHTTP2Session {
         }
         var session: OpaquePointer?
         let userData = Unmanaged.passUnretained(delegate).toOpaque()
+        // The session's 16 KiB frame buffer in pages of its own, resident only as far as frames were written into
+        // it: an idle device's connection writes a few hundred bytes (BENCHMARKS.md, "Memory per device").
+        var memory = nghttp2_mem(
+            mem_user_data: nil, malloc: cshim_paged_malloc, free: cshim_paged_free, calloc: cshim_paged_calloc,
+            realloc: cshim_paged_realloc)
         let result =
             role == .server
-            ? nghttp2_session_server_new2(&session, Self.callbacks.pointer, userData, option)
-            : nghttp2_session_client_new2(&session, Self.callbacks.pointer, userData, option)
+            ? nghttp2_session_server_new3(&session, Self.callbacks.pointer, userData, option, &memory)
+            : nghttp2_session_client_new3(&session, Self.callbacks.pointer, userData, option, &memory)
         guard result == 0, let session else { throw .http2("nghttp2 session: \(Self.describe(result))") }
         self.session = session
     }

@@ -1,0 +1,253 @@
+"""One client process of Scripts/benchmark-devices: many devices, each on a connection of its own (TCP, then TLS
+1.3 with ALPN h2 when asked, then HTTP/2) holding one EntitlementService/StreamStatus, as phones do. Not a script of
+its own: the benchmark starts several (one process may hold only so many descriptors) and drives them one phase at a
+time, so the server's memory can be read between phases.
+
+Commands arrive one JSON object per line on stdin; each is answered with one JSON line on stdout once every device
+of this process is done with it:
+  {"cmd": "tcp"}      connect every device (accepted, nothing sent)
+  {"cmd": "tls"}      TLS handshakes (resuming the last session each device was given, when it holds one)
+  {"cmd": "h2"}       the HTTP/2 preface and SETTINGS, both ways
+  {"cmd": "stream"}   one StreamStatus each (after_version = the last version the device saw), until its response
+                      headers and, when the server has anything to send, the first event arrived
+  {"cmd": "drop"}     every connection closed at once, without GOAWAY or close_notify (a network change)
+  {"cmd": "events", "users": [...]}  (and forget) the arrival times of the events each named user's devices received
+  {"cmd": "quit"}
+Times are time.monotonic() (CLOCK_MONOTONIC, the same in every process of the machine).
+"""
+import argparse, asyncio, json, os, socket, ssl, sys, time
+
+import h2.config, h2.connection, h2.events
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Interop"))
+from proto_wire import fields, varint  # noqa: E402
+
+PATH = "/entitlements.v1.EntitlementService/StreamStatus"
+
+
+def event_version(message):
+    """StatusEvent{kind = 1, customer = 2: CustomerStatus{version = 3}} → (kind, version)."""
+    kind = version = 0
+    for number, value in fields(message):
+        if number == 1:
+            kind = value
+        elif number == 2:
+            version = next((v for n, v in fields(value) if n == 3), 0)
+    return kind, version
+
+
+class Device:
+    def __init__(self, user, options):
+        self.user, self.options = user, options
+        self.reader = self.writer = self.tls = None
+        self.session, self.resumed = None, False
+        self.h2 = None
+        self.version = 0
+        self.events = []  # (monotonic time, kind, version)
+        self.settings = self.response = None  # futures the reading task resolves
+        self.pending = bytearray()  # gRPC message bytes not yet framed
+
+    async def connect(self):
+        self.reader, self.writer = await asyncio.open_connection(
+            self.options.host, self.options.port, local_addr=(self.options.source, 0), limit=1 << 16)
+
+    async def handshake(self, context):
+        incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+        self.tls = context.wrap_bio(incoming, outgoing, server_hostname=self.options.server_name,
+                                    session=self.session)
+        self.incoming, self.outgoing = incoming, outgoing
+        while True:
+            try:
+                self.tls.do_handshake()
+                break
+            except ssl.SSLWantReadError:
+                self.flush()
+                data = await self.reader.read(1 << 16)
+                if not data:
+                    raise ConnectionError("closed during the handshake")
+                incoming.write(data)
+        self.flush()
+        self.resumed = self.tls.session_reused
+
+    def flush(self):
+        if self.tls is not None and self.outgoing.pending:
+            self.writer.write(self.outgoing.read())
+
+    def send(self, data):
+        if self.tls is not None:
+            self.tls.write(data)
+            self.flush()
+        else:
+            self.writer.write(data)
+
+    def receive(self, data):
+        """Network bytes → plaintext (the session's tickets are read along the way)."""
+        if self.tls is None:
+            return data
+        self.incoming.write(data)
+        plain = bytearray()
+        while True:
+            try:
+                plain += self.tls.read(1 << 16)
+            except ssl.SSLWantReadError:
+                break
+            except ssl.SSLZeroReturnError:
+                break
+        self.session = self.tls.session
+        return bytes(plain)
+
+    async def start_http2(self):
+        loop = asyncio.get_running_loop()
+        self.settings, self.response = loop.create_future(), loop.create_future()
+        self.h2 = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True, header_encoding="utf-8"))
+        self.h2.initiate_connection()
+        self.send(self.h2.data_to_send())
+        self.task = asyncio.create_task(self.read_forever())
+        await self.settings
+
+    async def open_stream(self):
+        user = self.user.encode()
+        request = b"\x0A" + varint(len(user)) + user
+        if self.version:
+            request += b"\x10" + varint(self.version)
+        stream = self.h2.get_next_available_stream_id()
+        scheme = "https" if self.tls is not None else "http"
+        self.h2.send_headers(stream, [
+            (":method", "POST"), (":scheme", scheme), (":path", PATH), (":authority", self.options.server_name),
+            ("content-type", "application/grpc"), ("te", "trailers"),
+            ("authorization", f"Bearer {self.options.key}")])
+        self.h2.send_data(stream, b"\x00" + len(request).to_bytes(4, "big") + request, end_stream=True)
+        self.send(self.h2.data_to_send())
+        await self.response
+
+    async def read_forever(self):
+        try:
+            while True:
+                data = await self.reader.read(1 << 16)
+                if not data:
+                    break
+                now = time.monotonic()
+                for event in self.h2.receive_data(self.receive(data)):
+                    if isinstance(event, h2.events.RemoteSettingsChanged) and not self.settings.done():
+                        self.settings.set_result(None)
+                    elif isinstance(event, h2.events.ResponseReceived) and not self.response.done():
+                        # Resumed up to date, the server has no event to send: its headers say the call is open.
+                        if self.version:
+                            self.response.set_result(None)
+                    elif isinstance(event, h2.events.DataReceived):
+                        self.h2.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+                        self.messages(event.data, now)
+                    elif isinstance(event, (h2.events.StreamEnded, h2.events.StreamReset,
+                                            h2.events.ConnectionTerminated)):
+                        if not self.response.done():
+                            self.response.set_exception(ConnectionError(f"{type(event).__name__} for {self.user}"))
+                self.send(self.h2.data_to_send())
+        except (ConnectionError, ssl.SSLError, OSError):
+            pass
+        finally:
+            for future in (self.settings, self.response):
+                if not future.done():
+                    future.set_exception(ConnectionError(f"connection of {self.user} closed"))
+
+    def messages(self, data, now):
+        self.pending += data
+        while len(self.pending) >= 5:
+            length = int.from_bytes(self.pending[1:5], "big")
+            if len(self.pending) < 5 + length:
+                return
+            kind, version = event_version(bytes(self.pending[5:5 + length]))
+            del self.pending[:5 + length]
+            self.events.append((now, kind, version))
+            self.version = max(self.version, version)
+            if not self.response.done():
+                self.response.set_result(None)
+
+    def drop(self):
+        if self.writer is not None:
+            # SO_LINGER 0: a reset, as when a phone's network goes away, rather than an orderly close.
+            sock = self.writer.get_extra_info("socket")
+            if sock is not None:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            self.writer.transport.abort()
+        if getattr(self, "task", None) is not None:
+            self.task.cancel()
+        self.reader = self.writer = self.tls = self.h2 = None
+        self.pending.clear()
+
+
+async def each(devices, step, concurrency):
+    """Runs `step` for every device, `concurrency` at a time; returns (done, first failure text)."""
+    gate = asyncio.Semaphore(concurrency)
+    failures = []
+
+    async def one(device):
+        async with gate:
+            try:
+                await asyncio.wait_for(step(device), 60)
+            except (OSError, ConnectionError, ssl.SSLError, asyncio.TimeoutError) as error:
+                failures.append(f"{device.user}: {type(error).__name__} {error}")
+
+    await asyncio.gather(*(one(device) for device in devices))
+    return len(devices) - len(failures), failures[:1]
+
+
+async def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--source", default="127.0.0.1", help="local address to connect from")
+    parser.add_argument("--users", required=True, help="PREFIX:FIRST:COUNT:DEVICES_PER_USER")
+    parser.add_argument("--key", required=True, help="the tenant's public key")
+    parser.add_argument("--ca", help="PEM file of the CA to trust: TLS when given")
+    parser.add_argument("--server-name", default="localhost")
+    parser.add_argument("--concurrency", type=int, default=64)
+    options = parser.parse_args()
+    prefix, first, count, per_user = options.users.rsplit(":", 3)
+    devices = [Device(f"{prefix}{first_index}", options)
+               for first_index in range(int(first), int(first) + int(count)) for _ in range(int(per_user))]
+    context = None
+    if options.ca:
+        context = ssl.create_default_context(cafile=options.ca)
+        context.minimum_version = ssl.TLSVersion.TLSv1_3
+        context.set_alpn_protocols(["h2"])
+    steps = {
+        "tcp": lambda d: d.connect(),
+        "tls": lambda d: d.handshake(context),
+        "h2": lambda d: d.start_http2(),
+        "stream": lambda d: d.open_stream(),
+    }
+    loop = asyncio.get_running_loop()
+    commands = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(commands), sys.stdin)
+    while line := await commands.readline():
+        command = json.loads(line)
+        name = command["cmd"]
+        started = time.monotonic()
+        answer = {"cmd": name}
+        if name in steps:
+            if name == "tls" and context is None:
+                answer.update(done=len(devices), failures=[])
+            else:
+                done, failures = await each(devices, steps[name], options.concurrency)
+                answer.update(done=done, failures=failures)
+            if name == "tls":
+                answer["resumed"] = sum(d.resumed for d in devices)
+        elif name == "drop":
+            for device in devices:
+                device.drop()
+        elif name == "events":
+            wanted = set(command["users"])
+            answer["events"] = {}
+            for device in devices:
+                if device.user in wanted:
+                    answer["events"].setdefault(device.user, []).extend(device.events)
+                device.events = []
+        elif name == "quit":
+            break
+        answer["seconds"] = time.monotonic() - started
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
