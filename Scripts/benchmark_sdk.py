@@ -5,7 +5,7 @@ import argparse, json, os, statistics, subprocess, sys, tempfile, threading, tim
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Interop"))
 from bench_support import ROOT, build_release, free_port, machine, rss_mb, wait_for_port  # noqa: E402
-from proto_wire import varint  # noqa: E402
+from proto_wire import field, fields, varint  # noqa: E402
 from sdk_sample import SampleDevice, active  # noqa: E402
 
 import grpc  # noqa: E402
@@ -16,29 +16,14 @@ SAMPLE = os.path.join(ROOT, ".build/release/entitlements-kit-sample")
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def field(number: int, value: bytes) -> bytes:
-    return varint(number << 3 | 2) + varint(len(value)) + value
-
-
 def read_string(message: bytes, wanted: int) -> str:
-    """The first length-delimited field `wanted` of a message (short fields only, as the Grant's ID is)."""
-    index = 0
-    while index < len(message):
-        key = message[index]
-        index += 1
-        if key & 7 != 2:
-            sys.exit("unexpected wire type in Grant")
-        length = message[index]
-        index += 1
-        if key >> 3 == wanted:
-            return message[index:index + length].decode()
-        index += length
-    return ""
+    """The first length-delimited field `wanted` of a message (the Grant's ID)."""
+    return next((value.decode() for number, value in fields(message) if number == wanted), "")
 
 
 def cpu_seconds(pid: int) -> float:
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
+    stat = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(stat[11]) + int(stat[12])) / TICKS
 
 
 def percentile(values, fraction):

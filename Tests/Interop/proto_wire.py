@@ -11,6 +11,11 @@ def varint(value: int) -> bytes:
             return bytes(out)
 
 
+def field(number: int, value: bytes) -> bytes:
+    """A length-delimited field (a string, bytes or a nested message)."""
+    return varint(number << 3 | 2) + varint(len(value)) + value
+
+
 def read_varint(data: bytes, offset: int) -> tuple[int, int]:
     """The varint at `offset` and the offset after it."""
     value = shift = 0
