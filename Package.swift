@@ -50,7 +50,7 @@ let package = Package(
         // The transport, bottom up: event loops and sockets; TLS over them; HTTP/1.1 (the server's parser and
         // serializer, the outbound client); HTTP/2, gRPC and gRPC-Web, the server. Only the last links nghttp2.
         .target(name: "PosixIO", dependencies: ["CSystemShims"], swiftSettings: strict),
-        .target(name: "TransportTLS", dependencies: ["PosixIO", "COpenSSL", "COpenSSLShims"], swiftSettings: strict),
+        .target(name: "TransportTLS", dependencies: ["PosixIO", "FileAccess", "COpenSSL", "COpenSSLShims"], swiftSettings: strict),
         .target(
             name: "HTTP1", dependencies: ["PosixIO", "TransportTLS", "Encodings", "Metrics", "RequestTracing"], swiftSettings: strict),
         .target(
@@ -179,6 +179,7 @@ let package = Package(
         .testTarget(name: "EntitlementsProtoTests", dependencies: ["EntitlementsProto", "ProtobufWire", "TestSupport", "Encodings"], exclude: ["Resources"]),
         .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "TestSupport", "ProtobufWire", "RequestTracing"]),
         .testTarget(name: "PosixIOTests", dependencies: ["PosixIO"]),
+        .testTarget(name: "TransportTLSTests", dependencies: ["TransportTLS", "PosixIO", "Encodings"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "PosixIO", "TestSupport"]),
         .testTarget(name: "HTTP2TransportTests", dependencies: ["HTTP2Transport", "HTTP1", "RPCCore", "TestSupport", "ProtobufWire", "CSystemShims"]),
         .testTarget(name: "StandardServicesTests", dependencies: ["StandardServices", "TestSupport", "EntitlementClient", "HTTP2Transport", "ProtobufWire", "RPCCore"]),

@@ -39,6 +39,9 @@ int cshim_ssl_ctx_configure_server(SSL_CTX *ctx) {
     SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS);
     SSL_CTX_set_alpn_select_cb(ctx, select_alpn, NULL);
+    // Resumption is by tickets only (cshim_ssl_ctx_use_ticket_keys): OpenSSL's stateful cache would hold every
+    // session in memory, up to 20,480 of them, for session IDs that only this process can resume.
+    SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
     return 1;
 }
 

@@ -220,6 +220,7 @@ public final class EntitlementServerApp: Sendable {
         let admission = server.connectionAdmission
         metrics.set(admission.refusals, key: "connections_refused")
         metrics.set(admission.requestHeadTimeouts, key: "request_head_timeouts")
+        if config.transport.tls != nil { metrics.set(server.tlsHandshakes, key: "tls_handshakes") }
         metrics.set(
             GaugeFamily("entitlementd_connections_open", help: "Client connections open now (gRPC, gRPC-Web and HTTP).") {
                 Double(admission.openConnections)

@@ -9,10 +9,28 @@ public struct HTTP2ServerConfiguration: Sendable {
         public var certificatePath: String
         /// PEM private key.
         public var privateKeyPath: String
+        /// How a returning client skips the certificate and its signature; nil: every handshake is a full one.
+        public var sessionResumption: SessionResumption?
 
-        public init(certificatePath: String, privateKeyPath: String) {
+        public init(certificatePath: String, privateKeyPath: String, sessionResumption: SessionResumption? = SessionResumption()) {
             self.certificatePath = certificatePath
             self.privateKeyPath = privateKeyPath
+            self.sessionResumption = sessionResumption
+        }
+    }
+
+    /// Session tickets (TLS 1.3 and 1.2) whose keys derive from a secret, a key for each rotation period: instances
+    /// given the same secret and period resume each other's sessions, and their own after a restart.
+    public struct SessionResumption: Sendable, Hashable {
+        /// The file of the secret instances share; nil: a random secret made at start, which only this process knows.
+        public var secretPath: String?
+        /// How long one key makes new tickets. A ticket is accepted for one more period, and announces a lifetime of
+        /// one period.
+        public var rotationSeconds: Int
+
+        public init(secretPath: String? = nil, rotationSeconds: Int = 43_200) {
+            self.secretPath = secretPath
+            self.rotationSeconds = rotationSeconds
         }
     }
 
@@ -67,9 +85,20 @@ public struct HTTP2ServerConfiguration: Sendable {
 }
 
 extension HTTP2ServerConfiguration.TLS {
-    /// Loads the certificate chain and private key as the server would, and checks that they match, without
-    /// serving: for `entitlementd check-config`.
+    /// Loads the certificate chain and private key as the server would, and checks that they match, and the session
+    /// ticket secret, without serving: for `entitlementd check-config`.
     public func check() throws(TransportError) {
-        _ = try TLSContext(serverCertificatePath: certificatePath, privateKeyPath: privateKeyPath)
+        _ = try makeContext()
+    }
+
+    /// The server's TLS context, with everything it names loaded.
+    func makeContext() throws(TransportError) -> TLSContext {
+        let ticketKeys = try sessionResumption.map { resumption throws(TransportError) in
+            guard let secretPath = resumption.secretPath else {
+                return try SessionTicketKeys.random(rotationSeconds: resumption.rotationSeconds)
+            }
+            return try SessionTicketKeys(secretFile: secretPath, rotationSeconds: resumption.rotationSeconds)
+        }
+        return try TLSContext(serverCertificatePath: certificatePath, privateKeyPath: privateKeyPath, ticketKeys: ticketKeys)
     }
 }

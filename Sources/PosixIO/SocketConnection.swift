@@ -50,8 +50,8 @@ package final class SocketConnection: FileEventHandler, EndOfTickTask {
     package var tlsToSniff: (any ServerEncryption)?
     /// Whether a client that does not start TLS may continue in cleartext.
     package var allowsCleartext = true
-    /// Called once the TLS handshake completes, with the ALPN protocol.
-    package var onHandshakeCompleted: ((String?) -> Void)?
+    /// Called once the TLS handshake completes, with the session (its ALPN protocol, whether it resumed).
+    package var onHandshakeCompleted: ((any SocketEncryption) -> Void)?
     /// When the connection was made: a server's request-head deadlines count the first head from here.
     package let acceptedAt = ContinuousClock.now
     /// On a server: the TLS handshake and the bytes that tell the protocol must arrive within this long of the
@@ -249,7 +249,7 @@ package final class SocketConnection: FileEventHandler, EndOfTickTask {
         switch tls.handshake() {
         case .bytes:
             loop.setInterest(fd, readable: true, writable: false)
-            onHandshakeCompleted?(tls.negotiatedProtocol)
+            onHandshakeCompleted?(tls)
             onHandshakeCompleted = nil
             readAvailable()
             flush()

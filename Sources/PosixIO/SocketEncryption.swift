@@ -5,6 +5,8 @@ package protocol SocketEncryption: AnyObject {
     var handshakeDone: Bool { get }
     /// The protocol ALPN settled on, if any.
     var negotiatedProtocol: String? { get }
+    /// The handshake resumed an earlier session instead of authenticating afresh.
+    var sessionReused: Bool { get }
     /// Drives the handshake; `.bytes(0)` means it completed.
     func handshake() -> EncryptedIOResult
     func read(into buffer: UnsafeMutableRawBufferPointer) -> EncryptedIOResult

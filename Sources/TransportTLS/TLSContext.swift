@@ -6,12 +6,22 @@ package import PosixIO
 package final class TLSContext: ServerEncryption, @unchecked Sendable {
     // SSL_CTX is internally reference counted and safe to share once configured.
     let context: OpaquePointer
+    /// A server's ticket keys, which its sessions (``TLSStream`` holds its context) read until the last is gone.
+    private let ticketKeys: SessionTicketKeys?
 
-    /// A server context from PEM files; fails with the file and OpenSSL's reason.
-    package init(serverCertificatePath: String, privateKeyPath: String) throws(TransportError) {
+    /// A server context from PEM files; fails with the file and OpenSSL's reason. Sessions resume with tickets
+    /// made with `ticketKeys`; nil: every handshake is a full one.
+    package init(serverCertificatePath: String, privateKeyPath: String, ticketKeys: SessionTicketKeys?) throws(TransportError) {
         guard let context = SSL_CTX_new(TLS_server_method()) else { throw .tls("SSL_CTX_new failed") }
         self.context = context
-        guard cshim_ssl_ctx_configure_server(context) == 1 else { throw .tls("could not configure TLS") }
+        self.ticketKeys = ticketKeys
+        let ticketsSet =
+            if let ticketKeys {
+                cshim_ssl_ctx_use_ticket_keys(context, ticketKeys.keys) == 1
+            } else {
+                cshim_ssl_ctx_disable_tickets(context) == 1
+            }
+        guard cshim_ssl_ctx_configure_server(context) == 1, ticketsSet else { throw .tls("could not configure TLS") }
         guard SSL_CTX_use_certificate_chain_file(context, serverCertificatePath) == 1 else {
             throw .tls("cannot load certificate chain '\(serverCertificatePath)': \(Self.lastError())")
         }
@@ -41,6 +51,7 @@ package final class TLSContext: ServerEncryption, @unchecked Sendable {
     package init(clientTrusting trustedCertificatesPath: String?, alpn: ClientProtocol = .http2) throws(TransportError) {
         guard let context = SSL_CTX_new(TLS_client_method()) else { throw .tls("SSL_CTX_new failed") }
         self.context = context
+        ticketKeys = nil
         let protocols = alpn.alpnList
         guard cshim_ssl_ctx_configure_client(context) == 1,
             SSL_CTX_set_alpn_protos(context, protocols, UInt32(protocols.count)) == 0

@@ -10,6 +10,8 @@ package import PosixIO
 /// close_notify), so one connection's failure cannot be read as another's.
 package final class TLSStream: SocketEncryption {
     private let ssl: OpaquePointer
+    /// Kept for what the session reads from it during handshakes (a server's ticket keys).
+    private let context: TLSContext
     package private(set) var handshakeDone = false
     /// Set by a fatal error (`SSL_ERROR_SSL`, `SSL_ERROR_SYSCALL`), after which OpenSSL forbids `SSL_shutdown`, or
     /// once close_notify was sent.
@@ -18,6 +20,7 @@ package final class TLSStream: SocketEncryption {
     package init(context: TLSContext, fd: Int32, serverName: String? = nil) throws(TransportError) {
         guard let ssl = SSL_new(context.context) else { throw .tls("SSL_new failed") }
         self.ssl = ssl
+        self.context = context
         SSL_set_fd(ssl, fd)
         if let serverName {
             SSL_set_connect_state(ssl)
@@ -54,6 +57,9 @@ package final class TLSStream: SocketEncryption {
         }
         return classify(result)
     }
+
+    /// The handshake resumed a session from a ticket, without the certificate and its signature.
+    package var sessionReused: Bool { SSL_session_reused(ssl) == 1 }
 
     /// The protocol ALPN settled on, if any.
     package var negotiatedProtocol: String? {

@@ -91,6 +91,21 @@ import TestSupport
         #expect(result.errors.contains("cannot load certificate chain"), "\(result.errors)")
     }
 
+    @Test func aSessionTicketSecretTooShortIsNamedButNotShown() throws {
+        let scratch = try Scratch()
+        let key = try TestCertificates()
+        try scratch.write("ticket-secret", "short secret\n")
+        let result = outcome(
+            try scratch.config(
+                "[tls]\ncertificate = \"\(key.certificatePath)\"\nprivate_key = \"\(key.privateKeyPath)\"\n"
+                    + "session_ticket_secret_file = \"ticket-secret\""))
+        #expect(result.status == 1)
+        #expect(
+            result.errors.contains("[tls]: the session ticket secret '\(scratch.directory)/ticket-secret' holds 12 bytes"),
+            "\(result.errors)")
+        #expect(!result.errors.contains("short secret"))
+    }
+
     @Test func anOutboundCAFileThatIsNotPEM() throws {
         let scratch = try Scratch()
         try scratch.write("ca.pem", "garbage\n")

@@ -175,6 +175,39 @@ struct ConfigErrorTests {
         )
     }
 
+    @Test("a session ticket rotation outside 5 minutes to 7 days", arguments: [299, 604_801])
+    func ticketRotationOutOfRange(seconds: Int) {
+        expectConfigError(
+            configText("[tls]\ncertificate = \"c.pem\"\nprivate_key = \"k.pem\"\nsession_ticket_rotation_seconds = \(seconds)\n"),
+            files: ["c.pem": "x", "k.pem": "x"], code: .outOfRange, line: 6, section: "tls",
+            key: "session_ticket_rotation_seconds", contains: ["between 300 and 604800, got \(seconds)"]
+        )
+    }
+
+    @Test("a session ticket secret file that does not exist")
+    func missingTicketSecret() {
+        expectConfigError(
+            configText("[tls]\ncertificate = \"c.pem\"\nprivate_key = \"k.pem\"\nsession_ticket_secret_file = \"nope\"\n"),
+            files: ["c.pem": "x", "k.pem": "x"], code: .fileNotFound, line: 6, section: "tls",
+            key: "session_ticket_secret_file", contains: ["/nope", "does not exist"]
+        )
+    }
+
+    @Test("ticket settings with resumption off, or without TLS, are refused rather than ignored")
+    func ticketSettingsThatWouldMeanNothing() {
+        expectConfigError(
+            configText(
+                "[tls]\ncertificate = \"c.pem\"\nprivate_key = \"k.pem\"\nsession_resumption = false\n"
+                    + "session_ticket_rotation_seconds = 600\n"),
+            files: ["c.pem": "x", "k.pem": "x"], code: .invalidValue, line: 7, section: "tls",
+            key: "session_ticket_rotation_seconds", contains: ["applies only with session_resumption = true"]
+        )
+        expectConfigError(
+            configText("[tls]\nsession_ticket_secret_file = \"s\"\n"), files: ["s": "x"], code: .invalidValue, line: 4,
+            section: "tls", key: "session_ticket_secret_file", contains: ["applies only with certificate and private_key"]
+        )
+    }
+
     @Test("a database whose directory cannot be created")
     func databaseDirectoryBlocked() {
         expectConfigError(

@@ -138,6 +138,31 @@ struct ServerConfigTests {
         #expect(FileSystem.kind(of: root + "/var/lib") == .directory)
     }
 
+    @Test("session resumption: on by default, its secret file resolved like the others, its period, or off")
+    func sessionResumption() throws {
+        let tls = "[tls]\ncertificate = \"c.pem\"\nprivate_key = \"k.pem\"\n"
+        let files = ["c.pem": "cert", "k.pem": "key", "keys/ticket-secret": "secret"]
+        let (defaults, first) = try loadConfig(configText(tls), files: files)
+        defer { first.remove() }
+        #expect(defaults.transport.tls?.sessionResumption == HTTP2ServerConfiguration.SessionResumption())
+        #expect(defaults.transport.tls?.sessionResumption?.secretPath == nil)
+        #expect(defaults.transport.tls?.sessionResumption?.rotationSeconds == 43_200)
+
+        let (shared, second) = try loadConfig(
+            configText(tls + "session_ticket_secret_file = \"keys/ticket-secret\"\nsession_ticket_rotation_seconds = 3600\n"),
+            files: files)
+        defer { second.remove() }
+        let root = try #require(FileSystem.realPath(second.path))
+        #expect(
+            shared.transport.tls?.sessionResumption
+                == HTTP2ServerConfiguration.SessionResumption(secretPath: root + "/keys/ticket-secret", rotationSeconds: 3600))
+
+        let (off, third) = try loadConfig(configText(tls + "session_resumption = false\n"), files: files)
+        defer { third.remove() }
+        #expect(off.transport.tls != nil)
+        #expect(off.transport.tls?.sessionResumption == nil)
+    }
+
     @Test("absolute paths are kept")
     func absolutePaths() throws {
         let elsewhere = try TemporaryDirectory()

@@ -272,6 +272,8 @@ class ServerProcess:
 
     def __init__(self, directory: Path, tls: Certificate | None, settings: dict[str, dict[str, object]] | None = None):
         self.tls = tls
+        # Where `/metrics` is served when `[metrics] listen` moves it off the main port ("HOST:PORT"), else None.
+        self.metrics_listen = (settings or {}).get("metrics", {}).get("listen")
         self.config = write_config(directory, tls, settings)
         self.log_path = directory / "server.log"
         self._log = open(self.log_path, "wb")
@@ -405,14 +407,14 @@ def stub(channel, stubs):
 
 @pytest.fixture
 def configured_server(tmp_path):
-    """Starts h2c servers of the test's own with extra configuration keys, by section
+    """Starts h2c servers of the test's own (TLS ones given `tls`) with extra configuration keys, by section
     (`configured_server({"keepalive": {"interval_seconds": 1}})`); each is killed after the test."""
     started: list[ServerProcess] = []
 
-    def start(settings: dict[str, dict[str, object]] | None = None) -> ServerProcess:
+    def start(settings: dict[str, dict[str, object]] | None = None, tls: Certificate | None = None) -> ServerProcess:
         directory = tmp_path / f"server-{len(started)}"
         directory.mkdir()
-        server = ServerProcess(directory, None, settings)
+        server = ServerProcess(directory, tls, settings)
         started.append(server)
         return server
 
@@ -637,15 +639,16 @@ class RawResponse:
 
 
 class RawH2Connection:
-    """A minimal HTTP/2 client over a plain socket, for requests grpcio would never send."""
+    """A minimal HTTP/2 client over a plain socket, for requests grpcio would never send; or over `sock`, a socket
+    connected already (a TLS one whose session the test looks at)."""
 
-    def __init__(self, host: str, port: int, timeout: float = RPC_TIMEOUT):
+    def __init__(self, host: str, port: int, timeout: float = RPC_TIMEOUT, sock: socket.socket | None = None):
         import h2.config
         import h2.connection
 
         self.authority = f"{host}:{port}"
         self.timeout = timeout
-        self.sock = socket.create_connection((host, port), timeout=timeout)
+        self.sock = sock or socket.create_connection((host, port), timeout=timeout)
         self.conn = h2.connection.H2Connection(
             config=h2.config.H2Configuration(client_side=True, header_encoding=None)
         )

@@ -173,7 +173,10 @@ let configSchema: [(section: String, keys: [String])] = [
             "log_format", "idle_timeout_seconds", "trusted_proxies", "client_address_header",
         ]
     ),
-    ("tls", ["certificate", "private_key", "allow_cleartext"]),
+    (
+        "tls",
+        ["certificate", "private_key", "allow_cleartext", "session_resumption", "session_ticket_secret_file", "session_ticket_rotation_seconds"]
+    ),
     (
         "limits",
         [
@@ -310,6 +313,10 @@ private struct ConfigReader {
         switch (certificate, privateKey) {
         case (nil, nil):
             transport.tls = nil
+            if let entry = Self.sessionResumptionKeys.lazy.compactMap({ entries["tls"]?[$0] }).first {
+                throw .invalidValue(
+                    file, line: entry.line, section: "tls", key: entry.key, "applies only with certificate and private_key (TLS)")
+            }
         case (let certificate?, nil):
             throw .tlsIncomplete(file, line: certificate.line, present: "certificate", missing: "private_key")
         case (nil, let privateKey?):
@@ -317,7 +324,8 @@ private struct ConfigReader {
         case (let certificate?, let privateKey?):
             transport.tls = HTTP2ServerConfiguration.TLS(
                 certificatePath: try readableFile(certificate),
-                privateKeyPath: try readableFile(privateKey)
+                privateKeyPath: try readableFile(privateKey),
+                sessionResumption: try sessionResumption()
             )
         }
         try boolean("tls", "allow_cleartext") { transport.allowCleartext = $0 }
@@ -482,6 +490,32 @@ private struct ConfigReader {
             }
             return resolved
         }
+    }
+
+    private static let sessionResumptionKeys = [
+        "session_resumption", "session_ticket_secret_file", "session_ticket_rotation_seconds",
+    ]
+
+    /// `[tls] session_resumption` (on unless false) and its ticket keys' secret file and rotation period, which are
+    /// refused with resumption off rather than ignored.
+    private func sessionResumption() throws(ConfigError) -> HTTP2ServerConfiguration.SessionResumption? {
+        var enabled = true
+        try boolean("tls", "session_resumption") { enabled = $0 }
+        guard enabled else {
+            if let entry = Self.sessionResumptionKeys.dropFirst().lazy.compactMap({ entries["tls"]?[$0] }).first {
+                throw .invalidValue(
+                    file, line: entry.line, section: "tls", key: entry.key, "applies only with session_resumption = true")
+            }
+            return nil
+        }
+        var resumption = HTTP2ServerConfiguration.SessionResumption()
+        resumption.secretPath = try entries["tls"]?["session_ticket_secret_file"].map { entry throws(ConfigError) in
+            try readableFile(entry)
+        }
+        // At least 5 minutes, far longer than instances' clocks differ; at most the 7 days RFC 8446 §4.6.1 allows a
+        // TLS 1.3 ticket to live.
+        try integer("tls", "session_ticket_rotation_seconds", 300...Int(7 * Seconds.perDay)) { resumption.rotationSeconds = $0 }
+        return resumption
     }
 
     /// `backend` picks the database; `postgres_url` is required with "postgres" and refused without it, so a

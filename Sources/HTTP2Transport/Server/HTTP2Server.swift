@@ -29,9 +29,7 @@ public final class HTTP2Server: Sendable {
     public init(
         configuration: HTTP2ServerConfiguration, router: RPCRouter, httpRouter: HTTPRouter, logger: Logger
     ) throws(TransportError) {
-        let tls = try configuration.tls.map { tls throws(TransportError) in
-            try TLSContext(serverCertificatePath: tls.certificatePath, privateKeyPath: tls.privateKeyPath)
-        }
+        let tls = try configuration.tls.map { tls throws(TransportError) in try tls.makeContext() }
         let threads = configuration.eventLoopThreads > 0 ? configuration.eventLoopThreads : Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         var loops: [EventLoop] = []
         for index in 0..<max(1, threads) { loops.append(try EventLoop(index: index)) }
@@ -46,6 +44,9 @@ public final class HTTP2Server: Sendable {
 
     /// Open connections, and those refused at accept or cut off for a slow request head.
     public var connectionAdmission: ConnectionAdmission { shared.admission }
+
+    /// Completed TLS handshakes, full or resumed.
+    public var tlsHandshakes: CounterFamily { shared.tlsHandshakes }
 
     /// How late each loop ran a timer due every second (``EventLoopLagProbe``), every loop's in one histogram.
     public let eventLoopLag = Histogram(

@@ -36,7 +36,7 @@ final class Listener: FileEventHandler {
             if let context = shared.tls {
                 connection.tlsToSniff = context
                 connection.allowsCleartext = shared.configuration.allowCleartext
-                connection.onHandshakeCompleted = { [unowned sniffer] alpn in sniffer.tlsEstablished(alpn: alpn) }
+                connection.onHandshakeCompleted = { [unowned sniffer] session in sniffer.tlsEstablished(session) }
             }
             connection.onClose = { [unowned self] closed in
                 self.shared.admission.release(address: address)

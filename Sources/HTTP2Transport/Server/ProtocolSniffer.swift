@@ -1,3 +1,4 @@
+import Metrics
 import PosixIO
 
 /// Decides what a connection speaks from its first bytes: the HTTP/2 preface or HTTP/1.1.
@@ -20,9 +21,10 @@ final class ProtocolSniffer: ConnectionProtocol {
         return switchTo(buffered.starts(with: Self.preface[0..<4]) ? .http2 : .http1)
     }
 
-    /// ALPN picked `h2`: no need to look at the bytes.
-    func tlsEstablished(alpn: String?) {
-        if alpn == "h2" { _ = switchTo(.http2) }
+    /// Counts the handshake; when ALPN picked `h2`, there is no need to look at the bytes.
+    func tlsEstablished(_ session: any SocketEncryption) {
+        shared.tlsHandshakes.increment(session.sessionReused ? 1 : 0)
+        if session.negotiatedProtocol == "h2" { _ = switchTo(.http2) }
     }
 
     func produceOutput(into buffer: inout [UInt8]) {}

@@ -1,4 +1,5 @@
 import HTTP1
+import Metrics
 import RPCCore
 import TransportTLS
 
@@ -17,6 +18,11 @@ final class ServerShared: Sendable {
     /// Sharded by event loop (``EventLoop/index``).
     let grpcMetrics: GRPCServerMetrics
     let admission: ConnectionAdmission
+    /// Completed TLS handshakes: series 0 full, series 1 resumed from a session ticket.
+    let tlsHandshakes = CounterFamily(
+        "entitlementd_tls_handshakes_total",
+        help: "Completed TLS handshakes: full (certificate and signature) or resumed from a session ticket.",
+        labels: ["kind"], series: [["full"], ["resumed"]])
 
     init(
         configuration: HTTP2ServerConfiguration, router: RPCRouter, httpRouter: HTTPRouter, logger: Logger,
