@@ -11,6 +11,8 @@ of this process is done with it:
   {"cmd": "stream"}   one StreamStatus each (after_version = the last version the device saw), until its response
                       headers and, when the server has anything to send, the first event arrived
   {"cmd": "drop"}     every connection closed at once, without GOAWAY or close_notify (a network change)
+  {"cmd": "reconnect", "resume": true}  each device on its own: connect, TLS (resuming its session, unless resume
+                      is false), HTTP/2, and its stream again from the last version it saw
   {"cmd": "events", "users": [...]}  (and forget) the arrival times of the events each named user's devices received
   {"cmd": "quit"}
 Times are time.monotonic() (CLOCK_MONOTONIC, the same in every process of the machine).
@@ -162,6 +164,15 @@ class Device:
             if not self.response.done():
                 self.response.set_result(None)
 
+    async def reconnect(self, context, resume):
+        if not resume:
+            self.session = None
+        await self.connect()
+        if context is not None:
+            await self.handshake(context)
+        await self.start_http2()
+        await self.open_stream()
+
     def drop(self):
         if self.writer is not None:
             # SO_LINGER 0: a reset, as when a phone's network goes away, rather than an orderly close.
@@ -172,6 +183,7 @@ class Device:
         if getattr(self, "task", None) is not None:
             self.task.cancel()
         self.reader = self.writer = self.tls = self.h2 = None
+        self.resumed = False
         self.pending.clear()
 
 
@@ -232,6 +244,10 @@ async def main():
                 answer.update(done=done, failures=failures)
             if name == "tls":
                 answer["resumed"] = sum(d.resumed for d in devices)
+        elif name == "reconnect":
+            resume = command.get("resume", True)
+            done, failures = await each(devices, lambda d: d.reconnect(context, resume), options.concurrency)
+            answer.update(done=done, failures=failures, resumed=sum(d.resumed for d in devices))
         elif name == "drop":
             for device in devices:
                 device.drop()

@@ -68,6 +68,9 @@ final class StatusStream {
             lastVersion = current.version
         }
         if let writer { heartbeat = StatusHeartbeat.start(every: streams.grpcWebHeartbeatInterval, on: writer) }
+        // Resumed and up to date, the stream has nothing to send: its headers go now, so the client knows it is
+        // subscribed (a device that reconnected, and whoever times that) rather than waiting for the next change.
+        if queued.isEmpty { context.sendHeaders(Metadata()) }
     }
 
     /// The next message to send; nil once the subscription has ended (the call is gone).

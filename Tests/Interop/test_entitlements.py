@@ -1075,6 +1075,19 @@ def test_stream_resume_at_current_version_sends_nothing_stale(ent):
     stream.expect_quiet(0.3)
 
 
+def test_stream_resumed_up_to_date_answers_its_headers_at_once(ent):
+    """Nothing to replay and nothing changing: the response headers come all the same, so a device that reconnected
+    knows its stream is subscribed without waiting for the next change."""
+    user, _ = _customer_with_history(ent)
+    stream = ent.a.stream(user, after_version=6)
+    headers = []
+    reader = threading.Thread(target=lambda: headers.append(stream.call.initial_metadata()), daemon=True)
+    reader.start()
+    reader.join(timeout=5)
+    assert headers, "no response headers within 5 s of a resume with nothing to send"
+    stream.expect_quiet(0.3)
+
+
 def test_stream_resume_under_an_alias_reports_the_canonical_id(ent):
     anonymous, erin = anon_id(), unique_id("erin")
     ent.a_admin.grant(anonymous, "pro")  # v1 created, v2 grant
