@@ -1,9 +1,7 @@
 #define _GNU_SOURCE
 #include "CSystemShims.h"
 
-#include <errno.h>
 #include <pthread.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -14,9 +12,20 @@
 // pages are resident anyway (the heap reuses what a TLS handshake freed), so all of it costs memory. Here it is a
 // slot of whole pages in one region of address space reserved at first use: a page costs memory only once written,
 // and a slot given back is returned to the kernel (MADV_DONTNEED) before its next owner, so it starts untouched
-// (and zero) again. Other sizes go to malloc; so does everything when the region cannot be reserved.
+// (and zero) again. The owner (one per nghttp2 session, its user data) lists its slots, so that their pages can be
+// given back while the session holds no frame in them.
+//
+// Only nghttp2's buffers come here: it makes them with realloc(NULL, size), and nothing else it allocates that way is
+// this large. Its other blocks of this size (a long header value being decoded, a large frame's payload) come from
+// malloc and live across reads, with their own bookkeeping inside: those must never be given back while in use.
+// Everything else goes to malloc, as does everything when the region cannot be reserved.
 
 enum { PAGED_MIN_BYTES = 12 * 1024, PAGED_CONTENT_BYTES = 16 * 1024 + 64, RESERVED_SLOTS = 1 << 22 };
+
+// nghttp2's frame buffers keep one chunk between frames and may chain three more for a large header block.
+struct cshim_paged_owner {
+    void *slots[4];
+};
 
 static struct {
     pthread_once_t once;
@@ -81,46 +90,57 @@ static void give_back(void *pointer) {
     pthread_mutex_unlock(&pool.lock);
 }
 
-void *cshim_paged_malloc(size_t size, void *user_data) {
-    (void)user_data;
-    if (fits_slot(size)) {
-        void *slot = take_slot();
-        if (slot != NULL) return slot;
+struct cshim_paged_owner *cshim_paged_owner_new(void) { return calloc(1, sizeof(struct cshim_paged_owner)); }
+
+void cshim_paged_owner_free(struct cshim_paged_owner *owner) { free(owner); }
+
+void cshim_paged_owner_release(struct cshim_paged_owner *owner) {
+    for (size_t index = 0; index < sizeof(owner->slots) / sizeof(owner->slots[0]); index++) {
+        if (owner->slots[index] != NULL) madvise(owner->slots[index], pool.slot_bytes, MADV_DONTNEED);
     }
+}
+
+static void **free_entry(struct cshim_paged_owner *owner, void *slot) {
+    for (size_t index = 0; index < sizeof(owner->slots) / sizeof(owner->slots[0]); index++) {
+        if (owner->slots[index] == slot) return &owner->slots[index];
+    }
+    return NULL;
+}
+
+void *cshim_paged_malloc(size_t size, void *owner) {
+    (void)owner;
     return malloc(size);
 }
 
-void cshim_paged_free(void *pointer, void *user_data) {
-    (void)user_data;
-    if (is_paged(pointer)) {
-        give_back(pointer);
-    } else {
-        free(pointer);
-    }
-}
-
-void *cshim_paged_calloc(size_t count, size_t size, void *user_data) {
-    (void)user_data;
-    if (count != 0 && size > SIZE_MAX / count) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    if (fits_slot(count * size)) {
-        // A slot is untouched or was given back with MADV_DONTNEED: it reads as zeros already.
-        void *slot = take_slot();
-        if (slot != NULL) return slot;
-    }
+void *cshim_paged_calloc(size_t count, size_t size, void *owner) {
+    (void)owner;
     return calloc(count, size);
 }
 
-void *cshim_paged_realloc(void *pointer, size_t size, void *user_data) {
-    // nghttp2 allocates its frame buffer with realloc(NULL, size).
-    if (pointer == NULL) return cshim_paged_malloc(size, user_data);
+void cshim_paged_free(void *pointer, void *owner) {
+    if (!is_paged(pointer)) {
+        free(pointer);
+        return;
+    }
+    void **entry = owner != NULL ? free_entry(owner, pointer) : NULL;
+    if (entry != NULL) *entry = NULL;
+    give_back(pointer);
+}
+
+void *cshim_paged_realloc(void *pointer, size_t size, void *owner) {
+    if (pointer == NULL) {
+        void **entry = owner != NULL && fits_slot(size) ? free_entry(owner, NULL) : NULL;
+        void *slot = entry != NULL ? take_slot() : NULL;
+        if (slot == NULL) return malloc(size);
+        *entry = slot;
+        return slot;
+    }
     if (!is_paged(pointer)) return realloc(pointer, size);
     if (fits_slot(size)) return pointer;
-    void *moved = cshim_paged_malloc(size, user_data);
+    // Grown or shrunk out of its slot (nghttp2 does neither with its frame buffers): moved to malloc.
+    void *moved = malloc(size);
     if (moved == NULL) return NULL;
     memcpy(moved, pointer, size < pool.slot_bytes ? size : pool.slot_bytes);
-    give_back(pointer);
+    cshim_paged_free(pointer, owner);
     return moved;
 }

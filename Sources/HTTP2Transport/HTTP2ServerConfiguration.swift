@@ -58,6 +58,8 @@ public struct HTTP2ServerConfiguration: Sendable {
     /// A PING goes out after the connection has been idle this long; no answer within the timeout closes it.
     public var keepaliveInterval: Duration = .seconds(7200)
     public var keepaliveTimeout: Duration = .seconds(20)
+    /// An HTTP/2 connection that has sent nothing for this long gives its frame buffer's pages back to the kernel.
+    public var idleBufferRelease: Duration = .seconds(10)
     /// A client may PING at most this often without a request in flight before it gets GOAWAY `too_many_pings`.
     public var minClientPingInterval: Duration = .seconds(300)
     /// How long in-flight calls may run after a graceful shutdown starts.

@@ -1,8 +1,8 @@
 """A device's connection spends its life idle, holding one stream, and must then carry a large message as well as it
 did its first: while idle it holds none of OpenSSL's record buffers (SSL_MODE_RELEASE_BUFFERS gives them back after
-every read and write) and only the pages of nghttp2's frame buffer that frames were written into (a slot of its own,
-Sources/CSystemShims/paged_blocks.c, returned to the kernel when the connection ends and handed to the next one).
-Over h2c and TLS, with grpcio as the client."""
+every read and write) and none of nghttp2's frame buffer, whose pages go back to the kernel once the connection has
+sent nothing for `[limits] idle_buffer_release_seconds` (Sources/CSystemShims/paged_blocks.c; the slot is returned
+too when the connection ends, and handed to the next one). Over h2c and TLS, with grpcio as the client."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import time
 
 import grpc
 
-from conftest import RPC_TIMEOUT, call_bidirectional, call_server_streaming
+from conftest import RPC_TIMEOUT, ServerProcess, call_bidirectional, call_server_streaming
 
 HEALTH = "grpc.health.v1.Health"
 REFLECTION = "grpc.reflection.v1"
@@ -73,3 +73,24 @@ def test_frame_buffers_given_back_by_closed_connections_serve_new_ones(server, s
             expected = expected or descriptors
             assert descriptors == expected
             watch.cancel()
+
+
+def test_a_connection_whose_frame_buffer_went_back_to_the_kernel_sends_and_receives_as_before(
+    configured_server, stubs, pb, protos
+):
+    """With the release after 1 s, each idle spell below gives the frame buffer's pages back (they read as zeros
+    after): the frames that follow, large and small, on the stream that waited and on new calls, come out whole."""
+    server: ServerProcess = configured_server({"limits": {"idle_buffer_release_seconds": 1}})
+    with server.channel() as channel:
+        grpc.channel_ready_future(channel).result(timeout=RPC_TIMEOUT)
+        stub = stubs.interop_pb2_grpc.InteropTestServiceStub(channel)
+        watch = _watch(channel, protos)
+        first = _descriptors(channel, protos)
+        for round in range(3):
+            time.sleep(2.5)
+            _large_unary(stub, pb, round)
+            assert _descriptors(channel, protos) == first
+            time.sleep(2.5)
+            assert _descriptors(channel, protos) == first
+        watch.cancel()
+        assert watch.code() == grpc.StatusCode.CANCELLED

@@ -49,12 +49,18 @@ struct cshim_second_text {
 };
 struct cshim_second_text *cshim_thread_second_text(void);
 
-// An allocator for a connection's long-lived buffers (paged_blocks.c): blocks of about 16 KiB are whole pages that
-// cost memory only once written; every other size is malloc's. The signatures are nghttp2_mem's; the user data is
-// unused.
-void *cshim_paged_malloc(size_t size, void *user_data);
-void cshim_paged_free(void *pointer, void *user_data);
-void *cshim_paged_calloc(size_t count, size_t size, void *user_data);
-void *cshim_paged_realloc(void *pointer, size_t size, void *user_data);
+// An allocator for nghttp2 sessions (paged_blocks.c): their frame buffers are whole pages that cost memory only once
+// written, listed by the session's owner so that they can be given back while it is idle; every other block is
+// malloc's. The signatures are nghttp2_mem's, whose user data is the owner.
+struct cshim_paged_owner;
+struct cshim_paged_owner *cshim_paged_owner_new(void);
+// After the session that used it is gone.
+void cshim_paged_owner_free(struct cshim_paged_owner *owner);
+// Returns the pages of the owner's buffers to the kernel; they read as zeros afterwards. Only between frames.
+void cshim_paged_owner_release(struct cshim_paged_owner *owner);
+void *cshim_paged_malloc(size_t size, void *owner);
+void cshim_paged_free(void *pointer, void *owner);
+void *cshim_paged_calloc(size_t count, size_t size, void *owner);
+void *cshim_paged_realloc(void *pointer, size_t size, void *owner);
 
 #endif

@@ -183,7 +183,7 @@ let configSchema: [(section: String, keys: [String])] = [
             "max_concurrent_streams", "max_header_list_bytes", "max_response_header_bytes", "max_receive_message_bytes", "initial_window_bytes",
             "max_buffered_response_bytes", "stream_reset_burst", "stream_reset_rate_per_second",
             "http1_max_header_bytes", "http1_max_body_bytes", "request_head_timeout_seconds", "max_connections",
-            "max_connections_per_address",
+            "max_connections_per_address", "idle_buffer_release_seconds",
         ]
     ),
     ("keepalive", ["interval_seconds", "timeout_seconds", "min_client_ping_interval_seconds"]),
@@ -299,6 +299,9 @@ private struct ConfigReader {
         try integer("limits", "request_head_timeout_seconds", 1...Int(Seconds.perHour)) { transport.requestHeadTimeout = .seconds($0) }
         try integer("limits", "max_connections", 0...10_000_000) { transport.maxConnections = $0 }
         try integer("limits", "max_connections_per_address", 0...10_000_000) { transport.maxConnectionsPerAddress = $0 }
+        try integer("limits", "idle_buffer_release_seconds", 1...Int(Seconds.perHour)) {
+            transport.idleBufferRelease = .seconds($0)
+        }
 
         // [keepalive]
         try integer("keepalive", "interval_seconds", 1...Int(7 * Seconds.perDay)) { transport.keepaliveInterval = .seconds($0) }

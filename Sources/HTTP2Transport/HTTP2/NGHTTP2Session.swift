@@ -52,6 +52,10 @@ final class NGHTTP2Session {
     enum Role { case server, client }
 
     private(set) var session: OpaquePointer!
+    /// The session's frame buffers (``releaseIdlePages()``).
+    private let pages: OpaquePointer
+    /// Whether nghttp2 has handed over every frame it packed: its frame buffers hold nothing it will read again.
+    private var betweenFrames = true
 
     /// `delegate` is the connection that owns this session and alone drives it: nghttp2 calls back only from inside
     /// `receive` and `produceOutput`, which the delegate calls (`nghttp2_session_del` calls nothing back), so the
@@ -72,19 +76,25 @@ final class NGHTTP2Session {
         var session: OpaquePointer?
         let userData = Unmanaged.passUnretained(delegate).toOpaque()
         // The session's 16 KiB frame buffer in pages of its own, resident only as far as frames were written into
-        // it: an idle device's connection writes a few hundred bytes (BENCHMARKS.md, "Memory per device").
+        // it, which for an idle device's connection is a few hundred bytes (BENCHMARKS.md, issue 39).
+        guard let pages = cshim_paged_owner_new() else { throw .http2("nghttp2 session: out of memory") }
+        self.pages = pages
         var memory = nghttp2_mem(
-            mem_user_data: nil, malloc: cshim_paged_malloc, free: cshim_paged_free, calloc: cshim_paged_calloc,
-            realloc: cshim_paged_realloc)
+            mem_user_data: UnsafeMutableRawPointer(pages), malloc: cshim_paged_malloc, free: cshim_paged_free,
+            calloc: cshim_paged_calloc, realloc: cshim_paged_realloc)
         let result =
             role == .server
             ? nghttp2_session_server_new3(&session, Self.callbacks.pointer, userData, option, &memory)
             : nghttp2_session_client_new3(&session, Self.callbacks.pointer, userData, option, &memory)
+        // (Thrown with every property set: deinit frees the owner.)
         guard result == 0, let session else { throw .http2("nghttp2 session: \(Self.describe(result))") }
         self.session = session
     }
 
-    deinit { nghttp2_session_del(session) }
+    deinit {
+        nghttp2_session_del(session)
+        cshim_paged_owner_free(pages)
+    }
 
     struct Options {
         var manualFlowControl = false
@@ -119,10 +129,20 @@ final class NGHTTP2Session {
         while true {
             var data: UnsafePointer<UInt8>?
             let count = nghttp2_session_mem_send(session, &data)
+            // A frame handed over stays in the frame buffer until the next call; none is left once one returns 0.
+            betweenFrames = count <= 0
             guard count > 0, let data else { return }
             buffer.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
             if buffer.count > 256 * 1024 { return }
         }
+    }
+
+    /// Gives the pages of the frame buffers back to the kernel, unless a frame is still in them; false then. For a
+    /// connection that has gone quiet: the next frame costs a page fault.
+    func releaseIdlePages() -> Bool {
+        guard betweenFrames else { return false }
+        cshim_paged_owner_release(pages)
+        return true
     }
 
     var wantsReadOrWrite: Bool {

@@ -46,6 +46,10 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
     @exclusivity(unchecked) private var management: ServerConnectionManagementStateMachine
     /// The pending timer of each kind the management machine asked for: a new one replaces it, closing cancels all.
     private var managementTimers: [ServerConnectionManagementStateMachine.Timer: TimerHeap.ID] = [:]
+    /// Armed by output while not armed; when it fires (`idleBufferRelease` later), the session's frame-buffer pages go
+    /// back to the kernel, so a device's connection that went quiet holds none (a busy one faults a page back in once
+    /// a period).
+    private var pageRelease: TimerHeap.ID?
 
     init(socket: SocketConnection, shared: ServerShared) throws(TransportError) {
         self.socket = socket
@@ -97,7 +101,16 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
     }
 
     func produceOutput(into buffer: inout [UInt8]) {
+        let before = buffer.count
         session.produceOutput(into: &buffer)
+        if buffer.count > before, pageRelease == nil { armPageRelease() }
+    }
+
+    private func armPageRelease() {
+        pageRelease = loop.scheduleTimer(after: configuration.idleBufferRelease) { [self] in
+            pageRelease = nil
+            if session?.releaseIdlePages() == false { armPageRelease() }
+        }
     }
 
     var isFinished: Bool {
@@ -110,6 +123,8 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
         management.connectionClosed()
         for timer in managementTimers.values { loop.cancelTimer(timer) }
         managementTimers.removeAll()
+        loop.cancelTimer(pageRelease)
+        pageRelease = nil
         for stream in streams.streams { streamEnded(stream) }
         streams.removeAll()
         lastStream = nil
