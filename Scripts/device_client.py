@@ -66,6 +66,7 @@ class Device:
         self.events = []  # (monotonic time, kind, version)
         self.settings = self.response = None  # futures the reading task resolves
         self.pending = bytearray()  # gRPC message bytes not yet framed
+        self.task = None  # reads the connection once HTTP/2 has started
 
     async def connect(self):
         loop = asyncio.get_running_loop()
@@ -202,7 +203,7 @@ class Device:
             if sock is not None:
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
             self.writer.transport.abort()
-        if getattr(self, "task", None) is not None:
+        if self.task is not None:
             self.task.cancel()
         self.reader = self.writer = self.tls = self.h2 = None
         self.resumed = False
