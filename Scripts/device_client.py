@@ -15,10 +15,10 @@ of this process is done with it:
                       is false), HTTP/2, and its stream again from the last version it saw
   {"cmd": "events", "users": [...]}  (and forget) the arrival times of the events each named user's devices received
   {"cmd": "quit"}
-Times are time.monotonic() (CLOCK_MONOTONIC, the same in every process of the machine), taken as the bytes are read
-off the socket.
+Times are when the kernel received the bytes (SO_TIMESTAMPNS), on time.monotonic()'s clock (CLOCK_MONOTONIC, the same
+in every process of the machine).
 """
-import argparse, asyncio, json, os, socket, ssl, sys, time
+import argparse, asyncio, collections, json, os, socket, ssl, struct, sys, time
 
 import h2.config, h2.connection, h2.events
 
@@ -39,27 +39,96 @@ def event_version(message):
     return kind, version
 
 
-class TimedReader(asyncio.StreamReader):
-    """Notes when bytes came off the socket: `feed_data` runs in the protocol's `data_received`, as each readable
-    socket is read, while the tasks that parse what was read run after every socket of that wake-up has been read.
-    With a thousand devices told at once, a task's own clock reading would include the others' parsing."""
+# Linux's SO_TIMESTAMPNS (SCM_TIMESTAMPNS): each read of the socket carries when its bytes reached it.
+SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
 
-    arrived = None
 
-    def feed_data(self, data):
-        if self.arrived is None:
-            self.arrived = time.monotonic()
-        super().feed_data(data)
+class TimedConnection:
+    """A device's socket, read and written on the event loop directly so each read carries the kernel's receive time
+    (SO_TIMESTAMPNS): when the bytes reached the device's socket, however late this process gets to them. With a
+    thousand devices told at once, the process is busy parsing the others' events while later ones arrive."""
 
-    def take_arrival(self):
-        arrived, self.arrived = self.arrived, None
-        return arrived
+    def __init__(self, sock):
+        self.sock, self.loop = sock, asyncio.get_running_loop()
+        self.reads = collections.deque()  # (arrival time, bytes); b"" once the peer has closed
+        self.waiter = None
+        self.unsent = bytearray()
+        self.loop.add_reader(sock.fileno(), self.readable)
+
+    @classmethod
+    async def open(cls, host, port, source):
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            sock.setblocking(False)
+            sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+            sock.bind((source, 0))
+            await asyncio.get_running_loop().sock_connect(sock, (host, port))
+        except BaseException:
+            sock.close()
+            raise
+        return cls(sock)
+
+    def readable(self):
+        try:
+            data, ancillary, _, _ = self.sock.recvmsg(1 << 16, socket.CMSG_SPACE(16))
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data, ancillary = b"", []
+        arrived = time.monotonic()
+        for level, kind, value in ancillary:
+            if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(value) >= 16:
+                seconds, nanoseconds = struct.unpack("qq", value[:16])
+                # CLOCK_REALTIME to the monotonic clock every process here shares.
+                arrived = seconds + nanoseconds / 1e9 - (time.time() - time.monotonic())
+        if not data:
+            self.loop.remove_reader(self.sock.fileno())
+        self.reads.append((arrived, data))
+        if self.waiter is not None and not self.waiter.done():
+            self.waiter.set_result(None)
+
+    async def read(self):
+        """(arrival time, bytes) of the next read; b"" once the connection has ended."""
+        while not self.reads:
+            self.waiter = self.loop.create_future()
+            await self.waiter
+        return self.reads.popleft()
+
+    def write(self, data):
+        if not self.unsent:
+            try:
+                sent = self.sock.send(data)
+            except (BlockingIOError, InterruptedError):
+                sent = 0
+            data = data[sent:]
+            if not data:
+                return
+            self.loop.add_writer(self.sock.fileno(), self.writable)
+        self.unsent += data
+
+    def writable(self):
+        try:
+            sent = self.sock.send(self.unsent)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            sent = len(self.unsent)  # the reader sees the connection end
+        del self.unsent[:sent]
+        if not self.unsent:
+            self.loop.remove_writer(self.sock.fileno())
+
+    def reset(self):
+        """Closed without GOAWAY or close_notify, with a reset (SO_LINGER 0), as when a phone's network goes away."""
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        self.loop.remove_reader(self.sock.fileno())
+        self.loop.remove_writer(self.sock.fileno())
+        self.sock.close()
 
 
 class Device:
     def __init__(self, user, options):
         self.user, self.options = user, options
-        self.reader = self.writer = self.tls = None
+        self.connection = self.tls = None
         self.session, self.resumed = None, False
         self.h2 = None
         self.version = 0
@@ -69,12 +138,7 @@ class Device:
         self.task = None  # reads the connection once HTTP/2 has started
 
     async def connect(self):
-        loop = asyncio.get_running_loop()
-        self.reader = TimedReader(limit=1 << 16)
-        protocol = asyncio.StreamReaderProtocol(self.reader)
-        transport, _ = await loop.create_connection(
-            lambda: protocol, self.options.host, self.options.port, local_addr=(self.options.source, 0))
-        self.writer = asyncio.StreamWriter(transport, protocol, self.reader, loop)
+        self.connection = await TimedConnection.open(self.options.host, self.options.port, self.options.source)
 
     async def handshake(self, context):
         incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
@@ -87,7 +151,7 @@ class Device:
                 break
             except ssl.SSLWantReadError:
                 self.flush()
-                data = await self.reader.read(1 << 16)
+                _, data = await self.connection.read()
                 if not data:
                     raise ConnectionError("closed during the handshake")
                 incoming.write(data)
@@ -96,14 +160,14 @@ class Device:
 
     def flush(self):
         if self.tls is not None and self.outgoing.pending:
-            self.writer.write(self.outgoing.read())
+            self.connection.write(self.outgoing.read())
 
     def send(self, data):
         if self.tls is not None:
             self.tls.write(data)
             self.flush()
         else:
-            self.writer.write(data)
+            self.connection.write(data)
 
     def receive(self, data):
         """Network bytes → plaintext (the session's tickets are read along the way)."""
@@ -148,10 +212,9 @@ class Device:
     async def read_forever(self):
         try:
             while True:
-                data = await self.reader.read(1 << 16)
+                now, data = await self.connection.read()
                 if not data:
                     break
-                now = self.reader.take_arrival() or time.monotonic()
                 for event in self.h2.receive_data(self.receive(data)):
                     if isinstance(event, h2.events.RemoteSettingsChanged) and not self.settings.done():
                         self.settings.set_result(None)
@@ -197,15 +260,11 @@ class Device:
         await self.open_stream()
 
     def drop(self):
-        if self.writer is not None:
-            # SO_LINGER 0: a reset, as when a phone's network goes away, rather than an orderly close.
-            sock = self.writer.get_extra_info("socket")
-            if sock is not None:
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
-            self.writer.transport.abort()
+        if self.connection is not None:
+            self.connection.reset()
         if self.task is not None:
             self.task.cancel()
-        self.reader = self.writer = self.tls = self.h2 = None
+        self.connection = self.tls = self.h2 = None
         self.resumed = False
         self.pending.clear()
 
