@@ -205,8 +205,8 @@ public final class Customers: Sendable {
                 try transaction.setNextChangeAt(tenantID: tenantID, customerID: customerID, at: status.nextChangeAt)
                 return ((), [])
             }
-            let change = try self.core.recordChange(
-                transaction, tenantID: tenantID, customerID: customerID, cause: .expiry,
+            let change = try self.core.recordTimeChange(
+                transaction, of: snapshot, latest: latest, status: status,
                 reason: Self.describeTimeChange(from: recorded, to: status), at: now)
             return ((), [change])
         }

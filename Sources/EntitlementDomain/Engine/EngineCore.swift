@@ -98,15 +98,37 @@ final class EngineCore: Sendable {
             subject: subject, at: now)
     }
 
+    /// ``recordChange`` for a change time alone made (an expiry, a start), by a write that has already read the
+    /// customer and its latest event in this transaction and computed `status` at ``changeTime(_:after:)`` to learn
+    /// that something changed: neither is read, nor the status computed, twice.
+    func recordTimeChange(
+        _ transaction: any StorageTransaction, of customer: CustomerSnapshot, latest: EventRecord?,
+        status: ComputedStatus, reason: String, at now: UnixTime
+    ) throws(StorageError) -> CommittedChange {
+        try append(
+            customer, latest: latest, status: status, at: Self.changeTime(now, after: latest), transaction,
+            cause: .expiry, reason: reason, related: "", reference: "", subject: .none)
+    }
+
     /// ``recordChange`` once the customer (`before`, as changed) and its latest event are known.
     private func record(
         _ before: CustomerSnapshot, latest: EventRecord?, _ transaction: any StorageTransaction, cause: EventCause,
         reason: String, related: String, reference: String, subject: EventSubject, at now: UnixTime
     ) throws(StorageError) -> CommittedChange {
+        let at = Self.changeTime(now, after: latest)
+        return try append(
+            before, latest: latest, status: StatusCalculator.status(of: before.candidates, at: at), at: at, transaction,
+            cause: cause, reason: reason, related: related, reference: reference, subject: subject)
+    }
+
+    /// Appends the event of `before`'s change to `status` at `at` (its active entitlements and webhooks with it).
+    private func append(
+        _ before: CustomerSnapshot, latest: EventRecord?, status: ComputedStatus, at: UnixTime,
+        _ transaction: any StorageTransaction, cause: EventCause, reason: String, related: String, reference: String,
+        subject: EventSubject
+    ) throws(StorageError) -> CommittedChange {
         let tenantID = before.customer.tenantID
         let customerID = before.customer.id
-        let at = Self.changeTime(now, after: latest)
-        let status = StatusCalculator.status(of: before.candidates, at: at)
         let recorded = latest.map { ComputedStatus(storedBytes: $0.status) }
         let change = StatusCalculator.change(from: recorded, to: status) ?? .customerInfoChanged
         let event = EventRecord(
