@@ -227,10 +227,13 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
 
     // MARK: Store purchases and notifications
 
+    /// Read to decide what to write: on PostgreSQL its key stays locked until commit, stored or not
+    /// (``SQLExecutor/lockUntilCommit(_:)``), so a purchase two users claim at once gets one owner.
     func purchase(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)
         -> StorePurchase?
     {
-        try db.purchase(tenantID: tenantID, store: store, originalTransactionID: originalTransactionID)
+        try db.lockUntilCommit("purchase/\(tenantID)/\(StorageColumns.store(store))/\(originalTransactionID)")
+        return try db.purchase(tenantID: tenantID, store: store, originalTransactionID: originalTransactionID)
     }
 
     func savePurchase(_ record: StorePurchase) throws(StorageError) {

@@ -86,6 +86,17 @@ extension SQLExecutor {
         try send(sql, bindings, unlessOneRow: nil)
     }
 
+    /// Takes, when ``locksRows``, a lock named `key` until the transaction ends (PostgreSQL's transaction-level
+    /// advisory lock, one per schema), whether or not any row exists for it: writers deciding about a row that may not
+    /// be stored yet (two users claiming one new purchase, on two lanes or two instances) take turns, and the second
+    /// reads what the first committed. A row lock cannot cover a row not inserted yet.
+    func lockUntilCommit(_ key: String) throws(StorageError) {
+        guard locksRows else { return }
+        _ = try row("SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || '/' || ?, 0))", [.text(key)]) {
+            _ in true
+        }
+    }
+
     /// What to append to a query whose rows of `alias` must stay locked (``locksRows``): `FOR UPDATE OF alias`;
     /// with `skippingLocked`, rows another transaction holds are passed over instead of waited for.
     func rowLock(of alias: String, skippingLocked: Bool = false) -> String {
