@@ -22,6 +22,13 @@ final class StatusStream {
     private var subscription: StatusSubscription?
     private var heartbeat: StatusHeartbeat?
     private var tenantID = ""
+    private var appUserID = ""
+    private var afterVersion: UInt64 = 0
+    /// ``loadSubscribed()``'s subscription and the customer's state read after it, until ``open(heartbeatOn:)`` takes
+    /// them.
+    private var loaded: (StatusSubscription, CustomerState)?
+    /// Whether ``load()`` has read the customer into the cache once.
+    private var warmedCache = false
     /// Messages picked but not yet sent: the snapshot, or the events replayed after the client's version; later the
     /// versions a live update skipped, read from the event log, and that update.
     private var queued: [(update: StatusUpdate, kind: ServiceMetrics.StreamMessage)] = []
@@ -37,33 +44,38 @@ final class StatusStream {
         start = streams.log.started(context)
     }
 
-    /// Authenticates the call, subscribes to the customer `request` names and picks the first messages.
-    /// `heartbeatOn`: a gRPC-Web stream's writer, kept alive with heartbeats.
+    /// Authenticates the call and takes a stream of its connection's limit; ``open(heartbeatOn:)`` comes next.
     @inline(never)
-    func open(
-        _ request: StreamStatusRequest, heartbeatOn writer: ResponseWriter<EncodedMessage<StatusEvent>>?
-    ) async throws {
+    func begin(_ request: StreamStatusRequest) throws {
         tenantID = try streams.log.authenticate(
             context, requires: .publicKey, scope: .read, in: streams.tenants, &fields
         ).tenant.id
-        let appUserID = try AppUserID.validate(request.appUserID)
+        appUserID = try AppUserID.validate(request.appUserID)
+        afterVersion = request.afterVersion
         try streams.limits.acquire(connectionID: context.connectionID)
         holdsLimit = true
-        let (subscription, current) = try await subscribe(tenantID: tenantID, appUserID: appUserID)
+    }
+
+    /// Subscribes to the customer and picks the first messages, without waiting: false when the customer is not
+    /// cached, and ``load()`` must read them first. `heartbeatOn`: a gRPC-Web stream's writer, kept alive with
+    /// heartbeats.
+    @inline(never)
+    func open(heartbeatOn writer: ResponseWriter<EncodedMessage<StatusEvent>>?) throws -> Bool {
+        guard let (subscription, current) = try loaded ?? subscribeCached() else { return false }
         self.subscription = subscription
+        loaded = nil
         fields.appUserID = current.appUserID
         let replayed =
-            request.afterVersion > 0
+            afterVersion > 0
             ? try streams.engine.customers.replay(
-                tenantID: tenantID, customerID: subscription.customerID, afterVersion: request.afterVersion,
-                current: current)
+                tenantID: tenantID, customerID: subscription.customerID, afterVersion: afterVersion, current: current)
             : nil
         if let replayed {
             streams.metrics.streamStarted(.resumedFromLog)
             queued = replayed.map { ($0, .replayed) }
-            lastVersion = replayed.last?.state.version ?? request.afterVersion
+            lastVersion = replayed.last?.state.version ?? afterVersion
         } else {
-            streams.metrics.streamStarted(request.afterVersion > 0 ? .resumedWithSnapshot : .new)
+            streams.metrics.streamStarted(afterVersion > 0 ? .resumedWithSnapshot : .new)
             queued = [(StatusUpdate(kind: .snapshot, state: current, reason: "Current status."), .snapshot)]
             lastVersion = current.version
         }
@@ -71,33 +83,48 @@ final class StatusStream {
         // Resumed and up to date, the stream has nothing to send: its headers go now, so the client knows it is
         // subscribed (a device that reconnected, and whoever times that) rather than waiting for the next change.
         if queued.isEmpty { context.sendHeaders(Metadata()) }
+        return true
     }
 
-    /// The next message to send; nil once the subscription has ended (the call is gone).
+    /// The next message to send; nil once the subscription has ended (the call is gone). A loop, not a recursion,
+    /// around out-of-line steps, so the frame that waits stays narrow.
     func next() async -> Message? {
-        if queuedSent < queued.count {
-            defer { queuedSent += 1 }
-            return message(queued[queuedSent].update, as: queued[queuedSent].kind)
+        while true {
+            if let message = takeQueued() { return message }
+            guard let update = await subscription?.next() else { return nil }
+            if let message = receive(update) { return message }
         }
-        queued = []
-        queuedSent = 0
-        while let update = await subscription?.next() {
-            guard case .changed = update.kind else {
-                // A merge's snapshot always goes out.
-                lastVersion = update.state.version
-                return message(update, as: .snapshot)
-            }
-            // Updates already covered by the messages sent are skipped.
-            if update.state.version <= lastVersion { continue }
-            if update.state.version > lastVersion + 1 {
-                queued = catchUp(to: update)
-                lastVersion = update.state.version
-                return await next()
-            }
+    }
+
+    /// The next picked message not yet sent, if any.
+    @inline(never)
+    private func takeQueued() -> Message? {
+        guard queuedSent < queued.count else {
+            queued = []
+            queuedSent = 0
+            return nil
+        }
+        defer { queuedSent += 1 }
+        return message(queued[queuedSent].update, as: queued[queuedSent].kind)
+    }
+
+    /// What a live `update` sends now: its message, or nil when the messages sent already cover it or it skips
+    /// versions (then the versions between are queued, with the update after them).
+    @inline(never)
+    private func receive(_ update: StatusUpdate) -> Message? {
+        guard case .changed = update.kind else {
+            // A merge's snapshot always goes out.
             lastVersion = update.state.version
-            return message(update, as: .live)
+            return message(update, as: .snapshot)
         }
-        return nil
+        if update.state.version <= lastVersion { return nil }
+        if update.state.version > lastVersion + 1 {
+            queued = catchUp(to: update)
+            lastVersion = update.state.version
+            return nil
+        }
+        lastVersion = update.state.version
+        return message(update, as: .live)
     }
 
     /// What to send for a live `update` that skips versions: the versions between, read from the event log, then the
@@ -139,12 +166,24 @@ final class StatusStream {
         return Message(event: EncodedMessage(event.serializedBytes()), kind: kind, origin: update.origin)
     }
 
-    /// A subscription and the customer's state read after subscribing: subscribed before reading, so no commit
-    /// falls between the first message and the live updates; if a merge moved the ID to another customer in
-    /// between, it follows and subscribes again.
-    private func subscribe(tenantID: String, appUserID: String) async throws(DomainError)
-        -> (StatusSubscription, CustomerState)
-    {
+    /// Reads the customer the cache did not hold, so ``open(heartbeatOn:)`` can go on: the first time into the cache,
+    /// where it finds them; should the cache have let them go again by then, subscribed and read from the database.
+    @inline(never)
+    func load() async throws(DomainError) {
+        if warmedCache {
+            try await loadSubscribed()
+        } else {
+            guard try await streams.engine.customers.load(tenantID: tenantID, appUserID: appUserID) else {
+                throw .notIdentified(appUserID)
+            }
+            warmedCache = true
+        }
+    }
+
+    /// A subscription and the customer's state read after it: subscribed before reading, so no commit falls between
+    /// the first message and the live updates; if a merge moved the ID to another customer in between, it follows
+    /// and subscribes again.
+    private func loadSubscribed() async throws(DomainError) {
         let engine = streams.engine
         while true {
             guard let customerID = try await engine.customers.state(tenantID: tenantID, appUserID: appUserID).customerID
@@ -159,8 +198,28 @@ final class StatusStream {
                 subscription.cancel()
                 throw error
             }
-            if current.customerID == subscription.customerID { return (subscription, current) }
+            if current.customerID == subscription.customerID {
+                loaded = (subscription, current)
+                return
+            }
             subscription.cancel()
         }
+    }
+
+    /// ``loadSubscribed()``'s subscription from the cache alone, without waiting; nil when the customer is not cached, or moved while
+    /// subscribing.
+    private func subscribeCached() throws(DomainError) -> (StatusSubscription, CustomerState)? {
+        let customers = streams.engine.customers
+        guard let customerID = customers.cachedState(tenantID: tenantID, appUserID: appUserID)?.state.customerID else {
+            return nil
+        }
+        let subscription = try streams.engine.hub.subscribe(tenantID: tenantID, customerID: customerID)
+        guard let current = customers.cachedState(tenantID: tenantID, appUserID: appUserID)?.state,
+            current.customerID == customerID
+        else {
+            subscription.cancel()
+            return nil
+        }
+        return (subscription, current)
     }
 }

@@ -10,7 +10,8 @@ import RPCCore
 /// the frames that wait: a status stream lives as long as the app is open, and every async frame its task ever held
 /// stays allocated until it ends (the task allocator keeps its slabs for reuse), so nested generic wrappers and wide
 /// frames cost kilobytes per open stream. ``StatusStream`` does the synchronous work between the waits, out of line
-/// (inlined into this async function, its locals would widen the frame). The call's log line and its authentication
+/// (inlined into this async function, its locals would widen the frame), and a customer the cache holds is
+/// subscribed to without waiting at all. The call's log line and its authentication
 /// are the same as every other call's.
 final class StatusStreams: Sendable {
     let engine: CustomerEngine
@@ -38,7 +39,8 @@ final class StatusStreams: Sendable {
     ) async throws {
         let stream = StatusStream(streams: self, context: context)
         do {
-            try await stream.open(request, heartbeatOn: context.isGRPCWeb ? writer : nil)
+            try stream.begin(request)
+            while try !stream.open(heartbeatOn: context.isGRPCWeb ? writer : nil) { try await stream.load() }
             while let message = await stream.next() {
                 try await writer.write(message.event)
                 stream.sent(message)

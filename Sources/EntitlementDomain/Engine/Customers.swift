@@ -43,6 +43,13 @@ public final class Customers: Sendable {
         return cached.memoizedState(at: core.now())
     }
 
+    /// Reads a customer the cache does not hold into it, for callers that then read it with
+    /// ``cachedState(tenantID:appUserID:)`` (a status stream, whose every waiting frame stays allocated while it
+    /// lives); false for an unknown ID.
+    public func load(tenantID: String, appUserID: String) async throws(DomainError) -> Bool {
+        try await misses.entry(tenantID: tenantID, appUserID: appUserID) != nil
+    }
+
     /// What the reads of customers the cache did not hold have done, for the metrics.
     public var snapshotReadCounts: SnapshotReadCounts { misses.counts }
 
