@@ -13,6 +13,8 @@ of this process is done with it:
   {"cmd": "drop"}     every connection closed at once, without GOAWAY or close_notify (a network change)
   {"cmd": "reconnect", "resume": true}  each device on its own: connect, TLS (resuming its session, unless resume
                       is false), HTTP/2, and its stream again from the last version it saw
+  {"cmd": "pause"}    stop reading the sockets: what arrives waits in the kernel, stamped with when it arrived
+  {"cmd": "resume"}   read what arrived meanwhile, handle it, and go on reading
   {"cmd": "events", "users": [...]}  (and forget) the arrival times of the events each named user's devices received
   {"cmd": "quit"}
 Times are when the kernel received the bytes (SO_TIMESTAMPNS), on time.monotonic()'s clock (CLOCK_MONOTONIC, the same
@@ -53,7 +55,8 @@ class TimedConnection:
         self.reads = collections.deque()  # (arrival time, bytes); b"" once the peer has closed
         self.waiter = None
         self.unsent = bytearray()
-        self.loop.add_reader(sock.fileno(), self.readable)
+        self.open, self.reading = True, False
+        self.start_reading()
 
     @classmethod
     async def open(cls, host, port, source):
@@ -69,10 +72,13 @@ class TimedConnection:
         return cls(sock)
 
     def readable(self):
+        """Reads once what has arrived; False when nothing had (or the connection has ended)."""
+        if not self.open:
+            return False
         try:
             data, ancillary, _, _ = self.sock.recvmsg(1 << 16, socket.CMSG_SPACE(16))
         except (BlockingIOError, InterruptedError):
-            return
+            return False
         except OSError:
             data, ancillary = b"", []
         arrived = time.monotonic()
@@ -82,10 +88,26 @@ class TimedConnection:
                 # CLOCK_REALTIME to the monotonic clock every process here shares.
                 arrived = seconds + nanoseconds / 1e9 - (time.time() - time.monotonic())
         if not data:
-            self.loop.remove_reader(self.sock.fileno())
+            self.stop_reading()
+            self.open = False
         self.reads.append((arrived, data))
         if self.waiter is not None and not self.waiter.done():
             self.waiter.set_result(None)
+        return bool(data)
+
+    def stop_reading(self):
+        """What arrives meanwhile waits in the kernel, stamped with its arrival time."""
+        if self.reading:
+            self.loop.remove_reader(self.sock.fileno())
+            self.reading = False
+
+    def start_reading(self):
+        """Reads everything that arrived while stopped, then goes on reading as it arrives."""
+        while self.readable():
+            pass
+        if self.open and not self.reading:
+            self.loop.add_reader(self.sock.fileno(), self.readable)
+            self.reading = True
 
     async def read(self):
         """(arrival time, bytes) of the next read; b"" once the connection has ended."""
@@ -120,7 +142,8 @@ class TimedConnection:
     def reset(self):
         """Closed without GOAWAY or close_notify, with a reset (SO_LINGER 0), as when a phone's network goes away."""
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
-        self.loop.remove_reader(self.sock.fileno())
+        self.stop_reading()
+        self.open = False
         self.loop.remove_writer(self.sock.fileno())
         self.sock.close()
 
@@ -333,6 +356,17 @@ async def main():
         elif name == "drop":
             for device in devices:
                 device.drop()
+        elif name == "pause":
+            for device in devices:
+                if device.connection is not None:
+                    device.connection.stop_reading()
+        elif name == "resume":
+            for device in devices:
+                if device.connection is not None:
+                    device.connection.start_reading()
+            # Until every device has handled what it read: the next command may ask for its events.
+            while any(device.connection is not None and device.connection.reads for device in devices):
+                await asyncio.sleep(0.005)
         elif name == "events":
             wanted = set(command["users"])
             answer["events"] = {}
