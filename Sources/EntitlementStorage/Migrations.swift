@@ -315,7 +315,48 @@ enum Migrations {
                 ALTER TABLE transactions ADD COLUMN access_from INTEGER;
                 """
         ),
+        Migration(version: 15, sql: revenueLedgerSQL(integer: "INTEGER")),
     ]
+
+    /// Version 15 on SQLite, 6 on PostgreSQL (`integer`: the 64-bit integer type): what the revenue ledger records
+    /// of a purchase's newest transaction, and the ledger itself (README, "The revenue ledger": its schema is a
+    /// documented contract an analyst queries).
+    static func revenueLedgerSQL(integer: String) -> String {
+        """
+        -- NULL sale_kind: the store said nothing of the sale (purchases stored before the ledger).
+        ALTER TABLE transactions ADD COLUMN sale_kind TEXT;
+        ALTER TABLE transactions ADD COLUMN offer_kind TEXT NOT NULL DEFAULT '';
+        ALTER TABLE transactions ADD COLUMN country TEXT NOT NULL DEFAULT '';
+        ALTER TABLE transactions ADD COLUMN refunded_milliunits \(integer);
+
+        -- One row per money movement a store reported, never updated: a refund is a row of its own.
+        CREATE TABLE revenue_ledger (
+            tenant_id TEXT NOT NULL,
+            store TEXT NOT NULL,
+            transaction_id TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            -- 'payment', 'refund' or 'refund_reversal': with the store's transaction ID, the row's key.
+            direction TEXT NOT NULL,
+            original_transaction_id TEXT NOT NULL,
+            customer_id \(integer),
+            product_id TEXT NOT NULL,
+            -- The product's entitlements when recorded, separated by spaces.
+            entitlement_ids TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            country TEXT NOT NULL,
+            offer_kind TEXT NOT NULL,
+            -- Milliseconds since 1970 UTC, as every time in this schema.
+            period_start \(integer) NOT NULL,
+            period_end \(integer),
+            amount_milliunits \(integer) NOT NULL,
+            currency TEXT NOT NULL,
+            occurred_at \(integer) NOT NULL,
+            recorded_at \(integer) NOT NULL,
+            PRIMARY KEY (tenant_id, store, transaction_id, direction)
+        );
+        CREATE INDEX revenue_ledger_occurred ON revenue_ledger (tenant_id, occurred_at);
+        """
+    }
 
     static var latestVersion: Int64 { all.last?.version ?? 0 }
 

@@ -256,7 +256,27 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
                 .integer(Int64(record.acknowledgement.attempts)), .time(record.acknowledgement.dueAt),
                 .text(record.acknowledgement.lastError), .bool(record.renewal.isHeld),
                 .integer(record.price?.milliunits), .text(record.price?.currency ?? ""), .time(record.accessFrom),
+                .text(record.sale.map { StorageColumns.saleKind($0.kind) }),
+                .text(record.sale.map { StorageColumns.offerKind($0.offer) } ?? ""), .text(record.sale?.country ?? ""),
+                .integer(record.sale?.refundedMilliunits),
             ])
+    }
+
+    func recordLedgerEntries(_ entries: [LedgerEntry], at time: UnixTime) throws(StorageError) {
+        for entry in entries {
+            try db.send(
+                StorageSQL.recordLedgerEntrySQL,
+                [
+                    .text(entry.tenantID), .text(StorageColumns.ledgerStore(entry.store)), .text(entry.transactionID),
+                    .text(StorageColumns.movementKind(entry.kind)),
+                    .text(StorageColumns.movementDirection(entry.kind.direction)),
+                    .text(entry.originalTransactionID), .integer(entry.customerID), .text(entry.productID),
+                    .text(entry.entitlementIDs.joined(separator: " ")),
+                    .text(StorageColumns.environment(entry.environment)), .text(entry.country),
+                    .text(StorageColumns.offerKind(entry.offer)), .time(entry.periodStart), .time(entry.periodEnd),
+                    .integer(entry.amount.milliunits), .text(entry.amount.currency), .time(entry.occurredAt), .time(time),
+                ])
+        }
     }
 
     func setPurchaseOwner(tenantID: String, store: Store, originalTransactionID: String, customerID: Int64?)
@@ -537,7 +557,7 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
 extension StorageSQL {
     static let saveTransactionSQL = """
         INSERT INTO transactions (\(purchaseColumns))
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (tenant_id, store, original_transaction_id) DO UPDATE SET
             transaction_id = excluded.transaction_id, customer_id = excluded.customer_id,
             product_id = excluded.product_id, product_type = excluded.product_type,
@@ -555,7 +575,18 @@ extension StorageSQL {
             acknowledgement = excluded.acknowledgement, acknowledgement_attempts = excluded.acknowledgement_attempts,
             acknowledgement_due_at = excluded.acknowledgement_due_at, acknowledgement_error = excluded.acknowledgement_error,
             suspended = excluded.suspended, price_milliunits = excluded.price_milliunits, currency = excluded.currency,
-            access_from = excluded.access_from
+            access_from = excluded.access_from, sale_kind = excluded.sale_kind, offer_kind = excluded.offer_kind,
+            country = excluded.country, refunded_milliunits = excluded.refunded_milliunits
+        """
+
+    /// A movement already recorded (a redelivery, a restore) keeps its row.
+    static let recordLedgerEntrySQL = """
+        INSERT INTO revenue_ledger (
+            tenant_id, store, transaction_id, kind, direction, original_transaction_id, customer_id, product_id,
+            entitlement_ids, environment, country, offer_kind, period_start, period_end, amount_milliunits, currency,
+            occurred_at, recorded_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (tenant_id, store, transaction_id, direction) DO NOTHING
         """
 
     /// Wall-clock time, for bookkeeping columns the protocol passes no time for (grants.created_at, the added_at of

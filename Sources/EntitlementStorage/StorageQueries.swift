@@ -16,7 +16,8 @@ enum StorageSQL {
         + "ownership, will_renew, in_grace_period, in_billing_retry, grace_period_expires_at, app_account_token, "
         + "offer_type, signed_at, updated_at, renewal_product_id, is_upgraded, renewal_state_as_of, paused_until, "
         + "superseded_by, origin, replaces, acknowledgement, acknowledgement_attempts, acknowledgement_due_at, "
-        + "acknowledgement_error, suspended, price_milliunits, currency, access_from"
+        + "acknowledgement_error, suspended, price_milliunits, currency, access_from, sale_kind, offer_kind, country, "
+        + "refunded_milliunits"
 
     /// Every ID resolving to the customer but the canonical one, oldest first (index app_user_ids_customer).
     static let aliasesSQL = """
@@ -385,7 +386,18 @@ extension StorageSQL {
                 state: try StorageColumns.decode(
                     row.string(30), column: "transactions.acknowledgement", as: StorageColumns.acknowledgement),
                 attempts: Int(row.int64(31)), dueAt: row.optionalTime(32), lastError: row.string(33)),
-            price: row.optionalInt64(35).map { PurchasePrice(milliunits: $0, currency: row.string(36)) })
+            price: row.optionalInt64(35).map { PurchasePrice(milliunits: $0, currency: row.string(36)) },
+            sale: try sale(from: row))
+    }
+
+    /// The sale of a purchase row (columns 38 to 41); nil for one stored without.
+    private static func sale(from row: some SQLRow) throws(StorageError) -> PurchaseSale? {
+        guard let kind = row.optionalString(38) else { return nil }
+        return PurchaseSale(
+            kind: try StorageColumns.decode(kind, column: "transactions.sale_kind", as: StorageColumns.saleKind),
+            offer: try StorageColumns.decode(
+                row.string(39), column: "transactions.offer_kind", as: StorageColumns.offerKind),
+            country: row.string(40), refundedMilliunits: row.optionalInt64(41))
     }
 
     /// Entitlement IDs as one TEXT column: each preceded by U+001F, so `[]` is `""` and `[""]` is `"\u{1F}"`

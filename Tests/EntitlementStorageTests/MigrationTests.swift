@@ -23,9 +23,10 @@ struct MigrationTests {
             try tables(raw) == [
                 "app_user_ids", "customer_entitlements", "customers", "disabled_webhook_endpoints", "events", "grants",
                 "pending_revocations", "poll_cursors", "processed_notifications", "purchase_references",
-                "redemption_codes", "renewal_extensions", "schema_migrations", "transactions", "webhook_deliveries",
+                "redemption_codes", "renewal_extensions", "revenue_ledger", "schema_migrations", "transactions",
+                "webhook_deliveries",
             ])
-        #expect(try appliedVersions(raw) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14])
+        #expect(try appliedVersions(raw) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15])
         #expect(try appliedVersions(raw) == Migrations.all.map(\.version))
         #expect(try raw.row("PRAGMA journal_mode") { $0.string(0) } == "wal")
         let appliedAt = try raw.row("SELECT applied_at FROM schema_migrations") { $0.int64(0) }
@@ -97,7 +98,7 @@ struct MigrationTests {
         }
 
         let repository = try database.open()
-        #expect(try appliedVersions(database.rawConnection()) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14])
+        #expect(try appliedVersions(database.rawConnection()) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15])
         let alice = try #require(try repository.snapshot(tenantID: "t", appUserID: "alice"))
         #expect(alice.customer.id == 7)
         #expect(alice.customer.version == 1)
@@ -177,7 +178,8 @@ struct MigrationTests {
         ", replaces, acknowledgement, acknowledgement_attempts, acknowledgement_due_at, acknowledgement_error, suspended"
         + version10Columns
     static let version10Columns = ", price_milliunits, currency" + version14Columns
-    static let version14Columns = ", access_from"
+    static let version14Columns = ", access_from" + version15Columns
+    static let version15Columns = ", sale_kind, offer_kind, country, refunded_milliunits"
 
     @Test func upgradesAVersion5DatabaseToPlayPurchaseColumns() throws {
         let database = try TemporaryDatabase()

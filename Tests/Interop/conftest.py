@@ -20,6 +20,7 @@ import queue
 import re
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -192,10 +193,28 @@ ON_POSTGRES = os.environ.get("ENTITLEMENTD_TEST_STORE") == "postgres"
 SQLITE_ONLY = pytest.mark.skipif(ON_POSTGRES, reason="reads or locks the SQLite file itself")
 
 
+def postgres_schema(database: Path) -> str:
+    """The PostgreSQL schema that stands for the SQLite file `database` when the tests run on PostgreSQL."""
+    return "t_" + hashlib.sha256(str(database).encode()).hexdigest()[:24]
+
+
+def query_database(directory: Path, sql: str) -> list[tuple[str, ...]]:
+    """The rows of `sql` on the database of the server started on `directory` (its SQLite file, or its PostgreSQL
+    schema), read behind its back as an analyst would; every value as text, NULL as ''."""
+    database = directory / "entitlements.db"
+    if ON_POSTGRES:
+        conninfo = f"{os.environ['ENTITLEMENTD_TEST_POSTGRES']} options=-csearch_path={postgres_schema(database)}"
+        out = subprocess.run(["psql", conninfo, "-qAt", "-F", "\t", "-c", sql], check=True, capture_output=True,
+                             text=True, timeout=60).stdout
+        return [tuple(line.split("\t")) for line in out.splitlines()]
+    with sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=10) as connection:
+        return [tuple("" if value is None else str(value) for value in row) for row in connection.execute(sql)]
+
+
 def postgres_storage(database: Path) -> list[str]:
     """`[storage]` lines that keep `database`'s data in a PostgreSQL schema named after it (created here)."""
     base = os.environ["ENTITLEMENTD_TEST_POSTGRES"]
-    schema = "t_" + hashlib.sha256(str(database).encode()).hexdigest()[:24]
+    schema = postgres_schema(database)
     subprocess.run(["psql", base, "-qc", f"CREATE SCHEMA IF NOT EXISTS {schema}"], check=True, timeout=60)
     return ['backend = "postgres"', f"postgres_url = {_toml_string(f'{base} options=-csearch_path={schema}')}"]
 

@@ -66,7 +66,50 @@ public enum AppStoreInterpretation {
             willRenew: type == .autoRenewable, appAccountToken: payload.appAccountToken ?? "",
             offerType: payload.offerType.map { String($0.rawValue) } ?? "", signedAt: signedAt,
             updatedAt: signedAt, isUpgraded: payload.isUpgraded ?? false,
-            price: payload.price.flatMap { amount in payload.currency.map { PurchasePrice(milliunits: amount, currency: $0) } })
+            price: try price(of: payload), sale: sale(of: payload, renews: type == .autoRenewable))
+    }
+
+    /// What the buyer paid: Apple's `price` (thousandths of `currency`) where the transaction has both.
+    private static func price(of payload: JWSTransaction) throws(DomainError) -> PurchasePrice? {
+        guard let amount = payload.price, let currency = payload.currency else { return nil }
+        guard amount >= 0 else { throw .malformedPayload("The signed transaction's price is negative.") }
+        return PurchasePrice(milliunits: amount, currency: currency)
+    }
+
+    /// The transaction's reason, offer, storefront and refund, as the revenue ledger records them.
+    private static func sale(of payload: JWSTransaction, renews: Bool) -> PurchaseSale {
+        let isRenewal =
+            switch payload.transactionReason?.known {
+            case .renewal?: true
+            case .purchase?: false
+            // Signed before Apple added the field: a subscription's first transaction is the purchase.
+            case nil: payload.transactionId != nil && payload.transactionId != payload.originalTransactionId
+            }
+        let kind: SaleKind = !renews ? .oneTime : isRenewal ? .subscriptionRenewal : .subscriptionPurchase
+        var refunded: Int64?
+        if payload.revocationDate != nil, payload.revocationType?.known != .familyRevoke, let price = payload.price,
+            price >= 0
+        {
+            // Apple's percentage is in thousandths of a percent; split so the product cannot overflow.
+            let share = Int64(min(max(payload.revocationPercentage ?? 100_000, 0), 100_000))
+            refunded = price / 100_000 * share + price % 100_000 * share / 100_000
+        }
+        return PurchaseSale(
+            kind: kind, offer: offer(of: payload),
+            country: payload.storefront.map { CountryCode.alpha2($0) ?? $0.uppercased() } ?? "",
+            refundedMilliunits: refunded)
+    }
+
+    private static func offer(of payload: JWSTransaction) -> OfferKind {
+        guard let type = payload.offerType else { return .none }
+        switch type.known {
+        case .introductoryOffer?: return payload.offerDiscountType?.known == .freeTrial ? .freeTrial : .introductory
+        case .promotionalOffer?: return .promotional
+        case .offerCode?: return .offerCode
+        case .winBackOffer?: return .winBack
+        // A kind of offer Apple added since: an offer all the same, at a price of its own.
+        case nil: return .promotional
+        }
     }
 
     /// The purchase as the notification leaves it: the transaction's data, the renewal info's intentions, and the

@@ -37,6 +37,7 @@ public enum PurchaseVersions {
         }
         // Not every message of a store carries the amount (a Stripe subscription update does not): what was paid stays.
         if merged.price == nil, merged.transactionID == stored.transactionID { merged.price = stored.price }
+        if merged.sale == nil, merged.transactionID == stored.transactionID { merged.sale = stored.sale }
         merged.acknowledgement = PurchaseAcknowledgement.combine(
             stored: held?.acknowledgement, incoming: incoming.acknowledgement)
         return merged
@@ -95,6 +96,8 @@ public enum PurchaseVersions {
         left.renewalStateAsOf = rhs.renewalStateAsOf
         left.origin = rhs.origin
         left.acknowledgement = rhs.acknowledgement
+        // Stored before the revenue ledger, a purchase has no sale: the same data, seen again with one.
+        if left.sale == nil { left.sale = rhs.sale }
         return left == rhs
     }
 

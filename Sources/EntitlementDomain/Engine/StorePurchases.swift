@@ -118,6 +118,7 @@ extension StorePurchases {
             incoming.customerID = customer.id
             incoming = try self.markedIfReplaced(incoming, in: transaction)
             let merged = PurchaseVersions.merge(stored: stored, incoming: incoming)
+            try transaction.recordLedgerEntries(RevenueLedger.entries(for: incoming, stored: stored), at: now)
             var from: Int64?
             if let stored, let owner = stored.customerID, owner != customer.id {
                 // Judged on the newest data: a renewal only the token shows is the owner's access too.
@@ -329,6 +330,7 @@ extension StorePurchases {
         record = try self.markedIfReplaced(record, in: transaction)
         // An earlier period (its refund, its reversal) or an upgraded-away plan leaves the current one alone.
         let merged = PurchaseVersions.merge(stored: stored, incoming: record)
+        try transaction.recordLedgerEntries(RevenueLedger.entries(for: record, stored: stored), at: now)
         if merged != stored { try transaction.savePurchase(merged) }
         let replacement = try self.supersedeReplaced(by: merged, in: transaction)
         committed += try self.recordReplacements(

@@ -63,6 +63,8 @@ public struct StorePurchase: Hashable, Sendable {
     /// What the buyer paid for the newest transaction, where the store says (Apple's `price` and `currency`, Stripe's
     /// amounts); nil when it does not (Google Play's purchase data carries none).
     public var price: PurchasePrice?
+    /// The rest of what the revenue ledger records of the newest transaction, where the store says.
+    public var sale: PurchaseSale?
 
     public init(
         tenantID: String, store: Store, originalTransactionID: String, transactionID: String, customerID: Int64?,
@@ -72,9 +74,11 @@ public struct StorePurchase: Hashable, Sendable {
         appAccountToken: String, offerType: String, signedAt: UnixTime, updatedAt: UnixTime,
         renewalProductID: String = "", isUpgraded: Bool = false, renewalStateAsOf: UnixTime? = nil,
         accessFrom: UnixTime? = nil, supersededBy: String = "", origin: PurchaseOrigin = .device, replaces: String = "",
-        acknowledgement: PurchaseAcknowledgement = .notRequired, price: PurchasePrice? = nil
+        acknowledgement: PurchaseAcknowledgement = .notRequired, price: PurchasePrice? = nil,
+        sale: PurchaseSale? = nil
     ) {
         self.price = price
+        self.sale = sale
         self.tenantID = tenantID
         self.store = store
         self.originalTransactionID = originalTransactionID

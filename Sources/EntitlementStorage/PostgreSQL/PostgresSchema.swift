@@ -276,5 +276,6 @@ enum PostgresSchema {
                 CREATE INDEX transactions_transaction_id ON transactions (transaction_id, tenant_id);
                 """
         ),
+        PostgresMigration(version: 6, sql: Migrations.revenueLedgerSQL(integer: "bigint")),
     ]
 }

@@ -17,6 +17,8 @@ public final class InMemoryRepository: CustomerRepository, Sendable {
 
     /// How many writes (a group counts once) have committed.
     public var commits: Int { commitCount.load(ordering: .sequentiallyConsistent) }
+    /// The revenue ledger committed, in the order recorded.
+    public var ledger: [LedgerEntry] { committed.withLock { $0.ledger } }
 
     private func read<T: Sendable>(_ body: (borrowing InMemoryTables) -> T) -> T {
         committed.withLock { body($0) }

@@ -16,6 +16,11 @@ struct InMemoryTables: Sendable {
     }
 
     /// A row named by an ID within a tenant's store: a purchase, a pending revocation.
+    struct LedgerKey: Hashable, Sendable {
+        var store: StoreKey
+        var direction: MovementDirection
+    }
+
     struct StoreKey: Hashable, Sendable {
         var tenantID: String
         var store: Store
@@ -79,6 +84,9 @@ struct InMemoryTables: Sendable {
     var events: [CustomerKey: [EventRecord]] = [:]
     var activeEntitlements: [CustomerKey: [ActiveEntitlementValue]] = [:]
     var purchases: [StoreKey: Sequenced<StorePurchase>] = [:]
+    /// The revenue ledger in the order recorded; `ledgerKeys` are the keys taken.
+    var ledger: [LedgerEntry] = []
+    var ledgerKeys: Set<LedgerKey> = []
     var processedNotifications: Set<NameKey> = []
     var pollCursors: [NameKey: Int64] = [:]
     var renewalExtensions: [ExtensionKey: RenewalExtension] = [:]

@@ -16,6 +16,15 @@ extension InMemoryTransaction {
             row: record, sequence: tables.purchases[key]?.sequence ?? tables.nextSequence())
     }
 
+    func recordLedgerEntries(_ entries: [LedgerEntry], at time: UnixTime) throws(StorageError) {
+        for entry in entries {
+            let key = InMemoryTables.LedgerKey(
+                store: InMemoryTables.StoreKey(tenantID: entry.tenantID, store: entry.store, id: entry.transactionID),
+                direction: entry.kind.direction)
+            if tables.ledgerKeys.insert(key).inserted { tables.ledger.append(entry) }
+        }
+    }
+
     func setPurchaseOwner(tenantID: String, store: Store, originalTransactionID: String, customerID: Int64?)
         throws(StorageError)
     {

@@ -25,6 +25,9 @@ public protocol PurchaseStorage {
     /// field, `customerID` included. (Whether it is newer is the caller's decision.) Fails with `.conflict` when
     /// `customerID` is not in the tenant.
     func savePurchase(_ record: StorePurchase) throws(StorageError)
+    /// Records revenue ledger entries at `time`; one whose key (tenant, store, transaction ID, direction) is recorded
+    /// already keeps its row.
+    func recordLedgerEntries(_ entries: [LedgerEntry], at time: UnixTime) throws(StorageError)
     /// Sets (or, with nil, clears) the owner of a stored purchase, whatever its `signedAt`. Fails with `.conflict`
     /// when the purchase is unknown or the customer is not in the tenant.
     func setPurchaseOwner(tenantID: String, store: Store, originalTransactionID: String, customerID: Int64?)

@@ -1,0 +1,44 @@
+/// The money side of a purchase's newest transaction as its store reported it: what the revenue ledger records
+/// beside the price. Nil on a ``StorePurchase`` whose store said nothing of it (records from before the ledger).
+public struct PurchaseSale: Hashable, Sendable {
+    public var kind: SaleKind
+    public var offer: OfferKind
+    /// ISO 3166-1 alpha-2 in capitals (Apple's alpha-3 storefront converted; a code ISO 3166-1 does not list, such as
+    /// Apple's Kosovo storefront, kept as the store gave it, in capitals), empty when the store did not say.
+    public var country: String
+    /// What the store gave back when it revoked the transaction, in thousandths of the price's currency (Apple's
+    /// `revocationPercentage` of the price); nil while not refunded, or when the revocation moved no money (a
+    /// Family Sharing member losing access).
+    public var refundedMilliunits: Int64?
+
+    public init(kind: SaleKind, offer: OfferKind, country: String, refundedMilliunits: Int64? = nil) {
+        self.kind = kind
+        self.offer = offer
+        self.country = country
+        self.refundedMilliunits = refundedMilliunits
+    }
+}
+
+/// What the store charged for.
+public enum SaleKind: Sendable, Hashable, CaseIterable {
+    /// Anything but an auto-renewable subscription: a non-consumable, a consumable, a non-renewing subscription.
+    case oneTime
+    /// A subscription period the buyer chose: the first, an upgrade, a resubscription.
+    case subscriptionPurchase
+    /// A subscription period the store renewed.
+    case subscriptionRenewal
+}
+
+/// The offer a transaction was sold under.
+public enum OfferKind: Sendable, Hashable, CaseIterable {
+    case none
+    /// An introductory offer at no charge.
+    case freeTrial
+    /// An introductory offer at a price (pay as you go, pay up front).
+    case introductory
+    case promotional
+    /// A code the buyer redeemed (App Store offer codes).
+    case offerCode
+    /// An offer to a lapsed subscriber.
+    case winBack
+}

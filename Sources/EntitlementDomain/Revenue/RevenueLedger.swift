@@ -1,0 +1,58 @@
+/// Which ledger entries a verified version of a purchase makes: its transaction's payment (or free trial), the refund
+/// once the store gives money back, and the refund's reversal should the store take that back. Entries come from
+/// every verified version, whether or not it is newer than the stored one (a renewal delivered late still
+/// happened); the ledger's key keeps each once.
+public enum RevenueLedger {
+    /// The entries `incoming` makes; `stored` is the purchase as stored before it, which says whether this payment
+    /// ends a free trial or changes the product within a paid period, and what was refunded. None for a purchase
+    /// whose store reported no sale or price, or one shared by a family member (the organizer's own transaction is
+    /// the payment).
+    public static func entries(for incoming: StorePurchase, stored: StorePurchase?) -> [LedgerEntry] {
+        guard let sale = incoming.sale, let price = incoming.price, incoming.ownership == .purchased else { return [] }
+        let payment = LedgerEntry(
+            tenantID: incoming.tenantID, store: incoming.store, transactionID: incoming.transactionID,
+            kind: kind(of: incoming, sale: sale, stored: stored), originalTransactionID: incoming.originalTransactionID,
+            customerID: incoming.customerID, productID: incoming.productID, entitlementIDs: incoming.entitlementIDs,
+            environment: incoming.environment, country: sale.country, offer: sale.offer,
+            periodStart: incoming.purchasedAt, periodEnd: incoming.expiresAt, amount: price,
+            occurredAt: incoming.purchasedAt)
+        if let refunded = sale.refundedMilliunits, refunded > 0, let revokedAt = incoming.revokedAt {
+            return [payment, payment.moving(.refund, -refunded, at: revokedAt)]
+        }
+        // Only Apple's signed data says a transaction is no longer revoked: the other stores' purchase data never
+        // shows a revocation at all (``PurchaseVersions/merge(stored:incoming:)``).
+        if incoming.store == .appStore, incoming.revokedAt == nil, let stored,
+            stored.transactionID == incoming.transactionID, let refunded = stored.sale?.refundedMilliunits, refunded > 0
+        {
+            return [payment, payment.moving(.refundReversal, refunded, at: max(incoming.signedAt, stored.signedAt))]
+        }
+        return [payment]
+    }
+
+    private static func kind(of incoming: StorePurchase, sale: PurchaseSale, stored: StorePurchase?) -> MovementKind {
+        if sale.kind == .oneTime { return .oneTime }
+        if sale.offer == .freeTrial { return .trialStart }
+        // The stored record is an earlier transaction of the same subscription (a later one is never replaced by
+        // an older, so what it says of the one before is then unknown: a plain renewal or purchase).
+        let earlier = stored.flatMap { stored in
+            stored.transactionID != incoming.transactionID && stored.purchasedAt < incoming.purchasedAt ? stored : nil
+        }
+        if earlier?.sale?.offer == .freeTrial { return .trialConversion }
+        if sale.kind == .subscriptionRenewal { return .renewal }
+        if let earlier, let end = earlier.expiresAt, incoming.purchasedAt < end, earlier.revokedAt == nil {
+            return .productChange
+        }
+        return .purchase
+    }
+}
+
+extension LedgerEntry {
+    /// The entry of `kind` for `milliunits` of this payment's currency at `time`, about the same transaction.
+    fileprivate func moving(_ kind: MovementKind, _ milliunits: Int64, at time: UnixTime) -> LedgerEntry {
+        var entry = self
+        entry.kind = kind
+        entry.amount = PurchasePrice(milliunits: milliunits, currency: amount.currency)
+        entry.occurredAt = time
+        return entry
+    }
+}

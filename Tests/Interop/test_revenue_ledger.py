@@ -1,0 +1,101 @@
+"""The revenue ledger (README, "The revenue ledger") through the real interop-server: App Store purchases, renewals
+and refunds as a device and Apple's notifications bring them, read from the database behind the server's back with
+the README's column names, as an analyst would (SQLite's file, or the PostgreSQL schema).
+
+Transactions and notifications are signed at test time by `entctl dev` (test_notifications.py's helpers and
+fixtures; this module gets a server of its own); its transactions carry Apple's fields for money: `price` 4990,
+`currency` USD, `storefront` USA, `transactionReason`.
+"""
+
+from __future__ import annotations
+
+from appstore_support import LIFETIME, MONTHLY, payload
+from conftest import query_database
+from entitlement_support import unique_id
+from test_notifications import new_original_id, notification, post_ok, transaction
+from test_notifications import ca, env, notify_server, notify_tenants  # noqa: F401 (fixtures: a server of its own)
+
+COLUMNS = ("kind, direction, transaction_id, amount_milliunits, currency, country, offer_kind, environment, "
+           "entitlement_ids, product_id, period_start, period_end, occurred_at, customer_id, store")
+
+
+def ledger(env, original: str) -> list[dict[str, str]]:
+    rows = query_database(
+        env.server.config.parent,
+        f"SELECT {COLUMNS} FROM revenue_ledger WHERE original_transaction_id = '{original}' "
+        "ORDER BY occurred_at, direction")
+    names = [name.strip() for name in COLUMNS.split(",")]
+    return [dict(zip(names, row)) for row in rows]
+
+
+def customer_id(env, user: str) -> str:
+    [(identifier,)] = query_database(
+        env.server.config.parent, f"SELECT customer_id FROM app_user_ids WHERE app_user_id = '{user}'")
+    return identifier
+
+
+def test_a_subscriptions_purchase_renewal_and_refund_are_one_row_each_however_often_they_arrive(env, ca):
+    original = new_original_id()
+    user = unique_id()
+    bought = transaction(ca, original, "--signed-date", "-2h", "--purchase-date", "-29d", "--expires", "+1d")
+    env.a.purchase(user, bought)
+    renewed = transaction(ca, original, "--transaction-id", original + "1", "--purchase-date", "-1m",
+                          "--expires", "+30d")
+    renewal = notification(ca, "DID_RENEW", transaction=renewed)
+    post_ok(env, "a", renewal)
+    # Delivered again: Apple's retry, the device's Restore, the device's own Purchase of the renewal.
+    post_ok(env, "a", renewal)
+    env.a.restore(user, [bought, renewed])
+    env.a.purchase(user, renewed)
+    rows = ledger(env, original)
+    assert [(row["kind"], row["direction"], row["transaction_id"]) for row in rows] == [
+        ("purchase", "payment", original), ("renewal", "payment", original + "1")], rows
+    owner = customer_id(env, user)
+    for row, token in zip(rows, [bought, renewed]):
+        signed = payload(token)
+        assert row["amount_milliunits"] == "4990" and row["currency"] == "USD", row
+        assert row["country"] == "US" and row["offer_kind"] == "none" and row["environment"] == "Sandbox", row
+        assert row["entitlement_ids"] == "pro" and row["product_id"] == MONTHLY and row["store"] == "app_store", row
+        assert int(row["period_start"]) == signed["purchaseDate"] == int(row["occurred_at"]), row
+        assert int(row["period_end"]) == signed["expiresDate"], row
+        assert row["customer_id"] == owner, row
+
+    # Apple refunds the renewal: a row of its own, the payment's row unchanged.
+    refunded = transaction(ca, original, "--transaction-id", original + "1", "--purchase-date", "-1m",
+                           "--expires", "+30d", "--revocation-date", "-10s")
+    refund = notification(ca, "REFUND", transaction=refunded)
+    post_ok(env, "a", refund)
+    post_ok(env, "a", notification(ca, "REFUND", transaction=refunded))
+    after = ledger(env, original)
+    assert after[:2] == rows, after
+    assert [(row["kind"], row["direction"], row["amount_milliunits"]) for row in after[2:]] == [
+        ("refund", "refund", "-4990")], after
+    assert int(after[2]["occurred_at"]) == payload(refunded)["revocationDate"], after[2]
+    assert after[2]["transaction_id"] == original + "1" and after[2]["customer_id"] == owner, after[2]
+
+
+def test_a_purchase_apple_told_of_first_is_recorded_before_anyone_owns_it(env, ca):
+    original = new_original_id()
+    bought = transaction(ca, original, "--purchase-date", "-1m", "--expires", "+30d")
+    post_ok(env, "a", notification(ca, "SUBSCRIBED", "INITIAL_BUY", transaction=bought))
+    [row] = ledger(env, original)
+    assert row["kind"] == "purchase" and row["customer_id"] == "", row
+    # The device that bought it claims it: the row stands as written (the owner now is the purchase's).
+    user = unique_id()
+    env.a.purchase(user, bought)
+    assert ledger(env, original) == [row]
+    [(owner,)] = query_database(
+        env.server.config.parent, f"SELECT customer_id FROM transactions WHERE original_transaction_id = '{original}'")
+    assert owner == customer_id(env, user)
+
+
+def test_a_lifetime_purchase_is_one_time_and_a_family_members_copy_is_no_payment(env, ca):
+    original = new_original_id()
+    lifetime = ca.sign(LIFETIME, "--original-transaction-id", original, "--type", "non-consumable")
+    env.a.purchase(unique_id(), lifetime)
+    [row] = ledger(env, original)
+    assert (row["kind"], row["entitlement_ids"], row["period_end"]) == ("one_time", "premium", ""), row
+
+    shared = new_original_id()
+    env.a.purchase(unique_id(), transaction(ca, shared, "--expires", "+30d", "--ownership", "family-shared"))
+    assert ledger(env, shared) == []
