@@ -111,7 +111,8 @@ public struct ServerWiring: Sendable {
             hub: StatusHub(maxStreamsPerCustomer: limits.maxStreamsPerCustomer, maxPendingUpdates: limits.maxPendingUpdates),
             replayLimit: limits.replayLimit, maxWriteGroup: limits.maxWriteGroup, writeLanes: limits.writeLanes,
             snapshotReads: limits.snapshotReads,
-            webhookEndpoints: { tenants.directory.tenant(id: $0)?.webhooks ?? [] }
+            webhookEndpoints: { tenants.directory.tenant(id: $0)?.webhooks ?? [] },
+            commissions: { tenants.directory.tenant(id: $0)?.commissions ?? .defaults }
         ) { tenantID, update in
             callLog.change(tenantID: tenantID, update)
             serviceMetrics.changeCommitted(update)

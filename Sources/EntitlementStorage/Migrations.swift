@@ -316,6 +316,7 @@ enum Migrations {
                 """
         ),
         Migration(version: 15, sql: revenueLedgerSQL(integer: "INTEGER")),
+        Migration(version: 16, sql: ledgerProceedsSQL(integer: "INTEGER")),
     ]
 
     /// Version 15 on SQLite, 6 on PostgreSQL (`integer`: the 64-bit integer type): what the revenue ledger records
@@ -356,6 +357,11 @@ enum Migrations {
         );
         CREATE INDEX revenue_ledger_occurred ON revenue_ledger (tenant_id, occurred_at);
         """
+    }
+
+    /// Version 16 on SQLite, 7 on PostgreSQL: each ledger row's estimated proceeds, NULL for rows recorded before.
+    static func ledgerProceedsSQL(integer: String) -> String {
+        "ALTER TABLE revenue_ledger ADD COLUMN proceeds_milliunits \(integer);"
     }
 
     static var latestVersion: Int64 { all.last?.version ?? 0 }

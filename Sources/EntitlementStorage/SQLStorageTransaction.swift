@@ -274,7 +274,8 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
                     .text(entry.entitlementIDs.joined(separator: " ")),
                     .text(StorageColumns.environment(entry.environment)), .text(entry.country),
                     .text(StorageColumns.offerKind(entry.offer)), .time(entry.periodStart), .time(entry.periodEnd),
-                    .integer(entry.amount.milliunits), .text(entry.amount.currency), .time(entry.occurredAt), .time(time),
+                    .integer(entry.amount.milliunits), .text(entry.amount.currency), .integer(entry.proceedsMilliunits),
+                    .time(entry.occurredAt), .time(time),
                 ])
         }
     }
@@ -584,8 +585,8 @@ extension StorageSQL {
         INSERT INTO revenue_ledger (
             tenant_id, store, transaction_id, kind, direction, original_transaction_id, customer_id, product_id,
             entitlement_ids, environment, country, offer_kind, period_start, period_end, amount_milliunits, currency,
-            occurred_at, recorded_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            proceeds_milliunits, occurred_at, recorded_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (tenant_id, store, transaction_id, direction) DO NOTHING
         """
 

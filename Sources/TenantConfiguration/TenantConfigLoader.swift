@@ -25,7 +25,8 @@ import FileAccess
 ///           "stripe": { "webhook_secrets": ["whsec_..."], "environments": ["test"], "prices": {...}, ... }
 ///                                                          // optional; see ``StripeSettings``
 ///           "web": { "allowed_origins": ["https://app.example.com"] },  // optional; see ``BrowserSettings``
-///           "webhooks": [{ "id": "backend", "url": "https://…", "secrets": ["whsec_…"] }]  // optional; see ``WebhookEndpoint``
+///           "webhooks": [{ "id": "backend", "url": "https://…", "secrets": ["whsec_…"] }],  // optional; see ``WebhookEndpoint``
+///           "commission": { "app_store": { "percent": 15 } }  // optional; see ``Commissions``
 ///         }
 ///       ]
 ///     }
@@ -75,7 +76,7 @@ struct TenantConfigReader {
     static let rootFields = ["tenants", "_comment"]
     static let tenantFields = [
         "id", "public_keys", "secret_keys", "entitlements", "allow_undeclared_entitlements", "products", "app_store",
-        "play_store", "stripe", "web", "webhooks", "_comment",
+        "play_store", "stripe", "web", "webhooks", "commission", "_comment",
     ]
 
     /// Where each tenant's ID and key hashes were, for errors found across tenants.
@@ -212,12 +213,17 @@ struct TenantConfigReader {
             try webhookEndpoints(node, path: path + ".webhooks")
         } ?? []
 
+        let commissions = try members["commission"].map { node throws(TenantConfigError) in
+            try self.commissions(node, path: path + ".commission")
+        } ?? .defaults
+
         idLines.append(line(idNode))
         keyLines.append(lines)
         return Tenant(
             id: id, publicKeys: keys[.publicKey] ?? [], secretKeys: keys[.secretKey] ?? [],
             listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclared, products: products,
-            appStore: appStore, playStore: playStore, stripe: stripe, browser: browser, webhooks: webhooks)
+            appStore: appStore, playStore: playStore, stripe: stripe, browser: browser, webhooks: webhooks,
+            commissions: commissions)
     }
 
     // MARK: Values

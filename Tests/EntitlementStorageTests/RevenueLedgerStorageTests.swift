@@ -11,7 +11,8 @@ struct RevenueLedgerStorageTests {
             tenantID: "t", store: .appStore, transactionID: transactionID, kind: kind, originalTransactionID: "1000",
             customerID: nil, productID: "monthly", entitlementIDs: ["pro", "plus"], environment: .production,
             country: "US", offer: .freeTrial, periodStart: time(1_000), periodEnd: nil,
-            amount: PurchasePrice(milliunits: amount, currency: "USD"), occurredAt: time(2_000))
+            amount: PurchasePrice(milliunits: amount, currency: "USD"), proceedsMilliunits: amount / 2,
+            occurredAt: time(2_000))
     }
 
     @Test func aPurchasesSaleRoundTrips() throws {
@@ -48,6 +49,7 @@ struct RevenueLedgerStorageTests {
         try repository.write { try $0.recordLedgerEntries(again, at: time(6_000)) }
         #expect(try database.scalar("SELECT COUNT(*) FROM revenue_ledger") == 4)
         #expect(try database.scalar("SELECT SUM(amount_milliunits) FROM revenue_ledger") == 9_990)
+        #expect(try database.scalar("SELECT SUM(proceeds_milliunits) FROM revenue_ledger") == 4_995)
         #expect(
             try database.scalar(
                 """

@@ -15,8 +15,8 @@ from entitlement_support import unique_id
 from test_notifications import new_original_id, notification, post_ok, transaction
 from test_notifications import ca, env, notify_server, notify_tenants  # noqa: F401 (fixtures: a server of its own)
 
-COLUMNS = ("kind, direction, transaction_id, amount_milliunits, currency, country, offer_kind, environment, "
-           "entitlement_ids, product_id, period_start, period_end, occurred_at, customer_id, store")
+COLUMNS = ("kind, direction, transaction_id, amount_milliunits, proceeds_milliunits, currency, country, offer_kind, "
+           "environment, entitlement_ids, product_id, period_start, period_end, occurred_at, customer_id, store")
 
 
 def ledger(env, original: str) -> list[dict[str, str]]:
@@ -54,6 +54,8 @@ def test_a_subscriptions_purchase_renewal_and_refund_are_one_row_each_however_of
     for row, token in zip(rows, [bought, renewed]):
         signed = payload(token)
         assert row["amount_milliunits"] == "4990" and row["currency"] == "USD", row
+        # Apple's default 30% kept: the tenants set no commission.
+        assert row["proceeds_milliunits"] == "3493", row
         assert row["country"] == "US" and row["offer_kind"] == "none" and row["environment"] == "Sandbox", row
         assert row["entitlement_ids"] == "pro" and row["product_id"] == MONTHLY and row["store"] == "app_store", row
         assert int(row["period_start"]) == signed["purchaseDate"] == int(row["occurred_at"]), row
@@ -68,8 +70,8 @@ def test_a_subscriptions_purchase_renewal_and_refund_are_one_row_each_however_of
     post_ok(env, "a", notification(ca, "REFUND", transaction=refunded))
     after = ledger(env, original)
     assert after[:2] == rows, after
-    assert [(row["kind"], row["direction"], row["amount_milliunits"]) for row in after[2:]] == [
-        ("refund", "refund", "-4990")], after
+    assert [(row["kind"], row["direction"], row["amount_milliunits"], row["proceeds_milliunits"])
+            for row in after[2:]] == [("refund", "refund", "-4990", "-3493")], after
     assert int(after[2]["occurred_at"]) == payload(refunded)["revocationDate"], after[2]
     assert after[2]["transaction_id"] == original + "1" and after[2]["customer_id"] == owner, after[2]
 

@@ -26,11 +26,12 @@ public final class CustomerEngine: Sendable {
         snapshotReads: SnapshotReadLimits = SnapshotReadLimits(),
         instanceID: String = CustomerEngine.defaultInstanceID(),
         webhookEndpoints: @escaping @Sendable (_ tenantID: String) -> [WebhookEndpoint] = { _ in [] },
+        commissions: @escaping @Sendable (_ tenantID: String) -> Commissions = { _ in .defaults },
         observeChange: @escaping @Sendable (_ tenantID: String, _ update: StatusUpdate) -> Void = { _, _ in }
     ) {
         let core = EngineCore(
             repository: repository, clock: clock, hub: hub, maxWriteGroup: maxWriteGroup, writeLanes: writeLanes,
-            webhookEndpoints: webhookEndpoints, observeChange: observeChange)
+            webhookEndpoints: webhookEndpoints, commissions: commissions, observeChange: observeChange)
         self.core = core
         self.customers = Customers(
             core: core, repository: repository, replayLimit: replayLimit, snapshotReads: snapshotReads)

@@ -20,10 +20,13 @@ final class EngineCore: Sendable {
     /// A tenant's webhook endpoints as configured now: every event one of them wants is put in the outbox in the
     /// event's own transaction.
     let webhookEndpoints: @Sendable (_ tenantID: String) -> [WebhookEndpoint]
+    /// A tenant's commission rates as configured now, for the proceeds of the ledger entries written.
+    let commissions: @Sendable (_ tenantID: String) -> Commissions
 
     init(
         repository: any CustomerRepository, clock: any DomainClock, hub: StatusHub, maxWriteGroup: Int, writeLanes: Int,
         webhookEndpoints: @escaping @Sendable (_ tenantID: String) -> [WebhookEndpoint],
+        commissions: @escaping @Sendable (_ tenantID: String) -> Commissions,
         observeChange: @escaping @Sendable (_ tenantID: String, _ update: StatusUpdate) -> Void
     ) {
         self.repository = repository
@@ -31,6 +34,7 @@ final class EngineCore: Sendable {
         self.writes = WriteQueue(repository: repository, clock: clock, maximumGroupSize: maxWriteGroup, lanes: writeLanes)
         self.hub = hub
         self.webhookEndpoints = webhookEndpoints
+        self.commissions = commissions
         self.observeChange = observeChange
     }
 

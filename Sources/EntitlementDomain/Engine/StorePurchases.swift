@@ -118,7 +118,7 @@ extension StorePurchases {
             incoming.customerID = customer.id
             incoming = try self.markedIfReplaced(incoming, in: transaction)
             let merged = PurchaseVersions.merge(stored: stored, incoming: incoming)
-            try transaction.recordLedgerEntries(RevenueLedger.entries(for: incoming, stored: stored), at: now)
+            try self.recordLedgerEntries(of: incoming, stored: stored, in: transaction, at: now)
             var from: Int64?
             if let stored, let owner = stored.customerID, owner != customer.id {
                 // Judged on the newest data: a renewal only the token shows is the owner's access too.
@@ -330,7 +330,7 @@ extension StorePurchases {
         record = try self.markedIfReplaced(record, in: transaction)
         // An earlier period (its refund, its reversal) or an upgraded-away plan leaves the current one alone.
         let merged = PurchaseVersions.merge(stored: stored, incoming: record)
-        try transaction.recordLedgerEntries(RevenueLedger.entries(for: record, stored: stored), at: now)
+        try self.recordLedgerEntries(of: record, stored: stored, in: transaction, at: now)
         if merged != stored { try transaction.savePurchase(merged) }
         let replacement = try self.supersedeReplaced(by: merged, in: transaction)
         committed += try self.recordReplacements(
@@ -370,5 +370,16 @@ extension StorePurchases {
         let ids = [record.originalTransactionID, record.transactionID] + references.map(\.referenceID)
         return try transaction.takePendingRevocations(tenantID: record.tenantID, store: record.store, referenceIDs: ids)
             .first
+    }
+}
+
+extension StorePurchases {
+    /// The revenue ledger's entries for a verified version of a purchase, with the tenant's commission rates now.
+    func recordLedgerEntries(
+        of incoming: StorePurchase, stored: StorePurchase?, in transaction: any StorageTransaction, at now: UnixTime
+    ) throws(StorageError) {
+        let commission = core.commissions(incoming.tenantID)[incoming.store]
+        try transaction.recordLedgerEntries(
+            RevenueLedger.entries(for: incoming, stored: stored, commission: commission), at: now)
     }
 }

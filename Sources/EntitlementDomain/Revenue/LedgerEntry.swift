@@ -22,6 +22,9 @@ public struct LedgerEntry: Hashable, Sendable {
     public var periodEnd: UnixTime?
     /// What the buyer paid, negative for money given back.
     public var amount: PurchasePrice
+    /// What of `amount` the tenant keeps once the store takes its commission (``Commissions``), in thousandths of
+    /// the same currency: an estimate.
+    public var proceedsMilliunits: Int64
     /// When it happened: the purchase date, or the revocation date of a refund.
     public var occurredAt: UnixTime
 
@@ -29,7 +32,7 @@ public struct LedgerEntry: Hashable, Sendable {
         tenantID: String, store: Store, transactionID: String, kind: MovementKind, originalTransactionID: String,
         customerID: Int64?, productID: String, entitlementIDs: [String], environment: PurchaseEnvironment,
         country: String, offer: OfferKind, periodStart: UnixTime, periodEnd: UnixTime?, amount: PurchasePrice,
-        occurredAt: UnixTime
+        proceedsMilliunits: Int64, occurredAt: UnixTime
     ) {
         self.tenantID = tenantID
         self.store = store
@@ -45,6 +48,7 @@ public struct LedgerEntry: Hashable, Sendable {
         self.periodStart = periodStart
         self.periodEnd = periodEnd
         self.amount = amount
+        self.proceedsMilliunits = proceedsMilliunits
         self.occurredAt = occurredAt
     }
 }

@@ -6,25 +6,32 @@ public enum RevenueLedger {
     /// The entries `incoming` makes; `stored` is the purchase as stored before it, which says whether this payment
     /// ends a free trial or changes the product within a paid period, and what was refunded. None for a purchase
     /// whose store reported no sale or price, or one shared by a family member (the organizer's own transaction is
-    /// the payment).
-    public static func entries(for incoming: StorePurchase, stored: StorePurchase?) -> [LedgerEntry] {
+    /// the payment). Proceeds are estimated with `commission`, the tenant's rates for the purchase's store.
+    public static func entries(for incoming: StorePurchase, stored: StorePurchase?, commission: StoreCommission)
+        -> [LedgerEntry]
+    {
         guard let sale = incoming.sale, let price = incoming.price, incoming.ownership == .purchased else { return [] }
+        let rate = commission.rate(
+            productID: incoming.productID, periodStart: incoming.purchasedAt,
+            subscribedAt: sale.kind == .oneTime ? nil : incoming.originalPurchaseAt ?? stored?.originalPurchaseAt)
         let payment = LedgerEntry(
             tenantID: incoming.tenantID, store: incoming.store, transactionID: incoming.transactionID,
             kind: kind(of: incoming, sale: sale, stored: stored), originalTransactionID: incoming.originalTransactionID,
             customerID: incoming.customerID, productID: incoming.productID, entitlementIDs: incoming.entitlementIDs,
             environment: incoming.environment, country: sale.country, offer: sale.offer,
             periodStart: incoming.purchasedAt, periodEnd: incoming.expiresAt, amount: price,
-            occurredAt: incoming.purchasedAt)
+            proceedsMilliunits: price.milliunits - rate.of(price.milliunits), occurredAt: incoming.purchasedAt)
         if let refunded = sale.refundedMilliunits, refunded > 0, let revokedAt = incoming.revokedAt {
-            return [payment, payment.moving(.refund, -refunded, at: revokedAt)]
+            return [payment, payment.moving(.refund, -refunded, rate: rate, at: revokedAt)]
         }
         // Only Apple's signed data says a transaction is no longer revoked: the other stores' purchase data never
         // shows a revocation at all (``PurchaseVersions/merge(stored:incoming:)``).
         if incoming.store == .appStore, incoming.revokedAt == nil, let stored,
             stored.transactionID == incoming.transactionID, let refunded = stored.sale?.refundedMilliunits, refunded > 0
         {
-            return [payment, payment.moving(.refundReversal, refunded, at: max(incoming.signedAt, stored.signedAt))]
+            return [
+                payment, payment.moving(.refundReversal, refunded, rate: rate, at: max(incoming.signedAt, stored.signedAt)),
+            ]
         }
         return [payment]
     }
@@ -47,11 +54,15 @@ public enum RevenueLedger {
 }
 
 extension LedgerEntry {
-    /// The entry of `kind` for `milliunits` of this payment's currency at `time`, about the same transaction.
-    fileprivate func moving(_ kind: MovementKind, _ milliunits: Int64, at time: UnixTime) -> LedgerEntry {
+    /// The entry of `kind` for `milliunits` of this payment's currency at `time`, about the same transaction, its
+    /// commission at the payment's `rate` (a store gives its share back with a refund).
+    fileprivate func moving(_ kind: MovementKind, _ milliunits: Int64, rate: CommissionRate, at time: UnixTime)
+        -> LedgerEntry
+    {
         var entry = self
         entry.kind = kind
         entry.amount = PurchasePrice(milliunits: milliunits, currency: amount.currency)
+        entry.proceedsMilliunits = milliunits - rate.of(milliunits)
         entry.occurredAt = time
         return entry
     }

@@ -2,7 +2,7 @@ import FileAccess
 
 /// One app (or family of apps sharing entitlements): its keys, the entitlements it declares and the products that
 /// give them. Built by the tenants file reader (module TenantConfiguration), or in code (tests) by
-/// ``init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:browser:webhooks:)``;
+/// ``init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:browser:webhooks:commissions:)``;
 /// either way every value has been validated.
 public struct Tenant: Hashable, Sendable {
     public static let maxIDLength = 64
@@ -31,13 +31,16 @@ public struct Tenant: Hashable, Sendable {
     public let browser: BrowserSettings?
     /// Where the tenant's backend hears of customer changes; empty when nowhere (no `webhooks`).
     public let webhooks: [WebhookEndpoint]
+    /// What the stores keep of the tenant's payments, for the revenue ledger's proceeds (``Commissions/defaults``
+    /// without `commission`).
+    public let commissions: Commissions
 
     /// Assembles a tenant from values each rule below has already accepted (the tenants file reader's way).
     package init(
         id: String, publicKeys: [TenantKey], secretKeys: [TenantKey], listedEntitlements: [String],
         allowUndeclaredEntitlements: Bool, products: [String: [String]], appStore: AppStoreSettings? = nil,
         playStore: PlayStoreSettings? = nil, stripe: StripeSettings? = nil, browser: BrowserSettings? = nil,
-        webhooks: [WebhookEndpoint] = []
+        webhooks: [WebhookEndpoint] = [], commissions: Commissions = .defaults
     ) {
         self.id = id
         self.publicKeys = publicKeys
@@ -50,6 +53,7 @@ public struct Tenant: Hashable, Sendable {
         self.stripe = stripe
         self.browser = browser
         self.webhooks = webhooks
+        self.commissions = commissions
         declaredEntitlements = Set(listedEntitlements).union(products.values.joined())
     }
 
@@ -58,13 +62,14 @@ public struct Tenant: Hashable, Sendable {
     /// ``APIKey/hashString(_:)`` makes them. `appStore` is checked like a configured `app_store` (relative root
     /// certificate paths are resolved against the working directory), `playStore` like a configured `play_store`
     /// (its relative key and JWKS file paths likewise), `stripe` like a configured `stripe` (its relative API key
-    /// file path likewise), `browser` like a configured `web`, `webhooks` like a configured `webhooks`. Products are
-    /// checked in sorted order.
+    /// file path likewise), `browser` like a configured `web`, `webhooks` like a configured `webhooks`, the product
+    /// IDs of `commissions` like a configured `commission`'s (its rates are valid as made). Products are checked in
+    /// sorted order.
     public init(
         id: String, publicKeyHashes: [String] = [], secretKeyHashes: [String] = [], entitlements: [String] = [],
         allowUndeclaredEntitlements: Bool = false, products: [String: [String]] = [:],
         appStore: AppStoreSettings? = nil, playStore: PlayStoreSettings? = nil, stripe: StripeSettings? = nil,
-        browser: BrowserSettings? = nil, webhooks: [WebhookEndpoint] = []
+        browser: BrowserSettings? = nil, webhooks: [WebhookEndpoint] = [], commissions: Commissions = .defaults
     ) throws(TenantRuleError) {
         self = try TenantRuleError.at("tenant") { () throws(TenantRuleError) -> Tenant in
             try TenantRuleError.at(".id") { () throws(TenantRuleError) in try Tenant.checkID(id) }
@@ -116,11 +121,20 @@ public struct Tenant: Hashable, Sendable {
             let checkedWebhooks = try TenantRuleError.at(".webhooks") { () throws(TenantRuleError) in
                 try WebhookEndpoint.validated(webhooks)
             }
+            for (field, commission) in [
+                ("app_store", commissions.appStore), ("play_store", commissions.playStore), ("stripe", commissions.stripe),
+            ] {
+                for product in commission.products.keys.sorted() {
+                    try TenantRuleError.at(".commission.\(field).products[\"\(product)\"]") { () throws(TenantRuleError) in
+                        try Tenant.checkProductID(product)
+                    }
+                }
+            }
             return Tenant(
                 id: id, publicKeys: keys[.publicKey] ?? [], secretKeys: keys[.secretKey] ?? [],
                 listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclaredEntitlements,
                 products: products, appStore: checkedAppStore, playStore: checkedPlayStore, stripe: checkedStripe,
-                browser: checkedBrowser, webhooks: checkedWebhooks)
+                browser: checkedBrowser, webhooks: checkedWebhooks, commissions: commissions)
         }
     }
 

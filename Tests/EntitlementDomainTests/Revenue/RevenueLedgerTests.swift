@@ -23,12 +23,18 @@ import Testing
             sale: PurchaseSale(kind: kind, offer: offer, country: "FR"))
     }
 
+    private func entries(
+        for incoming: StorePurchase, stored: StorePurchase?, commission: StoreCommission = Commissions.defaults.appStore
+    ) -> [LedgerEntry] {
+        RevenueLedger.entries(for: incoming, stored: stored, commission: commission)
+    }
+
     private func kinds(_ incoming: StorePurchase, stored: StorePurchase?) -> [MovementKind] {
-        RevenueLedger.entries(for: incoming, stored: stored).map(\.kind)
+        entries(for: incoming, stored: stored).map(\.kind)
     }
 
     @Test func aPaymentRecordsWhatTheStoreReported() throws {
-        let entry = try #require(RevenueLedger.entries(for: period(0, .subscriptionPurchase), stored: nil).first)
+        let entry = try #require(entries(for: period(0, .subscriptionPurchase), stored: nil).first)
         #expect(entry.kind == .purchase && entry.transactionID == "1000" && entry.originalTransactionID == "1000")
         #expect(entry.customerID == 7 && entry.productID == "monthly" && entry.entitlementIDs == ["pro"])
         #expect(entry.environment == .production && entry.country == "FR" && entry.offer == .none)
@@ -65,7 +71,7 @@ import Testing
     @Test func aFreeTrialStartsAndItsFirstPaidPeriodConvertsIt() {
         let trial = period(0, .subscriptionPurchase, offer: .freeTrial, price: 0)
         #expect(kinds(trial, stored: nil) == [.trialStart])
-        #expect(RevenueLedger.entries(for: trial, stored: nil).first?.amount.milliunits == 0)
+        #expect(entries(for: trial, stored: nil).first?.amount.milliunits == 0)
         #expect(kinds(period(1), stored: trial) == [.trialConversion])
         // Upgraded to a paid plan during the trial: converted all the same.
         var upgrade = period(1, .subscriptionPurchase, product: "yearly")
@@ -74,7 +80,7 @@ import Testing
         // The stored record is later than the incoming one (delivered out of order): what came before is unknown.
         #expect(kinds(period(1), stored: period(2)) == [.renewal])
         // A paid introductory period is a payment like the others, its offer kept.
-        let intro = RevenueLedger.entries(for: period(0, .subscriptionPurchase, offer: .introductory, price: 990), stored: nil)
+        let intro = entries(for: period(0, .subscriptionPurchase, offer: .introductory, price: 990), stored: nil)
         #expect(intro.map(\.kind) == [.purchase] && intro.first?.offer == .introductory)
     }
 
@@ -82,22 +88,42 @@ import Testing
         var refunded = period(1)
         refunded.revokedAt = UnixTime(milliseconds: 35 * Self.day)
         refunded.sale?.refundedMilliunits = 2_495
-        let entries = RevenueLedger.entries(for: refunded, stored: period(1))
-        #expect(entries.map(\.kind) == [.renewal, .refund])
-        let refund = try #require(entries.last)
+        let made = entries(for: refunded, stored: period(1))
+        #expect(made.map(\.kind) == [.renewal, .refund])
+        let refund = try #require(made.last)
         #expect(refund.transactionID == "1001" && refund.amount == PurchasePrice(milliunits: -2_495, currency: "EUR"))
-        #expect(refund.occurredAt.milliseconds == 35 * Self.day && refund.periodStart == entries[0].periodStart)
-        #expect(refund.kind.direction == .refund && entries[0].kind.direction == .payment)
+        #expect(refund.occurredAt.milliseconds == 35 * Self.day && refund.periodStart == made[0].periodStart)
+        #expect(refund.kind.direction == .refund && made[0].kind.direction == .payment)
         // The store takes the refund back: the same transaction, no longer revoked, signed later.
         var reversed = period(1)
         reversed.signedAt = UnixTime(milliseconds: 40 * Self.day)
-        let reversal = RevenueLedger.entries(for: reversed, stored: refunded)
+        let reversal = entries(for: reversed, stored: refunded)
         #expect(reversal.map(\.kind) == [.renewal, .refundReversal])
         #expect(reversal.last?.amount.milliunits == 2_495 && reversal.last?.occurredAt.milliseconds == 40 * Self.day)
         // A revocation that moved no money (a family member's) makes no refund entry.
         var familyRevoked = period(1)
         familyRevoked.revokedAt = UnixTime(milliseconds: 35 * Self.day)
         #expect(kinds(familyRevoked, stored: nil) == [.renewal])
+    }
+
+    @Test func proceedsAreWhatTheStoreLeavesAndARefundTakesThemBack() throws {
+        var refunded = period(0, .subscriptionPurchase)
+        refunded.revokedAt = UnixTime(milliseconds: 5 * Self.day)
+        refunded.sale?.refundedMilliunits = 4_990
+        // Apple's 30% of 4.99 EUR is 1.497 EUR; refunded, Apple gives its share back.
+        #expect(entries(for: refunded, stored: nil).map(\.proceedsMilliunits) == [3_493, -3_493])
+        // In the subscription's second year, Apple's 15%; a product's own rate wins whatever the year.
+        var secondYear = period(13)
+        secondYear.originalPurchaseAt = UnixTime(milliseconds: 0)
+        #expect(entries(for: secondYear, stored: nil).first?.proceedsMilliunits == 4_242)
+        let coins = StoreCommission(
+            rate: CommissionRate(thousandths: 30_000), afterFirstYear: CommissionRate(thousandths: 15_000),
+            products: ["monthly": CommissionRate(thousandths: 20_000)])
+        #expect(entries(for: secondYear, stored: nil, commission: coins).first?.proceedsMilliunits == 3_992)
+        // A one-time purchase has no second year.
+        var lifetime = period(13, .oneTime)
+        lifetime.originalPurchaseAt = UnixTime(milliseconds: 0)
+        #expect(entries(for: lifetime, stored: nil).first?.proceedsMilliunits == 3_493)
     }
 
     @Test func withoutASaleAPriceOrABuyerThereIsNoEntry() {
@@ -107,6 +133,6 @@ import Testing
         unsold.sale = nil
         var shared = period(0)
         shared.ownership = .familyShared
-        for purchase in [unpriced, unsold, shared] { #expect(RevenueLedger.entries(for: purchase, stored: nil).isEmpty) }
+        for purchase in [unpriced, unsold, shared] { #expect(entries(for: purchase, stored: nil).isEmpty) }
     }
 }
