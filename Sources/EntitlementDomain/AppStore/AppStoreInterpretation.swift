@@ -54,6 +54,7 @@ public enum AppStoreInterpretation {
         case nil:
             throw .malformedPayload("The signed transaction's environment is not one the App Store uses.")
         }
+        let price = try price(of: payload)
         return StorePurchase(
             tenantID: tenant.id, store: .appStore, originalTransactionID: originalID,
             transactionID: payload.transactionId ?? originalID, customerID: nil, productID: productID,
@@ -66,7 +67,7 @@ public enum AppStoreInterpretation {
             willRenew: type == .autoRenewable, appAccountToken: payload.appAccountToken ?? "",
             offerType: payload.offerType.map { String($0.rawValue) } ?? "", signedAt: signedAt,
             updatedAt: signedAt, isUpgraded: payload.isUpgraded ?? false,
-            price: try price(of: payload), sale: sale(of: payload, renews: type == .autoRenewable))
+            price: price, sale: sale(of: payload, price: price, renews: type == .autoRenewable))
     }
 
     /// What the buyer paid: Apple's `price` (thousandths of `currency`) where the transaction has both.
@@ -76,8 +77,8 @@ public enum AppStoreInterpretation {
         return PurchasePrice(milliunits: amount, currency: currency)
     }
 
-    /// The transaction's reason, offer, storefront and refund, as the revenue ledger records them.
-    private static func sale(of payload: JWSTransaction, renews: Bool) -> PurchaseSale {
+    /// The transaction's reason, offer, storefront and refund (a share of `price`), as the revenue ledger records them.
+    private static func sale(of payload: JWSTransaction, price: PurchasePrice?, renews: Bool) -> PurchaseSale {
         let isRenewal =
             switch payload.transactionReason?.known {
             case .renewal?: true
@@ -87,12 +88,8 @@ public enum AppStoreInterpretation {
             }
         let kind: SaleKind = !renews ? .oneTime : isRenewal ? .subscriptionRenewal : .subscriptionPurchase
         var refunded: Int64?
-        if payload.revocationDate != nil, payload.revocationType?.known != .familyRevoke, let price = payload.price,
-            price >= 0
-        {
-            // Apple's percentage is in thousandths of a percent; split so the product cannot overflow.
-            let share = Int64(min(max(payload.revocationPercentage ?? 100_000, 0), 100_000))
-            refunded = price / 100_000 * share + price % 100_000 * share / 100_000
+        if payload.revocationDate != nil, payload.revocationType?.known != .familyRevoke, let price = price?.milliunits {
+            refunded = price.share(thousandthsOfPercent: min(max(payload.revocationPercentage ?? 100_000, 0), 100_000))
         }
         return PurchaseSale(
             kind: kind, offer: offer(of: payload),

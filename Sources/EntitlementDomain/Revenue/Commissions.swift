@@ -88,11 +88,8 @@ public struct CommissionRate: Sendable, Hashable {
     }
 
     /// What the store keeps of `milliunits` (negative for money given back: the store returns its share), rounded
-    /// toward zero; split so the product cannot overflow.
-    public func of(_ milliunits: Int64) -> Int64 {
-        let rate = Int64(thousandths)
-        return milliunits / 100_000 * rate + milliunits % 100_000 * rate / 100_000
-    }
+    /// toward zero.
+    public func of(_ milliunits: Int64) -> Int64 { milliunits.share(thousandthsOfPercent: thousandths) }
 }
 
 extension Character {
