@@ -143,6 +143,17 @@ public struct JSONReader {
         return whole
     }
 
+    /// A 64-bit integer as proto3's JSON mapping writes it: a decimal string (`"-12"`), or a plain number.
+    public mutating func readProtoInt64() throws(JSONReadError) -> Int64 {
+        skipWhitespace()
+        guard peek() == UInt8(ascii: "\"") else { return try readInt64() }
+        let text = try readString()
+        guard let value = Int64(text) else {
+            throw JSONReadError(problem: "\(text.prefix(40).debugDescription) is not a 64-bit integer")
+        }
+        return value
+    }
+
     public mutating func readInt() throws(JSONReadError) -> Int {
         let value = try readInt64()
         // Narrower than Int64 on 32-bit platforms: refused there, never trapped on.

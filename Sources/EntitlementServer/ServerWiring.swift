@@ -127,7 +127,8 @@ public struct ServerWiring: Sendable {
         let appStore = AppStorePurchases(tenants: tenants)
         let notifications = AppStoreNotifications(engine: engine, tenants: tenants, purchases: appStore, log: logger)
         // Google Play needs Google's API: without an outbound client it is refused.
-        let playStore = outbound.map { PlayStorePurchases(tenants: tenants, http: $0, now: engine.now) }
+        let playStore = outbound.map { PlayStorePurchases(
+                tenants: tenants, http: $0, now: engine.now, stored: engine.purchases, log: logger) }
         let acknowledger = playStore.map {
             PlayAcknowledger(engine: engine, tenants: tenants, purchases: $0, log: logger, schedule: playAcknowledgements)
         }

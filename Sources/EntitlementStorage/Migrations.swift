@@ -317,6 +317,7 @@ enum Migrations {
         ),
         Migration(version: 15, sql: revenueLedgerSQL(integer: "INTEGER")),
         Migration(version: 16, sql: ledgerProceedsSQL(integer: "INTEGER")),
+        Migration(version: 17, sql: saleDetailsSQL(integer: "INTEGER")),
     ]
 
     /// Version 15 on SQLite, 6 on PostgreSQL (`integer`: the 64-bit integer type): what the revenue ledger records
@@ -362,6 +363,18 @@ enum Migrations {
     /// Version 16 on SQLite, 7 on PostgreSQL: each ledger row's estimated proceeds, NULL for rows recorded before.
     static func ledgerProceedsSQL(integer: String) -> String {
         "ALTER TABLE revenue_ledger ADD COLUMN proceeds_milliunits \(integer);"
+    }
+
+    /// Version 17 on SQLite, 8 on PostgreSQL: what a store reports beyond the price (Google's orders): the period a
+    /// payment bought where it does not begin at the purchase date, the tax within the price, the developer's
+    /// revenue; and each ledger row's tax. NULL where the store said nothing.
+    static func saleDetailsSQL(integer: String) -> String {
+        """
+        ALTER TABLE transactions ADD COLUMN sale_period_start \(integer);
+        ALTER TABLE transactions ADD COLUMN sale_tax_milliunits \(integer);
+        ALTER TABLE transactions ADD COLUMN sale_reported_proceeds_milliunits \(integer);
+        ALTER TABLE revenue_ledger ADD COLUMN tax_milliunits \(integer);
+        """
     }
 
     static var latestVersion: Int64 { all.last?.version ?? 0 }

@@ -258,7 +258,8 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
                 .integer(record.price?.milliunits), .text(record.price?.currency ?? ""), .time(record.accessFrom),
                 .text(record.sale.map { StorageColumns.saleKind($0.kind) }),
                 .text(record.sale.map { StorageColumns.offerKind($0.offer) } ?? ""), .text(record.sale?.country ?? ""),
-                .integer(record.sale?.refundedMilliunits),
+                .integer(record.sale?.refundedMilliunits), .time(record.sale?.periodStart),
+                .integer(record.sale?.taxMilliunits), .integer(record.sale?.reportedProceedsMilliunits),
             ])
     }
 
@@ -275,7 +276,7 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
                     .text(StorageColumns.environment(entry.environment)), .text(entry.country),
                     .text(StorageColumns.offerKind(entry.offer)), .time(entry.periodStart), .time(entry.periodEnd),
                     .integer(entry.amount.milliunits), .text(entry.amount.currency), .integer(entry.proceedsMilliunits),
-                    .time(entry.occurredAt), .time(time),
+                    .time(entry.occurredAt), .time(time), .integer(entry.taxMilliunits),
                 ])
         }
     }
@@ -558,7 +559,8 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
 extension StorageSQL {
     static let saveTransactionSQL = """
         INSERT INTO transactions (\(purchaseColumns))
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+            ?, ?, ?)
         ON CONFLICT (tenant_id, store, original_transaction_id) DO UPDATE SET
             transaction_id = excluded.transaction_id, customer_id = excluded.customer_id,
             product_id = excluded.product_id, product_type = excluded.product_type,
@@ -577,7 +579,9 @@ extension StorageSQL {
             acknowledgement_due_at = excluded.acknowledgement_due_at, acknowledgement_error = excluded.acknowledgement_error,
             suspended = excluded.suspended, price_milliunits = excluded.price_milliunits, currency = excluded.currency,
             access_from = excluded.access_from, sale_kind = excluded.sale_kind, offer_kind = excluded.offer_kind,
-            country = excluded.country, refunded_milliunits = excluded.refunded_milliunits
+            country = excluded.country, refunded_milliunits = excluded.refunded_milliunits,
+            sale_period_start = excluded.sale_period_start, sale_tax_milliunits = excluded.sale_tax_milliunits,
+            sale_reported_proceeds_milliunits = excluded.sale_reported_proceeds_milliunits
         """
 
     /// A movement already recorded (a redelivery, a restore) keeps its row.
@@ -585,8 +589,8 @@ extension StorageSQL {
         INSERT INTO revenue_ledger (
             tenant_id, store, transaction_id, kind, direction, original_transaction_id, customer_id, product_id,
             entitlement_ids, environment, country, offer_kind, period_start, period_end, amount_milliunits, currency,
-            proceeds_milliunits, occurred_at, recorded_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            proceeds_milliunits, occurred_at, recorded_at, tax_milliunits)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (tenant_id, store, transaction_id, direction) DO NOTHING
         """
 

@@ -38,6 +38,7 @@ extension StorageColumns {
         case .productChange: "product_change"
         case .oneTime: "one_time"
         case .refund: "refund"
+        case .chargeback: "chargeback"
         case .refundReversal: "refund_reversal"
         }
     }

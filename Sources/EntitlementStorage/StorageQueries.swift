@@ -17,7 +17,7 @@ enum StorageSQL {
         + "offer_type, signed_at, updated_at, renewal_product_id, is_upgraded, renewal_state_as_of, paused_until, "
         + "superseded_by, origin, replaces, acknowledgement, acknowledgement_attempts, acknowledgement_due_at, "
         + "acknowledgement_error, suspended, price_milliunits, currency, access_from, sale_kind, offer_kind, country, "
-        + "refunded_milliunits"
+        + "refunded_milliunits, sale_period_start, sale_tax_milliunits, sale_reported_proceeds_milliunits"
 
     /// Every ID resolving to the customer but the canonical one, oldest first (index app_user_ids_customer).
     static let aliasesSQL = """
@@ -390,14 +390,15 @@ extension StorageSQL {
             sale: try sale(from: row))
     }
 
-    /// The sale of a purchase row (columns 38 to 41); nil for one stored without.
+    /// The sale of a purchase row (columns 38 to 44); nil for one stored without.
     private static func sale(from row: some SQLRow) throws(StorageError) -> PurchaseSale? {
         guard let kind = row.optionalString(38) else { return nil }
         return PurchaseSale(
             kind: try StorageColumns.decode(kind, column: "transactions.sale_kind", as: StorageColumns.saleKind),
             offer: try StorageColumns.decode(
                 row.string(39), column: "transactions.offer_kind", as: StorageColumns.offerKind),
-            country: row.string(40), refundedMilliunits: row.optionalInt64(41))
+            country: row.string(40), refundedMilliunits: row.optionalInt64(41), periodStart: row.optionalTime(42),
+            taxMilliunits: row.optionalInt64(43), reportedProceedsMilliunits: row.optionalInt64(44))
     }
 
     /// Entitlement IDs as one TEXT column: each preceded by U+001F, so `[]` is `""` and `[""]` is `"\u{1F}"`

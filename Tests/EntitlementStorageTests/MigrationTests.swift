@@ -26,7 +26,7 @@ struct MigrationTests {
                 "redemption_codes", "renewal_extensions", "revenue_ledger", "schema_migrations", "transactions",
                 "webhook_deliveries",
             ])
-        #expect(try appliedVersions(raw) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16])
+        #expect(try appliedVersions(raw) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17])
         #expect(try appliedVersions(raw) == Migrations.all.map(\.version))
         #expect(try raw.row("PRAGMA journal_mode") { $0.string(0) } == "wal")
         let appliedAt = try raw.row("SELECT applied_at FROM schema_migrations") { $0.int64(0) }
@@ -98,7 +98,7 @@ struct MigrationTests {
         }
 
         let repository = try database.open()
-        #expect(try appliedVersions(database.rawConnection()) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16])
+        #expect(try appliedVersions(database.rawConnection()) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17])
         let alice = try #require(try repository.snapshot(tenantID: "t", appUserID: "alice"))
         #expect(alice.customer.id == 7)
         #expect(alice.customer.version == 1)
@@ -179,7 +179,8 @@ struct MigrationTests {
         + version10Columns
     static let version10Columns = ", price_milliunits, currency" + version14Columns
     static let version14Columns = ", access_from" + version15Columns
-    static let version15Columns = ", sale_kind, offer_kind, country, refunded_milliunits"
+    static let version15Columns = ", sale_kind, offer_kind, country, refunded_milliunits" + version17Columns
+    static let version17Columns = ", sale_period_start, sale_tax_milliunits, sale_reported_proceeds_milliunits"
 
     @Test func upgradesAVersion5DatabaseToPlayPurchaseColumns() throws {
         let database = try TemporaryDatabase()

@@ -24,10 +24,16 @@ struct RevenueLedgerStorageTests {
         var oneTime = makePurchase("2", tenant: "t", customer: nil)
         oneTime.sale = PurchaseSale(kind: .oneTime, offer: .none, country: "")
         let unsold = makePurchase("3", tenant: "t", customer: nil)
+        // Google's order: the period paid for, its tax and the developer's revenue.
+        var ordered = makePurchase("4", tenant: "t", customer: nil)
+        ordered.price = PurchasePrice(milliunits: 11_990, currency: "EUR")
+        ordered.sale = PurchaseSale(
+            kind: .subscriptionRenewal, offer: .introductory, country: "DE", periodStart: time(123_456),
+            taxMilliunits: 1_914, reportedProceedsMilliunits: 8_565)
         try repository.write { transaction throws in
-            for record in [sold, oneTime, unsold] { try transaction.savePurchase(record) }
+            for record in [sold, oneTime, unsold, ordered] { try transaction.savePurchase(record) }
         }
-        for record in [sold, oneTime, unsold] {
+        for record in [sold, oneTime, unsold, ordered] {
             #expect(
                 try repository.purchase(tenantID: "t", store: .appStore, originalTransactionID: record.originalTransactionID)
                     == record)
@@ -50,6 +56,11 @@ struct RevenueLedgerStorageTests {
         #expect(try database.scalar("SELECT COUNT(*) FROM revenue_ledger") == 4)
         #expect(try database.scalar("SELECT SUM(amount_milliunits) FROM revenue_ledger") == 9_990)
         #expect(try database.scalar("SELECT SUM(proceeds_milliunits) FROM revenue_ledger") == 4_995)
+        #expect(try database.scalar("SELECT COUNT(*) FROM revenue_ledger WHERE tax_milliunits IS NULL") == 4)
+        var taxed = entry(.renewal, amount: 11_990, transactionID: "1002")
+        taxed.taxMilliunits = 1_914
+        try repository.write { try $0.recordLedgerEntries([taxed], at: time(7_000)) }
+        #expect(try database.scalar("SELECT tax_milliunits FROM revenue_ledger WHERE transaction_id = '1002'") == 1_914)
         #expect(
             try database.scalar(
                 """
@@ -77,7 +88,7 @@ struct RevenueLedgerStorageTests {
     @Test func theLedgersWordsArePinned() {
         #expect(MovementKind.allCases.map(StorageColumns.movementKind) == [
             "purchase", "renewal", "trial_start", "trial_conversion", "product_change", "one_time", "refund",
-            "refund_reversal",
+            "chargeback", "refund_reversal",
         ])
         #expect(OfferKind.allCases.map(StorageColumns.offerKind) == [
             "none", "free_trial", "introductory", "promotional", "offer_code", "win_back",

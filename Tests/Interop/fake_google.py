@@ -6,7 +6,8 @@ It serves, on one loopback HTTP/1.1 port (optionally TLS):
   way Google does and grants `ya29.`-style access tokens;
 - the Play Developer API purchase calls (`/androidpublisher/v3/applications/{packageName}/purchases/...`):
   `subscriptionsv2.get`, `products.get`, `subscriptions.acknowledge`, `products.acknowledge`, `products.consume`,
-  `voidedpurchases.list`, answering Google's JSON shapes and Google's error bodies;
+  `voidedpurchases.list`, and `orders.get` (what Google charged for an order), answering Google's JSON shapes and
+  Google's error bodies;
 - Google's OIDC signing keys, as Pub/Sub push authentication uses them: a JWKS at `GET /oauth2/v3/certs` (the shape of
   https://www.googleapis.com/oauth2/v3/certs), the same keys as X.509 certificates at `GET /oauth2/v1/certs`, and
   `/.well-known/openid-configuration`; `mint_push_token` signs the `Authorization: Bearer` token Pub/Sub would send;
@@ -39,7 +40,8 @@ Python API (all of it thread-safe; times are aware datetimes, or milliseconds wh
     # state
     fake.put_subscription(package, token, resource=None, **subscription_fields) -> dict
     fake.put_product(package, token, resource=None, **product_fields) -> dict
-    fake.get_subscription(package, token), fake.get_product(package, token)  # copies, or None
+    fake.put_order(package, order_id, resource=None, **order_fields) -> dict
+    fake.get_subscription(package, token), fake.get_product(package, token), fake.get_order(package, order_id)
     fake.void(token, order_id=None, product_type=None, voided_time=None, source=0, reason=0, quantity=None,
               package=None, revoke=True) -> VoidedPurchase
     fake.acknowledgements (list of Acknowledgement), fake.acknowledgements_of(token)
@@ -60,7 +62,7 @@ Python API (all of it thread-safe; times are aware datetimes, or milliseconds wh
     fake.mint_push_token(audience, email, email_verified=True, issuer="https://accounts.google.com",
                          lifetime=3600, kid=None, key=None, iat=None, exp=None, extra_claims=None) -> str
     # module level
-    subscription(...), product(...)                # realistic resources with sane defaults
+    subscription(...), product(...), order(...)   # realistic resources with sane defaults; money(milliunits, currency)
     push_envelope(data, message_id=None, subscription="projects/p/subscriptions/s", ...)
     subscription_notification(...), one_time_product_notification(...), voided_purchase_notification(...),
     test_notification(...)
@@ -74,7 +76,8 @@ Control API (JSON bodies and answers; times as milliseconds, RFC 3339 strings, o
     POST   /_fake/service-accounts/{email}/granted {granted}
     PUT    /_fake/applications/{pkg}/subscriptions/{token} {subscription() fields | resource}  -> the resource
     PUT    /_fake/applications/{pkg}/products/{token} {product() fields | resource}            -> the resource
-    GET    /_fake/applications/{pkg}/subscriptions/{token}, .../products/{token}              (404 if absent)
+    PUT    /_fake/applications/{pkg}/orders/{order_id} {order() fields | resource}              -> the resource
+    GET    /_fake/applications/{pkg}/subscriptions/{token}, .../products/{token}, .../orders/{order_id} (404 if absent)
     POST   /_fake/applications/{pkg}/voided {token, order_id?, product_type?, voided_time?, source?, reason?,
                                             quantity?, revoke?}                              -> the voided record
     POST   /_fake/faults {action: fail|drop|delay, method?, path, status?, count?, headers?, body?, seconds?, reset?}
@@ -136,6 +139,10 @@ Answers chosen where Google's behaviour is not pinned down by its reference (eac
   capped at 1000 (the v3 reference of 2019). The answer has `tokenPagination.nextPageToken` only when there is a next
   page and omits empty fields, so no voided purchase at all is `{}` (googleapis/google-api-php-client#2211 shows an
   empty response object).
+- `orders.get` of an order the fake does not hold: 404 `Order not found.` (reason `notFound`); the reference
+  documents no error body. A void with `revoke` marks the order's refund as Google's Orders API shows one:
+  `state` REFUNDED with `orderHistory.refundEvent` (the whole total), or PARTIALLY_REFUNDED with a
+  `partialRefundEvents` entry for a quantity-based partial refund (that share of the total).
 - Pub/Sub push bodies omit `attributes` when a message has none (proto3 JSON omits empty maps); pass `attributes=`
   to include them.
 """
@@ -665,6 +672,71 @@ def product(
     return resource
 
 
+def money(milliunits: int, currency: str = "USD") -> dict:
+    """A google.type.Money: whole units as a string (an int64), nanos with the same sign."""
+    units, rest = divmod(abs(milliunits), 1000)
+    sign = -1 if milliunits < 0 else 1
+    return {"currencyCode": currency, "units": str(sign * units), "nanos": sign * rest * 1_000_000}
+
+
+def money_milliunits(value: dict | None) -> int:
+    """The amount of a google.type.Money in thousandths, as `money` writes it."""
+    if not value:
+        return 0
+    return int(value.get("units", "0")) * 1000 + int(value.get("nanos", 0)) // 1_000_000
+
+
+OFFER_PHASES = ("base", "free_trial", "introductory", "proration")
+
+
+def order(
+    order_id: str,
+    token: str,
+    product_id: str = "premium",
+    total: int = 9990,
+    currency: str = "USD",
+    tax: int | None = None,
+    revenue: int | None = None,
+    country: str = "US",
+    phase: str | None = "base",
+    base_plan: str = "monthly",
+    offer_id: str | None = None,
+    period_start: Any = None,
+    period_end: Any = None,
+    state: str = "PROCESSED",
+    created: Any = None,
+) -> dict:
+    """An Order as `orders.get` returns it. Amounts in thousandths of `currency` (`total` includes `tax`); `revenue`
+    (developerRevenueInBuyerCurrency) defaults to 85% of the total less tax. `phase` (one of OFFER_PHASES, or None
+    for a one-time product) makes it a subscription's order with `subscriptionDetails` for that pricing phase."""
+    tax = 0 if tax is None else tax
+    revenue = (total - tax) * 85 // 100 if revenue is None else revenue
+    made = _optional_time(created) or utcnow()
+    item: dict[str, Any] = {"productId": product_id, "productTitle": product_id, "total": money(total, currency),
+                            "tax": money(tax, currency), "listingPrice": money(total - tax, currency)}
+    if phase is not None:
+        if phase not in OFFER_PHASES:
+            raise ValueError(f"unknown offer phase {phase!r}: one of {OFFER_PHASES}")
+        details_key = {"base": "baseDetails", "free_trial": "freeTrialDetails",
+                       "introductory": "introductoryPriceDetails", "proration": "prorationPeriodDetails"}[phase]
+        details: dict[str, Any] = {"basePlanId": base_plan, "offerPhaseDetails": {details_key: {}}}
+        if offer_id is not None:
+            details["offerId"] = offer_id
+        start = _optional_time(period_start) or made
+        details["servicePeriodStartTime"] = rfc3339(start)
+        details["servicePeriodEndTime"] = rfc3339(_optional_time(period_end) or start + 30 * DAY)
+        item["subscriptionDetails"] = details
+    else:
+        item["oneTimePurchaseDetails"] = {"quantity": 1}
+    return {
+        "lineItems": [item], "orderId": order_id, "purchaseToken": token, "state": state,
+        "createTime": rfc3339(made), "lastEventTime": rfc3339(made), "buyerAddress": {"buyerCountry": country},
+        "total": money(total, currency), "tax": money(tax, currency), "orderDetails": {"taxInclusive": True},
+        "orderHistory": {"processedEvent": {"eventTime": rfc3339(made)}},
+        "developerRevenueInBuyerCurrency": money(revenue, currency), "salesChannel": "IN_APP",
+    }
+
+
 # --------------------------------------------------------------------------------------------------
 # Real-time developer notifications and Pub/Sub push
 
@@ -867,6 +939,7 @@ class VoidedPurchase:
 class _Package:
     subscriptions: dict[str, dict] = field(default_factory=dict)
     products: dict[str, dict] = field(default_factory=dict)
+    orders: dict[str, dict] = field(default_factory=dict)
     voided: list[VoidedPurchase] = field(default_factory=list)
 
 
@@ -1036,6 +1109,26 @@ class _Handler(BaseHTTPRequestHandler):
 
 # --------------------------------------------------------------------------------------------------
 # The fake
+
+
+def _refund_order(charged: dict, when: datetime, quantity: int | None, product_resource: dict | None) -> None:
+    """Marks an order refunded as the Orders API shows it: in full, or `quantity` of the product's units."""
+    total = money_milliunits(charged.get("total"))
+    tax = money_milliunits(charged.get("tax"))
+    currency = charged.get("total", {}).get("currencyCode", "USD")
+    history = charged.setdefault("orderHistory", {})
+    if quantity is None:
+        charged["state"] = "REFUNDED"
+        history["refundEvent"] = {"eventTime": rfc3339(when), "refundReason": "OTHER",
+                                  "refundDetails": {"total": money(total, currency), "tax": money(tax, currency)}}
+    else:
+        units = max(1, int((product_resource or {}).get("quantity", 1)))
+        share, share_tax = total * quantity // units, tax * quantity // units
+        charged["state"] = "PARTIALLY_REFUNDED"
+        history.setdefault("partialRefundEvents", []).append({
+            "createTime": rfc3339(when), "processTime": rfc3339(when), "state": "PROCESSED_SUCCESSFULLY",
+            "refundDetails": {"total": money(share, currency), "tax": money(share_tax, currency)}})
+    charged["lastEventTime"] = rfc3339(when)
 
 
 class FakeGoogle:
@@ -1238,10 +1331,13 @@ class FakeGoogle:
             self._packages.setdefault(package, _Package())
 
     def put_subscription(self, package: str, token: str, resource: dict | None = None, **fields: Any) -> dict:
-        """Stores a subscription purchase: `resource` as given, else `subscription(**fields)`. Returns a copy."""
+        """Stores a subscription purchase: `resource` as given, else `subscription(**fields)`. Returns a copy. Its
+        latest order gets an order (`orders.get`) unless the fake holds one: its recurring price, or 9.99 USD, for
+        the pricing phase its `offerPhase` names (base price when none)."""
         stored = copy.deepcopy(resource) if resource is not None else subscription(**fields)
         with self._changed:
             self._packages.setdefault(package, _Package()).subscriptions[token] = stored
+            self._add_default_order(package, token, stored, subscription=True)
             self._packages[package].products.pop(token, None)
             self._changed.notify_all()
             return copy.deepcopy(stored)
@@ -1251,9 +1347,53 @@ class FakeGoogle:
         stored = copy.deepcopy(resource) if resource is not None else {**product(**fields), "purchaseToken": token}
         with self._changed:
             self._packages.setdefault(package, _Package()).products[token] = stored
+            self._add_default_order(package, token, stored, subscription=False)
             self._packages[package].subscriptions.pop(token, None)
             self._changed.notify_all()
             return copy.deepcopy(stored)
+
+    def _add_default_order(self, package: str, token: str, resource: dict, subscription: bool) -> None:
+        """Google holds an order for every order ID it names: one at 9.99 USD (a subscription's recurring price
+        where it has one) unless the fake holds that order already. Callers hold the lock."""
+        orders = self._packages[package].orders
+        items = resource.get("lineItems") or [{}]
+        if subscription:
+            order_id = items[0].get("latestSuccessfulOrderId") or resource.get("latestOrderId")
+        else:
+            order_id = resource.get("orderId")
+        if not order_id or order_id in orders:
+            return
+        region = resource.get("regionCode", "US")
+        if not subscription:
+            orders[order_id] = order(order_id, token, resource.get("productId", ""), country=region, phase=None,
+                                     created=_optional_time(int(resource.get("purchaseTimeMillis", "0")) or None))
+            return
+        price = (items[0].get("autoRenewingPlan") or {}).get("recurringPrice")
+        phases = {"basePrice": "base", "freeTrial": "free_trial", "introductoryPrice": "introductory",
+                  "prorationPeriod": "proration"}
+        phase = next((phases[name] for name in items[0].get("offerPhase") or {} if name in phases), "base")
+        total = 0 if phase == "free_trial" else money_milliunits(price) if price else 9990
+        currency = price.get("currencyCode", "USD") if price else "USD"
+        orders[order_id] = order(
+            order_id, token, items[0].get("productId", ""), total=total, currency=currency, country=region,
+            phase=phase, base_plan=(items[0].get("offerDetails") or {}).get("basePlanId", "monthly"),
+            # A first order's period began with the subscription; a renewal's (`..N`) about now.
+            period_start=None if ".." in order_id else resource.get("startTime"),
+            created=None if ".." in order_id else resource.get("startTime"), period_end=items[0].get("expiryTime"))
+
+    def put_order(self, package: str, order_id: str, resource: dict | None = None, **fields: Any) -> dict:
+        """Stores what Google charged for an order: `resource` as given, else `order(order_id, **fields)` (which
+        needs `token`). Returns a copy."""
+        stored = copy.deepcopy(resource) if resource is not None else order(order_id, **fields)
+        with self._changed:
+            self._packages.setdefault(package, _Package()).orders[order_id] = stored
+            self._changed.notify_all()
+            return copy.deepcopy(stored)
+
+    def get_order(self, package: str, order_id: str) -> dict | None:
+        with self._lock:
+            found = self._packages.get(package, _Package()).orders.get(order_id)
+            return copy.deepcopy(found) if found is not None else None
 
     def get_subscription(self, package: str, token: str) -> dict | None:
         with self._lock:
@@ -1309,6 +1449,9 @@ class FakeGoogle:
             record = VoidedPurchase(found_package, token, order_id, int(product_type), bought, voided, int(source),
                                     int(reason), quantity)
             self._packages.setdefault(found_package, _Package()).voided.append(record)
+            charged = self._packages[found_package].orders.get(order_id)
+            if revoke and charged is not None:
+                _refund_order(charged, voided, quantity, prod)
             if revoke and quantity is None:
                 if prod is not None:
                     prod["purchaseState"] = 1
@@ -1593,16 +1736,18 @@ class FakeGoogle:
     # ---- Play Developer API
 
     _API_ROUTES: list[tuple[str, re.Pattern, str]] = [
-        ("GET", re.compile(r"subscriptionsv2/tokens/([^/:]+)"), "_get_subscription"),
-        ("POST", re.compile(r"subscriptions/([^/]+)/tokens/([^/:]+):acknowledge"), "_acknowledge_subscription"),
-        ("GET", re.compile(r"products/([^/]+)/tokens/([^/:]+)"), "_get_product"),
-        ("POST", re.compile(r"products/([^/]+)/tokens/([^/:]+):acknowledge"), "_acknowledge_product"),
-        ("POST", re.compile(r"products/([^/]+)/tokens/([^/:]+):consume"), "_consume_product"),
-        ("GET", re.compile(r"voidedpurchases"), "_list_voided"),
+        ("GET", re.compile(r"purchases/subscriptionsv2/tokens/([^/:]+)"), "_get_subscription"),
+        ("POST", re.compile(r"purchases/subscriptions/([^/]+)/tokens/([^/:]+):acknowledge"),
+         "_acknowledge_subscription"),
+        ("GET", re.compile(r"purchases/products/([^/]+)/tokens/([^/:]+)"), "_get_product"),
+        ("POST", re.compile(r"purchases/products/([^/]+)/tokens/([^/:]+):acknowledge"), "_acknowledge_product"),
+        ("POST", re.compile(r"purchases/products/([^/]+)/tokens/([^/:]+):consume"), "_consume_product"),
+        ("GET", re.compile(r"purchases/voidedpurchases"), "_list_voided"),
+        ("GET", re.compile(r"orders/([^/:]+)"), "_get_order"),
     ]
 
     def _api(self, request: Request) -> Response:
-        match = re.fullmatch(r"([^/]+)/purchases/(.+)", request.path[len(API_PREFIX):])
+        match = re.fullmatch(r"([^/]+)/((?:purchases|orders)/.+)", request.path[len(API_PREFIX):])
         if match is None:
             return not_found_page(request.path)
         package, rest = unquote(match.group(1)), match.group(2)
@@ -1666,6 +1811,12 @@ class FakeGoogle:
                 raise GoogleHTTPError(410, google_error(
                     410, message, "subscriptionPurchaseNoLongerAvailable", domain="androidpublisher", status=None
                 ))
+        return json_response(200, resource)
+
+    def _get_order(self, request: Request, package: str, state: _Package, order_id: str) -> Response:
+        resource = state.orders.get(order_id)
+        if resource is None:
+            raise GoogleHTTPError(404, google_error(404, "Order not found.", "notFound"))
         return json_response(200, resource)
 
     def _get_product(self, request: Request, package: str, state: _Package, product_id: str, token: str) -> Response:
@@ -1855,6 +2006,13 @@ class FakeGoogle:
         if len(parts) == 3 and parts[0] == "service-accounts" and parts[2] == "granted" and method == "POST":
             self.set_granted(parts[1], bool(body["granted"]))
             return json_response(200, self.account(parts[1]).describe(self.base_url))
+        if len(parts) == 4 and parts[0] == "applications" and parts[2] == "orders":
+            if method == "PUT":
+                fields = {name: value for name, value in body.items() if name != "resource"}
+                return json_response(200, self.put_order(parts[1], parts[3], body.get("resource"), **fields))
+            if method == "GET":
+                found = self.get_order(parts[1], parts[3])
+                return json_response(200, found) if found is not None else json_response(404, {"error": "not found"})
         if len(parts) == 4 and parts[0] == "applications" and parts[2] in ("subscriptions", "products"):
             package, kind, token = parts[1], parts[2], parts[3]
             if method == "PUT":

@@ -36,11 +36,30 @@ public enum PurchaseVersions {
             merged.revocationReason = stored.revocationReason
         }
         // Not every message of a store carries the amount (a Stripe subscription update does not): what was paid stays.
-        if merged.price == nil, merged.transactionID == stored.transactionID { merged.price = stored.price }
-        if merged.sale == nil, merged.transactionID == stored.transactionID { merged.sale = stored.sale }
+        if merged.transactionID == stored.transactionID {
+            if merged.store != .appStore {
+                (merged.sale, merged.price) = keptSale(stored: stored, incoming: incoming)
+            }
+            if merged.price == nil { merged.price = stored.price }
+            if merged.sale == nil { merged.sale = stored.sale }
+        }
         merged.acknowledgement = PurchaseAcknowledgement.combine(
             stored: held?.acknowledgement, incoming: incoming.acknowledgement)
         return merged
+    }
+
+    /// The sale and price of one Google Play or Stripe order: their data never revises what an order charged, but a
+    /// fetch may say less than an earlier one (Google's order is fetched only while its amounts are unknown). So the
+    /// stored sale stands unless the incoming one has the store's own record of it and the stored one had not, and a
+    /// refund once known stays (as the revocation does).
+    private static func keptSale(stored: StorePurchase, incoming: StorePurchase) -> (PurchaseSale?, PurchasePrice?) {
+        guard let kept = stored.sale else { return (incoming.sale, incoming.price) }
+        var (sale, price) = (kept, stored.price ?? incoming.price)
+        if let fresh = incoming.sale, fresh.reportedProceedsMilliunits != nil, kept.reportedProceedsMilliunits == nil {
+            (sale, price) = (fresh, incoming.price)
+        }
+        sale.refundedMilliunits = sale.refundedMilliunits ?? kept.refundedMilliunits ?? incoming.sale?.refundedMilliunits
+        return (sale, price)
     }
 
     /// When `merged`'s access begins: a period that `stored` granted without a break up to its start continues

@@ -17,16 +17,19 @@ public enum PlayStoreInterpretation {
         /// The notification that made us fetch, if one did, and when Google sent it.
         public var notification: SubscriptionNotificationType?
         public var notifiedAt: UnixTime?
+        /// Google's record of the current order (`orders.get`), when fetched: what it charged.
+        public var order: PlayOrder?
 
         public init(
             token: String, purchase: SubscriptionPurchaseV2, fetchedAt: UnixTime,
-            notification: SubscriptionNotificationType? = nil, notifiedAt: UnixTime? = nil
+            notification: SubscriptionNotificationType? = nil, notifiedAt: UnixTime? = nil, order: PlayOrder? = nil
         ) {
             self.token = token
             self.purchase = purchase
             self.fetchedAt = fetchedAt
             self.notification = notification
             self.notifiedAt = notifiedAt
+            self.order = order
         }
     }
 
@@ -87,7 +90,15 @@ public enum PlayStoreInterpretation {
         guard expiresAt != nil || renewal.isHeld else {
             throw .malformedPayload("Google's subscription for this token has no line item expiryTime.")
         }
-        let orderID = first.latestSuccessfulOrderId ?? data.latestOrderId ?? facts.token
+        let paidOrder = currentOrderID(of: data)
+        let orderID = paidOrder ?? facts.token
+        // Nothing was charged before the first successful order (a purchase pending payment).
+        let (sale, price) =
+            paidOrder == nil
+            ? (nil, nil)
+            : try sale(
+                of: data, item: first, orderID: orderID, order: facts.order,
+                learnedAt: facts.notifiedAt ?? facts.fetchedAt)
         var record = StorePurchase(
             tenantID: tenant.id, store: .playStore, originalTransactionID: facts.token, transactionID: orderID,
             customerID: nil, productID: productID, productType: PlayProductType.subscription.rawValue,
@@ -101,7 +112,8 @@ public enum PlayStoreInterpretation {
             acknowledgement: acknowledgement(
                 acknowledged: data.acknowledgementState?.known == .acknowledged,
                 owed: data.acknowledgementState?.known == .pending && acknowledgeableStates.contains(state),
-                at: facts.fetchedAt))
+                at: facts.fetchedAt),
+            price: price, sale: sale)
         if state == .onHold || state == .expired || state == .pending || state == .pendingPurchaseCanceled {
             record.willRenew = state == .onHold && record.willRenew
         }
@@ -112,6 +124,11 @@ public enum PlayStoreInterpretation {
             record.willRenew = false
         }
         return record
+    }
+
+    /// The order a subscription's data names as its latest paid one; nil before any (a pending purchase).
+    public static func currentOrderID(of data: SubscriptionPurchaseV2) -> String? {
+        data.lineItems?.first?.latestSuccessfulOrderId ?? data.latestOrderId
     }
 
     /// What a subscription state means for access. Active and canceled (not yet expired) are paid through the
@@ -150,9 +167,10 @@ public enum PlayStoreInterpretation {
 
     /// A one-time product fetched with `purchases.products.get`. Purchased: a non-consumable grants for life, a
     /// consumable is recorded; pending grants nothing yet; canceled nothing.
+    /// `order` is Google's record of its order, when fetched: what it charged.
     public static func purchase(
         fromProduct data: ProductPurchase, token: String, productID: String, fetchedAt: UnixTime, tenant: Tenant,
-        settings: PlayStoreSettings, origin: PurchaseOrigin
+        settings: PlayStoreSettings, origin: PurchaseOrigin, order: PlayOrder? = nil
     ) throws(DomainError) -> StorePurchase {
         guard let type = settings.products[productID] else {
             throw .unmappedProduct(
@@ -175,6 +193,7 @@ public enum PlayStoreInterpretation {
         let purchasedAt = try UnixTime.checked(
             milliseconds: GooglePlayTime.milliseconds(decimal: data.purchaseTimeMillis), field: "purchaseTimeMillis")
             ?? fetchedAt
+        let (sale, price) = try sale(of: data, order: order)
         var record = StorePurchase(
             tenantID: tenant.id, store: .playStore, originalTransactionID: token, transactionID: data.orderId ?? token,
             customerID: nil, productID: productID, productType: type.rawValue, entitlementIDs: entitlements,
@@ -183,7 +202,8 @@ public enum PlayStoreInterpretation {
             appAccountToken: data.obfuscatedExternalAccountId ?? "",
             offerType: "", signedAt: fetchedAt, updatedAt: fetchedAt, origin: origin,
             acknowledgement: acknowledgement(
-                acknowledged: data.isAcknowledged, owed: state == .purchased && !data.isAcknowledged, at: fetchedAt))
+                acknowledged: data.isAcknowledged, owed: state == .purchased && !data.isAcknowledged, at: fetchedAt),
+            price: price, sale: sale)
         switch state {
         case .purchased: break
         case .pending:
@@ -198,7 +218,8 @@ public enum PlayStoreInterpretation {
 
     /// A voided purchase (Google's refund or chargeback that took it back): the stored purchase, revoked from when
     /// Google voided it. For a subscription, only the order that is current ends access: a voided earlier renewal
-    /// took back a period that is over.
+    /// took back a period that is over. A void of the current order gave its price back, unless Google's order says
+    /// what it refunded.
     public static func revoking(_ stored: StorePurchase, orderID: String?, voidedAt: UnixTime, reason: String)
         -> StorePurchase?
     {
@@ -207,7 +228,17 @@ public enum PlayStoreInterpretation {
         {
             return nil
         }
-        return stored.revoked(at: voidedAt, reason: reason, origin: .storeAPI)
+        guard let revoked = stored.revoked(at: voidedAt, reason: reason, origin: .storeAPI) else { return nil }
+        return orderID == nil || orderID == stored.transactionID ? refundedInFull(revoked) : revoked
+    }
+
+    /// A voided order's purchase with its whole price given back, unless Google's order said what it refunded.
+    public static func refundedInFull(_ voided: StorePurchase) -> StorePurchase {
+        var refunded = voided
+        if let price = voided.price, price.milliunits > 0, voided.sale?.refundedMilliunits == nil {
+            refunded.sale?.refundedMilliunits = price.milliunits
+        }
+        return refunded
     }
 
     /// Renewal order IDs are the first order's followed by `..N`; voiding the first voids the subscription's start.

@@ -60,8 +60,8 @@ public struct StorePurchase: Hashable, Sendable {
     /// replaces this one.
     public var signedAt: UnixTime
     public var updatedAt: UnixTime
-    /// What the buyer paid for the newest transaction, where the store says (Apple's `price` and `currency`, Stripe's
-    /// amounts); nil when it does not (Google Play's purchase data carries none).
+    /// What the buyer paid for the newest transaction, where the store says (Apple's `price` and `currency`, Google's
+    /// order total or a base-price period's recurring price, Stripe's amounts); nil when it does not.
     public var price: PurchasePrice?
     /// The rest of what the revenue ledger records of the newest transaction, where the store says.
     public var sale: PurchaseSale?

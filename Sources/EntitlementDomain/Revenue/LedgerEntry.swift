@@ -22,8 +22,11 @@ public struct LedgerEntry: Hashable, Sendable {
     public var periodEnd: UnixTime?
     /// What the buyer paid, negative for money given back.
     public var amount: PurchasePrice
-    /// What of `amount` the tenant keeps once the store takes its commission (``Commissions``), in thousandths of
-    /// the same currency: an estimate.
+    /// The tax within `amount` (with its sign), where the store reports it.
+    public var taxMilliunits: Int64?
+    /// What of `amount` the tenant keeps, in thousandths of the same currency: the store's own figure where it
+    /// reports one, else an estimate (tax, where known, and the store's commission at the tenant's rates
+    /// (``Commissions``) deducted).
     public var proceedsMilliunits: Int64
     /// When it happened: the purchase date, or the revocation date of a refund.
     public var occurredAt: UnixTime
@@ -32,7 +35,7 @@ public struct LedgerEntry: Hashable, Sendable {
         tenantID: String, store: Store, transactionID: String, kind: MovementKind, originalTransactionID: String,
         customerID: Int64?, productID: String, entitlementIDs: [String], environment: PurchaseEnvironment,
         country: String, offer: OfferKind, periodStart: UnixTime, periodEnd: UnixTime?, amount: PurchasePrice,
-        proceedsMilliunits: Int64, occurredAt: UnixTime
+        taxMilliunits: Int64? = nil, proceedsMilliunits: Int64, occurredAt: UnixTime
     ) {
         self.tenantID = tenantID
         self.store = store
@@ -48,6 +51,7 @@ public struct LedgerEntry: Hashable, Sendable {
         self.periodStart = periodStart
         self.periodEnd = periodEnd
         self.amount = amount
+        self.taxMilliunits = taxMilliunits
         self.proceedsMilliunits = proceedsMilliunits
         self.occurredAt = occurredAt
     }
@@ -70,13 +74,15 @@ public enum MovementKind: Sendable, Hashable, CaseIterable {
     case oneTime
     /// Money the store gave back (its amount negative).
     case refund
+    /// Money the buyer's bank took back through a dispute (a Stripe dispute lost, a Play chargeback): negative.
+    case chargeback
     /// A refund the store took back (Apple's `REFUND_REVERSED`): the refunded amount, positive again.
     case refundReversal
 
     /// Which way the money went, each at most once per transaction: the entry's key with the transaction ID.
     public var direction: MovementDirection {
         switch self {
-        case .refund: .refund
+        case .refund, .chargeback: .refund
         case .refundReversal: .refundReversal
         case .purchase, .renewal, .trialStart, .trialConversion, .productChange, .oneTime: .payment
         }

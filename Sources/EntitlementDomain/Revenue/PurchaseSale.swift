@@ -10,12 +10,27 @@ public struct PurchaseSale: Hashable, Sendable {
     /// `revocationPercentage` of the price); nil while not refunded, or when the revocation moved no money (a
     /// Family Sharing member losing access).
     public var refundedMilliunits: Int64?
+    /// When the period this payment bought began, where that is not the purchase date (a Google Play subscription's
+    /// purchase date is its first order's, and each renewal is an order of its own); nil: the purchase date.
+    public var periodStart: UnixTime?
+    /// The tax within the price, in thousandths of its currency, where the store reports it (Google's orders).
+    public var taxMilliunits: Int64?
+    /// What the store reports the developer receives of the price (Google's `developerRevenueInBuyerCurrency`: its
+    /// fee and the taxes it remits deducted), in thousandths of the same currency; nil where the store does not say
+    /// and the ledger estimates it from the tenant's commission rates.
+    public var reportedProceedsMilliunits: Int64?
 
-    public init(kind: SaleKind, offer: OfferKind, country: String, refundedMilliunits: Int64? = nil) {
+    public init(
+        kind: SaleKind, offer: OfferKind, country: String, refundedMilliunits: Int64? = nil, periodStart: UnixTime? = nil,
+        taxMilliunits: Int64? = nil, reportedProceedsMilliunits: Int64? = nil
+    ) {
         self.kind = kind
         self.offer = offer
         self.country = country
         self.refundedMilliunits = refundedMilliunits
+        self.periodStart = periodStart
+        self.taxMilliunits = taxMilliunits
+        self.reportedProceedsMilliunits = reportedProceedsMilliunits
     }
 }
 

@@ -11,29 +11,40 @@ public enum RevenueLedger {
         -> [LedgerEntry]
     {
         guard let sale = incoming.sale, let price = incoming.price, incoming.ownership == .purchased else { return [] }
+        let start = sale.periodStart ?? incoming.purchasedAt
         let rate = commission.rate(
-            productID: incoming.productID, periodStart: incoming.purchasedAt,
+            productID: incoming.productID, periodStart: start,
             subscribedAt: sale.kind == .oneTime ? nil : incoming.originalPurchaseAt ?? stored?.originalPurchaseAt)
         let payment = LedgerEntry(
             tenantID: incoming.tenantID, store: incoming.store, transactionID: incoming.transactionID,
             kind: kind(of: incoming, sale: sale, stored: stored), originalTransactionID: incoming.originalTransactionID,
             customerID: incoming.customerID, productID: incoming.productID, entitlementIDs: incoming.entitlementIDs,
             environment: incoming.environment, country: sale.country, offer: sale.offer,
-            periodStart: incoming.purchasedAt, periodEnd: incoming.expiresAt, amount: price,
-            proceedsMilliunits: price.milliunits - rate.of(price.milliunits), occurredAt: incoming.purchasedAt)
+            periodStart: start, periodEnd: incoming.expiresAt, amount: price, taxMilliunits: sale.taxMilliunits,
+            proceedsMilliunits: sale.reportedProceedsMilliunits ?? estimatedProceeds(price, tax: sale.taxMilliunits, rate),
+            occurredAt: start)
         if let refunded = sale.refundedMilliunits, refunded > 0, let revokedAt = incoming.revokedAt {
-            return [payment, payment.moving(.refund, -refunded, rate: rate, at: revokedAt)]
+            let kind: MovementKind = chargebackReasons.contains(incoming.revocationReason) ? .chargeback : .refund
+            return [payment, payment.moving(kind, -refunded, at: revokedAt)]
         }
         // Only Apple's signed data says a transaction is no longer revoked: the other stores' purchase data never
         // shows a revocation at all (``PurchaseVersions/merge(stored:incoming:)``).
         if incoming.store == .appStore, incoming.revokedAt == nil, let stored,
             stored.transactionID == incoming.transactionID, let refunded = stored.sale?.refundedMilliunits, refunded > 0
         {
-            return [
-                payment, payment.moving(.refundReversal, refunded, rate: rate, at: max(incoming.signedAt, stored.signedAt)),
-            ]
+            return [payment, payment.moving(.refundReversal, refunded, at: max(incoming.signedAt, stored.signedAt))]
         }
         return [payment]
+    }
+
+    /// Revocation reasons that say the buyer's bank took the money back (Stripe's dispute, Google's voided reason 7)
+    /// rather than the store refunding it.
+    static let chargebackReasons: Set<String> = ["DISPUTED", "VOIDED_CHARGEBACK"]
+
+    /// The price less its tax (where known) and the store's commission on the rest.
+    private static func estimatedProceeds(_ price: PurchasePrice, tax: Int64?, _ rate: CommissionRate) -> Int64 {
+        let net = price.milliunits - max(0, min(tax ?? 0, price.milliunits))
+        return net - rate.of(net)
     }
 
     private static func kind(of incoming: StorePurchase, sale: PurchaseSale, stored: StorePurchase?) -> MovementKind {
@@ -46,6 +57,8 @@ public enum RevenueLedger {
         }
         if earlier?.sale?.offer == .freeTrial { return .trialConversion }
         if sale.kind == .subscriptionRenewal { return .renewal }
+        // A Play purchase naming the one it replaces: an upgrade, downgrade or re-signup (a new purchase token).
+        if !incoming.replaces.isEmpty { return .productChange }
         if let earlier, let end = earlier.expiresAt, incoming.purchasedAt < end, earlier.revokedAt == nil {
             return .productChange
         }
@@ -54,15 +67,14 @@ public enum RevenueLedger {
 }
 
 extension LedgerEntry {
-    /// The entry of `kind` for `milliunits` of this payment's currency at `time`, about the same transaction, its
-    /// commission at the payment's `rate` (a store gives its share back with a refund).
-    fileprivate func moving(_ kind: MovementKind, _ milliunits: Int64, rate: CommissionRate, at time: UnixTime)
-        -> LedgerEntry
-    {
+    /// The entry of `kind` for `milliunits` of this payment's currency at `time`, about the same transaction: its
+    /// tax and proceeds this payment's in proportion (a store gives its share back with a refund).
+    fileprivate func moving(_ kind: MovementKind, _ milliunits: Int64, at time: UnixTime) -> LedgerEntry {
         var entry = self
         entry.kind = kind
         entry.amount = PurchasePrice(milliunits: milliunits, currency: amount.currency)
-        entry.proceedsMilliunits = milliunits - rate.of(milliunits)
+        entry.taxMilliunits = taxMilliunits.map { $0.proportion(milliunits, of: amount.milliunits) }
+        entry.proceedsMilliunits = proceedsMilliunits.proportion(milliunits, of: amount.milliunits)
         entry.occurredAt = time
         return entry
     }

@@ -3,6 +3,7 @@ public import EntitlementDomain
 import GooglePlay
 import GooglePlayAPI
 public import OutboundHTTP
+public import RPCCore
 import Synchronization
 
 /// Google Play purchases for every tenant that takes them: Google's answer for a token, fetched with the tenant's
@@ -10,6 +11,10 @@ import Synchronization
 /// only Google's answer does.
 ///
 /// One API client per tenant (its access token cached and shared), kept until the tenants file is reloaded.
+///
+/// What Google charged comes from its order (`orders.get`), fetched for an order whose amounts the stored purchase
+/// lacks (``PlayStoreInterpretation`` says what stands in without it). Access never waits on it: a failed order
+/// fetch is logged and the purchase applied without a price.
 public final class PlayStorePurchases: Sendable {
     /// Google's tokens are a few hundred bytes; anything much longer is not one.
     static let maxTokenBytes = 4096
@@ -19,11 +24,19 @@ public final class PlayStorePurchases: Sendable {
     private let tenants: TenantRegistry
     let http: OutboundHTTPClient
     private let now: @Sendable () -> UnixTime
+    /// The purchases stored, which say whether an order's amounts are known; nil: every fetch asks for the order.
+    private let stored: StorePurchases?
+    private let log: Logger
 
-    public init(tenants: TenantRegistry, http: OutboundHTTPClient, now: @escaping @Sendable () -> UnixTime) {
+    public init(
+        tenants: TenantRegistry, http: OutboundHTTPClient, now: @escaping @Sendable () -> UnixTime,
+        stored: StorePurchases?, log: Logger
+    ) {
         self.tenants = tenants
         self.http = http
         self.now = now
+        self.stored = stored
+        self.log = log
     }
 
     static func settings(of tenant: Tenant) throws(DomainError) -> PlayStoreSettings {
@@ -75,9 +88,10 @@ public final class PlayStorePurchases: Sendable {
     }
 
     /// A subscription as Google shows it now; `productID` (when the device named one) must be among its items.
+    /// `refreshOrder` asks for the order even when its amounts are known (a void: the order states the refund).
     func subscription(
         token: String, productID: String? = nil, tenant: Tenant, notification: SubscriptionNotificationType? = nil,
-        notifiedAt: UnixTime? = nil
+        notifiedAt: UnixTime? = nil, refreshOrder: Bool = false
     ) async throws(DomainError) -> (purchase: StorePurchase, hints: [OwnerHint]) {
         let api = try api(for: tenant)
         let data: SubscriptionPurchaseV2
@@ -86,8 +100,12 @@ public final class PlayStorePurchases: Sendable {
         } catch {
             throw Self.domainError(error)
         }
+        let order = await order(
+            PlayStoreInterpretation.currentOrderID(of: data), token: token, api: api, tenant: tenant,
+            refresh: refreshOrder)
         let facts = PlayStoreInterpretation.SubscriptionFacts(
-            token: token, purchase: data, fetchedAt: now(), notification: notification, notifiedAt: notifiedAt)
+            token: token, purchase: data, fetchedAt: now(), notification: notification, notifiedAt: notifiedAt,
+            order: order)
         var record = try PlayStoreInterpretation.purchase(
             fromSubscription: facts, productID: productID, tenant: tenant, settings: try Self.settings(of: tenant))
         if productID != nil { record.origin = .device }
@@ -100,9 +118,9 @@ public final class PlayStorePurchases: Sendable {
     }
 
     /// A one-time product purchase as Google shows it now.
-    func product(productID: String, token: String, tenant: Tenant, origin: PurchaseOrigin) async throws(DomainError)
-        -> StorePurchase
-    {
+    func product(
+        productID: String, token: String, tenant: Tenant, origin: PurchaseOrigin, refreshOrder: Bool = false
+    ) async throws(DomainError) -> StorePurchase {
         let api = try api(for: tenant)
         let data: ProductPurchase
         do throws(GooglePlayAPIError) {
@@ -110,9 +128,32 @@ public final class PlayStorePurchases: Sendable {
         } catch {
             throw Self.domainError(error)
         }
+        let order = await order(data.orderId, token: token, api: api, tenant: tenant, refresh: refreshOrder)
         return try PlayStoreInterpretation.purchase(
             fromProduct: data, token: token, productID: productID, fetchedAt: now(), tenant: tenant,
-            settings: try Self.settings(of: tenant), origin: origin)
+            settings: try Self.settings(of: tenant), origin: origin, order: order)
+    }
+
+    /// Google's record of order `orderID` of the purchase `token`; nil when there is none yet, the stored purchase
+    /// already has its amounts (and not `refresh`), or Google does not give it.
+    private func order(_ orderID: String?, token: String, api: PlayDeveloperAPI, tenant: Tenant, refresh: Bool) async
+        -> PlayOrder?
+    {
+        guard let orderID, !orderID.isEmpty else { return nil }
+        if !refresh, let stored,
+            let known = try? stored.purchase(tenantID: tenant.id, store: .playStore, originalTransactionID: token),
+            known.transactionID == orderID, known.sale != nil, known.price != nil
+        {
+            return nil
+        }
+        do throws(GooglePlayAPIError) {
+            return try await api.order(id: orderID)
+        } catch {
+            log.warning(
+                "google play order not fetched: the purchase is applied without its amounts",
+                ["tenant": tenant.id, "error": error.message])
+            return nil
+        }
     }
 
     /// Google's failures as the caller sees them: Google down or not letting us in yet is worth a retry; a token

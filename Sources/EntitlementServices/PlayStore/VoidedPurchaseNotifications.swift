@@ -23,7 +23,8 @@ extension PlayStoreNotifications {
             return try await voidedSubscription(stored, token: token, orderID: orderID, tenant: tenant, notifiedAt: notifiedAt)
         }
         let voidedAt = notifiedAt ?? engine.now()
-        let current = try await purchases.product(productID: stored.productID, token: token, tenant: tenant, origin: .notification)
+        let current = try await purchases.product(
+            productID: stored.productID, token: token, tenant: tenant, origin: .notification, refreshOrder: true)
         if PurchaseAccess(current).grants(at: engine.now()) {
             log.warning(
                 "play voided-purchase notification for a purchase Google still shows in force: not revoked",
@@ -37,6 +38,7 @@ extension PlayStoreNotifications {
             // Google shows the one-time purchase canceled: the void is why, from when it happened.
             revoked.revokedAt = min(canceled, voidedAt)
             revoked.revocationReason = "VOIDED"
+            revoked = PlayStoreInterpretation.refundedInFull(revoked)
         }
         revoked.customerID = stored.customerID
         return revoked
@@ -59,11 +61,13 @@ extension PlayStoreNotifications {
                 ["tenant": tenant.id, "order_id": orderID ?? ""])
             throw .notApplicable("Google's voided purchases do not list \(what): not revoked.")
         }
-        let current = try await purchases.subscription(token: token, tenant: tenant).purchase
+        let current = try await purchases.subscription(token: token, tenant: tenant, refreshOrder: true).purchase
         let listedAt = try VoidedPurchasePages.voidedAt(listed)
         // Never later than now: a void Google dates ahead of our clock still ends access at once.
         let voidedAt = min(listedAt ?? notifiedAt ?? now, now)
-        var revoked = PlayStoreInterpretation.revoking(current, orderID: listed.orderId, voidedAt: voidedAt, reason: "VOIDED")
+        // A chargeback is named (the revenue ledger records it as one); any other void is "VOIDED".
+        let reason = listed.reasonName == "VOIDED_CHARGEBACK" ? listed.reasonName : "VOIDED"
+        var revoked = PlayStoreInterpretation.revoking(current, orderID: listed.orderId, voidedAt: voidedAt, reason: reason)
             ?? current
         revoked.customerID = stored.customerID
         return revoked

@@ -278,5 +278,6 @@ enum PostgresSchema {
         ),
         PostgresMigration(version: 6, sql: Migrations.revenueLedgerSQL(integer: "bigint")),
         PostgresMigration(version: 7, sql: Migrations.ledgerProceedsSQL(integer: "bigint")),
+        PostgresMigration(version: 8, sql: Migrations.saleDetailsSQL(integer: "bigint")),
     ]
 }

@@ -6,6 +6,8 @@ public struct SubscriptionPurchaseV2: Sendable, Hashable {
     public struct LineItem: Sendable, Hashable {
         public struct AutoRenewingPlan: Sendable, Hashable {
             public var autoRenewEnabled: Bool?
+            /// What each period at the base plan's price costs now.
+            public var recurringPrice: GoogleMoney?
         }
 
         public struct OfferDetails: Sendable, Hashable {
@@ -19,6 +21,8 @@ public struct SubscriptionPurchaseV2: Sendable, Hashable {
         /// Present (possibly empty) for a prepaid plan, which never renews by itself.
         public var prepaidPlan: EmptyObject?
         public var offerDetails: OfferDetails?
+        /// The pricing phase the item is in now.
+        public var offerPhase: OfferPhase?
         public var latestSuccessfulOrderId: String?
     }
 
@@ -109,7 +113,7 @@ extension SubscriptionPurchaseV2.LineItem: JSONReadable {
         try reader.readMembers(into: &self, [
             .optional("productId", \.productId), .optional("expiryTime", \.expiryTime),
             .optional("autoRenewingPlan", \.autoRenewingPlan), .optional("prepaidPlan", \.prepaidPlan),
-            .optional("offerDetails", \.offerDetails),
+            .optional("offerDetails", \.offerDetails), .optional("offerPhase", \.offerPhase),
             .optional("latestSuccessfulOrderId", \.latestSuccessfulOrderId),
         ])
     }
@@ -118,7 +122,9 @@ extension SubscriptionPurchaseV2.LineItem: JSONReadable {
 extension SubscriptionPurchaseV2.LineItem.AutoRenewingPlan: JSONReadable {
     public init(json reader: inout JSONReader) throws(JSONReadError) {
         self.init()
-        try reader.readMembers(into: &self, [.optional("autoRenewEnabled", \.autoRenewEnabled)])
+        try reader.readMembers(into: &self, [
+            .optional("autoRenewEnabled", \.autoRenewEnabled), .optional("recurringPrice", \.recurringPrice),
+        ])
     }
 }
 

@@ -35,6 +35,11 @@ public final class PlayDeveloperAPI: Sendable {
             as: ProductPurchase.self, what: "a ProductPurchase")
     }
 
+    /// `orders.get`: what Google charged for one order (needs the "View financial data" permission).
+    public func order(id orderID: String) async throws(GooglePlayAPIError) -> PlayOrder {
+        try decode(try await call("GET", ["orders", orderID], what: "orders.get"), as: PlayOrder.self, what: "an Order")
+    }
+
     /// `purchases.subscriptions.acknowledge` (Google keeps the v1 path for it).
     public func acknowledgeSubscription(subscriptionID: String, token: String) async throws(GooglePlayAPIError) {
         _ = try await call(

@@ -203,6 +203,30 @@ import Testing
         #expect(EntitlementCandidate.candidates(of: merged).isEmpty)
     }
 
+    /// Google's order is fetched only while an order's amounts are unknown: a fetch without it never takes away what
+    /// the stored sale says, a fetch with it fills in one recorded without, and a refund once known stays.
+    @Test func aPlayOrdersSaleStandsAgainstAFetchThatSaysLess() {
+        var ordered = fetched(day: 1)
+        ordered.price = PurchasePrice(milliunits: 1_990, currency: "EUR")
+        ordered.sale = PurchaseSale(
+            kind: .subscriptionPurchase, offer: .introductory, country: "DE", taxMilliunits: 318,
+            reportedProceedsMilliunits: 1_420)
+        var bare = fetched(day: 2)
+        bare.sale = PurchaseSale(kind: .subscriptionPurchase, offer: .introductory, country: "DE")
+        let kept = PurchaseVersions.merge(stored: ordered, incoming: bare)
+        #expect(kept.sale == ordered.sale && kept.price == ordered.price && kept.signedAt == bare.signedAt)
+        #expect(PurchaseVersions.sameData(kept, ordered), "a refetch that says less is no change")
+        let filledIn = PurchaseVersions.merge(stored: bare, incoming: ordered)
+        #expect(filledIn.sale == ordered.sale && filledIn.price == ordered.price)
+        var refunded = ordered
+        refunded.sale?.refundedMilliunits = 1_990
+        #expect(PurchaseVersions.merge(stored: refunded, incoming: bare).sale?.refundedMilliunits == 1_990)
+        // Another order is another sale.
+        var renewed = fetched(day: 2, order: "GPA.1..1")
+        renewed.sale = PurchaseSale(kind: .subscriptionRenewal, offer: .none, country: "DE")
+        #expect(PurchaseVersions.merge(stored: ordered, incoming: renewed).sale == renewed.sale)
+    }
+
     @Test func aPlayRevocationStaysWhileTheOrderIsTheSame() {
         var revoked = fetched(day: 1)
         revoked.revokedAt = UnixTime(milliseconds: Self.day)

@@ -1,5 +1,5 @@
 import CivilCalendar
-import EntitlementDomain
+@testable import EntitlementDomain
 import Testing
 
 /// Which ledger entries ``RevenueLedger`` makes of a verified purchase and the one stored before it.
@@ -134,5 +134,18 @@ import Testing
         var shared = period(0)
         shared.ownership = .familyShared
         for purchase in [unpriced, unsold, shared] { #expect(entries(for: purchase, stored: nil).isEmpty) }
+    }
+}
+
+/// A part of an amount's share, exact in 128 bits.
+@Suite struct ProportionTests {
+    @Test func aShareGoesWithItsPartRoundedTowardZero() {
+        #expect(Int64(8_560).proportion(-11_990, of: 11_990) == -8_560)
+        #expect(Int64(8_560).proportion(-5_995, of: 11_990) == -4_280)
+        #expect(Int64(1_000).proportion(1, of: 3) == 333 && Int64(-1_000).proportion(1, of: 3) == -333)
+        #expect(Int64.max.proportion(Int64.max - 1, of: Int64.max) == Int64.max - 1)
+        // More than the whole counts as the whole; no whole leaves the amount.
+        #expect(Int64(700).proportion(-5_000, of: 1_000) == -700 && Int64(700).proportion(10, of: 0) == 700)
+        #expect(Int64.min.proportion(1, of: 1) == Int64.min && Int64.min.proportion(-1, of: 1) == Int64.max)
     }
 }

@@ -77,7 +77,9 @@ final class PlayServices: Sendable {
                 attemptTimeout: .seconds(5),
                 retry: RetryPolicy(maxAttempts: 2, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(20))))
         let clock = self.clock
-        purchases = PlayStorePurchases(tenants: tenants, http: http, now: { clock.now() })
+        purchases = PlayStorePurchases(
+            tenants: tenants, http: http, now: { clock.now() }, stored: engine.purchases,
+            log: Logger(label: "play", minimumLevel: .error))
     }
 
     deinit {
