@@ -101,15 +101,19 @@ def checkout_session(*, mode: str, session_id: str | None = None, payment_status
                      client_reference_id: str | None = None, metadata: dict | None = None,
                      customer: str | None = None, subscription_id: str | None = None,
                      payment_intent: str | None = None, invoice: str | None = None, line_items: list | None = None,
-                     livemode: bool = False, created: int | None = None) -> dict:
+                     livemode: bool = False, created: int | None = None, amount_total: int = 999, tax: int = 0,
+                     discount: int = 0, country: str | None = None, currency: str = "usd") -> dict:
     """A Checkout Session as a webhook carries it (no `line_items`); `line_items` (prices) only where the API was
-    asked to expand them (FakeStripe adds them for `expand[]=line_items`)."""
+    asked to expand them (FakeStripe adds them for `expand[]=line_items`). `amount_total` includes `tax`, less
+    `discount`; `country` is the buyer's billing address's."""
     session = {
         "id": session_id or new_id("cs_test"), "object": "checkout.session", "mode": mode, "status": "complete",
         "payment_status": payment_status, "client_reference_id": client_reference_id, "metadata": dict(metadata or {}),
         "customer": customer, "subscription": subscription_id, "payment_intent": payment_intent, "invoice": invoice,
-        "created": created if created is not None else now(), "livemode": livemode, "currency": "usd",
-        "amount_total": 999,
+        "created": created if created is not None else now(), "livemode": livemode, "currency": currency,
+        "amount_total": amount_total,
+        "total_details": {"amount_discount": discount, "amount_shipping": 0, "amount_tax": tax},
+        "customer_details": {"address": {"country": country} if country else None, "email": None},
     }
     if line_items is not None:
         session["line_items"] = line_items
@@ -126,7 +130,10 @@ def line_items(*prices: dict) -> dict:
 def invoice(*, subscription_id: str, invoice_id: str | None = None, customer: str | None = None,
             period_start: int | None = None, period_end: int | None = None, payment_intent: str | None = None,
             status: str = "paid", billing_reason: str = "subscription_cycle", attempt_count: int = 1,
-            livemode: bool = False) -> dict:
+            livemode: bool = False, amount: int = 999, tax: int = 0, country: str | None = None,
+            discounts: list | None = None, currency: str = "usd") -> dict:
+    """An Invoice of a subscription (API 2025-03-31 and later): `amount` (tax `tax` included) collected once paid;
+    `country` the buyer's address's, where collected; `discounts` coupon or promotion-code IDs."""
     start = period_start if period_start is not None else now()
     end = period_end if period_end is not None else start + 30 * DAY
     payments = [] if payment_intent is None else [{
@@ -142,7 +149,11 @@ def invoice(*, subscription_id: str, invoice_id: str | None = None, customer: st
         "lines": {"object": "list", "has_more": False, "data": [
             {"id": new_id("il"), "object": "line_item", "period": {"start": start, "end": end}}]},
         "payments": {"object": "list", "has_more": False, "data": payments},
-        "created": start, "livemode": livemode, "currency": "usd",
+        "created": start, "livemode": livemode, "currency": currency,
+        "amount_due": amount, "amount_paid": amount if status == "paid" else 0, "total": amount,
+        "total_taxes": [{"amount": tax, "tax_behavior": "exclusive", "taxability_reason": "standard_rated",
+                         "type": "tax_rate_details"}] if tax else [],
+        "customer_address": {"country": country} if country else None, "discounts": list(discounts or []),
     }
 
 

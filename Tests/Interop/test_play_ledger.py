@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import query_database
+from ledger_support import ledger_rows as ledger, summary
 from entitlement_support import unique_id, write_tenants
 from fake_google import (
     FakeGoogle, ProductType, SubscriptionNotificationType, money, new_order_id, new_purchase_token, rfc3339,
@@ -17,9 +17,6 @@ from fake_google import (
 )
 from play_support import APP, LIFETIME, SERVER_SETTINGS, SUB, UPGRADE, PlayEnv, play_tenant
 
-COLUMNS = ("kind, direction, transaction_id, amount_milliunits, tax_milliunits, proceeds_milliunits, currency, "
-           "country, offer_kind, environment, entitlement_ids, product_id, period_start, period_end, occurred_at, "
-           "store")
 Type = SubscriptionNotificationType
 
 
@@ -50,16 +47,8 @@ def env(play_server, fake, play_tenants, protos):
     environment.close()
 
 
-def ledger(env, token: str) -> list[dict[str, str]]:
-    rows = query_database(
-        env.server.config.parent,
-        f"SELECT {COLUMNS} FROM revenue_ledger WHERE original_transaction_id = '{token}' ORDER BY occurred_at, direction")
-    names = [name.strip() for name in COLUMNS.split(",")]
-    return [dict(zip(names, row)) for row in rows]
 
 
-def summary(rows) -> list[tuple[str, str, str]]:
-    return [(row["kind"], row["transaction_id"], row["amount_milliunits"]) for row in rows]
 
 
 def millis_of(text: str) -> int:

@@ -11,21 +11,13 @@ from __future__ import annotations
 
 from appstore_support import LIFETIME, MONTHLY, payload
 from conftest import query_database
+from ledger_support import ledger_rows as ledger
 from entitlement_support import unique_id
 from test_notifications import new_original_id, notification, post_ok, transaction
 from test_notifications import ca, env, notify_server, notify_tenants  # noqa: F401 (fixtures: a server of its own)
 
-COLUMNS = ("kind, direction, transaction_id, amount_milliunits, proceeds_milliunits, currency, country, offer_kind, "
-           "environment, entitlement_ids, product_id, period_start, period_end, occurred_at, customer_id, store")
 
 
-def ledger(env, original: str) -> list[dict[str, str]]:
-    rows = query_database(
-        env.server.config.parent,
-        f"SELECT {COLUMNS} FROM revenue_ledger WHERE original_transaction_id = '{original}' "
-        "ORDER BY occurred_at, direction")
-    names = [name.strip() for name in COLUMNS.split(",")]
-    return [dict(zip(names, row)) for row in rows]
 
 
 def customer_id(env, user: str) -> str:

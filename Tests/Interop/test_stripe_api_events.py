@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import fake_stripe as fs
+from conftest import query_database
 from entitlement_support import unique_id
 from stripe_support import (
     LIFETIME, PRICE_LIFETIME, PRICE_MONTHLY, StripeEnv, entitlement_ids, has_customer, stripe_tenant, web_transaction,
@@ -92,6 +93,20 @@ def test_invoice_paid_applies_the_fetched_subscription(env, fake):
     env.post_ok("k", fs.event("invoice.paid", inv), "applied to", user)
     assert entitlement_ids(env.k.sync(user)) == ["pro"]
     assert fake.requests_to(f"/v1/invoices/{inv['id']}") and fake.requests_to(f"/v1/subscriptions/{sub['id']}")
+
+
+def test_the_ledger_records_the_fetched_invoice_not_the_snapshot(env, fake):
+    """The event's snapshot is stale (not paid yet, another amount): the ledger row is what Stripe shows now."""
+    user = unique_id()
+    sub = fake.put_subscription(fs.subscription(price_id=PRICE_MONTHLY, metadata={"app_user_id": user}))
+    inv = fake.put_invoice(fs.invoice(subscription_id=sub["id"], invoice_id=sub["latest_invoice"],
+                                      billing_reason="subscription_create", amount=1_499, tax=250, country="NL"))
+    env.post_ok("k", fs.event("invoice.paid", dict(inv, amount_paid=1, status="open")), "applied to", user)
+    [row] = query_database(
+        env.server.config.parent,
+        "SELECT kind, transaction_id, amount_milliunits, tax_milliunits, country FROM revenue_ledger "
+        f"WHERE original_transaction_id = '{sub['id']}'")
+    assert row == ("purchase", inv["id"], "14990", "2500", "NL"), row
 
 
 def test_a_refund_is_read_from_the_fetched_charge(env, fake):

@@ -11,7 +11,7 @@ public enum RevenueLedger {
         -> [LedgerEntry]
     {
         guard let sale = incoming.sale, let price = incoming.price, incoming.ownership == .purchased else { return [] }
-        let start = sale.periodStart ?? incoming.purchasedAt
+        let start = periodStart(of: incoming)
         let rate = commission.rate(
             productID: incoming.productID, periodStart: start,
             subscribedAt: sale.kind == .oneTime ? nil : incoming.originalPurchaseAt ?? stored?.originalPurchaseAt)
@@ -37,6 +37,12 @@ public enum RevenueLedger {
         return [payment]
     }
 
+    /// When the period a purchase's newest payment bought began: its sale's, else its purchase date (Google's and
+    /// Stripe's purchase dates are the subscription's first).
+    private static func periodStart(of purchase: StorePurchase) -> UnixTime {
+        purchase.sale?.periodStart ?? purchase.purchasedAt
+    }
+
     /// Revocation reasons that say the buyer's bank took the money back (Stripe's dispute, Google's voided reason 7)
     /// rather than the store refunding it.
     static let chargebackReasons: Set<String> = ["DISPUTED", "VOIDED_CHARGEBACK"]
@@ -52,14 +58,15 @@ public enum RevenueLedger {
         if sale.offer == .freeTrial { return .trialStart }
         // The stored record is an earlier transaction of the same subscription (a later one is never replaced by
         // an older, so what it says of the one before is then unknown: a plain renewal or purchase).
+        let start = periodStart(of: incoming)
         let earlier = stored.flatMap { stored in
-            stored.transactionID != incoming.transactionID && stored.purchasedAt < incoming.purchasedAt ? stored : nil
+            stored.transactionID != incoming.transactionID && periodStart(of: stored) < start ? stored : nil
         }
         if earlier?.sale?.offer == .freeTrial { return .trialConversion }
         if sale.kind == .subscriptionRenewal { return .renewal }
         // A Play purchase naming the one it replaces: an upgrade, downgrade or re-signup (a new purchase token).
         if !incoming.replaces.isEmpty { return .productChange }
-        if let earlier, let end = earlier.expiresAt, incoming.purchasedAt < end, earlier.revokedAt == nil {
+        if let earlier, let end = earlier.expiresAt, start < end, earlier.revokedAt == nil {
             return .productChange
         }
         return .purchase

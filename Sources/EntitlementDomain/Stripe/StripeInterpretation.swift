@@ -156,6 +156,7 @@ public enum StripeInterpretation {
             throw .unmappedProduct("Product \(productID.quotedForMessage) maps to no entitlement in tenant '\(tenant.id)'.")
         }
         let purchasedAt = try UnixTime.checked(seconds: session.created, field: "created") ?? observedAt
+        let price = Self.price(session.amountTotal, currency: session.currency)
         return StorePurchase(
             tenantID: tenant.id, store: .stripe, originalTransactionID: session.paymentIntent?.id ?? session.id,
             transactionID: session.id, customerID: nil, productID: productID, productType: oneTimeType,
@@ -163,7 +164,7 @@ public enum StripeInterpretation {
             originalPurchaseAt: purchasedAt, expiresAt: nil, revokedAt: nil, revocationReason: "", ownership: .purchased,
             willRenew: false, renewal: session.paymentStatus == "unpaid" ? .held(billingRetry: false) : .paid,
             appAccountToken: "", offerType: "", signedAt: observedAt, updatedAt: observedAt, origin: origin,
-            price: Self.price(session.amountTotal, currency: session.currency))
+            price: price, sale: sale(of: session, price: price))
     }
 
     /// A Stripe amount (the currency's smallest unit) as a price; nil without both, or when it does not fit.
@@ -184,6 +185,8 @@ public enum StripeInterpretation {
         else { return nil }
         var paid = stored
         paid.transactionID = invoice.id
+        // The stored sale was the previous invoice's: this one's is its own (``charged(_:by:)``).
+        paid.sale = nil
         paid.expiresAt = periodEnd
         paid.renewal = .paid
         paid.revokedAt = nil

@@ -153,9 +153,10 @@ struct StripeEvents: Sendable {
             })
         if let api {
             let subscription = try await fetched { () throws(StripeAPIError) in try await api.client.subscription(subscriptionID) }
-            change.purchase = try StripeInterpretation.purchase(
+            let record = try StripeInterpretation.purchase(
                 fromSubscription: subscription, observedAt: api.askedAt, origin: .storeAPI, tenant: tenant,
                 settings: settings)
+            change.purchase = paid ? try StripeInterpretation.charged(record, by: invoice) : record
             // The invoice may be the first news of the subscription: its buyer is who the subscription names.
             if let buyer = StripeInterpretation.namedUser(of: subscription) { change.ownerHints = [.appUserID(buyer)] }
             return change
@@ -167,9 +168,10 @@ struct StripeEvents: Sendable {
         }
         let at = try observed(event, api: nil)
         // Nothing new still carries the stored purchase: the invoice may name a payment a revocation waits for.
-        change.purchase = (paid
-            ? try StripeInterpretation.paid(invoice, stored: stored, observedAt: at)
-            : StripeInterpretation.paymentFailed(stored: stored, observedAt: at)) ?? stored
+        change.purchase = paid
+            ? try StripeInterpretation.charged(
+                try StripeInterpretation.paid(invoice, stored: stored, observedAt: at) ?? stored, by: invoice)
+            : StripeInterpretation.paymentFailed(stored: stored, observedAt: at) ?? stored
         change.note = "nothing new for subscription \(subscriptionID.quotedForMessage)"
         return change
     }
@@ -183,7 +185,8 @@ struct StripeEvents: Sendable {
         }
         return try revoke(
             paidBy: [charge.paymentIntent?.id, charge.invoice?.id].compactMap { $0 }, reason: "REFUNDED",
-            at: try UnixTime(seconds: event.created, checking: "created"), tenant: tenant)
+            at: try UnixTime(seconds: event.created, checking: "created"), tenant: tenant,
+            takenBack: (charge.amountRefunded, charge.currency))
     }
 
     private func disputeOpened(_ snapshot: StripeDispute, event: StripeEvent, api: StripeFetch?, tenant: Tenant)
@@ -200,12 +203,16 @@ struct StripeEvents: Sendable {
         }
         return try revoke(
             paidBy: paidBy, reason: "DISPUTED", at: try UnixTime(seconds: event.created, checking: "created"),
-            tenant: tenant)
+            tenant: tenant, takenBack: (dispute.amount, dispute.currency))
     }
 
-    /// The purchase a refunded or disputed payment paid for, revoked. When no held purchase is named by the payment
-    /// yet (its checkout or invoice comes later), the revocation waits for it.
-    private func revoke(paidBy ids: [String], reason: String, at time: UnixTime, tenant: Tenant) throws(DomainError) -> NotificationChange {
+    /// The purchase a refunded or disputed payment paid for, revoked, with what was taken back (the revenue ledger's
+    /// refund or chargeback). When no held purchase is named by the payment yet (its checkout or invoice comes
+    /// later), the revocation waits for it.
+    private func revoke(
+        paidBy ids: [String], reason: String, at time: UnixTime, tenant: Tenant,
+        takenBack: (amount: Int64?, currency: String?)
+    ) throws(DomainError) -> NotificationChange {
         for id in ids {
             var purchaseIDs = try engine.purchases.purchaseReferences(tenantID: tenant.id, store: .stripe, referenceID: id)
                 .map(\.originalTransactionID)
@@ -216,7 +223,9 @@ struct StripeEvents: Sendable {
                 guard let revoked = StripeInterpretation.revoking(stored, at: time, reason: reason) else {
                     return NotificationChange(note: "\(purchaseID.quotedForMessage) was revoked already")
                 }
-                return NotificationChange(purchase: revoked)
+                return NotificationChange(
+                    purchase: StripeInterpretation.refunding(
+                        revoked, amount: takenBack.amount, currency: takenBack.currency))
             }
         }
         return NotificationChange(

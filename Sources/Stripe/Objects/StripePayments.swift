@@ -11,6 +11,15 @@ public struct StripeCheckoutSession: Sendable {
         public var data: [LineItem]
     }
 
+    public struct TotalDetails: Sendable {
+        public var amountTax: Int64?
+        public var amountDiscount: Int64?
+    }
+
+    public struct CustomerDetails: Sendable {
+        public var address: StripeAddress?
+    }
+
     public var id: String
     /// `payment`, `subscription` or `setup`.
     public var mode: String?
@@ -29,8 +38,17 @@ public struct StripeCheckoutSession: Sendable {
     /// What the buyer paid, in the currency's smallest unit (``StripeAmount``).
     public var amountTotal: Int64?
     public var currency: String?
+    /// The tax and discount within `amountTotal`.
+    public var totalDetails: TotalDetails?
+    /// The buyer's billing details as Checkout collected them.
+    public var customerDetails: CustomerDetails?
     public var created: Int64?
     public var livemode: Bool?
+}
+
+/// An address: only its country (ISO 3166-1 alpha-2) is read.
+public struct StripeAddress: Sendable {
+    public var country: String?
 }
 
 /// An Invoice (`in_...`): a subscription's renewal paid or failed. The subscription is under
@@ -71,6 +89,11 @@ public struct StripeInvoice: Sendable {
         public var subscriptionDetails: SubscriptionDetails?
     }
 
+    /// One tax the invoice charged (`total_taxes[]` since API version 2025-03-31).
+    public struct Tax: Sendable {
+        public var amount: Int64?
+    }
+
     public var id: String
     public var status: String?
     public var billingReason: String?
@@ -84,6 +107,16 @@ public struct StripeInvoice: Sendable {
     public var payments: Payments?
     /// Older API versions.
     public var legacyPaymentIntent: StripeID?
+    /// What the buyer paid, tax included, in the currency's smallest unit (``StripeAmount``).
+    public var amountPaid: Int64?
+    public var currency: String?
+    public var totalTaxes: [Tax]?
+    /// The tax within the total, before API version 2025-03-31.
+    public var legacyTax: Int64?
+    /// The buyer's address, when the account collects it.
+    public var customerAddress: StripeAddress?
+    /// Coupons and promotion codes applied (IDs, or objects when expanded): read for whether there are any.
+    public var discounts: [JSONValue]?
     public var created: Int64?
     public var livemode: Bool?
 
@@ -91,6 +124,21 @@ public struct StripeInvoice: Sendable {
 
     /// The end of the latest period its lines bill for.
     public var periodEnd: Int64? { lines?.data.compactMap { $0.period?.end }.max() }
+
+    /// The start of the earliest period its lines bill for.
+    public var periodStart: Int64? { lines?.data.compactMap { $0.period?.start }.min() }
+
+    /// The tax within the total: `total_taxes` summed, else the older `tax`; nil when neither says, or it does not fit.
+    public var tax: Int64? {
+        guard let totalTaxes else { return legacyTax }
+        var sum: Int64 = 0
+        for tax in totalTaxes {
+            let (total, overflow) = sum.addingReportingOverflow(tax.amount ?? 0)
+            guard !overflow else { return nil }
+            sum = total
+        }
+        return sum
+    }
 
     /// Every payment intent that paid it.
     public var paymentIntentIDs: [String] {
@@ -105,6 +153,7 @@ public struct StripeCharge: Sendable {
     public var id: String
     public var amount: Int64?
     public var amountRefunded: Int64?
+    public var currency: String?
     /// True once the whole amount is refunded.
     public var refunded: Bool?
     public var paymentIntent: StripeID?
@@ -120,7 +169,9 @@ public struct StripeDispute: Sendable {
     public var id: String
     public var charge: StripeID?
     public var paymentIntent: StripeID?
+    /// What the buyer's bank takes back, in `currency`'s smallest unit.
     public var amount: Int64?
+    public var currency: String?
     public var reason: String?
     /// `warning_needs_response`, `needs_response`, `under_review`, `won`, `lost`, ...
     public var status: String?
@@ -138,8 +189,39 @@ extension StripeCheckoutSession: JSONReadable {
             .optional("subscription", \.subscription), .optional("payment_intent", \.paymentIntent),
             .optional("invoice", \.invoice), .optional("line_items", \.lineItems),
             .optional("amount_total", \.amountTotal), .optional("currency", \.currency),
+            .optional("total_details", \.totalDetails), .optional("customer_details", \.customerDetails),
             .optional("created", \.created), .optional("livemode", \.livemode),
         ])
+    }
+}
+
+extension StripeCheckoutSession.TotalDetails: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [
+            .optional("amount_tax", \.amountTax), .optional("amount_discount", \.amountDiscount),
+        ])
+    }
+}
+
+extension StripeCheckoutSession.CustomerDetails: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [.optional("address", \.address)])
+    }
+}
+
+extension StripeAddress: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [.optional("country", \.country)])
+    }
+}
+
+extension StripeInvoice.Tax: JSONReadable {
+    public init(json reader: inout JSONReader) throws(JSONReadError) {
+        self.init()
+        try reader.readMembers(into: &self, [.optional("amount", \.amount)])
     }
 }
 
@@ -166,7 +248,11 @@ extension StripeInvoice: JSONReadable {
             .optional("subscription", \.legacySubscription), .optional("attempt_count", \.attemptCount),
             .optional("next_payment_attempt", \.nextPaymentAttempt), .optional("lines", \.lines),
             .optional("payments", \.payments), .optional("payment_intent", \.legacyPaymentIntent),
-            .optional("created", \.created), .optional("livemode", \.livemode),
+            .optional("amount_paid", \.amountPaid), .optional("currency", \.currency),
+            .optional("total_taxes", \.totalTaxes), .optional("tax", \.legacyTax),
+            .optional("customer_address", \.customerAddress), .optional("discounts", \.discounts),
+            .optional("created", \.created),
+            .optional("livemode", \.livemode),
         ])
     }
 }
@@ -233,6 +319,7 @@ extension StripeCharge: JSONReadable {
         try reader.readMembers(into: &self, [
             .required("id", \.id), .optional("amount", \.amount), .optional("amount_refunded", \.amountRefunded),
             .optional("refunded", \.refunded), .optional("payment_intent", \.paymentIntent),
+            .optional("currency", \.currency),
             .optional("customer", \.customer), .optional("invoice", \.invoice), .optional("created", \.created),
             .optional("livemode", \.livemode),
         ])
@@ -244,7 +331,8 @@ extension StripeDispute: JSONReadable {
         self.init(id: "")
         try reader.readMembers(into: &self, [
             .required("id", \.id), .optional("charge", \.charge), .optional("payment_intent", \.paymentIntent),
-            .optional("amount", \.amount), .optional("reason", \.reason), .optional("status", \.status),
+            .optional("amount", \.amount), .optional("currency", \.currency), .optional("reason", \.reason),
+            .optional("status", \.status),
             .optional("created", \.created), .optional("livemode", \.livemode),
         ])
     }
