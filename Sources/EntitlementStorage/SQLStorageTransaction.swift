@@ -256,29 +256,32 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
                 .integer(Int64(record.acknowledgement.attempts)), .time(record.acknowledgement.dueAt),
                 .text(record.acknowledgement.lastError), .bool(record.renewal.isHeld),
                 .integer(record.price?.milliunits), .text(record.price?.currency ?? ""), .time(record.accessFrom),
-                .text(record.sale.map { StorageColumns.saleKind($0.kind) }),
-                .text(record.sale.map { StorageColumns.offerKind($0.offer) } ?? ""), .text(record.sale?.country ?? ""),
+                .text(record.sale.map { $0.kind.name }),
+                .text(record.sale.map { $0.offer.name } ?? ""), .text(record.sale?.country ?? ""),
                 .integer(record.sale?.refundedMilliunits), .time(record.sale?.periodStart),
                 .integer(record.sale?.taxMilliunits), .integer(record.sale?.reportedProceedsMilliunits),
             ])
     }
 
-    func recordLedgerEntries(_ entries: [LedgerEntry], at time: UnixTime) throws(StorageError) {
+    func recordLedgerEntries(_ entries: [LedgerEntry], at time: UnixTime) throws(StorageError) -> [LedgerEntry] {
+        var recorded: [LedgerEntry] = []
         for entry in entries {
-            try db.send(
+            let inserted = try db.run(
                 StorageSQL.recordLedgerEntrySQL,
                 [
                     .text(entry.tenantID), .text(StorageColumns.ledgerStore(entry.store)), .text(entry.transactionID),
-                    .text(StorageColumns.movementKind(entry.kind)),
-                    .text(StorageColumns.movementDirection(entry.kind.direction)),
+                    .text(entry.kind.name),
+                    .text(entry.kind.direction.name),
                     .text(entry.originalTransactionID), .integer(entry.customerID), .text(entry.productID),
                     .text(entry.entitlementIDs.joined(separator: " ")),
                     .text(StorageColumns.environment(entry.environment)), .text(entry.country),
-                    .text(StorageColumns.offerKind(entry.offer)), .time(entry.periodStart), .time(entry.periodEnd),
+                    .text(entry.offer.name), .time(entry.periodStart), .time(entry.periodEnd),
                     .integer(entry.amount.milliunits), .text(entry.amount.currency), .integer(entry.proceedsMilliunits),
                     .time(entry.occurredAt), .time(time), .integer(entry.taxMilliunits),
                 ])
+            if inserted > 0 { recorded.append(entry) }
         }
+        return recorded
     }
 
     func setPurchaseOwner(tenantID: String, store: Store, originalTransactionID: String, customerID: Int64?)

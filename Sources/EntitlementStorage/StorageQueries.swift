@@ -394,9 +394,9 @@ extension StorageSQL {
     private static func sale(from row: some SQLRow) throws(StorageError) -> PurchaseSale? {
         guard let kind = row.optionalString(38) else { return nil }
         return PurchaseSale(
-            kind: try StorageColumns.decode(kind, column: "transactions.sale_kind", as: StorageColumns.saleKind),
+            kind: try StorageColumns.decode(kind, column: "transactions.sale_kind", as: \SaleKind.name),
             offer: try StorageColumns.decode(
-                row.string(39), column: "transactions.offer_kind", as: StorageColumns.offerKind),
+                row.string(39), column: "transactions.offer_kind", as: \OfferKind.name),
             country: row.string(40), refundedMilliunits: row.optionalInt64(41), periodStart: row.optionalTime(42),
             taxMilliunits: row.optionalInt64(43), reportedProceedsMilliunits: row.optionalInt64(44))
     }

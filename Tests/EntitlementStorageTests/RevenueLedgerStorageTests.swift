@@ -47,19 +47,19 @@ struct RevenueLedgerStorageTests {
             entry(.trialStart, amount: 0, transactionID: "1000"), entry(.trialConversion, amount: 9_990),
             entry(.refund, amount: -9_990), entry(.refundReversal, amount: 9_990),
         ]
-        try repository.write { try $0.recordLedgerEntries(entries, at: time(5_000)) }
+        #expect(try repository.write { try $0.recordLedgerEntries(entries, at: time(5_000)) } == entries)
         // Delivered again, and again classified otherwise (a key is the transaction and the money's direction).
         var again = entries
         again[1].kind = .renewal
         again[1].amount.milliunits = 1
-        try repository.write { try $0.recordLedgerEntries(again, at: time(6_000)) }
+        #expect(try repository.write { try $0.recordLedgerEntries(again, at: time(6_000)) }.isEmpty, "none is new")
         #expect(try database.scalar("SELECT COUNT(*) FROM revenue_ledger") == 4)
         #expect(try database.scalar("SELECT SUM(amount_milliunits) FROM revenue_ledger") == 9_990)
         #expect(try database.scalar("SELECT SUM(proceeds_milliunits) FROM revenue_ledger") == 4_995)
         #expect(try database.scalar("SELECT COUNT(*) FROM revenue_ledger WHERE tax_milliunits IS NULL") == 4)
         var taxed = entry(.renewal, amount: 11_990, transactionID: "1002")
         taxed.taxMilliunits = 1_914
-        try repository.write { try $0.recordLedgerEntries([taxed], at: time(7_000)) }
+        #expect(try repository.write { try $0.recordLedgerEntries(again + [taxed], at: time(7_000)) } == [taxed])
         #expect(try database.scalar("SELECT tax_milliunits FROM revenue_ledger WHERE transaction_id = '1002'") == 1_914)
         #expect(
             try database.scalar(
@@ -86,15 +86,15 @@ struct RevenueLedgerStorageTests {
 
     /// Pinned: the words are the documented schema, whatever the enums' order.
     @Test func theLedgersWordsArePinned() {
-        #expect(MovementKind.allCases.map(StorageColumns.movementKind) == [
+        #expect(MovementKind.allCases.map(\.name) == [
             "purchase", "renewal", "trial_start", "trial_conversion", "product_change", "one_time", "refund",
             "chargeback", "refund_reversal",
         ])
-        #expect(OfferKind.allCases.map(StorageColumns.offerKind) == [
+        #expect(OfferKind.allCases.map(\.name) == [
             "none", "free_trial", "introductory", "promotional", "offer_code", "win_back",
         ])
-        #expect(SaleKind.allCases.map(StorageColumns.saleKind) == ["one_time", "subscription_purchase", "subscription_renewal"])
+        #expect(SaleKind.allCases.map(\.name) == ["one_time", "subscription_purchase", "subscription_renewal"])
         #expect(Store.allCases.map(StorageColumns.ledgerStore) == ["app_store", "play_store", "stripe"])
-        #expect(MovementDirection.allCases.map(StorageColumns.movementDirection) == ["payment", "refund", "refund_reversal"])
+        #expect(MovementDirection.allCases.map(\.name) == ["payment", "refund", "refund_reversal"])
     }
 }

@@ -166,6 +166,13 @@ def test_purchase_renewal_and_refund_arrive_with_the_store_data(env, ca, receive
     assert store["expires_at"] is not None and store["purchased_at"] is not None
     # Apple's price is in milli-units: the signer's 4990 is $4.99.
     assert store["price"] == {"amount_milliunits": 4990, "currency": "USD"}
+    assert store["offer_kind"] == "none" and store["country"] == "US"
+    # The money it moved: the revenue ledger's row, with the estimated proceeds (Apple's default 30% kept).
+    [paid] = purchase["data"]["revenue"]
+    assert paid["kind"] == "purchase" and paid["direction"] == "payment" and paid["transaction_id"] == original
+    assert (paid["amount_milliunits"], paid["currency"], paid["proceeds_milliunits"]) == (4990, "USD", 3493)
+    assert paid["tax_milliunits"] is None and paid["store"] == "app_store" and paid["environment"] == "sandbox"
+    assert paid["offer_kind"] == "none" and paid["country"] == "US" and paid["period_end"] == store["expires_at"]
     renewed = transaction(ca, original, "--transaction-id", original + "1", "--purchase-date", "-1m",
                           "--expires", "+30d")
     notify(env, "main", ca.signed("sign-notification", "DID_RENEW", "--transaction", renewed))
@@ -173,6 +180,8 @@ def test_purchase_renewal_and_refund_arrive_with_the_store_data(env, ca, receive
     assert renewal["type"] == "customer.renewal" and renewal["data"]["cause"] == "app_store_notification"
     assert renewal["data"]["kind"] == "customer_info_changed"
     assert renewal["data"]["purchase"]["transaction_id"] == original + "1"
+    assert [(row["kind"], row["transaction_id"]) for row in renewal["data"]["revenue"]] == [
+        ("renewal", original + "1")]
     refunded = transaction(ca, original, "--transaction-id", original + "1", "--purchase-date", "-1m",
                            "--expires", "+30d", "--revocation-date", "-1s")
     notify(env, "main", ca.signed("sign-notification", "REFUND", "--transaction", refunded))
@@ -180,6 +189,9 @@ def test_purchase_renewal_and_refund_arrive_with_the_store_data(env, ca, receive
     assert refund["type"] == "customer.refund" and refund["data"]["kind"] == "status_changed"
     assert refund["data"]["status"] == {"state": "inactive", "entitlements": []}
     assert refund["data"]["purchase"]["revoked_at"] is not None
+    # Only the money this event moved: the refund, not the renewal again.
+    assert [(row["kind"], row["direction"], row["amount_milliunits"], row["proceeds_milliunits"])
+            for row in refund["data"]["revenue"]] == [("refund", "refund", -4990, -3493)]
     # The refunds-only endpoint got that one event, and nothing else about the user.
     only = wait_about(receivers["refunds"], user, 1)
     time.sleep(0.3)

@@ -109,6 +109,8 @@ extension StorePurchases {
         /// What the events report: the first purchase given (before and after), and the first moved from each owner.
         var subject: EventSubject?
         var moved: [Int64: StorePurchase] = [:]
+        /// The money the purchases given moved, recorded now.
+        var revenue: [LedgerEntry] = []
         // What each purchase is after the call (a token may name the same purchase as an earlier one).
         var latest: [String: StorePurchase] = [:]
         for record in purchases {
@@ -118,7 +120,7 @@ extension StorePurchases {
             incoming.customerID = customer.id
             incoming = try self.markedIfReplaced(incoming, in: transaction)
             let merged = PurchaseVersions.merge(stored: stored, incoming: incoming)
-            try self.recordLedgerEntries(of: incoming, stored: stored, in: transaction, at: now)
+            revenue += try self.recordLedgerEntries(of: incoming, stored: stored, in: transaction, at: now)
             var from: Int64?
             if let stored, let owner = stored.customerID, owner != customer.id {
                 // Judged on the newest data: a renewal only the token shows is the owner's access too.
@@ -187,7 +189,8 @@ extension StorePurchases {
                     transaction, tenantID: tenantID, customerID: customer.id,
                     cause: previousOwners.isEmpty ? cause : .transferredIn,
                     reason: "\(what) \(products).", related: transferredFrom.first ?? "",
-                    reference: purchases.first?.originalTransactionID ?? "", subject: subject ?? .none, at: now))
+                    reference: purchases.first?.originalTransactionID ?? "",
+                    subject: (subject ?? .none).reporting(revenue), at: now))
         }
         // The change just recorded read the customer after every write above; without one, it is read here.
         let recorded = changed ? committed.last?.snapshot : nil
@@ -330,7 +333,7 @@ extension StorePurchases {
         record = try self.markedIfReplaced(record, in: transaction)
         // An earlier period (its refund, its reversal) or an upgraded-away plan leaves the current one alone.
         let merged = PurchaseVersions.merge(stored: stored, incoming: record)
-        try self.recordLedgerEntries(of: record, stored: stored, in: transaction, at: now)
+        let revenue = try self.recordLedgerEntries(of: record, stored: stored, in: transaction, at: now)
         if merged != stored { try transaction.savePurchase(merged) }
         let replacement = try self.supersedeReplaced(by: merged, in: transaction)
         committed += try self.recordReplacements(
@@ -349,7 +352,7 @@ extension StorePurchases {
             return (.applied(appUserID: snapshot.customer.appUserID, changed: false), committed)
         }
         // A purchase first attributed to its owner is, to the owner, a new purchase.
-        let subject = EventSubject(purchase: merged, previousPurchase: attributed ? nil : stored)
+        let subject = EventSubject(purchase: merged, previousPurchase: attributed ? nil : stored, revenue: revenue)
         committed.append(
             try self.core.recordChange(
                 transaction, tenantID: tenantID, customerID: owner, cause: cause, reason: reason,
@@ -374,12 +377,13 @@ extension StorePurchases {
 }
 
 extension StorePurchases {
-    /// The revenue ledger's entries for a verified version of a purchase, with the tenant's commission rates now.
+    /// Records the revenue ledger's entries for a verified version of a purchase, with the tenant's commission rates
+    /// now; returns those recorded now (not before), which the change's webhooks report.
     func recordLedgerEntries(
         of incoming: StorePurchase, stored: StorePurchase?, in transaction: any StorageTransaction, at now: UnixTime
-    ) throws(StorageError) {
+    ) throws(StorageError) -> [LedgerEntry] {
         let commission = core.commissions(incoming.tenantID)[incoming.store]
-        try transaction.recordLedgerEntries(
+        return try transaction.recordLedgerEntries(
             RevenueLedger.entries(for: incoming, stored: stored, commission: commission), at: now)
     }
 }

@@ -10,8 +10,9 @@ import StandardWebhooks
 /// `type` is `customer.` and the event's most specific kind (`customer.purchase`, `customer.renewal`,
 /// `customer.refund`, `customer.transfer`, `customer.merge`, `customer.grant`, else `customer.status_changed` or
 /// `customer.customer_info_changed`); `data` says everything a backend needs to act without calling back: the
-/// event, the customer (canonical ID, aliases, version), the full status after it, and the purchase, transfer, merge
-/// or grant behind it. A receiver keeps the highest `version` per customer and drops anything not above it.
+/// event, the customer (canonical ID, aliases, version), the full status after it, the purchase, transfer, merge or
+/// grant behind it, and the money it moved (`revenue`: the revenue ledger's rows it recorded). A receiver keeps the
+/// highest `version` per customer and drops anything not above it.
 enum CustomerEventMessage {
     struct Event {
         var record: EventRecord
@@ -54,6 +55,7 @@ enum CustomerEventMessage {
         if !record.referenceID.isEmpty { data.append(("reference_id", .string(record.referenceID))) }
         if let purchase = event.subject.purchase { data.append(("purchase", self.purchase(purchase))) }
         if let grant = event.subject.grant { data.append(("grant", self.grant(grant))) }
+        if !event.subject.revenue.isEmpty { data.append(("revenue", .array(event.subject.revenue.map(revenue)))) }
         if let (key, value) = counterpart(of: event) { data.append((key, value)) }
         let message: JSONValue = .object([
             ("type", .string(type(primary))), ("timestamp", time(record.occurredAt)), ("data", .object(data)),
@@ -121,10 +123,36 @@ enum CustomerEventMessage {
             members.append(
                 ("price", .object([("amount_milliunits", .number(String(price.milliunits))), ("currency", .string(price.currency))])))
         }
+        if let sale = purchase.sale {
+            members.append(("offer_kind", .string(sale.offer.name)))
+            if !sale.country.isEmpty { members.append(("country", .string(sale.country))) }
+        }
         if !purchase.revocationReason.isEmpty { members.append(("revocation_reason", .string(purchase.revocationReason))) }
         if !purchase.offerType.isEmpty { members.append(("offer_type", .string(purchase.offerType))) }
         if !purchase.renewalProductID.isEmpty { members.append(("renewal_product_id", .string(purchase.renewalProductID))) }
         return .object(members)
+    }
+
+    /// A revenue ledger row as its columns say it (README, "The revenue ledger").
+    private static func revenue(_ entry: LedgerEntry) -> JSONValue {
+        .object([
+            ("kind", .string(entry.kind.name)),
+            ("direction", .string(entry.kind.direction.name)),
+            ("store", .string(entry.store.webhookName)),
+            ("transaction_id", .string(entry.transactionID)),
+            ("original_transaction_id", .string(entry.originalTransactionID)),
+            ("product_id", .string(entry.productID)),
+            ("environment", .string(entry.environment.webhookName)),
+            ("amount_milliunits", .number(String(entry.amount.milliunits))),
+            ("currency", .string(entry.amount.currency)),
+            ("tax_milliunits", entry.taxMilliunits.map { .number(String($0)) } ?? .null),
+            ("proceeds_milliunits", .number(String(entry.proceedsMilliunits))),
+            ("country", .string(entry.country)),
+            ("offer_kind", .string(entry.offer.name)),
+            ("period_start", time(entry.periodStart)),
+            ("period_end", time(entry.periodEnd)),
+            ("occurred_at", time(entry.occurredAt)),
+        ])
     }
 
     private static func grant(_ grant: GrantRecord) -> JSONValue {

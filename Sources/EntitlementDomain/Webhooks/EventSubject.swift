@@ -9,6 +9,14 @@ struct EventSubject: Sendable {
     var grant: GrantRecord?
     /// The customer a merge emptied (its event is a transfer out, but reports the merge).
     var isMergedAway = false
+    /// The money the change moved: the revenue ledger's entries it recorded.
+    var revenue: [LedgerEntry] = []
 
     static let none = EventSubject()
+
+    func reporting(_ revenue: [LedgerEntry]) -> EventSubject {
+        var subject = self
+        subject.revenue = revenue
+        return subject
+    }
 }

@@ -16,12 +16,14 @@ extension InMemoryTransaction {
             row: record, sequence: tables.purchases[key]?.sequence ?? tables.nextSequence())
     }
 
-    func recordLedgerEntries(_ entries: [LedgerEntry], at time: UnixTime) throws(StorageError) {
-        for entry in entries {
+    func recordLedgerEntries(_ entries: [LedgerEntry], at time: UnixTime) throws(StorageError) -> [LedgerEntry] {
+        entries.filter { entry in
             let key = InMemoryTables.LedgerKey(
                 store: InMemoryTables.StoreKey(tenantID: entry.tenantID, store: entry.store, id: entry.transactionID),
                 direction: entry.kind.direction)
-            if tables.ledgerKeys.insert(key).inserted { tables.ledger.append(entry) }
+            guard tables.ledgerKeys.insert(key).inserted else { return false }
+            tables.ledger.append(entry)
+            return true
         }
     }
 

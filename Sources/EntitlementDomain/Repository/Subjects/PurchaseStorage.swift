@@ -26,8 +26,8 @@ public protocol PurchaseStorage {
     /// `customerID` is not in the tenant.
     func savePurchase(_ record: StorePurchase) throws(StorageError)
     /// Records revenue ledger entries at `time`; one whose key (tenant, store, transaction ID, direction) is recorded
-    /// already keeps its row.
-    func recordLedgerEntries(_ entries: [LedgerEntry], at time: UnixTime) throws(StorageError)
+    /// already keeps its row. Returns the entries recorded now.
+    func recordLedgerEntries(_ entries: [LedgerEntry], at time: UnixTime) throws(StorageError) -> [LedgerEntry]
     /// Sets (or, with nil, clears) the owner of a stored purchase, whatever its `signedAt`. Fails with `.conflict`
     /// when the purchase is unknown or the customer is not in the tenant.
     func setPurchaseOwner(tenantID: String, store: Store, originalTransactionID: String, customerID: Int64?)
