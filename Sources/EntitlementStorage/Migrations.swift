@@ -318,6 +318,7 @@ enum Migrations {
         Migration(version: 15, sql: revenueLedgerSQL(integer: "INTEGER")),
         Migration(version: 16, sql: ledgerProceedsSQL(integer: "INTEGER")),
         Migration(version: 17, sql: saleDetailsSQL(integer: "INTEGER")),
+        Migration(version: 18, sql: revenueDailySQL(integer: "INTEGER")),
     ]
 
     /// Version 15 on SQLite, 6 on PostgreSQL (`integer`: the 64-bit integer type): what the revenue ledger records
@@ -374,6 +375,40 @@ enum Migrations {
         ALTER TABLE transactions ADD COLUMN sale_tax_milliunits \(integer);
         ALTER TABLE transactions ADD COLUMN sale_reported_proceeds_milliunits \(integer);
         ALTER TABLE revenue_ledger ADD COLUMN tax_milliunits \(integer);
+        """
+    }
+
+    /// Version 18 on SQLite, 9 on PostgreSQL: the ledger's daily totals (``RevenueDaily``), from the rows recorded
+    /// so far. Every ledger row recorded after adds to them in its own transaction.
+    static func revenueDailySQL(integer: String) -> String {
+        """
+        CREATE TABLE revenue_daily (
+            tenant_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            -- The UTC day of the rows' occurred_at, as days since 1970-01-01.
+            day \(integer) NOT NULL,
+            store TEXT NOT NULL,
+            product_id TEXT NOT NULL,
+            entitlement_ids TEXT NOT NULL,
+            country TEXT NOT NULL,
+            currency TEXT NOT NULL,
+            offer_kind TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            movements \(integer) NOT NULL,
+            amount_milliunits \(integer) NOT NULL,
+            -- The rows' reported tax and proceeds; a row without adds nothing.
+            tax_milliunits \(integer) NOT NULL,
+            proceeds_milliunits \(integer) NOT NULL,
+            PRIMARY KEY (
+                tenant_id, environment, day, store, product_id, entitlement_ids, country, currency, offer_kind, kind)
+        );
+        INSERT INTO revenue_daily (\(RevenueDaily.columns))
+        SELECT tenant_id, environment, \(RevenueDaily.dayOf("occurred_at")), store, product_id, entitlement_ids, country,
+            currency, offer_kind, kind, COUNT(*), SUM(amount_milliunits), COALESCE(SUM(tax_milliunits), 0),
+            COALESCE(SUM(proceeds_milliunits), 0)
+        FROM revenue_ledger
+        GROUP BY tenant_id, environment, \(RevenueDaily.dayOf("occurred_at")), store, product_id, entitlement_ids,
+            country, currency, offer_kind, kind;
         """
     }
 

@@ -150,6 +150,10 @@ public class SQLRepository: CustomerRepository, @unchecked Sendable {
         }
     }
 
+    public func revenueTotals(_ query: RevenueTotalsQuery) throws(StorageError) -> [RevenueTotal] {
+        try database.read(consistent: true) { (db) throws(StorageError) in try db.revenueTotals(query) }
+    }
+
     public func write<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result {
         try withoutActuallyEscaping(body) { body in
             var result: Result?

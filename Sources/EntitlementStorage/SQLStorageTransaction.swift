@@ -269,7 +269,7 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
             let inserted = try db.run(
                 StorageSQL.recordLedgerEntrySQL,
                 [
-                    .text(entry.tenantID), .text(StorageColumns.ledgerStore(entry.store)), .text(entry.transactionID),
+                    .text(entry.tenantID), .text(entry.store.ledgerName), .text(entry.transactionID),
                     .text(entry.kind.name),
                     .text(entry.kind.direction.name),
                     .text(entry.originalTransactionID), .integer(entry.customerID), .text(entry.productID),
@@ -279,7 +279,10 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
                     .integer(entry.amount.milliunits), .text(entry.amount.currency), .integer(entry.proceedsMilliunits),
                     .time(entry.occurredAt), .time(time), .integer(entry.taxMilliunits),
                 ])
-            if inserted > 0 { recorded.append(entry) }
+            if inserted > 0 {
+                try db.send(RevenueDaily.addSQL, RevenueDaily.bindings(adding: entry))
+                recorded.append(entry)
+            }
         }
         return recorded
     }

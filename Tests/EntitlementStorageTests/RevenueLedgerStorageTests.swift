@@ -94,7 +94,7 @@ struct RevenueLedgerStorageTests {
             "none", "free_trial", "introductory", "promotional", "offer_code", "win_back",
         ])
         #expect(SaleKind.allCases.map(\.name) == ["one_time", "subscription_purchase", "subscription_renewal"])
-        #expect(Store.allCases.map(StorageColumns.ledgerStore) == ["app_store", "play_store", "stripe"])
+        #expect(Store.allCases.map(\.ledgerName) == ["app_store", "play_store", "stripe"])
         #expect(MovementDirection.allCases.map(\.name) == ["payment", "refund", "refund_reversal"])
     }
 }

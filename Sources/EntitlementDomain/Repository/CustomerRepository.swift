@@ -4,7 +4,8 @@
 /// WAL mode, separate read connections; PostgreSQL: MVCC). Writes run in ``write(_:)``'s transaction: all or
 /// nothing, durable when it returns. The reads are grouped by subject (`Subjects/`), each a protocol of its own.
 public protocol CustomerRepository:
-    CustomerReads, GrantReads, PurchaseReads, AcknowledgementReads, SubscriberQueryReads, WebhookOutboxReads
+    CustomerReads, GrantReads, PurchaseReads, AcknowledgementReads, SubscriberQueryReads, WebhookOutboxReads,
+    RevenueReads
 {
     /// Whether this process holds (now, or from an earlier call) the right to do background work `name` of
     /// `tenantID` (`""`: across tenants), so that instances sharing a database do it once. Always true for a database

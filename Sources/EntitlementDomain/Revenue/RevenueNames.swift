@@ -1,4 +1,15 @@
 /// The revenue words a person reads: the ledger's columns (README, "The revenue ledger") and webhooks say the same.
+extension Store {
+    /// The ledger's `store` (webhooks' `store` names Stripe `web`, as the status's sources do).
+    public var ledgerName: String {
+        switch self {
+        case .appStore: "app_store"
+        case .playStore: "play_store"
+        case .stripe: "stripe"
+        }
+    }
+}
+
 extension SaleKind {
     public var name: String {
         switch self {

@@ -27,6 +27,12 @@ struct CopiedTable: Sendable {
             name: "renewal_extensions", key: ["tenant_id", "original_transaction_id", "request_identifier"],
             copiesRowID: false),
         CopiedTable(name: "revenue_ledger", key: ["tenant_id", "store", "transaction_id", "direction"], copiesRowID: false),
+        CopiedTable(
+            name: "revenue_daily",
+            key: [
+                "tenant_id", "environment", "day", "store", "product_id", "entitlement_ids", "country", "currency",
+                "offer_kind", "kind",
+            ], copiesRowID: false),
     ]
 
     /// Identity columns whose sequences must continue after the copied values.

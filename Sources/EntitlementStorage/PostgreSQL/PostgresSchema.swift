@@ -279,5 +279,6 @@ enum PostgresSchema {
         PostgresMigration(version: 6, sql: Migrations.revenueLedgerSQL(integer: "bigint")),
         PostgresMigration(version: 7, sql: Migrations.ledgerProceedsSQL(integer: "bigint")),
         PostgresMigration(version: 8, sql: Migrations.saleDetailsSQL(integer: "bigint")),
+        PostgresMigration(version: 9, sql: Migrations.revenueDailySQL(integer: "bigint")),
     ]
 }

@@ -159,6 +159,10 @@ public final class InMemoryRepository: CustomerRepository, Sendable {
         read { $0.subscriberCounts(tenantID: tenantID, at: time) }
     }
 
+    public func revenueTotals(_ query: RevenueTotalsQuery) throws(StorageError) -> [RevenueTotal] {
+        try RevenueTotal.totals(of: ledger, matching: query)
+    }
+
     public func nextWebhookAttemptAt(at time: UnixTime) throws(StorageError) -> UnixTime? {
         read { $0.nextWebhookAttemptAt(at: time) }
     }

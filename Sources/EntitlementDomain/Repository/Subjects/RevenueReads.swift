@@ -1,0 +1,6 @@
+/// The revenue ledger's daily totals, kept up to date with the ledger in every write transaction that records a
+/// movement (so a read never scans the ledger).
+public protocol RevenueReads: Sendable {
+    /// The totals `query` selects, one per day, group, currency and kind that has any movement; in no order.
+    func revenueTotals(_ query: RevenueTotalsQuery) throws(StorageError) -> [RevenueTotal]
+}

@@ -1,0 +1,97 @@
+import CivilCalendar
+import EntitlementDomain
+import Testing
+import TestSupport
+
+@testable import EntitlementStorage
+
+/// The ledger's daily totals (`revenue_daily`), kept in the transaction that records each row, read back grouped and
+/// filtered: always what the recorded rows themselves add up to (``RevenueTotal/totals(of:matching:)``).
+@Suite("The revenue ledger's daily totals")
+struct RevenueDailyTests {
+    /// A fixed, varied ledger: two tenants, every environment and store, products with one or two entitlements,
+    /// currencies, countries, offers and kinds, times on both sides of midnight and before 1970.
+    static func entries() -> [LedgerEntry] {
+        var generator = SeededRandomNumberGenerator(seed: 40)
+        let kinds = MovementKind.allCases
+        return (0..<400).map { index in
+            func pick<T>(_ values: [T]) -> T { values[Int(generator.next() % UInt64(values.count))] }
+            let kind = pick(kinds)
+            let amount = Int64(generator.next() % 20_000) * (kind.direction == .refund ? -1 : 1)
+            let offset = Int64(generator.next() % UInt64(12 * Milliseconds.perDay)) - 2 * Milliseconds.perDay
+            return LedgerEntry(
+                tenantID: pick(["t", "t", "u"]), store: pick(Store.allCases), transactionID: "tx-\(index)", kind: kind,
+                originalTransactionID: "o-\(index % 50)", customerID: nil, productID: pick(["monthly", "annual", "coins"]),
+                entitlementIDs: pick([["pro"], ["pro", "plus"], ["plus_team"], []]),
+                environment: pick([.production, .production, .sandbox]), country: pick(["US", "DE", ""]),
+                offer: pick(OfferKind.allCases), periodStart: time(offset), periodEnd: nil,
+                amount: PurchasePrice(milliunits: amount, currency: pick(["USD", "EUR"])),
+                taxMilliunits: generator.next() % 3 == 0 ? nil : amount / 7, proceedsMilliunits: amount * 7 / 10,
+                occurredAt: time(offset))
+        }
+    }
+
+    static let queries: [RevenueTotalsQuery] = [
+        RevenueTotalsQuery(tenantID: "t", environment: .production, days: -3...12),
+        RevenueTotalsQuery(tenantID: "t", environment: .sandbox, days: 0...5, groupBy: [.store, .country]),
+        RevenueTotalsQuery(tenantID: "t", environment: .production, days: -1...9, groupBy: Set(RevenueDimension.allCases)),
+        RevenueTotalsQuery(
+            tenantID: "t", environment: .production, days: -3...12, groupBy: [.product],
+            filter: [.entitlements: "pro", .offer: "none"]),
+        RevenueTotalsQuery(
+            tenantID: "u", environment: .production, days: 2...3, groupBy: [.entitlements],
+            filter: [.entitlements: "plus", .store: "app_store"]),
+        RevenueTotalsQuery(tenantID: "t", environment: .production, days: 5...5, filter: [.country: "", .product: "coins"]),
+        RevenueTotalsQuery(tenantID: "nobody", environment: .production, days: -3...12, groupBy: [.store]),
+    ]
+
+    private func sorted(_ totals: [RevenueTotal]) -> [String] {
+        totals.map { total in
+            let group = RevenueDimension.allCases.map { total.group[$0] ?? "-" }.joined(separator: "|")
+            return "\(total.day) \(group) \(total.currency) \(total.kind.name) \(total.movements) "
+                + "\(total.amountMilliunits) \(total.taxMilliunits) \(total.proceedsMilliunits)"
+        }.sorted()
+    }
+
+    @Test func theTotalsAreWhatTheRecordedRowsAddUpTo() throws {
+        let database = try TemporaryDatabase()
+        let repository = try database.open()
+        let entries = Self.entries()
+        // In several transactions, each row also delivered again (its key taken, nothing added).
+        for batch in stride(from: 0, to: entries.count, by: 64) {
+            let rows = Array(entries[batch..<min(batch + 64, entries.count)])
+            _ = try repository.write { try $0.recordLedgerEntries(rows + rows.prefix(8), at: time(0)) }
+        }
+        #expect(try database.scalar("SELECT SUM(movements) FROM revenue_daily") == Int64(entries.count))
+        for query in Self.queries {
+            let expected = try RevenueTotal.totals(of: entries, matching: query)
+            #expect(sorted(try repository.revenueTotals(query)) == sorted(expected), "\(query)")
+            if query.tenantID != "nobody" { #expect(!expected.isEmpty, "the query selects something: \(query)") }
+        }
+    }
+
+    /// Migration 18 adds the totals of the rows recorded before it: the database is taken back to version 17 (its
+    /// ledger kept), then opened again.
+    @Test(.enabled(if: !TestDatabase.isPostgres, "SQLite's migrations; PostgreSQL runs the same SQL"))
+    func theMigrationAddsUpTheRowsRecordedBefore() throws {
+        let database = try TemporaryDatabase()
+        let entries = Self.entries()
+        do {
+            let repository = try database.open()
+            _ = try repository.write { try $0.recordLedgerEntries(entries, at: time(0)) }
+        }
+        let raw = try database.rawConnection()
+        try raw.execute("DROP TABLE revenue_daily")
+        try raw.execute("DELETE FROM schema_migrations WHERE version = 18")
+        let repository = try database.open()
+        for query in Self.queries {
+            #expect(sorted(try repository.revenueTotals(query)) == sorted(try RevenueTotal.totals(of: entries, matching: query)))
+        }
+    }
+
+    @Test func dayNumbersRoundDownAlsoBefore1970() {
+        #expect(time(0).utcDay == 0 && time(Milliseconds.perDay - 1).utcDay == 0 && time(Milliseconds.perDay).utcDay == 1)
+        #expect(time(-1).utcDay == -1 && time(-Milliseconds.perDay).utcDay == -1 && time(-Milliseconds.perDay - 1).utcDay == -2)
+        #expect(time(Int64.min).utcDay < 0 && time(Int64.max).utcDay > 0)
+    }
+}
