@@ -185,6 +185,11 @@ extension EntitlementClient {
         try await unary(Methods.listCustomers, request)
     }
 
+    /// `GetMetrics`: one revenue metric as series over a range of dates.
+    public func metrics(_ request: GetMetricsRequest) async throws -> GetMetricsResponse {
+        try await unary(Methods.getMetrics, request)
+    }
+
     /// `CountCustomers`: customers with an active entitlement now, in all and per entitlement, product and store.
     public func countCustomers() async throws -> CountCustomersResponse {
         try await unary(Methods.countCustomers, CountCustomersRequest())

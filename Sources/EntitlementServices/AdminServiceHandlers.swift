@@ -71,6 +71,7 @@ public struct AdminService: RPCService {
             try await describeKey(request, context)
         }
         registerAppStoreMethods(on: &router)
+        registerMetricMethods(on: &router)
     }
 
     /// Stripe's ID prefixes a redemption code may be asked for by.

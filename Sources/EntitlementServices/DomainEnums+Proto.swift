@@ -19,6 +19,36 @@ extension EntitlementsProto.Store {
     }
 }
 
+extension Metric {
+    init(_ metric: RevenueMetric) {
+        self =
+            switch metric {
+            case .revenue: .revenue
+            case .refunds: .refunds
+            case .netRevenue: .netRevenue
+            case .proceeds: .proceeds
+            case .newSubscriptions: .newSubscriptions
+            case .trialStarts: .trialStarts
+            case .trialConversions: .trialConversions
+            case .renewals: .renewals
+            case .refundRate: .refundRate
+            }
+    }
+}
+
+extension MetricDimension {
+    init(_ dimension: RevenueDimension) {
+        self =
+            switch dimension {
+            case .store: .store
+            case .product: .product
+            case .entitlements: .entitlement
+            case .country: .country
+            case .offer: .offerKind
+            }
+    }
+}
+
 extension StoreEnvironment {
     init(_ environment: PurchaseEnvironment) {
         self =

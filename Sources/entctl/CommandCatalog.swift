@@ -11,7 +11,8 @@ extension CommandHelp {
             keyNote: "Key: --key KEY or $ENTCTL_KEY, a secret key (sk_...); without either, the demo secret key is sent,\n"
                 + "to a loopback address (127.0.0.1, ::1, localhost) only.",
             commands: [
-                grant, revoke, customer, events, customers, count, find, refreshPurchase, redemptionCode, webhooksTest,
+                grant, revoke, customer, events, customers, count, metrics, find, refreshPurchase, redemptionCode,
+                webhooksTest,
                 webhooksList, webhooksRedeliver, appStoreReconcile, appStoreLookup, appStoreExtend, appStoreConsumption,
                 appStoreTestNotification, appStoreCheck,
             ]),
@@ -165,6 +166,25 @@ extension CommandHelp {
         name: "count", arguments: "",
         summary: "customers with an active entitlement now, in all and per entitlement, product and store",
         details: ["", "Calls AdminService/CountCustomers; the database counts them from its indexes."])
+
+    static let metrics = CommandHelp(
+        name: "metrics", arguments: "METRIC --from DATE --to DATE",
+        summary: "a revenue metric over a range of UTC dates: a table, --csv or --json",
+        details: [
+            "", "Calls AdminService/GetMetrics (a read-only key may): REVENUE, REFUNDS, NET_REVENUE, PROCEEDS,",
+            "NEW_SUBSCRIPTIONS, TRIAL_STARTS, TRIAL_CONVERSIONS, RENEWALS or REFUND_RATE, as the README's \"Metrics\"",
+            "defines them; amounts per currency in its units, three decimals. One line per period and group.",
+        ],
+        options: [
+            ("--from DATE, --to DATE", "the range's first and last UTC dates, YYYY-MM-DD, both included"),
+            ("--interval I", "DAY (default), WEEK (Monday to Sunday) or MONTH"),
+            ("--group-by D", "STORE, PRODUCT, ENTITLEMENT, COUNTRY or OFFER_KIND; repeat for more"),
+            ("--store S", "only app_store, play_store or stripe"),
+            ("--product ID, --entitlement ID", "only that product, or products giving that entitlement"),
+            ("--country CC, --offer-kind K", "only that ISO 3166-1 alpha-2 country, or offer kind (none, free_trial, ...)"),
+            ("--environment E", "PRODUCTION (default), SANDBOX, XCODE or LOCAL_TESTING; never mixed"),
+            ("--csv", "start_date, the groups, currency, value, denominator (REFUND_RATE's) as CSV"),
+        ])
 
     static let find = CommandHelp(
         name: "find", arguments: "ID",

@@ -36,6 +36,7 @@ struct Entctl {
         case "events": try await events()
         case "customers": try await customers()
         case "count": try await count()
+        case "metrics": try await metrics()
         case "find": try await find()
         case "refresh-purchase": try await refreshPurchase()
         case "redeem": try await redeem()

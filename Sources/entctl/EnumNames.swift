@@ -26,6 +26,21 @@ extension CustomerMatch.MatchedBy: NamedProtoEnum {
     ]
 }
 
+extension Metric: NamedProtoEnum {
+    static let names = [
+        "METRIC_UNSPECIFIED", "REVENUE", "REFUNDS", "NET_REVENUE", "PROCEEDS", "NEW_SUBSCRIPTIONS", "TRIAL_STARTS",
+        "TRIAL_CONVERSIONS", "RENEWALS", "REFUND_RATE",
+    ]
+}
+
+extension MetricInterval: NamedProtoEnum {
+    static let names = ["METRIC_INTERVAL_UNSPECIFIED", "DAY", "WEEK", "MONTH"]
+}
+
+extension MetricDimension: NamedProtoEnum {
+    static let names = ["METRIC_DIMENSION_UNSPECIFIED", "STORE", "PRODUCT", "ENTITLEMENT", "COUNTRY", "OFFER_KIND"]
+}
+
 extension Store: NamedProtoEnum {
     static let names = ["STORE_UNSPECIFIED", "APP_STORE", "PLAY_STORE", "WEB", "GRANT"]
 }

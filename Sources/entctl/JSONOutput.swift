@@ -410,3 +410,41 @@ extension CountCustomersResponse: JSONEncodable {
         return object.value
     }
 }
+
+extension GetMetricsResponse: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("metric", metric)
+        object.add("series", series)
+        return object.value
+    }
+}
+
+extension MetricSeries: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("group", group)
+        object.add("currency", currency)
+        object.add("points", points)
+        return object.value
+    }
+}
+
+extension MetricGroupValue: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("dimension", dimension)
+        object.add("value", value)
+        return object.value
+    }
+}
+
+extension MetricPoint: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("startDate", startDate)
+        object.add("value", value)
+        object.add("denominator", denominator)
+        return object.value
+    }
+}

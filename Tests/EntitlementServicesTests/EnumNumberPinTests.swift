@@ -95,4 +95,18 @@ import Testing
         #expect(origins.count == PurchaseOrigin.allCases.count)
         for (origin, column) in origins { #expect(StorageColumns.origin(origin) == column, "\(origin)") }
     }
+
+    @Test func metrics() {
+        let metrics: [(RevenueMetric, proto: Int32)] = [
+            (.revenue, 1), (.refunds, 2), (.netRevenue, 3), (.proceeds, 4), (.newSubscriptions, 5), (.trialStarts, 6),
+            (.trialConversions, 7), (.renewals, 8), (.refundRate, 9),
+        ]
+        #expect(metrics.count == RevenueMetric.allCases.count)
+        for (metric, proto) in metrics { #expect(Metric(metric).rawValue == proto, "\(metric)") }
+        let dimensions: [(RevenueDimension, proto: Int32)] = [
+            (.store, 1), (.product, 2), (.entitlements, 3), (.country, 4), (.offer, 5),
+        ]
+        #expect(dimensions.count == RevenueDimension.allCases.count)
+        for (dimension, proto) in dimensions { #expect(MetricDimension(dimension).rawValue == proto, "\(dimension)") }
+    }
 }

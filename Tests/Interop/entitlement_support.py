@@ -58,6 +58,7 @@ METHODS = {
     "GetTestNotificationStatus": (ADMIN_SERVICE, "GetTestNotificationStatusRequest",
                                   "GetTestNotificationStatusResponse", False),
     "CheckAppStoreSetup": (ADMIN_SERVICE, "CheckAppStoreSetupRequest", "CheckAppStoreSetupResponse", False),
+    "GetMetrics": (ADMIN_SERVICE, "GetMetricsRequest", "GetMetricsResponse", False),
 }
 ENTITLEMENT_METHODS = [name for name, spec in METHODS.items() if spec[0] == ENTITLEMENT_SERVICE]
 ADMIN_METHODS = [name for name, spec in METHODS.items() if spec[0] == ADMIN_SERVICE]

@@ -24,7 +24,7 @@ WATCH_TIMEOUT = 10.0
 # Every command entctl has, as `entctl --help` and the README's table must list them.
 COMMANDS = [
     "identify", "status", "watch", "purchase", "redeem", "restore", "grant", "revoke", "customer", "events",
-    "customers", "count", "find", "refresh-purchase", "redemption-code", "webhooks test", "webhooks list", "webhooks redeliver",
+    "customers", "count", "metrics", "find", "refresh-purchase", "redemption-code", "webhooks test", "webhooks list", "webhooks redeliver",
     "appstore reconcile", "appstore lookup", "appstore extend", "appstore consumption", "appstore test-notification",
     "appstore check",
     "health", "gen-key", "hash-key", "gen-webhook-secret",
@@ -555,6 +555,7 @@ def test_each_command_has_its_own_help(command):
                               "--transaction-id", "--app-account-token", "--environment", "--purchase-date",
                               "--ownership", "--revocation-date", "--signed-date", "--upgraded"]),
     ("dev notify", ["--tenant", "--bundle-id", "--dir", "--app-apple-id", "--transaction", "--renewal-info"]),
+    ("metrics", ["--from DATE, --to DATE", "--interval I", "--group-by D", "--store S", "--csv", "--environment E"]),
     ("purchase", ["--play"]),
     ("restore", ["--play"]),
     ("refresh-purchase", ["--product"]),

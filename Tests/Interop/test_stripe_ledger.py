@@ -85,6 +85,19 @@ def test_a_free_trial_invoice_starts_a_trial_and_the_first_paid_one_converts_it(
     assert rows[0]["tax_milliunits"] == "0" and rows[0]["country"] == "", rows[0]
 
 
+def test_an_invoice_delivered_after_a_later_one_is_recorded_all_the_same(env):
+    """Stripe delivers events in any order: a renewal's invoice.paid after the next renewal's changes nothing about
+    access, but its money is the ledger's all the same."""
+    user = unique_id()
+    sub, end = subscribed(env, user)
+    second = fs.invoice(subscription_id=sub["id"], period_start=end, period_end=end + 30 * DAY, amount=999)
+    third = fs.invoice(subscription_id=sub["id"], period_start=end + 30 * DAY, period_end=end + 60 * DAY, amount=1_499)
+    env.post_ok("a", fs.event("invoice.paid", third, created=fs.now() - 20), "applied to", user)
+    env.post_ok("a", fs.event("invoice.paid", second, created=fs.now() - 30))
+    env.post_ok("a", fs.event("invoice.paid", second, created=fs.now() - 30))
+    assert sorted(summary(ledger(env, sub["id"]))) == [("renewal", second["id"], "9990"), ("renewal", third["id"], "14990")]
+
+
 def test_an_unpaid_invoice_and_a_subscription_alone_are_no_money(env):
     user = unique_id()
     sub, end = subscribed(env, user)

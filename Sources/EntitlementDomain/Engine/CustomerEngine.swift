@@ -17,6 +17,8 @@ public final class CustomerEngine: Sendable {
     public let outbox: WebhookOutbox
     /// Listing, counting and finding the tenant's customers.
     public let subscriberQueries: SubscriberQueries
+    /// Revenue and subscription metrics from the revenue ledger.
+    public let revenueMetrics: RevenueMetrics
     /// Names this instance in logs.
     public let instanceID: String
 
@@ -41,6 +43,7 @@ public final class CustomerEngine: Sendable {
         self.supportActions = SupportActions(core: core, repository: repository)
         self.outbox = WebhookOutbox(core: core, repository: repository)
         self.subscriberQueries = SubscriberQueries(repository: repository, clock: clock)
+        self.revenueMetrics = RevenueMetrics(repository: repository)
         self.instanceID = instanceID
     }
 

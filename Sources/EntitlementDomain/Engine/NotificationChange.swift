@@ -7,6 +7,9 @@ public struct NotificationChange: Sendable {
     public var ownerHints: [OwnerHint]
     public var references: [PurchaseReference]
     public var pendingRevocations: [PendingRevocation]
+    /// A payment of the purchase older than its current transaction (a Stripe invoice delivered after a later one):
+    /// the revenue ledger records its money; nothing else of it is applied.
+    public var earlierPayment: StorePurchase?
     /// How long a redemption code lasts for a purchase first seen without an owner (Stripe's), in milliseconds; nil
     /// issues none.
     public var unclaimedCodeValidity: Int64?
@@ -15,9 +18,11 @@ public struct NotificationChange: Sendable {
 
     public init(
         purchase: StorePurchase? = nil, ownerHints: [OwnerHint] = [], references: [PurchaseReference] = [],
-        pendingRevocations: [PendingRevocation] = [], unclaimedCodeValidity: Int64? = nil, note: String? = nil
+        pendingRevocations: [PendingRevocation] = [], earlierPayment: StorePurchase? = nil,
+        unclaimedCodeValidity: Int64? = nil, note: String? = nil
     ) {
         self.purchase = purchase
+        self.earlierPayment = earlierPayment
         self.ownerHints = ownerHints
         self.references = references
         self.pendingRevocations = pendingRevocations
@@ -36,6 +41,6 @@ extension StorePurchases {
         try await applyStoreNotification(
             tenantID: tenantID, notificationID: notificationID, purchase: change.purchase, reason: reason, cause: cause,
             ownerHints: change.ownerHints, references: change.references, pendingRevocations: change.pendingRevocations,
-            unclaimedCodeValidity: change.unclaimedCodeValidity)
+            earlierPayment: change.earlierPayment, unclaimedCodeValidity: change.unclaimedCodeValidity)
     }
 }

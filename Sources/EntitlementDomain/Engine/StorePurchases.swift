@@ -273,11 +273,13 @@ extension StorePurchases {
     /// store IDs naming a purchase, and the buyer they name) are kept in the same transaction, also when there is
     /// no purchase data yet: a buyer named before the purchase arrives owns it when it does. With
     /// `unclaimedCodeValidity`, a purchase first seen with no owner gets a redemption code for the tenant's webhooks
-    /// (``enqueueUnclaimedPurchase(_:validityMilliseconds:in:at:)``).
+    /// (``enqueueUnclaimedPurchase(_:validityMilliseconds:in:at:)``). An `earlierPayment` of the purchase adds its
+    /// money to the revenue ledger and nothing else.
     public func applyStoreNotification(
         tenantID: String, notificationID: String?, purchase record: StorePurchase?, reason: String,
         cause: EventCause = .appStoreNotification, ownerHints: [OwnerHint] = [], references: [PurchaseReference] = [],
-        pendingRevocations: [PendingRevocation] = [], unclaimedCodeValidity: Int64? = nil
+        pendingRevocations: [PendingRevocation] = [], earlierPayment: StorePurchase? = nil,
+        unclaimedCodeValidity: Int64? = nil
     ) async throws(DomainError) -> StoreNotificationOutcome {
         let (outcome, queuedUnclaimed) = try await core.write(orderedBy: record.map(WriteOrder.purchase(of:))) {
             transaction, now throws -> ((StoreNotificationOutcome, Bool), [CommittedChange]) in
@@ -285,7 +287,8 @@ extension StorePurchases {
             let (outcome, committed) = try self.applyStoreNotification(
                 tenantID: tenantID, notificationID: notificationID, record: record, reason: reason, cause: cause,
                 ownerHints: ownerHints, references: references, pendingRevocations: pendingRevocations,
-                unclaimedCodeValidity: unclaimedCodeValidity, queuedUnclaimed: &queuedUnclaimed, in: transaction, at: now)
+                earlierPayment: earlierPayment, unclaimedCodeValidity: unclaimedCodeValidity,
+                queuedUnclaimed: &queuedUnclaimed, in: transaction, at: now)
             return ((outcome, queuedUnclaimed), committed)
         }
         // Not a customer's change, so not announced by the commit: wake the dispatcher here.
@@ -296,8 +299,8 @@ extension StorePurchases {
     private func applyStoreNotification(
         tenantID: String, notificationID: String?, record: StorePurchase?, reason: String, cause: EventCause,
         ownerHints: [OwnerHint], references: [PurchaseReference], pendingRevocations: [PendingRevocation],
-        unclaimedCodeValidity: Int64?, queuedUnclaimed: inout Bool, in transaction: any StorageTransaction,
-        at now: UnixTime
+        earlierPayment: StorePurchase?, unclaimedCodeValidity: Int64?, queuedUnclaimed: inout Bool,
+        in transaction: any StorageTransaction, at now: UnixTime
     ) throws -> (StoreNotificationOutcome, [CommittedChange]) {
         if let notificationID,
             !(try transaction.markNotificationProcessed(tenantID: tenantID, notificationID: notificationID, at: now))
@@ -333,7 +336,12 @@ extension StorePurchases {
         record = try self.markedIfReplaced(record, in: transaction)
         // An earlier period (its refund, its reversal) or an upgraded-away plan leaves the current one alone.
         let merged = PurchaseVersions.merge(stored: stored, incoming: record)
-        let revenue = try self.recordLedgerEntries(of: record, stored: stored, in: transaction, at: now)
+        var revenue: [LedgerEntry] = []
+        if var earlier = earlierPayment {
+            earlier.customerID = record.customerID
+            revenue += try self.recordLedgerEntries(of: earlier, stored: nil, in: transaction, at: now)
+        }
+        revenue += try self.recordLedgerEntries(of: record, stored: stored, in: transaction, at: now)
         if merged != stored { try transaction.savePurchase(merged) }
         let replacement = try self.supersedeReplaced(by: merged, in: transaction)
         committed += try self.recordReplacements(

@@ -26,6 +26,22 @@ extension StripeInterpretation {
         return charged
     }
 
+    /// The payment a paid invoice that is not `current`'s transaction made (delivered after a later one, or an
+    /// earlier period's): `current` as of that invoice, for the revenue ledger only; nil when the invoice is
+    /// `current`'s or not paid.
+    public static func earlierPayment(_ invoice: StripeInvoice, of current: StorePurchase) throws(DomainError)
+        -> StorePurchase?
+    {
+        guard invoice.status == "paid", current.transactionID != invoice.id else { return nil }
+        var payment = current
+        payment.transactionID = invoice.id
+        payment.sale = nil
+        payment.expiresAt = try UnixTime.checked(seconds: invoice.periodEnd, field: "lines.data[].period.end")
+        payment.revokedAt = nil
+        let charged = try charged(payment, by: invoice)
+        return charged.sale == nil ? nil : charged
+    }
+
     /// A one-time Checkout Session's sale, once paid for.
     static func sale(of session: StripeCheckoutSession, price: PurchasePrice?) -> PurchaseSale? {
         guard session.paymentStatus != "unpaid", let price else { return nil }

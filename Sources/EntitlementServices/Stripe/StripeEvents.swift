@@ -157,6 +157,7 @@ struct StripeEvents: Sendable {
                 fromSubscription: subscription, observedAt: api.askedAt, origin: .storeAPI, tenant: tenant,
                 settings: settings)
             change.purchase = paid ? try StripeInterpretation.charged(record, by: invoice) : record
+            if paid { change.earlierPayment = try StripeInterpretation.earlierPayment(invoice, of: record) }
             // The invoice may be the first news of the subscription: its buyer is who the subscription names.
             if let buyer = StripeInterpretation.namedUser(of: subscription) { change.ownerHints = [.appUserID(buyer)] }
             return change
@@ -172,6 +173,9 @@ struct StripeEvents: Sendable {
             ? try StripeInterpretation.charged(
                 try StripeInterpretation.paid(invoice, stored: stored, observedAt: at) ?? stored, by: invoice)
             : StripeInterpretation.paymentFailed(stored: stored, observedAt: at) ?? stored
+        if paid, let current = change.purchase {
+            change.earlierPayment = try StripeInterpretation.earlierPayment(invoice, of: current)
+        }
         change.note = "nothing new for subscription \(subscriptionID.quotedForMessage)"
         return change
     }

@@ -441,6 +441,50 @@ def list_customer_events_response(u):
     return unk(m, u)
 
 
+def metric_cases():
+    def filter_(u):
+        return unk(ad.MetricFilter(store="play_store", product_id="premium", entitlement_id="pro", country="DE",
+                                   offer_kind="free_trial"), u)
+
+    def request(u, unknown_enums=False):
+        m = ad.GetMetricsRequest(metric=99 if unknown_enums else ad.REFUND_RATE, start_date="2026-01-01",
+                                 end_date="2026-12-31", interval=99 if unknown_enums else ad.MONTH,
+                                 environment=st.SANDBOX)
+        m.group_by.extend([ad.ENTITLEMENT, 99 if unknown_enums else ad.OFFER_KIND])
+        m.filter.CopyFrom(filter_(u))
+        return unk(m, u)
+
+    def group(u):
+        return unk(ad.MetricGroupValue(dimension=ad.COUNTRY, value="ユーザー✓"), u)
+
+    def point(u, i):
+        return unk(ad.MetricPoint(start_date=f"2026-0{i + 1}-01", value=-(2**63) if i else 2**63 - 1,
+                                  denominator=i), u)
+
+    def series(u):
+        m = ad.MetricSeries(currency="EUR")
+        m.group.add().CopyFrom(group(u))
+        m.points.add().CopyFrom(point(u, 0))
+        m.points.add().CopyFrom(point(u, 1))
+        return unk(m, u)
+
+    def response(u):
+        m = ad.GetMetricsResponse(metric=ad.NET_REVENUE)
+        m.series.add().CopyFrom(series(u))
+        m.series.add().CopyFrom(unk(ad.MetricSeries(), u))
+        return unk(m, u)
+
+    return {
+        "GetMetricsRequest": (ad.GetMetricsRequest, request),
+        "GetMetricsRequest#unknownEnums": (ad.GetMetricsRequest, lambda u: request(u, True)),
+        "GetMetricsResponse": (ad.GetMetricsResponse, response),
+        "MetricFilter": (ad.MetricFilter, filter_),
+        "MetricSeries": (ad.MetricSeries, series),
+        "MetricGroupValue": (ad.MetricGroupValue, group),
+        "MetricPoint": (ad.MetricPoint, lambda u: point(u, 1)),
+    }
+
+
 def cases():
     """Case name → (message class, builder taking "with unknown fields")."""
     return {
@@ -514,6 +558,7 @@ def cases():
         "ReconcileAppStoreResponse": (ad.ReconcileAppStoreResponse, reconcile_app_store_response),
         "AppStoreReconciliation": (ad.AppStoreReconciliation, lambda u: reconciliation(u, 0)),
         **app_store_support_cases(),
+        **metric_cases(),
         "CustomerCount": (ad.CustomerCount, lambda u: unk(ad.CustomerCount(id="pro", customers=2), u)),
         "FindCustomersRequest": (ad.FindCustomersRequest, lambda u: unk(ad.FindCustomersRequest(query="GPA.1234-5678"), u)),
         "FindCustomersResponse": (ad.FindCustomersResponse, find_customers_response),

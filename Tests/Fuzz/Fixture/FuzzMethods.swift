@@ -198,6 +198,25 @@ public struct FuzzMethod: Sendable {
             request.wait = duration(&input)
             return request
         },
+        method("AdminService", "GetMetrics") { input, _ in
+            var request = GetMetricsRequest()
+            request.metric = Metric(rawValue: enumValue(&input, known: 10, plain: 1))
+            request.startDate = input.string(FuzzVocabulary.dates)
+            request.endDate = input.string(FuzzVocabulary.dates)
+            request.interval = MetricInterval(rawValue: enumValue(&input, known: 4))
+            request.groupBy = (0..<count(&input)).map { _ in MetricDimension(rawValue: enumValue(&input, known: 6, plain: 1)) }
+            if !input.oneIn(3) {
+                var filter = MetricFilter()
+                filter.store = input.string(["", "app_store", "play_store", "stripe", "web"])
+                filter.productID = input.string([""] + FuzzVocabulary.productIDs)
+                filter.entitlementID = input.string([""] + FuzzVocabulary.entitlementIDs)
+                filter.country = input.string(["", "US", "DE"])
+                filter.offerKind = input.string(["", "none", "free_trial", "bogus"])
+                request.filter = filter
+            }
+            request.environment = StoreEnvironment(rawValue: enumValue(&input, known: 5))
+            return request
+        },
     ]
 
     // MARK: Fields

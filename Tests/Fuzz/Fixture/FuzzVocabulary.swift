@@ -17,6 +17,11 @@ public enum FuzzVocabulary {
     public static let playTokens = ["play-token-1", "play-token-2", "play-token-unknown"]
     public static let stripeIDs = ["cs_unowned1", "cs_fuzz1", "sub_fuzz1", "cus_fuzz1", "in_fuzz1", "pi_fuzz1", "ch_fuzz1", "dp_fuzz1"]
     public static let webhookEndpoints = ["main", "gone", "missing"]
+    /// Metric dates: ordinary ones, the calendar's edges, and not quite dates.
+    public static let dates = [
+        "2026-01-01", "2026-12-31", "1970-01-01", "0000-01-01", "9999-12-31", "2026-02-29", "2024-02-29", "2026-13-01",
+        "26-01-01", "2026-1-01", "",
+    ]
     public static let orderIDs = ["MK5TTTVWJH", "0", "unknownorder"]
     public static let notificationUUIDs = ["00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002"]
     public static let appAccountTokens = ["00000000-0000-8000-8000-000000000001", "not-a-uuid"]

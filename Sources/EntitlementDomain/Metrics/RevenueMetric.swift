@@ -1,0 +1,60 @@
+/// A figure read from the revenue ledger's daily totals, per period (README, "Metrics", defines each and says where
+/// RevenueCat's differs). Amounts are per currency in thousandths of it; counts and rates add every currency up.
+public enum RevenueMetric: Sendable, Hashable, CaseIterable {
+    /// What buyers paid: every payment (a first period, renewal, trial conversion, product change, one-time
+    /// purchase), dated when paid, before refunds, tax and commission.
+    case revenue
+    /// What went back: refunds and chargebacks (negative), less the refunds stores took back.
+    case refunds
+    /// Revenue plus refunds.
+    case netRevenue
+    /// What the tenant keeps of every movement, refunds' shares given back: the stores' own figures where they
+    /// report them, else estimated.
+    case proceeds
+    /// Subscriptions whose first paid period began: a purchase (no trial) or a trial's conversion.
+    case newSubscriptions
+    case trialStarts
+    case trialConversions
+    case renewals
+    /// Refunds and chargebacks (less reversals) over the paid payments of the same period, each counted on its own
+    /// day.
+    case refundRate
+
+    /// Whether the figure is an amount of money, kept per currency.
+    public var isAmount: Bool {
+        switch self {
+        case .revenue, .refunds, .netRevenue, .proceeds: true
+        case .newSubscriptions, .trialStarts, .trialConversions, .renewals, .refundRate: false
+        }
+    }
+
+    /// What one day's total of `kind` adds to the figure (its numerator), and to a rate's denominator.
+    func contribution(of total: RevenueTotal) -> (value: Int64, denominator: Int64) {
+        let kind = total.kind
+        switch self {
+        case .revenue: return (kind.direction == .payment ? total.amountMilliunits : 0, 0)
+        case .refunds: return (kind.direction == .payment ? 0 : total.amountMilliunits, 0)
+        case .netRevenue: return (total.amountMilliunits, 0)
+        case .proceeds: return (total.proceedsMilliunits, 0)
+        case .newSubscriptions: return (kind == .purchase || kind == .trialConversion ? total.movements : 0, 0)
+        case .trialStarts: return (kind == .trialStart ? total.movements : 0, 0)
+        case .trialConversions: return (kind == .trialConversion ? total.movements : 0, 0)
+        case .renewals: return (kind == .renewal ? total.movements : 0, 0)
+        case .refundRate:
+            switch kind {
+            case .refund, .chargeback: return (total.movements, 0)
+            case .refundReversal: return (-total.movements, 0)
+            case .trialStart: return (0, 0)
+            case .purchase, .renewal, .trialConversion, .productChange, .oneTime: return (0, total.movements)
+            }
+        }
+    }
+}
+
+/// How long each point of a series is: a UTC day, an ISO week (Monday to Sunday) or a calendar month; the first and
+/// last points are cut at the range's ends.
+public enum MetricInterval: Sendable, Hashable, CaseIterable {
+    case day
+    case week
+    case month
+}

@@ -1,0 +1,109 @@
+/// Metric series from the revenue ledger's daily totals (``RevenueReads``): one read of the range's totals, grouped
+/// as asked, folded into periods. A read of the database, never a write, like the subscriber queries.
+public final class RevenueMetrics: Sendable {
+    /// The longest dimension value a filter takes (a product ID's limit).
+    static let maximumFilterBytes = 256
+
+    let repository: any RevenueReads
+
+    init(repository: any RevenueReads) {
+        self.repository = repository
+    }
+
+    /// The series `query` asks for, ordered by group values then currency; INVALID_ARGUMENT for a range that is
+    /// empty or longer than ``MetricQuery/maximumDays``, a dimension grouped twice, or a filter value no dimension
+    /// could have.
+    public func series(_ query: MetricQuery) throws(DomainError) -> [MetricSeries] {
+        try Self.validate(query)
+        let totals = try DomainError.reading { () throws(StorageError) in
+            try repository.revenueTotals(
+                RevenueTotalsQuery(
+                    tenantID: query.tenantID, environment: query.environment, days: query.firstDay...query.lastDay,
+                    groupBy: Set(query.groupBy), filter: query.filter))
+        }
+        let starts = Self.periodStarts(query)
+        var series: [SeriesKey: [MetricPoint]] = [:]
+        for total in totals {
+            let (value, denominator) = query.metric.contribution(of: total)
+            guard value != 0 || denominator != 0 else { continue }
+            let index = Self.period(of: total.day, in: starts)
+            for group in Self.groups(of: total, by: query.groupBy) {
+                let key = SeriesKey(group: group, currency: query.metric.isAmount ? total.currency : "")
+                var points = series[key] ?? starts.map { MetricPoint(firstDay: $0, value: 0, denominator: 0) }
+                points[index].value = try Self.adding(points[index].value, value)
+                points[index].denominator = try Self.adding(points[index].denominator, denominator)
+                series[key] = points
+            }
+        }
+        return series.map { MetricSeries(group: $0.key.group, currency: $0.key.currency, points: $0.value) }
+            .sorted { Self.order($0).lexicographicallyPrecedes(Self.order($1)) }
+    }
+
+    private struct SeriesKey: Hashable {
+        var group: [RevenueDimension: String]
+        var currency: String
+    }
+
+    static func validate(_ query: MetricQuery) throws(DomainError) {
+        guard query.firstDay <= query.lastDay else {
+            throw .invalidRequest("The range ends before it starts: end_date must be on or after start_date.")
+        }
+        guard query.lastDay - query.firstDay < MetricQuery.maximumDays else {
+            throw .invalidRequest("The range is longer than \(MetricQuery.maximumDays) days; ask for a shorter one.")
+        }
+        guard Set(query.groupBy).count == query.groupBy.count else {
+            throw .invalidRequest("group_by names a dimension twice.")
+        }
+        for (_, value) in query.filter
+        where value.utf8.count > maximumFilterBytes
+            || value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        {
+            throw .invalidRequest(
+                "A filter value is longer than \(maximumFilterBytes) bytes or holds control characters: no store, product, entitlement, country or offer kind does.")
+        }
+    }
+
+    /// The first day of each period of the range: the range's first day, then each interval's start.
+    static func periodStarts(_ query: MetricQuery) -> [Int64] {
+        var starts = [query.firstDay]
+        var next = query.interval.next(after: query.interval.start(of: query.firstDay))
+        while next <= query.lastDay {
+            starts.append(next)
+            next = query.interval.next(after: next)
+        }
+        return starts
+    }
+
+    /// The index of the period `day` falls in (`starts` ascending, `day` at or after the first).
+    static func period(of day: Int64, in starts: [Int64]) -> Int {
+        var low = 0
+        var high = starts.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if starts[middle] <= day { low = middle } else { high = middle - 1 }
+        }
+        return low
+    }
+
+    /// The groups a total counts in: one, or one per entitlement when grouped by entitlement (none: the group "").
+    static func groups(of total: RevenueTotal, by dimensions: [RevenueDimension]) -> [[RevenueDimension: String]] {
+        let base = total.group.filter { $0.key != .entitlements }
+        guard dimensions.contains(.entitlements) else { return [base] }
+        let entitlements = (total.group[.entitlements] ?? "").split(separator: " ").map(String.init)
+        return (entitlements.isEmpty ? [""] : entitlements).map { entitlement in
+            var group = base
+            group[.entitlements] = entitlement
+            return group
+        }
+    }
+
+    private static func order(_ series: MetricSeries) -> [String] {
+        RevenueDimension.allCases.map { series.group[$0] ?? "" } + [series.currency]
+    }
+
+    private static func adding(_ a: Int64, _ b: Int64) throws(DomainError) -> Int64 {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        guard !overflow else { throw .internalError("A metric's value does not fit in 64 bits.") }
+        return sum
+    }
+}

@@ -1,0 +1,118 @@
+import CivilCalendar
+import EntitlementDomain
+import EntitlementsProto
+import RPCCore
+
+/// `GetMetrics`: a revenue metric as series, read from the revenue ledger's daily totals. Read keys may call it.
+extension AdminService {
+    func registerMetricMethods(on router: inout RPCRouter) {
+        router.registerUnary(Self.method("GetMetrics")) { (request: GetMetricsRequest, context) in
+            try await metrics(request, context)
+        }
+    }
+
+    func metrics(_ request: GetMetricsRequest, _ context: ServerContext) async throws -> GetMetricsResponse {
+        try await log.call(context, requires: .secretKey, scope: .read, in: tenants) { tenant, _ in
+            let query = try MetricQuery(request, tenantID: tenant.id)
+            let series = try engine.revenueMetrics.series(query)
+            return GetMetricsResponse(
+                metric: request.metric,
+                series: series.map { series in
+                    EntitlementsProto.MetricSeries(
+                        group: query.groupBy.map { dimension in
+                            MetricGroupValue(dimension: MetricDimension(dimension), value: series.group[dimension] ?? "")
+                        },
+                        currency: series.currency,
+                        points: series.points.map {
+                            EntitlementsProto.MetricPoint(
+                                startDate: MetricDate.text(day: $0.firstDay), value: $0.value, denominator: $0.denominator)
+                        })
+                })
+        }
+    }
+}
+
+extension MetricQuery {
+    /// The request in domain terms; INVALID_ARGUMENT names the field that is not one.
+    init(_ request: GetMetricsRequest, tenantID: String) throws(DomainError) {
+        guard let metric = RevenueMetric.allCases.first(where: { Metric($0) == request.metric }) else {
+            throw .invalidRequest(
+                "metric \(request.metric.rawValue) is not a Metric: use REVENUE, REFUNDS, NET_REVENUE, PROCEEDS, NEW_SUBSCRIPTIONS, TRIAL_STARTS, TRIAL_CONVERSIONS, RENEWALS or REFUND_RATE.")
+        }
+        let interval: EntitlementDomain.MetricInterval
+        switch request.interval {
+        case .unspecified, .day: interval = .day
+        case .week: interval = .week
+        case .month: interval = .month
+        default: throw .invalidRequest("interval \(request.interval.rawValue) is not DAY, WEEK or MONTH.")
+        }
+        var groupBy: [RevenueDimension] = []
+        for dimension in request.groupBy {
+            guard let known = RevenueDimension.allCases.first(where: { MetricDimension($0) == dimension }) else {
+                throw .invalidRequest(
+                    "group_by \(dimension.rawValue) is not a MetricDimension: STORE, PRODUCT, ENTITLEMENT, COUNTRY or OFFER_KIND.")
+            }
+            groupBy.append(known)
+        }
+        let environment: PurchaseEnvironment
+        switch request.environment {
+        case .unspecified, .production: environment = .production
+        case .sandbox: environment = .sandbox
+        case .xcode: environment = .xcode
+        case .localTesting: environment = .localTesting
+        default: throw .invalidRequest("environment \(request.environment.rawValue) is not a StoreEnvironment.")
+        }
+        self.init(
+            metric: metric, tenantID: tenantID, environment: environment,
+            firstDay: try MetricDate.day(request.startDate, field: "start_date"),
+            lastDay: try MetricDate.day(request.endDate, field: "end_date"), interval: interval, groupBy: groupBy,
+            filter: try Self.filter(request.filter ?? MetricFilter()))
+    }
+
+    /// The set fields of `filter`; a store or offer kind must be one of the ledger's words.
+    private static func filter(_ filter: MetricFilter) throws(DomainError) -> [RevenueDimension: String] {
+        let stores = EntitlementDomain.Store.allCases.map(\.ledgerName)
+        guard filter.store.isEmpty || stores.contains(filter.store) else {
+            throw .invalidRequest("filter.store must be \(stores.joined(separator: ", ")) (or empty).")
+        }
+        let offers = OfferKind.allCases.map(\.name)
+        guard filter.offerKind.isEmpty || offers.contains(filter.offerKind) else {
+            throw .invalidRequest("filter.offer_kind must be \(offers.joined(separator: ", ")) (or empty).")
+        }
+        let values: [(RevenueDimension, String)] = [
+            (.store, filter.store), (.product, filter.productID), (.entitlements, filter.entitlementID),
+            (.country, filter.country), (.offer, filter.offerKind),
+        ]
+        return Dictionary(uniqueKeysWithValues: values.filter { !$0.1.isEmpty })
+    }
+}
+
+/// Metric dates: `YYYY-MM-DD` in UTC, as days since 1970-01-01.
+enum MetricDate {
+    static func day(_ text: String, field: String) throws(DomainError) -> Int64 {
+        let bytes = Array(text.utf8)
+        func number(_ range: Range<Int>) -> Int64? {
+            range.allSatisfy { bytes[$0] >= 0x30 && bytes[$0] <= 0x39 }
+                ? range.reduce(0) { $0 * 10 + Int64(bytes[$1] - 0x30) } : nil
+        }
+        guard bytes.count == 10, bytes[4] == 0x2D, bytes[7] == 0x2D, let year = number(0..<4), let month = number(5..<7),
+            let day = number(8..<10), (1...12).contains(month), day >= 1
+        else {
+            throw .invalidRequest("\(field) \(text.prefix(40).debugDescription) is not a date: YYYY-MM-DD.")
+        }
+        let days = CivilCalendar.days(fromYear: year, month: month, day: day)
+        guard CivilCalendar.date(fromDays: days) == (year, month, day) else {
+            throw .invalidRequest("\(field) \(text.debugDescription) is not a day of the calendar.")
+        }
+        return days
+    }
+
+    static func text(day: Int64) -> String {
+        let date = CivilCalendar.date(fromDays: day)
+        func padded(_ value: Int64, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(padded(date.year, 4))-\(padded(date.month, 2))-\(padded(date.day, 2))"
+    }
+}

@@ -1,0 +1,253 @@
+public import ProtobufWire
+
+/// `entitlements.v1.Metric`.
+public struct Metric: ProtoEnum {
+    public var rawValue: Int32
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+
+    public static let unspecified = Self(rawValue: 0)
+    public static let revenue = Self(rawValue: 1)
+    public static let refunds = Self(rawValue: 2)
+    public static let netRevenue = Self(rawValue: 3)
+    public static let proceeds = Self(rawValue: 4)
+    public static let newSubscriptions = Self(rawValue: 5)
+    public static let trialStarts = Self(rawValue: 6)
+    public static let trialConversions = Self(rawValue: 7)
+    public static let renewals = Self(rawValue: 8)
+    public static let refundRate = Self(rawValue: 9)
+}
+
+/// `entitlements.v1.MetricInterval`.
+public struct MetricInterval: ProtoEnum {
+    public var rawValue: Int32
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+
+    public static let unspecified = Self(rawValue: 0)
+    public static let day = Self(rawValue: 1)
+    public static let week = Self(rawValue: 2)
+    public static let month = Self(rawValue: 3)
+}
+
+/// `entitlements.v1.MetricDimension`.
+public struct MetricDimension: ProtoEnum {
+    public var rawValue: Int32
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+
+    public static let unspecified = Self(rawValue: 0)
+    public static let store = Self(rawValue: 1)
+    public static let product = Self(rawValue: 2)
+    public static let entitlement = Self(rawValue: 3)
+    public static let country = Self(rawValue: 4)
+    public static let offerKind = Self(rawValue: 5)
+}
+
+/// `entitlements.v1.MetricFilter`: empty fields filter nothing.
+public struct MetricFilter: ProtoMessage {
+    public var store = ""
+    public var productID = ""
+    public var entitlementID = ""
+    public var country = ""
+    public var offerKind = ""
+    public var unknownFields: [UInt8] = []
+
+    public init() {}
+
+    public init(from reader: inout ProtoReader) throws {
+        self.init()
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: store = try reader.decodeString(tag)
+            case 2: productID = try reader.decodeString(tag)
+            case 3: entitlementID = try reader.decodeString(tag)
+            case 4: country = try reader.decodeString(tag)
+            case 5: offerKind = try reader.decodeString(tag)
+            default: unknownFields += try reader.skipField(tag)
+            }
+        }
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        writer.writeString(1, store)
+        writer.writeString(2, productID)
+        writer.writeString(3, entitlementID)
+        writer.writeString(4, country)
+        writer.writeString(5, offerKind)
+        writer.writeRaw(unknownFields)
+    }
+}
+
+/// `entitlements.v1.GetMetricsRequest`.
+public struct GetMetricsRequest: ProtoMessage {
+    public var metric = Metric.unspecified
+    /// `YYYY-MM-DD`, UTC, both ends included.
+    public var startDate = ""
+    public var endDate = ""
+    public var interval = MetricInterval.unspecified
+    public var groupBy: [MetricDimension] = []
+    public var filter: MetricFilter?
+    public var environment = StoreEnvironment.unspecified
+    public var unknownFields: [UInt8] = []
+
+    public init() {}
+
+    public init(from reader: inout ProtoReader) throws {
+        self.init()
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: metric = try reader.decodeEnum(tag)
+            case 2: startDate = try reader.decodeString(tag)
+            case 3: endDate = try reader.decodeString(tag)
+            case 4: interval = try reader.decodeEnum(tag)
+            case 5: try reader.decodeRepeatedEnum(tag, into: &groupBy)
+            case 6: filter = try reader.decodeMessage(tag)
+            case 7: environment = try reader.decodeEnum(tag)
+            default: unknownFields += try reader.skipField(tag)
+            }
+        }
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        writer.writeEnum(1, metric)
+        writer.writeString(2, startDate)
+        writer.writeString(3, endDate)
+        writer.writeEnum(4, interval)
+        writer.writePackedInt32(5, groupBy.map(\.rawValue))
+        writer.writeMessage(6, filter)
+        writer.writeEnum(7, environment)
+        writer.writeRaw(unknownFields)
+    }
+}
+
+/// `entitlements.v1.GetMetricsResponse`.
+public struct GetMetricsResponse: ProtoMessage {
+    public var metric = Metric.unspecified
+    public var series: [MetricSeries] = []
+    public var unknownFields: [UInt8] = []
+
+    public init() {}
+
+    public init(metric: Metric, series: [MetricSeries]) {
+        self.metric = metric
+        self.series = series
+    }
+
+    public init(from reader: inout ProtoReader) throws {
+        self.init()
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: metric = try reader.decodeEnum(tag)
+            case 2: series.append(try reader.decodeMessage(tag))
+            default: unknownFields += try reader.skipField(tag)
+            }
+        }
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        writer.writeEnum(1, metric)
+        writer.writeRepeatedMessages(2, series)
+        writer.writeRaw(unknownFields)
+    }
+}
+
+/// `entitlements.v1.MetricSeries`.
+public struct MetricSeries: ProtoMessage {
+    public var group: [MetricGroupValue] = []
+    /// Empty for counts and rates.
+    public var currency = ""
+    public var points: [MetricPoint] = []
+    public var unknownFields: [UInt8] = []
+
+    public init() {}
+
+    public init(group: [MetricGroupValue], currency: String, points: [MetricPoint]) {
+        self.group = group
+        self.currency = currency
+        self.points = points
+    }
+
+    public init(from reader: inout ProtoReader) throws {
+        self.init()
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: group.append(try reader.decodeMessage(tag))
+            case 2: currency = try reader.decodeString(tag)
+            case 3: points.append(try reader.decodeMessage(tag))
+            default: unknownFields += try reader.skipField(tag)
+            }
+        }
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        writer.writeRepeatedMessages(1, group)
+        writer.writeString(2, currency)
+        writer.writeRepeatedMessages(3, points)
+        writer.writeRaw(unknownFields)
+    }
+}
+
+/// `entitlements.v1.MetricGroupValue`.
+public struct MetricGroupValue: ProtoMessage {
+    public var dimension = MetricDimension.unspecified
+    public var value = ""
+    public var unknownFields: [UInt8] = []
+
+    public init() {}
+
+    public init(dimension: MetricDimension, value: String) {
+        self.dimension = dimension
+        self.value = value
+    }
+
+    public init(from reader: inout ProtoReader) throws {
+        self.init()
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: dimension = try reader.decodeEnum(tag)
+            case 2: value = try reader.decodeString(tag)
+            default: unknownFields += try reader.skipField(tag)
+            }
+        }
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        writer.writeEnum(1, dimension)
+        writer.writeString(2, value)
+        writer.writeRaw(unknownFields)
+    }
+}
+
+/// `entitlements.v1.MetricPoint`.
+public struct MetricPoint: ProtoMessage {
+    /// `YYYY-MM-DD`.
+    public var startDate = ""
+    public var value: Int64 = 0
+    public var denominator: Int64 = 0
+    public var unknownFields: [UInt8] = []
+
+    public init() {}
+
+    public init(startDate: String, value: Int64, denominator: Int64) {
+        self.startDate = startDate
+        self.value = value
+        self.denominator = denominator
+    }
+
+    public init(from reader: inout ProtoReader) throws {
+        self.init()
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: startDate = try reader.decodeString(tag)
+            case 2: value = try reader.decodeInt64(tag)
+            case 3: denominator = try reader.decodeInt64(tag)
+            default: unknownFields += try reader.skipField(tag)
+            }
+        }
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        writer.writeString(1, startDate)
+        writer.writeInt64(2, value)
+        writer.writeInt64(3, denominator)
+        writer.writeRaw(unknownFields)
+    }
+}

@@ -1,0 +1,114 @@
+import CivilCalendar
+import Testing
+
+@testable import EntitlementDomain
+
+/// Metric series from daily totals: which movements each metric counts, periods cut at the range's ends, one series
+/// per group and currency, entitlements each a group of their own.
+@Suite struct RevenueMetricsTests {
+    /// Reads totals from ledger rows, as the in-memory repository does.
+    struct Ledger: RevenueReads {
+        var entries: [LedgerEntry]
+        func revenueTotals(_ query: RevenueTotalsQuery) throws(StorageError) -> [RevenueTotal] {
+            try RevenueTotal.totals(of: entries, matching: query)
+        }
+    }
+
+    /// 2026-03-01, a Sunday.
+    static let march1 = CivilCalendar.days(fromYear: 2026, month: 3, day: 1)
+
+    static func entry(
+        _ kind: MovementKind, day: Int64, amount: Int64, currency: String = "USD", product: String = "monthly",
+        entitlements: [String] = ["pro"], store: Store = .appStore, id: Int
+    ) -> LedgerEntry {
+        LedgerEntry(
+            tenantID: "t", store: store, transactionID: "\(id)", kind: kind, originalTransactionID: "o\(id)",
+            customerID: nil, productID: product, entitlementIDs: entitlements, environment: .production, country: "US",
+            offer: kind == .trialStart ? .freeTrial : .none,
+            periodStart: UnixTime(milliseconds: day * Milliseconds.perDay), periodEnd: nil,
+            amount: PurchasePrice(milliunits: amount, currency: currency), proceedsMilliunits: amount * 7 / 10,
+            occurredAt: UnixTime(milliseconds: day * Milliseconds.perDay + 3_600_000))
+    }
+
+    static let ledger = Ledger(entries: [
+        entry(.trialStart, day: march1, amount: 0, id: 1),
+        entry(.purchase, day: march1, amount: 9_990, id: 2),
+        entry(.trialConversion, day: march1 + 1, amount: 9_990, id: 3),
+        entry(.renewal, day: march1 + 8, amount: 9_990, currency: "EUR", id: 4),
+        entry(.oneTime, day: march1 + 8, amount: 29_990, product: "lifetime", entitlements: ["pro", "plus"], id: 5),
+        entry(.refund, day: march1 + 9, amount: -9_990, id: 6),
+        entry(.chargeback, day: march1 + 31, amount: -29_990, product: "lifetime", entitlements: ["pro", "plus"], id: 7),
+        entry(.refundReversal, day: march1 + 40, amount: 9_990, id: 8),
+        entry(.productChange, day: march1 + 40, amount: 4_000, store: .playStore, id: 9),
+    ])
+
+    func series(
+        _ metric: RevenueMetric, _ days: ClosedRange<Int64>, _ interval: MetricInterval = .day,
+        groupBy: [RevenueDimension] = [], filter: [RevenueDimension: String] = [:]
+    ) throws -> [MetricSeries] {
+        try series(metric, from: days.lowerBound, to: days.upperBound, interval, groupBy: groupBy, filter: filter)
+    }
+
+    func series(
+        _ metric: RevenueMetric, from first: Int64, to last: Int64, _ interval: MetricInterval = .day,
+        groupBy: [RevenueDimension] = [], filter: [RevenueDimension: String] = [:]
+    ) throws -> [MetricSeries] {
+        try RevenueMetrics(repository: Self.ledger).series(
+            MetricQuery(
+                metric: metric, tenantID: "t", environment: .production, firstDay: first, lastDay: last,
+                interval: interval, groupBy: groupBy, filter: filter))
+    }
+
+    @Test func eachMetricCountsItsMovements() throws {
+        let month = Self.march1...(Self.march1 + 40)
+        func total(_ metric: RevenueMetric, currency: String = "USD") throws -> Int64 {
+            try series(metric, month, .month).first { $0.currency == currency }?.points.map(\.value).reduce(0, +) ?? 0
+        }
+        #expect(try total(.revenue) == 9_990 + 9_990 + 29_990 + 4_000 && total(.revenue, currency: "EUR") == 9_990)
+        #expect(try total(.refunds) == -9_990 - 29_990 + 9_990)
+        #expect(try total(.netRevenue) == 9_990 + 9_990 + 29_990 + 4_000 - 29_990)
+        #expect(try total(.proceeds) == (9_990 * 2 + 29_990 + 4_000 - 9_990 - 29_990 + 9_990) * 7 / 10)
+        #expect(try total(.newSubscriptions, currency: "") == 2 && total(.trialStarts, currency: "") == 1)
+        #expect(try total(.trialConversions, currency: "") == 1 && total(.renewals, currency: "") == 1)
+        let rate = try #require(try series(.refundRate, month, .month).first)
+        // Refunds and chargebacks less a reversal, over the paid payments (the trial start is none).
+        #expect(rate.currency == "" && rate.points.map(\.value).reduce(0, +) == 1)
+        #expect(rate.points.map(\.denominator).reduce(0, +) == 5)
+    }
+
+    @Test func periodsAreDaysWeeksOrMonthsCutAtTheRangesEnds() throws {
+        let days = try #require(try series(.revenue, Self.march1...(Self.march1 + 2)).first { $0.currency == "USD" })
+        #expect(days.points.map(\.firstDay) == [Self.march1, Self.march1 + 1, Self.march1 + 2])
+        #expect(days.points.map(\.value) == [9_990, 9_990, 0])
+        // March 1st is a Sunday: the first week is that one day, then Monday to Sunday.
+        let weeks = try #require(try series(.revenue, Self.march1...(Self.march1 + 15), .week).first { $0.currency == "USD" })
+        #expect(weeks.points.map(\.firstDay) == [Self.march1, Self.march1 + 1, Self.march1 + 8, Self.march1 + 15])
+        #expect(weeks.points.map(\.value) == [9_990, 9_990, 29_990, 0])
+        let months = try #require(try series(.revenue, (Self.march1 + 10)...(Self.march1 + 45), .month).first)
+        #expect(months.points.map(\.firstDay) == [Self.march1 + 10, CivilCalendar.days(fromYear: 2026, month: 4, day: 1)])
+        #expect(try series(.revenue, (Self.march1 + 100)...(Self.march1 + 120)).isEmpty, "nothing moved: no series")
+    }
+
+    @Test func eachEntitlementIsAGroupAndFiltersNarrow() throws {
+        let byEntitlement = try series(.revenue, Self.march1...(Self.march1 + 40), .month, groupBy: [.entitlements])
+        let usd = byEntitlement.filter { $0.currency == "USD" }
+        #expect(usd.map { $0.group[.entitlements] } == ["plus", "pro"])
+        let sums: [Int64] = usd.map { $0.points.map(\.value).reduce(0, +) }
+        let proTotal: Int64 = 9_990 * 2 + 29_990 + 4_000
+        #expect(sums == [29_990, proTotal])
+        let play = try series(.revenue, Self.march1...(Self.march1 + 40), .month, filter: [.store: "play_store"])
+        #expect(play.map(\.currency) == ["USD"] && play[0].points.map(\.value).reduce(0, +) == 4_000)
+        let plus = try series(.netRevenue, Self.march1...(Self.march1 + 40), .month, groupBy: [.product], filter: [.entitlements: "plus"])
+        #expect(plus.map { $0.group[.product] } == ["lifetime"] && plus[0].points.map(\.value) == [29_990, -29_990])
+    }
+
+    @Test func aRangeMustBeOneAndNotTooLong() throws {
+        #expect(throws: DomainError.self) { try series(.revenue, from: 10, to: 9) }
+        #expect(throws: DomainError.self) { try series(.revenue, 0...MetricQuery.maximumDays) }
+        #expect(throws: DomainError.self) { try series(.revenue, 0...1, groupBy: [.store, .store]) }
+        #expect(throws: DomainError.self) { try series(.revenue, 0...1, filter: [.product: "a\u{0}b"]) }
+        let long = String(repeating: "p", count: 257)
+        #expect(throws: DomainError.self) { try series(.revenue, 0...1, filter: [.product: long]) }
+        #expect(try series(.revenue, 0...(MetricQuery.maximumDays - 1)).isEmpty)
+    }
+}

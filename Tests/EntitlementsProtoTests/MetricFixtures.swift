@@ -1,0 +1,53 @@
+import EntitlementsProto
+import ProtobufWire
+
+/// AdminService's metric messages, built exactly as `Resources/roundtrip.py` builds them.
+extension Fixtures {
+    static let metrics: [Fixture] = [
+        Fixture("GetMetricsRequest") { metricsRequest($0, unknownEnums: false) },
+        Fixture("GetMetricsRequest#unknownEnums") { metricsRequest($0, unknownEnums: true) },
+        Fixture("GetMetricsResponse") { u in
+            unk(GetMetricsResponse(metric: .netRevenue, series: [metricSeries(u), unk(MetricSeries(), u)]), u)
+        },
+        Fixture("MetricFilter") { metricFilter($0) },
+        Fixture("MetricSeries") { metricSeries($0) },
+        Fixture("MetricGroupValue") { metricGroup($0) },
+        Fixture("MetricPoint") { metricPoint($0, 1) },
+        .empty(GetMetricsRequest.self), .empty(GetMetricsResponse.self), .empty(MetricFilter.self),
+        .empty(MetricSeries.self), .empty(MetricGroupValue.self), .empty(MetricPoint.self),
+    ]
+
+    static func metricFilter(_ u: Bool) -> MetricFilter {
+        var filter = MetricFilter()
+        filter.store = "play_store"
+        filter.productID = "premium"
+        filter.entitlementID = "pro"
+        filter.country = "DE"
+        filter.offerKind = "free_trial"
+        return unk(filter, u)
+    }
+
+    static func metricsRequest(_ u: Bool, unknownEnums: Bool) -> GetMetricsRequest {
+        var request = GetMetricsRequest()
+        request.metric = unknownEnums ? Metric(rawValue: 99) : .refundRate
+        request.startDate = "2026-01-01"
+        request.endDate = "2026-12-31"
+        request.interval = unknownEnums ? MetricInterval(rawValue: 99) : .month
+        request.groupBy = [.entitlement, unknownEnums ? MetricDimension(rawValue: 99) : .offerKind]
+        request.filter = metricFilter(u)
+        request.environment = .sandbox
+        return unk(request, u)
+    }
+
+    static func metricGroup(_ u: Bool) -> MetricGroupValue {
+        unk(MetricGroupValue(dimension: .country, value: "ユーザー✓"), u)
+    }
+
+    static func metricPoint(_ u: Bool, _ i: Int64) -> MetricPoint {
+        unk(MetricPoint(startDate: "2026-0\(i + 1)-01", value: i == 0 ? Int64.max : Int64.min, denominator: i), u)
+    }
+
+    static func metricSeries(_ u: Bool) -> MetricSeries {
+        unk(MetricSeries(group: [metricGroup(u)], currency: "EUR", points: [metricPoint(u, 0), metricPoint(u, 1)]), u)
+    }
+}
