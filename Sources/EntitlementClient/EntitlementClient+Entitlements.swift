@@ -190,6 +190,11 @@ extension EntitlementClient {
         try await unary(Methods.getMetrics, request)
     }
 
+    /// `ListMetricRows`: the revenue ledger rows behind one point of a metric.
+    public func metricRows(_ request: ListMetricRowsRequest) async throws -> ListMetricRowsResponse {
+        try await unary(Methods.listMetricRows, request)
+    }
+
     /// `CountCustomers`: customers with an active entitlement now, in all and per entitlement, product and store.
     public func countCustomers() async throws -> CountCustomersResponse {
         try await unary(Methods.countCustomers, CountCustomersRequest())

@@ -29,6 +29,7 @@ extension EntitlementClient {
         public static let listCustomers = MethodDescriptor(service: adminService, method: "ListCustomers")
         public static let countCustomers = MethodDescriptor(service: adminService, method: "CountCustomers")
         public static let getMetrics = MethodDescriptor(service: adminService, method: "GetMetrics")
+        public static let listMetricRows = MethodDescriptor(service: adminService, method: "ListMetricRows")
         public static let findCustomers = MethodDescriptor(service: adminService, method: "FindCustomers")
         public static let reconcileAppStore = MethodDescriptor(service: adminService, method: "ReconcileAppStore")
         public static let lookUpOrder = MethodDescriptor(service: adminService, method: "LookUpOrder")

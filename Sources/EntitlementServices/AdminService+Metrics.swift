@@ -1,13 +1,43 @@
 import CivilCalendar
 import EntitlementDomain
 import EntitlementsProto
+import ProtobufWire
 import RPCCore
 
-/// `GetMetrics`: a revenue metric as series, read from the revenue ledger's daily totals. Read keys may call it.
+/// `GetMetrics`: a revenue metric as series, read from the revenue ledger's daily totals; `ListMetricRows`: the
+/// ledger rows behind one of its points. Read keys may call both.
 extension AdminService {
     func registerMetricMethods(on router: inout RPCRouter) {
         router.registerUnary(Self.method("GetMetrics")) { (request: GetMetricsRequest, context) in
             try await metrics(request, context)
+        }
+        router.registerUnary(Self.method("ListMetricRows")) { (request: ListMetricRowsRequest, context) in
+            try await metricRows(request, context)
+        }
+    }
+
+    func metricRows(_ request: ListMetricRowsRequest, _ context: ServerContext) async throws -> ListMetricRowsResponse {
+        try await log.call(context, requires: .secretKey, scope: .read, in: tenants) { tenant, _ in
+            var series = GetMetricsRequest()
+            series.metric = request.metric
+            series.startDate = request.startDate
+            series.endDate = request.endDate
+            series.filter = request.filter
+            series.environment = request.environment
+            let query = try MetricQuery(series, tenantID: tenant.id)
+            var group: [RevenueDimension: String] = [:]
+            for value in request.group {
+                guard let dimension = RevenueDimension.allCases.first(where: { MetricDimension($0) == value.dimension }),
+                    group.updateValue(value.value, forKey: dimension) == nil
+                else {
+                    throw DomainError.invalidRequest(
+                        "group names dimension \(value.dimension.rawValue) twice, or one that is not a MetricDimension.")
+                }
+            }
+            let page = try engine.revenueMetrics.rows(
+                query, group: group, currency: request.currency.isEmpty ? nil : request.currency,
+                pageSize: Int(request.pageSize), pageToken: request.pageToken)
+            return ListMetricRowsResponse(rows: page.rows.map(EntitlementsProto.LedgerRow.init), nextPageToken: page.nextPageToken)
         }
     }
 
@@ -114,5 +144,30 @@ enum MetricDate {
             return String(repeating: "0", count: max(0, width - digits.count)) + digits
         }
         return "\(padded(date.year, 4))-\(padded(date.month, 2))-\(padded(date.day, 2))"
+    }
+}
+
+extension EntitlementsProto.LedgerRow {
+    init(_ row: EntitlementDomain.LedgerRow) {
+        self.init()
+        let entry = row.entry
+        kind = entry.kind.name
+        direction = entry.kind.direction.name
+        store = entry.store.ledgerName
+        transactionID = entry.transactionID
+        originalTransactionID = entry.originalTransactionID
+        appUserID = row.appUserID
+        productID = entry.productID
+        entitlementIDs = entry.entitlementIDs
+        environment = StoreEnvironment(entry.environment)
+        country = entry.country
+        offerKind = entry.offer.name
+        amountMilliunits = entry.amount.milliunits
+        currency = entry.amount.currency
+        taxMilliunits = entry.taxMilliunits
+        proceedsMilliunits = entry.proceedsMilliunits
+        periodStart = ProtoTimestamp(entry.periodStart)
+        periodEnd = entry.periodEnd.map { ProtoTimestamp($0) }
+        occurredAt = ProtoTimestamp(entry.occurredAt)
     }
 }

@@ -154,6 +154,10 @@ public class SQLRepository: CustomerRepository, @unchecked Sendable {
         try database.read(consistent: true) { (db) throws(StorageError) in try db.revenueTotals(query) }
     }
 
+    public func ledgerRows(_ query: LedgerRowsQuery) throws(StorageError) -> [LedgerRow] {
+        try database.read(consistent: true) { (db) throws(StorageError) in try db.ledgerRows(query) }
+    }
+
     public func write<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result {
         try withoutActuallyEscaping(body) { body in
             var result: Result?

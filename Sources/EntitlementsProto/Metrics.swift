@@ -251,3 +251,157 @@ public struct MetricPoint: ProtoMessage {
         writer.writeRaw(unknownFields)
     }
 }
+
+/// `entitlements.v1.ListMetricRowsRequest`.
+public struct ListMetricRowsRequest: ProtoMessage {
+    public var metric = Metric.unspecified
+    public var startDate = ""
+    public var endDate = ""
+    public var group: [MetricGroupValue] = []
+    public var filter: MetricFilter?
+    public var environment = StoreEnvironment.unspecified
+    public var currency = ""
+    public var pageSize: Int32 = 0
+    public var pageToken = ""
+    public var unknownFields: [UInt8] = []
+
+    public init() {}
+
+    public init(from reader: inout ProtoReader) throws {
+        self.init()
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: metric = try reader.decodeEnum(tag)
+            case 2: startDate = try reader.decodeString(tag)
+            case 3: endDate = try reader.decodeString(tag)
+            case 4: group.append(try reader.decodeMessage(tag))
+            case 5: filter = try reader.decodeMessage(tag)
+            case 6: environment = try reader.decodeEnum(tag)
+            case 7: currency = try reader.decodeString(tag)
+            case 8: pageSize = try reader.decodeInt32(tag)
+            case 9: pageToken = try reader.decodeString(tag)
+            default: unknownFields += try reader.skipField(tag)
+            }
+        }
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        writer.writeEnum(1, metric)
+        writer.writeString(2, startDate)
+        writer.writeString(3, endDate)
+        writer.writeRepeatedMessages(4, group)
+        writer.writeMessage(5, filter)
+        writer.writeEnum(6, environment)
+        writer.writeString(7, currency)
+        writer.writeInt32(8, pageSize)
+        writer.writeString(9, pageToken)
+        writer.writeRaw(unknownFields)
+    }
+}
+
+/// `entitlements.v1.ListMetricRowsResponse`.
+public struct ListMetricRowsResponse: ProtoMessage {
+    public var rows: [LedgerRow] = []
+    public var nextPageToken = ""
+    public var unknownFields: [UInt8] = []
+
+    public init() {}
+
+    public init(rows: [LedgerRow], nextPageToken: String) {
+        self.rows = rows
+        self.nextPageToken = nextPageToken
+    }
+
+    public init(from reader: inout ProtoReader) throws {
+        self.init()
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: rows.append(try reader.decodeMessage(tag))
+            case 2: nextPageToken = try reader.decodeString(tag)
+            default: unknownFields += try reader.skipField(tag)
+            }
+        }
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        writer.writeRepeatedMessages(1, rows)
+        writer.writeString(2, nextPageToken)
+        writer.writeRaw(unknownFields)
+    }
+}
+
+/// `entitlements.v1.LedgerRow`: one revenue ledger row, in the ledger's words.
+public struct LedgerRow: ProtoMessage {
+    public var kind = ""
+    public var direction = ""
+    public var store = ""
+    public var transactionID = ""
+    public var originalTransactionID = ""
+    public var appUserID = ""
+    public var productID = ""
+    public var entitlementIDs: [String] = []
+    public var environment = StoreEnvironment.unspecified
+    public var country = ""
+    public var offerKind = ""
+    public var amountMilliunits: Int64 = 0
+    public var currency = ""
+    /// Nil when the store reported none.
+    public var taxMilliunits: Int64?
+    public var proceedsMilliunits: Int64 = 0
+    public var periodStart: ProtoTimestamp?
+    /// Nil: never expires.
+    public var periodEnd: ProtoTimestamp?
+    public var occurredAt: ProtoTimestamp?
+    public var unknownFields: [UInt8] = []
+
+    public init() {}
+
+    public init(from reader: inout ProtoReader) throws {
+        self.init()
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: kind = try reader.decodeString(tag)
+            case 2: direction = try reader.decodeString(tag)
+            case 3: store = try reader.decodeString(tag)
+            case 4: transactionID = try reader.decodeString(tag)
+            case 5: originalTransactionID = try reader.decodeString(tag)
+            case 6: appUserID = try reader.decodeString(tag)
+            case 7: productID = try reader.decodeString(tag)
+            case 8: entitlementIDs.append(try reader.decodeString(tag))
+            case 9: environment = try reader.decodeEnum(tag)
+            case 10: country = try reader.decodeString(tag)
+            case 11: offerKind = try reader.decodeString(tag)
+            case 12: amountMilliunits = try reader.decodeInt64(tag)
+            case 13: currency = try reader.decodeString(tag)
+            case 14: taxMilliunits = try reader.decodeInt64(tag)
+            case 15: proceedsMilliunits = try reader.decodeInt64(tag)
+            case 16: periodStart = try reader.decodeMessage(tag)
+            case 17: periodEnd = try reader.decodeMessage(tag)
+            case 18: occurredAt = try reader.decodeMessage(tag)
+            default: unknownFields += try reader.skipField(tag)
+            }
+        }
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        writer.writeString(1, kind)
+        writer.writeString(2, direction)
+        writer.writeString(3, store)
+        writer.writeString(4, transactionID)
+        writer.writeString(5, originalTransactionID)
+        writer.writeString(6, appUserID)
+        writer.writeString(7, productID)
+        writer.writeRepeatedStrings(8, entitlementIDs)
+        writer.writeEnum(9, environment)
+        writer.writeString(10, country)
+        writer.writeString(11, offerKind)
+        writer.writeInt64(12, amountMilliunits)
+        writer.writeString(13, currency)
+        writer.writeOptionalInt64(14, taxMilliunits)
+        writer.writeInt64(15, proceedsMilliunits)
+        writer.writeMessage(16, periodStart)
+        writer.writeMessage(17, periodEnd)
+        writer.writeMessage(18, occurredAt)
+        writer.writeRaw(unknownFields)
+    }
+}

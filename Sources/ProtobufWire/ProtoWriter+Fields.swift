@@ -20,6 +20,13 @@ extension ProtoWriter {
         writeVarint(signExtending: value)
     }
 
+    /// A proto3 `optional` field (explicit presence): written whenever set, 0 included.
+    public mutating func writeOptionalInt64(_ field: Int, _ value: Int64?) {
+        guard let value else { return }
+        writeTag(field, .varint)
+        writeVarint(UInt64(bitPattern: value))
+    }
+
     @inlinable
     public mutating func writeInt64(_ field: Int, _ value: Int64) {
         guard value != 0 else { return }

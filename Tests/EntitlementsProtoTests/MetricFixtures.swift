@@ -13,9 +13,51 @@ extension Fixtures {
         Fixture("MetricSeries") { metricSeries($0) },
         Fixture("MetricGroupValue") { metricGroup($0) },
         Fixture("MetricPoint") { metricPoint($0, 1) },
+        Fixture("ListMetricRowsRequest") { u in
+            var request = ListMetricRowsRequest()
+            request.metric = .refunds
+            request.startDate = "2026-03-01"
+            request.endDate = "2026-03-31"
+            request.group = [metricGroup(u)]
+            request.filter = metricFilter(u)
+            request.environment = .production
+            request.currency = "EUR"
+            request.pageSize = 50
+            request.pageToken = "tok"
+            return unk(request, u)
+        },
+        Fixture("ListMetricRowsResponse") { u in
+            unk(ListMetricRowsResponse(rows: [ledgerRow(u, taxed: true), ledgerRow(u, taxed: false)], nextPageToken: "next"), u)
+        },
+        Fixture("LedgerRow") { ledgerRow($0, taxed: true) },
+        Fixture("LedgerRow#noTax") { ledgerRow($0, taxed: false) },
         .empty(GetMetricsRequest.self), .empty(GetMetricsResponse.self), .empty(MetricFilter.self),
         .empty(MetricSeries.self), .empty(MetricGroupValue.self), .empty(MetricPoint.self),
+        .empty(ListMetricRowsRequest.self), .empty(ListMetricRowsResponse.self), .empty(LedgerRow.self),
     ]
+
+    static func ledgerRow(_ u: Bool, taxed: Bool) -> LedgerRow {
+        var row = LedgerRow()
+        row.kind = "refund"
+        row.direction = "refund"
+        row.store = "app_store"
+        row.transactionID = "2000000000000001"
+        row.originalTransactionID = "2000000000000000"
+        row.appUserID = "ユーザー✓"
+        row.productID = "monthly"
+        row.entitlementIDs = ["pro", "plus"]
+        row.environment = .sandbox
+        row.country = "FR"
+        row.offerKind = "introductory"
+        row.amountMilliunits = -4990
+        row.currency = "EUR"
+        row.taxMilliunits = taxed ? 0 : nil
+        row.proceedsMilliunits = -3493
+        row.periodStart = ts(1_700_000_000, 0, u)
+        row.periodEnd = ts(1_702_592_000, 0, u)
+        row.occurredAt = ts(1_701_000_000, 5_000_000, u)
+        return unk(row, u)
+    }
 
     static func metricFilter(_ u: Bool) -> MetricFilter {
         var filter = MetricFilter()

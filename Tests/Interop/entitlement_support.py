@@ -59,6 +59,7 @@ METHODS = {
                                   "GetTestNotificationStatusResponse", False),
     "CheckAppStoreSetup": (ADMIN_SERVICE, "CheckAppStoreSetupRequest", "CheckAppStoreSetupResponse", False),
     "GetMetrics": (ADMIN_SERVICE, "GetMetricsRequest", "GetMetricsResponse", False),
+    "ListMetricRows": (ADMIN_SERVICE, "ListMetricRowsRequest", "ListMetricRowsResponse", False),
 }
 ENTITLEMENT_METHODS = [name for name, spec in METHODS.items() if spec[0] == ENTITLEMENT_SERVICE]
 ADMIN_METHODS = [name for name, spec in METHODS.items() if spec[0] == ADMIN_SERVICE]

@@ -92,6 +92,7 @@ def sample_request(api: Api, method: str, app_user_id: str):
         "GetTestNotificationStatus": {"test_notification_token": "token"},
         "CheckAppStoreSetup": {},
         "GetMetrics": {"metric": 1, "start_date": "2026-01-01", "end_date": "2026-01-31"},
+        "ListMetricRows": {"metric": 1, "start_date": "2026-01-01", "end_date": "2026-01-31"},
     }[method]
     return api.request(method, **fields)
 

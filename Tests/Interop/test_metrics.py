@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
@@ -80,7 +80,7 @@ def workload(server, tenants, protos):
             dispute.update(amount=session["amount_total"], currency=session["currency"])
             env.post_ok("a", fs.event("charge.dispute.created", dispute, created=when + DAY))
     env.close()
-    first_day = date.fromtimestamp(start - DAY)
+    first_day = datetime.fromtimestamp(start - DAY, timezone.utc).date()
     return first_day, first_day + timedelta(days=50)
 
 
@@ -232,3 +232,60 @@ def test_entctl_prints_a_table_and_csv(env, workload):
         want = totals.get((country, currency), {}).get(date.fromisoformat(start), [0, 0])[0]
         assert value == f"{want // 1000}.{want % 1000:03d}" and denominator == "0", line
         assert f"{start}  {country}  {currency}  {value}" in table or not country
+
+
+def all_rows(env, metric: str, start: date, end: date, group: list, currency: str, filters=None) -> list:
+    api, rows, token = env.a_admin, [], ""
+    while True:
+        request = api.message("ListMetricRowsRequest", metric=METRICS[metric], start_date=start.isoformat(),
+                              end_date=end.isoformat(), environment=SANDBOX, currency=currency, page_size=7,
+                              page_token=token)
+        for name, value in group:
+            request.group.add(dimension=DIMENSIONS[name], value=value)
+        for name, value in (filters or {}).items():
+            setattr(request.filter, {"STORE": "store", "COUNTRY": "country"}[name], value)
+        page = api.call("ListMetricRows", request)
+        assert len(page.rows) <= 7
+        rows += page.rows
+        token = page.next_page_token
+        if not token:
+            return rows
+
+
+@pytest.mark.parametrize("metric", ["REVENUE", "REFUND_RATE", "NET_REVENUE"])
+def test_the_rows_behind_a_point_are_what_it_counts(env, workload, metric):
+    first, last = workload
+    ledger_rows = ledger(env)
+    request = env.a_admin.message("GetMetricsRequest", metric=METRICS[metric], start_date=first.isoformat(),
+                                  end_date=last.isoformat(), interval=INTERVALS["WEEK"],
+                                  group_by=[DIMENSIONS["COUNTRY"]], environment=SANDBOX)
+    response = env.a_admin.call("GetMetrics", request)
+    checked = 0
+    for series in response.series:
+        for index, point in enumerate(series.points):
+            if not point.value and not point.denominator:
+                continue
+            start = date.fromisoformat(point.start_date)
+            following = series.points[index + 1].start_date if index + 1 < len(series.points) else None
+            end = date.fromisoformat(following) - timedelta(days=1) if following else last
+            country = series.group[0].value
+            rows = all_rows(env, metric, start, end, [("COUNTRY", country)], series.currency)
+            times = [(row.occurred_at.seconds, row.occurred_at.nanos) for row in rows]
+            assert times == sorted(times)
+            if metric == "REFUND_RATE":
+                refunds = sum({"refund": 1, "chargeback": 1, "refund_reversal": -1}.get(row.kind, 0) for row in rows)
+                assert (refunds, sum(row.direction == "payment" for row in rows)) == (point.value, point.denominator)
+            else:
+                assert sum(row.amount_milliunits for row in rows) == point.value
+            for row in rows:
+                assert row.country == country and row.app_user_id, "each Stripe purchase here has a buyer"
+            # The same rows Python selects from the ledger.
+            want = sorted((r["kind"], r["amount_milliunits"]) for r in ledger_rows
+                          if r["country"] == country and r["environment"] == "Sandbox"
+                          and (not series.currency or r["currency"] == series.currency)
+                          and start <= date(1970, 1, 1) + timedelta(days=int(r["occurred_at"]) // 86_400_000) <= end
+                          and (metric != "REVENUE" or r["kind"] in PAYMENTS)
+                          and (metric != "REFUND_RATE" or r["kind"] != "trial_start"))
+            assert sorted((row.kind, str(row.amount_milliunits)) for row in rows) == want
+            checked += 1
+    assert checked > 5

@@ -47,6 +47,7 @@ def test_a_read_only_key_reads_everything(clients, tenant):
     assert reader.call("ListCustomers", page_size=5).customers
     reader.call("ListWebhookDeliveries")
     reader.call("GetMetrics", metric=1, start_date="2026-01-01", end_date="2026-12-31")
+    reader.call("ListMetricRows", metric=1, start_date="2026-01-01", end_date="2026-12-31")
     assert [e.id for e in reader.sync(user).status.entitlements] == ["pro"]
     assert reader.stream(user).next().kind == SNAPSHOT
 

@@ -28,6 +28,20 @@ public enum RevenueMetric: Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// The kinds of ledger rows the figure counts (in its value, or a rate's denominator): the rows behind a point.
+    public var kinds: Set<MovementKind> {
+        switch self {
+        case .revenue: Set(MovementKind.allCases.filter { $0.direction == .payment })
+        case .refunds: Set(MovementKind.allCases.filter { $0.direction != .payment })
+        case .netRevenue, .proceeds: Set(MovementKind.allCases)
+        case .newSubscriptions: [.purchase, .trialConversion]
+        case .trialStarts: [.trialStart]
+        case .trialConversions: [.trialConversion]
+        case .renewals: [.renewal]
+        case .refundRate: Set(MovementKind.allCases).subtracting([.trialStart])
+        }
+    }
+
     /// What one day's total of `kind` adds to the figure (its numerator), and to a rate's denominator.
     func contribution(of total: RevenueTotal) -> (value: Int64, denominator: Int64) {
         let kind = total.kind

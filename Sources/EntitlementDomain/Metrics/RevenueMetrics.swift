@@ -107,3 +107,46 @@ public final class RevenueMetrics: Sendable {
         return sum
     }
 }
+
+/// A page of the ledger rows behind a metric's point.
+public struct LedgerRowPage: Sendable, Hashable {
+    public static let defaultSize = 100
+    public static let maximumSize = 1000
+
+    public var rows: [LedgerRow]
+    /// Empty on the last page.
+    public var nextPageToken: String
+}
+
+extension RevenueMetrics {
+    /// The ledger rows behind the point of `query.metric` for days `query.firstDay` to `query.lastDay` (a point's
+    /// period, or any range), in `group` (each grouped dimension's value; an entitlement: rows whose product gave it)
+    /// and `currency` (nil: every currency, as counts and rates add them up), in time order, a page at a time.
+    public func rows(
+        _ query: MetricQuery, group: [RevenueDimension: String], currency: String?, pageSize: Int, pageToken: String
+    ) throws(DomainError) -> LedgerRowPage {
+        try Self.validate(query)
+        guard (0...LedgerRowPage.maximumSize).contains(pageSize) else {
+            throw .invalidRequest(
+                "page_size must be 0 (the default, \(LedgerRowPage.defaultSize)) to \(LedgerRowPage.maximumSize); got \(pageSize).")
+        }
+        var values = query.filter
+        for (dimension, value) in group {
+            if let filtered = values[dimension], filtered != value {
+                throw .invalidRequest("The group's \(dimension) is not the filter's: no row is in both.")
+            }
+            values[dimension] = value
+        }
+        try Self.validate(MetricQuery(metric: query.metric, tenantID: query.tenantID, environment: query.environment,
+            firstDay: query.firstDay, lastDay: query.lastDay, filter: values))
+        let limit = pageSize == 0 ? LedgerRowPage.defaultSize : pageSize
+        var read = LedgerRowsQuery(
+            tenantID: query.tenantID, environment: query.environment, days: query.firstDay...query.lastDay,
+            kinds: query.metric.kinds, values: values, currency: currency, after: nil, limit: limit + 1)
+        read.after = try LedgerRowToken.key(in: pageToken, query: read)
+        let rows = try DomainError.reading { () throws(StorageError) in try repository.ledgerRows(read) }
+        let page = Array(rows.prefix(limit))
+        let next = rows.count > limit ? page.last.map { LedgerRowToken.make(after: LedgerRowKey($0.entry), query: read) } ?? "" : ""
+        return LedgerRowPage(rows: page, nextPageToken: next)
+    }
+}

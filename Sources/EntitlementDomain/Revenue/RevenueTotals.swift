@@ -143,7 +143,7 @@ extension RevenueTotal {
 
 extension LedgerEntry {
     /// This entry's value of `dimension`, in the ledger's words.
-    fileprivate func value(of dimension: RevenueDimension) -> String {
+    func value(of dimension: RevenueDimension) -> String {
         switch dimension {
         case .store: store.ledgerName
         case .product: productID
@@ -153,7 +153,7 @@ extension LedgerEntry {
         }
     }
 
-    fileprivate func matches(_ dimension: RevenueDimension, _ value: String) -> Bool {
+    func matches(_ dimension: RevenueDimension, _ value: String) -> Bool {
         dimension == .entitlements ? entitlementIDs.contains(value) : self.value(of: dimension) == value
     }
 }

@@ -163,6 +163,19 @@ public final class InMemoryRepository: CustomerRepository, Sendable {
         try RevenueTotal.totals(of: ledger, matching: query)
     }
 
+    public func ledgerRows(_ query: LedgerRowsQuery) throws(StorageError) -> [LedgerRow] {
+        read { tables in
+            let rows = tables.ledger.filter { entry in
+                entry.isSelected(by: query) && query.after.map { LedgerRowKey(entry) > $0 } ?? true
+            }.sorted { LedgerRowKey($0) < LedgerRowKey($1) }
+            return rows.prefix(query.limit).map { entry in
+                LedgerRow(
+                    entry: entry,
+                    appUserID: entry.customerID.flatMap { tables.customers[$0]?.record.appUserID } ?? "")
+            }
+        }
+    }
+
     public func nextWebhookAttemptAt(at time: UnixTime) throws(StorageError) -> UnixTime? {
         read { $0.nextWebhookAttemptAt(at: time) }
     }

@@ -12,6 +12,13 @@ import Testing
         func revenueTotals(_ query: RevenueTotalsQuery) throws(StorageError) -> [RevenueTotal] {
             try RevenueTotal.totals(of: entries, matching: query)
         }
+
+        func ledgerRows(_ query: LedgerRowsQuery) throws(StorageError) -> [LedgerRow] {
+            entries.filter { entry in
+                entry.isSelected(by: query) && query.after.map { LedgerRowKey(entry) > $0 } ?? true
+            }
+                .sorted { LedgerRowKey($0) < LedgerRowKey($1) }.prefix(query.limit).map { LedgerRow(entry: $0, appUserID: "") }
+        }
     }
 
     /// 2026-03-01, a Sunday.
@@ -110,5 +117,38 @@ import Testing
         let long = String(repeating: "p", count: 257)
         #expect(throws: DomainError.self) { try series(.revenue, 0...1, filter: [.product: long]) }
         #expect(try series(.revenue, 0...(MetricQuery.maximumDays - 1)).isEmpty)
+    }
+
+    @Test func thePointsRowsAreWhatItCountsAPageAtATime() throws {
+        let metrics = RevenueMetrics(repository: Self.ledger)
+        let month = MetricQuery(
+            metric: .refundRate, tenantID: "t", environment: .production, firstDay: Self.march1,
+            lastDay: Self.march1 + 40)
+        var ids: [String] = []
+        var token = ""
+        repeat {
+            let page = try metrics.rows(month, group: [:], currency: nil, pageSize: 2, pageToken: token)
+            #expect(page.rows.count <= 2)
+            ids += page.rows.map(\.entry.transactionID)
+            token = page.nextPageToken
+        } while !token.isEmpty
+        // Every row but the trial start, in time order.
+        #expect(ids == ["2", "3", "4", "5", "6", "7", "8", "9"])
+        let plus = try metrics.rows(
+            MetricQuery(metric: .netRevenue, tenantID: "t", environment: .production, firstDay: Self.march1,
+                lastDay: Self.march1 + 40), group: [.entitlements: "plus"], currency: "USD", pageSize: 0, pageToken: "")
+        #expect(plus.rows.map(\.entry.transactionID) == ["5", "7"] && plus.nextPageToken.isEmpty)
+        // A token is the query's: another point's, or bytes it did not issue, are refused.
+        let first = try metrics.rows(month, group: [:], currency: nil, pageSize: 1, pageToken: "")
+        var other = month
+        other.lastDay -= 1
+        #expect(throws: DomainError.self) { try metrics.rows(other, group: [:], currency: nil, pageSize: 1, pageToken: first.nextPageToken) }
+        #expect(throws: DomainError.self) { try metrics.rows(month, group: [:], currency: nil, pageSize: 1, pageToken: "AQID") }
+        #expect(throws: DomainError.self) { try metrics.rows(month, group: [:], currency: nil, pageSize: 1001, pageToken: "") }
+        #expect(throws: DomainError.self) {
+            try metrics.rows(
+                MetricQuery(metric: .revenue, tenantID: "t", environment: .production, firstDay: 0, lastDay: 1,
+                    filter: [.store: "stripe"]), group: [.store: "app_store"], currency: nil, pageSize: 1, pageToken: "")
+        }
     }
 }

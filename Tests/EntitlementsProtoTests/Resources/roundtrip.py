@@ -474,7 +474,37 @@ def metric_cases():
         m.series.add().CopyFrom(unk(ad.MetricSeries(), u))
         return unk(m, u)
 
+    def rows_request(u):
+        m = ad.ListMetricRowsRequest(metric=ad.REFUNDS, start_date="2026-03-01", end_date="2026-03-31",
+                                     environment=st.PRODUCTION, currency="EUR", page_size=50, page_token="tok")
+        m.group.add().CopyFrom(group(u))
+        m.filter.CopyFrom(filter_(u))
+        return unk(m, u)
+
+    def ledger_row(u, taxed):
+        m = ad.LedgerRow(kind="refund", direction="refund", store="app_store", transaction_id="2000000000000001",
+                         original_transaction_id="2000000000000000", app_user_id="ユーザー✓", product_id="monthly",
+                         entitlement_ids=["pro", "plus"], environment=st.SANDBOX, country="FR",
+                         offer_kind="introductory", amount_milliunits=-4990, currency="EUR",
+                         proceeds_milliunits=-3493)
+        if taxed:
+            m.tax_milliunits = 0
+        m.period_start.CopyFrom(ts(1_700_000_000, 0, u))
+        m.period_end.CopyFrom(ts(1_702_592_000, 0, u))
+        m.occurred_at.CopyFrom(ts(1_701_000_000, 5_000_000, u))
+        return unk(m, u)
+
+    def rows_response(u):
+        m = ad.ListMetricRowsResponse(next_page_token="next")
+        m.rows.add().CopyFrom(ledger_row(u, True))
+        m.rows.add().CopyFrom(ledger_row(u, False))
+        return unk(m, u)
+
     return {
+        "ListMetricRowsRequest": (ad.ListMetricRowsRequest, rows_request),
+        "ListMetricRowsResponse": (ad.ListMetricRowsResponse, rows_response),
+        "LedgerRow": (ad.LedgerRow, lambda u: ledger_row(u, True)),
+        "LedgerRow#noTax": (ad.LedgerRow, lambda u: ledger_row(u, False)),
         "GetMetricsRequest": (ad.GetMetricsRequest, request),
         "GetMetricsRequest#unknownEnums": (ad.GetMetricsRequest, lambda u: request(u, True)),
         "GetMetricsResponse": (ad.GetMetricsResponse, response),

@@ -217,6 +217,22 @@ public struct FuzzMethod: Sendable {
             request.environment = StoreEnvironment(rawValue: enumValue(&input, known: 5))
             return request
         },
+        method("AdminService", "ListMetricRows") { input, _ in
+            var request = ListMetricRowsRequest()
+            request.metric = Metric(rawValue: enumValue(&input, known: 10, plain: 1))
+            request.startDate = input.string(FuzzVocabulary.dates)
+            request.endDate = input.string(FuzzVocabulary.dates)
+            request.group = (0..<count(&input)).map { _ in
+                MetricGroupValue(
+                    dimension: MetricDimension(rawValue: enumValue(&input, known: 6, plain: 1)),
+                    value: input.string(["", "pro", "US", "app_store"]))
+            }
+            request.environment = StoreEnvironment(rawValue: enumValue(&input, known: 5))
+            request.currency = input.string(["", "USD", "EUR"])
+            request.pageSize = input.oneIn(4) ? input.int32() : Int32(input.choose(3))
+            request.pageToken = input.string(["", "AQ", "not a token"])
+            return request
+        },
     ]
 
     // MARK: Fields

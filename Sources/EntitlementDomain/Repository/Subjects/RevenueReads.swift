@@ -3,4 +3,6 @@
 public protocol RevenueReads: Sendable {
     /// The totals `query` selects, one per day, group, currency and kind that has any movement; in no order.
     func revenueTotals(_ query: RevenueTotalsQuery) throws(StorageError) -> [RevenueTotal]
+    /// The ledger rows `query` selects after `query.after`, in ``LedgerRowKey`` order; at most `query.limit`.
+    func ledgerRows(_ query: LedgerRowsQuery) throws(StorageError) -> [LedgerRow]
 }
