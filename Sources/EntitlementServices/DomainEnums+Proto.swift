@@ -32,6 +32,9 @@ extension Metric {
             case .trialConversions: .trialConversions
             case .renewals: .renewals
             case .refundRate: .refundRate
+            case .activeSubscriptions: .activeSubscriptions
+            case .activeTrials: .activeTrials
+            case .mrr: .mrr
             }
     }
 }

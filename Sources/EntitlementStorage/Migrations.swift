@@ -319,6 +319,9 @@ enum Migrations {
         Migration(version: 16, sql: ledgerProceedsSQL(integer: "INTEGER")),
         Migration(version: 17, sql: saleDetailsSQL(integer: "INTEGER")),
         Migration(version: 18, sql: revenueDailySQL(integer: "INTEGER")),
+        Migration(
+            version: 19, sql: SubscriptionDaily.migrationSQL(integer: "INTEGER"),
+            backfill: { (connection) throws(StorageError) in try SubscriptionDaily.backfill(connection) }),
     ]
 
     /// Version 15 on SQLite, 6 on PostgreSQL (`integer`: the 64-bit integer type): what the revenue ledger records

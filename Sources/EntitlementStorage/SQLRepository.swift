@@ -154,6 +154,18 @@ public class SQLRepository: CustomerRepository, @unchecked Sendable {
         try database.read(consistent: true) { (db) throws(StorageError) in try db.revenueTotals(query) }
     }
 
+    public func subscriptionTotals(_ query: RevenueTotalsQuery) throws(StorageError) -> [SubscriptionTotal] {
+        try database.read(consistent: true) { (db) throws(StorageError) in try db.subscriptionTotals(query) }
+    }
+
+    public func ledgerEntries(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)
+        -> [LedgerEntry]
+    {
+        try database.read(consistent: true) { (db) throws(StorageError) in
+            try db.ledgerEntries(tenantID: tenantID, store: store, originalTransactionID: originalTransactionID)
+        }
+    }
+
     public func ledgerRows(_ query: LedgerRowsQuery) throws(StorageError) -> [LedgerRow] {
         try database.read(consistent: true) { (db) throws(StorageError) in try db.ledgerRows(query) }
     }

@@ -287,6 +287,16 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
         return recorded
     }
 
+    func ledgerEntries(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)
+        -> [LedgerEntry]
+    {
+        try db.ledgerEntries(tenantID: tenantID, store: store, originalTransactionID: originalTransactionID)
+    }
+
+    func addSubscriptionDays(_ changes: [SubscriptionDay]) throws(StorageError) {
+        for change in changes { try db.send(SubscriptionDaily.addSQL, SubscriptionDaily.bindings(change)) }
+    }
+
     func setPurchaseOwner(tenantID: String, store: Store, originalTransactionID: String, customerID: Int64?)
         throws(StorageError)
     {

@@ -15,6 +15,9 @@ public struct Metric: ProtoEnum {
     public static let trialConversions = Self(rawValue: 7)
     public static let renewals = Self(rawValue: 8)
     public static let refundRate = Self(rawValue: 9)
+    public static let activeSubscriptions = Self(rawValue: 10)
+    public static let activeTrials = Self(rawValue: 11)
+    public static let mrr = Self(rawValue: 12)
 }
 
 /// `entitlements.v1.MetricInterval`.

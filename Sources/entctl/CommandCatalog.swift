@@ -172,8 +172,9 @@ extension CommandHelp {
         summary: "a revenue metric over a range of UTC dates: a table, --csv or --json",
         details: [
             "", "Calls AdminService/GetMetrics (a read-only key may): REVENUE, REFUNDS, NET_REVENUE, PROCEEDS,",
-            "NEW_SUBSCRIPTIONS, TRIAL_STARTS, TRIAL_CONVERSIONS, RENEWALS or REFUND_RATE, as the README's \"Metrics\"",
-            "defines them; amounts per currency in its units, three decimals. One line per period and group.",
+            "NEW_SUBSCRIPTIONS, TRIAL_STARTS, TRIAL_CONVERSIONS, RENEWALS, REFUND_RATE, ACTIVE_SUBSCRIPTIONS,",
+            "ACTIVE_TRIALS or MRR, as the README's \"Metrics\" defines them; amounts per currency in its units, three",
+            "decimals. One line per period and group.",
         ],
         options: [
             ("--from DATE, --to DATE", "the range's first and last UTC dates, YYYY-MM-DD, both included"),

@@ -29,7 +29,7 @@ extension CustomerMatch.MatchedBy: NamedProtoEnum {
 extension Metric: NamedProtoEnum {
     static let names = [
         "METRIC_UNSPECIFIED", "REVENUE", "REFUNDS", "NET_REVENUE", "PROCEEDS", "NEW_SUBSCRIPTIONS", "TRIAL_STARTS",
-        "TRIAL_CONVERSIONS", "RENEWALS", "REFUND_RATE",
+        "TRIAL_CONVERSIONS", "RENEWALS", "REFUND_RATE", "ACTIVE_SUBSCRIPTIONS", "ACTIVE_TRIALS", "MRR",
     ]
 }
 

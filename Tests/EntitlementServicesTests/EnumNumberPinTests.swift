@@ -99,7 +99,8 @@ import Testing
     @Test func metrics() {
         let metrics: [(RevenueMetric, proto: Int32)] = [
             (.revenue, 1), (.refunds, 2), (.netRevenue, 3), (.proceeds, 4), (.newSubscriptions, 5), (.trialStarts, 6),
-            (.trialConversions, 7), (.renewals, 8), (.refundRate, 9),
+            (.trialConversions, 7), (.renewals, 8), (.refundRate, 9), (.activeSubscriptions, 10), (.activeTrials, 11),
+            (.mrr, 12),
         ]
         #expect(metrics.count == RevenueMetric.allCases.count)
         for (metric, proto) in metrics { #expect(Metric(metric).rawValue == proto, "\(metric)") }

@@ -391,7 +391,17 @@ extension StorePurchases {
         of incoming: StorePurchase, stored: StorePurchase?, in transaction: any StorageTransaction, at now: UnixTime
     ) throws(StorageError) -> [LedgerEntry] {
         let commission = core.commissions(incoming.tenantID)[incoming.store]
-        return try transaction.recordLedgerEntries(
+        let recorded = try transaction.recordLedgerEntries(
             RevenueLedger.entries(for: incoming, stored: stored, commission: commission), at: now)
+        // A subscription's periods, trials and refunds change when it was active: its daily totals follow.
+        if recorded.contains(where: { $0.kind != .oneTime }) {
+            let all = try transaction.ledgerEntries(
+                tenantID: incoming.tenantID, store: incoming.store, originalTransactionID: incoming.originalTransactionID)
+            let keys = Set(recorded.map(LedgerRowKey.init))
+            try transaction.addSubscriptionDays(
+                SubscriptionCoverage.changes(
+                    before: all.filter { !keys.contains(LedgerRowKey($0)) }, recorded: recorded))
+        }
+        return recorded
     }
 }

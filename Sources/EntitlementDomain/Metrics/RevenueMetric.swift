@@ -19,12 +19,33 @@ public enum RevenueMetric: Sendable, Hashable, CaseIterable {
     /// Refunds and chargebacks (less reversals) over the paid payments of the same period, each counted on its own
     /// day.
     case refundRate
+    /// Subscriptions in a paid period at the end of the period's last day (``SubscriptionCoverage``).
+    case activeSubscriptions
+    /// Subscriptions in a free trial at the end of the period's last day.
+    case activeTrials
+    /// The active paid subscriptions' payments normalised to a month, per currency, at the end of the period's last
+    /// day (``CoverageInterval/monthlyMilliunits``).
+    case mrr
+
+    /// Whether the figure is a state at an instant (read from the subscriptions' daily changes) rather than a sum
+    /// of the period's movements.
+    public var isState: Bool {
+        switch self {
+        case .activeSubscriptions, .activeTrials, .mrr: true
+        default: false
+        }
+    }
+
+    /// Which intervals a state figure counts.
+    var coverageState: CoverageInterval.State { self == .activeTrials ? .trial : .paid }
 
     /// Whether the figure is an amount of money, kept per currency.
     public var isAmount: Bool {
         switch self {
-        case .revenue, .refunds, .netRevenue, .proceeds: true
-        case .newSubscriptions, .trialStarts, .trialConversions, .renewals, .refundRate: false
+        case .revenue, .refunds, .netRevenue, .proceeds, .mrr: true
+        case .newSubscriptions, .trialStarts, .trialConversions, .renewals, .refundRate, .activeSubscriptions,
+            .activeTrials:
+            false
         }
     }
 
@@ -39,6 +60,8 @@ public enum RevenueMetric: Sendable, Hashable, CaseIterable {
         case .trialConversions: [.trialConversion]
         case .renewals: [.renewal]
         case .refundRate: Set(MovementKind.allCases).subtracting([.trialStart])
+        case .activeSubscriptions, .mrr: [.purchase, .renewal, .trialConversion, .productChange]
+        case .activeTrials: [.trialStart]
         }
     }
 
@@ -61,6 +84,7 @@ public enum RevenueMetric: Sendable, Hashable, CaseIterable {
             case .trialStart: return (0, 0)
             case .purchase, .renewal, .trialConversion, .productChange, .oneTime: return (0, total.movements)
             }
+        case .activeSubscriptions, .activeTrials, .mrr: return (0, 0)
         }
     }
 }

@@ -1,3 +1,5 @@
+import CivilCalendar
+
 /// Metric series from the revenue ledger's daily totals (``RevenueReads``): one read of the range's totals, grouped
 /// as asked, folded into periods. A read of the database, never a write, like the subscriber queries.
 public final class RevenueMetrics: Sendable {
@@ -15,6 +17,7 @@ public final class RevenueMetrics: Sendable {
     /// could have.
     public func series(_ query: MetricQuery) throws(DomainError) -> [MetricSeries] {
         try Self.validate(query)
+        if query.metric.isState { return try stateSeries(query) }
         let totals = try DomainError.reading { () throws(StorageError) in
             try repository.revenueTotals(
                 RevenueTotalsQuery(
@@ -27,7 +30,7 @@ public final class RevenueMetrics: Sendable {
             let (value, denominator) = query.metric.contribution(of: total)
             guard value != 0 || denominator != 0 else { continue }
             let index = Self.period(of: total.day, in: starts)
-            for group in Self.groups(of: total, by: query.groupBy) {
+            for group in Self.groups(of: total.group, by: query.groupBy) {
                 let key = SeriesKey(group: group, currency: query.metric.isAmount ? total.currency : "")
                 var points = series[key] ?? starts.map { MetricPoint(firstDay: $0, value: 0, denominator: 0) }
                 points[index].value = try Self.adding(points[index].value, value)
@@ -37,6 +40,42 @@ public final class RevenueMetrics: Sendable {
         }
         return series.map { MetricSeries(group: $0.key.group, currency: $0.key.currency, points: $0.value) }
             .sorted { Self.order($0).lexicographicallyPrecedes(Self.order($1)) }
+    }
+
+    /// A state metric: each group's running sum of daily changes, read at each period's last day.
+    private func stateSeries(_ query: MetricQuery) throws(DomainError) -> [MetricSeries] {
+        let changes = try DomainError.reading { () throws(StorageError) in
+            try repository.subscriptionTotals(
+                RevenueTotalsQuery(
+                    tenantID: query.tenantID, environment: query.environment, days: query.firstDay...query.lastDay,
+                    groupBy: Set(query.groupBy), filter: query.filter))
+        }
+        let state = query.metric.coverageState
+        // Each series' change per day of the range, the days before it folded into the day before its first.
+        var daily: [SeriesKey: [Int64: Int64]] = [:]
+        for total in changes where total.state == state {
+            let change = query.metric == .mrr ? total.mrrMilliunits : total.subscriptions
+            guard change != 0 else { continue }
+            for group in Self.groups(of: total.group, by: query.groupBy) {
+                let key = SeriesKey(group: group, currency: query.metric.isAmount ? total.currency : "")
+                daily[key, default: [:]][total.day] = try Self.adding(daily[key]?[total.day] ?? 0, change)
+            }
+        }
+        let starts = Self.periodStarts(query)
+        var series: [MetricSeries] = []
+        for (key, changes) in daily {
+            var running = changes[query.firstDay - 1] ?? 0
+            var points: [MetricPoint] = []
+            for (index, start) in starts.enumerated() {
+                let last = index + 1 < starts.count ? starts[index + 1] - 1 : query.lastDay
+                for day in start...last { running = try Self.adding(running, changes[day] ?? 0) }
+                points.append(MetricPoint(firstDay: start, value: running, denominator: 0))
+            }
+            if points.contains(where: { $0.value != 0 }) {
+                series.append(MetricSeries(group: key.group, currency: key.currency, points: points))
+            }
+        }
+        return series.sorted { Self.order($0).lexicographicallyPrecedes(Self.order($1)) }
     }
 
     private struct SeriesKey: Hashable {
@@ -85,11 +124,12 @@ public final class RevenueMetrics: Sendable {
         return low
     }
 
-    /// The groups a total counts in: one, or one per entitlement when grouped by entitlement (none: the group "").
-    static func groups(of total: RevenueTotal, by dimensions: [RevenueDimension]) -> [[RevenueDimension: String]] {
-        let base = total.group.filter { $0.key != .entitlements }
+    /// The groups a total of `group` counts in: one, or one per entitlement when grouped by entitlement (none: the
+    /// group "").
+    static func groups(of group: [RevenueDimension: String], by dimensions: [RevenueDimension]) -> [[RevenueDimension: String]] {
+        let base = group.filter { $0.key != .entitlements }
         guard dimensions.contains(.entitlements) else { return [base] }
-        let entitlements = (total.group[.entitlements] ?? "").split(separator: " ").map(String.init)
+        let entitlements = (group[.entitlements] ?? "").split(separator: " ").map(String.init)
         return (entitlements.isEmpty ? [""] : entitlements).map { entitlement in
             var group = base
             group[.entitlements] = entitlement
@@ -143,10 +183,30 @@ extension RevenueMetrics {
         var read = LedgerRowsQuery(
             tenantID: query.tenantID, environment: query.environment, days: query.firstDay...query.lastDay,
             kinds: query.metric.kinds, values: values, currency: currency, after: nil, limit: limit + 1)
+        // A state's rows are the payments (or trials) whose period holds the midnight ending the last day.
+        let instant = UnixTime(milliseconds: (query.lastDay + 1) * Milliseconds.perDay)
+        if query.metric.isState { read.coveringAt = instant }
         read.after = try LedgerRowToken.key(in: pageToken, query: read)
-        let rows = try DomainError.reading { () throws(StorageError) in try repository.ledgerRows(read) }
-        let page = Array(rows.prefix(limit))
-        let next = rows.count > limit ? page.last.map { LedgerRowToken.make(after: LedgerRowKey($0.entry), query: read) } ?? "" : ""
-        return LedgerRowPage(rows: page, nextPageToken: next)
+        let candidates = try DomainError.reading { () throws(StorageError) in try repository.ledgerRows(read) }
+        let page = Array(candidates.prefix(limit))
+        let next =
+            candidates.count > limit
+            ? page.last.map { LedgerRowToken.make(after: LedgerRowKey($0.entry), query: read) } ?? "" : ""
+        guard query.metric.isState else { return LedgerRowPage(rows: page, nextPageToken: next) }
+        // A period cut short (by the next one, or a refund) no longer holds it: the subscription's rows say.
+        var kept: [LedgerRow] = []
+        for row in page {
+            let entry = row.entry
+            let all = try DomainError.reading { () throws(StorageError) in
+                try repository.ledgerEntries(
+                    tenantID: entry.tenantID, store: entry.store, originalTransactionID: entry.originalTransactionID)
+            }
+            let covering = SubscriptionCoverage.intervals(of: all).contains { interval in
+                interval.entry.transactionID == entry.transactionID && interval.entry.kind == entry.kind
+                    && interval.days.contains(query.lastDay)
+            }
+            if covering { kept.append(row) }
+        }
+        return LedgerRowPage(rows: kept, nextPageToken: next)
     }
 }

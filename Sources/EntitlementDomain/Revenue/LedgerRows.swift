@@ -9,6 +9,9 @@ public struct LedgerRowsQuery: Sendable, Hashable {
     public var values: [RevenueDimension: String]
     /// Nil: every currency.
     public var currency: String?
+    /// Rows whose period holds this instant (it began before it and ends after it), instead of rows that occurred
+    /// on `days`.
+    public var coveringAt: UnixTime?
     /// Rows after this one in the order (``LedgerRowKey``).
     public var after: LedgerRowKey?
     public var limit: Int
@@ -23,6 +26,7 @@ public struct LedgerRowsQuery: Sendable, Hashable {
         self.kinds = kinds
         self.values = values
         self.currency = currency
+        self.coveringAt = nil
         self.after = after
         self.limit = limit
     }
@@ -69,8 +73,10 @@ public struct LedgerRow: Sendable, Hashable {
 extension LedgerEntry {
     /// Whether `query` selects this entry (its tenant, environment, days, kinds, values and currency; not its place).
     public func isSelected(by query: LedgerRowsQuery) -> Bool {
-        tenantID == query.tenantID && environment == query.environment && query.days.contains(occurredAt.utcDay)
-            && query.kinds.contains(kind) && (query.currency.map { $0 == amount.currency } ?? true)
+        let placed =
+            query.coveringAt.map { instant in periodStart < instant && periodEnd.map { $0 > instant } ?? true }
+            ?? query.days.contains(occurredAt.utcDay)
+        return tenantID == query.tenantID && environment == query.environment && placed && query.kinds.contains(kind) && (query.currency.map { $0 == amount.currency } ?? true)
             && query.values.allSatisfy { dimension, value in matches(dimension, value) }
     }
 }

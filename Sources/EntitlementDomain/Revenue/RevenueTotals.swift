@@ -92,68 +92,30 @@ extension RevenueTotal {
                     proceedsMilliunits: entry.proceedsMilliunits)
             })
     }
+}
 
-    /// `totals` grouped by their entitlements, kept where the list includes `entitlement`, then summed into groups
-    /// without them unless `groupedByEntitlements`.
-    public static func narrowed(_ totals: [RevenueTotal], toEntitlement entitlement: String, groupedByEntitlements: Bool)
-        throws(StorageError) -> [RevenueTotal]
-    {
-        let kept = totals.filter { ($0.group[.entitlements] ?? "").split(separator: " ").contains { $0 == entitlement } }
-        if groupedByEntitlements { return kept }
-        return try summed(
-            kept.map { total in
-                var total = total
-                total.group[.entitlements] = nil
-                return total
-            })
+extension RevenueTotal: DailyTotal {
+    public struct SumKey: Hashable, Sendable {
+        var day: Int64
+        var group: [RevenueDimension: String]
+        var currency: String
+        var kind: MovementKind
     }
 
-    /// One total per day, group, currency and kind.
-    private static func summed(_ totals: [RevenueTotal]) throws(StorageError) -> [RevenueTotal] {
-        struct Key: Hashable {
-            var day: Int64
-            var group: [RevenueDimension: String]
-            var currency: String
-            var kind: MovementKind
-        }
-        var sums: [Key: RevenueTotal] = [:]
-        var order: [Key] = []
-        for total in totals {
-            let key = Key(day: total.day, group: total.group, currency: total.currency, kind: total.kind)
-            guard var sum = sums[key] else {
-                sums[key] = total
-                order.append(key)
-                continue
-            }
-            sum.movements = try adding(sum.movements, total.movements)
-            sum.amountMilliunits = try adding(sum.amountMilliunits, total.amountMilliunits)
-            sum.taxMilliunits = try adding(sum.taxMilliunits, total.taxMilliunits)
-            sum.proceedsMilliunits = try adding(sum.proceedsMilliunits, total.proceedsMilliunits)
-            sums[key] = sum
-        }
-        return order.compactMap { sums[$0] }
-    }
+    public var sumKey: SumKey { SumKey(day: day, group: group, currency: currency, kind: kind) }
 
-    private static func adding(_ a: Int64, _ b: Int64) throws(StorageError) -> Int64 {
-        let (sum, overflow) = a.addingReportingOverflow(b)
-        guard !overflow else { throw StorageError.corrupt("a revenue total does not fit in 64 bits") }
-        return sum
+    public func adding(_ other: RevenueTotal) -> RevenueTotal? {
+        guard let movements = sum(movements, other.movements), let amount = sum(amountMilliunits, other.amountMilliunits),
+            let tax = sum(taxMilliunits, other.taxMilliunits), let proceeds = sum(proceedsMilliunits, other.proceedsMilliunits)
+        else { return nil }
+        var total = self
+        total.movements = movements
+        total.amountMilliunits = amount
+        total.taxMilliunits = tax
+        total.proceedsMilliunits = proceeds
+        return total
     }
 }
 
-extension LedgerEntry {
-    /// This entry's value of `dimension`, in the ledger's words.
-    func value(of dimension: RevenueDimension) -> String {
-        switch dimension {
-        case .store: store.ledgerName
-        case .product: productID
-        case .entitlements: entitlementIDs.joined(separator: " ")
-        case .country: country
-        case .offer: offer.name
-        }
-    }
+extension LedgerEntry: RevenueDimensioned {}
 
-    func matches(_ dimension: RevenueDimension, _ value: String) -> Bool {
-        dimension == .entitlements ? entitlementIDs.contains(value) : self.value(of: dimension) == value
-    }
-}

@@ -33,6 +33,12 @@ struct CopiedTable: Sendable {
                 "tenant_id", "environment", "day", "store", "product_id", "entitlement_ids", "country", "currency",
                 "offer_kind", "kind",
             ], copiesRowID: false),
+        CopiedTable(
+            name: "subscription_daily",
+            key: [
+                "tenant_id", "environment", "day", "store", "product_id", "entitlement_ids", "country", "currency",
+                "offer_kind", "state",
+            ], copiesRowID: false),
     ]
 
     /// Identity columns whose sequences must continue after the copied values.

@@ -4,6 +4,8 @@ import EntitlementDomain
 struct PostgresMigration: Sendable {
     let version: Int64
     let sql: String
+    /// Fills what SQL alone cannot, after `sql`, in the same transaction.
+    var backfill: (@Sendable (PostgresExecutor) throws(StorageError) -> Void)? = nil
 }
 
 /// Brings a PostgreSQL database to the schema this build knows, at startup.
@@ -43,6 +45,13 @@ enum PostgresMigrator {
                 try connection.execute("BEGIN; SET LOCAL synchronous_commit = off")
                 do throws(PostgresError) {
                     try connection.execute(migration.sql)
+                    if let backfill = migration.backfill {
+                        do throws(StorageError) {
+                            try backfill(PostgresExecutor(connection: connection, locksRows: false))
+                        } catch {
+                            throw PostgresError(sqlState: "", message: error.message, connectionLost: false)
+                        }
+                    }
                     try connection.query(
                         "INSERT INTO schema_migrations (version, applied_at) VALUES ($1, now())", ["\(migration.version)"])
                     try connection.execute("COMMIT")

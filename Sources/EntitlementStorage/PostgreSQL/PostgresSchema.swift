@@ -1,3 +1,5 @@
+import EntitlementDomain
+
 /// The PostgreSQL schema: the SQLite schema of `Migrations` as of its version 11, in one first migration, with the
 /// same tables, keys and value encodings (times as integers, flags as 0/1, enums as `StorageColumns` writes them),
 /// so both repositories read and write rows the same way and `migrate-store` copies them as they are. Every table
@@ -280,5 +282,8 @@ enum PostgresSchema {
         PostgresMigration(version: 7, sql: Migrations.ledgerProceedsSQL(integer: "bigint")),
         PostgresMigration(version: 8, sql: Migrations.saleDetailsSQL(integer: "bigint")),
         PostgresMigration(version: 9, sql: Migrations.revenueDailySQL(integer: "bigint")),
+        PostgresMigration(
+            version: 10, sql: SubscriptionDaily.migrationSQL(integer: "bigint"),
+            backfill: { (executor) throws(StorageError) in try SubscriptionDaily.backfill(executor) }),
     ]
 }

@@ -163,6 +163,18 @@ public final class InMemoryRepository: CustomerRepository, Sendable {
         try RevenueTotal.totals(of: ledger, matching: query)
     }
 
+    public func subscriptionTotals(_ query: RevenueTotalsQuery) throws(StorageError) -> [SubscriptionTotal] {
+        try SubscriptionTotal.totals(of: ledger, matching: query)
+    }
+
+    public func ledgerEntries(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)
+        -> [LedgerEntry]
+    {
+        ledger.filter {
+            $0.tenantID == tenantID && $0.store == store && $0.originalTransactionID == originalTransactionID
+        }
+    }
+
     public func ledgerRows(_ query: LedgerRowsQuery) throws(StorageError) -> [LedgerRow] {
         read { tables in
             let rows = tables.ledger.filter { entry in

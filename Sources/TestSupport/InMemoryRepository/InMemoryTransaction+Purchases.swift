@@ -27,6 +27,15 @@ extension InMemoryTransaction {
         }
     }
 
+    func ledgerEntries(tenantID: String, store: Store, originalTransactionID: String) -> [LedgerEntry] {
+        tables.ledger.filter {
+            $0.tenantID == tenantID && $0.store == store && $0.originalTransactionID == originalTransactionID
+        }
+    }
+
+    /// The in-memory repository reads the totals from the ledger itself (``SubscriptionTotal/totals(of:matching:)``).
+    func addSubscriptionDays(_ changes: [SubscriptionDay]) {}
+
     func setPurchaseOwner(tenantID: String, store: Store, originalTransactionID: String, customerID: Int64?)
         throws(StorageError)
     {

@@ -13,6 +13,14 @@ import Testing
             try RevenueTotal.totals(of: entries, matching: query)
         }
 
+        func subscriptionTotals(_ query: RevenueTotalsQuery) throws(StorageError) -> [SubscriptionTotal] {
+            try SubscriptionTotal.totals(of: entries, matching: query)
+        }
+
+        func ledgerEntries(tenantID: String, store: Store, originalTransactionID: String) -> [LedgerEntry] {
+            entries.filter { $0.store == store && $0.originalTransactionID == originalTransactionID }
+        }
+
         func ledgerRows(_ query: LedgerRowsQuery) throws(StorageError) -> [LedgerRow] {
             entries.filter { entry in
                 entry.isSelected(by: query) && query.after.map { LedgerRowKey(entry) > $0 } ?? true
@@ -150,5 +158,34 @@ import Testing
                 MetricQuery(metric: .revenue, tenantID: "t", environment: .production, firstDay: 0, lastDay: 1,
                     filter: [.store: "stripe"]), group: [.store: "app_store"], currency: nil, pageSize: 1, pageToken: "")
         }
+    }
+
+    @Test func aStateIsReadAtEachPeriodsLastDay() throws {
+        let start = Self.march1
+        func paid(_ kind: MovementKind, id: Int, from: Int64, days: Int64, amount: Int64) -> LedgerEntry {
+            var entry = Self.entry(kind, day: from, amount: amount, id: id)
+            entry.originalTransactionID = "sub"
+            entry.periodStart = UnixTime(milliseconds: from * Milliseconds.perDay)
+            entry.periodEnd = UnixTime(milliseconds: (from + days) * Milliseconds.perDay)
+            return entry
+        }
+        let ledger = Ledger(entries: [
+            paid(.trialStart, id: 1, from: start, days: 7, amount: 0),
+            paid(.trialConversion, id: 2, from: start + 7, days: 30, amount: 9_990),
+            paid(.productChange, id: 3, from: start + 20, days: 365, amount: 119_880),
+        ])
+        func values(_ metric: RevenueMetric, _ interval: MetricInterval) throws -> [Int64] {
+            try RevenueMetrics(repository: ledger).series(
+                MetricQuery(metric: metric, tenantID: "t", environment: .production, firstDay: start - 1,
+                    lastDay: start + 40, interval: interval)
+            ).first?.points.map(\.value) ?? []
+        }
+        // Weeks end on Sundays: March 1st (the trial's first day), then days 7, 14, 21, 28 and 35; the range on 40.
+        #expect(try values(.activeTrials, .week) == [1, 0, 0, 0, 0, 0, 0])
+        #expect(try values(.activeSubscriptions, .week) == [0, 1, 1, 1, 1, 1, 1])
+        // A month's worth of the monthly plan, then of the yearly one (119.88 / 12).
+        #expect(try values(.mrr, .week) == [0, 9_990, 9_990, 9_990, 9_990, 9_990, 9_990])
+        // February's last day, March 31st and the range's last day.
+        #expect(try values(.mrr, .month) == [0, 9_990, 9_990])
     }
 }

@@ -28,6 +28,11 @@ public protocol PurchaseStorage {
     /// Records revenue ledger entries at `time`; one whose key (tenant, store, transaction ID, direction) is recorded
     /// already keeps its row. Returns the entries recorded now.
     func recordLedgerEntries(_ entries: [LedgerEntry], at time: UnixTime) throws(StorageError) -> [LedgerEntry]
+    /// Every ledger row of one purchase (its original transaction), in no order.
+    func ledgerEntries(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)
+        -> [LedgerEntry]
+    /// Adds changes to the daily totals of active subscriptions and trials (``SubscriptionCoverage``).
+    func addSubscriptionDays(_ changes: [SubscriptionDay]) throws(StorageError)
     /// Sets (or, with nil, clears) the owner of a stored purchase, whatever its `signedAt`. Fails with `.conflict`
     /// when the purchase is unknown or the customer is not in the tenant.
     func setPurchaseOwner(tenantID: String, store: Store, originalTransactionID: String, customerID: Int64?)

@@ -3,6 +3,12 @@
 public protocol RevenueReads: Sendable {
     /// The totals `query` selects, one per day, group, currency and kind that has any movement; in no order.
     func revenueTotals(_ query: RevenueTotalsQuery) throws(StorageError) -> [RevenueTotal]
+    /// The changes in active subscriptions and trials (and their MRR) up to `query.days`' last day, grouped and
+    /// filtered as asked: those before its first summed into one dated the day before it.
+    func subscriptionTotals(_ query: RevenueTotalsQuery) throws(StorageError) -> [SubscriptionTotal]
+    /// Every ledger row of one purchase (its original transaction), in no order.
+    func ledgerEntries(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)
+        -> [LedgerEntry]
     /// The ledger rows `query` selects after `query.after`, in ``LedgerRowKey`` order; at most `query.limit`.
     func ledgerRows(_ query: LedgerRowsQuery) throws(StorageError) -> [LedgerRow]
 }

@@ -1,0 +1,152 @@
+import CivilCalendar
+
+/// When a subscription was active, paid or in a free trial, as its revenue ledger rows say: the state metrics
+/// (active subscriptions and trials, MRR) count these intervals (README, "Metrics").
+///
+/// A subscription is a purchase: Apple's original transaction, Google's purchase token, Stripe's subscription. Each
+/// payment row (a purchase, renewal, trial conversion or product change) covers its period, each trial start its
+/// trial; a period ends early where the subscription's next period begins (an upgrade, a renewal applied early) and
+/// where its transaction was refunded or charged back (unless the store took the refund back).
+public struct CoverageInterval: Sendable, Hashable {
+    public enum State: Sendable, Hashable, CaseIterable {
+        case paid
+        case trial
+    }
+
+    public var state: State
+    /// The row that paid for (or began) the interval: its dimensions, amount and period.
+    public var entry: LedgerEntry
+    public var start: UnixTime
+    public var end: UnixTime
+
+    /// The UTC days the interval counts on, `from..<until`: a day counts when the interval began on it or before and
+    /// ends on a later day (RevenueCat's rule: active at the end of the day, one that ends at midnight not after).
+    public var days: Range<Int64> {
+        let from = start.utcDay
+        return from..<max(from, end.utcDay)
+    }
+
+    /// The monthly value of a paid interval's payment (RevenueCat's normalisation by the period's length, in days:
+    /// 1 day ×30, 3 ×10, 6–8 ×4, 12–16 ×2, 27–33 ×1, 58–62 ÷2, 88–95 ÷3, 179–185 ÷6, 363–375 ÷12, any other length
+    /// ×28 ÷ days), in thousandths of its currency, rounded toward zero; 0 for a trial.
+    public var monthlyMilliunits: Int64 {
+        guard state == .paid, let periodEnd = entry.periodEnd else { return 0 }
+        let length = periodEnd.milliseconds - entry.periodStart.milliseconds
+        guard length > 0 else { return 0 }
+        let days = (length + Milliseconds.perDay / 2) / Milliseconds.perDay
+        let amount = entry.amount.milliunits
+        func times(_ factor: Int64) -> Int64 {
+            let (value, overflow) = amount.multipliedReportingOverflow(by: factor)
+            return overflow ? (amount < 0 ? .min : .max) : value
+        }
+        switch days {
+        case ...1: return times(30)
+        case 3: return times(10)
+        case 6...8: return times(4)
+        case 12...16: return times(2)
+        case 27...33: return amount
+        case 58...62: return amount / 2
+        case 88...95: return amount / 3
+        case 179...185: return amount / 6
+        case 363...375: return amount / 12
+        default: return times(28).proportion(1, of: days)
+        }
+    }
+}
+
+public enum SubscriptionCoverage {
+    /// The intervals one subscription's ledger rows (all of them, any order) cover.
+    public static func intervals(of entries: [LedgerEntry]) -> [CoverageInterval] {
+        let refunded = Set(entries.filter { $0.kind.direction == .refund }.map(\.transactionID))
+            .subtracting(entries.filter { $0.kind == .refundReversal }.map(\.transactionID))
+        let refundTimes = Dictionary(
+            entries.filter { refunded.contains($0.transactionID) && $0.kind.direction == .refund }
+                .map { ($0.transactionID, $0.occurredAt) }, uniquingKeysWith: min)
+        let periods = entries.filter { state(of: $0.kind) != nil && $0.periodEnd != nil }
+            .sorted { ($0.periodStart, $0.transactionID) < ($1.periodStart, $1.transactionID) }
+        var intervals: [CoverageInterval] = []
+        for (index, entry) in periods.enumerated() {
+            guard let state = state(of: entry.kind), var end = entry.periodEnd else { continue }
+            if index + 1 < periods.count { end = min(end, periods[index + 1].periodStart) }
+            if let refund = refundTimes[entry.transactionID] { end = min(end, refund) }
+            guard end > entry.periodStart else { continue }
+            intervals.append(CoverageInterval(state: state, entry: entry, start: entry.periodStart, end: end))
+        }
+        return intervals
+    }
+
+    private static func state(of kind: MovementKind) -> CoverageInterval.State? {
+        switch kind {
+        case .purchase, .renewal, .trialConversion, .productChange: .paid
+        case .trialStart: .trial
+        case .oneTime, .refund, .chargeback, .refundReversal: nil
+        }
+    }
+
+    /// What recording `recorded` (rows of one subscription, new) changes in the daily totals of active
+    /// subscriptions, trials and MRR, given the subscription's rows before them: each interval adds one (and its
+    /// monthly value) from its first day and takes it away from the day after its last.
+    public static func changes(before: [LedgerEntry], recorded: [LedgerEntry]) -> [SubscriptionDay] {
+        var sums: [SubscriptionDay.Key: (subscriptions: Int64, mrr: Int64)] = [:]
+        func add(_ intervals: [CoverageInterval], sign: Int64) {
+            for interval in intervals where !interval.days.isEmpty {
+                let mrr = interval.monthlyMilliunits
+                for (day, step) in [(interval.days.lowerBound, sign), (interval.days.upperBound, -sign)] {
+                    let key = SubscriptionDay.Key(day: day, state: interval.state, entry: interval.entry)
+                    let sum = sums[key] ?? (0, 0)
+                    sums[key] = (sum.subscriptions + step, sum.mrr &+ mrr &* step)
+                }
+            }
+        }
+        add(intervals(of: before), sign: -1)
+        add(intervals(of: before + recorded), sign: 1)
+        return sums.compactMap { key, sum in
+            sum.subscriptions == 0 && sum.mrr == 0
+                ? nil : SubscriptionDay(key: key, subscriptions: sum.subscriptions, mrrMilliunits: sum.mrr)
+        }
+    }
+}
+
+/// A change to one day's count of active subscriptions (or trials) and their MRR, in one group: the daily totals
+/// keep these changes, and a day's figure is their sum up to it.
+public struct SubscriptionDay: Sendable, Hashable {
+    public struct Key: Sendable, Hashable {
+        public var tenantID: String
+        public var environment: PurchaseEnvironment
+        public var day: Int64
+        public var store: Store
+        public var productID: String
+        public var entitlementIDs: [String]
+        public var country: String
+        public var currency: String
+        public var offer: OfferKind
+        public var state: CoverageInterval.State
+
+        init(day: Int64, state: CoverageInterval.State, entry: LedgerEntry) {
+            tenantID = entry.tenantID
+            environment = entry.environment
+            self.day = day
+            store = entry.store
+            productID = entry.productID
+            entitlementIDs = entry.entitlementIDs
+            country = entry.country
+            currency = entry.amount.currency
+            offer = entry.offer
+            self.state = state
+        }
+    }
+
+    public var key: Key
+    public var subscriptions: Int64
+    public var mrrMilliunits: Int64
+}
+
+extension CoverageInterval.State {
+    /// The word the daily totals keep.
+    public var name: String {
+        switch self {
+        case .paid: "paid"
+        case .trial: "trial"
+        }
+    }
+}
