@@ -1,385 +1,345 @@
-"""AdminService.GetMetrics through the real interop-server, against an independent recomputation: a seeded workload
-of Stripe test-mode purchases (signed webhooks: subscriptions with trials and renewals, one-time checkouts, refunds,
-disputes, in two currencies and several countries, over forty days; all Sandbox, so every query asks for it and
-production is apart), then every metric over every interval and some
-groupings and filters equals what Python adds up from the ledger's rows read behind the server's back (the README's
-"Metrics" definitions, written here again, not the server's code). Also `entctl metrics` as a table and CSV.
+"""`GET /metrics` through the real server: after a known sequence of calls (unary calls that succeed and fail,
+status streams opened, resumed and closed, App Store notifications accepted and rejected, a webhook delivered and one
+failed, a Google Play call retried) every counter moved by exactly what the calls did; the output passes Debian's
+`promtool check metrics`; `[metrics] listen` moves the endpoint to a port of its own.
+
+Counters are compared between two scrapes around each step, so what the fixtures did before does not matter.
 """
 
 from __future__ import annotations
 
-import random
-from collections import defaultdict
-from datetime import date, datetime, timedelta, timezone
+import re
+import shutil
+import subprocess
+import time
+import urllib.error
+import urllib.request
 
+import grpc
 import pytest
 
-import fake_stripe as fs
-from conftest import query_database
-from entctl_support import entctl_ok
-from entitlement_support import unique_id
-from stripe_support import PRICE_LIFETIME, stripe_tenant, subscription_for
-from stripe_support import server, env  # noqa: F401 (fixtures)
+from appstore_support import PRODUCTS as APP_STORE_PRODUCTS, SigningCA, app_store_settings
+from conftest import free_port, start_server, stop_and_check
+from entitlement_support import SNAPSHOT, STATUS_CHANGED, new_tenant, unique_id, write_tenants
+from fake_google import FakeGoogle, new_purchase_token
+from play_support import APP, PRODUCTS as PLAY_PRODUCTS, SERVER_SETTINGS, SUB, PlayEnv, api_path, play_settings
+from test_notifications import body_of, notification, post_body
+from webhook_receiver import Receiver
 
-DAY = 86_400
-SANDBOX = 2
-METRICS = {"REVENUE": 1, "REFUNDS": 2, "NET_REVENUE": 3, "PROCEEDS": 4, "NEW_SUBSCRIPTIONS": 5, "TRIAL_STARTS": 6,
-           "TRIAL_CONVERSIONS": 7, "RENEWALS": 8, "REFUND_RATE": 9, "ACTIVE_SUBSCRIPTIONS": 10, "ACTIVE_TRIALS": 11,
-           "MRR": 12}
-AMOUNTS = {"REVENUE", "REFUNDS", "NET_REVENUE", "PROCEEDS", "MRR"}
-STATES = {"ACTIVE_SUBSCRIPTIONS": "paid", "ACTIVE_TRIALS": "trial", "MRR": "paid"}
-PAID = {"purchase", "renewal", "trial_conversion", "product_change"}
-INTERVALS = {"DAY": 1, "WEEK": 2, "MONTH": 3}
-DIMENSIONS = {"STORE": 1, "PRODUCT": 2, "ENTITLEMENT": 3, "COUNTRY": 4, "OFFER_KIND": 5}
-COLUMN = {"STORE": "store", "PRODUCT": "product_id", "ENTITLEMENT": "entitlement_ids", "COUNTRY": "country",
-          "OFFER_KIND": "offer_kind"}
-PAYMENTS = {"purchase", "renewal", "trial_start", "trial_conversion", "product_change", "one_time"}
+SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+SERVICE = "entitlements.v1.EntitlementService"
+ADMIN = "entitlements.v1.AdminService"
+APPLE_ROUTE = "/v1/apple/notifications/{tenant_id}"
+
+_SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$')
+_LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
 
 
-@pytest.fixture(scope="module")
-def tenants():
-    return {"a": stripe_tenant("metrics-a")}
+def scrape(server, port: int | None = None) -> str:
+    host, default_port = server.target.rsplit(":", 1)
+    with urllib.request.urlopen(f"http://{host}:{port or default_port}/metrics", timeout=10) as response:
+        assert response.status == 200
+        assert response.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8"
+        return response.read().decode()
 
 
-@pytest.fixture(scope="module")
-def workload(server, tenants, protos):
-    """Posts the workload once for the module; the days it spans."""
-    from stripe_support import StripeEnv
-    env = StripeEnv(server, tenants, protos)
-    rng = random.Random(40)
-    start = fs.now() - 45 * DAY
-    for index in range(30):
-        user, begins = unique_id(), start + rng.randrange(0, 20 * DAY)
-        currency, country = rng.choice([("usd", "US"), ("eur", "DE"), ("eur", "FR")])
-        trial = rng.random() < 0.3
-        sub = subscription_for(user, period_start=begins, period_end=begins + 7 * DAY,
-                               status="trialing" if trial else "active")
-        env.post_ok("a", fs.event("customer.subscription.created", sub, created=begins))
-        first = fs.invoice(subscription_id=sub["id"], invoice_id=sub["latest_invoice"], period_start=begins,
-                           period_end=begins + 7 * DAY, billing_reason="subscription_create",
-                           amount=0 if trial else 999, tax=0 if trial else 159, country=country, currency=currency)
-        env.post_ok("a", fs.event("invoice.paid", first, created=begins))
-        period = begins + 7 * DAY
-        for _ in range(rng.randrange(0, 4)):
-            pi = fs.new_id("pi")
-            renewal = fs.invoice(subscription_id=sub["id"], period_start=period, period_end=period + 7 * DAY,
-                                 payment_intent=pi, amount=rng.choice([999, 1499]), tax=rng.choice([0, 200]),
-                                 country=country, currency=currency, discounts=["di_1"] if rng.random() < 0.2 else [])
-            env.post_ok("a", fs.event("invoice.paid", renewal, created=period))
-            period += 7 * DAY
-        if rng.random() < 0.25 and period > begins + 7 * DAY:
-            charge = fs.charge(payment_intent=pi, amount=renewal["amount_paid"])
-            charge["currency"] = currency
-            env.post_ok("a", fs.event("charge.refunded", charge, created=period - DAY))
-    for index in range(12):
-        user, pi, when = unique_id(), fs.new_id("pi"), start + rng.randrange(0, 40 * DAY)
-        session = fs.checkout_session(mode="payment", client_reference_id=user, payment_intent=pi,
-                                      metadata={"price_id": PRICE_LIFETIME}, created=when,
-                                      amount_total=rng.choice([2999, 4999]), tax=rng.choice([0, 499]),
-                                      country=rng.choice(["US", "DE"]), currency=rng.choice(["usd", "eur"]))
-        env.post_ok("a", fs.event("checkout.session.completed", session, created=when))
-        if rng.random() < 0.3:
-            dispute = fs.dispute(charge_id=fs.new_id("ch"), payment_intent=pi)
-            dispute.update(amount=session["amount_total"], currency=session["currency"])
-            env.post_ok("a", fs.event("charge.dispute.created", dispute, created=when + DAY))
-    env.close()
-    first_day = datetime.fromtimestamp(start - DAY, timezone.utc).date()
-    return first_day, first_day + timedelta(days=50)
+class Samples:
+    """One scrape's samples: `samples["name", {"label": "value"}]`, 0 for a series that is not there."""
 
-
-def ledger(env) -> list[dict]:
-    columns = "kind, amount_milliunits, proceeds_milliunits, currency, store, product_id, entitlement_ids, country, " \
-              "offer_kind, environment, occurred_at, original_transaction_id, transaction_id, period_start, period_end"
-    rows = query_database(env.server.config.parent, f"SELECT {columns} FROM revenue_ledger WHERE tenant_id = 'metrics-a'")
-    names = [name.strip() for name in columns.split(",")]
-    return [dict(zip(names, row)) for row in rows]
-
-
-def period_start(day: date, interval: str, first: date) -> date:
-    if interval == "DAY":
-        start = day
-    elif interval == "WEEK":
-        start = day - timedelta(days=day.weekday())
-    else:
-        start = day.replace(day=1)
-    return max(start, first)
-
-
-def intervals(rows) -> list[tuple[str, dict, int, int]]:
-    """(state, paying row, start, end) of every subscription, by the README's rule: each payment (or trial) covers its
-    period, cut where the subscription's next one begins and where its transaction was refunded (not reversed)."""
-    by_purchase = defaultdict(list)
-    for row in rows:
-        by_purchase[(row["store"], row["original_transaction_id"])].append(row)
-    out = []
-    for purchase in by_purchase.values():
-        refunds = {}
-        reversed_ = {row["transaction_id"] for row in purchase if row["kind"] == "refund_reversal"}
-        for row in purchase:
-            if row["kind"] in ("refund", "chargeback") and row["transaction_id"] not in reversed_:
-                refunds[row["transaction_id"]] = min(refunds.get(row["transaction_id"], 2**63), int(row["occurred_at"]))
-        periods = sorted((row for row in purchase if (row["kind"] in PAID or row["kind"] == "trial_start")
-                          and row["period_end"] != ""), key=lambda row: (int(row["period_start"]), row["transaction_id"]))
-        for index, row in enumerate(periods):
-            start, end = int(row["period_start"]), int(row["period_end"])
-            if index + 1 < len(periods):
-                end = min(end, int(periods[index + 1]["period_start"]))
-            end = min(end, refunds.get(row["transaction_id"], end))
-            if end > start:
-                out.append(("trial" if row["kind"] == "trial_start" else "paid", row, start, end))
-    return out
-
-
-def monthly(row) -> int:
-    """RevenueCat's normalisation by the period's length in days (rounded), toward zero."""
-    amount = int(row["amount_milliunits"])
-    days = (int(row["period_end"]) - int(row["period_start"]) + 43_200_000) // 86_400_000
-    trunc = lambda value: int(value)  # noqa: E731 (toward zero for negatives too)
-    for low, high, numerator, denominator in [(0, 1, 30, 1), (3, 3, 10, 1), (6, 8, 4, 1), (12, 16, 2, 1),
-                                              (27, 33, 1, 1), (58, 62, 1, 2), (88, 95, 1, 3), (179, 185, 1, 6),
-                                              (363, 375, 1, 12)]:
-        if low <= days <= high:
-            return trunc(amount * numerator / denominator) if denominator > 1 else amount * numerator
-    return trunc(amount * 28 / days)
-
-
-def expected_state(rows, metric: str, first: date, last: date, interval: str, group_by=(), filters=None) -> dict:
-    """The state metrics: at each period's last day, the intervals that began on or before it and end after it."""
-    filters = filters or {}
-    rows = [row for row in rows if row["environment"] == "Sandbox"]
-    periods = sorted({period_start(first + timedelta(days=offset), interval, first)
-                      for offset in range((last - first).days + 1)})
-    out: dict = defaultdict(lambda: defaultdict(lambda: [0, 0]))
-    for state, row, start, end in intervals(rows):
-        if state != STATES[metric]:
-            continue
-        if any((value not in row["entitlement_ids"].split(" ")) if name == "ENTITLEMENT" else row[COLUMN[name]] != value
-               for name, value in filters.items()):
-            continue
-        start_day, end_day = start // 86_400_000, end // 86_400_000
-        groups = [[]]
-        for name in group_by:
-            values = row["entitlement_ids"].split(" ") if name == "ENTITLEMENT" else [row[COLUMN[name]]]
-            groups = [group + [value_] for group in groups for value_ in values]
-        for index, begins in enumerate(periods):
-            ends = periods[index + 1] - timedelta(days=1) if index + 1 < len(periods) else last
-            day = (ends - date(1970, 1, 1)).days
-            if start_day <= day < end_day:
-                value = monthly(row) if metric == "MRR" else 1
-                for group in groups:
-                    out[tuple(group) + (row["currency"] if metric in AMOUNTS else "",)][begins][0] += value
-    return out
-
-
-def expected(rows, metric: str, first: date, last: date, interval: str, group_by=(), filters=None) -> dict:
-    """{(group values..., currency): {period start: (value, denominator)}} by the README's definitions."""
-    if metric in STATES:
-        return expected_state(rows, metric, first, last, interval, group_by, filters)
-    filters = filters or {}
-    out: dict = defaultdict(lambda: defaultdict(lambda: [0, 0]))
-    for row in rows:
-        day = date(1970, 1, 1) + timedelta(days=int(row["occurred_at"]) // 86_400_000)
-        if row["environment"] != "Sandbox" or not first <= day <= last:
-            continue
-        if any((value not in row["entitlement_ids"].split(" ")) if name == "ENTITLEMENT" else row[COLUMN[name]] != value
-               for name, value in filters.items()):
-            continue
-        kind, amount, movements = row["kind"], int(row["amount_milliunits"]), 1
-        value = denominator = 0
-        if metric == "REVENUE":
-            value = amount if kind in PAYMENTS else 0
-        elif metric == "REFUNDS":
-            value = 0 if kind in PAYMENTS else amount
-        elif metric == "NET_REVENUE":
-            value = amount
-        elif metric == "PROCEEDS":
-            value = int(row["proceeds_milliunits"])
-        elif metric == "NEW_SUBSCRIPTIONS":
-            value = movements if kind in ("purchase", "trial_conversion") else 0
-        elif metric == "TRIAL_STARTS":
-            value = movements if kind == "trial_start" else 0
-        elif metric == "TRIAL_CONVERSIONS":
-            value = movements if kind == "trial_conversion" else 0
-        elif metric == "RENEWALS":
-            value = movements if kind == "renewal" else 0
-        elif metric == "REFUND_RATE":
-            value = {"refund": 1, "chargeback": 1, "refund_reversal": -1}.get(kind, 0)
-            denominator = 1 if kind in PAYMENTS - {"trial_start"} else 0
-        if value == 0 and denominator == 0:
-            continue
-        groups = [[]]
-        for name in group_by:
-            values = row["entitlement_ids"].split(" ") if name == "ENTITLEMENT" else [row[COLUMN[name]]]
-            groups = [group + [value_] for group in groups for value_ in (values if values != [""] else [""])]
-        currency = row["currency"] if metric in AMOUNTS else ""
-        for group in groups:
-            point = out[tuple(group) + (currency,)][period_start(day, interval, first)]
-            point[0] += value
-            point[1] += denominator
-    return out
-
-
-def served(env, metric: str, first: date, last: date, interval: str, group_by=(), filters=None) -> dict:
-    filters = filters or {}
-    request = env.a_admin.message(
-        "GetMetricsRequest", metric=METRICS[metric], start_date=first.isoformat(), end_date=last.isoformat(),
-        interval=INTERVALS[interval], group_by=[DIMENSIONS[name] for name in group_by], environment=SANDBOX)
-    field = {"STORE": "store", "PRODUCT": "product_id", "ENTITLEMENT": "entitlement_id", "COUNTRY": "country",
-             "OFFER_KIND": "offer_kind"}
-    for name, value in filters.items():
-        setattr(request.filter, field[name], value)
-    response = env.a_admin.call("GetMetrics", request)
-    assert response.metric == METRICS[metric]
-    out = {}
-    for series in response.series:
-        assert [group.dimension for group in series.group] == [DIMENSIONS[name] for name in group_by]
-        points = {}
-        starts = [point.start_date for point in series.points]
-        assert starts == sorted(starts) and starts[0] == first.isoformat(), starts
-        for point in series.points:
-            if point.value or point.denominator:
-                points[date.fromisoformat(point.start_date)] = [point.value, point.denominator]
-        out[tuple(group.value for group in series.group) + (series.currency,)] = points
-    return out
-
-
-def normalised(table: dict) -> dict:
-    return {key: {day: list(point) for day, point in points.items() if point != [0, 0]}
-            for key, points in table.items() if any(point != [0, 0] for point in points.values())}
-
-
-@pytest.mark.parametrize("metric", list(METRICS))
-@pytest.mark.parametrize("interval", list(INTERVALS))
-def test_every_metric_over_every_interval_is_the_ledgers_sum(env, workload, metric, interval):
-    first, last = workload
-    rows = ledger(env)
-    kinds = {row["kind"] for row in rows}
-    assert len(rows) > 80 and {"renewal", "trial_conversion", "refund", "chargeback", "one_time"} <= kinds, kinds
-    got = normalised(served(env, metric, first, last, interval))
-    assert got, "every metric has figures in this workload"
-    assert got == normalised(expected(rows, metric, first, last, interval))
-
-
-@pytest.mark.parametrize("group_by, filters", [
-    (("STORE", "COUNTRY"), {}),
-    (("ENTITLEMENT",), {}),
-    (("OFFER_KIND", "PRODUCT"), {"COUNTRY": "DE"}),
-    ((), {"ENTITLEMENT": "premium"}),
-    (("COUNTRY",), {"OFFER_KIND": "none", "STORE": "stripe"}),
-])
-def test_groups_and_filters_are_the_ledgers_sums(env, workload, group_by, filters):
-    first, last = workload
-    rows = ledger(env)
-    for metric in ("NET_REVENUE", "NEW_SUBSCRIPTIONS", "REFUND_RATE", "ACTIVE_SUBSCRIPTIONS", "MRR"):
-        assert normalised(served(env, metric, first, last, "WEEK", group_by, filters)) == normalised(
-            expected(rows, metric, first, last, "WEEK", group_by, filters)), metric
-
-
-def test_a_range_is_checked_and_sandbox_is_apart(env, workload):
-    first, last = workload
-    api = env.a_admin
-    for start, end in [(last.isoformat(), first.isoformat()), ("2026-02-30", "2026-03-01"), ("2026-1-1", "2026-01-02"),
-                       ("1990-01-01", "2026-01-01")]:
-        error = api.error("GetMetrics", api.message("GetMetricsRequest", metric=1, start_date=start, end_date=end))
-        assert error.code().name == "INVALID_ARGUMENT", (start, end)
-    unknown = api.message("GetMetricsRequest", metric=99, start_date=first.isoformat(), end_date=last.isoformat())
-    assert api.error("GetMetrics", unknown).code().name == "INVALID_ARGUMENT"
-    # The workload is test-mode Stripe (Sandbox): production, the default, is apart.
-    production = api.message("GetMetricsRequest", metric=1, start_date=first.isoformat(), end_date=last.isoformat())
-    assert list(api.call("GetMetrics", production).series) == []
-
-
-def test_entctl_prints_a_table_and_csv(env, workload):
-    first, last = workload
-    base = ["--addr", f"127.0.0.1:{env.server.port}", "--key", env.tenants["a"].secret_key, "metrics", "revenue",
-            "--from", first.isoformat(), "--to", last.isoformat(), "--interval", "month", "--group-by", "country",
-            "--environment", "sandbox"]
-    table = entctl_ok(*base)
-    lines = entctl_ok(*base, "--csv").splitlines()
-    assert lines[0] == "start_date,country,currency,value,denominator"
-    rows = ledger(env)
-    totals = expected(rows, "REVENUE", first, last, "MONTH", ("COUNTRY",))
-    for line in lines[1:]:
-        start, country, currency, value, denominator = line.split(",")
-        want = totals.get((country, currency), {}).get(date.fromisoformat(start), [0, 0])[0]
-        assert value == f"{want // 1000}.{want % 1000:03d}" and denominator == "0", line
-        assert f"{start}  {country}  {currency}  {value}" in table or not country
-
-
-def all_rows(env, metric: str, start: date, end: date, group: list, currency: str, filters=None) -> list:
-    api, rows, token = env.a_admin, [], ""
-    while True:
-        request = api.message("ListMetricRowsRequest", metric=METRICS[metric], start_date=start.isoformat(),
-                              end_date=end.isoformat(), environment=SANDBOX, currency=currency, page_size=7,
-                              page_token=token)
-        for name, value in group:
-            request.group.add(dimension=DIMENSIONS[name], value=value)
-        for name, value in (filters or {}).items():
-            setattr(request.filter, {"STORE": "store", "COUNTRY": "country"}[name], value)
-        page = api.call("ListMetricRows", request)
-        assert len(page.rows) <= 7
-        rows += page.rows
-        token = page.next_page_token
-        if not token:
-            return rows
-
-
-@pytest.mark.parametrize("metric", ["ACTIVE_SUBSCRIPTIONS", "ACTIVE_TRIALS", "MRR"])
-def test_the_rows_behind_a_state_are_the_periods_that_hold_it(env, workload, metric):
-    first, last = workload
-    request = env.a_admin.message("GetMetricsRequest", metric=METRICS[metric], start_date=first.isoformat(),
-                                  end_date=last.isoformat(), interval=INTERVALS["WEEK"], environment=SANDBOX)
-    checked = 0
-    for series in env.a_admin.call("GetMetrics", request).series:
-        for index, point in enumerate(series.points):
-            following = series.points[index + 1].start_date if index + 1 < len(series.points) else None
-            end = date.fromisoformat(following) - timedelta(days=1) if following else last
-            rows = all_rows(env, metric, date.fromisoformat(point.start_date), end, [], series.currency)
-            assert len({(row.store, row.original_transaction_id) for row in rows}) == len(rows), "one per subscription"
-            if metric == "MRR":
-                assert sum(monthly({"amount_milliunits": row.amount_milliunits,
-                                    "period_start": row.period_start.ToMilliseconds(),
-                                    "period_end": row.period_end.ToMilliseconds()}) for row in rows) == point.value
-            else:
-                assert len(rows) == point.value
-            checked += bool(rows)
-    assert checked > 2
-
-
-@pytest.mark.parametrize("metric", ["REVENUE", "REFUND_RATE", "NET_REVENUE"])
-def test_the_rows_behind_a_point_are_what_it_counts(env, workload, metric):
-    first, last = workload
-    ledger_rows = ledger(env)
-    request = env.a_admin.message("GetMetricsRequest", metric=METRICS[metric], start_date=first.isoformat(),
-                                  end_date=last.isoformat(), interval=INTERVALS["WEEK"],
-                                  group_by=[DIMENSIONS["COUNTRY"]], environment=SANDBOX)
-    response = env.a_admin.call("GetMetrics", request)
-    checked = 0
-    for series in response.series:
-        for index, point in enumerate(series.points):
-            if not point.value and not point.denominator:
+    def __init__(self, text: str):
+        self.values: dict[tuple[str, frozenset], float] = {}
+        for line in text.splitlines():
+            if not line or line.startswith("#"):
                 continue
-            start = date.fromisoformat(point.start_date)
-            following = series.points[index + 1].start_date if index + 1 < len(series.points) else None
-            end = date.fromisoformat(following) - timedelta(days=1) if following else last
-            country = series.group[0].value
-            rows = all_rows(env, metric, start, end, [("COUNTRY", country)], series.currency)
-            times = [(row.occurred_at.seconds, row.occurred_at.nanos) for row in rows]
-            assert times == sorted(times)
-            if metric == "REFUND_RATE":
-                refunds = sum({"refund": 1, "chargeback": 1, "refund_reversal": -1}.get(row.kind, 0) for row in rows)
-                assert (refunds, sum(row.direction == "payment" for row in rows)) == (point.value, point.denominator)
-            else:
-                assert sum(row.amount_milliunits for row in rows) == point.value
-            for row in rows:
-                assert row.country == country and row.app_user_id, "each Stripe purchase here has a buyer"
-            # The same rows Python selects from the ledger.
-            want = sorted((r["kind"], r["amount_milliunits"]) for r in ledger_rows
-                          if r["country"] == country and r["environment"] == "Sandbox"
-                          and (not series.currency or r["currency"] == series.currency)
-                          and start <= date(1970, 1, 1) + timedelta(days=int(r["occurred_at"]) // 86_400_000) <= end
-                          and (metric != "REVENUE" or r["kind"] in PAYMENTS)
-                          and (metric != "REFUND_RATE" or r["kind"] != "trial_start"))
-            assert sorted((row.kind, str(row.amount_milliunits)) for row in rows) == want
-            checked += 1
-    assert checked > 5
+            match = _SAMPLE.match(line)
+            assert match, f"not a sample line: {line!r}"
+            labels = frozenset(_LABEL.findall(match.group(2) or ""))
+            self.values[(match.group(1), labels)] = float(match.group(3))
+
+    def __getitem__(self, key) -> float:
+        name, labels = key if isinstance(key, tuple) else (key, {})
+        return self.values.get((name, frozenset(labels.items())), 0.0)
+
+    def has(self, name: str, labels: dict) -> bool:
+        return (name, frozenset(labels.items())) in self.values
+
+
+def grpc_labels(service: str, method: str, kind: str = "unary") -> dict:
+    return {"grpc_service": service, "grpc_method": method, "grpc_type": kind}
+
+
+def handled(service: str, method: str, code: str, kind: str = "unary") -> tuple[str, dict]:
+    return "grpc_server_handled_total", {"grpc_code": code, **grpc_labels(service, method, kind)}
+
+
+class Delta:
+    """Scrapes before and after a step; `delta[key]` is how much the series moved."""
+
+    def __init__(self, server):
+        self.server = server
+        self.before = Samples(scrape(server))
+        self.after = self.before
+
+    def rescrape(self) -> "Delta":
+        self.after = Samples(scrape(self.server))
+        return self
+
+    def __getitem__(self, key) -> float:
+        return self.after[key] - self.before[key]
+
+
+def wait_for(predicate, what: str, timeout: float = 15.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+# --------------------------------------------------------------------------------------------------
+# Fixtures
+
+
+@pytest.fixture(scope="module")
+def ca(tmp_path_factory) -> SigningCA:
+    return SigningCA(tmp_path_factory.mktemp("metrics-ca") / "ca")
+
+
+@pytest.fixture(scope="module")
+def fake():
+    with FakeGoogle(package=APP) as fake:
+        yield fake
+
+
+@pytest.fixture(scope="module")
+def receivers():
+    made = {"ok": Receiver(secrets=[SECRET]), "down": Receiver(secrets=[SECRET], default_status=500)}
+    yield made
+    for receiver in made.values():
+        receiver.close()
+
+
+@pytest.fixture(scope="module")
+def tenants(ca, fake, receivers, tmp_path_factory):
+    key = fake.write_service_account(tmp_path_factory.mktemp("metrics-play") / "service-account.json")
+    a = new_tenant("metrics-a", entitlements=["pro", "premium"], products={**APP_STORE_PRODUCTS, **PLAY_PRODUCTS},
+                   app_store=app_store_settings(ca.root, "transfer"),
+                   webhooks=[{"id": "ok", "url": receivers["ok"].url, "secrets": [SECRET]}])
+    a.play_store = play_settings(fake, key, "metrics-a")
+    down = new_tenant("metrics-down", webhooks=[{"id": "down", "url": receivers["down"].url, "secrets": [SECRET]}])
+    return {"a": a, "down": down}
+
+
+@pytest.fixture(scope="module")
+def metrics_server(tenants_server, tmp_path_factory, tenants):
+    tenants_file = tmp_path_factory.mktemp("metrics-tenants") / "tenants.json"
+    write_tenants(tenants_file, tenants.values())
+    # A failed delivery waits an hour for its retry, so each one is attempted exactly once during the test.
+    return tenants_server(tenants_file, {**SERVER_SETTINGS, "webhooks": {"retry_delays": "1h"}})
+
+
+@pytest.fixture
+def env(metrics_server, fake, tenants, protos):
+    environment = PlayEnv(metrics_server, fake, tenants, protos)
+    yield environment
+    fake.clear_faults()
+    environment.close()
+
+
+# --------------------------------------------------------------------------------------------------
+# gRPC server metrics
+
+
+def test_every_method_and_code_series_exists_from_the_start(env):
+    samples = Samples(scrape(env.server))
+    for code in ["OK", "Canceled", "InvalidArgument", "NotFound", "Unauthenticated", "Unavailable", "Unknown"]:
+        assert samples.has(*handled(SERVICE, "SyncStatus", code)), code
+        assert samples.has(*handled(ADMIN, "GrantEntitlement", code)), code
+    assert samples.has(*handled(SERVICE, "StreamStatus", "OK", "server_stream"))
+    assert samples.has("grpc_server_handling_seconds_count", grpc_labels(SERVICE, "SyncStatus"))
+    # Streams live for hours: no handling-time histogram for them, as in the grpc-ecosystem middleware.
+    assert not samples.has("grpc_server_handling_seconds_count", grpc_labels(SERVICE, "StreamStatus", "server_stream"))
+
+
+def test_unary_calls_count_by_method_and_code(env):
+    delta = Delta(env.server)
+    users = [unique_id(), unique_id()]
+    for user in users:
+        env.a.identify(user)
+    for _ in range(3):
+        env.a.sync(users[0])
+    unauthenticated = env.a.with_key(None)
+    with pytest.raises(grpc.RpcError) as refused:
+        unauthenticated.sync(users[0])
+    assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    with pytest.raises(grpc.RpcError) as invalid:
+        env.a.sync("")
+    assert invalid.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    delta.rescrape()
+
+    identify = grpc_labels(SERVICE, "Identify")
+    sync = grpc_labels(SERVICE, "SyncStatus")
+    assert delta["grpc_server_started_total", identify] == 2
+    assert delta[handled(SERVICE, "Identify", "OK")] == 2
+    assert delta["grpc_server_started_total", sync] == 5
+    assert delta[handled(SERVICE, "SyncStatus", "OK")] == 3
+    assert delta[handled(SERVICE, "SyncStatus", "Unauthenticated")] == 1
+    assert delta[handled(SERVICE, "SyncStatus", "InvalidArgument")] == 1
+    assert delta[handled(SERVICE, "SyncStatus", "NotFound")] == 0
+    assert delta["grpc_server_msg_received_total", sync] == 5
+    # The middleware counts a unary call's response whatever its outcome once the handler ran.
+    assert delta["grpc_server_msg_sent_total", sync] == 5
+    assert delta["grpc_server_handling_seconds_count", sync] == 5
+    assert delta["grpc_server_handling_seconds_bucket", {**sync, "le": "+Inf"}] == 5
+    assert delta["grpc_server_handling_seconds_sum", sync] > 0
+    # Two customers created: two status changes caused by creation, neither changing entitlements.
+    assert delta["entitlementd_status_changes_total", {"cause": "created", "change": "customer_info_changed"}] == 2
+
+
+def test_streams_opened_resumed_and_closed(env):
+    user = unique_id()
+    env.a.identify(user)
+    stream_labels = grpc_labels(SERVICE, "StreamStatus", "server_stream")
+    delta = Delta(env.server)
+    stream = env.a.stream(user)
+    assert stream.next().kind == SNAPSHOT
+    assert delta.rescrape()["entitlementd_open_streams", stream_labels] == 1
+    grant = env.a_admin.grant(user, "pro", duration=3600)
+    assert stream.next().kind == STATUS_CHANGED
+    version = env.a.sync(user).version
+    # Resumed from the log (one version back), and with a snapshot (a version this customer never had).
+    resumed = env.a.stream(user, after_version=version - 1)
+    assert resumed.next().kind == STATUS_CHANGED
+    fallback = env.a.stream(user, after_version=version + 1000)
+    assert fallback.next().kind == SNAPSHOT
+    for call in (stream, resumed, fallback):
+        call.cancel()
+    wait_for(lambda: delta.rescrape()["entitlementd_open_streams", stream_labels] == 0, "the streams to close")
+
+    assert delta["grpc_server_started_total", stream_labels] == 3
+    assert delta[handled(SERVICE, "StreamStatus", "Canceled", "server_stream")] == 3
+    # Snapshot + change on the first, one replayed change, one snapshot.
+    assert delta["grpc_server_msg_sent_total", stream_labels] == 4
+    assert delta["entitlementd_stream_starts_total", {"kind": "new"}] == 1
+    assert delta["entitlementd_stream_starts_total", {"kind": "resumed_from_log"}] == 1
+    assert delta["entitlementd_stream_starts_total", {"kind": "resumed_with_snapshot"}] == 1
+    assert delta["entitlementd_stream_messages_total", {"kind": "snapshot"}] == 2
+    assert delta["entitlementd_stream_messages_total", {"kind": "replayed"}] == 1
+    assert delta["entitlementd_stream_messages_total", {"kind": "live"}] == 1
+    # The grant's push is in the latency histogram, well under its top bucket.
+    assert delta["entitlementd_push_latency_seconds_count"] == 1
+    assert delta["entitlementd_push_latency_seconds_bucket", {"le": "10"}] == 1
+    assert delta["entitlementd_status_changes_total", {"cause": "grant", "change": "status_changed"}] == 1
+    assert delta[handled(ADMIN, "GrantEntitlement", "OK")] == 1
+    assert grant.grant_id
+
+
+# --------------------------------------------------------------------------------------------------
+# Store notifications, webhooks, Google
+
+
+def test_notifications_by_outcome_with_their_lag(env, ca):
+    delta = Delta(env.server)
+    token = notification(ca, "TEST")
+    tenant_id = env.tenants["a"].id
+    assert post_body(env.server, tenant_id, body_of(token))[0] == 200
+    assert post_body(env.server, tenant_id, body_of(token))[0] == 200
+    assert post_body(env.server, tenant_id, b'{"signedPayload": "not.a.jws"}')[0] == 400
+    assert post_body(env.server, tenant_id, b"[1, 2")[0] == 400
+    assert post_body(env.server, "no-such-tenant", body_of(token))[0] == 404
+    delta.rescrape()
+
+    def outcome(name: str) -> float:
+        return delta["entitlementd_store_notifications_total", {"store": "app_store", "outcome": name}]
+
+    assert (outcome("recorded"), outcome("duplicate"), outcome("invalid"), outcome("unknown_tenant")) == (1, 1, 2, 1)
+    assert outcome("applied") == 0
+    assert delta["entitlementd_store_notifications_total", {"store": "play_store", "outcome": "invalid"}] == 0
+    # Only the recorded one has a lag (signed just now: under a minute).
+    lag = {"store": "app_store"}
+    assert delta["entitlementd_store_notification_lag_seconds_count", lag] == 1
+    assert delta["entitlementd_store_notification_lag_seconds_bucket", {**lag, "le": "60"}] == 1
+    requests = "entitlementd_http_requests_total"
+    assert delta[requests, {"route": APPLE_ROUTE, "code": "200"}] == 2
+    assert delta[requests, {"route": APPLE_ROUTE, "code": "400"}] == 2
+    assert delta[requests, {"route": APPLE_ROUTE, "code": "404"}] == 1
+
+
+def test_webhook_deliveries_by_outcome_and_the_outbox_backlog(env, receivers):
+    delta = Delta(env.server)
+    delivered_before = len(receivers["ok"].deliveries)
+    failed_before = len(receivers["down"].deliveries)
+    env.a_admin.grant(unique_id(), "pro", duration=3600)
+    env.down_admin.grant(unique_id(), "pro", duration=3600)
+    # Each grant to a new customer is two events (created, then the grant): two deliveries per endpoint. The failing
+    # endpoint is tried once: the first delivery waits an hour for its retry, the second waits behind it (a
+    # customer's events arrive in order).
+    wait_for(lambda: len(receivers["ok"].deliveries) - delivered_before == 2, "two deliveries")
+    wait_for(lambda: len(receivers["down"].deliveries) - failed_before == 1, "a failed attempt")
+    attempts = "entitlementd_outbound_attempts_total"
+    # The receivers record a request before they answer it; the server counts it once it has the answer.
+    wait_for(lambda: delta.rescrape()[attempts, {"target": "webhook", "outcome": "2xx"}] == 2
+             and delta[attempts, {"target": "webhook", "outcome": "5xx"}] == 1, "the attempts counted")
+    assert delta["entitlementd_outbound_retries_total", {"target": "webhook"}] == 0
+    # Both of the failing endpoint's deliveries wait in the outbox.
+    assert delta["entitlementd_webhook_outbox_pending"] == 2
+    assert delta.after["entitlementd_webhook_outbox_oldest_pending_seconds"] >= 0
+    assert delta.after["entitlementd_storage_scrape_ok"] == 1
+
+
+def test_a_google_call_retried_counts_each_attempt(env):
+    user, token = unique_id(), new_purchase_token()
+    env.fake.put_subscription(APP, token, product_id=SUB)
+    env.fake.fail_next("GET", api_path(token), 500, count=2)
+    delta = Delta(env.server)
+    env.a.play_purchase(user, SUB, token)
+    delta.rescrape()
+    play = "google_play_api"
+    assert delta["entitlementd_outbound_attempts_total", {"target": play, "outcome": "5xx"}] == 2
+    assert delta["entitlementd_outbound_attempts_total", {"target": play, "outcome": "2xx"}] >= 1
+    assert delta["entitlementd_outbound_retries_total", {"target": play}] == 2
+    assert delta["entitlementd_outbound_unreadable_answers_total", {"target": play}] == 0
+    assert delta.after["entitlementd_active_subscribers", {"tenant": env.tenants["a"].id, "entitlement": "pro"}] >= 1
+
+
+# --------------------------------------------------------------------------------------------------
+# The format, and where it is served
+
+
+def test_each_event_loop_times_a_timer_every_second(env):
+    def ticks() -> float:
+        return Samples(scrape(env.server))["entitlementd_event_loop_lag_seconds_count"]
+    first = ticks()
+    wait_for(lambda: ticks() >= first + 2, "two more event-loop lag observations", timeout=30)
+    samples = Samples(scrape(env.server))
+    # Every observation is in the +Inf bucket, and an idle loop is never a whole second late.
+    count = samples["entitlementd_event_loop_lag_seconds_count"]
+    assert samples["entitlementd_event_loop_lag_seconds_bucket", {"le": "+Inf"}] == count
+    assert samples["entitlementd_event_loop_lag_seconds_sum"] < count
+
+
+def test_promtool_accepts_the_output(env):
+    promtool = shutil.which("promtool")
+    assert promtool, "promtool (Debian's prometheus package) is not installed: run Scripts/setup"
+    text = scrape(env.server)
+    assert "process_resident_memory_bytes" in text and "process_open_fds" in text
+    checked = subprocess.run([promtool, "check", "metrics"], input=text.encode(), capture_output=True, timeout=60)
+    assert checked.returncode == 0, checked.stdout.decode() + checked.stderr.decode()
+    # No lint complaints either (promtool prints them and still exits 0 for some).
+    assert checked.stdout.decode().strip() == "" and checked.stderr.decode().strip() == "", checked
+
+
+def test_a_separate_metrics_listener(tmp_path, tenants):
+    tenants_file = tmp_path / "tenants.json"
+    write_tenants(tenants_file, [tenants["down"]])
+    port = free_port()
+    server = start_server(tmp_path / "server", tenants_file, {"metrics": {"listen": f"127.0.0.1:{port}"}})
+    try:
+        text = scrape(server, port)
+        assert "grpc_server_handled_total" in text
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            scrape(server)
+        assert missing.value.code == 404
+    finally:
+        stop_and_check(server)
