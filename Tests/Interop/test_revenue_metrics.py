@@ -15,7 +15,7 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 
 import fake_stripe as fs
-from conftest import query_database
+from conftest import REPO_ROOT, query_database
 from entctl_support import entctl_ok
 from entitlement_support import unique_id
 from stripe_support import PRICE_LIFETIME, stripe_tenant, subscription_for
@@ -382,4 +382,43 @@ def test_the_rows_behind_a_point_are_what_it_counts(env, workload, metric):
                           and (metric != "REFUND_RATE" or r["kind"] != "trial_start"))
             assert sorted((row.kind, str(row.amount_milliunits)) for row in rows) == want
             checked += 1
+    assert checked > 5
+
+
+def readme_state_query() -> str:
+    """The README's state metrics query, as written."""
+    readme = (REPO_ROOT / "README.md").read_text()
+    section = readme[readme.index("## Metrics"):readme.index("## App Store purchases")]
+    start = section.index("```sql\n") + len("```sql\n")
+    return section[start:section.index("```", start)]
+
+
+def test_the_readmes_query_runs_as_written_and_agrees_with_get_metrics(env, workload):
+    """The analyst's query of the README, with this test's tenant, environment and days, on this database."""
+    first, last = workload
+    query = readme_state_query()
+    assert query.count("'demo'") == 1 and query.count("'Production'") == 1 and query.count("1796169600000") == 2
+    metrics = {name: env.a_admin.call("GetMetrics", env.a_admin.message(
+        "GetMetricsRequest", metric=METRICS[name], start_date=first.isoformat(), end_date=last.isoformat(),
+        environment=SANDBOX)) for name in ("ACTIVE_SUBSCRIPTIONS", "ACTIVE_TRIALS", "MRR")}
+    checked = 0
+    for offset in range(0, (last - first).days + 1, 3):
+        day = first + timedelta(days=offset)
+        midnight = (day - date(1970, 1, 1)).days * 86_400_000 + 86_400_000
+        sql = query.replace("'demo'", "'metrics-a'").replace("'Production'", "'Sandbox'").replace(
+            "1796169600000", str(midnight))
+        rows = query_database(env.server.config.parent, sql)
+        by_currency = {currency: (int(subscriptions), int(trials), int(mrr)) for currency, subscriptions, trials, mrr in rows}
+
+        def served(name, currency=""):
+            return sum(series.points[offset].value for series in metrics[name].series
+                       if not currency or series.currency == currency)
+
+        assert sum(value[0] for value in by_currency.values()) == served("ACTIVE_SUBSCRIPTIONS"), day
+        assert sum(value[1] for value in by_currency.values()) == served("ACTIVE_TRIALS"), day
+        served_mrr = {series.currency for series in metrics["MRR"].series if series.points[offset].value}
+        assert served_mrr <= set(by_currency), day
+        for currency, (_, _, mrr) in by_currency.items():
+            assert mrr == served("MRR", currency), (day, currency)
+        checked += bool(rows)
     assert checked > 5
