@@ -95,7 +95,8 @@ def test_an_invoice_delivered_after_a_later_one_is_recorded_all_the_same(env):
     env.post_ok("a", fs.event("invoice.paid", third, created=fs.now() - 20), "applied to", user)
     env.post_ok("a", fs.event("invoice.paid", second, created=fs.now() - 30))
     env.post_ok("a", fs.event("invoice.paid", second, created=fs.now() - 30))
-    assert sorted(summary(ledger(env, sub["id"]))) == [("renewal", second["id"], "9990"), ("renewal", third["id"], "14990")]
+    assert sorted(summary(ledger(env, sub["id"]))) == sorted(
+        [("renewal", second["id"], "9990"), ("renewal", third["id"], "14990")])
 
 
 def test_an_unpaid_invoice_and_a_subscription_alone_are_no_money(env):
