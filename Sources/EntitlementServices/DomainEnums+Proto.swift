@@ -35,6 +35,9 @@ extension Metric {
             case .activeSubscriptions: .activeSubscriptions
             case .activeTrials: .activeTrials
             case .mrr: .mrr
+            case .churn: .churn
+            case .reactivations: .reactivations
+            case .trialConversionRate: .trialConversionRate
             }
     }
 }

@@ -322,6 +322,9 @@ enum Migrations {
         Migration(
             version: 19, sql: SubscriptionDaily.migrationSQL(integer: "INTEGER"),
             backfill: { (connection) throws(StorageError) in try SubscriptionDaily.backfill(connection) }),
+        Migration(
+            version: 20, sql: SubscriptionEvents.migrationSQL(integer: "INTEGER"),
+            backfill: { (connection) throws(StorageError) in try SubscriptionEvents.backfill(connection) }),
     ]
 
     /// Version 15 on SQLite, 6 on PostgreSQL (`integer`: the 64-bit integer type): what the revenue ledger records

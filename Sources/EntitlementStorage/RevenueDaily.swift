@@ -123,7 +123,21 @@ extension SQLExecutor {
         ]
         var bindings: [SQLValue] = [.text(query.tenantID), .text(StorageColumns.environment(query.environment))]
             + kinds.map { .text($0.name) }
-        if let instant = query.coveringAt {
+        if let kind = query.eventKind {
+            var event = [
+                "e.tenant_id = l.tenant_id", "e.store = l.store", "e.transaction_id = l.transaction_id", "e.kind = l.kind",
+                "e.event = ?", "e.day >= ?", "e.day <= ?",
+            ]
+            bindings += [.text(kind.name), .integer(query.days.lowerBound), .integer(query.days.upperBound)]
+            if kind == .lapse {
+                // A churn in the period: its run held the day before it, its gap holds its last day.
+                event += ["e.run_start_day < ?", "e.gap_start_day <= ?", "e.gap_end_day > ?"]
+                bindings += [
+                    .integer(query.days.lowerBound), .integer(query.days.upperBound), .integer(query.days.upperBound),
+                ]
+            }
+            conditions.append("EXISTS (SELECT 1 FROM subscription_events e WHERE \(event.joined(separator: " AND ")))")
+        } else if let instant = query.coveringAt {
             conditions += ["l.period_start < ?", "(l.period_end IS NULL OR l.period_end > ?)"]
             bindings += [.time(instant), .time(instant)]
         } else {

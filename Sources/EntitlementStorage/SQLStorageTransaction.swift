@@ -297,6 +297,13 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
         for change in changes { try db.send(SubscriptionDaily.addSQL, SubscriptionDaily.bindings(change)) }
     }
 
+    func changeSubscriptionEvents(removing removed: [SubscriptionEvent], adding added: [SubscriptionEvent])
+        throws(StorageError)
+    {
+        for event in removed { try db.send(SubscriptionEvents.deleteSQL, SubscriptionEvents.keyBindings(event)) }
+        for event in added { try db.send(SubscriptionEvents.insertSQL, SubscriptionEvents.insertBindings(event)) }
+    }
+
     func setPurchaseOwner(tenantID: String, store: Store, originalTransactionID: String, customerID: Int64?)
         throws(StorageError)
     {

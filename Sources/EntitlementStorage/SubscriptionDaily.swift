@@ -51,14 +51,7 @@ enum SubscriptionDaily {
 
     /// Adds the subscriptions of every ledger row already recorded, a purchase at a time.
     static func backfill(_ db: some SQLExecutor) throws(StorageError) {
-        let purchases = try db.rows(
-            "SELECT DISTINCT tenant_id, store, original_transaction_id FROM revenue_ledger", []
-        ) { (row) throws(StorageError) in
-            (row.string(0), try StorageColumns.decode(row.string(1), column: "revenue_ledger.store", as: \Store.ledgerName),
-                row.string(2))
-        }
-        for (tenantID, store, original) in purchases {
-            let entries = try db.ledgerEntries(tenantID: tenantID, store: store, originalTransactionID: original)
+        try db.forEachLedgerSubscription { (entries) throws(StorageError) in
             for change in SubscriptionCoverage.changes(before: [], recorded: entries) {
                 try db.run(addSQL, bindings(change))
             }

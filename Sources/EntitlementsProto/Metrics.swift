@@ -18,6 +18,9 @@ public struct Metric: ProtoEnum {
     public static let activeSubscriptions = Self(rawValue: 10)
     public static let activeTrials = Self(rawValue: 11)
     public static let mrr = Self(rawValue: 12)
+    public static let churn = Self(rawValue: 13)
+    public static let reactivations = Self(rawValue: 14)
+    public static let trialConversionRate = Self(rawValue: 15)
 }
 
 /// `entitlements.v1.MetricInterval`.

@@ -173,8 +173,8 @@ extension CommandHelp {
         details: [
             "", "Calls AdminService/GetMetrics (a read-only key may): REVENUE, REFUNDS, NET_REVENUE, PROCEEDS,",
             "NEW_SUBSCRIPTIONS, TRIAL_STARTS, TRIAL_CONVERSIONS, RENEWALS, REFUND_RATE, ACTIVE_SUBSCRIPTIONS,",
-            "ACTIVE_TRIALS or MRR, as the README's \"Metrics\" defines them; amounts per currency in its units, three",
-            "decimals. One line per period and group.",
+            "ACTIVE_TRIALS, MRR, CHURN, REACTIVATIONS or TRIAL_CONVERSION_RATE, as the README's \"Metrics\" defines",
+            "them; amounts per currency in its units, three decimals. One line per period and group.",
         ],
         options: [
             ("--from DATE, --to DATE", "the range's first and last UTC dates, YYYY-MM-DD, both included"),
@@ -184,7 +184,7 @@ extension CommandHelp {
             ("--product ID, --entitlement ID", "only that product, or products giving that entitlement"),
             ("--country CC, --offer-kind K", "only that ISO 3166-1 alpha-2 country, or offer kind (none, free_trial, ...)"),
             ("--environment E", "PRODUCTION (default), SANDBOX, XCODE or LOCAL_TESTING; never mixed"),
-            ("--csv", "start_date, the groups, currency, value, denominator (REFUND_RATE's) as CSV"),
+            ("--csv", "start_date, the groups, currency, value, denominator (a rate's) as CSV"),
         ])
 
     static let find = CommandHelp(

@@ -89,7 +89,8 @@ enum MetricTable {
     }
 
     private static func value(_ value: String, denominator: String, of response: GetMetricsResponse) -> String {
-        guard response.metric == .refundRate else { return amount(value, of: response) }
+        let rates: [Metric] = [.refundRate, .churn, .trialConversionRate]
+        guard rates.contains(response.metric) else { return amount(value, of: response) }
         guard let numerator = Double(value), let total = Double(denominator), total > 0 else {
             return "\(value)/\(denominator)"
         }

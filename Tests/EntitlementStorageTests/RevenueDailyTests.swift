@@ -90,6 +90,7 @@ struct RevenueDailyTests {
             _ = try repository.write { try $0.recordLedgerEntries(entries, at: time(0)) }
         }
         let raw = try database.rawConnection()
+        try raw.execute("DROP TABLE subscription_events")
         try raw.execute("DROP TABLE subscription_daily")
         try raw.execute("DROP INDEX revenue_ledger_purchase")
         try raw.execute("DROP TABLE revenue_daily")
@@ -101,7 +102,38 @@ struct RevenueDailyTests {
             let want = Set(try SubscriptionTotal.totals(of: entries, matching: query))
             #expect(Set(subscriptions) == want, "\(Set(subscriptions).subtracting(want)) vs \(want.subtracting(Set(subscriptions)))")
             if query.tenantID == "t", query.environment == .production { #expect(!subscriptions.isEmpty) }
+            try expectEvents(of: entries, in: repository, query)
         }
+    }
+
+    private func expectEvents(of entries: [LedgerEntry], in repository: some RevenueReads, _ query: RevenueTotalsQuery)
+        throws
+    {
+        for kind in SubscriptionEvent.Kind.allCases {
+            let got = try repository.subscriptionEventTotals(query, kind: kind)
+            let want = try SubscriptionEventTotal.totals(of: entries, kind: kind, matching: query)
+            #expect(Set(got) == Set(want), "\(kind) \(query)")
+        }
+    }
+
+    /// Each row recorded on its own, the subscription's events changed as ``StorePurchases`` changes them: the events
+    /// kept are those of the whole ledger.
+    @Test func theEventsKeptRowByRowAreTheLedgers() throws {
+        let database = try TemporaryDatabase()
+        let repository = try database.open()
+        let entries = Self.entries()
+        for entry in entries {
+            try repository.write { transaction in
+                let before = try transaction.ledgerEntries(
+                    tenantID: entry.tenantID, store: entry.store, originalTransactionID: entry.originalTransactionID)
+                let recorded = try transaction.recordLedgerEntries([entry], at: time(0))
+                let changes = SubscriptionEvent.changes(before: before, recorded: recorded)
+                try transaction.changeSubscriptionEvents(removing: changes.removed, adding: changes.added)
+            }
+        }
+        let wide = RevenueTotalsQuery(tenantID: "t", environment: .production, days: -40...60)
+        #expect(try !repository.subscriptionEventTotals(wide, kind: .lapse).isEmpty)
+        for query in Self.queries + [wide] { try expectEvents(of: entries, in: repository, query) }
     }
 
     @Test func dayNumbersRoundDownAlsoBefore1970() {

@@ -1,7 +1,7 @@
 """AdminService.GetMetrics through the real interop-server, against an independent recomputation: a seeded workload
 of Stripe test-mode purchases (signed webhooks: subscriptions with trials and renewals, one-time checkouts, refunds,
-disputes, in two currencies and several countries, over forty days; all Sandbox, so every query asks for it and
-production is apart), then every metric over every interval and some
+disputes, lapses and reactivations, in two currencies and several countries, over forty days; all Sandbox, so every
+query asks for it and production is apart), then every metric over every interval and some
 groupings and filters equals what Python adds up from the ledger's rows read behind the server's back (the README's
 "Metrics" definitions, written here again, not the server's code). Also `entctl metrics` as a table and CSV.
 """
@@ -25,7 +25,7 @@ DAY = 86_400
 SANDBOX = 2
 METRICS = {"REVENUE": 1, "REFUNDS": 2, "NET_REVENUE": 3, "PROCEEDS": 4, "NEW_SUBSCRIPTIONS": 5, "TRIAL_STARTS": 6,
            "TRIAL_CONVERSIONS": 7, "RENEWALS": 8, "REFUND_RATE": 9, "ACTIVE_SUBSCRIPTIONS": 10, "ACTIVE_TRIALS": 11,
-           "MRR": 12}
+           "MRR": 12, "CHURN": 13, "REACTIVATIONS": 14, "TRIAL_CONVERSION_RATE": 15}
 AMOUNTS = {"REVENUE", "REFUNDS", "NET_REVENUE", "PROCEEDS", "MRR"}
 STATES = {"ACTIVE_SUBSCRIPTIONS": "paid", "ACTIVE_TRIALS": "trial", "MRR": "paid"}
 PAID = {"purchase", "renewal", "trial_conversion", "product_change"}
@@ -34,6 +34,9 @@ DIMENSIONS = {"STORE": 1, "PRODUCT": 2, "ENTITLEMENT": 3, "COUNTRY": 4, "OFFER_K
 COLUMN = {"STORE": "store", "PRODUCT": "product_id", "ENTITLEMENT": "entitlement_ids", "COUNTRY": "country",
           "OFFER_KIND": "offer_kind"}
 PAYMENTS = {"purchase", "renewal", "trial_start", "trial_conversion", "product_change", "one_time"}
+EVENTS = {"CHURN", "REACTIVATIONS", "TRIAL_CONVERSION_RATE"}
+# A trial converts when paid for by its end plus this (the README's window).
+CONVERSION_WINDOW_MS = 16 * 86_400_000
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +63,9 @@ def workload(server, tenants, protos):
                            amount=0 if trial else 999, tax=0 if trial else 159, country=country, currency=currency)
         env.post_ok("a", fs.event("invoice.paid", first, created=begins))
         period = begins + 7 * DAY
-        for _ in range(rng.randrange(0, 4)):
+        for _ in range(rng.randrange(0, 5)):
+            if rng.random() < 0.3:  # lapsed, then paid again (a reactivation; after a trial, maybe too late)
+                period += rng.choice([2, 5, 12, 20]) * DAY
             pi = fs.new_id("pi")
             renewal = fs.invoice(subscription_id=sub["id"], period_start=period, period_end=period + 7 * DAY,
                                  payment_intent=pi, amount=rng.choice([999, 1499]), tax=rng.choice([0, 200]),
@@ -171,10 +176,65 @@ def expected_state(rows, metric: str, first: date, last: date, interval: str, gr
     return out
 
 
+def paid_days(rows) -> dict:
+    """{(store, original transaction): {UTC day paid for at its end: the row paying}}."""
+    out: dict = defaultdict(dict)
+    for state, row, start, end in intervals(rows):
+        if state == "paid":
+            for day in range(start // 86_400_000, end // 86_400_000):
+                out[(row["store"], row["original_transaction_id"])][day] = row
+    return out
+
+
+def expected_events(rows, metric: str, first: date, last: date, interval: str, group_by=()) -> dict:
+    """Churn (paid at the end of the day before a period and not at the end of its last day, over those paid at its
+    start), reactivations (a paid day after an unpaid one, once paid before) and trial conversion (trials started in a
+    period, paid for by the trial's end plus the window, over those started), by subscription days; grouped by the
+    row's country (one per subscription here)."""
+    assert set(group_by) <= {"COUNTRY"}
+    rows = [row for row in rows if row["environment"] == "Sandbox"]
+    epoch = date(1970, 1, 1)
+    starts = sorted({period_start(first + timedelta(days=offset), interval, first)
+                     for offset in range((last - first).days + 1)})
+    bounds = [((begins - epoch).days, ((starts[index + 1] - epoch).days - 1) if index + 1 < len(starts)
+               else (last - epoch).days) for index, begins in enumerate(starts)]
+    out: dict = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+
+    def add(row, day: int, value: int, denominator: int):
+        for index, (begins, ends) in enumerate(bounds):
+            if begins <= day <= ends:
+                point = out[tuple(row["country"] for _ in group_by) + ("",)][starts[index]]
+                point[0] += value
+                point[1] += denominator
+
+    if metric == "TRIAL_CONVERSION_RATE":
+        for trial in (row for row in rows if row["kind"] == "trial_start"):
+            converted = trial["period_end"] != "" and any(
+                row["kind"] in PAID and row["period_end"] != "" and row["store"] == trial["store"]
+                and row["original_transaction_id"] == trial["original_transaction_id"]
+                and int(trial["period_start"]) <= int(row["period_start"])
+                <= int(trial["period_end"]) + CONVERSION_WINDOW_MS for row in rows)
+            add(trial, int(trial["occurred_at"]) // 86_400_000, int(converted), 1)
+        return out
+    for days in paid_days(rows).values():
+        if metric == "REACTIVATIONS":
+            for day, row in days.items():
+                if day - 1 not in days and day > min(days):
+                    add(row, day, 1, 0)
+            continue
+        for begins, ends in bounds:
+            if begins - 1 in days:
+                add(days[begins - 1], begins, int(ends not in days), 1)
+    return out
+
+
 def expected(rows, metric: str, first: date, last: date, interval: str, group_by=(), filters=None) -> dict:
     """{(group values..., currency): {period start: (value, denominator)}} by the README's definitions."""
     if metric in STATES:
         return expected_state(rows, metric, first, last, interval, group_by, filters)
+    if metric in EVENTS:
+        assert not filters
+        return expected_events(rows, metric, first, last, interval, group_by)
     filters = filters or {}
     out: dict = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     for row in rows:
@@ -273,6 +333,48 @@ def test_groups_and_filters_are_the_ledgers_sums(env, workload, group_by, filter
     for metric in ("NET_REVENUE", "NEW_SUBSCRIPTIONS", "REFUND_RATE", "ACTIVE_SUBSCRIPTIONS", "MRR"):
         assert normalised(served(env, metric, first, last, "WEEK", group_by, filters)) == normalised(
             expected(rows, metric, first, last, "WEEK", group_by, filters)), metric
+
+
+@pytest.mark.parametrize("metric", sorted(EVENTS))
+def test_subscription_events_grouped_by_country_are_the_ledgers(env, workload, metric):
+    first, last = workload
+    rows = ledger(env)
+    for interval in INTERVALS:
+        got = normalised(served(env, metric, first, last, interval, ("COUNTRY",)))
+        assert got and got == normalised(expected(rows, metric, first, last, interval, ("COUNTRY",))), interval
+        if metric != "REACTIVATIONS":  # a rate that is neither nothing nor everything
+            points = [point for points in got.values() for point in points.values()]
+            assert any(value < denominator for value, denominator in points) and any(value for value, _ in points)
+
+
+@pytest.mark.parametrize("metric", ["CHURN", "REACTIVATIONS", "TRIAL_CONVERSION_RATE"])
+def test_the_rows_behind_subscription_events_are_each_subscriptions(env, workload, metric):
+    """Each churned subscription's last payment, each reactivation's first, each converted trial's start."""
+    first, last = workload
+    request = env.a_admin.message("GetMetricsRequest", metric=METRICS[metric], start_date=first.isoformat(),
+                                  end_date=last.isoformat(), interval=INTERVALS["WEEK"], environment=SANDBOX)
+    days = paid_days([row for row in ledger(env) if row["environment"] == "Sandbox"])
+    epoch, checked = date(1970, 1, 1), 0
+    for series in env.a_admin.call("GetMetrics", request).series:
+        for index, point in enumerate(series.points):
+            start = date.fromisoformat(point.start_date)
+            following = series.points[index + 1].start_date if index + 1 < len(series.points) else None
+            end = date.fromisoformat(following) - timedelta(days=1) if following else last
+            listed = all_rows(env, metric, start, end, [], "")
+            assert len(listed) == point.value, (metric, start)
+            subscriptions = {(row.store, row.original_transaction_id) for row in listed}
+            assert len(subscriptions) == len(listed) or metric == "REACTIVATIONS"
+            for row in listed:
+                paid = days.get((row.store, row.original_transaction_id), {})
+                if metric == "CHURN":
+                    assert (start - epoch).days - 1 in paid and (end - epoch).days not in paid
+                    assert row.kind in PAID
+                elif metric == "REACTIVATIONS":
+                    assert row.kind in PAID
+                else:
+                    assert row.kind == "trial_start"
+            checked += bool(listed)
+    assert checked >= 2
 
 
 def test_a_range_is_checked_and_sandbox_is_apart(env, workload):
@@ -385,18 +487,17 @@ def test_the_rows_behind_a_point_are_what_it_counts(env, workload, metric):
     assert checked > 5
 
 
-def readme_state_query() -> str:
-    """The README's state metrics query, as written."""
+def readme_query(index: int) -> str:
+    """The README's `index`th SQL query of its "Metrics" (0: the state metrics, 1: churn), as written."""
     readme = (REPO_ROOT / "README.md").read_text()
     section = readme[readme.index("## Metrics"):readme.index("## App Store purchases")]
-    start = section.index("```sql\n") + len("```sql\n")
-    return section[start:section.index("```", start)]
+    return section.split("```sql\n")[1 + index].split("```")[0]
 
 
 def test_the_readmes_query_runs_as_written_and_agrees_with_get_metrics(env, workload):
     """The analyst's query of the README, with this test's tenant, environment and days, on this database."""
     first, last = workload
-    query = readme_state_query()
+    query = readme_query(0)
     assert query.count("'demo'") == 1 and query.count("'Production'") == 1 and query.count("1796169600000") == 2
     metrics = {name: env.a_admin.call("GetMetrics", env.a_admin.message(
         "GetMetricsRequest", metric=METRICS[name], start_date=first.isoformat(), end_date=last.isoformat(),
@@ -422,3 +523,27 @@ def test_the_readmes_query_runs_as_written_and_agrees_with_get_metrics(env, work
             assert mrr == served("MRR", currency), (day, currency)
         checked += bool(rows)
     assert checked > 5
+
+
+def test_the_readmes_churn_query_runs_as_written_and_agrees_with_get_metrics(env, workload):
+    """The README's churn of a month, run for each week (and the range's cut first one) of this workload."""
+    first, last = workload
+    query = readme_query(1)
+    assert query.count("'demo'") == 1 and query.count("'Production'") == 1
+    assert query.count("1793491200000") == 2 and query.count("1796083200000") == 2
+    response = env.a_admin.call("GetMetrics", env.a_admin.message(
+        "GetMetricsRequest", metric=METRICS["CHURN"], start_date=first.isoformat(), end_date=last.isoformat(),
+        interval=INTERVALS["WEEK"], environment=SANDBOX))
+    [series] = response.series
+    churned = 0
+    for index, point in enumerate(series.points):
+        start = date.fromisoformat(point.start_date)
+        following = series.points[index + 1].start_date if index + 1 < len(series.points) else None
+        end = date.fromisoformat(following) if following else last + timedelta(days=1)
+        midnight = lambda day: str((day - date(1970, 1, 1)).days * 86_400_000)  # noqa: E731
+        sql = query.replace("'demo'", "'metrics-a'").replace("'Production'", "'Sandbox'").replace(
+            "1793491200000", midnight(start)).replace("1796083200000", midnight(end))
+        [(at_start, lost)] = query_database(env.server.config.parent, sql)
+        assert (int(lost), int(at_start)) == (point.value, point.denominator), start
+        churned += int(lost)
+    assert churned > 2

@@ -393,14 +393,17 @@ extension StorePurchases {
         let commission = core.commissions(incoming.tenantID)[incoming.store]
         let recorded = try transaction.recordLedgerEntries(
             RevenueLedger.entries(for: incoming, stored: stored, commission: commission), at: now)
-        // A subscription's periods, trials and refunds change when it was active: its daily totals follow.
+        // A subscription's periods, trials and refunds change when it was active: its daily totals and events follow.
         if recorded.contains(where: { $0.kind != .oneTime }) {
             let all = try transaction.ledgerEntries(
                 tenantID: incoming.tenantID, store: incoming.store, originalTransactionID: incoming.originalTransactionID)
             let keys = Set(recorded.map(LedgerRowKey.init))
-            try transaction.addSubscriptionDays(
-                SubscriptionCoverage.changes(
-                    before: all.filter { !keys.contains(LedgerRowKey($0)) }, recorded: recorded))
+            let before = all.filter { !keys.contains(LedgerRowKey($0)) }
+            try transaction.addSubscriptionDays(SubscriptionCoverage.changes(before: before, recorded: recorded))
+            let events = SubscriptionEvent.changes(before: before, recorded: recorded)
+            if !events.removed.isEmpty || !events.added.isEmpty {
+                try transaction.changeSubscriptionEvents(removing: events.removed, adding: events.added)
+            }
         }
         return recorded
     }

@@ -49,7 +49,7 @@ enum LedgerRowToken {
                 query.tenantID, "\(query.environment)", "\(query.days.lowerBound)", "\(query.days.upperBound)",
                 MovementKind.allCases.filter(query.kinds.contains).map(\.name).joined(separator: ","),
                 query.currency ?? "\u{1}",
-            ] + RevenueDimension.allCases.map { query.values[$0] ?? "\u{1}" }
+            ] + RevenueDimension.allCases.map { query.values[$0] ?? "\u{1}" } + (query.eventKind.map { [$0.name] } ?? [])
         return Array(SHA256.hash(fields.joined(separator: "\u{0}")).prefix(bindingBytes))
     }
 }

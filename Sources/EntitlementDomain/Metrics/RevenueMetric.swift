@@ -26,6 +26,14 @@ public enum RevenueMetric: Sendable, Hashable, CaseIterable {
     /// The active paid subscriptions' payments normalised to a month, per currency, at the end of the period's last
     /// day (``CoverageInterval/monthlyMilliunits``).
     case mrr
+    /// Subscriptions paid for at the end of the day before the period and not at the end of its last day, over
+    /// those paid for at its start (``SubscriptionEvent/isChurn(in:)``).
+    case churn
+    /// Paid periods that began after a lapse of the same subscription.
+    case reactivations
+    /// Free trials started in the period followed by a paid period beginning by the trial's end plus
+    /// ``SubscriptionEvent/trialConversionDays``, over the trials started in the period.
+    case trialConversionRate
 
     /// Whether the figure is a state at an instant (read from the subscriptions' daily changes) rather than a sum
     /// of the period's movements.
@@ -36,6 +44,19 @@ public enum RevenueMetric: Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// The subscription events the figure counts (its value); nil for one read from the daily totals alone.
+    var eventKind: SubscriptionEvent.Kind? {
+        switch self {
+        case .churn: .lapse
+        case .reactivations: .reactivation
+        case .trialConversionRate: .trialConversion
+        default: nil
+        }
+    }
+
+    /// Whether the figure (or its denominator) counts the ledger's movements.
+    var countsMovements: Bool { !isState && self != .churn && self != .reactivations }
+
     /// Which intervals a state figure counts.
     var coverageState: CoverageInterval.State { self == .activeTrials ? .trial : .paid }
 
@@ -44,7 +65,7 @@ public enum RevenueMetric: Sendable, Hashable, CaseIterable {
         switch self {
         case .revenue, .refunds, .netRevenue, .proceeds, .mrr: true
         case .newSubscriptions, .trialStarts, .trialConversions, .renewals, .refundRate, .activeSubscriptions,
-            .activeTrials:
+            .activeTrials, .churn, .reactivations, .trialConversionRate:
             false
         }
     }
@@ -60,8 +81,8 @@ public enum RevenueMetric: Sendable, Hashable, CaseIterable {
         case .trialConversions: [.trialConversion]
         case .renewals: [.renewal]
         case .refundRate: Set(MovementKind.allCases).subtracting([.trialStart])
-        case .activeSubscriptions, .mrr: [.purchase, .renewal, .trialConversion, .productChange]
-        case .activeTrials: [.trialStart]
+        case .activeSubscriptions, .mrr, .churn, .reactivations: [.purchase, .renewal, .trialConversion, .productChange]
+        case .activeTrials, .trialConversionRate: [.trialStart]
         }
     }
 
@@ -84,7 +105,8 @@ public enum RevenueMetric: Sendable, Hashable, CaseIterable {
             case .trialStart: return (0, 0)
             case .purchase, .renewal, .trialConversion, .productChange, .oneTime: return (0, total.movements)
             }
-        case .activeSubscriptions, .activeTrials, .mrr: return (0, 0)
+        case .trialConversionRate: return (0, kind == .trialStart ? total.movements : 0)
+        case .activeSubscriptions, .activeTrials, .mrr, .churn, .reactivations: return (0, 0)
         }
     }
 }

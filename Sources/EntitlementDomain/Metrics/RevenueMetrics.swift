@@ -17,33 +17,76 @@ public final class RevenueMetrics: Sendable {
     /// could have.
     public func series(_ query: MetricQuery) throws(DomainError) -> [MetricSeries] {
         try Self.validate(query)
-        if query.metric.isState { return try stateSeries(query) }
-        let totals = try DomainError.reading { () throws(StorageError) in
-            try repository.revenueTotals(
-                RevenueTotalsQuery(
-                    tenantID: query.tenantID, environment: query.environment, days: query.firstDay...query.lastDay,
-                    groupBy: Set(query.groupBy), filter: query.filter))
+        if query.metric.isState {
+            let starts = Self.periodStarts(query)
+            let values = try stateValues(query, at: starts.indices.map { Self.lastDay(of: $0, in: starts, query) })
+            return Self.ordered(values.filter { $0.value.contains { $0.value != 0 } })
         }
         let starts = Self.periodStarts(query)
         var series: [SeriesKey: [MetricPoint]] = [:]
-        for total in totals {
-            let (value, denominator) = query.metric.contribution(of: total)
-            guard value != 0 || denominator != 0 else { continue }
-            let index = Self.period(of: total.day, in: starts)
-            for group in Self.groups(of: total.group, by: query.groupBy) {
-                let key = SeriesKey(group: group, currency: query.metric.isAmount ? total.currency : "")
+        func add(_ value: Int64, _ denominator: Int64, day: Int64, group: [RevenueDimension: String], currency: String)
+            throws(DomainError)
+        {
+            let index = Self.period(of: day, in: starts)
+            for group in Self.groups(of: group, by: query.groupBy) {
+                let key = SeriesKey(group: group, currency: query.metric.isAmount ? currency : "")
                 var points = series[key] ?? starts.map { MetricPoint(firstDay: $0, value: 0, denominator: 0) }
                 points[index].value = try Self.adding(points[index].value, value)
                 points[index].denominator = try Self.adding(points[index].denominator, denominator)
                 series[key] = points
             }
         }
-        return series.map { MetricSeries(group: $0.key.group, currency: $0.key.currency, points: $0.value) }
-            .sorted { Self.order($0).lexicographicallyPrecedes(Self.order($1)) }
+        for total in try movementTotals(query) {
+            let (value, denominator) = query.metric.contribution(of: total)
+            guard value != 0 || denominator != 0 else { continue }
+            try add(value, denominator, day: total.day, group: total.group, currency: total.currency)
+        }
+        if let kind = query.metric.eventKind {
+            for total in try eventTotals(query, kind: kind) {
+                let index = Self.period(of: total.day, in: starts)
+                guard kind != .lapse || total.isChurn(in: starts[index]...Self.lastDay(of: index, in: starts, query)) else { continue }
+                try add(total.events, 0, day: total.day, group: total.group, currency: "")
+            }
+        }
+        if query.metric == .churn {
+            // Churn's denominator: the subscriptions paid for at each period's start.
+            var actives = query
+            actives.metric = .activeSubscriptions
+            let days = starts.map { $0 - 1 }
+            for (key, values) in try stateValues(actives, at: days) {
+                for (index, value) in values.enumerated() where value.value != 0 {
+                    try add(0, value.value, day: starts[index], group: key.group, currency: "")
+                }
+            }
+        }
+        return Self.ordered(series.map { $0 })
     }
 
-    /// A state metric: each group's running sum of daily changes, read at each period's last day.
-    private func stateSeries(_ query: MetricQuery) throws(DomainError) -> [MetricSeries] {
+    private func movementTotals(_ query: MetricQuery) throws(DomainError) -> [RevenueTotal] {
+        guard query.metric.countsMovements else { return [] }
+        return try DomainError.reading { () throws(StorageError) in
+            try repository.revenueTotals(
+                RevenueTotalsQuery(
+                    tenantID: query.tenantID, environment: query.environment, days: query.firstDay...query.lastDay,
+                    groupBy: Set(query.groupBy), filter: query.filter))
+        }
+    }
+
+    private func eventTotals(_ query: MetricQuery, kind: SubscriptionEvent.Kind) throws(DomainError)
+        -> [SubscriptionEventTotal]
+    {
+        try DomainError.reading { () throws(StorageError) in
+            try repository.subscriptionEventTotals(
+                RevenueTotalsQuery(
+                    tenantID: query.tenantID, environment: query.environment, days: query.firstDay...query.lastDay,
+                    groupBy: Set(query.groupBy), filter: query.filter),
+                kind: kind)
+        }
+    }
+
+    /// Each group's state (``RevenueMetric/coverageState``) at the end of each of `days` (ascending, from the day
+    /// before the range's first to its last): the running sum of its daily changes, as a point per day.
+    private func stateValues(_ query: MetricQuery, at days: [Int64]) throws(DomainError) -> [SeriesKey: [MetricPoint]] {
         let changes = try DomainError.reading { () throws(StorageError) in
             try repository.subscriptionTotals(
                 RevenueTotalsQuery(
@@ -62,20 +105,31 @@ public final class RevenueMetrics: Sendable {
             }
         }
         let starts = Self.periodStarts(query)
-        var series: [MetricSeries] = []
+        var values: [SeriesKey: [MetricPoint]] = [:]
         for (key, changes) in daily {
-            var running = changes[query.firstDay - 1] ?? 0
+            var running: Int64 = 0
+            var day = query.firstDay - 1
             var points: [MetricPoint] = []
-            for (index, start) in starts.enumerated() {
-                let last = index + 1 < starts.count ? starts[index + 1] - 1 : query.lastDay
-                for day in start...last { running = try Self.adding(running, changes[day] ?? 0) }
-                points.append(MetricPoint(firstDay: start, value: running, denominator: 0))
+            for (index, until) in days.enumerated() {
+                while day <= until {
+                    running = try Self.adding(running, changes[day] ?? 0)
+                    day += 1
+                }
+                points.append(MetricPoint(firstDay: starts[index], value: running, denominator: 0))
             }
-            if points.contains(where: { $0.value != 0 }) {
-                series.append(MetricSeries(group: key.group, currency: key.currency, points: points))
-            }
+            values[key] = points
         }
-        return series.sorted { Self.order($0).lexicographicallyPrecedes(Self.order($1)) }
+        return values
+    }
+
+    /// The last day of the period `index` of the range's.
+    private static func lastDay(of index: Int, in starts: [Int64], _ query: MetricQuery) -> Int64 {
+         index + 1 < starts.count ? starts[index + 1] - 1 : query.lastDay
+    }
+
+    private static func ordered(_ series: some Sequence<(key: SeriesKey, value: [MetricPoint])>) -> [MetricSeries] {
+        series.map { MetricSeries(group: $0.key.group, currency: $0.key.currency, points: $0.value) }
+            .sorted { order($0).lexicographicallyPrecedes(order($1)) }
     }
 
     private struct SeriesKey: Hashable {
@@ -161,7 +215,9 @@ public struct LedgerRowPage: Sendable, Hashable {
 extension RevenueMetrics {
     /// The ledger rows behind the point of `query.metric` for days `query.firstDay` to `query.lastDay` (a point's
     /// period, or any range), in `group` (each grouped dimension's value; an entitlement: rows whose product gave it)
-    /// and `currency` (nil: every currency, as counts and rates add them up), in time order, a page at a time.
+    /// and `currency` (nil: every currency, as counts and rates add them up), in time order, a page at a time. A
+    /// figure of subscription events lists each event's row: a churned subscription's last payment, a reactivation's
+    /// first, a converted trial's start.
     public func rows(
         _ query: MetricQuery, group: [RevenueDimension: String], currency: String?, pageSize: Int, pageToken: String
     ) throws(DomainError) -> LedgerRowPage {
@@ -186,6 +242,7 @@ extension RevenueMetrics {
         // A state's rows are the payments (or trials) whose period holds the midnight ending the last day.
         let instant = UnixTime(milliseconds: (query.lastDay + 1) * Milliseconds.perDay)
         if query.metric.isState { read.coveringAt = instant }
+        read.eventKind = query.metric.eventKind
         read.after = try LedgerRowToken.key(in: pageToken, query: read)
         let candidates = try DomainError.reading { () throws(StorageError) in try repository.ledgerRows(read) }
         let page = Array(candidates.prefix(limit))

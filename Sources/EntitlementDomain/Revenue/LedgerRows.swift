@@ -12,6 +12,9 @@ public struct LedgerRowsQuery: Sendable, Hashable {
     /// Rows whose period holds this instant (it began before it and ends after it), instead of rows that occurred
     /// on `days`.
     public var coveringAt: UnixTime?
+    /// Rows behind the subscription events of this kind on `days` (lapses: those that are churns in the period
+    /// `days`), instead of rows that occurred on them: the event's row (``SubscriptionEvent/entry``).
+    public var eventKind: SubscriptionEvent.Kind?
     /// Rows after this one in the order (``LedgerRowKey``).
     public var after: LedgerRowKey?
     public var limit: Int
@@ -27,6 +30,7 @@ public struct LedgerRowsQuery: Sendable, Hashable {
         self.values = values
         self.currency = currency
         self.coveringAt = nil
+        self.eventKind = nil
         self.after = after
         self.limit = limit
     }
@@ -70,13 +74,33 @@ public struct LedgerRow: Sendable, Hashable {
     }
 }
 
+extension LedgerRowsQuery {
+    /// Whether the query places `event`'s row among its rows.
+    public func counts(_ event: SubscriptionEvent) -> Bool {
+        guard event.kind == eventKind else { return false }
+        return event.kind == .lapse ? event.isChurn(in: days) : days.contains(event.day)
+    }
+
+    /// The rows of `ledger` (every row of a tenant, or more) behind the events the query places; nil when it places
+    /// rows by their day or an instant instead.
+    public func eventRows(in ledger: [LedgerEntry]) -> Set<LedgerRowKey>? {
+        guard eventKind != nil else { return nil }
+        return Set(
+            SubscriptionCoverage.subscriptions(in: ledger, tenantID: tenantID, environment: environment)
+                .flatMap(SubscriptionEvent.events(of:)).filter(counts).map { LedgerRowKey($0.entry) })
+    }
+}
+
 extension LedgerEntry {
-    /// Whether `query` selects this entry (its tenant, environment, days, kinds, values and currency; not its place).
-    public func isSelected(by query: LedgerRowsQuery) -> Bool {
+    /// Whether `query` selects this entry (its tenant, environment, days, kinds, values and currency; not its place),
+    /// given the rows behind the events it places (``LedgerRowsQuery/eventRows(in:)``).
+    public func isSelected(by query: LedgerRowsQuery, eventRows: Set<LedgerRowKey>?) -> Bool {
         let placed =
-            query.coveringAt.map { instant in periodStart < instant && periodEnd.map { $0 > instant } ?? true }
+            eventRows.map { $0.contains(LedgerRowKey(self)) }
+            ?? query.coveringAt.map { instant in periodStart < instant && periodEnd.map { $0 > instant } ?? true }
             ?? query.days.contains(occurredAt.utcDay)
-        return tenantID == query.tenantID && environment == query.environment && placed && query.kinds.contains(kind) && (query.currency.map { $0 == amount.currency } ?? true)
+        return tenantID == query.tenantID && environment == query.environment && placed && query.kinds.contains(kind)
+            && (query.currency.map { $0 == amount.currency } ?? true)
             && query.values.allSatisfy { dimension, value in matches(dimension, value) }
     }
 }

@@ -55,6 +55,16 @@ public struct CoverageInterval: Sendable, Hashable {
 }
 
 public enum SubscriptionCoverage {
+    /// The rows of each subscription of one tenant's environment in a ledger.
+    public static func subscriptions(in entries: [LedgerEntry], tenantID: String, environment: PurchaseEnvironment)
+        -> [[LedgerEntry]]
+    {
+        Array(
+            Dictionary(grouping: entries.filter { $0.tenantID == tenantID && $0.environment == environment }) {
+                "\($0.store.ledgerName) \($0.originalTransactionID)"
+            }.values)
+    }
+
     /// The intervals one subscription's ledger rows (all of them, any order) cover.
     public static func intervals(of entries: [LedgerEntry]) -> [CoverageInterval] {
         let refunded = Set(entries.filter { $0.kind.direction == .refund }.map(\.transactionID))

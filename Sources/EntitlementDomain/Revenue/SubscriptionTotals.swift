@@ -26,10 +26,8 @@ public struct SubscriptionTotal: Sendable, Hashable {
     public static func totals(of entries: [LedgerEntry], matching query: RevenueTotalsQuery) throws(StorageError)
         -> [SubscriptionTotal]
     {
-        let purchases = Dictionary(grouping: entries.filter { $0.tenantID == query.tenantID && $0.environment == query.environment }) {
-            "\($0.store.ledgerName) \($0.originalTransactionID)"
-        }
-        let changes = purchases.values.flatMap { SubscriptionCoverage.changes(before: [], recorded: $0) }
+        let changes = SubscriptionCoverage.subscriptions(in: entries, tenantID: query.tenantID, environment: query.environment)
+            .flatMap { SubscriptionCoverage.changes(before: [], recorded: $0) }
         return try summed(
             changes.compactMap { change in
                 let key = change.key

@@ -39,6 +39,11 @@ struct CopiedTable: Sendable {
                 "tenant_id", "environment", "day", "store", "product_id", "entitlement_ids", "country", "currency",
                 "offer_kind", "state",
             ], copiesRowID: false),
+        CopiedTable(
+            name: "subscription_events",
+            key: [
+                "tenant_id", "store", "original_transaction_id", "event", "day", "gap_start_day", "transaction_id",
+            ], copiesRowID: false),
     ]
 
     /// Identity columns whose sequences must continue after the copied values.

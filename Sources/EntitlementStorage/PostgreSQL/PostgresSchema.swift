@@ -285,5 +285,8 @@ enum PostgresSchema {
         PostgresMigration(
             version: 10, sql: SubscriptionDaily.migrationSQL(integer: "bigint"),
             backfill: { (executor) throws(StorageError) in try SubscriptionDaily.backfill(executor) }),
+        PostgresMigration(
+            version: 11, sql: SubscriptionEvents.migrationSQL(integer: "bigint"),
+            backfill: { (executor) throws(StorageError) in try SubscriptionEvents.backfill(executor) }),
     ]
 }

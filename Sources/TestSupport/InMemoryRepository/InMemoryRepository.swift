@@ -167,6 +167,12 @@ public final class InMemoryRepository: CustomerRepository, Sendable {
         try SubscriptionTotal.totals(of: ledger, matching: query)
     }
 
+    public func subscriptionEventTotals(_ query: RevenueTotalsQuery, kind: SubscriptionEvent.Kind) throws(StorageError)
+        -> [SubscriptionEventTotal]
+    {
+        try SubscriptionEventTotal.totals(of: ledger, kind: kind, matching: query)
+    }
+
     public func ledgerEntries(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)
         -> [LedgerEntry]
     {
@@ -177,8 +183,9 @@ public final class InMemoryRepository: CustomerRepository, Sendable {
 
     public func ledgerRows(_ query: LedgerRowsQuery) throws(StorageError) -> [LedgerRow] {
         read { tables in
+            let eventRows = query.eventRows(in: tables.ledger)
             let rows = tables.ledger.filter { entry in
-                entry.isSelected(by: query) && query.after.map { LedgerRowKey(entry) > $0 } ?? true
+                entry.isSelected(by: query, eventRows: eventRows) && query.after.map { LedgerRowKey(entry) > $0 } ?? true
             }.sorted { LedgerRowKey($0) < LedgerRowKey($1) }
             return rows.prefix(query.limit).map { entry in
                 LedgerRow(

@@ -36,6 +36,9 @@ extension InMemoryTransaction {
     /// The in-memory repository reads the totals from the ledger itself (``SubscriptionTotal/totals(of:matching:)``).
     func addSubscriptionDays(_ changes: [SubscriptionDay]) {}
 
+    /// Events too (``SubscriptionEventTotal/totals(of:kind:matching:)``).
+    func changeSubscriptionEvents(removing removed: [SubscriptionEvent], adding added: [SubscriptionEvent]) {}
+
     func setPurchaseOwner(tenantID: String, store: Store, originalTransactionID: String, customerID: Int64?)
         throws(StorageError)
     {

@@ -17,13 +17,20 @@ import Testing
             try SubscriptionTotal.totals(of: entries, matching: query)
         }
 
+        func subscriptionEventTotals(_ query: RevenueTotalsQuery, kind: SubscriptionEvent.Kind) throws(StorageError)
+            -> [SubscriptionEventTotal]
+        {
+            try SubscriptionEventTotal.totals(of: entries, kind: kind, matching: query)
+        }
+
         func ledgerEntries(tenantID: String, store: Store, originalTransactionID: String) -> [LedgerEntry] {
             entries.filter { $0.store == store && $0.originalTransactionID == originalTransactionID }
         }
 
         func ledgerRows(_ query: LedgerRowsQuery) throws(StorageError) -> [LedgerRow] {
-            entries.filter { entry in
-                entry.isSelected(by: query) && query.after.map { LedgerRowKey(entry) > $0 } ?? true
+            let eventRows = query.eventRows(in: entries)
+            return entries.filter { entry in
+                entry.isSelected(by: query, eventRows: eventRows) && query.after.map { LedgerRowKey(entry) > $0 } ?? true
             }
                 .sorted { LedgerRowKey($0) < LedgerRowKey($1) }.prefix(query.limit).map { LedgerRow(entry: $0, appUserID: "") }
         }

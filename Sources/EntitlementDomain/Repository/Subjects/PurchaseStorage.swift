@@ -33,6 +33,9 @@ public protocol PurchaseStorage {
         -> [LedgerEntry]
     /// Adds changes to the daily totals of active subscriptions and trials (``SubscriptionCoverage``).
     func addSubscriptionDays(_ changes: [SubscriptionDay]) throws(StorageError)
+    /// Forgets `removed` and keeps `added`, events of one subscription (``SubscriptionEvent/changes(before:recorded:)``).
+    func changeSubscriptionEvents(removing removed: [SubscriptionEvent], adding added: [SubscriptionEvent])
+        throws(StorageError)
     /// Sets (or, with nil, clears) the owner of a stored purchase, whatever its `signedAt`. Fails with `.conflict`
     /// when the purchase is unknown or the customer is not in the tenant.
     func setPurchaseOwner(tenantID: String, store: Store, originalTransactionID: String, customerID: Int64?)
