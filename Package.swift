@@ -206,7 +206,7 @@ let package = Package(
             name: "EntitlementDomainTests",
             dependencies: ["EntitlementDomain", "EntitlementStorage", "TestSupport", "AppStore", "GooglePlay", "Stripe", "CivilCalendar", "Encodings"]
         ),
-        .testTarget(name: "TenantConfigurationTests", dependencies: ["TenantConfiguration", "EntitlementDomain", "TestSupport", "Crypto"]),
+        .testTarget(name: "TenantConfigurationTests", dependencies: ["TenantConfiguration", "EntitlementDomain", "TestSupport", "Crypto", "CivilCalendar"]),
         .testTarget(
             name: "EntitlementServicesTests",
             dependencies: [

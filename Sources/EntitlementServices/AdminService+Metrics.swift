@@ -43,7 +43,14 @@ extension AdminService {
 
     func metrics(_ request: GetMetricsRequest, _ context: ServerContext) async throws -> GetMetricsResponse {
         try await log.call(context, requires: .secretKey, scope: .read, in: tenants) { tenant, _ in
-            let query = try MetricQuery(request, tenantID: tenant.id)
+            var query = try MetricQuery(request, tenantID: tenant.id)
+            if request.inReportingCurrency {
+                guard let rates = tenant.exchangeRates else {
+                    throw DomainError.tenantMisconfigured(
+                        "The tenant has no reporting currency: add \"reporting_currency\" to its entry in the tenants file.")
+                }
+                query.exchangeRates = rates
+            }
             let series = try engine.revenueMetrics.series(query)
             return GetMetricsResponse(
                 metric: request.metric,
@@ -53,11 +60,9 @@ extension AdminService {
                             MetricGroupValue(dimension: MetricDimension(dimension), value: series.group[dimension] ?? "")
                         },
                         currency: series.currency,
-                        points: series.points.map {
-                            EntitlementsProto.MetricPoint(
-                                startDate: MetricDate.text(day: $0.firstDay), value: $0.value, denominator: $0.denominator)
-                        })
-                })
+                        points: series.points.map(EntitlementsProto.MetricPoint.init))
+                },
+                reportingCurrency: query.exchangeRates?.reportingCurrency ?? "")
         }
     }
 }
@@ -120,31 +125,13 @@ extension MetricQuery {
 /// Metric dates: `YYYY-MM-DD` in UTC, as days since 1970-01-01.
 enum MetricDate {
     static func day(_ text: String, field: String) throws(DomainError) -> Int64 {
-        let bytes = Array(text.utf8)
-        func number(_ range: Range<Int>) -> Int64? {
-            range.allSatisfy { bytes[$0] >= 0x30 && bytes[$0] <= 0x39 }
-                ? range.reduce(0) { $0 * 10 + Int64(bytes[$1] - 0x30) } : nil
-        }
-        guard bytes.count == 10, bytes[4] == 0x2D, bytes[7] == 0x2D, let year = number(0..<4), let month = number(5..<7),
-            let day = number(8..<10), (1...12).contains(month), day >= 1
-        else {
-            throw .invalidRequest("\(field) \(text.prefix(40).debugDescription) is not a date: YYYY-MM-DD.")
-        }
-        let days = CivilCalendar.days(fromYear: year, month: month, day: day)
-        guard CivilCalendar.date(fromDays: days) == (year, month, day) else {
-            throw .invalidRequest("\(field) \(text.debugDescription) is not a day of the calendar.")
+        guard let days = CivilCalendar.days(fromDateText: text) else {
+            throw .invalidRequest("\(field) \(text.prefix(40).debugDescription) is not a date of the calendar: YYYY-MM-DD.")
         }
         return days
     }
 
-    static func text(day: Int64) -> String {
-        let date = CivilCalendar.date(fromDays: day)
-        func padded(_ value: Int64, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
-        }
-        return "\(padded(date.year, 4))-\(padded(date.month, 2))-\(padded(date.day, 2))"
-    }
+    static func text(day: Int64) -> String { CivilCalendar.dateText(days: day) }
 }
 
 extension EntitlementsProto.LedgerRow {
@@ -169,5 +156,15 @@ extension EntitlementsProto.LedgerRow {
         periodStart = ProtoTimestamp(entry.periodStart)
         periodEnd = entry.periodEnd.map { ProtoTimestamp($0) }
         occurredAt = ProtoTimestamp(entry.occurredAt)
+    }
+}
+
+extension EntitlementsProto.MetricPoint {
+    init(_ point: EntitlementDomain.MetricPoint) {
+        self.init(startDate: MetricDate.text(day: point.firstDay), value: point.value, denominator: point.denominator)
+        guard let conversion = point.conversion else { return }
+        convertedValue = conversion.value
+        rates = conversion.rates.map { MetricExchangeRate(date: MetricDate.text(day: $0.day), rate: $0.rate.text) }
+        missingRateDates = conversion.missingDays.map(MetricDate.text(day:))
     }
 }

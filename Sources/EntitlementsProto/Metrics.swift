@@ -92,6 +92,8 @@ public struct GetMetricsRequest: ProtoMessage {
     public var groupBy: [MetricDimension] = []
     public var filter: MetricFilter?
     public var environment = StoreEnvironment.unspecified
+    /// Amounts also in the tenant's reporting currency.
+    public var inReportingCurrency = false
     public var unknownFields: [UInt8] = []
 
     public init() {}
@@ -107,6 +109,7 @@ public struct GetMetricsRequest: ProtoMessage {
             case 5: try reader.decodeRepeatedEnum(tag, into: &groupBy)
             case 6: filter = try reader.decodeMessage(tag)
             case 7: environment = try reader.decodeEnum(tag)
+            case 8: inReportingCurrency = try reader.decodeBool(tag)
             default: unknownFields += try reader.skipField(tag)
             }
         }
@@ -120,6 +123,7 @@ public struct GetMetricsRequest: ProtoMessage {
         writer.writePackedInt32(5, groupBy.map(\.rawValue))
         writer.writeMessage(6, filter)
         writer.writeEnum(7, environment)
+        writer.writeBool(8, inReportingCurrency)
         writer.writeRaw(unknownFields)
     }
 }
@@ -128,13 +132,16 @@ public struct GetMetricsRequest: ProtoMessage {
 public struct GetMetricsResponse: ProtoMessage {
     public var metric = Metric.unspecified
     public var series: [MetricSeries] = []
+    /// ISO 4217, when amounts were converted.
+    public var reportingCurrency = ""
     public var unknownFields: [UInt8] = []
 
     public init() {}
 
-    public init(metric: Metric, series: [MetricSeries]) {
+    public init(metric: Metric, series: [MetricSeries], reportingCurrency: String = "") {
         self.metric = metric
         self.series = series
+        self.reportingCurrency = reportingCurrency
     }
 
     public init(from reader: inout ProtoReader) throws {
@@ -143,6 +150,7 @@ public struct GetMetricsResponse: ProtoMessage {
             switch tag.number {
             case 1: metric = try reader.decodeEnum(tag)
             case 2: series.append(try reader.decodeMessage(tag))
+            case 3: reportingCurrency = try reader.decodeString(tag)
             default: unknownFields += try reader.skipField(tag)
             }
         }
@@ -151,6 +159,7 @@ public struct GetMetricsResponse: ProtoMessage {
     public func encode(to writer: inout ProtoWriter) {
         writer.writeEnum(1, metric)
         writer.writeRepeatedMessages(2, series)
+        writer.writeString(3, reportingCurrency)
         writer.writeRaw(unknownFields)
     }
 }
@@ -228,6 +237,11 @@ public struct MetricPoint: ProtoMessage {
     public var startDate = ""
     public var value: Int64 = 0
     public var denominator: Int64 = 0
+    /// Thousandths of the reporting currency; nil when not asked for or a day had no rate.
+    public var convertedValue: Int64?
+    public var rates: [MetricExchangeRate] = []
+    /// `YYYY-MM-DD` of each day with an amount and no rate.
+    public var missingRateDates: [String] = []
     public var unknownFields: [UInt8] = []
 
     public init() {}
@@ -245,6 +259,9 @@ public struct MetricPoint: ProtoMessage {
             case 1: startDate = try reader.decodeString(tag)
             case 2: value = try reader.decodeInt64(tag)
             case 3: denominator = try reader.decodeInt64(tag)
+            case 4: convertedValue = try reader.decodeInt64(tag)
+            case 5: rates.append(try reader.decodeMessage(tag))
+            case 6: missingRateDates.append(try reader.decodeString(tag))
             default: unknownFields += try reader.skipField(tag)
             }
         }
@@ -254,6 +271,42 @@ public struct MetricPoint: ProtoMessage {
         writer.writeString(1, startDate)
         writer.writeInt64(2, value)
         writer.writeInt64(3, denominator)
+        writer.writeOptionalInt64(4, convertedValue)
+        writer.writeRepeatedMessages(5, rates)
+        writer.writeRepeatedStrings(6, missingRateDates)
+        writer.writeRaw(unknownFields)
+    }
+}
+
+/// `entitlements.v1.MetricExchangeRate`.
+public struct MetricExchangeRate: ProtoMessage {
+    /// `YYYY-MM-DD`: the rate's date in the tenant's table.
+    public var date = ""
+    /// A decimal: units of the reporting currency one unit of the series' buys.
+    public var rate = ""
+    public var unknownFields: [UInt8] = []
+
+    public init() {}
+
+    public init(date: String, rate: String) {
+        self.date = date
+        self.rate = rate
+    }
+
+    public init(from reader: inout ProtoReader) throws {
+        self.init()
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: date = try reader.decodeString(tag)
+            case 2: rate = try reader.decodeString(tag)
+            default: unknownFields += try reader.skipField(tag)
+            }
+        }
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        writer.writeString(1, date)
+        writer.writeString(2, rate)
         writer.writeRaw(unknownFields)
     }
 }

@@ -43,6 +43,8 @@ public struct TenantConfigError: Error, CustomStringConvertible, Sendable, Equat
         case unreadableKeyFile = "unreadable_key_file"
         /// Two fields of which at most one may be given (`jwks_url` and `jwks_file`).
         case conflictingFields = "conflicting_fields"
+        /// A `reporting_currency.exchange_rates_file` that cannot be read, or a row of it that is not a rate.
+        case invalidExchangeRates = "invalid_exchange_rates"
 
         /// The code of the domain rule a value broke (the two share names and raw values).
         public init(_ rule: TenantRuleError.Code) {

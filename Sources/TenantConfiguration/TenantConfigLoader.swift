@@ -26,7 +26,8 @@ import FileAccess
 ///                                                          // optional; see ``StripeSettings``
 ///           "web": { "allowed_origins": ["https://app.example.com"] },  // optional; see ``BrowserSettings``
 ///           "webhooks": [{ "id": "backend", "url": "https://…", "secrets": ["whsec_…"] }],  // optional; see ``WebhookEndpoint``
-///           "commission": { "app_store": { "percent": 15 } }  // optional; see ``Commissions``
+///           "commission": { "app_store": { "percent": 15 } },  // optional; see ``Commissions``
+///           "reporting_currency": { "currency": "USD", "exchange_rates_file": "rates.csv" }  // optional; see ``ExchangeRates``
 ///         }
 ///       ]
 ///     }
@@ -76,7 +77,7 @@ struct TenantConfigReader {
     static let rootFields = ["tenants", "_comment"]
     static let tenantFields = [
         "id", "public_keys", "secret_keys", "entitlements", "allow_undeclared_entitlements", "products", "app_store",
-        "play_store", "stripe", "web", "webhooks", "commission", "_comment",
+        "play_store", "stripe", "web", "webhooks", "commission", "reporting_currency", "_comment",
     ]
 
     /// Where each tenant's ID and key hashes were, for errors found across tenants.
@@ -217,13 +218,17 @@ struct TenantConfigReader {
             try self.commissions(node, path: path + ".commission")
         } ?? .defaults
 
+        let exchangeRates = try members["reporting_currency"].map { node throws(TenantConfigError) in
+            try reportingCurrency(node, path: path + ".reporting_currency")
+        }
+
         idLines.append(line(idNode))
         keyLines.append(lines)
         return Tenant(
             id: id, publicKeys: keys[.publicKey] ?? [], secretKeys: keys[.secretKey] ?? [],
             listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclared, products: products,
             appStore: appStore, playStore: playStore, stripe: stripe, browser: browser, webhooks: webhooks,
-            commissions: commissions)
+            commissions: commissions, exchangeRates: exchangeRates)
     }
 
     // MARK: Values

@@ -184,6 +184,7 @@ extension CommandHelp {
             ("--product ID, --entitlement ID", "only that product, or products giving that entitlement"),
             ("--country CC, --offer-kind K", "only that ISO 3166-1 alpha-2 country, or offer kind (none, free_trial, ...)"),
             ("--environment E", "PRODUCTION (default), SANDBOX, XCODE or LOCAL_TESTING; never mixed"),
+            ("--in-reporting-currency", "amounts also in the tenant's reporting currency, with the rates used"),
             ("--csv", "start_date, the groups, currency, value, denominator (a rate's) as CSV"),
         ])
 

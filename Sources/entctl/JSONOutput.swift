@@ -416,6 +416,7 @@ extension GetMetricsResponse: JSONEncodable {
         var object = JSONObject()
         object.add("metric", metric)
         object.add("series", series)
+        if !reportingCurrency.isEmpty { object.add("reportingCurrency", reportingCurrency) }
         return object.value
     }
 }
@@ -445,6 +446,18 @@ extension MetricPoint: JSONEncodable {
         object.add("startDate", startDate)
         object.add("value", value)
         object.add("denominator", denominator)
+        if let convertedValue { object.add("convertedValue", convertedValue) }
+        if !rates.isEmpty { object.add("rates", rates) }
+        if !missingRateDates.isEmpty { object.add("missingRateDates", missingRateDates) }
+        return object.value
+    }
+}
+
+extension MetricExchangeRate: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("date", date)
+        object.add("rate", rate)
         return object.value
     }
 }

@@ -10,7 +10,7 @@ extension Entctl {
             positionals: ["METRIC"],
             options: [
                 "--from", "--to", "--interval", "--group-by", "--store", "--product", "--entitlement", "--country",
-                "--offer-kind", "--environment", "--csv",
+                "--offer-kind", "--environment", "--in-reporting-currency", "--csv",
             ])
         var request = GetMetricsRequest()
         request.metric = try Self.metricNamed(Metric.self, arguments.positionals[0], option: "METRIC")
@@ -35,6 +35,7 @@ extension Entctl {
         if let text = arguments.value("--environment") {
             request.environment = try Self.metricNamed(StoreEnvironment.self, text, option: "--environment")
         }
+        request.inReportingCurrency = arguments.flag("--in-reporting-currency")
         let response = try await connect(.secretKey).metrics(request)
         if arguments.flag("--csv") {
             Output.lines(MetricTable.csv(response, groupBy: request.groupBy))
@@ -61,21 +62,49 @@ extension Entctl {
 enum MetricTable {
     static func lines(_ response: GetMetricsResponse, groupBy: [MetricDimension]) -> [String] {
         guard !response.series.isEmpty else { return ["nothing moved in this range"] }
-        return rows(response).map { row in
-            (row.prefix(row.count - 2) + [value(row[row.count - 2], denominator: row[row.count - 1], of: response)])
+        return zip(rows(response), points(response)).map { row, point in
+            (row.prefix(row.count - 2) + [value(row[row.count - 2], denominator: row[row.count - 1], of: response)]
+                + converted(point, of: response))
                 .filter { !$0.isEmpty }.joined(separator: "  ")
         }
     }
 
+    /// `= 12.345 USD at 1.0583 (2026-11-30)`, or the days without a rate; nothing when not converted.
+    private static func converted(_ point: MetricPoint, of response: GetMetricsResponse) -> [String] {
+        guard !response.reportingCurrency.isEmpty, !point.rates.isEmpty || !point.missingRateDates.isEmpty else {
+            return []
+        }
+        let rates = point.rates.map { "\($0.rate) (\($0.date))" }.joined(separator: ", ")
+        guard let value = point.convertedValue else {
+            return ["= ? \(response.reportingCurrency): no rate for \(point.missingRateDates.joined(separator: ", "))"]
+        }
+        return ["= \(amount(String(value), of: response)) \(response.reportingCurrency) at \(rates)"]
+    }
+
     /// `start_date,<dimension>...,currency,value,denominator`; amounts in the currency's units with three decimals.
+    /// With `--in-reporting-currency`, also `converted_value,rates,missing_rate_dates` (rates as `DATE=RATE`
+    /// and dates separated by spaces; the value empty when a day had no rate).
     static func csv(_ response: GetMetricsResponse, groupBy: [MetricDimension]) -> [String] {
+        let converting = !response.reportingCurrency.isEmpty
         let header = ["start_date"] + groupBy.map { $0.name.lowercased() } + ["currency", "value", "denominator"]
+            + (converting ? ["converted_value", "rates", "missing_rate_dates"] : [])
         return [header.joined(separator: ",")]
-            + rows(response).map { row in
+            + zip(rows(response), points(response)).map { row, point in
                 var fields = row
                 fields[fields.count - 2] = amount(row[row.count - 2], of: response)
+                if converting {
+                    fields += [
+                        point.convertedValue.map { amount(String($0), of: response) } ?? "",
+                        point.rates.map { "\($0.date)=\($0.rate)" }.joined(separator: " "),
+                        point.missingRateDates.joined(separator: " "),
+                    ]
+                }
                 return fields.map(quoted).joined(separator: ",")
             }
+    }
+
+    private static func points(_ response: GetMetricsResponse) -> [MetricPoint] {
+        response.series.flatMap(\.points)
     }
 
     /// Each point's start date, group values, currency, value and denominator, as text.

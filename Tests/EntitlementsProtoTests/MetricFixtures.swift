@@ -7,12 +7,15 @@ extension Fixtures {
         Fixture("GetMetricsRequest") { metricsRequest($0, unknownEnums: false) },
         Fixture("GetMetricsRequest#unknownEnums") { metricsRequest($0, unknownEnums: true) },
         Fixture("GetMetricsResponse") { u in
-            unk(GetMetricsResponse(metric: .netRevenue, series: [metricSeries(u), unk(MetricSeries(), u)]), u)
+            unk(GetMetricsResponse(
+                metric: .netRevenue, series: [metricSeries(u), unk(MetricSeries(), u)], reportingCurrency: "USD"), u)
         },
         Fixture("MetricFilter") { metricFilter($0) },
         Fixture("MetricSeries") { metricSeries($0) },
         Fixture("MetricGroupValue") { metricGroup($0) },
         Fixture("MetricPoint") { metricPoint($0, 1) },
+        Fixture("MetricPoint#converted") { metricPoint($0, 0) },
+        Fixture("MetricExchangeRate") { metricRate($0) },
         Fixture("ListMetricRowsRequest") { u in
             var request = ListMetricRowsRequest()
             request.metric = .refunds
@@ -33,6 +36,7 @@ extension Fixtures {
         Fixture("LedgerRow#noTax") { ledgerRow($0, taxed: false) },
         .empty(GetMetricsRequest.self), .empty(GetMetricsResponse.self), .empty(MetricFilter.self),
         .empty(MetricSeries.self), .empty(MetricGroupValue.self), .empty(MetricPoint.self),
+        .empty(MetricExchangeRate.self),
         .empty(ListMetricRowsRequest.self), .empty(ListMetricRowsResponse.self), .empty(LedgerRow.self),
     ]
 
@@ -78,6 +82,7 @@ extension Fixtures {
         request.groupBy = [.entitlement, unknownEnums ? MetricDimension(rawValue: 99) : .offerKind]
         request.filter = metricFilter(u)
         request.environment = .sandbox
+        request.inReportingCurrency = true
         return unk(request, u)
     }
 
@@ -85,8 +90,19 @@ extension Fixtures {
         unk(MetricGroupValue(dimension: .country, value: "ユーザー✓"), u)
     }
 
+    static func metricRate(_ u: Bool) -> MetricExchangeRate {
+        unk(MetricExchangeRate(date: "2026-01-02", rate: "1.0583"), u)
+    }
+
     static func metricPoint(_ u: Bool, _ i: Int64) -> MetricPoint {
-        unk(MetricPoint(startDate: "2026-0\(i + 1)-01", value: i == 0 ? Int64.max : Int64.min, denominator: i), u)
+        var point = MetricPoint(startDate: "2026-0\(i + 1)-01", value: i == 0 ? Int64.max : Int64.min, denominator: i)
+        if i == 0 {
+            point.convertedValue = 0
+        } else {
+            point.missingRateDates = ["2026-02-07", "2026-02-08"]
+        }
+        point.rates = [metricRate(u)]
+        return unk(point, u)
     }
 
     static func metricSeries(_ u: Bool) -> MetricSeries {

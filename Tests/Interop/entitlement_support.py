@@ -114,6 +114,7 @@ class TenantSpec:
     play_store: dict | None = None
     web: dict | None = None
     webhooks: list[dict] | None = None
+    reporting_currency: dict | None = None
     # More secret keys, listed as objects: {"key": "sk_...", "name": ..., "scope": ...} (name and scope optional).
     named_secret_keys: list[dict] = field(default_factory=list)
 
@@ -144,6 +145,8 @@ class TenantSpec:
             entry["web"] = self.web
         if self.webhooks is not None:
             entry["webhooks"] = self.webhooks
+        if self.reporting_currency is not None:
+            entry["reporting_currency"] = self.reporting_currency
         return entry
 
 

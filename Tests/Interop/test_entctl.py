@@ -555,7 +555,7 @@ def test_each_command_has_its_own_help(command):
                               "--transaction-id", "--app-account-token", "--environment", "--purchase-date",
                               "--ownership", "--revocation-date", "--signed-date", "--upgraded"]),
     ("dev notify", ["--tenant", "--bundle-id", "--dir", "--app-apple-id", "--transaction", "--renewal-info"]),
-    ("metrics", ["--from DATE, --to DATE", "--interval I", "--group-by D", "--store S", "--csv", "--environment E"]),
+    ("metrics", ["--from DATE, --to DATE", "--interval I", "--group-by D", "--store S", "--csv", "--environment E", "--in-reporting-currency"]),
     ("purchase", ["--play"]),
     ("restore", ["--play"]),
     ("refresh-purchase", ["--product"]),

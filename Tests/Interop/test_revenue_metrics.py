@@ -9,8 +9,12 @@ groupings and filters equals what Python adds up from the ledger's rows read beh
 from __future__ import annotations
 
 import random
+import signal
+import time
 from collections import defaultdict
 from datetime import date, datetime, timedelta, timezone
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
 
 import pytest
 
@@ -39,9 +43,32 @@ EVENTS = {"CHURN", "REACTIVATIONS", "TRIAL_CONVERSION_RATE"}
 CONVERSION_WINDOW_MS = 16 * 86_400_000
 
 
+def rates_table(shift: str = "0") -> dict[date, Decimal]:
+    """EUR in USD every third day of the workload's weeks but ten days in its middle (so some days have none)."""
+    first = datetime.fromtimestamp(fs.now() - 47 * DAY, timezone.utc).date()
+    return {first + timedelta(days=offset): Decimal("1.05") + Decimal(offset) / 1000 + Decimal(shift)
+            for offset in range(0, 56, 3) if not 21 <= offset <= 30}
+
+
+def write_rates(path: Path, table: dict[date, Decimal]) -> None:
+    lines = ["date,currency,rate"] + [f"{day.isoformat()},EUR,{rate}" for day, rate in sorted(table.items())]
+    staged = path.with_suffix(".new")
+    staged.write_text("\n".join(lines) + "\n")
+    staged.replace(path)
+
+
 @pytest.fixture(scope="module")
-def tenants():
-    return {"a": stripe_tenant("metrics-a")}
+def rates_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("rates") / "exchange-rates.csv"
+    write_rates(path, rates_table())
+    return path
+
+
+@pytest.fixture(scope="module")
+def tenants(rates_file):
+    tenant = stripe_tenant("metrics-a")
+    tenant.reporting_currency = {"currency": "USD", "exchange_rates_file": str(rates_file)}
+    return {"a": tenant, "b": stripe_tenant("metrics-b")}
 
 
 @pytest.fixture(scope="module")
@@ -547,3 +574,114 @@ def test_the_readmes_churn_query_runs_as_written_and_agrees_with_get_metrics(env
         assert (int(lost), int(at_start)) == (point.value, point.denominator), start
         churned += int(lost)
     assert churned > 2
+
+
+def rate_on(table: dict[date, Decimal], currency: str, day: date):
+    """The README's rule: the latest rate on or before the day, at most 6 days older; (rate date, rate) or None."""
+    if currency == "USD":
+        return day, Decimal(1)
+    dated = [rate_day for rate_day in table if rate_day <= day and (day - rate_day).days < 7]
+    return (max(dated), table[max(dated)]) if dated else None
+
+
+def expected_conversion(rows, table, metric: str, first: date, last: date, interval: str) -> dict:
+    """{currency: {period start: (converted or None, {rate dates}, [missing dates])}} from each day's figure."""
+    daily = expected(rows, metric, first, last, "DAY")
+    out: dict = {}
+    for (currency,), days in daily.items():
+        points: dict = {}
+        for offset in range((last - first).days + 1):
+            day = first + timedelta(days=offset)
+            start = period_start(day, interval, first)
+            value, rates, missing = points.get(start, (0, set(), []))
+            if metric in STATES:  # a state converts at its period's last day
+                following = [d for d in (first + timedelta(days=o) for o in range((last - first).days + 1))
+                             if period_start(d, interval, first) == start]
+                if day != following[-1]:
+                    points[start] = (value, rates, missing)
+                    continue
+            amount = days.get(day, [0, 0])[0]
+            if amount:
+                found = rate_on(table, currency, day)
+                if found is None:
+                    missing.append(day.isoformat())
+                    value = None
+                else:
+                    rates.add(found[0].isoformat())
+                    if value is not None:
+                        value += Decimal(amount) * found[1]
+            points[start] = (value, rates, missing)
+        # Added up exactly, rounded once, half away from zero.
+        out[currency] = {start: (None if value is None else int(Decimal(value).quantize(Decimal(1), ROUND_HALF_UP)),
+                                 rates, missing) for start, (value, rates, missing) in points.items()}
+    return out
+
+
+def served_conversion(env, metric: str, first: date, last: date, interval: str) -> dict:
+    response = env.a_admin.call("GetMetrics", env.a_admin.message(
+        "GetMetricsRequest", metric=METRICS[metric], start_date=first.isoformat(), end_date=last.isoformat(),
+        interval=INTERVALS[interval], environment=SANDBOX, in_reporting_currency=True))
+    assert response.reporting_currency == "USD"
+    out = {}
+    for series in response.series:
+        out[series.currency] = {
+            date.fromisoformat(point.start_date): (
+                point.converted_value if point.HasField("converted_value") else None,
+                {rate.date for rate in point.rates}, list(point.missing_rate_dates))
+            for point in series.points}
+        for point in series.points:
+            for rate in point.rates:
+                if series.currency == "EUR":
+                    assert Decimal(rate.rate) == rates_now[date.fromisoformat(rate.date)], rate
+    return out
+
+
+rates_now: dict = {}
+
+
+@pytest.mark.parametrize("metric", ["REVENUE", "NET_REVENUE", "PROCEEDS", "MRR"])
+def test_amounts_convert_at_each_days_rate_and_a_missing_rate_is_reported(env, workload, metric):
+    first, last = workload
+    rates_now.clear()
+    rates_now.update(rates_table())
+    rows = ledger(env)
+    saw_missing = False
+    for interval in INTERVALS:
+        got = served_conversion(env, metric, first, last, interval)
+        want = expected_conversion(rows, rates_now, metric, first, last, interval)
+        for currency, points in got.items():
+            for start, (value, rates, missing) in points.items():
+                want_value, want_rates, want_missing = want[currency].get(start, (0, set(), []))
+                assert (value, rates, missing) == (want_value, want_rates, want_missing), (currency, interval, start)
+                saw_missing |= bool(missing)
+        assert set(got) == {currency for currency, points in want.items()
+                            if any(point != (0, set(), []) for point in points.values())} or metric == "MRR"
+    assert saw_missing, "the workload has EUR amounts on days without a rate"
+
+
+def test_a_reload_reads_the_rates_again_and_a_tenant_without_a_reporting_currency_is_told(env, workload, rates_file):
+    first, last = workload
+
+    def reload(table):
+        reloads = env.server.log().count("reloaded tenants")
+        write_rates(rates_file, table)
+        env.server.process.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 10
+        while env.server.log().count("reloaded tenants") == reloads:
+            assert time.monotonic() < deadline, "the tenants file was not reloaded"
+            time.sleep(0.05)
+
+    reload(rates_table(shift="0.5"))
+    try:
+        rates_now.clear()
+        rates_now.update(rates_table(shift="0.5"))
+        got = served_conversion(env, "REVENUE", first, last, "MONTH")
+        assert got["EUR"] and got == {currency: points for currency, points in expected_conversion(
+            ledger(env), rates_now, "REVENUE", first, last, "MONTH").items() if currency in got}
+    finally:
+        reload(rates_table())
+    other = env.b_admin
+    error = other.error("GetMetrics", other.message(
+        "GetMetricsRequest", metric=METRICS["REVENUE"], start_date=first.isoformat(), end_date=last.isoformat(),
+        in_reporting_currency=True))
+    assert error.code().name == "FAILED_PRECONDITION" and "reporting_currency" in error.details()

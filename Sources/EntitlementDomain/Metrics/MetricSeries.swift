@@ -17,6 +17,8 @@ public struct MetricQuery: Sendable, Hashable {
     public var groupBy: [RevenueDimension]
     /// ``RevenueDimension/entitlements``: movements of products giving this entitlement.
     public var filter: [RevenueDimension: String]
+    /// Amounts also in the reporting currency, at these rates; nil: only as the stores reported them.
+    public var exchangeRates: ExchangeRates?
 
     public init(
         metric: RevenueMetric, tenantID: String, environment: PurchaseEnvironment, firstDay: Int64, lastDay: Int64,
@@ -30,6 +32,7 @@ public struct MetricQuery: Sendable, Hashable {
         self.interval = interval
         self.groupBy = groupBy
         self.filter = filter
+        self.exchangeRates = nil
     }
 }
 
@@ -48,6 +51,51 @@ public struct MetricPoint: Sendable, Hashable {
     public var value: Int64
     /// A rate's denominator (0 for other metrics).
     public var denominator: Int64
+    /// An amount in the reporting currency, when asked for (``MetricQuery/exchangeRates``).
+    public var conversion: PointConversion?
+
+    public init(firstDay: Int64, value: Int64, denominator: Int64) {
+        self.firstDay = firstDay
+        self.value = value
+        self.denominator = denominator
+    }
+}
+
+/// A point's amount in the reporting currency: each day's amount at that day's rate (a state at its last day's),
+/// added up exactly, then rounded once, half away from zero.
+public struct PointConversion: Sendable, Hashable {
+    /// Thousandths of the reporting currency; nil when a day with an amount had no rate.
+    public private(set) var value: Int64? = 0
+    /// The exact sum: thousandths times 10⁹.
+    private var exact: Int128 = 0
+    /// Each rate used, once, in the order first used.
+    public var rates: [DatedRate] = []
+    /// The days with an amount and no rate, ascending.
+    public var missingDays: [Int64] = []
+
+    public init() {}
+
+    mutating func add(_ milliunits: Int64, on day: Int64, currency: String, rates table: ExchangeRates)
+        throws(DomainError)
+    {
+        guard milliunits != 0 else { return }
+        guard let dated = table.rate(of: currency, on: day) else {
+            if !missingDays.contains(day) {
+                missingDays.append(day)
+                missingDays.sort()
+            }
+            value = nil
+            return
+        }
+        if !rates.contains(dated) { rates.append(dated) }
+        let (sum, overflow) = exact.addingReportingOverflow(dated.rate.exactly(milliunits))
+        exact = sum
+        guard value != nil else { return }
+        guard !overflow, let rounded = ExchangeRate.rounded(exact) else {
+            throw .internalError("A converted amount does not fit in 64 bits.")
+        }
+        value = rounded
+    }
 }
 
 extension MetricInterval {

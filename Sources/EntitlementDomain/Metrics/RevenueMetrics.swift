@@ -19,11 +19,24 @@ public final class RevenueMetrics: Sendable {
         try Self.validate(query)
         if query.metric.isState {
             let starts = Self.periodStarts(query)
-            let values = try stateValues(query, at: starts.indices.map { Self.lastDay(of: $0, in: starts, query) })
-            return Self.ordered(values.filter { $0.value.contains { $0.value != 0 } })
+            let lastDays = starts.indices.map { Self.lastDay(of: $0, in: starts, query) }
+            var values = try stateValues(query, at: lastDays).filter { $0.value.contains { $0.value != 0 } }
+            if let rates = query.exchangeRates, query.metric.isAmount {
+                for (key, points) in values {
+                    values[key] = try points.enumerated().map { (index, point) throws(DomainError) in
+                        var point = point
+                        point.conversion = PointConversion()
+                        try point.conversion?.add(point.value, on: lastDays[index], currency: key.currency, rates: rates)
+                        return point
+                    }
+                }
+            }
+            return Self.ordered(values)
         }
         let starts = Self.periodStarts(query)
         var series: [SeriesKey: [MetricPoint]] = [:]
+        // Each series' amount per day, to convert at the day's rate.
+        var daily: [SeriesKey: [Int64: Int64]] = [:]
         func add(_ value: Int64, _ denominator: Int64, day: Int64, group: [RevenueDimension: String], currency: String)
             throws(DomainError)
         {
@@ -34,6 +47,9 @@ public final class RevenueMetrics: Sendable {
                 points[index].value = try Self.adding(points[index].value, value)
                 points[index].denominator = try Self.adding(points[index].denominator, denominator)
                 series[key] = points
+                if query.metric.isAmount, query.exchangeRates != nil {
+                    daily[key, default: [:]][day] = try Self.adding(daily[key]?[day] ?? 0, value)
+                }
             }
         }
         for total in try movementTotals(query) {
@@ -57,6 +73,17 @@ public final class RevenueMetrics: Sendable {
                 for (index, value) in values.enumerated() where value.value != 0 {
                     try add(0, value.value, day: starts[index], group: key.group, currency: "")
                 }
+            }
+        }
+        if let rates = query.exchangeRates, query.metric.isAmount {
+            for (key, days) in daily {
+                var points = series[key] ?? []
+                for index in points.indices { points[index].conversion = PointConversion() }
+                for (day, amount) in days.sorted(by: { $0.key < $1.key }) {
+                    try points[Self.period(of: day, in: starts)].conversion?.add(
+                        amount, on: day, currency: key.currency, rates: rates)
+                }
+                series[key] = points
             }
         }
         return Self.ordered(series.map { $0 })

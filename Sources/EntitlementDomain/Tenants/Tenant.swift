@@ -2,7 +2,7 @@ import FileAccess
 
 /// One app (or family of apps sharing entitlements): its keys, the entitlements it declares and the products that
 /// give them. Built by the tenants file reader (module TenantConfiguration), or in code (tests) by
-/// ``init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:browser:webhooks:commissions:)``;
+/// ``init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:browser:webhooks:commissions:exchangeRates:)``;
 /// either way every value has been validated.
 public struct Tenant: Hashable, Sendable {
     public static let maxIDLength = 64
@@ -34,13 +34,16 @@ public struct Tenant: Hashable, Sendable {
     /// What the stores keep of the tenant's payments, for the revenue ledger's proceeds (``Commissions/defaults``
     /// without `commission`).
     public let commissions: Commissions
+    /// The currency metrics convert amounts into, and the rates they use; nil when none is configured (no
+    /// `reporting_currency`).
+    public let exchangeRates: ExchangeRates?
 
     /// Assembles a tenant from values each rule below has already accepted (the tenants file reader's way).
     package init(
         id: String, publicKeys: [TenantKey], secretKeys: [TenantKey], listedEntitlements: [String],
         allowUndeclaredEntitlements: Bool, products: [String: [String]], appStore: AppStoreSettings? = nil,
         playStore: PlayStoreSettings? = nil, stripe: StripeSettings? = nil, browser: BrowserSettings? = nil,
-        webhooks: [WebhookEndpoint] = [], commissions: Commissions = .defaults
+        webhooks: [WebhookEndpoint] = [], commissions: Commissions = .defaults, exchangeRates: ExchangeRates? = nil
     ) {
         self.id = id
         self.publicKeys = publicKeys
@@ -54,6 +57,7 @@ public struct Tenant: Hashable, Sendable {
         self.browser = browser
         self.webhooks = webhooks
         self.commissions = commissions
+        self.exchangeRates = exchangeRates
         declaredEntitlements = Set(listedEntitlements).union(products.values.joined())
     }
 
@@ -69,7 +73,8 @@ public struct Tenant: Hashable, Sendable {
         id: String, publicKeyHashes: [String] = [], secretKeyHashes: [String] = [], entitlements: [String] = [],
         allowUndeclaredEntitlements: Bool = false, products: [String: [String]] = [:],
         appStore: AppStoreSettings? = nil, playStore: PlayStoreSettings? = nil, stripe: StripeSettings? = nil,
-        browser: BrowserSettings? = nil, webhooks: [WebhookEndpoint] = [], commissions: Commissions = .defaults
+        browser: BrowserSettings? = nil, webhooks: [WebhookEndpoint] = [], commissions: Commissions = .defaults,
+        exchangeRates: ExchangeRates? = nil
     ) throws(TenantRuleError) {
         self = try TenantRuleError.at("tenant") { () throws(TenantRuleError) -> Tenant in
             try TenantRuleError.at(".id") { () throws(TenantRuleError) in try Tenant.checkID(id) }
@@ -134,7 +139,7 @@ public struct Tenant: Hashable, Sendable {
                 id: id, publicKeys: keys[.publicKey] ?? [], secretKeys: keys[.secretKey] ?? [],
                 listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclaredEntitlements,
                 products: products, appStore: checkedAppStore, playStore: checkedPlayStore, stripe: checkedStripe,
-                browser: checkedBrowser, webhooks: checkedWebhooks, commissions: commissions)
+                browser: checkedBrowser, webhooks: checkedWebhooks, commissions: commissions, exchangeRates: exchangeRates)
         }
     }
 

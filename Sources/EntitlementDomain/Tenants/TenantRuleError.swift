@@ -1,6 +1,6 @@
 /// A tenant value the domain's rules refuse: which field, which rule, and what is wrong.
 ///
-/// Thrown by ``Tenant/init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:browser:webhooks:commissions:)``
+/// Thrown by ``Tenant/init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:browser:webhooks:commissions:exchangeRates:)``
 /// (paths start at `tenant`), by ``TenantDirectory/init(tenants:)`` (paths start at `tenants[INDEX]`) and by each
 /// rule function, whose paths are relative to the value it checks (`""` for the value itself, `.duration_days`,
 /// `[1]`), so that a reader of the tenants file can prefix its own path and add the file and line.
@@ -34,6 +34,8 @@ public struct TenantRuleError: Error, CustomStringConvertible, Sendable, Equatab
         case unreadableKeyFile = "unreadable_key_file"
         /// Two fields of which at most one may be given (`jwks_url` and `jwks_file`).
         case conflictingFields = "conflicting_fields"
+        /// A `reporting_currency.exchange_rates_file` that cannot be read, or a row of it that is not a rate.
+        case invalidExchangeRates = "invalid_exchange_rates"
     }
 
     public var code: Code

@@ -98,6 +98,49 @@ import Testing
         #expect(rate.points.map(\.denominator).reduce(0, +) == 5)
     }
 
+    /// EUR amounts in USD: each day's at its rate (the latest of the week before), a day without one reported and
+    /// its period left unconverted; USD as it is; rates shown once each.
+    @Test func amountsConvertAtEachDaysRateAndAMissingRateIsReported() throws {
+        let rates = try ExchangeRates(
+            reportingCurrency: "USD",
+            rates: [("EUR", DatedRate(day: Self.march1 + 5, rate: try ExchangeRate(text: "1.1")))])
+        func converted(_ metric: RevenueMetric, _ days: ClosedRange<Int64>, _ interval: MetricInterval) throws
+            -> [String: [PointConversion?]]
+        {
+            var query = MetricQuery(
+                metric: metric, tenantID: "t", environment: .production, firstDay: days.lowerBound,
+                lastDay: days.upperBound, interval: interval)
+            query.exchangeRates = rates
+            return Dictionary(
+                uniqueKeysWithValues: try RevenueMetrics(repository: Self.ledger).series(query).map {
+                    ($0.currency, $0.points.map(\.conversion))
+                })
+        }
+        let revenue = try converted(.revenue, Self.march1...(Self.march1 + 14), .week)
+        // The EUR renewal on day 8, at day 5's 1.1; the week of day 8 holds it.
+        let euro = try #require(revenue["EUR"]?[2])
+        let used = DatedRate(day: Self.march1 + 5, rate: try ExchangeRate(text: "1.1"))
+        #expect(euro.value == 10_989 && euro.rates == [used])
+        #expect(revenue["EUR"]?[0]?.value == 0 && revenue["EUR"]?[0]?.rates == [], "nothing to convert")
+        #expect(revenue["USD"]?[0]?.value == 9_990 && revenue["USD"]?[0]?.rates.first?.rate == .one)
+        let usdLate = try #require(try converted(.netRevenue, (Self.march1 + 38)...(Self.march1 + 41), .month)["USD"]?[0])
+        #expect(usdLate.value == 9_990 + 4_000 && usdLate.missingDays == [])
+        let renewalLater = try converted(.revenue, (Self.march1 + 8)...(Self.march1 + 8), .day)
+        #expect(renewalLater["EUR"]?[0]?.value == 10_989)
+        let tooLate = try ExchangeRates(
+            reportingCurrency: "USD",
+            rates: [("EUR", DatedRate(day: Self.march1, rate: try ExchangeRate(text: "1.1")))])
+        var query = MetricQuery(
+            metric: .revenue, tenantID: "t", environment: .production, firstDay: Self.march1, lastDay: Self.march1 + 9,
+            interval: .month)
+        query.exchangeRates = tooLate
+        let missing = try #require(try RevenueMetrics(repository: Self.ledger).series(query).first { $0.currency == "EUR" })
+        #expect(missing.points[0].conversion?.value == nil && missing.points[0].conversion?.missingDays == [Self.march1 + 8])
+        // Counts are never converted.
+        query.metric = .renewals
+        #expect(try RevenueMetrics(repository: Self.ledger).series(query).allSatisfy { $0.points.allSatisfy { $0.conversion == nil } })
+    }
+
     @Test func periodsAreDaysWeeksOrMonthsCutAtTheRangesEnds() throws {
         let days = try #require(try series(.revenue, Self.march1...(Self.march1 + 2)).first { $0.currency == "USD" })
         #expect(days.points.map(\.firstDay) == [Self.march1, Self.march1 + 1, Self.march1 + 2])

@@ -449,7 +449,7 @@ def metric_cases():
     def request(u, unknown_enums=False):
         m = ad.GetMetricsRequest(metric=99 if unknown_enums else ad.REFUND_RATE, start_date="2026-01-01",
                                  end_date="2026-12-31", interval=99 if unknown_enums else ad.MONTH,
-                                 environment=st.SANDBOX)
+                                 environment=st.SANDBOX, in_reporting_currency=True)
         m.group_by.extend([ad.ENTITLEMENT, 99 if unknown_enums else ad.OFFER_KIND])
         m.filter.CopyFrom(filter_(u))
         return unk(m, u)
@@ -457,9 +457,17 @@ def metric_cases():
     def group(u):
         return unk(ad.MetricGroupValue(dimension=ad.COUNTRY, value="ユーザー✓"), u)
 
+    def rate(u):
+        return unk(ad.MetricExchangeRate(date="2026-01-02", rate="1.0583"), u)
+
     def point(u, i):
-        return unk(ad.MetricPoint(start_date=f"2026-0{i + 1}-01", value=-(2**63) if i else 2**63 - 1,
-                                  denominator=i), u)
+        m = ad.MetricPoint(start_date=f"2026-0{i + 1}-01", value=-(2**63) if i else 2**63 - 1, denominator=i)
+        if i:
+            m.missing_rate_dates.extend(["2026-02-07", "2026-02-08"])
+        else:
+            m.converted_value = 0  # set, though zero
+        m.rates.add().CopyFrom(rate(u))
+        return unk(m, u)
 
     def series(u):
         m = ad.MetricSeries(currency="EUR")
@@ -469,7 +477,7 @@ def metric_cases():
         return unk(m, u)
 
     def response(u):
-        m = ad.GetMetricsResponse(metric=ad.NET_REVENUE)
+        m = ad.GetMetricsResponse(metric=ad.NET_REVENUE, reporting_currency="USD")
         m.series.add().CopyFrom(series(u))
         m.series.add().CopyFrom(unk(ad.MetricSeries(), u))
         return unk(m, u)
@@ -512,6 +520,8 @@ def metric_cases():
         "MetricSeries": (ad.MetricSeries, series),
         "MetricGroupValue": (ad.MetricGroupValue, group),
         "MetricPoint": (ad.MetricPoint, lambda u: point(u, 1)),
+        "MetricPoint#converted": (ad.MetricPoint, lambda u: point(u, 0)),
+        "MetricExchangeRate": (ad.MetricExchangeRate, rate),
     }
 
 
