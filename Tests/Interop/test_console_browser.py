@@ -7,25 +7,22 @@ as text. Every page is screenshotted into the artifacts directory (`$ENTITLEMENT
 
 from __future__ import annotations
 
-import os
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 
 import fake_stripe as fs
 import stripe_support
-from browser_support import chromium
+from console_support import body, browser, screenshot, sign_in, wait_for  # noqa: F401 (browser: a fixture)
 from appstore_support import MONTHLY, PRODUCTS, SigningCA, StoreApi, app_store_settings
 from conftest import REPO_ROOT
 from entitlement_support import SNAPSHOT, STATUS_CHANGED, Clients, make_key, unique_id, write_tenants
 from webhook_receiver import Receiver
 
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import Select, WebDriverWait
+from selenium.webdriver.support.ui import Select
 
-ARTIFACTS = Path(os.environ.get("ENTITLEMENTD_TEST_ARTIFACTS", REPO_ROOT / ".build" / "test-artifacts"))
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 SUPPORT, _ = make_key("sk")
 READER, _ = make_key("sk")
@@ -70,44 +67,6 @@ def clients(server, protos):
     made.channel()
     yield made
     made.close()
-
-
-@pytest.fixture
-def browser():
-    driver = chromium("1280,1000", browser_log=True)
-    yield driver
-    # No page may have tripped its Content-Security-Policy or thrown.
-    problems = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"
-                and "favicon" not in entry["message"]]
-    driver.quit()
-    assert problems == []
-
-
-def screenshot(driver, name: str) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    driver.save_screenshot(str(ARTIFACTS / f"console-{name}.png"))
-
-
-def body(driver, name: str) -> str:
-    return driver.find_element(By.TAG_NAME, "body").get_attribute(f"data-{name}") or ""
-
-
-def wait_for(driver, what: str, condition, timeout: float = 20):
-    try:
-        return WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda d: condition(d))
-    except Exception:
-        screenshot(driver, "timeout")
-        raise AssertionError(f"timed out waiting for {what}; page: {driver.find_element(By.TAG_NAME, 'body').text!r}")
-
-
-def sign_in(driver, server, key: str, *, shot: str | None = None) -> None:
-    driver.get(f"http://127.0.0.1:{server.port}/admin/")
-    wait_for(driver, "the sign-in form", lambda d: d.find_element(By.ID, "key").is_displayed())
-    if shot:
-        screenshot(driver, shot)
-    driver.find_element(By.ID, "key").send_keys(key)
-    driver.find_element(By.ID, "sign-in-button").click()
-    wait_for(driver, "the search page", lambda d: body(d, "view") == "home")
 
 
 def open_customer(driver, query: str, app_user_id: str) -> str:

@@ -1,11 +1,12 @@
 // The admin console: sign in with a secret key (kept in sessionStorage, sent only as the authorization header),
 // find a customer, see what they may unlock and why, as it changes (StreamStatus), grant and revoke access,
-// redeliver webhooks. Every call is an AdminService (or StreamStatus) call over gRPC-Web to this server, audited
+// redeliver webhooks, chart the business's metrics (overview.js). Every call is an AdminService (or StreamStatus) call over gRPC-Web to this server, audited
 // like any other. Everything shown is set as text, never as markup.
 
 import { GrpcWebClient } from "./grpc-web.js";
 import { statusEvent, streamStatusRequest } from "./protobuf.js";
 import * as admin from "./admin-messages.js";
+import { overview } from "./overview.js";
 
 const keyStorage = "entitlementd-console-key";
 const $ = (id) => document.getElementById(id);
@@ -45,11 +46,12 @@ function failed(error) {
 
 function show(view) {
   document.body.dataset.view = view;
-  for (const id of ["sign-in", "home", "customer"]) $(id).hidden = id !== view;
-  $("who").hidden = $("sign-out").hidden = view === "sign-in";
+  for (const id of ["sign-in", "home", "overview", "customer"]) $(id).hidden = id !== view;
+  $("who").hidden = $("sign-out").hidden = $("nav").hidden = view === "sign-in";
 }
 
 const call = async (method, request, decode) => decode(await client.unary(admin.Service + method, request));
+const charts = overview({ call, el, say, failed });
 
 // Sign in and out
 
@@ -326,7 +328,7 @@ async function redeliver(deliveryId, button) {
   } catch (error) { failed(error); button.disabled = false; }
 }
 
-// Routing: #/ (search) and #/customer/<app user ID>
+// Routing: #/ (search), #/overview (metrics) and #/customer/<app user ID>
 
 function route() {
   if (!client) { show("sign-in"); return; }
@@ -334,6 +336,11 @@ function route() {
   if (match) { openCustomer(decodeURIComponent(match[1])); return; }
   stopStream();
   page = null;
+  if (location.hash === "#/overview") {
+    show("overview");
+    charts.open();
+    return;
+  }
   show("home");
   loadCounts();
 }
