@@ -7,6 +7,12 @@
 //   entitlementd-bench subscriber-queries DATABASE CUSTOMERS RUNS
 //       Seeds CUSTOMERS customers with a mix of entitlements into a new DATABASE through the storage layer, then times
 //       CountCustomers and ListCustomers pages (the engine's queries), RUNS times each; prints medians.
+//   entitlementd-bench revenue-seed DATABASE CUSTOMERS
+//       Seeds CUSTOMERS customers with a subscription each (about five revenue ledger rows a customer, two years of
+//       them) and the daily totals and events the engine keeps beside them, through the storage layer.
+//   entitlementd-bench revenue-queries DATABASE RUNS
+//       Times the metric series of the last 365 days a dashboard asks for (MRR, actives, revenue, churn, trial
+//       conversion), RUNS times each, as GetMetrics runs them; prints medians.
 //   entitlementd-bench open DATABASE
 //       Opens DATABASE as the server does (applying pending migrations, backfills included) and prints how long it took.
 //   entitlementd-bench push-latency HOST:PORT[,HOST:PORT...] PUBLIC_KEY SECRET_KEY STREAMS SAMPLES
@@ -79,6 +85,11 @@ case "subscriber-queries" where arguments.count == 4:
     let usage = "subscriber-queries DATABASE CUSTOMERS RUNS"
     try await SubscriberQueriesBench.run(
         databasePath: arguments[1], customers: positive(arguments[2], usage), runs: positive(arguments[3], usage))
+case "revenue-seed" where arguments.count == 3:
+    try RevenueMetricsBench.seed(
+        databasePath: arguments[1], customers: positive(arguments[2], "revenue-seed DATABASE CUSTOMERS"))
+case "revenue-queries" where arguments.count == 3:
+    try RevenueMetricsBench.queries(databasePath: arguments[1], runs: positive(arguments[2], "revenue-queries DATABASE RUNS"))
 case "open" where arguments.count == 2:
     try SubscriberQueriesBench.open(databasePath: arguments[1])
 case "push-latency" where arguments.count == 6:

@@ -325,6 +325,7 @@ enum Migrations {
         Migration(
             version: 20, sql: SubscriptionEvents.migrationSQL(integer: "INTEGER"),
             backfill: { (connection) throws(StorageError) in try SubscriptionEvents.backfill(connection) }),
+        Migration(version: 21, sql: UngroupedDaily.migrationSQL(integer: "INTEGER", clustered: " WITHOUT ROWID")),
     ]
 
     /// Version 15 on SQLite, 6 on PostgreSQL (`integer`: the 64-bit integer type): what the revenue ledger records

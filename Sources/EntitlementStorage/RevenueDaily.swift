@@ -93,7 +93,8 @@ extension SQLExecutor {
             """
             SELECT \(groupColumns), SUM(movements), SUM(amount_milliunits), SUM(tax_milliunits),
                 SUM(proceeds_milliunits)
-            FROM revenue_daily WHERE \(conditions.joined(separator: " AND ")) GROUP BY \(groupColumns)
+            FROM \(UngroupedDaily.table("revenue_daily", for: query)) WHERE \(conditions.joined(separator: " AND "))
+            GROUP BY \(groupColumns)
             """,
             bindings
         ) { (row) throws(StorageError) in

@@ -158,10 +158,12 @@ public class SQLRepository: CustomerRepository, @unchecked Sendable {
         try database.read(consistent: true) { (db) throws(StorageError) in try db.subscriptionTotals(query) }
     }
 
-    public func subscriptionEventTotals(_ query: RevenueTotalsQuery, kind: SubscriptionEvent.Kind) throws(StorageError)
-        -> [SubscriptionEventTotal]
-    {
-        try database.read(consistent: true) { (db) throws(StorageError) in try db.subscriptionEventTotals(query, kind: kind) }
+    public func subscriptionEventTotals(
+        _ query: RevenueTotalsQuery, kind: SubscriptionEvent.Kind, periods: [ClosedRange<Int64>]
+    ) throws(StorageError) -> [SubscriptionEventTotal] {
+        try database.read(consistent: true) { (db) throws(StorageError) in
+            try db.subscriptionEventTotals(query, kind: kind, periods: periods)
+        }
     }
 
     public func ledgerEntries(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)

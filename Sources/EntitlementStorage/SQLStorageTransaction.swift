@@ -281,6 +281,7 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
                 ])
             if inserted > 0 {
                 try db.send(RevenueDaily.addSQL, RevenueDaily.bindings(adding: entry))
+                try db.send(UngroupedDaily.addRevenueSQL, UngroupedDaily.revenueBindings(adding: entry))
                 recorded.append(entry)
             }
         }
@@ -294,7 +295,10 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
     }
 
     func addSubscriptionDays(_ changes: [SubscriptionDay]) throws(StorageError) {
-        for change in changes { try db.send(SubscriptionDaily.addSQL, SubscriptionDaily.bindings(change)) }
+        for change in changes {
+            try db.send(SubscriptionDaily.addSQL, SubscriptionDaily.bindings(change))
+            try db.send(UngroupedDaily.addSubscriptionSQL, UngroupedDaily.subscriptionBindings(change))
+        }
     }
 
     func changeSubscriptionEvents(removing removed: [SubscriptionEvent], adding added: [SubscriptionEvent])

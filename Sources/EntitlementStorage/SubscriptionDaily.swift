@@ -83,7 +83,8 @@ extension SQLExecutor {
         let totals = try rows(
             """
             SELECT \(groupColumns), SUM(subscriptions), SUM(mrr_milliunits)
-            FROM subscription_daily WHERE \(conditions.joined(separator: " AND ")) GROUP BY \(groupColumns)
+            FROM \(UngroupedDaily.table("subscription_daily", for: query)) WHERE \(conditions.joined(separator: " AND "))
+            GROUP BY \(groupColumns)
             """,
             bindings
         ) { (row) throws(StorageError) in

@@ -88,39 +88,44 @@ extension SQLExecutor {
         }
     }
 
-    /// The events of `kind` on `query.days`, summed by day, run, gap and group. An entitlement filter is applied to
-    /// the totals grouped by them.
-    func subscriptionEventTotals(_ query: RevenueTotalsQuery, kind: SubscriptionEvent.Kind) throws(StorageError)
-        -> [SubscriptionEventTotal]
-    {
+    /// How many events of `kind` each of `periods` counts, by group: the periods joined as a table of their first
+    /// and last days, a lapse kept where it is a churn in its period (``SubscriptionEvent/isChurn(in:)``'s
+    /// conditions), so that the database counts and a series reads one row per period and group. An entitlement
+    /// filter is applied to the totals grouped by them.
+    func subscriptionEventTotals(
+        _ query: RevenueTotalsQuery, kind: SubscriptionEvent.Kind, periods: [ClosedRange<Int64>]
+    ) throws(StorageError) -> [SubscriptionEventTotal] {
+        guard !periods.isEmpty else { return [] }
         let entitlement = query.filter[.entitlements]
         let grouped = RevenueDimension.allCases.filter {
             query.groupBy.contains($0) || ($0 == .entitlements && entitlement != nil)
         }
-        var conditions = ["tenant_id = ?", "environment = ?", "event = ?", "day >= ?", "day <= ?"]
-        var bindings: [SQLValue] = [
-            .text(query.tenantID), .text(StorageColumns.environment(query.environment)), .text(kind.name),
-            .integer(query.days.lowerBound), .integer(query.days.upperBound),
-        ]
+        var bindings: [SQLValue] = periods.flatMap { [.integer($0.lowerBound), .integer($0.upperBound)] }
+        var conditions = ["e.tenant_id = ?", "e.environment = ?", "e.event = ?"]
+        bindings += [.text(query.tenantID), .text(StorageColumns.environment(query.environment)), .text(kind.name)]
+        if kind == .lapse {
+            conditions += ["e.run_start_day < p.first_day", "e.gap_start_day <= p.last_day", "e.gap_end_day > p.last_day"]
+        }
         for dimension in RevenueDimension.allCases where dimension != .entitlements {
             guard let value = query.filter[dimension] else { continue }
-            conditions.append("\(RevenueDaily.column(dimension)) = ?")
+            conditions.append("e.\(RevenueDaily.column(dimension)) = ?")
             bindings.append(.text(value))
         }
-        let groupColumns = (["day", "run_start_day", "gap_start_day", "gap_end_day"] + grouped.map(RevenueDaily.column))
-            .joined(separator: ", ")
+        let groupColumns = (["p.first_day"] + grouped.map { "e." + RevenueDaily.column($0) }).joined(separator: ", ")
+        let values = periods.map { _ in "(CAST(? AS BIGINT), CAST(? AS BIGINT))" }.joined(separator: ", ")
         let totals = try rows(
             """
-            SELECT \(groupColumns), COUNT(*) FROM subscription_events
+            WITH periods (first_day, last_day) AS (VALUES \(values))
+            SELECT \(groupColumns), COUNT(*)
+            FROM periods p JOIN subscription_events e ON e.day >= p.first_day AND e.day <= p.last_day
             WHERE \(conditions.joined(separator: " AND ")) GROUP BY \(groupColumns)
             """,
             bindings
         ) { (row) throws(StorageError) in
             var group: [RevenueDimension: String] = [:]
-            for (index, dimension) in grouped.enumerated() { group[dimension] = row.string(Int32(4 + index)) }
+            for (index, dimension) in grouped.enumerated() { group[dimension] = row.string(Int32(1 + index)) }
             return SubscriptionEventTotal(
-                kind: kind, day: row.int64(0), runStart: row.int64(1), gapStart: row.int64(2), gapEnd: row.int64(3),
-                group: group, events: row.int64(Int32(4 + grouped.count)))
+                kind: kind, day: row.int64(0), group: group, events: row.int64(Int32(1 + grouped.count)))
         }
         guard let entitlement else { return totals }
         return try SubscriptionEventTotal.narrowed(

@@ -58,9 +58,8 @@ public final class RevenueMetrics: Sendable {
             try add(value, denominator, day: total.day, group: total.group, currency: total.currency)
         }
         if let kind = query.metric.eventKind {
-            for total in try eventTotals(query, kind: kind) {
-                let index = Self.period(of: total.day, in: starts)
-                guard kind != .lapse || total.isChurn(in: starts[index]...Self.lastDay(of: index, in: starts, query)) else { continue }
+            let periods = starts.indices.map { starts[$0]...Self.lastDay(of: $0, in: starts, query) }
+            for total in try eventTotals(query, kind: kind, periods: periods) {
                 try add(total.events, 0, day: total.day, group: total.group, currency: "")
             }
         }
@@ -99,15 +98,15 @@ public final class RevenueMetrics: Sendable {
         }
     }
 
-    private func eventTotals(_ query: MetricQuery, kind: SubscriptionEvent.Kind) throws(DomainError)
-        -> [SubscriptionEventTotal]
+    private func eventTotals(_ query: MetricQuery, kind: SubscriptionEvent.Kind, periods: [ClosedRange<Int64>])
+        throws(DomainError) -> [SubscriptionEventTotal]
     {
         try DomainError.reading { () throws(StorageError) in
             try repository.subscriptionEventTotals(
                 RevenueTotalsQuery(
                     tenantID: query.tenantID, environment: query.environment, days: query.firstDay...query.lastDay,
                     groupBy: Set(query.groupBy), filter: query.filter),
-                kind: kind)
+                kind: kind, periods: periods)
         }
     }
 

@@ -77,8 +77,7 @@ public struct LedgerRow: Sendable, Hashable {
 extension LedgerRowsQuery {
     /// Whether the query places `event`'s row among its rows.
     public func counts(_ event: SubscriptionEvent) -> Bool {
-        guard event.kind == eventKind else { return false }
-        return event.kind == .lapse ? event.isChurn(in: days) : days.contains(event.day)
+        event.kind == eventKind && event.counts(in: days)
     }
 
     /// The rows of `ledger` (every row of a tenant, or more) behind the events the query places; nil when it places

@@ -45,12 +45,18 @@ public struct SubscriptionEvent: Sendable, Hashable {
     }
 
     /// Whether a lapse on `day` of a run from `runStart`, paired with the gap `gapStart..<gapEnd`, is a churn in
-    /// `period`: the run held the day before the period, and the gap holds its last day.
+    /// `period`: the run held the day before the period, and the gap holds its last day. (The databases count
+    /// churns with the same conditions in SQL: `SubscriptionEvents.swift`.)
     static func churns(day: Int64, runStart: Int64, gapStart: Int64, gapEnd: Int64, in period: ClosedRange<Int64>)
         -> Bool
     {
         period.contains(day) && runStart < period.lowerBound && gapStart <= period.upperBound
             && gapEnd > period.upperBound
+    }
+
+    /// Whether a series counts the event in `period`: a lapse when it is a churn there, another event on its day.
+    public func counts(in period: ClosedRange<Int64>) -> Bool {
+        kind == .lapse ? isChurn(in: period) : period.contains(day)
     }
 }
 

@@ -40,6 +40,12 @@ struct CopiedTable: Sendable {
                 "offer_kind", "state",
             ], copiesRowID: false),
         CopiedTable(
+            name: "revenue_daily_ungrouped", key: ["tenant_id", "environment", "day", "currency", "kind"],
+            copiesRowID: false),
+        CopiedTable(
+            name: "subscription_daily_ungrouped", key: ["tenant_id", "environment", "day", "currency", "state"],
+            copiesRowID: false),
+        CopiedTable(
             name: "subscription_events",
             key: [
                 "tenant_id", "store", "original_transaction_id", "event", "day", "gap_start_day", "transaction_id",

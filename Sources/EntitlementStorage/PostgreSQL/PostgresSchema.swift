@@ -288,5 +288,6 @@ enum PostgresSchema {
         PostgresMigration(
             version: 11, sql: SubscriptionEvents.migrationSQL(integer: "bigint"),
             backfill: { (executor) throws(StorageError) in try SubscriptionEvents.backfill(executor) }),
+        PostgresMigration(version: 12, sql: UngroupedDaily.migrationSQL(integer: "bigint", clustered: "")),
     ]
 }

@@ -167,10 +167,10 @@ public final class InMemoryRepository: CustomerRepository, Sendable {
         try SubscriptionTotal.totals(of: ledger, matching: query)
     }
 
-    public func subscriptionEventTotals(_ query: RevenueTotalsQuery, kind: SubscriptionEvent.Kind) throws(StorageError)
-        -> [SubscriptionEventTotal]
-    {
-        try SubscriptionEventTotal.totals(of: ledger, kind: kind, matching: query)
+    public func subscriptionEventTotals(
+        _ query: RevenueTotalsQuery, kind: SubscriptionEvent.Kind, periods: [ClosedRange<Int64>]
+    ) throws(StorageError) -> [SubscriptionEventTotal] {
+        try SubscriptionEventTotal.totals(of: ledger, kind: kind, matching: query, periods: periods)
     }
 
     public func ledgerEntries(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)

@@ -17,10 +17,10 @@ import Testing
             try SubscriptionTotal.totals(of: entries, matching: query)
         }
 
-        func subscriptionEventTotals(_ query: RevenueTotalsQuery, kind: SubscriptionEvent.Kind) throws(StorageError)
-            -> [SubscriptionEventTotal]
-        {
-            try SubscriptionEventTotal.totals(of: entries, kind: kind, matching: query)
+        func subscriptionEventTotals(
+            _ query: RevenueTotalsQuery, kind: SubscriptionEvent.Kind, periods: [ClosedRange<Int64>]
+        ) throws(StorageError) -> [SubscriptionEventTotal] {
+            try SubscriptionEventTotal.totals(of: entries, kind: kind, matching: query, periods: periods)
         }
 
         func ledgerEntries(tenantID: String, store: Store, originalTransactionID: String) -> [LedgerEntry] {

@@ -6,9 +6,11 @@ public protocol RevenueReads: Sendable {
     /// The changes in active subscriptions and trials (and their MRR) up to `query.days`' last day, grouped and
     /// filtered as asked: those before its first summed into one dated the day before it.
     func subscriptionTotals(_ query: RevenueTotalsQuery) throws(StorageError) -> [SubscriptionTotal]
-    /// The subscription events of `kind` on `query.days`, grouped and filtered as asked.
-    func subscriptionEventTotals(_ query: RevenueTotalsQuery, kind: SubscriptionEvent.Kind) throws(StorageError)
-        -> [SubscriptionEventTotal]
+    /// How many subscription events of `kind` each of `periods` (within `query.days`, ascending, not overlapping)
+    /// counts (``SubscriptionEvent/counts(in:)``), grouped and filtered as asked.
+    func subscriptionEventTotals(
+        _ query: RevenueTotalsQuery, kind: SubscriptionEvent.Kind, periods: [ClosedRange<Int64>]
+    ) throws(StorageError) -> [SubscriptionEventTotal]
     /// Every ledger row of one purchase (its original transaction), in no order.
     func ledgerEntries(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)
         -> [LedgerEntry]
