@@ -89,13 +89,13 @@ extension MetricQuery {
             }
             groupBy.append(known)
         }
-        let environment: PurchaseEnvironment
-        switch request.environment {
-        case .unspecified, .production: environment = .production
-        case .sandbox: environment = .sandbox
-        case .xcode: environment = .xcode
-        case .localTesting: environment = .localTesting
-        default: throw .invalidRequest("environment \(request.environment.rawValue) is not a StoreEnvironment.")
+        // The mapping the responses use, read backwards; unset is production.
+        let environment =
+            request.environment == .unspecified
+            ? PurchaseEnvironment.production
+            : PurchaseEnvironment.allCases.first { StoreEnvironment($0) == request.environment }
+        guard let environment else {
+            throw .invalidRequest("environment \(request.environment.rawValue) is not a StoreEnvironment.")
         }
         self.init(
             metric: metric, tenantID: tenantID, environment: environment,
