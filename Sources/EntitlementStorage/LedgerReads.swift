@@ -39,20 +39,26 @@ extension SQLExecutor {
         ]
         var bindings: [SQLValue] = [.text(query.tenantID), .text(StorageColumns.environment(query.environment))]
             + kinds.map { .text($0.name) }
+        var source = "revenue_ledger l"
         if let kind = query.eventKind {
-            var event = [
-                "e.tenant_id = l.tenant_id", "e.store = l.store", "e.transaction_id = l.transaction_id", "e.kind = l.kind",
-                "e.event = ?", "e.day >= ?", "e.day <= ?",
+            // From the events of the period to their rows (each a payment: a lapse's last, a reactivation's first, a
+            // converted trial's start), by the ledger's key.
+            source = """
+                subscription_events e JOIN revenue_ledger l ON l.tenant_id = e.tenant_id AND l.store = e.store
+                    AND l.transaction_id = e.transaction_id AND l.direction = 'payment' AND l.kind = e.kind
+                """
+            conditions += ["e.tenant_id = ?", "e.environment = ?", "e.event = ?", "e.day >= ?", "e.day <= ?"]
+            bindings += [
+                .text(query.tenantID), .text(StorageColumns.environment(query.environment)), .text(kind.name),
+                .integer(query.days.lowerBound), .integer(query.days.upperBound),
             ]
-            bindings += [.text(kind.name), .integer(query.days.lowerBound), .integer(query.days.upperBound)]
             if kind == .lapse {
                 // A churn in the period: its run held the day before it, its gap holds its last day.
-                event += ["e.run_start_day < ?", "e.gap_start_day <= ?", "e.gap_end_day > ?"]
+                conditions += ["e.run_start_day < ?", "e.gap_start_day <= ?", "e.gap_end_day > ?"]
                 bindings += [
                     .integer(query.days.lowerBound), .integer(query.days.upperBound), .integer(query.days.upperBound),
                 ]
             }
-            conditions.append("EXISTS (SELECT 1 FROM subscription_events e WHERE \(event.joined(separator: " AND ")))")
         } else if let instant = query.coveringAt {
             conditions += ["l.period_start < ?", "(l.period_end IS NULL OR l.period_end > ?)"]
             bindings += [.time(instant), .time(instant)]
@@ -88,7 +94,7 @@ extension SQLExecutor {
         return try rows(
             """
             SELECT \(LedgerReads.entryColumns), COALESCE(c.app_user_id, '')
-            FROM revenue_ledger l LEFT JOIN customers c ON c.id = l.customer_id
+            FROM \(source) LEFT JOIN customers c ON c.id = l.customer_id
             WHERE \(conditions.joined(separator: " AND "))
             ORDER BY l.occurred_at, l.store, l.transaction_id, l.direction LIMIT ?
             """,
