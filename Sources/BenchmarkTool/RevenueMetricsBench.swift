@@ -117,6 +117,22 @@ enum RevenueMetricsBench {
                 guard answer.contains(where: { $0.points.contains { $0.value != 0 } }) else { fail("\(name): no figures") }
             }
         }
+        // A click on a point: the first page of what it counts.
+        let points: [(String, MetricQuery)] = [
+            ("ListMetricRows, today's MRR in USD", query(.mrr)),
+            ("ListMetricRows, churn of the last 30 days", query(.churn)),
+            ("ListMetricRows, yesterday's revenue in USD", query(.revenue)),
+        ]
+        for (name, var pointQuery) in points {
+            pointQuery.firstDay = pointQuery.metric == .churn ? today - 29 : today - (pointQuery.metric == .mrr ? 0 : 1)
+            pointQuery.lastDay = pointQuery.metric == .revenue ? today - 1 : today
+            SubscriberQueriesBench.report(name, runs: runs) {
+                let page = try engine.revenueMetrics.rows(
+                    pointQuery, group: [:], currency: pointQuery.metric == .churn ? nil : "USD", pageSize: 100,
+                    pageToken: "")
+                guard !page.rows.isEmpty else { fail("\(name): no rows") }
+            }
+        }
     }
 }
 
