@@ -29,7 +29,8 @@ enum LedgerReads {
 }
 
 extension SQLExecutor {
-    /// The ledger rows `query` selects, by `(occurred_at, store, transaction_id, direction)` after `query.after`,
+    /// The ledger rows `query` selects, by `(occurred_at, store, transaction_id, direction)` (descending when
+    /// ``LedgerRowsQuery/newestFirst``) after `query.after`,
     /// from the ledger's time index, with the app user ID of each row's customer.
     func ledgerRows(_ query: LedgerRowsQuery) throws(StorageError) -> [LedgerRow] {
         guard !query.kinds.isEmpty, query.limit > 0 else { return [] }
@@ -60,7 +61,7 @@ extension SQLExecutor {
                 ]
             }
         } else if let instant = query.coveringAt {
-            conditions += ["l.period_start < ?", "(l.period_end IS NULL OR l.period_end > ?)"]
+            conditions += ["l.period_start < ?", "l.period_end > ?"]
             bindings += [.time(instant), .time(instant)]
         } else {
             conditions += ["l.occurred_at >= ?", "l.occurred_at < ?"]
@@ -84,7 +85,8 @@ extension SQLExecutor {
             }
         }
         if let after = query.after {
-            conditions.append("(l.occurred_at, l.store, l.transaction_id, l.direction) > (?, ?, ?, ?)")
+            conditions.append(
+                "(l.occurred_at, l.store, l.transaction_id, l.direction) \(query.newestFirst ? "<" : ">") (?, ?, ?, ?)")
             bindings += [
                 .time(after.occurredAt), .text(after.store.ledgerName), .text(after.transactionID),
                 .text(after.direction.name),
@@ -96,7 +98,8 @@ extension SQLExecutor {
             SELECT \(LedgerReads.entryColumns), COALESCE(c.app_user_id, '')
             FROM \(source) LEFT JOIN customers c ON c.id = l.customer_id
             WHERE \(conditions.joined(separator: " AND "))
-            ORDER BY l.occurred_at, l.store, l.transaction_id, l.direction LIMIT ?
+            ORDER BY \(["l.occurred_at", "l.store", "l.transaction_id", "l.direction"]
+                .map { query.newestFirst ? $0 + " DESC" : $0 }.joined(separator: ", ")) LIMIT ?
             """,
             bindings
         ) { (row) throws(StorageError) in

@@ -465,6 +465,8 @@ def test_the_rows_behind_a_state_are_the_periods_that_hold_it(env, workload, met
             end = date.fromisoformat(following) - timedelta(days=1) if following else last
             rows = all_rows(env, metric, date.fromisoformat(point.start_date), end, [], series.currency)
             assert len({(row.store, row.original_transaction_id) for row in rows}) == len(rows), "one per subscription"
+            times = [(row.occurred_at.seconds, row.occurred_at.nanos) for row in rows]
+            assert times == sorted(times, reverse=True), "newest payment first"
             if metric == "MRR":
                 assert sum(monthly({"amount_milliunits": row.amount_milliunits,
                                     "period_start": row.period_start.ToMilliseconds(),

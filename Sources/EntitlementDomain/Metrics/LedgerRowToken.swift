@@ -50,6 +50,7 @@ enum LedgerRowToken {
                 MovementKind.allCases.filter(query.kinds.contains).map(\.name).joined(separator: ","),
                 query.currency ?? "\u{1}",
             ] + RevenueDimension.allCases.map { query.values[$0] ?? "\u{1}" } + (query.eventKind.map { [$0.name] } ?? [])
+            + (query.coveringAt.map { ["covering \($0.milliseconds)"] } ?? [])
         return Array(SHA256.hash(fields.joined(separator: "\u{0}")).prefix(bindingBytes))
     }
 }

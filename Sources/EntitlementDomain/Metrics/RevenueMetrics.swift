@@ -241,7 +241,8 @@ public struct LedgerRowPage: Sendable, Hashable {
 extension RevenueMetrics {
     /// The ledger rows behind the point of `query.metric` for days `query.firstDay` to `query.lastDay` (a point's
     /// period, or any range), in `group` (each grouped dimension's value; an entitlement: rows whose product gave it)
-    /// and `currency` (nil: every currency, as counts and rates add them up), in time order, a page at a time. A
+    /// and `currency` (nil: every currency, as counts and rates add them up), in time order (a state's newest first),
+    /// a page at a time. A
     /// figure of subscription events lists each event's row: a churned subscription's last payment, a reactivation's
     /// first, a converted trial's start.
     public func rows(

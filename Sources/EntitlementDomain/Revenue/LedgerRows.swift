@@ -10,7 +10,7 @@ public struct LedgerRowsQuery: Sendable, Hashable {
     /// Nil: every currency.
     public var currency: String?
     /// Rows whose period holds this instant (it began before it and ends after it), instead of rows that occurred
-    /// on `days`.
+    /// on `days`; listed newest first (``newestFirst``).
     public var coveringAt: UnixTime?
     /// Rows behind the subscription events of this kind on `days` (lapses: those that are churns in the period
     /// `days`), instead of rows that occurred on them: the event's row (``SubscriptionEvent/entry``).
@@ -75,6 +75,15 @@ public struct LedgerRow: Sendable, Hashable {
 }
 
 extension LedgerRowsQuery {
+    /// Whether the rows are listed newest first: those holding an instant are, since the latest payments are the
+    /// likeliest to hold it and a page is found without reading the years before.
+    public var newestFirst: Bool { coveringAt != nil }
+
+    /// Whether `key` comes before `other` in the query's order.
+    public func orders(_ key: LedgerRowKey, before other: LedgerRowKey) -> Bool {
+        newestFirst ? other < key : key < other
+    }
+
     /// Whether the query places `event`'s row among its rows.
     public func counts(_ event: SubscriptionEvent) -> Bool {
         event.kind == eventKind && event.counts(in: days)
@@ -96,7 +105,7 @@ extension LedgerEntry {
     public func isSelected(by query: LedgerRowsQuery, eventRows: Set<LedgerRowKey>?) -> Bool {
         let placed =
             eventRows.map { $0.contains(LedgerRowKey(self)) }
-            ?? query.coveringAt.map { instant in periodStart < instant && periodEnd.map { $0 > instant } ?? true }
+            ?? query.coveringAt.map { instant in periodStart < instant && periodEnd.map { $0 > instant } ?? false }
             ?? query.days.contains(occurredAt.utcDay)
         return tenantID == query.tenantID && environment == query.environment && placed && query.kinds.contains(kind)
             && (query.currency.map { $0 == amount.currency } ?? true)

@@ -185,8 +185,8 @@ public final class InMemoryRepository: CustomerRepository, Sendable {
         read { tables in
             let eventRows = query.eventRows(in: tables.ledger)
             let rows = tables.ledger.filter { entry in
-                entry.isSelected(by: query, eventRows: eventRows) && query.after.map { LedgerRowKey(entry) > $0 } ?? true
-            }.sorted { LedgerRowKey($0) < LedgerRowKey($1) }
+                entry.isSelected(by: query, eventRows: eventRows) && query.after.map { query.orders($0, before: LedgerRowKey(entry)) } ?? true
+            }.sorted { query.orders(LedgerRowKey($0), before: LedgerRowKey($1)) }
             return rows.prefix(query.limit).map { entry in
                 LedgerRow(
                     entry: entry,

@@ -30,9 +30,9 @@ import Testing
         func ledgerRows(_ query: LedgerRowsQuery) throws(StorageError) -> [LedgerRow] {
             let eventRows = query.eventRows(in: entries)
             return entries.filter { entry in
-                entry.isSelected(by: query, eventRows: eventRows) && query.after.map { LedgerRowKey(entry) > $0 } ?? true
+                entry.isSelected(by: query, eventRows: eventRows) && query.after.map { query.orders($0, before: LedgerRowKey(entry)) } ?? true
             }
-                .sorted { LedgerRowKey($0) < LedgerRowKey($1) }.prefix(query.limit).map { LedgerRow(entry: $0, appUserID: "") }
+                .sorted { query.orders(LedgerRowKey($0), before: LedgerRowKey($1)) }.prefix(query.limit).map { LedgerRow(entry: $0, appUserID: "") }
         }
     }
 
