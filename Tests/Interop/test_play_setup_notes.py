@@ -40,7 +40,8 @@ def test_the_demo_without_its_fake_google_says_what_to_do(tenants_server):
 
 
 def test_the_example_placeholder_key_is_said_to_be_one(tenants_server, tmp_path):
-    for name in ["tenants.example.json", "AppleRootCA-G3.cer", "play-service-account.example.json"]:
+    for name in ["tenants.example.json", "AppleRootCA-G3.cer", "play-service-account.example.json",
+                 "exchange-rates.example.csv"]:
         shutil.copy(CONFIG / name, tmp_path / name)
     server = tenants_server(tmp_path / "tenants.example.json")
     [line] = play_poll_lines(server)
