@@ -13,24 +13,26 @@ enum RevenueDaily {
         "CASE WHEN \(column) >= 0 THEN \(column) / 86400000 ELSE (\(column) + 1) / 86400000 - 1 END"
     }
 
-    /// One ledger row's movement added to its day's total.
-    static let addSQL = """
-        INSERT INTO revenue_daily (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
-        ON CONFLICT (\(key)) DO UPDATE SET
-            movements = revenue_daily.movements + 1,
-            amount_milliunits = revenue_daily.amount_milliunits + excluded.amount_milliunits,
-            tax_milliunits = revenue_daily.tax_milliunits + excluded.tax_milliunits,
-            proceeds_milliunits = revenue_daily.proceeds_milliunits + excluded.proceeds_milliunits
-        """
+    static let table = DailyTotalsTable(
+        name: "revenue_daily", key: key,
+        sums: ["movements", "amount_milliunits", "tax_milliunits", "proceeds_milliunits"])
 
-    static func bindings(adding entry: LedgerEntry) -> [SQLValue] {
-        [
-            .text(entry.tenantID), .text(StorageColumns.environment(entry.environment)),
-            .integer(entry.occurredAt.utcDay), .text(entry.store.ledgerName), .text(entry.productID),
-            .text(entry.entitlementIDs.joined(separator: " ")), .text(entry.country), .text(entry.amount.currency),
-            .text(entry.offer.name), .text(entry.kind.name), .integer(entry.amount.milliunits),
-            .integer(entry.taxMilliunits ?? 0), .integer(entry.proceedsMilliunits),
-        ]
+    /// One ledger row's movement added to its day's total.
+    static func add(_ entry: LedgerEntry, to changes: inout DailyTotalChanges) {
+        changes.add(
+            table,
+            key: [
+                .text(entry.tenantID), .text(StorageColumns.environment(entry.environment)),
+                .integer(entry.occurredAt.utcDay), .text(entry.store.ledgerName), .text(entry.productID),
+                .text(entry.entitlementIDs.joined(separator: " ")), .text(entry.country), .text(entry.amount.currency),
+                .text(entry.offer.name), .text(entry.kind.name),
+            ],
+            sums: sums(of: entry))
+    }
+
+    /// What a ledger row adds to each summed column.
+    static func sums(of entry: LedgerEntry) -> [Int64] {
+        [1, entry.amount.milliunits, entry.taxMilliunits ?? 0, entry.proceedsMilliunits]
     }
 
     static func column(_ dimension: RevenueDimension) -> String {

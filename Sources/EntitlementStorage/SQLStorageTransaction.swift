@@ -18,6 +18,8 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
     /// Every version ``appendEvent(_:nextChangeAt:)`` wrote, in order: what other instances are told at commit.
     /// A group commit drops those of a write it rolls back to its savepoint.
     var appendedVersions: [CommittedVersion] = []
+    /// The daily totals' changes, added to the database by ``addDailyTotals()`` just before the commit.
+    private var dailyTotals = DailyTotalChanges()
 
     init(connection: Database) {
         self.connection = connection
@@ -25,6 +27,23 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
 
     func close() {
         isOpen = false
+    }
+
+    /// The write running in a group succeeded: its changes to the daily totals are kept.
+    func keepWrite() {
+        dailyTotals.keepWrite()
+    }
+
+    /// The write running in a group was rolled back to its savepoint.
+    func dropWrite() {
+        dailyTotals.dropWrite()
+    }
+
+    var changesDailyTotals: Bool { dailyTotals.isEmpty == false }
+
+    /// Adds the kept writes' changes to the daily totals: the last statements before the commit.
+    func addDailyTotals() throws(StorageError) {
+        try dailyTotals.write(to: db)
     }
 
     /// The connection, after checking the transaction has not ended.
@@ -280,8 +299,8 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
                     .time(entry.occurredAt), .time(time), .integer(entry.taxMilliunits),
                 ])
             if inserted > 0 {
-                try db.send(RevenueDaily.addSQL, RevenueDaily.bindings(adding: entry))
-                try db.send(UngroupedDaily.addRevenueSQL, UngroupedDaily.revenueBindings(adding: entry))
+                RevenueDaily.add(entry, to: &dailyTotals)
+                UngroupedDaily.add(entry, to: &dailyTotals)
                 recorded.append(entry)
             }
         }
@@ -295,9 +314,10 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
     }
 
     func addSubscriptionDays(_ changes: [SubscriptionDay]) throws(StorageError) {
+        precondition(isOpen, "StorageTransaction used after its write(_:) returned")
         for change in changes {
-            try db.send(SubscriptionDaily.addSQL, SubscriptionDaily.bindings(change))
-            try db.send(UngroupedDaily.addSubscriptionSQL, UngroupedDaily.subscriptionBindings(change))
+            SubscriptionDaily.add(change, to: &dailyTotals)
+            UngroupedDaily.add(change, to: &dailyTotals)
         }
     }
 

@@ -32,30 +32,30 @@ enum SubscriptionDaily {
         """
     }
 
-    static let addSQL = """
-        INSERT INTO subscription_daily (\(key), subscriptions, mrr_milliunits) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (\(key)) DO UPDATE SET
-            subscriptions = subscription_daily.subscriptions + excluded.subscriptions,
-            mrr_milliunits = subscription_daily.mrr_milliunits + excluded.mrr_milliunits
-        """
+    static let table = DailyTotalsTable(
+        name: "subscription_daily", key: key, sums: ["subscriptions", "mrr_milliunits"])
 
-    static func bindings(_ change: SubscriptionDay) -> [SQLValue] {
+    /// A change of a day's active subscriptions or trials added to its group's total.
+    static func add(_ change: SubscriptionDay, to changes: inout DailyTotalChanges) {
         let key = change.key
-        return [
-            .text(key.tenantID), .text(StorageColumns.environment(key.environment)), .integer(key.day),
-            .text(key.store.ledgerName), .text(key.productID), .text(key.entitlementIDs.joined(separator: " ")),
-            .text(key.country), .text(key.currency), .text(key.offer.name), .text(key.state.name),
-            .integer(change.subscriptions), .integer(change.mrrMilliunits),
-        ]
+        changes.add(
+            table,
+            key: [
+                .text(key.tenantID), .text(StorageColumns.environment(key.environment)), .integer(key.day),
+                .text(key.store.ledgerName), .text(key.productID), .text(key.entitlementIDs.joined(separator: " ")),
+                .text(key.country), .text(key.currency), .text(key.offer.name), .text(key.state.name),
+            ],
+            sums: [change.subscriptions, change.mrrMilliunits])
     }
 
     /// Adds the subscriptions of every ledger row already recorded, a purchase at a time.
     static func backfill(_ db: some SQLExecutor) throws(StorageError) {
+        var changes = DailyTotalChanges()
         try db.forEachLedgerSubscription { (entries) throws(StorageError) in
-            for change in SubscriptionCoverage.changes(before: [], recorded: entries) {
-                try db.run(addSQL, bindings(change))
-            }
+            for change in SubscriptionCoverage.changes(before: [], recorded: entries) { add(change, to: &changes) }
         }
+        changes.keepWrite()
+        try changes.write(to: db)
     }
 }
 

@@ -45,39 +45,33 @@ enum UngroupedDaily {
         """
     }
 
-    static let addRevenueSQL = """
-        INSERT INTO revenue_daily_ungrouped (\(revenueKey), movements, amount_milliunits, tax_milliunits,
-            proceeds_milliunits)
-        VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?)
-        ON CONFLICT (\(revenueKey)) DO UPDATE SET
-            movements = revenue_daily_ungrouped.movements + 1,
-            amount_milliunits = revenue_daily_ungrouped.amount_milliunits + excluded.amount_milliunits,
-            tax_milliunits = revenue_daily_ungrouped.tax_milliunits + excluded.tax_milliunits,
-            proceeds_milliunits = revenue_daily_ungrouped.proceeds_milliunits + excluded.proceeds_milliunits
-        """
+    static let revenue = DailyTotalsTable(
+        name: "revenue_daily_ungrouped", key: revenueKey,
+        sums: ["movements", "amount_milliunits", "tax_milliunits", "proceeds_milliunits"])
+    static let subscriptions = DailyTotalsTable(
+        name: "subscription_daily_ungrouped", key: subscriptionKey, sums: ["subscriptions", "mrr_milliunits"])
 
-    static func revenueBindings(adding entry: LedgerEntry) -> [SQLValue] {
-        [
-            .text(entry.tenantID), .text(StorageColumns.environment(entry.environment)),
-            .integer(entry.occurredAt.utcDay), .text(entry.amount.currency), .text(entry.kind.name),
-            .integer(entry.amount.milliunits), .integer(entry.taxMilliunits ?? 0), .integer(entry.proceedsMilliunits),
-        ]
+    /// One ledger row's movement added to its day's total over all groups.
+    static func add(_ entry: LedgerEntry, to changes: inout DailyTotalChanges) {
+        changes.add(
+            revenue,
+            key: [
+                .text(entry.tenantID), .text(StorageColumns.environment(entry.environment)),
+                .integer(entry.occurredAt.utcDay), .text(entry.amount.currency), .text(entry.kind.name),
+            ],
+            sums: RevenueDaily.sums(of: entry))
     }
 
-    static let addSubscriptionSQL = """
-        INSERT INTO subscription_daily_ungrouped (\(subscriptionKey), subscriptions, mrr_milliunits)
-        VALUES (?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (\(subscriptionKey)) DO UPDATE SET
-            subscriptions = subscription_daily_ungrouped.subscriptions + excluded.subscriptions,
-            mrr_milliunits = subscription_daily_ungrouped.mrr_milliunits + excluded.mrr_milliunits
-        """
-
-    static func subscriptionBindings(_ change: SubscriptionDay) -> [SQLValue] {
+    /// A change of a day's active subscriptions or trials added to the day's total over all groups.
+    static func add(_ change: SubscriptionDay, to changes: inout DailyTotalChanges) {
         let key = change.key
-        return [
-            .text(key.tenantID), .text(StorageColumns.environment(key.environment)), .integer(key.day),
-            .text(key.currency), .text(key.state.name), .integer(change.subscriptions), .integer(change.mrrMilliunits),
-        ]
+        changes.add(
+            subscriptions,
+            key: [
+                .text(key.tenantID), .text(StorageColumns.environment(key.environment)), .integer(key.day),
+                .text(key.currency), .text(key.state.name),
+            ],
+            sums: [change.subscriptions, change.mrrMilliunits])
     }
 
     /// The table a totals read takes its rows from: the ungrouped one when `query` neither groups nor filters.

@@ -132,15 +132,50 @@ struct RevenueDailyTests {
         let repository = try database.open()
         let entries = Self.entries()
         for entry in entries {
-            try repository.write { transaction in
-                let before = try transaction.ledgerEntries(
-                    tenantID: entry.tenantID, store: entry.store, originalTransactionID: entry.originalTransactionID)
-                let recorded = try transaction.recordLedgerEntries([entry], at: time(0))
-                try transaction.addSubscriptionDays(SubscriptionCoverage.changes(before: before, recorded: recorded))
-                let changes = SubscriptionEvent.changes(before: before, recorded: recorded)
-                try transaction.changeSubscriptionEvents(removing: changes.removed, adding: changes.added)
-            }
+            try repository.write { transaction in try Self.record(entry, in: transaction) }
         }
+        try expectTotals(of: entries, in: repository)
+    }
+
+    /// A group commit sums its writes' changes to the daily totals and adds them at its commit: a write it rolls back
+    /// to its savepoint adds nothing, and the writes after it see the ledger without it.
+    @Test func aGroupAddsTheTotalsOfTheWritesItKeepsOnly() throws {
+        let database = try TemporaryDatabase()
+        let repository = try database.open()
+        let entries = Self.entries()
+        var kept: [LedgerEntry] = []
+        for batch in stride(from: 0, to: entries.count, by: 64) {
+            let group = Array(entries[batch..<min(batch + 64, entries.count)])
+            let failures = try repository.writeGroup(
+                group.enumerated().map { index, entry in
+                    { transaction in
+                        try Self.record(entry, in: transaction)
+                        if index % 5 == 2 { throw StorageError.conflict("rolled back after its totals") }
+                    }
+                })
+            kept += zip(group, failures).filter { $0.1 == nil }.map(\.0)
+        }
+        #expect(kept.count < entries.count)
+        #expect(try database.scalar("SELECT SUM(movements) FROM revenue_daily") == Int64(kept.count))
+        #expect(try database.scalar("SELECT SUM(movements) FROM revenue_daily_ungrouped") == Int64(kept.count))
+        for query in Self.queries {
+            #expect(sorted(try repository.revenueTotals(query)) == sorted(try RevenueTotal.totals(of: kept, matching: query)))
+        }
+        try expectTotals(of: kept, in: repository)
+    }
+
+    /// Records one ledger row as the engine does: the row, its subscription's daily changes and events.
+    private static func record(_ entry: LedgerEntry, in transaction: any StorageTransaction) throws {
+        let before = try transaction.ledgerEntries(
+            tenantID: entry.tenantID, store: entry.store, originalTransactionID: entry.originalTransactionID)
+        let recorded = try transaction.recordLedgerEntries([entry], at: time(0))
+        try transaction.addSubscriptionDays(SubscriptionCoverage.changes(before: before, recorded: recorded))
+        let changes = SubscriptionEvent.changes(before: before, recorded: recorded)
+        try transaction.changeSubscriptionEvents(removing: changes.removed, adding: changes.added)
+    }
+
+    /// The subscription totals and events the repository keeps are those of `entries`.
+    private func expectTotals(of entries: [LedgerEntry], in repository: some RevenueReads) throws {
         let wide = RevenueTotalsQuery(tenantID: "t", environment: .production, days: -40...60)
         #expect(try !repository.subscriptionEventTotals(wide, kind: .lapse, periods: wide.days.map { $0...$0 }).isEmpty)
         for query in Self.queries + [wide] {

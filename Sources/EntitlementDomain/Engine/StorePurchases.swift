@@ -398,9 +398,10 @@ extension StorePurchases {
             let all = try transaction.ledgerEntries(
                 tenantID: incoming.tenantID, store: incoming.store, originalTransactionID: incoming.originalTransactionID)
             let keys = Set(recorded.map(LedgerRowKey.init))
-            let before = all.filter { !keys.contains(LedgerRowKey($0)) }
-            try transaction.addSubscriptionDays(SubscriptionCoverage.changes(before: before, recorded: recorded))
-            let events = SubscriptionEvent.changes(before: before, recorded: recorded)
+            let old = SubscriptionRows(all.filter { !keys.contains(LedgerRowKey($0)) })
+            let new = SubscriptionRows(old.entries + recorded)
+            try transaction.addSubscriptionDays(SubscriptionCoverage.changes(from: old, to: new))
+            let events = SubscriptionEvent.changes(from: old, to: new)
             if !events.removed.isEmpty || !events.added.isEmpty {
                 try transaction.changeSubscriptionEvents(removing: events.removed, adding: events.added)
             }

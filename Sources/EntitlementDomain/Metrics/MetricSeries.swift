@@ -80,10 +80,8 @@ public struct PointConversion: Sendable, Hashable {
     {
         guard milliunits != 0 else { return }
         guard let dated = table.rate(of: currency, on: day) else {
-            if !missingDays.contains(day) {
-                missingDays.append(day)
-                missingDays.sort()
-            }
+            let index = missingDays.firstIndex { $0 >= day } ?? missingDays.endIndex
+            if index == missingDays.endIndex || missingDays[index] != day { missingDays.insert(day, at: index) }
             value = nil
             return
         }

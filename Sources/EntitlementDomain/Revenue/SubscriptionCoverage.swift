@@ -65,13 +65,9 @@ public enum SubscriptionCoverage {
             }.values)
     }
 
-    /// The intervals one subscription's ledger rows (all of them, any order) cover.
+    /// The intervals one subscription's ledger rows (all of them, any order) cover, in the order of their starts.
     public static func intervals(of entries: [LedgerEntry]) -> [CoverageInterval] {
-        let refunded = Set(entries.filter { $0.kind.direction == .refund }.map(\.transactionID))
-            .subtracting(entries.filter { $0.kind == .refundReversal }.map(\.transactionID))
-        let refundTimes = Dictionary(
-            entries.filter { refunded.contains($0.transactionID) && $0.kind.direction == .refund }
-                .map { ($0.transactionID, $0.occurredAt) }, uniquingKeysWith: min)
+        let refundTimes = refundTimes(in: entries)
         let periods = entries.filter { state(of: $0.kind) != nil && $0.periodEnd != nil }
             .sorted { ($0.periodStart, $0.transactionID) < ($1.periodStart, $1.transactionID) }
         var intervals: [CoverageInterval] = []
@@ -85,6 +81,17 @@ public enum SubscriptionCoverage {
         return intervals
     }
 
+    /// When each refunded transaction was first refunded or charged back, unless the store took the refund back.
+    private static func refundTimes(in entries: [LedgerEntry]) -> [String: UnixTime] {
+        // Most subscriptions were never refunded: their rows are written often, and this is their whole cost.
+        guard entries.contains(where: { $0.kind.direction == .refund }) else { return [:] }
+        let refunded = Set(entries.filter { $0.kind.direction == .refund }.map(\.transactionID))
+            .subtracting(entries.filter { $0.kind == .refundReversal }.map(\.transactionID))
+        return Dictionary(
+            entries.filter { refunded.contains($0.transactionID) && $0.kind.direction == .refund }
+                .map { ($0.transactionID, $0.occurredAt) }, uniquingKeysWith: min)
+    }
+
     private static func state(of kind: MovementKind) -> CoverageInterval.State? {
         switch kind {
         case .purchase, .renewal, .trialConversion, .productChange: .paid
@@ -94,43 +101,72 @@ public enum SubscriptionCoverage {
     }
 
     /// What recording `recorded` (rows of one subscription, new) changes in the daily totals of active
-    /// subscriptions, trials and MRR, given the subscription's rows before them: each interval adds one (and its
-    /// monthly value) from its first day and takes it away from the day after its last.
+    /// subscriptions, trials and MRR, given the subscription's rows before them.
     public static func changes(before: [LedgerEntry], recorded: [LedgerEntry]) -> [SubscriptionDay] {
-        var sums: [SubscriptionDay.Key: (subscriptions: Int64, mrr: Int64)] = [:]
-        func add(_ intervals: [CoverageInterval], sign: Int64) {
-            for interval in intervals where !interval.days.isEmpty {
-                let mrr = interval.monthlyMilliunits
-                for (day, step) in [(interval.days.lowerBound, sign), (interval.days.upperBound, -sign)] {
-                    let key = SubscriptionDay.Key(day: day, state: interval.state, entry: interval.entry)
-                    let sum = sums[key] ?? (0, 0)
-                    sums[key] = (sum.subscriptions + step, sum.mrr &+ mrr &* step)
-                }
+        changes(from: SubscriptionRows(before), to: SubscriptionRows(before + recorded))
+    }
+
+    /// What a subscription's rows changing from `old` to `new` changes in the daily totals: each interval adds one
+    /// (and its monthly value) from its first day and takes it away from the day after its last. Intervals in both
+    /// change nothing and are left out first (a renewal adds one interval and leaves the others as they were).
+    public static func changes(from old: SubscriptionRows, to new: SubscriptionRows) -> [SubscriptionDay] {
+        var removed = old.intervals.filter { !$0.days.isEmpty }
+        var added: [CoverageInterval] = []
+        for interval in new.intervals where !interval.days.isEmpty {
+            if let index = removed.firstIndex(of: interval) { removed.remove(at: index) } else { added.append(interval) }
+        }
+        // A few changes at most: merged in place, the day compared first, rather than hashed.
+        var changes: [SubscriptionDay] = []
+        func add(day: Int64, step: Int64, mrr: Int64, of interval: CoverageInterval) {
+            let key = SubscriptionDay.Key(day: day, state: interval.state, entry: interval.entry)
+            if let index = changes.firstIndex(where: { $0.key == key }) {
+                changes[index].subscriptions += step
+                changes[index].mrrMilliunits = changes[index].mrrMilliunits &+ mrr
+            } else {
+                changes.append(SubscriptionDay(key: key, subscriptions: step, mrrMilliunits: mrr))
             }
         }
-        add(intervals(of: before), sign: -1)
-        add(intervals(of: before + recorded), sign: 1)
-        return sums.compactMap { key, sum in
-            sum.subscriptions == 0 && sum.mrr == 0
-                ? nil : SubscriptionDay(key: key, subscriptions: sum.subscriptions, mrrMilliunits: sum.mrr)
+        for interval in removed {
+            let mrr = interval.monthlyMilliunits
+            add(day: interval.days.lowerBound, step: -1, mrr: 0 &- mrr, of: interval)
+            add(day: interval.days.upperBound, step: 1, mrr: mrr, of: interval)
         }
+        for interval in added {
+            let mrr = interval.monthlyMilliunits
+            add(day: interval.days.lowerBound, step: 1, mrr: mrr, of: interval)
+            add(day: interval.days.upperBound, step: -1, mrr: 0 &- mrr, of: interval)
+        }
+        return changes.filter { $0.subscriptions != 0 || $0.mrrMilliunits != 0 }
+    }
+}
+
+/// One subscription's ledger rows and the intervals they cover, worked out once for both the daily totals and the
+/// events that new rows change.
+public struct SubscriptionRows: Sendable {
+    public let entries: [LedgerEntry]
+    public let intervals: [CoverageInterval]
+
+    public init(_ entries: [LedgerEntry]) {
+        self.entries = entries
+        intervals = SubscriptionCoverage.intervals(of: entries)
     }
 }
 
 /// A change to one day's count of active subscriptions (or trials) and their MRR, in one group: the daily totals
 /// keep these changes, and a day's figure is their sum up to it.
 public struct SubscriptionDay: Sendable, Hashable {
+    /// The day and state come first: keys are compared often, and most differ there.
     public struct Key: Sendable, Hashable {
+        public var day: Int64
+        public var state: CoverageInterval.State
         public var tenantID: String
         public var environment: PurchaseEnvironment
-        public var day: Int64
         public var store: Store
         public var productID: String
         public var entitlementIDs: [String]
         public var country: String
         public var currency: String
         public var offer: OfferKind
-        public var state: CoverageInterval.State
 
         init(day: Int64, state: CoverageInterval.State, entry: LedgerEntry) {
             tenantID = entry.tenantID

@@ -63,7 +63,11 @@ public struct SubscriptionEvent: Sendable, Hashable {
 extension SubscriptionEvent {
     /// The events of one subscription's ledger rows (all of them, any order).
     public static func events(of entries: [LedgerEntry]) -> [SubscriptionEvent] {
-        lapsesAndReactivations(of: SubscriptionCoverage.intervals(of: entries)) + trialConversions(of: entries)
+        events(of: SubscriptionRows(entries))
+    }
+
+    static func events(of rows: SubscriptionRows) -> [SubscriptionEvent] {
+        lapsesAndReactivations(of: rows.intervals) + trialConversions(of: rows.entries)
     }
 
     /// The events that recording `recorded` (new rows of one subscription) takes away and adds, given its rows
@@ -71,9 +75,20 @@ extension SubscriptionEvent {
     public static func changes(before: [LedgerEntry], recorded: [LedgerEntry])
         -> (removed: [SubscriptionEvent], added: [SubscriptionEvent])
     {
-        let old = Set(events(of: before))
-        let new = Set(events(of: before + recorded))
-        return (Array(old.subtracting(new)), Array(new.subtracting(old)))
+        changes(from: SubscriptionRows(before), to: SubscriptionRows(before + recorded))
+    }
+
+    /// The events a subscription's rows changing from `old` to `new` take away and add. A subscription has a few
+    /// events, so they are compared in place rather than hashed.
+    public static func changes(from old: SubscriptionRows, to new: SubscriptionRows)
+        -> (removed: [SubscriptionEvent], added: [SubscriptionEvent])
+    {
+        var removed = events(of: old)
+        var added: [SubscriptionEvent] = []
+        for event in events(of: new) {
+            if let index = removed.firstIndex(of: event) { removed.remove(at: index) } else { added.append(event) }
+        }
+        return (removed, added)
     }
 
     private struct Run {
@@ -84,8 +99,8 @@ extension SubscriptionEvent {
 
     private static func lapsesAndReactivations(of intervals: [CoverageInterval]) -> [SubscriptionEvent] {
         var runs: [Run] = []
-        let paid = intervals.filter { $0.state == .paid && !$0.days.isEmpty }.sorted { $0.days.lowerBound < $1.days.lowerBound }
-        for interval in paid {
+        // ``SubscriptionCoverage/intervals(of:)`` lists intervals by their start.
+        for interval in intervals where interval.state == .paid && !interval.days.isEmpty {
             let days = interval.days
             if var run = runs.last, days.lowerBound <= run.days.upperBound {
                 if days.upperBound >= run.days.upperBound {

@@ -91,7 +91,9 @@ final class PostgresDatabase: SQLDatabase {
                     if executor.connection.isInFailedTransaction, let failure = executor.lastFailure {
                         throw failure.storageError
                     }
+                    transaction.keepWrite()
                 } catch {
+                    transaction.dropWrite()
                     if error is StorageError, mayRunAgain, executor.lostARace { throw error }
                     failures[index] =
                         !alone && executor.lastFailure?.sqlState == PostgresError.lockNotAvailable
@@ -104,12 +106,20 @@ final class PostgresDatabase: SQLDatabase {
                 }
                 try executor.execute(index + 1 < bodies.count ? end + "; SAVEPOINT grouped_write" : end)
             }
-            // One notification per transaction, delivered to the listeners when (and only if) it commits.
-            if !transaction.appendedVersions.isEmpty {
-                let notification = ChangeNotification(sender: instanceTag, versions: transaction.appendedVersions)
-                try executor.run(
-                    "SELECT set_config('lock_timeout', ?, true), pg_notify(?, ?)",
-                    [.text(lockTimeout), .text(ChangeNotification.channel), .text(notification.payload)])
+            let notifies = !transaction.appendedVersions.isEmpty
+            if notifies || transaction.changesDailyTotals {
+                // The daily totals' rows and the notification queue's lock are held only by other commits: waiting
+                // for them briefly and giving up would fail the whole group.
+                try executor.send("SELECT set_config('lock_timeout', ?, true)", [.text(lockTimeout)], unlessOneRow: nil)
+                try transaction.addDailyTotals()
+                // One notification per transaction, delivered to the listeners when (and only if) it commits.
+                if notifies {
+                    let notification = ChangeNotification(sender: instanceTag, versions: transaction.appendedVersions)
+                    try executor.send(
+                        "SELECT pg_notify(?, ?)", [.text(ChangeNotification.channel), .text(notification.payload)],
+                        unlessOneRow: nil)
+                }
+                try executor.flush()
             }
             try executor.execute("COMMIT")
             return failures

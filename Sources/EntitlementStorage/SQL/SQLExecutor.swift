@@ -1,7 +1,7 @@
 import EntitlementDomain
 
 /// A value bound to a statement parameter.
-enum SQLValue {
+enum SQLValue: Hashable {
     case integer(Int64)
     case text(String)
     case blob([UInt8])

@@ -88,13 +88,16 @@ final class SQLiteDatabase: SQLDatabase {
                 try connection.run("SAVEPOINT grouped_write")
                 do {
                     try body(transaction)
+                    transaction.keepWrite()
                 } catch {
                     failures[index] = error
                     if connection.isAutocommit { return false }
+                    transaction.dropWrite()
                     try connection.run("ROLLBACK TO grouped_write")
                 }
                 try connection.run("RELEASE grouped_write")
             }
+            try transaction.addDailyTotals()
             try connection.run("COMMIT")
             return true
         } catch {

@@ -98,6 +98,17 @@ import Testing
         #expect(rate.points.map(\.denominator).reduce(0, +) == 5)
     }
 
+    /// Days without a rate are listed once each, ascending, in whatever order their amounts came.
+    @Test func missingRateDaysAreListedOnceInOrder() throws {
+        let rates = try ExchangeRates(reportingCurrency: "USD", rates: [])
+        var conversion = PointConversion()
+        for (day, currency) in [(5, "EUR"), (2, "EUR"), (5, "GBP"), (9, "EUR"), (0, "GBP"), (2, "EUR")] {
+            try conversion.add(1_000, on: Int64(day), currency: currency, rates: rates)
+        }
+        #expect(conversion.missingDays == [0, 2, 5, 9])
+        #expect(conversion.value == nil)
+    }
+
     /// EUR amounts in USD: each day's at its rate (the latest of the week before), a day without one reported and
     /// its period left unconverted; USD as it is; rates shown once each.
     @Test func amountsConvertAtEachDaysRateAndAMissingRateIsReported() throws {
