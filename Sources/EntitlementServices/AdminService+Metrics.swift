@@ -72,7 +72,7 @@ extension MetricQuery {
     init(_ request: GetMetricsRequest, tenantID: String) throws(DomainError) {
         guard let metric = RevenueMetric.allCases.first(where: { Metric($0) == request.metric }) else {
             throw .invalidRequest(
-                "metric \(request.metric.rawValue) is not a Metric: use REVENUE, REFUNDS, NET_REVENUE, PROCEEDS, NEW_SUBSCRIPTIONS, TRIAL_STARTS, TRIAL_CONVERSIONS, RENEWALS, REFUND_RATE, ACTIVE_SUBSCRIPTIONS, ACTIVE_TRIALS, MRR, CHURN, REACTIVATIONS or TRIAL_CONVERSION_RATE.")
+                "metric \(request.metric.rawValue) is not a Metric: use REVENUE, REFUNDS, NET_REVENUE, PROCEEDS, NEW_SUBSCRIPTIONS, TRIAL_STARTS, TRIAL_CONVERSIONS, RENEWALS, REFUND_RATE, ACTIVE_SUBSCRIPTIONS, ACTIVE_TRIALS, MRR, CHURN, REACTIVATIONS, TRIAL_CONVERSION_RATE, GRACE_PERIOD_SUBSCRIPTIONS, BILLING_RETRY_SUBSCRIPTIONS, GRACE_PERIOD_MRR or BILLING_RETRY_MRR.")
         }
         let interval: EntitlementDomain.MetricInterval
         switch request.interval {

@@ -38,6 +38,10 @@ extension Metric {
             case .churn: .churn
             case .reactivations: .reactivations
             case .trialConversionRate: .trialConversionRate
+            case .gracePeriodSubscriptions: .gracePeriodSubscriptions
+            case .billingRetrySubscriptions: .billingRetrySubscriptions
+            case .gracePeriodMRR: .gracePeriodMRR
+            case .billingRetryMRR: .billingRetryMRR
             }
     }
 }

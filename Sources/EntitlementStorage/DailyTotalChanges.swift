@@ -69,7 +69,8 @@ struct DailyTotalChanges {
     }
 
     /// Adds the kept changes to the database, in the order of their rows: two PostgreSQL transactions adding to the
-    /// same rows then wait for each other in one order, never in a cycle.
+    /// same rows then wait for each other in one order, never in a cycle. The statements are sent, not flushed
+    /// (``SQLExecutor/flush()``): a group commit's travel with its notification.
     func write(to db: some SQLExecutor) throws(StorageError) {
         let rows = kept.filter { $0.value.contains { $0 != 0 } }.sorted { Self.precedes($0.key, $1.key) }
         for (row, sums) in rows {

@@ -326,6 +326,9 @@ enum Migrations {
             version: 20, sql: SubscriptionEvents.migrationSQL(integer: "INTEGER"),
             backfill: { (connection) throws(StorageError) in try SubscriptionEvents.backfill(connection) }),
         Migration(version: 21, sql: UngroupedDaily.migrationSQL(integer: "INTEGER", clustered: " WITHOUT ROWID")),
+        Migration(
+            version: 22, sql: BillingObservations.migrationSQL(integer: "INTEGER"),
+            backfill: { (connection) throws(StorageError) in try BillingObservations.backfill(connection) }),
     ]
 
     /// Version 15 on SQLite, 6 on PostgreSQL (`integer`: the 64-bit integer type): what the revenue ledger records

@@ -178,6 +178,14 @@ public class SQLRepository: CustomerRepository, @unchecked Sendable {
         try database.read(consistent: true) { (db) throws(StorageError) in try db.ledgerRows(query) }
     }
 
+    public func billingObservations(tenantID: String, environment: PurchaseEnvironment, due: ClosedRange<UnixTime>)
+        throws(StorageError) -> [(observation: BillingObservation, appUserID: String)]
+    {
+        try database.read(consistent: true) { (db) throws(StorageError) in
+            try db.billingObservations(tenantID: tenantID, environment: environment, due: due)
+        }
+    }
+
     public func write<Result>(_ body: (any StorageTransaction) throws -> Result) throws -> Result {
         try withoutActuallyEscaping(body) { body in
             var result: Result?

@@ -328,6 +328,16 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
         for event in added { try db.send(SubscriptionEvents.insertSQL, SubscriptionEvents.insertBindings(event)) }
     }
 
+    func recordBillingObservation(_ observation: BillingObservation) throws(StorageError) -> Bool {
+        try db.run(BillingObservations.insertSQL, BillingObservations.bindings(observation)) > 0
+    }
+
+    func billingObservations(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)
+        -> [BillingObservation]
+    {
+        try db.billingObservations(tenantID: tenantID, store: store, originalTransactionID: originalTransactionID)
+    }
+
     func setPurchaseOwner(tenantID: String, store: Store, originalTransactionID: String, customerID: Int64?)
         throws(StorageError)
     {

@@ -56,6 +56,7 @@ enum SubscriptionDaily {
         }
         changes.keepWrite()
         try changes.write(to: db)
+        try db.flush()
     }
 }
 

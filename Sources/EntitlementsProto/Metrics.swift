@@ -21,6 +21,10 @@ public struct Metric: ProtoEnum {
     public static let churn = Self(rawValue: 13)
     public static let reactivations = Self(rawValue: 14)
     public static let trialConversionRate = Self(rawValue: 15)
+    public static let gracePeriodSubscriptions = Self(rawValue: 16)
+    public static let billingRetrySubscriptions = Self(rawValue: 17)
+    public static let gracePeriodMRR = Self(rawValue: 18)
+    public static let billingRetryMRR = Self(rawValue: 19)
 }
 
 /// `entitlements.v1.MetricInterval`.

@@ -173,8 +173,9 @@ extension CommandHelp {
         details: [
             "", "Calls AdminService/GetMetrics (a read-only key may): REVENUE, REFUNDS, NET_REVENUE, PROCEEDS,",
             "NEW_SUBSCRIPTIONS, TRIAL_STARTS, TRIAL_CONVERSIONS, RENEWALS, REFUND_RATE, ACTIVE_SUBSCRIPTIONS,",
-            "ACTIVE_TRIALS, MRR, CHURN, REACTIVATIONS or TRIAL_CONVERSION_RATE, as the README's \"Metrics\" defines",
-            "them; amounts per currency in its units, three decimals. One line per period and group.",
+            "ACTIVE_TRIALS, MRR, CHURN, REACTIVATIONS, TRIAL_CONVERSION_RATE, GRACE_PERIOD_SUBSCRIPTIONS,",
+            "BILLING_RETRY_SUBSCRIPTIONS, GRACE_PERIOD_MRR or BILLING_RETRY_MRR, as the README's \"Metrics\"",
+            "defines them; amounts per currency in its units, three decimals. One line per period and group.",
         ],
         options: [
             ("--from DATE, --to DATE", "the range's first and last UTC dates, YYYY-MM-DD, both included"),

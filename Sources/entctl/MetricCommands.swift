@@ -129,7 +129,7 @@ enum MetricTable {
 
     /// Thousandths as units with three decimals (`-9.990`), for amount metrics; counts as they are.
     private static func amount(_ value: String, of response: GetMetricsResponse) -> String {
-        let amounts: [Metric] = [.revenue, .refunds, .netRevenue, .proceeds, .mrr]
+        let amounts: [Metric] = [.revenue, .refunds, .netRevenue, .proceeds, .mrr, .gracePeriodMRR, .billingRetryMRR]
         guard amounts.contains(response.metric), let milliunits = Int64(value) else { return value }
         let whole = milliunits.magnitude / 1000
         let fraction = String(milliunits.magnitude % 1000)

@@ -100,7 +100,8 @@ import Testing
         let metrics: [(RevenueMetric, proto: Int32)] = [
             (.revenue, 1), (.refunds, 2), (.netRevenue, 3), (.proceeds, 4), (.newSubscriptions, 5), (.trialStarts, 6),
             (.trialConversions, 7), (.renewals, 8), (.refundRate, 9), (.activeSubscriptions, 10), (.activeTrials, 11),
-            (.mrr, 12), (.churn, 13), (.reactivations, 14), (.trialConversionRate, 15),
+            (.mrr, 12), (.churn, 13), (.reactivations, 14), (.trialConversionRate, 15), (.gracePeriodSubscriptions, 16),
+            (.billingRetrySubscriptions, 17), (.gracePeriodMRR, 18), (.billingRetryMRR, 19),
         ]
         #expect(metrics.count == RevenueMetric.allCases.count)
         for (metric, proto) in metrics { #expect(Metric(metric).rawValue == proto, "\(metric)") }

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from ledger_support import ledger_rows as ledger, summary
+from ledger_support import (
+    BILLING_RETRY_SUBSCRIPTIONS, GRACE_PERIOD_SUBSCRIPTIONS, PRODUCTION, billing_figures, billing_observations,
+    ledger_rows as ledger, listed_today, moved, summary,
+)
 from entitlement_support import unique_id, write_tenants
 from fake_google import (
     FakeGoogle, ProductType, SubscriptionNotificationType, money, new_order_id, new_purchase_token, rfc3339,
@@ -174,3 +177,42 @@ def test_a_chargeback_is_named_and_an_upgrade_is_a_product_change(env):
                 "applied to")
     assert summary(ledger(env, upgrade_token)) == [
         ("product_change", upgrade_order, "9990"), ("chargeback", upgrade_order, "-9990")]
+
+
+def test_a_grace_period_then_an_account_hold_then_recovery_count_as_google_says(env):
+    """IN_GRACE_PERIOD (Google extends the expiry through the grace period), ON_HOLD, RECOVERED: today's grace period
+    figures, then billing retry's, then neither; the episode begins where the paid period ended."""
+    user, token, first = unique_id(), new_purchase_token(), new_order_id()
+    started = utcnow() - 29 * DAY
+    env.fake.put_order(APP, first, token=token, product_id=SUB, total=11_990, tax=1_914, revenue=8_565,
+                       currency="EUR", country="DE", period_start=started, created=started)
+    paid = dict(product_id=SUB, order_id=first, start=started, region="DE", price=money(11_990, "EUR"))
+    env.fake.put_subscription(APP, token, expiry="-1h", **paid)
+    env.a.play_purchase(user, SUB, token)
+    before = billing_figures(env.a_admin, PRODUCTION)
+
+    env.fake.put_subscription(APP, token, state="IN_GRACE_PERIOD", expiry="+3d", acknowledged=True, **paid)
+    env.push_ok("a", subscription_notification(APP, token, Type.IN_GRACE_PERIOD), "applied to")
+    in_grace = billing_figures(env.a_admin, PRODUCTION)
+    assert moved(before, in_grace) == {"grace": {"": 1}, "grace_mrr": {"EUR": 11_990}}, in_grace
+    [listed] = [row for row in listed_today(env.a_admin, GRACE_PERIOD_SUBSCRIPTIONS, PRODUCTION)
+                if row.original_transaction_id == token]
+    assert (listed.app_user_id, listed.transaction_id, listed.amount_milliunits) == (user, first, 11_990)
+
+    env.fake.put_subscription(APP, token, state="ON_HOLD", expiry="-1h", acknowledged=True, **paid)
+    env.push_ok("a", subscription_notification(APP, token, Type.ON_HOLD), "applied to")
+    on_hold = billing_figures(env.a_admin, PRODUCTION)
+    assert moved(before, on_hold) == {"retry": {"": 1}, "retry_mrr": {"EUR": 11_990}}, on_hold
+    assert token in {row.original_transaction_id
+                     for row in listed_today(env.a_admin, BILLING_RETRY_SUBSCRIPTIONS, PRODUCTION)}
+
+    recovered = f"{first}..0"
+    env.fake.put_order(APP, recovered, token=token, product_id=SUB, total=11_990, tax=1_914, revenue=8_565,
+                       currency="EUR", country="DE", period_start=utcnow(), created=utcnow())
+    env.fake.put_subscription(APP, token, expiry="+30d", acknowledged=True,
+                              **dict(paid, order_id=recovered))
+    env.push_ok("a", subscription_notification(APP, token, Type.RECOVERED), "applied to")
+    assert moved(before, billing_figures(env.a_admin, PRODUCTION)) == {}
+    assert [billing for billing, _, _ in billing_observations(env, token)] == ["grace", "billing_retry", "settled"]
+    assert summary(ledger(env, token)) == [("purchase", first, "11990"), ("renewal", recovered, "11990")]
+

@@ -9,11 +9,14 @@ fixtures; this module gets a server of its own); its transactions carry Apple's 
 
 from __future__ import annotations
 
-from appstore_support import LIFETIME, MONTHLY, payload
+from appstore_support import DAY_MS, LIFETIME, MONTHLY, payload
 from conftest import query_database
-from ledger_support import ledger_rows as ledger
+from ledger_support import (
+    GRACE_PERIOD_SUBSCRIPTIONS, BILLING_RETRY_SUBSCRIPTIONS, SANDBOX, billing_figures, billing_observations,
+    ledger_rows as ledger, listed_today, moved,
+)
 from entitlement_support import unique_id
-from test_notifications import new_original_id, notification, post_ok, transaction
+from test_notifications import at, new_original_id, notification, post_ok, renewal_info, transaction
 from test_notifications import ca, env, notify_server, notify_tenants  # noqa: F401 (fixtures: a server of its own)
 
 
@@ -93,3 +96,39 @@ def test_a_lifetime_purchase_is_one_time_and_a_family_members_copy_is_no_payment
     shared = new_original_id()
     env.a.purchase(unique_id(), transaction(ca, shared, "--expires", "+30d", "--ownership", "family-shared"))
     assert ledger(env, shared) == []
+
+
+def test_a_failed_renewal_counts_in_grace_then_in_billing_retry_until_apple_renews_it(env, ca):
+    """DID_FAIL_TO_RENEW GRACE_PERIOD, GRACE_PERIOD_EXPIRED (billing retry), DID_RENEW: today's grace period
+    figures, then billing retry's, then neither; the ledger moves no money for them, `billing_observations` says so,
+    and ListMetricRows lists the subscription under each."""
+    original, user = new_original_id(), unique_id()
+    env.a.purchase(user, transaction(ca, original, "--purchase-date", "-29d", "--expires", "+1d"))
+    before = billing_figures(env.a_admin, SANDBOX)
+    lapsed = transaction(ca, original, "--purchase-date", "-30d", "--expires", "-1h")
+    grace, _ = at(5 * DAY_MS)
+    post_ok(env, "a", notification(ca, "DID_FAIL_TO_RENEW", "GRACE_PERIOD", transaction=lapsed,
+                                   renewal=renewal_info(ca, original, "--grace-period-expires", grace)))
+    in_grace = billing_figures(env.a_admin, SANDBOX)
+    # The payment Apple is retrying: 4.99 USD for a 30-day period, 4.99 a month.
+    assert moved(before, in_grace) == {"grace": {"": 1}, "grace_mrr": {"USD": 4990}}, in_grace
+    listed = listed_today(env.a_admin, GRACE_PERIOD_SUBSCRIPTIONS, SANDBOX)
+    assert len(listed) == in_grace["grace"][""], "a point's rows add up to it"
+    assert [(row.app_user_id, row.transaction_id, row.amount_milliunits, row.currency) for row in listed
+            if row.original_transaction_id == original] == [(user, original, 4990, "USD")]
+
+    post_ok(env, "a", notification(ca, "GRACE_PERIOD_EXPIRED", transaction=lapsed,
+                                   renewal=renewal_info(ca, original, "--billing-retry")))
+    retrying = billing_figures(env.a_admin, SANDBOX)
+    assert moved(before, retrying) == {"retry": {"": 1}, "retry_mrr": {"USD": 4990}}, retrying
+    assert original in {row.original_transaction_id
+                        for row in listed_today(env.a_admin, BILLING_RETRY_SUBSCRIPTIONS, SANDBOX)}
+
+    renewed = transaction(ca, original, "--transaction-id", original + "1", "--purchase-date", "-1m",
+                          "--expires", "+30d")
+    post_ok(env, "a", notification(ca, "DID_RENEW", transaction=renewed, renewal=renewal_info(ca, original)))
+    assert moved(before, billing_figures(env.a_admin, SANDBOX)) == {}
+    assert billing_observations(env, original) == [
+        ("grace", "4990", "USD"), ("billing_retry", "4990", "USD"), ("settled", "4990", "USD")]
+    assert [row["kind"] for row in ledger(env, original)] == ["purchase", "renewal"], "no money moved meanwhile"
+

@@ -11,7 +11,10 @@ from __future__ import annotations
 import pytest
 
 import fake_stripe as fs
-from ledger_support import ledger_rows as ledger, summary
+from ledger_support import (
+    BILLING_RETRY_SUBSCRIPTIONS, GRACE_PERIOD_SUBSCRIPTIONS, SANDBOX, billing_figures, billing_observations,
+    ledger_rows as ledger, listed_today, moved, summary,
+)
 from entitlement_support import unique_id
 from stripe_support import LIFETIME, MONTHLY, PRICE_LIFETIME, stripe_tenant, subscription_for
 from stripe_support import server, env  # noqa: F401 (fixtures)
@@ -21,7 +24,7 @@ DAY = 86_400
 
 @pytest.fixture(scope="module")
 def tenants():
-    return {"a": stripe_tenant("ledger-stripe")}
+    return {"a": stripe_tenant("ledger-stripe"), "grace": stripe_tenant("ledger-stripe-grace", grace_days=3)}
 
 
 
@@ -135,3 +138,45 @@ def test_a_checkout_paid_later_is_money_only_once_paid(env):
     env.post_ok("a", fs.event("checkout.session.async_payment_succeeded", dict(session, payment_status="paid"),
                               created=fs.now() - 30))
     assert summary(ledger(env, pi)) == [("one_time", session["id"], "9990")]
+
+
+def test_past_due_counts_in_billing_retry_or_the_tenants_grace_until_the_invoice_is_paid(env):
+    """A renewal's payment fails (`past_due`): in billing retry for a tenant without `past_due_grace_days`, in a
+    grace period for one with them, the payment retried being the last one paid (the update names only the invoice
+    that failed); the paid invoice and the subscription active again end it."""
+    started = fs.now() - 30 * DAY - 3_600
+    due = started + 30 * DAY
+    subscriptions, before = {}, {}
+    for tenant in ("a", "grace"):
+        user = unique_id()
+        sub = subscription_for(user, period_start=started, period_end=due)
+        env.post_ok(tenant, fs.event("customer.subscription.created", sub, created=started), "applied to", user)
+        first = fs.invoice(subscription_id=sub["id"], invoice_id=sub["latest_invoice"], period_start=started,
+                           period_end=due, billing_reason="subscription_create", amount=1_190, tax=190, country="DE",
+                           currency="eur")
+        env.post_ok(tenant, fs.event("invoice.paid", first, created=started))
+        subscriptions[tenant] = (user, sub, first)
+        before[tenant] = billing_figures(getattr(env, f"{tenant}_admin"), SANDBOX)
+
+    for tenant, state, metric in [("a", "retry", BILLING_RETRY_SUBSCRIPTIONS), ("grace", "grace", GRACE_PERIOD_SUBSCRIPTIONS)]:
+        user, sub, first = subscriptions[tenant]
+        admin = getattr(env, f"{tenant}_admin")
+        failed = subscription_for(user, status="past_due", period_start=due, period_end=due + 30 * DAY,
+                                  sub_id=sub["id"], customer=sub["customer"])
+        env.post_ok(tenant, fs.event("customer.subscription.updated", failed, created=fs.now() - 60), "applied to")
+        assert moved(before[tenant], billing_figures(admin, SANDBOX)) == {
+            state: {"": 1}, f"{state}_mrr": {"EUR": 11_900}}, tenant
+        [listed] = [row for row in listed_today(admin, metric, SANDBOX) if row.original_transaction_id == sub["id"]]
+        assert (listed.app_user_id, listed.transaction_id, listed.amount_milliunits) == (user, first["id"], 11_900)
+
+        renewal = fs.invoice(subscription_id=sub["id"], period_start=due, period_end=due + 30 * DAY,
+                             payment_intent=fs.new_id("pi"), amount=1_190, tax=190, country="DE", currency="eur")
+        env.post_ok(tenant, fs.event("invoice.paid", renewal, created=fs.now() - 30))
+        active = subscription_for(user, period_start=due, period_end=due + 30 * DAY, sub_id=sub["id"],
+                                  customer=sub["customer"])
+        env.post_ok(tenant, fs.event("customer.subscription.updated", active, created=fs.now() - 20))
+        assert moved(before[tenant], billing_figures(admin, SANDBOX)) == {}, tenant
+        assert [billing for billing, _, _ in billing_observations(env, sub["id"])] == [
+            "grace" if tenant == "grace" else "billing_retry", "settled"]
+        assert summary(ledger(env, sub["id"])) == [("purchase", first["id"], "11900"), ("renewal", renewal["id"], "11900")]
+

@@ -20,6 +20,10 @@ export const Metrics = [
   { id: 13, label: "Churn", kind: "rate" },
   { id: 14, label: "Reactivations", kind: "count" },
   { id: 9, label: "Refund rate", kind: "rate" },
+  { id: 16, label: "In grace period", kind: "count" },
+  { id: 18, label: "MRR in grace period", kind: "amount" },
+  { id: 17, label: "In billing retry", kind: "count" },
+  { id: 19, label: "MRR in billing retry", kind: "amount" },
 ];
 
 export const Intervals = { day: 1, week: 2, month: 3 };

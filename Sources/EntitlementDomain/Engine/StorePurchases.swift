@@ -121,6 +121,7 @@ extension StorePurchases {
             incoming = try self.markedIfReplaced(incoming, in: transaction)
             let merged = PurchaseVersions.merge(stored: stored, incoming: incoming)
             revenue += try self.recordLedgerEntries(of: incoming, stored: stored, in: transaction, at: now)
+            try Self.recordBilling(of: merged, stored: stored, in: transaction)
             var from: Int64?
             if let stored, let owner = stored.customerID, owner != customer.id {
                 // Judged on the newest data: a renewal only the token shows is the owner's access too.
@@ -342,6 +343,7 @@ extension StorePurchases {
             revenue += try self.recordLedgerEntries(of: earlier, stored: nil, in: transaction, at: now)
         }
         revenue += try self.recordLedgerEntries(of: record, stored: stored, in: transaction, at: now)
+        try Self.recordBilling(of: merged, stored: stored, in: transaction)
         if merged != stored { try transaction.savePurchase(merged) }
         let replacement = try self.supersedeReplaced(by: merged, in: transaction)
         committed += try self.recordReplacements(
@@ -407,5 +409,19 @@ extension StorePurchases {
             }
         }
         return recorded
+    }
+
+    /// Keeps what `merged` (the purchase as it is saved now) says about a failed renewal that `stored` did not, and
+    /// moves the subscription's days in a grace period and billing retry in the daily totals accordingly.
+    static func recordBilling(of merged: StorePurchase, stored: StorePurchase?, in transaction: any StorageTransaction)
+        throws(StorageError)
+    {
+        guard let observation = BillingObservation(stored: stored, incoming: merged) else { return }
+        let before = try transaction.billingObservations(
+            tenantID: merged.tenantID, store: merged.store, originalTransactionID: merged.originalTransactionID)
+        guard try transaction.recordBillingObservation(observation) else { return }
+        try transaction.addSubscriptionDays(
+            SubscriptionCoverage.changes(
+                from: BillingObservation.intervals(of: before), to: BillingObservation.intervals(of: before + [observation])))
     }
 }

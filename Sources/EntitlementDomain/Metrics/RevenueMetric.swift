@@ -34,12 +34,24 @@ public enum RevenueMetric: Sendable, Hashable, CaseIterable {
     /// Free trials started in the period followed by a paid period beginning by the trial's end plus
     /// ``SubscriptionEvent/trialConversionDays``, over the trials started in the period.
     case trialConversionRate
+    /// Subscriptions in a billing grace period at the end of the period's last day: a renewal failed, the store is
+    /// retrying and access goes on (``BillingObservation``). Not in ``activeSubscriptions``.
+    case gracePeriodSubscriptions
+    /// Subscriptions in billing retry without access at the end of the period's last day.
+    case billingRetrySubscriptions
+    /// What the subscriptions in a grace period would add to ``mrr`` were they paid: their last payments normalised
+    /// to a month, per currency.
+    case gracePeriodMRR
+    /// The same for the subscriptions in billing retry.
+    case billingRetryMRR
 
     /// Whether the figure is a state at an instant (read from the subscriptions' daily changes) rather than a sum
     /// of the period's movements.
     public var isState: Bool {
         switch self {
-        case .activeSubscriptions, .activeTrials, .mrr: true
+        case .activeSubscriptions, .activeTrials, .mrr, .gracePeriodSubscriptions, .billingRetrySubscriptions,
+            .gracePeriodMRR, .billingRetryMRR:
+            true
         default: false
         }
     }
@@ -58,14 +70,22 @@ public enum RevenueMetric: Sendable, Hashable, CaseIterable {
     var countsMovements: Bool { !isState && self != .churn && self != .reactivations }
 
     /// Which intervals a state figure counts.
-    var coverageState: CoverageInterval.State { self == .activeTrials ? .trial : .paid }
+    var coverageState: CoverageInterval.State {
+        switch self {
+        case .activeTrials: .trial
+        case .gracePeriodSubscriptions, .gracePeriodMRR: .grace
+        case .billingRetrySubscriptions, .billingRetryMRR: .billingRetry
+        default: .paid
+        }
+    }
 
     /// Whether the figure is an amount of money, kept per currency.
     public var isAmount: Bool {
         switch self {
-        case .revenue, .refunds, .netRevenue, .proceeds, .mrr: true
+        case .revenue, .refunds, .netRevenue, .proceeds, .mrr, .gracePeriodMRR, .billingRetryMRR: true
         case .newSubscriptions, .trialStarts, .trialConversions, .renewals, .refundRate, .activeSubscriptions,
-            .activeTrials, .churn, .reactivations, .trialConversionRate:
+            .activeTrials, .churn, .reactivations, .trialConversionRate, .gracePeriodSubscriptions,
+            .billingRetrySubscriptions:
             false
         }
     }
@@ -83,6 +103,9 @@ public enum RevenueMetric: Sendable, Hashable, CaseIterable {
         case .refundRate: Set(MovementKind.allCases).subtracting([.trialStart])
         case .activeSubscriptions, .mrr, .churn, .reactivations: [.purchase, .renewal, .trialConversion, .productChange]
         case .activeTrials, .trialConversionRate: [.trialStart]
+        // The payments the stores are trying to repeat.
+        case .gracePeriodSubscriptions, .billingRetrySubscriptions, .gracePeriodMRR, .billingRetryMRR:
+            [.purchase, .renewal, .trialConversion, .productChange, .trialStart]
         }
     }
 
@@ -106,7 +129,9 @@ public enum RevenueMetric: Sendable, Hashable, CaseIterable {
             case .purchase, .renewal, .trialConversion, .productChange, .oneTime: return (0, total.movements)
             }
         case .trialConversionRate: return (0, kind == .trialStart ? total.movements : 0)
-        case .activeSubscriptions, .activeTrials, .mrr, .churn, .reactivations: return (0, 0)
+        case .activeSubscriptions, .activeTrials, .mrr, .churn, .reactivations, .gracePeriodSubscriptions,
+            .billingRetrySubscriptions, .gracePeriodMRR, .billingRetryMRR:
+            return (0, 0)
         }
     }
 }

@@ -123,7 +123,7 @@ public final class RevenueMetrics: Sendable {
         // Each series' change per day of the range, the days before it folded into the day before its first.
         var daily: [SeriesKey: [Int64: Int64]] = [:]
         for total in changes where total.state == state {
-            let change = query.metric == .mrr ? total.mrrMilliunits : total.subscriptions
+            let change = query.metric.isAmount ? total.mrrMilliunits : total.subscriptions
             guard change != 0 else { continue }
             for group in Self.groups(of: total.group, by: query.groupBy) {
                 let key = SeriesKey(group: group, currency: query.metric.isAmount ? total.currency : "")
@@ -271,12 +271,17 @@ extension RevenueMetrics {
         if query.metric.isState { read.coveringAt = instant }
         read.eventKind = query.metric.eventKind
         read.after = try LedgerRowToken.key(in: pageToken, query: read)
-        let candidates = try DomainError.reading { () throws(StorageError) in try repository.ledgerRows(read) }
+        let state = query.metric.coverageState
+        let retrying = query.metric.isState && (state == .grace || state == .billingRetry)
+        let candidates =
+            retrying
+            ? try retriedPayments(read, state: state, lastDay: query.lastDay)
+            : try DomainError.reading { () throws(StorageError) in try repository.ledgerRows(read) }
         let page = Array(candidates.prefix(limit))
         let next =
             candidates.count > limit
             ? page.last.map { LedgerRowToken.make(after: LedgerRowKey($0.entry), query: read) } ?? "" : ""
-        guard query.metric.isState else { return LedgerRowPage(rows: page, nextPageToken: next) }
+        guard query.metric.isState, !retrying else { return LedgerRowPage(rows: page, nextPageToken: next) }
         // A period cut short (by the next one, or a refund) no longer holds it: the subscription's rows say.
         var kept: [LedgerRow] = []
         for row in page {
@@ -292,5 +297,40 @@ extension RevenueMetrics {
             if covering { kept.append(row) }
         }
         return LedgerRowPage(rows: kept, nextPageToken: next)
+    }
+
+    /// The payments the stores are trying to repeat for the subscriptions in `state` (a grace period or billing
+    /// retry) at the end of `lastDay`, as their billing observations' intervals say (the same the daily totals
+    /// count), those `read` selects after its place, in its order, at most its limit. Each is the payment as the
+    /// subscription stated it (``BillingObservation/payment``).
+    private func retriedPayments(_ read: LedgerRowsQuery, state: CoverageInterval.State, lastDay: Int64)
+        throws(DomainError) -> [LedgerRow]
+    {
+        // Only a renewal due in the 60 days up to the instant can still be retried then.
+        let instant = (lastDay + 1) * Milliseconds.perDay
+        let due =
+            UnixTime(milliseconds: instant - BillingObservation.longestRetryDays * Milliseconds.perDay)...UnixTime(
+                milliseconds: instant)
+        let found = try DomainError.reading { () throws(StorageError) in
+            try repository.billingObservations(tenantID: read.tenantID, environment: read.environment, due: due)
+        }
+        let subscriptions = Dictionary(grouping: found) {
+            "\($0.observation.payment.store.ledgerName) \($0.observation.payment.originalTransactionID)"
+        }
+        var rows: [LedgerRow] = []
+        for observations in subscriptions.values {
+            for interval in BillingObservation.intervals(of: observations.map(\.observation))
+            where interval.state == state && interval.days.contains(lastDay) {
+                let owner = observations.first { $0.observation.payment == interval.entry }?.appUserID ?? ""
+                rows.append(LedgerRow(entry: interval.entry, appUserID: owner))
+            }
+        }
+        return Array(
+            rows.filter { row in
+                (read.currency.map { $0 == row.entry.amount.currency } ?? true)
+                    && read.values.allSatisfy { row.entry.matches($0.key, $0.value) }
+                    && (read.after.map { read.orders($0, before: LedgerRowKey(row.entry)) } ?? true)
+            }
+            .sorted { read.orders(LedgerRowKey($0.entry), before: LedgerRowKey($1.entry)) }.prefix(read.limit))
     }
 }

@@ -1,7 +1,8 @@
 import CivilCalendar
 
-/// When a subscription was active, paid or in a free trial, as its revenue ledger rows say: the state metrics
-/// (active subscriptions and trials, MRR) count these intervals (README, "Metrics").
+/// When a subscription was active, paid or in a free trial, as its revenue ledger rows say, or in a grace period or
+/// billing retry, as its billing observations say: the state metrics (active subscriptions and trials, MRR, grace
+/// and billing retry) count these intervals (README, "Metrics").
 ///
 /// A subscription is a purchase: Apple's original transaction, Google's purchase token, Stripe's subscription. Each
 /// payment row (a purchase, renewal, trial conversion or product change) covers its period, each trial start its
@@ -11,6 +12,10 @@ public struct CoverageInterval: Sendable, Hashable {
     public enum State: Sendable, Hashable, CaseIterable {
         case paid
         case trial
+        /// A renewal failed and access goes on while the store retries (``BillingObservation``).
+        case grace
+        /// A renewal failed and the store retries without access.
+        case billingRetry
     }
 
     public var state: State
@@ -28,12 +33,14 @@ public struct CoverageInterval: Sendable, Hashable {
 
     /// The monthly value of a paid interval's payment (RevenueCat's normalisation by the period's length, in days:
     /// 1 day ×30, 3 ×10, 6–8 ×4, 12–16 ×2, 27–33 ×1, 58–62 ÷2, 88–95 ÷3, 179–185 ÷6, 363–375 ÷12, any other length
-    /// ×28 ÷ days), in thousandths of its currency, rounded toward zero; 0 for a trial.
+    /// ×28 ÷ days), in thousandths of its currency, rounded toward zero; 0 for a trial. In a grace period or billing
+    /// retry: the monthly value of the payment the store is trying to repeat (what is at risk).
     public var monthlyMilliunits: Int64 {
-        guard state == .paid, let periodEnd = entry.periodEnd else { return 0 }
-        let length = periodEnd.milliseconds - entry.periodStart.milliseconds
-        guard length > 0 else { return 0 }
-        let days = (length + Milliseconds.perDay / 2) / Milliseconds.perDay
+        guard state != .trial, let periodEnd = entry.periodEnd else { return 0 }
+        let (length, overflow) = periodEnd.milliseconds.subtractingReportingOverflow(entry.periodStart.milliseconds)
+        guard !overflow, length > 0 else { return 0 }
+        let (whole, part) = length.quotientAndRemainder(dividingBy: Milliseconds.perDay)
+        let days = whole + (part >= Milliseconds.perDay / 2 ? 1 : 0)
         let amount = entry.amount.milliunits
         func times(_ factor: Int64) -> Int64 {
             let (value, overflow) = amount.multipliedReportingOverflow(by: factor)
@@ -110,9 +117,15 @@ public enum SubscriptionCoverage {
     /// (and its monthly value) from its first day and takes it away from the day after its last. Intervals in both
     /// change nothing and are left out first (a renewal adds one interval and leaves the others as they were).
     public static func changes(from old: SubscriptionRows, to new: SubscriptionRows) -> [SubscriptionDay] {
-        var removed = old.intervals.filter { !$0.days.isEmpty }
+        changes(from: old.intervals, to: new.intervals)
+    }
+
+    /// What a subscription's intervals (of one kind: its ledger rows', or its billing observations') changing from
+    /// `old` to `new` changes in the daily totals.
+    public static func changes(from old: [CoverageInterval], to new: [CoverageInterval]) -> [SubscriptionDay] {
+        var removed = old.filter { !$0.days.isEmpty }
         var added: [CoverageInterval] = []
-        for interval in new.intervals where !interval.days.isEmpty {
+        for interval in new where !interval.days.isEmpty {
             if let index = removed.firstIndex(of: interval) { removed.remove(at: index) } else { added.append(interval) }
         }
         // A few changes at most: merged in place, the day compared first, rather than hashed.
@@ -193,6 +206,8 @@ extension CoverageInterval.State {
         switch self {
         case .paid: "paid"
         case .trial: "trial"
+        case .grace: "grace"
+        case .billingRetry: "billing_retry"
         }
     }
 }

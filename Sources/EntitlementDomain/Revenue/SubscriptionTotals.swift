@@ -21,13 +21,20 @@ public struct SubscriptionTotal: Sendable, Hashable {
         self.mrrMilliunits = mrrMilliunits
     }
 
-    /// The totals `query` selects from ledger `entries` themselves (every subscription's intervals): what the daily
-    /// changes a database keeps must add up to.
-    public static func totals(of entries: [LedgerEntry], matching query: RevenueTotalsQuery) throws(StorageError)
-        -> [SubscriptionTotal]
-    {
-        let changes = SubscriptionCoverage.subscriptions(in: entries, tenantID: query.tenantID, environment: query.environment)
+    /// The totals `query` selects from ledger `entries` and billing `observations` themselves (every subscription's
+    /// intervals): what the daily changes a database keeps must add up to.
+    public static func totals(
+        of entries: [LedgerEntry], observations: [BillingObservation] = [], matching query: RevenueTotalsQuery
+    ) throws(StorageError) -> [SubscriptionTotal] {
+        let retries = Dictionary(
+            grouping: observations.filter {
+                $0.payment.tenantID == query.tenantID && $0.payment.environment == query.environment
+            }
+        ) { "\($0.payment.store.ledgerName) \($0.payment.originalTransactionID)" }.values
+        let changes =
+            SubscriptionCoverage.subscriptions(in: entries, tenantID: query.tenantID, environment: query.environment)
             .flatMap { SubscriptionCoverage.changes(before: [], recorded: $0) }
+            + retries.flatMap { SubscriptionCoverage.changes(from: [], to: BillingObservation.intervals(of: $0)) }
         return try summed(
             changes.compactMap { change in
                 let key = change.key

@@ -289,5 +289,8 @@ enum PostgresSchema {
             version: 11, sql: SubscriptionEvents.migrationSQL(integer: "bigint"),
             backfill: { (executor) throws(StorageError) in try SubscriptionEvents.backfill(executor) }),
         PostgresMigration(version: 12, sql: UngroupedDaily.migrationSQL(integer: "bigint", clustered: "")),
+        PostgresMigration(
+            version: 13, sql: BillingObservations.migrationSQL(integer: "bigint"),
+            backfill: { (executor) throws(StorageError) in try BillingObservations.backfill(executor) }),
     ]
 }

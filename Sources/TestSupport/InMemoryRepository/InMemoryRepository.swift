@@ -164,7 +164,8 @@ public final class InMemoryRepository: CustomerRepository, Sendable {
     }
 
     public func subscriptionTotals(_ query: RevenueTotalsQuery) throws(StorageError) -> [SubscriptionTotal] {
-        try SubscriptionTotal.totals(of: ledger, matching: query)
+        try SubscriptionTotal.totals(
+            of: ledger, observations: committed.withLock { $0.billingObservations }, matching: query)
     }
 
     public func subscriptionEventTotals(
@@ -191,6 +192,23 @@ public final class InMemoryRepository: CustomerRepository, Sendable {
                 LedgerRow(
                     entry: entry,
                     appUserID: entry.customerID.flatMap { tables.customers[$0]?.record.appUserID } ?? "")
+            }
+        }
+    }
+
+    public func billingObservations(tenantID: String, environment: PurchaseEnvironment, due: ClosedRange<UnixTime>)
+        throws(StorageError) -> [(observation: BillingObservation, appUserID: String)]
+    {
+        read { tables in
+            func subscription(_ observation: BillingObservation) -> [String] {
+                [observation.payment.store.ledgerName, observation.payment.originalTransactionID]
+            }
+            let all = tables.billingObservations.filter {
+                $0.payment.tenantID == tenantID && $0.payment.environment == environment
+            }
+            let due = Set(all.filter { due.contains($0.dueAt) }.map(subscription))
+            return all.filter { due.contains(subscription($0)) }.map { observation in
+                (observation, observation.payment.customerID.flatMap { tables.customers[$0]?.record.appUserID } ?? "")
             }
         }
     }

@@ -87,6 +87,7 @@ struct InMemoryTables: Sendable {
     /// The revenue ledger in the order recorded; `ledgerKeys` are the keys taken.
     var ledger: [LedgerEntry] = []
     var ledgerKeys: Set<LedgerKey> = []
+    var billingObservations: [BillingObservation] = []
     var processedNotifications: Set<NameKey> = []
     var pollCursors: [NameKey: Int64] = [:]
     var renewalExtensions: [ExtensionKey: RenewalExtension] = [:]

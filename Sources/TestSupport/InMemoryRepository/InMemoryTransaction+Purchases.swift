@@ -33,6 +33,25 @@ extension InMemoryTransaction {
         }
     }
 
+    /// Kept once per key: the subscription, when it was said, the renewal it is about and the billing's word.
+    func recordBillingObservation(_ observation: BillingObservation) -> Bool {
+        func key(_ o: BillingObservation) -> [String] {
+            let p = o.payment
+            return [p.tenantID, p.store.ledgerName, p.originalTransactionID, "\(o.observedAt.milliseconds)",
+                "\(o.dueAt.milliseconds)", o.billing.name]
+        }
+        guard !tables.billingObservations.contains(where: { key($0) == key(observation) }) else { return false }
+        tables.billingObservations.append(observation)
+        return true
+    }
+
+    func billingObservations(tenantID: String, store: Store, originalTransactionID: String) -> [BillingObservation] {
+        tables.billingObservations.filter {
+            $0.payment.tenantID == tenantID && $0.payment.store == store
+                && $0.payment.originalTransactionID == originalTransactionID
+        }
+    }
+
     /// The in-memory repository reads the totals from the ledger itself (``SubscriptionTotal/totals(of:matching:)``).
     func addSubscriptionDays(_ changes: [SubscriptionDay]) {}
 

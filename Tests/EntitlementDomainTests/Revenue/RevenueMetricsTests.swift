@@ -9,12 +9,13 @@ import Testing
     /// Reads totals from ledger rows, as the in-memory repository does.
     struct Ledger: RevenueReads {
         var entries: [LedgerEntry]
+        var observations: [BillingObservation] = []
         func revenueTotals(_ query: RevenueTotalsQuery) throws(StorageError) -> [RevenueTotal] {
             try RevenueTotal.totals(of: entries, matching: query)
         }
 
         func subscriptionTotals(_ query: RevenueTotalsQuery) throws(StorageError) -> [SubscriptionTotal] {
-            try SubscriptionTotal.totals(of: entries, matching: query)
+            try SubscriptionTotal.totals(of: entries, observations: observations, matching: query)
         }
 
         func subscriptionEventTotals(
@@ -25,6 +26,13 @@ import Testing
 
         func ledgerEntries(tenantID: String, store: Store, originalTransactionID: String) -> [LedgerEntry] {
             entries.filter { $0.store == store && $0.originalTransactionID == originalTransactionID }
+        }
+
+        func billingObservations(tenantID: String, environment: PurchaseEnvironment, due: ClosedRange<UnixTime>)
+            -> [(observation: BillingObservation, appUserID: String)]
+        {
+            // One subscription at most in these tests: all of its observations when any is due in the range.
+            observations.contains { due.contains($0.dueAt) } ? observations.map { ($0, "") } : []
         }
 
         func ledgerRows(_ query: LedgerRowsQuery) throws(StorageError) -> [LedgerRow] {

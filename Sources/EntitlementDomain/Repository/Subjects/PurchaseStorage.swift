@@ -36,6 +36,12 @@ public protocol PurchaseStorage {
     /// Forgets `removed` and keeps `added`, events of one subscription (``SubscriptionEvent/changes(before:recorded:)``).
     func changeSubscriptionEvents(removing removed: [SubscriptionEvent], adding added: [SubscriptionEvent])
         throws(StorageError)
+    /// Keeps `observation` of a subscription's billing (``BillingObservation``); false, and nothing kept, when it was
+    /// kept already.
+    func recordBillingObservation(_ observation: BillingObservation) throws(StorageError) -> Bool
+    /// Every billing observation of one purchase (its original transaction), in no order.
+    func billingObservations(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)
+        -> [BillingObservation]
     /// Sets (or, with nil, clears) the owner of a stored purchase, whatever its `signedAt`. Fails with `.conflict`
     /// when the purchase is unknown or the customer is not in the tenant.
     func setPurchaseOwner(tenantID: String, store: Store, originalTransactionID: String, customerID: Int64?)

@@ -16,4 +16,8 @@ public protocol RevenueReads: Sendable {
         -> [LedgerEntry]
     /// The ledger rows `query` selects after `query.after`, in ``LedgerRowKey`` order; at most `query.limit`.
     func ledgerRows(_ query: LedgerRowsQuery) throws(StorageError) -> [LedgerRow]
+    /// Every billing observation of each subscription in `tenantID`'s `environment` that has one about a renewal
+    /// due in `due`, each with the app user ID of the customer its payment names (empty when none); in no order.
+    func billingObservations(tenantID: String, environment: PurchaseEnvironment, due: ClosedRange<UnixTime>)
+        throws(StorageError) -> [(observation: BillingObservation, appUserID: String)]
 }
