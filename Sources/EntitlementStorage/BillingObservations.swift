@@ -106,8 +106,8 @@ enum BillingObservations {
                 SubscriptionDaily.add(change, to: &changes)
                 UngroupedDaily.add(change, to: &changes)
             }
+            changes.keepWrite()
         }
-        changes.keepWrite()
         try changes.write(to: db)
         try db.flush()
     }

@@ -53,8 +53,9 @@ enum SubscriptionDaily {
         var changes = DailyTotalChanges()
         try db.forEachLedgerSubscription { (entries) throws(StorageError) in
             for change in SubscriptionCoverage.changes(before: [], recorded: entries) { add(change, to: &changes) }
+            // Summed as it goes: what is kept is a row per day and group, not a change per subscription.
+            changes.keepWrite()
         }
-        changes.keepWrite()
         try changes.write(to: db)
         try db.flush()
     }

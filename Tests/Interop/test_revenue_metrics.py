@@ -163,8 +163,9 @@ def observations(env) -> list[dict]:
 
 def retry_intervals(observed) -> list[tuple[str, dict, int, int]]:
     """(state, payment retried, start, end) of every episode, by the README's rule: it begins at its first
-    observation's due date and ends at the next settled one or 60 days on; grace to the grace's end last said (cut
-    short by retrying without access), billing retry from there."""
+    observation's due date and ends at the next settled one (at the start of its payment's period when that is later
+    than the episode's) or 60 days on; grace to the grace's end last said (cut short by retrying without access),
+    billing retry from there."""
     by_subscription = defaultdict(list)
     for row in observed:
         by_subscription[(row["store"], row["original_transaction_id"])].append(row)
@@ -186,7 +187,9 @@ def retry_intervals(observed) -> list[tuple[str, dict, int, int]]:
             observed_at = int(row["observed_at"])
             if row["billing"] == "settled":
                 if episode:
-                    end(observed_at)
+                    # Paid for a period from the episode's start on: its days were paid for after all.
+                    paid_from = int(row["period_start"])
+                    end(min(observed_at, paid_from) if paid_from >= episode[0] else observed_at)
                 episode = None
                 continue
             if episode is None:

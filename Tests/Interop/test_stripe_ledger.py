@@ -163,6 +163,8 @@ def test_past_due_counts_in_billing_retry_or_the_tenants_grace_until_the_invoice
         admin = getattr(env, f"{tenant}_admin")
         failed = subscription_for(user, status="past_due", period_start=due, period_end=due + 30 * DAY,
                                   sub_id=sub["id"], customer=sub["customer"])
+        # As Stripe sends it: the subscription began a period ago, its latest invoice is the one that failed.
+        failed.update(start_date=started, created=started)
         env.post_ok(tenant, fs.event("customer.subscription.updated", failed, created=fs.now() - 60), "applied to")
         assert moved(before[tenant], billing_figures(admin, SANDBOX)) == {
             state: {"": 1}, f"{state}_mrr": {"EUR": 11_900}}, tenant

@@ -44,16 +44,20 @@ public struct BillingObservation: Sendable, Hashable {
         let before = stored.map(Self.billing(of:)) ?? .settled
         if billing == .settled, before == .settled { return nil }
         if billing == before, stored?.expiresAt == expiresAt { return nil }
-        // The payment being retried is the last one paid: the version's own, unless it describes the period not paid
-        // for (Stripe's past-due subscription names the invoice that failed and the period it was to pay), or has
-        // no price; then the stored one.
-        let unpaid = incoming.price == nil || (incoming.sale?.periodStart ?? incoming.purchasedAt) >= expiresAt
+        // The payment being retried is the last one paid: the version's own, unless the store said nothing of its
+        // money or it describes the period not paid for (Stripe's past-due subscription names the invoice that failed
+        // and the period it was to pay); then the stored one.
+        let unpaid =
+            incoming.price == nil || incoming.sale == nil
+            || (incoming.sale?.periodStart ?? incoming.purchasedAt) >= expiresAt
         let paid = unpaid ? stored ?? incoming : incoming
         let start = paid.sale?.periodStart ?? paid.purchasedAt
         // Google extends a subscription's expiry through its grace period: the renewal was due where the period the
-        // stored version paid for ended, when that is the period this one's payment began.
+        // stored version paid for ended, when that is the period this one's payment began; without that version
+        // (first seen in its grace period), when the grace period was first seen.
         var due = expiresAt
         if before == .settled, let paidEnd = stored?.expiresAt, paidEnd > start { due = min(due, paidEnd) }
+        if case .grace(let until) = billing, until <= due { due = min(due, incoming.renewalStateAsOf) }
         self.init(
             payment: LedgerEntry(
                 tenantID: incoming.tenantID, store: incoming.store, transactionID: paid.transactionID,
@@ -87,9 +91,10 @@ extension BillingObservation {
 
     /// The days one subscription spent in a grace period and in billing retry, as its observations (any order)
     /// say. An episode begins when the failed renewal its first observation is about was due and ends at the first
-    /// settled observation after it, or ``longestRetryDays`` after it began; its grace period runs from its start to
-    /// the grace's end last said (cut short by an observation of retrying without access), and billing retry from
-    /// there to the episode's end.
+    /// settled observation after it (where that observation's payment is for a period that began after the episode
+    /// did, when that period began: those days were paid for after all), or ``longestRetryDays`` after it began; its
+    /// grace period runs from its start to the grace's end last said (cut short by an observation of retrying
+    /// without access), and billing retry from there to the episode's end.
     public static func intervals(of observations: [BillingObservation]) -> [CoverageInterval] {
         var intervals: [CoverageInterval] = []
         var episode: (payment: LedgerEntry, start: UnixTime, graceUntil: UnixTime?)?
@@ -112,7 +117,9 @@ extension BillingObservation {
         }
         for observation in ordered {
             if observation.billing == .settled {
-                end(at: observation.observedAt)
+                let paidFrom = observation.payment.periodStart
+                let recovered = episode.map { paidFrom >= $0.start } ?? false
+                end(at: recovered ? min(observation.observedAt, paidFrom) : observation.observedAt)
                 continue
             }
             if episode == nil { episode = (observation.payment, observation.dueAt, nil) }

@@ -50,6 +50,9 @@ struct CopiedTable: Sendable {
             key: [
                 "tenant_id", "store", "original_transaction_id", "event", "day", "gap_start_day", "transaction_id",
             ], copiesRowID: false),
+        CopiedTable(
+            name: "billing_observations",
+            key: ["tenant_id", "store", "original_transaction_id", "observed_at", "due_at", "billing"], copiesRowID: false),
     ]
 
     /// Identity columns whose sequences must continue after the copied values.

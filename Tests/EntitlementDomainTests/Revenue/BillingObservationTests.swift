@@ -90,6 +90,35 @@ import Testing
         #expect(described(BillingObservation.intervals(of: [grace])) == ["grace 30..<33 9990", "billing_retry 33..<90 9990"])
     }
 
+    /// Google Play's grace period first seen without the version before it: from when it was seen.
+    @Test func aGraceFirstSeenWithItsExtendedExpiryBeginsWhenSeen() throws {
+        var extended = Self.purchase(.grace(until: Self.time(33)), asOf: 31, expiresOn: 33)
+        extended.sale?.periodStart = Self.time(0)
+        let grace = try #require(BillingObservation(stored: nil, incoming: extended))
+        #expect(described(BillingObservation.intervals(of: [grace])) == ["grace 31..<33 9990", "billing_retry 33..<91 9990"])
+    }
+
+    /// Stripe's past-due update names the invoice that failed, with no sale: the payment retried is the one stored.
+    /// Paid later for the period from its due date, the episode's days were paid for after all; given up, they stay.
+    @Test func aRetriedPaymentIsTheLastPaidAndAPaymentFromTheDueDateEndsTheEpisodeThere() throws {
+        let paid = Self.purchase(.paid, asOf: 1)
+        var failed = Self.purchase(.billingRetry, asOf: 30)
+        failed.transactionID = "in_failed"
+        failed.sale = nil
+        failed.price = PurchasePrice(milliunits: 12_000, currency: "EUR")
+        let retry = try #require(BillingObservation(stored: paid, incoming: failed))
+        #expect(retry.payment.transactionID == paid.transactionID && retry.payment.amount == paid.price)
+        var repaid = Self.purchase(.paid, asOf: 40, expiresOn: 60)
+        repaid.sale?.periodStart = Self.time(30)
+        let recovered = try #require(BillingObservation(stored: failed, incoming: repaid))
+        #expect(BillingObservation.intervals(of: [retry, recovered]).allSatisfy { $0.days.isEmpty })
+        var canceled = failed
+        canceled.renewal = .held(billingRetry: false)
+        canceled.renewalStateAsOf = Self.time(40)
+        let givenUp = try #require(BillingObservation(stored: failed, incoming: canceled))
+        #expect(described(BillingObservation.intervals(of: [retry, givenUp])) == ["billing_retry 30..<40 9990"])
+    }
+
     @Test func aDayCountsWhenTheEpisodeHoldsItsEnd() throws {
         // Failed at noon on day 30, recovered at noon on day 31: in billing retry at the end of day 30 only.
         var failing = Self.purchase(.billingRetry, asOf: 30)

@@ -22,8 +22,14 @@ struct DatabaseCopyTests {
                     try transaction.appendEvent(
                         makeEvent(tenant: tenant, customer: customer.id, version: 1, status: [0x08, UInt8(index), 0xFF]),
                         nextChangeAt: index % 3 == 0 ? time(9_000) : nil)
-                    try transaction.savePurchase(
-                        makePurchase("\(tenant)-otx-\(index)", tenant: tenant, customer: customer.id))
+                    var purchase = makePurchase("\(tenant)-otx-\(index)", tenant: tenant, customer: customer.id)
+                    if index % 4 == 0 {
+                        purchase.renewal = .grace(until: time(9_000))
+                        purchase.price = PurchasePrice(milliunits: 4_990, currency: "USD")
+                        _ = try transaction.recordBillingObservation(
+                            try #require(BillingObservation(stored: nil, incoming: purchase)))
+                    }
+                    try transaction.savePurchase(purchase)
                     try transaction.replaceActiveEntitlements(
                         tenantID: tenant, customerID: customer.id,
                         with: [
