@@ -103,8 +103,7 @@ enum BillingObservations {
             guard let observation = BillingObservation(stored: nil, incoming: purchase) else { continue }
             try db.run(insertSQL, bindings(observation))
             for change in SubscriptionCoverage.changes(from: [], to: BillingObservation.intervals(of: [observation])) {
-                SubscriptionDaily.add(change, to: &changes)
-                UngroupedDaily.add(change, to: &changes)
+                UngroupedDaily.addBoth(change, to: &changes)
             }
             changes.keepWrite()
         }

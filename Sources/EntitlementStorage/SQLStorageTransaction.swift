@@ -39,7 +39,8 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
         dailyTotals.dropWrite()
     }
 
-    var changesDailyTotals: Bool { dailyTotals.isEmpty == false }
+    /// Whether a kept write changed a daily total.
+    var changesDailyTotals: Bool { !dailyTotals.isEmpty }
 
     /// Adds the kept writes' changes to the daily totals: the last statements before the commit.
     func addDailyTotals() throws(StorageError) {
@@ -315,10 +316,7 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
 
     func addSubscriptionDays(_ changes: [SubscriptionDay]) throws(StorageError) {
         precondition(isOpen, "StorageTransaction used after its write(_:) returned")
-        for change in changes {
-            SubscriptionDaily.add(change, to: &dailyTotals)
-            UngroupedDaily.add(change, to: &dailyTotals)
-        }
+        for change in changes { UngroupedDaily.addBoth(change, to: &dailyTotals) }
     }
 
     func changeSubscriptionEvents(removing removed: [SubscriptionEvent], adding added: [SubscriptionEvent])

@@ -62,6 +62,12 @@ enum UngroupedDaily {
             sums: RevenueDaily.sums(of: entry))
     }
 
+    /// A change of a day's active subscriptions or trials added to its group's total and to the day's over all groups.
+    static func addBoth(_ change: SubscriptionDay, to changes: inout DailyTotalChanges) {
+        SubscriptionDaily.add(change, to: &changes)
+        add(change, to: &changes)
+    }
+
     /// A change of a day's active subscriptions or trials added to the day's total over all groups.
     static func add(_ change: SubscriptionDay, to changes: inout DailyTotalChanges) {
         let key = change.key
