@@ -20,6 +20,8 @@ public enum EventCause: Sendable, Hashable, CaseIterable {
     case redemption
     /// A support action with the store (an order looked up, a renewal date extended, consumption information sent).
     case support
+    /// The app or the tenant's backend set or removed customer attributes.
+    case attributes
 }
 
 /// Whether a change touched the set of active entitlements.

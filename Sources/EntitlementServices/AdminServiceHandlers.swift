@@ -42,6 +42,9 @@ public struct AdminService: RPCService {
         router.registerUnary(Self.method("GrantEntitlement")) { (request: GrantEntitlementRequest, context) in
             try await grant(request, context)
         }
+        router.registerUnary(Self.method("SetCustomerAttributes")) { (request: SetCustomerAttributesRequest, context) in
+            try await setAttributes(request, context)
+        }
         router.registerUnary(Self.method("RevokeGrant")) { (request: RevokeGrantRequest, context) in
             try await revoke(request, context)
         }
@@ -111,6 +114,17 @@ public struct AdminService: RPCService {
         }
     }
 
+    private func setAttributes(_ request: SetCustomerAttributesRequest, _ context: ServerContext) async throws
+        -> SetCustomerAttributesResponse
+    {
+        try await log.call(context, requires: .secretKey, in: tenants) { tenant, fields in
+            let outcome = try await engine.attributes.set(
+                tenant: tenant, appUserID: request.appUserID, change: AttributeChange(request), by: .backend)
+            fields.appUserID = outcome.appUserID
+            return SetCustomerAttributesResponse(outcome)
+        }
+    }
+
     private func revoke(_ request: RevokeGrantRequest, _ context: ServerContext) async throws -> Grant {
         try await log.call(context, requires: .secretKey, in: tenants) { tenant, fields in
             let outcome = try await engine.grants.revoke(tenantID: tenant.id, grantID: request.grantID, reason: request.reason)
@@ -130,6 +144,7 @@ public struct AdminService: RPCService {
             customer.transactions = details.purchases.map {
                 Transaction($0, ownerAppUserID: details.state.appUserID)
             }
+            customer.attributes = details.attributes.map(Attribute.init)
             return customer
         }
     }

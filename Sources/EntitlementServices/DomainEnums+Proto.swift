@@ -112,6 +112,7 @@ extension CustomerEvent.Cause {
             case .stripeWebhook: .stripeWebhook
             case .redemption: .redemption
             case .support: .support
+            case .attributes: .attributes
             }
     }
 }

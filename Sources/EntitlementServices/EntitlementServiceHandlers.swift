@@ -62,6 +62,9 @@ public struct EntitlementService: RPCService {
         router.registerUnary(Self.method("Restore")) { (request: RestoreRequest, context) in
             try await restore(request, context)
         }
+        router.registerUnary(Self.method("SetAttributes")) { (request: SetAttributesRequest, context) in
+            try await setAttributes(request, context)
+        }
         router.registerServerStreaming(Self.method("StreamStatus"), endsAtShutdown: true) {
             [statusStreams] (request: StreamStatusRequest, writer: ResponseWriter<EncodedMessage<StatusEvent>>, context) in
             try await statusStreams.serve(request, writer, context)
@@ -80,6 +83,18 @@ public struct EntitlementService: RPCService {
             response.merged = outcome.merged
             response.appAccountToken = outcome.appAccountToken
             return response
+        }
+    }
+
+    private func setAttributes(_ request: SetAttributesRequest, _ context: ServerContext) async throws
+        -> SetAttributesResponse
+    {
+        try await log.call(context, requires: .publicKey, in: tenants) { tenant, fields in
+            let outcome = try await engine.attributes.set(
+                tenant: tenant, appUserID: request.appUserID, change: AttributeChange(request), by: .app)
+            fields.appUserID = outcome.appUserID
+            // Only what apps may write: the backend's own keys are not the app's to read.
+            return SetAttributesResponse(outcome, shown: { tenant.attributes.allows($0, by: .app) })
         }
     }
 

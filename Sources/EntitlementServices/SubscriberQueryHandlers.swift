@@ -112,6 +112,7 @@ extension EntitlementsProto.CustomerMatch.MatchedBy {
             switch matchedBy {
             case .appUserID: .appUserID
             case .alias: .alias
+            case .email: .email
             case .originalTransactionID: .originalTransactionID
             case .transactionID: .transactionID
             case .storeReference: .storeReference

@@ -42,6 +42,10 @@ public class SQLRepository: CustomerRepository, @unchecked Sendable {
         }
     }
 
+    public func attributes(tenantID: String, customerID: Int64) throws(StorageError) -> [CustomerAttribute] {
+        try read { (db) throws(StorageError) in try db.attributes(tenantID: tenantID, customerID: customerID) }
+    }
+
     public func grant(tenantID: String, grantID: String) throws(StorageError) -> GrantRecord? {
         try read { (db) throws(StorageError) in try db.grant(tenantID: tenantID, grantID: grantID) }
     }

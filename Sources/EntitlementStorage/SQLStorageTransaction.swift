@@ -118,6 +118,7 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
         try db.run(
             "UPDATE transactions SET customer_id = ? WHERE tenant_id = ? AND customer_id = ?",
             [.integer(into), .text(tenantID), .integer(from)])
+        try db.mergeAttributes(tenantID: tenantID, from: from, into: into)
         // `into` is anonymous only while every ID it now holds is. The husk changes no more by time (it has no
         // grants); `into` wakes the scheduler no later than either did, until its next event sets the exact time.
         let nextChange = [source.nextChangeAt, target.nextChangeAt].compactMap { $0 }.min()
@@ -155,6 +156,20 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
         try db.run(
             "INSERT INTO app_user_ids (tenant_id, app_user_id, customer_id, added_at) VALUES (?, ?, ?, ?)",
             [.text(tenantID), .text(appUserID), .integer(customerID), .time(time)])
+    }
+
+    // MARK: Attributes
+
+    func attributes(tenantID: String, customerID: Int64) throws(StorageError) -> [CustomerAttribute] {
+        try db.attributes(tenantID: tenantID, customerID: customerID)
+    }
+
+    func setAttribute(tenantID: String, customerID: Int64, _ attribute: CustomerAttribute) throws(StorageError) {
+        try db.setAttribute(tenantID: tenantID, customerID: customerID, attribute)
+    }
+
+    func removeAttribute(tenantID: String, customerID: Int64, key: String) throws(StorageError) {
+        try db.removeAttribute(tenantID: tenantID, customerID: customerID, key: key)
     }
 
     // MARK: Grants

@@ -62,6 +62,7 @@ public enum StorageColumns {
         case .stripeWebhook: 13
         case .redemption: 14
         case .support: 15
+        case .attributes: 16
         }
     }
 

@@ -34,17 +34,21 @@ public struct Customer: ProtoMessage {
     public var aliases: [String] = []
     public var grants: [Grant] = []
     public var transactions: [Transaction] = []
+    /// By key.
+    public var attributes: [Attribute] = []
     public var unknownFields: [UInt8] = []
 
     public init() {}
 
     public init(
-        customer: CustomerStatus? = nil, aliases: [String] = [], grants: [Grant] = [], transactions: [Transaction] = []
+        customer: CustomerStatus? = nil, aliases: [String] = [], grants: [Grant] = [], transactions: [Transaction] = [],
+        attributes: [Attribute] = []
     ) {
         self.customer = customer
         self.aliases = aliases
         self.grants = grants
         self.transactions = transactions
+        self.attributes = attributes
     }
 
     public init(from reader: inout ProtoReader) throws {
@@ -55,6 +59,7 @@ public struct Customer: ProtoMessage {
             case 2: aliases.append(try reader.decodeString(tag))
             case 3: grants.append(try reader.decodeMessage(tag))
             case 4: transactions.append(try reader.decodeMessage(tag))
+            case 5: attributes.append(try reader.decodeMessage(tag))
             default: unknownFields += try reader.skipField(tag)
             }
         }
@@ -65,6 +70,7 @@ public struct Customer: ProtoMessage {
         writer.writeRepeatedStrings(2, aliases)
         writer.writeRepeatedMessages(3, grants)
         writer.writeRepeatedMessages(4, transactions)
+        writer.writeRepeatedMessages(5, attributes)
         writer.writeRaw(unknownFields)
     }
 }

@@ -93,6 +93,7 @@ public struct CustomerEvent: ProtoMessage {
         public static let stripeWebhook = Self(rawValue: 13)
         public static let redemption = Self(rawValue: 14)
         public static let support = Self(rawValue: 15)
+        public static let attributes = Self(rawValue: 16)
     }
 
     /// The customer's version after the change.

@@ -67,6 +67,7 @@ public struct CustomerMatch: ProtoMessage {
         public static let originalTransactionID = Self(rawValue: 3)
         public static let transactionID = Self(rawValue: 4)
         public static let storeReference = Self(rawValue: 5)
+        public static let email = Self(rawValue: 6)
     }
 
     /// Empty for a purchase nobody owns yet.

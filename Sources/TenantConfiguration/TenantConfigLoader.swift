@@ -27,7 +27,8 @@ import FileAccess
 ///           "web": { "allowed_origins": ["https://app.example.com"] },  // optional; see ``BrowserSettings``
 ///           "webhooks": [{ "id": "backend", "url": "https://…", "secrets": ["whsec_…"] }],  // optional; see ``WebhookEndpoint``
 ///           "commission": { "app_store": { "percent": 15 } },  // optional; see ``Commissions``
-///           "reporting_currency": { "currency": "USD", "exchange_rates_file": "rates.csv" }  // optional; see ``ExchangeRates``
+///           "reporting_currency": { "currency": "USD", "exchange_rates_file": "rates.csv" },  // optional; see ``ExchangeRates``
+///           "attributes": { "app_keys": ["$email"], "backend_keys": ["plan"] }  // optional; see ``AttributeSettings``
 ///         }
 ///       ]
 ///     }
@@ -77,7 +78,7 @@ struct TenantConfigReader {
     static let rootFields = ["tenants", "_comment"]
     static let tenantFields = [
         "id", "public_keys", "secret_keys", "entitlements", "allow_undeclared_entitlements", "products", "app_store",
-        "play_store", "stripe", "web", "webhooks", "commission", "reporting_currency", "_comment",
+        "play_store", "stripe", "web", "webhooks", "commission", "reporting_currency", "attributes", "_comment",
     ]
 
     /// Where each tenant's ID and key hashes were, for errors found across tenants.
@@ -222,13 +223,17 @@ struct TenantConfigReader {
             try reportingCurrency(node, path: path + ".reporting_currency")
         }
 
+        let attributes = try members["attributes"].map { node throws(TenantConfigError) in
+            try attributeSettings(node, path: path + ".attributes")
+        } ?? .defaults
+
         idLines.append(line(idNode))
         keyLines.append(lines)
         return Tenant(
             id: id, publicKeys: keys[.publicKey] ?? [], secretKeys: keys[.secretKey] ?? [],
             listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclared, products: products,
             appStore: appStore, playStore: playStore, stripe: stripe, browser: browser, webhooks: webhooks,
-            commissions: commissions, exchangeRates: exchangeRates)
+            commissions: commissions, exchangeRates: exchangeRates, attributes: attributes)
     }
 
     // MARK: Values

@@ -117,6 +117,8 @@ class TenantSpec:
     reporting_currency: dict | None = None
     # More secret keys, listed as objects: {"key": "sk_...", "name": ..., "scope": ...} (name and scope optional).
     named_secret_keys: list[dict] = field(default_factory=list)
+    # The tenant's "attributes" settings ({"app_keys": [...], "backend_keys": [...]}); None: not listed.
+    attributes: dict | None = None
 
     @property
     def public_key(self) -> str:
@@ -147,6 +149,8 @@ class TenantSpec:
             entry["webhooks"] = self.webhooks
         if self.reporting_currency is not None:
             entry["reporting_currency"] = self.reporting_currency
+        if self.attributes is not None:
+            entry["attributes"] = self.attributes
         return entry
 
 

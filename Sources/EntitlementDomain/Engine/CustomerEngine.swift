@@ -9,6 +9,8 @@ public final class CustomerEngine: Sendable {
     public let purchases: StorePurchases
     /// Grants by secret key.
     public let grants: Grants
+    /// Customer attributes, by the app and the backend.
+    public let attributes: Attributes
     /// Acknowledging purchases to their store.
     public let acknowledgements: StoreAcknowledgements
     /// Support actions with a store, audited on their customer.
@@ -39,6 +41,7 @@ public final class CustomerEngine: Sendable {
             core: core, repository: repository, replayLimit: replayLimit, snapshotReads: snapshotReads)
         self.purchases = StorePurchases(core: core, repository: repository)
         self.grants = Grants(core: core)
+        self.attributes = Attributes(core: core)
         self.acknowledgements = StoreAcknowledgements(core: core, repository: repository)
         self.supportActions = SupportActions(core: core, repository: repository)
         self.outbox = WebhookOutbox(core: core, repository: repository)

@@ -7,6 +7,8 @@ public struct CustomerMatch: Hashable, Sendable {
         case appUserID
         /// An alias of the customer (an anonymous ID merged into it, or one Identify linked).
         case alias
+        /// The customer's `$email` attribute, ignoring case.
+        case email
         /// A purchase's original transaction ID (App Store), purchase token (Google Play) or subscription or
         /// payment intent (Stripe).
         case originalTransactionID
@@ -37,11 +39,13 @@ extension SubscriberQueries {
     /// More matches than a person reads through; one ID rarely names more than a handful.
     public static let maxSearchMatches = 20
 
-    /// Everything `query` names in the tenant, exact matches only (IDs are case-sensitive), customers by their IDs
-    /// first, then purchases. Read from the database.
+    /// Everything `query` names in the tenant, exact matches only (IDs are case-sensitive; an e-mail address is
+    /// not), customers by their IDs first, then by `$email`, then purchases. Read from the database.
     public func findCustomers(tenantID: String, query: String) throws(DomainError) -> [CustomerMatch] {
         guard !query.isEmpty, query.utf8.count <= Self.maxSearchBytes else {
-            throw .invalidRequest("query must be 1 to \(Self.maxSearchBytes) bytes: an app user ID, alias, transaction ID or order ID.")
+            throw .invalidRequest(
+                "query must be 1 to \(Self.maxSearchBytes) bytes: an app user ID, alias, e-mail address, transaction ID or "
+                    + "order ID.")
         }
         if let scalar = query.unicodeScalars.first(where: AppUserID.isControl) {
             throw .invalidRequest("query contains the control character \(AppUserID.codePoint(scalar)); no ID does.")

@@ -5,12 +5,12 @@ import BoundedText
 /// (``SnapshotReads``), and cached.
 public final class Customers: Sendable {
     let core: EngineCore
-    let repository: any CustomerReads
+    let repository: any CustomerReads & AttributeReads
     /// How far back a stream may resume from the event log before it gets a fresh snapshot instead.
     public let replayLimit: Int
     private let misses: SnapshotReads
 
-    init(core: EngineCore, repository: any CustomerReads, replayLimit: Int, snapshotReads: SnapshotReadLimits) {
+    init(core: EngineCore, repository: any CustomerReads & AttributeReads, replayLimit: Int, snapshotReads: SnapshotReadLimits) {
         self.core = core
         self.repository = repository
         self.replayLimit = replayLimit
@@ -58,11 +58,14 @@ public final class Customers: Sendable {
         guard let snapshot = try DomainError.reading({ () throws(StorageError) in try repository.snapshot(tenantID: tenantID, appUserID: appUserID) }) else {
             throw .notFound("No customer has app_user_id \(appUserID.quotedForMessage).")
         }
+        let attributes = try DomainError.reading { () throws(StorageError) in
+            try repository.attributes(tenantID: tenantID, customerID: snapshot.customer.id)
+        }
         let now = core.now()
         let entry = CachedCustomer(snapshot: snapshot, now: now)
         return CustomerDetails(
             state: entry.state(at: now), aliases: snapshot.aliases, grants: snapshot.grants,
-            purchases: snapshot.purchases)
+            purchases: snapshot.purchases, attributes: attributes.sorted { $0.key < $1.key })
     }
 
     /// A page of a customer's events, newest first. `pageToken` is the `nextPageToken` of the previous page.

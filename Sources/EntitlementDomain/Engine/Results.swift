@@ -21,6 +21,8 @@ public struct CustomerDetails: Sendable, Hashable {
     public var aliases: [String]
     public var grants: [GrantRecord]
     public var purchases: [StorePurchase]
+    /// By key.
+    public var attributes: [CustomerAttribute]
 }
 
 /// One recorded change, as ListCustomerEvents shows it.

@@ -2,7 +2,7 @@ import FileAccess
 
 /// One app (or family of apps sharing entitlements): its keys, the entitlements it declares and the products that
 /// give them. Built by the tenants file reader (module TenantConfiguration), or in code (tests) by
-/// ``init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:browser:webhooks:commissions:exchangeRates:)``;
+/// ``init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:browser:webhooks:commissions:exchangeRates:attributes:)``;
 /// either way every value has been validated.
 public struct Tenant: Hashable, Sendable {
     public static let maxIDLength = 64
@@ -37,13 +37,17 @@ public struct Tenant: Hashable, Sendable {
     /// The currency metrics convert amounts into, and the rates they use; nil when none is configured (no
     /// `reporting_currency`).
     public let exchangeRates: ExchangeRates?
+    /// Which customer attribute keys apps and the backend may write (``AttributeSettings/defaults`` without
+    /// `attributes`).
+    public let attributes: AttributeSettings
 
     /// Assembles a tenant from values each rule below has already accepted (the tenants file reader's way).
     package init(
         id: String, publicKeys: [TenantKey], secretKeys: [TenantKey], listedEntitlements: [String],
         allowUndeclaredEntitlements: Bool, products: [String: [String]], appStore: AppStoreSettings? = nil,
         playStore: PlayStoreSettings? = nil, stripe: StripeSettings? = nil, browser: BrowserSettings? = nil,
-        webhooks: [WebhookEndpoint] = [], commissions: Commissions = .defaults, exchangeRates: ExchangeRates? = nil
+        webhooks: [WebhookEndpoint] = [], commissions: Commissions = .defaults, exchangeRates: ExchangeRates? = nil,
+        attributes: AttributeSettings = .defaults
     ) {
         self.id = id
         self.publicKeys = publicKeys
@@ -58,6 +62,7 @@ public struct Tenant: Hashable, Sendable {
         self.webhooks = webhooks
         self.commissions = commissions
         self.exchangeRates = exchangeRates
+        self.attributes = attributes
         declaredEntitlements = Set(listedEntitlements).union(products.values.joined())
     }
 
@@ -67,14 +72,15 @@ public struct Tenant: Hashable, Sendable {
     /// certificate paths are resolved against the working directory), `playStore` like a configured `play_store`
     /// (its relative key and JWKS file paths likewise), `stripe` like a configured `stripe` (its relative API key
     /// file path likewise), `browser` like a configured `web`, `webhooks` like a configured `webhooks`, the product
-    /// IDs of `commissions` like a configured `commission`'s (its rates are valid as made). Products are checked in
+    /// IDs of `commissions` like a configured `commission`'s (its rates are valid as made), `attributes` like a
+    /// configured `attributes`. Products are checked in
     /// sorted order.
     public init(
         id: String, publicKeyHashes: [String] = [], secretKeyHashes: [String] = [], entitlements: [String] = [],
         allowUndeclaredEntitlements: Bool = false, products: [String: [String]] = [:],
         appStore: AppStoreSettings? = nil, playStore: PlayStoreSettings? = nil, stripe: StripeSettings? = nil,
         browser: BrowserSettings? = nil, webhooks: [WebhookEndpoint] = [], commissions: Commissions = .defaults,
-        exchangeRates: ExchangeRates? = nil
+        exchangeRates: ExchangeRates? = nil, attributes: AttributeSettings = .defaults
     ) throws(TenantRuleError) {
         self = try TenantRuleError.at("tenant") { () throws(TenantRuleError) -> Tenant in
             try TenantRuleError.at(".id") { () throws(TenantRuleError) in try Tenant.checkID(id) }
@@ -126,6 +132,9 @@ public struct Tenant: Hashable, Sendable {
             let checkedWebhooks = try TenantRuleError.at(".webhooks") { () throws(TenantRuleError) in
                 try WebhookEndpoint.validated(webhooks)
             }
+            let checkedAttributes = try TenantRuleError.at(".attributes") { () throws(TenantRuleError) in
+                try attributes.validated()
+            }
             for (field, commission) in [
                 ("app_store", commissions.appStore), ("play_store", commissions.playStore), ("stripe", commissions.stripe),
             ] {
@@ -139,7 +148,8 @@ public struct Tenant: Hashable, Sendable {
                 id: id, publicKeys: keys[.publicKey] ?? [], secretKeys: keys[.secretKey] ?? [],
                 listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclaredEntitlements,
                 products: products, appStore: checkedAppStore, playStore: checkedPlayStore, stripe: checkedStripe,
-                browser: checkedBrowser, webhooks: checkedWebhooks, commissions: commissions, exchangeRates: exchangeRates)
+                browser: checkedBrowser, webhooks: checkedWebhooks, commissions: commissions, exchangeRates: exchangeRates,
+                attributes: checkedAttributes)
         }
     }
 

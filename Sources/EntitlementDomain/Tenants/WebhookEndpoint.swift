@@ -15,6 +15,8 @@ public enum WebhookEventKind: String, Sendable, Hashable, CaseIterable {
     case merge
     /// An operator granted or revoked an entitlement.
     case grant
+    /// The app or the backend set or removed customer attributes.
+    case attributesChanged = "attributes_changed"
     /// `SendTestWebhook`.
     case test
 }

@@ -8,10 +8,10 @@ import StandardWebhooks
 /// signed on every attempt.
 ///
 /// `type` is `customer.` and the event's most specific kind (`customer.purchase`, `customer.renewal`,
-/// `customer.refund`, `customer.transfer`, `customer.merge`, `customer.grant`, else `customer.status_changed` or
-/// `customer.customer_info_changed`); `data` says everything a backend needs to act without calling back: the
-/// event, the customer (canonical ID, aliases, version), the full status after it, the purchase, transfer, merge or
-/// grant behind it, and the money it moved (`revenue`: the revenue ledger's rows it recorded). A receiver keeps the
+/// `customer.refund`, `customer.transfer`, `customer.merge`, `customer.grant`, `customer.attributes_changed`, else
+/// `customer.status_changed` or `customer.customer_info_changed`); `data` says everything a backend needs to act
+/// without calling back: the event, the customer (canonical ID, aliases, version), the full status after it, the
+/// purchase, transfer, merge, grant or attributes behind it, and the money it moved (`revenue`: the revenue ledger's rows it recorded). A receiver keeps the
 /// highest `version` per customer and drops anything not above it.
 enum CustomerEventMessage {
     struct Event {
@@ -55,6 +55,7 @@ enum CustomerEventMessage {
         if !record.referenceID.isEmpty { data.append(("reference_id", .string(record.referenceID))) }
         if let purchase = event.subject.purchase { data.append(("purchase", self.purchase(purchase))) }
         if let grant = event.subject.grant { data.append(("grant", self.grant(grant))) }
+        if let attributes = event.subject.attributes { data.append(("attributes", self.attributes(attributes))) }
         if !event.subject.revenue.isEmpty { data.append(("revenue", .array(event.subject.revenue.map(revenue)))) }
         if let (key, value) = counterpart(of: event) { data.append((key, value)) }
         let message: JSONValue = .object([
@@ -155,6 +156,14 @@ enum CustomerEventMessage {
         ])
     }
 
+    /// The keys changed, and every attribute after the change (a removed key is absent from `values`).
+    private static func attributes(_ subject: AttributeSubject) -> JSONValue {
+        .object([
+            ("changed_keys", .array(subject.changedKeys.map(JSONValue.string))),
+            ("values", .object(subject.attributes.map { ($0.key, .string($0.value)) })),
+        ])
+    }
+
     private static func grant(_ grant: GrantRecord) -> JSONValue {
         .object([
             ("grant_id", .string(grant.grantID)),
@@ -192,6 +201,7 @@ extension EventCause {
         case .stripeWebhook: "stripe_webhook"
         case .redemption: "redemption"
         case .support: "support"
+        case .attributes: "attributes"
         }
     }
 }

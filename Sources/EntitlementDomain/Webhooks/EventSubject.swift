@@ -9,6 +9,8 @@ struct EventSubject: Sendable {
     var grant: GrantRecord?
     /// The customer a merge emptied (its event is a transfer out, but reports the merge).
     var isMergedAway = false
+    /// The attributes the change set or removed.
+    var attributes: AttributeSubject?
     /// The money the change moved: the revenue ledger's entries it recorded.
     var revenue: [LedgerEntry] = []
 

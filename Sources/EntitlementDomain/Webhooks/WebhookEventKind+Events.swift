@@ -19,6 +19,7 @@ extension WebhookEventKind {
         case .transferredOut: return subject.isMergedAway ? .merge : .transfer
         case .merged: return .merge
         case .grant, .revoke: return .grant
+        case .attributes: return .attributesChanged
         case .created, .expiry, .support: return nil
         case .appStoreNotification, .playStoreNotification, .storeAPI, .stripeWebhook:
             return subject.purchase.flatMap { storeKind(after: $0, before: subject.previousPurchase) }

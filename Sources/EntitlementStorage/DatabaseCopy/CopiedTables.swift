@@ -26,6 +26,7 @@ struct CopiedTable: Sendable {
         CopiedTable(
             name: "renewal_extensions", key: ["tenant_id", "original_transaction_id", "request_identifier"],
             copiesRowID: false),
+        CopiedTable(name: "customer_attributes", key: ["tenant_id", "customer_id", "key"], copiesRowID: false),
         CopiedTable(name: "revenue_ledger", key: ["tenant_id", "store", "transaction_id", "direction"], copiesRowID: false),
         CopiedTable(
             name: "revenue_daily",

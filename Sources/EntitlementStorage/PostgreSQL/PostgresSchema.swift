@@ -292,5 +292,6 @@ enum PostgresSchema {
         PostgresMigration(
             version: 13, sql: BillingObservations.migrationSQL(integer: "bigint"),
             backfill: { (executor) throws(StorageError) in try BillingObservations.backfill(executor) }),
+        PostgresMigration(version: 14, sql: CustomerAttributes.migrationSQL(integer: "bigint")),
     ]
 }

@@ -20,7 +20,7 @@ public final class InMemoryRepository: CustomerRepository, Sendable {
     /// The revenue ledger committed, in the order recorded.
     public var ledger: [LedgerEntry] { committed.withLock { $0.ledger } }
 
-    private func read<T: Sendable>(_ body: (borrowing InMemoryTables) -> T) -> T {
+    func read<T: Sendable>(_ body: (borrowing InMemoryTables) -> T) -> T {
         committed.withLock { body($0) }
     }
 

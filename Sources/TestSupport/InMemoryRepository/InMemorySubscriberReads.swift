@@ -8,6 +8,11 @@ extension InMemoryTables {
             let appUserID = canonical.record.appUserID
             matches.append(CustomerMatch(appUserID: appUserID, matchedBy: appUserID == id ? .appUserID : .alias))
         }
+        if id.contains("@") {
+            for customerID in customerIDs(tenantID: tenantID, emailFoldedTo: CustomerAttribute.fold(id)) {
+                matches.append(CustomerMatch(appUserID: customers[customerID]?.record.appUserID ?? "", matchedBy: .email))
+            }
+        }
         func owner(_ purchase: StorePurchase?) -> String {
             purchase?.customerID.flatMap { customers[$0]?.record.appUserID } ?? ""
         }

@@ -80,6 +80,8 @@ struct InMemoryTables: Sendable {
     var customers: [Int64: Customer] = [:]
     var appUserIDs: [NameKey: AppUserID] = [:]
     var grants: [String: Sequenced<GrantRecord>] = [:]
+    /// Each customer's attributes by key.
+    var attributes: [CustomerKey: [String: CustomerAttribute]] = [:]
     /// Each customer's events in version order.
     var events: [CustomerKey: [EventRecord]] = [:]
     var activeEntitlements: [CustomerKey: [ActiveEntitlementValue]] = [:]

@@ -72,6 +72,7 @@ final class InMemoryTransaction: StorageTransaction {
         for (key, purchase) in tables.purchases where purchase.row.tenantID == tenantID && purchase.row.customerID == from {
             tables.purchases[key]?.row.customerID = into
         }
+        tables.mergeAttributes(tenantID: tenantID, from: from, into: into)
         // As in SQL: anonymous only while both were; the husk no longer changes by time.
         tables.customers[into]?.record.isAnonymous = target.isAnonymous && source.isAnonymous
         tables.customers[into]?.record.nextChangeAt = [source.nextChangeAt, target.nextChangeAt].compactMap { $0 }.min()
