@@ -104,6 +104,15 @@ extension EntitlementClient {
         try await unary(Methods.getCustomer, GetCustomerRequest(appUserID: appUserID))
     }
 
+    /// `SetAttributes` (with a public key, as an app for its current user) or `SetCustomerAttributes` (with a secret
+    /// key, as the backend): sets `set` and removes `unset`; returns the attributes after the call.
+    public func setAttributes(appUserID: String, set: [Attribute], unset: [String], asApp: Bool) async throws
+        -> SetAttributesResponse
+    {
+        let request = SetAttributesRequest(appUserID: appUserID, attributes: set, unsetKeys: unset)
+        return try await unary(asApp ? Methods.setAttributes : Methods.setCustomerAttributes, request)
+    }
+
     /// `RefreshStorePurchase`: asks the store for one purchase again (Google Play is the one supported: `purchaseID`
     /// is the purchase token) and applies what it says now; a failed acknowledgement is tried again. `productID` may
     /// be empty when the server already holds the purchase.

@@ -16,10 +16,12 @@ extension EntitlementClient {
         public static let streamStatus = MethodDescriptor(service: entitlementService, method: "StreamStatus")
         public static let purchase = MethodDescriptor(service: entitlementService, method: "Purchase")
         public static let restore = MethodDescriptor(service: entitlementService, method: "Restore")
+        public static let setAttributes = MethodDescriptor(service: entitlementService, method: "SetAttributes")
 
         public static let grantEntitlement = MethodDescriptor(service: adminService, method: "GrantEntitlement")
         public static let revokeGrant = MethodDescriptor(service: adminService, method: "RevokeGrant")
         public static let getCustomer = MethodDescriptor(service: adminService, method: "GetCustomer")
+        public static let setCustomerAttributes = MethodDescriptor(service: adminService, method: "SetCustomerAttributes")
         public static let listCustomerEvents = MethodDescriptor(service: adminService, method: "ListCustomerEvents")
         public static let refreshStorePurchase = MethodDescriptor(service: adminService, method: "RefreshStorePurchase")
         public static let getRedemptionCode = MethodDescriptor(service: adminService, method: "GetRedemptionCode")

@@ -48,6 +48,10 @@ public struct GRPCTransport: EntitlementsTransport {
         try await mapped { try await client.unary(EntitlementClient.Methods.restore, request) }
     }
 
+    public func setAttributes(_ request: SetAttributesRequest) async throws -> SetAttributesResponse {
+        try await mapped { try await client.unary(EntitlementClient.Methods.setAttributes, request) }
+    }
+
     /// Closes the connection once calls in flight have finished.
     public func close() {
         client.close()

@@ -3,7 +3,7 @@ import EntitlementsProto
 import EntitlementClient
 import ProtobufWire
 
-/// The AdminService commands, called with a secret key: grant, revoke, customer, events, refresh-purchase.
+/// The AdminService commands, called with a secret key: grant, revoke, customer, attributes, events, refresh-purchase.
 extension Entctl {
     /// `grant APP_USER_ID ENTITLEMENT [--duration D | --expires-at T] [--reason TEXT] [--idempotency-key KEY]`
     func grant() async throws -> Int32 {
@@ -52,6 +52,34 @@ extension Entctl {
     func customer() async throws -> Int32 {
         try await ask(
             "APP_USER_ID", with: .secretKey, { try await $0.getCustomer(appUserID: $1) }, human: HumanOutput.customer)
+    }
+
+    /// `attributes APP_USER_ID [KEY=VALUE ...] [--unset KEY ...] [--app]`: sets and removes attributes (as the
+    /// backend, or with `--app` as an app for its current user); with neither, lists them.
+    func attributes() async throws -> Int32 {
+        try arguments.check(positionals: ["APP_USER_ID"], optional: Int.max - 1, options: ["--unset", "--app"])
+        let appUserID = try arguments.positional(0, "APP_USER_ID")
+        var set: [Attribute] = []
+        for assignment in arguments.positionals.dropFirst() {
+            guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
+                throw UsageError(description: "'\(assignment)' is not KEY=VALUE")
+            }
+            set.append(Attribute(key: String(assignment[..<equals]), value: String(assignment[assignment.index(after: equals)...])))
+        }
+        let unset = arguments.values("--unset")
+        guard !set.isEmpty || !unset.isEmpty else {
+            guard !arguments.flag("--app") else { throw UsageError(description: "--app needs KEY=VALUE or --unset KEY") }
+            let customer = try await connect(.secretKey).getCustomer(appUserID: appUserID)
+            let listed = SetAttributesResponse(
+                attributes: customer.attributes, appUserID: customer.customer?.appUserID ?? appUserID)
+            printer.print(listed, human: ["\(listed.appUserID)"] + HumanOutput.attributes(listed.attributes).map { "  " + $0 })
+            return 0
+        }
+        let asApp = arguments.flag("--app")
+        let response = try await connect(asApp ? .publicKey : .secretKey).setAttributes(
+            appUserID: appUserID, set: set, unset: unset, asApp: asApp)
+        printer.print(response, human: HumanOutput.setAttributes(response))
+        return 0
     }
 
     /// `refresh-purchase TOKEN [--product ID]`: asks Google Play for the purchase again and applies what it says now

@@ -11,7 +11,7 @@ extension CommandHelp {
             keyNote: "Key: --key KEY or $ENTCTL_KEY, a secret key (sk_...); without either, the demo secret key is sent,\n"
                 + "to a loopback address (127.0.0.1, ::1, localhost) only.",
             commands: [
-                grant, revoke, customer, events, customers, count, metrics, find, refreshPurchase, redemptionCode,
+                grant, revoke, customer, attributes, events, customers, count, metrics, find, refreshPurchase, redemptionCode,
                 webhooksTest,
                 webhooksList, webhooksRedeliver, appStoreReconcile, appStoreLookup, appStoreExtend, appStoreConsumption,
                 appStoreTestNotification, appStoreCheck,
@@ -127,8 +127,25 @@ extension CommandHelp {
         options: [("--reason TEXT", "why, recorded with the revocation")])
 
     static let customer = CommandHelp(
-        name: "customer", arguments: "APP_USER_ID", summary: "status, aliases, grants and store transactions",
+        name: "customer", arguments: "APP_USER_ID",
+        summary: "status, aliases, grants, store transactions and attributes",
         details: ["", "Calls AdminService/GetCustomer; revoked grants are listed too."])
+
+    static let attributes = CommandHelp(
+        name: "attributes", arguments: "APP_USER_ID [KEY=VALUE ...] [--unset KEY ...] [--app]",
+        summary: "set or remove a customer's attributes; without changes, list them",
+        details: [
+            "", "Calls AdminService/SetCustomerAttributes with the secret key (any key the tenant lets its backend",
+            "write), or with --app EntitlementService/SetAttributes with the public key, as an app for its current",
+            "user (the tenant's app keys only). Without KEY=VALUE or --unset, lists them (AdminService/GetCustomer).",
+            "",
+            "  entctl attributes alice '$email=alice@example.com' plan=gold",
+            "  entctl attributes alice --unset plan",
+        ],
+        options: [
+            ("--unset KEY", "remove the key; repeat it for each"),
+            ("--app", "call as an app with the public key"),
+        ])
 
     static let events = CommandHelp(
         name: "events", arguments: "APP_USER_ID [--page-size N] [--page-token T] [--all]",
@@ -191,9 +208,10 @@ extension CommandHelp {
 
     static let find = CommandHelp(
         name: "find", arguments: "ID",
-        summary: "what an app user ID, alias, transaction or order ID, or Stripe ID names: customers and purchases",
+        summary: "what an app user ID, alias, e-mail address, transaction or order ID, or Stripe ID names",
         details: [
-            "", "Calls AdminService/FindCustomers (exact matches; a read-only key may). One line per match: the owner",
+            "", "Calls AdminService/FindCustomers (exact matches, an e-mail address ($email) ignoring case; a read-only",
+            "key may). One line per match: the owner",
             "(or 'nobody' for a purchase no customer owns yet), what matched, and the purchase's store and original",
             "transaction ID.",
         ])

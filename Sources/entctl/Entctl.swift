@@ -33,6 +33,7 @@ struct Entctl {
         case "grant": try await grant()
         case "revoke": try await revoke()
         case "customer": try await customer()
+        case "attributes": try await attributes()
         case "events": try await events()
         case "customers": try await customers()
         case "count": try await count()

@@ -51,13 +51,13 @@ struct EntctlOptions {
         "--page-size", "--page-token", "--play", "--endpoint", "--user", "--state", "--since", "--until",
         "--entitlement", "--store", "--product", "--changed-since", "--history",
         "--days", "--reason-code", "--request-id", "--delivery", "--consumed", "--refund-preference", "--wait",
-        "--from", "--to", "--interval", "--group-by", "--country", "--offer-kind", "--environment",
+        "--from", "--to", "--interval", "--group-by", "--country", "--offer-kind", "--environment", "--unset",
     ]).union(devValueOptions)
-    static let flagOptions: Set<String> = Set(["--all", "--only-failures", "--consented", "--sample", "--csv"])
+    static let flagOptions: Set<String> = Set(["--all", "--only-failures", "--consented", "--sample", "--csv", "--app"])
         .union(devFlagOptions)
     /// Value options that may be given more than once (`restore --play A:1 --play B:2`); any other is a usage error
     /// the second time.
-    static let repeatableOptions: Set<String> = ["--play", "--history", "--transaction-id", "--group-by"]
+    static let repeatableOptions: Set<String> = ["--play", "--history", "--transaction-id", "--group-by", "--unset"]
 
     /// Parses everything after the program name. `--help` (or `-h`, or the `help` command) wins over everything
     /// else and asks for the help of the command it follows, then `--version`; a usage error carries the help of

@@ -22,7 +22,7 @@ extension ListCustomersRequest.State: NamedProtoEnum {
 
 extension CustomerMatch.MatchedBy: NamedProtoEnum {
     static let names = [
-        "MATCHED_BY_UNSPECIFIED", "APP_USER_ID", "ALIAS", "ORIGINAL_TRANSACTION_ID", "TRANSACTION_ID", "STORE_REFERENCE",
+        "MATCHED_BY_UNSPECIFIED", "APP_USER_ID", "ALIAS", "ORIGINAL_TRANSACTION_ID", "TRANSACTION_ID", "STORE_REFERENCE", "EMAIL",
     ]
 }
 
@@ -55,7 +55,7 @@ extension CustomerEvent.Cause: NamedProtoEnum {
     static let names = [
         "CAUSE_UNSPECIFIED", "CREATED", "MERGED", "PURCHASE", "RESTORE", "TRANSFERRED_IN", "TRANSFERRED_OUT",
         "APP_STORE_NOTIFICATION", "PLAY_STORE_NOTIFICATION", "GRANT", "REVOKE", "EXPIRY",
-        "STORE_API", "STRIPE_WEBHOOK", "REDEMPTION", "SUPPORT",
+        "STORE_API", "STRIPE_WEBHOOK", "REDEMPTION", "SUPPORT", "ATTRIBUTES",
     ]
 }
 

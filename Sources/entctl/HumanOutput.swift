@@ -144,7 +144,20 @@ enum HumanOutput {
         lines += customer.transactions.flatMap { transaction in
             ["  " + transactionLine(transaction)] + transactionDetails(transaction).map { "    " + $0 }
         }
+        lines.append("attributes: " + (customer.attributes.isEmpty ? "none" : String(customer.attributes.count)))
+        lines += attributes(customer.attributes).map { "  " + $0 }
         return lines
+    }
+
+    /// One line per attribute: `$email = ana@example.com  (set 2030-01-31T12:00:00Z)`.
+    static func attributes(_ attributes: [Attribute]) -> [String] {
+        attributes.map { "\($0.key) = \($0.value)  (set \(time($0.updatedAt)))" }
+    }
+
+    /// What changed, then the attributes after it.
+    static func setAttributes(_ response: SetAttributesResponse) -> [String] {
+        let changed = response.changedKeys.isEmpty ? "nothing changed" : "changed: " + response.changedKeys.joined(separator: ", ")
+        return ["\(response.appUserID)  \(changed)"] + attributes(response.attributes).map { "  " + $0 }
     }
 
     /// The lines under a transaction for what does not fit on its line: the purchase that replaced it or that it

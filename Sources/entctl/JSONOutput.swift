@@ -314,6 +314,7 @@ extension Customer: JSONEncodable {
         object.add("aliases", aliases)
         object.add("grants", grants)
         object.add("transactions", transactions)
+        object.add("attributes", attributes)
         return object.value
     }
 }
@@ -458,6 +459,26 @@ extension MetricExchangeRate: JSONEncodable {
         var object = JSONObject()
         object.add("date", date)
         object.add("rate", rate)
+        return object.value
+    }
+}
+
+extension Attribute: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("key", key)
+        object.add("value", value)
+        object.add("updatedAt", updatedAt)
+        return object.value
+    }
+}
+
+extension SetAttributesResponse: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("attributes", attributes)
+        object.add("changedKeys", changedKeys)
+        object.add("appUserId", appUserID)
         return object.value
     }
 }

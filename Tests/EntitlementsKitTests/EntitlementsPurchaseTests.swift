@@ -30,6 +30,9 @@ import Testing
             response.transferredFromAppUserIDs = ["someone"]
             return response
         }
+        func setAttributes(_ request: SetAttributesRequest) async throws -> SetAttributesResponse {
+            SetAttributesResponse()
+        }
     }
 
     @Test func eachPurchaseCallSendsItsPurchaseForTheSDKsUser() async throws {

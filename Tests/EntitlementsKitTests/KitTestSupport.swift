@@ -111,4 +111,7 @@ final class RecordingTransport: EntitlementsTransport {
     }
     func purchase(_ request: PurchaseRequest) async throws -> PurchaseResponse { try await wrapped.purchase(request) }
     func restore(_ request: RestoreRequest) async throws -> RestoreResponse { try await wrapped.restore(request) }
+    func setAttributes(_ request: SetAttributesRequest) async throws -> SetAttributesResponse {
+        try await wrapped.setAttributes(request)
+    }
 }

@@ -95,6 +95,7 @@ final class ScriptedTransport: EntitlementsTransport {
     }
 
     func restore(_ request: RestoreRequest) async throws -> RestoreResponse { RestoreResponse() }
+    func setAttributes(_ request: SetAttributesRequest) async throws -> SetAttributesResponse { SetAttributesResponse() }
 }
 
 /// Records every wait the SDK asks for and returns at once. Its `now` is the real time, or (with

@@ -35,6 +35,9 @@ import Testing
         }
         func purchase(_ request: PurchaseRequest) async throws -> PurchaseResponse { try await scripted.purchase(request) }
         func restore(_ request: RestoreRequest) async throws -> RestoreResponse { try await scripted.restore(request) }
+        func setAttributes(_ request: SetAttributesRequest) async throws -> SetAttributesResponse {
+            try await scripted.setAttributes(request)
+        }
     }
 
     /// What the SDK logged, by level.

@@ -1,5 +1,5 @@
-"""README lines that a newcomer found failing as written (issue 36), run as written: the metrics grep, migrate-store
-from the demo's database (twice: PostgreSQL's notices stay out of what it prints), the admin console's key, the
+"""README lines that a newcomer found failing as written (issue 36), run as written: the metrics grep, the
+attributes commands, migrate-store from the demo's database (twice: PostgreSQL's notices stay out of what it prints), the admin console's key, the
 development Play notification, and the demo on another port.
 
 What a second machine makes different is filled in, as in test_demo_*.py: the server's port (the README's is 50051),
@@ -42,6 +42,19 @@ def test_the_metrics_lines(demo_tenants_server):
     # The series the README shows, in the order it shows its labels.
     documented = re.search(r"`(grpc_server_handled_total\{[^`]*\})`", README).group(1)
     assert handled.startswith(documented + " "), (handled, documented)
+
+
+def test_the_attributes_lines(demo_tenants_server):
+    """The "Customer attributes" block as written: the backend's keys, the app's, the e-mail search, a removal."""
+    result = run_block(readme_block("## Customer attributes"), demo_tenants_server)
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    assert "alice  changed: $displayName, $email, crm_id" in out, out
+    assert "alice  changed: $locale" in out, out
+    assert "alice  EMAIL" in out, out
+    assert "alice  changed: crm_id" in out, out
+    listed = out[out.rindex("alice\n"):]
+    assert "$email = Alice@Example.com" in listed and "$locale = en-GB" in listed and "crm_id" not in listed, listed
 
 
 def test_migrate_store_from_the_demo_database(tmp_path):

@@ -10,11 +10,14 @@ const Acknowledgement = { 1: "NOT_REQUIRED", 2: "PENDING", 3: "ACKNOWLEDGED", 4:
 export const Cause = {
   1: "CREATED", 2: "MERGED", 3: "PURCHASE", 4: "RESTORE", 5: "TRANSFERRED_IN", 6: "TRANSFERRED_OUT",
   7: "APP_STORE_NOTIFICATION", 8: "PLAY_STORE_NOTIFICATION", 9: "GRANT", 10: "REVOKE", 11: "EXPIRY", 12: "STORE_API",
-  13: "STRIPE_WEBHOOK", 14: "REDEMPTION", 15: "SUPPORT",
+  13: "STRIPE_WEBHOOK", 14: "REDEMPTION", 15: "SUPPORT", 16: "ATTRIBUTES",
 };
 const Change = { 2: "STATUS_CHANGED", 3: "CUSTOMER_INFO_CHANGED" };
 export const DeliveryState = { 1: "PENDING", 2: "DELIVERED", 3: "FAILED", 4: "NOTICE" };
-const MatchedBy = { 1: "app user ID", 2: "alias", 3: "original transaction ID", 4: "latest transaction ID", 5: "Stripe ID" };
+const MatchedBy = {
+  1: "app user ID", 2: "alias", 3: "original transaction ID", 4: "latest transaction ID", 5: "Stripe ID",
+  6: "e-mail address",
+};
 
 const all = (map, n, decode) => (map.get(n) ?? []).map(decode);
 const strings = (map, n) => all(map, n, (bytes) => new TextDecoder().decode(bytes));
@@ -26,6 +29,11 @@ function grant(bytes) {
     expiresAt: timestamp(last(map, 5)), revokedAt: timestamp(last(map, 6)), reason: str(map, 7),
     revocationReason: str(map, 8),
   };
+}
+
+function attribute(bytes) {
+  const map = fields(bytes);
+  return { key: str(map, 1), value: str(map, 2), updatedAt: timestamp(last(map, 3)) };
 }
 
 function transaction(bytes) {
@@ -44,7 +52,7 @@ export function customer(bytes) {
   const map = fields(bytes);
   return {
     status: customerStatus(last(map, 1)), aliases: strings(map, 2), grants: all(map, 3, grant),
-    transactions: all(map, 4, transaction),
+    transactions: all(map, 4, transaction), attributes: all(map, 5, attribute),
   };
 }
 
@@ -109,6 +117,10 @@ export const eventsRequest = (appUserId, pageToken = "") =>
   new Writer().string(1, appUserId).uint64(2, 50).string(3, pageToken).finish();
 export const deliveriesRequest = (appUserId) => new Writer().string(2, appUserId).uint64(6, 50).finish();
 export const redeliverRequest = (deliveryId) => new Writer().uint64(1, deliveryId).finish();
+// SetCustomerAttributesRequest: one key set to a value, or removed.
+export const setAttributeRequest = (appUserId, key, value) =>
+  new Writer().string(1, appUserId).message(2, new Writer().string(1, key).string(2, value).finish()).finish();
+export const unsetAttributeRequest = (appUserId, key) => new Writer().string(1, appUserId).string(3, key).finish();
 export const revokeRequest = (grantId, reason) => new Writer().string(1, grantId).string(2, reason).finish();
 export const grantRequest = (appUserId, entitlementId, days, reason, idempotencyKey) =>
   new Writer().string(1, appUserId).string(2, entitlementId)

@@ -65,6 +65,7 @@ async function signIn(key) {
   $("who").textContent = `${caller.tenantId} · ${caller.keyName}${caller.canWrite ? "" : " (read-only)"}`;
   document.body.dataset.canWrite = caller.canWrite ? "yes" : "no";
   $("grant-card").hidden = !caller.canWrite;
+  $("attribute-form").hidden = !caller.canWrite;
   $("grant-entitlement").replaceChildren(...caller.entitlements.map((id) => el("option", { value: id }, id)));
 }
 
@@ -194,6 +195,17 @@ function renderDetails(details) {
       el("td", {}, reason), action);
   });
   $("grants").tBodies[0].replaceChildren(...(grants.length ? grants : [none(4)]));
+  const attributes = details.attributes.map((a) => {
+    const action = el("td", {});
+    if (caller.canWrite) {
+      const button = el("button", { type: "button", class: "quiet unset-attribute" }, "Remove");
+      button.addEventListener("click", () => unsetAttribute(a.key, button));
+      action.append(button);
+    }
+    return el("tr", { "data-attribute": a.key },
+      el("td", { class: "mono" }, a.key), el("td", {}, a.value), el("td", {}, when(a.updatedAt)), action);
+  });
+  $("attributes").tBodies[0].replaceChildren(...(attributes.length ? attributes : [none(4)]));
 }
 
 function eventItem(e) {
@@ -309,6 +321,30 @@ $("grant-form").addEventListener("submit", async (event) => {
     await load();
   } catch (error) { failed(error); } finally { button.disabled = false; }
 });
+
+$("attribute-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const button = $("attribute-button");
+  button.disabled = true;
+  try {
+    const key = $("attribute-key").value.trim();
+    await client.unary(admin.Service + "SetCustomerAttributes",
+      admin.setAttributeRequest(page.appUserId, key, $("attribute-value").value.trim()));
+    $("attribute-key").value = "";
+    $("attribute-value").value = "";
+    say(`Set ${key}.`);
+    await load();
+  } catch (error) { failed(error); } finally { button.disabled = false; }
+});
+
+async function unsetAttribute(key, button) {
+  button.disabled = true;
+  try {
+    await client.unary(admin.Service + "SetCustomerAttributes", admin.unsetAttributeRequest(page.appUserId, key));
+    say(`Removed ${key}.`);
+    await load();
+  } catch (error) { failed(error); button.disabled = false; }
+}
 
 async function revoke(grantId, reason, button) {
   button.disabled = true;

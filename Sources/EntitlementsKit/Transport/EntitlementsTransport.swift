@@ -11,4 +11,5 @@ public protocol EntitlementsTransport: Sendable {
     func streamStatus(appUserID: String, afterVersion: UInt64) -> AsyncThrowingStream<StatusEvent, any Error>
     func purchase(_ request: PurchaseRequest) async throws -> PurchaseResponse
     func restore(_ request: RestoreRequest) async throws -> RestoreResponse
+    func setAttributes(_ request: SetAttributesRequest) async throws -> SetAttributesResponse
 }

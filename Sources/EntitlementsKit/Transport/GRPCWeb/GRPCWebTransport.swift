@@ -73,6 +73,10 @@ public final class GRPCWebTransport: EntitlementsTransport {
         try await unary("Restore", request)
     }
 
+    public func setAttributes(_ request: SetAttributesRequest) async throws -> SetAttributesResponse {
+        try await unary("SetAttributes", request)
+    }
+
     private func unary<Response: ProtoMessage>(_ method: String, _ request: some ProtoMessage) async throws -> Response {
         var response: Response?
         for try await bytes in start(method, request, deadline: timeout) {
