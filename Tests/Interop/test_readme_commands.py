@@ -1,6 +1,6 @@
 """README lines that a newcomer found failing as written (issue 36), run as written: the metrics grep, the
-attributes commands, migrate-store from the demo's database (twice: PostgreSQL's notices stay out of what it prints), the admin console's key, the
-development Play notification, and the demo on another port.
+attributes commands, migrate-store from the demo's database (twice: PostgreSQL's notices stay out of what it
+prints), the admin console's key, the development Play notification, and the demo on another port.
 
 What a second machine makes different is filled in, as in test_demo_*.py: the server's port (the README's is 50051),
 the binaries under test for `.build/release/...`, and for migrate-store a fresh PostgreSQL schema and a copy of the

@@ -20,17 +20,17 @@ enum UnclaimedPurchaseMessage {
     static func body(_ issued: IssuedRedemptionCode, referenceIDs: [String], eventID: String, at now: UnixTime) -> [UInt8] {
         let message: JSONValue = .object([
             ("type", .string(type)),
-            ("timestamp", CustomerEventMessage.time(now)),
+            ("timestamp", CustomerJSON.time(now)),
             (
                 "data",
                 .object([
                     ("event_id", .string(eventID)),
                     ("tenant", .string(issued.purchase.tenantID)),
-                    ("purchase", CustomerEventMessage.purchase(issued.purchase)),
+                    ("purchase", CustomerJSON.purchase(issued.purchase)),
                     ("reference_ids", .array(referenceIDs.map(JSONValue.string))),
                     (
                         "redemption_code",
-                        .object([("code", .string(issued.code)), ("expires_at", CustomerEventMessage.time(issued.expiresAt))])
+                        .object([("code", .string(issued.code)), ("expires_at", CustomerJSON.time(issued.expiresAt))])
                     ),
                 ])
             ),
