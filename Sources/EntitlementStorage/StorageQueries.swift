@@ -217,11 +217,12 @@ extension SQLExecutor {
             let canonical = row.string(0)
             return CustomerMatch(appUserID: canonical, matchedBy: canonical == id ? .appUserID : .alias)
         }
-        // Only an address can be one.
+        // Only an address can be one; a customer its ID found already is listed once, by the ID.
         if id.contains("@") {
-            matches += try rows(CustomerAttributes.emailMatchSQL, [.text(tenantID), .text(CustomerAttribute.fold(id))]) {
+            let found = try rows(CustomerAttributes.emailMatchSQL, [.text(tenantID), .text(CustomerAttribute.fold(id))]) {
                 row in CustomerMatch(appUserID: row.string(0), matchedBy: .email)
             }
+            matches += found.filter { match in !matches.contains { $0.appUserID == match.appUserID } }
         }
         // 1: by original transaction ID, 2: by latest transaction ID, 3: by store reference.
         let purchases = try rows(

@@ -158,7 +158,7 @@ enum Fixtures {
         .empty(SendTestWebhookRequest.self), .empty(SendTestWebhookResponse.self),
         .empty(ListWebhookDeliveriesRequest.self), .empty(ListWebhookDeliveriesResponse.self),
         .empty(WebhookDelivery.self), .empty(RedeliverWebhooksRequest.self), .empty(RedeliverWebhooksResponse.self),
-    ] + subscriberQueries + appStoreAdmin + metrics
+    ] + subscriberQueries + appStoreAdmin + metrics + attributes
 
     static func webhookDelivery(_ u: Bool) -> WebhookDelivery {
         var delivery = WebhookDelivery()

@@ -1,8 +1,8 @@
 """The admin console in a real browser: headless Chromium (Debian's `chromium` and `chromium-driver`, through
 Selenium) opens /admin/ as the server serves it, signs in with a secret key, finds a customer by an App Store
 transaction ID, grants a month (the page and a native grpcio StreamStatus both see it), revokes it, redelivers a
-failed webhook; a read-only key sees no way to change anything; an app user ID and a reason full of markup are shown
-as text. Every page is screenshotted into the artifacts directory (`$ENTITLEMENTD_TEST_ARTIFACTS`, default
+failed webhook, sets and removes attributes and finds a customer by e-mail address; a read-only key sees no way to
+change anything; an app user ID and a reason full of markup are shown as text. Every page is screenshotted into the artifacts directory (`$ENTITLEMENTD_TEST_ARTIFACTS`, default
 `.build/test-artifacts`) as `console-*.png`, which the README links."""
 
 from __future__ import annotations
@@ -173,6 +173,44 @@ def test_redeliver_a_failed_webhook(server, clients, browser, tenant, receiver):
     assert [d.headers["webhook-id"] for d in delivered] == [grant_delivery.webhook_id]
 
 
+def test_set_find_by_email_and_remove_attributes(server, clients, browser, tenant):
+    user = unique_id()
+    address = f"{user}@Example.com"
+    clients.api(tenant.public_key).identify(user)
+    sign_in(browser, server, SUPPORT)
+    open_customer(browser, user, user)
+    for key, value in (("$email", address), ("plan", "gold")):
+        browser.find_element(By.ID, "attribute-key").send_keys(key)
+        browser.find_element(By.ID, "attribute-value").send_keys(value)
+        browser.find_element(By.ID, "attribute-button").click()
+        wait_for(browser, f"the {key} row", lambda d, key=key: d.find_elements(
+            By.CSS_SELECTOR, f"#attributes tr[data-attribute='{key}']"))
+    assert [(a.key, a.value) for a in clients.api(tenant.secret_key).customer(user).attributes] == [
+        ("$email", address), ("plan", "gold")]
+    wait_for(browser, "the timeline", lambda d: "Attributes changed: plan." in d.find_element(By.ID, "events").text)
+    assert address in browser.find_element(By.ID, "attributes").text
+    screenshot(browser, "attributes")
+
+    # The server's refusal is shown, and nothing changes.
+    browser.find_element(By.ID, "attribute-key").send_keys("$phoneNumber")
+    browser.find_element(By.ID, "attribute-value").send_keys("555")
+    browser.find_element(By.ID, "attribute-button").click()
+    wait_for(browser, "the refusal", lambda d: "is not an E.164 number" in d.find_element(By.ID, "message").text)
+    assert not browser.find_elements(By.CSS_SELECTOR, "#attributes tr[data-attribute='$phoneNumber']")
+
+    row = browser.find_element(By.CSS_SELECTOR, "#attributes tr[data-attribute='plan']")
+    row.find_element(By.CLASS_NAME, "unset-attribute").click()
+    wait_for(browser, "the row to go", lambda d: not d.find_elements(
+        By.CSS_SELECTOR, "#attributes tr[data-attribute='plan']"))
+    assert [a.key for a in clients.api(tenant.secret_key).customer(user).attributes] == ["$email"]
+
+    # Found again by the address, whatever its case.
+    browser.get(f"http://127.0.0.1:{server.port}/admin/#/")
+    wait_for(browser, "the search page", lambda d: body(d, "view") == "home")
+    results = open_customer(browser, address.lower(), user)
+    assert "matched by e-mail address" in results, results
+
+
 def test_a_read_only_key_sees_no_way_to_change_anything(server, clients, browser, tenant):
     user = unique_id()
     grant = clients.api(tenant.secret_key).grant(user, "pro", duration=86400, reason="gift")
@@ -183,6 +221,8 @@ def test_a_read_only_key_sees_no_way_to_change_anything(server, clients, browser
     assert not browser.find_element(By.ID, "grant-card").is_displayed()
     assert browser.find_elements(By.CSS_SELECTOR, "#grants .revoke") == []
     assert browser.find_elements(By.CSS_SELECTOR, "#deliveries .redeliver") == []
+    assert not browser.find_element(By.ID, "attribute-form").is_displayed()
+    assert browser.find_elements(By.CSS_SELECTOR, "#attributes .unset-attribute") == []
     assert browser.find_element(By.CSS_SELECTOR, f"#grants tr[data-grant-id='{grant.grant_id}']")
     screenshot(browser, "read-only")
 

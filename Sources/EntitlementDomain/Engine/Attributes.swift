@@ -36,7 +36,7 @@ public final class Attributes: Sendable {
                 committed: &committed)
             let customerID = customer.customer.id
             var attributes = try transaction.attributes(tenantID: tenantID, customerID: customerID)
-            let countBefore = attributes.count
+            let added = change.set.filter { set in !attributes.contains { $0.key == set.key } }.count
             var changed: [String] = []
             for (key, value) in change.set where !attributes.contains(where: { $0.key == key && $0.value == value }) {
                 let attribute = CustomerAttribute(key: key, value: value, updatedAt: now)
@@ -56,7 +56,7 @@ public final class Attributes: Sendable {
                 appUserID: customer.customer.appUserID, attributes: attributes, changedKeys: changed)
             guard !changed.isEmpty else { return (outcome, committed) }
             // A merge may have left more: then only calls that add no key pass.
-            if attributes.count > AttributeRules.maxKeysPerCustomer, attributes.count > countBefore {
+            if attributes.count > AttributeRules.maxKeysPerCustomer, added > 0 {
                 throw DomainError.invalidRequest(
                     "A customer has at most \(AttributeRules.maxKeysPerCustomer) attribute keys; this call would leave "
                         + "\(attributes.count). Unset keys first.")

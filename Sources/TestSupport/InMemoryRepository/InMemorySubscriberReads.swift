@@ -10,7 +10,9 @@ extension InMemoryTables {
         }
         if id.contains("@") {
             for customerID in customerIDs(tenantID: tenantID, emailFoldedTo: CustomerAttribute.fold(id)) {
-                matches.append(CustomerMatch(appUserID: customers[customerID]?.record.appUserID ?? "", matchedBy: .email))
+                let appUserID = customers[customerID]?.record.appUserID ?? ""
+                if matches.contains(where: { $0.appUserID == appUserID }) { continue }
+                matches.append(CustomerMatch(appUserID: appUserID, matchedBy: .email))
             }
         }
         func owner(_ purchase: StorePurchase?) -> String {

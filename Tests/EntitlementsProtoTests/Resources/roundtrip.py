@@ -404,6 +404,32 @@ def customer(u):
     return unk(m, u)
 
 
+def attribute(u, i):
+    m = st.Attribute(key="$email" if i == 0 else "crm_id", value="Ana@Example.com" if i == 0 else "4711")
+    m.updated_at.CopyFrom(ts(1_700_000_000 + i, 0, u))
+    return unk(m, u)
+
+
+def set_attributes_request(cls, u):
+    m = cls(app_user_id="user-1", unset_keys=["plan", "$locale"])
+    for i in range(2):
+        m.attributes.add().CopyFrom(attribute(u, i))
+    return unk(m, u)
+
+
+def set_attributes_response(cls, u):
+    m = cls(changed_keys=["$email", "plan"], app_user_id="user-1")
+    m.attributes.add().CopyFrom(attribute(u, 0))
+    return unk(m, u)
+
+
+def customer_with_attributes(u):
+    m = customer(u)
+    for i in range(2):
+        m.attributes.add().CopyFrom(attribute(u, i))
+    return m
+
+
 def customer_event(u, i=0):
     known = i == 0
     m = ad.CustomerEvent(version=10 + i, cause=ad.CustomerEvent.GRANT if known else 99,
@@ -563,6 +589,15 @@ def cases():
                                lambda u: unk(ad.RevokeGrantRequest(grant_id="grant-0", reason="mistake"), u)),
         "GetCustomerRequest": (ad.GetCustomerRequest, lambda u: unk(ad.GetCustomerRequest(app_user_id="user-1"), u)),
         "Customer": (ad.Customer, customer),
+        "Customer#attributes": (ad.Customer, customer_with_attributes),
+        "Attribute": (st.Attribute, lambda u: attribute(u, 0)),
+        "SetAttributesRequest": (es.SetAttributesRequest, lambda u: set_attributes_request(es.SetAttributesRequest, u)),
+        "SetAttributesResponse": (es.SetAttributesResponse,
+                                  lambda u: set_attributes_response(es.SetAttributesResponse, u)),
+        "SetCustomerAttributesRequest": (ad.SetCustomerAttributesRequest,
+                                         lambda u: set_attributes_request(ad.SetCustomerAttributesRequest, u)),
+        "SetCustomerAttributesResponse": (ad.SetCustomerAttributesResponse,
+                                          lambda u: set_attributes_response(ad.SetCustomerAttributesResponse, u)),
         "Transaction": (ad.Transaction, transaction),
         "Transaction#unknownEnums": (ad.Transaction, lambda u: transaction(u, 1)),
         "ListCustomerEventsRequest": (ad.ListCustomerEventsRequest,
