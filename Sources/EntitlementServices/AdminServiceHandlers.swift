@@ -75,6 +75,7 @@ public struct AdminService: RPCService {
         }
         registerAppStoreMethods(on: &router)
         registerMetricMethods(on: &router)
+        registerPrivacyMethods(on: &router)
     }
 
     /// Stripe's ID prefixes a redemption code may be asked for by.

@@ -330,6 +330,7 @@ enum Migrations {
             version: 22, sql: BillingObservations.migrationSQL(integer: "INTEGER"),
             backfill: { (connection) throws(StorageError) in try BillingObservations.backfill(connection) }),
         Migration(version: 23, sql: CustomerAttributes.migrationSQL(integer: "INTEGER")),
+        Migration(version: 24, sql: AuditLog.migrationSQL(integer: "INTEGER", identity: "INTEGER PRIMARY KEY")),
     ]
 
     /// Version 15 on SQLite, 6 on PostgreSQL (`integer`: the 64-bit integer type): what the revenue ledger records

@@ -42,6 +42,40 @@ public class SQLRepository: CustomerRepository, @unchecked Sendable {
         }
     }
 
+    public func appUserIDs(tenantID: String, customerID: Int64) throws(StorageError) -> [AppUserIDRecord] {
+        try read { (db) throws(StorageError) in try db.appUserIDs(tenantID: tenantID, customerID: customerID) }
+    }
+
+    public func mergedCustomers(tenantID: String, into customerID: Int64) throws(StorageError) -> [CustomerRecord] {
+        try read { (db) throws(StorageError) in try db.mergedCustomers(tenantID: tenantID, into: customerID) }
+    }
+
+    public func redemptionCodes(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)
+        -> [RedemptionCodeRecord]
+    {
+        try read { (db) throws(StorageError) in
+            try db.redemptionCodes(tenantID: tenantID, store: store, originalTransactionID: originalTransactionID)
+        }
+    }
+
+    public func redemptionCodes(tenantID: String, usedBy appUserIDs: [String]) throws(StorageError)
+        -> [RedemptionCodeRecord]
+    {
+        try read { (db) throws(StorageError) in try db.redemptionCodes(tenantID: tenantID, usedBy: appUserIDs) }
+    }
+
+    public func purchaseReferences(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError)
+        -> [PurchaseReference]
+    {
+        try read { (db) throws(StorageError) in
+            try db.purchaseReferences(tenantID: tenantID, store: store, originalTransactionID: originalTransactionID)
+        }
+    }
+
+    public func auditEvents(tenantID: String, beforeID: Int64?, limit: Int) throws(StorageError) -> [AuditEvent] {
+        try read { (db) throws(StorageError) in try db.auditEvents(tenantID: tenantID, beforeID: beforeID, limit: limit) }
+    }
+
     public func attributes(tenantID: String, customerID: Int64) throws(StorageError) -> [CustomerAttribute] {
         try read { (db) throws(StorageError) in try db.attributes(tenantID: tenantID, customerID: customerID) }
     }

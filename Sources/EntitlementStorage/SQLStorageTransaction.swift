@@ -172,6 +172,12 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
         try db.removeAttribute(tenantID: tenantID, customerID: customerID, key: key)
     }
 
+    // MARK: Audit log
+
+    func appendAuditEvent(_ event: AuditEvent) throws(StorageError) -> Int64 {
+        try db.appendAuditEvent(event)
+    }
+
     // MARK: Grants
 
     func insertGrant(_ grant: GrantRecord) throws(StorageError) {

@@ -64,6 +64,7 @@ private let day = Milliseconds.perDay
             }
         }
         let raw = try database.rawConnection()
+        try raw.execute("DROP TABLE audit_log")
         try raw.execute("DROP TABLE customer_attributes")
         try raw.execute("DROP TABLE billing_observations")
         try raw.execute("DELETE FROM schema_migrations WHERE version >= 22")

@@ -90,6 +90,7 @@ struct RevenueDailyTests {
             _ = try repository.write { try $0.recordLedgerEntries(entries, at: time(0)) }
         }
         let raw = try database.rawConnection()
+        try raw.execute("DROP TABLE audit_log")
         try raw.execute("DROP TABLE customer_attributes")
         try raw.execute("DROP TABLE billing_observations")
         try raw.execute("DROP TABLE subscription_daily_ungrouped")

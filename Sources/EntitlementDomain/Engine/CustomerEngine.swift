@@ -11,6 +11,8 @@ public final class CustomerEngine: Sendable {
     public let grants: Grants
     /// Customer attributes, by the app and the backend.
     public let attributes: Attributes
+    /// A customer's personal data as a whole: export, and the tenant's audit log.
+    public let privacy: CustomerPrivacy
     /// Acknowledging purchases to their store.
     public let acknowledgements: StoreAcknowledgements
     /// Support actions with a store, audited on their customer.
@@ -42,6 +44,7 @@ public final class CustomerEngine: Sendable {
         self.purchases = StorePurchases(core: core, repository: repository)
         self.grants = Grants(core: core)
         self.attributes = Attributes(core: core)
+        self.privacy = CustomerPrivacy(core: core, repository: repository)
         self.acknowledgements = StoreAcknowledgements(core: core, repository: repository)
         self.supportActions = SupportActions(core: core, repository: repository)
         self.outbox = WebhookOutbox(core: core, repository: repository)

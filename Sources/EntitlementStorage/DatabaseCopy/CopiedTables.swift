@@ -26,6 +26,7 @@ struct CopiedTable: Sendable {
         CopiedTable(
             name: "renewal_extensions", key: ["tenant_id", "original_transaction_id", "request_identifier"],
             copiesRowID: false),
+        CopiedTable(name: "audit_log", key: ["id"], copiesRowID: false),
         CopiedTable(name: "customer_attributes", key: ["tenant_id", "customer_id", "key"], copiesRowID: false),
         CopiedTable(name: "revenue_ledger", key: ["tenant_id", "store", "transaction_id", "direction"], copiesRowID: false),
         CopiedTable(
@@ -59,6 +60,6 @@ struct CopiedTable: Sendable {
     /// Identity columns whose sequences must continue after the copied values.
     static let identities = [
         ("customers", "id"), ("webhook_deliveries", "id"), ("app_user_ids", "rowid"), ("grants", "rowid"),
-        ("transactions", "rowid"),
+        ("transactions", "rowid"), ("audit_log", "id"),
     ]
 }

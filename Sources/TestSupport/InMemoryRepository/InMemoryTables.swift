@@ -98,6 +98,8 @@ struct InMemoryTables: Sendable {
     var redemptionCodes: [NameKey: RedemptionCodeRecord] = [:]
     var deliveries: [Int64: Delivery] = [:]
     var disabledEndpoints: [NameKey: DisabledWebhookEndpoint] = [:]
+    /// The audit log in the order appended; an event's ID is its position from 1.
+    var auditLog: [AuditEvent] = []
 
     mutating func nextSequence() -> Int64 {
         lastSequence += 1

@@ -1,0 +1,175 @@
+import BoundedText
+import Encodings
+import RequestTracing
+
+/// A customer's personal data as a whole: exported on request, each export in the tenant's audit log with the key
+/// that asked.
+public final class CustomerPrivacy: Sendable {
+    let core: EngineCore
+    let repository: any CustomerRepository
+
+    init(core: EngineCore, repository: any CustomerRepository) {
+        self.core = core
+        self.repository = repository
+    }
+
+    /// Everything stored about the customer `appUserID` names (``CustomerExport``), once the export is in the audit
+    /// log; `NOT_FOUND` for an unknown ID.
+    public func export(tenantID: String, appUserID: String) async throws(DomainError) -> CustomerExport {
+        let appUserID = try AppUserID.validate(appUserID)
+        guard let snapshot = try read({ () throws(StorageError) in try repository.snapshot(tenantID: tenantID, appUserID: appUserID) })
+        else {
+            throw .notFound("No customer has app_user_id \(appUserID.quotedForMessage).")
+        }
+        let customer = snapshot.customer
+        try await audit(.customerExported, tenantID: tenantID, subject: customer.appUserID)
+        let now = core.now()
+        let merged = try read { () throws(StorageError) in try repository.mergedCustomers(tenantID: tenantID, into: customer.id) }
+        let ids = try read { () throws(StorageError) in try repository.appUserIDs(tenantID: tenantID, customerID: customer.id) }
+        let attributes = try read { () throws(StorageError) in
+            try repository.attributes(tenantID: tenantID, customerID: customer.id)
+        }
+        var purchases: [JSONValue] = []
+        var codes: Set<String> = []
+        for purchase in snapshot.purchases {
+            purchases.append(try self.purchase(purchase, tenantID: tenantID, codes: &codes))
+        }
+        let used = try read { () throws(StorageError) in
+            try repository.redemptionCodes(tenantID: tenantID, usedBy: ids.map(\.appUserID))
+        }.filter { codes.insert($0.codeHash).inserted }
+        let head: JSONValue = .object([
+            ("format", .string("entitlementd.customer_export")),
+            ("format_version", .number(String(CustomerExport.formatVersion))),
+            ("exported_at", CustomerJSON.time(now)),
+            ("tenant", .string(tenantID)),
+            ("app_user_id", .string(customer.appUserID)),
+            ("customer", Self.customer(customer, ids: ids, merged: merged)),
+            ("status", CustomerJSON.status(CachedCustomer(snapshot: snapshot, now: now).state(at: now).status)),
+            ("attributes", .array(attributes.sorted { $0.key < $1.key }.map(Self.attribute))),
+            ("purchases", .array(purchases)),
+            ("grants", .array(snapshot.grants.map(Self.grant))),
+            ("redemption_codes_used", .array(used.map(Self.redemptionCode))),
+        ])
+        return CustomerExport(repository: repository, tenantID: tenantID, customers: [customer] + merged, head: head)
+    }
+
+    /// The tenant's audit log, newest first. `pageToken` is the `nextPageToken` of the previous page.
+    public func auditLog(tenantID: String, pageSize: Int, pageToken: String) throws(DomainError) -> AuditPage {
+        let limit = pageSize <= 0 ? EventPage.defaultSize : min(pageSize, EventPage.maximumSize)
+        let before: Int64?
+        if pageToken.isEmpty {
+            before = nil
+        } else {
+            guard let id = Int64(pageToken), id > 0 else {
+                throw .invalidRequest("page_token \(pageToken.quotedForMessage) is not one a previous page returned.")
+            }
+            before = id
+        }
+        let events = try read { () throws(StorageError) in
+            try repository.auditEvents(tenantID: tenantID, beforeID: before, limit: limit + 1)
+        }
+        let page = Array(events.prefix(limit))
+        return AuditPage(events: page, nextPageToken: events.count > limit ? page.last.map { String($0.id) } ?? "" : "")
+    }
+
+    /// Records `action` in the tenant's audit log, with the key and request of the call (task-local).
+    func audit(_ action: AuditEvent.Action, tenantID: String, subject: String) async throws(DomainError) {
+        try await core.write(orderedBy: nil) { transaction, now throws -> ((), [CommittedChange]) in
+            try transaction.appendAuditEvent(
+                AuditEvent(
+                    tenantID: tenantID, occurredAt: now, action: action, keyName: ActingKey.name ?? "",
+                    requestID: RequestID.current ?? "", subject: subject))
+            return ((), [])
+        }
+    }
+
+    private func read<T>(_ body: () throws(StorageError) -> T) throws(DomainError) -> T {
+        try DomainError.reading(body)
+    }
+
+    /// The purchase as the webhooks show it, with what else names it: its app account token, the store's other IDs
+    /// for it, its revenue ledger rows and the redemption codes issued for it (their hashes added to `codes`).
+    private func purchase(_ purchase: StorePurchase, tenantID: String, codes: inout Set<String>) throws(DomainError)
+        -> JSONValue
+    {
+        let (store, id) = (purchase.store, purchase.originalTransactionID)
+        let references = try read { () throws(StorageError) in
+            try repository.purchaseReferences(tenantID: tenantID, store: store, originalTransactionID: id)
+        }
+        let ledger = try read { () throws(StorageError) in
+            try repository.ledgerEntries(tenantID: tenantID, store: store, originalTransactionID: id)
+        }
+        let issued = try read { () throws(StorageError) in
+            try repository.redemptionCodes(tenantID: tenantID, store: store, originalTransactionID: id)
+        }
+        codes.formUnion(issued.map(\.codeHash))
+        guard case .object(var members) = CustomerJSON.purchase(purchase) else { return CustomerJSON.purchase(purchase) }
+        members += [
+            ("original_purchase_at", CustomerJSON.time(purchase.originalPurchaseAt)),
+            ("app_account_token", .string(purchase.appAccountToken)),
+            ("store_references", .array(references.map { .string($0.referenceID) })),
+            ("revenue", .array(ledger.map(CustomerJSON.revenue))),
+            ("redemption_codes", .array(issued.map(Self.redemptionCode))),
+        ]
+        return .object(members)
+    }
+
+    private static func customer(_ customer: CustomerRecord, ids: [AppUserIDRecord], merged: [CustomerRecord])
+        -> JSONValue
+    {
+        .object([
+            ("app_user_id", .string(customer.appUserID)),
+            ("anonymous", .bool(customer.isAnonymous)),
+            ("created_at", CustomerJSON.time(customer.createdAt)),
+            ("version", .number(String(customer.version))),
+            (
+                "app_user_ids",
+                .array(
+                    ids.map { id in
+                        .object([
+                            ("app_user_id", .string(id.appUserID)),
+                            ("added_at", CustomerJSON.time(id.addedAt)),
+                            ("app_account_token", id.appAccountToken.map(JSONValue.string) ?? .null),
+                        ])
+                    })
+            ),
+            (
+                "merged_customers",
+                .array(
+                    merged.map { husk in
+                        .object([
+                            ("app_user_id", .string(husk.appUserID)),
+                            ("created_at", CustomerJSON.time(husk.createdAt)),
+                            ("version", .number(String(husk.version))),
+                        ])
+                    })
+            ),
+        ])
+    }
+
+    private static func attribute(_ attribute: CustomerAttribute) -> JSONValue {
+        .object([
+            ("key", .string(attribute.key)), ("value", .string(attribute.value)),
+            ("updated_at", CustomerJSON.time(attribute.updatedAt)),
+        ])
+    }
+
+    private static func grant(_ grant: GrantRecord) -> JSONValue {
+        guard case .object(var members) = CustomerJSON.grant(grant) else { return CustomerJSON.grant(grant) }
+        members += [("reason", .string(grant.reason)), ("revocation_reason", .string(grant.revocationReason))]
+        return .object(members)
+    }
+
+    /// A code by what it did, never by its hash (the code itself is not kept).
+    private static func redemptionCode(_ code: RedemptionCodeRecord) -> JSONValue {
+        .object([
+            ("store", .string(code.store.webhookName)),
+            ("original_transaction_id", .string(code.originalTransactionID)),
+            ("created_at", CustomerJSON.time(code.createdAt)),
+            ("expires_at", CustomerJSON.time(code.expiresAt)),
+            ("used_at", CustomerJSON.time(code.usedAt)),
+            ("used_by", .string(code.usedBy)),
+            ("replaced_at", CustomerJSON.time(code.replacedAt)),
+        ])
+    }
+}
