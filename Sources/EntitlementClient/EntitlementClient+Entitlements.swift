@@ -104,6 +104,22 @@ extension EntitlementClient {
         try await unary(Methods.getCustomer, GetCustomerRequest(appUserID: appUserID))
     }
 
+    /// `ExportCustomer`: the parts of the customer's export document, in order.
+    public func exportCustomer(appUserID: String) -> AsyncThrowingStream<ExportCustomerChunk, any Error> {
+        serverStreaming(Methods.exportCustomer, ExportCustomerRequest(appUserID: appUserID))
+    }
+
+    /// `DeleteCustomer`: erases the customer `appUserID` names; `confirmation` must repeat it.
+    public func deleteCustomer(appUserID: String, confirmation: String) async throws -> DeleteCustomerResponse {
+        try await unary(
+            Methods.deleteCustomer, DeleteCustomerRequest(appUserID: appUserID, confirmAppUserID: confirmation))
+    }
+
+    /// `ListAuditEvents`: one page of the tenant's audit log, newest first.
+    public func listAuditEvents(pageSize: Int32 = 0, pageToken: String = "") async throws -> ListAuditEventsResponse {
+        try await unary(Methods.listAuditEvents, ListAuditEventsRequest(pageSize: pageSize, pageToken: pageToken))
+    }
+
     /// `SetAttributes` (with a public key, as an app for its current user) or `SetCustomerAttributes` (with a secret
     /// key, as the backend): sets `set` and removes `unset`; returns the attributes after the call.
     public func setAttributes(appUserID: String, set: [Attribute], unset: [String], asApp: Bool) async throws

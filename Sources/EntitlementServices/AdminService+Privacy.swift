@@ -3,7 +3,8 @@ import EntitlementsProto
 import ProtobufWire
 import RPCCore
 
-/// AdminService's methods on a customer's personal data as a whole: the export, and the audit log that records it.
+/// AdminService's methods on a customer's personal data as a whole: the export, the erasure, and the audit log that
+/// records both.
 extension AdminService {
     /// What one ExportCustomerChunk carries at most, well under every client's default message limit (4 MiB).
     static let exportChunkBytes = 1 << 20
@@ -12,6 +13,9 @@ extension AdminService {
         router.registerServerStreaming(Self.method("ExportCustomer")) {
             (request: ExportCustomerRequest, writer: ResponseWriter<ExportCustomerChunk>, context) in
             try await exportCustomer(request, writer, context)
+        }
+        router.registerUnary(Self.method("DeleteCustomer")) { (request: DeleteCustomerRequest, context) in
+            try await deleteCustomer(request, context)
         }
         router.registerUnary(Self.method("ListAuditEvents")) { (request: ListAuditEventsRequest, context) in
             try await listAuditEvents(request, context)
@@ -32,6 +36,21 @@ extension AdminService {
                     start = end
                 }
             }
+        }
+    }
+
+    func deleteCustomer(_ request: DeleteCustomerRequest, _ context: ServerContext) async throws -> DeleteCustomerResponse {
+        try await log.call(context, requires: .secretKey, in: tenants) { tenant, fields in
+            let outcome = try await engine.privacy.delete(
+                tenant: tenant, appUserID: request.appUserID, confirmation: request.confirmAppUserID)
+            // The log line names the erasure by its hash, never the ID it erased.
+            fields.appUserID = outcome.tombstone
+            let counts = outcome.counts
+            return DeleteCustomerResponse(
+                subject: outcome.tombstone, alreadyDeleted: counts == nil,
+                eventsDeleted: UInt32(clamping: counts?.events ?? 0), purchasesKept: UInt32(clamping: counts?.purchasesKept ?? 0),
+                purchasesDeleted: UInt32(clamping: counts?.purchasesDeleted ?? 0),
+                webhookDeliveriesDeleted: UInt32(clamping: counts?.webhookDeliveries ?? 0))
         }
     }
 

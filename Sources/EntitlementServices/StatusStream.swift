@@ -86,6 +86,9 @@ final class StatusStream {
         return true
     }
 
+    /// Why the server ended the subscription, if it did (its customer was erased).
+    var endedBy: DomainError? { subscription?.endedBy }
+
     /// The next message to send; nil once the subscription has ended (the call is gone). A loop, not a recursion,
     /// around out-of-line steps, so the frame that waits stays narrow.
     func next() async -> Message? {

@@ -45,7 +45,9 @@ final class StatusStreams: Sendable {
                 try await writer.write(message.event)
                 stream.sent(message)
             }
-            // The subscription ends only when the call does: the client cancelled or its deadline passed.
+            // The server ends a subscription whose customer is gone; otherwise it ends only when the call does: the
+            // client cancelled or its deadline passed.
+            if let reason = stream.endedBy { throw reason }
             try Task.checkCancellation()
             stream.finish(error: nil)
         } catch {

@@ -331,6 +331,7 @@ enum Migrations {
             backfill: { (connection) throws(StorageError) in try BillingObservations.backfill(connection) }),
         Migration(version: 23, sql: CustomerAttributes.migrationSQL(integer: "INTEGER")),
         Migration(version: 24, sql: AuditLog.migrationSQL(integer: "INTEGER", identity: "INTEGER PRIMARY KEY")),
+        Migration(version: 25, sql: Erasure.migrationSQL(integer: "INTEGER", bytes: "BLOB")),
     ]
 
     /// Version 15 on SQLite, 6 on PostgreSQL (`integer`: the 64-bit integer type): what the revenue ledger records

@@ -15,6 +15,8 @@ protocol SQLDatabase: Sendable {
     func holdsWorkLock(tenantID: String, name: String) throws(StorageError) -> Bool
     /// ``CustomerRepository/checkReachable()``.
     func checkReachable() throws(StorageError)
+    /// ``CustomerRepository/clearDeletedBytes()``.
+    func clearDeletedBytes() throws(StorageError)
 }
 
 /// ``CustomerRepository`` on a SQL database: every read and write is the shared queries (``StorageQueries``), so
@@ -253,6 +255,10 @@ public class SQLRepository: CustomerRepository, @unchecked Sendable {
 
     public func checkReachable() throws(StorageError) {
         try database.checkReachable()
+    }
+
+    public func clearDeletedBytes() throws(StorageError) {
+        try database.clearDeletedBytes()
     }
 
     private func read<T>(_ body: (any SQLExecutor) throws(StorageError) -> T) throws(StorageError) -> T {

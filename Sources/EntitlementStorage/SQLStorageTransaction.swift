@@ -172,6 +172,37 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
         try db.removeAttribute(tenantID: tenantID, customerID: customerID, key: key)
     }
 
+    // MARK: Erasure
+
+    func erasureKey(tenantID: String) throws(StorageError) -> [UInt8] {
+        try db.erasureKey(tenantID: tenantID)
+    }
+
+    func isErased(tenantID: String, subject: String) throws(StorageError) -> Bool {
+        try db.isErased(tenantID: tenantID, subject: subject)
+    }
+
+    func appUserIDs(tenantID: String, customerID: Int64) throws(StorageError) -> [AppUserIDRecord] {
+        try db.appUserIDs(tenantID: tenantID, customerID: customerID)
+    }
+
+    func mergedCustomers(tenantID: String, into customerID: Int64) throws(StorageError) -> [CustomerRecord] {
+        try db.mergedCustomers(tenantID: tenantID, into: customerID)
+    }
+
+    /// Other instances hear of the erased customers as of a change: finding them gone, they forget them.
+    func erase(_ erasure: CustomerErasure) throws(StorageError) -> ErasureCounts {
+        let counts = try db.erase(erasure)
+        appendedVersions += erasure.customerIDs.map {
+            CommittedVersion(tenantID: erasure.tenantID, customerID: $0, version: UInt64(Int64.max))
+        }
+        return counts
+    }
+
+    func erasedOwner(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError) -> String? {
+        try db.erasedOwner(tenantID: tenantID, store: store, originalTransactionID: originalTransactionID)
+    }
+
     // MARK: Audit log
 
     func appendAuditEvent(_ event: AuditEvent) throws(StorageError) -> Int64 {
@@ -362,10 +393,11 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
     {
         let changed = try db.run(
             """
-            UPDATE transactions SET customer_id = ?
+            UPDATE transactions SET customer_id = ?,
+                erased_owner = CASE WHEN ? IS NULL THEN erased_owner ELSE '' END
             WHERE tenant_id = ? AND store = ? AND original_transaction_id = ?
             """,
-            [.integer(customerID), .text(tenantID), .integer(StorageColumns.store(store)), .text(originalTransactionID)])
+            [.integer(customerID), .integer(customerID), .text(tenantID), .integer(StorageColumns.store(store)), .text(originalTransactionID)])
         guard changed == 1 else {
             throw StorageError.conflict(
                 "no transaction \(originalTransactionID) (store \(store)) in tenant \(tenantID) to set the owner of")
@@ -549,6 +581,12 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
         try db.insertWebhookDelivery(delivery)
     }
 
+    func deleteWebhookDelivery(tenantID: String, id: Int64) throws(StorageError) {
+        try db.send(
+            "DELETE FROM webhook_deliveries WHERE tenant_id = ? AND id = ?", [.text(tenantID), .integer(id)],
+            unlessOneRow: nil)
+    }
+
     func dueWebhookDeliveries(at time: UnixTime, limit: Int, excludedEndpoints: [WebhookEndpointKey])
         throws(StorageError) -> [WebhookDelivery]
     {
@@ -657,7 +695,8 @@ extension StorageSQL {
             access_from = excluded.access_from, sale_kind = excluded.sale_kind, offer_kind = excluded.offer_kind,
             country = excluded.country, refunded_milliunits = excluded.refunded_milliunits,
             sale_period_start = excluded.sale_period_start, sale_tax_milliunits = excluded.sale_tax_milliunits,
-            sale_reported_proceeds_milliunits = excluded.sale_reported_proceeds_milliunits
+            sale_reported_proceeds_milliunits = excluded.sale_reported_proceeds_milliunits,
+            erased_owner = CASE WHEN excluded.customer_id IS NULL THEN transactions.erased_owner ELSE '' END
         """
 
     /// A movement already recorded (a redelivery, a restore) keeps its row.

@@ -178,3 +178,84 @@ public struct AuditEvent: ProtoMessage {
         writer.writeRaw(unknownFields)
     }
 }
+
+/// `entitlements.v1.DeleteCustomerRequest`.
+public struct DeleteCustomerRequest: ProtoMessage {
+    public var appUserID = ""
+    public var confirmAppUserID = ""
+    public var unknownFields: [UInt8] = []
+
+    public init() {}
+
+    public init(appUserID: String = "", confirmAppUserID: String = "") {
+        self.appUserID = appUserID
+        self.confirmAppUserID = confirmAppUserID
+    }
+
+    public init(from reader: inout ProtoReader) throws {
+        self.init()
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: appUserID = try reader.decodeString(tag)
+            case 2: confirmAppUserID = try reader.decodeString(tag)
+            default: unknownFields += try reader.skipField(tag)
+            }
+        }
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        writer.writeString(1, appUserID)
+        writer.writeString(2, confirmAppUserID)
+        writer.writeRaw(unknownFields)
+    }
+}
+
+/// `entitlements.v1.DeleteCustomerResponse`.
+public struct DeleteCustomerResponse: ProtoMessage {
+    public var subject = ""
+    public var alreadyDeleted = false
+    public var eventsDeleted: UInt32 = 0
+    public var purchasesKept: UInt32 = 0
+    public var purchasesDeleted: UInt32 = 0
+    public var webhookDeliveriesDeleted: UInt32 = 0
+    public var unknownFields: [UInt8] = []
+
+    public init() {}
+
+    public init(
+        subject: String = "", alreadyDeleted: Bool = false, eventsDeleted: UInt32 = 0, purchasesKept: UInt32 = 0,
+        purchasesDeleted: UInt32 = 0, webhookDeliveriesDeleted: UInt32 = 0
+    ) {
+        self.subject = subject
+        self.alreadyDeleted = alreadyDeleted
+        self.eventsDeleted = eventsDeleted
+        self.purchasesKept = purchasesKept
+        self.purchasesDeleted = purchasesDeleted
+        self.webhookDeliveriesDeleted = webhookDeliveriesDeleted
+    }
+
+    public init(from reader: inout ProtoReader) throws {
+        self.init()
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: subject = try reader.decodeString(tag)
+            case 2: alreadyDeleted = try reader.decodeBool(tag)
+            case 3: eventsDeleted = try reader.decodeUInt32(tag)
+            case 4: purchasesKept = try reader.decodeUInt32(tag)
+            case 5: purchasesDeleted = try reader.decodeUInt32(tag)
+            case 6: webhookDeliveriesDeleted = try reader.decodeUInt32(tag)
+            default: unknownFields += try reader.skipField(tag)
+            }
+        }
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        writer.writeString(1, subject)
+        writer.writeBool(2, alreadyDeleted)
+        writer.writeUInt32(3, eventsDeleted)
+        writer.writeUInt32(4, purchasesKept)
+        writer.writeUInt32(5, purchasesDeleted)
+        writer.writeUInt32(6, webhookDeliveriesDeleted)
+        writer.writeRaw(unknownFields)
+    }
+}

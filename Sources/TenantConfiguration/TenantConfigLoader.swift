@@ -28,7 +28,8 @@ import FileAccess
 ///           "webhooks": [{ "id": "backend", "url": "https://…", "secrets": ["whsec_…"] }],  // optional; see ``WebhookEndpoint``
 ///           "commission": { "app_store": { "percent": 15 } },  // optional; see ``Commissions``
 ///           "reporting_currency": { "currency": "USD", "exchange_rates_file": "rates.csv" },  // optional; see ``ExchangeRates``
-///           "attributes": { "app_keys": ["$email"], "backend_keys": ["plan"] }  // optional; see ``AttributeSettings``
+///           "attributes": { "app_keys": ["$email"], "backend_keys": ["plan"] },  // optional; see ``AttributeSettings``
+///           "privacy": { "erase_accounting_records": false }  // optional; see ``PrivacySettings``
 ///         }
 ///       ]
 ///     }
@@ -78,7 +79,7 @@ struct TenantConfigReader {
     static let rootFields = ["tenants", "_comment"]
     static let tenantFields = [
         "id", "public_keys", "secret_keys", "entitlements", "allow_undeclared_entitlements", "products", "app_store",
-        "play_store", "stripe", "web", "webhooks", "commission", "reporting_currency", "attributes", "_comment",
+        "play_store", "stripe", "web", "webhooks", "commission", "reporting_currency", "attributes", "privacy", "_comment",
     ]
 
     /// Where each tenant's ID and key hashes were, for errors found across tenants.
@@ -227,13 +228,18 @@ struct TenantConfigReader {
             try attributeSettings(node, path: path + ".attributes")
         } ?? .defaults
 
+        let privacy = try members["privacy"].map { node throws(TenantConfigError) in
+            try privacySettings(node, path: path + ".privacy")
+        } ?? .defaults
+
         idLines.append(line(idNode))
         keyLines.append(lines)
         return Tenant(
             id: id, publicKeys: keys[.publicKey] ?? [], secretKeys: keys[.secretKey] ?? [],
             listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclared, products: products,
             appStore: appStore, playStore: playStore, stripe: stripe, browser: browser, webhooks: webhooks,
-            commissions: commissions, exchangeRates: exchangeRates, attributes: attributes)
+            commissions: commissions, exchangeRates: exchangeRates, attributes: attributes,
+            privacy: privacy)
     }
 
     // MARK: Values

@@ -11,9 +11,8 @@ extension CommandHelp {
             keyNote: "Key: --key KEY or $ENTCTL_KEY, a secret key (sk_...); without either, the demo secret key is sent,\n"
                 + "to a loopback address (127.0.0.1, ::1, localhost) only.",
             commands: [
-                grant, revoke, customer, attributes, events, customers, count, metrics, find, refreshPurchase, redemptionCode,
-                webhooksTest,
-                webhooksList, webhooksRedeliver, appStoreReconcile, appStoreLookup, appStoreExtend, appStoreConsumption,
+                grant, revoke, customer, attributes, export, delete, audit, events, customers, count, metrics, find,
+                refreshPurchase, redemptionCode, webhooksTest, webhooksList, webhooksRedeliver, appStoreReconcile, appStoreLookup, appStoreExtend, appStoreConsumption,
                 appStoreTestNotification, appStoreCheck,
             ]),
         CommandGroup(title: "Other commands", keyNote: nil, commands: [health, genKey, hashKey, genWebhookSecret]),
@@ -145,6 +144,35 @@ extension CommandHelp {
         options: [
             ("--unset KEY", "remove the key; repeat it for each"),
             ("--app", "call as an app with the public key"),
+        ])
+
+    static let export = CommandHelp(
+        name: "export", arguments: "APP_USER_ID [--output FILE]",
+        summary: "everything stored about a customer, as one JSON document",
+        details: [
+            "", "Calls AdminService/ExportCustomer (a read-only key may) and writes the document (README, \"Exporting a",
+            "customer\") to standard output, or to a new FILE only its owner may read. Each export is in the tenant's",
+            "audit log (entctl audit).",
+        ],
+        options: [("--output FILE", "write to FILE, which must not exist yet (created with mode 0600)")])
+
+    static let delete = CommandHelp(
+        name: "delete", arguments: "APP_USER_ID --confirm APP_USER_ID",
+        summary: "erase a customer and everything that identifies them (cannot be undone)",
+        details: [
+            "", "Calls AdminService/DeleteCustomer (a key that may write). The purchases stay for the tenant's accounts",
+            "without an owner (README, \"Erasing a customer\"); the erasure is in the audit log by the ID's hash.",
+        ],
+        options: [("--confirm APP_USER_ID", "the same app user ID again")])
+
+    static let audit = CommandHelp(
+        name: "audit", arguments: "[--page-size N] [--page-token T] [--all]",
+        summary: "the tenant's audit log: exports and erasures of customers, newest first",
+        details: ["", "Calls AdminService/ListAuditEvents (a read-only key may)."],
+        options: [
+            ("--page-size N", "entries per page (default: the server's, 50; at most 500)"),
+            ("--page-token T", "the page after the one that printed 'more: --page-token T'"),
+            ("--all", "every page from there on"),
         ])
 
     static let events = CommandHelp(

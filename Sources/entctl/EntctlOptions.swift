@@ -51,7 +51,7 @@ struct EntctlOptions {
         "--page-size", "--page-token", "--play", "--endpoint", "--user", "--state", "--since", "--until",
         "--entitlement", "--store", "--product", "--changed-since", "--history",
         "--days", "--reason-code", "--request-id", "--delivery", "--consumed", "--refund-preference", "--wait",
-        "--from", "--to", "--interval", "--group-by", "--country", "--offer-kind", "--environment", "--unset",
+        "--from", "--to", "--interval", "--group-by", "--country", "--offer-kind", "--environment", "--unset", "--output", "--confirm",
     ]).union(devValueOptions)
     static let flagOptions: Set<String> = Set(["--all", "--only-failures", "--consented", "--sample", "--csv", "--app"])
         .union(devFlagOptions)

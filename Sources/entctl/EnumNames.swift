@@ -26,6 +26,10 @@ extension CustomerMatch.MatchedBy: NamedProtoEnum {
     ]
 }
 
+extension AuditEvent.Action: NamedProtoEnum {
+    static let names = ["ACTION_UNSPECIFIED", "CUSTOMER_EXPORTED", "CUSTOMER_DELETED"]
+}
+
 extension Metric: NamedProtoEnum {
     static let names = [
         "METRIC_UNSPECIFIED", "REVENUE", "REFUNDS", "NET_REVENUE", "PROCEEDS", "NEW_SUBSCRIPTIONS", "TRIAL_STARTS",

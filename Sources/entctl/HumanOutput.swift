@@ -149,6 +149,20 @@ enum HumanOutput {
         return lines
     }
 
+    /// What an erasure did, by the erased ID's hash.
+    static func deletedCustomer(_ response: DeleteCustomerResponse) -> [String] {
+        guard !response.alreadyDeleted else { return ["\(response.subject)  already deleted (the files were cleared again)"] }
+        return [
+            "\(response.subject)  deleted: \(response.eventsDeleted) events, \(response.webhookDeliveriesDeleted) webhook "
+                + "deliveries; purchases kept without an owner: \(response.purchasesKept), deleted: \(response.purchasesDeleted)"
+        ]
+    }
+
+    /// One line: `2030-01-31T12:00:00Z  CUSTOMER_EXPORTED  alice  key support-ana  request 9f2c...`.
+    static func auditEvent(_ event: AuditEvent) -> String {
+        "\(time(event.occurredAt))  \(event.action.name)  \(event.subject)  key \(event.keyName)  request \(event.requestID)"
+    }
+
     /// One line per attribute: `$email = ana@example.com  (set 2030-01-31T12:00:00Z)`.
     static func attributes(_ attributes: [Attribute]) -> [String] {
         attributes.map { "\($0.key) = \($0.value)  (set \(time($0.updatedAt)))" }

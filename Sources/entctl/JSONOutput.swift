@@ -482,3 +482,38 @@ extension SetAttributesResponse: JSONEncodable {
         return object.value
     }
 }
+
+extension AuditEvent: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("id", id)
+        object.add("occurredAt", occurredAt)
+        object.add("action", action)
+        object.add("keyName", keyName)
+        object.add("requestId", requestID)
+        object.add("subject", subject)
+        return object.value
+    }
+}
+
+extension ListAuditEventsResponse: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("events", events)
+        object.add("nextPageToken", nextPageToken)
+        return object.value
+    }
+}
+
+extension DeleteCustomerResponse: JSONEncodable {
+    var json: JSONValue {
+        var object = JSONObject()
+        object.add("subject", subject)
+        object.add("alreadyDeleted", alreadyDeleted)
+        object.add("eventsDeleted", eventsDeleted)
+        object.add("purchasesKept", purchasesKept)
+        object.add("purchasesDeleted", purchasesDeleted)
+        object.add("webhookDeliveriesDeleted", webhookDeliveriesDeleted)
+        return object.value
+    }
+}

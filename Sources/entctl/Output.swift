@@ -35,7 +35,12 @@ enum Output {
     }
 
     private static func write(_ text: String, to descriptor: Int32) {
-        var bytes = Array(text.utf8)[...]
+        write(Array(text.utf8), to: descriptor)
+    }
+
+    /// All of `bytes`, as they are, to `descriptor` (standard output unless given).
+    static func write(_ bytes: [UInt8], to descriptor: Int32 = STDOUT_FILENO) {
+        var bytes = bytes[...]
         while !bytes.isEmpty {
             let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
             if written < 0 {

@@ -64,6 +64,9 @@ private let day = Milliseconds.perDay
             }
         }
         let raw = try database.rawConnection()
+        try raw.execute("DROP TABLE erased_customers")
+        try raw.execute("DROP TABLE erasure_keys")
+        try raw.execute("ALTER TABLE transactions DROP COLUMN erased_owner")
         try raw.execute("DROP TABLE audit_log")
         try raw.execute("DROP TABLE customer_attributes")
         try raw.execute("DROP TABLE billing_observations")

@@ -90,6 +90,9 @@ struct RevenueDailyTests {
             _ = try repository.write { try $0.recordLedgerEntries(entries, at: time(0)) }
         }
         let raw = try database.rawConnection()
+        try raw.execute("DROP TABLE erased_customers")
+        try raw.execute("DROP TABLE erasure_keys")
+        try raw.execute("ALTER TABLE transactions DROP COLUMN erased_owner")
         try raw.execute("DROP TABLE audit_log")
         try raw.execute("DROP TABLE customer_attributes")
         try raw.execute("DROP TABLE billing_observations")

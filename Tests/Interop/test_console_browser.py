@@ -7,6 +7,7 @@ change anything; an app user ID and a reason full of markup are shown as text. E
 
 from __future__ import annotations
 
+import json
 import time
 import urllib.request
 
@@ -209,6 +210,27 @@ def test_set_find_by_email_and_remove_attributes(server, clients, browser, tenan
     wait_for(browser, "the search page", lambda d: body(d, "view") == "home")
     results = open_customer(browser, address.lower(), user)
     assert "matched by e-mail address" in results, results
+
+
+def test_a_read_only_key_exports_a_customer_to_a_file_and_the_audit_log_names_it(
+        server, clients, browser, tenant, tmp_path):
+    user = unique_id()
+    clients.api(tenant.secret_key).grant(user, "pro", duration=3600, reason="gift for the export")
+    sign_in(browser, server, READER)
+    open_customer(browser, user, user)
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    browser.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})
+    browser.find_element(By.ID, "export").click()
+    name = f"customer-{user}.json"
+    wait_for(browser, "the download", lambda d: body(d, "exported") == name and (downloads / name).exists())
+    document = json.loads((downloads / name).read_text())
+    assert (document["format"], document["format_version"], document["app_user_id"]) == (
+        "entitlementd.customer_export", 1, user)
+    assert [g["reason"] for g in document["grants"]] == ["gift for the export"]
+    assert [e["cause"] for e in document["events"]] == ["created", "grant"]
+    newest = clients.api(tenant.secret_key).call("ListAuditEvents", page_size=1).events[0]
+    assert (newest.action, newest.key_name, newest.subject) == (1, "viewer", user)
 
 
 def test_a_read_only_key_sees_no_way_to_change_anything(server, clients, browser, tenant):

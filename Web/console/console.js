@@ -337,6 +337,23 @@ $("attribute-form").addEventListener("submit", async (event) => {
   } catch (error) { failed(error); } finally { button.disabled = false; }
 });
 
+// The export, saved as a file: everything stored about the customer (README, "Exporting a customer"), in the
+// tenant's audit log under the signed-in key.
+$("export").addEventListener("click", async () => {
+  const button = $("export");
+  button.disabled = true;
+  try {
+    const parts = [];
+    await client.call(admin.Service + "ExportCustomer", admin.exportRequest(page.appUserId),
+      { onMessage: (payload) => parts.push(admin.exportChunk(payload)) });
+    const file = new Blob(parts, { type: "application/json" });
+    const name = `customer-${page.appUserId.replace(/[^A-Za-z0-9._-]/g, "_")}.json`;
+    el("a", { href: URL.createObjectURL(file), download: name }).click();
+    document.body.dataset.exported = name;
+    say(`Exported ${page.appUserId} (${file.size} bytes) to ${name}; the export is in the audit log.`);
+  } catch (error) { failed(error); } finally { button.disabled = false; }
+});
+
 async function unsetAttribute(key, button) {
   button.disabled = true;
   try {

@@ -37,7 +37,11 @@ extension Customers {
             let snapshot = try DomainError.reading({ () throws(StorageError) in
                 try repository.snapshot(tenantID: tenantID, customerID: committed.customerID)
             })
-        else { return }
+        else {
+            // Only an erasure deletes a customer.
+            core.forgetErased(tenantID: tenantID, customerIDs: [committed.customerID], appUserIDs: nil)
+            return
+        }
         // A merge left this customer an empty husk: its ID, and its streams, belong to the survivor now.
         if let survivor = try DomainError.reading({ () throws(StorageError) in
             try repository.snapshot(tenantID: tenantID, appUserID: snapshot.customer.appUserID)

@@ -46,6 +46,9 @@ final class CustomerCache: Sendable {
     }
 
     private let shards: [Shard]
+    /// Customers erased while this instance ran: a read that began before the erasure must not bring one back.
+    /// Database IDs are never reused, and erasures are few.
+    private let erased = Mutex<Set<Int64>>([])
 
     init(shardCount: Int = 64) {
         shards = (0..<shardCount).map { _ in Shard() }
@@ -76,12 +79,32 @@ final class CustomerCache: Sendable {
     /// What a read that missed the cache found, kept only where no newer entry arrived meanwhile: a write that
     /// committed after this read began has already stored its own, fresher entry, which must win.
     func storeIfAbsent(_ entry: CachedCustomer, tenantID: String) {
+        guard !erased.withLock({ $0.contains(entry.customerID) }) else { return }
         for appUserID in entry.allAppUserIDs {
             let key = AppUserKey(tenantID: tenantID, appUserID: appUserID)
             shard(key).entries.withLock { entries in
                 guard entries[key] == nil else { return }
                 makeRoom(in: &entries)
                 entries[key] = entry
+            }
+        }
+    }
+
+    /// Forgets erased customers under every ID they had (every entry when the IDs are not known), and keeps them from
+    /// coming back.
+    func remove(tenantID: String, customerIDs: [Int64], appUserIDs: [String]?) {
+        erased.withLock { $0.formUnion(customerIDs) }
+        func isErased(_ key: AppUserKey, _ entry: CachedCustomer) -> Bool {
+            key.tenantID == tenantID && customerIDs.contains(entry.customerID)
+        }
+        guard let appUserIDs else {
+            for shard in shards { shard.entries.withLock { $0 = $0.filter { !isErased($0.key, $0.value) } } }
+            return
+        }
+        for appUserID in appUserIDs {
+            let key = AppUserKey(tenantID: tenantID, appUserID: appUserID)
+            shard(key).entries.withLock { entries in
+                if let held = entries[key], isErased(key, held) { entries[key] = nil }
             }
         }
     }

@@ -2,7 +2,7 @@ import BoundedText
 import Encodings
 import RequestTracing
 
-/// A customer's personal data as a whole: exported on request, each export in the tenant's audit log with the key
+/// A customer's personal data as a whole: exported or erased on request, each in the tenant's audit log with the key
 /// that asked.
 public final class CustomerPrivacy: Sendable {
     let core: EngineCore
@@ -51,6 +51,78 @@ public final class CustomerPrivacy: Sendable {
             ("redemption_codes_used", .array(used.map(Self.redemptionCode))),
         ])
         return CustomerExport(repository: repository, tenantID: tenantID, customers: [customer] + merged, head: head)
+    }
+
+    /// Erases the customer `appUserID` names and everything that identifies them (``CustomerErasure``), once
+    /// `confirmation` repeats `appUserID`: the customers merged into it too, every ID, attribute, grant, event and
+    /// webhook delivery; the purchases stay for the tenant's accounts with no owner but a tombstone, or go with
+    /// `privacy.erase_accounting_records`. Their open streams end with `NOT_FOUND`, the cache forgets them, a
+    /// `customer.deleted` webhook is queued and the audit log records the erasure by the ID's keyed hash. Returns
+    /// once the database files no longer hold the deleted bytes (SQLite). An ID erased before answers again (and
+    /// clears the files again) without changing anything; `NOT_FOUND` for one never known.
+    /// - Parameter noticeWait: how long to wait for the first attempt of the `customer.deleted` webhooks, after which
+    ///   a delivered one is deleted (one still pending keeps the ID until it is sent).
+    public func delete(tenant: Tenant, appUserID: String, confirmation: String, noticeWait: Duration = .seconds(5))
+        async throws(DomainError) -> ErasureOutcome
+    {
+        let appUserID = try AppUserID.validate(appUserID)
+        guard confirmation == appUserID else {
+            throw .invalidRequest(
+                "confirm_app_user_id must repeat app_user_id exactly: an erasure cannot be undone.")
+        }
+        let tenantID = tenant.id
+        let policy = tenant.privacy
+        let (outcome, gone, notices) = try await core.write(orderedBy: WriteOrder.customer(tenantID, appUserID: appUserID)) {
+            transaction, now throws -> ((ErasureOutcome, CustomerErasure?, [Int64]), [CommittedChange]) in
+            let key = try transaction.erasureKey(tenantID: tenantID)
+            guard let snapshot = try transaction.snapshot(tenantID: tenantID, appUserID: appUserID) else {
+                let subject = ErasureSubject.hash(key: key, appUserID: appUserID)
+                guard try transaction.isErased(tenantID: tenantID, subject: subject) else {
+                    throw DomainError.notFound("No customer has app_user_id \(appUserID.quotedForMessage).")
+                }
+                return ((ErasureOutcome(tombstone: subject, counts: nil), nil, []), [])
+            }
+            let customer = snapshot.customer
+            let merged = try transaction.mergedCustomers(tenantID: tenantID, into: customer.id)
+            let ids = try transaction.appUserIDs(tenantID: tenantID, customerID: customer.id)
+            let names = Array(Set(ids.map(\.appUserID) + merged.map(\.appUserID) + [customer.appUserID]))
+            let tombstone = ErasureSubject.hash(key: key, appUserID: customer.appUserID)
+            let erasure = CustomerErasure(
+                tenantID: tenantID, customerIDs: [customer.id] + merged.map(\.id), appUserIDs: names,
+                appAccountTokens: ids.compactMap(\.appAccountToken),
+                subjects: names.map { ErasureSubject.hash(key: key, appUserID: $0) }, tombstone: tombstone,
+                erasesAccountingRecords: policy.erasesAccountingRecords, erasedAt: now)
+            let counts = try transaction.erase(erasure)
+            try transaction.appendAuditEvent(
+                AuditEvent(
+                    tenantID: tenantID, occurredAt: now, action: .customerDeleted, keyName: ActingKey.name ?? "",
+                    requestID: RequestID.current ?? "", subject: tombstone))
+            let notices = try self.core.enqueueCustomerDeleted(
+                tenantID: tenantID, appUserID: customer.appUserID, tombstone: tombstone, in: transaction, at: now)
+            return ((ErasureOutcome(tombstone: tombstone, counts: counts), erasure, notices), [])
+        }
+        if let gone {
+            core.forgetErased(tenantID: tenantID, customerIDs: gone.customerIDs, appUserIDs: gone.appUserIDs)
+        }
+        if !notices.isEmpty {
+            core.outboxChanges.notify(())
+            await waitForAttempts(of: notices, tenantID: tenantID, upTo: noticeWait)
+        }
+        try read { () throws(StorageError) in try repository.clearDeletedBytes() }
+        return outcome
+    }
+
+    /// Returns once none of the deliveries is still in the outbox, or after `limit`.
+    private func waitForAttempts(of deliveries: [Int64], tenantID: String, upTo limit: Duration) async {
+        let deadline = ContinuousClock.now + limit
+        var waiting = deliveries
+        while !waiting.isEmpty, ContinuousClock.now < deadline {
+            waiting = waiting.filter { id in
+                (try? repository.webhookDeliveries(WebhookDeliveryFilter(tenantID: tenantID, deliveryID: id), limit: 1))?
+                    .isEmpty == false
+            }
+            if !waiting.isEmpty { try? await Task.sleep(for: .milliseconds(20)) }
+        }
     }
 
     /// The tenant's audit log, newest first. `pageToken` is the `nextPageToken` of the previous page.

@@ -192,6 +192,15 @@ final class EngineCore: Sendable {
         return try outcome.get()
     }
 
+    /// Erased customers leave this instance: the cache forgets them (under `appUserIDs`, or wherever they are when the
+    /// IDs are not known here) and their open streams end with `NOT_FOUND`.
+    func forgetErased(tenantID: String, customerIDs: [Int64], appUserIDs: [String]?) {
+        cache.remove(tenantID: tenantID, customerIDs: customerIDs, appUserIDs: appUserIDs)
+        hub.end(
+            tenantID: tenantID, customerIDs: customerIDs,
+            with: .notFound("The customer was deleted (DeleteCustomer); continue as a new user."))
+    }
+
     private func publish(_ committed: [CommittedChange], now: UnixTime, origin: ContinuousClock.Instant) {
         if committed.contains(where: \.queuedWebhooks) { outboxChanges.notify(()) }
         for change in committed {

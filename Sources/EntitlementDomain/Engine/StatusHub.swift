@@ -60,6 +60,14 @@ public final class StatusHub: Sendable {
         for subscription in moved { subscription.deliver(snapshot, replacingPending: true) }
     }
 
+    /// Ends every stream of the customers with `reason` (their customer is gone: erased).
+    public func end(tenantID: String, customerIDs: [Int64], with reason: DomainError) {
+        let ending = subscribers.withLock { subscribers in
+            customerIDs.flatMap { Array(subscribers[Key(tenantID: tenantID, customerID: $0)]?.values ?? [:].values) }
+        }
+        for subscription in ending { subscription.end(with: reason) }
+    }
+
     /// The number of open streams, for tests and metrics.
     public var streamCount: Int {
         subscribers.withLock { $0.values.reduce(0) { $0 + $1.count } }
@@ -94,6 +102,7 @@ public final class StatusSubscription: AsyncSequence, Sendable {
         var pending: [StatusUpdate] = []
         var waiter: CheckedContinuation<StatusUpdate?, Never>?
         var cancelled = false
+        var endedBy: DomainError?
     }
 
     private weak let hub: StatusHub?
@@ -157,6 +166,16 @@ public final class StatusSubscription: AsyncSequence, Sendable {
         } onCancel: {
             cancel()
         }
+    }
+
+    /// Why the server ended the stream (``StatusHub/end(tenantID:customerIDs:with:)``); nil while it is open and
+    /// after the client cancelled it.
+    public var endedBy: DomainError? { state.withLock { $0.endedBy } }
+
+    /// Ends the stream with `reason`: ``next()`` returns nil from now on.
+    func end(with reason: DomainError) {
+        state.withLock { $0.endedBy = $0.cancelled ? nil : reason }
+        cancel()
     }
 
     public func cancel() {

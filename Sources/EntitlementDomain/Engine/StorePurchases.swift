@@ -308,7 +308,14 @@ extension StorePurchases {
         {
             return (.duplicate, [])
         }
-        for reference in references {
+        // The purchase of an erased owner stays with nobody, and the store's data names no one on it again, until a
+        // user presents it (Purchase, Restore) under the transfer rules.
+        let tombstone = try record.flatMap { (record) throws(StorageError) in
+            try transaction.erasedOwner(
+                tenantID: tenantID, store: record.store, originalTransactionID: record.originalTransactionID)
+        }
+        for var reference in references {
+            if tombstone != nil, reference.originalTransactionID == record?.originalTransactionID { reference.appUserID = "" }
             try transaction.savePurchaseReference(reference, tenantID: tenantID, at: now)
         }
         for revocation in pendingRevocations {
@@ -324,10 +331,11 @@ extension StorePurchases {
             tenantID: tenantID, store: notified.store, originalTransactionID: notified.originalTransactionID)
         var record = PurchaseVersions.takingEffect(notified, stored: stored, at: now)
         record.customerID = stored?.customerID
+        if tombstone != nil { record.appAccountToken = "" }
         var committed: [CommittedChange] = []
         // Nobody owns it yet: the store's data may name its owner.
         var attributed = false
-        if record.customerID == nil,
+        if record.customerID == nil, tombstone == nil,
             let owner = try self.owner(
                 ofUnowned: record, hints: ownerHints, in: transaction, at: now, committed: &committed)
         {

@@ -183,6 +183,10 @@ public final class WebhookOutbox: Sendable {
             case .delivered, .retry, .undeliverable:
                 break
             }
+            // An erased customer's notice holds the ID it had: once sent (or given up), it is not kept.
+            if delivery.type == CustomerDeletedMessage.type, state != .pending {
+                try transaction.deleteWebhookDelivery(tenantID: delivery.tenantID, id: delivery.id)
+            }
         }
     }
 

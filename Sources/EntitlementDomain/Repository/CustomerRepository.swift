@@ -29,12 +29,18 @@ public protocol CustomerRepository:
     /// A group never waits long for a lock another transaction holds: a body that would fails with
     /// ``StorageError/contended(_:)``, for its caller to run it alone with ``write(_:)``.
     func writeGroup(_ bodies: [(any StorageTransaction) throws -> Void]) throws -> [(any Error)?]
+
+    /// Makes sure the bytes of committed deletions are no longer in the database's files: SQLite overwrites deleted
+    /// content as it deletes (`secure_delete`), and this empties its write-ahead log, whose older frames still hold
+    /// them; nothing to do on PostgreSQL, whose rows are gone from queries at once (its own files keep dead rows until
+    /// VACUUM, README "Erasing a customer"). Fails when readers hold the log past the busy timeout.
+    func clearDeletedBytes() throws(StorageError)
 }
 
 /// The writes (and the reads a write needs) inside one transaction, grouped by subject (`Subjects/`).
 public protocol StorageTransaction:
     CustomerStorage, GrantStorage, PurchaseStorage, RedemptionCodeStorage, WebhookOutboxStorage, AttributeStorage,
-    AuditLogStorage
+    AuditLogStorage, ErasureStorage
 {}
 
 /// A storage failure. `conflict` is a broken invariant (a version race, a duplicate key); `unavailable` means the

@@ -2,7 +2,7 @@ import FileAccess
 
 /// One app (or family of apps sharing entitlements): its keys, the entitlements it declares and the products that
 /// give them. Built by the tenants file reader (module TenantConfiguration), or in code (tests) by
-/// ``init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:browser:webhooks:commissions:exchangeRates:attributes:)``;
+/// ``init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:browser:webhooks:commissions:exchangeRates:attributes:privacy:)``;
 /// either way every value has been validated.
 public struct Tenant: Hashable, Sendable {
     public static let maxIDLength = 64
@@ -40,6 +40,8 @@ public struct Tenant: Hashable, Sendable {
     /// Which customer attribute keys apps and the backend may write (``AttributeSettings/defaults`` without
     /// `attributes`).
     public let attributes: AttributeSettings
+    /// What an erasure does with accounting records (``PrivacySettings/defaults`` without `privacy`).
+    public let privacy: PrivacySettings
 
     /// Assembles a tenant from values each rule below has already accepted (the tenants file reader's way).
     package init(
@@ -47,7 +49,7 @@ public struct Tenant: Hashable, Sendable {
         allowUndeclaredEntitlements: Bool, products: [String: [String]], appStore: AppStoreSettings? = nil,
         playStore: PlayStoreSettings? = nil, stripe: StripeSettings? = nil, browser: BrowserSettings? = nil,
         webhooks: [WebhookEndpoint] = [], commissions: Commissions = .defaults, exchangeRates: ExchangeRates? = nil,
-        attributes: AttributeSettings = .defaults
+        attributes: AttributeSettings = .defaults, privacy: PrivacySettings = .defaults
     ) {
         self.id = id
         self.publicKeys = publicKeys
@@ -63,6 +65,7 @@ public struct Tenant: Hashable, Sendable {
         self.commissions = commissions
         self.exchangeRates = exchangeRates
         self.attributes = attributes
+        self.privacy = privacy
         declaredEntitlements = Set(listedEntitlements).union(products.values.joined())
     }
 
@@ -80,7 +83,8 @@ public struct Tenant: Hashable, Sendable {
         allowUndeclaredEntitlements: Bool = false, products: [String: [String]] = [:],
         appStore: AppStoreSettings? = nil, playStore: PlayStoreSettings? = nil, stripe: StripeSettings? = nil,
         browser: BrowserSettings? = nil, webhooks: [WebhookEndpoint] = [], commissions: Commissions = .defaults,
-        exchangeRates: ExchangeRates? = nil, attributes: AttributeSettings = .defaults
+        exchangeRates: ExchangeRates? = nil, attributes: AttributeSettings = .defaults,
+        privacy: PrivacySettings = .defaults
     ) throws(TenantRuleError) {
         self = try TenantRuleError.at("tenant") { () throws(TenantRuleError) -> Tenant in
             try TenantRuleError.at(".id") { () throws(TenantRuleError) in try Tenant.checkID(id) }
@@ -149,7 +153,7 @@ public struct Tenant: Hashable, Sendable {
                 listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclaredEntitlements,
                 products: products, appStore: checkedAppStore, playStore: checkedPlayStore, stripe: checkedStripe,
                 browser: checkedBrowser, webhooks: checkedWebhooks, commissions: commissions, exchangeRates: exchangeRates,
-                attributes: checkedAttributes)
+                attributes: checkedAttributes, privacy: privacy)
         }
     }
 

@@ -17,6 +17,8 @@ public enum WebhookEventKind: String, Sendable, Hashable, CaseIterable {
     case grant
     /// The app or the backend set or removed customer attributes.
     case attributesChanged = "attributes_changed"
+    /// `DeleteCustomer` erased a customer (`customer.deleted`).
+    case deleted
     /// `SendTestWebhook`.
     case test
 }

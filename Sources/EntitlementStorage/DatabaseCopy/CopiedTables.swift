@@ -27,6 +27,8 @@ struct CopiedTable: Sendable {
             name: "renewal_extensions", key: ["tenant_id", "original_transaction_id", "request_identifier"],
             copiesRowID: false),
         CopiedTable(name: "audit_log", key: ["id"], copiesRowID: false),
+        CopiedTable(name: "erased_customers", key: ["tenant_id", "subject"], copiesRowID: false),
+        CopiedTable(name: "erasure_keys", key: ["tenant_id"], copiesRowID: false),
         CopiedTable(name: "customer_attributes", key: ["tenant_id", "customer_id", "key"], copiesRowID: false),
         CopiedTable(name: "revenue_ledger", key: ["tenant_id", "store", "transaction_id", "direction"], copiesRowID: false),
         CopiedTable(

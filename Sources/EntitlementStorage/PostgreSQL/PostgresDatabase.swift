@@ -129,6 +129,10 @@ final class PostgresDatabase: SQLDatabase {
         }
     }
 
+    /// Deleted rows are gone from every query at once; PostgreSQL's files keep them until VACUUM reclaims the space
+    /// (README, "Erasing a customer").
+    func clearDeletedBytes() throws(StorageError) {}
+
     /// A new connection's `SELECT`, so a server that went away is noticed even while pooled connections idle.
     func checkReachable() throws(StorageError) {
         do throws(PostgresError) {

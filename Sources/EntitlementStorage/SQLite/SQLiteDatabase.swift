@@ -31,6 +31,9 @@ final class SQLiteDatabase: SQLDatabase {
         }
         try connection.execute("PRAGMA synchronous = \(synchronous.rawValue)")
         try connection.execute("PRAGMA foreign_keys = ON")
+        // Deleted content is overwritten with zeros as it is deleted (an erasure's bytes must leave the file), not
+        // left in free space until reused.
+        try connection.execute("PRAGMA secure_delete = ON")
         // A group commit runs each write in a savepoint; past 64 KiB SQLite spills a savepoint's journal to a temporary
         // file, created and unlinked once per group. In memory it stays bounded by the group's pages.
         try connection.execute("PRAGMA temp_store = MEMORY")
@@ -103,6 +106,18 @@ final class SQLiteDatabase: SQLDatabase {
         } catch {
             connection.rollbackIfNeeded()
             throw error
+        }
+    }
+
+    /// Checkpoints the write-ahead log into the database and truncates it to nothing: its older frames hold pages as
+    /// they were before a deletion. Waits for readers up to the busy timeout.
+    func clearDeletedBytes() throws(StorageError) {
+        let busy = try writer.withLock { (connection: inout SQLiteConnection) throws(StorageError) -> Int64? in
+            try connection.row("PRAGMA wal_checkpoint(TRUNCATE)") { $0.int64(0) }
+        }
+        guard busy == 0 else {
+            throw StorageError.unavailable(
+                "the write-ahead log of \(path) could not be emptied: readers held it past the busy timeout")
         }
     }
 

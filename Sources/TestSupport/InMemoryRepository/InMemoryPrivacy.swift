@@ -1,4 +1,6 @@
+import Crypto
 public import EntitlementDomain
+import Foundation
 
 /// The export's reads and the audit log in memory, as their SQL in EntitlementStorage answers.
 extension InMemoryTables {
@@ -31,6 +33,9 @@ extension InMemoryTransaction {
 }
 
 extension InMemoryRepository {
+    /// Nothing is kept in memory once deleted.
+    public func clearDeletedBytes() throws(StorageError) {}
+
     public func appUserIDs(tenantID: String, customerID: Int64) throws(StorageError) -> [AppUserIDRecord] {
         read { $0.appUserIDs(tenantID: tenantID, customerID: customerID) }
     }
@@ -61,5 +66,116 @@ extension InMemoryRepository {
         read { tables in
             Array(tables.auditLog.reversed().filter { $0.tenantID == tenantID && $0.id < beforeID ?? .max }.prefix(limit))
         }
+    }
+}
+
+/// Erasure in memory, as `Erasure.swift`'s statements do it.
+extension InMemoryTransaction {
+    func erasureKey(tenantID: String) throws(StorageError) -> [UInt8] {
+        if let key = tables.erasureKeys[tenantID] { return key }
+        let key = SecureRandom.bytes(ErasureSubject.keyBytes)
+        tables.erasureKeys[tenantID] = key
+        return key
+    }
+
+    func isErased(tenantID: String, subject: String) throws(StorageError) -> Bool {
+        tables.erasedSubjects.contains(InMemoryTables.NameKey(tenantID: tenantID, name: subject))
+    }
+
+    func appUserIDs(tenantID: String, customerID: Int64) throws(StorageError) -> [AppUserIDRecord] {
+        tables.appUserIDs(tenantID: tenantID, customerID: customerID)
+    }
+
+    func mergedCustomers(tenantID: String, into customerID: Int64) throws(StorageError) -> [CustomerRecord] {
+        tables.mergedCustomers(tenantID: tenantID, into: customerID)
+    }
+
+    func erasedOwner(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError) -> String? {
+        let key = InMemoryTables.StoreKey(tenantID: tenantID, store: store, id: originalTransactionID)
+        guard tables.purchases[key]?.row.customerID == nil else { return nil }
+        return tables.erasedOwners[key]
+    }
+
+    func erase(_ erasure: CustomerErasure) throws(StorageError) -> ErasureCounts {
+        let tenantID = erasure.tenantID
+        let customers = Set(erasure.customerIDs)
+        let ids = Set(erasure.appUserIDs)
+        let owned = tables.purchases.filter { $0.key.tenantID == tenantID && $0.value.row.customerID.map(customers.contains) == true }
+        var counts = ErasureCounts()
+        struct EventKey: Hashable {
+            var customerID: Int64
+            var version: UInt64
+        }
+        // Other customers' history: the webhooks about events naming the person go, the events lose the ID.
+        var naming: Set<EventKey> = []
+        for (key, events) in tables.events where key.tenantID == tenantID {
+            for (index, event) in events.enumerated() where ids.contains(event.relatedAppUserID) {
+                naming.insert(EventKey(customerID: event.customerID, version: event.version))
+                tables.events[key]![index].reason = event.reason.replacingOccurrences(of: event.relatedAppUserID, with: "(erased)")
+                tables.events[key]![index].relatedAppUserID = ""
+            }
+        }
+        for (id, row) in tables.deliveries where row.delivery.tenantID == tenantID {
+            let about = row.delivery.customerID.map {
+                customers.contains($0) || naming.contains(EventKey(customerID: $0, version: row.delivery.version))
+            } ?? false
+            if about {
+                tables.deliveries[id] = nil
+                counts.webhookDeliveries += 1
+            }
+        }
+        for customerID in customers {
+            let key = InMemoryTables.CustomerKey(tenantID: tenantID, customerID: customerID)
+            counts.events += tables.events.removeValue(forKey: key)?.count ?? 0
+            tables.activeEntitlements[key] = nil
+            tables.attributes[key] = nil
+        }
+        tables.grants = tables.grants.filter { !($0.value.row.tenantID == tenantID && customers.contains($0.value.row.customerID)) }
+        let ownedIDs = Set(owned.keys.map { "\($0.store)\u{0}\($0.id)" })
+        tables.redemptionCodes = tables.redemptionCodes.filter { _, code in
+            !(code.tenantID == tenantID && (ids.contains(code.usedBy) || ownedIDs.contains("\(code.store)\u{0}\(code.originalTransactionID)")))
+        }
+        for (key, reference) in tables.references where key.tenantID == tenantID
+            && (ids.contains(reference.appUserID) || ownedIDs.contains("\(key.store)\u{0}\(key.originalTransactionID)"))
+        {
+            tables.references[key]?.appUserID = ""
+        }
+        for index in tables.auditLog.indices where tables.auditLog[index].tenantID == tenantID && ids.contains(tables.auditLog[index].subject) {
+            tables.auditLog[index].subject = erasure.tombstone
+        }
+        let tokens = Set(erasure.appAccountTokens)
+        for (key, purchase) in tables.purchases where key.tenantID == tenantID && tokens.contains(purchase.row.appAccountToken) {
+            tables.purchases[key]?.row.appAccountToken = ""
+        }
+        func isTheirs(_ customerID: Int64?) -> Bool { customerID.map(customers.contains) == true }
+        if erasure.erasesAccountingRecords {
+            tables.ledger.removeAll { $0.tenantID == tenantID && isTheirs($0.customerID) }
+            tables.billingObservations.removeAll { $0.payment.tenantID == tenantID && isTheirs($0.payment.customerID) }
+            for key in owned.keys { tables.purchases[key] = nil }
+            tables.references = tables.references.filter { !ownedIDs.contains("\($0.key.store)\u{0}\($0.key.originalTransactionID)") || $0.key.tenantID != tenantID }
+            counts.purchasesDeleted = owned.count
+        } else {
+            for index in tables.ledger.indices where tables.ledger[index].tenantID == tenantID && isTheirs(tables.ledger[index].customerID) {
+                tables.ledger[index].customerID = nil
+            }
+            for index in tables.billingObservations.indices
+            where tables.billingObservations[index].payment.tenantID == tenantID
+                && isTheirs(tables.billingObservations[index].payment.customerID)
+            {
+                tables.billingObservations[index].payment.customerID = nil
+            }
+            for key in owned.keys {
+                tables.purchases[key]?.row.customerID = nil
+                tables.purchases[key]?.row.appAccountToken = ""
+                tables.erasedOwners[key] = erasure.tombstone
+            }
+            counts.purchasesKept = owned.count
+        }
+        tables.appUserIDs = tables.appUserIDs.filter { !customers.contains($0.value.customerID) }
+        for customerID in customers { tables.customers[customerID] = nil }
+        for subject in erasure.subjects {
+            tables.erasedSubjects.insert(InMemoryTables.NameKey(tenantID: tenantID, name: subject))
+        }
+        return counts
     }
 }

@@ -100,6 +100,10 @@ struct InMemoryTables: Sendable {
     var disabledEndpoints: [NameKey: DisabledWebhookEndpoint] = [:]
     /// The audit log in the order appended; an event's ID is its position from 1.
     var auditLog: [AuditEvent] = []
+    var erasedSubjects: Set<NameKey> = []
+    var erasureKeys: [String: [UInt8]] = [:]
+    /// The tombstones of purchases an erasure left with no owner (`transactions.erased_owner`).
+    var erasedOwners: [StoreKey: String] = [:]
 
     mutating func nextSequence() -> Int64 {
         lastSequence += 1

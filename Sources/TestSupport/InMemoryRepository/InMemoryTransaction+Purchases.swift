@@ -14,6 +14,7 @@ extension InMemoryTransaction {
         let key = InMemoryTables.StoreKey(tenantID: record.tenantID, store: record.store, id: record.originalTransactionID)
         tables.purchases[key] = InMemoryTables.Sequenced(
             row: record, sequence: tables.purchases[key]?.sequence ?? tables.nextSequence())
+        if record.customerID != nil { tables.erasedOwners[key] = nil }
     }
 
     func recordLedgerEntries(_ entries: [LedgerEntry], at time: UnixTime) throws(StorageError) -> [LedgerEntry] {
@@ -68,6 +69,7 @@ extension InMemoryTransaction {
         }
         if let customerID { try requireOwner(tenantID: tenantID, customerID) }
         tables.purchases[key]?.row.customerID = customerID
+        if customerID != nil { tables.erasedOwners[key] = nil }
     }
 
     private func requireOwner(tenantID: String, _ customerID: Int64) throws(StorageError) {

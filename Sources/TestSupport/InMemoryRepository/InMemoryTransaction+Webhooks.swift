@@ -10,6 +10,10 @@ extension InMemoryTransaction {
         return stored.id
     }
 
+    func deleteWebhookDelivery(tenantID: String, id: Int64) throws(StorageError) {
+        if tables.deliveries[id]?.delivery.tenantID == tenantID { tables.deliveries[id] = nil }
+    }
+
     /// Each the oldest pending delivery of its customer to its endpoint (a delivery without a customer waits for none).
     func dueWebhookDeliveries(at time: UnixTime, limit: Int, excludedEndpoints: [WebhookEndpointKey])
         throws(StorageError) -> [WebhookDelivery]

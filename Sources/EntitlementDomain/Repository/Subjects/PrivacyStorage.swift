@@ -40,3 +40,19 @@ public protocol AuditLogStorage {
     @discardableResult
     func appendAuditEvent(_ event: AuditEvent) throws(StorageError) -> Int64
 }
+
+/// Erasing a person inside a write transaction (``CustomerErasure``).
+public protocol ErasureStorage {
+    /// The tenant's key for ``ErasureSubject``, made (``ErasureSubject/keyBytes`` random bytes) and kept the first time.
+    func erasureKey(tenantID: String) throws(StorageError) -> [UInt8]
+    /// Whether an app user ID with this keyed hash was erased.
+    func isErased(tenantID: String, subject: String) throws(StorageError) -> Bool
+    func appUserIDs(tenantID: String, customerID: Int64) throws(StorageError) -> [AppUserIDRecord]
+    func mergedCustomers(tenantID: String, into customerID: Int64) throws(StorageError) -> [CustomerRecord]
+    /// Removes everything that names the person, keeps (or deletes) the accounting records, scrubs the person's IDs
+    /// from other customers' history, and records the subjects; the writes of one transaction.
+    func erase(_ erasure: CustomerErasure) throws(StorageError) -> ErasureCounts
+    /// The tombstone of a purchase an erasure left with no owner; nil when it has an owner or never had an erased one.
+    /// A purchase's tombstone lasts until someone owns it again.
+    func erasedOwner(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError) -> String?
+}

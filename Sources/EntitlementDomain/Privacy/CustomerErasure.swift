@@ -1,0 +1,70 @@
+import Crypto
+import Encodings
+
+/// What ``CustomerStorage``'s erasure removes of one person, as the domain decides it (README, "Erasing a
+/// customer"): the customer and the customers merged into it, every app user ID and app account token they had,
+/// and whether the purchases' accounting records go too or stay, pseudonymised under ``tombstone``.
+public struct CustomerErasure: Sendable, Hashable {
+    public var tenantID: String
+    /// The customer first, then those merged into it.
+    public var customerIDs: [Int64]
+    /// Every app user ID that resolved to the customer.
+    public var appUserIDs: [String]
+    /// The app account tokens handed out for them.
+    public var appAccountTokens: [String]
+    /// The keyed hash of each app user ID (``ErasureSubject``), recorded so that a repeated erasure is recognised.
+    public var subjects: [String]
+    /// The canonical ID's hash: what the audit log and the kept purchases say instead of the person.
+    public var tombstone: String
+    /// The tenant's `privacy.erase_accounting_records`: the purchases and their revenue ledger rows go too.
+    public var erasesAccountingRecords: Bool
+    public var erasedAt: UnixTime
+
+    public init(
+        tenantID: String, customerIDs: [Int64], appUserIDs: [String], appAccountTokens: [String], subjects: [String],
+        tombstone: String, erasesAccountingRecords: Bool, erasedAt: UnixTime
+    ) {
+        self.tenantID = tenantID
+        self.customerIDs = customerIDs
+        self.appUserIDs = appUserIDs
+        self.appAccountTokens = appAccountTokens
+        self.subjects = subjects
+        self.tombstone = tombstone
+        self.erasesAccountingRecords = erasesAccountingRecords
+        self.erasedAt = erasedAt
+    }
+}
+
+/// What an erasure removed and kept, counted by the database.
+public struct ErasureCounts: Sendable, Hashable {
+    public var events = 0
+    public var purchasesKept = 0
+    public var purchasesDeleted = 0
+    public var webhookDeliveries = 0
+
+    public init(events: Int = 0, purchasesKept: Int = 0, purchasesDeleted: Int = 0, webhookDeliveries: Int = 0) {
+        self.events = events
+        self.purchasesKept = purchasesKept
+        self.purchasesDeleted = purchasesDeleted
+        self.webhookDeliveries = webhookDeliveries
+    }
+}
+
+/// What `DeleteCustomer` did.
+public struct ErasureOutcome: Sendable, Hashable {
+    /// The erased canonical app user ID's keyed hash, as the audit log records it.
+    public var tombstone: String
+    /// nil when the customer had been erased before (a repeated call, which only clears the files again).
+    public var counts: ErasureCounts?
+}
+
+/// The keyed hash that stands for an erased app user ID: `erased_` and 22 characters of HMAC-SHA256 under the
+/// tenant's erasure key (kept in the database, made at the first erasure). It recognises a repeated erasure and names
+/// the person in the audit log and on the purchases kept for accounting, and reveals nothing of the ID without the key.
+public enum ErasureSubject {
+    public static let keyBytes = 32
+
+    public static func hash(key: [UInt8], appUserID: String) -> String {
+        "erased_" + Base64.encode(HMACSHA256.authenticationCode(for: Array(appUserID.utf8), key: key).prefix(16), alphabet: .url, padded: false)
+    }
+}
