@@ -7,10 +7,12 @@ enum Erasure {
     /// Version 25 on SQLite, 16 on PostgreSQL.
     static func migrationSQL(integer: String, bytes: String) -> String {
         """
-        -- Each erased app user ID's keyed hash, so that a repeated erasure is recognised without the ID.
+        -- The keyed hash of each erased app user ID and app account token, with the erasure's (its customer's
+        -- canonical ID's hash): store data naming one is recognised without the ID.
         CREATE TABLE erased_customers (
             tenant_id TEXT NOT NULL,
             subject TEXT NOT NULL,
+            tombstone TEXT NOT NULL,
             erased_at \(integer) NOT NULL,
             PRIMARY KEY (tenant_id, subject)
         );
@@ -32,17 +34,20 @@ extension SQLExecutor {
             "INSERT INTO erasure_keys (tenant_id, key, created_at) VALUES (?, ?, ?) ON CONFLICT (tenant_id) DO NOTHING",
             [.text(tenantID), .blob(SecureRandom.bytes(ErasureSubject.keyBytes)), .time(StorageSQL.now())],
             unlessOneRow: nil)
-        guard let key = try row("SELECT key FROM erasure_keys WHERE tenant_id = ?", [.text(tenantID)], { $0.blob(0) })
-        else {
+        guard let key = try existingErasureKey(tenantID: tenantID) else {
             throw StorageError.conflict("the erasure key of tenant \(tenantID) vanished inside its own transaction")
         }
         return key
     }
 
-    func isErased(tenantID: String, subject: String) throws(StorageError) -> Bool {
+    func existingErasureKey(tenantID: String) throws(StorageError) -> [UInt8]? {
+        try row("SELECT key FROM erasure_keys WHERE tenant_id = ?", [.text(tenantID)]) { $0.blob(0) }
+    }
+
+    func erasure(tenantID: String, subject: String) throws(StorageError) -> String? {
         try row(
-            "SELECT 1 FROM erased_customers WHERE tenant_id = ? AND subject = ?", [.text(tenantID), .text(subject)]
-        ) { $0.int64(0) } != nil
+            "SELECT tombstone FROM erased_customers WHERE tenant_id = ? AND subject = ?", [.text(tenantID), .text(subject)]
+        ) { $0.string(0) }
     }
 
     func erasedOwner(tenantID: String, store: Store, originalTransactionID: String) throws(StorageError) -> String? {
@@ -147,8 +152,11 @@ extension SQLExecutor {
         _ = try run("DELETE FROM customers WHERE tenant_id = ? AND id IN \(inCustomers)", [tenant] + customers)
         for subject in erasure.subjects {
             try send(
-                "INSERT INTO erased_customers (tenant_id, subject, erased_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                [tenant, .text(subject), .time(erasure.erasedAt)], unlessOneRow: nil)
+                """
+                INSERT INTO erased_customers (tenant_id, subject, tombstone, erased_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT (tenant_id, subject) DO UPDATE SET tombstone = excluded.tombstone, erased_at = excluded.erased_at
+                """,
+                [tenant, .text(subject), .text(erasure.tombstone), .time(erasure.erasedAt)], unlessOneRow: nil)
         }
         return counts
     }

@@ -178,8 +178,12 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
         try db.erasureKey(tenantID: tenantID)
     }
 
-    func isErased(tenantID: String, subject: String) throws(StorageError) -> Bool {
-        try db.isErased(tenantID: tenantID, subject: subject)
+    func existingErasureKey(tenantID: String) throws(StorageError) -> [UInt8]? {
+        try db.existingErasureKey(tenantID: tenantID)
+    }
+
+    func erasure(tenantID: String, subject: String) throws(StorageError) -> String? {
+        try db.erasure(tenantID: tenantID, subject: subject)
     }
 
     func appUserIDs(tenantID: String, customerID: Int64) throws(StorageError) -> [AppUserIDRecord] {
@@ -388,16 +392,16 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
         try db.billingObservations(tenantID: tenantID, store: store, originalTransactionID: originalTransactionID)
     }
 
+    /// An owner ends the tombstone an erasure left on the purchase.
     func setPurchaseOwner(tenantID: String, store: Store, originalTransactionID: String, customerID: Int64?)
         throws(StorageError)
     {
         let changed = try db.run(
             """
-            UPDATE transactions SET customer_id = ?,
-                erased_owner = CASE WHEN ? IS NULL THEN erased_owner ELSE '' END
+            UPDATE transactions SET customer_id = ?\(customerID == nil ? "" : ", erased_owner = ''")
             WHERE tenant_id = ? AND store = ? AND original_transaction_id = ?
             """,
-            [.integer(customerID), .integer(customerID), .text(tenantID), .integer(StorageColumns.store(store)), .text(originalTransactionID)])
+            [.integer(customerID), .text(tenantID), .integer(StorageColumns.store(store)), .text(originalTransactionID)])
         guard changed == 1 else {
             throw StorageError.conflict(
                 "no transaction \(originalTransactionID) (store \(store)) in tenant \(tenantID) to set the owner of")
@@ -579,6 +583,13 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
 
     func insertWebhookDelivery(_ delivery: WebhookDelivery) throws(StorageError) -> Int64 {
         try db.insertWebhookDelivery(delivery)
+    }
+
+    func deleteFinishedWebhookDeliveries(tenantID: String, endpointID: String, type: String) throws(StorageError) {
+        try db.send(
+            "DELETE FROM webhook_deliveries WHERE tenant_id = ? AND endpoint_id = ? AND type = ? AND state <> ?",
+            [.text(tenantID), .text(endpointID), .text(type), .integer(StorageColumns.webhookState(.pending))],
+            unlessOneRow: nil)
     }
 
     func deleteWebhookDelivery(tenantID: String, id: Int64) throws(StorageError) {

@@ -2,6 +2,7 @@ import EntitlementClient
 import EntitlementsKit
 import EntitlementsProto
 import Foundation
+import RPCCore
 import Testing
 import TestSupport
 
@@ -34,5 +35,29 @@ import TestSupport
             ($0 as? EntitlementsError)?.code == .invalidArgument
         }
         #expect(try await admin.getCustomer(appUserID: user).attributes == customer.attributes)
+    }
+}
+
+/// An erased user's SDK, over each transport: its stream ends, it logs out, and the erased ID stays erased.
+@Suite struct EntitlementsErasureTests {
+    @Test(arguments: TransportKind.allCases)
+    func theSDKOfAnErasedUserLogsOutAndDoesNotBringTheIDBack(_ kind: TransportKind) async throws {
+        let server = try EntitlementTestServer()
+        defer { server.stop() }
+        let admin = try EntitlementsLiveTests.admin(server)
+        let (user, cache) = try EntitlementsLiveTests.returningUser()
+        let entitlements = Entitlements(configuration: .init(transport: try kind.make(server), cache: cache))
+        let updates = await UpdateRecorder(entitlements)
+        await entitlements.start()
+        _ = try await admin.grantEntitlement(appUserID: user, entitlementID: "pro", duration: .seconds(3600))
+        _ = try await updates.first { $0.snapshot.status.isActive("pro") }
+
+        let deleted = try await admin.deleteCustomer(appUserID: user, confirmation: user)
+        #expect(deleted.subject.hasPrefix("erased_") && !deleted.alreadyDeleted)
+        let anonymous = try await updates.first { $0.snapshot.appUserID != user }
+        #expect(anonymous.snapshot.appUserID.hasPrefix("$anon:") && anonymous.snapshot.status == .inactive)
+        #expect(await entitlements.isAnonymous)
+        // The erased ID was not identified again.
+        await #expect { try await admin.getCustomer(appUserID: user) } throws: { ($0 as? RPCError)?.code == .notFound }
     }
 }

@@ -38,9 +38,14 @@ METHODS = {
     "Identify": (ENTITLEMENT_SERVICE, "IdentifyRequest", "IdentifyResponse", False),
     "SyncStatus": (ENTITLEMENT_SERVICE, "SyncStatusRequest", "SyncStatusResponse", False),
     "StreamStatus": (ENTITLEMENT_SERVICE, "StreamStatusRequest", "StatusEvent", True),
+    "SetAttributes": (ENTITLEMENT_SERVICE, "SetAttributesRequest", "SetAttributesResponse", False),
     "GrantEntitlement": (ADMIN_SERVICE, "GrantEntitlementRequest", "Grant", False),
     "RevokeGrant": (ADMIN_SERVICE, "RevokeGrantRequest", "Grant", False),
     "GetCustomer": (ADMIN_SERVICE, "GetCustomerRequest", "Customer", False),
+    "SetCustomerAttributes": (ADMIN_SERVICE, "SetCustomerAttributesRequest", "SetCustomerAttributesResponse", False),
+    "ExportCustomer": (ADMIN_SERVICE, "ExportCustomerRequest", "ExportCustomerChunk", True),
+    "DeleteCustomer": (ADMIN_SERVICE, "DeleteCustomerRequest", "DeleteCustomerResponse", False),
+    "ListAuditEvents": (ADMIN_SERVICE, "ListAuditEventsRequest", "ListAuditEventsResponse", False),
     "ListCustomerEvents": (ADMIN_SERVICE, "ListCustomerEventsRequest", "ListCustomerEventsResponse", False),
     "SendTestWebhook": (ADMIN_SERVICE, "SendTestWebhookRequest", "SendTestWebhookResponse", False),
     "ListWebhookDeliveries": (ADMIN_SERVICE, "ListWebhookDeliveriesRequest", "ListWebhookDeliveriesResponse", False),
@@ -234,11 +239,25 @@ class Api:
         )
         return callable_(request, timeout=timeout, metadata=self._metadata(metadata))
 
+    def call_streaming(self, method: str, request=None, *, metadata=None, timeout: float = RPC_TIMEOUT,
+                       **fields) -> list:
+        """Every message of a server-streaming call that ends by itself (ExportCustomer), once it has ended."""
+        service, request_type, response_type, streaming = METHODS[method]
+        assert streaming and method != "StreamStatus", method
+        request = request if request is not None else self.message(request_type, **fields)
+        callable_ = self.channel.unary_stream(
+            f"/{service}/{method}", request_serializer=lambda m: m.SerializeToString(),
+            response_deserializer=self.protos.message(f"{PACKAGE}.{response_type}").FromString,
+        )
+        return list(callable_(request, timeout=timeout, metadata=self._metadata(metadata)))
+
     def error(self, method: str, request=None, **kwargs) -> grpc.RpcError:
         """The error a unary call ends with (or the first result of a stream); fails when it succeeds."""
-        if METHODS[method][3]:
+        if method == "StreamStatus":
             stream = self.stream(request=request, **kwargs)
             return stream.error()
+        if METHODS[method][3]:
+            return rpc_error(lambda: self.call_streaming(method, request, **kwargs))
         return rpc_error(lambda: self.call(method, request, **kwargs))
 
     def stream(self, app_user_id: str | None = None, after_version: int = 0, *, request=None, metadata=None,

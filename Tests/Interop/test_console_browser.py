@@ -1,8 +1,8 @@
 """The admin console in a real browser: headless Chromium (Debian's `chromium` and `chromium-driver`, through
 Selenium) opens /admin/ as the server serves it, signs in with a secret key, finds a customer by an App Store
 transaction ID, grants a month (the page and a native grpcio StreamStatus both see it), revokes it, redelivers a
-failed webhook, sets and removes attributes and finds a customer by e-mail address; a read-only key sees no way to
-change anything; an app user ID and a reason full of markup are shown as text. Every page is screenshotted into the artifacts directory (`$ENTITLEMENTD_TEST_ARTIFACTS`, default
+failed webhook, sets and removes attributes and finds a customer by e-mail address, exports a customer to a file and
+deletes one after typing its ID again; a read-only key sees no way to change anything; an app user ID and a reason full of markup are shown as text. Every page is screenshotted into the artifacts directory (`$ENTITLEMENTD_TEST_ARTIFACTS`, default
 `.build/test-artifacts`) as `console-*.png`, which the README links."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import json
 import time
 import urllib.request
 
+import grpc
 import pytest
 
 import fake_stripe as fs
@@ -21,6 +22,7 @@ from conftest import REPO_ROOT
 from entitlement_support import SNAPSHOT, STATUS_CHANGED, Clients, make_key, unique_id, write_tenants
 from webhook_receiver import Receiver
 
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
@@ -199,8 +201,14 @@ def test_set_find_by_email_and_remove_attributes(server, clients, browser, tenan
     wait_for(browser, "the refusal", lambda d: "is not an E.164 number" in d.find_element(By.ID, "message").text)
     assert not browser.find_elements(By.CSS_SELECTOR, "#attributes tr[data-attribute='$phoneNumber']")
 
-    row = browser.find_element(By.CSS_SELECTOR, "#attributes tr[data-attribute='plan']")
-    row.find_element(By.CLASS_NAME, "unset-attribute").click()
+    # Each change redraws the table (the page's stream): the button is looked up again until a click lands.
+    def remove_plan(driver) -> bool:
+        try:
+            driver.find_element(By.CSS_SELECTOR, "#attributes tr[data-attribute='plan'] .unset-attribute").click()
+            return True
+        except StaleElementReferenceException:
+            return False
+    wait_for(browser, "the Remove button", remove_plan)
     wait_for(browser, "the row to go", lambda d: not d.find_elements(
         By.CSS_SELECTOR, "#attributes tr[data-attribute='plan']"))
     assert [a.key for a in clients.api(tenant.secret_key).customer(user).attributes] == ["$email"]
@@ -233,6 +241,28 @@ def test_a_read_only_key_exports_a_customer_to_a_file_and_the_audit_log_names_it
     assert (newest.action, newest.key_name, newest.subject) == (1, "viewer", user)
 
 
+def test_delete_a_customer_after_typing_its_id(server, clients, browser, tenant):
+    user = unique_id()
+    admin = clients.api(tenant.secret_key)
+    admin.grant(user, "pro", duration=3600, reason="to be erased")
+    sign_in(browser, server, SUPPORT)
+    open_customer(browser, user, user)
+    confirm, button = browser.find_element(By.ID, "delete-confirm"), browser.find_element(By.ID, "delete-button")
+    confirm.send_keys(user[:-1])
+    assert not button.is_enabled()
+    confirm.send_keys(user[-1])
+    assert button.is_enabled()
+    screenshot(browser, "delete")
+    button.click()
+    wait_for(browser, "the search page", lambda d: body(d, "view") == "home")
+    assert f"Deleted {user}" in browser.find_element(By.ID, "message").text
+    error = admin.error("GetCustomer", app_user_id=user)
+    assert error.code() == grpc.StatusCode.NOT_FOUND
+    newest = admin.call("ListAuditEvents", page_size=1).events[0]
+    assert (newest.action, newest.key_name) == (2, "support-bo") and newest.subject.startswith("erased_")
+    assert user not in newest.subject
+
+
 def test_a_read_only_key_sees_no_way_to_change_anything(server, clients, browser, tenant):
     user = unique_id()
     grant = clients.api(tenant.secret_key).grant(user, "pro", duration=86400, reason="gift")
@@ -244,6 +274,7 @@ def test_a_read_only_key_sees_no_way_to_change_anything(server, clients, browser
     assert browser.find_elements(By.CSS_SELECTOR, "#grants .revoke") == []
     assert browser.find_elements(By.CSS_SELECTOR, "#deliveries .redeliver") == []
     assert not browser.find_element(By.ID, "attribute-form").is_displayed()
+    assert not browser.find_element(By.ID, "delete-card").is_displayed()
     assert browser.find_elements(By.CSS_SELECTOR, "#attributes .unset-attribute") == []
     assert browser.find_element(By.CSS_SELECTOR, f"#grants tr[data-grant-id='{grant.grant_id}']")
     screenshot(browser, "read-only")

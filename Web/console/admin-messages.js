@@ -117,6 +117,8 @@ export const eventsRequest = (appUserId, pageToken = "") =>
   new Writer().string(1, appUserId).uint64(2, 50).string(3, pageToken).finish();
 export const deliveriesRequest = (appUserId) => new Writer().string(2, appUserId).uint64(6, 50).finish();
 export const redeliverRequest = (deliveryId) => new Writer().uint64(1, deliveryId).finish();
+export const deleteRequest = (appUserId, confirmation) =>
+  new Writer().string(1, appUserId).string(2, confirmation).finish();
 export const exportRequest = (appUserId) => new Writer().string(1, appUserId).finish();
 // An ExportCustomerChunk's bytes: the parts joined in order are the JSON document.
 export const exportChunk = (bytes) => last(fields(bytes), 1) ?? new Uint8Array(0);

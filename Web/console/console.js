@@ -66,6 +66,7 @@ async function signIn(key) {
   document.body.dataset.canWrite = caller.canWrite ? "yes" : "no";
   $("grant-card").hidden = !caller.canWrite;
   $("attribute-form").hidden = !caller.canWrite;
+  $("delete-card").hidden = !caller.canWrite;
   $("grant-entitlement").replaceChildren(...caller.entitlements.map((id) => el("option", { value: id }, id)));
 }
 
@@ -293,6 +294,8 @@ async function watch(current) {
 async function openCustomer(appUserId) {
   stopStream();
   page = { appUserId, nextEvents: "" };
+  $("delete-confirm").value = "";
+  $("delete-button").disabled = true;
   show("customer");
   $("customer-id").textContent = appUserId;
   $("live").textContent = "connecting";
@@ -352,6 +355,24 @@ $("export").addEventListener("click", async () => {
     document.body.dataset.exported = name;
     say(`Exported ${page.appUserId} (${file.size} bytes) to ${name}; the export is in the audit log.`);
   } catch (error) { failed(error); } finally { button.disabled = false; }
+});
+
+// The erasure, once the app user ID is typed again exactly (the server checks it too).
+$("delete-confirm").addEventListener("input", () => {
+  $("delete-button").disabled = $("delete-confirm").value !== page.appUserId;
+});
+$("delete-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const button = $("delete-button");
+  button.disabled = true;
+  const appUserId = page.appUserId;
+  try {
+    await client.unary(admin.Service + "DeleteCustomer", admin.deleteRequest(appUserId, $("delete-confirm").value));
+    // Home without a hashchange, whose handler would clear the message.
+    history.pushState(null, "", "#/");
+    route();
+    say(`Deleted ${appUserId} and everything that identified them.`);
+  } catch (error) { failed(error); button.disabled = false; }
 });
 
 async function unsetAttribute(key, button) {

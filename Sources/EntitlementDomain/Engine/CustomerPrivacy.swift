@@ -76,21 +76,24 @@ public final class CustomerPrivacy: Sendable {
             transaction, now throws -> ((ErasureOutcome, CustomerErasure?, [Int64]), [CommittedChange]) in
             let key = try transaction.erasureKey(tenantID: tenantID)
             guard let snapshot = try transaction.snapshot(tenantID: tenantID, appUserID: appUserID) else {
-                let subject = ErasureSubject.hash(key: key, appUserID: appUserID)
-                guard try transaction.isErased(tenantID: tenantID, subject: subject) else {
+                guard
+                    let tombstone = try transaction.erasure(
+                        tenantID: tenantID, subject: ErasureSubject.hash(key: key, appUserID: appUserID))
+                else {
                     throw DomainError.notFound("No customer has app_user_id \(appUserID.quotedForMessage).")
                 }
-                return ((ErasureOutcome(tombstone: subject, counts: nil), nil, []), [])
+                return ((ErasureOutcome(tombstone: tombstone, counts: nil), nil, []), [])
             }
             let customer = snapshot.customer
             let merged = try transaction.mergedCustomers(tenantID: tenantID, into: customer.id)
             let ids = try transaction.appUserIDs(tenantID: tenantID, customerID: customer.id)
             let names = Array(Set(ids.map(\.appUserID) + merged.map(\.appUserID) + [customer.appUserID]))
             let tombstone = ErasureSubject.hash(key: key, appUserID: customer.appUserID)
+            let tokens = ids.compactMap(\.appAccountToken)
             let erasure = CustomerErasure(
                 tenantID: tenantID, customerIDs: [customer.id] + merged.map(\.id), appUserIDs: names,
-                appAccountTokens: ids.compactMap(\.appAccountToken),
-                subjects: names.map { ErasureSubject.hash(key: key, appUserID: $0) }, tombstone: tombstone,
+                appAccountTokens: tokens,
+                subjects: (names + tokens).map { ErasureSubject.hash(key: key, appUserID: $0) }, tombstone: tombstone,
                 erasesAccountingRecords: policy.erasesAccountingRecords, erasedAt: now)
             let counts = try transaction.erase(erasure)
             try transaction.appendAuditEvent(
@@ -112,14 +115,15 @@ public final class CustomerPrivacy: Sendable {
         return outcome
     }
 
-    /// Returns once none of the deliveries is still in the outbox, or after `limit`.
+    /// Returns once each delivery was attempted (delivered ones are gone from the outbox), or after `limit`.
     private func waitForAttempts(of deliveries: [Int64], tenantID: String, upTo limit: Duration) async {
         let deadline = ContinuousClock.now + limit
         var waiting = deliveries
         while !waiting.isEmpty, ContinuousClock.now < deadline {
             waiting = waiting.filter { id in
-                (try? repository.webhookDeliveries(WebhookDeliveryFilter(tenantID: tenantID, deliveryID: id), limit: 1))?
-                    .isEmpty == false
+                let found = try? repository.webhookDeliveries(
+                    WebhookDeliveryFilter(tenantID: tenantID, deliveryID: id), limit: 1)
+                return found.map { $0.first.map { $0.attempts == 0 } ?? false } ?? true
             }
             if !waiting.isEmpty { try? await Task.sleep(for: .milliseconds(20)) }
         }

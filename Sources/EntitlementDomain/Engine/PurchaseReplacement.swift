@@ -69,8 +69,8 @@ extension StorePurchases {
     /// The owner of a purchase nobody owns yet: the customer its app account token was handed to, the owner of the
     /// purchase it replaces, the hints in order, then the buyers its stored references name; nil when none resolves.
     func owner(
-        ofUnowned record: StorePurchase, hints: [OwnerHint], in transaction: any StorageTransaction, at now: UnixTime,
-        committed: inout [CommittedChange]
+        ofUnowned record: StorePurchase, hints: [OwnerHint], erasures: ErasureCheck, in transaction: any StorageTransaction,
+        at now: UnixTime, committed: inout [CommittedChange]
     ) throws(StorageError) -> Int64? {
         func byToken(_ token: String) throws(StorageError) -> Int64? {
             guard !token.isEmpty else { return nil }
@@ -86,7 +86,8 @@ extension StorePurchases {
             if let existing = try transaction.snapshot(tenantID: record.tenantID, appUserID: id) {
                 return existing.customer.id
             }
-            guard !AppUserID.isAnonymous(id) else { return nil }
+            // An erased person is not brought back by store data that still names them.
+            guard !AppUserID.isAnonymous(id), try erasures.tombstone(of: id, in: transaction) == nil else { return nil }
             return try self.core.customer(
                 transaction, tenantID: record.tenantID, appUserID: id, creator: "a web purchase naming it", at: now,
                 committed: &committed

@@ -308,14 +308,28 @@ extension StorePurchases {
         {
             return (.duplicate, [])
         }
-        // The purchase of an erased owner stays with nobody, and the store's data names no one on it again, until a
-        // user presents it (Purchase, Restore) under the transfer rules.
-        let tombstone = try record.flatMap { (record) throws(StorageError) in
-            try transaction.erasedOwner(
+        // The purchase of an erased owner (kept, or named by an erased app account token) stays with nobody, and the
+        // store's data names no erased person again, until a user presents it (Purchase, Restore) under the transfer
+        // rules.
+        let erasures = try ErasureCheck(tenantID: tenantID, in: transaction)
+        let stored = try record.flatMap { (record) throws(StorageError) in
+            try transaction.purchase(
                 tenantID: tenantID, store: record.store, originalTransactionID: record.originalTransactionID)
         }
+        let tombstone = try record.flatMap { (record) throws(StorageError) -> String? in
+            guard stored?.customerID == nil else { return nil }
+            if let owner = try transaction.erasedOwner(
+                tenantID: tenantID, store: record.store, originalTransactionID: record.originalTransactionID)
+            {
+                return owner
+            }
+            return try erasures.tombstone(of: record.appAccountToken, in: transaction)
+        }
         for var reference in references {
-            if tombstone != nil, reference.originalTransactionID == record?.originalTransactionID { reference.appUserID = "" }
+            let namesErasedOwner = tombstone != nil && reference.originalTransactionID == record?.originalTransactionID
+            if try namesErasedOwner || erasures.tombstone(of: reference.appUserID, in: transaction) != nil {
+                reference.appUserID = ""
+            }
             try transaction.savePurchaseReference(reference, tenantID: tenantID, at: now)
         }
         for revocation in pendingRevocations {
@@ -327,8 +341,6 @@ extension StorePurchases {
             notified.revocationReason = waiting.reason
             notified.willRenew = false
         }
-        let stored = try transaction.purchase(
-            tenantID: tenantID, store: notified.store, originalTransactionID: notified.originalTransactionID)
         var record = PurchaseVersions.takingEffect(notified, stored: stored, at: now)
         record.customerID = stored?.customerID
         if tombstone != nil { record.appAccountToken = "" }
@@ -337,7 +349,8 @@ extension StorePurchases {
         var attributed = false
         if record.customerID == nil, tombstone == nil,
             let owner = try self.owner(
-                ofUnowned: record, hints: ownerHints, in: transaction, at: now, committed: &committed)
+                ofUnowned: record, hints: ownerHints, erasures: erasures, in: transaction, at: now,
+                committed: &committed)
         {
             record.customerID = owner
             attributed = true

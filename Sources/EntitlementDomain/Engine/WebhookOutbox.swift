@@ -122,18 +122,22 @@ public final class WebhookOutbox: Sendable {
         leaseMilliseconds: Int64, choose: @escaping @Sendable ([WebhookDelivery]) -> [WebhookDelivery]
     ) async throws(DomainError) -> [WebhookDelivery] {
         guard !results.isEmpty || claimLimit > 0 else { return [] }
-        return try await core.write(orderedBy: nil) {
-            transaction, now throws -> ([WebhookDelivery], [CommittedChange]) in
-            try Self.record(results, in: transaction, at: now)
-            guard claimLimit > 0 else { return ([], []) }
+        let (claimed, removedNotices) = try await core.write(orderedBy: nil) {
+            transaction, now throws -> (([WebhookDelivery], Bool), [CommittedChange]) in
+            let removedNotices = try Self.record(results, in: transaction, at: now)
+            guard claimLimit > 0 else { return (([], removedNotices), []) }
             let due = try transaction.dueWebhookDeliveries(
                 at: now, limit: claimLimit, excludedEndpoints: excludedEndpoints)
             let chosen = choose(due)
-            guard !chosen.isEmpty else { return ([], []) }
+            guard !chosen.isEmpty else { return (([], removedNotices), []) }
             try transaction.leaseWebhookDeliveries(
                 ids: chosen.map(\.id), until: UnixTime(milliseconds: now.milliseconds + leaseMilliseconds))
-            return (chosen, [])
+            return ((chosen, removedNotices), [])
         }
+        // An erased customer's notice is gone from the rows; its bytes leave the files too. Should the files be busy,
+        // the next erasure or checkpoint clears them.
+        if removedNotices { try? core.repository.clearDeletedBytes() }
+        return claimed
     }
 
     /// Ends every lease: the attempts they stood for died with the process that made them (called at start).
@@ -145,10 +149,12 @@ public final class WebhookOutbox: Sendable {
     }
 
     /// Writes what the attempts came to: delivered, due again, dead-lettered (with a `webhook.exhausted` notice), or
-    /// the endpoint disabled (a `webhook.disabled` notice; its pending deliveries fail).
+    /// the endpoint disabled (a `webhook.disabled` notice; its pending deliveries fail). Returns whether an erased
+    /// customer's notice was deleted.
     private static func record(_ results: [WebhookAttemptResult], in transaction: any StorageTransaction, at now: UnixTime)
-        throws(StorageError)
+        throws(StorageError) -> Bool
     {
+        var removedNotices = false
         for result in results {
             let delivery = result.delivery
             let state: WebhookDelivery.State
@@ -178,6 +184,9 @@ public final class WebhookOutbox: Sendable {
                 _ = try transaction.failPendingWebhookDeliveries(
                     tenantID: delivery.tenantID, endpointID: delivery.endpointID,
                     error: "not sent: the endpoint was disabled when it answered 410 Gone", at: now)
+                try transaction.deleteFinishedWebhookDeliveries(
+                    tenantID: delivery.tenantID, endpointID: delivery.endpointID, type: CustomerDeletedMessage.type)
+                removedNotices = true
                 _ = try transaction.insertWebhookDelivery(
                     notice("webhook.disabled", about: delivery, attempts: delivery.attempts + 1, result: result, at: now))
             case .delivered, .retry, .undeliverable:
@@ -186,8 +195,10 @@ public final class WebhookOutbox: Sendable {
             // An erased customer's notice holds the ID it had: once sent (or given up), it is not kept.
             if delivery.type == CustomerDeletedMessage.type, state != .pending {
                 try transaction.deleteWebhookDelivery(tenantID: delivery.tenantID, id: delivery.id)
+                removedNotices = true
             }
         }
+        return removedNotices
     }
 
     /// When the soonest delivery not leased now is due (one waiting behind an earlier one of its customer included).

@@ -12,7 +12,8 @@ public struct CustomerErasure: Sendable, Hashable {
     public var appUserIDs: [String]
     /// The app account tokens handed out for them.
     public var appAccountTokens: [String]
-    /// The keyed hash of each app user ID (``ErasureSubject``), recorded so that a repeated erasure is recognised.
+    /// The keyed hash (``ErasureSubject``) of each app user ID and app account token, recorded so that a repeated
+    /// erasure, and store data naming the person, are recognised.
     public var subjects: [String]
     /// The canonical ID's hash: what the audit log and the kept purchases say instead of the person.
     public var tombstone: String
@@ -64,7 +65,27 @@ public struct ErasureOutcome: Sendable, Hashable {
 public enum ErasureSubject {
     public static let keyBytes = 32
 
+    /// The hash of an app user ID or an app account token.
     public static func hash(key: [UInt8], appUserID: String) -> String {
-        "erased_" + Base64.encode(HMACSHA256.authenticationCode(for: Array(appUserID.utf8), key: key).prefix(16), alphabet: .url, padded: false)
+        let code = HMACSHA256.authenticationCode(for: Array(appUserID.utf8), key: key)
+        return "erased_" + Base64.encode(code.prefix(16), alphabet: .url, padded: false)
+    }
+}
+
+/// Whether store data names someone erased, inside one write: the tenant's erasure key, read once (none before its
+/// first erasure, and then nothing is).
+struct ErasureCheck {
+    let tenantID: String
+    let key: [UInt8]?
+
+    init(tenantID: String, in transaction: any StorageTransaction) throws(StorageError) {
+        self.tenantID = tenantID
+        key = try transaction.existingErasureKey(tenantID: tenantID)
+    }
+
+    /// The tombstone of the erasure of the person this app user ID or app account token named; nil when none.
+    func tombstone(of id: String, in transaction: any StorageTransaction) throws(StorageError) -> String? {
+        guard let key, !id.isEmpty else { return nil }
+        return try transaction.erasure(tenantID: tenantID, subject: ErasureSubject.hash(key: key, appUserID: id))
     }
 }

@@ -35,6 +35,22 @@ extension Entitlements {
         log(.info, "Logged out; continuing as a new anonymous user.")
     }
 
+    /// The server erased the user: the SDK logs out as ``logOut()`` does, once the server answers (it retries until
+    /// then, as the stream would).
+    func loggedOutByServer() async {
+        log(.warning, "The server deleted this user; continuing as a new anonymous user.")
+        var attempt = 0
+        while !Task.isCancelled {
+            do {
+                try await logOut()
+                return
+            } catch {
+                attempt += 1
+                try? await configuration.clock.sleep(configuration.jitter(configuration.backoff.step(attempt: attempt)))
+            }
+        }
+    }
+
     /// Calls `Identify` for the current user once per run (it creates the customer the first time and returns the
     /// app account token).
     func identifyIfNeeded() async throws {

@@ -37,7 +37,15 @@ extension Entitlements {
                 log(.info, "The status stream ended; reconnecting.")
             } catch {
                 guard !Task.isCancelled, generation == self.generation else { return }
-                if (error as? EntitlementsError)?.code == .notFound { serverForgotCustomer() }
+                if let error = error as? EntitlementsError, error.code == .notFound {
+                    // Erased: the person asked to be forgotten, so the SDK does not bring the ID back.
+                    // Not from this task: logging out replaces the stream this task runs.
+                    guard !error.message.hasPrefix("customer deleted") else {
+                        Task { await self.loggedOutByServer() }
+                        return
+                    }
+                    serverForgotCustomer()
+                }
                 log(.info, "The status stream failed (\(error)); reconnecting.")
             }
             guard !Task.isCancelled else { return }

@@ -78,8 +78,12 @@ extension InMemoryTransaction {
         return key
     }
 
-    func isErased(tenantID: String, subject: String) throws(StorageError) -> Bool {
-        tables.erasedSubjects.contains(InMemoryTables.NameKey(tenantID: tenantID, name: subject))
+    func existingErasureKey(tenantID: String) throws(StorageError) -> [UInt8]? {
+        tables.erasureKeys[tenantID]
+    }
+
+    func erasure(tenantID: String, subject: String) throws(StorageError) -> String? {
+        tables.erasedSubjects[InMemoryTables.NameKey(tenantID: tenantID, name: subject)]
     }
 
     func appUserIDs(tenantID: String, customerID: Int64) throws(StorageError) -> [AppUserIDRecord] {
@@ -174,7 +178,7 @@ extension InMemoryTransaction {
         tables.appUserIDs = tables.appUserIDs.filter { !customers.contains($0.value.customerID) }
         for customerID in customers { tables.customers[customerID] = nil }
         for subject in erasure.subjects {
-            tables.erasedSubjects.insert(InMemoryTables.NameKey(tenantID: tenantID, name: subject))
+            tables.erasedSubjects[InMemoryTables.NameKey(tenantID: tenantID, name: subject)] = erasure.tombstone
         }
         return counts
     }

@@ -100,7 +100,8 @@ struct InMemoryTables: Sendable {
     var disabledEndpoints: [NameKey: DisabledWebhookEndpoint] = [:]
     /// The audit log in the order appended; an event's ID is its position from 1.
     var auditLog: [AuditEvent] = []
-    var erasedSubjects: Set<NameKey> = []
+    /// Erased IDs' and tokens' hashes to their erasure's tombstone.
+    var erasedSubjects: [NameKey: String] = [:]
     var erasureKeys: [String: [UInt8]] = [:]
     /// The tombstones of purchases an erasure left with no owner (`transactions.erased_owner`).
     var erasedOwners: [StoreKey: String] = [:]

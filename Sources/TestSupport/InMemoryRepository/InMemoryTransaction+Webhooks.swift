@@ -10,6 +10,14 @@ extension InMemoryTransaction {
         return stored.id
     }
 
+    func deleteFinishedWebhookDeliveries(tenantID: String, endpointID: String, type: String) throws(StorageError) {
+        tables.deliveries = tables.deliveries.filter { _, row in
+            let delivery = row.delivery
+            return !(delivery.tenantID == tenantID && delivery.endpointID == endpointID && delivery.type == type
+                && delivery.state != .pending)
+        }
+    }
+
     func deleteWebhookDelivery(tenantID: String, id: Int64) throws(StorageError) {
         if tables.deliveries[id]?.delivery.tenantID == tenantID { tables.deliveries[id] = nil }
     }

@@ -43,7 +43,7 @@ struct PostgresSchemaTests {
             for (table, columns) in postgres { #expect(columns.contains("tenant_id"), "\(table)") }
             #expect(
                 first.filter { $0.value != "tenant_id" }.keys.sorted()
-                    == ["app_user_ids", "customers", "grants", "transactions", "webhook_deliveries"])
+                    == ["app_user_ids", "audit_log", "customers", "grants", "transactions", "webhook_deliveries"])
         }
     }
 }

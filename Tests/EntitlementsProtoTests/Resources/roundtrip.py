@@ -430,6 +430,20 @@ def customer_with_attributes(u):
     return m
 
 
+def audit_event(u, i):
+    m = ad.AuditEvent(id=41 if i == 0 else 2**64 - 1, action=ad.AuditEvent.CUSTOMER_DELETED if i == 0 else 99,
+                      key_name="support-ana", request_id=f"req-{i}", subject="erased_abc")
+    m.occurred_at.CopyFrom(ts(1_700_000_000, 5, u))
+    return unk(m, u)
+
+
+def list_audit_events_response(u):
+    m = ad.ListAuditEventsResponse(next_page_token="40")
+    for i in range(2):
+        m.events.add().CopyFrom(audit_event(u, i))
+    return unk(m, u)
+
+
 def customer_event(u, i=0):
     known = i == 0
     m = ad.CustomerEvent(version=10 + i, cause=ad.CustomerEvent.GRANT if known else 99,
@@ -590,6 +604,24 @@ def cases():
         "GetCustomerRequest": (ad.GetCustomerRequest, lambda u: unk(ad.GetCustomerRequest(app_user_id="user-1"), u)),
         "Customer": (ad.Customer, customer),
         "Customer#attributes": (ad.Customer, customer_with_attributes),
+        "ExportCustomerRequest": (ad.ExportCustomerRequest,
+                                  lambda u: unk(ad.ExportCustomerRequest(app_user_id="user-1"), u)),
+        "ExportCustomerChunk": (ad.ExportCustomerChunk,
+                                lambda u: unk(ad.ExportCustomerChunk(data=b'{"format_version":1}\x00\xff'), u)),
+        "DeleteCustomerRequest": (ad.DeleteCustomerRequest,
+                                  lambda u: unk(ad.DeleteCustomerRequest(app_user_id="user-1",
+                                                                         confirm_app_user_id="user-1"), u)),
+        "DeleteCustomerResponse": (ad.DeleteCustomerResponse,
+                                   lambda u: unk(ad.DeleteCustomerResponse(
+                                       subject="erased_abc", already_deleted=True, events_deleted=4_000_000_000,
+                                       purchases_kept=2, purchases_deleted=1, webhook_deliveries_deleted=7), u)),
+        "ListAuditEventsRequest": (ad.ListAuditEventsRequest,
+                                   lambda u: unk(ad.ListAuditEventsRequest(page_size=50, page_token="41"), u)),
+        "ListAuditEventsRequest#negativePageSize": (ad.ListAuditEventsRequest,
+                                                    lambda u: unk(ad.ListAuditEventsRequest(page_size=-1), u)),
+        "ListAuditEventsResponse": (ad.ListAuditEventsResponse, list_audit_events_response),
+        "AuditEvent": (ad.AuditEvent, lambda u: audit_event(u, 0)),
+        "AuditEvent#unknownAction": (ad.AuditEvent, lambda u: audit_event(u, 1)),
         "Attribute": (st.Attribute, lambda u: attribute(u, 0)),
         "SetAttributesRequest": (es.SetAttributesRequest, lambda u: set_attributes_request(es.SetAttributesRequest, u)),
         "SetAttributesResponse": (es.SetAttributesResponse,

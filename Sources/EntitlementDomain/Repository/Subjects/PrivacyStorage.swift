@@ -45,8 +45,11 @@ public protocol AuditLogStorage {
 public protocol ErasureStorage {
     /// The tenant's key for ``ErasureSubject``, made (``ErasureSubject/keyBytes`` random bytes) and kept the first time.
     func erasureKey(tenantID: String) throws(StorageError) -> [UInt8]
-    /// Whether an app user ID with this keyed hash was erased.
-    func isErased(tenantID: String, subject: String) throws(StorageError) -> Bool
+    /// The tenant's key when it has erased anyone; nil before its first erasure.
+    func existingErasureKey(tenantID: String) throws(StorageError) -> [UInt8]?
+    /// The tombstone of the erasure that erased the app user ID or app account token with this keyed hash; nil when
+    /// none did.
+    func erasure(tenantID: String, subject: String) throws(StorageError) -> String?
     func appUserIDs(tenantID: String, customerID: Int64) throws(StorageError) -> [AppUserIDRecord]
     func mergedCustomers(tenantID: String, into customerID: Int64) throws(StorageError) -> [CustomerRecord]
     /// Removes everything that names the person, keeps (or deletes) the accounting records, scrubs the person's IDs

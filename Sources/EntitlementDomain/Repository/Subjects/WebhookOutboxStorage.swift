@@ -16,6 +16,8 @@ public protocol WebhookOutboxStorage {
     func insertWebhookDelivery(_ delivery: WebhookDelivery) throws(StorageError) -> Int64
     /// Deletes one delivery (a message that must not outlive its sending).
     func deleteWebhookDelivery(tenantID: String, id: Int64) throws(StorageError)
+    /// Deletes the endpoint's deliveries of `type` that are no longer pending.
+    func deleteFinishedWebhookDeliveries(tenantID: String, endpointID: String, type: String) throws(StorageError)
     /// Pending deliveries due at `time` and not leased, soonest first, each the oldest pending one of its customer
     /// to its endpoint (a later event waits for an earlier one), leaving out `excludedEndpoints`' deliveries. On a
     /// shared database the rows stay locked until the transaction ends, and rows another instance is claiming are
