@@ -1,5 +1,5 @@
 """README lines that a newcomer found failing as written (issue 36), run as written: the metrics grep, the
-attributes commands, migrate-store from the demo's database (twice: PostgreSQL's notices stay out of what it
+attributes, export and erasure commands, migrate-store from the demo's database (twice: PostgreSQL's notices stay out of what it
 prints), the admin console's key, the development Play notification, and the demo on another port.
 
 What a second machine makes different is filled in, as in test_demo_*.py: the server's port (the README's is 50051),
@@ -9,6 +9,7 @@ demo's database made by a server of the test."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shlex
@@ -55,6 +56,25 @@ def test_the_attributes_lines(demo_tenants_server):
     assert "alice  changed: crm_id" in out, out
     listed = out[out.rindex("alice\n"):]
     assert "$email = Alice@Example.com" in listed and "$locale = en-GB" in listed and "crm_id" not in listed, listed
+
+
+def test_the_export_and_erasure_lines(demo_tenants_server, tmp_path):
+    """"Exporting a customer" then "Erasing a customer", as written, for the README's alice."""
+    identify = run_block(".build/release/entctl identify alice", demo_tenants_server)
+    assert identify.returncode == 0, identify.stderr
+    exported = run_block(readme_block("## Exporting a customer"), demo_tenants_server, cwd=tmp_path)
+    assert exported.returncode == 0, exported.stdout + exported.stderr
+    assert json.loads((tmp_path / "alice.json").read_text())["app_user_id"] == "alice"
+    assert (tmp_path / "alice.json").stat().st_mode & 0o777 == 0o600
+    assert "CUSTOMER_EXPORTED  alice  key " in exported.stdout, exported.stdout
+    erased = run_block(readme_block("## Erasing a customer"), demo_tenants_server)
+    assert erased.returncode == 0, erased.stdout + erased.stderr
+    lines = erased.stdout.splitlines()
+    subject = lines[0].split()[0]
+    assert subject.startswith("erased_") and " deleted: " in lines[0], lines
+    assert lines[1] == f"{subject}  already deleted (the files were cleared again)", lines
+    assert f"CUSTOMER_DELETED  {subject}  key " in lines[2] and f"CUSTOMER_EXPORTED  {subject}  key " in lines[3], lines
+    assert "alice" not in "\n".join(lines[2:]), lines
 
 
 def test_migrate_store_from_the_demo_database(tmp_path):
