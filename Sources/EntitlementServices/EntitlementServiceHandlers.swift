@@ -300,6 +300,10 @@ public struct EntitlementService: RPCService {
             }
             return .later { fields in
                 let (state, memo) = try await engine.customers.memoizedState(tenantID: tenantID, appUserID: appUserID)
+                guard state.customerID != nil else {
+                    throw engine.privacy.unknownCustomer(
+                        tenantID: tenantID, appUserID: appUserID, otherwise: .notIdentified(appUserID))
+                }
                 return try Self.syncStatusResponse(state, memo, appUserID, engine, &fields)
             }
         }

@@ -177,7 +177,8 @@ final class StatusStream {
             try await loadSubscribed()
         } else {
             guard try await streams.engine.customers.load(tenantID: tenantID, appUserID: appUserID) else {
-                throw .notIdentified(appUserID)
+                throw streams.engine.privacy.unknownCustomer(
+                    tenantID: tenantID, appUserID: appUserID, otherwise: .notIdentified(appUserID))
             }
             warmedCache = true
         }
@@ -191,7 +192,8 @@ final class StatusStream {
         while true {
             guard let customerID = try await engine.customers.state(tenantID: tenantID, appUserID: appUserID).customerID
             else {
-                throw .notIdentified(appUserID)
+                throw streams.engine.privacy.unknownCustomer(
+                    tenantID: tenantID, appUserID: appUserID, otherwise: .notIdentified(appUserID))
             }
             let subscription = try engine.hub.subscribe(tenantID: tenantID, customerID: customerID)
             let current: CustomerState

@@ -24,7 +24,7 @@ enum CustomerAttributes {
     static let emailMatchSQL = """
         SELECT c.app_user_id FROM customer_attributes a JOIN customers c ON c.tenant_id = a.tenant_id AND c.id = a.customer_id
         WHERE a.tenant_id = ? AND a.key = '$email' AND a.folded_value = ?
-        ORDER BY a.customer_id
+        ORDER BY a.customer_id LIMIT ?
         """
 }
 

@@ -24,6 +24,12 @@ enum Erasure {
         );
         -- The erased owner's hash on a purchase kept for accounting, while nobody owns it again.
         ALTER TABLE transactions ADD COLUMN erased_owner TEXT NOT NULL DEFAULT '';
+        -- What an erasure looks up by the person's IDs, without reading a whole tenant's rows (few rows have one).
+        CREATE INDEX events_related ON events (tenant_id, related_app_user_id) WHERE related_app_user_id <> '';
+        CREATE INDEX redemption_codes_used_by ON redemption_codes (tenant_id, used_by) WHERE used_by <> '';
+        CREATE INDEX purchase_references_buyer ON purchase_references (tenant_id, app_user_id) WHERE app_user_id <> '';
+        CREATE INDEX billing_observations_customer ON billing_observations (tenant_id, customer_id)
+            WHERE customer_id IS NOT NULL;
         """
     }
 }
@@ -71,22 +77,20 @@ extension SQLExecutor {
         var counts = ErasureCounts()
 
         // Other customers' history names the person where a transfer or merge involved them: the webhooks about
-        // those events go, and the events keep their change without the ID.
+        // those events go, and the events keep their change without the ID (reasons quote it: 'ID').
         counts.webhookDeliveries += try run(
             """
-            DELETE FROM webhook_deliveries WHERE tenant_id = ? AND EXISTS (
-                SELECT 1 FROM events e WHERE e.tenant_id = webhook_deliveries.tenant_id
-                    AND e.customer_id = webhook_deliveries.customer_id AND e.version = webhook_deliveries.version
-                    AND e.related_app_user_id IN \(inIDs))
+            DELETE FROM webhook_deliveries WHERE tenant_id = ? AND (customer_id, version) IN (
+                SELECT customer_id, version FROM events WHERE tenant_id = ? AND related_app_user_id IN \(inIDs))
             """,
-            [tenant] + ids)
+            [tenant, tenant] + ids)
         for id in erasure.appUserIDs {
             _ = try run(
                 """
-                UPDATE events SET related_app_user_id = '', reason = REPLACE(reason, ?, '(erased)')
+                UPDATE events SET related_app_user_id = '', reason = REPLACE(reason, ?, ?)
                 WHERE tenant_id = ? AND related_app_user_id = ?
                 """,
-                [.text(id), tenant, .text(id)])
+                [.text("'\(id)'"), .text("'(erased)'"), tenant, .text(id)])
         }
         counts.webhookDeliveries += try run(
             "DELETE FROM webhook_deliveries WHERE tenant_id = ? AND customer_id IN \(inCustomers)", [tenant] + customers)
@@ -114,8 +118,9 @@ extension SQLExecutor {
                 [.text(erasure.tombstone), tenant, .text(id)])
         }
         if !erasure.appAccountTokens.isEmpty {
+            // Stores give tokens in either case; ours are lower-case.
             _ = try run(
-                "UPDATE transactions SET app_account_token = '' WHERE tenant_id = ? AND app_account_token IN "
+                "UPDATE transactions SET app_account_token = '' WHERE tenant_id = ? AND lower(app_account_token) IN "
                     + Self.placeholders(erasure.appAccountTokens.count),
                 [tenant] + erasure.appAccountTokens.map(SQLValue.text))
         }
@@ -148,8 +153,16 @@ extension SQLExecutor {
                 [.text(erasure.tombstone), tenant] + customers)
         }
         _ = try run("DELETE FROM app_user_ids WHERE tenant_id = ? AND customer_id IN \(inCustomers)", [tenant] + customers)
-        // The husks keep their canonical IDs, no longer in app_user_ids.
-        _ = try run("DELETE FROM customers WHERE tenant_id = ? AND id IN \(inCustomers)", [tenant] + customers)
+        // The rows stay, named by the tombstone and resolving from no ID: a customer's database ID is never given to
+        // another (SQLite would reuse the highest), so neither are the webhook event IDs made from it. `changed_at`
+        // brings them to other instances' catch-up, which finds them erased.
+        _ = try run(
+            """
+            UPDATE customers SET app_user_id = ? || '/' || CAST(id AS TEXT), is_anonymous = 1, next_change_at = NULL,
+                changed_at = ?
+            WHERE tenant_id = ? AND id IN \(inCustomers)
+            """,
+            [.text(erasure.tombstone), .time(erasure.erasedAt), tenant] + customers)
         for subject in erasure.subjects {
             try send(
                 """

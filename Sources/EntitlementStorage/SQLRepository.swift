@@ -74,6 +74,14 @@ public class SQLRepository: CustomerRepository, @unchecked Sendable {
         }
     }
 
+    public func existingErasureKey(tenantID: String) throws(StorageError) -> [UInt8]? {
+        try read { (db) throws(StorageError) in try db.existingErasureKey(tenantID: tenantID) }
+    }
+
+    public func erasure(tenantID: String, subject: String) throws(StorageError) -> String? {
+        try read { (db) throws(StorageError) in try db.erasure(tenantID: tenantID, subject: subject) }
+    }
+
     public func auditEvents(tenantID: String, beforeID: Int64?, limit: Int) throws(StorageError) -> [AuditEvent] {
         try read { (db) throws(StorageError) in try db.auditEvents(tenantID: tenantID, beforeID: beforeID, limit: limit) }
     }

@@ -48,7 +48,7 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
     }
 
     /// The connection, after checking the transaction has not ended.
-    private var db: Database {
+    var db: Database {
         precondition(isOpen, "StorageTransaction used after its write(_:) returned")
         return connection
     }
@@ -618,19 +618,19 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
     }
 
     /// Only a pending delivery takes the result: one pruned, or failed by a 410 meanwhile, keeps what it has.
-    func saveWebhookAttempt(_ attempt: WebhookAttemptRecord, countsAttempt: Bool) throws(StorageError) {
-        _ = try db.run(
+    func saveWebhookAttempt(_ attempt: WebhookAttemptRecord, countsAttempt: Bool) throws(StorageError) -> Bool {
+        try db.run(
             """
             UPDATE webhook_deliveries SET state = ?, attempts = attempts + ?, next_attempt_at = ?, leased_until = NULL,
                 last_attempt_at = ?, last_status = ?, last_error = ?, delivered_at = ?
-            WHERE id = ? AND tenant_id = ? AND state = 1
+            WHERE id = ? AND tenant_id = ? AND message_id = ? AND state = 1
             """,
             [
                 .integer(StorageColumns.webhookState(attempt.state)), .integer(countsAttempt ? 1 : 0),
                 .time(attempt.nextAttemptAt), .time(attempt.attemptedAt), .integer(attempt.status.map(Int64.init)),
                 .text(attempt.error), .time(attempt.state == .delivered ? attempt.attemptedAt : nil),
-                .integer(attempt.deliveryID), .text(attempt.tenantID),
-            ])
+                .integer(attempt.deliveryID), .text(attempt.tenantID), .text(attempt.messageID),
+            ]) == 1
     }
 
     func failPendingWebhookDeliveries(tenantID: String, endpointID: String, error: String, at time: UnixTime)

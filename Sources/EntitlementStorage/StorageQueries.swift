@@ -219,9 +219,9 @@ extension SQLExecutor {
         }
         // Only an address can be one; a customer its ID found already is listed once, by the ID.
         if id.contains("@") {
-            let found = try rows(CustomerAttributes.emailMatchSQL, [.text(tenantID), .text(CustomerAttribute.fold(id))]) {
-                row in CustomerMatch(appUserID: row.string(0), matchedBy: .email)
-            }
+            let found = try rows(
+                CustomerAttributes.emailMatchSQL, [.text(tenantID), .text(CustomerAttribute.fold(id)), .integer(Int64(limit))]
+            ) { row in CustomerMatch(appUserID: row.string(0), matchedBy: .email) }
             matches += found.filter { match in !matches.contains { $0.appUserID == match.appUserID } }
         }
         // 1: by original transaction ID, 2: by latest transaction ID, 3: by store reference.

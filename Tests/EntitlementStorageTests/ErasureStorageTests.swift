@@ -91,3 +91,26 @@ struct ErasureStorageTests {
         #expect(FileManager.default.fileExists(atPath: database.path + "-wal"))
     }
 }
+
+extension ErasureStorageTests {
+    /// SQLite gives a new row the highest ID + 1: the erased customer's row stays (named by its tombstone), so no
+    /// later customer gets its ID, nor the webhook event IDs made from it.
+    @Test func anErasedCustomersIDIsNeverGivenToAnother() throws {
+        let database = try TemporaryDatabase()
+        let repository = try database.open()
+        let erased = try repository.write { transaction throws in
+            let newest = try transaction.customer("t", "newest")
+            _ = try transaction.erase(
+                CustomerErasure(
+                    tenantID: "t", customerIDs: [newest.id], appUserIDs: ["newest"], appAccountTokens: [],
+                    subjects: ["erased_abc"], tombstone: "erased_abc", erasesAccountingRecords: false, erasedAt: time(2)))
+            return newest
+        }
+        let next = try repository.write { try $0.customer("t", "newcomer") }
+        #expect(next.id > erased.id)
+        let husk = try #require(try repository.snapshot(tenantID: "t", customerID: erased.id))
+        #expect(husk.customer.appUserID == "erased_abc/\(erased.id)" && husk.aliases.isEmpty)
+        #expect(try repository.snapshot(tenantID: "t", appUserID: "newest") == nil)
+        #expect(try repository.snapshot(tenantID: "t", appUserID: husk.customer.appUserID) == nil)
+    }
+}

@@ -388,6 +388,22 @@ def test_a_merge_on_one_instance_moves_the_anonymous_stream_on_another(cluster):
     assert changed.customer.app_user_id == user and active_ids(changed.customer) == ["premium", "pro"], changed
 
 
+def test_an_erasure_on_one_instance_ends_the_stream_and_empties_the_cache_on_another(cluster):
+    a, b = cluster("a"), cluster("b")
+    user = unique_id()
+    a.admin.grant(user, "pro", duration=3600)
+    assert active_ids(b.public.sync(user)) == ["pro"]  # now in B's cache
+    stream = b.public.stream(user)
+    assert stream.next().kind == SNAPSHOT
+    erased = a.admin.call("DeleteCustomer", app_user_id=user, confirm_app_user_id=user)
+    assert erased.subject.startswith("erased_")
+    ended = stream.error(timeout=20)
+    assert ended.code() == grpc.StatusCode.NOT_FOUND and ended.details().startswith("customer deleted"), ended.details()
+    # B answers from the database now, not from what it cached: the ID was erased.
+    error = b.public.error("SyncStatus", app_user_id=user)
+    assert error.code() == grpc.StatusCode.NOT_FOUND and error.details().startswith("customer deleted"), error.details()
+
+
 def test_each_webhook_is_delivered_once_by_one_of_two_instances(cluster):
     """Both instances deliver from the one outbox (`FOR UPDATE SKIP LOCKED`): every event reaches the endpoint
     exactly once with a 2xx, including those whose first attempts failed and were retried by either instance."""

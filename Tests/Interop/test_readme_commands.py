@@ -1,5 +1,5 @@
 """README lines that a newcomer found failing as written (issue 36), run as written: the metrics grep, the
-attributes, export and erasure commands, migrate-store from the demo's database (twice: PostgreSQL's notices stay out of what it
+attributes, export, erasure and purge-tenant commands, migrate-store from the demo's database (twice: PostgreSQL's notices stay out of what it
 prints), the admin console's key, the development Play notification, and the demo on another port.
 
 What a second machine makes different is filled in, as in test_demo_*.py: the server's port (the README's is 50051),
@@ -13,12 +13,14 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 
 import pytest
 
 from conftest import DEMO_SECRET_KEY, DEMO_TENANTS_FILE, REPO_ROOT, entitlementd_binary, start_server, stop_and_check
 from entctl_support import entctl, entctl_binary, entctl_env
+from entitlement_support import Clients, new_tenant, write_tenants
 from test_demo_app_store import readme_block
 
 README = (REPO_ROOT / "README.md").read_text()
@@ -75,6 +77,29 @@ def test_the_export_and_erasure_lines(demo_tenants_server, tmp_path):
     assert lines[1] == f"{subject}  already deleted (the files were cleared again)", lines
     assert f"CUSTOMER_DELETED  {subject}  key " in lines[2] and f"CUSTOMER_EXPORTED  {subject}  key " in lines[3], lines
     assert "alice" not in "\n".join(lines[2:]), lines
+
+
+def test_the_purge_tenant_lines(tmp_path, protos):
+    """"Removing a tenant" as written, in a copy of Config/ whose demo database once served a tenant "old-app"."""
+    config = tmp_path / "Config"
+    shutil.copytree(REPO_ROOT / "Config", config, ignore=shutil.ignore_patterns("data"))
+    demo = (config / "demo.toml").read_text().replace('"../Web/', f'"{REPO_ROOT}/Web/')
+    (config / "demo.toml").write_text(demo)
+    old_app = new_tenant("old-app")
+    write_tenants(tmp_path / "with-old-app.json", [old_app])
+    server = start_server(tmp_path / "server", tmp_path / "with-old-app.json",
+                          {"storage": {"backend": "sqlite", "database": str(tmp_path / "data" / "demo.sqlite")}})
+    clients = Clients(server, protos)
+    clients.channel()
+    clients.api(old_app.secret_key).grant("someone", "pro", reason="before the app was retired")
+    clients.close()
+    stop_and_check(server)
+
+    result = run_block(readme_block("## Removing a tenant"), server, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert "customers: would delete 1 rows" in lines and "customers: deleted 1 rows" in lines, lines
+    assert any("would delete" in line and "dry run: nothing changed" in line for line in lines), lines
 
 
 def test_migrate_store_from_the_demo_database(tmp_path):

@@ -1,7 +1,7 @@
 import BoundedText
 
-/// The limits and syntax of customer attributes (README, "Customer attributes"): every refusal is `INVALID_ARGUMENT`
-/// naming the field and the rule, and nothing is written.
+/// The limits and syntax of customer attributes (README, "Customer attributes"): every refusal names the field and the
+/// rule (`INVALID_ARGUMENT`; `PERMISSION_DENIED` for a key the writer may not write), and nothing is written.
 ///
 /// - A customer has at most ``maxKeysPerCustomer`` keys; a call that would leave more is refused (a merge may leave
 ///   more, and then only calls that add no key pass).

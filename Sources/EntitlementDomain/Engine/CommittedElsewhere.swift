@@ -37,15 +37,17 @@ extension Customers {
             let snapshot = try DomainError.reading({ () throws(StorageError) in
                 try repository.snapshot(tenantID: tenantID, customerID: committed.customerID)
             })
-        else {
-            // Only an erasure deletes a customer.
+        else { return }
+        let survivor = try DomainError.reading { () throws(StorageError) in
+            try repository.snapshot(tenantID: tenantID, appUserID: snapshot.customer.appUserID)
+        }
+        // Only an erasure leaves a customer whose canonical ID resolves to no one.
+        guard let survivor else {
             core.forgetErased(tenantID: tenantID, customerIDs: [committed.customerID], appUserIDs: nil)
             return
         }
         // A merge left this customer an empty husk: its ID, and its streams, belong to the survivor now.
-        if let survivor = try DomainError.reading({ () throws(StorageError) in
-            try repository.snapshot(tenantID: tenantID, appUserID: snapshot.customer.appUserID)
-        }), survivor.customer.id != snapshot.customer.id {
+        if survivor.customer.id != snapshot.customer.id {
             let entry = CachedCustomer(snapshot: survivor, now: now)
             core.cache.store(entry, tenantID: tenantID)
             core.hub.move(

@@ -17,12 +17,21 @@ public final class CustomerPrivacy: Sendable {
     /// log; `NOT_FOUND` for an unknown ID.
     public func export(tenantID: String, appUserID: String) async throws(DomainError) -> CustomerExport {
         let appUserID = try AppUserID.validate(appUserID)
-        guard let snapshot = try read({ () throws(StorageError) in try repository.snapshot(tenantID: tenantID, appUserID: appUserID) })
-        else {
-            throw .notFound("No customer has app_user_id \(appUserID.quotedForMessage).")
+        let notFound = DomainError.notFound("No customer has app_user_id \(appUserID.quotedForMessage).")
+        // Audited in the write that finds the customer, ordered with its other writes: a customer erased meanwhile
+        // is neither exported nor named in the log.
+        let canonical = try await core.write(orderedBy: WriteOrder.customer(tenantID, appUserID: appUserID)) {
+            transaction, now throws -> (String, [CommittedChange]) in
+            guard let found = try transaction.snapshot(tenantID: tenantID, appUserID: appUserID) else { throw notFound }
+            try transaction.appendAuditEvent(
+                AuditEvent(
+                    tenantID: tenantID, occurredAt: now, action: .customerExported, keyName: ActingKey.name ?? "",
+                    requestID: RequestID.current ?? "", subject: found.customer.appUserID))
+            return (found.customer.appUserID, [])
         }
+        guard let snapshot = try read({ () throws(StorageError) in try repository.snapshot(tenantID: tenantID, appUserID: canonical) })
+        else { throw notFound }
         let customer = snapshot.customer
-        try await audit(.customerExported, tenantID: tenantID, subject: customer.appUserID)
         let now = core.now()
         let merged = try read { () throws(StorageError) in try repository.mergedCustomers(tenantID: tenantID, into: customer.id) }
         let ids = try read { () throws(StorageError) in try repository.appUserIDs(tenantID: tenantID, customerID: customer.id) }
@@ -115,6 +124,20 @@ public final class CustomerPrivacy: Sendable {
         return outcome
     }
 
+    /// What the streams of an erased customer end with, and status reads of an erased ID answer (`NOT_FOUND`): the
+    /// API's contract, on which the SDKs log out rather than identify the ID again.
+    public static let deletedMessage =
+        "customer deleted: the customer was erased (DeleteCustomer); continue as a new user."
+
+    /// The error for a status read of an app user ID no customer has: ``deletedMessage`` when the ID was erased,
+    /// else `otherwise`.
+    public func unknownCustomer(tenantID: String, appUserID: String, otherwise: DomainError) -> DomainError {
+        guard let key = try? repository.existingErasureKey(tenantID: tenantID),
+            (try? repository.erasure(tenantID: tenantID, subject: ErasureSubject.hash(key: key, appUserID: appUserID))) != nil
+        else { return otherwise }
+        return .notFound(Self.deletedMessage)
+    }
+
     /// Returns once each delivery was attempted (delivered ones are gone from the outbox), or after `limit`.
     private func waitForAttempts(of deliveries: [Int64], tenantID: String, upTo limit: Duration) async {
         let deadline = ContinuousClock.now + limit
@@ -146,17 +169,6 @@ public final class CustomerPrivacy: Sendable {
         }
         let page = Array(events.prefix(limit))
         return AuditPage(events: page, nextPageToken: events.count > limit ? page.last.map { String($0.id) } ?? "" : "")
-    }
-
-    /// Records `action` in the tenant's audit log, with the key and request of the call (task-local).
-    func audit(_ action: AuditEvent.Action, tenantID: String, subject: String) async throws(DomainError) {
-        try await core.write(orderedBy: nil) { transaction, now throws -> ((), [CommittedChange]) in
-            try transaction.appendAuditEvent(
-                AuditEvent(
-                    tenantID: tenantID, occurredAt: now, action: action, keyName: ActingKey.name ?? "",
-                    requestID: RequestID.current ?? "", subject: subject))
-            return ((), [])
-        }
     }
 
     private func read<T>(_ body: () throws(StorageError) -> T) throws(DomainError) -> T {

@@ -192,16 +192,13 @@ final class EngineCore: Sendable {
         return try outcome.get()
     }
 
-    /// How an erased customer's streams end (the API's contract: the SDKs log out on it).
-    static let customerDeleted = "customer deleted: the customer was erased (DeleteCustomer); continue as a new user."
-
     /// Erased customers leave this instance: the cache forgets them (under `appUserIDs`, or wherever they are when the
     /// IDs are not known here) and their open streams end with `NOT_FOUND`.
     func forgetErased(tenantID: String, customerIDs: [Int64], appUserIDs: [String]?) {
         cache.remove(tenantID: tenantID, customerIDs: customerIDs, appUserIDs: appUserIDs)
         hub.end(
             tenantID: tenantID, customerIDs: customerIDs,
-            with: .notFound(Self.customerDeleted))
+            with: .notFound(CustomerPrivacy.deletedMessage))
     }
 
     private func publish(_ committed: [CommittedChange], now: UnixTime, origin: ContinuousClock.Instant) {

@@ -87,7 +87,7 @@ extension StorePurchases {
                 return existing.customer.id
             }
             // An erased person is not brought back by store data that still names them.
-            guard !AppUserID.isAnonymous(id), try erasures.tombstone(of: id, in: transaction) == nil else { return nil }
+            guard !AppUserID.isAnonymous(id), try erasures.tombstone(ofAppUserID: id, in: transaction) == nil else { return nil }
             return try self.core.customer(
                 transaction, tenantID: record.tenantID, appUserID: id, creator: "a web purchase naming it", at: now,
                 committed: &committed

@@ -113,10 +113,15 @@ extension StorePurchases {
         var revenue: [LedgerEntry] = []
         // What each purchase is after the call (a token may name the same purchase as an earlier one).
         var latest: [String: StorePurchase] = [:]
+        let erasures = try ErasureCheck(tenantID: tenantID, in: transaction)
         for record in purchases {
             let stored = try transaction.purchase(
                 tenantID: tenantID, store: record.store, originalTransactionID: record.originalTransactionID)
             var incoming = PurchaseVersions.takingEffect(record, stored: stored, at: now)
+            // An erased person's token is not kept for another (the erased ID's own new customer holds it again).
+            if try erasures.tombstone(ofToken: incoming.appAccountToken, in: transaction) != nil {
+                incoming.appAccountToken = ""
+            }
             incoming.customerID = customer.id
             incoming = try self.markedIfReplaced(incoming, in: transaction)
             let merged = PurchaseVersions.merge(stored: stored, incoming: incoming)
@@ -316,18 +321,17 @@ extension StorePurchases {
             try transaction.purchase(
                 tenantID: tenantID, store: record.store, originalTransactionID: record.originalTransactionID)
         }
+        let erasedToken = try record.flatMap { (record) throws(StorageError) in
+            try erasures.tombstone(ofToken: record.appAccountToken, in: transaction)
+        }
         let tombstone = try record.flatMap { (record) throws(StorageError) -> String? in
             guard stored?.customerID == nil else { return nil }
-            if let owner = try transaction.erasedOwner(
+            return try transaction.erasedOwner(
                 tenantID: tenantID, store: record.store, originalTransactionID: record.originalTransactionID)
-            {
-                return owner
-            }
-            return try erasures.tombstone(of: record.appAccountToken, in: transaction)
-        }
+        } ?? erasedToken.flatMap { stored?.customerID == nil ? $0 : nil }
         for var reference in references {
             let namesErasedOwner = tombstone != nil && reference.originalTransactionID == record?.originalTransactionID
-            if try namesErasedOwner || erasures.tombstone(of: reference.appUserID, in: transaction) != nil {
+            if try namesErasedOwner || erasures.tombstone(ofAppUserID: reference.appUserID, in: transaction) != nil {
                 reference.appUserID = ""
             }
             try transaction.savePurchaseReference(reference, tenantID: tenantID, at: now)
@@ -343,7 +347,7 @@ extension StorePurchases {
         }
         var record = PurchaseVersions.takingEffect(notified, stored: stored, at: now)
         record.customerID = stored?.customerID
-        if tombstone != nil { record.appAccountToken = "" }
+        if tombstone != nil || erasedToken != nil { record.appAccountToken = "" }
         var committed: [CommittedChange] = []
         // Nobody owns it yet: the store's data may name its owner.
         var attributed = false

@@ -164,11 +164,14 @@ public final class WebhookOutbox: Sendable {
             case .retry(let at): (state, next) = (.pending, at)
             case .exhausted, .endpointGone, .undeliverable: state = .failed
             }
-            try transaction.saveWebhookAttempt(
-                WebhookAttemptRecord(
-                    deliveryID: delivery.id, tenantID: delivery.tenantID, attemptedAt: result.attemptedAt,
-                    status: result.status, error: result.error, state: state, nextAttemptAt: next),
-                countsAttempt: result.verdict != .undeliverable)
+            // A delivery no longer pending (its customer erased, say) gets no notice that would copy it.
+            guard
+                try transaction.saveWebhookAttempt(
+                    WebhookAttemptRecord(
+                        deliveryID: delivery.id, messageID: delivery.messageID, tenantID: delivery.tenantID, attemptedAt: result.attemptedAt,
+                        status: result.status, error: result.error, state: state, nextAttemptAt: next),
+                    countsAttempt: result.verdict != .undeliverable)
+            else { continue }
             switch result.verdict {
             case .exhausted:
                 _ = try transaction.insertWebhookDelivery(

@@ -83,9 +83,19 @@ struct ErasureCheck {
         key = try transaction.existingErasureKey(tenantID: tenantID)
     }
 
-    /// The tombstone of the erasure of the person this app user ID or app account token named; nil when none.
-    func tombstone(of id: String, in transaction: any StorageTransaction) throws(StorageError) -> String? {
+    /// The tombstone of the erased person an app account token named; nil when none did, or when a customer holds it
+    /// now (the person came back under the same app user ID).
+    func tombstone(ofToken token: String, in transaction: any StorageTransaction) throws(StorageError) -> String? {
+        guard let key, !token.isEmpty else { return nil }
+        let token = AppAccountToken.normalize(token)
+        guard try transaction.customerID(tenantID: tenantID, appAccountToken: token) == nil else { return nil }
+        return try transaction.erasure(tenantID: tenantID, subject: ErasureSubject.hash(key: key, appUserID: token))
+    }
+
+    /// The tombstone of the erased person an app user ID named; nil when none did, or when a customer has it now.
+    func tombstone(ofAppUserID id: String, in transaction: any StorageTransaction) throws(StorageError) -> String? {
         guard let key, !id.isEmpty else { return nil }
+        guard try transaction.snapshot(tenantID: tenantID, appUserID: id) == nil else { return nil }
         return try transaction.erasure(tenantID: tenantID, subject: ErasureSubject.hash(key: key, appUserID: id))
     }
 }

@@ -5,7 +5,7 @@
 /// nothing, durable when it returns. The reads are grouped by subject (`Subjects/`), each a protocol of its own.
 public protocol CustomerRepository:
     CustomerReads, GrantReads, PurchaseReads, AcknowledgementReads, SubscriberQueryReads, WebhookOutboxReads,
-    RevenueReads, AttributeReads, CustomerRecordReads, AuditLogReads
+    RevenueReads, AttributeReads, CustomerRecordReads, AuditLogReads, ErasureReads
 {
     /// Whether this process holds (now, or from an earlier call) the right to do background work `name` of
     /// `tenantID` (`""`: across tenants), so that instances sharing a database do it once. Always true for a database

@@ -108,6 +108,9 @@ public struct WebhookDeliveryFilter: Hashable, Sendable {
 /// What one attempt did to a delivery, to be written back to the outbox.
 public struct WebhookAttemptRecord: Hashable, Sendable {
     public var deliveryID: Int64
+    /// The delivery's `webhook-id`: SQLite may give a deleted delivery's ID to a new one (an erasure deletes any),
+    /// so the attempt is written only to the delivery it was made for.
+    public var messageID: String
     public var tenantID: String
     public var attemptedAt: UnixTime
     public var status: Int?
@@ -117,10 +120,11 @@ public struct WebhookAttemptRecord: Hashable, Sendable {
     public var nextAttemptAt: UnixTime?
 
     public init(
-        deliveryID: Int64, tenantID: String, attemptedAt: UnixTime, status: Int?, error: String,
+        deliveryID: Int64, messageID: String, tenantID: String, attemptedAt: UnixTime, status: Int?, error: String,
         state: WebhookDelivery.State, nextAttemptAt: UnixTime?
     ) {
         self.deliveryID = deliveryID
+        self.messageID = messageID
         self.tenantID = tenantID
         self.attemptedAt = attemptedAt
         self.status = status

@@ -36,6 +36,8 @@ public enum EntitlementdCommand {
                 return ConfigCheck.run(configPath: configPath)
             case .backup(let configPath, let destination):
                 return backup(configPath: configPath, to: destination)
+            case .purgeTenant(let configPath, let tenantID, let dryRun):
+                return TenantPurgeCommand.run(configPath: configPath, tenantID: tenantID, dryRun: dryRun)
             }
         } catch {
             return .exit(

@@ -17,6 +17,8 @@ public struct EntitlementdOptions: Sendable, Equatable {
         case checkConfig(configPath: String)
         /// `backup --config FILE --to PATH`: copy the configured SQLite database while the server runs.
         case backup(configPath: String, destination: String)
+        /// `purge-tenant --config FILE --tenant ID [--dry-run]`: delete (or count) every row of a removed tenant.
+        case purgeTenant(configPath: String, tenantID: String, dryRun: Bool)
     }
 
     /// The configuration file, as given.
@@ -37,6 +39,7 @@ public struct EntitlementdOptions: Sendable, Equatable {
                entitlementd migrate-store --from sqlite:PATH --to postgres:CONNINFO
                entitlementd check-config --config FILE
                entitlementd backup --config FILE --to PATH
+               entitlementd purge-tenant --config FILE --tenant ID [--dry-run]
 
         Runs the entitlementd gRPC server (HTTP/2 over TCP, plaintext h2c or TLS) until SIGTERM or SIGINT,
         then drains in-flight calls and exits.
@@ -60,6 +63,11 @@ public struct EntitlementdOptions: Sendable, Equatable {
         renamed into place. To restore, stop the server, copy the backup over the database file (removing its -wal
         and -shm files) and start it again. On PostgreSQL, use pg_dump.
 
+        purge-tenant deletes every row of tenant ID from the database FILE configures, in one transaction (on
+        SQLite, then cleared from the files), and prints each table's count; with --dry-run it only counts. A
+        tenant still in the tenants file is refused: remove it there first (a removed tenant's data is kept until
+        purged).
+
         migrate-store copies the SQLite database at PATH (stop the server first) into the empty PostgreSQL
         database CONNINFO names (a libpq connection string or postgresql:// URL), in one transaction, then
         compares both per tenant and table (row counts and checksums) and prints what it found.
@@ -72,7 +80,7 @@ public struct EntitlementdOptions: Sendable, Equatable {
     /// What a usage error is followed by, instead of the whole usage (which would scroll the error away).
     public static let helpPointer = "Run 'entitlementd --help' for the options and commands.\n"
 
-    private static let subcommands = ["check-config", "migrate-store", "backup"]
+    private static let subcommands = ["check-config", "migrate-store", "backup", "purge-tenant"]
     private static let options = ["--config", "--listen", "--log-level", "--help", "--version"]
 
     /// Parses the arguments after the program name. `--help` anywhere wins over everything else, then `--version`.
@@ -86,6 +94,15 @@ public struct EntitlementdOptions: Sendable, Equatable {
                 throw UsageError("check-config takes exactly --config FILE")
             }
             return .checkConfig(configPath: rest[1])
+        }
+        if arguments.first == "purge-tenant" {
+            var rest = Array(arguments.dropFirst())
+            let dryRun = rest.last == "--dry-run"
+            if dryRun { rest.removeLast() }
+            guard rest.count == 4, rest[0] == "--config", rest[2] == "--tenant", !rest[1].isEmpty, !rest[3].isEmpty else {
+                throw UsageError("purge-tenant takes exactly --config FILE --tenant ID, then --dry-run if wanted")
+            }
+            return .purgeTenant(configPath: rest[1], tenantID: rest[3], dryRun: dryRun)
         }
         if arguments.first == "backup" {
             let rest = Array(arguments.dropFirst())

@@ -35,6 +35,9 @@ extension Entitlements {
         log(.info, "Logged out; continuing as a new anonymous user.")
     }
 
+    /// How the server's `NOT_FOUND` begins for a user it erased (`StreamStatus`, `SyncStatus`).
+    static let deletedPrefix = "customer deleted"
+
     /// The server erased the user: the SDK logs out as ``logOut()`` does, once the server answers (it retries until
     /// then, as the stream would).
     func loggedOutByServer() async {

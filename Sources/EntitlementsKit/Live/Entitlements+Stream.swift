@@ -40,7 +40,7 @@ extension Entitlements {
                 if let error = error as? EntitlementsError, error.code == .notFound {
                     // Erased: the person asked to be forgotten, so the SDK does not bring the ID back.
                     // Not from this task: logging out replaces the stream this task runs.
-                    guard !error.message.hasPrefix("customer deleted") else {
+                    guard !error.message.hasPrefix(Self.deletedPrefix) else {
                         Task { await self.loggedOutByServer() }
                         return
                     }

@@ -155,6 +155,11 @@ public actor Entitlements {
             try checkUser(generation)
             await publishServer(customer, generation: generation)
         } catch let error as EntitlementsError where error.code == .notFound {
+            // Erased: the person asked to be forgotten, so the SDK continues as a new user instead.
+            if error.message.hasPrefix(Self.deletedPrefix) {
+                try await logOut()
+                return current
+            }
             serverForgotCustomer()
             try await identifyIfNeeded()  // creates the customer again and publishes its status
         }

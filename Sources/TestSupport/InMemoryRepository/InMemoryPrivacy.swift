@@ -33,6 +33,14 @@ extension InMemoryTransaction {
 }
 
 extension InMemoryRepository {
+    public func existingErasureKey(tenantID: String) throws(StorageError) -> [UInt8]? {
+        read { $0.erasureKeys[tenantID] }
+    }
+
+    public func erasure(tenantID: String, subject: String) throws(StorageError) -> String? {
+        read { $0.erasedSubjects[InMemoryTables.NameKey(tenantID: tenantID, name: subject)] }
+    }
+
     /// Nothing is kept in memory once deleted.
     public func clearDeletedBytes() throws(StorageError) {}
 
@@ -115,7 +123,8 @@ extension InMemoryTransaction {
         for (key, events) in tables.events where key.tenantID == tenantID {
             for (index, event) in events.enumerated() where ids.contains(event.relatedAppUserID) {
                 naming.insert(EventKey(customerID: event.customerID, version: event.version))
-                tables.events[key]![index].reason = event.reason.replacingOccurrences(of: event.relatedAppUserID, with: "(erased)")
+                tables.events[key]![index].reason = event.reason.replacingOccurrences(
+                    of: "'\(event.relatedAppUserID)'", with: "'(erased)'")
                 tables.events[key]![index].relatedAppUserID = ""
             }
         }
@@ -148,7 +157,7 @@ extension InMemoryTransaction {
             tables.auditLog[index].subject = erasure.tombstone
         }
         let tokens = Set(erasure.appAccountTokens)
-        for (key, purchase) in tables.purchases where key.tenantID == tenantID && tokens.contains(purchase.row.appAccountToken) {
+        for (key, purchase) in tables.purchases where key.tenantID == tenantID && tokens.contains(purchase.row.appAccountToken.lowercased()) {
             tables.purchases[key]?.row.appAccountToken = ""
         }
         func isTheirs(_ customerID: Int64?) -> Bool { customerID.map(customers.contains) == true }
@@ -176,7 +185,12 @@ extension InMemoryTransaction {
             counts.purchasesKept = owned.count
         }
         tables.appUserIDs = tables.appUserIDs.filter { !customers.contains($0.value.customerID) }
-        for customerID in customers { tables.customers[customerID] = nil }
+        for customerID in customers {
+            tables.customers[customerID]?.record.appUserID = "\(erasure.tombstone)/\(customerID)"
+            tables.customers[customerID]?.record.isAnonymous = true
+            tables.customers[customerID]?.record.nextChangeAt = nil
+            tables.customers[customerID]?.changedAt = erasure.erasedAt
+        }
         for subject in erasure.subjects {
             tables.erasedSubjects[InMemoryTables.NameKey(tenantID: tenantID, name: subject)] = erasure.tombstone
         }

@@ -55,10 +55,10 @@ extension InMemoryTransaction {
     }
 
     /// Only a pending delivery takes the result: one pruned, or failed by a 410 meanwhile, keeps what it has.
-    func saveWebhookAttempt(_ attempt: WebhookAttemptRecord, countsAttempt: Bool) throws(StorageError) {
+    func saveWebhookAttempt(_ attempt: WebhookAttemptRecord, countsAttempt: Bool) throws(StorageError) -> Bool {
         guard var row = tables.deliveries[attempt.deliveryID], row.delivery.tenantID == attempt.tenantID,
-            row.delivery.state == .pending
-        else { return }
+            row.delivery.messageID == attempt.messageID, row.delivery.state == .pending
+        else { return false }
         row.delivery.state = attempt.state
         row.delivery.attempts += countsAttempt ? 1 : 0
         row.delivery.nextAttemptAt = attempt.nextAttemptAt
@@ -68,6 +68,7 @@ extension InMemoryTransaction {
         row.delivery.lastError = attempt.error
         row.delivery.deliveredAt = attempt.state == .delivered ? attempt.attemptedAt : nil
         tables.deliveries[attempt.deliveryID] = row
+        return true
     }
 
     func failPendingWebhookDeliveries(tenantID: String, endpointID: String, error: String, at time: UnixTime)

@@ -106,4 +106,59 @@ import TestSupport
                 WebhookDeliveryFilter(tenantID: harness.tenantID), appUserID: nil, pageSize: 10, pageToken: ""
             ).deliveries.isEmpty)
     }
+
+    @Test func anErasedTokenIsNotKeptForAnotherOwnerButTheSameIDComingBackHoldsItAgain() async throws {
+        let harness = try EngineHarness()
+        let token = AppAccountToken.derive(tenantID: harness.tenantID, appUserID: "alice")
+        try await harness.identify("alice")
+        try await harness.purchase("alice", [harness.playPurchase("token-1", appAccountToken: token)])
+        // Bob restores alice's purchase on his device (the transfer policy moves it), then alice is erased.
+        try await harness.purchase("bob", [harness.playPurchase("token-1", appAccountToken: token)])
+        _ = try await delete(harness, "alice")
+        harness.clock.advance(milliseconds: 1000)
+        try await harness.notify(harness.playPurchase("token-1", order: "GPA.2", appAccountToken: token))
+        #expect(try harness.stored("token-1")?.appAccountToken == "")
+        try await harness.purchase("bob", [harness.playPurchase("token-1", order: "GPA.3", appAccountToken: token)])
+        #expect(try harness.stored("token-1")?.appAccountToken == "")
+
+        // Alice signs up again under the same ID: her token is hers again, and a purchase carrying it finds her.
+        let back = try await harness.identify("alice")
+        #expect(back.appAccountToken == token)
+        try await harness.notify(harness.playPurchase("token-2", appAccountToken: token))
+        #expect(try harness.stored("token-2")?.customerID == back.state.customerID)
+        #expect(try harness.stored("token-2")?.appAccountToken == token)
+    }
+
+    @Test func aStatusReadOfAnErasedIDSaysSoAndAnExportFindsNobody() async throws {
+        let harness = try EngineHarness()
+        try await harness.identify("alice")
+        _ = try await delete(harness, "alice")
+        let error = harness.engine.privacy.unknownCustomer(
+            tenantID: harness.tenantID, appUserID: "alice", otherwise: .internalError("not erased"))
+        #expect(error.code == .notFound && error.message == CustomerPrivacy.deletedMessage)
+        let never = harness.engine.privacy.unknownCustomer(
+            tenantID: harness.tenantID, appUserID: "bob", otherwise: .internalError("never known"))
+        #expect(never.code == .internalError)
+        await #expect(throws: DomainError.notFound("")) {
+            _ = try await harness.engine.privacy.export(tenantID: harness.tenantID, appUserID: "alice")
+        }
+        #expect(try harness.engine.privacy.auditLog(tenantID: harness.tenantID, pageSize: 10, pageToken: "").events.map(\.action) == [.customerDeleted])
+    }
+
+    @Test func anAttemptInFlightWhenItsCustomerIsErasedLeavesNoNotice() async throws {
+        let harness = try EngineHarness(webhookEndpoints: { _ in [Self.endpoint] })
+        try await harness.grant("alice", "pro")
+        let claimed = try await harness.engine.outbox.exchange(
+            recording: [], claimLimit: 10, excludedEndpoints: [], leaseMilliseconds: 60_000) { $0 }
+        #expect(!claimed.isEmpty)
+        // (On SQLite the notice this queues may take the ID of a delivery deleted with alice.)
+        _ = try await delete(harness, "alice")
+        _ = try await harness.engine.outbox.exchange(
+            recording: claimed.map {
+                WebhookAttemptResult(delivery: $0, attemptedAt: harness.now, status: 500, error: "HTTP 500", verdict: .exhausted)
+            }, claimLimit: 0, excludedEndpoints: [], leaseMilliseconds: 60_000) { $0 }
+        let left = try harness.engine.outbox.deliveries(
+            WebhookDeliveryFilter(tenantID: harness.tenantID), appUserID: nil, pageSize: 10, pageToken: "").deliveries
+        #expect(left.map(\.type) == ["customer.deleted"])
+    }
 }

@@ -28,6 +28,14 @@ public struct AppUserIDRecord: Hashable, Sendable {
     }
 }
 
+/// Erasures, outside a write: whether an app user ID was erased.
+public protocol ErasureReads: Sendable {
+    /// The tenant's key for ``ErasureSubject``; nil before its first erasure.
+    func existingErasureKey(tenantID: String) throws(StorageError) -> [UInt8]?
+    /// The tombstone of the erasure of the app user ID or app account token with this keyed hash; nil when none.
+    func erasure(tenantID: String, subject: String) throws(StorageError) -> String?
+}
+
 /// The tenant's audit log.
 public protocol AuditLogReads: Sendable {
     /// Newest first, below `beforeID` when given.

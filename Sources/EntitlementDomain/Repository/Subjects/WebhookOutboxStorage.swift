@@ -30,7 +30,10 @@ public protocol WebhookOutboxStorage {
     /// on a shared database leases run out on their own.
     func releaseWebhookLeases() throws(StorageError)
     /// Writes an attempt's result and ends the delivery's lease; counts the attempt unless `countsAttempt` is false.
-    func saveWebhookAttempt(_ attempt: WebhookAttemptRecord, countsAttempt: Bool) throws(StorageError)
+    /// Returns false (and changes nothing) when the delivery is no longer pending: redelivered, failed, or deleted
+    /// meanwhile (its customer erased).
+    @discardableResult
+    func saveWebhookAttempt(_ attempt: WebhookAttemptRecord, countsAttempt: Bool) throws(StorageError) -> Bool
     /// Marks every pending delivery to the endpoint failed with `error`; returns how many.
     func failPendingWebhookDeliveries(tenantID: String, endpointID: String, error: String, at: UnixTime)
         throws(StorageError) -> Int
