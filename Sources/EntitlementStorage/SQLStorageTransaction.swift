@@ -207,6 +207,16 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
         try db.erasedOwner(tenantID: tenantID, store: store, originalTransactionID: originalTransactionID)
     }
 
+    // MARK: Retention
+
+    func compactEvents(tenantID: String, before: UnixTime, limit: Int) throws(StorageError) -> Int {
+        try db.compactEvents(tenantID: tenantID, before: before, limit: limit)
+    }
+
+    func forgetRedemptionCodes(tenantID: String, before: UnixTime, limit: Int) throws(StorageError) -> Int {
+        try db.forgetRedemptionCodes(tenantID: tenantID, before: before, limit: limit)
+    }
+
     // MARK: Audit log
 
     func appendAuditEvent(_ event: AuditEvent) throws(StorageError) -> Int64 {

@@ -40,7 +40,7 @@ public protocol CustomerRepository:
 /// The writes (and the reads a write needs) inside one transaction, grouped by subject (`Subjects/`).
 public protocol StorageTransaction:
     CustomerStorage, GrantStorage, PurchaseStorage, RedemptionCodeStorage, WebhookOutboxStorage, AttributeStorage,
-    AuditLogStorage, ErasureStorage
+    AuditLogStorage, ErasureStorage, RetentionStorage
 {}
 
 /// A storage failure. `conflict` is a broken invariant (a version race, a duplicate key); `unavailable` means the

@@ -197,3 +197,28 @@ extension InMemoryTransaction {
         return counts
     }
 }
+
+/// Retention in memory, as `Retention.swift`'s statements do it.
+extension InMemoryTransaction {
+    func compactEvents(tenantID: String, before: UnixTime, limit: Int) throws(StorageError) -> Int {
+        var removed = 0
+        for (key, events) in tables.events where key.tenantID == tenantID && removed < limit {
+            guard let current = tables.customers[key.customerID]?.record.version else { continue }
+            let kept = events.filter { event in
+                let goes = removed < limit && event.occurredAt < before && event.version < current
+                if goes { removed += 1 }
+                return !goes
+            }
+            tables.events[key] = kept
+        }
+        return removed
+    }
+
+    func forgetRedemptionCodes(tenantID: String, before: UnixTime, limit: Int) throws(StorageError) -> Int {
+        let going = tables.redemptionCodes.filter { _, code in
+            code.tenantID == tenantID && ((code.usedAt.map { $0 < before } ?? false) || (code.replacedAt.map { $0 < before } ?? false))
+        }.keys.prefix(limit)
+        for key in going { tables.redemptionCodes[key] = nil }
+        return going.count
+    }
+}

@@ -1,0 +1,29 @@
+/// A tenant's `retention` configuration: how long what the server keeps about customers beyond their current state
+/// stays (README, "Retention"). One job, once across instances, applies it.
+///
+///     "retention": {                                   // optional
+///       "event_days": 365,                             // optional, default none: kept. Events older than this go,
+///                                                      // but each customer's newest (it carries the whole status)
+///       "webhook_days": 7,                             // optional, default 7: delivered webhook deliveries (and
+///                                                      // notices) go, bodies and all
+///       "failed_webhook_days": 30,                     // optional, default 30: failed deliveries go
+///       "redemption_code_days": 30                     // optional, default 30: used or replaced codes go
+///     }
+public struct RetentionSettings: Sendable, Hashable {
+    public static let dayRange: ClosedRange<Int> = 1...3650
+
+    /// nil: events are kept.
+    public var eventDays: Int?
+    public var webhookDays: Int
+    public var failedWebhookDays: Int
+    public var redemptionCodeDays: Int
+
+    public static let defaults = RetentionSettings(eventDays: nil, webhookDays: 7, failedWebhookDays: 30, redemptionCodeDays: 30)
+
+    public init(eventDays: Int?, webhookDays: Int, failedWebhookDays: Int, redemptionCodeDays: Int) {
+        self.eventDays = eventDays
+        self.webhookDays = webhookDays
+        self.failedWebhookDays = failedWebhookDays
+        self.redemptionCodeDays = redemptionCodeDays
+    }
+}
