@@ -14,7 +14,7 @@ enum CustomerDeletedMessage {
 
     /// `evt_` and 22 characters, stable for the erasure.
     static func eventID(tenantID: String, tombstone: String) -> String {
-        "evt_" + Base64.encode(SHA256.hash(Array("deleted\u{0}\(tenantID)\u{0}\(tombstone)".utf8)).prefix(16), alphabet: .url, padded: false)
+        CustomerEventMessage.eventID(seed: Array("deleted\u{0}\(tenantID)\u{0}\(tombstone)".utf8))
     }
 
     static func body(tenantID: String, appUserID: String, tombstone: String, eventID: String, at now: UnixTime) -> [UInt8] {

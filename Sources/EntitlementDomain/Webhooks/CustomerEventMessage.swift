@@ -26,7 +26,12 @@ enum CustomerEventMessage {
     /// `evt_` and 22 characters: stable for the event, unique across tenants, revealing nothing.
     static func eventID(tenantID: String, customerID: Int64, version: UInt64) -> String {
         let seed = Array("event\u{0}\(tenantID)\u{0}\(customerID)\u{0}\(version)".utf8)
-        return "evt_" + Base64.encode(SHA256.hash(seed).prefix(16), alphabet: .url, padded: false)
+        return eventID(seed: seed)
+    }
+
+    /// `evt_` and 22 characters of `seed`'s SHA-256: the event ID of every message a tenant's endpoints get.
+    static func eventID(seed: [UInt8]) -> String {
+        "evt_" + Base64.encode(SHA256.hash(seed).prefix(16), alphabet: .url, padded: false)
     }
 
     /// The `webhook-id`: one per event and endpoint, the same however often it is sent.

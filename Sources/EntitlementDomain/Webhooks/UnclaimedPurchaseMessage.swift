@@ -14,7 +14,7 @@ enum UnclaimedPurchaseMessage {
     /// `evt_` and 22 characters, stable for the purchase.
     static func eventID(_ purchase: StorePurchase) -> String {
         let seed = Array("unclaimed\u{0}\(purchase.tenantID)\u{0}\(purchase.store.webhookName)\u{0}\(purchase.originalTransactionID)".utf8)
-        return "evt_" + Base64.encode(SHA256.hash(seed).prefix(16), alphabet: .url, padded: false)
+        return CustomerEventMessage.eventID(seed: seed)
     }
 
     static func body(_ issued: IssuedRedemptionCode, referenceIDs: [String], eventID: String, at now: UnixTime) -> [UInt8] {
