@@ -50,18 +50,20 @@ public struct ServerWiring: Sendable {
         }
     }
 
-    /// The background work (Google Play's, the webhook outbox's), started and stopped together by the caller.
+    /// The background work (Google Play's, the webhook outbox's, retention), started and stopped together by the caller.
     public struct BackgroundWork: Sendable {
         public let acknowledger: PlayAcknowledger?
         public let voidedPurchases: VoidedPurchasesPoller?
         public let webhooks: WebhookDispatcher?
         public let appStoreReconciler: AppStoreReconciler?
+        public let retention: RetentionJob
 
         public func start() {
             acknowledger?.start()
             voidedPurchases?.start()
             webhooks?.start()
             appStoreReconciler?.start()
+            retention.start()
         }
 
         /// Returns at once; the loops end after the work in progress.
@@ -70,11 +72,13 @@ public struct ServerWiring: Sendable {
             let voidedPurchases = self.voidedPurchases
             let webhooks = self.webhooks
             let appStoreReconciler = self.appStoreReconciler
+            let retention = self.retention
             Task {
                 await acknowledger?.stop()
                 await voidedPurchases?.stop()
                 await webhooks?.stop()
                 await appStoreReconciler?.stop()
+                await retention.stop()
             }
         }
     }
@@ -144,7 +148,7 @@ public struct ServerWiring: Sendable {
             webhooks: deliverer.map {
                 WebhookDispatcher(engine: engine, tenants: tenants, deliverer: $0, settings: webhooks, log: logger)
             },
-            appStoreReconciler: reconciler)
+            appStoreReconciler: reconciler, retention: RetentionJob(engine: engine, tenants: tenants, log: logger))
         let playNotifications: PlayStoreNotifications? =
             if let outbound, let playStore {
                 PlayStoreNotifications(

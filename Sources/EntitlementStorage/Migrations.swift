@@ -332,6 +332,7 @@ enum Migrations {
         Migration(version: 23, sql: CustomerAttributes.migrationSQL(integer: "INTEGER")),
         Migration(version: 24, sql: AuditLog.migrationSQL(integer: "INTEGER", identity: "INTEGER PRIMARY KEY")),
         Migration(version: 25, sql: Erasure.migrationSQL(integer: "INTEGER", bytes: "BLOB")),
+        Migration(version: 26, sql: Retention.migrationSQL),
     ]
 
     /// Version 15 on SQLite, 6 on PostgreSQL (`integer`: the 64-bit integer type): what the revenue ledger records

@@ -1,16 +1,70 @@
 import EntitlementDomain
 
-/// Retention's deletions (``RetentionStorage``), a bounded batch per statement.
+/// Retention's deletions (``RetentionStorage``), a bounded batch per statement, each along an index.
+enum Retention {
+    /// Version 26 on SQLite, 17 on PostgreSQL. The deliveries' age index leads with the state still, for the backlog
+    /// (which counts every pending row anyway).
+    static let migrationSQL = """
+        -- A tenant's events by age, in the order compaction scans them.
+        CREATE INDEX events_age ON events (tenant_id, occurred_at, customer_id, version);
+        -- A tenant's deliveries in a state by age, for their retention.
+        DROP INDEX webhook_deliveries_age;
+        CREATE INDEX webhook_deliveries_age ON webhook_deliveries (state, tenant_id, created_at);
+        """
+
+    static let eventAge = "(occurred_at, customer_id, version)"
+
+    static func bindings(_ position: EventPosition) -> [SQLValue] {
+        [.time(position.occurredAt), .integer(position.customerID), .integer(Int64(clamping: position.version))]
+    }
+
+    /// Before every event.
+    static let start: [SQLValue] = [.integer(Int64.min), .integer(Int64.min), .integer(Int64.min)]
+}
+
 extension SQLExecutor {
-    func compactEvents(tenantID: String, before: UnixTime, limit: Int) throws(StorageError) -> Int {
-        try run(
+    func compactEvents(tenantID: String, before: UnixTime, after: EventPosition?, limit: Int) throws(StorageError)
+        -> (removed: Int, scanned: EventPosition?)
+    {
+        guard limit > 0 else { return (0, after) }
+        let tenant = SQLValue.text(tenantID)
+        let from = after.map(Retention.bindings) ?? Retention.start
+        // The window's last event: the batch is everything after `from` up to it (or to `before` when fewer are left).
+        let last = try row(
+            """
+            SELECT occurred_at, customer_id, version FROM events
+            WHERE tenant_id = ? AND occurred_at < ? AND \(Retention.eventAge) > (?, ?, ?)
+            ORDER BY occurred_at, customer_id, version LIMIT 1 OFFSET ?
+            """,
+            [tenant, .time(before)] + from + [.integer(Int64(limit - 1))]
+        ) { EventPosition(occurredAt: $0.time(0), customerID: $0.int64(1), version: UInt64(clamping: $0.int64(2))) }
+        let to = last.map(Retention.bindings) ?? [.integer(Int64.max), .integer(Int64.max), .integer(Int64.max)]
+        let removed = try run(
             """
             DELETE FROM events WHERE tenant_id = ? AND (customer_id, version) IN (
-                SELECT e.customer_id, e.version FROM events e JOIN customers c ON c.tenant_id = e.tenant_id AND c.id = e.customer_id
-                WHERE e.tenant_id = ? AND e.occurred_at < ? AND e.version < c.version
-                LIMIT ?)
+                SELECT e.customer_id, e.version FROM events e
+                JOIN customers c ON c.tenant_id = e.tenant_id AND c.id = e.customer_id
+                WHERE e.tenant_id = ? AND e.occurred_at < ? AND (e.occurred_at, e.customer_id, e.version) > (?, ?, ?)
+                    AND (e.occurred_at, e.customer_id, e.version) <= (?, ?, ?) AND e.version < c.version)
             """,
-            [.text(tenantID), .text(tenantID), .time(before), .integer(Int64(limit))])
+            [tenant, tenant, .time(before)] + from + to)
+        return (removed, last)
+    }
+
+    func pruneWebhookDeliveries(tenantID: String, states: [WebhookDelivery.State], before time: UnixTime, limit: Int)
+        throws(StorageError) -> Int
+    {
+        var removed = 0
+        for state in states where removed < limit {
+            removed += try run(
+                """
+                DELETE FROM webhook_deliveries WHERE id IN (
+                    SELECT id FROM webhook_deliveries WHERE state = ? AND tenant_id = ? AND created_at < ?
+                    ORDER BY created_at LIMIT ?)
+                """,
+                [.integer(StorageColumns.webhookState(state)), .text(tenantID), .time(time), .integer(Int64(limit - removed))])
+        }
+        return removed
     }
 
     func forgetRedemptionCodes(tenantID: String, before: UnixTime, limit: Int) throws(StorageError) -> Int {
@@ -18,8 +72,8 @@ extension SQLExecutor {
             """
             DELETE FROM redemption_codes WHERE tenant_id = ? AND code_hash IN (
                 SELECT code_hash FROM redemption_codes
-                WHERE tenant_id = ? AND (used_at < ? OR replaced_at < ?) LIMIT ?)
+                WHERE tenant_id = ? AND (used_at < ? OR replaced_at < ? OR expires_at < ?) LIMIT ?)
             """,
-            [.text(tenantID), .text(tenantID), .time(before), .time(before), .integer(Int64(limit))])
+            [.text(tenantID), .text(tenantID), .time(before), .time(before), .time(before), .integer(Int64(limit))])
     }
 }

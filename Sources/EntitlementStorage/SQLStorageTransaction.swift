@@ -209,8 +209,16 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
 
     // MARK: Retention
 
-    func compactEvents(tenantID: String, before: UnixTime, limit: Int) throws(StorageError) -> Int {
-        try db.compactEvents(tenantID: tenantID, before: before, limit: limit)
+    func compactEvents(tenantID: String, before: UnixTime, after: EventPosition?, limit: Int) throws(StorageError)
+        -> (removed: Int, scanned: EventPosition?)
+    {
+        try db.compactEvents(tenantID: tenantID, before: before, after: after, limit: limit)
+    }
+
+    func pruneWebhookDeliveries(tenantID: String, states: [WebhookDelivery.State], before: UnixTime, limit: Int)
+        throws(StorageError) -> Int
+    {
+        try db.pruneWebhookDeliveries(tenantID: tenantID, states: states, before: before, limit: limit)
     }
 
     func forgetRedemptionCodes(tenantID: String, before: UnixTime, limit: Int) throws(StorageError) -> Int {
@@ -673,21 +681,6 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
         _ = try db.run(
             "DELETE FROM disabled_webhook_endpoints WHERE tenant_id = ? AND endpoint_id = ?",
             [.text(tenantID), .text(endpointID)])
-    }
-
-    func pruneWebhookDeliveries(states: [WebhookDelivery.State], before time: UnixTime, limit: Int)
-        throws(StorageError) -> Int
-    {
-        var removed = 0
-        for state in states where removed < limit {
-            removed += try db.run(
-                """
-                DELETE FROM webhook_deliveries WHERE id IN (
-                    SELECT id FROM webhook_deliveries WHERE state = ? AND created_at < ? ORDER BY created_at LIMIT ?)
-                """,
-                [.integer(StorageColumns.webhookState(state)), .time(time), .integer(Int64(limit - removed))])
-        }
-        return removed
     }
 }
 

@@ -29,7 +29,8 @@ import FileAccess
 ///           "commission": { "app_store": { "percent": 15 } },  // optional; see ``Commissions``
 ///           "reporting_currency": { "currency": "USD", "exchange_rates_file": "rates.csv" },  // optional; see ``ExchangeRates``
 ///           "attributes": { "app_keys": ["$email"], "backend_keys": ["plan"] },  // optional; see ``AttributeSettings``
-///           "privacy": { "erase_accounting_records": false }  // optional; see ``PrivacySettings``
+///           "privacy": { "erase_accounting_records": false },  // optional; see ``PrivacySettings``
+///           "retention": { "event_days": 365 }  // optional; see ``RetentionSettings``
 ///         }
 ///       ]
 ///     }
@@ -79,7 +80,8 @@ struct TenantConfigReader {
     static let rootFields = ["tenants", "_comment"]
     static let tenantFields = [
         "id", "public_keys", "secret_keys", "entitlements", "allow_undeclared_entitlements", "products", "app_store",
-        "play_store", "stripe", "web", "webhooks", "commission", "reporting_currency", "attributes", "privacy", "_comment",
+        "play_store", "stripe", "web", "webhooks", "commission", "reporting_currency", "attributes", "privacy", "retention",
+        "_comment",
     ]
 
     /// Where each tenant's ID and key hashes were, for errors found across tenants.
@@ -232,6 +234,10 @@ struct TenantConfigReader {
             try privacySettings(node, path: path + ".privacy")
         } ?? .defaults
 
+        let retention = try members["retention"].map { node throws(TenantConfigError) in
+            try retentionSettings(node, path: path + ".retention")
+        } ?? .defaults
+
         idLines.append(line(idNode))
         keyLines.append(lines)
         return Tenant(
@@ -239,7 +245,7 @@ struct TenantConfigReader {
             listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclared, products: products,
             appStore: appStore, playStore: playStore, stripe: stripe, browser: browser, webhooks: webhooks,
             commissions: commissions, exchangeRates: exchangeRates, attributes: attributes,
-            privacy: privacy)
+            privacy: privacy, retention: retention)
     }
 
     // MARK: Values

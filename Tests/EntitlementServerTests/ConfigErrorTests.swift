@@ -80,6 +80,18 @@ struct ConfigErrorTests {
         )
     }
 
+    @Test("a key that moved to the tenants file says where")
+    func movedKey() {
+        expectConfigError(
+            configText("[webhooks]\nretention_days = 14\n"), code: .unknownKey, line: 4, section: "webhooks",
+            key: "retention_days", contains: ["no longer a server setting", "\"webhook_days\": N", "tenants file"]
+        )
+        expectConfigError(
+            configText("[webhooks]\nfailed_retention_days = 60\n"), code: .unknownKey, line: 4, section: "webhooks",
+            key: "failed_retention_days", contains: ["\"failed_webhook_days\": N"]
+        )
+    }
+
     @Test("an unknown section")
     func unknownSection() {
         expectConfigError(

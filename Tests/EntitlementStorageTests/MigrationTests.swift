@@ -28,7 +28,7 @@ struct MigrationTests {
                 "transactions",
                 "webhook_deliveries",
             ])
-        #expect(try appliedVersions(raw) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25])
+        #expect(try appliedVersions(raw) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26])
         #expect(try appliedVersions(raw) == Migrations.all.map(\.version))
         #expect(try raw.row("PRAGMA journal_mode") { $0.string(0) } == "wal")
         let appliedAt = try raw.row("SELECT applied_at FROM schema_migrations") { $0.int64(0) }
@@ -100,7 +100,7 @@ struct MigrationTests {
         }
 
         let repository = try database.open()
-        #expect(try appliedVersions(database.rawConnection()) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25])
+        #expect(try appliedVersions(database.rawConnection()) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26])
         let alice = try #require(try repository.snapshot(tenantID: "t", appUserID: "alice"))
         #expect(alice.customer.id == 7)
         #expect(alice.customer.version == 1)

@@ -214,25 +214,6 @@ public final class WebhookOutbox: Sendable {
         try DomainError.reading { () throws(StorageError) in try repository.disabledWebhookEndpoints() }
     }
 
-    /// Deletes delivered deliveries and notices made before `deliveredBefore`, and failed ones made before
-    /// `failedBefore`, in transactions of at most `batch` rows; returns how many went.
-    public func prune(deliveredBefore: UnixTime, failedBefore: UnixTime, batch: Int = 1000)
-        async throws(DomainError) -> Int
-    {
-        var total = 0
-        for (states, before) in [([WebhookDelivery.State.delivered, .notice], deliveredBefore), ([.failed], failedBefore)] {
-            while true {
-                let removed = try await core.write(orderedBy: nil) {
-                    transaction, _ throws -> (Int, [CommittedChange]) in
-                    (try transaction.pruneWebhookDeliveries(states: states, before: before, limit: batch), [])
-                }
-                total += removed
-                if removed < batch { break }
-            }
-        }
-        return total
-    }
-
     // MARK: The operators' side
 
     /// A page of the tenant's delivery log, newest first, narrowed by `filter` (its `beforeID` comes from

@@ -1,5 +1,5 @@
 /// A tenant's `retention` configuration: how long what the server keeps about customers beyond their current state
-/// stays (README, "Retention"). One job, once across instances, applies it.
+/// stays (README, "Retention"). One job, once across instances, applies it every hour.
 ///
 ///     "retention": {                                   // optional
 ///       "event_days": 365,                             // optional, default none: kept. Events older than this go,
@@ -7,7 +7,8 @@
 ///       "webhook_days": 7,                             // optional, default 7: delivered webhook deliveries (and
 ///                                                      // notices) go, bodies and all
 ///       "failed_webhook_days": 30,                     // optional, default 30: failed deliveries go
-///       "redemption_code_days": 30                     // optional, default 30: used or replaced codes go
+///       "redemption_code_days": 30                     // optional, default 30: codes used, replaced or expired
+///                                                      // this long ago go
 ///     }
 public struct RetentionSettings: Sendable, Hashable {
     public static let dayRange: ClosedRange<Int> = 1...3650
@@ -25,5 +26,22 @@ public struct RetentionSettings: Sendable, Hashable {
         self.webhookDays = webhookDays
         self.failedWebhookDays = failedWebhookDays
         self.redemptionCodeDays = redemptionCodeDays
+    }
+
+    /// These settings, each period checked by ``checkDays(_:written:)`` (a tenant built in code).
+    package func validated() throws(TenantRuleError) -> RetentionSettings {
+        let periods: [(String, Int?)] = [
+            ("event_days", eventDays), ("webhook_days", webhookDays), ("failed_webhook_days", failedWebhookDays),
+            ("redemption_code_days", redemptionCodeDays),
+        ]
+        for case (let field, let days?) in periods {
+            _ = try TenantRuleError.at(".\(field)") { () throws(TenantRuleError) in try Self.checkDays(days, written: String(days)) }
+        }
+        return self
+    }
+
+    /// A period: a whole number of days in ``dayRange``.
+    package static func checkDays(_ value: Int?, written text: String) throws(TenantRuleError) -> Int {
+        try ListRule.wholeNumber(value, written: text, in: dayRange, unit: "days")
     }
 }

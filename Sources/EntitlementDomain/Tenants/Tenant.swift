@@ -2,7 +2,7 @@ import FileAccess
 
 /// One app (or family of apps sharing entitlements): its keys, the entitlements it declares and the products that
 /// give them. Built by the tenants file reader (module TenantConfiguration), or in code (tests) by
-/// ``init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:browser:webhooks:commissions:exchangeRates:attributes:privacy:)``;
+/// ``init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:browser:webhooks:commissions:exchangeRates:attributes:privacy:retention:)``;
 /// either way every value has been validated.
 public struct Tenant: Hashable, Sendable {
     public static let maxIDLength = 64
@@ -42,6 +42,9 @@ public struct Tenant: Hashable, Sendable {
     public let attributes: AttributeSettings
     /// What an erasure does with accounting records (``PrivacySettings/defaults`` without `privacy`).
     public let privacy: PrivacySettings
+    /// How long events, webhook deliveries and redemption codes are kept (``RetentionSettings/defaults`` without
+    /// `retention`).
+    public let retention: RetentionSettings
 
     /// Assembles a tenant from values each rule below has already accepted (the tenants file reader's way).
     package init(
@@ -49,7 +52,8 @@ public struct Tenant: Hashable, Sendable {
         allowUndeclaredEntitlements: Bool, products: [String: [String]], appStore: AppStoreSettings? = nil,
         playStore: PlayStoreSettings? = nil, stripe: StripeSettings? = nil, browser: BrowserSettings? = nil,
         webhooks: [WebhookEndpoint] = [], commissions: Commissions = .defaults, exchangeRates: ExchangeRates? = nil,
-        attributes: AttributeSettings = .defaults, privacy: PrivacySettings = .defaults
+        attributes: AttributeSettings = .defaults, privacy: PrivacySettings = .defaults,
+        retention: RetentionSettings = .defaults
     ) {
         self.id = id
         self.publicKeys = publicKeys
@@ -66,6 +70,7 @@ public struct Tenant: Hashable, Sendable {
         self.exchangeRates = exchangeRates
         self.attributes = attributes
         self.privacy = privacy
+        self.retention = retention
         declaredEntitlements = Set(listedEntitlements).union(products.values.joined())
     }
 
@@ -76,15 +81,15 @@ public struct Tenant: Hashable, Sendable {
     /// (its relative key and JWKS file paths likewise), `stripe` like a configured `stripe` (its relative API key
     /// file path likewise), `browser` like a configured `web`, `webhooks` like a configured `webhooks`, the product
     /// IDs of `commissions` like a configured `commission`'s (its rates are valid as made), `attributes` like a
-    /// configured `attributes`. Products are checked in
-    /// sorted order.
+    /// configured `attributes`, `retention` like a configured `retention`. Products are
+    /// checked in sorted order.
     public init(
         id: String, publicKeyHashes: [String] = [], secretKeyHashes: [String] = [], entitlements: [String] = [],
         allowUndeclaredEntitlements: Bool = false, products: [String: [String]] = [:],
         appStore: AppStoreSettings? = nil, playStore: PlayStoreSettings? = nil, stripe: StripeSettings? = nil,
         browser: BrowserSettings? = nil, webhooks: [WebhookEndpoint] = [], commissions: Commissions = .defaults,
         exchangeRates: ExchangeRates? = nil, attributes: AttributeSettings = .defaults,
-        privacy: PrivacySettings = .defaults
+        privacy: PrivacySettings = .defaults, retention: RetentionSettings = .defaults
     ) throws(TenantRuleError) {
         self = try TenantRuleError.at("tenant") { () throws(TenantRuleError) -> Tenant in
             try TenantRuleError.at(".id") { () throws(TenantRuleError) in try Tenant.checkID(id) }
@@ -139,6 +144,9 @@ public struct Tenant: Hashable, Sendable {
             let checkedAttributes = try TenantRuleError.at(".attributes") { () throws(TenantRuleError) in
                 try attributes.validated()
             }
+            let checkedRetention = try TenantRuleError.at(".retention") { () throws(TenantRuleError) in
+                try retention.validated()
+            }
             for (field, commission) in [
                 ("app_store", commissions.appStore), ("play_store", commissions.playStore), ("stripe", commissions.stripe),
             ] {
@@ -153,7 +161,7 @@ public struct Tenant: Hashable, Sendable {
                 listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclaredEntitlements,
                 products: products, appStore: checkedAppStore, playStore: checkedPlayStore, stripe: checkedStripe,
                 browser: checkedBrowser, webhooks: checkedWebhooks, commissions: commissions, exchangeRates: exchangeRates,
-                attributes: checkedAttributes, privacy: privacy)
+                attributes: checkedAttributes, privacy: privacy, retention: checkedRetention)
         }
     }
 

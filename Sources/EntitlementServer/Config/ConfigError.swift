@@ -148,6 +148,14 @@ extension ConfigError {
         return ConfigError(code: .unknownKey, file: file, line: line, section: section, key: key, message: message)
     }
 
+    /// A key earlier versions read that is set elsewhere now (`movedTo` says where): refused rather than ignored, so
+    /// that the setting is not silently lost.
+    public static func unknownKey(_ file: String, line: Int, section: String, key: String, movedTo: String) -> ConfigError {
+        ConfigError(
+            code: .unknownKey, file: file, line: line, section: section, key: key,
+            message: "no longer a server setting: \(movedTo)")
+    }
+
     public static func duplicateKey(_ file: String, line: Int, section: String, key: String, firstLine: Int)
         -> ConfigError
     {

@@ -199,13 +199,20 @@ let configSchema: [(section: String, keys: [String])] = [
     ("outbound_http", ["trusted_certificates", "timeout_seconds", "max_attempts"]),
     ("google_play", ["acknowledgement_first_retry_seconds", "acknowledgement_max_attempts"]),
     ("grpc_web", ["heartbeat_seconds", "cors_max_age_seconds"]),
-    ("webhooks", [
-        "retry_delays", "max_in_flight", "max_in_flight_per_tenant", "max_in_flight_per_endpoint", "retention_days",
-        "failed_retention_days",
-    ]),
+    ("webhooks", ["retry_delays", "max_in_flight", "max_in_flight_per_tenant", "max_in_flight_per_endpoint"]),
     ("demo_page", ["directory"]),
     ("admin_console", ["directory"]),
     ("metrics", ["listen"]),
+]
+
+/// Keys earlier versions read, and where their setting is now.
+let movedKeys: [String: String] = [
+    "webhooks.retention_days":
+        "how long delivered deliveries stay is each tenant's \"retention\": {\"webhook_days\": N} in the tenants file "
+        + "(README, \"Retention\")",
+    "webhooks.failed_retention_days":
+        "how long failed deliveries stay is each tenant's \"retention\": {\"failed_webhook_days\": N} in the tenants "
+        + "file (README, \"Retention\")",
 ]
 
 /// Turns a parsed document into a ``ServerConfig``, key by key, with located errors.
@@ -234,6 +241,9 @@ private struct ConfigReader {
         }
         let keys = document.entries.compactMap { entry -> ConfigError? in
             guard let keys = known[entry.section], !keys.contains(entry.key) else { return nil }
+            if let moved = movedKeys["\(entry.section).\(entry.key)"] {
+                return .unknownKey(file, line: entry.line, section: entry.section, key: entry.key, movedTo: moved)
+            }
             return .unknownKey(file, line: entry.line, section: entry.section, key: entry.key, known: keys)
         }
         return sections + keys
@@ -398,8 +408,6 @@ private struct ConfigReader {
         try integer("webhooks", "max_in_flight_per_endpoint", 1...1000) { capacity.perEndpoint = $0 }
         config.webhooks.capacity = WebhookCapacity.Limits(
             total: capacity.total, perTenant: capacity.perTenant, perEndpoint: capacity.perEndpoint)
-        try integer("webhooks", "retention_days", 1...3650) { config.webhooks.retention = .seconds(Int64($0) * Seconds.perDay) }
-        try integer("webhooks", "failed_retention_days", 1...3650) { config.webhooks.failedRetention = .seconds(Int64($0) * Seconds.perDay) }
         // [metrics]
         if let entry = entries["metrics"]?["listen"] {
             switch ListenAddress.parse(try string(entry)) {

@@ -1,4 +1,4 @@
-public import CivilCalendar
+import CivilCalendar
 import RequestTracing
 public import EntitlementDomain
 public import RPCCore
@@ -17,27 +17,19 @@ public final class WebhookDispatcher: Sendable {
         public var capacity: WebhookCapacity.Limits
         /// How many due deliveries one claim considers.
         public var batchSize: Int
-        /// Delivered deliveries and notices are deleted this long after they were made; failed ones after
-        /// `failedRetention` (they wait for a redelivery).
-        public var retention: Duration
-        public var failedRetention: Duration
 
         public init(
             schedule: WebhookRetrySchedule = WebhookRetrySchedule(), capacity: WebhookCapacity.Limits = .init(),
-            batchSize: Int = 200, retention: Duration = .seconds(7 * Seconds.perDay),
-            failedRetention: Duration = .seconds(30 * Seconds.perDay)
+            batchSize: Int = 200
         ) {
             self.schedule = schedule
             self.capacity = capacity
             self.batchSize = max(1, batchSize)
-            self.retention = retention
-            self.failedRetention = failedRetention
         }
     }
 
     /// An attempt's lease outlasts the longest attempt (the outbound client's 15 s timeout) with room to record it.
     static let leaseMilliseconds = Milliseconds.perMinute
-    static let pruneInterval = 10 * Milliseconds.perMinute
     /// How long the loop sleeps with nothing due (a commit wakes it sooner).
     static let idleWait: Duration = .seconds(30)
 
@@ -46,7 +38,6 @@ public final class WebhookDispatcher: Sendable {
         /// Attempts finished and not yet recorded.
         var finished: [WebhookAttemptResult] = []
         var leasesReleased = false
-        var lastPrune: Int64 = 0
     }
 
     private let engine: CustomerEngine
@@ -76,7 +67,7 @@ public final class WebhookDispatcher: Sendable {
     /// Returns once the run in progress is over; attempts still in flight finish or are sent again after a restart.
     public func stop() async { await loop.stop() }
 
-    /// One pass: record what finished, start what is due and fits, prune now and then; returns how long to sleep.
+    /// One pass: record what finished, start what is due and fits; returns how long to sleep.
     func run() async -> Duration {
         do throws(DomainError) {
             if !state.withLock({ $0.leasesReleased }) {
@@ -84,7 +75,6 @@ public final class WebhookDispatcher: Sendable {
                 state.withLock { $0.leasesReleased = true }
             }
             let started = try await exchange()
-            try await pruneIfDue()
             let free = state.withLock { $0.capacity.free }
             if started.filled && free > 0 { return .zero }
             // Every slot busy: a finishing attempt wakes the loop.
@@ -201,19 +191,5 @@ public final class WebhookDispatcher: Sendable {
         }
         return WebhookAttemptResult(
             delivery: delivery, attemptedAt: attemptedAt, status: outcome.status, error: outcome.error, verdict: verdict)
-    }
-
-    private func pruneIfDue() async throws(DomainError) {
-        let now = engine.now().milliseconds
-        let due = state.withLock { state in
-            guard now - state.lastPrune >= Self.pruneInterval else { return false }
-            state.lastPrune = now
-            return true
-        }
-        guard due else { return }
-        let removed = try await engine.outbox.prune(
-            deliveredBefore: UnixTime(milliseconds: now - settings.retention.milliseconds),
-            failedBefore: UnixTime(milliseconds: now - settings.failedRetention.milliseconds))
-        if removed > 0 { log.info("pruned old webhook deliveries", ["count": String(removed)]) }
     }
 }

@@ -200,23 +200,37 @@ extension InMemoryTransaction {
 
 /// Retention in memory, as `Retention.swift`'s statements do it.
 extension InMemoryTransaction {
-    func compactEvents(tenantID: String, before: UnixTime, limit: Int) throws(StorageError) -> Int {
+    func compactEvents(tenantID: String, before: UnixTime, after: EventPosition?, limit: Int) throws(StorageError)
+        -> (removed: Int, scanned: EventPosition?)
+    {
+        let scanned = tables.events.filter { $0.key.tenantID == tenantID }.flatMap { key, events in
+            events.map { EventPosition(occurredAt: $0.occurredAt, customerID: key.customerID, version: $0.version) }
+        }.filter { position in position.occurredAt < before && after.map { $0 < position } ?? true }.sorted().prefix(limit)
         var removed = 0
-        for (key, events) in tables.events where key.tenantID == tenantID && removed < limit {
-            guard let current = tables.customers[key.customerID]?.record.version else { continue }
-            let kept = events.filter { event in
-                let goes = removed < limit && event.occurredAt < before && event.version < current
-                if goes { removed += 1 }
-                return !goes
-            }
-            tables.events[key] = kept
+        for position in scanned {
+            let key = InMemoryTables.CustomerKey(tenantID: tenantID, customerID: position.customerID)
+            guard let current = tables.customers[position.customerID]?.record.version, position.version < current else { continue }
+            tables.events[key]?.removeAll { $0.version == position.version }
+            removed += 1
         }
-        return removed
+        return (removed, scanned.count == limit ? scanned.last : nil)
+    }
+
+    func pruneWebhookDeliveries(tenantID: String, states: [WebhookDelivery.State], before time: UnixTime, limit: Int)
+        throws(StorageError) -> Int
+    {
+        let old = tables.deliveries.values.map(\.delivery)
+            .filter { $0.tenantID == tenantID && states.contains($0.state) && $0.createdAt < time }
+            .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.prefix(limit)
+        for delivery in old { tables.deliveries[delivery.id] = nil }
+        return old.count
     }
 
     func forgetRedemptionCodes(tenantID: String, before: UnixTime, limit: Int) throws(StorageError) -> Int {
         let going = tables.redemptionCodes.filter { _, code in
-            code.tenantID == tenantID && ((code.usedAt.map { $0 < before } ?? false) || (code.replacedAt.map { $0 < before } ?? false))
+            code.tenantID == tenantID
+                && ((code.usedAt.map { $0 < before } ?? false) || (code.replacedAt.map { $0 < before } ?? false)
+                    || code.expiresAt < before)
         }.keys.prefix(limit)
         for key in going { tables.redemptionCodes[key] = nil }
         return going.count

@@ -111,17 +111,4 @@ extension InMemoryTransaction {
     func enableWebhookEndpoint(tenantID: String, endpointID: String) throws(StorageError) {
         tables.disabledEndpoints[InMemoryTables.NameKey(tenantID: tenantID, name: endpointID)] = nil
     }
-
-    func pruneWebhookDeliveries(states: [WebhookDelivery.State], before time: UnixTime, limit: Int)
-        throws(StorageError) -> Int
-    {
-        var removed = 0
-        for state in states where removed < limit {
-            let old = tables.deliveries.values.map(\.delivery).filter { $0.state == state && $0.createdAt < time }
-                .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.prefix(limit - removed)
-            for delivery in old { tables.deliveries[delivery.id] = nil }
-            removed += old.count
-        }
-        return removed
-    }
 }

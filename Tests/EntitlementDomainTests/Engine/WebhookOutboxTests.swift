@@ -171,18 +171,6 @@ import TestSupport
         }
     }
 
-    @Test func pruningRemovesOldDeliveredRowsOnly() async throws {
-        let harness = try Self.harness([Self.everything])
-        try await harness.grant("alice")
-        let created = try #require(try await claim(harness).first)
-        try await record(harness, created, .delivered, status: 200)
-        harness.clock.advance(milliseconds: 10_000)
-        let cutoff = harness.now
-        let removed = try await harness.engine.outbox.prune(deliveredBefore: cutoff, failedBefore: cutoff)
-        #expect(removed == 1)
-        #expect(try log(harness).map(\.version) == [2])
-    }
-
     @Test func theLogPagesNewestFirstAndNarrowsByCustomer() async throws {
         let harness = try Self.harness([Self.everything])
         try await harness.grant("alice", "pro")

@@ -44,6 +44,4 @@ public protocol WebhookOutboxStorage {
     /// Returns false (and changes nothing) when the endpoint was disabled already.
     func disableWebhookEndpoint(_ endpoint: DisabledWebhookEndpoint) throws(StorageError) -> Bool
     func enableWebhookEndpoint(tenantID: String, endpointID: String) throws(StorageError)
-    /// Deletes up to `limit` deliveries in `states` made before `before`, oldest first; returns how many.
-    func pruneWebhookDeliveries(states: [WebhookDelivery.State], before: UnixTime, limit: Int) throws(StorageError) -> Int
 }
