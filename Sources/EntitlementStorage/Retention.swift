@@ -12,8 +12,6 @@ enum Retention {
         CREATE INDEX webhook_deliveries_age ON webhook_deliveries (state, tenant_id, created_at);
         """
 
-    static let eventAge = "(occurred_at, customer_id, version)"
-
     static func bindings(_ position: EventPosition) -> [SQLValue] {
         [.time(position.occurredAt), .integer(position.customerID), .integer(Int64(clamping: position.version))]
     }
@@ -33,21 +31,24 @@ extension SQLExecutor {
         let last = try row(
             """
             SELECT occurred_at, customer_id, version FROM events
-            WHERE tenant_id = ? AND occurred_at < ? AND \(Retention.eventAge) > (?, ?, ?)
+            WHERE tenant_id = ? AND occurred_at < ? AND (occurred_at, customer_id, version) > (?, ?, ?)
             ORDER BY occurred_at, customer_id, version LIMIT 1 OFFSET ?
             """,
             [tenant, .time(before)] + from + [.integer(Int64(limit - 1))]
         ) { EventPosition(occurredAt: $0.time(0), customerID: $0.int64(1), version: UInt64(clamping: $0.int64(2))) }
-        let to = last.map(Retention.bindings) ?? [.integer(Int64.max), .integer(Int64.max), .integer(Int64.max)]
+        // Bounded on both sides by row values, so the scan reads the window only (`occurred_at < before` is the last
+        // window's end: its newest events in time).
+        let end = EventPosition(
+            occurredAt: UnixTime(milliseconds: max(before.milliseconds, .min + 1) - 1), customerID: .max, version: .max)
         let removed = try run(
             """
             DELETE FROM events WHERE tenant_id = ? AND (customer_id, version) IN (
                 SELECT e.customer_id, e.version FROM events e
                 JOIN customers c ON c.tenant_id = e.tenant_id AND c.id = e.customer_id
-                WHERE e.tenant_id = ? AND e.occurred_at < ? AND (e.occurred_at, e.customer_id, e.version) > (?, ?, ?)
+                WHERE e.tenant_id = ? AND (e.occurred_at, e.customer_id, e.version) > (?, ?, ?)
                     AND (e.occurred_at, e.customer_id, e.version) <= (?, ?, ?) AND e.version < c.version)
             """,
-            [tenant, tenant, .time(before)] + from + to)
+            [tenant, tenant] + from + Retention.bindings(last ?? end))
         return (removed, last)
     }
 

@@ -1,5 +1,7 @@
 import EntitlementDomain
+import Foundation
 import TenantConfiguration
+import TestSupport
 import Testing
 
 /// The `retention` object of a tenant configuration (``RetentionSettings``).
@@ -48,6 +50,19 @@ import Testing
         }
         #expect(error?.path == path, "\(String(describing: error))")
         #expect(error?.description.contains(message) == true, "\(String(describing: error))")
+    }
+
+    /// The README's example, as written, and the example tenants file's.
+    @Test func theReadmesExampleLoads() throws {
+        let readme = String(decoding: try RepositoryFiles.data("README.md"), as: UTF8.self)
+        let section = try #require(readme.range(of: "## Retention\n")).upperBound
+        let start = try #require(readme.range(of: "```json\n", range: section..<readme.endIndex)).upperBound
+        let end = try #require(readme.range(of: "```", range: start..<readme.endIndex)).lowerBound
+        let member = readme[start..<end].trimmingCharacters(in: .whitespacesAndNewlines)
+        let prefix = "\"retention\": "
+        #expect(member.hasPrefix(prefix))
+        let read = try Self.retention(String(member.dropFirst(prefix.count)))
+        #expect(read == RetentionSettings(eventDays: 730, webhookDays: 7, failedWebhookDays: 30, redemptionCodeDays: 30))
     }
 
     @Test func aTenantBuiltInCodeIsCheckedTheSameWay() {
