@@ -77,13 +77,10 @@ extension SQLExecutor {
         var counts = ErasureCounts()
 
         // Other customers' history names the person where a transfer or merge involved them: the webhooks about
-        // those events go, and the events keep their change without the ID (reasons quote it: 'ID').
+        // those events go (found by the ID they carry, also once retention removed the event), and the events keep
+        // their change without the ID (reasons quote it: 'ID').
         counts.webhookDeliveries += try run(
-            """
-            DELETE FROM webhook_deliveries WHERE tenant_id = ? AND (customer_id, version) IN (
-                SELECT customer_id, version FROM events WHERE tenant_id = ? AND related_app_user_id IN \(inIDs))
-            """,
-            [tenant, tenant] + ids)
+            "DELETE FROM webhook_deliveries WHERE tenant_id = ? AND related_app_user_id IN \(inIDs)", [tenant] + ids)
         for id in erasure.appUserIDs {
             _ = try run(
                 """

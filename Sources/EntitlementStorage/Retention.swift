@@ -10,6 +10,16 @@ enum Retention {
         -- A tenant's deliveries in a state by age, for their retention.
         DROP INDEX webhook_deliveries_age;
         CREATE INDEX webhook_deliveries_age ON webhook_deliveries (state, tenant_id, created_at);
+        -- The other customer a delivery's body names (a transfer's, a merge's), for an erasure of that person once
+        -- the event itself is gone; filled in from the events for the deliveries made before.
+        ALTER TABLE webhook_deliveries ADD COLUMN related_app_user_id TEXT NOT NULL DEFAULT '';
+        UPDATE webhook_deliveries SET related_app_user_id = COALESCE((
+            SELECT e.related_app_user_id FROM events e
+            WHERE e.tenant_id = webhook_deliveries.tenant_id AND e.customer_id = webhook_deliveries.customer_id
+                AND e.version = webhook_deliveries.version), '')
+        WHERE customer_id IS NOT NULL AND state <> 4;
+        CREATE INDEX webhook_deliveries_related ON webhook_deliveries (tenant_id, related_app_user_id)
+            WHERE related_app_user_id <> '';
         """
 
     static func bindings(_ position: EventPosition) -> [SQLValue] {
@@ -27,7 +37,7 @@ extension SQLExecutor {
         guard limit > 0 else { return (0, after) }
         let tenant = SQLValue.text(tenantID)
         let from = after.map(Retention.bindings) ?? Retention.start
-        // The window's last event: the batch is everything after `from` up to it (or to `before` when fewer are left).
+        // The window's last event: the batch is every event after `from` up to it (or to `before` when fewer are left).
         let last = try row(
             """
             SELECT occurred_at, customer_id, version FROM events
@@ -36,19 +46,15 @@ extension SQLExecutor {
             """,
             [tenant, .time(before)] + from + [.integer(Int64(limit - 1))]
         ) { EventPosition(occurredAt: $0.time(0), customerID: $0.int64(1), version: UInt64(clamping: $0.int64(2))) }
-        // Bounded on both sides by row values, so the scan reads the window only (`occurred_at < before` is the last
-        // window's end: its newest events in time).
-        let end = EventPosition(
-            occurredAt: UnixTime(milliseconds: max(before.milliseconds, .min + 1) - 1), customerID: .max, version: .max)
+        // Bounded on both sides by row values, so that the scan reads the window only.
         let removed = try run(
             """
             DELETE FROM events WHERE tenant_id = ? AND (customer_id, version) IN (
-                SELECT e.customer_id, e.version FROM events e
-                JOIN customers c ON c.tenant_id = e.tenant_id AND c.id = e.customer_id
-                WHERE e.tenant_id = ? AND (e.occurred_at, e.customer_id, e.version) > (?, ?, ?)
-                    AND (e.occurred_at, e.customer_id, e.version) <= (?, ?, ?) AND e.version < c.version)
+                SELECT customer_id, version - 1 FROM events
+                WHERE tenant_id = ? AND (occurred_at, customer_id, version) > (?, ?, ?)
+                    AND (occurred_at, customer_id, version) <= (?, ?, ?) AND version > 1)
             """,
-            [tenant, tenant] + from + Retention.bindings(last ?? end))
+            [tenant, tenant] + from + Retention.bindings(last ?? .justBefore(before)))
         return (removed, last)
     }
 

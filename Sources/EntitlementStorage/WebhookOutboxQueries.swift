@@ -11,8 +11,8 @@ extension SQLExecutor {
             """
             INSERT INTO webhook_deliveries (tenant_id, endpoint_id, customer_id, version, message_id, type, body,
                 created_at, state, attempts, next_attempt_at, last_attempt_at, last_status, last_error, delivered_at,
-                app_user_id, request_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+                app_user_id, request_id, related_app_user_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
             """,
             [
                 .text(delivery.tenantID), .text(delivery.endpointID), .integer(delivery.customerID),
@@ -20,7 +20,7 @@ extension SQLExecutor {
                 .time(delivery.createdAt), .integer(StorageColumns.webhookState(delivery.state)),
                 .integer(Int64(delivery.attempts)), .time(delivery.nextAttemptAt), .time(delivery.lastAttemptAt),
                 .integer(delivery.lastStatus.map(Int64.init)), .text(delivery.lastError), .time(delivery.deliveredAt),
-                .text(delivery.appUserID), .text(delivery.requestID),
+                .text(delivery.appUserID), .text(delivery.requestID), .text(delivery.relatedAppUserID),
             ]
         ) { $0.int64(0) } ?? 0
     }
@@ -101,7 +101,7 @@ extension SQLExecutor {
 extension StorageSQL {
     static let webhookDeliveryColumns =
         "id, tenant_id, endpoint_id, customer_id, version, message_id, type, body, created_at, state, attempts, "
-        + "next_attempt_at, last_attempt_at, last_status, last_error, delivered_at, app_user_id, request_id"
+        + "next_attempt_at, last_attempt_at, last_status, last_error, delivered_at, app_user_id, request_id, related_app_user_id"
 
     /// The WHERE clause of a filter (never empty: the tenant is always in it).
     static func conditions(_ filter: WebhookDeliveryFilter) -> (String, [SQLValue]) {
@@ -124,7 +124,8 @@ extension StorageSQL {
     static func webhookDelivery(_ row: some SQLRow) throws(StorageError) -> WebhookDelivery {
         WebhookDelivery(
             id: row.int64(0), tenantID: row.string(1), endpointID: row.string(2), customerID: row.optionalInt64(3),
-            appUserID: row.string(16), version: UInt64(bitPattern: row.int64(4)), messageID: row.string(5), type: row.string(6), body: row.blob(7),
+            appUserID: row.string(16), relatedAppUserID: row.string(18), version: UInt64(bitPattern: row.int64(4)),
+            messageID: row.string(5), type: row.string(6), body: row.blob(7),
             createdAt: row.time(8),
             state: try StorageColumns.decode(row.int64(9), column: "webhook_deliveries.state", as: StorageColumns.webhookState),
             attempts: Int(row.int64(10)), nextAttemptAt: row.optionalTime(11), lastAttemptAt: row.optionalTime(12),

@@ -2,7 +2,7 @@ import EntitlementDomain
 
 /// A tenant's `retention` object (see ``RetentionSettings`` for the format).
 extension TenantConfigReader {
-    static let retentionFields = ["event_days", "webhook_days", "failed_webhook_days", "redemption_code_days", "_comment"]
+    static let retentionFields = ["event_days", "webhook_days", "failed_webhook_days", "spent_code_days", "_comment"]
 
     func retentionSettings(_ node: JSONNode, path: String) throws(TenantConfigError) -> RetentionSettings {
         let members = try object(node, path: path, allowed: Self.retentionFields, what: "\"retention\"")
@@ -16,6 +16,6 @@ extension TenantConfigReader {
             eventDays: try days("event_days") ?? defaults.eventDays,
             webhookDays: try days("webhook_days") ?? defaults.webhookDays,
             failedWebhookDays: try days("failed_webhook_days") ?? defaults.failedWebhookDays,
-            redemptionCodeDays: try days("redemption_code_days") ?? defaults.redemptionCodeDays)
+            spentCodeDays: try days("spent_code_days") ?? defaults.spentCodeDays)
     }
 }

@@ -67,9 +67,10 @@ private let day = Milliseconds.perDay
         try raw.execute("DROP TABLE erased_customers")
         try raw.execute("DROP TABLE erasure_keys")
         try raw.execute("ALTER TABLE transactions DROP COLUMN erased_owner")
-        for index in ["events_age", "events_related", "redemption_codes_used_by", "purchase_references_buyer"] {
+        for index in ["webhook_deliveries_related", "events_age", "events_related", "redemption_codes_used_by", "purchase_references_buyer"] {
             try raw.execute("DROP INDEX \(index)")
         }
+        try raw.execute("ALTER TABLE webhook_deliveries DROP COLUMN related_app_user_id")
         try raw.execute("DROP TABLE audit_log")
         try raw.execute("DROP TABLE customer_attributes")
         try raw.execute("DROP TABLE billing_observations")

@@ -37,7 +37,8 @@ struct ErasureStorageTests {
             for customerID in [gone.id, other.id] {
                 _ = try transaction.insertWebhookDelivery(
                     WebhookDelivery(
-                        tenantID: "t", endpointID: "e", customerID: customerID, appUserID: "x", version: 1, messageID: "m",
+                        tenantID: "t", endpointID: "e", customerID: customerID, appUserID: "x",
+                        relatedAppUserID: customerID == other.id ? "\(marker)-user" : "", version: 1, messageID: "m",
                         type: "customer.grant", body: Array("{\"about\":\"\(marker)\"}".utf8), createdAt: time(1),
                         nextAttemptAt: nil))
             }

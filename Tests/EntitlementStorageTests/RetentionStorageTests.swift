@@ -4,7 +4,7 @@ import TestSupport
 
 @testable import EntitlementStorage
 
-/// Retention's deletions on each database: old events go but each customer's newest; old deliveries of the tenant in
+/// Retention's deletions on each database: events replaced before the cutoff go, each customer's newest stays; old deliveries of the tenant in
 /// the states named; old used, replaced and expired codes.
 @Suite("Retention")
 struct RetentionStorageTests {
@@ -19,19 +19,19 @@ struct RetentionStorageTests {
             return (busy, quiet)
         }
         // Events v1...v5 occurred at 1001...1005 ms, the quiet customer's v1 at 1001: scanned two at a time, in time
-        // order, everything before 1_004 ms goes but the quiet one's newest.
+        // order, the events replaced before 1_004 ms go (v1 and v2); v3 stays, the status from 1_003 to 1_004.
         let first = try repository.write { try $0.compactEvents(tenantID: "t", before: time(1_004), after: nil, limit: 2) }
-        #expect(first.removed == 1 && first.scanned == EventPosition(occurredAt: time(1_001), customerID: quiet.id, version: 1))
+        #expect(first.removed == 0 && first.scanned == EventPosition(occurredAt: time(1_001), customerID: quiet.id, version: 1))
         let second = try repository.write { try $0.compactEvents(tenantID: "t", before: time(1_004), after: first.scanned, limit: 2) }
         #expect(second.removed == 2 && second.scanned == EventPosition(occurredAt: time(1_003), customerID: busy.id, version: 3))
         let third = try repository.write { try $0.compactEvents(tenantID: "t", before: time(1_004), after: second.scanned, limit: 2) }
         #expect(third.removed == 0 && third.scanned == nil)
         let elsewhere = try repository.write { try $0.compactEvents(tenantID: "u", before: time(9_999), after: nil, limit: 10) }
         #expect(elsewhere.removed == 0 && elsewhere.scanned == nil)
-        #expect(try repository.events(tenantID: "t", customerID: busy.id, beforeVersion: nil, limit: 10).map(\.version) == [5, 4])
-        // The quiet customer's one event is its newest: it stays, however old.
+        #expect(try repository.events(tenantID: "t", customerID: busy.id, beforeVersion: nil, limit: 10).map(\.version) == [5, 4, 3])
+        // Each customer's newest stays, however old: the quiet one's only event too.
         let all = try repository.write { try $0.compactEvents(tenantID: "t", before: time(9_999), after: nil, limit: 10) }
-        #expect(all.removed == 1 && all.scanned == nil)
+        #expect(all.removed == 2 && all.scanned == nil)
         #expect(try repository.events(tenantID: "t", customerID: quiet.id, beforeVersion: nil, limit: 10).count == 1)
         #expect(try repository.events(tenantID: "t", customerID: busy.id, beforeVersion: nil, limit: 10).map(\.version) == [5])
     }

@@ -43,7 +43,7 @@ from webhook_receiver import Receiver
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 DAY_MS = 86_400_000
 AGED_DAYS = 40
-RETENTION = {"event_days": 30, "webhook_days": 7, "failed_webhook_days": 30, "redemption_code_days": 30}
+RETENTION = {"event_days": 30, "webhook_days": 7, "failed_webhook_days": 30, "spent_code_days": 30}
 DEFAULTS = {"webhook_days": 7, "failed_webhook_days": 30}
 PENDING, DELIVERED, FAILED, NOTICE = 1, 2, 3, 4  # WebhookDeliveryState
 APPLIED = re.compile(r"\bINFO \S+ retention applied (.*)$", re.MULTILINE)
@@ -101,6 +101,11 @@ def age_sql(tenant: str, days: int, *, events_of=(), deliveries_of=(), codes_of=
         statements.append(
             f"UPDATE events SET occurred_at = occurred_at - {shift} WHERE tenant_id = {quoted(tenant)} AND customer_id "
             f"IN (SELECT id FROM customers WHERE tenant_id = {quoted(tenant)} AND app_user_id IN {in_list(events_of)})")
+        # Where the last compaction ended moves back too: it never sees an event behind it otherwise, as time passing
+        # never puts one there.
+        statements.append(
+            f"UPDATE poll_cursors SET position = position - {shift} "
+            f"WHERE tenant_id = {quoted(tenant)} AND name = 'event_compaction'")
     if deliveries_of:
         statements.append(
             f"UPDATE webhook_deliveries SET created_at = created_at - {shift} "
@@ -474,8 +479,9 @@ def test_the_server_wide_retention_keys_are_refused_naming_the_tenant_key(tmp_pa
 TAKEOVER_TIMEOUT = 15.0
 
 
-def taken_on(server: ServerProcess, tenant: str) -> int:
-    return len(re.findall(rf"background work taken on .*work=retention tenant={tenant}\b", server.log()))
+def taken_on(server: ServerProcess) -> int:
+    """How often the instance took the retention work (one hold for every tenant) on."""
+    return len(re.findall(r"background work taken on .*work=retention\b", server.log()))
 
 
 @pytest.mark.skipif(not ON_POSTGRES, reason="several instances share a database on PostgreSQL only")
@@ -526,11 +532,11 @@ def test_of_two_instances_sharing_a_database_one_applies_a_tenants_retention(tmp
         rows = query_database(shared, "SELECT c.app_user_id, e.version FROM events e JOIN customers c "
                                       "ON c.id = e.customer_id ORDER BY 1")
         assert rows == sorted((user, str(version)) for user, version in versions.items())
-        assert (taken_on(holder[0], tenant.id), taken_on(other, tenant.id)) == (1, 0)
+        assert (taken_on(holder[0]), taken_on(other)) == (1, 0)
         # The other was asking all along: once the holder stops it takes the work over and runs a pass at once, which
         # finds nothing left to remove (no line).
         stop_and_check(holder[0])
-        wait_for(lambda: taken_on(other, tenant.id) == 1, "the work taken over", TAKEOVER_TIMEOUT)
+        wait_for(lambda: taken_on(other) == 1, "the work taken over", TAKEOVER_TIMEOUT)
         assert query_database(shared, "SELECT count(*) FROM events") == [(str(len(users)),)]
         stop_and_check(other)
         assert applied(other) == {}

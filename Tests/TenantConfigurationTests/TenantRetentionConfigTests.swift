@@ -23,23 +23,23 @@ import Testing
         let directory = try TenantConfigLoader.parse(Array(text.utf8), file: "tenants.json", directory: "/")
         let read = try #require(directory.tenant(id: "a")).retention
         #expect(read == .defaults)
-        #expect(read == RetentionSettings(eventDays: nil, webhookDays: 7, failedWebhookDays: 30, redemptionCodeDays: 30))
+        #expect(read == RetentionSettings(eventDays: nil, webhookDays: 7, failedWebhookDays: 30, spentCodeDays: 30))
         #expect(try Self.retention("{}") == .defaults)
     }
 
     @Test func eachPeriodGivenReplacesItsDefaultOnly() throws {
         #expect(try Self.retention("{\"event_days\": 365, \"_comment\": \"a year\"}")
-            == RetentionSettings(eventDays: 365, webhookDays: 7, failedWebhookDays: 30, redemptionCodeDays: 30))
+            == RetentionSettings(eventDays: 365, webhookDays: 7, failedWebhookDays: 30, spentCodeDays: 30))
         #expect(try Self.retention(
-            "{\"event_days\": 1, \"webhook_days\": 3650, \"failed_webhook_days\": 90, \"redemption_code_days\": 2}")
-            == RetentionSettings(eventDays: 1, webhookDays: 3650, failedWebhookDays: 90, redemptionCodeDays: 2))
+            "{\"event_days\": 1, \"webhook_days\": 3650, \"failed_webhook_days\": 90, \"spent_code_days\": 2}")
+            == RetentionSettings(eventDays: 1, webhookDays: 3650, failedWebhookDays: 90, spentCodeDays: 2))
     }
 
     @Test(arguments: [
         ("{\"event_days\": 0}", "tenants[0].retention.event_days", "from 1 to 3650, found 0"),
         ("{\"webhook_days\": 3651}", "tenants[0].retention.webhook_days", "found 3651"),
         ("{\"failed_webhook_days\": 1.5}", "tenants[0].retention.failed_webhook_days", "whole number of days"),
-        ("{\"redemption_code_days\": \"30\"}", "tenants[0].retention.redemption_code_days", "expected a number"),
+        ("{\"spent_code_days\": \"30\"}", "tenants[0].retention.spent_code_days", "expected a number"),
         ("{\"event_days\": 99999999999999999999}", "tenants[0].retention.event_days", "whole number of days"),
         ("{\"events_days\": 30}", "tenants[0].retention.events_days", "events_days"),
         ("[]", "tenants[0].retention", "object"),
@@ -62,14 +62,14 @@ import Testing
         let prefix = "\"retention\": "
         #expect(member.hasPrefix(prefix))
         let read = try Self.retention(String(member.dropFirst(prefix.count)))
-        #expect(read == RetentionSettings(eventDays: 730, webhookDays: 7, failedWebhookDays: 30, redemptionCodeDays: 30))
+        #expect(read == RetentionSettings(eventDays: 730, webhookDays: 7, failedWebhookDays: 30, spentCodeDays: 30))
     }
 
     @Test func aTenantBuiltInCodeIsCheckedTheSameWay() {
         let error = #expect(throws: TenantRuleError.self) {
             try Tenant(
                 id: "a", publicKeyHashes: [Self.publicHash],
-                retention: RetentionSettings(eventDays: 0, webhookDays: 7, failedWebhookDays: 30, redemptionCodeDays: 30))
+                retention: RetentionSettings(eventDays: 0, webhookDays: 7, failedWebhookDays: 30, spentCodeDays: 30))
         }
         #expect(error?.description.contains("tenant.retention.event_days") == true, "\(String(describing: error))")
     }

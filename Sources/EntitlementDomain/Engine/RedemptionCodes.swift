@@ -111,8 +111,8 @@ extension StorePurchases {
     }
 
     /// Attaches the purchase `code` stands for to `appUserID` (created when new) under `policy`, and uses the code
-    /// up, in one transaction. `notFound` for a code never issued; `wrongState` for one used, replaced or
-    /// expired, saying which.
+    /// up, in one transaction. `notFound` for a code never issued (or forgotten by the tenant's retention);
+    /// `wrongState` for one used, replaced or expired, saying which.
     public func redeem(tenantID: String, appUserID: String, code: String, policy: @escaping @Sendable (Store) -> TransferPolicy)
         async throws(DomainError) -> Redemption
     {

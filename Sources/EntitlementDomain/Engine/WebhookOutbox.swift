@@ -63,7 +63,8 @@ extension EngineCore {
             _ = try transaction.insertWebhookDelivery(
                 WebhookDelivery(
                     tenantID: record.tenantID, endpointID: endpoint.id, customerID: record.customerID,
-                    appUserID: event.customer.customer.appUserID, version: record.version,
+                    appUserID: event.customer.customer.appUserID, relatedAppUserID: record.relatedAppUserID,
+                    version: record.version,
                     messageID: CustomerEventMessage.messageID(eventID: eventID, endpointID: endpoint.id).text,
                     type: type, body: body, createdAt: record.occurredAt, nextAttemptAt: record.occurredAt))
         }

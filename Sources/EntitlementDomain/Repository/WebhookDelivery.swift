@@ -23,6 +23,9 @@ public struct WebhookDelivery: Hashable, Sendable {
     public var customerID: Int64?
     /// The customer's canonical app user ID when the event was recorded.
     public var appUserID: String
+    /// The other customer's app user ID the event names (a transfer's, a merge's), which the body carries; empty
+    /// when none. An erasure of that person finds the delivery by it.
+    public var relatedAppUserID: String
     /// The customer's version after the event (a notice's: the failed delivery's).
     public var version: UInt64
     /// The `webhook-id` header: the same on every attempt and redelivery.
@@ -48,8 +51,8 @@ public struct WebhookDelivery: Hashable, Sendable {
 
     /// `requestID` defaults to the call the current task works for.
     public init(
-        id: Int64 = 0, tenantID: String, endpointID: String, customerID: Int64?, appUserID: String, version: UInt64,
-        messageID: String,
+        id: Int64 = 0, tenantID: String, endpointID: String, customerID: Int64?, appUserID: String,
+        relatedAppUserID: String = "", version: UInt64, messageID: String,
         type: String, body: [UInt8], createdAt: UnixTime, state: State = .pending, attempts: Int = 0,
         nextAttemptAt: UnixTime?, lastAttemptAt: UnixTime? = nil, lastStatus: Int? = nil, lastError: String = "",
         deliveredAt: UnixTime? = nil, requestID: String = RequestID.current ?? ""
@@ -59,6 +62,7 @@ public struct WebhookDelivery: Hashable, Sendable {
         self.endpointID = endpointID
         self.customerID = customerID
         self.appUserID = appUserID
+        self.relatedAppUserID = relatedAppUserID
         self.version = version
         self.messageID = messageID
         self.type = type

@@ -83,7 +83,7 @@ public struct AppStoreSettings: Sendable, Hashable {
     /// How the server calls Apple's App Store Server API for this app; nil: it does not.
     public var serverAPI: AppStoreServerAPISettings?
 
-    /// Settings built in code; validated when passed to ``Tenant/init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:browser:webhooks:commissions:exchangeRates:attributes:privacy:)``.
+    /// Settings built in code; validated when passed to ``Tenant/init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:browser:webhooks:commissions:exchangeRates:attributes:privacy:retention:)``.
     public init(
         bundleID: String, appAppleID: Int64? = nil, environments: Set<AppStoreEnvironmentName>,
         rootCertificatePaths: [String], gracePeriodDays: Int = 0, transferPolicy: TransferPolicy = .transfer,

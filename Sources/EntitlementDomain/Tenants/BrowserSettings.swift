@@ -11,7 +11,7 @@
 /// The server answers CORS preflights for an origin any tenant lists (a preflight carries no key); each call is then
 /// checked against its own tenant's list after authentication. Calls without an `Origin` header (not from a
 /// browser) are not checked. The rules are in BrowserSettings+Rules.swift, shared by the tenants file reader and
-/// ``Tenant/init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:browser:webhooks:commissions:exchangeRates:attributes:privacy:)``.
+/// ``Tenant/init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:browser:webhooks:commissions:exchangeRates:attributes:privacy:retention:)``.
 public struct BrowserSettings: Sendable, Hashable {
     public static let allowedOriginCountRange: ClosedRange<Int> = 1...100
 

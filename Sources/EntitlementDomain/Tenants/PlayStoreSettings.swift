@@ -72,7 +72,7 @@ public struct PlayNotificationSettings: Sendable, Hashable {
 /// Entitlements come from the tenant's `products`: a subscription's base plan may map on its own as
 /// `"<productId>:<basePlanId>"`, which wins over `"<productId>"`. Relative file paths are resolved against the
 /// tenants file's directory. The rules are in PlayStoreSettings+Rules.swift, shared by the tenants file reader and
-/// ``Tenant/init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:browser:webhooks:commissions:exchangeRates:attributes:privacy:)``.
+/// ``Tenant/init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:browser:webhooks:commissions:exchangeRates:attributes:privacy:retention:)``.
 public struct PlayStoreSettings: Sendable, Hashable {
     public static let defaultAPIBaseURL = "https://androidpublisher.googleapis.com/androidpublisher/v3/applications"
     public static let voidedPurchasesPollMinutesRange: ClosedRange<Int> = 0...1440

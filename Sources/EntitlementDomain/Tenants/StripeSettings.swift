@@ -42,7 +42,7 @@ public enum StripeEnvironmentName: String, Sendable, Hashable, CaseIterable {
 /// kept as given (they are the HMAC keys) and never appear in ``description`` or in errors; the API key stays in its
 /// file, read by the server when it builds the client. The rules are in StripeSettings+Rules.swift, shared by the
 /// tenants file reader and
-/// ``Tenant/init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:browser:webhooks:commissions:exchangeRates:attributes:privacy:)``.
+/// ``Tenant/init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:browser:webhooks:commissions:exchangeRates:attributes:privacy:retention:)``.
 public struct StripeSettings: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
     public static let defaultAPIBaseURL = "https://api.stripe.com"
     /// stripe-python's `Webhook.DEFAULT_TOLERANCE`.

@@ -1,6 +1,6 @@
 /// A tenant value the domain's rules refuse: which field, which rule, and what is wrong.
 ///
-/// Thrown by ``Tenant/init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:browser:webhooks:commissions:exchangeRates:attributes:privacy:)``
+/// Thrown by ``Tenant/init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:browser:webhooks:commissions:exchangeRates:attributes:privacy:retention:)``
 /// (paths start at `tenant`), by ``TenantDirectory/init(tenants:)`` (paths start at `tenants[INDEX]`) and by each
 /// rule function, whose paths are relative to the value it checks (`""` for the value itself, `.duration_days`,
 /// `[1]`), so that a reader of the tenants file can prefix its own path and add the file and line.

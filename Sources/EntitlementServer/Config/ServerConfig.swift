@@ -49,7 +49,7 @@ public struct ServerConfig: Sendable {
     /// How long a browser may cache a CORS preflight's answer, in seconds.
     public var grpcWebCORSMaxAgeSeconds = 600
 
-    /// The webhook dispatcher's retry schedule, in-flight bounds and retention (`[webhooks]`).
+    /// The webhook dispatcher's retry schedule and in-flight bounds (`[webhooks]`).
     public var webhooks = WebhookDispatcher.Settings()
 
     /// The directory whose files are served at `/demo/` (the demo web page); nil: none.

@@ -114,24 +114,16 @@ extension InMemoryTransaction {
         let ids = Set(erasure.appUserIDs)
         let owned = tables.purchases.filter { $0.key.tenantID == tenantID && $0.value.row.customerID.map(customers.contains) == true }
         var counts = ErasureCounts()
-        struct EventKey: Hashable {
-            var customerID: Int64
-            var version: UInt64
-        }
-        // Other customers' history: the webhooks about events naming the person go, the events lose the ID.
-        var naming: Set<EventKey> = []
+        // Other customers' history: the webhooks naming the person go, the events lose the ID.
         for (key, events) in tables.events where key.tenantID == tenantID {
             for (index, event) in events.enumerated() where ids.contains(event.relatedAppUserID) {
-                naming.insert(EventKey(customerID: event.customerID, version: event.version))
                 tables.events[key]![index].reason = event.reason.replacingOccurrences(
                     of: "'\(event.relatedAppUserID)'", with: "'(erased)'")
                 tables.events[key]![index].relatedAppUserID = ""
             }
         }
         for (id, row) in tables.deliveries where row.delivery.tenantID == tenantID {
-            let about = row.delivery.customerID.map {
-                customers.contains($0) || naming.contains(EventKey(customerID: $0, version: row.delivery.version))
-            } ?? false
+            let about = row.delivery.customerID.map(customers.contains) == true || ids.contains(row.delivery.relatedAppUserID)
             if about {
                 tables.deliveries[id] = nil
                 counts.webhookDeliveries += 1
@@ -207,10 +199,11 @@ extension InMemoryTransaction {
             events.map { EventPosition(occurredAt: $0.occurredAt, customerID: key.customerID, version: $0.version) }
         }.filter { position in position.occurredAt < before && after.map { $0 < position } ?? true }.sorted().prefix(limit)
         var removed = 0
-        for position in scanned {
+        for position in scanned where position.version > 1 {
             let key = InMemoryTables.CustomerKey(tenantID: tenantID, customerID: position.customerID)
-            guard let current = tables.customers[position.customerID]?.record.version, position.version < current else { continue }
-            tables.events[key]?.removeAll { $0.version == position.version }
+            let replaced = position.version - 1
+            guard tables.events[key]?.contains(where: { $0.version == replaced }) == true else { continue }
+            tables.events[key]?.removeAll { $0.version == replaced }
             removed += 1
         }
         return (removed, scanned.count == limit ? scanned.last : nil)

@@ -29,21 +29,26 @@ struct CustomerRetentionTests {
         var settings = RetentionSettings.defaults
         settings.eventDays = 30
         let counts = try await apply(harness, settings)
-        // alice's v1 (created) and v2, v3 (the grants) were 40 days old; v4 and bob's are new.
-        #expect(counts.events == 3)
-        #expect(try harness.events("alice").map(\.version) == [4])
+        // alice's v1 and v2 were replaced 40 days ago; v3 was her status 30 days ago, until v4: it stays.
+        #expect(counts.events == 2)
+        #expect(try harness.events("alice").map(\.version) == [4, 3])
         #expect(try harness.events("bob").count == 2)
         let after = try await harness.state("alice")
         #expect(after == before)
         let customerID = try #require(after.customerID)
-        // A stream resuming from a compacted version starts from a snapshot; from the newest, there is nothing to send.
-        #expect(try harness.engine.customers.replay(tenantID: harness.tenantID, customerID: customerID, afterVersion: 2, current: after) == nil)
-        #expect(try harness.engine.customers.replay(tenantID: harness.tenantID, customerID: customerID, afterVersion: 4, current: after) == [])
+        func replay(_ version: UInt64) throws -> [StatusUpdate]? {
+            try harness.engine.customers.replay(tenantID: harness.tenantID, customerID: customerID, afterVersion: version, current: after)
+        }
+        // A stream resuming from a removed version starts from a snapshot; from a kept one it gets what followed.
+        #expect(try replay(1) == nil)
+        #expect(try replay(2)?.map(\.state.version) == [3, 4])
+        #expect(try replay(4) == [])
 
+        // The next pass reads only what aged since: alice's v3 (replaced by v4) and bob's v1 go.
         harness.clock.advance(milliseconds: 400 * Self.day)
-        // Only bob's v1 is left to go: everyone's newest stays, however old.
-        #expect(try await apply(harness, settings).events == 1)
+        #expect(try await apply(harness, settings).events == 2)
         #expect(try harness.events("alice").map(\.version) == [4])
+        #expect(try harness.events("bob").map(\.version) == [2])
         #expect(try await harness.state("alice") == before)
     }
 
@@ -67,7 +72,7 @@ struct CustomerRetentionTests {
         ]
         _ = try await harness.engine.outbox.exchange(
             recording: results, claimLimit: 0, excludedEndpoints: [], leaseMilliseconds: Milliseconds.perMinute) { $0 }
-        let settings = RetentionSettings(eventDays: nil, webhookDays: 7, failedWebhookDays: 30, redemptionCodeDays: 30)
+        let settings = RetentionSettings(eventDays: nil, webhookDays: 7, failedWebhookDays: 30, spentCodeDays: 30)
         harness.clock.advance(milliseconds: 6 * Self.day)
         #expect(try await apply(harness, settings).webhookDeliveries == 0)
         harness.clock.advance(milliseconds: 2 * Self.day)
@@ -76,6 +81,32 @@ struct CustomerRetentionTests {
         let left = try harness.engine.outbox.deliveries(
             WebhookDeliveryFilter(tenantID: harness.tenantID), appUserID: nil, pageSize: 10, pageToken: "").deliveries
         #expect(left.map(\.version) == [2] && left[0].state == .pending)
+    }
+
+    @Test func anErasureAfterCompactionStillFindsTheDeliveriesNamingThePerson() async throws {
+        let endpoint = WebhookEndpoint(id: "all", url: "https://example.com/hooks", secrets: [WebhookOutboxTests.secret])
+        let harness = try EngineHarness(webhookEndpoints: { $0 == EngineHarness.tenantID ? [endpoint] : [] })
+        let token = AppAccountToken.derive(tenantID: harness.tenantID, appUserID: "alice")
+        try await harness.identify("alice")
+        try await harness.purchase("alice", [harness.playPurchase("token-1", appAccountToken: token)])
+        // Bob restores alice's purchase (a transfer naming her), then his status changes again.
+        try await harness.purchase("bob", [harness.playPurchase("token-1", appAccountToken: token)])
+        try await harness.grant("bob", "plus")
+        func naming() throws -> [WebhookDelivery] {
+            try harness.engine.outbox.deliveries(
+                WebhookDeliveryFilter(tenantID: harness.tenantID), appUserID: "bob", pageSize: 100, pageToken: ""
+            ).deliveries.filter { String(decoding: $0.body, as: UTF8.self).contains("\"alice\"") }
+        }
+        #expect(try naming().count == 1)
+        harness.clock.advance(milliseconds: 40 * Self.day)
+        let settings = RetentionSettings(eventDays: 30, webhookDays: 3650, failedWebhookDays: 3650, spentCodeDays: 3650)
+        #expect(try await apply(harness, settings).events > 0)
+        #expect(try harness.events("bob").allSatisfy { $0.relatedAppUserID.isEmpty })
+        #expect(try naming().count == 1)
+
+        _ = try await harness.engine.privacy.delete(
+            tenant: harness.tenant, appUserID: "alice", confirmation: "alice", noticeWait: .zero)
+        #expect(try naming().isEmpty)
     }
 
     @Test func aPassStopsWhenThisInstanceNoLongerHoldsTheWork() async throws {
@@ -91,8 +122,10 @@ struct CustomerRetentionTests {
             defer { asked.increment() }
             return asked.value < 1
         }
-        // One batch of two, then the pass stops.
-        #expect(counts.events == 2)
-        #expect(try harness.events("alice").count == 3)
+        // One batch of two (v1 and v2 scanned: v1 goes), then the pass stops; the next starts over and finishes.
+        #expect(counts.events == 1)
+        #expect(try harness.events("alice").count == 4)
+        #expect(try await apply(harness, settings).events == 3)
+        #expect(try harness.events("alice").map(\.version) == [5])
     }
 }
