@@ -136,7 +136,11 @@ let package = Package(
         // Seeds a benchmark database and measures push latency for Scripts/benchmark.
         .executableTarget(
             name: "entitlementd-bench",
-            dependencies: ["EntitlementClient", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "RPCCore", "AppStore", "Crypto", "HTTP2Transport", "HTTP1", "PosixIO", "ProtobufWire", "JOSE", "Encodings", "Stripe", "CivilCalendar", "TestSupport"],
+            dependencies: [
+                "EntitlementClient", "EntitlementsProto", "EntitlementDomain", "EntitlementStorage", "RPCCore", "AppStore",
+                "AppStoreServerAPI", "Crypto", "HTTP2Transport", "HTTP1", "PosixIO", "ProtobufWire", "JOSE", "Encodings",
+                "Stripe", "CivilCalendar", "TestSupport",
+            ],
             path: "Sources/BenchmarkTool", swiftSettings: strict
         ),
 

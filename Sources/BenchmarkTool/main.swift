@@ -29,6 +29,9 @@
 //   entitlementd-bench verify-rate SECONDS
 //       Verifies one locally signed transaction again and again on one thread for SECONDS seconds (chain cached: one
 //       ES256 verify, parsing and identity checks per token) and prints the rate.
+//   entitlementd-bench offer-sign-rate SECONDS
+//       Signs offers on one thread for SECONDS seconds in each of StoreKit's formats (StoreKit 1 signature, promotional
+//       offer JWS, introductory offer eligibility JWS), each with a fresh nonce, and prints each rate.
 //   entitlementd-bench purchase-rate HOST:PORT PUBLIC_KEY CA_DIR COUNT CONCURRENCY [FIRST]
 //       Signs COUNT transactions (original transaction IDs 2000000000000 + n for n from FIRST, default 0,
 //       com.example.pro.monthly, com.example.app, Sandbox) with the CA saved in CA_DIR, then sends `Purchase` for user
@@ -108,6 +111,9 @@ case "restart-storm" where arguments.count == 6:
 case "verify-rate" where arguments.count == 2:
     guard let seconds = Double(arguments[1]), seconds > 0 else { fail("usage: verify-rate SECONDS") }
     try VerifyRate.measure(seconds: seconds)
+case "offer-sign-rate" where arguments.count == 2:
+    guard let seconds = Double(arguments[1]), seconds > 0 else { fail("usage: offer-sign-rate SECONDS") }
+    try OfferSignRate.measure(seconds: seconds)
 case "purchase-rate" where arguments.count == 6 || arguments.count == 7:
     let usage = "purchase-rate HOST:PORT PUBLIC_KEY CA_DIR COUNT CONCURRENCY [FIRST]"
     try await AppStoreBench.purchaseRate(
@@ -150,7 +156,7 @@ default:
     fail(
         "usage: seed DATABASE TENANT CUSTOMERS | subscriber-queries DATABASE CUSTOMERS RUNS | open DATABASE | push-latency HOST:PORT PUBLIC_KEY SECRET_KEY STREAMS SAMPLES"
             + " | restart-storm HOST:PORT PID PUBLIC_KEY SECRET_KEY STREAMS"
-            + " | verify-rate SECONDS | purchase-rate HOST:PORT PUBLIC_KEY CA_DIR COUNT CONCURRENCY [FIRST]"
+            + " | verify-rate SECONDS | offer-sign-rate SECONDS | purchase-rate HOST:PORT PUBLIC_KEY CA_DIR COUNT CONCURRENCY [FIRST]"
             + " | notify-rate HOST:PORT TENANT CA_DIR COUNT CONCURRENCY [FIRST] | play-purchase-rate HOST:PORT PUBLIC_KEY COUNT"
             + " CONCURRENCY | play-notify-rate HOST:PORT TENANT AUDIENCE EMAIL KEY_PEM KID PACKAGE COUNT CONCURRENCY"
             + " | fake-rate API_BASE ACCESS_TOKEN PACKAGE COUNT CONCURRENCY"

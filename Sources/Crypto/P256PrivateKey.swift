@@ -40,8 +40,17 @@ extension P256 {
             return String(decoding: bytes, as: UTF8.self)
         }
 
-        /// ECDSA P-256/SHA-256 over `message`, as raw r||s (64 bytes, each half left-padded to 32).
+        /// ECDSA P-256/SHA-256 over `message`, as raw r||s (64 bytes, each half left-padded to 32): JWS's shape.
         public func signature(for message: [UInt8]) throws(CryptoError) -> [UInt8] {
+            guard let raw = ECDSASignatureEncoding.rawRS(fromDER: try derSignature(for: message)) else {
+                throw .internalError("OpenSSL produced an unreadable ECDSA signature")
+            }
+            return raw
+        }
+
+        /// ECDSA P-256/SHA-256 over `message`, as DER `ECDSA-Sig-Value`: the shape StoreKit's promotional offer
+        /// signatures take.
+        public func derSignature(for message: [UInt8]) throws(CryptoError) -> [UInt8] {
             var digest = [UInt8](repeating: 0, count: 32)
             message.withUnsafeBytes { cshim_sha256($0.baseAddress, $0.count, &digest) }
             guard let context = EVP_PKEY_CTX_new(handle.pointer, nil) else {
@@ -56,10 +65,7 @@ extension P256 {
             guard EVP_PKEY_sign(context, &der, &length, digest, digest.count) == 1 else {
                 throw .internalError("EVP_PKEY_sign: \(OpenSSLErrorQueue.drain())")
             }
-            guard let raw = ECDSASignatureEncoding.rawRS(fromDER: Array(der.prefix(length))) else {
-                throw .internalError("OpenSSL produced an unreadable ECDSA signature")
-            }
-            return raw
+            return Array(der.prefix(length))
         }
     }
 }
