@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.by import By
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.support.ui import WebDriverWait
 
 from browser_support import chromium
@@ -39,7 +40,10 @@ def body(driver, name: str) -> str:
 
 def wait_for(driver, what: str, condition, timeout: float = 20):
     try:
-        return WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda d: condition(d))
+        # The console redraws whole sections, so an element found a moment ago may be gone: keep polling.
+        return WebDriverWait(
+            driver, timeout, poll_frequency=0.05, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)
+        ).until(lambda d: condition(d))
     except Exception:
         screenshot(driver, "timeout")
         raise AssertionError(f"timed out waiting for {what}; page: {driver.find_element(By.TAG_NAME, 'body').text!r}")
