@@ -120,7 +120,7 @@ public final class CustomerPrivacy: Sendable {
             core.outboxChanges.notify(())
             await waitForAttempts(of: notices, tenantID: tenantID, upTo: noticeWait)
         }
-        try read { () throws(StorageError) in try repository.clearDeletedBytes() }
+        try clearRemovedBytes()
         return outcome
     }
 
