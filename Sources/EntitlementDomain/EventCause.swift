@@ -22,6 +22,9 @@ public enum EventCause: Sendable, Hashable, CaseIterable {
     case support
     /// The app or the tenant's backend set or removed customer attributes.
     case attributes
+    /// The server signed an offer for the customer (SignOffer): recorded, counted by the offer's limit; status is
+    /// unchanged.
+    case offerSigned
 }
 
 /// Whether a change touched the set of active entitlements.

@@ -28,18 +28,12 @@ public final class AppStoreServerAPIs: Sendable {
         guard let http else {
             throw .serverMisconfigured("This server makes no outbound calls: its outbound HTTP client is not set up.")
         }
-        let pem: String
-        switch FileSystem.readFile(api.keyFilePath) {
-        case .success(let bytes): pem = String(decoding: bytes, as: UTF8.self)
-        case .failure(let error):
-            throw .credentialsUnusable("The In-App Purchase key of tenant '\(tenant.id)' cannot be read: \(error.reason)")
-        }
+        let credentials = try Self.credentials(of: tenant, settings: settings, api: api)
         let client: AppStoreServerAPIClient
         do throws(AppStoreServerAPIError) {
             client = try AppStoreServerAPIClient(
-                credentials: AppStoreAPICredentials(
-                    p8: pem, keyID: api.keyID, issuerID: api.issuerID, bundleID: settings.bundleID),
-                http: http, productionURL: api.productionURL, sandboxURL: api.sandboxURL)
+                credentials: credentials, http: http,
+                productionURL: api.productionURL, sandboxURL: api.sandboxURL)
         } catch {
             throw .credentialsUnusable("The App Store Server API settings of tenant '\(tenant.id)' cannot be used: \(error.message)")
         }
@@ -48,6 +42,23 @@ public final class AppStoreServerAPIs: Sendable {
             cache.byTenant[tenant.id] = client
         }
         return client
+    }
+
+    /// The tenant's In-App Purchase key, read from its file now; `credentialsUnusable` when it cannot be read or used.
+    static func credentials(of tenant: Tenant, settings: AppStoreSettings, api: AppStoreServerAPISettings)
+        throws(DomainError) -> AppStoreAPICredentials
+    {
+        let pem: String
+        switch FileSystem.readFile(api.keyFilePath) {
+        case .success(let bytes): pem = String(decoding: bytes, as: UTF8.self)
+        case .failure(let error):
+            throw .credentialsUnusable("The In-App Purchase key of tenant '\(tenant.id)' cannot be read: \(error.reason)")
+        }
+        do throws(AppStoreServerAPIError) {
+            return try AppStoreAPICredentials(p8: pem, keyID: api.keyID, issuerID: api.issuerID, bundleID: settings.bundleID)
+        } catch {
+            throw .credentialsUnusable("The In-App Purchase key of tenant '\(tenant.id)' cannot be used: \(error.message)")
+        }
     }
 
     /// The tenant's client for `use` and the environments a transaction ID is looked up in, as Apple advises:

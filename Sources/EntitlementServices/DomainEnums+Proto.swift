@@ -113,6 +113,7 @@ extension CustomerEvent.Cause {
             case .redemption: .redemption
             case .support: .support
             case .attributes: .attributes
+            case .offerSigned: .offerSigned
             }
     }
 }

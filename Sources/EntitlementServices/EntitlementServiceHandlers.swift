@@ -20,6 +20,7 @@ public struct EntitlementService: RPCService {
     let redemptions: RedemptionAttempts
     /// Whose word about a caller's address is taken, for the redemption limits.
     let trustedProxies: TrustedProxies
+    let offerSigners: OfferSigners
 
     public init(
         engine: CustomerEngine, tenants: TenantRegistry, log: CallLog, streams: StreamLimits = StreamLimits(),
@@ -40,6 +41,7 @@ public struct EntitlementService: RPCService {
         self.acknowledger = acknowledger
         self.redemptions = redemptions
         self.trustedProxies = trustedProxies
+        offerSigners = OfferSigners(tenants: tenants)
     }
 
     private static func method(_ name: String) -> MethodDescriptor {
@@ -64,6 +66,12 @@ public struct EntitlementService: RPCService {
         }
         router.registerUnary(Self.method("SetAttributes")) { (request: SetAttributesRequest, context) in
             try await setAttributes(request, context)
+        }
+        router.registerUnary(Self.method("GetOfferEligibility")) { (request: GetOfferEligibilityRequest, context) in
+            try await getOfferEligibility(request, context)
+        }
+        router.registerUnary(Self.method("SignOffer")) { (request: SignOfferRequest, context) in
+            try await signOffer(request, context)
         }
         router.registerServerStreaming(Self.method("StreamStatus"), endsAtShutdown: true) {
             [statusStreams] (request: StreamStatusRequest, writer: ResponseWriter<EncodedMessage<StatusEvent>>, context) in

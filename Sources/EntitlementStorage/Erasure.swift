@@ -93,7 +93,7 @@ extension SQLExecutor {
             "DELETE FROM webhook_deliveries WHERE tenant_id = ? AND customer_id IN \(inCustomers)", [tenant] + customers)
         counts.events = try run(
             "DELETE FROM events WHERE tenant_id = ? AND customer_id IN \(inCustomers)", [tenant] + customers)
-        for table in ["customer_entitlements", "customer_attributes", "grants"] {
+        for table in ["customer_entitlements", "customer_attributes", "offer_signatures", "grants"] {
             _ = try run("DELETE FROM \(table) WHERE tenant_id = ? AND customer_id IN \(inCustomers)", [tenant] + customers)
         }
         _ = try run(

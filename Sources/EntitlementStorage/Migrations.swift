@@ -333,6 +333,7 @@ enum Migrations {
         Migration(version: 24, sql: AuditLog.migrationSQL(integer: "INTEGER", identity: "INTEGER PRIMARY KEY")),
         Migration(version: 25, sql: Erasure.migrationSQL(integer: "INTEGER", bytes: "BLOB")),
         Migration(version: 26, sql: Retention.migrationSQL),
+        Migration(version: 27, sql: OfferSignatures.migrationSQL(integer: "INTEGER")),
     ]
 
     /// Version 15 on SQLite, 6 on PostgreSQL (`integer`: the 64-bit integer type): what the revenue ledger records

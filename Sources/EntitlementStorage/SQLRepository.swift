@@ -90,6 +90,14 @@ public class SQLRepository: CustomerRepository, @unchecked Sendable {
         try read { (db) throws(StorageError) in try db.attributes(tenantID: tenantID, customerID: customerID) }
     }
 
+    public func offerSignatureCount(tenantID: String, customerID: Int64, offerID: String, since: UnixTime)
+        throws(StorageError) -> Int
+    {
+        try read { (db) throws(StorageError) in
+            try db.offerSignatureCount(tenantID: tenantID, customerID: customerID, offerID: offerID, since: since)
+        }
+    }
+
     public func grant(tenantID: String, grantID: String) throws(StorageError) -> GrantRecord? {
         try read { (db) throws(StorageError) in try db.grant(tenantID: tenantID, grantID: grantID) }
     }

@@ -119,6 +119,7 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
             "UPDATE transactions SET customer_id = ? WHERE tenant_id = ? AND customer_id = ?",
             [.integer(into), .text(tenantID), .integer(from)])
         try db.mergeAttributes(tenantID: tenantID, from: from, into: into)
+        try db.mergeOfferSignatures(tenantID: tenantID, from: from, into: into)
         // `into` is anonymous only while every ID it now holds is. The husk changes no more by time (it has no
         // grants); `into` wakes the scheduler no later than either did, until its next event sets the exact time.
         let nextChange = [source.nextChangeAt, target.nextChangeAt].compactMap { $0 }.min()
@@ -170,6 +171,18 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
 
     func removeAttribute(tenantID: String, customerID: Int64, key: String) throws(StorageError) {
         try db.removeAttribute(tenantID: tenantID, customerID: customerID, key: key)
+    }
+
+    // MARK: Offer signatures
+
+    func offerSignatureCount(tenantID: String, customerID: Int64, offerID: String, since: UnixTime) throws(StorageError)
+        -> Int
+    {
+        try db.offerSignatureCount(tenantID: tenantID, customerID: customerID, offerID: offerID, since: since)
+    }
+
+    func recordOfferSignature(_ record: OfferSignatureRecord) throws(StorageError) {
+        try db.recordOfferSignature(record)
     }
 
     // MARK: Erasure

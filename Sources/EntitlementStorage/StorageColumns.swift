@@ -63,6 +63,7 @@ public enum StorageColumns {
         case .redemption: 14
         case .support: 15
         case .attributes: 16
+        case .offerSigned: 17
         }
     }
 

@@ -94,6 +94,7 @@ public struct CustomerEvent: ProtoMessage {
         public static let redemption = Self(rawValue: 14)
         public static let support = Self(rawValue: 15)
         public static let attributes = Self(rawValue: 16)
+        public static let offerSigned = Self(rawValue: 17)
     }
 
     /// The customer's version after the change.

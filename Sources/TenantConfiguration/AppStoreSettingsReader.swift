@@ -5,7 +5,7 @@ import EntitlementDomain
 extension TenantConfigReader {
     static let appStoreFields = [
         "bundle_id", "app_apple_id", "environments", "root_certificates", "grace_period_days", "transfer_policy",
-        "products", "server_api", "_comment",
+        "products", "server_api", "offers", "_comment",
     ]
     static let serverAPIFields = [
         "key_file", "key_id", "issuer_id", "production_url", "sandbox_url", "restore_consults_history", "reconcile_minutes",
@@ -84,9 +84,13 @@ extension TenantConfigReader {
         let serverAPI = try members["server_api"].map { node throws(TenantConfigError) in
             try serverAPISettings(node, path: path + ".server_api")
         }
+        let offers = try members["offers"].map { node throws(TenantConfigError) in
+            try appStoreOffers(node, path: path + ".offers", mappedProducts: mappedProducts, hasKey: serverAPI != nil)
+        }
         var settings = AppStoreSettings(
             bundleID: bundleID, appAppleID: appAppleID, environments: environments, rootCertificatePaths: rootPaths,
-            gracePeriodDays: gracePeriodDays, transferPolicy: transferPolicy, products: products, serverAPI: serverAPI)
+            gracePeriodDays: gracePeriodDays, transferPolicy: transferPolicy, products: products, serverAPI: serverAPI,
+            offers: offers ?? AppStoreOffers())
         settings.trustedRoots = trustedRoots
         return settings
     }

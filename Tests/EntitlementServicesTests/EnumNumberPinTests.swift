@@ -15,6 +15,7 @@ import Testing
             (.transferredOut, 6, 6), (.appStoreNotification, 7, 7), (.playStoreNotification, 8, 8), (.grant, 9, 9),
             (.revoke, 10, 10), (.expiry, 11, 11), (.storeAPI, 12, 12),
             (.stripeWebhook, 13, 13), (.redemption, 14, 14), (.support, 15, 15), (.attributes, 16, 16),
+            (.offerSigned, 17, 17),
         ]
         #expect(pins.count == EventCause.allCases.count)
         for (cause, proto, column) in pins {

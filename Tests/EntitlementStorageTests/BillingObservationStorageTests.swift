@@ -64,6 +64,7 @@ private let day = Milliseconds.perDay
             }
         }
         let raw = try database.rawConnection()
+        try raw.execute("DROP TABLE offer_signatures")
         try raw.execute("DROP TABLE erased_customers")
         try raw.execute("DROP TABLE erasure_keys")
         try raw.execute("ALTER TABLE transactions DROP COLUMN erased_owner")

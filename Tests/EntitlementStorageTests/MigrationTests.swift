@@ -22,13 +22,13 @@ struct MigrationTests {
         #expect(
             try tables(raw) == [
                 "app_user_ids", "audit_log", "billing_observations", "customer_attributes", "customer_entitlements", "customers", "disabled_webhook_endpoints", "erased_customers", "erasure_keys", "events", "grants",
-                "pending_revocations", "poll_cursors", "processed_notifications", "purchase_references",
+                "offer_signatures", "pending_revocations", "poll_cursors", "processed_notifications", "purchase_references",
                 "redemption_codes", "renewal_extensions", "revenue_daily", "revenue_daily_ungrouped", "revenue_ledger", "schema_migrations", "subscription_daily",
                 "subscription_daily_ungrouped", "subscription_events",
                 "transactions",
                 "webhook_deliveries",
             ])
-        #expect(try appliedVersions(raw) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26])
+        #expect(try appliedVersions(raw) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27])
         #expect(try appliedVersions(raw) == Migrations.all.map(\.version))
         #expect(try raw.row("PRAGMA journal_mode") { $0.string(0) } == "wal")
         let appliedAt = try raw.row("SELECT applied_at FROM schema_migrations") { $0.int64(0) }
@@ -100,7 +100,7 @@ struct MigrationTests {
         }
 
         let repository = try database.open()
-        #expect(try appliedVersions(database.rawConnection()) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26])
+        #expect(try appliedVersions(database.rawConnection()) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27])
         let alice = try #require(try repository.snapshot(tenantID: "t", appUserID: "alice"))
         #expect(alice.customer.id == 7)
         #expect(alice.customer.version == 1)

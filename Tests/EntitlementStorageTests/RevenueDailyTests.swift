@@ -90,6 +90,7 @@ struct RevenueDailyTests {
             _ = try repository.write { try $0.recordLedgerEntries(entries, at: time(0)) }
         }
         let raw = try database.rawConnection()
+        try raw.execute("DROP TABLE offer_signatures")
         try raw.execute("DROP TABLE erased_customers")
         try raw.execute("DROP TABLE erasure_keys")
         try raw.execute("ALTER TABLE transactions DROP COLUMN erased_owner")

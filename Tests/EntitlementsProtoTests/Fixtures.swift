@@ -158,7 +158,7 @@ enum Fixtures {
         .empty(SendTestWebhookRequest.self), .empty(SendTestWebhookResponse.self),
         .empty(ListWebhookDeliveriesRequest.self), .empty(ListWebhookDeliveriesResponse.self),
         .empty(WebhookDelivery.self), .empty(RedeliverWebhooksRequest.self), .empty(RedeliverWebhooksResponse.self),
-    ] + subscriberQueries + appStoreAdmin + metrics + attributes + privacy
+    ] + subscriberQueries + appStoreAdmin + metrics + attributes + privacy + offers
 
     static func webhookDelivery(_ u: Bool) -> WebhookDelivery {
         var delivery = WebhookDelivery()

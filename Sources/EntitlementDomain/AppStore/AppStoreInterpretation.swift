@@ -191,6 +191,9 @@ public enum AppStoreInterpretation {
         return .grace(until: until)
     }
 
+    /// Apple's `type` of an auto-renewable subscription's transactions.
+    public static let autoRenewableType = "Auto-Renewable Subscription"
+
     /// An auto-renewable subscription, as the transaction or the tenant's products say.
     public static func isSubscription(_ purchase: StorePurchase, settings: AppStoreSettings) -> Bool {
         productType(purchase.productType) == .autoRenewable || settings.products[purchase.productID]?.type == .autoRenewable
@@ -198,7 +201,7 @@ public enum AppStoreInterpretation {
 
     private static func productType(_ raw: String?) -> AppStoreProductType? {
         switch raw {
-        case "Auto-Renewable Subscription": .autoRenewable
+        case autoRenewableType: .autoRenewable
         case "Non-Consumable": .nonConsumable
         case "Consumable": .consumable
         case "Non-Renewing Subscription": .nonRenewing

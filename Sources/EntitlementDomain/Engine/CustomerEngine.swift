@@ -11,6 +11,8 @@ public final class CustomerEngine: Sendable {
     public let grants: Grants
     /// Customer attributes, by the app and the backend.
     public let attributes: Attributes
+    /// App Store offers: eligibility, and each signature recorded.
+    public let offers: Offers
     /// A customer's personal data as a whole: export, and the tenant's audit log.
     public let privacy: CustomerPrivacy
     /// Acknowledging purchases to their store.
@@ -44,6 +46,7 @@ public final class CustomerEngine: Sendable {
         self.purchases = StorePurchases(core: core, repository: repository)
         self.grants = Grants(core: core)
         self.attributes = Attributes(core: core)
+        self.offers = Offers(core: core, repository: repository)
         self.privacy = CustomerPrivacy(core: core, repository: repository)
         self.acknowledgements = StoreAcknowledgements(core: core, repository: repository)
         self.supportActions = SupportActions(core: core, repository: repository)

@@ -5,7 +5,7 @@
 /// nothing, durable when it returns. The reads are grouped by subject (`Subjects/`), each a protocol of its own.
 public protocol CustomerRepository:
     CustomerReads, GrantReads, PurchaseReads, AcknowledgementReads, SubscriberQueryReads, WebhookOutboxReads,
-    RevenueReads, AttributeReads, CustomerRecordReads, AuditLogReads, ErasureReads
+    RevenueReads, AttributeReads, CustomerRecordReads, AuditLogReads, ErasureReads, OfferSignatureReads
 {
     /// Whether this process holds (now, or from an earlier call) the right to do background work `name` of
     /// `tenantID` (`""`: across tenants), so that instances sharing a database do it once. Always true for a database
@@ -40,7 +40,7 @@ public protocol CustomerRepository:
 /// The writes (and the reads a write needs) inside one transaction, grouped by subject (`Subjects/`).
 public protocol StorageTransaction:
     CustomerStorage, GrantStorage, PurchaseStorage, RedemptionCodeStorage, WebhookOutboxStorage, AttributeStorage,
-    AuditLogStorage, ErasureStorage, RetentionStorage
+    AuditLogStorage, ErasureStorage, RetentionStorage, OfferSignatureStorage
 {}
 
 /// A storage failure. `conflict` is a broken invariant (a version race, a duplicate key); `unavailable` means the

@@ -57,7 +57,8 @@ public struct AppStoreProduct: Sendable, Hashable {
 ///       "grace_period_days": 16,                        // optional; 0–60, default 0
 ///       "transfer_policy": "transfer",                  // optional; transfer | transfer_if_no_active | keep_with_original
 ///       "products": {"com.example.pass": {"type": "non_renewing", "duration_days": 30}},  // optional
-///       "server_api": {...}                             // optional: ``AppStoreServerAPISettings``
+///       "server_api": {...},                            // optional: ``AppStoreServerAPISettings``
+///       "offers": {...}                                 // optional: ``AppStoreOffers``; needs server_api's key
 ///     }
 public struct AppStoreSettings: Sendable, Hashable {
     /// The root certificate file used when `root_certificates` is absent, looked for next to the tenants file.
@@ -82,14 +83,18 @@ public struct AppStoreSettings: Sendable, Hashable {
     public var products: [String: AppStoreProduct]
     /// How the server calls Apple's App Store Server API for this app; nil: it does not.
     public var serverAPI: AppStoreServerAPISettings?
+    /// The promotional offers the server signs and how introductory-offer eligibility is decided.
+    public var offers: AppStoreOffers
 
     /// Settings built in code; validated when passed to ``Tenant/init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:browser:webhooks:commissions:exchangeRates:attributes:privacy:retention:)``.
     public init(
         bundleID: String, appAppleID: Int64? = nil, environments: Set<AppStoreEnvironmentName>,
         rootCertificatePaths: [String], gracePeriodDays: Int = 0, transferPolicy: TransferPolicy = .transfer,
-        products: [String: AppStoreProduct] = [:], serverAPI: AppStoreServerAPISettings? = nil
+        products: [String: AppStoreProduct] = [:], serverAPI: AppStoreServerAPISettings? = nil,
+        offers: AppStoreOffers = AppStoreOffers()
     ) {
         self.serverAPI = serverAPI
+        self.offers = offers
         self.bundleID = bundleID
         self.appAppleID = appAppleID
         self.environments = environments
@@ -151,6 +156,11 @@ public struct AppStoreSettings: Sendable, Hashable {
         if let serverAPI {
             settings.serverAPI = try TenantRuleError.at(".server_api") { () throws(TenantRuleError) in
                 try serverAPI.validated(directory: directory)
+            }
+        }
+        if offers != AppStoreOffers() {
+            settings.offers = try TenantRuleError.at(".offers") { () throws(TenantRuleError) in
+                try offers.validated(mappedProducts: mappedProducts, hasKey: serverAPI != nil)
             }
         }
         return settings

@@ -116,6 +116,7 @@ extension EventCause {
         case .redemption: "redemption"
         case .support: "support"
         case .attributes: "attributes"
+        case .offerSigned: "offer_signed"
         }
     }
 }

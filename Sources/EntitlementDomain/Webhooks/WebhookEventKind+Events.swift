@@ -20,7 +20,7 @@ extension WebhookEventKind {
         case .merged: return .merge
         case .grant, .revoke: return .grant
         case .attributes: return .attributesChanged
-        case .created, .expiry, .support: return nil
+        case .created, .expiry, .support, .offerSigned: return nil
         case .appStoreNotification, .playStoreNotification, .storeAPI, .stripeWebhook:
             return subject.purchase.flatMap { storeKind(after: $0, before: subject.previousPurchase) }
         }

@@ -134,6 +134,7 @@ extension InMemoryTransaction {
             counts.events += tables.events.removeValue(forKey: key)?.count ?? 0
             tables.activeEntitlements[key] = nil
             tables.attributes[key] = nil
+            tables.offerSignatures[key] = nil
         }
         tables.grants = tables.grants.filter { !($0.value.row.tenantID == tenantID && customers.contains($0.value.row.customerID)) }
         let ownedIDs = Set(owned.keys.map { "\($0.store)\u{0}\($0.id)" })

@@ -82,6 +82,8 @@ struct InMemoryTables: Sendable {
     var grants: [String: Sequenced<GrantRecord>] = [:]
     /// Each customer's attributes by key.
     var attributes: [CustomerKey: [String: CustomerAttribute]] = [:]
+    /// Each customer's offer signatures in the order made.
+    var offerSignatures: [CustomerKey: [OfferSignatureRecord]] = [:]
     /// Each customer's events in version order.
     var events: [CustomerKey: [EventRecord]] = [:]
     var activeEntitlements: [CustomerKey: [ActiveEntitlementValue]] = [:]

@@ -73,6 +73,12 @@ final class InMemoryTransaction: StorageTransaction {
             tables.purchases[key]?.row.customerID = into
         }
         tables.mergeAttributes(tenantID: tenantID, from: from, into: into)
+        let moved = tables.offerSignatures.removeValue(forKey: InMemoryTables.CustomerKey(tenantID: tenantID, customerID: from)) ?? []
+        tables.offerSignatures[InMemoryTables.CustomerKey(tenantID: tenantID, customerID: into), default: []] += moved.map {
+            var record = $0
+            record.customerID = into
+            return record
+        }
         // As in SQL: anonymous only while both were; the husk no longer changes by time.
         tables.customers[into]?.record.isAnonymous = target.isAnonymous && source.isAnonymous
         tables.customers[into]?.record.nextChangeAt = [source.nextChangeAt, target.nextChangeAt].compactMap { $0 }.min()

@@ -423,6 +423,37 @@ def set_attributes_response(cls, u):
     return unk(m, u)
 
 
+def introductory_offer_eligibility(u):
+    m = es.IntroductoryOfferEligibility(
+        product_id="com.example.pro", eligible=False,
+        reason=es.IntroductoryOfferEligibility.SUBSCRIBED_BEFORE, subscribed_store=st.PLAY_STORE,
+        subscribed_product_id="pro_monthly")
+    return unk(m, u)
+
+
+def promotional_offer_eligibility(u):
+    m = es.PromotionalOfferEligibility(
+        offer_id="winback_50", product_id="com.example.pro", eligible=False, refused_rule="lapsed_days",
+        message='Offer "winback_50" is for customers lapsed at least 30 days.')
+    return unk(m, u)
+
+
+def offer_eligibility_response(u):
+    m = es.GetOfferEligibilityResponse(app_user_id="user-1")
+    m.introductory_offers.add().CopyFrom(introductory_offer_eligibility(u))
+    m.promotional_offers.add().CopyFrom(promotional_offer_eligibility(u))
+    return unk(m, u)
+
+
+def sign_offer_response(u):
+    m = es.SignOfferResponse(
+        app_user_id="user-1", product_id="com.example.pro", offer_id="winback_50", key_id="2X9R4HXF34",
+        nonce="0c3a1b9e-4b3f-4d8a-9e2f-6a1d2c3b4e5f", timestamp=1_700_000_000_123, signature="MEUCIQ==",
+        app_account_token="7e3fb20b-4cdb-47cc-936d-99d65f608138", compact_jws="eyJhbGciOiJFUzI1NiJ9.e30.sig",
+        introductory_offer_allowed=True, transaction_id="2000000001")
+    return unk(m, u)
+
+
 def customer_with_attributes(u):
     m = customer(u)
     for i in range(2):
@@ -622,6 +653,15 @@ def cases():
         "ListAuditEventsResponse": (ad.ListAuditEventsResponse, list_audit_events_response),
         "AuditEvent": (ad.AuditEvent, lambda u: audit_event(u, 0)),
         "AuditEvent#unknownAction": (ad.AuditEvent, lambda u: audit_event(u, 1)),
+        "GetOfferEligibilityRequest": (es.GetOfferEligibilityRequest, lambda u: unk(es.GetOfferEligibilityRequest(
+            app_user_id="user-1", product_ids=["com.example.pro", "com.example.max"]), u)),
+        "GetOfferEligibilityResponse": (es.GetOfferEligibilityResponse, offer_eligibility_response),
+        "IntroductoryOfferEligibility": (es.IntroductoryOfferEligibility, introductory_offer_eligibility),
+        "PromotionalOfferEligibility": (es.PromotionalOfferEligibility, promotional_offer_eligibility),
+        "SignOfferRequest": (es.SignOfferRequest, lambda u: unk(es.SignOfferRequest(
+            app_user_id="user-1", product_id="com.example.pro", offer_id="winback_50", transaction_id="2000000001",
+            app_transaction_id="705"), u)),
+        "SignOfferResponse": (es.SignOfferResponse, sign_offer_response),
         "Attribute": (st.Attribute, lambda u: attribute(u, 0)),
         "SetAttributesRequest": (es.SetAttributesRequest, lambda u: set_attributes_request(es.SetAttributesRequest, u)),
         "SetAttributesResponse": (es.SetAttributesResponse,

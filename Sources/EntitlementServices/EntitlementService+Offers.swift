@@ -1,0 +1,125 @@
+import AppStoreServerAPI
+import EntitlementDomain
+import EntitlementsProto
+import RPCCore
+import Synchronization
+
+/// GetOfferEligibility and SignOffer: the domain decides (``Offers``); each tenant's In-App Purchase key signs.
+extension EntitlementService {
+    func getOfferEligibility(_ request: GetOfferEligibilityRequest, _ context: ServerContext) async throws
+        -> GetOfferEligibilityResponse
+    {
+        try await log.call(context, requires: .publicKey, scope: .read, in: tenants) { tenant, fields in
+            let eligibility = try engine.offers.eligibility(
+                tenant: tenant, appUserID: request.appUserID, productIDs: request.productIDs)
+            fields.appUserID = eligibility.appUserID
+            return GetOfferEligibilityResponse(eligibility)
+        }
+    }
+
+    func signOffer(_ request: SignOfferRequest, _ context: ServerContext) async throws -> SignOfferResponse {
+        try await log.call(context, requires: .publicKey, in: tenants) { tenant, fields in
+            let signer = try offerSigners.signer(for: tenant)
+            func given(_ text: String) -> String? { text.isEmpty ? nil : text }
+            let wanted = OfferSignatureRequest(
+                productID: request.productID, offerID: given(request.offerID), transactionID: given(request.transactionID),
+                appTransactionID: given(request.appTransactionID), nonce: OfferSignatures.nonce())
+            var response = try await engine.offers.sign(tenant: tenant, appUserID: request.appUserID, request: wanted) {
+                input throws(DomainError) in try Self.signatures(of: input, by: signer)
+            }
+            response.appUserID = request.appUserID
+            fields.appUserID = request.appUserID
+            return response
+        }
+    }
+
+    /// Every format StoreKit takes for `input`: a promotional offer's StoreKit 1 signature and JWS, or an
+    /// introductory offer eligibility JWS.
+    private static func signatures(of input: OfferSignatureInput, by signer: OfferSignatures) throws(DomainError)
+        -> SignOfferResponse
+    {
+        var response = SignOfferResponse()
+        response.productID = input.productID
+        response.nonce = input.nonce
+        response.appAccountToken = input.appAccountToken
+        response.transactionID = input.transactionID ?? ""
+        do throws(AppStoreServerAPIError) {
+            if let offerID = input.offerID {
+                let storeKit1 = try signer.promotionalOffer(
+                    productID: input.productID, offerID: offerID, appAccountToken: input.appAccountToken, nonce: input.nonce,
+                    timestamp: input.signedAt.milliseconds)
+                response.offerID = offerID
+                response.keyID = storeKit1.keyID
+                response.timestamp = storeKit1.timestamp
+                response.signature = storeKit1.signature
+                response.compactJWS = try signer.promotionalOfferJWS(
+                    productID: input.productID, offerID: offerID, transactionID: input.transactionID, nonce: input.nonce,
+                    issuedAt: input.signedAt.seconds)
+            } else {
+                let allowed = input.introductoryOfferAllowed ?? false
+                response.introductoryOfferAllowed = allowed
+                response.compactJWS = try signer.introductoryOfferEligibilityJWS(
+                    productID: input.productID, allowed: allowed, transactionID: input.transactionID ?? "",
+                    nonce: input.nonce, issuedAt: input.signedAt.seconds)
+            }
+        } catch {
+            throw .credentialsUnusable("The tenant's In-App Purchase key cannot sign: \(error.message)")
+        }
+        return response
+    }
+}
+
+/// Each tenant's offer signer, its In-App Purchase key read on first use and kept until the tenants file reloads.
+final class OfferSigners: Sendable {
+    private let signers = Mutex<(generation: UInt64, byTenant: [String: OfferSignatures])>((0, [:]))
+    private let tenants: TenantRegistry
+
+    init(tenants: TenantRegistry) {
+        self.tenants = tenants
+    }
+
+    func signer(for tenant: Tenant) throws(DomainError) -> OfferSignatures {
+        guard let settings = tenant.appStore, let api = settings.serverAPI else { throw Offers.notSigning() }
+        let generation = tenants.snapshot.generation
+        if let cached = signers.withLock({ $0.generation == generation ? $0.byTenant[tenant.id] : nil }) { return cached }
+        let signer = OfferSignatures(
+            credentials: try AppStoreServerAPIs.credentials(of: tenant, settings: settings, api: api))
+        signers.withLock { cache in
+            if cache.generation != generation { cache = (generation, [:]) }
+            cache.byTenant[tenant.id] = signer
+        }
+        return signer
+    }
+}
+
+extension GetOfferEligibilityResponse {
+    init(_ eligibility: OfferEligibility) {
+        self.init()
+        appUserID = eligibility.appUserID
+        introductoryOffers = eligibility.introductory.map { productID, decision in
+            var answer = IntroductoryOfferEligibility()
+            answer.productID = productID
+            answer.eligible = decision.eligible
+            answer.reason =
+                switch decision.reason {
+                case .neverSubscribed: .neverSubscribed
+                case .noHistory: .noHistory
+                case .subscribedBefore: .subscribedBefore
+                }
+            if let subscription = decision.subscription {
+                answer.subscribedStore = EntitlementsProto.Store(subscription.store)
+                answer.subscribedProductID = subscription.productID
+            }
+            return answer
+        }
+        promotionalOffers = eligibility.promotional.map { offer in
+            var answer = PromotionalOfferEligibility()
+            answer.offerID = offer.offerID
+            answer.productID = offer.productID
+            answer.eligible = offer.refusal == nil
+            answer.refusedRule = offer.refusal?.rule.rawValue ?? ""
+            answer.message = offer.refusal?.message ?? ""
+            return answer
+        }
+    }
+}
