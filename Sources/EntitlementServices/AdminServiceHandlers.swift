@@ -146,6 +146,7 @@ public struct AdminService: RPCService {
                 Transaction($0, ownerAppUserID: details.state.appUserID)
             }
             customer.attributes = details.attributes.map(Attribute.init)
+            customer.offerSignatures = details.offerSignatures.map(OfferSignature.init)
             return customer
         }
     }

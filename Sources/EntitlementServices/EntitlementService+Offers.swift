@@ -1,6 +1,7 @@
 import AppStoreServerAPI
 import EntitlementDomain
 import EntitlementsProto
+import ProtobufWire
 import RPCCore
 import Synchronization
 
@@ -121,5 +122,17 @@ extension GetOfferEligibilityResponse {
             answer.message = offer.refusal?.message ?? ""
             return answer
         }
+    }
+}
+
+extension OfferSignature {
+    init(_ record: OfferSignatureRecord) {
+        self.init()
+        offerID = record.offerID
+        productID = record.productID
+        nonce = record.nonce
+        signedAt = ProtoTimestamp(record.signedAt)
+        redeemedTransactionID = record.redeemedTransactionID
+        redeemedAt = record.redeemedAt.map { ProtoTimestamp($0) }
     }
 }

@@ -1,8 +1,9 @@
 public import EntitlementDomain
 public import Metrics
 
-/// Gauges read from the database at scrape time: the webhook outbox's backlog, and active subscribers per tenant and
-/// entitlement (tenants and their entitlements are few and configured, so the series stay bounded). A scrape that
+/// Gauges read from the database at scrape time: the webhook outbox's backlog, active subscribers per tenant and
+/// entitlement, and offer signatures and redemptions per tenant and offer (tenants, their entitlements and their
+/// offers are few and configured, so the series stay bounded). A scrape that
 /// cannot read the database leaves these samples out and sets `entitlementd_storage_scrape_ok` to 0.
 public struct StorageGauges: MetricsSource {
     let repository: any CustomerRepository
@@ -44,6 +45,29 @@ public struct StorageGauges: MetricsSource {
                     "entitlementd_active_subscribers", ["tenant": tenant.id, "entitlement": entitlement],
                     Double(counts.perEntitlement[entitlement] ?? 0))
             }
+        }
+        text.family(
+            "entitlementd_offer_signatures_total", .counter,
+            help: "Offer signatures made (SignOffer), by tenant, kind and promotional offer identifier.")
+        text.family(
+            "entitlementd_offer_redemptions_total", .counter,
+            help: "Promotional offer signatures an App Store transaction redeemed, by tenant and offer identifier.")
+        if let totals = try? repository.offerTotals() {
+            for total in totals {
+                let promotional = !total.offerID.isEmpty
+                text.sample(
+                    "entitlementd_offer_signatures_total",
+                    ["tenant": total.tenantID, "kind": promotional ? "promotional" : "introductory_eligibility",
+                     "offer": total.offerID],
+                    Double(total.signed))
+                if promotional {
+                    text.sample(
+                        "entitlementd_offer_redemptions_total", ["tenant": total.tenantID, "offer": total.offerID],
+                        Double(total.redeemed))
+                }
+            }
+        } else {
+            ok = false
         }
         text.family(
             "entitlementd_storage_scrape_ok", .gauge, help: "1 when this scrape read the database's gauges, 0 when not.")

@@ -95,7 +95,7 @@ enum BillingObservations {
     static func backfill(_ db: some SQLExecutor) throws(StorageError) {
         let retrying = try db.rows(
             """
-            SELECT \(StorageSQL.purchaseColumns) FROM transactions
+            SELECT \(StorageSQL.purchaseColumnsUpToOfferIDs) FROM transactions
             WHERE (in_grace_period <> 0 OR in_billing_retry <> 0) AND expires_at IS NOT NULL
             """, [], StorageSQL.purchase(from:))
         var changes = DailyTotalChanges()

@@ -98,6 +98,16 @@ public class SQLRepository: CustomerRepository, @unchecked Sendable {
         }
     }
 
+    public func offerSignatures(tenantID: String, customerID: Int64, limit: Int) throws(StorageError)
+        -> [OfferSignatureRecord]
+    {
+        try read { (db) throws(StorageError) in try db.offerSignatures(tenantID: tenantID, customerID: customerID, limit: limit) }
+    }
+
+    public func offerTotals() throws(StorageError) -> [OfferTotal] {
+        try read { (db) throws(StorageError) in try db.offerTotals() }
+    }
+
     public func grant(tenantID: String, grantID: String) throws(StorageError) -> GrantRecord? {
         try read { (db) throws(StorageError) in try db.grant(tenantID: tenantID, grantID: grantID) }
     }

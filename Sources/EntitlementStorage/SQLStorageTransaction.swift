@@ -185,6 +185,10 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
         try db.recordOfferSignature(record)
     }
 
+    func linkOfferRedemption(_ redemption: OfferRedemption) throws(StorageError) -> Bool {
+        try db.linkOfferRedemption(redemption)
+    }
+
     // MARK: Erasure
 
     func erasureKey(tenantID: String) throws(StorageError) -> [UInt8] {
@@ -367,6 +371,7 @@ final class SQLStorageTransaction<Database: SQLExecutor>: StorageTransaction {
                 .text(record.sale.map { $0.offer.name } ?? ""), .text(record.sale?.country ?? ""),
                 .integer(record.sale?.refundedMilliunits), .time(record.sale?.periodStart),
                 .integer(record.sale?.taxMilliunits), .integer(record.sale?.reportedProceedsMilliunits),
+                .text(record.sale?.offerID ?? ""),
             ])
     }
 
@@ -701,7 +706,7 @@ extension StorageSQL {
     static let saveTransactionSQL = """
         INSERT INTO transactions (\(purchaseColumns))
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-            ?, ?, ?)
+            ?, ?, ?, ?)
         ON CONFLICT (tenant_id, store, original_transaction_id) DO UPDATE SET
             transaction_id = excluded.transaction_id, customer_id = excluded.customer_id,
             product_id = excluded.product_id, product_type = excluded.product_type,
@@ -723,6 +728,7 @@ extension StorageSQL {
             country = excluded.country, refunded_milliunits = excluded.refunded_milliunits,
             sale_period_start = excluded.sale_period_start, sale_tax_milliunits = excluded.sale_tax_milliunits,
             sale_reported_proceeds_milliunits = excluded.sale_reported_proceeds_milliunits,
+            sale_offer_id = excluded.sale_offer_id,
             erased_owner = CASE WHEN excluded.customer_id IS NULL THEN transactions.erased_owner ELSE '' END
         """
 

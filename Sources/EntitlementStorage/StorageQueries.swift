@@ -10,7 +10,11 @@ enum StorageSQL {
     static let eventColumns =
         "tenant_id, customer_id, version, cause, change, reason, occurred_at, status, related_app_user_id, reference_id, "
         + "key_name"
-    static let purchaseColumns =
+    static let purchaseColumns = purchaseColumnsBeforeOfferIDs + ", sale_offer_id"
+    /// ``purchaseColumns`` as a migration's backfill before `sale_offer_id` (version 27 on SQLite, 18 on PostgreSQL)
+    /// reads them: the same positions, the offer's identifier empty.
+    static let purchaseColumnsUpToOfferIDs = purchaseColumnsBeforeOfferIDs + ", '' AS sale_offer_id"
+    private static let purchaseColumnsBeforeOfferIDs =
         "tenant_id, store, original_transaction_id, transaction_id, customer_id, product_id, product_type, "
         + "entitlement_ids, environment, purchased_at, original_purchase_at, expires_at, revoked_at, revocation_reason, "
         + "ownership, will_renew, in_grace_period, in_billing_retry, grace_period_expires_at, app_account_token, "
@@ -397,14 +401,14 @@ extension StorageSQL {
             sale: try sale(from: row))
     }
 
-    /// The sale of a purchase row (columns 38 to 44); nil for one stored without.
+    /// The sale of a purchase row (columns 38 to 45); nil for one stored without.
     private static func sale(from row: some SQLRow) throws(StorageError) -> PurchaseSale? {
         guard let kind = row.optionalString(38) else { return nil }
         return PurchaseSale(
             kind: try StorageColumns.decode(kind, column: "transactions.sale_kind", as: \SaleKind.name),
             offer: try StorageColumns.decode(
                 row.string(39), column: "transactions.offer_kind", as: \OfferKind.name),
-            country: row.string(40), refundedMilliunits: row.optionalInt64(41), periodStart: row.optionalTime(42),
+            offerID: row.string(45), country: row.string(40), refundedMilliunits: row.optionalInt64(41), periodStart: row.optionalTime(42),
             taxMilliunits: row.optionalInt64(43), reportedProceedsMilliunits: row.optionalInt64(44))
     }
 

@@ -36,6 +36,8 @@ public struct Customer: ProtoMessage {
     public var transactions: [Transaction] = []
     /// By key.
     public var attributes: [Attribute] = []
+    /// The newest 50, newest first.
+    public var offerSignatures: [OfferSignature] = []
     public var unknownFields: [UInt8] = []
 
     public init() {}
@@ -60,6 +62,7 @@ public struct Customer: ProtoMessage {
             case 3: grants.append(try reader.decodeMessage(tag))
             case 4: transactions.append(try reader.decodeMessage(tag))
             case 5: attributes.append(try reader.decodeMessage(tag))
+            case 6: offerSignatures.append(try reader.decodeMessage(tag))
             default: unknownFields += try reader.skipField(tag)
             }
         }
@@ -71,6 +74,7 @@ public struct Customer: ProtoMessage {
         writer.writeRepeatedMessages(3, grants)
         writer.writeRepeatedMessages(4, transactions)
         writer.writeRepeatedMessages(5, attributes)
+        writer.writeRepeatedMessages(6, offerSignatures)
         writer.writeRaw(unknownFields)
     }
 }

@@ -236,3 +236,41 @@ public struct SignOfferResponse: ProtoMessage {
         writer.writeRaw(unknownFields)
     }
 }
+
+/// `entitlements.v1.OfferSignature`: one offer signature made for a customer (GetCustomer).
+public struct OfferSignature: ProtoMessage {
+    public var offerID = ""
+    public var productID = ""
+    public var nonce = ""
+    public var signedAt: ProtoTimestamp?
+    public var redeemedTransactionID = ""
+    public var redeemedAt: ProtoTimestamp?
+    public var unknownFields: [UInt8] = []
+
+    public init() {}
+
+    public init(from reader: inout ProtoReader) throws {
+        self.init()
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: offerID = try reader.decodeString(tag)
+            case 2: productID = try reader.decodeString(tag)
+            case 3: nonce = try reader.decodeString(tag)
+            case 4: signedAt = try reader.decodeMessage(tag)
+            case 5: redeemedTransactionID = try reader.decodeString(tag)
+            case 6: redeemedAt = try reader.decodeMessage(tag)
+            default: unknownFields += try reader.skipField(tag)
+            }
+        }
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        writer.writeString(1, offerID)
+        writer.writeString(2, productID)
+        writer.writeString(3, nonce)
+        writer.writeMessage(4, signedAt)
+        writer.writeString(5, redeemedTransactionID)
+        writer.writeMessage(6, redeemedAt)
+        writer.writeRaw(unknownFields)
+    }
+}

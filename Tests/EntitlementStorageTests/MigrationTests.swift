@@ -22,7 +22,7 @@ struct MigrationTests {
         #expect(
             try tables(raw) == [
                 "app_user_ids", "audit_log", "billing_observations", "customer_attributes", "customer_entitlements", "customers", "disabled_webhook_endpoints", "erased_customers", "erasure_keys", "events", "grants",
-                "offer_signatures", "pending_revocations", "poll_cursors", "processed_notifications", "purchase_references",
+                "offer_signatures", "offer_totals", "pending_revocations", "poll_cursors", "processed_notifications", "purchase_references",
                 "redemption_codes", "renewal_extensions", "revenue_daily", "revenue_daily_ungrouped", "revenue_ledger", "schema_migrations", "subscription_daily",
                 "subscription_daily_ungrouped", "subscription_events",
                 "transactions",
@@ -182,7 +182,8 @@ struct MigrationTests {
     static let version10Columns = ", price_milliunits, currency" + version14Columns
     static let version14Columns = ", access_from" + version15Columns
     static let version15Columns = ", sale_kind, offer_kind, country, refunded_milliunits" + version17Columns
-    static let version17Columns = ", sale_period_start, sale_tax_milliunits, sale_reported_proceeds_milliunits"
+    static let version17Columns = ", sale_period_start, sale_tax_milliunits, sale_reported_proceeds_milliunits" + version27Columns
+    static let version27Columns = ", sale_offer_id"
 
     @Test func upgradesAVersion5DatabaseToPlayPurchaseColumns() throws {
         let database = try TemporaryDatabase()

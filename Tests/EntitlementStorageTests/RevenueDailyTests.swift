@@ -91,6 +91,8 @@ struct RevenueDailyTests {
         }
         let raw = try database.rawConnection()
         try raw.execute("DROP TABLE offer_signatures")
+        try raw.execute("DROP TABLE offer_totals")
+        try raw.execute("ALTER TABLE transactions DROP COLUMN sale_offer_id")
         try raw.execute("DROP TABLE erased_customers")
         try raw.execute("DROP TABLE erasure_keys")
         try raw.execute("ALTER TABLE transactions DROP COLUMN erased_owner")

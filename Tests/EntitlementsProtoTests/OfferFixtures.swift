@@ -37,10 +37,30 @@ extension Fixtures {
             response.transactionID = "2000000001"
             return unk(response, u)
         },
+        Fixture("OfferSignature") { offerSignature($0, redeemed: true) },
+        Fixture("Customer#offerSignatures") { u in
+            var customer = customer(u)
+            customer.offerSignatures = [offerSignature(u, redeemed: true), offerSignature(u, redeemed: false)]
+            return customer
+        },
+        .empty(OfferSignature.self),
         .empty(GetOfferEligibilityRequest.self), .empty(GetOfferEligibilityResponse.self),
         .empty(IntroductoryOfferEligibility.self), .empty(PromotionalOfferEligibility.self),
         .empty(SignOfferRequest.self), .empty(SignOfferResponse.self),
     ]
+
+    static func offerSignature(_ u: Bool, redeemed: Bool) -> OfferSignature {
+        var signature = OfferSignature()
+        signature.offerID = redeemed ? "winback_50" : ""
+        signature.productID = "com.example.pro"
+        signature.nonce = redeemed ? "0c3a1b9e-4b3f-4d8a-9e2f-6a1d2c3b4e5f" : "5d0e2c1a-7b6f-4e3d-8c2b-1a0f9e8d7c6b"
+        signature.signedAt = ts(1_700_000_000, 123_000_000, u)
+        if redeemed {
+            signature.redeemedTransactionID = "2000000002"
+            signature.redeemedAt = ts(1_700_000_600, 0, u)
+        }
+        return unk(signature, u)
+    }
 
     static func introductoryOfferEligibility(_ u: Bool) -> IntroductoryOfferEligibility {
         var answer = IntroductoryOfferEligibility()

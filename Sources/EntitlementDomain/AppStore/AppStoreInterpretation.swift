@@ -92,7 +92,7 @@ public enum AppStoreInterpretation {
             refunded = price.share(thousandthsOfPercent: min(max(payload.revocationPercentage ?? 100_000, 0), 100_000))
         }
         return PurchaseSale(
-            kind: kind, offer: offer(of: payload),
+            kind: kind, offer: offer(of: payload), offerID: payload.offerType == nil ? "" : payload.offerIdentifier ?? "",
             country: payload.storefront.map { CountryCode.alpha2($0) ?? $0.uppercased() } ?? "",
             refundedMilliunits: refunded)
     }

@@ -5,12 +5,12 @@ import BoundedText
 /// (``SnapshotReads``), and cached.
 public final class Customers: Sendable {
     let core: EngineCore
-    let repository: any CustomerReads & AttributeReads
+    let repository: any CustomerReads & AttributeReads & OfferSignatureReads
     /// How far back a stream may resume from the event log before it gets a fresh snapshot instead.
     public let replayLimit: Int
     private let misses: SnapshotReads
 
-    init(core: EngineCore, repository: any CustomerReads & AttributeReads, replayLimit: Int, snapshotReads: SnapshotReadLimits) {
+    init(core: EngineCore, repository: any CustomerReads & AttributeReads & OfferSignatureReads, replayLimit: Int, snapshotReads: SnapshotReadLimits) {
         self.core = core
         self.repository = repository
         self.replayLimit = replayLimit
@@ -61,12 +61,19 @@ public final class Customers: Sendable {
         let attributes = try DomainError.reading { () throws(StorageError) in
             try repository.attributes(tenantID: tenantID, customerID: snapshot.customer.id)
         }
+        let offerSignatures = try DomainError.reading { () throws(StorageError) in
+            try repository.offerSignatures(tenantID: tenantID, customerID: snapshot.customer.id, limit: Self.shownOfferSignatures)
+        }
         let now = core.now()
         let entry = CachedCustomer(snapshot: snapshot, now: now)
         return CustomerDetails(
             state: entry.state(at: now), aliases: snapshot.aliases, grants: snapshot.grants,
-            purchases: snapshot.purchases, attributes: attributes.sorted { $0.key < $1.key })
+            purchases: snapshot.purchases, attributes: attributes.sorted { $0.key < $1.key },
+            offerSignatures: offerSignatures)
     }
+
+    /// How many of a customer's offer signatures GetCustomer shows.
+    public static let shownOfferSignatures = 50
 
     /// A page of a customer's events, newest first. `pageToken` is the `nextPageToken` of the previous page.
     public func events(tenantID: String, appUserID: String, pageSize: Int, pageToken: String) throws(DomainError)

@@ -23,6 +23,8 @@ public struct CustomerDetails: Sendable, Hashable {
     public var purchases: [StorePurchase]
     /// By key.
     public var attributes: [CustomerAttribute]
+    /// The newest ``Customers/shownOfferSignatures``, newest first.
+    public var offerSignatures: [OfferSignatureRecord]
 }
 
 /// One recorded change, as ListCustomerEvents shows it.

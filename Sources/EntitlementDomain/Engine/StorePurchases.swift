@@ -127,6 +127,7 @@ extension StorePurchases {
             let merged = PurchaseVersions.merge(stored: stored, incoming: incoming)
             revenue += try self.recordLedgerEntries(of: incoming, stored: stored, in: transaction, at: now)
             try Self.recordBilling(of: merged, stored: stored, in: transaction)
+            try Self.linkOfferRedemption(of: incoming, in: transaction, at: now)
             var from: Int64?
             if let stored, let owner = stored.customerID, owner != customer.id {
                 // Judged on the newest data: a renewal only the token shows is the owner's access too.
@@ -369,6 +370,7 @@ extension StorePurchases {
         }
         revenue += try self.recordLedgerEntries(of: record, stored: stored, in: transaction, at: now)
         try Self.recordBilling(of: merged, stored: stored, in: transaction)
+        try Self.linkOfferRedemption(of: record, in: transaction, at: now)
         if merged != stored { try transaction.savePurchase(merged) }
         let replacement = try self.supersedeReplaced(by: merged, in: transaction)
         committed += try self.recordReplacements(
@@ -434,6 +436,24 @@ extension StorePurchases {
             }
         }
         return recorded
+    }
+
+    /// Links an App Store transaction bought under a promotional offer to the signature the server made for it: the
+    /// customer's newest unredeemed one of that offer and product made before the purchase, once. Renewals at the
+    /// offer's price redeem nothing new.
+    static func linkOfferRedemption(of incoming: StorePurchase, in transaction: any StorageTransaction, at now: UnixTime)
+        throws(StorageError)
+    {
+        guard incoming.store == .appStore, let sale = incoming.sale, sale.offer == .promotional, !sale.offerID.isEmpty,
+            sale.kind != .subscriptionRenewal, let customerID = incoming.customerID
+        else { return }
+        _ = try transaction.linkOfferRedemption(
+            OfferRedemption(
+                tenantID: incoming.tenantID, customerID: customerID, offerID: sale.offerID, productID: incoming.productID,
+                transactionID: incoming.transactionID,
+                signedBy: UnixTime(
+                    milliseconds: incoming.purchasedAt.milliseconds + PurchaseAccess.clockSkewAllowanceMilliseconds),
+                redeemedAt: now))
     }
 
     /// Keeps what `merged` (the purchase as it is saved now) says about a failed renewal that `stored` did not, and

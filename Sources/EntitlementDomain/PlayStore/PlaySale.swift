@@ -24,6 +24,7 @@ extension PlayStoreInterpretation {
         let isRenewal = orderID.contains("..")
         var sale = PurchaseSale(
             kind: isRenewal ? .subscriptionRenewal : .subscriptionPurchase, offer: offer,
+            offerID: offer == .none ? "" : item.offerDetails?.offerId ?? "",
             country: country(order: order, regionCode: data.regionCode))
         // The subscription's start date is its first order's; a renewal's period began about when we learn of it.
         sale.periodStart =

@@ -3,6 +3,9 @@
 public struct PurchaseSale: Hashable, Sendable {
     public var kind: SaleKind
     public var offer: OfferKind
+    /// The store's identifier of that offer, where it names one (Apple's `offerIdentifier`, Google's
+    /// `offerDetails.offerId`); empty otherwise.
+    public var offerID: String
     /// ISO 3166-1 alpha-2 in capitals (Apple's alpha-3 storefront converted; a code ISO 3166-1 does not list, such as
     /// Apple's Kosovo storefront, kept as the store gave it, in capitals), empty when the store did not say.
     public var country: String
@@ -21,11 +24,12 @@ public struct PurchaseSale: Hashable, Sendable {
     public var reportedProceedsMilliunits: Int64?
 
     public init(
-        kind: SaleKind, offer: OfferKind, country: String, refundedMilliunits: Int64? = nil, periodStart: UnixTime? = nil,
-        taxMilliunits: Int64? = nil, reportedProceedsMilliunits: Int64? = nil
+        kind: SaleKind, offer: OfferKind, offerID: String = "", country: String, refundedMilliunits: Int64? = nil,
+        periodStart: UnixTime? = nil, taxMilliunits: Int64? = nil, reportedProceedsMilliunits: Int64? = nil
     ) {
         self.kind = kind
         self.offer = offer
+        self.offerID = offerID
         self.country = country
         self.refundedMilliunits = refundedMilliunits
         self.periodStart = periodStart

@@ -31,6 +31,7 @@ struct CopiedTable: Sendable {
         CopiedTable(name: "erasure_keys", key: ["tenant_id"], copiesRowID: false),
         CopiedTable(name: "customer_attributes", key: ["tenant_id", "customer_id", "key"], copiesRowID: false),
         CopiedTable(name: "offer_signatures", key: ["tenant_id", "nonce"], copiesRowID: false),
+        CopiedTable(name: "offer_totals", key: ["tenant_id", "offer_id"], copiesRowID: false),
         CopiedTable(name: "revenue_ledger", key: ["tenant_id", "store", "transaction_id", "direction"], copiesRowID: false),
         CopiedTable(
             name: "revenue_daily",

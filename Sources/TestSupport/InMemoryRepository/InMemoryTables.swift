@@ -84,6 +84,8 @@ struct InMemoryTables: Sendable {
     var attributes: [CustomerKey: [String: CustomerAttribute]] = [:]
     /// Each customer's offer signatures in the order made.
     var offerSignatures: [CustomerKey: [OfferSignatureRecord]] = [:]
+    /// Signatures and redemptions per tenant and offer.
+    var offerTotals: [NameKey: OfferTotal] = [:]
     /// Each customer's events in version order.
     var events: [CustomerKey: [EventRecord]] = [:]
     var activeEntitlements: [CustomerKey: [ActiveEntitlementValue]] = [:]

@@ -438,6 +438,24 @@ def promotional_offer_eligibility(u):
     return unk(m, u)
 
 
+def offer_signature(u, redeemed):
+    m = ad.OfferSignature(
+        offer_id="winback_50" if redeemed else "", product_id="com.example.pro",
+        nonce="0c3a1b9e-4b3f-4d8a-9e2f-6a1d2c3b4e5f" if redeemed else "5d0e2c1a-7b6f-4e3d-8c2b-1a0f9e8d7c6b")
+    m.signed_at.CopyFrom(ts(1_700_000_000, 123_000_000, u))
+    if redeemed:
+        m.redeemed_transaction_id = "2000000002"
+        m.redeemed_at.CopyFrom(ts(1_700_000_600, 0, u))
+    return unk(m, u)
+
+
+def customer_with_offer_signatures(u):
+    m = customer(u)
+    m.offer_signatures.add().CopyFrom(offer_signature(u, True))
+    m.offer_signatures.add().CopyFrom(offer_signature(u, False))
+    return m
+
+
 def offer_eligibility_response(u):
     m = es.GetOfferEligibilityResponse(app_user_id="user-1")
     m.introductory_offers.add().CopyFrom(introductory_offer_eligibility(u))
@@ -653,6 +671,8 @@ def cases():
         "ListAuditEventsResponse": (ad.ListAuditEventsResponse, list_audit_events_response),
         "AuditEvent": (ad.AuditEvent, lambda u: audit_event(u, 0)),
         "AuditEvent#unknownAction": (ad.AuditEvent, lambda u: audit_event(u, 1)),
+        "OfferSignature": (ad.OfferSignature, lambda u: offer_signature(u, True)),
+        "Customer#offerSignatures": (ad.Customer, customer_with_offer_signatures),
         "GetOfferEligibilityRequest": (es.GetOfferEligibilityRequest, lambda u: unk(es.GetOfferEligibilityRequest(
             app_user_id="user-1", product_ids=["com.example.pro", "com.example.max"]), u)),
         "GetOfferEligibilityResponse": (es.GetOfferEligibilityResponse, offer_eligibility_response),
