@@ -168,7 +168,10 @@ let package = Package(
             path: "Sources/EntitlementsKitSample", swiftSettings: strict),
         .testTarget(
             name: "EntitlementsKitTests",
-            dependencies: ["EntitlementsKit", "EntitlementsKitGRPC", "EntitlementClient", "EntitlementsProto", "TestSupport"]),
+            dependencies: [
+                "EntitlementsKit", "EntitlementsKitGRPC", "EntitlementClient", "EntitlementsProto", "TestSupport", "Crypto",
+                "EntitlementDomain", "EntitlementServices",
+            ]),
         .testTarget(name: "EncodingsTests", dependencies: ["Encodings", "TestSupport"]),
         .testTarget(name: "CivilCalendarTests", dependencies: ["CivilCalendar"]),
         .testTarget(

@@ -120,6 +120,18 @@ extension EntitlementClient {
         try await unary(Methods.listAuditEvents, ListAuditEventsRequest(pageSize: pageSize, pageToken: pageToken))
     }
 
+    /// `GetOfferEligibility`: for each product, whether its introductory offer is for the user, and which promotional
+    /// offers set up on it the user may have now.
+    public func offerEligibility(appUserID: String, productIDs: [String]) async throws -> GetOfferEligibilityResponse {
+        try await unary(Methods.getOfferEligibility, GetOfferEligibilityRequest(appUserID: appUserID, productIDs: productIDs))
+    }
+
+    /// `SignOffer`: a promotional offer's signatures for the user (`offerID` set), or an introductory offer
+    /// eligibility JWS (`offerID` empty).
+    public func signOffer(_ request: SignOfferRequest) async throws -> SignOfferResponse {
+        try await unary(Methods.signOffer, request)
+    }
+
     /// `SetAttributes` (with a public key, as an app for its current user) or `SetCustomerAttributes` (with a secret
     /// key, as the backend): sets `set` and removes `unset`; returns the attributes after the call.
     public func setAttributes(appUserID: String, set: [Attribute], unset: [String], asApp: Bool) async throws

@@ -17,6 +17,8 @@ extension EntitlementClient {
         public static let purchase = MethodDescriptor(service: entitlementService, method: "Purchase")
         public static let restore = MethodDescriptor(service: entitlementService, method: "Restore")
         public static let setAttributes = MethodDescriptor(service: entitlementService, method: "SetAttributes")
+        public static let getOfferEligibility = MethodDescriptor(service: entitlementService, method: "GetOfferEligibility")
+        public static let signOffer = MethodDescriptor(service: entitlementService, method: "SignOffer")
 
         public static let grantEntitlement = MethodDescriptor(service: adminService, method: "GrantEntitlement")
         public static let revokeGrant = MethodDescriptor(service: adminService, method: "RevokeGrant")

@@ -52,6 +52,14 @@ public struct GRPCTransport: EntitlementsTransport {
         try await mapped { try await client.unary(EntitlementClient.Methods.setAttributes, request) }
     }
 
+    public func getOfferEligibility(_ request: GetOfferEligibilityRequest) async throws -> GetOfferEligibilityResponse {
+        try await mapped { try await client.unary(EntitlementClient.Methods.getOfferEligibility, request) }
+    }
+
+    public func signOffer(_ request: SignOfferRequest) async throws -> SignOfferResponse {
+        try await mapped { try await client.unary(EntitlementClient.Methods.signOffer, request) }
+    }
+
     /// Closes the connection once calls in flight have finished.
     public func close() {
         client.close()

@@ -5,7 +5,7 @@ extension CommandHelp {
             title: "EntitlementService commands (a public key; the demo one on a loopback address)",
             keyNote: "Key: --key KEY or $ENTCTL_KEY, a public key (pk_...); without either, the demo public key is sent,\n"
                 + "to a loopback address (127.0.0.1, ::1, localhost) only.",
-            commands: [identify, status, watch, purchase, redeem, restore]),
+            commands: [identify, status, watch, purchase, redeem, restore, offersEligibility, offersSign]),
         CommandGroup(
             title: "AdminService commands (a secret key; the demo one on a loopback address)",
             keyNote: "Key: --key KEY or $ENTCTL_KEY, a secret key (sk_...); without either, the demo secret key is sent,\n"
@@ -127,7 +127,7 @@ extension CommandHelp {
 
     static let customer = CommandHelp(
         name: "customer", arguments: "APP_USER_ID",
-        summary: "status, aliases, grants, store transactions and attributes",
+        summary: "status, aliases, grants, store transactions, attributes and offer signatures",
         details: ["", "Calls AdminService/GetCustomer; revoked grants are listed too."])
 
     static let attributes = CommandHelp(
@@ -395,6 +395,33 @@ extension CommandHelp {
             ("--wait SECONDS", "how long to wait for it"),
         ])
 
+    static let offersEligibility = CommandHelp(
+        name: "offers eligibility", arguments: "APP_USER_ID PRODUCT_ID...",
+        summary: "which App Store introductory and promotional offers the user may have now",
+        details: [
+            "", "Calls EntitlementService/GetOfferEligibility, as an app for its user: for each product, whether its",
+            "introductory offer is for the user (judged on the user's purchases in every store), and each promotional",
+            "offer set up on it (the tenant's app_store.offers) with the rule that refuses it. Signs nothing.",
+            "",
+            "  entctl offers eligibility alice com.example.pro.monthly",
+        ])
+
+    static let offersSign = CommandHelp(
+        name: "offers sign", arguments: "APP_USER_ID PRODUCT_ID [--offer ID] [--transaction-id ID] [--app-transaction-id ID]",
+        summary: "sign an App Store promotional offer (or introductory offer eligibility) for the user",
+        details: [
+            "", "Calls EntitlementService/SignOffer, as an app for its user: with --offer, the promotional offer's",
+            "StoreKit 1 signature and compact JWS, once the offer's rules pass; without it, the introductory offer",
+            "eligibility JWS. Each signature is recorded on the customer (an OFFER_SIGNED event).",
+            "",
+            "  entctl offers sign alice com.example.pro.monthly --offer winback_50",
+        ],
+        options: [
+            ("--offer ID", "the promotional offer's identifier, as in App Store Connect"),
+            ("--transaction-id ID", "one of the user's App Store transactions for the JWS to name (default: the newest)"),
+            ("--app-transaction-id ID", "the app's AppTransaction.appTransactionID, named instead"),
+        ])
+
     static let appStoreCheck = CommandHelp(
         name: "appstore check", arguments: "[--tenant ID] [--wait SECONDS]",
         summary: "check the tenant's App Store Server API setup: the key, the bundle ID and the notification URL",
@@ -484,6 +511,7 @@ extension CommandHelp {
             ("--revocation-date TIME", "when Apple refunded or revoked it"),
             ("--signed-date TIME", "when it was signed (default now)"),
             ("--upgraded", "the user upgraded away from it (it grants nothing)"),
+            ("--offer ID", "bought under the promotional offer ID (offerType 2, offerIdentifier ID)"),
         ])
 
     static let devSignRenewalInfo = CommandHelp(

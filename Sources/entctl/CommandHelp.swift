@@ -75,7 +75,7 @@ struct CommandHelp {
     }
 
     /// Commands whose first word names a group of subcommands (`dev sign-transaction`, `webhooks test`).
-    static let commandsWithSubcommands: Set<String> = ["dev", "webhooks", "appstore"]
+    static let commandsWithSubcommands: Set<String> = ["dev", "webhooks", "appstore", "offers"]
 
     /// The help for `words` (a command, or a group and its subcommand); nil for the whole program.
     static func topic(_ words: [String]) throws(EntctlOptions.UsageError) -> CommandHelp? {

@@ -103,7 +103,7 @@ struct DevCommands {
         try arguments.check(positionals: [], options: [
             "--dir", "--product", "--bundle-id", "--type", "--expires", "--original-transaction-id", "--transaction-id",
             "--app-account-token", "--environment", "--purchase-date", "--ownership", "--revocation-date",
-            "--signed-date", "--upgraded",
+            "--signed-date", "--upgraded", "--offer",
         ])
         let now = LocalPayloads.nowMilliseconds()
         let product = try arguments.required("--product")
@@ -130,7 +130,7 @@ struct DevCommands {
             appAccountToken: try arguments.uuid("--app-account-token"),
             ownership: try arguments.choice("--ownership", DevNames.ownerships) ?? .purchased,
             revocationDate: try arguments.date("--revocation-date", now: now), isUpgraded: arguments.flag("--upgraded"),
-            signedDate: signedDate)
+            signedDate: signedDate, promotionalOfferID: try arguments.optional("--offer"))
         return try sign(object)
     }
 

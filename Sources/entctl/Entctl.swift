@@ -47,6 +47,7 @@ struct Entctl {
         case "redemption-code": try await redemptionCode()
         case "webhooks": try await webhooks()
         case "appstore": try await appStore()
+        case "offers": try await offers()
         case "gen-key": try generateKey()
         case "hash-key": try hashKey()
         case "gen-webhook-secret": try generateWebhookSecret()

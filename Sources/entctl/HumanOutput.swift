@@ -146,6 +146,10 @@ enum HumanOutput {
         }
         lines.append("attributes: " + (customer.attributes.isEmpty ? "none" : String(customer.attributes.count)))
         lines += attributes(customer.attributes).map { "  " + $0 }
+        if !customer.offerSignatures.isEmpty {
+            lines.append("offer signatures: \(customer.offerSignatures.count)")
+            lines += customer.offerSignatures.map { "  " + offerSignature($0) }
+        }
         return lines
     }
 

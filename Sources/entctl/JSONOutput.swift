@@ -315,6 +315,7 @@ extension Customer: JSONEncodable {
         object.add("grants", grants)
         object.add("transactions", transactions)
         object.add("attributes", attributes)
+        object.add("offerSignatures", offerSignatures)
         return object.value
     }
 }

@@ -33,6 +33,10 @@ import Testing
         func setAttributes(_ request: SetAttributesRequest) async throws -> SetAttributesResponse {
             SetAttributesResponse()
         }
+        func getOfferEligibility(_ request: GetOfferEligibilityRequest) async throws -> GetOfferEligibilityResponse {
+            GetOfferEligibilityResponse()
+        }
+        func signOffer(_ request: SignOfferRequest) async throws -> SignOfferResponse { SignOfferResponse() }
     }
 
     @Test func eachPurchaseCallSendsItsPurchaseForTheSDKsUser() async throws {

@@ -114,4 +114,8 @@ final class RecordingTransport: EntitlementsTransport {
     func setAttributes(_ request: SetAttributesRequest) async throws -> SetAttributesResponse {
         try await wrapped.setAttributes(request)
     }
+    func getOfferEligibility(_ request: GetOfferEligibilityRequest) async throws -> GetOfferEligibilityResponse {
+        try await wrapped.getOfferEligibility(request)
+    }
+    func signOffer(_ request: SignOfferRequest) async throws -> SignOfferResponse { try await wrapped.signOffer(request) }
 }

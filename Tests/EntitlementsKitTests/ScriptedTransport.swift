@@ -96,6 +96,10 @@ final class ScriptedTransport: EntitlementsTransport {
 
     func restore(_ request: RestoreRequest) async throws -> RestoreResponse { RestoreResponse() }
     func setAttributes(_ request: SetAttributesRequest) async throws -> SetAttributesResponse { SetAttributesResponse() }
+    func getOfferEligibility(_ request: GetOfferEligibilityRequest) async throws -> GetOfferEligibilityResponse {
+        GetOfferEligibilityResponse()
+    }
+    func signOffer(_ request: SignOfferRequest) async throws -> SignOfferResponse { SignOfferResponse() }
 }
 
 /// Records every wait the SDK asks for and returns at once. Its `now` is the real time, or (with

@@ -38,6 +38,10 @@ import Testing
         func setAttributes(_ request: SetAttributesRequest) async throws -> SetAttributesResponse {
             try await scripted.setAttributes(request)
         }
+        func getOfferEligibility(_ request: GetOfferEligibilityRequest) async throws -> GetOfferEligibilityResponse {
+            try await scripted.getOfferEligibility(request)
+        }
+        func signOffer(_ request: SignOfferRequest) async throws -> SignOfferResponse { try await scripted.signOffer(request) }
     }
 
     /// What the SDK logged, by level.

@@ -23,7 +23,7 @@ from entctl_support import entctl, entctl_binary, entctl_env, without_demo_key_n
 WATCH_TIMEOUT = 10.0
 # Every command entctl has, as `entctl --help` and the README's table must list them.
 COMMANDS = [
-    "identify", "status", "watch", "purchase", "redeem", "restore", "grant", "revoke", "customer", "events",
+    "identify", "status", "watch", "purchase", "redeem", "restore", "offers eligibility", "offers sign", "grant", "revoke", "customer", "events",
     "customers", "count", "metrics", "find", "refresh-purchase", "redemption-code", "webhooks test", "webhooks list", "webhooks redeliver",
     "appstore reconcile", "appstore lookup", "appstore extend", "appstore consumption", "appstore test-notification",
     "appstore check",
@@ -551,9 +551,10 @@ def test_each_command_has_its_own_help(command):
     ("customers", ["--entitlement", "--store", "--product", "--state", "--changed-since", "--page-size", "--page-token",
                    "--all"]),
     ("identify", ["--anonymous-id"]),
+    ("offers sign", ["--offer ID", "--transaction-id ID", "--app-transaction-id ID"]),
     ("dev sign-transaction", ["--product", "--bundle-id", "--dir", "--type", "--expires", "--original-transaction-id",
                               "--transaction-id", "--app-account-token", "--environment", "--purchase-date",
-                              "--ownership", "--revocation-date", "--signed-date", "--upgraded"]),
+                              "--ownership", "--revocation-date", "--signed-date", "--upgraded", "--offer"]),
     ("dev notify", ["--tenant", "--bundle-id", "--dir", "--app-apple-id", "--transaction", "--renewal-info"]),
     ("metrics", ["--from DATE, --to DATE", "--interval I", "--group-by D", "--store S", "--csv", "--environment E", "--in-reporting-currency"]),
     ("purchase", ["--play"]),

@@ -158,3 +158,21 @@ def test_the_demo_on_another_port(demo_tenants_server):
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.splitlines()[0].startswith("alice  "), result.stdout
     assert result.stdout.splitlines()[-1] == "200 TEST_NOTIFICATION: recorded", result.stdout
+
+
+def test_the_offers_lines(demo_tenants_server):
+    """The "Offers" walkthrough as written, signed with the demo tenant's development key: eligibility judged by each
+    offer's rules, a signature, the limit's refusal, and the signature redeemed by the transaction bought with it."""
+    result = run_block(readme_block("## Offers"), demo_tenants_server)
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    assert ("com.example.pro.monthly  introductory offer: not eligible (subscribed before: APP_STORE "
+            "com.example.pro.monthly)") in out, out
+    assert "  winback_50  eligible" in out, out
+    assert '  stay_3_months  refused by subscribers: Offer "stay_3_months" is for current subscribers' in out, out
+    assert "offer winback_50 for com.example.pro.monthly (olga)" in out, out
+    assert re.search(r"^key ID: +DEMOKEY001$", out, re.M), out
+    assert 'offer refused by rule "limit"' in result.stderr, result.stderr
+    assert out.rstrip().splitlines()[-1].endswith("winback_50  com.example.pro.monthly  nonce "
+                                                 + re.search(r"^nonce: +(\S+)$", out, re.M).group(1)
+                                                 + "  redeemed by 2000000000000501"), out

@@ -17,7 +17,7 @@ public enum LocalPayloads {
         environment: AppStoreEnvironment = .sandbox, type: ProductType = .autoRenewableSubscription,
         purchaseDate: Int64? = nil, expiresDate: Int64? = nil, appAccountToken: String? = nil,
         ownership: InAppOwnershipType = .purchased, subscriptionGroupIdentifier: String? = nil,
-        revocationDate: Int64? = nil, isUpgraded: Bool = false, signedDate: Int64? = nil
+        revocationDate: Int64? = nil, isUpgraded: Bool = false, signedDate: Int64? = nil, promotionalOfferID: String? = nil
     ) -> Object {
         let now = nowMilliseconds()
         let transactionID = transactionID ?? originalTransactionID
@@ -36,6 +36,10 @@ public enum LocalPayloads {
         object["expiresDate"] = expiresDate
         object["appAccountToken"] = appAccountToken
         if isUpgraded { object["isUpgraded"] = true }
+        if let promotionalOfferID {
+            object["offerType"] = 2
+            object["offerIdentifier"] = promotionalOfferID
+        }
         if let revocationDate {
             object["revocationDate"] = revocationDate
             object["revocationReason"] = 0

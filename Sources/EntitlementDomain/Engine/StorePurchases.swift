@@ -127,7 +127,7 @@ extension StorePurchases {
             let merged = PurchaseVersions.merge(stored: stored, incoming: incoming)
             revenue += try self.recordLedgerEntries(of: incoming, stored: stored, in: transaction, at: now)
             try Self.recordBilling(of: merged, stored: stored, in: transaction)
-            try Self.linkOfferRedemption(of: incoming, in: transaction, at: now)
+            try Self.linkOfferRedemption(of: incoming, stored: stored, in: transaction, at: now)
             var from: Int64?
             if let stored, let owner = stored.customerID, owner != customer.id {
                 // Judged on the newest data: a renewal only the token shows is the owner's access too.
@@ -370,7 +370,7 @@ extension StorePurchases {
         }
         revenue += try self.recordLedgerEntries(of: record, stored: stored, in: transaction, at: now)
         try Self.recordBilling(of: merged, stored: stored, in: transaction)
-        try Self.linkOfferRedemption(of: record, in: transaction, at: now)
+        try Self.linkOfferRedemption(of: record, stored: stored, in: transaction, at: now)
         if merged != stored { try transaction.savePurchase(merged) }
         let replacement = try self.supersedeReplaced(by: merged, in: transaction)
         committed += try self.recordReplacements(
@@ -439,14 +439,17 @@ extension StorePurchases {
     }
 
     /// Links an App Store transaction bought under a promotional offer to the signature the server made for it: the
-    /// customer's newest unredeemed one of that offer and product made before the purchase, once. Renewals at the
-    /// offer's price redeem nothing new.
-    static func linkOfferRedemption(of incoming: StorePurchase, in transaction: any StorageTransaction, at now: UnixTime)
-        throws(StorageError)
-    {
+    /// customer's newest unredeemed one of that offer and product made before the purchase, once. The offer's later
+    /// periods (renewals still under it) redeem nothing new; a renewal that starts it (a retention offer a subscriber
+    /// took, applied at the next renewal) does.
+    static func linkOfferRedemption(
+        of incoming: StorePurchase, stored: StorePurchase?, in transaction: any StorageTransaction, at now: UnixTime
+    ) throws(StorageError) {
         guard incoming.store == .appStore, let sale = incoming.sale, sale.offer == .promotional, !sale.offerID.isEmpty,
-            sale.kind != .subscriptionRenewal, let customerID = incoming.customerID
+            let customerID = incoming.customerID
         else { return }
+        let continued = stored?.sale.map { $0.offer == .promotional && $0.offerID == sale.offerID } ?? false
+        if continued, sale.kind == .subscriptionRenewal { return }
         _ = try transaction.linkOfferRedemption(
             OfferRedemption(
                 tenantID: incoming.tenantID, customerID: customerID, offerID: sale.offerID, productID: incoming.productID,

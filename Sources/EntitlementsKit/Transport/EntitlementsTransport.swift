@@ -12,4 +12,6 @@ public protocol EntitlementsTransport: Sendable {
     func purchase(_ request: PurchaseRequest) async throws -> PurchaseResponse
     func restore(_ request: RestoreRequest) async throws -> RestoreResponse
     func setAttributes(_ request: SetAttributesRequest) async throws -> SetAttributesResponse
+    func getOfferEligibility(_ request: GetOfferEligibilityRequest) async throws -> GetOfferEligibilityResponse
+    func signOffer(_ request: SignOfferRequest) async throws -> SignOfferResponse
 }

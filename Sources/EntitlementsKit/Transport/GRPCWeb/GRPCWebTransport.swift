@@ -77,6 +77,14 @@ public final class GRPCWebTransport: EntitlementsTransport {
         try await unary("SetAttributes", request)
     }
 
+    public func getOfferEligibility(_ request: GetOfferEligibilityRequest) async throws -> GetOfferEligibilityResponse {
+        try await unary("GetOfferEligibility", request)
+    }
+
+    public func signOffer(_ request: SignOfferRequest) async throws -> SignOfferResponse {
+        try await unary("SignOffer", request)
+    }
+
     private func unary<Response: ProtoMessage>(_ method: String, _ request: some ProtoMessage) async throws -> Response {
         var response: Response?
         for try await bytes in start(method, request, deadline: timeout) {
