@@ -14,9 +14,15 @@ public struct OfferSignatures: Sendable {
     static let separator = "\u{2063}"
 
     let credentials: AppStoreAPICredentials
+    /// `{"alg":"ES256","kid":…,"typ":"JWT"}` in base64url: every JWS of the key has it.
+    private let encodedHeader: String
 
     public init(credentials: AppStoreAPICredentials) {
         self.credentials = credentials
+        let header: JSONValue = .object([
+            ("alg", .string("ES256")), ("kid", .string(credentials.keyID)), ("typ", .string("JWT")),
+        ])
+        encodedHeader = JWSSigning.encodedHeader(Array(header.text.utf8))
     }
 
     /// The parts of a StoreKit 1 promotional offer signature. StoreKit accepts it for 24 hours after `timestamp`.
@@ -55,8 +61,10 @@ public struct OfferSignatures: Sendable {
     public func promotionalOfferJWS(
         productID: String, offerID: String, transactionID: String?, nonce: String, issuedAt: Int64
     ) throws(AppStoreServerAPIError) -> String {
-        var claims: [(String, JSONValue)] = [("productId", .string(productID)), ("offerIdentifier", .string(offerID))]
-        if let transactionID { claims.append(("transactionId", .string(transactionID))) }
+        var claims = ClaimsWriter()
+        claims.string("productId", productID)
+        claims.string("offerIdentifier", offerID)
+        if let transactionID { claims.string("transactionId", transactionID) }
         return try jws(claims, audience: Self.promotionalOfferAudience, nonce: nonce, issuedAt: issuedAt)
     }
 
@@ -65,9 +73,11 @@ public struct OfferSignatures: Sendable {
     public func introductoryOfferEligibilityJWS(
         productID: String, allowed: Bool, transactionID: String, nonce: String, issuedAt: Int64
     ) throws(AppStoreServerAPIError) -> String {
-        try jws(
-            [("productId", .string(productID)), ("allowIntroductoryOffer", .bool(allowed)), ("transactionId", .string(transactionID))],
-            audience: Self.introductoryOfferEligibilityAudience, nonce: nonce, issuedAt: issuedAt)
+        var claims = ClaimsWriter()
+        claims.string("productId", productID)
+        claims.bool("allowIntroductoryOffer", allowed)
+        claims.string("transactionId", transactionID)
+        return try jws(claims, audience: Self.introductoryOfferEligibilityAudience, nonce: nonce, issuedAt: issuedAt)
     }
 
     /// A fresh nonce: a random (version 4) UUID in lowercase.
@@ -75,26 +85,72 @@ public struct OfferSignatures: Sendable {
         var bytes = SecureRandom.bytes(16)
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let hex = Array(Hex.encode(bytes))
-        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(hex[$0]) }.joined(separator: "-")
+        let hex = Hex.encode(bytes).utf8
+        var text = [UInt8]()
+        text.reserveCapacity(36)
+        for (index, digit) in hex.enumerated() {
+            if index == 8 || index == 12 || index == 16 || index == 20 { text.append(UInt8(ascii: "-")) }
+            text.append(digit)
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// The feature's claims, then `bid`, `iss`, `aud`, `iat`, `nonce`, under `{"alg":"ES256","kid":…,"typ":"JWT"}`, in
     /// the order Apple's library writes them.
-    private func jws(_ claims: [(String, JSONValue)], audience: String, nonce: String, issuedAt: Int64)
+    private func jws(_ claims: consuming ClaimsWriter, audience: String, nonce: String, issuedAt: Int64)
         throws(AppStoreServerAPIError) -> String
     {
-        let header: JSONValue = .object([("alg", .string("ES256")), ("kid", .string(credentials.keyID)), ("typ", .string("JWT"))])
-        let payload: JSONValue = .object(
-            claims + [
-                ("bid", .string(credentials.bundleID)), ("iss", .string(credentials.issuerID)), ("aud", .string(audience)),
-                ("iat", .number(String(issuedAt))), ("nonce", .string(nonce.lowercased())),
-            ])
+        claims.string("bid", credentials.bundleID)
+        claims.string("iss", credentials.issuerID)
+        claims.string("aud", audience)
+        claims.number("iat", issuedAt)
+        claims.string("nonce", nonce.lowercased())
         do throws(CryptoError) {
-            return try JWSSigning.sign(
-                headerJSON: Array(header.text.utf8), payload: Array(payload.text.utf8), key: credentials.privateKey)
+            return try JWSSigning.sign(encodedHeader: encodedHeader, payload: claims.finished(), key: credentials.privateKey)
         } catch {
             throw AppStoreServerAPIError(.configuration, "cannot sign an offer JWS: \(error)")
         }
+    }
+}
+
+/// A JWS payload written straight to bytes, its members in the order given: what `JSONValue` would write for the
+/// same object, without building one for every signature.
+struct ClaimsWriter {
+    private var bytes: [UInt8] = [UInt8(ascii: "{")]
+
+    init() {
+        bytes.reserveCapacity(384)
+    }
+
+    mutating func string(_ key: String, _ value: String) {
+        member(key)
+        quoted(value)
+    }
+
+    mutating func bool(_ key: String, _ value: Bool) {
+        member(key)
+        bytes += (value ? "true" : "false").utf8
+    }
+
+    mutating func number(_ key: String, _ value: Int64) {
+        member(key)
+        bytes += String(value).utf8
+    }
+
+    consuming func finished() -> [UInt8] {
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    private mutating func member(_ key: String) {
+        if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
+        quoted(key)
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    private mutating func quoted(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in text.utf8 { JSONStringEscape.write(byte) { bytes.append($0) } }
+        bytes.append(UInt8(ascii: "\""))
     }
 }

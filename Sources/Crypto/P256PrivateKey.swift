@@ -6,6 +6,7 @@ extension P256 {
     public struct PrivateKey: Sendable {
         let handle: PKeyHandle
         public let publicKey: PublicKey
+        private let contexts: SigningContexts
 
         /// A fresh key from OpenSSL's CSPRNG.
         public init() throws(CryptoError) {
@@ -29,6 +30,7 @@ extension P256 {
             }
             self.handle = handle
             self.publicKey = try PublicKey(x963Representation: point)
+            contexts = SigningContexts(key: handle)
         }
 
         /// The key as unencrypted PKCS#8 PEM ("-----BEGIN PRIVATE KEY-----").
@@ -53,19 +55,16 @@ extension P256 {
         public func derSignature(for message: [UInt8]) throws(CryptoError) -> [UInt8] {
             var digest = [UInt8](repeating: 0, count: 32)
             message.withUnsafeBytes { cshim_sha256($0.baseAddress, $0.count, &digest) }
-            guard let context = EVP_PKEY_CTX_new(handle.pointer, nil) else {
-                throw .internalError("EVP_PKEY_CTX_new: \(OpenSSLErrorQueue.drain())")
+            return try contexts.withContext { (context) throws(CryptoError) in
+                // At most 72 bytes: a SEQUENCE of two INTEGERs of up to 33 bytes each.
+                var der = [UInt8](repeating: 0, count: 80)
+                var length = der.count
+                guard EVP_PKEY_sign(context, &der, &length, digest, digest.count) == 1 else {
+                    throw .internalError("EVP_PKEY_sign: \(OpenSSLErrorQueue.drain())")
+                }
+                der.removeLast(der.count - length)
+                return der
             }
-            defer { EVP_PKEY_CTX_free(context) }
-            var length = 0
-            guard EVP_PKEY_sign_init(context) == 1, EVP_PKEY_sign(context, nil, &length, digest, digest.count) == 1 else {
-                throw .internalError("EVP_PKEY_sign: \(OpenSSLErrorQueue.drain())")
-            }
-            var der = [UInt8](repeating: 0, count: length)
-            guard EVP_PKEY_sign(context, &der, &length, digest, digest.count) == 1 else {
-                throw .internalError("EVP_PKEY_sign: \(OpenSSLErrorQueue.drain())")
-            }
-            return Array(der.prefix(length))
         }
     }
 }

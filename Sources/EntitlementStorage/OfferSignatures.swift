@@ -92,7 +92,7 @@ extension SQLExecutor {
                 SELECT nonce FROM offer_signatures
                 WHERE tenant_id = ? AND customer_id = ? AND offer_id = ? AND product_id = ?
                     AND redeemed_transaction_id = '' AND signed_at <= ?
-                ORDER BY signed_at DESC LIMIT 1)
+                ORDER BY signed_at DESC, nonce LIMIT 1)
             AND NOT EXISTS (SELECT 1 FROM offer_signatures WHERE tenant_id = ? AND redeemed_transaction_id = ?)
             """,
             [

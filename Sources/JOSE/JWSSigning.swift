@@ -7,13 +7,26 @@ public enum JWSSigning {
     /// `base64url(header).base64url(payload).base64url(ES256 raw r||s over the first two parts)`. The header is taken
     /// as given, so its `alg` need not say ES256 (tests use that).
     public static func sign(headerJSON: [UInt8], payload: [UInt8], key: P256.PrivateKey) throws(CryptoError) -> String {
-        try sign(headerJSON: headerJSON, payload: payload) { (input) throws(CryptoError) in try key.signature(for: input) }
+        try sign(encodedHeader: encodedHeader(headerJSON), payload: payload, key: key)
+    }
+
+    /// ``sign(headerJSON:payload:key:)`` with the header already in base64url (``encodedHeader(_:)``): a signer
+    /// whose header never changes encodes it once.
+    public static func sign(encodedHeader: String, payload: [UInt8], key: P256.PrivateKey) throws(CryptoError) -> String {
+        try sign(encodedHeader: encodedHeader, payload: payload) { (input) throws(CryptoError) in
+            try key.signature(for: input)
+        }
+    }
+
+    /// A header's base64url form, as a compact JWS carries it.
+    public static func encodedHeader(_ headerJSON: [UInt8]) -> String {
+        Base64.encode(headerJSON, alphabet: .url, padded: false)
     }
 
     /// `base64url(header).base64url(payload).base64url(RS256 signature over the first two parts)`, the signature as
     /// many bytes as the key's modulus. The header is taken as given, as for ES256.
     public static func sign(headerJSON: [UInt8], payload: [UInt8], key: RSA.PrivateKey) throws(CryptoError) -> String {
-        try sign(headerJSON: headerJSON, payload: payload) { (input) throws(CryptoError) in
+        try sign(encodedHeader: encodedHeader(headerJSON), payload: payload) { (input) throws(CryptoError) in
             try key.signatureRS256(for: input)
         }
     }
@@ -29,9 +42,9 @@ public enum JWSSigning {
     }
 
     private static func sign(
-        headerJSON: [UInt8], payload: [UInt8], signature: ([UInt8]) throws(CryptoError) -> [UInt8]
+        encodedHeader: String, payload: [UInt8], signature: ([UInt8]) throws(CryptoError) -> [UInt8]
     ) throws(CryptoError) -> String {
-        let signingInput = Base64.encode(headerJSON, alphabet: .url, padded: false) + "." + Base64.encode(payload, alphabet: .url, padded: false)
+        let signingInput = encodedHeader + "." + Base64.encode(payload, alphabet: .url, padded: false)
         return signingInput + "." + Base64.encode(try signature(Array(signingInput.utf8)), alphabet: .url, padded: false)
     }
 }

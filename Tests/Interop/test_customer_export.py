@@ -335,7 +335,8 @@ def test_the_document_names_its_format_tenant_and_customer(env, story, exported)
     doc, chunks, before, after = exported
     assert all(0 < len(chunk) <= MIB for chunk in chunks), [len(chunk) for chunk in chunks]
     assert list(doc) == ["format", "format_version", "exported_at", "tenant", "app_user_id", "customer", "status",
-                         "attributes", "purchases", "grants", "redemption_codes_used", "events", "webhook_deliveries"]
+                         "attributes", "purchases", "grants", "redemption_codes_used", "offer_signatures", "events",
+                         "webhook_deliveries"]
     assert (doc["format"], doc["format_version"], doc["tenant"], doc["app_user_id"]) == (
         "entitlementd.customer_export", 1, "export-a", story.user)
     assert before - 1 <= parse(doc["exported_at"]) <= after + 1

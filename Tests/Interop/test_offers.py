@@ -12,9 +12,17 @@ What it proves:
   app_account_token (Identify's), and each one is recorded as one OFFER_SIGNED event whose reference_id is the nonce;
 - the introductory offer eligibility JWS tells StoreKit what GetOfferEligibility decided, naming one of the
   customer's own App Store transactions;
-- tenants are isolated, and an alias may not ask for offers.
+- tenants are isolated, and an alias may not ask for offers;
+- an App Store transaction bought under a promotional offer (offerType 2, offerIdentifier), by Purchase, Restore or
+  an App Store Server Notification, redeems the customer's newest unredeemed signature of that offer and product made
+  before it, once; a renewal, another offer, another product, another kind of offer or another customer redeems
+  nothing;
+- GetCustomer lists the newest 50 signatures newest first with what redeemed them, a merged anonymous customer's
+  included (and counted by the offer's limit);
+- /metrics counts signatures (by kind) and redemptions per tenant and offer, and an erasure leaves the totals.
 
-Purchases come from App Store transactions signed by `entctl dev` (a CA the tenants trust, as in test_purchases.py),
+Purchases come from App Store transactions signed by `entctl dev` (a CA the tenants trust, as in test_purchases.py;
+those bought under an offer re-signed with the offer's fields by test_notifications.py's `sign_jws`),
 Google Play purchases at the fake Google, and Stripe webhooks. The App Store Server API is never called: its URLs
 point at a closed port.
 """
@@ -38,10 +46,13 @@ from cryptography.hazmat.primitives.asymmetric.ec import ECDSA
 from cryptography.hazmat.primitives.hashes import SHA256
 
 import fake_stripe as fs
-from appstore_support import BUNDLE_ID, MONTHLY, SigningCA, app_store_settings
+from appstore_support import BUNDLE_ID, DAY_MS, MONTHLY, SigningCA, app_store_settings, now_ms, payload
 from appstore_support import PRODUCTS as APP_STORE_PRODUCTS
 from conftest import RPC_TIMEOUT, free_port, server_binary
-from entitlement_support import ENTITLEMENT_SERVICE, PACKAGE, anon_id, new_tenant, unique_id, write_tenants
+from conftest import query_database
+from entitlement_support import (
+    ENTITLEMENT_SERVICE, PACKAGE, anon_id, new_tenant, ts_millis, unique_id, write_tenants,
+)
 from fake_app_store_api import write_key
 from fake_google import FakeGoogle, new_purchase_token
 from play_support import APP, SERVER_SETTINGS, SUB, UPGRADE, PlayApi, PlayEnv, play_tenant
@@ -49,6 +60,8 @@ from stripe_support import MONTHLY as WEB_MONTHLY
 from stripe_support import PRICE_MONTHLY
 from stripe_support import PRODUCTS as WEB_PRODUCTS
 from stripe_support import StripeTenantSpec, post, stripe_settings
+from test_metrics import Delta, Samples, scrape
+from test_notifications import new_original_id, notification, post_ok, sign_jws
 
 Code = grpc.StatusCode
 
@@ -121,8 +134,9 @@ def offer_store_settings(ca, key_file, key_id: str, offers: dict | None) -> dict
 
 @pytest.fixture(scope="module")
 def tenants(fake, ca, keys, tmp_path_factory) -> dict:
-    """"a": App Store (offers), Google Play and Stripe; "b": App Store (its own key and offer, introductory history
-    of the App Store only) and Google Play; "plain": App Store without an In-App Purchase key."""
+    """"a": App Store (offers), Google Play and Stripe; "b": App Store (its own key and offers, "once" signed at most
+    once a year; introductory history of the App Store only) and Google Play; "plain": App Store without an In-App
+    Purchase key."""
     service_account = fake.write_service_account(tmp_path_factory.mktemp("offers-play") / "service-account.json")
 
     play_a = play_tenant(fake, service_account, "offers-a")
@@ -134,7 +148,9 @@ def tenants(fake, ca, keys, tmp_path_factory) -> dict:
     b = play_tenant(fake, service_account, "offers-b")
     b.products.update(APP_STORE_PRODUCTS, **{ANNUAL: ["pro"]})
     b.app_store = offer_store_settings(ca, keys["b"], KEY_ID_B, {
-        "promotional": {"b_offer": {"products": [MONTHLY]}}, "introductory": {"history": "app_store"}})
+        "promotional": {"b_offer": {"products": [MONTHLY]},
+                        "once": {"products": [MONTHLY], "limit": {"count": 1, "days": 365}}},
+        "introductory": {"history": "app_store"}})
 
     plain = new_tenant("offers-plain", products={**APP_STORE_PRODUCTS, ANNUAL: ["pro"]},
                        app_store=offer_store_settings(ca, None, "", None))
@@ -648,3 +664,312 @@ def test_an_alias_may_not_ask_for_offers(env):
     # Eligibility answers for the canonical customer.
     assert env.a.eligibility(anonymous).app_user_id == user
     assert offer_events(env, user) == []
+
+
+# --------------------------------------------------------------------------------------------------
+# Redemption: the App Store transaction bought under a promotional offer
+
+
+def offer_transaction(ca, original: str, *, offer: str | None = "any_offer", offer_type: int | None = 2,
+                      reason: str | None = "PURCHASE", transaction_id: str | None = None, product: str = MONTHLY,
+                      token: str | None = None, purchased_at: int | None = None) -> str:
+    """An App Store transaction of `original` as `entctl dev` signs it, re-signed by `ca` with Apple's offer fields:
+    `offerType` (2: a promotional offer; None: left out), `offerIdentifier` (None: left out), `transactionReason`
+    (None: left out), bought at `purchased_at` (milliseconds; default now) for 30 days."""
+    args = ["--original-transaction-id", original]
+    if transaction_id is not None:
+        args += ["--transaction-id", transaction_id]
+    if token is not None:
+        args += ["--app-account-token", token]
+    claims = payload(ca.sign(product, *args, bundle_id=BUNDLE_ID))
+    claims.pop("transactionReason", None)
+    for field, value in (("offerType", offer_type), ("offerIdentifier", offer), ("transactionReason", reason)):
+        if value is not None:
+            claims[field] = value
+    if purchased_at is not None:
+        claims.update(purchaseDate=purchased_at, originalPurchaseDate=purchased_at,
+                      expiresDate=purchased_at + 30 * DAY_MS)
+    return sign_jws(ca, claims)
+
+
+def later() -> None:
+    """Enough time for the next signature to be made at a later millisecond than the last."""
+    time.sleep(0.005)
+
+
+def signatures(env, user: str, api: str = "a_admin") -> list:
+    """GetCustomer's offer_signatures."""
+    return list(getattr(env, api).customer(user).offer_signatures)
+
+
+def redeemed(env, user: str, api: str = "a_admin") -> dict:
+    """Nonce → the transaction that redeemed the signature ("" when none did)."""
+    listed = signatures(env, user, api)
+    for signature in listed:
+        assert signature.HasField("redeemed_at") == bool(signature.redeemed_transaction_id), signature
+    return {s.nonce: s.redeemed_transaction_id for s in listed}
+
+
+def test_a_purchase_under_a_promotional_offer_redeems_the_newest_signature_made_before_it(env, ca):
+    user = known_user(env)
+    older = env.a.sign(user, offer_id="any_offer")
+    later()
+    newer = env.a.sign(user, offer_id="any_offer")
+    annual = env.a.sign(user, ANNUAL, "any_offer")  # another product
+    loyal = env.a.sign(user, offer_id="loyal")  # another offer
+    original = new_original_id()
+    bought = offer_transaction(ca, original)
+    before = time.time()
+    env.a.purchase(user, bought)
+    after = time.time()
+    expected = {older.nonce: "", newer.nonce: original, annual.nonce: "", loyal.nonce: ""}
+    assert redeemed(env, user) == expected
+    (linked,) = [s for s in signatures(env, user) if s.nonce == newer.nonce]
+    assert (linked.offer_id, linked.product_id) == ("any_offer", MONTHLY)
+    assert before * 1000 - 1000 <= ts_millis(linked.redeemed_at) <= after * 1000 + 1000, linked
+
+    # The same transaction again, by Purchase or Restore: nothing more, and the link is as it was.
+    env.a.purchase(user, bought)
+    env.a.restore(user, [bought])
+    assert redeemed(env, user) == expected
+    (again,) = [s for s in signatures(env, user) if s.nonce == newer.nonce]
+    assert again.redeemed_at == linked.redeemed_at
+
+    # Renewals at the offer's price redeem nothing new: Apple's RENEWAL, or (signed before Apple added the field) a
+    # transaction of the subscription other than its first.
+    env.a.purchase(user, offer_transaction(ca, original, transaction_id=original + "1", reason="RENEWAL"))
+    env.a.purchase(user, offer_transaction(ca, original, transaction_id=original + "2", reason=None))
+    assert redeemed(env, user) == expected
+
+    # Another purchase under the offer, restored, redeems the one left.
+    second = new_original_id()
+    env.a.restore(user, [offer_transaction(ca, second)])
+    expected[older.nonce] = second
+    assert redeemed(env, user) == expected
+    # None is left: a third redeems nothing, and takes no signature of another product or offer.
+    env.a.purchase(user, offer_transaction(ca, new_original_id()))
+    assert redeemed(env, user) == expected
+
+
+@pytest.mark.parametrize("case", ["another offer", "no offer type", "offer code", "no offer identifier",
+                                  "another product", "bought before signing", "another customer"])
+def test_a_transaction_not_bought_under_the_signed_offer_redeems_nothing(env, ca, case):
+    user = known_user(env)
+    signed = env.a.sign(user, offer_id="any_offer")
+    intro = env.a.sign(user, app_transaction_id="2000000321")  # offer_id "" (an introductory eligibility signature)
+    original = new_original_id()
+    fields = {
+        "another offer": {"offer": "loyal"},
+        "no offer type": {"offer_type": None},  # Apple's offerIdentifier without offerType is no offer's
+        "offer code": {"offer_type": 3},
+        "no offer identifier": {"offer": None},
+        "another product": {"product": ANNUAL},
+        "bought before signing": {"purchased_at": now_ms() - 3_600_000},
+        "another customer": {},
+    }[case]
+    buyer = known_user(env) if case == "another customer" else user
+    env.a.purchase(buyer, offer_transaction(ca, original, **fields))
+    assert redeemed(env, user) == {signed.nonce: "", intro.nonce: ""}
+    assert redeemed(env, buyer) == ({} if buyer != user else {signed.nonce: "", intro.nonce: ""})
+    # The customer's own purchase under the offer redeems it.
+    mine = new_original_id()
+    env.a.purchase(user, offer_transaction(ca, mine))
+    assert redeemed(env, user) == {signed.nonce: mine, intro.nonce: ""}
+
+
+def test_a_purchase_moments_before_the_signature_redeems_it(env, ca):
+    """The device's clock and Apple's may run ahead of the server's by a few minutes."""
+    user = known_user(env)
+    signed = env.a.sign(user, offer_id="any_offer")
+    original = new_original_id()
+    env.a.purchase(user, offer_transaction(ca, original, purchased_at=now_ms() - 60_000))
+    assert redeemed(env, user) == {signed.nonce: original}
+
+
+def test_a_notification_of_a_purchase_under_an_offer_redeems_it(env, ca):
+    user = known_user(env)
+    token = env.a.identify(user).app_account_token
+    signed = env.a.sign(user, offer_id="any_offer")
+    original = new_original_id()
+    bought = offer_transaction(ca, original, token=token)
+    post_ok(env, "a", notification(ca, "SUBSCRIBED", "INITIAL_BUY", transaction=bought))
+    assert redeemed(env, user) == {signed.nonce: original}
+
+    # Apple's renewal at the offer's price redeems nothing, nor does the device's Purchase of the first transaction.
+    later()
+    unused = env.a.sign(user, offer_id="any_offer")
+    renewed = offer_transaction(ca, original, transaction_id=original + "1", reason="RENEWAL", token=token)
+    post_ok(env, "a", notification(ca, "DID_RENEW", transaction=renewed))
+    env.a.purchase(user, bought)
+    post_ok(env, "a", notification(ca, "SUBSCRIBED", "INITIAL_BUY", transaction=bought))
+    assert redeemed(env, user) == {signed.nonce: original, unused.nonce: ""}
+
+
+def test_a_notification_nobody_owns_redeems_when_the_device_claims_the_purchase(env, ca):
+    user = known_user(env)
+    signed = env.a.sign(user, offer_id="any_offer")
+    original = new_original_id()
+    bought = offer_transaction(ca, original)  # no app account token
+    post_ok(env, "a", notification(ca, "SUBSCRIBED", "INITIAL_BUY", transaction=bought))
+    assert redeemed(env, user) == {signed.nonce: ""}
+    env.a.purchase(user, bought)
+    assert redeemed(env, user) == {signed.nonce: original}
+
+
+def test_purchases_under_an_offer_at_once_redeem_one_signature_each(env, ca):
+    """Apple's notifications (and a device's Purchase calls) of new purchases under one offer at the same time: each
+    transaction redeems a signature of its own, and the redemptions counter moves by as many as are linked."""
+    count = 8
+    user = known_user(env)
+    token = env.a.identify(user).app_account_token
+    nonces = []
+    for _ in range(count):
+        later()
+        nonces.append(env.a.sign(user, offer_id="any_offer").nonce)
+    originals = [new_original_id() for _ in range(count)]
+    purchases = [offer_transaction(ca, original, token=token) for original in originals]
+    delta = Delta(env.server)
+
+    def apply(index: int):
+        if index % 4 == 3:
+            return env.a.purchase(user, purchases[index])
+        return post_ok(env, "a", notification(ca, "SUBSCRIBED", "INITIAL_BUY", transaction=purchases[index]))
+
+    with ThreadPoolExecutor(max_workers=count) as pool:
+        list(pool.map(apply, range(count)))
+    links = redeemed(env, user)
+    counted = delta.rescrape()[redemption_series(env, "a", "any_offer")]
+    assert sorted(links) == sorted(nonces)
+    assert (sorted(links.values()), counted) == (sorted(originals), count), links
+
+
+# --------------------------------------------------------------------------------------------------
+# GetCustomer's offer signatures
+
+
+def test_get_customer_lists_the_signatures_newest_first(env, ca):
+    user, transaction_id = app_store_subscriber(env, ca)
+    made, windows = [], []
+    for product, offer in [(MONTHLY, "any_offer"), (MONTHLY, ""), (ANNUAL, "annual_only"), (MONTHLY, "sub_offer")]:
+        later()
+        before = now_ms()
+        made.append(env.a.sign(user, product, offer))
+        windows.append((before, now_ms()))
+    listed = signatures(env, user)
+    assert [(s.nonce, s.offer_id, s.product_id) for s in listed] == [
+        (m.nonce, m.offer_id, m.product_id) for m in reversed(made)]
+    for signature, signed, (before, after) in zip(listed, reversed(made), reversed(windows)):
+        assert before - 1000 <= ts_millis(signature.signed_at) <= after + 1000, (signature, before, after)
+        # A promotional offer's StoreKit 1 timestamp is when it was signed (the eligibility JWS has none).
+        assert signed.timestamp == (ts_millis(signature.signed_at) if signed.offer_id else 0), signature
+    assert all(not s.redeemed_transaction_id and not s.HasField("redeemed_at") for s in listed)
+    # Only the customer's own; the admin key only.
+    assert signatures(env, known_user(env)) == []
+    assert env.a.error("GetCustomer", app_user_id=user).code() == Code.PERMISSION_DENIED
+
+
+def test_get_customer_lists_the_newest_fifty(env):
+    user = known_user(env)
+    nonces = []
+    for _ in range(52):
+        later()
+        nonces.append(env.a.sign(user, offer_id="any_offer").nonce)
+    assert [s.nonce for s in signatures(env, user)] == nonces[::-1][:50]
+
+
+def test_a_merged_anonymous_customers_signatures_are_the_survivors(env, ca):
+    user, anonymous = known_user(env, "b"), anon_id()
+    own = env.b.sign(user, offer_id="b_offer")
+    later()
+    theirs = env.b.sign(anonymous, offer_id="once")
+    later()
+    intro = env.b.sign(anonymous, app_transaction_id="2000000654")
+    assert env.b.identify(user, anonymous_id=anonymous).merged
+    nonces = [intro.nonce, theirs.nonce, own.nonce]
+    assert [s.nonce for s in signatures(env, user, "b_admin")] == nonces
+    assert [s.nonce for s in signatures(env, anonymous, "b_admin")] == nonces, "by the alias"
+    # The offer's limit counts the anonymous customer's signature.
+    assert env.b.promotional(user)["once"].refused_rule == "limit"
+    refused(env.b.sign_error(user, offer_id="once"), "limit")
+    # A purchase under the offer redeems it.
+    original = new_original_id()
+    env.b.purchase(user, offer_transaction(ca, original, offer="once"))
+    assert redeemed(env, user, "b_admin") == {intro.nonce: "", theirs.nonce: original, own.nonce: ""}
+
+
+def test_a_merge_into_a_new_user_keeps_the_signatures_and_the_limit(env):
+    anonymous, user = anon_id(), unique_id()
+    signed = env.b.sign(anonymous, offer_id="once")
+    env.b.identify(user, anonymous_id=anonymous)
+    assert [s.nonce for s in signatures(env, user, "b_admin")] == [signed.nonce]
+    refused(env.b.sign_error(user, offer_id="once"), "limit")
+
+
+# --------------------------------------------------------------------------------------------------
+# Metrics
+
+
+SIGNATURES, REDEMPTIONS = "entitlementd_offer_signatures_total", "entitlementd_offer_redemptions_total"
+
+
+def signature_series(env, tenant: str, offer: str) -> tuple[str, dict]:
+    kind = "promotional" if offer else "introductory_eligibility"
+    return SIGNATURES, {"tenant": env.tenants[tenant].id, "kind": kind, "offer": offer}
+
+
+def redemption_series(env, tenant: str, offer: str) -> tuple[str, dict]:
+    return REDEMPTIONS, {"tenant": env.tenants[tenant].id, "offer": offer}
+
+
+def test_metrics_count_signatures_and_redemptions_per_tenant_and_offer(env, ca):
+    delta = Delta(env.server)
+    a_user, b_user = known_user(env), known_user(env, "b")
+    for _ in range(3):
+        env.a.sign(a_user, offer_id="any_offer")
+    env.a.sign(a_user, offer_id="loyal")
+    env.a.sign(a_user, app_transaction_id="2000000111")
+    env.a.sign(a_user, app_transaction_id="2000000112")
+    env.b.sign(b_user, offer_id="b_offer")
+    env.b.sign(b_user, app_transaction_id="2000000113")
+    refused(env.a.sign_error(a_user, offer_id="future"), "not_started")  # counts nothing
+    env.a.purchase(a_user, offer_transaction(ca, new_original_id()))
+    env.a.purchase(a_user, offer_transaction(ca, new_original_id()))
+    env.b.purchase(b_user, offer_transaction(ca, new_original_id(), offer="b_offer"))
+    delta.rescrape()
+    expected = [
+        (signature_series(env, "a", "any_offer"), 3), (redemption_series(env, "a", "any_offer"), 2),
+        (signature_series(env, "a", "loyal"), 1), (redemption_series(env, "a", "loyal"), 0),
+        (signature_series(env, "a", ""), 2), (signature_series(env, "a", "future"), 0),
+        (signature_series(env, "b", "b_offer"), 1), (redemption_series(env, "b", "b_offer"), 1),
+        (signature_series(env, "b", ""), 1),
+    ]
+    assert [(series, delta[series]) for series, _ in expected] == expected
+    after = delta.after
+    # Each series only where it belongs: tenant "a" has no "b_offer", introductory eligibility no redemptions and no
+    # promotional series.
+    assert not after.has(*signature_series(env, "a", "b_offer"))
+    assert not after.has(*redemption_series(env, "a", ""))
+    assert not after.has(SIGNATURES, {"tenant": env.tenants["a"].id, "kind": "promotional", "offer": ""})
+    assert not after.has(SIGNATURES, {"tenant": env.tenants["a"].id, "kind": "introductory_eligibility",
+                                      "offer": "any_offer"})
+    # Counters: the samples are the totals, one per series.
+    assert after[signature_series(env, "a", "any_offer")] >= 3 and after[redemption_series(env, "a", "any_offer")] >= 2
+
+
+def test_an_erasure_removes_the_signatures_and_leaves_the_totals(env, ca):
+    user = known_user(env)
+    signed = env.a.sign(user, offer_id="any_offer")
+    intro = env.a.sign(user, app_transaction_id="2000000222")
+    env.a.purchase(user, offer_transaction(ca, new_original_id()))
+    assert len(signatures(env, user)) == 2
+    before = Samples(scrape(env.server))
+    env.a_admin.call("DeleteCustomer", app_user_id=user, confirm_app_user_id=user, timeout=60.0)
+    error = env.a_admin.error("GetCustomer", app_user_id=user)
+    assert error.code() == Code.NOT_FOUND, (error.code(), error.details())
+    after = Samples(scrape(env.server))
+    for series in (signature_series(env, "a", "any_offer"), redemption_series(env, "a", "any_offer"),
+                   signature_series(env, "a", "")):
+        assert after[series] == before[series] > 0, series
+    nonces = ", ".join(f"'{nonce}'" for nonce in (signed.nonce, intro.nonce))
+    assert query_database(env.server.config.parent,
+                          f"SELECT count(*) FROM offer_signatures WHERE nonce IN ({nonces})") == [("0",)]

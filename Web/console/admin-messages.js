@@ -48,11 +48,20 @@ function transaction(bytes) {
   };
 }
 
+function offerSignature(bytes) {
+  const map = fields(bytes);
+  return {
+    offerId: str(map, 1), productId: str(map, 2), nonce: str(map, 3), signedAt: timestamp(last(map, 4)),
+    redeemedTransactionId: str(map, 5), redeemedAt: timestamp(last(map, 6)),
+  };
+}
+
 export function customer(bytes) {
   const map = fields(bytes);
   return {
     status: customerStatus(last(map, 1)), aliases: strings(map, 2), grants: all(map, 3, grant),
     transactions: all(map, 4, transaction), attributes: all(map, 5, attribute),
+    offerSignatures: all(map, 6, offerSignature),
   };
 }
 

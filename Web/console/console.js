@@ -207,6 +207,10 @@ function renderDetails(details) {
       el("td", { class: "mono" }, a.key), el("td", {}, a.value), el("td", {}, when(a.updatedAt)), action);
   });
   $("attributes").tBodies[0].replaceChildren(...(attributes.length ? attributes : [none(4)]));
+  const signatures = details.offerSignatures.map((s) => el("tr", { "data-nonce": s.nonce },
+    el("td", {}, when(s.signedAt)), el("td", {}, s.offerId || "introductory eligibility"), el("td", {}, s.productId),
+    el("td", { class: "mono" }, s.redeemedTransactionId ? `${s.redeemedTransactionId} (${when(s.redeemedAt)})` : "—")));
+  $("offer-signatures").tBodies[0].replaceChildren(...(signatures.length ? signatures : [none(4)]));
 }
 
 function eventItem(e) {

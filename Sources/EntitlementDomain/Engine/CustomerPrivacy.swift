@@ -46,6 +46,9 @@ public final class CustomerPrivacy: Sendable {
         let used = try read { () throws(StorageError) in
             try repository.redemptionCodes(tenantID: tenantID, usedBy: ids.map(\.appUserID))
         }.filter { codes.insert($0.codeHash).inserted }
+        let offerSignatures = try read { () throws(StorageError) in
+            try repository.offerSignatures(tenantID: tenantID, customerID: customer.id, limit: Int.max)
+        }
         let head: JSONValue = .object([
             ("format", .string("entitlementd.customer_export")),
             ("format_version", .number(String(CustomerExport.formatVersion))),
@@ -58,6 +61,7 @@ public final class CustomerPrivacy: Sendable {
             ("purchases", .array(purchases)),
             ("grants", .array(snapshot.grants.map(Self.grant))),
             ("redemption_codes_used", .array(used.map(Self.redemptionCode))),
+            ("offer_signatures", .array(offerSignatures.map(Self.offerSignature))),
         ])
         return CustomerExport(repository: repository, tenantID: tenantID, customers: [customer] + merged, head: head)
     }
@@ -246,6 +250,15 @@ public final class CustomerPrivacy: Sendable {
         guard case .object(var members) = CustomerJSON.grant(grant) else { return CustomerJSON.grant(grant) }
         members += [("reason", .string(grant.reason)), ("revocation_reason", .string(grant.revocationReason))]
         return .object(members)
+    }
+
+    private static func offerSignature(_ signature: OfferSignatureRecord) -> JSONValue {
+        .object([
+            ("offer_id", .string(signature.offerID)), ("product_id", .string(signature.productID)),
+            ("nonce", .string(signature.nonce)), ("signed_at", CustomerJSON.time(signature.signedAt)),
+            ("redeemed_transaction_id", .string(signature.redeemedTransactionID)),
+            ("redeemed_at", CustomerJSON.time(signature.redeemedAt)),
+        ])
     }
 
     /// A code by what it did, never by its hash (the code itself is not kept).

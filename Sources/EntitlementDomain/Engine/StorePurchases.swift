@@ -450,6 +450,9 @@ extension StorePurchases {
         else { return }
         let continued = stored?.sale.map { $0.offer == .promotional && $0.offerID == sale.offerID } ?? false
         if continued, sale.kind == .subscriptionRenewal { return }
+        // The customer's lock (PostgreSQL): two purchases of one customer linked at once would otherwise both pick its
+        // newest signature. A store notification has not taken it yet.
+        _ = try transaction.snapshot(tenantID: incoming.tenantID, customerID: customerID)
         _ = try transaction.linkOfferRedemption(
             OfferRedemption(
                 tenantID: incoming.tenantID, customerID: customerID, offerID: sale.offerID, productID: incoming.productID,

@@ -40,7 +40,9 @@ extension InMemoryTransaction {
             return record.offerID == redemption.offerID && record.productID == redemption.productID
                 && record.redeemedTransactionID.isEmpty && record.signedAt <= redemption.signedBy
         }
-        guard let newest = candidates.max(by: { records[$0].signedAt < records[$1].signedAt }) else { return false }
+        // Newest first, then by nonce, as GetCustomer lists them.
+        guard let newest = candidates.min(by: { (records[$1].signedAt, records[$0].nonce) < (records[$0].signedAt, records[$1].nonce) })
+        else { return false }
         tables.offerSignatures[key]![newest].redeemedTransactionID = redemption.transactionID
         tables.offerSignatures[key]![newest].redeemedAt = redemption.redeemedAt
         tables.addOfferTotals(tenantID: redemption.tenantID, offerID: redemption.offerID, signed: 0, redeemed: 1)
