@@ -7,7 +7,7 @@ import Foundation
 enum OfferSignRate {
     static func measure(seconds: Double) throws {
         let key = try P256.PrivateKey()
-        let signatures = OfferSignatures(
+        let signatures = OfferSigner(
             credentials: try AppStoreAPICredentials(
                 p8: key.pemRepresentation, keyID: "2X9R4HXF34", issuerID: "57246542-96fe-1a63-e053-0824d011072a",
                 bundleID: AppStoreBench.bundleID))
@@ -15,20 +15,20 @@ enum OfferSignRate {
             ("StoreKit 1 promotional offer", {
                 try signatures.promotionalOffer(
                     productID: AppStoreBench.productID, offerID: "winback_50",
-                    appAccountToken: "4abf4f5a-9a0b-4f2b-8e2e-0b4c1c7c9d11", nonce: OfferSignatures.nonce(),
+                    appAccountToken: "4abf4f5a-9a0b-4f2b-8e2e-0b4c1c7c9d11", nonce: OfferSigner.nonce(),
                     timestamp: 1_764_000_000_000
                 ).signature.utf8.count
             }),
             ("promotional offer JWS", {
                 try signatures.promotionalOfferJWS(
                     productID: AppStoreBench.productID, offerID: "winback_50", transactionID: "2000000123456789",
-                    nonce: OfferSignatures.nonce(), issuedAt: 1_764_000_000
+                    nonce: OfferSigner.nonce(), issuedAt: 1_764_000_000
                 ).utf8.count
             }),
             ("introductory offer eligibility JWS", {
                 try signatures.introductoryOfferEligibilityJWS(
                     productID: AppStoreBench.productID, allowed: true, transactionID: "2000000123456789",
-                    nonce: OfferSignatures.nonce(), issuedAt: 1_764_000_000
+                    nonce: OfferSigner.nonce(), issuedAt: 1_764_000_000
                 ).utf8.count
             }),
         ]

@@ -24,7 +24,7 @@ extension EntitlementService {
             func given(_ text: String) -> String? { text.isEmpty ? nil : text }
             let wanted = OfferSignatureRequest(
                 productID: request.productID, offerID: given(request.offerID), transactionID: given(request.transactionID),
-                appTransactionID: given(request.appTransactionID), nonce: OfferSignatures.nonce())
+                appTransactionID: given(request.appTransactionID), nonce: OfferSigner.nonce())
             var response = try await engine.offers.sign(tenant: tenant, appUserID: request.appUserID, request: wanted) {
                 input throws(DomainError) in try Self.signatures(of: input, by: signer)
             }
@@ -36,7 +36,7 @@ extension EntitlementService {
 
     /// Every format StoreKit takes for `input`: a promotional offer's StoreKit 1 signature and JWS, or an
     /// introductory offer eligibility JWS.
-    private static func signatures(of input: OfferSignatureInput, by signer: OfferSignatures) throws(DomainError)
+    private static func signatures(of input: OfferSignatureInput, by signer: OfferSigner) throws(DomainError)
         -> SignOfferResponse
     {
         var response = SignOfferResponse()
@@ -70,26 +70,36 @@ extension EntitlementService {
     }
 }
 
-/// Each tenant's offer signer, its In-App Purchase key read on first use and kept until the tenants file reloads.
+/// Each tenant's offer signer, its In-App Purchase key read on first use and kept until the tenants file reloads. A
+/// signer is kept with the settings it was made from: a call that began before a reload (its tenant the old one)
+/// never leaves a signer of the old key for the new generation.
 final class OfferSigners: Sendable {
-    private let signers = Mutex<(generation: UInt64, byTenant: [String: OfferSignatures])>((0, [:]))
+    private struct Made: Sendable {
+        let settings: AppStoreServerAPISettings
+        let bundleID: String
+        let signer: OfferSigner
+    }
+
+    private let signers = Mutex<(generation: UInt64, byTenant: [String: Made])>((0, [:]))
     private let tenants: TenantRegistry
 
     init(tenants: TenantRegistry) {
         self.tenants = tenants
     }
 
-    func signer(for tenant: Tenant) throws(DomainError) -> OfferSignatures {
+    func signer(for tenant: Tenant) throws(DomainError) -> OfferSigner {
         guard let settings = tenant.appStore, let api = settings.serverAPI else { throw Offers.notSigning() }
         let generation = tenants.snapshot.generation
-        if let cached = signers.withLock({ $0.generation == generation ? $0.byTenant[tenant.id] : nil }) { return cached }
-        let signer = OfferSignatures(
-            credentials: try AppStoreServerAPIs.credentials(of: tenant, settings: settings, api: api))
+        let cached = signers.withLock { $0.generation == generation ? $0.byTenant[tenant.id] : nil }
+        if let cached, cached.settings == api, cached.bundleID == settings.bundleID { return cached.signer }
+        let made = Made(
+            settings: api, bundleID: settings.bundleID,
+            signer: OfferSigner(credentials: try AppStoreServerAPIs.credentials(of: tenant, settings: settings, api: api)))
         signers.withLock { cache in
             if cache.generation != generation { cache = (generation, [:]) }
-            cache.byTenant[tenant.id] = signer
+            cache.byTenant[tenant.id] = made
         }
-        return signer
+        return made.signer
     }
 }
 

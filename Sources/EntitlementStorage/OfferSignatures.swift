@@ -88,7 +88,7 @@ extension SQLExecutor {
         let linked = try run(
             """
             UPDATE offer_signatures SET redeemed_transaction_id = ?, redeemed_at = ?
-            WHERE tenant_id = ? AND nonce = (
+            WHERE tenant_id = ? AND redeemed_transaction_id = '' AND nonce = (
                 SELECT nonce FROM offer_signatures
                 WHERE tenant_id = ? AND customer_id = ? AND offer_id = ? AND product_id = ?
                     AND redeemed_transaction_id = '' AND signed_at <= ?
@@ -98,7 +98,7 @@ extension SQLExecutor {
             [
                 .text(redemption.transactionID), .time(redemption.redeemedAt), .text(redemption.tenantID),
                 .text(redemption.tenantID), .integer(redemption.customerID), .text(redemption.offerID),
-                .text(redemption.productID), .time(redemption.signedBy), .text(redemption.tenantID),
+                .text(redemption.productID), .time(redemption.signedNoLaterThan), .text(redemption.tenantID),
                 .text(redemption.transactionID),
             ]) == 1
         if linked { try addOfferTotals(tenantID: redemption.tenantID, offerID: redemption.offerID, signed: 0, redeemed: 1) }

@@ -15,12 +15,12 @@ struct OfferSignatureStorageTests {
             signedAt: time(milliseconds))
     }
 
-    func redemption(_ customerID: Int64, transaction: String, signedBy: Int64, offerID: String = "winback")
+    func redemption(_ customerID: Int64, transaction: String, signedNoLaterThan: Int64, offerID: String = "winback")
         -> OfferRedemption
     {
         OfferRedemption(
             tenantID: "t", customerID: customerID, offerID: offerID, productID: "pro.monthly", transactionID: transaction,
-            signedBy: time(signedBy), redeemedAt: time(signedBy + 1))
+            signedNoLaterThan: time(signedNoLaterThan), redeemedAt: time(signedNoLaterThan + 1))
     }
 
     @Test func countsByOfferAndPeriodAndListsNewestFirst() throws {
@@ -61,14 +61,14 @@ struct OfferSignatureStorageTests {
             return alice
         }
         try repository.write { transaction throws in
-            #expect(try transaction.linkOfferRedemption(redemption(alice.id, transaction: "tx1", signedBy: 5_000)))
+            #expect(try transaction.linkOfferRedemption(redemption(alice.id, transaction: "tx1", signedNoLaterThan: 5_000)))
             // The same transaction again (a redelivery) links nothing more.
-            #expect(try !transaction.linkOfferRedemption(redemption(alice.id, transaction: "tx1", signedBy: 5_000)))
+            #expect(try !transaction.linkOfferRedemption(redemption(alice.id, transaction: "tx1", signedNoLaterThan: 5_000)))
             // Another offer has no signature.
-            #expect(try !transaction.linkOfferRedemption(redemption(alice.id, transaction: "tx2", signedBy: 5_000, offerID: "other")))
-            #expect(try transaction.linkOfferRedemption(redemption(alice.id, transaction: "tx3", signedBy: 5_000)))
+            #expect(try !transaction.linkOfferRedemption(redemption(alice.id, transaction: "tx2", signedNoLaterThan: 5_000, offerID: "other")))
+            #expect(try transaction.linkOfferRedemption(redemption(alice.id, transaction: "tx3", signedNoLaterThan: 5_000)))
             // Only "after" is left, made after this transaction.
-            #expect(try !transaction.linkOfferRedemption(redemption(alice.id, transaction: "tx4", signedBy: 5_000)))
+            #expect(try !transaction.linkOfferRedemption(redemption(alice.id, transaction: "tx4", signedNoLaterThan: 5_000)))
         }
         let signatures = try repository.offerSignatures(tenantID: "t", customerID: alice.id, limit: 10)
         #expect(signatures.map(\.nonce) == ["after", "late", "early"])

@@ -28,6 +28,7 @@ public final class Offers: Sendable {
         }
         let now = core.now()
         var eligibility = OfferEligibility(appUserID: snapshot?.customer.appUserID ?? appUserID)
+        var signedByOffer: [String: Int] = [:]
         for productID in productIDs {
             let history = snapshot.map { snapshot in
                 Self.history(
@@ -36,16 +37,23 @@ public final class Offers: Sendable {
             eligibility.introductory.append((productID, OfferRules.introductory(history: history)))
             for (offerID, rules) in offers.promotional.sorted(by: { $0.key < $1.key }) where rules.productIDs.contains(productID) {
                 let history = Self.history(snapshot, scope: rules.scope(in: tenant.products), at: now)
-                let signed = try snapshot.map { snapshot throws(DomainError) in
-                    try DomainError.reading { () throws(StorageError) in
-                        try Self.signedInPeriod(rules, at: now) { (since) throws(StorageError) in
-                            try repository.offerSignatureCount(
-                                tenantID: tenant.id, customerID: snapshot.customer.id, offerID: offerID, since: since)
+                // Counted once per offer, however many of the products asked about it is set up on.
+                let signed: Int
+                if let counted = signedByOffer[offerID] {
+                    signed = counted
+                } else {
+                    signed = try snapshot.map { snapshot throws(DomainError) in
+                        try DomainError.reading { () throws(StorageError) in
+                            try Self.signedInPeriod(rules, at: now) { (since) throws(StorageError) in
+                                try repository.offerSignatureCount(
+                                    tenantID: tenant.id, customerID: snapshot.customer.id, offerID: offerID, since: since)
+                            }
                         }
-                    }
+                    } ?? 0
+                    signedByOffer[offerID] = signed
                 }
                 let refusal = OfferRules.promotional(
-                    offerID: offerID, rules, productID: productID, history: history, signedInPeriod: signed ?? 0, at: now)
+                    offerID: offerID, rules, productID: productID, history: history, signedInPeriod: signed, at: now)
                 eligibility.promotional.append(PromotionalOfferDecision(offerID: offerID, productID: productID, refusal: refusal))
             }
         }
@@ -80,8 +88,14 @@ public final class Offers: Sendable {
                         + "for its current user, by the app user ID Identify returned.")
             }
             var committed: [CommittedChange] = []
-            let customer = try self.core.customer(
-                transaction, tenantID: tenantID, appUserID: appUserID, creator: "SignOffer", at: now, committed: &committed)
+            let customer: CustomerSnapshot
+            if let existing {
+                customer = existing
+            } else {
+                customer = try self.core.customer(
+                    transaction, tenantID: tenantID, appUserID: appUserID, creator: "SignOffer", at: now,
+                    committed: &committed)
+            }
             let customerID = customer.customer.id
             let transactionID = try Self.transactionID(request, of: customer)
             let allowed: Bool?
@@ -102,12 +116,8 @@ public final class Offers: Sendable {
                         $0, scope: Set(tenant.products[request.productID] ?? []), stores: offers.introductory.stores, at: now)
                 }
                 let decision = OfferRules.introductory(history: history)
-                if decision.reason == .noHistory {
-                    throw Self.refused(
-                        OfferRefusal(
-                            .noHistory,
-                            "The server knows no purchases of \(appUserID.quotedForMessage): StoreKit's own eligibility "
-                                + "stands (Product.SubscriptionInfo.isEligibleForIntroOffer)."))
+                if let refusal = OfferRules.introductorySignatureRefusal(decision, appUserID: appUserID) {
+                    throw Self.refused(refusal)
                 }
                 guard transactionID != nil else {
                     throw DomainError.invalidRequest(
@@ -159,8 +169,20 @@ public final class Offers: Sendable {
                 throw .invalidRequest(
                     "product \(id.quotedForMessage) is not one of the tenant's products (its \"products\" mapping).")
             }
+            if sellsElsewhereOnly(id, tenant: tenant) {
+                throw .invalidRequest(
+                    "product \(id.quotedForMessage) is sold on Google Play or the web, not the App Store: offers here are "
+                        + "StoreKit's.")
+            }
             if productIDs[..<index].contains(id) { throw .invalidRequest("product \(id.quotedForMessage) is listed twice.") }
         }
+    }
+
+    /// A product the tenant's Google Play or Stripe settings name and its App Store settings do not.
+    private static func sellsElsewhereOnly(_ id: String, tenant: Tenant) -> Bool {
+        guard tenant.appStore?.products[id] == nil else { return false }
+        let web = tenant.stripe.map { $0.prices.values.contains(id) || $0.products.values.contains(id) } ?? false
+        return web || tenant.playStore?.products[id] != nil
     }
 
     /// App transaction IDs are Apple's decimal numbers.

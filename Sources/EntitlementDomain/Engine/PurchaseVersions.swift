@@ -117,6 +117,8 @@ public enum PurchaseVersions {
         left.acknowledgement = rhs.acknowledgement
         // Stored before the revenue ledger, a purchase has no sale: the same data, seen again with one.
         if left.sale == nil { left.sale = rhs.sale }
+        // Stored before offer identifiers were kept (schema 27), the same: its offer's identifier, seen again.
+        if left.sale?.offerID.isEmpty == true, let offerID = rhs.sale?.offerID { left.sale?.offerID = offerID }
         return left == rhs
     }
 

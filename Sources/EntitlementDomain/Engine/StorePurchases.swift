@@ -448,7 +448,10 @@ extension StorePurchases {
         guard incoming.store == .appStore, let sale = incoming.sale, sale.offer == .promotional, !sale.offerID.isEmpty,
             let customerID = incoming.customerID
         else { return }
-        let continued = stored?.sale.map { $0.offer == .promotional && $0.offerID == sale.offerID } ?? false
+        // A stored sale without an identifier was kept before identifiers were (schema 27): the same offer, as far as
+        // anyone can tell.
+        let continued =
+            stored?.sale.map { $0.offer == .promotional && ($0.offerID == sale.offerID || $0.offerID.isEmpty) } ?? false
         if continued, sale.kind == .subscriptionRenewal { return }
         // The customer's lock (PostgreSQL): two purchases of one customer linked at once would otherwise both pick its
         // newest signature. A store notification has not taken it yet.
@@ -457,7 +460,7 @@ extension StorePurchases {
             OfferRedemption(
                 tenantID: incoming.tenantID, customerID: customerID, offerID: sale.offerID, productID: incoming.productID,
                 transactionID: incoming.transactionID,
-                signedBy: UnixTime(
+                signedNoLaterThan: UnixTime(
                     milliseconds: incoming.purchasedAt.milliseconds + PurchaseAccess.clockSkewAllowanceMilliseconds),
                 redeemedAt: now))
     }

@@ -11,8 +11,6 @@ public struct OfferHistory: Sendable, Hashable {
     /// A purchase granting the entitlements (a subscription or not) was refunded or otherwise revoked from its buyer.
     public var refunded: Bool
 
-    public var everSubscribed: Bool { firstSubscription != nil }
-
     /// The history of `purchases` granting any of `scope`, from `stores`, at `now`.
     public init(purchases: [StorePurchase], scope: Set<String>, stores: Set<Store> = Set(Store.allCases), at now: UnixTime) {
         firstSubscription = nil

@@ -1,6 +1,8 @@
+import BoundedText
+
 /// Why the server will not sign an offer for a customer now: the rule, by a name stable in the API
 /// (`SignOffer`'s `FAILED_PRECONDITION`, `GetOfferEligibility`'s `refused_rule`), and a sentence saying why.
-public struct OfferRefusal: Error, Sendable, Hashable {
+public struct OfferRefusal: Sendable, Hashable {
     public enum Rule: String, Sendable, Hashable, CaseIterable {
         /// The offer is not set up on the product asked for.
         case product
@@ -22,8 +24,9 @@ public struct OfferRefusal: Error, Sendable, Hashable {
         case neverRefunded = "never_refunded"
         /// The customer had as many signatures of it in the period as it allows.
         case limit
-        /// An introductory offer eligibility JWS for a customer the server knows no purchases of: StoreKit decides.
-        case noHistory = "no_history"
+        /// An introductory offer eligibility JWS for a customer the introductory offer is for, as far as the server
+        /// knows: StoreKit's own check of the Apple ID decides (the server signs only to withhold the offer).
+        case storeKitDecides = "storekit_decides"
     }
 
     public var rule: Rule
@@ -61,6 +64,29 @@ public enum OfferRules {
         guard let history else { return IntroductoryOfferDecision(reason: .noHistory) }
         guard let first = history.firstSubscription else { return IntroductoryOfferDecision(reason: .neverSubscribed) }
         return IntroductoryOfferDecision(reason: .subscribedBefore, subscription: first)
+    }
+
+    /// Why the server makes no introductory offer eligibility JWS for `decision`: it signs one only to withhold an
+    /// offer StoreKit would give (a subscription in another store). Telling StoreKit "eligible" would override its
+    /// check of the Apple ID, which knows trials the server cannot see (under another app user ID, or from before the
+    /// server knew the user), so an eligible user is left to StoreKit.
+    public static func introductorySignatureRefusal(_ decision: IntroductoryOfferDecision, appUserID: String)
+        -> OfferRefusal?
+    {
+        switch decision.reason {
+        case .subscribedBefore:
+            return nil
+        case .noHistory:
+            return OfferRefusal(
+                .storeKitDecides,
+                "The server knows no purchases of \(appUserID.quotedForMessage): StoreKit's own eligibility stands "
+                    + "(Product.SubscriptionInfo.isEligibleForIntroOffer).")
+        case .neverSubscribed:
+            return OfferRefusal(
+                .storeKitDecides,
+                "\(appUserID.quotedForMessage) may have the introductory offer as far as the server knows: StoreKit's own "
+                    + "check of the Apple ID stands; the server signs only to withhold the offer.")
+        }
     }
 
     /// Why the offer `offerID` (configured as `rules`) is not for the customer on `productID` at `now`, nil when it
@@ -108,7 +134,7 @@ public enum OfferRules {
             return OfferRefusal(
                 .newSubscribers,
                 "\(offer) is for customers who never subscribed; this one subscribed to \"\(first.productID)\" "
-                    + "(\(storeName(first.store))) on \(first.purchasedAt.rfc3339).")
+                    + "(\(storeName(first.store))).")
         case .subscribed:
             if history.subscribedNow { return nil }
             return OfferRefusal(.subscribers, "\(offer) is for current subscribers; this customer is not subscribed.")

@@ -22,7 +22,8 @@ extension Entitlements {
     }
 
     /// An introductory offer eligibility JWS for the current user (for
-    /// `Product.PurchaseOption.introductoryOfferEligibility(compactJWS:)`): `allowed` is what it tells StoreKit.
+    /// `Product.PurchaseOption.introductoryOfferEligibility(compactJWS:)`): `allowed` is what it tells StoreKit, false
+    /// (the server signs one only to withhold the offer, from a subscription in another store).
     public struct SignedIntroductoryOfferEligibility: Sendable, Hashable {
         public var productID: String
         public var allowed: Bool
@@ -63,20 +64,31 @@ extension Entitlements {
             appAccountToken: response.appAccountToken)
     }
 
-    /// Has the server sign whether the user may have `productID`'s introductory offer, as it decided from the
-    /// user's purchases in every store. `appTransactionID` (`AppTransaction`'s `appTransactionID`) names the app's
-    /// own transaction for a user with no App Store purchase yet.
+    /// Has the server sign that the user may not have `productID`'s introductory offer when its purchases in
+    /// another store say so (a trial on Android or the web); nil when StoreKit's own check of the Apple ID decides
+    /// (the server's rule `storekit_decides`). `appTransactionID` (`AppTransaction`'s `appTransactionID`) names the
+    /// app's own transaction for a user with no App Store purchase yet.
     public func signedIntroductoryOfferEligibility(productID: String, appTransactionID: String? = nil) async throws
-        -> SignedIntroductoryOfferEligibility
+        -> SignedIntroductoryOfferEligibility?
     {
         try await identifyIfNeeded()
         let request = SignOfferRequest(
             appUserID: identity.appUserID, productID: productID, appTransactionID: appTransactionID ?? "")
-        let response = try await call { try await transport.signOffer(request) }
+        let response: SignOfferResponse
+        do {
+            response = try await call { try await transport.signOffer(request) }
+        } catch let error as EntitlementsError
+            where error.code == .failedPrecondition && error.message.hasPrefix(Self.storeKitDecides)
+        {
+            return nil
+        }
         return SignedIntroductoryOfferEligibility(
             productID: response.productID, allowed: response.introductoryOfferAllowed, compactJWS: response.compactJWS,
             transactionID: response.transactionID)
     }
+
+    /// How the server's refusal begins when StoreKit's own eligibility stands.
+    static let storeKitDecides = #"offer refused by rule "storekit_decides""#
 
     #if !canImport(StoreKit)
         /// ``signedPromotionalOffer(for:productID:)``: without StoreKit, the signed parts themselves.
@@ -86,7 +98,7 @@ extension Entitlements {
 
         /// ``signedIntroductoryOfferEligibility(productID:appTransactionID:)``: without StoreKit, the signed parts.
         public func introductoryOfferEligibility(productID: String, appTransactionID: String? = nil) async throws
-            -> SignedIntroductoryOfferEligibility
+            -> SignedIntroductoryOfferEligibility?
         {
             try await signedIntroductoryOfferEligibility(productID: productID, appTransactionID: appTransactionID)
         }

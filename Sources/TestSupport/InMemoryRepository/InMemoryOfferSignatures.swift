@@ -38,7 +38,7 @@ extension InMemoryTransaction {
         let candidates = records.indices.filter { index in
             let record = records[index]
             return record.offerID == redemption.offerID && record.productID == redemption.productID
-                && record.redeemedTransactionID.isEmpty && record.signedAt <= redemption.signedBy
+                && record.redeemedTransactionID.isEmpty && record.signedAt <= redemption.signedNoLaterThan
         }
         // Newest first, then by nonce, as GetCustomer lists them.
         guard let newest = candidates.min(by: { (records[$1].signedAt, records[$0].nonce) < (records[$0].signedAt, records[$1].nonce) })

@@ -57,6 +57,15 @@ import Testing
         #expect(OfferRules.introductory(history: Self.history([other, lifetime])).reason == .neverSubscribed)
     }
 
+    @Test func anEligibilitySignatureOnlyWithholdsTheOffer() {
+        func refusal(_ history: OfferHistory?) -> OfferRefusal.Rule? {
+            OfferRules.introductorySignatureRefusal(OfferRules.introductory(history: history), appUserID: "u")?.rule
+        }
+        #expect(refusal(nil) == .storeKitDecides)
+        #expect(refusal(Self.history([])) == .storeKitDecides)
+        #expect(refusal(Self.history([Self.subscription(.playStore, from: -400, to: -370)])) == nil)
+    }
+
     @Test func audiences() {
         let active = Self.subscription(.playStore, from: -10, to: 20)
         let lapsedLongAgo = Self.subscription(.stripe, from: -100, to: -60)

@@ -16,8 +16,9 @@ public protocol OfferSignatureStorage {
     func offerSignatureCount(tenantID: String, customerID: Int64, offerID: String, since: UnixTime) throws(StorageError)
         -> Int
     func recordOfferSignature(_ record: OfferSignatureRecord) throws(StorageError)
-    /// Marks the customer's newest unredeemed signature of the offer and product, made by `signedBy`, as redeemed by
-    /// the transaction, unless a signature names that transaction already; true when it marked one.
+    /// Marks the customer's newest unredeemed signature of the offer and product made no later than the redemption's
+    /// `signedNoLaterThan` as redeemed by the transaction, unless a signature names that transaction already; true
+    /// when it marked one.
     func linkOfferRedemption(_ redemption: OfferRedemption) throws(StorageError) -> Bool
 }
 
@@ -53,19 +54,19 @@ public struct OfferRedemption: Sendable, Hashable {
     public var productID: String
     public var transactionID: String
     /// Signatures made later than this are not the one redeemed (the transaction's date, with the clocks' skew).
-    public var signedBy: UnixTime
+    public var signedNoLaterThan: UnixTime
     public var redeemedAt: UnixTime
 
     public init(
-        tenantID: String, customerID: Int64, offerID: String, productID: String, transactionID: String, signedBy: UnixTime,
-        redeemedAt: UnixTime
+        tenantID: String, customerID: Int64, offerID: String, productID: String, transactionID: String,
+        signedNoLaterThan: UnixTime, redeemedAt: UnixTime
     ) {
         self.tenantID = tenantID
         self.customerID = customerID
         self.offerID = offerID
         self.productID = productID
         self.transactionID = transactionID
-        self.signedBy = signedBy
+        self.signedNoLaterThan = signedNoLaterThan
         self.redeemedAt = redeemedAt
     }
 }

@@ -7,7 +7,7 @@ import JOSE
 /// `PromotionalOfferSignatureCreator` (StoreKit 1 and `Product.PurchaseOption.promotionalOffer(offerID:keyID:nonce:
 /// signature:timestamp:)`), `PromotionalOfferV2SignatureCreator` and `IntroductoryOfferEligibilitySignatureCreator`
 /// (compact JWS, iOS 18.4 and later).
-public struct OfferSignatures: Sendable {
+public struct OfferSigner: Sendable {
     public static let promotionalOfferAudience = "promotional-offer"
     public static let introductoryOfferEligibilityAudience = "introductory-offer-eligibility"
     /// What separates the fields of a StoreKit 1 signature's payload: U+2063 INVISIBLE SEPARATOR.

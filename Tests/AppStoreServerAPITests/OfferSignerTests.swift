@@ -8,7 +8,7 @@ import Testing
 /// The offer signatures, checked by Apple's `app-store-server-library` (Python): the StoreKit 1 signature verified over
 /// the library's own payload for the same inputs, each JWS verified and equal to the library's in header, claim names,
 /// JSON types and values (but for the fresh `iat` and `nonce`).
-@Suite struct OfferSignaturesTests {
+@Suite struct OfferSignerTests {
     static let keyID = "2X9R4HXF34"
     static let issuerID = "57246542-96fe-1a63-e053-0824d011072a"
     static let bundleID = "com.example.app"
@@ -18,8 +18,8 @@ import Testing
         var error: String?
     }
 
-    static func signer(_ key: P256.PrivateKey) throws -> OfferSignatures {
-        OfferSignatures(
+    static func signer(_ key: P256.PrivateKey) throws -> OfferSigner {
+        OfferSigner(
             credentials: try AppStoreAPICredentials(p8: key.pemRepresentation, keyID: keyID, issuerID: issuerID, bundleID: bundleID))
     }
 
@@ -44,7 +44,7 @@ import Testing
     ])
     func aStoreKit1SignatureIsWhatAppleSigns(product: String, offer: String, token: String) async throws {
         let key = try P256.PrivateKey()
-        let nonce = OfferSignatures.nonce()
+        let nonce = OfferSigner.nonce()
         let signed = try Self.signer(key).promotionalOffer(
             productID: product, offerID: offer, appAccountToken: token, nonce: nonce, timestamp: 1_764_000_000_123)
         #expect(signed.keyID == Self.keyID && signed.nonce == nonce && signed.timestamp == 1_764_000_000_123)
@@ -63,7 +63,7 @@ import Testing
         let key = try P256.PrivateKey()
         let jws = try Self.signer(key).promotionalOfferJWS(
             productID: "com.example.pro.monthly", offerID: "winback_50", transactionID: transactionID,
-            nonce: OfferSignatures.nonce(), issuedAt: Int64(Date().timeIntervalSince1970))
+            nonce: OfferSigner.nonce(), issuedAt: Int64(Date().timeIntervalSince1970))
         let verdict = try await Self.apple(
             "promotional-jws",
             [Self.keyID, Self.issuerID, Self.bundleID, "com.example.pro.monthly", "winback_50", transactionID ?? "-", jws],
@@ -76,7 +76,7 @@ import Testing
         let key = try P256.PrivateKey()
         let jws = try Self.signer(key).introductoryOfferEligibilityJWS(
             productID: "com.example.pro.monthly", allowed: allowed, transactionID: "2000000123456789",
-            nonce: OfferSignatures.nonce(), issuedAt: Int64(Date().timeIntervalSince1970))
+            nonce: OfferSigner.nonce(), issuedAt: Int64(Date().timeIntervalSince1970))
         let arguments = [Self.keyID, Self.issuerID, Self.bundleID, "com.example.pro.monthly", String(allowed), "2000000123456789", jws]
         let verdict = try await Self.apple("eligibility-jws", arguments, key: key)
         #expect(verdict.valid, "\(verdict.error ?? "")")
@@ -87,7 +87,7 @@ import Testing
     }
 
     @Test func noncesAreFreshLowercaseVersion4UUIDs() {
-        let nonces = (0..<100).map { _ in OfferSignatures.nonce() }
+        let nonces = (0..<100).map { _ in OfferSigner.nonce() }
         #expect(Set(nonces).count == 100)
         for nonce in nonces {
             #expect(nonce == nonce.lowercased() && nonce.count == 36)
