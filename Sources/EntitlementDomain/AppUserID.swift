@@ -143,3 +143,16 @@ public enum AppUserID {
         "\"" + text + "\""
     }
 }
+
+extension DomainError {
+    /// What a call an app makes for its current user answers for an alias (an anonymous ID merged into an identified
+    /// customer): an anonymous session never acts as the identified user. `action` says what the app does, such as
+    /// "sets the attributes of".
+    static func aliasOfAnotherUser(_ appUserID: String, anApp action: String, file: String = #fileID, line: Int = #line)
+        -> DomainError
+    {
+        .permissionDenied(
+            "app_user_id \(appUserID.quotedForMessage) is an alias of another user's ID; an app \(action) its current "
+                + "user, by the app user ID Identify returned.", file: file, line: line)
+    }
+}

@@ -57,7 +57,8 @@ extension EntitlementService {
                     productID: input.productID, offerID: offerID, transactionID: input.transactionID, nonce: input.nonce,
                     issuedAt: input.signedAt.seconds)
             } else {
-                let allowed = input.introductoryOfferAllowed ?? false
+                // Signed only to withhold the offer (OfferRules.introductorySignatureRefusal).
+                let allowed = false
                 response.introductoryOfferAllowed = allowed
                 response.compactJWS = try signer.introductoryOfferEligibilityJWS(
                     productID: input.productID, allowed: allowed, transactionID: input.transactionID ?? "",

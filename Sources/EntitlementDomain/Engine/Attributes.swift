@@ -26,9 +26,7 @@ public final class Attributes: Sendable {
             if writer == .app, let existing = try transaction.snapshot(tenantID: tenantID, appUserID: appUserID),
                 existing.customer.appUserID != appUserID
             {
-                throw DomainError.permissionDenied(
-                    "app_user_id \(appUserID.quotedForMessage) is an alias of another user's ID; an app sets the "
-                        + "attributes of its current user, by the app user ID Identify returned.")
+                throw DomainError.aliasOfAnotherUser(appUserID, anApp: "sets the attributes of")
             }
             var committed: [CommittedChange] = []
             let customer = try self.core.customer(

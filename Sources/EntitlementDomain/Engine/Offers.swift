@@ -70,12 +70,12 @@ public final class Offers: Sendable {
         let appUserID = try AppUserID.validate(appUserID)
         let offers = try Self.offers(of: tenant)
         try Self.checkProducts([request.productID], tenant: tenant)
-        let rules = try request.offerID.map { offerID throws(DomainError) in
+        let promotional = try request.offerID.map { offerID throws(DomainError) in
             guard let rules = offers.promotional[offerID] else {
                 throw DomainError.notFound(
                     "No promotional offer \(offerID.quotedForMessage) is configured (app_store.offers.promotional).")
             }
-            return rules
+            return (offerID, rules)
         }
         try request.appTransactionID.map { id throws(DomainError) in try Self.checkAppTransactionID(id) }
         let tenantID = tenant.id
@@ -83,9 +83,7 @@ public final class Offers: Sendable {
             transaction, now throws -> (Signed, [CommittedChange]) in
             let existing = try transaction.snapshot(tenantID: tenantID, appUserID: appUserID)
             if let existing, existing.customer.appUserID != appUserID {
-                throw DomainError.permissionDenied(
-                    "app_user_id \(appUserID.quotedForMessage) is an alias of another user's ID; an app asks for offers "
-                        + "for its current user, by the app user ID Identify returned.")
+                throw DomainError.aliasOfAnotherUser(appUserID, anApp: "asks for offers for")
             }
             var committed: [CommittedChange] = []
             let customer: CustomerSnapshot
@@ -98,8 +96,8 @@ public final class Offers: Sendable {
             }
             let customerID = customer.customer.id
             let transactionID = try Self.transactionID(request, of: customer)
-            let allowed: Bool?
-            if let rules, let offerID = request.offerID {
+            if let promotional {
+                let (offerID, rules) = promotional
                 let signed = try Self.signedInPeriod(rules, at: now) { (since) throws(StorageError) in
                     try transaction.offerSignatureCount(tenantID: tenantID, customerID: customerID, offerID: offerID, since: since)
                 }
@@ -109,7 +107,6 @@ public final class Offers: Sendable {
                 {
                     throw Self.refused(refusal)
                 }
-                allowed = nil
             } else {
                 let history = existing.map {
                     Self.history(
@@ -124,10 +121,9 @@ public final class Offers: Sendable {
                         "An introductory offer eligibility signature names one of the customer's App Store transactions, "
                             + "and the server knows none: pass app_transaction_id (AppTransaction's appTransactionID).")
                 }
-                allowed = decision.eligible
             }
             let input = OfferSignatureInput(
-                productID: request.productID, offerID: request.offerID, introductoryOfferAllowed: allowed,
+                productID: request.productID, offerID: request.offerID,
                 appAccountToken: AppAccountToken.derive(tenantID: tenantID, appUserID: customer.customer.appUserID),
                 transactionID: transactionID, nonce: request.nonce, signedAt: now)
             let signed = try sign(input)
@@ -136,7 +132,7 @@ public final class Offers: Sendable {
                     tenantID: tenantID, customerID: customerID, offerID: request.offerID ?? "", productID: request.productID,
                     nonce: request.nonce, signedAt: now))
             let what = request.offerID.map { "promotional offer \($0.quotedForMessage)" }
-                ?? "introductory offer eligibility (\(allowed == true ? "allowed" : "not allowed"))"
+                ?? "introductory offer eligibility (not allowed)"
             committed.append(
                 try self.core.recordChange(
                     transaction, of: customer, cause: .offerSigned,
@@ -262,8 +258,6 @@ public struct OfferSignatureRequest: Sendable, Hashable {
 public struct OfferSignatureInput: Sendable, Hashable {
     public var productID: String
     public var offerID: String?
-    /// For an introductory offer eligibility JWS: what it tells StoreKit; nil for a promotional offer.
-    public var introductoryOfferAllowed: Bool?
     /// The customer's token (``AppAccountToken``): the purchase must carry it, so the signature serves this user only.
     public var appAccountToken: String
     /// The transaction the JWS names; nil when the customer has none (a promotional offer's JWS then names none).
