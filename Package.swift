@@ -43,6 +43,7 @@ let package = Package(
         .target(name: "Metrics", swiftSettings: strict),
         .target(name: "ProtobufWire", swiftSettings: strict),
         .target(name: "EntitlementsProto", dependencies: ["ProtobufWire"], swiftSettings: strict),
+        .target(name: "ProtoJSON", dependencies: ["ProtobufWire", "Encodings", "CivilCalendar"], swiftSettings: strict),
         .target(
             name: "RPCCore",
             dependencies: ["ProtobufWire", "BoundedText", "CivilCalendar", "Encodings", "Metrics", "RequestTracing", "CSystemShims"],
@@ -183,7 +184,11 @@ let package = Package(
         .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire", "TestSupport", "Encodings"]),
         .testTarget(name: "BoundedTextTests", dependencies: ["BoundedText"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
-        .testTarget(name: "EntitlementsProtoTests", dependencies: ["EntitlementsProto", "ProtobufWire", "TestSupport", "Encodings"], exclude: ["Resources"]),
+        .testTarget(
+            name: "EntitlementsProtoTests",
+            dependencies: ["EntitlementsProto", "ProtobufWire", "TestSupport", "Encodings", "ProtoJSON", "StandardServices"],
+            exclude: ["Resources"]),
+        .testTarget(name: "ProtoJSONTests", dependencies: ["ProtoJSON", "StandardServices"]),
         .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "TestSupport", "ProtobufWire", "RequestTracing"]),
         .testTarget(name: "PosixIOTests", dependencies: ["PosixIO"]),
         .testTarget(name: "TransportTLSTests", dependencies: ["TransportTLS", "PosixIO", "Encodings"]),

@@ -63,4 +63,30 @@ struct PythonProtobuf {
         let output = try await python.run([Self.script, "check", generatedDirectory.path, input.path])
         return try JSONDecoder().decode(Output.self, from: output).failures
     }
+
+    /// `roundtrip.py emit-json`: each case's type, bytes and `json_format` JSON, by case.
+    func emitJSON() async throws -> [String: (type: String, binary: [UInt8], json: String)] {
+        struct Case: Decodable {
+            let type: String
+            let binary: String
+            let json: String
+        }
+        struct Output: Decodable {
+            let cases: [String: Case]
+        }
+        let output = try await JSONDecoder().decode(
+            Output.self, from: python.run([Self.script, "emit-json", generatedDirectory.path]))
+        return output.cases.mapValues { ($0.type, hexBytes($0.binary), $0.json) }
+    }
+
+    /// `roundtrip.py check-json`: what `json_format` objects to in ProtoJSON's answers, by case.
+    func checkJSON(_ answers: [String: (json: String, binary: [UInt8])]) async throws -> [String: String] {
+        struct Output: Decodable {
+            let failures: [String: String]
+        }
+        let input = python.workDirectory.appendingPathComponent("swift-json.json")
+        try JSONEncoder().encode(answers.mapValues { ["json": $0.json, "binary": hexString($0.binary)] }).write(to: input)
+        let output = try await python.run([Self.script, "check-json", generatedDirectory.path, input.path])
+        return try JSONDecoder().decode(Output.self, from: output).failures
+    }
 }

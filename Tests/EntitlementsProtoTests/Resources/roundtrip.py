@@ -8,6 +8,12 @@ Driven by Tests/EntitlementsProtoTests/PythonInteropTests.swift, which first run
         Prints {"messages": [every message name in the protos], "cases": {case: hex}}: each case
         serialized by Python *with* unknown fields appended (at the top level and in nested
         messages).
+    roundtrip.py emit-json <generated_dir>
+        Prints {"cases": {case: {"type", "binary", "json"}}}: each case without unknown fields, its bytes in hex and
+        google.protobuf.json_format's JSON of it.
+    roundtrip.py check-json <generated_dir> <input.json>
+        input.json is {case: {"json", "binary"}}: ProtoJSON's JSON of the case's bytes (must be json_format's, and
+        parse back to the case) and its bytes of json_format's JSON (must be the case's). Prints {"failures": ...}.
     roundtrip.py check <generated_dir> <input.json>
         input.json is {"reencoded": {case: hex}, "swift": {case: hex}}: Swift's re-encoding of
         the emitted bytes (must equal the case with unknown fields) and Swift's own encoding of
@@ -25,11 +31,11 @@ UNKNOWN = bytes.fromhex("f87c07" "827d03616263" "8d7d01020304")
 
 def load(generated_dir):
     sys.path.insert(0, generated_dir)
-    global st, es, ad, Timestamp, Duration, text_format, DecodeError
+    global st, es, ad, Timestamp, Duration, text_format, DecodeError, json_format
     from entitlements.v1 import admin_service_pb2 as ad
     from entitlements.v1 import entitlement_service_pb2 as es
     from entitlements.v1 import status_pb2 as st
-    from google.protobuf import text_format
+    from google.protobuf import json_format, text_format
     from google.protobuf.duration_pb2 import Duration
     from google.protobuf.message import DecodeError
     from google.protobuf.timestamp_pb2 import Timestamp
@@ -794,6 +800,43 @@ def check(input_path):
     print(json.dumps({"failures": failures}))
 
 
+def emit_json():
+    """Every case without unknown fields: its type's full name, its bytes, and protobuf's own JSON of it."""
+    cases = {}
+    for name, (cls, build) in all_cases().items():
+        message = build(False)
+        cases[name] = {"type": cls.DESCRIPTOR.full_name, "binary": message.SerializeToString().hex(),
+                       "json": json_format.MessageToJson(message, indent=None)}
+    print(json.dumps({"cases": cases}))
+
+
+def check_json(input_path):
+    """Swift's JSON of each case's bytes must be protobuf's JSON of the case, and parse back to it; Swift's bytes of
+    protobuf's JSON must be the case's bytes."""
+    with open(input_path) as file:
+        payload = json.load(file)
+    failures = {}
+    for name, (cls, build) in all_cases().items():
+        expected = build(False)
+        answer = payload.get(name)
+        if answer is None:
+            failures[name] = "missing"
+            continue
+        mine = json.loads(json_format.MessageToJson(expected, indent=None))
+        try:
+            if json.loads(answer["json"]) != mine:
+                failures[f"json {name}"] = f"Swift wrote {answer['json']}\nprotobuf writes {json.dumps(mine)}"
+            parsed = json_format.Parse(answer["json"], cls())
+            if parsed != expected:
+                failures[f"json {name}"] = f"protobuf read Swift's JSON as\n{text(parsed)}but expected\n{text(expected)}"
+        except (ValueError, json_format.ParseError) as error:
+            failures[f"json {name}"] = f"protobuf cannot read Swift's JSON ({error}): {answer['json']}"
+        problem = verify(cls, bytes.fromhex(answer["binary"]), expected)
+        if problem:
+            failures[f"binary {name}"] = problem
+    print(json.dumps({"failures": failures}))
+
+
 def main():
     command, generated_dir = sys.argv[1], sys.argv[2]
     load(generated_dir)
@@ -801,6 +844,10 @@ def main():
         emit()
     elif command == "check":
         check(sys.argv[3])
+    elif command == "emit-json":
+        emit_json()
+    elif command == "check-json":
+        check_json(sys.argv[3])
     else:
         sys.exit(f"unknown command {command}")
 
