@@ -143,21 +143,24 @@ extension ProtoSchema {
                     continue
                 }
                 let field = type.fields[index]
+                let value: WireValue
                 switch tag.wireType {
-                case .varint: values[index, default: []].append(.varint(try reader.readVarint()))
-                case .fixed32: values[index, default: []].append(.fixed32(try reader.readFixed32()))
-                case .fixed64: values[index, default: []].append(.fixed64(try reader.readFixed64()))
+                case .varint: value = .varint(try reader.readVarint())
+                case .fixed32: value = .fixed32(try reader.readFixed32())
+                case .fixed64: value = .fixed64(try reader.readFixed64())
                 case .lengthDelimited:
                     let slice = try reader.readLengthDelimited()
+                    // Packed numbers (possibly none): each unpacked as the field's kind is written.
                     if field.isRepeated, field.kind.isPackable {
                         values[index, default: []] += try Self.unpack(slice, field)
-                    } else {
-                        values[index, default: []].append(.bytes(slice))
+                        continue
                     }
+                    value = .bytes(slice)
                 case .startGroup, .endGroup:
                     throw ProtoJSONError(.malformedBinary, at: path, "field \(field.name) is a group")
                 }
-                try Self.checkWireType(values[index]!.last!, field, path: path)
+                try Self.checkWireType(value, field, path: path)
+                values[index, default: []].append(value)
             }
         } catch let error as ProtoJSONError {
             throw error
