@@ -7,6 +7,8 @@ public struct ProtoSchema: Sendable {
     /// By fully-qualified name, without a leading dot.
     public let messages: [String: MessageType]
     public let enums: [String: EnumType]
+    /// By request path, `/entitlements.v1.EntitlementService/SyncStatus`.
+    public let methods: [String: MethodType]
 
     /// Fails when the set or a descriptor in it does not parse, or a field names a type the set does not declare.
     public init(fileDescriptorSet: [UInt8]) throws(ProtoSchemaError) {
@@ -28,12 +30,14 @@ public struct ProtoSchema: Sendable {
         try builder.checkReferences()
         messages = builder.messages
         enums = builder.enums
+        methods = builder.methods
     }
 
     /// Reads descriptors into types; names are resolved as protoc writes them (fully qualified, leading dot).
     private struct Builder {
         var messages: [String: MessageType] = [:]
         var enums: [String: EnumType] = [:]
+        var methods: [String: MethodType] = [:]
 
         mutating func file(_ bytes: [UInt8]) throws {
             var reader = ProtoReader(bytes)
@@ -41,11 +45,13 @@ public struct ProtoSchema: Sendable {
             var syntax = ""
             var messageBytes: [[UInt8]] = []
             var enumBytes: [[UInt8]] = []
+            var serviceBytes: [[UInt8]] = []
             while let tag = try reader.nextTag() {
                 switch tag.number {
                 case 2: package = try reader.decodeString(tag)
                 case 4: messageBytes.append(try reader.decodeBytes(tag))
                 case 5: enumBytes.append(try reader.decodeBytes(tag))
+                case 6: serviceBytes.append(try reader.decodeBytes(tag))
                 case 12: syntax = try reader.decodeString(tag)
                 default: _ = try reader.skipField(tag)
                 }
@@ -53,6 +59,56 @@ public struct ProtoSchema: Sendable {
             let proto3 = syntax == "proto3"
             for bytes in messageBytes { try message(bytes, scope: package, proto3: proto3) }
             for bytes in enumBytes { try enumeration(bytes, scope: package) }
+            for bytes in serviceBytes { try service(bytes, scope: package) }
+        }
+
+        /// `ServiceDescriptorProto`: each method by its request path.
+        private mutating func service(_ bytes: [UInt8], scope: String) throws {
+            var reader = ProtoReader(bytes)
+            var name = ""
+            var methodBytes: [[UInt8]] = []
+            while let tag = try reader.nextTag() {
+                switch tag.number {
+                case 1: name = try reader.decodeString(tag)
+                case 2: methodBytes.append(try reader.decodeBytes(tag))
+                default: _ = try reader.skipField(tag)
+                }
+            }
+            let serviceName = scope.isEmpty ? name : "\(scope).\(name)"
+            for bytes in methodBytes {
+                let method = try Self.method(bytes, service: serviceName)
+                methods[method.path] = method
+            }
+        }
+
+        /// `MethodDescriptorProto`, with `MethodOptions.idempotency_level` (34).
+        private static func method(_ bytes: [UInt8], service: String) throws -> MethodType {
+            var reader = ProtoReader(bytes)
+            var name = ""
+            var input = ""
+            var output = ""
+            var clientStreaming = false
+            var serverStreaming = false
+            var idempotency: Int32 = 0
+            while let tag = try reader.nextTag() {
+                switch tag.number {
+                case 1: name = try reader.decodeString(tag)
+                case 2: input = try reader.decodeString(tag)
+                case 3: output = try reader.decodeString(tag)
+                case 4:
+                    var options = ProtoReader(try reader.decodeBytes(tag))
+                    while let option = try options.nextTag() {
+                        if option.number == 34 { idempotency = try options.decodeInt32(option) } else { _ = try options.skipField(option) }
+                    }
+                case 5: clientStreaming = try reader.decodeBool(tag)
+                case 6: serverStreaming = try reader.decodeBool(tag)
+                default: _ = try reader.skipField(tag)
+                }
+            }
+            func unqualified(_ type: String) -> String { type.hasPrefix(".") ? String(type.dropFirst()) : type }
+            return MethodType(
+                path: "/\(service)/\(name)", inputType: unqualified(input), outputType: unqualified(output),
+                isClientStreaming: clientStreaming, isServerStreaming: serverStreaming, hasNoSideEffects: idempotency == 1)
         }
 
         private mutating func message(_ bytes: [UInt8], scope: String, proto3: Bool) throws {
@@ -178,6 +234,9 @@ public struct ProtoSchema: Sendable {
         }
 
         func checkReferences() throws(ProtoSchemaError) {
+            for method in methods.values where messages[method.inputType] == nil || messages[method.outputType] == nil {
+                throw ProtoSchemaError("\(method.path) names a message no file declares")
+            }
             for message in messages.values {
                 for field in message.fields {
                     switch field.kind {
@@ -222,6 +281,18 @@ public struct MessageType: Sendable {
     public func field(number: Int) -> FieldType? { byNumber[number].map { fields[$0] } }
     /// By its JSON name or its proto name, as the mapping accepts either.
     public func field(named name: String) -> FieldType? { byName[name].map { fields[$0] } }
+}
+
+/// One method of a service: what the Connect protocol needs to transcode and route a call.
+public struct MethodType: Sendable {
+    /// `/package.Service/Method`.
+    public let path: String
+    public let inputType: String
+    public let outputType: String
+    public let isClientStreaming: Bool
+    public let isServerStreaming: Bool
+    /// `option idempotency_level = NO_SIDE_EFFECTS;`: the method may be called with GET.
+    public let hasNoSideEffects: Bool
 }
 
 /// One field of a ``MessageType``.

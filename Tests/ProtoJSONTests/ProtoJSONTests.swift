@@ -71,6 +71,19 @@ import Testing
         #expect(error(#"{"productIds": ["a", null]}"#, request)?.code == .invalidValue)
     }
 
+    @Test func methodsByPathWithTheirTypes() throws {
+        let sync = try #require(schema.methods["/entitlements.v1.EntitlementService/SyncStatus"])
+        #expect(sync.inputType == "entitlements.v1.SyncStatusRequest" && sync.outputType == "entitlements.v1.SyncStatusResponse")
+        #expect(!sync.isServerStreaming && !sync.isClientStreaming)
+        let stream = try #require(schema.methods["/entitlements.v1.EntitlementService/StreamStatus"])
+        #expect(stream.isServerStreaming && stream.outputType == "entitlements.v1.StatusEvent")
+        #expect(schema.methods["/grpc.health.v1.Health/Check"] != nil)
+        // Every method's messages are known, so a call can be transcoded whichever it is.
+        for method in schema.methods.values {
+            #expect(schema.messages[method.inputType] != nil && schema.messages[method.outputType] != nil, "\(method.path)")
+        }
+    }
+
     @Test func badBinaryIsRefusedNotTrapped() throws {
         // A string field (1) given as a varint, and a length running past the end.
         for bytes: [UInt8] in [[0x08, 0x01], [0x0A, 0x05, 0x61]] {
