@@ -57,15 +57,16 @@ let package = Package(
         .target(
             name: "HTTP2Transport",
             dependencies: [
-                "PosixIO", "TransportTLS", "HTTP1", "RPCCore", "BoundedText", "Encodings", "Metrics", "RequestTracing", "CNGHTTP2",
-                "CZlib", "CSystemShims",
+                "PosixIO", "TransportTLS", "HTTP1", "RPCCore", "ProtoJSON", "BoundedText", "Encodings", "Metrics", "RequestTracing",
+                "CNGHTTP2", "CZlib", "CSystemShims",
             ],
             swiftSettings: strict
         ),
         // The one outbound HTTP client: retries, backoff and URLs over the transport's HTTP/1.1 client.
         .target(name: "OutboundHTTP", dependencies: ["HTTP1", "PosixIO", "CivilCalendar", "Metrics"], swiftSettings: strict),
         .target(
-            name: "StandardServices", dependencies: ["RPCCore", "ProtobufWire", "BoundedText", "Encodings"], swiftSettings: strict),
+            name: "StandardServices", dependencies: ["RPCCore", "ProtobufWire", "ProtoJSON", "BoundedText", "Encodings"],
+            swiftSettings: strict),
         .target(name: "Crypto", dependencies: ["COpenSSL", "COpenSSLShims", "CivilCalendar", "Encodings"], swiftSettings: strict),
         // Compact JWS and JSON Web Key Sets, shared by the stores: ES256 signing for the App Store, RS256 for Google.
         .target(name: "JOSE", dependencies: ["Crypto", "Encodings", "BoundedText"], swiftSettings: strict),

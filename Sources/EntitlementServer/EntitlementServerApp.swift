@@ -211,6 +211,7 @@ public final class EntitlementServerApp: Sendable {
     public func start() throws(TransportError) -> ListenAddress {
         var transport = config.transport
         transport.grpcWebCORS = TenantBrowserOrigins(tenants: tenants, maxAgeSeconds: config.grpcWebCORSMaxAgeSeconds)
+        transport.messageSchema = EmbeddedDescriptors.messageSchema
         let server = try HTTP2Server(
             configuration: transport, router: router, httpRouter: httpRouter, logger: logger
         )

@@ -185,7 +185,7 @@ public struct CallLog: Sendable {
         logger.debug(
             "rpc started",
             [
-                "method": context.method.path, "peer": context.peer, "grpc_web": context.isGRPCWeb ? "yes" : "no",
+                "method": context.method.path, "peer": context.peer, "protocol": context.rpcProtocol.name,
                 "metadata_keys": context.metadata.entries.map(\.key).joined(separator: ","),
                 "deadline_ms": deadline.map { String($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? "none",
             ])

@@ -40,7 +40,7 @@ final class StatusStreams: Sendable {
         let stream = StatusStream(streams: self, context: context)
         do {
             try stream.begin(request)
-            while try !stream.open(heartbeatOn: context.isGRPCWeb ? writer : nil) { try await stream.load() }
+            while try !stream.open(heartbeatOn: context.rpcProtocol.needsHeartbeat ? writer : nil) { try await stream.load() }
             while let message = await stream.next() {
                 try await writer.write(message.event)
                 stream.sent(message)

@@ -1,6 +1,7 @@
 public import PosixIO
 import TransportTLS
 public import RPCCore
+public import ProtoJSON
 
 /// Everything the transport needs to listen and police its peers. Defaults follow gRPC's own servers.
 public struct HTTP2ServerConfiguration: Sendable {
@@ -82,6 +83,8 @@ public struct HTTP2ServerConfiguration: Sendable {
     public var trustedProxies = TrustedProxies()
     /// Which browser origins may call gRPC-Web methods; nil: none (preflights get 403, responses no CORS headers).
     public var grpcWebCORS: (any GRPCWebCORSPolicy)?
+    /// The served methods' message types, for Connect calls in JSON; nil: Connect is served in binary protobuf only.
+    public var messageSchema: ProtoSchema?
 
     public init() {}
 }

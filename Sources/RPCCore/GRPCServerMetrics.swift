@@ -2,7 +2,8 @@ public import Metrics
 
 /// The gRPC server metrics of the grpc-ecosystem middleware (go-grpc-middleware's `providers/prometheus`): the same
 /// names, labels, help texts and buckets, so existing dashboards work. Every registered method × code series exists
-/// from the start, at 0.
+/// × protocol series exists from the start, at 0. The `protocol` label (``RPCProtocol/name``: `grpc`, `grpc_web`,
+/// `connect`) is ours: a query that sums over it sees what the middleware's would.
 ///
 /// The handling-time histogram covers unary calls only: a status stream lives for hours, and its duration would
 /// land in `+Inf` and peg every quantile.
@@ -27,6 +28,7 @@ public final class GRPCServerMetrics: MetricsSource {
 
     private let methods: [Method]
     private let cells: CounterCells
+    private static let protocols = RPCProtocol.allCases
 
     /// - Parameter shards: one per thread that reports calls (the server's event loops).
     public init(router: RPCRouter, shards: Int) {
@@ -40,7 +42,7 @@ public final class GRPCServerMetrics: MetricsSource {
                 }
             return Method(descriptor: route.method, type: type)
         }
-        cells = CounterCells(shards: shards, cellsPerShard: methods.count * Self.cellsPerMethod)
+        cells = CounterCells(shards: shards, cellsPerShard: methods.count * Self.protocols.count * Self.cellsPerMethod)
     }
 
     /// What the transport reports about one call, from the shard (event loop) that owns it.
@@ -78,45 +80,57 @@ public final class GRPCServerMetrics: MetricsSource {
         }
     }
 
-    /// Counts a call to `route` as started.
-    public func callStarted(_ route: RPCRouter.Route, shard: Int) -> Call {
-        let base = route.metricsIndex * Self.cellsPerMethod
+    /// Counts a call to `route` in `rpcProtocol` as started.
+    public func callStarted(_ route: RPCRouter.Route, protocol rpcProtocol: RPCProtocol, shard: Int) -> Call {
+        let base = Self.base(method: route.metricsIndex, protocol: rpcProtocol)
         cells.add(cell: base + Self.started, shard: shard)
         return Call(metrics: self, base: base, shard: shard, isUnary: route.handler.kind == .unary,
             started: MonotonicClock.nanoseconds())
     }
 
-    /// Calls started and not yet finished, by method: the open streams of a streaming method.
-    public func inFlight(_ method: MethodDescriptor) -> UInt64 {
-        methods.firstIndex { $0.descriptor == method }.map(inFlight(index:)) ?? 0
+    /// The first cell of a method's series in one protocol.
+    private static func base(method: Int, protocol rpcProtocol: RPCProtocol) -> Int {
+        (method * protocols.count + rpcProtocol.rawValue) * cellsPerMethod
     }
 
-    private func inFlight(index: Int) -> UInt64 {
-        let base = index * Self.cellsPerMethod
+    /// Calls started and not yet finished, by method, in every protocol: the open streams of a streaming method.
+    public func inFlight(_ method: MethodDescriptor) -> UInt64 {
+        guard let index = methods.firstIndex(where: { $0.descriptor == method }) else { return 0 }
+        return Self.protocols.reduce(0) { $0 &+ inFlight(base: Self.base(method: index, protocol: $1)) }
+    }
+
+    private func inFlight(base: Int) -> UInt64 {
         let handled = (0..<Self.codes).reduce(UInt64(0)) { $0 &+ cells.total(cell: base + Self.handled + $1) }
         return cells.total(cell: base + Self.started) &- handled
     }
 
     public func collect(into text: inout PrometheusText) {
-        func labels(_ method: Method) -> [(key: String, value: String)] {
-            [("grpc_method", method.descriptor.method), ("grpc_service", method.descriptor.service),
-             ("grpc_type", method.type)]
+        /// Each method in each protocol: its labels and first cell.
+        let series = methods.indices.flatMap { index in
+            Self.protocols.map { rpcProtocol in
+                let method = methods[index]
+                let labels: [(key: String, value: String)] = [
+                    ("grpc_method", method.descriptor.method), ("grpc_service", method.descriptor.service),
+                    ("grpc_type", method.type), ("protocol", rpcProtocol.name),
+                ]
+                return (labels: labels, base: Self.base(method: index, protocol: rpcProtocol), type: method.type)
+            }
         }
         func counter(_ name: String, _ help: String, _ cell: Int) {
             text.family(name, .counter, help: help)
-            for (index, method) in methods.enumerated() {
-                text.sample(name, labels: labels(method), Double(cells.total(cell: index * Self.cellsPerMethod + cell)))
+            for one in series {
+                text.sample(name, labels: one.labels, Double(cells.total(cell: one.base + cell)))
             }
         }
         counter("grpc_server_started_total", "Total number of RPCs started on the server.", Self.started)
         text.family(
             "grpc_server_handled_total", .counter,
             help: "Total number of RPCs completed on the server, regardless of success or failure.")
-        for (index, method) in methods.enumerated() {
+        for one in series {
             for code in 0..<Self.codes {
-                let value = cells.total(cell: index * Self.cellsPerMethod + Self.handled + code)
+                let value = cells.total(cell: one.base + Self.handled + code)
                 text.sample(
-                    "grpc_server_handled_total", labels: [("grpc_code", Self.codeNames[code])] + labels(method),
+                    "grpc_server_handled_total", labels: [("grpc_code", Self.codeNames[code])] + one.labels,
                     Double(value))
             }
         }
@@ -125,16 +139,15 @@ public final class GRPCServerMetrics: MetricsSource {
         text.family(
             "grpc_server_handling_seconds", .histogram,
             help: "Histogram of response latency (seconds) of gRPC that had been application-level handled by the server.")
-        for (index, method) in methods.enumerated() where method.type == "unary" {
-            let base = index * Self.cellsPerMethod
+        for one in series where one.type == "unary" {
             text.histogram(
-                "grpc_server_handling_seconds", labels: labels(method), buckets: Self.buckets,
-                counts: (0..<Self.buckets.count).map { cells.total(cell: base + Self.bucketCells + $0) },
-                sum: Double(cells.total(cell: base + Self.sumCell)) / 1e9)
+                "grpc_server_handling_seconds", labels: one.labels, buckets: Self.buckets,
+                counts: (0..<Self.buckets.count).map { cells.total(cell: one.base + Self.bucketCells + $0) },
+                sum: Double(cells.total(cell: one.base + Self.sumCell)) / 1e9)
         }
-        text.family("entitlementd_open_streams", .gauge, help: "Streaming calls open now, by method.")
-        for (index, method) in methods.enumerated() where method.type != "unary" {
-            text.sample("entitlementd_open_streams", labels: labels(method), Double(inFlight(index: index)))
+        text.family("entitlementd_open_streams", .gauge, help: "Streaming calls open now, by method and protocol.")
+        for one in series where one.type != "unary" {
+            text.sample("entitlementd_open_streams", labels: one.labels, Double(inFlight(base: one.base)))
         }
     }
 }

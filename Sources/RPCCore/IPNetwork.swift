@@ -68,7 +68,7 @@ public struct IPNetworkError: Error, Sendable, Equatable, CustomStringConvertibl
 
 extension Substring {
     /// Without leading and trailing spaces and tabs (HTTP's optional white space).
-    var trimmingSpaces: Substring {
+    public var trimmingSpaces: Substring {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
         guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
             return self[endIndex...]

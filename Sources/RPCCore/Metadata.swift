@@ -104,12 +104,13 @@ public struct Metadata: Sendable, Hashable, Sequence {
         ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade"].contains(key)
     }
 
-    /// Headers that belong to HTTP/2 or gRPC itself and are never surfaced as custom metadata.
+    /// Headers that belong to HTTP, gRPC or Connect themselves and are never surfaced as custom metadata.
     public static func isTransportHeader(_ key: String) -> Bool {
         // Byte comparisons: `String.hasPrefix` compares by Unicode rules, and this runs for every request field.
         let utf8 = key.utf8
-        return utf8.first == UInt8(ascii: ":") || utf8.starts(with: "grpc-".utf8) || key == "content-type"
-            || key == "te" || key == "user-agent" || key == "content-length"
+        return utf8.first == UInt8(ascii: ":") || utf8.starts(with: "grpc-".utf8) || utf8.starts(with: "connect-".utf8)
+            || key == "content-type" || key == "te" || key == "user-agent" || key == "content-length"
+            || key == "content-encoding" || key == "accept-encoding"
     }
 
     /// Whether `key` names a binary entry: it ends in `-bin` (keys are lowercase on the wire).

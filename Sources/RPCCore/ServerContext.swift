@@ -28,10 +28,10 @@ public final class ServerContext: Sendable {
     public let connectionID: UInt64
     /// What services keep for the connection's later calls.
     public let connection: ConnectionMemory
-    /// The call came as gRPC-Web (a browser's framing, HTTP/1.1 or HTTP/2): streams may need what browsers' paths
-    /// need (a heartbeat).
-    public let isGRPCWeb: Bool
-    /// A gRPC-Web call's `Origin` header: the page that made it. nil for gRPC calls and for clients that send none.
+    /// gRPC, gRPC-Web or Connect: streams may need what browsers' paths need (``RPCProtocol/needsHeartbeat``).
+    public let rpcProtocol: RPCProtocol
+    /// A gRPC-Web or Connect call's `Origin` header: the page that made it. nil for gRPC calls and for clients that
+    /// send none.
     public let browserOrigin: String?
     /// The call's ``RequestID``: the client's `x-request-id` or a new one; the response headers carry it.
     public let requestID: String
@@ -44,7 +44,7 @@ public final class ServerContext: Sendable {
         peer: String,
         connectionID: UInt64 = 0,
         connection: ConnectionMemory = ConnectionMemory(),
-        isGRPCWeb: Bool = false,
+        rpcProtocol: RPCProtocol = .grpc,
         browserOrigin: String? = nil,
         requestID: String = RequestID.generate(),
         responseSink: any ServerResponseSink
@@ -55,7 +55,7 @@ public final class ServerContext: Sendable {
         self.peer = peer
         self.connectionID = connectionID
         self.connection = connection
-        self.isGRPCWeb = isGRPCWeb
+        self.rpcProtocol = rpcProtocol
         self.browserOrigin = browserOrigin
         self.requestID = requestID
         self.responseSink = responseSink

@@ -25,7 +25,7 @@ import TestSupport
         metadata.add(.string("Bearer \(key)"), forKey: "authorization")
         return ServerContext(
             method: Self.method, metadata: metadata, timeout: nil, peer: "test", connection: connection,
-            isGRPCWeb: origin != nil, browserOrigin: origin, responseSink: RecordingResponseSink())
+            rpcProtocol: origin != nil ? .grpcWeb : .grpc, browserOrigin: origin, responseSink: RecordingResponseSink())
     }
 
     func tenant(key: String = Self.key, origin: String?, connection: ConnectionMemory = ConnectionMemory())

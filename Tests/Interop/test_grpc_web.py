@@ -472,8 +472,9 @@ def plain_request(connection, method: str, path: str, headers: list[tuple[str, s
     return status, response_headers, bytes(response.data)
 
 
+# application/json is a Connect unary call (test_connect.py); application/xml is nobody's.
 @pytest.mark.parametrize("content_type", ["application/grpc-web+json", "application/grpc-web-text+thrift",
-                                          "application/json", "text/plain"])
+                                          "application/xml", "text/plain", "application/connect+thrift"])
 def test_a_call_in_a_content_type_not_served_is_415_on_both_versions(env, connect, protos, content_type):
     """gRPC's PROTOCOL-HTTP2 answers a call whose content type is not gRPC's with 415, and a browser behind Envoy
     gets the same (its grpc_web filter passes such a request on unchanged to the gRPC server): HTTP/1.1 once said
@@ -529,7 +530,7 @@ def test_preflight_for_any_tenants_origin(env, connect, origin):
     assert headers["access-control-allow-origin"] == origin
     assert headers["vary"] == "Origin"
     assert headers["access-control-allow-credentials"] == "true"
-    assert headers["access-control-allow-methods"] == "POST, OPTIONS"
+    assert headers["access-control-allow-methods"] == "GET, POST, OPTIONS"
     allowed = {name.strip() for name in headers["access-control-allow-headers"].split(",")}
     assert {"content-type", "x-grpc-web", "x-user-agent", "grpc-timeout", "authorization"} <= allowed
     assert headers["access-control-max-age"] == "600"

@@ -64,12 +64,12 @@ class Samples:
         return (name, frozenset(labels.items())) in self.values
 
 
-def grpc_labels(service: str, method: str, kind: str = "unary") -> dict:
-    return {"grpc_service": service, "grpc_method": method, "grpc_type": kind}
+def grpc_labels(service: str, method: str, kind: str = "unary", protocol: str = "grpc") -> dict:
+    return {"grpc_service": service, "grpc_method": method, "grpc_type": kind, "protocol": protocol}
 
 
-def handled(service: str, method: str, code: str, kind: str = "unary") -> tuple[str, dict]:
-    return "grpc_server_handled_total", {"grpc_code": code, **grpc_labels(service, method, kind)}
+def handled(service: str, method: str, code: str, kind: str = "unary", protocol: str = "grpc") -> tuple[str, dict]:
+    return "grpc_server_handled_total", {"grpc_code": code, **grpc_labels(service, method, kind, protocol)}
 
 
 class Delta:

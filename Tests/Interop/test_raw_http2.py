@@ -20,8 +20,9 @@ def _simple_response(pb, response):
 
 
 def test_wrong_content_type_is_415(raw_h2):
+    # application/json would be a Connect unary call (test_connect.py).
     connection = raw_h2()
-    response = connection.request(connection.grpc_headers(EMPTY, content_type="application/json"), frame(b""))
+    response = connection.request(connection.grpc_headers(EMPTY, content_type="application/xml"), frame(b""))
     assert response.status == 415
 
 

@@ -9,13 +9,17 @@ public protocol GRPCWebCORSPolicy: Sendable {
     var maxAgeSeconds: Int { get }
 }
 
-/// The CORS headers the transport adds for gRPC-Web: the preflight answer and the headers of actual responses.
+/// The CORS headers the transport adds for gRPC-Web and Connect: the preflight answer and the headers of actual
+/// responses.
 ///
 /// The origin is echoed, never `*`: credentials (`authorization`) are allowed, and `*` is not valid with them.
 enum GRPCWebCORS {
-    /// What a page may send: the gRPC-Web clients' own headers, the deadline, and the API key.
-    static let allowedHeaders = "content-type, x-grpc-web, x-user-agent, grpc-timeout, authorization"
-    static let allowedMethods = "POST, OPTIONS"
+    /// What a page may send: the gRPC-Web and Connect clients' own headers, the deadline, and the API key.
+    static let allowedHeaders =
+        "content-type, x-grpc-web, x-user-agent, grpc-timeout, authorization, connect-protocol-version, "
+        + "connect-timeout-ms, connect-content-encoding, connect-accept-encoding, x-request-id"
+    /// GET for Connect's side-effect-free calls.
+    static let allowedMethods = "GET, POST, OPTIONS"
     /// Without this a Trailers-Only error is invisible to the page's script (grpc/grpc-web#962).
     static let exposedHeaders = "grpc-status, grpc-message, grpc-status-details-bin"
 

@@ -20,8 +20,8 @@ final class GRPCServerCall {
 
     let responses: GRPCResponseQueue
     let inbound: Inbound
-    /// Set for gRPC-Web calls.
-    let web: GRPCWebCall?
+    /// Set for gRPC-Web calls and Connect streams.
+    let framed: FramedBodyCall?
     /// Echoed in the response headers.
     let requestID: String
     /// Loop-confined, and the body ``receiveRequestBytes(_:_:)`` runs must not touch it: unchecked for exclusive
@@ -42,7 +42,7 @@ final class GRPCServerCall {
 
     init(
         responses: GRPCResponseQueue, inbound: Inbound, deframer: MessageDeframer, endsAtShutdown: Bool = false,
-        web: GRPCWebCall? = nil, requestID: String, synchronousRoute: RPCRouter.Route? = nil,
+        framed: FramedBodyCall? = nil, requestID: String, synchronousRoute: RPCRouter.Route? = nil,
         synchronousContext: ServerContext? = nil
     ) {
         self.responses = responses
@@ -50,9 +50,11 @@ final class GRPCServerCall {
         self.synchronousRoute = synchronousRoute
         self.synchronousContext = synchronousContext
         self.deframer = deframer
-        self.web = web
+        self.framed = framed
         self.requestID = requestID
-        self.state = GRPCServerStreamStateMachine(endsAtShutdown: endsAtShutdown, trailersInBody: web != nil)
+        self.state = GRPCServerStreamStateMachine(
+            endsAtShutdown: endsAtShutdown, trailersInBody: framed != nil,
+            allowsTrailersOnly: framed?.framing.allowsTrailersOnly ?? true)
     }
 
     /// The call for `route`, its handler started: synchronous when the handler allows it (it runs once the request
@@ -60,17 +62,17 @@ final class GRPCServerCall {
     /// (made only then: the synchronous path is the hot one).
     static func start(
         route: RPCRouter.Route, context: ServerContext, responses: GRPCResponseQueue, deframer: MessageDeframer,
-        web: GRPCWebCall?, makeRequests: () -> (MessageStream, InboundWindow)
+        framed: FramedBodyCall?, makeRequests: () -> (MessageStream, InboundWindow)
     ) -> GRPCServerCall {
         if route.handler.synchronousUnary != nil {
             return GRPCServerCall(
-                responses: responses, inbound: .synchronous, deframer: deframer, web: web,
+                responses: responses, inbound: .synchronous, deframer: deframer, framed: framed,
                 requestID: context.requestID, synchronousRoute: route, synchronousContext: context)
         }
         let (requests, window) = makeRequests()
         let call = GRPCServerCall(
             responses: responses, inbound: .task(requests, window), deframer: deframer,
-            endsAtShutdown: route.handler.endsAtShutdown, web: web, requestID: context.requestID)
+            endsAtShutdown: route.handler.endsAtShutdown, framed: framed, requestID: context.requestID)
         // A deadline spent on the way in (`grpc-timeout: 1n`) starts no handler: its timer, due on this turn of the
         // loop, ends the call with DEADLINE_EXCEEDED, and nothing the handler would have done is done.
         guard !context.deadlineHasPassed else { return call }
@@ -82,12 +84,15 @@ final class GRPCServerCall {
     }
 
     /// Passes request body bytes (decoded first in gRPC-Web text mode) through the deframer, handing each whole
-    /// message to `body` until it returns false. `body` must not touch the deframer.
+    /// message (a Connect JSON stream's made binary) to `body` until it returns false. `body` must not touch the
+    /// deframer.
     func receiveRequestBytes(
         _ bytes: UnsafeRawBufferPointer, _ body: ([UInt8]) throws(RPCError) -> Bool
     ) throws(RPCError) {
-        if let web {
-            try deframer.receive(try web.requestBytes(bytes), body)
+        if let framed {
+            try deframer.receive(try framed.requestBytes(bytes)) { (message) throws(RPCError) in
+                try body(try framed.requestMessage(message))
+            }
         } else {
             try deframer.receive(bytes, body)
         }

@@ -9,10 +9,11 @@ struct HeaderBlock {
     var path = ""
     /// Kept only when it is not gRPC's, for the 415 message and plain HTTP routes.
     var contentType: String?
-    /// gRPC or gRPC-Web: a call for the router.
+    /// gRPC, gRPC-Web or a Connect stream: a call for the router's streams. (A Connect unary call is a plain HTTP
+    /// request: ``ConnectUnaryCall``.)
     var isGRPC = false
-    /// Set for gRPC-Web calls (``isGRPC`` is then true too).
-    var webMode: GRPCWebMode?
+    /// Set for gRPC-Web calls and Connect streams (``isGRPC`` is then true too).
+    var framing: BodyFraming?
     var timeout: String?
     var encoding: String?
     /// `:authority`, or HTTP/1.1's `host`: what a browser's `Origin` is compared with (``CrossOrigin``).
@@ -51,7 +52,7 @@ struct HeaderBlock {
         path = ""
         contentType = nil
         isGRPC = false
-        webMode = nil
+        framing = nil
         timeout = nil
         encoding = nil
         authority = nil
@@ -98,13 +99,13 @@ struct HeaderBlock {
             // gRPC's own type as it nearly always comes: one comparison.
             if value.count == 16, memcmp(value.baseAddress!, Self.plainGRPCContentType.utf8Start, 16) == 0 {
                 isGRPC = true
-                webMode = nil
+                framing = nil
                 contentType = nil
                 break
             }
             // gRPC-Web's types share gRPC's prefix: they are looked for first.
-            webMode = GRPCWebMode(contentType: value)
-            isGRPC = webMode != nil || Self.isGRPCContentType(value)
+            framing = BodyFraming(contentType: value)
+            isGRPC = framing != nil || Self.isGRPCContentType(value)
             contentType = isGRPC ? nil : String(decoding: value, as: UTF8.self)
         case .grpcTimeout: timeout = String(decoding: value, as: UTF8.self)
         case .grpcEncoding: encoding = String(decoding: value, as: UTF8.self)

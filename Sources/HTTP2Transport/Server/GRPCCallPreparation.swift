@@ -9,6 +9,14 @@ struct PreparedCall {
     /// runtime type information each time this struct moves.
     var timeout: Duration?
     var decompressor: (any MessageDecompressor)?
+    /// A Connect stream in JSON: its messages between JSON and the handler's binary.
+    var transcoder: JSONTranscoder?
+
+    /// Where the handler's responses go: the call's queue, through the transcoder for JSON.
+    func responseSink(_ responses: GRPCResponseQueue) -> any ServerResponseSink {
+        guard let transcoder else { return responses }
+        return JSONResponseSink(responses: responses, transcoder: transcoder)
+    }
 }
 
 extension ServerShared {
@@ -16,7 +24,8 @@ extension ServerShared {
     /// `recentRoute`, the connection's last, is taken without the router's lookup when the path is its own.
     ///
     /// gRPC-Web has no per-message compression (browsers compress whole bodies), so a web call gets no decompressor
-    /// and a compressed message in it fails as one without `grpc-encoding` does.
+    /// and a compressed message in it fails as one without `grpc-encoding` does. A Connect stream names its
+    /// compression and deadline in its own headers.
     func prepareCall(_ head: inout HeaderBlock, acceptsNewCalls: Bool, recentRoute: RPCRouter.Route? = nil)
         -> Result<PreparedCall, RPCError>
     {
@@ -27,36 +36,65 @@ extension ServerShared {
         guard let route = recent ?? router.route(forPath: head.path) else {
             return .failure(router.unimplementedError(forPath: head.path))
         }
+        var encoding = head.framing == nil ? head.encoding : nil
+        var timeout: Duration?
+        var transcoder: JSONTranscoder?
+        if case .connect(let codec) = head.framing {
+            guard route.handler.kind != .unary else {
+                return .failure(
+                    RPCError(
+                        code: .unimplemented,
+                        message: "\(route.method.path) is unary: call it with content type \(codec.unaryContentType)."))
+            }
+            do {
+                let connect = try ConnectRequestHeaders(value: head.value(of:), encodingHeader: "connect-content-encoding")
+                encoding = connect.encoding
+                timeout = connect.timeout
+                if codec == .json { transcoder = try jsonTranscoder(for: route) }
+            } catch {
+                return .failure(error)
+            }
+        } else if let header = head.timeout {
+            guard let duration = GRPCTimeout.parse(header) else {
+                return .failure(RPCError(code: .internal, message: "Malformed grpc-timeout '\(header)'."))
+            }
+            timeout = duration
+        }
         var decompressor: (any MessageDecompressor)?
-        if head.webMode == nil, let encoding = head.encoding, encoding != "identity" {
+        if let encoding, encoding != "identity" {
             decompressor = decompressors[encoding]
             guard decompressor != nil else {
                 // Every response head names the supported encodings (grpc-accept-encoding).
                 return .failure(RPCError(code: .unimplemented, message: "Compression '\(encoding)' is not supported."))
             }
         }
-        var timeout: Duration?
-        if let header = head.timeout {
-            guard let duration = GRPCTimeout.parse(header) else {
-                return .failure(RPCError(code: .internal, message: "Malformed grpc-timeout '\(header)'."))
-            }
-            timeout = duration
-        }
         do {
             let metadata = try head.callMetadata()
-            return .success(PreparedCall(route: route, metadata: metadata, timeout: timeout, decompressor: decompressor))
+            return .success(
+                PreparedCall(
+                    route: route, metadata: metadata, timeout: timeout, decompressor: decompressor, transcoder: transcoder))
         } catch {
             return .failure(error)
         }
     }
 
-    /// The gRPC-Web side of a call with `head`, or nil for a gRPC call.
-    func makeWebCall(for head: HeaderBlock, requestID: String) -> GRPCWebCall? {
-        head.webMode.map {
-            GRPCWebCall(
-                mode: $0,
+    /// The JSON transcoder of `route`'s messages: the server's schema must describe the method.
+    func jsonTranscoder(for route: RPCRouter.Route) throws(RPCError) -> JSONTranscoder {
+        guard let schema = configuration.messageSchema, let transcoder = JSONTranscoder(schema: schema, path: route.method.path)
+        else {
+            throw RPCError(code: .unimplemented, message: "\(route.method.path) is not served in JSON: use binary protobuf.")
+        }
+        return transcoder
+    }
+
+    /// The body-framed side of a call with `head` (gRPC-Web, a Connect stream), or nil for a gRPC call.
+    func makeFramedBodyCall(for head: HeaderBlock, requestID: String, transcoder: JSONTranscoder? = nil) -> FramedBodyCall? {
+        head.framing.map { framing in
+            FramedBodyCall(
+                framing: framing,
                 headers: [(RequestID.headerName, requestID)]
-                    + GRPCWebCORS.responseHeaders(origin: head.value(of: "origin"), policy: configuration.grpcWebCORS))
+                    + GRPCWebCORS.responseHeaders(origin: head.value(of: "origin"), policy: configuration.grpcWebCORS),
+                transcoder: transcoder)
         }
     }
 }

@@ -2,11 +2,11 @@ import HTTP1
 import PosixIO
 import RPCCore
 
-/// A strict HTTP/1.1 server connection: the plain routes (health probes, store webhooks), CORS preflights, and
-/// gRPC-Web calls (``HTTP1GRPCWebCall``).
+/// A strict HTTP/1.1 server connection: the plain routes (health probes, store webhooks), CORS preflights, gRPC-Web
+/// calls and Connect streams (``HTTP1FramedCall``), and Connect unary calls (``ConnectUnaryCall``).
 ///
 /// One request at a time: pipelined requests wait in the parser's buffer until the previous response is queued
-/// (a gRPC-Web call's: until its trailers are).
+/// (a body-framed call's: until its status frame is).
 final class HTTP1ServerConnection: ConnectionProtocol {
     unowned let socket: SocketConnection
     let shared: ServerShared
@@ -17,10 +17,10 @@ final class HTTP1ServerConnection: ConnectionProtocol {
     private(set) var shuttingDown = false
     /// The socket is gone; a response finishing later must not touch it.
     private(set) var isGone = false
-    /// The gRPC-Web call in flight, if the current request is one.
-    var webCall: HTTP1GRPCWebCall?
-    /// Numbers this connection's gRPC-Web calls, so a late wake or timer of an earlier call finds nothing.
-    var webCallCount: Int32 = 0
+    /// The gRPC-Web call or Connect stream in flight, if the current request is one.
+    var framedCall: HTTP1FramedCall?
+    /// Numbers this connection's body-framed calls, so a late wake or timer of an earlier call finds nothing.
+    var framedCallCount: Int32 = 0
     var shutdownGraceTimer: TimerHeap.ID?
     /// When the request head being received must be complete: the first from the connection's accept, each later
     /// one from the read that began it; nil while no head is arriving.
@@ -85,8 +85,8 @@ final class HTTP1ServerConnection: ConnectionProtocol {
             buffer.append(contentsOf: output)
             output.removeAll(keepingCapacity: true)
         }
-        // A streaming gRPC-Web response is drawn from its queue as the socket takes it: back-pressure for the handler.
-        if let webCall, webCall.isStreaming { pumpWebResponse(webCall, into: &buffer) }
+        // A body-framed call's response is drawn from its queue as the socket takes it: back-pressure for the handler.
+        if let framedCall, framedCall.isStreaming { pumpFramedResponse(framedCall, into: &buffer) }
     }
 
     var isFinished: Bool { closing && !requestInFlight && output.isEmpty }
@@ -103,19 +103,19 @@ final class HTTP1ServerConnection: ConnectionProtocol {
         isGone = true
         loop.cancelTimer(shutdownGraceTimer)
         loop.cancelTimer(headTimer)
-        if let webCall {
-            perform(webCall.call.state.streamClosed(), on: webCall)
-            webCall.call.countEnd(.cancelled)  // unless its status went out
+        if let framedCall {
+            perform(framedCall.call.state.streamClosed(), on: framedCall)
+            framedCall.call.countEnd(.cancelled)  // unless its status went out
             // The call's response queue wakes this connection (a strong reference): dropping the call breaks the
             // cycle, or a stream the client left would keep the connection, the call and its task forever.
-            self.webCall = nil
+            self.framedCall = nil
         }
     }
 
     func beginGracefulShutdown() {
         shuttingDown = true
-        if let webCall {
-            perform(webCall.call.state.shutdownBegan(), on: webCall)
+        if let framedCall {
+            perform(framedCall.call.state.shutdownBegan(), on: framedCall)
             shutdownGraceTimer = loop.scheduleTimer(after: shared.configuration.shutdownGracePeriod) {
                 self.shutdownGraceEnded()
             }
@@ -153,9 +153,13 @@ final class HTTP1ServerConnection: ConnectionProtocol {
             complete(parsed, response)
             return
         }
-        let head = HeaderBlock(http1: parsed.request)
-        if head.webMode != nil {
-            startWebCall(parsed, head: head)
+        var head = HeaderBlock(http1: parsed.request)
+        if head.framing != nil {
+            startFramedCall(parsed, head: head)
+            return
+        }
+        if isConnectUnaryCall(parsed.request) {
+            startConnectUnaryCall(parsed, head: &head)
             return
         }
         let router = shared.httpRouter
@@ -169,7 +173,7 @@ final class HTTP1ServerConnection: ConnectionProtocol {
     }
 
     /// What the transport answers itself: a CORS preflight, a call in a content type it does not take
-    /// (``UnsupportedCallContentType``), or a gRPC-Web request that is not a POST or comes over HTTP/1.0 (whose
+    /// (``UnsupportedCallContentType``), or a gRPC-Web call or Connect stream that is not a POST or comes over HTTP/1.0 (whose
     /// responses cannot be chunked).
     private func transportResponse(to parsed: HTTP1ParsedRequest) -> HTTPResponse? {
         let request = parsed.request
@@ -181,18 +185,38 @@ final class HTTP1ServerConnection: ConnectionProtocol {
             return GRPCWebCORS.preflightResponse(origin: origin, policy: shared.configuration.grpcWebCORS)
         }
         let type = request.headers["content-type"]
-        guard let type, GRPCWebMode(contentType: type.utf8) != nil else {
-            guard UnsupportedCallContentType.looksLikeCall(path: request.path, contentType: type, router: shared.router)
+        guard let type, BodyFraming(contentType: type.utf8) != nil else {
+            guard !isConnectUnaryCall(request),
+                UnsupportedCallContentType.looksLikeCall(path: request.path, contentType: type, router: shared.router)
             else { return nil }
             return .text(415, UnsupportedCallContentType.message(contentType: type) + "\n")
         }
         if request.method != "POST" {
-            var response = HTTPResponse.text(405, "gRPC-Web requires POST.\n")
+            var response = HTTPResponse.text(405, "gRPC-Web and Connect streams require POST.\n")
             response.headers.add(name: "allow", value: "POST")
             return response
         }
-        if parsed.version == .http1_0 { return .text(505, "gRPC-Web needs HTTP/1.1 or HTTP/2.\n") }
+        if parsed.version == .http1_0 { return .text(505, "gRPC-Web and Connect streams need HTTP/1.1 or HTTP/2.\n") }
         return nil
+    }
+
+    private func isConnectUnaryCall(_ request: HTTPRequest) -> Bool {
+        ConnectUnaryCall.isUnaryCall(
+            method: request.method, target: request, contentType: request.headers["content-type"], router: shared.router)
+    }
+
+    /// A Connect unary call: its body is here whole; its response is made whole, now or when its handler ends.
+    private func startConnectUnaryCall(_ parsed: HTTP1ParsedRequest, head: inout HeaderBlock) {
+        let call = ConnectUnaryCall(
+            head: &head, request: parsed.request, shared: shared,
+            environment: ConnectUnaryCall.Environment(
+                acceptsNewCalls: !shuttingDown, peer: socket.peer, connectionID: socket.id, memory: ConnectionMemory(),
+                tls: socket.tls != nil, shard: loop.index))
+        let connection = LoopBound(self, loop: socket.loop)
+        let response = call.respond(body: parsed.request.body) { response in
+            connection.execute { $0.complete(parsed, response) }
+        }
+        if let response { complete(parsed, response) }
     }
 
     /// Sends a complete response and moves on to the next request (or closes).

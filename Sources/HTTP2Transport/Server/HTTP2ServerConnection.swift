@@ -234,7 +234,7 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
         switch stream.phase {
         case .grpc(let call):
             do {
-                try call.web?.requestEnded()
+                try call.framed?.requestEnded()
             } catch {
                 failCall(call, streamID: streamID, error)
                 return
@@ -274,19 +274,19 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
         guard let stream = stream(streamID) else { return .end(0) }
         switch stream.phase {
         case .grpc(let call):
-            if let web = call.web, web.body.isFinal {
+            if let framed = call.framed, framed.body.isFinal {
                 // The rest of the trailers frame, after a buffer that could not hold it all.
-                let count = web.body.drainPending(into: buffer)
-                return web.body.hasPending ? .bytes(count) : .end(count)
+                let count = framed.body.drainPending(into: buffer)
+                return framed.body.hasPending ? .bytes(count) : .end(count)
             }
-            let (count, status) = call.web?.body.read(from: call.responses, into: buffer) ?? call.responses.read(into: buffer)
+            let (count, status) = call.framed?.body.read(from: call.responses, into: buffer) ?? call.responses.read(into: buffer)
             let sent: HTTP2DataRead = count == 0 ? .deferred : .bytes(count)
             guard let status else { return sent }
             switch call.state.statusReady() {
             case .writeTrailersFrame:
                 stopDeadline(call)
                 call.countEnd(status.code)
-                let body = call.web!.body
+                let body = call.framed!.body
                 body.finish(with: status)
                 let total = count + body.drainPending(into: UnsafeMutableRawBufferPointer(rebasing: buffer[count...]))
                 return body.hasPending ? .bytes(total) : .end(total)
@@ -352,7 +352,20 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
                 respond(stream, GRPCWebCORS.preflightResponse(origin: origin, policy: configuration.grpcWebCORS))
                 return
             }
-            if !shared.httpRouter.matches(path: target.path),
+            let isRouted = shared.httpRouter.matches(path: target.path)
+            if !isRouted,
+                ConnectUnaryCall.isUnaryCall(
+                    method: head.method, target: target, contentType: head.contentType, router: shared.router)
+            {
+                let call = ConnectUnaryCall(
+                    head: &head, request: target, shared: shared,
+                    environment: ConnectUnaryCall.Environment(
+                        acceptsNewCalls: management.acceptsNewCalls, peer: peer, connectionID: connectionID,
+                        memory: memory, tls: socket.tls != nil, shard: loop.index))
+                stream.phase = .http(HTTPExchange(request: target, fields: [], connectCall: call))
+                return
+            }
+            if !isRouted,
                 UnsupportedCallContentType.looksLikeCall(path: target.path, contentType: head.contentType, router: shared.router)
             {
                 respondImmediately(
@@ -365,7 +378,8 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
             return
         }
         guard head.method == "POST" else {
-            respondImmediately(stream, status: 405, message: "gRPC requires POST.", headers: [("allow", "POST")])
+            let message = head.framing == nil ? "gRPC requires POST." : "gRPC-Web and Connect streams require POST."
+            respondImmediately(stream, status: 405, message: message, headers: [("allow", "POST")])
             return
         }
         startCall(stream, head: &head)
@@ -383,26 +397,27 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
         case .success(let success):
             prepared = success
         }
+        let rpcProtocol = head.framing?.rpcProtocol ?? .grpc
         let responses = GRPCResponseQueue(
             highWater: configuration.maxBufferedResponseBytes, waker: connection, streamID: streamID,
-            metrics: shared.grpcMetrics.callStarted(prepared.route, shard: loop.index))
+            metrics: shared.grpcMetrics.callStarted(prepared.route, protocol: rpcProtocol, shard: loop.index))
         let requestID = RequestID.accept(head.value(of: RequestID.headerName))
-        let web = shared.makeWebCall(for: head, requestID: requestID)
+        let framed = shared.makeFramedBodyCall(for: head, requestID: requestID, transcoder: prepared.transcoder)
         recentRoute = prepared.route
         let context = ServerContext(
             method: prepared.route.method, metadata: prepared.metadata, timeout: prepared.timeout, peer: peer,
-            connectionID: connectionID, connection: memory, isGRPCWeb: web != nil,
-            browserOrigin: web == nil
+            connectionID: connectionID, connection: memory, rpcProtocol: rpcProtocol,
+            browserOrigin: framed == nil
                 ? nil
                 : CrossOrigin.of(
                     origin: head.value(of: "origin"), authority: head.authority,
                     tls: socket.tls != nil),
-            requestID: requestID, responseSink: responses)
+            requestID: requestID, responseSink: prepared.responseSink(responses))
         let windowLimit = configuration.initialWindowSize
         let call = GRPCServerCall.start(
             route: prepared.route, context: context, responses: responses,
             deframer: MessageDeframer(maxMessageSize: configuration.maxReceiveMessageSize, decompressor: prepared.decompressor),
-            web: web
+            framed: framed
         ) {
             let window = InboundWindow(limit: windowLimit)
             let requests = MessageStream { count in
@@ -424,7 +439,7 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
         let call = GRPCServerCall(
             responses: responses, inbound: .task(MessageStream(), InboundWindow(limit: 0)),
             deframer: MessageDeframer(maxMessageSize: configuration.maxReceiveMessageSize),
-            web: shared.makeWebCall(for: head, requestID: requestID), requestID: requestID)
+            framed: shared.makeFramedBodyCall(for: head, requestID: requestID), requestID: requestID)
         stream.phase = .grpc(call)
         failCall(call, streamID: stream.id, error)
     }
@@ -528,17 +543,17 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
     /// The start of a call's response head: gRPC's, shared by every call (``submitCallResponse`` adds the request
     /// ID); or the gRPC-Web call's own, which has it.
     private func responseHeaders(_ call: GRPCServerCall) -> HeaderList {
-        guard let web = call.web else { return shared.grpcResponseHeaders }
+        guard let framed = call.framed else { return shared.grpcResponseHeaders }
         var headers = HeaderList()
         headers.add(":status", "200")
-        for (name, value) in web.responseHeaders { headers.add(name, value) }
+        for (name, value) in framed.responseHeaders { headers.add(name, value) }
         return headers
     }
 
     /// Response headers nghttp2 refuses at once end the call like headers it drops later (``headersNotSent``).
     private func submitCallResponse(_ call: GRPCServerCall, streamID: Int32, headers: HeaderList, hasBody: Bool) {
         let result =
-            call.web == nil
+            call.framed == nil
             ? session.submitResponse(
                 streamID: streamID, headers: headers, appendingUnindexed: (RequestID.headerName, call.requestID),
                 hasBody: hasBody)
@@ -585,6 +600,15 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
     // MARK: Plain HTTP
 
     private func dispatchHTTP(_ stream: ServerStream, _ exchange: HTTPExchange) {
+        if let call = exchange.connectCall {
+            let connection = bound
+            let streamID = stream.id
+            let response = call.respond(body: exchange.body) { response in
+                connection.execute { $0.completeHTTP(streamID: streamID, response: response) }
+            }
+            if let response { completeHTTP(streamID: streamID, response: response) }
+            return
+        }
         var request = exchange.makeRequest()
         request.peer = peer
         let router = shared.httpRouter

@@ -42,16 +42,19 @@ final class ResponseBody {
     }
 }
 
-/// A plain HTTP request on an HTTP/2 stream (webhooks, health probes).
+/// A plain HTTP request on an HTTP/2 stream (webhooks, health probes, Connect unary calls).
 final class HTTPExchange {
     private let target: HTTPRequest
     private let fields: [(name: String, value: String)]
+    /// Set when the request is a Connect unary call: it, not the HTTP routes, answers.
+    let connectCall: ConnectUnaryCall?
     var body: [UInt8] = []
     var response: ResponseBody?
 
-    init(request: HTTPRequest, fields: [(name: String, value: String)]) {
+    init(request: HTTPRequest, fields: [(name: String, value: String)], connectCall: ConnectUnaryCall? = nil) {
         self.target = request
         self.fields = fields
+        self.connectCall = connectCall
     }
 
     func makeRequest() -> HTTPRequest {

@@ -92,12 +92,16 @@ struct GRPCServerStreamStateMachine {
     private(set) var state = State.idle
     /// See ``RPCHandler/endsAtShutdown``.
     let endsAtShutdown: Bool
-    /// gRPC-Web: the status goes in the body, as its last frame, instead of in trailers.
+    /// gRPC-Web and Connect streams: the status goes in the body, as its last frame, instead of in trailers.
     let trailersInBody: Bool
+    /// False for a Connect stream: a status with nothing before it still gets response headers and a body (its
+    /// end-of-stream message), never Trailers-Only.
+    let allowsTrailersOnly: Bool
 
-    init(endsAtShutdown: Bool = false, trailersInBody: Bool = false) {
+    init(endsAtShutdown: Bool = false, trailersInBody: Bool = false, allowsTrailersOnly: Bool = true) {
         self.endsAtShutdown = endsAtShutdown
         self.trailersInBody = trailersInBody
+        self.allowsTrailersOnly = allowsTrailersOnly
     }
 
     /// True until the status went out or the stream was reset or closed: the call can still end with a status.
@@ -146,7 +150,7 @@ struct GRPCServerStreamStateMachine {
         switch state {
         case .open, .requestClosed:
             let requestClosed = state == .requestClosed
-            if queued.status, !queued.messages, !queued.headers {
+            if queued.status, !queued.messages, !queued.headers, allowsTrailersOnly {
                 state = .statusSubmitted
                 return .submitTrailersOnly
             }

@@ -29,9 +29,9 @@ struct GRPCWebFramingTests {
     /// The web types share gRPC's prefix: a header block must not take them for native gRPC.
     @Test func headerBlockTellsWebFromGRPC() {
         var web = HeaderBlock(http1: HTTPRequest(method: "POST", path: "/a.B/C", headers: ["content-type": "application/grpc-web-text"]))
-        #expect(web.isGRPC && web.webMode == .text)
+        #expect(web.isGRPC && web.framing == .grpcWeb(.text))
         web = HeaderBlock(http1: HTTPRequest(method: "POST", path: "/a.B/C", headers: ["content-type": "application/grpc"]))
-        #expect(web.isGRPC && web.webMode == nil)
+        #expect(web.isGRPC && web.framing == nil)
     }
 
     // MARK: Trailers frame

@@ -5,7 +5,7 @@ import Testing
 @testable import HTTP2Transport
 
 @Suite("gRPC-Web response body")
-struct GRPCWebResponseBodyTests {
+struct FramedResponseBodyTests {
     struct NoWaker: ResponseQueueWaker {
         func wake(streamID: Int32) {}
     }
@@ -18,7 +18,7 @@ struct GRPCWebResponseBodyTests {
     }
 
     /// Reads the whole body `bufferSize` bytes at a time, as a data provider or a chunk writer does.
-    static func drain(_ body: GRPCWebResponseBody, _ queue: GRPCResponseQueue, bufferSize: Int) -> [[UInt8]] {
+    static func drain(_ body: FramedResponseBody, _ queue: GRPCResponseQueue, bufferSize: Int) -> [[UInt8]] {
         var reads: [[UInt8]] = []
         var buffer = [UInt8](repeating: 0, count: bufferSize)
         while true {
@@ -37,7 +37,7 @@ struct GRPCWebResponseBodyTests {
 
     @Test func binaryIsFramedMessagesThenTrailers() {
         let queue = Self.queue([1, 2, 3], status: .ok)
-        let reads = Self.drain(GRPCWebResponseBody(mode: .binary), queue, bufferSize: 4)
+        let reads = Self.drain(FramedResponseBody(framing: .grpcWeb(.binary)), queue, bufferSize: 4)
         #expect(Array(reads.joined()) == MessageFraming.frame([1, 2, 3]) + GRPCWebTrailers.frame(.ok, mode: .binary))
     }
 
@@ -45,7 +45,7 @@ struct GRPCWebResponseBodyTests {
     @Test func textEncodesEachChunkOnItsOwn() throws {
         let message = [UInt8](repeating: 7, count: 40_001)
         let status = RPCStatus(code: .ok)
-        let body = GRPCWebResponseBody(mode: .text)
+        let body = FramedResponseBody(framing: .grpcWeb(.text))
         let reads = Self.drain(body, Self.queue(message, status: status), bufferSize: 1000)
         let text = String(decoding: reads.joined(), as: UTF8.self)
         var decoder = GRPCWebTextDecoder()

@@ -1,22 +1,23 @@
 import Encodings
 import RPCCore
 
-/// A gRPC-Web response body drawn from a call's response queue: the framed messages as they are (binary), or each
-/// chunk read from the queue base64'd on its own, padding included (text); then the trailers frame.
+/// A response body drawn from a call's response queue: the framed messages as they are (gRPC-Web binary, Connect), or
+/// each chunk read from the queue base64'd on its own, padding included (gRPC-Web text); then the status frame
+/// (gRPC-Web's trailers frame, Connect's end-of-stream message).
 ///
 /// Loop-confined, like the connection that reads it (HTTP/2's data provider, HTTP/1.1's chunked output).
-final class GRPCWebResponseBody {
-    let mode: GRPCWebMode
-    /// Encoded bytes not handed out yet: a text chunk larger than the reader's buffer, or the trailers frame.
+final class FramedResponseBody {
+    let framing: BodyFraming
+    /// Encoded bytes not handed out yet: a text chunk larger than the reader's buffer, or the status frame.
     private var pending: [UInt8] = []
     private var pendingOffset = 0
-    /// The trailers frame is queued: nothing follows it.
+    /// The status frame is queued: nothing follows it.
     private(set) var isFinal = false
     /// The raw bytes read from the queue per text chunk: a multiple of 3, so only the last chunk of a burst pads.
     static let textChunkBytes = 12 * 1024
 
-    init(mode: GRPCWebMode) {
-        self.mode = mode
+    init(framing: BodyFraming) {
+        self.framing = framing
     }
 
     var hasPending: Bool { pendingOffset < pending.count }
@@ -24,10 +25,10 @@ final class GRPCWebResponseBody {
     /// Fills `buffer` with what is pending, then with what the queue holds. Returns the byte count and, once the queue
     /// has nothing left but its status and nothing is pending, that status.
     func read(from responses: GRPCResponseQueue, into buffer: UnsafeMutableRawBufferPointer) -> (count: Int, status: RPCStatus?) {
-        switch mode {
-        case .binary:
+        switch framing {
+        case .grpcWeb(.binary), .connect:
             return responses.read(into: buffer)
-        case .text:
+        case .grpcWeb(.text):
             var written = drainPending(into: buffer)
             if !hasPending, written < buffer.count {
                 let status = withUnsafeTemporaryAllocation(byteCount: Self.textChunkBytes, alignment: 1) { raw in
@@ -42,12 +43,12 @@ final class GRPCWebResponseBody {
         }
     }
 
-    /// Queues the trailers frame (base64'd on its own in text mode); ``drainPending(into:)`` hands it out.
+    /// Queues the status frame (base64'd on its own in text mode); ``drainPending(into:)`` hands it out.
     func finish(with status: RPCStatus) {
-        let frame = GRPCWebTrailers.frame(status, mode: mode)
-        switch mode {
-        case .binary: setPending(frame)
-        case .text: setPending(Array(Base64.encode(frame, padded: true).utf8))
+        switch framing {
+        case .grpcWeb(.binary): setPending(GRPCWebTrailers.frame(status, mode: .binary))
+        case .grpcWeb(.text): setPending(Array(Base64.encode(GRPCWebTrailers.frame(status, mode: .text), padded: true).utf8))
+        case .connect: setPending(ConnectStatus.endOfStreamFrame(status))
         }
         isFinal = true
     }
