@@ -1,0 +1,59 @@
+/** Nothing known yet (no answer, no cache), some entitlements active, or none. */
+export declare type SubscriptionState = "unknown" | "active" | "inactive";
+/** Where an entitlement comes from. */
+export declare type EntitlementSource = "app_store" | "play_store" | "web" | "grant" | "unknown";
+export interface Entitlement {
+    id: string;
+    source: EntitlementSource;
+    productId: string;
+    /** null: never expires. */
+    expiresAt: Date | null;
+    willRenew: boolean;
+    inGracePeriod: boolean;
+    inBillingRetry: boolean;
+}
+export interface StatusSnapshot {
+    appUserId: string;
+    state: SubscriptionState;
+    entitlements: Entitlement[];
+    /** The server's version of this customer: grows by one with every change. 0n before any answer. */
+    version: bigint;
+    /** `server`: an answer in this page's life; `cache`: kept from an earlier one. */
+    origin: "server" | "cache";
+    /** The server's clock when it answered (null before any answer): judge expiry by it, not the device's. */
+    serverTime: Date | null;
+}
+/** What changed between two snapshots, as the server's event kinds say it. */
+export declare type StatusChange = "entitlements" | "details";
+/** protobuf JSON of entitlements.v1.CustomerStatus (default values are left out of it). */
+export interface CustomerStatusJSON {
+    appUserId?: string;
+    status?: {
+        state?: string;
+        entitlements?: ActiveEntitlementJSON[];
+    };
+    version?: string;
+    serverTime?: string;
+}
+interface ActiveEntitlementJSON {
+    id?: string;
+    source?: string;
+    productId?: string;
+    expiresAt?: string;
+    willRenew?: boolean;
+    inGracePeriod?: boolean;
+    inBillingRetry?: boolean;
+}
+export declare function unknownStatus(appUserId: string): StatusSnapshot;
+/** A server answer as a snapshot for `appUserId` (the ID the app asked about: an alias answers with its account). */
+export declare function snapshotOf(customer: CustomerStatusJSON, appUserId: string): StatusSnapshot;
+/** `entitlements` when the set of active IDs changed (or unknown became known), `details` when only what grants
+ * them did, null when nothing an app shows changed. */
+export declare function changeBetween(previous: StatusSnapshot, next: StatusSnapshot): StatusChange | null;
+/** Whether entitlement `id` is active in `snapshot`. */
+export declare function isActive(snapshot: StatusSnapshot, id: string): boolean;
+/** A snapshot as the cache stores it (JSON has no bigint or Date). */
+export declare function encodeSnapshot(snapshot: StatusSnapshot): string;
+/** A cached snapshot, marked `cache`; null when the text is not one (another version of the SDK, a hand edit). */
+export declare function decodeSnapshot(text: string | null): StatusSnapshot | null;
+export {};
