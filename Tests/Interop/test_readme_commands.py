@@ -176,3 +176,26 @@ def test_the_offers_lines(demo_tenants_server):
     assert out.rstrip().splitlines()[-1].endswith("winback_50  com.example.pro.monthly  nonce "
                                                  + re.search(r"^nonce: +(\S+)$", out, re.M).group(1)
                                                  + "  redeemed by 2000000000000501"), out
+
+
+def test_the_connect_lines(demo_tenants_server):
+    """The "Connect and JSON" block as written: curl's unary calls to both services and health, a GET, an error, a
+    stream ended by its deadline, and buf curl through server reflection."""
+    block = readme_block("## Connect and JSON").replace("127.0.0.1:50051", demo_tenants_server.target)
+    result = run_block(block, demo_tenants_server, cwd=REPO_ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    identified, synced, granted, customer, events, health, error = (
+        json.loads(line.split(" HTTP ")[0]) for line in lines[:7])
+    assert identified["customer"]["appUserId"] == "carol" and synced["customer"]["appUserId"] == "carol"
+    assert granted["entitlementId"] == "pro" and granted["reason"] == "support"
+    assert granted["grantId"] in [grant["grantId"] for grant in customer["grants"]]
+    assert len(events["events"]) == 2
+    assert health == {"status": "SERVING"}
+    assert error["code"] == "not_found" and lines[6].endswith(" HTTP 404"), lines[6]
+    # The stream's envelopes, one JSON object a line; then buf curl's answer, pretty-printed.
+    buf_start = lines.index("{")
+    streamed = [json.loads(line) for line in lines[7:buf_start]]
+    assert streamed[0]["kind"] == "SNAPSHOT" and streamed[0]["customer"]["appUserId"] == "carol", streamed
+    assert streamed[-1] == {"error": {"code": "deadline_exceeded", "message": "Deadline exceeded."}}, streamed
+    assert json.loads("\n".join(lines[buf_start:]))["customer"]["appUserId"] == "carol", result.stdout
