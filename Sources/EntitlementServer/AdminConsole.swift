@@ -1,7 +1,7 @@
 public import FileAccess
 
 /// The admin console (`[admin_console] directory`, served at `/admin/`): static pages that call AdminService over
-/// gRPC-Web with a key the person signs in with. Their policy lets them run only their own scripts and styles and
+/// the Connect protocol with a key the person signs in with. Their policy lets them run only their own scripts and styles and
 /// reach only this server, never be framed, and never leak the page's address.
 public enum AdminConsole {
     static let headers = [

@@ -8,9 +8,13 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import socket
 import subprocess
 import threading
+import time
 import urllib.parse
+
+import grpc
 
 import pytest
 import requests
@@ -20,7 +24,7 @@ from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
 from google.protobuf import json_format
 from pyqwest import HTTPVersion, SyncClient, SyncHTTPTransport
 
-from conftest import RPC_TIMEOUT
+from conftest import RPC_TIMEOUT, CancellationProbe, start_server
 from entitlement_support import Clients, new_tenant, unique_id, write_tenants
 
 SERVICE = "entitlements.v1.EntitlementService"
@@ -50,6 +54,18 @@ def env(connect_server, tenant, protos):
     clients.url = f"http://{connect_server.target}"
     yield clients
     clients.close()
+
+
+def cancellation_probe(server, stubs) -> CancellationProbe:
+    """What the interop test service's handlers saw, asked over a gRPC channel of the probe's own."""
+    stub = stubs.interop_pb2_grpc.InteropTestServiceStub(grpc.insecure_channel(server.target))
+    return CancellationProbe(stub, stubs.interop_pb2)
+
+
+def write_empty_tenants(directory):
+    path = directory / "tenants.json"
+    write_tenants(path, [new_tenant("connect-empty")])
+    return path
 
 
 def auth(key: str) -> dict[str, str]:
@@ -357,3 +373,122 @@ def test_connect_calls_are_counted_with_their_protocol(env):
     before = count()
     assert post(env, "SyncStatus", json.dumps({"appUserId": user}).encode()).status_code == 200
     assert count() == before + 1
+
+
+# --------------------------------------------------------------------------------------------------
+# The interop server's test service: handlers that sleep and report whether they were cancelled
+
+
+INTEROP = "/entitlementd.testing.InteropTestService/"
+
+
+def connect_headers(connection, path: str, content_type: str, extra=()) -> list[tuple[str, str]]:
+    return [(":method", "POST"), (":scheme", "http"), (":path", path), (":authority", connection.authority),
+            ("content-type", content_type), *extra]
+
+
+@pytest.mark.parametrize("leave", ["http1 close", "http2 reset", "http2 close"])
+def test_a_unary_handler_is_cancelled_when_its_client_leaves(h2c_server, raw_h2, stubs, pb, leave):
+    """A client that goes away frees its handler (else each reset call would run on, past every limit)."""
+    probe = cancellation_probe(h2c_server, stubs)
+    token = unique_id("leave")
+    body = pb.SleepRequest(milliseconds=8000, cancellation_token=token).SerializeToString()
+    if leave == "http1 close":
+        with socket.create_connection((h2c_server.host, h2c_server.port)) as sock:
+            sock.sendall(f"POST {INTEROP}Sleep HTTP/1.1\r\nhost: x\r\ncontent-type: application/proto\r\n"
+                         f"content-length: {len(body)}\r\n\r\n".encode() + body)
+            assert not probe.wait_started(token).cancelled
+    else:
+        connection = raw_h2()
+        stream_id = connection.start(connect_headers(connection, INTEROP + "Sleep", "application/proto"))
+        connection.send(stream_id, body, end_stream=True)
+        assert not probe.wait_started(token).cancelled
+        if leave == "http2 reset":
+            connection.conn.reset_stream(stream_id)
+            connection._flush()
+        else:
+            connection.close()
+    deadline = time.monotonic() + 5
+    while not probe.report(token).cancelled:
+        assert time.monotonic() < deadline, "the handler was not cancelled"
+        time.sleep(0.05)
+
+
+def test_graceful_shutdown_answers_a_running_unary_call_unavailable(tmp_path, stubs, pb):
+    server = start_server(tmp_path, write_empty_tenants(tmp_path), {"server": {"shutdown_grace_period_seconds": 1}})
+    token = unique_id("shutdown")
+    body = pb.SleepRequest(milliseconds=20000, cancellation_token=token).SerializeToString()
+    results = {}
+
+    def call():
+        results["response"] = requests.post(
+            f"http://{server.target}{INTEROP}Sleep", data=body, headers={"content-type": "application/proto"},
+            timeout=RPC_TIMEOUT)
+
+    caller = threading.Thread(target=call)
+    caller.start()
+    cancellation_probe(server, stubs).wait_started(token)
+    assert server.terminate() == 0
+    caller.join(RPC_TIMEOUT)
+    response = results["response"]
+    assert response.status_code == 503 and response.json()["code"] == "unavailable", response.text
+
+
+def test_an_empty_compressed_body_is_not_decompressed(h2c_server):
+    response = requests.post(f"http://{h2c_server.target}/grpc.testing.TestService/EmptyCall", data=b"",
+                             headers={"content-type": "application/proto", "content-encoding": "gzip"}, timeout=RPC_TIMEOUT)
+    assert response.status_code == 200 and response.content == b"", response.text
+
+
+@pytest.mark.parametrize("method, path, content_type, query", [
+    ("GET", "/entitlements.v1.EntitlementService/SyncStatus", None, "encoding=xml&message=x"),
+    # The interop server's methods are not in the schema the server reads JSON with.
+    ("POST", "/grpc.testing.TestService/UnaryCall", "application/json", ""),
+    ("POST", "/grpc.testing.TestService/StreamingOutputCall", "application/connect+json", ""),
+    # A unary method in a streaming content type.
+    ("POST", "/grpc.testing.TestService/UnaryCall", "application/connect+proto", ""),
+])
+def test_codecs_the_method_cannot_take_are_415(h2c_server, method, path, content_type, query):
+    url = f"http://{h2c_server.target}{path}" + (f"?{query}" if query else "")
+    headers = {"content-type": content_type} if content_type else {}
+    response = requests.request(method, url, data=b"\x00\x00\x00\x00\x00" if method == "POST" else None,
+                                headers=headers, timeout=RPC_TIMEOUT)
+    assert response.status_code == 415, (response.status_code, response.text)
+
+
+def test_a_body_over_the_message_limit_is_resource_exhausted_over_http2(h2c_server, raw_h2):
+    import h2.exceptions
+
+    connection = raw_h2()
+    stream_id = connection.start(connect_headers(connection, "/grpc.testing.TestService/UnaryCall", "application/proto"))
+    body = b"\x0a" + b"\xff" * 5 * 1024 * 1024
+    response = connection.responses[stream_id]
+    offset = 0
+    # Sent as the window allows, until the server answers (and closes the stream) before the end of the body.
+    while offset < len(body) and not response.ended:
+        try:
+            if connection.conn.local_flow_control_window(stream_id) < 16384:
+                connection._receive_once()
+                continue
+            connection.conn.send_data(stream_id, body[offset:offset + 16384])
+            connection._flush()
+        except h2.exceptions.StreamClosedError:
+            break
+        offset += 16384
+    response = connection.wait(stream_id)
+    headers = dict(response.headers)
+    assert headers[b":status"] == b"429", response
+    assert json.loads(response.data)["code"] == "resource_exhausted"
+    assert headers[b"content-type"] == b"application/json" and b"x-request-id" in headers
+
+
+def test_a_deadline_spent_on_the_way_in_runs_no_handler(h2c_server, stubs, pb):
+    probe = cancellation_probe(h2c_server, stubs)
+    token = unique_id("spent")
+    response = requests.post(
+        f"http://{h2c_server.target}{INTEROP}Sleep",
+        data=pb.SleepRequest(milliseconds=10, cancellation_token=token).SerializeToString(),
+        headers={"content-type": "application/proto", "connect-timeout-ms": "0"}, timeout=RPC_TIMEOUT)
+    assert response.status_code == 504 and response.json()["code"] == "deadline_exceeded", response.text
+    time.sleep(0.2)
+    assert probe.report(token) is None, "the handler ran"

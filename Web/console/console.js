@@ -1,10 +1,10 @@
 // The admin console: sign in with a secret key (kept in sessionStorage, sent only as the authorization header),
 // find a customer, see what they may unlock and why, as it changes (StreamStatus), grant and revoke access,
-// redeliver webhooks, chart the business's metrics (overview.js). Every call is an AdminService (or StreamStatus) call over gRPC-Web to this server, audited
-// like any other. Everything shown is set as text, never as markup.
+// redeliver webhooks, chart the business's metrics (overview.js). Every call is an AdminService (or StreamStatus) call
+// to this server over Connect, in JSON (the web SDK's client), audited like any other. Everything shown is set as
+// text, never as markup.
 
-import { GrpcWebClient } from "./grpc-web.js";
-import { statusEvent, streamStatusRequest } from "./protobuf.js";
+import { ConnectClient, ConnectError } from "./entitlements.js";
 import * as admin from "./admin-messages.js";
 import { overview } from "./overview.js";
 
@@ -39,9 +39,12 @@ function say(text, { error = false } = {}) {
   message.hidden = !text;
 }
 
+// The server's own words for a refusal; anything else (a bug) as it is.
+const errorText = (error) => (error instanceof ConnectError ? error.message : String(error));
+
 function failed(error) {
-  if (error?.code === 16) { signOut("Your key is no longer accepted; sign in again."); return; }
-  say(error?.grpcMessage ?? String(error), { error: true });
+  if (error?.code === "unauthenticated") { signOut("Your key is no longer accepted; sign in again."); return; }
+  say(errorText(error), { error: true });
 }
 
 function show(view) {
@@ -56,7 +59,7 @@ const charts = overview({ call, el, say, failed });
 // Sign in and out
 
 async function signIn(key) {
-  const candidate = new GrpcWebClient(location.origin, key, "entitlementd-console");
+  const candidate = new ConnectClient(location.origin, key);
   const description = admin.keyDescription(
     await candidate.unary(admin.Service + "DescribeKey", admin.describeKeyRequest()));
   client = candidate;
@@ -87,7 +90,7 @@ $("sign-in-form").addEventListener("submit", async (event) => {
     say("");
     route();
   } catch (error) {
-    say(error?.grpcMessage ?? String(error), { error: true });
+    say(errorText(error), { error: true });
   }
 });
 $("sign-out").addEventListener("click", () => signOut());
@@ -271,11 +274,11 @@ async function watch(current) {
   while (page === current) {
     current.stream = new AbortController();
     try {
-      await client.call("/entitlements.v1.EntitlementService/StreamStatus",
-        streamStatusRequest(current.appUserId, 0), {
+      await client.serverStream("/entitlements.v1.EntitlementService/StreamStatus",
+        admin.streamStatusRequest(current.appUserId), {
           signal: current.stream.signal,
-          onMessage: (payload) => {
-            const event = statusEvent(payload);
+          onMessage: (message) => {
+            const event = admin.statusEvent(message);
             if (event.kind === "HEARTBEAT" || page !== current) return;
             live.textContent = "live";
             live.className = "badge live";
@@ -286,7 +289,7 @@ async function watch(current) {
         });
     } catch (error) {
       if (current.stream.signal.aborted || page !== current) return;
-      if (error?.code === 16 || error?.code === 7) { failed(error); return; }
+      if (error?.code === "unauthenticated" || error?.code === "permission_denied") { failed(error); return; }
     }
     live.textContent = "reconnecting";
     live.className = "badge";
@@ -308,7 +311,7 @@ async function openCustomer(appUserId) {
     await load();
     watch(page);
   } catch (error) {
-    if (error?.code === 5) say(`No customer has the app user ID ${appUserId}.`, { error: true });
+    if (error?.code === "not_found") say(`No customer has the app user ID ${appUserId}.`, { error: true });
     else failed(error);
   }
 }
@@ -351,8 +354,8 @@ $("export").addEventListener("click", async () => {
   button.disabled = true;
   try {
     const parts = [];
-    await client.call(admin.Service + "ExportCustomer", admin.exportRequest(page.appUserId),
-      { onMessage: (payload) => parts.push(admin.exportChunk(payload)) });
+    await client.serverStream(admin.Service + "ExportCustomer", admin.exportRequest(page.appUserId),
+      { onMessage: (chunk) => parts.push(admin.exportChunk(chunk)) });
     const file = new Blob(parts, { type: "application/json" });
     const name = `customer-${page.appUserId.replace(/[^A-Za-z0-9._-]/g, "_")}.json`;
     el("a", { href: URL.createObjectURL(file), download: name }).click();

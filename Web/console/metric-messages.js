@@ -1,7 +1,8 @@
-// AdminService's metric messages (GetMetrics, ListMetricRows in Protos/entitlements/v1/admin_service.proto), on the
-// shared wire helpers of protobuf.js.
+// AdminService's metric messages (GetMetrics, ListMetricRows in Protos/entitlements/v1/admin_service.proto) in
+// protobuf's JSON mapping, defaults filled in as admin-messages.js does. Requests name enums by number, which the
+// JSON mapping takes as well as names.
 
-import { Writer, fields, last, str, num, timestamp } from "./protobuf.js";
+import { int64, timestamp } from "./admin-messages.js";
 
 // Each Metric by its number: what the chart calls it and how its values read.
 export const Metrics = [
@@ -30,56 +31,39 @@ export const Intervals = { day: 1, week: 2, month: 3 };
 export const Dimensions = { store: 1, product: 2, entitlement: 3, country: 4, offer_kind: 5 };
 export const Environments = { production: 1, sandbox: 2 };
 
-// A varint field as a signed 64-bit integer (BigInt).
-const int64 = (map, n) => BigInt.asIntN(64, last(map, n) ?? 0n);
-
-function point(bytes) {
-  const map = fields(bytes);
+function point({ startDate = "", value, denominator, convertedValue, rates = [], missingRateDates = [] }) {
   return {
-    startDate: str(map, 1), value: int64(map, 2), denominator: int64(map, 3),
-    convertedValue: map.has(4) ? int64(map, 4) : null,
-    rates: (map.get(5) ?? []).map((rate) => { const m = fields(rate); return { date: str(m, 1), rate: str(m, 2) }; }),
-    missingRateDates: (map.get(6) ?? []).map((date) => new TextDecoder().decode(date)),
+    startDate, value: int64(value), denominator: int64(denominator),
+    // converted_value tracks presence: absent (a day without a rate) is null, not 0.
+    convertedValue: convertedValue === undefined ? null : int64(convertedValue),
+    rates: rates.map(({ date = "", rate = "" }) => ({ date, rate })), missingRateDates,
   };
 }
 
-function series(bytes) {
-  const map = fields(bytes);
-  return {
-    group: (map.get(1) ?? []).map((group) => { const m = fields(group); return { dimension: num(m, 1), value: str(m, 2) }; }),
-    currency: str(map, 2), points: (map.get(3) ?? []).map(point),
-  };
+// A group's dimension stays as the JSON names it ("COUNTRY"): ListMetricRows takes it back as it is.
+function series({ group = [], currency = "", points = [] }) {
+  const values = group.map(({ dimension, value = "" }) => ({ dimension, value }));
+  return { group: values, currency, points: points.map(point) };
 }
 
-export function metricsResponse(bytes) {
-  const map = fields(bytes);
-  return { series: (map.get(2) ?? []).map(series), reportingCurrency: str(map, 3) };
+export function metricsResponse({ series: all = [], reportingCurrency = "" }) {
+  return { series: all.map(series), reportingCurrency };
 }
 
 export function metricsRequest({ metric, from, to, interval, groupBy, environment, converted }) {
-  const writer = new Writer().uint64(1, metric).string(2, from).string(3, to).uint64(4, interval);
-  for (const dimension of groupBy) writer.uint64(5, dimension);
-  return writer.uint64(7, environment).uint64(8, converted ? 1 : 0).finish();
+  return { metric, startDate: from, endDate: to, interval, groupBy, environment, inReportingCurrency: converted };
 }
 
 export function rowsRequest({ metric, from, to, group, environment, currency, pageToken = "" }) {
-  const writer = new Writer().uint64(1, metric).string(2, from).string(3, to);
-  for (const { dimension, value } of group) {
-    writer.message(4, new Writer().uint64(1, dimension).string(2, value).finish());
-  }
-  return writer.uint64(6, environment).string(7, currency).uint64(8, 100).string(9, pageToken).finish();
+  return { metric, startDate: from, endDate: to, group, environment, currency, pageSize: 100, pageToken };
 }
 
-function ledgerRow(bytes) {
-  const map = fields(bytes);
+function ledgerRow({ kind = "", store = "", transactionId = "", originalTransactionId = "", appUserId = "",
+  productId = "", country = "", offerKind = "", amountMilliunits, currency = "", occurredAt }) {
   return {
-    kind: str(map, 1), store: str(map, 3), transactionId: str(map, 4), originalTransactionId: str(map, 5),
-    appUserId: str(map, 6), productId: str(map, 7), country: str(map, 10), offerKind: str(map, 11),
-    amountMilliunits: int64(map, 12), currency: str(map, 13), occurredAt: timestamp(last(map, 18)),
+    kind, store, transactionId, originalTransactionId, appUserId, productId, country, offerKind,
+    amountMilliunits: int64(amountMilliunits), currency, occurredAt: timestamp(occurredAt),
   };
 }
 
-export function rowsResponse(bytes) {
-  const map = fields(bytes);
-  return { rows: (map.get(1) ?? []).map(ledgerRow), nextPageToken: str(map, 2) };
-}
+export const rowsResponse = ({ rows = [], nextPageToken = "" }) => ({ rows: rows.map(ledgerRow), nextPageToken });

@@ -48,6 +48,9 @@ final class ConnectUnaryCall {
     /// A GET's message, from its query.
     private var queryMessage: [UInt8]?
     private var metrics: GRPCServerMetrics.Call?
+    private var shard = 0
+    /// The handler's task, once it runs as one: the client leaving or the server shutting down cancels it.
+    private var task: Task<Void, Never>?
 
     init(head: inout HeaderBlock, request: HTTPRequest, shared: ServerShared, environment: Environment) {
         self.shared = shared
@@ -63,7 +66,7 @@ final class ConnectUnaryCall {
     }
 
     /// Why a call is refused before its handler runs: a Connect error, or an HTTP answer of its own (405, 415).
-    private enum ConnectRefusal: Error {
+    private enum ConnectRefusal: Error, Sendable {
         case status(RPCStatus)
         case http(HTTPResponse)
 
@@ -81,7 +84,7 @@ final class ConnectUnaryCall {
 
     private func prepare(_ head: inout HeaderBlock, request: HTTPRequest, environment: Environment) throws(ConnectRefusal) {
         guard environment.acceptsNewCalls else {
-            throw ConnectRefusal(RPCError(code: .unavailable, message: "The server is shutting down."))
+            throw ConnectRefusal(.serverShuttingDown)
         }
         guard let route = shared.router.route(forPath: request.path) else {
             throw ConnectRefusal(shared.router.unimplementedError(forPath: request.path))
@@ -98,38 +101,41 @@ final class ConnectUnaryCall {
         let headers: ConnectRequestHeaders
         do {
             if request.method == "GET" {
-                try prepareGet(query: request.query ?? "")
+                let query = try ConnectGetQuery(request.query ?? "")
+                guard let codec = ConnectCodec(name: query.encoding) else {
+                    throw ConnectRefusal.http(.text(415, "A Connect GET's encoding must be proto or json.\n"))
+                }
+                self.codec = codec
+                if let encoding = query.compression, encoding != "identity" { try useEncoding(encoding) }
+                queryMessage = query.message
                 headers = try ConnectRequestHeaders(value: head.value(of:), encodingHeader: nil)
             } else {
                 codec = head.contentType.flatMap(ConnectCodec.init(unaryContentType:)) ?? .proto
                 headers = try ConnectRequestHeaders(value: head.value(of:), encodingHeader: "content-encoding")
                 if let encoding = headers.encoding { try useEncoding(encoding) }
             }
-            if codec == .json { transcoder = try shared.jsonTranscoder(for: route) }
+            if codec == .json {
+                guard let transcoder = shared.jsonTranscoder(for: route) else {
+                    throw ConnectRefusal.http(.text(415, "\(route.method.path) is not served in JSON: use application/proto.\n"))
+                }
+                self.transcoder = transcoder
+            }
             timeout = headers.timeout
             let metadata = try head.callMetadata()
             self.route = route
-            metrics = shared.grpcMetrics.callStarted(route, protocol: .connect, shard: environment.shard)
+            shard = environment.shard
             context = ServerContext(
                 method: route.method, metadata: metadata, timeout: headers.timeout, peer: environment.peer,
                 connectionID: environment.connectionID, connection: environment.memory, rpcProtocol: .connect,
                 browserOrigin: CrossOrigin.of(origin: head.value(of: "origin"), authority: head.authority, tls: environment.tls),
                 requestID: requestID, responseSink: response)
-        } catch {
+        } catch let refusal as ConnectRefusal {
+            throw refusal
+        } catch let error as RPCError {
             throw ConnectRefusal(error)
+        } catch {
+            throw ConnectRefusal(RPCError(from: error))
         }
-    }
-
-    /// A GET (only for methods marked `idempotency_level = NO_SIDE_EFFECTS`): `message`, `encoding`, and optionally
-    /// `base64=1`, `compression` and `connect=v1`, form-encoded.
-    private func prepareGet(query: String) throws(RPCError) {
-        let parameters = try ConnectGetQuery(query)
-        guard let codec = ConnectCodec(name: parameters.encoding) else {
-            throw RPCError(code: .invalidArgument, message: "The query's encoding must be proto or json.")
-        }
-        self.codec = codec
-        if let encoding = parameters.compression, encoding != "identity" { try useEncoding(encoding) }
-        queryMessage = parameters.message
     }
 
     private func useEncoding(_ encoding: String) throws(RPCError) {
@@ -144,6 +150,7 @@ final class ConnectUnaryCall {
     func respond(body: [UInt8], later: @escaping @Sendable (HTTPResponse) -> Void) -> HTTPResponse? {
         if let refusal { return refusal }
         guard let route, let context else { return nil }
+        metrics = shared.grpcMetrics.callStarted(route, protocol: .connect, shard: shard)
         let request: [UInt8]
         do {
             request = try decode(queryMessage ?? body)
@@ -162,10 +169,29 @@ final class ConnectUnaryCall {
                 return start(later: later) { await route.handler.run(later: rest, context: context) }
             }
         }
+        // A deadline spent on the way in (`Connect-Timeout-Ms: 0`) starts no handler.
+        guard !context.deadlineHasPassed else {
+            return responseMaker.response(
+                response.answered(message: nil, status: RPCStatus(RPCError.deadlineExceeded)), handlerRan: false)
+        }
         let requests = MessageStream()
         requests.yield(request)
         requests.finish()
         return start(later: later) { await route.handler.run(requests: requests, context: context) }
+    }
+
+    /// Ends the call with `error` unless it has ended: its handler is cancelled, and the response says `error`
+    /// (a later one that cannot be sent, when the client left). Nothing to do before the handler runs.
+    func end(with error: RPCError) {
+        guard let task, response.abort(with: RPCStatus(error)) else { return }
+        task.cancel()
+    }
+
+    /// A request body over the message limit, refused before the handler runs.
+    func bodyTooLarge(limit: Int) -> HTTPResponse {
+        Self.errorResponse(
+            RPCStatus(code: .resourceExhausted, message: "The request body exceeds the limit of \(limit) bytes."),
+            headers: baseHeaders)
     }
 
     /// Runs the handler as a task; its outcome, or the deadline's, becomes the response `later` gets.
@@ -174,6 +200,7 @@ final class ConnectUnaryCall {
     {
         let requestID = requestID
         let task = Task { await RequestID.$taskValue.withValue(requestID) { await body() } }
+        self.task = task
         // Cancelled when the call ends first, so a long deadline holds nothing after its call.
         let deadline = timeout.map { timeout in
             Task { [response] in
@@ -193,7 +220,8 @@ final class ConnectUnaryCall {
     private func decode(_ body: [UInt8]) throws(RPCError) -> [UInt8] {
         let limit = shared.configuration.maxReceiveMessageSize
         var message = body
-        if let decompressor { message = try decompressor.decompress(body[...], limit: limit) }
+        // Empty content is never compressed (the protocol forbids decompressing it).
+        if let decompressor, !body.isEmpty { message = try decompressor.decompress(body[...], limit: limit) }
         guard message.count <= limit else {
             throw RPCError(
                 code: .resourceExhausted, message: "Received message of \(message.count) bytes exceeds the limit of \(limit) bytes.")

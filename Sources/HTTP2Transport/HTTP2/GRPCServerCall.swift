@@ -117,7 +117,7 @@ final class GRPCServerCall {
     /// The stream is gone (reset, closed, or its connection died): stop the handler and wake its writers.
     func cancel() {
         responses.close()
-        finishRequests(throwing: RPCError(code: .cancelled, message: "The client cancelled the call."))
+        finishRequests(throwing: .clientCancelled)
         task?.cancel()
     }
 
@@ -173,4 +173,11 @@ final class GRPCServerCall {
         }
         return true
     }
+}
+
+extension RPCError {
+    /// The status of a call whose client left (a reset stream, a closed connection).
+    static let clientCancelled = RPCError(code: .cancelled, message: "The client cancelled the call.")
+    /// The status of a call the server ends, or refuses, as it shuts down.
+    static let serverShuttingDown = RPCError(code: .unavailable, message: "The server is shutting down.")
 }

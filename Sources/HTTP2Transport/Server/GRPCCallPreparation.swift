@@ -30,7 +30,7 @@ extension ServerShared {
         -> Result<PreparedCall, RPCError>
     {
         guard acceptsNewCalls else {
-            return .failure(RPCError(code: .unavailable, message: "The server is shutting down."))
+            return .failure(.serverShuttingDown)
         }
         let recent = recentRoute.flatMap { $0.method.path == head.path ? $0 : nil }
         guard let route = recent ?? router.route(forPath: head.path) else {
@@ -40,17 +40,12 @@ extension ServerShared {
         var timeout: Duration?
         var transcoder: JSONTranscoder?
         if case .connect(let codec) = head.framing {
-            guard route.handler.kind != .unary else {
-                return .failure(
-                    RPCError(
-                        code: .unimplemented,
-                        message: "\(route.method.path) is unary: call it with content type \(codec.unaryContentType)."))
-            }
+            // A unary method, or JSON the schema cannot read, was answered 415 before (unsupportedConnectStream).
             do {
                 let connect = try ConnectRequestHeaders(value: head.value(of:), encodingHeader: "connect-content-encoding")
                 encoding = connect.encoding
                 timeout = connect.timeout
-                if codec == .json { transcoder = try jsonTranscoder(for: route) }
+                if codec == .json { transcoder = jsonTranscoder(for: route) }
             } catch {
                 return .failure(error)
             }
@@ -78,13 +73,22 @@ extension ServerShared {
         }
     }
 
-    /// The JSON transcoder of `route`'s messages: the server's schema must describe the method.
-    func jsonTranscoder(for route: RPCRouter.Route) throws(RPCError) -> JSONTranscoder {
-        guard let schema = configuration.messageSchema, let transcoder = JSONTranscoder(schema: schema, path: route.method.path)
-        else {
-            throw RPCError(code: .unimplemented, message: "\(route.method.path) is not served in JSON: use binary protobuf.")
+    /// The JSON transcoder of `route`'s messages; nil when the server's schema does not describe the method.
+    func jsonTranscoder(for route: RPCRouter.Route) -> JSONTranscoder? {
+        configuration.messageSchema.flatMap { JSONTranscoder(schema: $0, path: route.method.path) }
+    }
+
+    /// Why a Connect stream (a call with Connect `framing`) to `path` cannot be served, for a 415 before it starts: a
+    /// unary method, or JSON for a method the schema does not describe. nil when it can, or is no call to a method.
+    func unsupportedConnectStream(framing: BodyFraming?, path: String) -> String? {
+        guard case .connect(let codec) = framing, let route = router.route(forPath: path) else { return nil }
+        if route.handler.kind == .unary {
+            return "\(route.method.path) is unary: call it with content type \(codec.unaryContentType)."
         }
-        return transcoder
+        if codec == .json, jsonTranscoder(for: route) == nil {
+            return "\(route.method.path) is not served in JSON: use application/connect+proto."
+        }
+        return nil
     }
 
     /// The body-framed side of a call with `head` (gRPC-Web, a Connect stream), or nil for a gRPC call.

@@ -193,7 +193,9 @@ extension HTTP1ServerConnection {
 
     func shutdownGraceEnded() {
         shutdownGraceTimer = nil
-        guard !isGone, let framedCall else { return }
+        guard !isGone else { return }
+        connectUnaryCall?.end(with: .serverShuttingDown)
+        guard let framedCall else { return }
         perform(framedCall.call.state.shutdownGraceEnded(), on: framedCall)
     }
 

@@ -19,6 +19,8 @@ final class HTTP1ServerConnection: ConnectionProtocol {
     private(set) var isGone = false
     /// The gRPC-Web call or Connect stream in flight, if the current request is one.
     var framedCall: HTTP1FramedCall?
+    /// The Connect unary call whose handler runs, if the current request is one.
+    var connectUnaryCall: ConnectUnaryCall?
     /// Numbers this connection's body-framed calls, so a late wake or timer of an earlier call finds nothing.
     var framedCallCount: Int32 = 0
     var shutdownGraceTimer: TimerHeap.ID?
@@ -103,6 +105,8 @@ final class HTTP1ServerConnection: ConnectionProtocol {
         isGone = true
         loop.cancelTimer(shutdownGraceTimer)
         loop.cancelTimer(headTimer)
+        connectUnaryCall?.end(with: .clientCancelled)
+        connectUnaryCall = nil
         if let framedCall {
             perform(framedCall.call.state.streamClosed(), on: framedCall)
             framedCall.call.countEnd(.cancelled)  // unless its status went out
@@ -114,8 +118,8 @@ final class HTTP1ServerConnection: ConnectionProtocol {
 
     func beginGracefulShutdown() {
         shuttingDown = true
-        if let framedCall {
-            perform(framedCall.call.state.shutdownBegan(), on: framedCall)
+        if let framedCall { perform(framedCall.call.state.shutdownBegan(), on: framedCall) }
+        if framedCall != nil || connectUnaryCall != nil {
             shutdownGraceTimer = loop.scheduleTimer(after: shared.configuration.shutdownGracePeriod) {
                 self.shutdownGraceEnded()
             }
@@ -185,7 +189,7 @@ final class HTTP1ServerConnection: ConnectionProtocol {
             return GRPCWebCORS.preflightResponse(origin: origin, policy: shared.configuration.grpcWebCORS)
         }
         let type = request.headers["content-type"]
-        guard let type, BodyFraming(contentType: type.utf8) != nil else {
+        guard let type, let framing = BodyFraming(contentType: type.utf8) else {
             guard !isConnectUnaryCall(request),
                 UnsupportedCallContentType.looksLikeCall(path: request.path, contentType: type, router: shared.router)
             else { return nil }
@@ -197,7 +201,7 @@ final class HTTP1ServerConnection: ConnectionProtocol {
             return response
         }
         if parsed.version == .http1_0 { return .text(505, "gRPC-Web and Connect streams need HTTP/1.1 or HTTP/2.\n") }
-        return nil
+        return shared.unsupportedConnectStream(framing: framing, path: request.path).map { .text(415, $0 + "\n") }
     }
 
     private func isConnectUnaryCall(_ request: HTTPRequest) -> Bool {
@@ -214,9 +218,24 @@ final class HTTP1ServerConnection: ConnectionProtocol {
                 tls: socket.tls != nil, shard: loop.index))
         let connection = LoopBound(self, loop: socket.loop)
         let response = call.respond(body: parsed.request.body) { response in
-            connection.execute { $0.complete(parsed, response) }
+            connection.execute { $0.completeConnectUnaryCall(parsed, response) }
         }
-        if let response { complete(parsed, response) }
+        if let response {
+            complete(parsed, response)
+        } else {
+            // The handler runs: the connection is busy (not idle) until it answers.
+            connectUnaryCall = call
+            socket.isStreamingResponse = true
+        }
+    }
+
+    private func completeConnectUnaryCall(_ parsed: HTTP1ParsedRequest, _ response: HTTPResponse) {
+        guard !isGone, connectUnaryCall != nil else { return }
+        connectUnaryCall = nil
+        socket.isStreamingResponse = false
+        loop.cancelTimer(shutdownGraceTimer)
+        shutdownGraceTimer = nil
+        complete(parsed, response)
     }
 
     /// Sends a complete response and moves on to the next request (or closes).

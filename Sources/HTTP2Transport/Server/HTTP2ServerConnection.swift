@@ -133,9 +133,15 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
 
     /// A stream closed or its connection died: its call's handler is cancelled.
     private func streamEnded(_ stream: ServerStream) {
-        guard case .grpc(let call) = stream.phase else { return }
-        perform(call.state.streamClosed(), on: call, streamID: stream.id)
-        call.countEnd(.cancelled)  // unless its status went out
+        switch stream.phase {
+        case .grpc(let call):
+            perform(call.state.streamClosed(), on: call, streamID: stream.id)
+            call.countEnd(.cancelled)  // unless its status went out
+        case .http(let exchange):
+            exchange.connectCall?.end(with: .clientCancelled)
+        case .receivingHeaders, .immediate:
+            break
+        }
     }
 
     func beginGracefulShutdown() {
@@ -218,7 +224,9 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
         case .http(let exchange):
             session.consume(streamID: streamID, bytes: bytes.count)
             guard exchange.response == nil else { return }
-            if exchange.body.count + bytes.count > configuration.http1MaxBodyBytes {
+            if let call = exchange.connectCall, exchange.body.count + bytes.count > configuration.maxReceiveMessageSize {
+                completeHTTP(streamID: streamID, response: call.bodyTooLarge(limit: configuration.maxReceiveMessageSize))
+            } else if exchange.connectCall == nil, exchange.body.count + bytes.count > configuration.http1MaxBodyBytes {
                 respondImmediately(stream, status: 413, message: "Request body exceeds \(configuration.http1MaxBodyBytes) bytes.")
             } else {
                 exchange.body.append(contentsOf: bytes)
@@ -380,6 +388,10 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
         guard head.method == "POST" else {
             let message = head.framing == nil ? "gRPC requires POST." : "gRPC-Web and Connect streams require POST."
             respondImmediately(stream, status: 405, message: message, headers: [("allow", "POST")])
+            return
+        }
+        if let message = shared.unsupportedConnectStream(framing: head.framing, path: head.path) {
+            respondImmediately(stream, status: 415, message: message)
             return
         }
         startCall(stream, head: &head)
@@ -685,6 +697,10 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
                 queuedFrames = true
             case .abortCalls:
                 forEachCall { $0.shutdownGraceEnded() }
+                for stream in streams.streams {
+                    guard case .http(let exchange) = stream.phase else { continue }
+                    exchange.connectCall?.end(with: .serverShuttingDown)
+                }
                 queuedFrames = true
             case .closeAfterFlush:
                 // `isFinished` reads the machine's phase once the output is written.
@@ -726,7 +742,7 @@ extension GRPCServerStreamStateMachine.Failure {
         case .shuttingDown:
             RPCError(code: .unavailable, message: "The server is shutting down; reconnect to reach another instance.")
         case .shutdownGraceEnded:
-            RPCError(code: .unavailable, message: "The server is shutting down.")
+            .serverShuttingDown
         case .requestEndedInsideMessage:
             RPCError(code: .internal, message: "The request ended inside a message.")
         }

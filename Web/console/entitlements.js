@@ -1,0 +1,1 @@
+../sdk/dist/entitlements.js

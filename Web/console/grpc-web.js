@@ -1,1 +1,0 @@
-../lib/grpc-web.js
