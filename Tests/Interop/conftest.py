@@ -230,9 +230,11 @@ def write_config(directory: Path, tls: Certificate | None, settings: dict[str, d
     def keys(section: str) -> list[str]:
         return [f"{key} = {_toml_value(value)}" for key, value in extra.pop(section, {}).items()]
 
+    # A test may restart a server on the port it had (`{"server": {"listen": "127.0.0.1:PORT"}}`).
+    listen = extra["server"].pop("listen", "127.0.0.1:0")
     lines = [
         "[server]",
-        'listen = "127.0.0.1:0"',
+        f"listen = {_toml_string(listen)}",
         *keys("server"),
         "",
         "[storage]",
