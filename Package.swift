@@ -130,7 +130,7 @@ let package = Package(
             dependencies: [
                 "BoundedText", "EntitlementClient", "EntitlementsProto", "EntitlementDomain", "Crypto", "AppStore", "GooglePlay",
                 "Stripe", "JOSE", "CivilCalendar", "EntitlementdVersion", "Encodings", "FileAccess", "HTTP2Transport", "HTTP1", "PosixIO",
-                "ProtobufWire", "RPCCore", "StandardServices", "StandardWebhooks",
+                "ProtobufWire", "ProtoJSON", "RPCCore", "StandardServices", "StandardWebhooks",
             ],
             swiftSettings: strict
         ),

@@ -5,17 +5,23 @@ import ProtobufWire
 /// in declaration order, default values left out (unless the field tracks presence), enums by name (by number when
 /// the name is unknown), 64-bit integers as strings, bytes in base64, `Timestamp` and `Duration` as strings. Unknown
 /// fields are dropped, as the mapping has no place for them.
+///
+/// `emittingDefaults` also writes every field that cannot tell "unset" from its default (scalars, lists and maps
+/// without presence), as protobuf's printers do when asked (`always_print_fields_with_no_presence`): a reader then
+/// sees every such field by name. Message fields and fields with presence are still written only when set.
 extension ProtoSchema {
     /// Nesting followed at most, as the binary reader allows.
     static let maximumDepth = 100
 
-    public func json(fromBinary bytes: [UInt8], messageName: String) throws(ProtoJSONError) -> [UInt8] {
+    public func json(fromBinary bytes: [UInt8], messageName: String, emittingDefaults: Bool = false)
+        throws(ProtoJSONError) -> [UInt8]
+    {
         guard let type = messages[messageName] else {
             throw ProtoJSONError(.invalidValue, at: "", "no message type \(messageName)")
         }
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count * 2 + 2)
-        try writeMessage(bytes[...], type, path: "", depth: 0, to: &output)
+        try writeMessage(bytes[...], type, path: "", depth: 0, defaults: emittingDefaults, to: &output)
         return output
     }
 
@@ -27,8 +33,10 @@ extension ProtoSchema {
         case bytes(ArraySlice<UInt8>)
     }
 
+    /// `defaults`: ``json(fromBinary:messageName:emittingDefaults:)``'s `emittingDefaults`, for every nested message too.
     private func writeMessage(
-        _ bytes: ArraySlice<UInt8>, _ type: MessageType, path: String, depth: Int, to output: inout [UInt8]
+        _ bytes: ArraySlice<UInt8>, _ type: MessageType, path: String, depth: Int, defaults: Bool,
+        to output: inout [UInt8]
     ) throws(ProtoJSONError) {
         guard depth < Self.maximumDepth else { throw ProtoJSONError(.tooDeep, at: path, "messages nest too deep") }
         if let special = try wellKnownJSON(bytes, type, path: path) {
@@ -39,44 +47,49 @@ extension ProtoSchema {
         output.append(UInt8(ascii: "{"))
         var first = true
         for (index, field) in type.fields.enumerated() {
-            guard let found = values[index], !found.isEmpty else { continue }
+            var found = values[index] ?? []
+            if found.isEmpty {
+                guard defaults, !field.hasPresence else { continue }
+                if !field.isRepeated { found = [Self.zero(field)] }
+            } else if !defaults, !field.isRepeated, !field.hasPresence, Self.isDefault(found.last!) {
+                continue
+            }
             let fieldPath = path.isEmpty ? field.jsonName : "\(path).\(field.jsonName)"
-            if !field.isRepeated, !field.hasPresence, Self.isDefault(found.last!) { continue }
             if !first { output.append(UInt8(ascii: ",")) }
             first = false
             Self.writeString(field.jsonName, to: &output)
             output.append(UInt8(ascii: ":"))
             if field.isRepeated {
-                try writeRepeated(found, field, path: fieldPath, depth: depth, to: &output)
+                try writeRepeated(found, field, path: fieldPath, depth: depth, defaults: defaults, to: &output)
             } else if case .message = field.kind {
                 // A message given in pieces is their merge: the concatenation parses as one.
                 let merged = found.reduce(into: [UInt8]()) { all, value in if case .bytes(let slice) = value { all += slice } }
-                try writeValue(.bytes(merged[...]), field, path: fieldPath, depth: depth, to: &output)
+                try writeValue(.bytes(merged[...]), field, path: fieldPath, depth: depth, defaults: defaults, to: &output)
             } else {
-                try writeValue(found.last!, field, path: fieldPath, depth: depth, to: &output)
+                try writeValue(found.last!, field, path: fieldPath, depth: depth, defaults: defaults, to: &output)
             }
         }
         output.append(UInt8(ascii: "}"))
     }
 
     private func writeRepeated(
-        _ values: [WireValue], _ field: FieldType, path: String, depth: Int, to output: inout [UInt8]
+        _ values: [WireValue], _ field: FieldType, path: String, depth: Int, defaults: Bool, to output: inout [UInt8]
     ) throws(ProtoJSONError) {
         if case .message(let entryName) = field.kind, let entry = messages[entryName], entry.isMapEntry {
-            try writeMap(values, entry, path: path, depth: depth, to: &output)
+            try writeMap(values, entry, path: path, depth: depth, defaults: defaults, to: &output)
             return
         }
         output.append(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
             if index > 0 { output.append(UInt8(ascii: ",")) }
-            try writeValue(value, field, path: "\(path)[\(index)]", depth: depth, to: &output)
+            try writeValue(value, field, path: "\(path)[\(index)]", depth: depth, defaults: defaults, to: &output)
         }
         output.append(UInt8(ascii: "]"))
     }
 
     /// A map: each entry's key as the member name (in the order the entries came; a key given twice keeps its last).
     private func writeMap(
-        _ values: [WireValue], _ entry: MessageType, path: String, depth: Int, to output: inout [UInt8]
+        _ values: [WireValue], _ entry: MessageType, path: String, depth: Int, defaults: Bool, to output: inout [UInt8]
     ) throws(ProtoJSONError) {
         guard let keyField = entry.field(number: 1), let valueField = entry.field(number: 2) else {
             throw ProtoJSONError(.invalidValue, at: path, "map entry \(entry.fullName) lacks its key or value")
@@ -90,7 +103,7 @@ extension ProtoSchema {
             let entryValues = try read(entryBytes, entry, path: path)
             let keyValue = entryValues[entry.fields.firstIndex { $0.number == 1 }!]?.last
             var key: [UInt8] = []
-            try writeValue(keyValue ?? Self.zero(keyField), keyField, path: path, depth: depth, to: &key)
+            try writeValue(keyValue ?? Self.zero(keyField), keyField, path: path, depth: depth, defaults: defaults, to: &key)
             // Keys are strings in JSON: a number or bool key is quoted.
             let keyText = key.first == UInt8(ascii: "\"") ? key : [UInt8(ascii: "\"")] + key + [UInt8(ascii: "\"")]
             let name = String(decoding: keyText, as: UTF8.self)
@@ -100,10 +113,11 @@ extension ProtoSchema {
                 let merged = (entryValues[valueIndex] ?? []).reduce(into: [UInt8]()) { all, value in
                     if case .bytes(let slice) = value { all += slice }
                 }
-                try writeValue(.bytes(merged[...]), valueField, path: "\(path)[\(name)]", depth: depth, to: &written)
+                try writeValue(
+                    .bytes(merged[...]), valueField, path: "\(path)[\(name)]", depth: depth, defaults: defaults, to: &written)
             } else {
                 let value = entryValues[valueIndex]?.last ?? Self.zero(valueField)
-                try writeValue(value, valueField, path: "\(path)[\(name)]", depth: depth, to: &written)
+                try writeValue(value, valueField, path: "\(path)[\(name)]", depth: depth, defaults: defaults, to: &written)
             }
             if members[name] == nil { order.append(name) }
             members[name] = written
@@ -211,7 +225,7 @@ extension ProtoSchema {
     }
 
     private func writeValue(
-        _ value: WireValue, _ field: FieldType, path: String, depth: Int, to output: inout [UInt8]
+        _ value: WireValue, _ field: FieldType, path: String, depth: Int, defaults: Bool, to output: inout [UInt8]
     ) throws(ProtoJSONError) {
         switch (field.kind, value) {
         case (.int32, .varint(let raw)): output += String(Int32(truncatingIfNeeded: raw)).utf8
@@ -245,7 +259,7 @@ extension ProtoSchema {
         case (.bytes, .bytes(let slice)): Self.writeQuoted(Base64.encode(slice, padded: true), to: &output)
         case (.message(let name), .bytes(let slice)):
             guard let type = messages[name] else { throw ProtoJSONError(.invalidValue, at: path, "no message type \(name)") }
-            try writeMessage(slice, type, path: path, depth: depth + 1, to: &output)
+            try writeMessage(slice, type, path: path, depth: depth + 1, defaults: defaults, to: &output)
         default:
             throw ProtoJSONError(.malformedBinary, at: path, "field \(field.name) has the wrong wire type")
         }

@@ -80,12 +80,16 @@ struct PythonProtobuf {
     }
 
     /// `roundtrip.py check-json`: what `json_format` objects to in ProtoJSON's answers, by case.
-    func checkJSON(_ answers: [String: (json: String, binary: [UInt8])]) async throws -> [String: String] {
+    func checkJSON(_ answers: [String: (json: String, jsonWithDefaults: String, binary: [UInt8])]) async throws
+        -> [String: String]
+    {
         struct Output: Decodable {
             let failures: [String: String]
         }
         let input = python.workDirectory.appendingPathComponent("swift-json.json")
-        try JSONEncoder().encode(answers.mapValues { ["json": $0.json, "binary": hexString($0.binary)] }).write(to: input)
+        try JSONEncoder().encode(
+            answers.mapValues { ["json": $0.json, "jsonWithDefaults": $0.jsonWithDefaults, "binary": hexString($0.binary)] }
+        ).write(to: input)
         let output = try await python.run([Self.script, "check-json", generatedDirectory.path, input.path])
         return try JSONDecoder().decode(Output.self, from: output).failures
     }

@@ -12,8 +12,10 @@ Driven by Tests/EntitlementsProtoTests/PythonInteropTests.swift, which first run
         Prints {"cases": {case: {"type", "binary", "json"}}}: each case without unknown fields, its bytes in hex and
         google.protobuf.json_format's JSON of it.
     roundtrip.py check-json <generated_dir> <input.json>
-        input.json is {case: {"json", "binary"}}: ProtoJSON's JSON of the case's bytes (must be json_format's, and
-        parse back to the case) and its bytes of json_format's JSON (must be the case's). Prints {"failures": ...}.
+        input.json is {case: {"json", "jsonWithDefaults", "binary"}}: ProtoJSON's JSON of the case's bytes (must be
+        json_format's, and parse back to the case), the same with every field without presence written (must be
+        json_format's with always_print_fields_with_no_presence), and its bytes of json_format's JSON (must be the
+        case's). Prints {"failures": ...}.
     roundtrip.py check <generated_dir> <input.json>
         input.json is {"reencoded": {case: hex}, "swift": {case: hex}}: Swift's re-encoding of
         the emitted bytes (must equal the case with unknown fields) and Swift's own encoding of
@@ -823,9 +825,14 @@ def check_json(input_path):
             failures[name] = "missing"
             continue
         mine = json.loads(json_format.MessageToJson(expected, indent=None))
+        with_defaults = json.loads(
+            json_format.MessageToJson(expected, indent=None, always_print_fields_with_no_presence=True))
         try:
             if json.loads(answer["json"]) != mine:
                 failures[f"json {name}"] = f"Swift wrote {answer['json']}\nprotobuf writes {json.dumps(mine)}"
+            if json.loads(answer["jsonWithDefaults"]) != with_defaults:
+                failures[f"json with defaults {name}"] = (
+                    f"Swift wrote {answer['jsonWithDefaults']}\nprotobuf writes {json.dumps(with_defaults)}")
             parsed = json_format.Parse(answer["json"], cls())
             if parsed != expected:
                 failures[f"json {name}"] = f"protobuf read Swift's JSON as\n{text(parsed)}but expected\n{text(expected)}"
