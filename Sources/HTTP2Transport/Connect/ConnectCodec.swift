@@ -11,6 +11,15 @@ enum ConnectCodec: Equatable, Sendable {
     /// `application/proto` or `application/json` (the latter with an optional `charset=utf-8`, which is all JSON
     /// may be); other parameters are not part of either.
     init?(unaryContentType value: String) {
+        // As clients send them nearly always: no split, no lowercasing.
+        if value == "application/proto" {
+            self = .proto
+            return
+        }
+        if value == "application/json" {
+            self = .json
+            return
+        }
         let parts = value.split(separator: ";", maxSplits: 1)
         guard let type = parts.first.map({ $0.trimmingSpaces.lowercased() }) else { return nil }
         switch type {
