@@ -64,8 +64,15 @@ def build_grpc_cpp_reference():
         return binary
     os.makedirs(out, exist_ok=True)
     protos = ["entitlements/v1/entitlement_service.proto", "entitlements/v1/status.proto", "grpc/health/v1/health.proto"]
+    # grpc_cpp_plugin copies rpc comments into its output through a printer that reads `$name` as a variable (and
+    # aborts on the contract's `$email`): it compiles copies whose comments have no `$`.
+    sources = os.path.join(out, "protos")
+    for proto in protos:
+        os.makedirs(os.path.dirname(os.path.join(sources, proto)), exist_ok=True)
+        with open(os.path.join(ROOT, "Protos", proto)) as original, open(os.path.join(sources, proto), "w") as copy:
+            copy.writelines(line.replace("$", "") if line.lstrip().startswith("//") else line for line in original)
     plugin = subprocess.run(["which", "grpc_cpp_plugin"], capture_output=True, text=True, check=True).stdout.strip()
-    subprocess.run(["protoc", "-I", os.path.join(ROOT, "Protos"), f"--cpp_out={out}", f"--grpc_out={out}",
+    subprocess.run(["protoc", "-I", sources, f"--cpp_out={out}", f"--grpc_out={out}",
                     f"--plugin=protoc-gen-grpc={plugin}", *protos], check=True)
     generated = [os.path.join(out, p.removesuffix(".proto") + suffix) for p in protos
                  for suffix in (".pb.cc", ".grpc.pb.cc")]
