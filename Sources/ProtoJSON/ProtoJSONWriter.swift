@@ -147,6 +147,8 @@ extension ProtoSchema {
         -> [Int: [WireValue]]
     {
         var values: [Int: [WireValue]] = [:]
+        /// The field index of each oneof's member read last.
+        var oneofMembers: [Int: Int] = [:]
         var reader = ProtoReader(bytes)
         var indices: [Int: Int] = [:]
         for (index, field) in type.fields.enumerated() { indices[field.number] = index }
@@ -175,6 +177,12 @@ extension ProtoSchema {
                 }
                 try Self.checkWireType(value, field, path: path)
                 values[index, default: []].append(value)
+                // A oneof member read clears the one read before it, as parsing the binary form does.
+                if let oneof = field.oneofIndex {
+                    if let previous = oneofMembers.updateValue(index, forKey: oneof), previous != index {
+                        values[previous] = nil
+                    }
+                }
             }
         } catch let error as ProtoJSONError {
             throw error

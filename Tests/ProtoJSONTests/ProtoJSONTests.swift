@@ -84,6 +84,17 @@ import Testing
         }
     }
 
+    /// Binary input may set several members of a oneof; the last one read is the member, as when parsing it (the
+    /// fuzzer's second find: writing both made JSON the reader refuses).
+    @Test func oneofKeepsItsLastMember() throws {
+        let type = "grpc.reflection.v1alpha.ServerReflectionRequest"
+        // host (1, in no oneof), file_by_filename (3), then all_extension_numbers_of_type (6).
+        let bytes: [UInt8] = [0x0A, 0x01, 0x68, 0x1A, 0x01, 0x61, 0x32, 0x01, 0x62]
+        #expect(try json(bytes, type) == #"{"host":"h","allExtensionNumbersOfType":"b"}"#)
+        #expect(try json([0x32, 0x01, 0x62, 0x1A, 0x01, 0x61], type) == #"{"fileByFilename":"a"}"#)
+        #expect(try roundTrip(try json(bytes, type), type) == #"{"host":"h","allExtensionNumbersOfType":"b"}"#)
+    }
+
     @Test func badBinaryIsRefusedNotTrapped() throws {
         // A string field (1) given as a varint, and a length running past the end.
         for bytes: [UInt8] in [[0x08, 0x01], [0x0A, 0x05, 0x61]] {
