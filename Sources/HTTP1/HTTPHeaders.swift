@@ -98,8 +98,10 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// ASCII lowercasing; returns the string itself when it has no uppercase ASCII letters.
     internal static func lowercased(_ name: String) -> String {
+        // Over the contiguous bytes: most names are lowercase already, and this runs for every field made.
+        var name = name
+        guard name.withUTF8({ bytes in bytes.contains { $0 &- 0x41 < 26 } }) else { return name }
         let utf8 = name.utf8
-        guard utf8.contains(where: { $0 &- 0x41 < 26 }) else { return name }
         return String(unsafeUninitializedCapacity: utf8.count) { buffer in
             var index = 0
             for byte in utf8 {

@@ -101,7 +101,14 @@ public struct Metadata: Sendable, Hashable, Sequence {
 
     /// Connection-specific headers that make an HTTP/2 message malformed (RFC 9113 §8.2.2).
     public static func isConnectionHeader(_ key: String) -> Bool {
-        ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade"].contains(key)
+        // By length first: this runs for every field of every request and response, and most are of none of these.
+        switch key.utf8.count {
+        case 7: key == "upgrade"
+        case 10: key == "connection" || key == "keep-alive"
+        case 16: key == "proxy-connection"
+        case 17: key == "transfer-encoding"
+        default: false
+        }
     }
 
     /// Headers that belong to HTTP, gRPC or Connect themselves and are never surfaced as custom metadata.

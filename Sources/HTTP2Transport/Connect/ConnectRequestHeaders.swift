@@ -9,22 +9,22 @@ struct ConnectRequestHeaders {
     var encoding: String?
 
     /// - Parameters:
-    ///   - value: the first value of a request header.
+    ///   - head: the request's header block (read in place: a closure over it would copy it).
     ///   - encodingHeader: `content-encoding` for a unary POST, `connect-content-encoding` for a stream, nil for a
     ///     GET (its query names the compression).
-    init(value: (String) -> String?, encodingHeader: String?) throws(RPCError) {
+    init(head: borrowing HeaderBlock, encodingHeader: String?) throws(RPCError) {
         // Optional (connect-go sends it, a plain curl need not), but a version this server does not speak is refused.
-        if let version = value("connect-protocol-version"), version != "1" {
+        if let version = head.value(of: "connect-protocol-version"), version != "1" {
             throw RPCError(code: .invalidArgument, message: "Connect-Protocol-Version must be 1, not '\(version.prefix(16))'.")
         }
-        if let header = value("connect-timeout-ms") {
+        if let header = head.value(of: "connect-timeout-ms") {
             guard let milliseconds = Self.timeoutMilliseconds(header) else {
                 throw RPCError(
                     code: .invalidArgument, message: "Connect-Timeout-Ms must be 1 to 10 digits, not '\(header.prefix(16))'.")
             }
             timeout = .milliseconds(milliseconds)
         }
-        if let encodingHeader, let encoding = value(encodingHeader)?.lowercased(), encoding != "identity" {
+        if let encodingHeader, let encoding = head.value(of: encodingHeader)?.lowercased(), encoding != "identity" {
             self.encoding = encoding
         }
     }

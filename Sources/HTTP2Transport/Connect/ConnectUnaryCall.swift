@@ -108,10 +108,10 @@ final class ConnectUnaryCall {
                 self.codec = codec
                 if let encoding = query.compression, encoding != "identity" { try useEncoding(encoding) }
                 queryMessage = query.message
-                headers = try ConnectRequestHeaders(value: head.value(of:), encodingHeader: nil)
+                headers = try ConnectRequestHeaders(head: head, encodingHeader: nil)
             } else {
                 codec = head.contentType.flatMap(ConnectCodec.init(unaryContentType:)) ?? .proto
-                headers = try ConnectRequestHeaders(value: head.value(of:), encodingHeader: "content-encoding")
+                headers = try ConnectRequestHeaders(head: head, encodingHeader: "content-encoding")
                 if let encoding = headers.encoding { try useEncoding(encoding) }
             }
             if codec == .json {
@@ -259,24 +259,27 @@ final class ConnectUnaryCall {
             metrics?.finished(status.code, handlerRan: handlerRan)
             var metadata = outcome.headers
             for (key, value) in status.trailers { metadata.add(value, forKey: "trailer-" + key) }
-            let fields = headers + ConnectUnaryCall.fields(metadata)
-            guard status.code == .ok else { return ConnectUnaryCall.errorResponse(status, headers: fields) }
-            return HTTPResponse(status: 200, headers: HTTPHeaders([("content-type", codec.unaryContentType)] + fields), body: body)
+            guard status.code == .ok else { return ConnectUnaryCall.errorResponse(status, headers: headers, metadata: metadata) }
+            return HTTPResponse(
+                status: 200, headers: ConnectUnaryCall.fields(codec.unaryContentType, headers, metadata), body: body)
         }
     }
 
-    /// Response metadata as header fields.
-    private static func fields(_ metadata: Metadata) -> [(String, String)] {
+    /// The content type, `headers` and the response metadata as header fields, in one array (this is every
+    /// call's response).
+    private static func fields(_ contentType: String, _ headers: [(String, String)], _ metadata: Metadata) -> HTTPHeaders {
         var fields: [(String, String)] = []
+        fields.reserveCapacity(1 + headers.count + metadata.count)
+        fields.append(("content-type", contentType))
+        fields.append(contentsOf: headers)
         StatusFields.forEach(metadata) { fields.append(($0, String(decoding: $1, as: UTF8.self))) }
-        return fields
+        return HTTPHeaders(fields)
     }
 
     /// A Connect error: the HTTP status of its code, a JSON body, whatever the request's codec.
-    static func errorResponse(_ status: RPCStatus, headers: [(String, String)]) -> HTTPResponse {
+    static func errorResponse(_ status: RPCStatus, headers: [(String, String)], metadata: Metadata = Metadata()) -> HTTPResponse {
         HTTPResponse(
-            status: ConnectStatus.httpStatus(status.code),
-            headers: HTTPHeaders([("content-type", "application/json")] + headers),
+            status: ConnectStatus.httpStatus(status.code), headers: fields("application/json", headers, metadata),
             body: Array(ConnectStatus.error(status).text.utf8))
     }
 }

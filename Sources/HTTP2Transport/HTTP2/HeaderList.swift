@@ -8,8 +8,10 @@ struct HeaderList {
     /// Set by ``lendingStorage()``; cleared by any change, which may have moved the fields to new storage.
     private var lendsStorage = false
 
-    init() {
-        bytes.reserveCapacity(128)
+    /// - Parameter fieldCapacity: the fields expected, reserved so that adding them does not grow the storage.
+    init(fieldCapacity: Int = 4) {
+        bytes.reserveCapacity(max(128, fieldCapacity * 32))
+        fields.reserveCapacity(fieldCapacity)
     }
 
     /// This list with its fields lent to nghttp2 rather than copied (`NGHTTP2_NV_FLAG_NO_COPY_NAME` and `_VALUE`),
@@ -23,18 +25,20 @@ struct HeaderList {
     }
 
     mutating func add(_ name: String, _ value: String) {
-        lendsStorage = false
-        let nameStart = bytes.count
-        bytes.append(contentsOf: name.utf8)
-        let valueStart = bytes.count
-        bytes.append(contentsOf: value.utf8)
-        fields.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart, Self.isIndexed(name)))
+        var value = value
+        value.withUTF8 { add(name, utf8: $0) }
     }
 
     mutating func add(_ name: String, bytes value: [UInt8]) {
+        value.withUnsafeBufferPointer { add(name, utf8: $0) }
+    }
+
+    /// Copies from contiguous bytes (a `String.UTF8View` append goes byte by byte).
+    private mutating func add(_ name: String, utf8 value: UnsafeBufferPointer<UInt8>) {
         lendsStorage = false
         let nameStart = bytes.count
-        bytes.append(contentsOf: name.utf8)
+        var name = name
+        name.withUTF8 { bytes.append(contentsOf: $0) }
         let valueStart = bytes.count
         bytes.append(contentsOf: value)
         fields.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart, Self.isIndexed(name)))

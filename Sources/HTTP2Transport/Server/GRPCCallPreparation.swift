@@ -42,7 +42,7 @@ extension ServerShared {
         if case .connect(let codec) = head.framing {
             // A unary method, or JSON the schema cannot read, was answered 415 before (unsupportedConnectStream).
             do {
-                let connect = try ConnectRequestHeaders(value: head.value(of:), encodingHeader: "connect-content-encoding")
+                let connect = try ConnectRequestHeaders(head: head, encodingHeader: "connect-content-encoding")
                 encoding = connect.encoding
                 timeout = connect.timeout
                 if codec == .json { transcoder = jsonTranscoder(for: route) }

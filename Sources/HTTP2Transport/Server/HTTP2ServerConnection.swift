@@ -353,14 +353,14 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
         }
         guard head.isGRPC else {
             let target = HTTPRequest(method: head.method, target: head.path)
-            if let origin = head.value(of: "origin"), !shared.httpRouter.matches(path: target.path),
+            let isRouted = shared.httpRouter.matches(path: target.path)
+            if let origin = head.value(of: "origin"), !isRouted,
                 GRPCWebCORS.isPreflight(
                     method: head.method, origin: origin, requestMethod: head.value(of: "access-control-request-method"))
             {
                 respond(stream, GRPCWebCORS.preflightResponse(origin: origin, policy: configuration.grpcWebCORS))
                 return
             }
-            let isRouted = shared.httpRouter.matches(path: target.path)
             if !isRouted,
                 ConnectUnaryCall.isUnaryCall(
                     method: head.method, target: target, contentType: head.contentType, router: shared.router)
@@ -647,7 +647,7 @@ final class HTTP2ServerConnection: HTTP2SessionDelegate, ConnectionProtocol {
     }
 
     private func submit(_ response: HTTPResponse, streamID: Int32) {
-        var headers = HeaderList()
+        var headers = HeaderList(fieldCapacity: response.headers.count + 2)
         headers.add(":status", String(response.status))
         for (name, value) in response.headers where !HTTPExchange.isConnectionSpecific(name) {
             headers.add(name, value)

@@ -112,6 +112,24 @@ struct HTTP1RouterTests {
         #expect(!router.matches(path: "*"))
     }
 
+    /// ASCII paths are matched without decoding; every path must be judged as routing judges it.
+    @Test(arguments: [
+        "/healthz", "/healthz/", "/healthz/x", "//healthz", "/", "", "/v1/apple/notifications/t", "/v1/apple/notifications/",
+        "/v1/apple/notifications/t/", "/v1/apple/notifications", "/v1/apple", "/v1/apple/notifications/%74",
+        "/health%7Az", "/v1/apple/notifications/%", "/v1/apple/notifications/é", "/v1/apple/notifications/\u{FF}",
+        "/entitlements.v1.EntitlementService/SyncStatus", "/healthzz", "/health", "/v1/tenants/a/users/me",
+        "/v1/tenants/a/users/", "/v1/tenants//users/b",
+    ])
+    func matchesPathAsRoutingDoes(path: String) {
+        let router = makeRouter()
+        let routed: Bool
+        switch router.route(method: "GET", path: path) {
+        case .notFound: routed = false
+        case .matched, .methodNotAllowed: routed = true
+        }
+        #expect(router.matches(path: path) == routed)
+    }
+
     @Test func queryDoesNotAffectRouting() async {
         let router = makeRouter()
         let request = HTTPRequest(method: "GET", target: "/healthz?x=1")

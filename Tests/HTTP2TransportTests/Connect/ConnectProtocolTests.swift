@@ -1,4 +1,5 @@
 import Foundation
+import HTTP1
 import RPCCore
 import Testing
 
@@ -56,7 +57,8 @@ struct ConnectProtocolTests {
 
     @Test func requestHeaders() throws {
         func headers(_ fields: [String: String], encoding: String? = "content-encoding") throws(RPCError) -> ConnectRequestHeaders {
-            try ConnectRequestHeaders(value: { fields[$0] }, encodingHeader: encoding)
+            let request = HTTPRequest(method: "POST", path: "/p.S/M", headers: HTTPHeaders(fields.map { ($0.key, $0.value) }))
+            return try ConnectRequestHeaders(head: HeaderBlock(http1: request), encodingHeader: encoding)
         }
         #expect(try headers(["connect-timeout-ms": "1500"]).timeout == .milliseconds(1500))
         #expect(try headers(["connect-timeout-ms": "9999999999"]).timeout == .milliseconds(9_999_999_999))
