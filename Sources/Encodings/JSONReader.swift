@@ -174,6 +174,12 @@ public struct JSONReader {
         return strings
     }
 
+    /// A string or an array of strings, as one list (a JWT's `aud`).
+    public mutating func readOneOrMoreStrings() throws(JSONReadError) -> [String] {
+        skipWhitespace()
+        return peek() == UInt8(ascii: "[") ? try readStringArray() : [try readString()]
+    }
+
     // MARK: Optional scalars (a missing member stays nil in the caller; `null` reads as nil)
 
     public mutating func optionalString() throws(JSONReadError) -> String? {

@@ -1,16 +1,12 @@
-import BoundedText
 public import Crypto
 
 extension CompactJWS {
     /// Checks an RS256 token with `key`: header `alg` must be exactly `RS256` (`.unsupportedAlgorithm` otherwise, before
     /// the key is used, so `none` or an HMAC claim never reaches it), and the signature over ``signingInput`` must
     /// verify (`.invalidSignature`). Which key to use (the header's `kid` in a ``JSONWebKeySet``) is the caller's
-    /// choice; ES256 tokens are checked by the App Store module with their certificate chain.
+    /// choice.
     public func verifyRS256(by key: RSA.PublicKey) throws(JOSEError) {
-        guard let algorithm = header.alg, algorithm == "RS256" else {
-            throw .unsupportedAlgorithm(
-                "header alg is \(header.alg?.quotedForMessage ?? "missing"); this token must be signed with RS256")
-        }
+        try requireAlgorithm("RS256")
         guard signature.count == key.modulus.count else {
             throw .invalidSignature(
                 "the signature is \(signature.count) bytes; an RS256 signature with this key is \(key.modulus.count)")

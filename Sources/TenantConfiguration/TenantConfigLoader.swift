@@ -30,7 +30,9 @@ import FileAccess
 ///           "reporting_currency": { "currency": "USD", "exchange_rates_file": "rates.csv" },  // optional; see ``ExchangeRates``
 ///           "attributes": { "app_keys": ["$email"], "backend_keys": ["plan"] },  // optional; see ``AttributeSettings``
 ///           "privacy": { "erase_accounting_records": false },  // optional; see ``PrivacySettings``
-///           "retention": { "event_days": 365 }  // optional; see ``RetentionSettings``
+///           "retention": { "event_days": 365 },  // optional; see ``RetentionSettings``
+///           "user_tokens": { "mode": "required", "issuer": "https://…", "hs256_secrets": ["…"] }  // optional; see
+///                                                          // ``UserTokenSettings``
 ///         }
 ///       ]
 ///     }
@@ -81,7 +83,7 @@ struct TenantConfigReader {
     static let tenantFields = [
         "id", "public_keys", "secret_keys", "entitlements", "allow_undeclared_entitlements", "products", "app_store",
         "play_store", "stripe", "web", "webhooks", "commission", "reporting_currency", "attributes", "privacy", "retention",
-        "_comment",
+        "user_tokens", "_comment",
     ]
 
     /// Where each tenant's ID and key hashes were, for errors found across tenants.
@@ -238,6 +240,10 @@ struct TenantConfigReader {
             try retentionSettings(node, path: path + ".retention")
         } ?? .defaults
 
+        let userTokens = try members["user_tokens"].map { node throws(TenantConfigError) in
+            try userTokenSettings(node, path: path + ".user_tokens")
+        } ?? .off
+
         idLines.append(line(idNode))
         keyLines.append(lines)
         return Tenant(
@@ -245,7 +251,7 @@ struct TenantConfigReader {
             listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclared, products: products,
             appStore: appStore, playStore: playStore, stripe: stripe, browser: browser, webhooks: webhooks,
             commissions: commissions, exchangeRates: exchangeRates, attributes: attributes,
-            privacy: privacy, retention: retention)
+            privacy: privacy, retention: retention, userTokens: userTokens)
     }
 
     // MARK: Values

@@ -115,7 +115,7 @@ import Testing
         let weak = try #require(failure(Self.keySet(Self.rsaJWK(kid: "weak", n: Base64.encode(short, alphabet: .url, padded: false)))))
         #expect(weak.message.contains("keys[0] (kid 'weak') is not a usable RS256 key: the RSA modulus is 1024 bits"), "\(weak.message)")
         let duplicate = try #require(failure(Self.keySet(Self.rsaJWK(kid: "same"), Self.rsaJWK(kid: "same"))))
-        #expect(duplicate.message.contains("keys[1] (kid 'same'): another RS256 key has the same kid"), "\(duplicate.message)")
+        #expect(duplicate.message.contains("keys[1] (kid 'same'): another signing key has the same kid"), "\(duplicate.message)")
         // Only among the keys that are kept: a skipped key may share a kid.
         #expect(try JSONWebKeySet(json: Self.keySet(#"{"kty":"EC","kid":"same"}"#, Self.rsaJWK(kid: "same"))).keys.count == 1)
     }

@@ -45,6 +45,9 @@ public struct Tenant: Hashable, Sendable {
     /// How long events, webhook deliveries and redemption codes are kept (``RetentionSettings/defaults`` without
     /// `retention`).
     public let retention: RetentionSettings
+    /// Whether app-facing calls must prove their app user ID with a token from the tenant's backend
+    /// (``UserTokenSettings/off`` without `user_tokens`).
+    public let userTokens: UserTokenSettings
 
     /// Assembles a tenant from values each rule below has already accepted (the tenants file reader's way).
     package init(
@@ -53,7 +56,7 @@ public struct Tenant: Hashable, Sendable {
         playStore: PlayStoreSettings? = nil, stripe: StripeSettings? = nil, browser: BrowserSettings? = nil,
         webhooks: [WebhookEndpoint] = [], commissions: Commissions = .defaults, exchangeRates: ExchangeRates? = nil,
         attributes: AttributeSettings = .defaults, privacy: PrivacySettings = .defaults,
-        retention: RetentionSettings = .defaults
+        retention: RetentionSettings = .defaults, userTokens: UserTokenSettings = .off
     ) {
         self.id = id
         self.publicKeys = publicKeys
@@ -71,6 +74,7 @@ public struct Tenant: Hashable, Sendable {
         self.attributes = attributes
         self.privacy = privacy
         self.retention = retention
+        self.userTokens = userTokens
         declaredEntitlements = Set(listedEntitlements).union(products.values.joined())
     }
 
@@ -89,7 +93,8 @@ public struct Tenant: Hashable, Sendable {
         appStore: AppStoreSettings? = nil, playStore: PlayStoreSettings? = nil, stripe: StripeSettings? = nil,
         browser: BrowserSettings? = nil, webhooks: [WebhookEndpoint] = [], commissions: Commissions = .defaults,
         exchangeRates: ExchangeRates? = nil, attributes: AttributeSettings = .defaults,
-        privacy: PrivacySettings = .defaults, retention: RetentionSettings = .defaults
+        privacy: PrivacySettings = .defaults, retention: RetentionSettings = .defaults,
+        userTokens: UserTokenSettings = .off
     ) throws(TenantRuleError) {
         self = try TenantRuleError.at("tenant") { () throws(TenantRuleError) -> Tenant in
             try TenantRuleError.at(".id") { () throws(TenantRuleError) in try Tenant.checkID(id) }
@@ -147,6 +152,9 @@ public struct Tenant: Hashable, Sendable {
             let checkedRetention = try TenantRuleError.at(".retention") { () throws(TenantRuleError) in
                 try retention.validated()
             }
+            let checkedUserTokens = try TenantRuleError.at(".user_tokens") { () throws(TenantRuleError) in
+                try userTokens.validated()
+            }
             for (field, commission) in [
                 ("app_store", commissions.appStore), ("play_store", commissions.playStore), ("stripe", commissions.stripe),
             ] {
@@ -161,7 +169,7 @@ public struct Tenant: Hashable, Sendable {
                 listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclaredEntitlements,
                 products: products, appStore: checkedAppStore, playStore: checkedPlayStore, stripe: checkedStripe,
                 browser: checkedBrowser, webhooks: checkedWebhooks, commissions: commissions, exchangeRates: exchangeRates,
-                attributes: checkedAttributes, privacy: privacy, retention: checkedRetention)
+                attributes: checkedAttributes, privacy: privacy, retention: checkedRetention, userTokens: checkedUserTokens)
         }
     }
 
