@@ -13,6 +13,9 @@ public struct CallLog: Sendable {
         /// The name of the key the call authenticated with (``TenantKey/name``), never the key.
         public var keyName = "-"
         public var appUserID = "-"
+        /// What became of the call's user token, when its tenant checks them: `accepted`, or `would_refuse:` and the
+        /// reason (mode `observe`); a refused call's error says why. Never the token.
+        public var userToken: String?
     }
 
     let logger: Logger
@@ -170,6 +173,7 @@ public struct CallLog: Sendable {
             line.add("tenant", fields.tenantID)
             line.add("key", fields.keyName)
             line.add("user", fields.appUserID)
+            if let userToken = fields.userToken { line.add("user_token", userToken) }
             line.add("code", code)
             line.add("duration_us", microseconds)
             line.add("peer", context.peer)

@@ -21,6 +21,8 @@ public struct EntitlementService: RPCService {
     /// Whose word about a caller's address is taken, for the redemption limits.
     let trustedProxies: TrustedProxies
     let offerSigners: OfferSigners
+    /// The tenants' user tokens, checked on every call that names an app user.
+    let userTokens: UserTokenGate
 
     public init(
         engine: CustomerEngine, tenants: TenantRegistry, log: CallLog, streams: StreamLimits = StreamLimits(),
@@ -31,10 +33,12 @@ public struct EntitlementService: RPCService {
     ) {
         self.appStoreAPIs = appStoreAPIs ?? AppStoreServerAPIs(tenants: tenants, http: nil)
         self.engine = engine
+        let userTokens = UserTokenGate(now: { [engine] in engine.now() })
+        self.userTokens = userTokens
         self.tenants = tenants
         self.log = log
         statusStreams = StatusStreams(
-            engine: engine, tenants: tenants, log: log, limits: streams,
+            engine: engine, tenants: tenants, log: log, userTokens: userTokens, limits: streams,
             grpcWebHeartbeatInterval: grpcWebHeartbeatInterval, metrics: metrics)
         self.appStore = appStore ?? AppStorePurchases(tenants: tenants)
         self.playStore = playStore
@@ -55,8 +59,8 @@ public struct EntitlementService: RPCService {
         // What the handler needs is captured once, here: a call through `self` copied the whole service (a struct of
         // many references, each retained and released) on every call.
         router.registerUnaryWithFastPath(Self.method("SyncStatus")) {
-            [engine, log, tenants] (request: SyncStatusRequest, context) in
-            try Self.syncStatus(request, context, engine: engine, log: log, tenants: tenants)
+            [engine, log, tenants, userTokens] (request: SyncStatusRequest, context) in
+            try Self.syncStatus(request, context, engine: engine, log: log, tenants: tenants, userTokens: userTokens)
         }
         router.registerUnary(Self.method("Purchase")) { (request: PurchaseRequest, context) in
             try await purchase(request, context)
@@ -80,7 +84,10 @@ public struct EntitlementService: RPCService {
     }
 
     private func identify(_ request: EntitlementsProto.IdentifyRequest, _ context: ServerContext) async throws -> IdentifyResponse {
-        try await log.call(context, requires: .publicKey, in: tenants) { tenant, fields in
+        try await log.callAs(context, requires: .publicKey, scope: .write, in: tenants) { caller, fields in
+            let tenant = caller.tenant
+            // The identified user's token: a merge moves the anonymous customer into them.
+            try userTokens.check(caller, context, appUserID: request.appUserID, &fields)
             let anonymousID = request.anonymousID.isEmpty ? nil : request.anonymousID
             let outcome = try await engine.customers.identify(
                 tenantID: tenant.id, appUserID: request.appUserID, anonymousID: anonymousID)
@@ -97,7 +104,9 @@ public struct EntitlementService: RPCService {
     private func setAttributes(_ request: SetAttributesRequest, _ context: ServerContext) async throws
         -> SetAttributesResponse
     {
-        try await log.call(context, requires: .publicKey, in: tenants) { tenant, fields in
+        try await log.callAs(context, requires: .publicKey, scope: .write, in: tenants) { caller, fields in
+            let tenant = caller.tenant
+            try userTokens.check(caller, context, appUserID: request.appUserID, &fields)
             let outcome = try await engine.attributes.set(
                 tenant: tenant, appUserID: request.appUserID, change: AttributeChange(request), by: .app)
             fields.appUserID = outcome.appUserID
@@ -107,8 +116,10 @@ public struct EntitlementService: RPCService {
     }
 
     private func purchase(_ request: PurchaseRequest, _ context: ServerContext) async throws -> PurchaseResponse {
-        try await log.call(context, requires: .publicKey, in: tenants) { tenant, fields in
+        try await log.callAs(context, requires: .publicKey, scope: .write, in: tenants) { caller, fields in
+            let tenant = caller.tenant
             let appUserID = try AppUserID.validate(request.appUserID)
+            try userTokens.check(caller, context, appUserID: appUserID, &fields)
             let record: StorePurchase
             switch request.purchase {
             case .appStore(let purchase)?:
@@ -140,8 +151,10 @@ public struct EntitlementService: RPCService {
     }
 
     private func restore(_ request: RestoreRequest, _ context: ServerContext) async throws -> RestoreResponse {
-        try await log.call(context, requires: .publicKey, in: tenants) { tenant, fields in
+        try await log.callAs(context, requires: .publicKey, scope: .write, in: tenants) { caller, fields in
+            let tenant = caller.tenant
             let appUserID = try AppUserID.validate(request.appUserID)
+            try userTokens.check(caller, context, appUserID: appUserID, &fields)
             let count = request.appStore.count + request.playStore.count
             guard count <= 100 else {
                 throw DomainError.invalidRequest("Restore takes at most 100 purchases, got \(count).")
@@ -298,10 +311,11 @@ public struct EntitlementService: RPCService {
     /// Every field still appears once, so any protobuf parser reads the answer the same.
     private static func syncStatus(
         _ request: SyncStatusRequest, _ context: ServerContext, engine: CustomerEngine, log: CallLog,
-        tenants: TenantRegistry
+        tenants: TenantRegistry, userTokens: UserTokenGate
     ) throws -> UnaryAnswer {
         try log.answer(context, requires: .publicKey, scope: .read, in: tenants) { caller, fields in
             let appUserID = try AppUserID.validate(request.appUserID)
+            try userTokens.check(caller, context, appUserID: appUserID, &fields)
             let tenantID = caller.tenant.id
             if let cached = engine.customers.cachedState(tenantID: tenantID, appUserID: appUserID) {
                 return .now(try Self.syncStatusResponse(cached.state, cached.memo, appUserID, engine, &fields))

@@ -47,10 +47,10 @@ final class StatusStream {
     /// Authenticates the call and takes a stream of its connection's limit; ``open(heartbeatOn:)`` comes next.
     @inline(never)
     func begin(_ request: StreamStatusRequest) throws {
-        tenantID = try streams.log.authenticate(
-            context, requires: .publicKey, scope: .read, in: streams.tenants, &fields
-        ).tenant.id
+        let caller = try streams.log.authenticate(context, requires: .publicKey, scope: .read, in: streams.tenants, &fields)
+        tenantID = caller.tenant.id
         appUserID = try AppUserID.validate(request.appUserID)
+        try streams.userTokens.check(caller, context, appUserID: appUserID, &fields)
         afterVersion = request.afterVersion
         try streams.limits.acquire(connectionID: context.connectionID)
         holdsLimit = true

@@ -17,18 +17,20 @@ final class StatusStreams: Sendable {
     let engine: CustomerEngine
     let tenants: TenantRegistry
     let log: CallLog
+    let userTokens: UserTokenGate
     let limits: StreamLimits
     /// How long a gRPC-Web status stream may stay silent before a `HEARTBEAT` event goes out.
     let grpcWebHeartbeatInterval: Duration
     let metrics: ServiceMetrics
 
     init(
-        engine: CustomerEngine, tenants: TenantRegistry, log: CallLog, limits: StreamLimits,
+        engine: CustomerEngine, tenants: TenantRegistry, log: CallLog, userTokens: UserTokenGate, limits: StreamLimits,
         grpcWebHeartbeatInterval: Duration, metrics: ServiceMetrics
     ) {
         self.engine = engine
         self.tenants = tenants
         self.log = log
+        self.userTokens = userTokens
         self.limits = limits
         self.grpcWebHeartbeatInterval = grpcWebHeartbeatInterval
         self.metrics = metrics

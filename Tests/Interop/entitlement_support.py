@@ -124,6 +124,8 @@ class TenantSpec:
     named_secret_keys: list[dict] = field(default_factory=list)
     # The tenant's "attributes" settings ({"app_keys": [...], "backend_keys": [...]}); None: not listed.
     attributes: dict | None = None
+    # The tenant's "user_tokens" settings ({"mode": ..., "issuer": ..., ...}); None: not listed.
+    user_tokens: dict | None = None
 
     @property
     def public_key(self) -> str:
@@ -156,6 +158,8 @@ class TenantSpec:
             entry["reporting_currency"] = self.reporting_currency
         if self.attributes is not None:
             entry["attributes"] = self.attributes
+        if self.user_tokens is not None:
+            entry["user_tokens"] = self.user_tokens
         return entry
 
 

@@ -32,9 +32,28 @@ public final class UserTokenGate: Sendable {
         self.now = now
     }
 
+    /// ``verdict(_:_:appUserID:)``, written into the call's log fields.
+    @discardableResult
+    func check(_ caller: Caller, _ context: ServerContext, appUserID: String, _ fields: inout CallLog.Fields)
+        throws(DomainError) -> Verdict
+    {
+        do {
+            let verdict = try verdict(caller, context, appUserID: appUserID)
+            switch verdict {
+            case .notNeeded: break
+            case .accepted: fields.userToken = "accepted"
+            case .wouldRefuse(let refusal): fields.userToken = "would_refuse:" + refusal.reason.rawValue
+            }
+            return verdict
+        } catch {
+            fields.userToken = "refused"
+            throw error
+        }
+    }
+
     /// Checks the token of a call by `caller` naming `appUserID`; `UNAUTHENTICATED` naming the failed check when the
     /// tenant requires tokens and this one does not prove the ID.
-    func check(_ caller: Caller, _ context: ServerContext, appUserID: String) throws(DomainError) -> Verdict {
+    func verdict(_ caller: Caller, _ context: ServerContext, appUserID: String) throws(DomainError) -> Verdict {
         let settings = caller.tenant.userTokens
         guard settings.mode != .off, caller.key.kind == .publicKey else { return .notNeeded }
         if settings.allowsAnonymous, AppUserID.isAnonymous(appUserID) { return .notNeeded }

@@ -1,0 +1,198 @@
+"""User tokens (issue 44) through the real server: tokens minted by PyJWT (HS256, and ES256 with a key made by
+`cryptography` and published as a JWKS file) on the app-facing calls of tenants whose `user_tokens` require them, or
+only observe them. Each refusal is UNAUTHENTICATED naming the claim or check that failed, and never echoes the token.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import time
+
+import grpc
+import jwt
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from jwt.algorithms import ECAlgorithm
+
+from entitlement_support import Clients, anon_id, new_tenant, unique_id, write_tenants
+
+ISSUER = "https://auth.example.com"
+SECRET = "first-secret-of-at-least-thirty-two-bytes"
+ROTATED = "second-secret-of-at-least-thirty-two-bytes"
+TOKEN_METADATA = "entitlements-user-token"
+
+
+def mint(sub: str, aud: str, *, key=SECRET, alg: str = "HS256", iss: str = ISSUER, lifetime: int = 600,
+         issued: int | None = None, headers: dict | None = None, **claims) -> str:
+    now = int(time.time())
+    payload = {"sub": sub, "aud": aud, "iss": iss, "iat": issued if issued is not None else now,
+               "exp": (issued if issued is not None else now) + lifetime, **claims}
+    return jwt.encode(payload, key, algorithm=alg, headers=headers)
+
+
+@pytest.fixture(scope="module")
+def setup(tenants_server, tmp_path_factory, protos):
+    directory = tmp_path_factory.mktemp("user-tokens")
+    es_key = ec.generate_private_key(ec.SECP256R1())
+    jwk = json.loads(ECAlgorithm.to_jwk(es_key.public_key()))
+    (directory / "keys.json").write_text(json.dumps({"keys": [{**jwk, "kid": "backend-1", "use": "sig", "alg": "ES256"}]}))
+    hs = {"mode": "required", "issuer": ISSUER, "hs256_secrets": [SECRET, ROTATED]}
+    tenants = {
+        "hs": new_tenant("tokens-hs", user_tokens=hs),
+        "es": new_tenant("tokens-es", user_tokens={"mode": "required", "issuer": ISSUER,
+                                                   "jwks_file": str(directory / "keys.json")}),
+        "observe": new_tenant("tokens-observe", user_tokens={**hs, "mode": "observe"}),
+        "named": new_tenant("tokens-named", user_tokens={**hs, "allow_anonymous": False}),
+        # The same secret and issuer as "hs": only `aud` tells their tokens apart.
+        "twin": new_tenant("tokens-twin", user_tokens=hs),
+    }
+    write_tenants(directory / "tenants.json", tenants.values())
+    server = tenants_server(directory / "tenants.json")
+    clients = Clients(server, protos)
+    clients.channel()
+    yield server, clients, tenants, es_key
+    clients.close()
+
+
+def b64(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def calls(clients, tenant, token: str | None, *, key: str | None = None):
+    """The Api of `tenant`'s public key (or `key`) sending `token` as the user token."""
+    api = clients.api(key or tenant.public_key)
+    metadata = [("authorization", f"Bearer {api.key}")] + ([(TOKEN_METADATA, token)] if token is not None else [])
+    return api, metadata
+
+
+def refusal(clients, tenant, method: str, token: str | None, **fields) -> str:
+    api, metadata = calls(clients, tenant, token)
+    with pytest.raises(grpc.RpcError) as raised:
+        api.call(method, metadata=metadata, **fields)
+    assert raised.value.code() == grpc.StatusCode.UNAUTHENTICATED, raised.value.details()
+    details = raised.value.details()
+    # Neither the token nor its signature (when it has one) is echoed.
+    signature = (token or "").rpartition(".")[2]
+    assert token is None or token not in details and (not signature or signature not in details), details
+    return details
+
+
+def test_required_refuses_a_call_without_a_token_and_takes_one_with_it(setup):
+    _, clients, tenants, _ = setup
+    tenant, user = tenants["hs"], unique_id()
+    assert "(missing)" in refusal(clients, tenant, "Identify", None, app_user_id=user)
+    api, metadata = calls(clients, tenant, mint(user, tenant.id))
+    assert api.call("Identify", metadata=metadata, app_user_id=user).customer.app_user_id == user
+    assert api.call("SyncStatus", metadata=metadata, app_user_id=user).customer.app_user_id == user
+    # Either configured secret signs (one rotated in beside the other).
+    api, metadata = calls(clients, tenant, mint(user, tenant.id, key=ROTATED))
+    assert api.call("SyncStatus", metadata=metadata, app_user_id=user).customer.app_user_id == user
+    # The secret key is the tenant's backend: it needs no user token.
+    assert clients.api(tenant.secret_key).sync(user).app_user_id == user
+
+
+@pytest.mark.parametrize("case, reason", [
+    ("expired", "expired"), ("not_yet_valid", "not_yet_valid"), ("other_subject", "subject"),
+    ("other_audience", "audience"), ("other_issuer", "issuer"), ("alg_none", "algorithm"),
+    ("unknown_secret", "signature"), ("too_long", "lifetime"), ("issued_in_the_future", "issued_at"),
+    ("not_a_token", "malformed"),
+])
+def test_each_claim_is_checked(setup, case, reason):
+    _, clients, tenants, _ = setup
+    tenant, user = tenants["hs"], unique_id()
+    clients.api(tenant.secret_key).identify(user)
+    now = int(time.time())
+    token = {
+        "expired": lambda: mint(user, tenant.id, issued=now - 700),
+        "not_yet_valid": lambda: mint(user, tenant.id, nbf=now + 300),
+        "other_subject": lambda: mint(unique_id(), tenant.id),
+        "other_audience": lambda: mint(user, "another-tenant"),
+        "other_issuer": lambda: mint(user, tenant.id, iss="https://evil.example.com"),
+        "alg_none": lambda: jwt.encode({"sub": user, "aud": tenant.id, "iss": ISSUER, "iat": now, "exp": now + 60},
+                                       None, algorithm="none"),
+        "unknown_secret": lambda: mint(user, tenant.id, key="a-third-secret-nobody-configured-anywhere"),
+        "too_long": lambda: mint(user, tenant.id, lifetime=7200),
+        "issued_in_the_future": lambda: mint(user, tenant.id, issued=now + 120, lifetime=60),
+        "not_a_token": lambda: "not.a-token",
+    }[case]()
+    assert f"({reason})" in refusal(clients, tenant, "SyncStatus", token, app_user_id=user)
+
+
+def test_es256_tokens_are_checked_with_the_published_keys_only(setup):
+    _, clients, tenants, es_key = setup
+    tenant, user = tenants["es"], unique_id()
+    clients.api(tenant.secret_key).identify(user)
+    good = mint(user, tenant.id, key=es_key, alg="ES256", headers={"kid": "backend-1"})
+    api, metadata = calls(clients, tenant, good)
+    assert api.call("SyncStatus", metadata=metadata, app_user_id=user).customer.app_user_id == user
+    stranger = ec.generate_private_key(ec.SECP256R1())
+    assert "(signature)" in refusal(clients, tenant, "SyncStatus",
+                                    mint(user, tenant.id, key=stranger, alg="ES256", headers={"kid": "backend-1"}),
+                                    app_user_id=user)
+    assert "(unknown_key)" in refusal(clients, tenant, "SyncStatus",
+                                      mint(user, tenant.id, key=es_key, alg="ES256", headers={"kid": "backend-2"}),
+                                      app_user_id=user)
+    # HS256 "signed" with the tenant's public key as the secret: the tenant has no secrets, so no HMAC is tried.
+    public_pem = es_key.public_key().public_bytes(serialization.Encoding.PEM,
+                                                  serialization.PublicFormat.SubjectPublicKeyInfo)
+    # PyJWT will not sign HS256 with a PEM key, so the token is made by hand.
+    now = int(time.time())
+    signing_input = b64(json.dumps({"alg": "HS256", "typ": "JWT", "kid": "backend-1"}).encode()) + "." + b64(
+        json.dumps({"sub": user, "aud": tenant.id, "iss": ISSUER, "iat": now, "exp": now + 60}).encode())
+    signature = hmac.new(public_pem, signing_input.encode(), hashlib.sha256).digest()
+    assert "(algorithm)" in refusal(clients, tenant, "SyncStatus", signing_input + "." + b64(signature),
+                                    app_user_id=user)
+    # RS256 with a key of the right kid's name is not an ES256 key.
+    rsa_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    assert "(unknown_key)" in refusal(clients, tenant, "SyncStatus",
+                                      mint(user, tenant.id, key=rsa_key, alg="RS256", headers={"kid": "backend-1"}),
+                                      app_user_id=user)
+
+
+def test_observe_mode_lets_calls_through_and_says_what_it_would_refuse(setup):
+    server, clients, tenants, _ = setup
+    tenant, user = tenants["observe"], unique_id()
+    api, metadata = calls(clients, tenant, None)
+    assert api.call("Identify", metadata=metadata, app_user_id=user).customer.app_user_id == user
+    api, metadata = calls(clients, tenant, mint(user, tenant.id))
+    assert api.call("SyncStatus", metadata=metadata, app_user_id=user).customer.app_user_id == user
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        lines = [line for line in server.log().splitlines() if f'"user":"{user}"' in line or f"user={user}" in line]
+        if any("would_refuse:missing" in line for line in lines) and any("accepted" in line for line in lines):
+            break
+        time.sleep(0.2)
+    else:
+        pytest.fail(f"no would_refuse and accepted lines for {user}:\n" + "\n".join(lines))
+
+
+def test_anonymous_ids_need_no_token_unless_the_tenant_says_so(setup):
+    _, clients, tenants, _ = setup
+    anonymous = anon_id()
+    api, metadata = calls(clients, tenants["hs"], None)
+    assert api.call("Identify", metadata=metadata, app_user_id=anonymous).customer.app_user_id == anonymous
+    assert "(missing)" in refusal(clients, tenants["named"], "Identify", None, app_user_id=anon_id())
+
+
+def test_a_token_for_one_tenant_does_not_open_another(setup):
+    _, clients, tenants, _ = setup
+    user = unique_id()
+    clients.api(tenants["twin"].secret_key).identify(user)
+    assert "(audience)" in refusal(clients, tenants["twin"], "SyncStatus", mint(user, tenants["hs"].id),
+                                   app_user_id=user)
+
+
+def test_streams_need_the_token_too(setup):
+    _, clients, tenants, _ = setup
+    tenant, user = tenants["hs"], unique_id()
+    clients.api(tenant.secret_key).identify(user)
+    api, metadata = calls(clients, tenant, mint(user, tenant.id))
+    stream = api.stream(user, metadata=metadata)
+    assert stream.next().customer.app_user_id == user
+    api, metadata = calls(clients, tenant, None)
+    error = api.stream(user, metadata=metadata).error()
+    assert error.code() == grpc.StatusCode.UNAUTHENTICATED and "(missing)" in error.details()
