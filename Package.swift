@@ -82,11 +82,16 @@ let package = Package(
             name: "AppStoreServerAPI", dependencies: ["JOSE", "Crypto", "CivilCalendar", "Encodings", "OutboundHTTP", "HTTP1"],
             swiftSettings: strict),
         .target(name: "StripeAPI", dependencies: ["Stripe", "OutboundHTTP", "HTTP1", "BoundedText", "Encodings"], swiftSettings: strict),
+        // Signing keys published as a JWKS at a URL (Google's, a tenant backend's), fetched and cached.
+        .target(
+            name: "SigningKeys", dependencies: ["JOSE", "Crypto", "OutboundHTTP", "HTTP1", "CivilCalendar"], swiftSettings: strict
+        ),
         // Google's APIs: service-account tokens, the Play Developer API, Pub/Sub push tokens.
         .target(
             name: "GooglePlayAPI",
             dependencies: [
                 "GooglePlay", "OutboundHTTP", "HTTP1", "JOSE", "Crypto", "CivilCalendar", "Encodings", "FileAccess", "BoundedText",
+                "SigningKeys",
             ],
             swiftSettings: strict
         ),
@@ -107,6 +112,7 @@ let package = Package(
                 "RPCCore", "ProtobufWire", "EntitlementsProto", "EntitlementDomain", "AppStore", "JOSE",
                 "Crypto", "BoundedText", "Encodings", "GooglePlay", "GooglePlayAPI", "Stripe", "StripeAPI", "StandardWebhooks",
                 "OutboundHTTP", "HTTP1", "FileAccess", "CivilCalendar", "AppStoreServerAPI", "Metrics", "RequestTracing",
+                "SigningKeys",
             ],
             swiftSettings: strict
         ),
@@ -211,8 +217,15 @@ let package = Package(
         .testTarget(name: "EntitlementStorageTests", dependencies: ["EntitlementStorage", "EntitlementDomain", "TestSupport"]),
         .testTarget(name: "GooglePlayTests", dependencies: ["GooglePlay", "TestSupport", "Encodings"]),
         .testTarget(
+            name: "SigningKeysTests",
+            dependencies: ["SigningKeys", "JOSE", "Crypto", "OutboundHTTP", "CivilCalendar", "TestSupport"]
+        ),
+        .testTarget(
             name: "GooglePlayAPITests",
-            dependencies: ["GooglePlayAPI", "GooglePlay", "CivilCalendar", "OutboundHTTP", "JOSE", "Crypto", "Encodings", "TestSupport"],
+            dependencies: [
+                "GooglePlayAPI", "GooglePlay", "CivilCalendar", "OutboundHTTP", "JOSE", "Crypto", "Encodings", "TestSupport",
+                "SigningKeys",
+            ],
             exclude: ["Resources"]
         ),
         .testTarget(
@@ -225,6 +238,7 @@ let package = Package(
             dependencies: [
                 "EntitlementServices", "EntitlementDomain", "EntitlementStorage", "EntitlementsProto", "TestSupport", "EntitlementClient", "CivilCalendar",
                 "RPCCore", "Crypto", "HTTP2Transport", "ProtobufWire", "StandardServices", "JOSE", "OutboundHTTP",
+                "SigningKeys",
             ]
         ),
     ],

@@ -168,7 +168,7 @@ public struct ServerWiring: Sendable {
                     engine: engine, tenants: tenants, log: callLog, streams: streamLimits, appStore: appStore,
                     appStoreAPIs: appStoreAPIs,
                     playStore: playStore, acknowledger: acknowledger, trustedProxies: trustedProxies,
-                    grpcWebHeartbeatInterval: limits.grpcWebHeartbeatInterval, metrics: serviceMetrics),
+                    grpcWebHeartbeatInterval: limits.grpcWebHeartbeatInterval, metrics: serviceMetrics, http: outbound),
                 AdminService(
                     engine: engine, tenants: tenants, log: callLog, playStore: playStore, acknowledger: acknowledger,
                     webhooks: deliverer, appStoreReconciler: reconciler,

@@ -12,7 +12,7 @@ extension EntitlementService {
     {
         try await log.callAs(context, requires: .publicKey, scope: .read, in: tenants) { caller, fields in
             let tenant = caller.tenant
-            try userTokens.check(caller, context, appUserID: request.appUserID, &fields)
+            try await userTokens.check(caller, context, appUserID: request.appUserID, &fields)
             let eligibility = try engine.offers.eligibility(
                 tenant: tenant, appUserID: request.appUserID, productIDs: request.productIDs)
             fields.appUserID = eligibility.appUserID
@@ -23,7 +23,7 @@ extension EntitlementService {
     func signOffer(_ request: SignOfferRequest, _ context: ServerContext) async throws -> SignOfferResponse {
         try await log.callAs(context, requires: .publicKey, scope: .write, in: tenants) { caller, fields in
             let tenant = caller.tenant
-            try userTokens.check(caller, context, appUserID: request.appUserID, &fields)
+            try await userTokens.check(caller, context, appUserID: request.appUserID, &fields)
             let signer = try offerSigners.signer(for: tenant)
             func given(_ text: String) -> String? { text.isEmpty ? nil : text }
             let wanted = OfferSignatureRequest(

@@ -1,5 +1,6 @@
 public import EntitlementDomain
 import EntitlementsProto
+public import OutboundHTTP
 import ProtobufWire
 public import RPCCore
 
@@ -29,11 +30,11 @@ public struct EntitlementService: RPCService {
         appStore: AppStorePurchases? = nil, appStoreAPIs: AppStoreServerAPIs? = nil, playStore: PlayStorePurchases? = nil,
         acknowledger: PlayAcknowledger? = nil, redemptions: RedemptionAttempts = RedemptionAttempts(),
         trustedProxies: TrustedProxies = TrustedProxies(), grpcWebHeartbeatInterval: Duration = .seconds(25),
-        metrics: ServiceMetrics = ServiceMetrics()
+        metrics: ServiceMetrics = ServiceMetrics(), http: OutboundHTTPClient? = nil
     ) {
         self.appStoreAPIs = appStoreAPIs ?? AppStoreServerAPIs(tenants: tenants, http: nil)
         self.engine = engine
-        let userTokens = UserTokenGate(now: { [engine] in engine.now() })
+        let userTokens = UserTokenGate(http: http, now: { [engine] in engine.now() })
         self.userTokens = userTokens
         self.tenants = tenants
         self.log = log
@@ -87,7 +88,7 @@ public struct EntitlementService: RPCService {
         try await log.callAs(context, requires: .publicKey, scope: .write, in: tenants) { caller, fields in
             let tenant = caller.tenant
             // The identified user's token: a merge moves the anonymous customer into them.
-            try userTokens.check(caller, context, appUserID: request.appUserID, &fields)
+            try await userTokens.check(caller, context, appUserID: request.appUserID, &fields)
             let anonymousID = request.anonymousID.isEmpty ? nil : request.anonymousID
             let outcome = try await engine.customers.identify(
                 tenantID: tenant.id, appUserID: request.appUserID, anonymousID: anonymousID)
@@ -106,7 +107,7 @@ public struct EntitlementService: RPCService {
     {
         try await log.callAs(context, requires: .publicKey, scope: .write, in: tenants) { caller, fields in
             let tenant = caller.tenant
-            try userTokens.check(caller, context, appUserID: request.appUserID, &fields)
+            try await userTokens.check(caller, context, appUserID: request.appUserID, &fields)
             let outcome = try await engine.attributes.set(
                 tenant: tenant, appUserID: request.appUserID, change: AttributeChange(request), by: .app)
             fields.appUserID = outcome.appUserID
@@ -119,7 +120,7 @@ public struct EntitlementService: RPCService {
         try await log.callAs(context, requires: .publicKey, scope: .write, in: tenants) { caller, fields in
             let tenant = caller.tenant
             let appUserID = try AppUserID.validate(request.appUserID)
-            try userTokens.check(caller, context, appUserID: appUserID, &fields)
+            try await userTokens.check(caller, context, appUserID: appUserID, &fields)
             let record: StorePurchase
             switch request.purchase {
             case .appStore(let purchase)?:
@@ -154,7 +155,7 @@ public struct EntitlementService: RPCService {
         try await log.callAs(context, requires: .publicKey, scope: .write, in: tenants) { caller, fields in
             let tenant = caller.tenant
             let appUserID = try AppUserID.validate(request.appUserID)
-            try userTokens.check(caller, context, appUserID: appUserID, &fields)
+            try await userTokens.check(caller, context, appUserID: appUserID, &fields)
             let count = request.appStore.count + request.playStore.count
             guard count <= 100 else {
                 throw DomainError.invalidRequest("Restore takes at most 100 purchases, got \(count).")
@@ -315,12 +316,9 @@ public struct EntitlementService: RPCService {
     ) throws -> UnaryAnswer {
         try log.answer(context, requires: .publicKey, scope: .read, in: tenants) { caller, fields in
             let appUserID = try AppUserID.validate(request.appUserID)
-            try userTokens.check(caller, context, appUserID: appUserID, &fields)
             let tenantID = caller.tenant.id
-            if let cached = engine.customers.cachedState(tenantID: tenantID, appUserID: appUserID) {
-                return .now(try Self.syncStatusResponse(cached.state, cached.memo, appUserID, engine, &fields))
-            }
-            return .later { fields in
+            /// The answer after a wait: for the customer's read, or first for the tenant's user-token keys.
+            let later: @Sendable (inout CallLog.Fields) async throws -> [UInt8] = { fields in
                 let (state, memo) = try await engine.customers.memoizedState(tenantID: tenantID, appUserID: appUserID)
                 guard state.customerID != nil else {
                     throw engine.privacy.unknownCustomer(
@@ -328,6 +326,16 @@ public struct EntitlementService: RPCService {
                 }
                 return try Self.syncStatusResponse(state, memo, appUserID, engine, &fields)
             }
+            guard try userTokens.checkNow(caller, context, appUserID: appUserID, &fields) != nil else {
+                return .later { fields in
+                    try await userTokens.check(caller, context, appUserID: appUserID, &fields)
+                    return try await later(&fields)
+                }
+            }
+            if let cached = engine.customers.cachedState(tenantID: tenantID, appUserID: appUserID) {
+                return .now(try Self.syncStatusResponse(cached.state, cached.memo, appUserID, engine, &fields))
+            }
+            return .later(later)
         }
     }
 

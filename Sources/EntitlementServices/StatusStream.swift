@@ -24,6 +24,8 @@ final class StatusStream {
     private var tenantID = ""
     private var appUserID = ""
     private var afterVersion: UInt64 = 0
+    /// Set by ``begin(_:)`` when the user token names a key of the tenant's that must be fetched first.
+    private var awaitingKeys: Caller?
     /// ``loadSubscribed()``'s subscription and the customer's state read after it, until ``open(heartbeatOn:)`` takes
     /// them.
     private var loaded: (StatusSubscription, CustomerState)?
@@ -50,10 +52,22 @@ final class StatusStream {
         let caller = try streams.log.authenticate(context, requires: .publicKey, scope: .read, in: streams.tenants, &fields)
         tenantID = caller.tenant.id
         appUserID = try AppUserID.validate(request.appUserID)
-        try streams.userTokens.check(caller, context, appUserID: appUserID, &fields)
+        if try streams.userTokens.checkNow(caller, context, appUserID: appUserID, &fields) == nil {
+            awaitingKeys = caller
+        }
         afterVersion = request.afterVersion
         try streams.limits.acquire(connectionID: context.connectionID)
         holdsLimit = true
+    }
+
+    var isAwaitingKeys: Bool { awaitingKeys != nil }
+
+    /// The user token ``begin(_:)`` could not judge without fetching the tenant's keys (rare: once per new `kid`).
+    @inline(never)
+    func checkUserTokenWithFetchedKeys() async throws(DomainError) {
+        guard let caller = awaitingKeys else { return }
+        awaitingKeys = nil
+        try await streams.userTokens.check(caller, context, appUserID: appUserID, &fields)
     }
 
     /// Subscribes to the customer and picks the first messages, without waiting: false when the customer is not

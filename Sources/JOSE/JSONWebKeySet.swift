@@ -25,6 +25,9 @@ public struct JSONWebKeySet: Sendable, Hashable {
     /// The ES256 signing keys by `kid`.
     public let es256Keys: [String: P256.PublicKey]
 
+    /// Whether a key of either kind has this `kid`.
+    public func has(_ kid: String) -> Bool { keys[kid] != nil || es256Keys[kid] != nil }
+
     public init(keys: [String: RSA.PublicKey], es256Keys: [String: P256.PublicKey] = [:]) {
         self.keys = keys
         self.es256Keys = es256Keys

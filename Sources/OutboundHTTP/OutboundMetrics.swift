@@ -6,6 +6,7 @@ public enum OutboundTarget: String, Sendable, CaseIterable {
     case googlePlayAPI = "google_play_api"
     case googleOAuth = "google_oauth"
     case googleSigningKeys = "google_signing_keys"
+    case userTokenKeys = "user_token_keys"
     case stripeAPI = "stripe_api"
     case webhook
 }

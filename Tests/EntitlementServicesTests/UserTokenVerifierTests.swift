@@ -2,6 +2,7 @@ import Crypto
 import EntitlementDomain
 import Encodings
 import JOSE
+import SigningKeys
 import Testing
 
 @testable import EntitlementServices
@@ -29,10 +30,11 @@ import Testing
     }
 
     func reason(_ token: String, _ verifier: UserTokenVerifier = UserTokenVerifier(
-        tenantID: "tenant-a", settings: settings, keySet: nil), user: String = "ana") -> UserTokenRefusal.Reason? {
-        switch verifier.verify(token, appUserID: user, nowSeconds: Self.now) {
+        tenantID: "tenant-a", settings: settings, keys: nil), user: String = "ana") -> UserTokenRefusal.Reason? {
+        switch verifier.verifyNow(token, appUserID: user, nowSeconds: Self.now) {
         case .success: nil
         case .failure(let refusal): refusal.reason
+        case nil: .keysUnavailable
         }
     }
 
@@ -64,7 +66,7 @@ import Testing
         var settings = Self.settings
         settings.hs256Secrets = []
         settings.keySource = .file("unused")
-        let verifier = UserTokenVerifier(tenantID: "tenant-a", settings: settings, keySet: set)
+        let verifier = UserTokenVerifier(tenantID: "tenant-a", settings: settings, keys: PublishedKeySet(fixed: set))
         func es256(kid: String, signer: P256.PrivateKey = key) throws -> String {
             try JWSSigning.sign(
                 headerJSON: Array(#"{"alg":"ES256","kid":"\#(kid)"}"#.utf8), payload: Array(Self.claims().utf8), key: signer)
@@ -77,11 +79,11 @@ import Testing
     }
 
     @Test func aVerifiedTokenIsRememberedButItsClaimsAreCheckedEachTime() {
-        let verifier = UserTokenVerifier(tenantID: "tenant-a", settings: Self.settings, keySet: nil)
+        let verifier = UserTokenVerifier(tenantID: "tenant-a", settings: Self.settings, keys: nil)
         let token = Self.hs256(Self.claims(exp: Self.now + 100))
         #expect(reason(token, verifier) == nil)
         #expect(reason(token, verifier, user: "bob") == .subject)
-        #expect(verifier.verify(token, appUserID: "ana", nowSeconds: Self.now + 200).failureReason == .expired)
+        #expect(verifier.verifyNow(token, appUserID: "ana", nowSeconds: Self.now + 200)?.failureReason == .expired)
     }
 }
 

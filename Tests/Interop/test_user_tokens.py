@@ -8,7 +8,9 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import http.server
 import json
+import threading
 import time
 
 import grpc
@@ -196,3 +198,71 @@ def test_streams_need_the_token_too(setup):
     api, metadata = calls(clients, tenant, None)
     error = api.stream(user, metadata=metadata).error()
     assert error.code() == grpc.StatusCode.UNAUTHENTICATED and "(missing)" in error.details()
+
+
+class KeyPublisher:
+    """A JWKS at http://127.0.0.1:PORT/jwks whose keys the test changes, counting the fetches."""
+
+    def __init__(self):
+        self.keys: dict[str, ec.EllipticCurvePrivateKey] = {}
+        self.fetches = 0
+        publisher = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                publisher.fetches += 1
+                body = json.dumps({"keys": [{**json.loads(ECAlgorithm.to_jwk(key.public_key())), "kid": kid}
+                                            for kid, key in publisher.keys.items()]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Cache-Control", "max-age=3600")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/jwks"
+
+    def close(self):
+        self.server.shutdown()
+
+
+def test_keys_at_a_jwks_url_are_fetched_once_and_again_for_a_new_kid(tenants_server, tmp_path, protos):
+    publisher = KeyPublisher()
+    try:
+        publisher.keys["k1"] = ec.generate_private_key(ec.SECP256R1())
+        tenant = new_tenant("tokens-url", user_tokens={"mode": "required", "issuer": ISSUER, "jwks_url": publisher.url})
+        write_tenants(tmp_path / "tenants.json", [tenant])
+        clients = Clients(tenants_server(tmp_path / "tenants.json"), protos)
+        clients.channel()
+        try:
+            user = unique_id()
+            clients.api(tenant.secret_key).identify(user)
+            for _ in range(3):
+                api, metadata = calls(clients, tenant, mint(user, tenant.id, key=publisher.keys["k1"], alg="ES256",
+                                                             headers={"kid": "k1"}))
+                assert api.call("SyncStatus", metadata=metadata, app_user_id=user).customer.app_user_id == user
+            assert publisher.fetches == 1
+            # The backend rotates in a key: its first token (a second after the last fetch, the least between two)
+            # makes one fetch, which finds it.
+            publisher.keys["k2"] = ec.generate_private_key(ec.SECP256R1())
+            time.sleep(1.1)
+            api, metadata = calls(clients, tenant, mint(user, tenant.id, key=publisher.keys["k2"], alg="ES256",
+                                                         headers={"kid": "k2"}))
+            stream = api.stream(user, metadata=metadata)
+            assert stream.next().customer.app_user_id == user
+            assert publisher.fetches == 2
+            # A kid nobody publishes is refused, and asked about once.
+            time.sleep(1.1)
+            forged = mint(user, tenant.id, key=publisher.keys["k1"], alg="ES256", headers={"kid": "forged"})
+            for _ in range(3):
+                assert "(unknown_key)" in refusal(clients, tenant, "SyncStatus", forged, app_user_id=user)
+            assert publisher.fetches == 3
+        finally:
+            clients.close()
+    finally:
+        publisher.close()

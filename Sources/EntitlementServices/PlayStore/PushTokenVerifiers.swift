@@ -4,6 +4,7 @@ import FileAccess
 import GooglePlayAPI
 import JOSE
 public import OutboundHTTP
+import SigningKeys
 import Synchronization
 
 /// One push-token verifier per source of Google's signing keys, shared by the tenants that name the same source (all
@@ -20,20 +21,20 @@ public final class PushTokenVerifiers: Sendable {
 
     func verifier(for source: PlayNotificationSettings.SigningKeys) throws(DomainError) -> PushTokenVerifier {
         if let cached = verifiers.withLock({ $0[source] }) { return cached }
-        let keys: GoogleSigningKeys
+        let keys: PublishedKeySet
         switch source {
         case .url(let text):
             guard let url = OutboundURL(text) else {
                 throw .tenantMisconfigured("The notifications' jwks_url \(text.quotedForMessage) is not a URL.")
             }
             let clock = now
-            keys = GoogleSigningKeys(url: url, http: http) { clock().milliseconds }
+            keys = PublishedKeySet(url: url, http: http, target: .googleSigningKeys) { clock().milliseconds }
         case .file(let path):
             switch FileSystem.readFile(path) {
             case .failure(let error): throw .tenantMisconfigured("Cannot read the notifications' jwks_file: \(error)")
             case .success(let bytes):
                 do throws(JOSEError) {
-                    keys = GoogleSigningKeys(fixed: try JSONWebKeySet(json: bytes).keys)
+                    keys = PublishedKeySet(fixed: try JSONWebKeySet(json: bytes))
                 } catch {
                     throw .tenantMisconfigured("The notifications' jwks_file \(path.quotedForMessage) is not a JWKS: \(error.message)")
                 }

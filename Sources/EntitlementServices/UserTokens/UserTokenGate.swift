@@ -2,7 +2,9 @@ import BoundedText
 public import EntitlementDomain
 import FileAccess
 import JOSE
+public import OutboundHTTP
 import RPCCore
+import SigningKeys
 import Synchronization
 
 /// Where the app-facing calls' user tokens are checked: a call with a public key that names an app user must carry a
@@ -25,57 +27,78 @@ public final class UserTokenGate: Sendable {
     }
 
     private let now: @Sendable () -> UnixTime
+    /// For tenants whose keys are at a `jwks_url`; nil: such tenants are misconfigured here.
+    private let http: OutboundHTTPClient?
     /// Each tenant's verifier with the settings it was made for; a reload with other settings makes a new one.
     private let verifiers = Mutex<[String: (settings: UserTokenSettings, verifier: UserTokenVerifier)]>([:])
 
-    public init(now: @escaping @Sendable () -> UnixTime) {
+    public init(http: OutboundHTTPClient?, now: @escaping @Sendable () -> UnixTime) {
+        self.http = http
         self.now = now
     }
 
-    /// ``verdict(_:_:appUserID:)``, written into the call's log fields.
-    @discardableResult
-    func check(_ caller: Caller, _ context: ServerContext, appUserID: String, _ fields: inout CallLog.Fields)
-        throws(DomainError) -> Verdict
+    /// ``verdictNow(_:_:appUserID:)``, written into the call's log fields; nil when the tenant's keys must be fetched
+    /// first (``check(_:_:appUserID:_:)`` waits for them).
+    func checkNow(_ caller: Caller, _ context: ServerContext, appUserID: String, _ fields: inout CallLog.Fields)
+        throws(DomainError) -> Verdict?
     {
-        do {
-            let verdict = try verdict(caller, context, appUserID: appUserID)
-            switch verdict {
-            case .notNeeded: break
-            case .accepted: fields.userToken = "accepted"
-            case .wouldRefuse(let refusal): fields.userToken = "would_refuse:" + refusal.reason.rawValue
-            }
-            return verdict
-        } catch {
-            fields.userToken = "refused"
-            throw error
-        }
+        guard let outcome = try verdictNow(caller, context, appUserID: appUserID) else { return nil }
+        return try decide(outcome, caller, &fields)
     }
 
-    /// Checks the token of a call by `caller` naming `appUserID`; `UNAUTHENTICATED` naming the failed check when the
-    /// tenant requires tokens and this one does not prove the ID.
-    func verdict(_ caller: Caller, _ context: ServerContext, appUserID: String) throws(DomainError) -> Verdict {
+    /// The verdict on the call's user token, written into its log fields: `UNAUTHENTICATED` naming the failed check
+    /// when the tenant requires tokens and this one does not prove `appUserID`.
+    @discardableResult
+    func check(_ caller: Caller, _ context: ServerContext, appUserID: String, _ fields: inout CallLog.Fields)
+        async throws(DomainError) -> Verdict
+    {
+        if let outcome = try verdictNow(caller, context, appUserID: appUserID) { return try decide(outcome, caller, &fields) }
+        let token = context.metadata[string: Self.metadataKey] ?? ""
+        let verifier = try verifier(for: caller.tenant)
+        let result = await verifier.verify(token, appUserID: appUserID, nowSeconds: nowSeconds)
+        return try decide(.checked(result), caller, &fields)
+    }
+
+    /// What checking the token said, before the tenant's mode decides.
+    private enum Outcome {
+        case notNeeded
+        case checked(Result<Int64, UserTokenRefusal>)
+    }
+
+    /// nil when the token names a key that must be fetched.
+    private func verdictNow(_ caller: Caller, _ context: ServerContext, appUserID: String) throws(DomainError) -> Outcome? {
         let settings = caller.tenant.userTokens
         guard settings.mode != .off, caller.key.kind == .publicKey else { return .notNeeded }
         if settings.allowsAnonymous, AppUserID.isAnonymous(appUserID) { return .notNeeded }
-        let outcome: Result<Int64, UserTokenRefusal>
-        if let token = context.metadata[string: Self.metadataKey], !token.isEmpty {
-            outcome = try verifier(for: caller.tenant).verify(
-                token, appUserID: appUserID, nowSeconds: now().milliseconds / 1000)
-        } else {
-            outcome = .failure(UserTokenRefusal(.missing, "the call carries no \(Self.metadataKey) metadata"))
+        guard let token = context.metadata[string: Self.metadataKey], !token.isEmpty else {
+            return .checked(.failure(UserTokenRefusal(.missing, "the call carries no \(Self.metadataKey) metadata")))
         }
-        switch (outcome, settings.mode) {
-        case (.success(let expiresAt), _): return .accepted(expiresAt: expiresAt)
-        case (.failure(let refusal), .observe): return .wouldRefuse(refusal)
+        return try verifier(for: caller.tenant).verifyNow(token, appUserID: appUserID, nowSeconds: nowSeconds)
+            .map { .checked($0) }
+    }
+
+    /// The tenant's mode applied to `outcome`, and the call's log fields told.
+    private func decide(_ outcome: Outcome, _ caller: Caller, _ fields: inout CallLog.Fields) throws(DomainError) -> Verdict {
+        guard case .checked(let result) = outcome else { return .notNeeded }
+        switch (result, caller.tenant.userTokens.mode) {
+        case (.success(let expiresAt), _):
+            fields.userToken = "accepted"
+            return .accepted(expiresAt: expiresAt)
+        case (.failure(let refusal), .observe):
+            fields.userToken = "would_refuse:" + refusal.reason.rawValue
+            return .wouldRefuse(refusal)
         case (.failure(let refusal), _):
+            fields.userToken = "refused:" + refusal.reason.rawValue
             throw .unauthenticated("user token refused (\(refusal.reason.rawValue)): \(refusal.message)")
         }
     }
 
+    private var nowSeconds: Int64 { now().milliseconds / 1000 }
+
     private func verifier(for tenant: Tenant) throws(DomainError) -> UserTokenVerifier {
         let settings = tenant.userTokens
         if let made = verifiers.withLock({ $0[tenant.id] }), made.settings == settings { return made.verifier }
-        var keySet: JSONWebKeySet?
+        var keys: PublishedKeySet?
         switch settings.keySource {
         case nil: break
         case .file(let path):
@@ -83,16 +106,23 @@ public final class UserTokenGate: Sendable {
             case .failure(let error): throw .tenantMisconfigured("Cannot read user_tokens.jwks_file: \(error)")
             case .success(let bytes):
                 do throws(JOSEError) {
-                    keySet = try JSONWebKeySet(json: bytes)
+                    keys = PublishedKeySet(fixed: try JSONWebKeySet(json: bytes))
                 } catch {
                     throw .tenantMisconfigured(
                         "user_tokens.jwks_file \(path.quotedForMessage) is not a JWKS: \(error.message)")
                 }
             }
-        case .url:
-            throw .tenantMisconfigured("user_tokens.jwks_url is not read yet: use jwks_file or hs256_secrets")
+        case .url(let text):
+            guard let url = OutboundURL(text) else {
+                throw .tenantMisconfigured("user_tokens.jwks_url \(text.quotedForMessage) is not a URL.")
+            }
+            guard let http else {
+                throw .tenantMisconfigured("user_tokens.jwks_url needs outbound HTTP, which this server is not given.")
+            }
+            let clock = now
+            keys = PublishedKeySet(url: url, http: http, target: .userTokenKeys) { clock().milliseconds }
         }
-        let verifier = UserTokenVerifier(tenantID: tenant.id, settings: settings, keySet: keySet)
+        let verifier = UserTokenVerifier(tenantID: tenant.id, settings: settings, keys: keys)
         verifiers.withLock { $0[tenant.id] = (settings, verifier) }
         return verifier
     }

@@ -1,6 +1,7 @@
 import BoundedText
 import Encodings
 import JOSE
+public import SigningKeys
 import Crypto
 
 /// What a Pub/Sub push's `Authorization: Bearer` token must say, per tenant.
@@ -55,9 +56,9 @@ public struct PushTokenVerifier: Sendable {
     public static let leewaySeconds: Int64 = 30
     public static let maxTokenBytes = 8 * 1024
 
-    let keys: GoogleSigningKeys
+    let keys: PublishedKeySet
 
-    public init(keys: GoogleSigningKeys) {
+    public init(keys: PublishedKeySet) {
         self.keys = keys
     }
 

@@ -5,6 +5,7 @@ import Foundation
 import GooglePlayAPI
 import JOSE
 import OutboundHTTP
+import SigningKeys
 import TestSupport
 import Testing
 
@@ -17,7 +18,7 @@ import Testing
     static let now: Int64 = 1_781_481_600_000
     static let seconds = now / 1000
 
-    let verifier = PushTokenVerifier(keys: GoogleSigningKeys(fixed: ["push-1": GoogleKeys.pushSigner.publicKey]))
+    let verifier = PushTokenVerifier(keys: PublishedKeySet(fixed: JSONWebKeySet(keys: ["push-1": GoogleKeys.pushSigner.publicKey])))
 
     /// The claims Pub/Sub's token carries, with `changes` applied (NSNull removes one).
     static func claims(_ changes: [String: Any] = [:]) -> [String: Any] {
@@ -65,7 +66,7 @@ import Testing
         let pyjwt = try PyJWTGoogle()
         defer { pyjwt.removeFiles() }
         let minted = try await pyjwt.mintPush(claims: Self.claims())
-        let verifier = PushTokenVerifier(keys: GoogleSigningKeys(fixed: try JSONWebKeySet(json: minted.jwks).keys))
+        let verifier = PushTokenVerifier(keys: PublishedKeySet(fixed: try JSONWebKeySet(json: minted.jwks)))
         let result = await verifier.verify(authorization: "Bearer " + minted.token, expecting: Self.expected, now: Self.now)
         #expect((try? result.get()) != nil, "\(result)")
     }
@@ -155,9 +156,9 @@ import Testing
 
     @Test func keysThatCannotBeFetchedAreNotTheTokensFault() async throws {
         let server = try ScriptedHTTPServer { _ in .status(503) }
-        let keys = GoogleSigningKeys(
+        let keys = PublishedKeySet(
             url: OutboundURL(server.baseURL + "/oauth2/v3/certs")!, http: try OutboundHTTPClient(configuration: .init(retry: .once)),
-            clock: { Self.now })
+            target: .googleSigningKeys, clock: { Self.now })
         let verifier = PushTokenVerifier(keys: keys)
         let result = await verifier.verify(authorization: "Bearer " + (try Self.token()), expecting: Self.expected, now: Self.now)
         guard case .failure(let error) = result else {

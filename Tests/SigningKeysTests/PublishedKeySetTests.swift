@@ -1,8 +1,8 @@
 import CivilCalendar
 import Crypto
-@testable import GooglePlayAPI
 import JOSE
 import OutboundHTTP
+@testable import SigningKeys
 import Synchronization
 import TestSupport
 import Testing
@@ -32,18 +32,27 @@ private final class KeyServer: Sendable {
     func answer(_ status: Int) { published.state.withLock { $0.status = status } }
     var fetches: Int { server.requests.count }
 
-    func keys(clock: ManualClock, retry: RetryPolicy = .once) throws -> GoogleSigningKeys {
-        GoogleSigningKeys(
+    func keys(clock: ManualClock, retry: RetryPolicy = .once) throws -> PublishedKeySet {
+        PublishedKeySet(
             url: OutboundURL(server.baseURL + "/oauth2/v3/certs")!,
-            http: try OutboundHTTPClient(configuration: .init(attemptTimeout: .seconds(5), retry: retry)), clock: { clock.milliseconds })
+            http: try OutboundHTTPClient(configuration: .init(attemptTimeout: .seconds(5), retry: retry)),
+            target: .googleSigningKeys, clock: { clock.milliseconds })
     }
 }
 
-/// Google's token signing keys from a scripted JWKS URL: cached for its max-age, fetched again once for a `kid` not
+/// Signing keys from a scripted JWKS URL (Google's, in shape): cached for its max-age, fetched again once for a `kid` not
 /// seen, and never hammered for forged ones.
-@Suite struct GoogleSigningKeysTests {
-    static let first = GoogleKeys.pushSigner.publicKey
-    static let second = GoogleKeys.stranger.publicKey
+@Suite struct PublishedKeySetTests {
+    static let first = keyPair().publicKey
+    static let second = keyPair().publicKey
+
+    private static func keyPair() -> RSA.PrivateKey {
+        do {
+            return try RSA.PrivateKey()
+        } catch {
+            fatalError("RSA.PrivateKey(): \(error)")
+        }
+    }
 
     @Test func theSetIsFetchedOnceAndCached() async throws {
         let server = try KeyServer(["k1": Self.first, "k2": Self.second])
@@ -125,11 +134,11 @@ private final class KeyServer: Sendable {
     }
 
     @Test func maxAgeIsReadFromAnyCacheControlValue() {
-        #expect(GoogleSigningKeys.maxAge("public, max-age=19800, must-revalidate, no-transform") == 19800)
-        #expect(GoogleSigningKeys.maxAge("MAX-AGE=5") == 5)
-        #expect(GoogleSigningKeys.maxAge("max-age=0") == 0)
+        #expect(PublishedKeySet.maxAge("public, max-age=19800, must-revalidate, no-transform") == 19800)
+        #expect(PublishedKeySet.maxAge("MAX-AGE=5") == 5)
+        #expect(PublishedKeySet.maxAge("max-age=0") == 0)
         for value in [nil, "", "no-cache", "max-age", "max-age=", "max-age=-1", "max-age=soon", "s-maxage=60"] {
-            #expect(GoogleSigningKeys.maxAge(value) == nil, "\(value ?? "nil")")
+            #expect(PublishedKeySet.maxAge(value) == nil, "\(value ?? "nil")")
         }
     }
 
@@ -159,7 +168,7 @@ private final class KeyServer: Sendable {
         let keys = try server.keys(clock: clock)
         _ = try await keys.key(id: "k1").get()
         clock.advance(seconds: 2)
-        await #expect(throws: GooglePlayAPIError(.notFound, "")) { try await keys.key(id: "forged").get() }
+        await #expect(throws: PublishedKeySetError(.notFound, "")) { try await keys.key(id: "forged").get() }
         #expect(server.fetches == 2)
         for _ in 0..<5 {
             clock.advance(seconds: 10)
@@ -202,27 +211,27 @@ private final class KeyServer: Sendable {
         let server = try KeyServer(["k1": Self.first])
         server.answer(503)
         let keys = try server.keys(clock: ManualClock())
-        await #expect(throws: GooglePlayAPIError(.unavailable, "")) { try await keys.key(id: "k1").get() }
+        await #expect(throws: PublishedKeySetError(.unavailable, "")) { try await keys.key(id: "k1").get() }
         // Once Google answers again, the key is found (the failure was not remembered as an unknown kid).
         server.answer(200)
         #expect(try await keys.key(id: "k1").get() == Self.first)
 
         let unreachable = try KeyServer(["k1": Self.first])
         unreachable.server.stop()
-        await #expect(throws: GooglePlayAPIError(.unavailable, "")) { try await unreachable.keys(clock: ManualClock()).key(id: "k1").get() }
+        await #expect(throws: PublishedKeySetError(.unavailable, "")) { try await unreachable.keys(clock: ManualClock()).key(id: "k1").get() }
     }
 
     @Test func somethingThatIsNotAJWKSIsABadResponse() async throws {
         let server = try ScriptedHTTPServer { _ in .status(200, #"{"keys": [{"kty": "RSA", "kid": "k1"}]}"#) }
-        let keys = GoogleSigningKeys(
+        let keys = PublishedKeySet(
             url: OutboundURL(server.baseURL + "/certs")!, http: try OutboundHTTPClient(configuration: .init(retry: .once)),
-            clock: { ManualClock().milliseconds })
-        await #expect(throws: GooglePlayAPIError(.badResponse, "")) { try await keys.key(id: "k1").get() }
+            target: .googleSigningKeys, clock: { ManualClock().milliseconds })
+        await #expect(throws: PublishedKeySetError(.badResponse, "")) { try await keys.key(id: "k1").get() }
     }
 
     @Test func aFixedSetIsNeverFetched() async throws {
-        let keys = GoogleSigningKeys(fixed: ["k1": Self.first])
+        let keys = PublishedKeySet(fixed: JSONWebKeySet(keys: ["k1": Self.first]))
         #expect(try await keys.key(id: "k1").get() == Self.first)
-        await #expect(throws: GooglePlayAPIError(.notFound, "")) { try await keys.key(id: "k2").get() }
+        await #expect(throws: PublishedKeySetError(.notFound, "")) { try await keys.key(id: "k2").get() }
     }
 }
