@@ -26,6 +26,9 @@ final class StatusStream {
     private var afterVersion: UInt64 = 0
     /// Set by ``begin(_:)`` when the user token names a key of the tenant's that must be fetched first.
     private var awaitingKeys: Caller?
+    /// When the call's user token expires (seconds since the epoch): the stream ends then.
+    private var tokenExpiresAt: Int64?
+    private var expiry: Task<Void, Never>?
     /// ``loadSubscribed()``'s subscription and the customer's state read after it, until ``open(heartbeatOn:)`` takes
     /// them.
     private var loaded: (StatusSubscription, CustomerState)?
@@ -52,8 +55,10 @@ final class StatusStream {
         let caller = try streams.log.authenticate(context, requires: .publicKey, scope: .read, in: streams.tenants, &fields)
         tenantID = caller.tenant.id
         appUserID = try AppUserID.validate(request.appUserID)
-        if try streams.userTokens.checkNow(caller, context, appUserID: appUserID, &fields) == nil {
-            awaitingKeys = caller
+        switch try streams.userTokens.checkNow(caller, context, appUserID: appUserID, &fields) {
+        case nil: awaitingKeys = caller
+        case .accepted(let expiresAt)?: tokenExpiresAt = expiresAt
+        case .notNeeded?, .wouldRefuse?: break
         }
         afterVersion = request.afterVersion
         try streams.limits.acquire(connectionID: context.connectionID)
@@ -67,7 +72,9 @@ final class StatusStream {
     func checkUserTokenWithFetchedKeys() async throws(DomainError) {
         guard let caller = awaitingKeys else { return }
         awaitingKeys = nil
-        try await streams.userTokens.check(caller, context, appUserID: appUserID, &fields)
+        if case .accepted(let expiresAt) = try await streams.userTokens.check(caller, context, appUserID: appUserID, &fields) {
+            tokenExpiresAt = expiresAt
+        }
     }
 
     /// Subscribes to the customer and picks the first messages, without waiting: false when the customer is not
@@ -94,6 +101,7 @@ final class StatusStream {
             lastVersion = current.version
         }
         if let writer { heartbeat = StatusHeartbeat.start(every: streams.grpcWebHeartbeatInterval, on: writer) }
+        if let tokenExpiresAt { expiry = endAtExpiry(tokenExpiresAt, subscription) }
         // Resumed and up to date, the stream has nothing to send: its headers go now, so the client knows it is
         // subscribed (a device that reconnected, and whoever times that) rather than waiting for the next change.
         if queued.isEmpty { context.sendHeaders(Metadata()) }
@@ -172,9 +180,26 @@ final class StatusStream {
     func finish(error: (any Error)?) {
         subscription?.cancel()
         heartbeat?.stop()
+        expiry?.cancel()
         if holdsLimit { streams.limits.release(connectionID: context.connectionID) }
         holdsLimit = false
         streams.log.finished(context, fields, error: error, since: start)
+    }
+
+    /// Ends the subscription with `UNAUTHENTICATED` once the user token that opened it has expired (with the clock
+    /// skew tokens are allowed): a stream proves its user for as long as its token does.
+    private func endAtExpiry(_ expiresAt: Int64, _ subscription: StatusSubscription) -> Task<Void, Never> {
+        let now = streams.engine.now
+        return Task {
+            let due = (expiresAt + UserTokenClaimCheck.clockSkewSeconds) * 1000
+            let wait = due - now().milliseconds
+            if wait > 0 { try? await Task.sleep(for: .milliseconds(wait)) }
+            guard !Task.isCancelled else { return }
+            subscription.end(
+                with: .unauthenticated(
+                    "user token expired: open a new stream with a fresh token and after_version set to the last "
+                        + "version received"))
+        }
     }
 
     private func message(_ update: StatusUpdate, as kind: ServiceMetrics.StreamMessage) -> Message {

@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from jwt.algorithms import ECAlgorithm
 
-from entitlement_support import Clients, anon_id, new_tenant, unique_id, write_tenants
+from entitlement_support import Clients, active_ids, anon_id, new_tenant, unique_id, write_tenants
 
 ISSUER = "https://auth.example.com"
 SECRET = "first-secret-of-at-least-thirty-two-bytes"
@@ -266,3 +266,25 @@ def test_keys_at_a_jwks_url_are_fetched_once_and_again_for_a_new_kid(tenants_ser
             clients.close()
     finally:
         publisher.close()
+
+
+def test_a_stream_ends_when_its_token_expires_and_resumes_with_a_fresh_one(setup):
+    _, clients, tenants, _ = setup
+    tenant, user = tenants["hs"], unique_id()
+    backend = clients.api(tenant.secret_key)
+    backend.identify(user)
+    # A token issued 598 s ago for 600 s: it expires in 2 s, and the stream 5 s of allowed clock skew after that.
+    api, metadata = calls(clients, tenant, mint(user, tenant.id, issued=int(time.time()) - 598, lifetime=600))
+    stream = api.stream(user, metadata=metadata)
+    first = stream.next()
+    started = time.monotonic()
+    error = stream.error(timeout=30)
+    assert error.code() == grpc.StatusCode.UNAUTHENTICATED and "user token expired" in error.details(), error.details()
+    assert 2 <= time.monotonic() - started <= 20
+    # Meanwhile a grant; a new stream with a fresh token and after_version gets it, and nothing before it again.
+    backend.grant(user, "pro")
+    api, metadata = calls(clients, tenant, mint(user, tenant.id))
+    resumed = api.stream(user, after_version=first.customer.version, metadata=metadata)
+    event = resumed.next()
+    assert event.customer.version > first.customer.version
+    assert active_ids(event.customer) == ["pro"]

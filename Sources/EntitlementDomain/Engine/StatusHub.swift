@@ -172,8 +172,9 @@ public final class StatusSubscription: AsyncSequence, Sendable {
     /// after the client cancelled it.
     public var endedBy: DomainError? { state.withLock { $0.endedBy } }
 
-    /// Ends the stream with `reason`: ``next()`` returns nil from now on.
-    func end(with reason: DomainError) {
+    /// Ends the stream with `reason` (its customer erased, its user token expired): ``next()`` returns nil from now on
+    /// and ``endedBy`` says why.
+    public func end(with reason: DomainError) {
         state.withLock { $0.endedBy = $0.cancelled ? nil : reason }
         cancel()
     }
