@@ -180,6 +180,22 @@ def test_anonymous_ids_need_no_token_unless_the_tenant_says_so(setup):
     assert "(missing)" in refusal(clients, tenants["named"], "Identify", None, app_user_id=anon_id())
 
 
+def test_an_anonymous_id_merged_into_a_user_needs_that_users_token(setup):
+    _, clients, tenants, _ = setup
+    tenant, user, anonymous = tenants["hs"], unique_id(), anon_id()
+    api, metadata = calls(clients, tenant, None)
+    api.call("Identify", metadata=metadata, app_user_id=anonymous)
+    api, metadata = calls(clients, tenant, mint(user, tenant.id))
+    assert api.call("Identify", metadata=metadata, app_user_id=user, anonymous_id=anonymous).merged
+    # The anonymous ID now reads the identified customer: not without the token, and not with the anonymous ID's.
+    assert "(missing)" in refusal(clients, tenant, "SyncStatus", None, app_user_id=anonymous)
+    assert "(subject)" in refusal(clients, tenant, "SyncStatus", mint(anonymous, tenant.id), app_user_id=anonymous)
+    api, metadata = calls(clients, tenant, None)
+    assert api.stream(anonymous, metadata=metadata).error().code() == grpc.StatusCode.UNAUTHENTICATED
+    api, metadata = calls(clients, tenant, mint(user, tenant.id))
+    assert api.call("SyncStatus", metadata=metadata, app_user_id=anonymous).customer.app_user_id == user
+
+
 def test_a_token_for_one_tenant_does_not_open_another(setup):
     _, clients, tenants, _ = setup
     user = unique_id()

@@ -27,12 +27,15 @@ public final class UserTokenGate: Sendable {
     }
 
     private let now: @Sendable () -> UnixTime
+    /// Where an anonymous ID's customer is found: one merged into an identified customer is that customer's.
+    private let customers: Customers
     /// For tenants whose keys are at a `jwks_url`; nil: such tenants are misconfigured here.
     private let http: OutboundHTTPClient?
     /// Each tenant's verifier with the settings it was made for; a reload with other settings makes a new one.
     private let verifiers = Mutex<[String: (settings: UserTokenSettings, verifier: UserTokenVerifier)]>([:])
 
-    public init(http: OutboundHTTPClient?, now: @escaping @Sendable () -> UnixTime) {
+    public init(customers: Customers, http: OutboundHTTPClient?, now: @escaping @Sendable () -> UnixTime) {
+        self.customers = customers
         self.http = http
         self.now = now
     }
@@ -53,9 +56,21 @@ public final class UserTokenGate: Sendable {
         async throws(DomainError) -> Verdict
     {
         if let outcome = try verdictNow(caller, context, appUserID: appUserID) { return try decide(outcome, caller, &fields) }
+        var provenID = appUserID
+        if waivesToken(caller.tenant, for: appUserID) {
+            // Not cached: read, and an anonymous ID merged into an identified customer needs that customer's token.
+            let canonical = try await customers.state(tenantID: caller.tenant.id, appUserID: appUserID).appUserID
+            if AppUserID.isAnonymous(canonical) { return .notNeeded }
+            provenID = canonical
+        }
         let token = context.metadata[string: Self.metadataKey] ?? ""
-        let verifier = try verifier(for: caller.tenant)
-        let result = await verifier.verify(token, appUserID: appUserID, nowSeconds: nowSeconds)
+        let result: Result<Int64, UserTokenRefusal>
+        if token.isEmpty {
+            result = .failure(Self.missing)
+        } else {
+            let verifier = try verifier(for: caller.tenant)
+            result = await verifier.verify(token, appUserID: provenID, nowSeconds: nowSeconds)
+        }
         return try decide(.checked(result), caller, &fields)
     }
 
@@ -65,15 +80,29 @@ public final class UserTokenGate: Sendable {
         case checked(Result<Int64, UserTokenRefusal>)
     }
 
-    /// nil when the token names a key that must be fetched.
+    static let missing = UserTokenRefusal(.missing, "the call carries no \(metadataKey) metadata")
+
+    /// Whether the tenant lets this ID go without a token: an anonymous one, unless it was merged into an identified
+    /// customer (whose token it then needs).
+    private func waivesToken(_ tenant: Tenant, for appUserID: String) -> Bool {
+        tenant.userTokens.allowsAnonymous && AppUserID.isAnonymous(appUserID)
+    }
+
+    /// nil when the answer needs a wait: the token names a key that must be fetched, or an anonymous ID's customer is
+    /// not cached.
     private func verdictNow(_ caller: Caller, _ context: ServerContext, appUserID: String) throws(DomainError) -> Outcome? {
         let settings = caller.tenant.userTokens
         guard settings.mode != .off, caller.key.kind == .publicKey else { return .notNeeded }
-        if settings.allowsAnonymous, AppUserID.isAnonymous(appUserID) { return .notNeeded }
-        guard let token = context.metadata[string: Self.metadataKey], !token.isEmpty else {
-            return .checked(.failure(UserTokenRefusal(.missing, "the call carries no \(Self.metadataKey) metadata")))
+        var provenID = appUserID
+        if waivesToken(caller.tenant, for: appUserID) {
+            guard let cached = customers.cachedState(tenantID: caller.tenant.id, appUserID: appUserID) else { return nil }
+            if AppUserID.isAnonymous(cached.state.appUserID) { return .notNeeded }
+            provenID = cached.state.appUserID
         }
-        return try verifier(for: caller.tenant).verifyNow(token, appUserID: appUserID, nowSeconds: nowSeconds)
+        guard let token = context.metadata[string: Self.metadataKey], !token.isEmpty else {
+            return .checked(.failure(Self.missing))
+        }
+        return try verifier(for: caller.tenant).verifyNow(token, appUserID: provenID, nowSeconds: nowSeconds)
             .map { .checked($0) }
     }
 
