@@ -34,7 +34,8 @@ public struct EntitlementService: RPCService {
     ) {
         self.appStoreAPIs = appStoreAPIs ?? AppStoreServerAPIs(tenants: tenants, http: nil)
         self.engine = engine
-        let userTokens = UserTokenGate(customers: engine.customers, http: http, now: { [engine] in engine.now() })
+        let userTokens = UserTokenGate(
+            customers: engine.customers, http: http, metrics: metrics, now: { [engine] in engine.now() })
         self.userTokens = userTokens
         self.tenants = tenants
         self.log = log

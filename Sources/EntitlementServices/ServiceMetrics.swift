@@ -11,6 +11,9 @@ public final class ServiceMetrics: Sendable {
     public let streamStarts: CounterFamily
     public let storeNotifications: CounterFamily
     public let notificationLag: LabeledHistogram
+    /// User tokens judged, by tenant, outcome (`accepted`, `would_refuse` in mode observe, `refused`) and the refusal's
+    /// reason (empty when accepted): what a tenant reads before turning `observe` into `required`.
+    public let userTokens: LabeledCounter
 
     /// The stores whose notifications the server takes, as the `store` label names them.
     public enum NotificationSource: String, Sendable, CaseIterable {
@@ -63,10 +66,14 @@ public final class ServiceMetrics: Sendable {
             "entitlementd_store_notification_lag_seconds",
             help: "Time from the store signing (or sending) a notification to this server committing it, by store.",
             labels: ["store"], buckets: .lag, initial: NotificationSource.allCases.map { [$0.rawValue] })
+        userTokens = LabeledCounter(
+            "entitlementd_user_tokens_total",
+            help: "User tokens judged on app-facing calls, by tenant, outcome and the reason for a refusal.",
+            labels: ["tenant", "outcome", "reason"])
     }
 
     public var sources: [any MetricsSource] {
-        [statusChanges, pushLatency, streamMessages, streamStarts, storeNotifications, notificationLag]
+        [statusChanges, pushLatency, streamMessages, streamStarts, storeNotifications, notificationLag, userTokens]
     }
 
     public func changeCommitted(_ update: StatusUpdate) {

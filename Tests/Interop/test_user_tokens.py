@@ -10,8 +10,10 @@ import hashlib
 import hmac
 import http.server
 import json
+import re
 import threading
 import time
+import urllib.request
 
 import grpc
 import jwt
@@ -170,6 +172,15 @@ def test_observe_mode_lets_calls_through_and_says_what_it_would_refuse(setup):
         time.sleep(0.2)
     else:
         pytest.fail(f"no would_refuse and accepted lines for {user}:\n" + "\n".join(lines))
+    # And counted, by tenant, outcome and reason.
+    host, port = server.target.rsplit(":", 1)
+    with urllib.request.urlopen(f"http://{host}:{port}/metrics", timeout=10) as response:
+        text = response.read().decode()
+    def count(outcome: str, reason: str) -> float:
+        labels = f'tenant="{tenant.id}",outcome="{outcome}",reason="{reason}"'
+        found = re.search(r"^entitlementd_user_tokens_total\{" + re.escape(labels) + r"\} (\S+)$", text, re.MULTILINE)
+        return float(found.group(1)) if found else 0
+    assert count("would_refuse", "missing") >= 1 and count("accepted", "") >= 1, text
 
 
 def test_anonymous_ids_need_no_token_unless_the_tenant_says_so(setup):

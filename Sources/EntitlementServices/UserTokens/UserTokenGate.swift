@@ -2,6 +2,7 @@ import BoundedText
 public import EntitlementDomain
 import FileAccess
 import JOSE
+import Metrics
 public import OutboundHTTP
 import RPCCore
 import SigningKeys
@@ -34,8 +35,13 @@ public final class UserTokenGate: Sendable {
     /// Each tenant's verifier with the settings it was made for; a reload with other settings makes a new one.
     private let verifiers = Mutex<[String: (settings: UserTokenSettings, verifier: UserTokenVerifier)]>([:])
 
-    public init(customers: Customers, http: OutboundHTTPClient?, now: @escaping @Sendable () -> UnixTime) {
+    private let counts: LabeledCounter
+
+    public init(
+        customers: Customers, http: OutboundHTTPClient?, metrics: ServiceMetrics, now: @escaping @Sendable () -> UnixTime
+    ) {
         self.customers = customers
+        counts = metrics.userTokens
         self.http = http
         self.now = now
     }
@@ -109,15 +115,19 @@ public final class UserTokenGate: Sendable {
     /// The tenant's mode applied to `outcome`, and the call's log fields told.
     private func decide(_ outcome: Outcome, _ caller: Caller, _ fields: inout CallLog.Fields) throws(DomainError) -> Verdict {
         guard case .checked(let result) = outcome else { return .notNeeded }
+        let tenantID = caller.tenant.id
         switch (result, caller.tenant.userTokens.mode) {
         case (.success(let expiresAt), _):
             fields.userToken = "accepted"
+            counts.increment(tenantID, "accepted", "")
             return .accepted(expiresAt: expiresAt)
         case (.failure(let refusal), .observe):
             fields.userToken = "would_refuse:" + refusal.reason.rawValue
+            counts.increment(tenantID, "would_refuse", refusal.reason.rawValue)
             return .wouldRefuse(refusal)
         case (.failure(let refusal), _):
             fields.userToken = "refused:" + refusal.reason.rawValue
+            counts.increment(tenantID, "refused", refusal.reason.rawValue)
             throw .unauthenticated("user token refused (\(refusal.reason.rawValue)): \(refusal.message)")
         }
     }
