@@ -10,14 +10,18 @@ public import StandardServices
 public final class EntitlementClient: Sendable {
     private let transport: GRPCClient
     private let apiKey: String?
+    /// Sent as the `entitlements-user-token` metadata of every call, for a tenant that requires user tokens.
+    private let userToken: String?
     /// Applied to every call that does not pass its own.
     public let defaultTimeout: Duration?
 
-    public init(configuration: GRPCClientConfiguration, apiKey: String? = nil, defaultTimeout: Duration? = .seconds(10))
-        throws(TransportError)
-    {
+    public init(
+        configuration: GRPCClientConfiguration, apiKey: String? = nil, userToken: String? = nil,
+        defaultTimeout: Duration? = .seconds(10)
+    ) throws(TransportError) {
         transport = try GRPCClient(configuration: configuration)
         self.apiKey = apiKey
+        self.userToken = userToken
         self.defaultTimeout = defaultTimeout
     }
 
@@ -75,6 +79,7 @@ public final class EntitlementClient: Sendable {
     ) -> GRPCClientCall {
         var headers = metadata
         if let apiKey { headers.addString("Bearer \(apiKey)", forKey: "authorization") }
+        if let userToken { headers.addString(userToken, forKey: "entitlements-user-token") }
         return transport.call(path: method.path, request: request.serializedBytes(), metadata: headers, timeout: timeout)
     }
 }

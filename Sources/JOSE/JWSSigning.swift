@@ -31,6 +31,14 @@ public enum JWSSigning {
         }
     }
 
+    /// `base64url(header).base64url(payload).base64url(HMAC-SHA256 over the first two parts with secret)`: HS256, for
+    /// tokens signed with a shared secret (a tenant backend's user tokens, made by `entctl dev user-token`).
+    public static func signHS256(headerJSON: [UInt8], payload: [UInt8], secret: [UInt8]) -> String {
+        let signingInput = encodedHeader(headerJSON) + "." + Base64.encode(payload, alphabet: .url, padded: false)
+        let mac = HMACSHA256.authenticationCode(for: Array(signingInput.utf8), key: secret)
+        return signingInput + "." + Base64.encode(mac, alphabet: .url, padded: false)
+    }
+
     /// `{"alg":"<alg>","x5c":["<base64 DER>", ...]}`; `x5c` left out when nil.
     public static func headerJSON(alg: String = "ES256", x5c: [Certificate]?) -> [UInt8] {
         var json = #"{"alg":"\#(alg)""#

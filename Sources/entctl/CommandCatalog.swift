@@ -31,6 +31,10 @@ extension CommandHelp {
             keyNote: nil,
             commands: [devStripe]),
         CommandGroup(
+            title: "User tokens, for development (signed with the demo tenant's HS256 secret unless --secret)",
+            keyNote: nil,
+            commands: [devUserToken]),
+        CommandGroup(
             title: "A local backend for the tenant's webhooks, for development (the demo endpoint's secret unless --secret)",
             keyNote: nil,
             commands: [devWebhookReceiver]),
@@ -459,7 +463,7 @@ extension CommandHelp {
             + "[options]",
         summary: "sign App Store data, Google Play notifications and Stripe webhooks with local keys, and receive the "
             + "tenant's webhooks, for development",
-        details: [""] + columns((devCommands + devPlayCommands + [devStripe, devWebhookReceiver]).map { ($0.name, $0.summary) })
+        details: [""] + columns((devCommands + devPlayCommands + [devStripe, devUserToken, devWebhookReceiver]).map { ($0.name, $0.summary) })
             + [
             "",
             "The signing commands use \(DevCommands.defaultDirectory), the CA the demo tenant trusts for Sandbox, and",
@@ -559,6 +563,25 @@ extension CommandHelp {
     // MARK: dev (Google Play)
 
     static let devPlayCommands = [devPlayKey, devPlayNotify]
+
+    static let devUserToken = CommandHelp(
+        name: "dev user-token", arguments: "APP_USER_ID [options]",
+        summary: "print a user token for APP_USER_ID, signed as a tenant's backend would (HS256)",
+        details: [
+            "",
+            "A JWT with sub APP_USER_ID, aud the tenant, iss, iat, exp and jti, signed with one of the tenant's",
+            "user_tokens.hs256_secrets (default: the demo tenant's). Apps send it as the entitlements-user-token",
+            "metadata; a tenant whose user_tokens.mode is required refuses app calls without one.",
+            "",
+            "  entctl dev user-token alice",
+            "  entctl status alice --user-token \"$(entctl dev user-token alice)\"",
+        ],
+        options: [
+            ("--tenant ID", "the token's aud (default demo)"),
+            ("--secret S", "the HS256 secret (default the demo tenant's, \(DevCommands.demoUserTokenSecret))"),
+            ("--issuer ISS", "the token's iss (default \(DevCommands.demoUserTokenIssuer), the demo tenant's)"),
+            ("--ttl SECONDS", "how long it is valid (default 600; at most the tenant's max_lifetime_seconds is accepted)"),
+        ])
 
     static let devStripe = CommandHelp(
         name: "dev stripe", arguments: "TYPE --tenant ID [options]",

@@ -59,6 +59,7 @@ struct CommandHelp {
         ("--tls", "connect with TLS (verifying the server's certificate)"),
         ("--ca FILE", "PEM file of trusted certificates for --tls (default: the system store)"),
         ("--server-name NAME", "name to verify and send as SNI with --tls (default: the host)"),
+        ("--user-token JWT", "the user token app calls carry for a tenant that requires them (entctl dev user-token)"),
         ("--timeout SECONDS", "deadline of each call (default 10; watch has none)"),
         ("--help", "show this help, or after a command that command's"),
         ("--version", "print the version"),

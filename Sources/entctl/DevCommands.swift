@@ -15,7 +15,7 @@ extension Entctl {
         guard let subcommand = arguments.subcommand() else {
             throw UsageError(
                 description: "dev needs a command: init, sign-transaction, sign-renewal-info, sign-notification, notify, "
-                    + "play-key, play-notify, stripe or webhook-receiver")
+                    + "play-key, play-notify, stripe, user-token or webhook-receiver")
         }
         let commands = DevCommands(
             arguments: subcommand, printer: printer, address: options.address, timeout: options.timeout)
@@ -28,6 +28,7 @@ extension Entctl {
         case "dev play-key": return try commands.playKey()
         case "dev play-notify": return try await commands.playNotify()
         case "dev stripe": return try await commands.stripe()
+        case "dev user-token": return try commands.userToken()
         case "dev webhook-receiver": return try await commands.webhookReceiver()
         default: throw CommandHelp.unknownCommand(subcommand.command)
         }

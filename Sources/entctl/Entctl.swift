@@ -64,7 +64,8 @@ struct Entctl {
             configuration.tls = .init(trustedCertificatesPath: options.caFile, serverName: options.serverName)
         }
         return try EntitlementClient(
-            configuration: configuration, apiKey: options.apiKey(for: key), defaultTimeout: options.timeout)
+            configuration: configuration, apiKey: options.apiKey(for: key), userToken: options.userToken,
+            defaultTimeout: options.timeout)
     }
 
     /// A command of one non-empty argument, `what`: `call` asks the server through the client for `key`, and the

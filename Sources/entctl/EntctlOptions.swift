@@ -16,6 +16,8 @@ struct EntctlOptions {
     var serverName: String?
     /// `--key`, else `ENTCTL_KEY`; nil means the command's demo key (see ``apiKey(for:)``).
     var explicitKey: String?
+    /// `--user-token`: sent as the `entitlements-user-token` metadata, for tenants that require user tokens.
+    var userToken: String?
     var timeout: Duration = .seconds(10)
     var json = false
     var command: String?
@@ -42,7 +44,7 @@ struct EntctlOptions {
     }
 
     /// The global options that take a value.
-    static let globalValueOptions: Set<String> = ["--addr", "--key", "--ca", "--server-name", "--timeout"]
+    static let globalValueOptions: Set<String> = ["--addr", "--key", "--user-token", "--ca", "--server-name", "--timeout"]
 
     /// Command options that take a value, and those that do not; which command accepts which is checked by the
     /// command itself (``CommandArguments``).
@@ -148,6 +150,10 @@ struct EntctlOptions {
                 let text = try value()
                 guard !text.isEmpty else { throw UsageError(description: "option --key needs a non-empty value") }
                 options.explicitKey = text
+            case "--user-token":
+                let text = try value()
+                guard !text.isEmpty else { throw UsageError(description: "option --user-token needs a non-empty value") }
+                options.userToken = text
             case "--timeout":
                 let text = try value()
                 guard let seconds = Double(text), seconds > 0, seconds <= Double(Seconds.perDay) else {
