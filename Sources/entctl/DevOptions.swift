@@ -12,7 +12,7 @@ extension EntctlOptions {
         "--renewal-info", "--tenant", "--package", "--token", "--sku", "--order-id", "--refund-type", "--audience",
         "--email", "--message-id", "--event-time", "--secret", "--object", "--event-id", "--created", "--subscription",
         "--customer", "--price", "--status", "--period-end", "--app-user-id", "--session", "--mode", "--payment-intent",
-        "--payment-status", "--invoice", "--charge", "--dispute", "--listen",
+        "--payment-status", "--invoice", "--charge", "--dispute", "--listen", "--issuer", "--ttl",
     ]
     static let devFlagOptions: Set<String> = [
         "--force", "--billing-retry", "--upgraded", "--livemode", "--cancel-at-period-end", "--partial",

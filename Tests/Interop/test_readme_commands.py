@@ -15,6 +15,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -199,3 +200,14 @@ def test_the_connect_lines(demo_tenants_server):
     assert streamed[0]["kind"] == "SNAPSHOT" and streamed[0]["customer"]["appUserId"] == "carol", streamed
     assert streamed[-1] == {"error": {"code": "deadline_exceeded", "message": "Deadline exceeded."}}, streamed
     assert json.loads("\n".join(lines[buf_start:]))["customer"]["appUserId"] == "carol", result.stdout
+
+
+def test_the_user_token_lines(demo_tenants_server):
+    """The "User tokens" block as written: the demo tenant observes, and these calls' tokens are accepted."""
+    result = run_block(readme_block("## User tokens (proving the app user ID)"), demo_tenants_server)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "alice" in result.stdout, result.stdout
+    deadline = time.monotonic() + 10
+    while "user_token=accepted" not in demo_tenants_server.log() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert "user_token=accepted" in demo_tenants_server.log()
