@@ -1,8 +1,5 @@
-import BoundedText
 public import EntitlementDomain
-import FileAccess
 import GooglePlayAPI
-import JOSE
 public import OutboundHTTP
 import SigningKeys
 import Synchronization
@@ -24,21 +21,10 @@ public final class PushTokenVerifiers: Sendable {
         let keys: PublishedKeySet
         switch source {
         case .url(let text):
-            guard let url = OutboundURL(text) else {
-                throw .tenantMisconfigured("The notifications' jwks_url \(text.quotedForMessage) is not a URL.")
-            }
-            let clock = now
-            keys = PublishedKeySet(url: url, http: http, target: .googleSigningKeys) { clock().milliseconds }
+            keys = try PublishedKeySet.fetching(
+                url: text, setting: "play_store.notifications.jwks_url", http: http, target: .googleSigningKeys, now: now)
         case .file(let path):
-            switch FileSystem.readFile(path) {
-            case .failure(let error): throw .tenantMisconfigured("Cannot read the notifications' jwks_file: \(error)")
-            case .success(let bytes):
-                do throws(JOSEError) {
-                    keys = PublishedKeySet(fixed: try JSONWebKeySet(json: bytes))
-                } catch {
-                    throw .tenantMisconfigured("The notifications' jwks_file \(path.quotedForMessage) is not a JWKS: \(error.message)")
-                }
-            }
+            keys = try PublishedKeySet.reading(file: path, setting: "play_store.notifications.jwks_file")
         }
         let verifier = PushTokenVerifier(keys: keys)
         return verifiers.withLock { cache in

@@ -1,7 +1,4 @@
-import BoundedText
 public import EntitlementDomain
-import FileAccess
-import JOSE
 import Metrics
 public import OutboundHTTP
 import RPCCore
@@ -141,25 +138,13 @@ public final class UserTokenGate: Sendable {
         switch settings.keySource {
         case nil: break
         case .file(let path):
-            switch FileSystem.readFile(path) {
-            case .failure(let error): throw .tenantMisconfigured("Cannot read user_tokens.jwks_file: \(error)")
-            case .success(let bytes):
-                do throws(JOSEError) {
-                    keys = PublishedKeySet(fixed: try JSONWebKeySet(json: bytes))
-                } catch {
-                    throw .tenantMisconfigured(
-                        "user_tokens.jwks_file \(path.quotedForMessage) is not a JWKS: \(error.message)")
-                }
-            }
+            keys = try PublishedKeySet.reading(file: path, setting: "user_tokens.jwks_file")
         case .url(let text):
-            guard let url = OutboundURL(text) else {
-                throw .tenantMisconfigured("user_tokens.jwks_url \(text.quotedForMessage) is not a URL.")
-            }
             guard let http else {
                 throw .tenantMisconfigured("user_tokens.jwks_url needs outbound HTTP, which this server is not given.")
             }
-            let clock = now
-            keys = PublishedKeySet(url: url, http: http, target: .userTokenKeys) { clock().milliseconds }
+            keys = try PublishedKeySet.fetching(
+                url: text, setting: "user_tokens.jwks_url", http: http, target: .userTokenKeys, now: now)
         }
         let verifier = UserTokenVerifier(tenantID: tenant.id, settings: settings, keys: keys)
         verifiers.withLock { $0[tenant.id] = (settings, verifier) }
