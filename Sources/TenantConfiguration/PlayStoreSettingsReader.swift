@@ -89,26 +89,8 @@ extension TenantConfigReader {
             "the email of the service account the Pub/Sub push subscription authenticates as"
         ) { text throws(TenantRuleError) in try PlayNotificationSettings.checkPushServiceAccount(text) }
 
-        var nodes: [String: JSONNode] = [:]
-        nodes[".jwks_file"] = members["jwks_file"]
-        try rule(node, path, nodes: nodes) { () throws(TenantRuleError) in
-            try PlayNotificationSettings.checkOneSigningKeySource(
-                jwksURLGiven: members["jwks_url"] != nil, jwksFileGiven: members["jwks_file"] != nil)
-        }
-        var signingKeys = PlayNotificationSettings.SigningKeys.url(PlayNotificationSettings.defaultJWKSURL)
-        if let urlNode = members["jwks_url"] {
-            let text = try string(urlNode, path: path + ".jwks_url")
-            try rule(urlNode, path + ".jwks_url") { () throws(TenantRuleError) in
-                try PlayNotificationSettings.checkJWKSURL(text)
-            }
-            signingKeys = .url(text)
-        } else if let fileNode = members["jwks_file"] {
-            let text = try string(fileNode, path: path + ".jwks_file")
-            signingKeys = .file(
-                try rule(fileNode, path + ".jwks_file") { () throws(TenantRuleError) in
-                    try PlayNotificationSettings.jwksFile(text, against: directory)
-                })
-        }
+        let signingKeys =
+            try signingKeySource(of: members, in: node, at: path) ?? .url(PlayNotificationSettings.defaultJWKSURL)
 
         let verifies = try optionalFlag("verify_push_tokens", of: members, at: path, absent: true)
 

@@ -38,26 +38,7 @@ extension TenantConfigReader {
                 return bytes
             }.elements
         }
-        var nodes: [String: JSONNode] = [:]
-        nodes[".jwks_file"] = members["jwks_file"]
-        try rule(node, path, nodes: nodes) { () throws(TenantRuleError) in
-            try PlayNotificationSettings.checkOneSigningKeySource(
-                jwksURLGiven: members["jwks_url"] != nil, jwksFileGiven: members["jwks_file"] != nil)
-        }
-        var keySource: UserTokenSettings.KeySource?
-        if let urlNode = members["jwks_url"] {
-            let text = try string(urlNode, path: path + ".jwks_url")
-            try rule(urlNode, path + ".jwks_url") { () throws(TenantRuleError) in
-                try PlayNotificationSettings.checkJWKSURL(text)
-            }
-            keySource = .url(text)
-        } else if let fileNode = members["jwks_file"] {
-            let text = try string(fileNode, path: path + ".jwks_file")
-            keySource = .file(
-                try rule(fileNode, path + ".jwks_file") { () throws(TenantRuleError) in
-                    try PlayNotificationSettings.jwksFile(text, against: directory)
-                })
-        }
+        let keySource = try signingKeySource(of: members, in: node, at: path)
         try rule(node, path) { () throws(TenantRuleError) in
             try UserTokenSettings.checkHasKeys(mode: mode, secrets: secrets.count, keySource: keySource)
         }

@@ -149,7 +149,7 @@ import Testing
             "http://localhost:65535/a/b", "http://[::1]/",
         ] {
             #expect(throws: Never.self, "\(url)") { try PlayStoreSettings.checkAPIBaseURL(url) }
-            #expect(throws: Never.self, "\(url)") { try PlayNotificationSettings.checkJWKSURL(url) }
+            #expect(throws: Never.self, "\(url)") { try SigningKeySource.checkURL(url) }
         }
         for url in [
             "", "example.com", "/v3", "ftp://example.com", "https://", "https://:443/", "https://a:b@example.com",
@@ -186,12 +186,12 @@ import Testing
 
     @Test func notificationRules() {
         let both = #expect(throws: TenantRuleError.self) {
-            try PlayNotificationSettings.checkOneSigningKeySource(jwksURLGiven: true, jwksFileGiven: true)
+            try SigningKeySource.checkOneGiven(url: true, file: true)
         }
         #expect(both?.code == .conflictingFields)
         #expect(both?.path == ".jwks_file")
         for (url, file) in [(true, false), (false, true), (false, false)] {
-            #expect(throws: Never.self) { try PlayNotificationSettings.checkOneSigningKeySource(jwksURLGiven: url, jwksFileGiven: file) }
+            #expect(throws: Never.self) { try SigningKeySource.checkOneGiven(url: url, file: file) }
         }
         for account in ["rtdn@project.iam.gserviceaccount.com", "a@b.c"] {
             #expect(throws: Never.self) { try PlayNotificationSettings.checkPushServiceAccount(account) }

@@ -353,15 +353,7 @@ extension PlayNotificationSettings {
         try TenantRuleError.at(".push_service_account") { () throws(TenantRuleError) in
             try Self.checkPushServiceAccount(pushServiceAccount)
         }
-        switch signingKeys {
-        case .url(let url):
-            try TenantRuleError.at(".jwks_url") { () throws(TenantRuleError) in try Self.checkJWKSURL(url) }
-        case .file(let path):
-            settings.signingKeys = .file(
-                try TenantRuleError.at(".jwks_file") { () throws(TenantRuleError) in
-                    try Self.jwksFile(path, against: directory)
-                })
-        }
+        settings.signingKeys = try signingKeys.validated(directory: directory)
         return settings
     }
 
@@ -397,47 +389,6 @@ extension PlayNotificationSettings {
                 "expected the email of the service account the Pub/Sub push subscription authenticates as, such as "
                     + "\"rtdn-push@PROJECT.iam.gserviceaccount.com\"; \(shown) does not look like an email address")
         }
-    }
-
-    /// At most one of `jwks_url` and `jwks_file` (neither: Google's keys). The error is at `.jwks_file`.
-    package static func checkOneSigningKeySource(jwksURLGiven: Bool, jwksFileGiven: Bool) throws(TenantRuleError) {
-        if jwksURLGiven && jwksFileGiven {
-            throw TenantRuleError(
-                .conflictingFields, at: ".jwks_file",
-                "\"jwks_url\" and \"jwks_file\" are both given; give at most one: the URL of the push tokens' "
-                    + "signing keys, or a file holding them, or neither for Google's (\(defaultJWKSURL))")
-        }
-    }
-
-    /// A JWKS URL: see ``PlayStoreSettings/checkServiceURL(_:)``.
-    package static func checkJWKSURL(_ text: String) throws(TenantRuleError) {
-        try PlayStoreSettings.checkServiceURL(text)
-    }
-
-    /// The JWKS file's absolute path (`text` resolved against `directory`), once it is readable and a JSON object
-    /// with a non-empty `keys` array of objects. The keys are left for the push-token verifier to parse.
-    package static func jwksFile(_ text: String, against directory: String) throws(TenantRuleError) -> String {
-        if text.isEmpty { throw TenantRuleError(.invalidValue, "the JWKS file path is empty") }
-        let resolved = FileSystem.resolve(text, against: directory)
-        let json = try PlayStoreSettings.keyFileJSON(resolved, what: "JWKS file")
-        let problem = jwksProblem(json)
-        if let problem {
-            throw TenantRuleError(
-                .unreadableKeyFile, "\"\(resolved)\" is not a JWKS file (a JSON object with a \"keys\" array): \(problem)")
-        }
-        return resolved
-    }
-
-    /// What is wrong with a JWKS file's JSON, or nil.
-    static func jwksProblem(_ json: JSONValue) -> String? {
-        guard case .object = json else { return "it is not a JSON object" }
-        guard case .array(let keys) = json["keys"] else { return "it has no \"keys\" array" }
-        if keys.isEmpty { return "its \"keys\" is empty, so no push token could be verified" }
-        let allObjects = keys.allSatisfy { key in
-            if case .object = key { true } else { false }
-        }
-        if !allObjects { return "its \"keys\" holds something other than objects" }
-        return nil
     }
 }
 

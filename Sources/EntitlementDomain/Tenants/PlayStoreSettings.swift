@@ -20,13 +20,8 @@ public struct PlayNotificationSettings: Sendable, Hashable {
     /// Google's published OIDC signing keys.
     public static let defaultJWKSURL = "https://www.googleapis.com/oauth2/v3/certs"
 
-    /// Where the push token's signing keys come from.
-    public enum SigningKeys: Sendable, Hashable {
-        /// A JWKS URL, fetched and cached (Google's by default; tests point it at a fake).
-        case url(String)
-        /// A JWKS file read when the tenant loads (absolute path).
-        case file(String)
-    }
+    /// Where the push token's signing keys come from (Google's JWKS URL by default; tests point it at a fake).
+    public typealias SigningKeys = SigningKeySource
 
     /// The push token's `aud`: the audience set on the push subscription (by default its endpoint URL).
     public var audience: String

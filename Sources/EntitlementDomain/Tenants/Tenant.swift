@@ -153,7 +153,7 @@ public struct Tenant: Hashable, Sendable {
                 try retention.validated()
             }
             let checkedUserTokens = try TenantRuleError.at(".user_tokens") { () throws(TenantRuleError) in
-                try userTokens.validated()
+                try userTokens.validated(directory: FileSystem.currentDirectory())
             }
             for (field, commission) in [
                 ("app_store", commissions.appStore), ("play_store", commissions.playStore), ("stripe", commissions.stripe),

@@ -20,20 +20,13 @@ public struct UserTokenSettings: Sendable, Hashable {
         case off, observe, required
     }
 
-    /// Where the public keys of ES256 and RS256 tokens come from.
-    public enum KeySource: Sendable, Hashable {
-        /// A JWKS file, resolved against the tenants file's directory.
-        case file(String)
-        /// A JWKS document fetched over HTTPS.
-        case url(String)
-    }
-
     public var mode: Mode
     public var issuer: String
     public var maxLifetimeSeconds: Int64
     /// HS256 secrets (their UTF-8 bytes); empty when the tenant signs asymmetrically only.
     public var hs256Secrets: [[UInt8]]
-    public var keySource: KeySource?
+    /// Where the public keys of ES256 and RS256 tokens come from.
+    public var keySource: SigningKeySource?
     public var allowsAnonymous: Bool
 
     public static let defaultMaxLifetimeSeconds: Int64 = 3_600
@@ -47,7 +40,7 @@ public struct UserTokenSettings: Sendable, Hashable {
         allowsAnonymous: true)
 
     public init(
-        mode: Mode, issuer: String, maxLifetimeSeconds: Int64, hs256Secrets: [[UInt8]], keySource: KeySource?,
+        mode: Mode, issuer: String, maxLifetimeSeconds: Int64, hs256Secrets: [[UInt8]], keySource: SigningKeySource?,
         allowsAnonymous: Bool
     ) {
         self.mode = mode
@@ -60,10 +53,11 @@ public struct UserTokenSettings: Sendable, Hashable {
 
     // MARK: Rules (errors are relative to the checked value, as for the other settings)
 
-    /// These settings checked as a configured `user_tokens` would be (a JWKS file's path as given). Error paths are
-    /// relative to `user_tokens`.
-    package func validated() throws(TenantRuleError) -> UserTokenSettings {
+    /// These settings checked as a configured `user_tokens` would be (a JWKS file's path resolved against
+    /// `directory`). Error paths are relative to `user_tokens`.
+    package func validated(directory: String) throws(TenantRuleError) -> UserTokenSettings {
         guard mode != .off || !issuer.isEmpty else { return self }
+        var settings = self
         try TenantRuleError.at(".issuer") { () throws(TenantRuleError) in try Self.checkIssuer(issuer) }
         try TenantRuleError.at(".max_lifetime_seconds") { () throws(TenantRuleError) in
             try Self.checkMaxLifetime(maxLifetimeSeconds)
@@ -78,8 +72,9 @@ public struct UserTokenSettings: Sendable, Hashable {
                 }
             }
         }
+        settings.keySource = try keySource?.validated(directory: directory)
         try Self.checkHasKeys(mode: mode, secrets: hs256Secrets.count, keySource: keySource)
-        return self
+        return settings
     }
 
     package static func checkIssuer(_ issuer: String) throws(TenantRuleError) {
@@ -109,7 +104,7 @@ public struct UserTokenSettings: Sendable, Hashable {
     }
 
     /// A mode other than `off` needs a way to check tokens.
-    package static func checkHasKeys(mode: Mode, secrets: Int, keySource: KeySource?) throws(TenantRuleError) {
+    package static func checkHasKeys(mode: Mode, secrets: Int, keySource: SigningKeySource?) throws(TenantRuleError) {
         guard mode == .off || secrets > 0 || keySource != nil else {
             throw TenantRuleError(
                 .invalidValue, "mode \"\(mode.rawValue)\" needs hs256_secrets, jwks_file or jwks_url to check tokens with")
