@@ -318,26 +318,29 @@ public struct EntitlementService: RPCService {
         try log.answer(context, requires: .publicKey, scope: .read, in: tenants) { caller, fields in
             let appUserID = try AppUserID.validate(request.appUserID)
             let tenantID = caller.tenant.id
-            /// The answer after a wait: for the customer's read, or first for the tenant's user-token keys.
-            let later: @Sendable (inout CallLog.Fields) async throws -> [UInt8] = { fields in
-                let (state, memo) = try await engine.customers.memoizedState(tenantID: tenantID, appUserID: appUserID)
-                guard state.customerID != nil else {
-                    throw engine.privacy.unknownCustomer(
-                        tenantID: tenantID, appUserID: appUserID, otherwise: .notIdentified(appUserID))
-                }
-                return try Self.syncStatusResponse(state, memo, appUserID, engine, &fields)
-            }
             guard try userTokens.checkNow(caller, context, appUserID: appUserID, &fields) != nil else {
                 return .later { fields in
                     try await userTokens.check(caller, context, appUserID: appUserID, &fields)
-                    return try await later(&fields)
+                    return try await Self.syncStatusAfterRead(tenantID, appUserID, engine, &fields)
                 }
             }
             if let cached = engine.customers.cachedState(tenantID: tenantID, appUserID: appUserID) {
                 return .now(try Self.syncStatusResponse(cached.state, cached.memo, appUserID, engine, &fields))
             }
-            return .later(later)
+            return .later { fields in try await Self.syncStatusAfterRead(tenantID, appUserID, engine, &fields) }
         }
+    }
+
+    /// SyncStatus's answer for a customer the cache did not hold: read first (made only then: a closure made for
+    /// every call would cost the cached path an allocation).
+    private static func syncStatusAfterRead(
+        _ tenantID: String, _ appUserID: String, _ engine: CustomerEngine, _ fields: inout CallLog.Fields
+    ) async throws -> [UInt8] {
+        let (state, memo) = try await engine.customers.memoizedState(tenantID: tenantID, appUserID: appUserID)
+        guard state.customerID != nil else {
+            throw engine.privacy.unknownCustomer(tenantID: tenantID, appUserID: appUserID, otherwise: .notIdentified(appUserID))
+        }
+        return try syncStatusResponse(state, memo, appUserID, engine, &fields)
     }
 
     /// A `SyncStatusResponse`'s bytes.
