@@ -1,5 +1,6 @@
 public import EntitlementDomain
 public import EntitlementServices
+import BoundedText
 import EntitlementStorage
 public import HTTP1
 import HTTP2Transport
@@ -206,6 +207,9 @@ public struct ServerWiring: Sendable {
             routes.register("GET", "/healthz") { _ in .text(200, "ok\n") }
             let readiness = ReadinessCheck(repository: repository, isDraining: isDraining)
             routes.register("GET", "/readyz") { _ in await readiness.respond() }
+            routes.register("GET", "/.well-known/entitlementd/{tenant_id}/jwks.json") { request in
+                Self.statusKeysResponse(tenants, tenantID: request.pathParameters["tenant_id"] ?? "")
+            }
             routes.register("POST", "/v1/apple/notifications/{tenant_id}") { request in
                 let reply = await notifications.receive(
                     tenantID: request.pathParameters["tenant_id"] ?? "", body: request.body)
@@ -238,6 +242,19 @@ public struct ServerWiring: Sendable {
             }
         }
         metrics.add([httpRouter.requests, httpRouter.durations])
+    }
+
+    /// The keys a tenant signs status with, for apps to pin: public, so any page may read them; cached for an hour
+    /// (a key is published long before it signs, see StatusSigningSettings).
+    static func statusKeysResponse(_ tenants: TenantRegistry, tenantID: String) -> HTTPResponse {
+        guard let keySet = tenants.statusKeySet(tenantID: tenantID) else {
+            return .text(404, "No tenant \(tenantID.quotedForMessage) signs status here.\n")
+        }
+        var response = HTTPResponse(status: 200, body: keySet)
+        response.headers.add(name: "content-type", value: "application/jwk-set+json")
+        response.headers.add(name: "cache-control", value: "public, max-age=3600")
+        response.headers.add(name: "access-control-allow-origin", value: "*")
+        return response
     }
 
     /// A router with only `GET /metrics`, for a separate metrics listener (`[metrics] listen`).

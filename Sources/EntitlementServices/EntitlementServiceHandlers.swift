@@ -95,7 +95,9 @@ public struct EntitlementService: RPCService {
                 tenantID: tenant.id, appUserID: request.appUserID, anonymousID: anonymousID)
             fields.appUserID = outcome.state.appUserID
             var response = IdentifyResponse()
-            response.customer = CustomerStatus(outcome.state, serverTime: engine.now())
+            let now = engine.now()
+            response.customer = CustomerStatus(outcome.state, serverTime: now)
+            try response.customer?.sign(outcome.state, askedAs: request.appUserID, tenant: tenant, at: now)
             response.created = outcome.created
             response.merged = outcome.merged
             response.appAccountToken = outcome.appAccountToken
@@ -134,7 +136,10 @@ public struct EntitlementService: RPCService {
                     address: trustedProxies.clientAddress(peer: context.peer, metadata: context.metadata))
                 let redeemed = try await redeem(redemption.code, by: caller, tenant: tenant)
                 fields.appUserID = redeemed.outcome.state.appUserID
-                return PurchaseResponse(redeemed, serverTime: engine.now())
+                let now = engine.now()
+                var response = PurchaseResponse(redeemed, serverTime: now)
+                try response.customer?.sign(redeemed.outcome.state, askedAs: appUserID, tenant: tenant, at: now)
+                return response
             case nil:
                 throw DomainError.invalidRequest(
                     "purchase is required: set app_store.signed_transaction, play_store.purchase_token or web_redemption.code.")
@@ -145,7 +150,9 @@ public struct EntitlementService: RPCService {
             if record.acknowledgement.state == .pending { acknowledger?.wake() }
             fields.appUserID = outcome.state.appUserID
             var response = PurchaseResponse()
-            response.customer = CustomerStatus(outcome.state, serverTime: engine.now())
+            let now = engine.now()
+            response.customer = CustomerStatus(outcome.state, serverTime: now)
+            try response.customer?.sign(outcome.state, askedAs: appUserID, tenant: tenant, at: now)
             response.transferredFromAppUserID = outcome.transferredFrom.first ?? ""
             response.result = outcome.purchases.first.map { PurchaseResult(record, applied: $0) }
             return response
@@ -203,7 +210,9 @@ public struct EntitlementService: RPCService {
             fields.appUserID = outcome.state.appUserID
             let results = zip(attached, outcome.purchases).map(PurchaseResult.init)
             var response = RestoreResponse()
-            response.customer = CustomerStatus(outcome.state, serverTime: engine.now())
+            let now = engine.now()
+            response.customer = CustomerStatus(outcome.state, serverTime: now)
+            try response.customer?.sign(outcome.state, askedAs: appUserID, tenant: tenant, at: now)
             response.transferredFromAppUserIDs = outcome.transferredFrom
             response.results = Array(results.prefix(records.count))
             response.appStoreHistories = histories.map { history in
@@ -318,40 +327,49 @@ public struct EntitlementService: RPCService {
         try log.answer(context, requires: .publicKey, scope: .read, in: tenants) { caller, fields in
             let appUserID = try AppUserID.validate(request.appUserID)
             let tenantID = caller.tenant.id
+            let signing = caller.tenant.signedStatus
             guard try userTokens.checkNow(caller, context, appUserID: appUserID, &fields) != nil else {
                 return .later { fields in
                     try await userTokens.check(caller, context, appUserID: appUserID, &fields)
-                    return try await Self.syncStatusAfterRead(tenantID, appUserID, engine, &fields)
+                    return try await Self.syncStatusAfterRead(tenantID, appUserID, signing, engine, &fields)
                 }
             }
             if let cached = engine.customers.cachedState(tenantID: tenantID, appUserID: appUserID) {
-                return .now(try Self.syncStatusResponse(cached.state, cached.memo, appUserID, engine, &fields))
+                return .now(
+                    try Self.syncStatusResponse(cached.state, cached.memo, appUserID, tenantID, signing, engine, &fields))
             }
-            return .later { fields in try await Self.syncStatusAfterRead(tenantID, appUserID, engine, &fields) }
+            return .later { fields in try await Self.syncStatusAfterRead(tenantID, appUserID, signing, engine, &fields) }
         }
     }
 
     /// SyncStatus's answer for a customer the cache did not hold: read first (made only then: a closure made for
     /// every call would cost the cached path an allocation).
     private static func syncStatusAfterRead(
-        _ tenantID: String, _ appUserID: String, _ engine: CustomerEngine, _ fields: inout CallLog.Fields
+        _ tenantID: String, _ appUserID: String, _ signing: StatusSigningSettings?, _ engine: CustomerEngine,
+        _ fields: inout CallLog.Fields
     ) async throws -> [UInt8] {
         let (state, memo) = try await engine.customers.memoizedState(tenantID: tenantID, appUserID: appUserID)
         guard state.customerID != nil else {
             throw engine.privacy.unknownCustomer(tenantID: tenantID, appUserID: appUserID, otherwise: .notIdentified(appUserID))
         }
-        return try syncStatusResponse(state, memo, appUserID, engine, &fields)
+        return try syncStatusResponse(state, memo, appUserID, tenantID, signing, engine, &fields)
     }
 
-    /// A `SyncStatusResponse`'s bytes.
+    /// A `SyncStatusResponse`'s bytes, its status signed when `signing` is set.
     private static func syncStatusResponse(
-        _ state: CustomerState, _ memo: StateMemo?, _ appUserID: String, _ engine: CustomerEngine,
-        _ fields: inout CallLog.Fields
+        _ state: CustomerState, _ memo: StateMemo?, _ appUserID: String, _ tenantID: String,
+        _ signing: StatusSigningSettings?, _ engine: CustomerEngine, _ fields: inout CallLog.Fields
     ) throws(DomainError) -> [UInt8] {
         guard state.customerID != nil else { throw DomainError.notIdentified(appUserID) }
         fields.appUserID = state.appUserID
         func encodedState() -> [UInt8] { CustomerStatus(state).serializedBytes() }
         let customer = memo?.bytes(orMake: encodedState) ?? encodedState()
-        return SyncStatusResponse.encoding(customer: customer, serverTime: ProtoTimestamp(engine.now()))
+        let now = engine.now()
+        guard let signing else {
+            return SyncStatusResponse.encoding(customer: customer, serverTime: ProtoTimestamp(now))
+        }
+        let signed = try StatusSigning.token(
+            state, memo: memo, askedAs: appUserID, tenantID: tenantID, settings: signing, at: now)
+        return SyncStatusResponse.encoding(customer: customer, serverTime: ProtoTimestamp(now), signedStatus: signed)
     }
 }

@@ -40,6 +40,9 @@ final class StatusStream {
     private var queuedSent = 0
     /// The customer's version the client has been sent; live updates at or below it are skipped.
     private var lastVersion: UInt64 = 0
+    /// The tenant's `signed_status` as of the tenants' generation beside it, looked up again after a reload (not on
+    /// every message: the tenants' lock is shared by every core).
+    private var signing: (settings: StatusSigningSettings?, generation: UInt64)?
 
     /// The call has begun.
     @inline(never)
@@ -204,8 +207,24 @@ final class StatusStream {
 
     private func message(_ update: StatusUpdate, as kind: ServiceMetrics.StreamMessage) -> Message {
         // A replayed event carries the status as it was then, so the time it was computed, not the replay's.
-        let event = StatusEvent(update, serverTime: update.computedAt ?? streams.engine.now())
+        let serverTime = update.computedAt ?? streams.engine.now()
+        var event = StatusEvent(update, serverTime: serverTime)
+        if let signing = currentSigning() {
+            // A signing failure (never expected) sends the event unsigned: the app then keeps what it has verified.
+            event.customer?.signedStatus =
+                (try? StatusSigning.sign(update.state, askedAs: appUserID, tenantID: tenantID, settings: signing, at: serverTime))?
+                .token ?? ""
+        }
         return Message(event: EncodedMessage(event.serializedBytes()), kind: kind, origin: update.origin)
+    }
+
+    /// The keys the tenant signs status with now, nil when it does not.
+    private func currentSigning() -> StatusSigningSettings? {
+        let generation = streams.tenants.generation
+        if let signing, signing.generation == generation { return signing.settings }
+        let settings = streams.tenants.directory.tenant(id: tenantID)?.signedStatus
+        signing = (settings, generation)
+        return settings
     }
 
     /// Reads the customer the cache did not hold, so ``open(heartbeatOn:)`` can go on: the first time into the cache,

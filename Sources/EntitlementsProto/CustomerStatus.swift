@@ -4,6 +4,8 @@ public import ProtobufWire
 public struct CustomerStatus: ProtoMessage {
     /// `server_time`'s field number: ``SyncStatusResponse/encoding(customer:serverTime:)`` writes it after the rest.
     public static let serverTimeField = 4
+    /// `signed_status`'s field number: written after `server_time`, like it.
+    public static let signedStatusField = 5
 
     /// Canonical id (the surviving one after merges).
     public var appUserID = ""
@@ -11,6 +13,8 @@ public struct CustomerStatus: ProtoMessage {
     /// Grows by exactly one per change to the customer.
     public var version: UInt64 = 0
     public var serverTime: ProtoTimestamp?
+    /// The status as a compact JWS signed with the tenant's key; empty when the tenant does not sign status.
+    public var signedStatus = ""
     public var unknownFields: [UInt8] = []
 
     public init() {}
@@ -32,6 +36,7 @@ public struct CustomerStatus: ProtoMessage {
             case 2: status = try reader.decodeMessage(tag)
             case 3: version = try reader.decodeUInt64(tag)
             case Self.serverTimeField: serverTime = try reader.decodeMessage(tag)
+            case Self.signedStatusField: signedStatus = try reader.decodeString(tag)
             default: unknownFields += try reader.skipField(tag)
             }
         }
@@ -42,6 +47,7 @@ public struct CustomerStatus: ProtoMessage {
         writer.writeMessage(2, status)
         writer.writeUInt64(3, version)
         writer.writeMessage(Self.serverTimeField, serverTime)
+        writer.writeString(Self.signedStatusField, signedStatus)
         writer.writeRaw(unknownFields)
     }
 }

@@ -53,14 +53,15 @@ public struct SyncStatusResponse: ProtoMessage {
         writer.writeRaw(unknownFields)
     }
 
-    /// The encoding of a response whose `customer` is given already encoded but for its `server_time`, which is
-    /// written after it: a server keeps the encoding of the fields that rarely change (the fields of one message may
-    /// come in any order). One buffer, written once.
-    public static func encoding(customer: [UInt8], serverTime: ProtoTimestamp) -> [UInt8] {
-        var writer = ProtoWriter(reservingCapacity: customer.count + 24)
+    /// The encoding of a response whose `customer` is given already encoded but for its `server_time` and
+    /// `signed_status`, which are written after it: a server keeps the encoding of the fields that rarely change (the
+    /// fields of one message may come in any order). One buffer, written once.
+    public static func encoding(customer: [UInt8], serverTime: ProtoTimestamp, signedStatus: String = "") -> [UInt8] {
+        var writer = ProtoWriter(reservingCapacity: customer.count + 24 + signedStatus.utf8.count)
         writer.writeLengthDelimited(1) { customerWriter in
             customerWriter.writeRaw(customer)
             customerWriter.writeMessage(CustomerStatus.serverTimeField, serverTime)
+            customerWriter.writeString(CustomerStatus.signedStatusField, signedStatus)
         }
         return writer.bytes
     }

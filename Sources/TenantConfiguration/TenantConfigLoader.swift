@@ -33,6 +33,8 @@ import FileAccess
 ///           "retention": { "event_days": 365 },  // optional; see ``RetentionSettings``
 ///           "user_tokens": { "mode": "required", "issuer": "https://…", "hs256_secrets": ["…"] }  // optional; see
 ///                                                          // ``UserTokenSettings``
+///           "signed_status": { "keys": [{ "kid": "2026-12", "key_file": "status.pem" }] }  // optional; see
+///                                                          // ``StatusSigningSettings``
 ///         }
 ///       ]
 ///     }
@@ -83,7 +85,7 @@ struct TenantConfigReader {
     static let tenantFields = [
         "id", "public_keys", "secret_keys", "entitlements", "allow_undeclared_entitlements", "products", "app_store",
         "play_store", "stripe", "web", "webhooks", "commission", "reporting_currency", "attributes", "privacy", "retention",
-        "user_tokens", "_comment",
+        "user_tokens", "signed_status", "_comment",
     ]
 
     /// Where each tenant's ID and key hashes were, for errors found across tenants.
@@ -244,6 +246,10 @@ struct TenantConfigReader {
             try userTokenSettings(node, path: path + ".user_tokens")
         } ?? .off
 
+        let signedStatus = try members["signed_status"].map { node throws(TenantConfigError) in
+            try statusSigningSettings(node, path: path + ".signed_status")
+        }
+
         idLines.append(line(idNode))
         keyLines.append(lines)
         return Tenant(
@@ -251,7 +257,8 @@ struct TenantConfigReader {
             listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclared, products: products,
             appStore: appStore, playStore: playStore, stripe: stripe, browser: browser, webhooks: webhooks,
             commissions: commissions, exchangeRates: exchangeRates, attributes: attributes,
-            privacy: privacy, retention: retention, userTokens: userTokens)
+            privacy: privacy, retention: retention, userTokens: userTokens,
+            signedStatus: signedStatus)
     }
 
     // MARK: Values

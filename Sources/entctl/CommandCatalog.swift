@@ -15,7 +15,8 @@ extension CommandHelp {
                 refreshPurchase, redemptionCode, webhooksTest, webhooksList, webhooksRedeliver, appStoreReconcile, appStoreLookup, appStoreExtend, appStoreConsumption,
                 appStoreTestNotification, appStoreCheck,
             ]),
-        CommandGroup(title: "Other commands", keyNote: nil, commands: [health, genKey, hashKey, genWebhookSecret]),
+        CommandGroup(
+            title: "Other commands", keyNote: nil, commands: [health, verifyStatus, genKey, hashKey, genWebhookSecret]),
         CommandGroup(
             title: "Local App Store signing, for development (DIR defaults to \(DevCommands.defaultDirectory), "
                 + "the demo tenant's CA)",
@@ -267,6 +268,23 @@ extension CommandHelp {
         details: [
             "", "SERVICE is the whole server when left out (or \"\"), or the full name of a service it serves, such as",
             "entitlements.v1.EntitlementService; a name it does not serve is NOT_FOUND. Sends no key.",
+        ])
+
+    static let verifyStatus = CommandHelp(
+        name: "verify-status", arguments: "JWS",
+        summary: "check a signed status (signed_status) against the tenant's published keys, as an app would",
+        details: [
+            "",
+            "Verifies the ES256 signature with the key of the token's kid, fetched from the server's",
+            "/.well-known/entitlementd/TENANT/jwks.json at --addr (TENANT: --tenant, else the token's tenant claim)",
+            "or read from --jwks FILE, then checks exp. Prints the customer, entitlements and validity; exits 0 only",
+            "for a status that verifies and has not expired. - reads JWS from standard input.",
+            "",
+            "  entctl verify-status \"$(entctl status alice --json | jq -r .customer.signedStatus)\"",
+        ],
+        options: [
+            ("--tenant ID", "the tenant that must have signed it (default: the token's tenant claim)"),
+            ("--jwks FILE", "the tenant's keys as a JWKS file instead of the server's"),
         ])
 
     static let genKey = CommandHelp(

@@ -203,33 +203,13 @@ struct DevCommands {
 
     // MARK: - Helpers
 
-    /// The client of the posts, made once and never shut down: entctl exits right after its one post, and a client
-    /// torn down then would free its TLS context on its own thread while `exit` cleans up OpenSSL (a crash).
-    private static let httpClient = Result { () throws(TransportError) -> HTTPClient in
-        var configuration = HTTPClientConfiguration()
-        configuration.userAgent = "entctl"
-        return try HTTPClient(configuration: configuration)
-    }
-
     /// POSTs a JSON body to the server (`--addr`, cleartext HTTP/1.1, with the transport's HTTP client) and prints
     /// the status and the reply (`{"status": N, "reply": "..."}` with `--json`); exit 0 only on a 2xx. A connection
     /// that cannot be made throws ``ClientConnectionFailure``, as a gRPC call's would, for the same hint.
     func postAndPrint(_ body: [UInt8], path: String, headers extra: [(String, String)] = []) async throws -> Int32 {
-        let client: HTTPClient
-        switch Self.httpClient {
-        case .success(let made): client = made
-        case .failure(let error): throw Failure(description: "cannot start the HTTP client: \(error.message)")
-        }
-        let request = HTTPClientRequest(
-            method: "POST", scheme: .http, host: address.host, port: address.port, target: path,
-            headers: HTTPHeaders([("content-type", "application/json")] + extra), body: body)
-        let response: HTTPClientResponse
-        do {
-            response = try await client.send(request, timeout: timeout)
-        } catch {
-            if let failure = error.connectionFailure { throw failure }
-            throw Failure(description: error.message)
-        }
+        let response = try await ServerHTTP.send(
+            "POST", path: path, headers: [("content-type", "application/json")] + extra, body: body, to: address,
+            timeout: timeout)
         let status = response.status
         let reply = String(decoding: response.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         printer.print(

@@ -51,6 +51,7 @@ struct Entctl {
         case "gen-key": try generateKey()
         case "hash-key": try hashKey()
         case "gen-webhook-secret": try generateWebhookSecret()
+        case "verify-status": try await verifyStatus()
         case "dev": try await dev()
         default: throw CommandHelp.unknownCommand(arguments.command)
         }

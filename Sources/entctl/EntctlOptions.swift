@@ -54,7 +54,7 @@ struct EntctlOptions {
         "--entitlement", "--store", "--product", "--changed-since", "--history",
         "--days", "--reason-code", "--request-id", "--delivery", "--consumed", "--refund-preference", "--wait",
         "--from", "--to", "--interval", "--group-by", "--country", "--offer-kind", "--environment", "--unset", "--output", "--confirm",
-        "--offer", "--app-transaction-id",
+        "--offer", "--app-transaction-id", "--jwks",
     ]).union(devValueOptions)
     static let flagOptions: Set<String> = Set(["--all", "--only-failures", "--consented", "--sample", "--csv", "--app"])
         .union(devFlagOptions)

@@ -32,7 +32,8 @@ enum HumanOutput {
         let state = customer.status?.state.name ?? "STATE_UNSPECIFIED"
         var header = "\(customer.appUserID)  \(state)  version \(customer.version)"
         if let note { header += "  (\(note))" }
-        return [header] + (customer.status?.entitlements ?? []).map { "  " + entitlement($0) }
+        let signed = customer.signedStatus.isEmpty ? [] : ["signed: " + customer.signedStatus]
+        return [header] + (customer.status?.entitlements ?? []).map { "  " + entitlement($0) } + signed
     }
 
     /// The status, then the app account token the app passes to StoreKit (`appAccountToken`) so the App Store's

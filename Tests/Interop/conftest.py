@@ -488,6 +488,8 @@ def demo_tenants() -> dict:
         play = tenant["play_store"]
         play["service_account_key_file"] = str(config / play["service_account_key_file"])
         play["notifications"]["jwks_file"] = str(config / play["notifications"]["jwks_file"])
+        for key in tenant.get("signed_status", {}).get("keys", []):
+            key["key_file"] = str(config / key["key_file"])
     return tenants
 
 

@@ -17,6 +17,10 @@ public final class StateMemo: Sendable {
     /// `AtomicLazyReference`, whose `load` runs unspecialized (about 650 instructions on every SyncStatus).
     private let stored = Atomic<UInt>(0)
 
+    /// The state signed (``StatusClaims``), re-made once too old: an object, so a customer whose status nobody signs
+    /// pays a pointer for it.
+    private let signed = Mutex<SignedStatus?>(nil)
+
     init() {}
 
     deinit {
@@ -39,5 +43,30 @@ public final class StateMemo: Sendable {
         // Another reader stored first: its bytes are the ones kept.
         made.release()
         return Unmanaged<Stored>.fromOpaque(address).takeUnretainedValue().bytes
+    }
+
+    /// The remembered signed form of the state when `reusable` accepts it, else `make()`'s, remembered from now on.
+    public func signedStatus<E: Error>(
+        reusable: (SignedStatus) -> Bool, orMake make: () throws(E) -> SignedStatus
+    ) throws(E) -> String {
+        if let kept = signed.withLock({ $0 }), reusable(kept) { return kept.token }
+        let made = try make()
+        signed.withLock { $0 = made }
+        return made.token
+    }
+}
+
+/// A customer state as a compact JWS, with what decides whether it may be served again.
+public final class SignedStatus: Sendable {
+    public let token: String
+    /// The key that signed it.
+    public let keyID: String
+    /// Its `iat`, seconds since the epoch.
+    public let issuedAt: Int64
+
+    public init(token: String, keyID: String, issuedAt: Int64) {
+        self.token = token
+        self.keyID = keyID
+        self.issuedAt = issuedAt
     }
 }

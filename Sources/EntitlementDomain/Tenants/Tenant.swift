@@ -2,7 +2,7 @@ import FileAccess
 
 /// One app (or family of apps sharing entitlements): its keys, the entitlements it declares and the products that
 /// give them. Built by the tenants file reader (module TenantConfiguration), or in code (tests) by
-/// ``init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:browser:webhooks:commissions:exchangeRates:attributes:privacy:retention:)``;
+/// ``init(id:publicKeyHashes:secretKeyHashes:entitlements:allowUndeclaredEntitlements:products:appStore:playStore:stripe:browser:webhooks:commissions:exchangeRates:attributes:privacy:retention:userTokens:signedStatus:)``;
 /// either way every value has been validated.
 public struct Tenant: Hashable, Sendable {
     public static let maxIDLength = 64
@@ -48,6 +48,8 @@ public struct Tenant: Hashable, Sendable {
     /// Whether app-facing calls must prove their app user ID with a token from the tenant's backend
     /// (``UserTokenSettings/off`` without `user_tokens`).
     public let userTokens: UserTokenSettings
+    /// The keys customer status is signed with for apps to verify; nil when it is not signed (no `signed_status`).
+    public let signedStatus: StatusSigningSettings?
 
     /// Assembles a tenant from values each rule below has already accepted (the tenants file reader's way).
     package init(
@@ -56,7 +58,8 @@ public struct Tenant: Hashable, Sendable {
         playStore: PlayStoreSettings? = nil, stripe: StripeSettings? = nil, browser: BrowserSettings? = nil,
         webhooks: [WebhookEndpoint] = [], commissions: Commissions = .defaults, exchangeRates: ExchangeRates? = nil,
         attributes: AttributeSettings = .defaults, privacy: PrivacySettings = .defaults,
-        retention: RetentionSettings = .defaults, userTokens: UserTokenSettings = .off
+        retention: RetentionSettings = .defaults, userTokens: UserTokenSettings = .off,
+        signedStatus: StatusSigningSettings? = nil
     ) {
         self.id = id
         self.publicKeys = publicKeys
@@ -75,6 +78,7 @@ public struct Tenant: Hashable, Sendable {
         self.privacy = privacy
         self.retention = retention
         self.userTokens = userTokens
+        self.signedStatus = signedStatus
         declaredEntitlements = Set(listedEntitlements).union(products.values.joined())
     }
 
@@ -85,8 +89,8 @@ public struct Tenant: Hashable, Sendable {
     /// (its relative key and JWKS file paths likewise), `stripe` like a configured `stripe` (its relative API key
     /// file path likewise), `browser` like a configured `web`, `webhooks` like a configured `webhooks`, the product
     /// IDs of `commissions` like a configured `commission`'s (its rates are valid as made), `attributes` like a
-    /// configured `attributes`, `retention` like a configured `retention`. Products are
-    /// checked in sorted order.
+    /// configured `attributes`, `retention` like a configured `retention`, `userTokens` like a configured
+    /// `user_tokens`, `signedStatus` like a configured `signed_status`. Products are checked in sorted order.
     public init(
         id: String, publicKeyHashes: [String] = [], secretKeyHashes: [String] = [], entitlements: [String] = [],
         allowUndeclaredEntitlements: Bool = false, products: [String: [String]] = [:],
@@ -94,7 +98,7 @@ public struct Tenant: Hashable, Sendable {
         browser: BrowserSettings? = nil, webhooks: [WebhookEndpoint] = [], commissions: Commissions = .defaults,
         exchangeRates: ExchangeRates? = nil, attributes: AttributeSettings = .defaults,
         privacy: PrivacySettings = .defaults, retention: RetentionSettings = .defaults,
-        userTokens: UserTokenSettings = .off
+        userTokens: UserTokenSettings = .off, signedStatus: StatusSigningSettings? = nil
     ) throws(TenantRuleError) {
         self = try TenantRuleError.at("tenant") { () throws(TenantRuleError) -> Tenant in
             try TenantRuleError.at(".id") { () throws(TenantRuleError) in try Tenant.checkID(id) }
@@ -155,6 +159,9 @@ public struct Tenant: Hashable, Sendable {
             let checkedUserTokens = try TenantRuleError.at(".user_tokens") { () throws(TenantRuleError) in
                 try userTokens.validated(directory: FileSystem.currentDirectory())
             }
+            let checkedSignedStatus = try signedStatus.map { settings throws(TenantRuleError) in
+                try TenantRuleError.at(".signed_status") { () throws(TenantRuleError) in try settings.validated() }
+            }
             for (field, commission) in [
                 ("app_store", commissions.appStore), ("play_store", commissions.playStore), ("stripe", commissions.stripe),
             ] {
@@ -169,7 +176,8 @@ public struct Tenant: Hashable, Sendable {
                 listedEntitlements: listed, allowUndeclaredEntitlements: allowUndeclaredEntitlements,
                 products: products, appStore: checkedAppStore, playStore: checkedPlayStore, stripe: checkedStripe,
                 browser: checkedBrowser, webhooks: checkedWebhooks, commissions: commissions, exchangeRates: exchangeRates,
-                attributes: checkedAttributes, privacy: privacy, retention: checkedRetention, userTokens: checkedUserTokens)
+                attributes: checkedAttributes, privacy: privacy, retention: checkedRetention, userTokens: checkedUserTokens,
+                signedStatus: checkedSignedStatus)
         }
     }
 
