@@ -126,6 +126,8 @@ class TenantSpec:
     attributes: dict | None = None
     # The tenant's "user_tokens" settings ({"mode": ..., "issuer": ..., ...}); None: not listed.
     user_tokens: dict | None = None
+    # The tenant's "signed_status" settings ({"keys": [{"kid": ..., "key_file": ...}], ...}); None: not listed.
+    signed_status: dict | None = None
 
     @property
     def public_key(self) -> str:
@@ -160,6 +162,8 @@ class TenantSpec:
             entry["attributes"] = self.attributes
         if self.user_tokens is not None:
             entry["user_tokens"] = self.user_tokens
+        if self.signed_status is not None:
+            entry["signed_status"] = self.signed_status
         return entry
 
 
