@@ -166,7 +166,13 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        .target(name: "EntitlementsKit", dependencies: ["EntitlementsProto", "ProtobufWire", "Encodings"], swiftSettings: strict),
+        // Signed statuses are checked with CryptoKit on Apple platforms, with the OpenSSL module on Linux.
+        .target(
+            name: "EntitlementsKit",
+            dependencies: [
+                "EntitlementsProto", "ProtobufWire", "Encodings", .target(name: "Crypto", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: strict),
         .target(
             name: "EntitlementsKitGRPC", dependencies: ["EntitlementsKit", "EntitlementClient", "EntitlementsProto", "HTTP2Transport", "PosixIO"],
             swiftSettings: strict),

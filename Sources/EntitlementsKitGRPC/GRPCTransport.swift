@@ -3,33 +3,46 @@ public import EntitlementsKit
 public import EntitlementsProto
 public import HTTP2Transport
 import PosixIO
+import ProtobufWire
 import RPCCore
 
 /// ``EntitlementsTransport`` over native gRPC (HTTP/2, TLS when configured) with the project's client: for Linux
 /// apps, servers and tests. Errors come out as ``EntitlementsError``.
 public struct GRPCTransport: EntitlementsTransport {
     let client: EntitlementClient
+    public let userTokens: UserTokenProvider?
 
     /// - Parameters:
     ///   - publicKey: the app's public key (`pk_...`), sent as `authorization: Bearer`.
     ///   - timeout: the deadline of every unary call.
-    public init(configuration: GRPCClientConfiguration, publicKey: String, timeout: Duration = .seconds(10)) throws {
+    ///   - userTokens: the user token every call carries, for a tenant that requires them.
+    public init(
+        configuration: GRPCClientConfiguration, publicKey: String, timeout: Duration = .seconds(10),
+        userTokens: UserTokenProvider? = nil
+    ) throws {
         client = try EntitlementClient(configuration: configuration, apiKey: publicKey, defaultTimeout: timeout)
+        self.userTokens = userTokens
     }
 
     public func identify(appUserID: String, anonymousID: String?) async throws -> IdentifyResponse {
-        try await mapped { try await client.identify(appUserID: appUserID, anonymousID: anonymousID) }
+        try await unary(
+            EntitlementClient.Methods.identify, IdentifyRequest(appUserID: appUserID, anonymousID: anonymousID ?? ""))
     }
 
     public func syncStatus(appUserID: String) async throws -> CustomerStatus {
-        try await mapped { try await client.syncStatus(appUserID: appUserID).customer ?? CustomerStatus() }
+        let response: SyncStatusResponse = try await unary(
+            EntitlementClient.Methods.syncStatus, SyncStatusRequest(appUserID: appUserID))
+        return response.customer ?? CustomerStatus()
     }
 
     public func streamStatus(appUserID: String, afterVersion: UInt64) -> AsyncThrowingStream<StatusEvent, any Error> {
-        let events = client.streamStatus(appUserID: appUserID, afterVersion: afterVersion)
-        return AsyncThrowingStream { continuation in
+        AsyncThrowingStream { continuation in
             let reader = Task {
                 do {
+                    let events: AsyncThrowingStream<StatusEvent, any Error> = client.serverStreaming(
+                        EntitlementClient.Methods.streamStatus,
+                        StreamStatusRequest(appUserID: appUserID, afterVersion: afterVersion),
+                        metadata: try await metadata())
                     for try await event in events { continuation.yield(event) }
                     continuation.finish()
                 } catch {
@@ -41,23 +54,23 @@ public struct GRPCTransport: EntitlementsTransport {
     }
 
     public func purchase(_ request: PurchaseRequest) async throws -> PurchaseResponse {
-        try await mapped { try await client.unary(EntitlementClient.Methods.purchase, request) }
+        try await unary(EntitlementClient.Methods.purchase, request)
     }
 
     public func restore(_ request: RestoreRequest) async throws -> RestoreResponse {
-        try await mapped { try await client.unary(EntitlementClient.Methods.restore, request) }
+        try await unary(EntitlementClient.Methods.restore, request)
     }
 
     public func setAttributes(_ request: SetAttributesRequest) async throws -> SetAttributesResponse {
-        try await mapped { try await client.unary(EntitlementClient.Methods.setAttributes, request) }
+        try await unary(EntitlementClient.Methods.setAttributes, request)
     }
 
     public func getOfferEligibility(_ request: GetOfferEligibilityRequest) async throws -> GetOfferEligibilityResponse {
-        try await mapped { try await client.unary(EntitlementClient.Methods.getOfferEligibility, request) }
+        try await unary(EntitlementClient.Methods.getOfferEligibility, request)
     }
 
     public func signOffer(_ request: SignOfferRequest) async throws -> SignOfferResponse {
-        try await mapped { try await client.unary(EntitlementClient.Methods.signOffer, request) }
+        try await unary(EntitlementClient.Methods.signOffer, request)
     }
 
     /// Closes the connection once calls in flight have finished.
@@ -65,8 +78,22 @@ public struct GRPCTransport: EntitlementsTransport {
         client.close()
     }
 
-    private func mapped<Result>(_ body: () async throws -> Result) async throws -> Result {
-        do { return try await body() } catch { throw Self.entitlementsError(error) }
+    /// One call with the user token, if any; errors as ``EntitlementsError``.
+    private func unary<Request: ProtoMessage, Response: ProtoMessage>(_ method: MethodDescriptor, _ request: Request)
+        async throws -> Response
+    {
+        do {
+            return try await client.unary(method, request, metadata: try await metadata())
+        } catch {
+            throw Self.entitlementsError(error)
+        }
+    }
+
+    /// The user token as the call's metadata.
+    private func metadata() async throws -> Metadata {
+        var metadata = Metadata()
+        if let userTokens { metadata.addString(try await userTokens.token(), forKey: "entitlements-user-token") }
+        return metadata
     }
 
     static func entitlementsError(_ error: any Error) -> EntitlementsError {

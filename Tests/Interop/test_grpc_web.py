@@ -532,7 +532,8 @@ def test_preflight_for_any_tenants_origin(env, connect, origin):
     assert headers["access-control-allow-credentials"] == "true"
     assert headers["access-control-allow-methods"] == "GET, POST, OPTIONS"
     allowed = {name.strip() for name in headers["access-control-allow-headers"].split(",")}
-    assert {"content-type", "x-grpc-web", "x-user-agent", "grpc-timeout", "authorization"} <= allowed
+    assert {"content-type", "x-grpc-web", "x-user-agent", "grpc-timeout", "authorization",
+            "entitlements-user-token"} <= allowed
     assert headers["access-control-max-age"] == "600"
 
 

@@ -81,10 +81,11 @@ extension Entitlements {
         generation += 1
         for id in waiters.keys { resumeWaiter(id) }
         server =
-            response.customer.map { StatusSnapshot($0, appUserID: next.appUserID, receivedAt: configuration.clock.now()) }
-            ?? configuration.cache.loadStatus(appUserID: next.appUserID) ?? .unknown(next.appUserID)
-        try? configuration.cache.saveStatus(server)
+            response.customer.flatMap { serverSnapshot($0, for: next.appUserID) }
+            ?? Self.cachedSnapshot(configuration, for: next.appUserID) ?? .unknown(next.appUserID)
+        if server.origin == .server { try? configuration.cache.saveStatus(server) }
         republish()
+        watchValidity()
         if stream != nil {
             closeStream()
             openStreamIfWanted()

@@ -19,6 +19,10 @@ extension Entitlements {
     /// cancelled or the user changes. The backoff resets after a stream that delivered and stayed up a while.
     private func runStream(generation: Int) async {
         var attempt = 0
+        /// Whether the stream before this one ended on a refused user token: a second refusal in a row with nothing
+        /// delivered between waits out the backoff (the app's tokens are refused, and asking at once would only load
+        /// the server).
+        var tokenRefused = false
         while !Task.isCancelled, generation == self.generation {
             let opened = configuration.clock.now()
             var delivered = false
@@ -46,6 +50,17 @@ extension Entitlements {
                     }
                     serverForgotCustomer()
                 }
+                if let error = error as? EntitlementsError, error.refusesUserToken, let tokens = transport.userTokens {
+                    // Its token expired (or was refused): a new stream with a fresh one, from the last version seen.
+                    await tokens.invalidate()
+                    log(.info, "The status stream's user token was refused; reopening with a fresh one.")
+                    let immediately = !tokenRefused || delivered
+                    tokenRefused = true
+                    if immediately { continue }
+                } else {
+                    tokenRefused = false
+                }
+                if let error = error as? EntitlementsError, error.isUnreachable { serverUnreachable() }
                 log(.info, "The status stream failed (\(error)); reconnecting.")
             }
             guard !Task.isCancelled else { return }

@@ -22,13 +22,18 @@ public actor Entitlements {
         public var jitter: @Sendable (Duration) -> Duration
         public var clock: EntitlementsClock
         public var log: EntitlementsLog
+        /// The tenant's status keys, pinned: every status from the server must carry a `signed_status` one of them
+        /// signed, for this user, not past its validity, or it is ignored; the cache keeps the signed form; and
+        /// while the server cannot be reached the last one is shown `offline` until its validity ends. nil: statuses
+        /// are taken as they come.
+        public var statusKeys: StatusKeys?
 
         public init(
             transport: any EntitlementsTransport, cache: any StatusCache = MemoryStatusCache(),
             localSource: (any LocalEntitlementSource)? = nil, productEntitlements: [String: Set<String>] = [:],
             backoff: ReconnectBackoff = ReconnectBackoff(),
             jitter: @escaping @Sendable (Duration) -> Duration = ReconnectBackoff.fullJitter,
-            clock: EntitlementsClock = .system, log: EntitlementsLog = .silent
+            clock: EntitlementsClock = .system, log: EntitlementsLog = .silent, statusKeys: StatusKeys? = nil
         ) {
             self.transport = transport
             self.cache = cache
@@ -38,6 +43,7 @@ public actor Entitlements {
             self.jitter = jitter
             self.clock = clock
             self.log = log
+            self.statusKeys = statusKeys
         }
     }
 
@@ -67,6 +73,8 @@ public actor Entitlements {
     var started = false
     var localUpdates: Task<Void, Never>?
     var localExpiry: Task<Void, Never>?
+    /// Ends a signed status's time on screen with its validity (``watchValidity()``).
+    var validityWatch: Task<Void, Never>?
     /// Updates from the local source, numbered, so that a re-read that was under way when one arrived does not undo
     /// it (the last few only).
     var localUpdateLog: [(number: Int, transaction: LocalTransaction)] = []
@@ -86,7 +94,7 @@ public actor Entitlements {
             configuration.cache.loadIdentity()
             ?? CachedIdentity(appUserID: AnonymousID.generate())
         self.identity = identity
-        server = configuration.cache.loadStatus(appUserID: identity.appUserID) ?? .unknown(identity.appUserID)
+        server = Self.cachedSnapshot(configuration, for: identity.appUserID) ?? .unknown(identity.appUserID)
         current = server
         if configuration.cache.loadIdentity() == nil { try? configuration.cache.saveIdentity(identity) }
     }
@@ -96,6 +104,7 @@ public actor Entitlements {
         reconnectWait?.cancel()
         localUpdates?.cancel()
         localExpiry?.cancel()
+        validityWatch?.cancel()
     }
 
     /// The ID the SDK speaks for: the signed-in account, or the anonymous ID (`$anon:` + UUID).
@@ -118,6 +127,7 @@ public actor Entitlements {
             }
             await rereadLocal()
         }
+        watchValidity()
         let startingGeneration = generation
         do {
             try await refresh()
@@ -154,6 +164,9 @@ public actor Entitlements {
             let customer = try await call { try await transport.syncStatus(appUserID: appUserID) }
             try checkUser(generation)
             await publishServer(customer, generation: generation)
+        } catch let error as EntitlementsError where error.isUnreachable {
+            serverUnreachable()
+            throw error
         } catch let error as EntitlementsError where error.code == .notFound {
             // Erased: the person asked to be forgotten, so the SDK continues as a new user instead.
             if error.message.hasPrefix(Self.deletedPrefix) {
@@ -185,8 +198,7 @@ public actor Entitlements {
     /// Takes a server answer for the user of `generation`, unless it is older than what was seen; if it takes away
     /// an entitlement the local source showed, asks the local source again first.
     func publishServer(_ customer: CustomerStatus, generation: Int) async {
-        guard generation == self.generation else { return }
-        let snapshot = StatusSnapshot(customer, appUserID: identity.appUserID, receivedAt: configuration.clock.now())
+        guard generation == self.generation, let snapshot = serverSnapshot(customer, for: identity.appUserID) else { return }
         guard server.origin != .server || snapshot.version >= server.version else { return }
         let lost = current.status.entitlementIDs.subtracting(snapshot.status.entitlementIDs)
         if configuration.localSource != nil, !lost.isDisjoint(with: current.localEntitlementIDs.union(localBackedIDs())) {
@@ -197,6 +209,7 @@ public actor Entitlements {
         server = snapshot
         try? configuration.cache.saveStatus(snapshot)
         republish()
+        if snapshot.validUntil != nil { watchValidity() }
         for (id, waiter) in waiters where waiter.generation == generation && waiter.version <= snapshot.version {
             resumeWaiter(id)
         }
@@ -230,8 +243,19 @@ public actor Entitlements {
         do { try configuration.cache.saveIdentity(identity) } catch { log(.warning, "Could not cache the identity: \(error)") }
     }
 
-    /// Runs a transport call, turning whatever it throws into ``EntitlementsError``.
+    /// Runs a transport call, turning whatever it throws into ``EntitlementsError``; a call whose user token the
+    /// server refused is made once more with a fresh one.
     func call<Result>(_ body: () async throws -> Result) async throws -> Result {
+        do {
+            return try await attempt(body)
+        } catch let error as EntitlementsError where error.refusesUserToken {
+            guard let tokens = transport.userTokens else { throw error }
+            await tokens.invalidate()
+            return try await attempt(body)
+        }
+    }
+
+    private func attempt<Result>(_ body: () async throws -> Result) async throws -> Result {
         do {
             try Task.checkCancellation()
             return try await body()

@@ -61,6 +61,9 @@ public struct StatusSnapshot: Sendable, Hashable, Codable {
         case server
         /// The last server answer of an earlier run, from the cache.
         case cache
+        /// The last signed server answer, verified, while the server cannot be reached: trusted until its offline
+        /// validity (``StatusSnapshot/validUntil``) ends, then the status is `unknown`.
+        case offline
         /// The device's own store data alone.
         case device
     }
@@ -72,13 +75,23 @@ public struct StatusSnapshot: Sendable, Hashable, Codable {
     public var origin: Origin
     /// When the server answered (for a cached value: the age is `now - receivedAt`).
     public var receivedAt: Date
+    /// The server's signed form of this status (`signed_status`), when the app pins the tenant's status keys: what
+    /// the cache keeps and checks again on the next launch.
+    public var signedStatus: String?
+    /// Until when the signed status may stand in for the server (its `exp`); nil for an unsigned status.
+    public var validUntil: Date?
 
-    public init(appUserID: String, status: SubscriptionStatus, version: UInt64, origin: Origin, receivedAt: Date) {
+    public init(
+        appUserID: String, status: SubscriptionStatus, version: UInt64, origin: Origin, receivedAt: Date,
+        signedStatus: String? = nil, validUntil: Date? = nil
+    ) {
         self.appUserID = appUserID
         self.status = status
         self.version = version
         self.origin = origin
         self.receivedAt = receivedAt
+        self.signedStatus = signedStatus
+        self.validUntil = validUntil
     }
 
     /// How old the value is: for a cached one, how long ago the server said it.

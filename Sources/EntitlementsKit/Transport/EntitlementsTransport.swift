@@ -14,4 +14,10 @@ public protocol EntitlementsTransport: Sendable {
     func setAttributes(_ request: SetAttributesRequest) async throws -> SetAttributesResponse
     func getOfferEligibility(_ request: GetOfferEligibilityRequest) async throws -> GetOfferEligibilityResponse
     func signOffer(_ request: SignOfferRequest) async throws -> SignOfferResponse
+    /// Where the user token every call carries comes from, for a tenant that requires them; nil: none is sent.
+    var userTokens: UserTokenProvider? { get }
+}
+
+extension EntitlementsTransport {
+    public var userTokens: UserTokenProvider? { nil }
 }

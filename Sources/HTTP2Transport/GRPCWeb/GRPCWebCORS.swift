@@ -14,10 +14,11 @@ public protocol GRPCWebCORSPolicy: Sendable {
 ///
 /// The origin is echoed, never `*`: credentials (`authorization`) are allowed, and `*` is not valid with them.
 enum GRPCWebCORS {
-    /// What a page may send: the gRPC-Web and Connect clients' own headers, the deadline, and the API key.
+    /// What a page may send: the gRPC-Web and Connect clients' own headers, the deadline, the API key and the user
+    /// token.
     static let allowedHeaders =
         "content-type, x-grpc-web, x-user-agent, grpc-timeout, authorization, connect-protocol-version, "
-        + "connect-timeout-ms, connect-content-encoding, connect-accept-encoding, x-request-id"
+        + "connect-timeout-ms, connect-content-encoding, connect-accept-encoding, x-request-id, entitlements-user-token"
     /// GET for Connect's side-effect-free calls.
     static let allowedMethods = "GET, POST, OPTIONS"
     /// Without this a Trailers-Only error is invisible to the page's script (grpc/grpc-web#962).

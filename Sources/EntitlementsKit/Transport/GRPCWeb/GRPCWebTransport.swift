@@ -16,16 +16,19 @@ public final class GRPCWebTransport: EntitlementsTransport {
     private let streamIdleTimeout: TimeInterval
     private let session: URLSession
     private let delegate: GRPCWebSessionDelegate
+    public let userTokens: UserTokenProvider?
 
     /// - Parameters:
     ///   - baseURL: the server (`https://entitlements.example.com`), to which each method's path is appended.
     ///   - timeout: the deadline of every unary call, sent as `grpc-timeout`.
     ///   - streamIdleTimeout: how long a status stream may stay silent before it is taken as dead and reopened;
     ///     longer than the server's gRPC-Web heartbeat (25 s by default).
+    ///   - userTokens: the user token every call carries, for a tenant that requires them.
     public init(
         baseURL: URL, publicKey: String, timeout: Duration = .seconds(10), streamIdleTimeout: TimeInterval = 60,
-        configuration: URLSessionConfiguration = .default
+        configuration: URLSessionConfiguration = .default, userTokens: UserTokenProvider? = nil
     ) {
+        self.userTokens = userTokens
         self.baseURL = baseURL
         self.publicKey = publicKey
         self.timeout = timeout
@@ -50,11 +53,12 @@ public final class GRPCWebTransport: EntitlementsTransport {
     }
 
     public func streamStatus(appUserID: String, afterVersion: UInt64) -> AsyncThrowingStream<StatusEvent, any Error> {
-        let messages = start(
-            "StreamStatus", StreamStatusRequest(appUserID: appUserID, afterVersion: afterVersion), deadline: nil)
-        return AsyncThrowingStream { continuation in
+        AsyncThrowingStream { continuation in
             let reader = Task {
                 do {
+                    let messages = start(
+                        "StreamStatus", StreamStatusRequest(appUserID: appUserID, afterVersion: afterVersion), deadline: nil,
+                        userToken: try await userTokens?.token())
                     for try await bytes in messages { continuation.yield(try Self.decode(StatusEvent.self, bytes)) }
                     continuation.finish()
                 } catch {
@@ -87,7 +91,7 @@ public final class GRPCWebTransport: EntitlementsTransport {
 
     private func unary<Response: ProtoMessage>(_ method: String, _ request: some ProtoMessage) async throws -> Response {
         var response: Response?
-        for try await bytes in start(method, request, deadline: timeout) {
+        for try await bytes in start(method, request, deadline: timeout, userToken: try await userTokens?.token()) {
             guard response == nil else {
                 throw EntitlementsError(code: .internal, message: "The server sent more than one response to \(method).")
             }
@@ -113,7 +117,7 @@ public final class GRPCWebTransport: EntitlementsTransport {
     /// Starts the call; the stream yields each response message and ends with the call's status. Ending the
     /// stream's iteration (or cancelling its task) cancels the request.
     private func start(
-        _ method: String, _ request: some ProtoMessage, deadline: Duration?
+        _ method: String, _ request: some ProtoMessage, deadline: Duration?, userToken: String?
     ) -> AsyncThrowingStream<[UInt8], any Error> {
         var urlRequest = URLRequest(url: baseURL.appendingPathComponent("entitlements.v1.EntitlementService/\(method)"))
         urlRequest.httpMethod = "POST"
@@ -121,6 +125,7 @@ public final class GRPCWebTransport: EntitlementsTransport {
         urlRequest.setValue("application/grpc-web+proto", forHTTPHeaderField: "accept")
         urlRequest.setValue("1", forHTTPHeaderField: "x-grpc-web")
         urlRequest.setValue("Bearer \(publicKey)", forHTTPHeaderField: "authorization")
+        if let userToken { urlRequest.setValue(userToken, forHTTPHeaderField: "entitlements-user-token") }
         if let deadline {
             urlRequest.setValue(Self.grpcTimeout(deadline), forHTTPHeaderField: "grpc-timeout")
             // The server ends the call at its deadline; the extra second lets its status arrive first.
