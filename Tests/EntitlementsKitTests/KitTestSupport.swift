@@ -15,13 +15,18 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible {
     /// Unary deadlines as long as the waits below: the whole suite runs in parallel on two cores in CI.
     static let timeout = Duration.seconds(60)
 
-    func make(_ server: EntitlementTestServer, publicKey: String? = nil) throws -> any EntitlementsTransport {
+    func make(_ server: EntitlementTestServer, publicKey: String? = nil, userTokens: UserTokenProvider? = nil) throws
+        -> any EntitlementsTransport
+    {
         let key = publicKey ?? server.tenantA.publicKey
         switch self {
-        case .grpc: return try GRPCTransport(configuration: server.clientConfiguration, publicKey: key, timeout: Self.timeout)
+        case .grpc:
+            return try GRPCTransport(
+                configuration: server.clientConfiguration, publicKey: key, timeout: Self.timeout, userTokens: userTokens)
         case .grpcWeb:
             return GRPCWebTransport(
-                baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, publicKey: key, timeout: Self.timeout)
+                baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, publicKey: key, timeout: Self.timeout,
+                userTokens: userTokens)
         }
     }
 }
@@ -118,4 +123,5 @@ final class RecordingTransport: EntitlementsTransport {
         try await wrapped.getOfferEligibility(request)
     }
     func signOffer(_ request: SignOfferRequest) async throws -> SignOfferResponse { try await wrapped.signOffer(request) }
+    var userTokens: UserTokenProvider? { wrapped.userTokens }
 }

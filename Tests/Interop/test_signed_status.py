@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-import grpc
 import jwt
 import pytest
 import requests
@@ -34,7 +33,7 @@ from conftest import RPC_TIMEOUT, server_binary
 from entctl_support import entctl_binary, entctl_env
 from entitlement_support import (
     ACTIVE, INACTIVE, SNAPSHOT, STATUS_CHANGED, Clients, anon_id, new_tenant, ts_millis, unique_id,
-    write_file_atomically, write_tenants,
+    write_tenants,
 )
 
 # entctl: ENTITLEMENTD_ENTCTL when set, else the one built next to the interop server (as test_entctl.py finds it).

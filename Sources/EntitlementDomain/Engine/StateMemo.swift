@@ -59,14 +59,17 @@ public final class StateMemo: Sendable {
 /// A customer state as a compact JWS, with what decides whether it may be served again.
 public final class SignedStatus: Sendable {
     public let token: String
-    /// The key that signed it.
-    public let keyID: String
+    /// The key that signed it: a reload that puts another key under the same kid must not keep serving it.
+    public let key: StatusSigningSettings.Key
+    /// Its `exp - iat`, the tenant's offline validity when it was signed.
+    public let validitySeconds: Int64
     /// Its `iat`, seconds since the epoch.
     public let issuedAt: Int64
 
-    public init(token: String, keyID: String, issuedAt: Int64) {
+    public init(token: String, key: StatusSigningSettings.Key, validitySeconds: Int64, issuedAt: Int64) {
         self.token = token
-        self.keyID = keyID
+        self.key = key
+        self.validitySeconds = validitySeconds
         self.issuedAt = issuedAt
     }
 }

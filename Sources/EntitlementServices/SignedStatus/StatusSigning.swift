@@ -23,14 +23,15 @@ enum StatusSigning {
         let header = Array(#"{"alg":"ES256","kid":"\#(key.kid)","typ":"JWT"}"#.utf8)
         do {
             let token = try JWSSigning.sign(headerJSON: header, payload: payload, key: key.privateKey)
-            return SignedStatus(token: token, keyID: key.kid, issuedAt: issuedAt)
+            return SignedStatus(
+                token: token, key: key, validitySeconds: settings.offlineValiditySeconds, issuedAt: issuedAt)
         } catch {
             throw .internalError("signing the status failed: \(error.message)")
         }
     }
 
-    /// The signed status of a cached customer: the one `memo` keeps while it is younger than ``reuseSeconds`` and by
-    /// the key that signs now, else a new one. Signed anew for a caller that asked by an alias (its claims name it).
+    /// The signed status of a cached customer: the one `memo` keeps while it is younger than ``reuseSeconds`` and made
+    /// as the tenant signs now (the same key, the same validity), else a new one. Signed anew for a caller that asked by an alias (its claims name it).
     static func token(
         _ state: CustomerState, memo: StateMemo?, askedAs appUserID: String, tenantID: String,
         settings: StatusSigningSettings, at now: UnixTime
@@ -40,9 +41,12 @@ enum StatusSigning {
         }
         guard let memo, appUserID == state.appUserID else { return try make().token }
         let seconds = now.seconds
-        let kid = settings.signingKey?.kid
+        let key = settings.signingKey
         return try memo.signedStatus(
-            reusable: { $0.keyID == kid && (0..<reuseSeconds).contains(seconds - $0.issuedAt) }, orMake: make)
+            reusable: { kept in
+                (0..<reuseSeconds).contains(seconds - kept.issuedAt) && kept.validitySeconds == settings.offlineValiditySeconds
+                    && kept.key == key
+            }, orMake: make)
     }
 }
 
