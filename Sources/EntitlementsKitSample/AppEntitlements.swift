@@ -10,8 +10,16 @@ let productEntitlements: [String: Set<String>] = [
     "com.example.premium.lifetime": ["premium", "pro"],
 ]
 
-/// - Parameter log: where the SDK says what it does (an `os.Logger` in an app); it never logs keys or signed data.
-func makeEntitlements(serverURL: URL, publicKey: String, cache: any StatusCache, log: EntitlementsLog) -> Entitlements {
+/// - Parameters:
+///   - log: where the SDK says what it does (an `os.Logger` in an app); it never logs keys, tokens or signed data.
+///   - statusKeys: the tenant's status keys (`/.well-known/entitlementd/TENANT/jwks.json`, shipped in the app), when
+///     the tenant signs status: a status that does not verify is ignored, and the last verified one stands as
+///     `.offline` while the server cannot be reached, until its validity ends.
+///   - userTokens: the app's backend's tokens for the signed-in user, when the tenant requires user tokens.
+func makeEntitlements(
+    serverURL: URL, publicKey: String, cache: any StatusCache, log: EntitlementsLog, statusKeys: StatusKeys?,
+    userTokens: UserTokenProvider?
+) -> Entitlements {
     #if canImport(StoreKit)
         let localSource: (any LocalEntitlementSource)? = StoreKitEntitlementSource()
     #else
@@ -19,9 +27,10 @@ func makeEntitlements(serverURL: URL, publicKey: String, cache: any StatusCache,
     #endif
     return Entitlements(
         configuration: .init(
-            transport: GRPCWebTransport(baseURL: serverURL, publicKey: publicKey),
+            transport: GRPCWebTransport(baseURL: serverURL, publicKey: publicKey, userTokens: userTokens),
             cache: cache,
             localSource: localSource,
             productEntitlements: productEntitlements,
-            log: log))
+            log: log,
+            statusKeys: statusKeys))
 }

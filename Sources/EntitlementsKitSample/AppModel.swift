@@ -13,8 +13,13 @@ final class AppModel {
         private let lifecycle: AppLifecycleObserver
     #endif
 
-    init(serverURL: URL, publicKey: String, cache: any StatusCache, log: EntitlementsLog) {
-        entitlements = makeEntitlements(serverURL: serverURL, publicKey: publicKey, cache: cache, log: log)
+    init(
+        serverURL: URL, publicKey: String, cache: any StatusCache, log: EntitlementsLog, statusKeys: StatusKeys?,
+        userTokens: UserTokenProvider?
+    ) {
+        entitlements = makeEntitlements(
+            serverURL: serverURL, publicKey: publicKey, cache: cache, log: log, statusKeys: statusKeys,
+            userTokens: userTokens)
         // Observe first: the cached status shows at once, marked `.cache`, before the server answers.
         model = EntitlementsModel(entitlements)
         #if canImport(UIKit) && !os(watchOS)

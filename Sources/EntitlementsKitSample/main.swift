@@ -8,10 +8,14 @@ import HTTP2Transport
 //
 //   entitlements-kit-sample --server http://127.0.0.1:50051 --key pk_... [--transport grpc-web|grpc]
 //                           [--cache DIR] [--log-level debug|info|warning|error]
+//                           [--status-keys JWKS_FILE] [--user-token-command COMMAND]
+//
+// --status-keys pins the tenant's status keys; --user-token-command is run (by /bin/sh) for each user token the SDK
+// needs, standing in for the app's backend, and prints the token.
 
 let usage = """
     usage: entitlements-kit-sample --server URL --key PUBLIC_KEY [--transport grpc-web|grpc] [--ca PEM] [--cache DIR] \
-    [--log-level LEVEL]
+    [--log-level LEVEL] [--status-keys JWKS_FILE] [--user-token-command COMMAND]
     """
 
 var options: [String: String] = [:]
@@ -37,17 +41,29 @@ let log = EntitlementsLog(minimumLevel: levels[options["log-level"] ?? "info"] ?
 let cache: any StatusCache =
     options["cache"].map { FileStatusCache(directory: URL(fileURLWithPath: $0)) } ?? MemoryStatusCache()
 
+let statusKeys: StatusKeys?
+do {
+    statusKeys = try options["status-keys"].map { try StatusKeys(jwks: Data(contentsOf: URL(fileURLWithPath: $0))) }
+} catch {
+    FileHandle.standardError.write(Data("--status-keys: \(error)\n".utf8))
+    exit(2)
+}
+let userTokens = options["user-token-command"].map { command in
+    UserTokenProvider { try await SampleBackend.token(running: command) }
+}
+
 let commands: SampleCommands
 switch options["transport"] ?? "grpc-web" {
 case "grpc-web":
-    let app = AppModel(serverURL: server, publicKey: key, cache: cache, log: log)
+    let app = AppModel(
+        serverURL: server, publicKey: key, cache: cache, log: log, statusKeys: statusKeys, userTokens: userTokens)
     commands = SampleCommands(entitlements: app.entitlements, model: app.model)
 case "grpc":
     let tls = server.scheme == "https" ? GRPCClientConfiguration.TLS(trustedCertificatesPath: options["ca"]) : nil
     let transport = try GRPCTransport(
-        configuration: GRPCClientConfiguration(host: host, port: port, tls: tls), publicKey: key)
+        configuration: GRPCClientConfiguration(host: host, port: port, tls: tls), publicKey: key, userTokens: userTokens)
     let entitlements = Entitlements(configuration: .init(
-        transport: transport, cache: cache, productEntitlements: productEntitlements, log: log))
+        transport: transport, cache: cache, productEntitlements: productEntitlements, log: log, statusKeys: statusKeys))
     commands = SampleCommands(entitlements: entitlements, model: EntitlementsModel(entitlements))
     Task { await entitlements.start() }
 default:

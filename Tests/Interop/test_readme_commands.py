@@ -202,6 +202,25 @@ def test_the_connect_lines(demo_tenants_server):
     assert json.loads("\n".join(lines[buf_start:]))["customer"]["appUserId"] == "carol", result.stdout
 
 
+def test_the_signed_status_lines(demo_tenants_server):
+    """The "Signed status" block as written: the demo tenant's status verified by entctl against the published keys,
+    and those keys, checked here with PyJWT."""
+    import jwt
+
+    block = readme_block("## Signed status").replace("127.0.0.1:50051", demo_tenants_server.target)
+    result = run_block(block, demo_tenants_server)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert any(line.startswith("verified: tenant demo, key demo-2026-12") for line in lines), result.stdout
+    assert any(line.startswith("  pro until ") for line in lines), result.stdout
+    keys = jwt.PyJWKSet.from_json(lines[-1])
+    assert [key.key_id for key in keys.keys] == ["demo-2026-12"]
+    status = run_block(".build/release/entctl status alice\n", demo_tenants_server).stdout
+    [token] = [line.removeprefix("signed: ") for line in status.splitlines() if line.startswith("signed: ")]
+    claims = jwt.decode(token, keys["demo-2026-12"].key, algorithms=["ES256"])
+    assert claims["tenant"] == "demo" and claims["sub"] == "alice" and claims["exp"] - claims["iat"] == 72 * 3600
+
+
 def test_the_user_token_lines(demo_tenants_server):
     """The "User tokens" block as written: the demo tenant observes, and these calls' tokens are accepted."""
     result = run_block(readme_block("## User tokens (proving the app user ID)"), demo_tenants_server)

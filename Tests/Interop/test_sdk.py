@@ -10,6 +10,7 @@ import re
 import shlex
 import subprocess
 import time
+import urllib.request
 import uuid
 
 import pytest
@@ -136,6 +137,45 @@ def test_the_cache_outlives_the_app_and_the_server(demo_tenants_server, device, 
     assert cached["origin"] == "cache" and cached["version"] == version and "pro" in active(cached)
     failed = offline.command("refresh")
     assert failed["event"] == "error" and failed["code"] == "unavailable", failed
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_signed_status_pinned_user_tokens_sent_and_the_cache_shown_offline(demo_tenants_server, device, tmp_path,
+                                                                          transport):
+    """The demo tenant signs status and observes user tokens: the sample pins its published keys and gets tokens from
+    `entctl dev user-token` as from a backend. What the server says is published; the next launch without a server
+    shows the cached signed status `offline`; pinned to another key, nothing the server says is taken."""
+    keys = tmp_path / "status-keys.json"
+    with urllib.request.urlopen(f"http://{addr(demo_tenants_server)}/.well-known/entitlementd/demo/jwks.json") as answer:
+        keys.write_bytes(answer.read())
+    user = "sdk-" + uuid.uuid4().hex[:8]
+    tokens = f"{shlex.quote(str(entctl_binary()))} dev user-token {user}"
+    cache = tmp_path / "cache"
+    phone = device(transport, cache=cache, status_keys=keys, user_token_command=tokens)
+    assert phone.command(f"identify {user}")["event"] == "result"
+    bought = phone.command(f"purchase {sign_purchase()}")
+    assert bought["snapshot"]["origin"] == "server" and "pro" in active(bought["snapshot"]), bought
+    deadline = time.monotonic() + 10
+    # Each call's log line (not the "change" lines) says its token was accepted.
+    while "Purchase" not in "".join(calls := [line for line in demo_tenants_server.log().splitlines()
+                                              if f"user={user} " in line and " key=" in line]):
+        assert time.monotonic() < deadline, calls
+        time.sleep(0.2)
+    assert all("user_token=accepted" in line for line in calls), calls
+    phone.close()
+
+    offline = device(transport, cache=cache, server=f"http://127.0.0.1:{free_port()}", status_keys=keys)
+    assert offline.command("whoami")["app_user_id"] == user
+    assert offline.command("refresh")["code"] == "unavailable"
+    shown = offline.wait_for(lambda snapshot: snapshot["origin"] == "offline")["snapshot"]
+    assert "pro" in active(shown) and shown["version"] == bought["snapshot"]["version"]
+
+    # Pinned to a key that is not the tenant's: the cache and the server's answers are ignored, and said so.
+    other = tmp_path / "other-keys.json"
+    other.write_text(keys.read_text().replace('"kid":"demo-2026-12"', '"kid":"someone-else"'))
+    distrusting = device(transport, cache=cache, status_keys=other)
+    assert distrusting.command("refresh")["snapshot"]["state"] == "unknown"
+    assert any("Ignored" in line and "which the app does not pin" in line for line in distrusting.stderr)
 
 
 def test_the_readme_guide_is_the_samples_code():
