@@ -237,6 +237,11 @@ extension EntitlementClient {
         try await unary(Methods.countCustomers, CountCustomersRequest())
     }
 
+    /// `DescribeTrust`: the tenant's user tokens (mode, this instance's counts) and signed status keys.
+    public func describeTrust() async throws -> TrustDescription {
+        try await unary(Methods.describeTrust, DescribeTrustRequest())
+    }
+
     /// What one ID (app user ID, alias, transaction or order ID, Stripe ID) names in the tenant.
     public func findCustomers(_ query: String) async throws -> FindCustomersResponse {
         try await unary(Methods.findCustomers, FindCustomersRequest(query: query))

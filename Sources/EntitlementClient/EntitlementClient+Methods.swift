@@ -35,6 +35,7 @@ extension EntitlementClient {
         public static let redeliverWebhooks = MethodDescriptor(service: adminService, method: "RedeliverWebhooks")
         public static let listCustomers = MethodDescriptor(service: adminService, method: "ListCustomers")
         public static let countCustomers = MethodDescriptor(service: adminService, method: "CountCustomers")
+        public static let describeTrust = MethodDescriptor(service: adminService, method: "DescribeTrust")
         public static let getMetrics = MethodDescriptor(service: adminService, method: "GetMetrics")
         public static let listMetricRows = MethodDescriptor(service: adminService, method: "ListMetricRows")
         public static let findCustomers = MethodDescriptor(service: adminService, method: "FindCustomers")

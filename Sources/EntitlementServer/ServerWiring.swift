@@ -175,7 +175,7 @@ public struct ServerWiring: Sendable {
                     webhooks: deliverer, appStoreReconciler: reconciler,
                     appStoreSupport: outbound.map { _ in
                         AppStoreSupport(engine: engine, purchases: appStore, apis: appStoreAPIs)
-                    }),
+                    }, metrics: serviceMetrics),
             ] + extraServices)
         // Reflection lists what the router serves, so it goes last.
         ReflectionService(serviceNames: router.serviceNames).register(on: &router)

@@ -18,13 +18,20 @@ public struct AdminService: RPCService {
     /// nil: no outbound HTTP client, so Apple's history cannot be read, nor Apple asked.
     let appStoreReconciler: AppStoreReconciler?
     let appStoreSupport: AppStoreSupport?
+    /// The user tokens counted, for `DescribeTrust`.
+    let metrics: ServiceMetrics
+    /// When this instance's counts began.
+    let countingSince: UnixTime
 
     public init(
         engine: CustomerEngine, tenants: TenantRegistry, log: CallLog, playStore: PlayStorePurchases? = nil,
         acknowledger: PlayAcknowledger? = nil, webhooks: WebhookDeliverer? = nil,
-        appStoreReconciler: AppStoreReconciler? = nil, appStoreSupport: AppStoreSupport? = nil
+        appStoreReconciler: AppStoreReconciler? = nil, appStoreSupport: AppStoreSupport? = nil,
+        metrics: ServiceMetrics = ServiceMetrics()
     ) {
         self.engine = engine
+        self.metrics = metrics
+        countingSince = engine.now()
         self.tenants = tenants
         self.log = log
         self.playStore = playStore
@@ -72,6 +79,9 @@ public struct AdminService: RPCService {
         }
         router.registerUnary(Self.method("DescribeKey")) { (request: DescribeKeyRequest, context) in
             try await describeKey(request, context)
+        }
+        router.registerUnary(Self.method("DescribeTrust")) { (request: DescribeTrustRequest, context) in
+            try await describeTrust(request, context)
         }
         registerAppStoreMethods(on: &router)
         registerMetricMethods(on: &router)

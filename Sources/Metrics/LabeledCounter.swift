@@ -27,6 +27,11 @@ public final class LabeledCounter: MetricsSource {
         values.withLock { $0[labels] ?? 0 }
     }
 
+    /// The series whose first label is `value` (a tenant's), by their labels, with their values.
+    public func series(whereFirstLabelIs value: String) -> [(labels: [String], value: UInt64)] {
+        values.withLock { values in values.filter { $0.key.first == value }.map { ($0.key, $0.value) } }
+    }
+
     public func collect(into text: inout PrometheusText) {
         let series = values.withLock { $0 }.sorted { $0.key.lexicographicallyPrecedes($1.key) }
         text.family(name, .counter, help: help)

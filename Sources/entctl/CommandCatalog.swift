@@ -11,7 +11,7 @@ extension CommandHelp {
             keyNote: "Key: --key KEY or $ENTCTL_KEY, a secret key (sk_...); without either, the demo secret key is sent,\n"
                 + "to a loopback address (127.0.0.1, ::1, localhost) only.",
             commands: [
-                grant, revoke, customer, attributes, export, delete, audit, events, customers, count, metrics, find,
+                grant, revoke, customer, attributes, export, delete, audit, events, customers, count, trust, metrics, find,
                 refreshPurchase, redemptionCode, webhooksTest, webhooksList, webhooksRedeliver, appStoreReconcile, appStoreLookup, appStoreExtend, appStoreConsumption,
                 appStoreTestNotification, appStoreCheck,
             ]),
@@ -216,6 +216,14 @@ extension CommandHelp {
         name: "count", arguments: "",
         summary: "customers with an active entitlement now, in all and per entitlement, product and store",
         details: ["", "Calls AdminService/CountCustomers; the database counts them from its indexes."])
+
+    static let trust = CommandHelp(
+        name: "trust", arguments: "",
+        summary: "the tenant's user tokens (mode, the tokens this server judged, by outcome and reason) and status keys",
+        details: [
+            "", "Calls AdminService/DescribeTrust. The counts are the answering instance's since it started, as its",
+            "entitlementd_user_tokens_total series; observe mode's would_refuse lines are who required mode would refuse.",
+        ])
 
     static let metrics = CommandHelp(
         name: "metrics", arguments: "METRIC --from DATE --to DATE",

@@ -40,6 +40,7 @@ struct Entctl {
         case "events": try await events()
         case "customers": try await customers()
         case "count": try await count()
+        case "trust": try await trust()
         case "metrics": try await metrics()
         case "find": try await find()
         case "refresh-purchase": try await refreshPurchase()

@@ -38,6 +38,7 @@ extension MetricInterval: NamedProtoEnum {}
 extension MetricDimension: NamedProtoEnum {}
 extension Store: NamedProtoEnum {}
 extension StatusEvent.Kind: NamedProtoEnum {}
+extension UserTokenDescription.Mode: NamedProtoEnum {}
 extension CustomerEvent.Cause: NamedProtoEnum {}
 extension StoreEnvironment: NamedProtoEnum {}
 extension PurchaseResult.Outcome: NamedProtoEnum {}

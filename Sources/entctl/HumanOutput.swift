@@ -274,6 +274,26 @@ enum HumanOutput {
             + ["counted at " + time(response.countedAt)]
     }
 
+    /// `user tokens: OBSERVE, iss https://…, …`, one line per outcome and reason counted, then the status keys.
+    static func trust(_ trust: TrustDescription) -> [String] {
+        let tokens = trust.userTokens ?? UserTokenDescription()
+        var lines = ["user tokens: \(tokens.mode.name)"]
+        if tokens.mode != .off {
+            var keys: [String] = []
+            if tokens.hs256Secrets > 0 { keys.append("\(tokens.hs256Secrets) HS256 secret(s)") }
+            if !tokens.keysFrom.isEmpty { keys.append("keys from " + tokens.keysFrom) }
+            lines[0] += ", iss \(tokens.issuer), at most \(tokens.maxLifetimeSeconds) s, " + keys.joined(separator: ", ")
+            lines[0] += tokens.allowsAnonymous ? ", anonymous IDs need none" : ", anonymous IDs need one too"
+        }
+        lines.append("  counted since " + time(tokens.countedSince) + (tokens.counts.isEmpty ? ": nothing" : ":"))
+        lines += tokens.counts.map { "  \($0.outcome)\($0.reason.isEmpty ? "" : " (\($0.reason))"): \($0.count)" }
+        guard let signing = trust.signedStatus else { return lines + ["signed status: no"] }
+        return lines + [
+            "signed status: signed with \(signing.signingKeyID), keys published: "
+                + signing.keyIDs.joined(separator: ", ") + ", valid offline \(signing.offlineValidityHours) h"
+        ]
+    }
+
     /// One line: `alice  ALIAS` or `nobody  ORIGINAL_TRANSACTION_ID  APP_STORE 2000000000000042`.
     static func customerMatch(_ match: CustomerMatch) -> String {
         var line = (match.appUserID.isEmpty ? "nobody" : match.appUserID) + "  " + match.matchedBy.name

@@ -60,3 +60,4 @@ extension SetAttributesResponse: NamedProtoMessage {}
 extension SignOfferResponse: NamedProtoMessage {}
 extension StatusEvent: NamedProtoMessage {}
 extension SyncStatusResponse: NamedProtoMessage {}
+extension TrustDescription: NamedProtoMessage {}

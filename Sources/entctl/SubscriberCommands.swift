@@ -54,6 +54,14 @@ extension Entctl {
         return 0
     }
 
+    /// `trust`
+    func trust() async throws -> Int32 {
+        try arguments.check(positionals: [])
+        let response = try await connect(.secretKey).describeTrust()
+        printer.print(response, human: HumanOutput.trust(response))
+        return 0
+    }
+
     /// `find ID`
     func find() async throws -> Int32 {
         try arguments.check(positionals: ["ID"])

@@ -204,8 +204,10 @@ enum Fixtures {
     }
 
     static func customerStatus(_ u: Bool) -> CustomerStatus {
-        unk(CustomerStatus(appUserID: "user-1", status: subscriptionStatus(u), version: 42,
-                           serverTime: ts(1_700_000_100, 5, u)), u)
+        var status = CustomerStatus(
+            appUserID: "user-1", status: subscriptionStatus(u), version: 42, serverTime: ts(1_700_000_100, 5, u))
+        status.signedStatus = "eyJhbGciOiJFUzI1NiJ9.e30.c2ln"
+        return unk(status, u)
     }
 
     static func customerStatusExtremes(_ u: Bool) -> CustomerStatus {

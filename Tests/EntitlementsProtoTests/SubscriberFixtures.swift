@@ -42,10 +42,47 @@ extension Fixtures {
         .empty(ListCustomersRequest.self), .empty(ListCustomersResponse.self), .empty(ListedCustomer.self),
         .empty(CountCustomersRequest.self), .empty(CountCustomersResponse.self), .empty(CustomerCount.self),
         .empty(StoreCount.self), .empty(FindCustomersRequest.self), .empty(FindCustomersResponse.self),
-        .empty(CustomerMatch.self), .empty(KeyDescription.self),
-        // A typealias of ProtoEmpty, so named by hand.
+        Fixture("DescribeTrustRequest") { unk(DescribeTrustRequest(), $0) },
+        Fixture("TrustDescription") { u in
+            var description = TrustDescription()
+            description.userTokens = userTokenDescription(u)
+            description.signedStatus = statusSigningDescription(u)
+            return unk(description, u)
+        },
+        Fixture("UserTokenDescription") { userTokenDescription($0) },
+        Fixture("UserTokenDescription#unknownEnums") { userTokenDescription($0, mode: .init(rawValue: 99)) },
+        Fixture("UserTokenCount") { unk(UserTokenCount(outcome: "would_refuse", reason: "subject", count: 7), $0) },
+        Fixture("StatusSigningDescription") { statusSigningDescription($0) },
+        .empty(CustomerMatch.self), .empty(KeyDescription.self), .empty(TrustDescription.self),
+        .empty(UserTokenDescription.self), .empty(UserTokenCount.self), .empty(StatusSigningDescription.self),
+        // Typealiases of ProtoEmpty, so named by hand.
         Fixture("DescribeKeyRequest#empty") { unk(DescribeKeyRequest(), $0) },
+        Fixture("DescribeTrustRequest#empty") { unk(DescribeTrustRequest(), $0) },
     ]
+
+    static func userTokenDescription(_ u: Bool, mode: UserTokenDescription.Mode = .required) -> UserTokenDescription {
+        var description = UserTokenDescription()
+        description.mode = mode
+        description.issuer = "https://auth.example.com"
+        description.maxLifetimeSeconds = 3600
+        description.hs256Secrets = 2
+        description.keysFrom = "https://auth.example.com/jwks"
+        description.allowsAnonymous = true
+        description.counts = [
+            unk(UserTokenCount(outcome: "accepted", reason: "", count: 1 << 40), u),
+            unk(UserTokenCount(outcome: "refused", reason: "expired", count: 3), u),
+        ]
+        description.countedSince = ts(1_700_000_000, 0, u)
+        return unk(description, u)
+    }
+
+    static func statusSigningDescription(_ u: Bool) -> StatusSigningDescription {
+        var description = StatusSigningDescription()
+        description.signingKeyID = "2027-06"
+        description.keyIDs = ["2027-06", "2026-12"]
+        description.offlineValidityHours = 72
+        return unk(description, u)
+    }
 
     static func customerMatch(_ u: Bool, _ i: Int) -> CustomerMatch {
         let known = i == 0

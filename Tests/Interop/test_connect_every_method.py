@@ -721,6 +721,12 @@ def describe_key(env: Env):
     assert list(hooks.webhook_endpoints) == ["backend"]
 
 
+@case
+def describe_trust(env: Env):
+    trust = env.compare("DescribeTrust", env.request("DescribeTrust"), cleared("user_tokens.counted_since"))[0].message
+    assert trust.user_tokens.mode == 1 and not trust.HasField("signed_status")  # OFF, and no signing
+
+
 def timestamp(env: Env, moment: datetime):
     return env.message("google.protobuf.Timestamp", seconds=int(moment.timestamp()))
 

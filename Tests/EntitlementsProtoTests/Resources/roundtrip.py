@@ -69,7 +69,7 @@ def subscription_status(u, state=None):
 
 
 def customer_status(u):
-    m = st.CustomerStatus(app_user_id="user-1", version=42)
+    m = st.CustomerStatus(app_user_id="user-1", version=42, signed_status="eyJhbGciOiJFUzI1NiJ9.e30.c2ln")
     m.status.CopyFrom(subscription_status(u))
     m.server_time.CopyFrom(ts(1_700_000_100, 5, u))
     return unk(m, u)
@@ -531,6 +531,28 @@ def key_description(u):
                                  webhook_endpoints=["backend", "crm"]), u)
 
 
+def trust_description(u):
+    m = ad.TrustDescription()
+    m.user_tokens.CopyFrom(user_token_description(u))
+    m.signed_status.CopyFrom(status_signing_description(u))
+    return unk(m, u)
+
+
+def user_token_description(u, mode=None):
+    m = ad.UserTokenDescription(
+        mode=ad.UserTokenDescription.REQUIRED if mode is None else mode, issuer="https://auth.example.com",
+        max_lifetime_seconds=3600, hs256_secrets=2, keys_from="https://auth.example.com/jwks", allows_anonymous=True)
+    for outcome, reason, count in [("accepted", "", 2**40), ("refused", "expired", 3)]:
+        m.counts.add().CopyFrom(unk(ad.UserTokenCount(outcome=outcome, reason=reason, count=count), u))
+    m.counted_since.CopyFrom(ts(1_700_000_000, 0, u))
+    return unk(m, u)
+
+
+def status_signing_description(u):
+    return unk(ad.StatusSigningDescription(signing_key_id="2027-06", key_ids=["2027-06", "2026-12"],
+                                           offline_validity_hours=72), u)
+
+
 def list_customer_events_response(u):
     m = ad.ListCustomerEventsResponse(next_page_token="page-2")
     for i in range(2):
@@ -741,6 +763,13 @@ def cases():
         "CustomerMatch#unknownEnums": (ad.CustomerMatch, lambda u: customer_match(u, 1)),
         "DescribeKeyRequest": (ad.DescribeKeyRequest, lambda u: unk(ad.DescribeKeyRequest(), u)),
         "KeyDescription": (ad.KeyDescription, key_description),
+        "DescribeTrustRequest": (ad.DescribeTrustRequest, lambda u: unk(ad.DescribeTrustRequest(), u)),
+        "TrustDescription": (ad.TrustDescription, trust_description),
+        "UserTokenDescription": (ad.UserTokenDescription, user_token_description),
+        "UserTokenDescription#unknownEnums": (ad.UserTokenDescription, lambda u: user_token_description(u, 99)),
+        "UserTokenCount": (ad.UserTokenCount, lambda u: unk(ad.UserTokenCount(outcome="would_refuse",
+                                                                              reason="subject", count=7), u)),
+        "StatusSigningDescription": (ad.StatusSigningDescription, status_signing_description),
         "StoreCount": (ad.StoreCount, lambda u: unk(ad.StoreCount(store=st.GRANT, customers=4), u)),
     }
 

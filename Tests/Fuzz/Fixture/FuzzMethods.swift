@@ -148,6 +148,7 @@ public struct FuzzMethod: Sendable {
             return request
         },
         method("AdminService", "DescribeKey") { _, _ in DescribeKeyRequest() },
+        method("AdminService", "DescribeTrust") { _, _ in DescribeTrustRequest() },
         method("AdminService", "ReconcileAppStore") { input, _ in
             var request = ReconcileAppStoreRequest()
             request.startTime = timestamp(&input)
