@@ -54,6 +54,7 @@ METHODS = {
     "CountCustomers": (ADMIN_SERVICE, "CountCustomersRequest", "CountCustomersResponse", False),
     "FindCustomers": (ADMIN_SERVICE, "FindCustomersRequest", "FindCustomersResponse", False),
     "DescribeKey": (ADMIN_SERVICE, "DescribeKeyRequest", "KeyDescription", False),
+    "DescribeTrust": (ADMIN_SERVICE, "DescribeTrustRequest", "TrustDescription", False),
     "ReconcileAppStore": (ADMIN_SERVICE, "ReconcileAppStoreRequest", "ReconcileAppStoreResponse", False),
     "LookUpOrder": (ADMIN_SERVICE, "LookUpOrderRequest", "LookUpOrderResponse", False),
     "ExtendSubscription": (ADMIN_SERVICE, "ExtendSubscriptionRequest", "ExtendSubscriptionResponse", False),

@@ -89,6 +89,7 @@ def sample_request(api: Api, method: str, app_user_id: str):
         "CountCustomers": {},
         "FindCustomers": {"query": app_user_id},
         "DescribeKey": {},
+        "DescribeTrust": {},
         "ReconcileAppStore": {"only_failures": True},
         "LookUpOrder": {"order_id": "MK5TTTVWJH"},
         "ExtendSubscription": {"original_transaction_id": "2000000000000001", "extend_by_days": 1},

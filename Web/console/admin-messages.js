@@ -114,6 +114,22 @@ export function counts({ activeCustomers = 0, entitlements = [], countedAt }) {
   };
 }
 
+// DescribeTrust: the tenant's user tokens (mode, this instance's counts) and its status signing keys (null: none).
+export function trust({ userTokens = {}, signedStatus = null }) {
+  const { mode = "OFF", issuer = "", maxLifetimeSeconds = 0, hs256Secrets = 0, keysFrom = "", allowsAnonymous = false,
+    counts = [], countedSince } = userTokens;
+  return {
+    userTokens: {
+      mode, issuer, maxLifetimeSeconds, hs256Secrets, keysFrom, allowsAnonymous, countedSince: timestamp(countedSince),
+      counts: counts.map(({ outcome = "", reason = "", count = 0 }) => ({ outcome, reason, count: Number(count) })),
+    },
+    signedStatus: signedStatus && {
+      signingKeyId: signedStatus.signingKeyId ?? "", keyIds: signedStatus.keyIds ?? [],
+      offlineValidityHours: signedStatus.offlineValidityHours ?? 0,
+    },
+  };
+}
+
 // An ExportCustomerChunk's bytes (base64 in the JSON): the parts joined in order are the JSON document.
 export const exportChunk = ({ data = "" }) => Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
 
@@ -121,6 +137,7 @@ export const exportChunk = ({ data = "" }) => Uint8Array.from(atob(data), (c) =>
 export const streamStatusRequest = (appUserId) => ({ appUserId, afterVersion: "0" });
 export const describeKeyRequest = () => ({});
 export const countCustomersRequest = () => ({});
+export const describeTrustRequest = () => ({});
 export const findCustomersRequest = (query) => ({ query });
 export const getCustomerRequest = (appUserId) => ({ appUserId });
 export const eventsRequest = (appUserId, pageToken = "") => ({ appUserId, pageSize: 50, pageToken });

@@ -127,6 +127,33 @@ async function loadCounts() {
   } catch (error) { failed(error); }
 }
 
+// What the tenant asks of app calls and signs: the roll-out of user tokens (observe shows who required would refuse).
+const outcomeNames = { accepted: "Accepted", would_refuse: "Would be refused", refused: "Refused" };
+
+async function loadTrust() {
+  try {
+    const { userTokens: tokens, signedStatus } = await call("DescribeTrust", admin.describeTrustRequest(), admin.trust);
+    document.body.dataset.userTokens = tokens.mode;
+    const how = [];
+    if (tokens.mode !== "OFF") {
+      how.push(`issuer ${tokens.issuer}`, `at most ${counted(tokens.maxLifetimeSeconds, "second")}`);
+      if (tokens.hs256Secrets) how.push(counted(tokens.hs256Secrets, "HS256 secret"));
+      if (tokens.keysFrom) how.push(tokens.keysFrom === "file" ? "keys from a file" : `keys from ${tokens.keysFrom}`);
+      how.push(tokens.allowsAnonymous ? "anonymous IDs need none" : "anonymous IDs need one");
+    }
+    $("user-token-mode").replaceChildren(el("b", {}, tokens.mode.toLowerCase()), how.length ? " · " + how.join(", ") : "");
+    const rows = tokens.counts.map((entry) => el("tr", { "data-outcome": entry.outcome, "data-reason": entry.reason },
+      el("td", {}, outcomeNames[entry.outcome] ?? entry.outcome), el("td", {}, entry.reason || "—"),
+      el("td", { class: "number" }, entry.count.toLocaleString())));
+    $("user-token-counts").tBodies[0].replaceChildren(...(rows.length ? rows : [none(3)]));
+    $("user-tokens-since").textContent = "Counted by this server since " + when(tokens.countedSince);
+    $("signed-status").textContent = signedStatus
+      ? `Signed with ${signedStatus.signingKeyId}; published keys: ${signedStatus.keyIds.join(", ")}; ` +
+        `valid offline for ${counted(signedStatus.offlineValidityHours, "hour")}.`
+      : "Status is not signed.";
+  } catch (error) { failed(error); }
+}
+
 // The customer page
 
 const storeNames = { APP_STORE: "App Store", PLAY_STORE: "Google Play", WEB: "Stripe (web)", GRANT: "a grant" };
@@ -424,6 +451,7 @@ function route() {
   }
   show("home");
   loadCounts();
+  loadTrust();
 }
 
 window.addEventListener("hashchange", () => { say(""); route(); });
