@@ -14,7 +14,7 @@ import TestSupport
         init() throws {
             let files = FileManager.default
             try files.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            for name in ["tenants.demo.json", "dev-play", "dev-ca", "dev-app-store-api"] {
+            for name in ["tenants.demo.json", "dev-play", "dev-ca", "dev-app-store-api", "dev-status"] {
                 try files.copyItem(atPath: RepositoryFiles.path("Config/" + name), toPath: directory + "/" + name)
             }
         }
