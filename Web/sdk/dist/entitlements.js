@@ -14,7 +14,15 @@ var SOURCES = {
   GRANT: "grant"
 };
 function unknownStatus(appUserId) {
-  return { appUserId, state: "unknown", entitlements: [], version: 0n, origin: "cache", serverTime: null };
+  return {
+    appUserId,
+    state: "unknown",
+    entitlements: [],
+    version: 0n,
+    origin: "cache",
+    serverTime: null,
+    validUntil: null
+  };
 }
 function snapshotOf(customer, appUserId) {
   const entitlements = (customer.status?.entitlements ?? []).map((item) => ({
@@ -32,7 +40,8 @@ function snapshotOf(customer, appUserId) {
     entitlements,
     version: BigInt(customer.version ?? "0"),
     origin: "server",
-    serverTime: customer.serverTime ? new Date(customer.serverTime) : null
+    serverTime: customer.serverTime ? new Date(customer.serverTime) : null,
+    validUntil: null
   };
 }
 function changeBetween(previous, next) {
@@ -52,6 +61,7 @@ function encodeSnapshot(snapshot) {
     ...snapshot,
     version: snapshot.version.toString(),
     serverTime: snapshot.serverTime?.toISOString() ?? null,
+    validUntil: snapshot.validUntil?.toISOString() ?? null,
     entitlements: snapshot.entitlements.map((item) => ({ ...item, expiresAt: item.expiresAt?.toISOString() ?? null }))
   });
 }
@@ -76,7 +86,8 @@ function decodeSnapshot(text) {
       })),
       version: BigInt(/^\d{1,20}$/.test(String(value.version)) ? value.version : "0"),
       origin: "cache",
-      serverTime: typeof value.serverTime === "string" ? new Date(value.serverTime) : null
+      serverTime: typeof value.serverTime === "string" ? new Date(value.serverTime) : null,
+      validUntil: null
     };
   } catch {
     return null;
@@ -116,6 +127,13 @@ var StatusCache = class {
   loadStatus(appUserId) {
     const snapshot = decodeSnapshot(this.read(this.statusKey(appUserId)));
     return snapshot?.appUserId === appUserId ? snapshot : null;
+  }
+  /** The signed status kept for `appUserId` (a compact JWS, unverified: the caller verifies it). */
+  loadSignedStatus(appUserId) {
+    return this.read(this.statusKey(appUserId));
+  }
+  saveSignedStatus(appUserId, jws) {
+    this.write(this.statusKey(appUserId), jws);
   }
   saveStatus(snapshot) {
     this.write(this.statusKey(snapshot.appUserId), encodeSnapshot(snapshot));
@@ -183,6 +201,7 @@ var ConnectClient = class {
     if (!response.ok || !response.body) {
       throw errorFromBody(response.status, await response.text(), {});
     }
+    options.onOpen?.();
     const reader = new EnvelopeReader(response.body.getReader());
     for (; ; ) {
       const envelope2 = await reader.next();
@@ -202,6 +221,7 @@ var ConnectClient = class {
   }
   async post(path, contentType, body, options) {
     const headers = {
+      ...options.headers,
       "content-type": contentType,
       "connect-protocol-version": "1",
       authorization: `Bearer ${this.key}`
@@ -292,12 +312,301 @@ function trailerMetadata(headers) {
   return metadata;
 }
 
+// src/webCrypto.ts
+var subtle = null;
+function subtleCrypto() {
+  subtle ?? (subtle = (async () => {
+    const own = globalThis.crypto?.subtle;
+    if (own)
+      return own;
+    const node = globalThis.process?.versions?.node;
+    if (!node)
+      return null;
+    try {
+      const name = "node:crypto";
+      const module = await import(
+        /* @vite-ignore */
+        /* webpackIgnore: true */
+        name
+      );
+      return module.webcrypto?.subtle ?? null;
+    } catch {
+      return null;
+    }
+  })());
+  return subtle;
+}
+
+// src/signedStatus.ts
+var StatusRejection = class extends Error {
+  constructor(reason) {
+    super(reason);
+    this.name = "StatusRejection";
+  }
+};
+var SOURCES2 = {
+  app_store: "app_store",
+  play_store: "play_store",
+  web: "web",
+  grant: "grant"
+};
+var StatusVerifier = class {
+  /** Throws a TypeError when `keySet` (a JWKS, or its JSON) holds no usable key: a configuration mistake. */
+  constructor(keySet) {
+    this.keys = /* @__PURE__ */ new Map();
+    this.imported = /* @__PURE__ */ new Map();
+    let parsed = keySet;
+    if (typeof keySet === "string") {
+      try {
+        parsed = JSON.parse(keySet);
+      } catch {
+        throw new TypeError("statusKeys is not JSON.");
+      }
+    }
+    const keys = parsed?.keys;
+    if (!Array.isArray(keys))
+      throw new TypeError('statusKeys is not a JSON Web Key Set ({"keys": [...]}).');
+    for (const key of keys) {
+      if (key?.kty === "EC" && key.crv === "P-256" && typeof key.kid === "string" && typeof key.x === "string" && typeof key.y === "string") {
+        this.keys.set(key.kid, key);
+      }
+    }
+    if (this.keys.size === 0)
+      throw new TypeError("statusKeys holds no P-256 key with a kid.");
+  }
+  /**
+   * The snapshot `jws` vouches for, if it is a status of `appUserId` (its `sub`, or its `alias` when the app knows
+   * the user by an alias), signed by a pinned key, and not expired at `now` by the device's clock; rejects with a
+   * StatusRejection naming what failed otherwise.
+   */
+  async verify(jws, appUserId, origin, now = Date.now()) {
+    if (!jws)
+      throw new StatusRejection("it is not signed");
+    const parts = jws.split(".");
+    if (parts.length !== 3)
+      throw new StatusRejection("its signature is not a compact JWS");
+    const header = parseJSONPart(parts[0], "header");
+    if (header.alg !== "ES256")
+      throw new StatusRejection(`its algorithm is ${quote(header.alg)}, not ES256`);
+    const kid = typeof header.kid === "string" ? header.kid : "";
+    const key = this.keys.get(kid);
+    if (!key)
+      throw new StatusRejection(`its key ${quote(header.kid)} is not one of statusKeys`);
+    const signature = decodeBase64URL(parts[2], "signature");
+    if (signature.length !== 64)
+      throw new StatusRejection("its signature is not an ES256 signature");
+    const subtle2 = await subtleCrypto();
+    if (!subtle2)
+      throw new StatusRejection("this page has no WebCrypto to verify it with (crypto.subtle needs https)");
+    const signed = new TextEncoder().encode(`${parts[0]}.${parts[1]}`);
+    const publicKey = await this.importKey(kid, key, subtle2);
+    if (!await subtle2.verify({ name: "ECDSA", hash: "SHA-256" }, publicKey, signature, signed)) {
+      throw new StatusRejection(`its signature does not verify with key ${quote(kid)}: forged, or altered since`);
+    }
+    const claims = checkClaims(parseJSONPart(parts[1], "claims"));
+    if (claims.sub !== appUserId && claims.alias !== appUserId) {
+      throw new StatusRejection("it is the status of another user");
+    }
+    if (claims.exp * 1e3 <= now) {
+      throw new StatusRejection(`its signature's validity ended at ${new Date(claims.exp * 1e3).toISOString()}`);
+    }
+    return snapshotOfClaims(claims, appUserId, origin);
+  }
+  importKey(kid, key, subtle2) {
+    let imported = this.imported.get(kid);
+    if (!imported) {
+      const jwk = { kty: "EC", crv: "P-256", x: key.x, y: key.y, ext: true };
+      imported = subtle2.importKey("jwk", jwk, { name: "ECDSA", namedCurve: "P-256" }, false, ["verify"]).catch(() => {
+        throw new StatusRejection(`key ${quote(kid)} of statusKeys is not a valid P-256 public key`);
+      });
+      this.imported.set(kid, imported);
+    }
+    return imported;
+  }
+};
+function snapshotOfClaims(claims, appUserId, origin) {
+  const entitlements = claims.status.entitlements.map((item) => ({
+    id: item.id,
+    source: SOURCES2[item.source] ?? "unknown",
+    productId: item.product_id,
+    expiresAt: item.expires_at === null ? null : new Date(item.expires_at),
+    willRenew: item.will_renew,
+    inGracePeriod: item.in_grace_period,
+    inBillingRetry: item.in_billing_retry
+  }));
+  return {
+    appUserId,
+    state: claims.status.state,
+    entitlements,
+    version: BigInt(claims.version),
+    origin,
+    serverTime: new Date(claims.iat * 1e3),
+    validUntil: new Date(claims.exp * 1e3)
+  };
+}
+function checkClaims(value) {
+  const bad = (what) => {
+    throw new StatusRejection(`its claims have no valid ${what}`);
+  };
+  if (typeof value.sub !== "string")
+    bad("sub");
+  if (value.alias !== void 0 && typeof value.alias !== "string")
+    bad("alias");
+  if (!Number.isSafeInteger(value.version) || value.version < 0)
+    bad("version");
+  for (const name of ["iat", "exp"])
+    if (typeof value[name] !== "number" || !Number.isFinite(value[name]))
+      bad(name);
+  const status = value.status;
+  if (status?.state !== "active" && status?.state !== "inactive")
+    bad("status.state");
+  if (!Array.isArray(status?.entitlements))
+    bad("status.entitlements");
+  for (const item of status.entitlements) {
+    const expiresAt = item?.expires_at;
+    if (typeof item?.id !== "string" || typeof item.source !== "string" || typeof item.product_id !== "string" || !(expiresAt === null || typeof expiresAt === "string" && !Number.isNaN(Date.parse(expiresAt))) || typeof item.will_renew !== "boolean" || typeof item.in_grace_period !== "boolean" || typeof item.in_billing_retry !== "boolean") {
+      bad("entitlement");
+    }
+  }
+  return value;
+}
+function parseJSONPart(part, what) {
+  const bytes = decodeBase64URL(part, what);
+  let value;
+  try {
+    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    throw new StatusRejection(`its ${what} is not JSON`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new StatusRejection(`its ${what} is not a JSON object`);
+  }
+  return value;
+}
+function decodeBase64URL(text, what) {
+  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) {
+    throw new StatusRejection(`its ${what} is not base64url`);
+  }
+  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((text.length + 3) % 4));
+  return Uint8Array.from(binary, (character) => character.charCodeAt(0));
+}
+function quote(value) {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 70 ? text.slice(0, 67) + "..." : text;
+}
+
+// src/userToken.ts
+var USER_TOKEN_HEADER = "entitlements-user-token";
+var REFRESH_MARGIN_MS = 3e4;
+function isUserTokenRefusal(error) {
+  return error instanceof ConnectError && error.code === "unauthenticated" && error.message.startsWith("user token");
+}
+function isStreamTokenExpiry(error) {
+  return isUserTokenRefusal(error) && error.message.startsWith("user token expired");
+}
+function userTokenHeaders(token) {
+  return token ? { [USER_TOKEN_HEADER]: token } : {};
+}
+function refreshTimeOf(token) {
+  try {
+    const payload = token.split(".")[1];
+    if (!payload)
+      return null;
+    const claims = JSON.parse(decodeBase64URLText(payload));
+    if (typeof claims.exp !== "number" || !Number.isFinite(claims.exp))
+      return null;
+    const expiresAt = claims.exp * 1e3;
+    const lifetime = typeof claims.iat === "number" ? expiresAt - claims.iat * 1e3 : Infinity;
+    return expiresAt - Math.min(REFRESH_MARGIN_MS, Math.max(0, lifetime / 2));
+  } catch {
+    return null;
+  }
+}
+function decodeBase64URLText(text) {
+  const base64 = text.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((text.length + 3) % 4);
+  const binary = atob(base64);
+  return new TextDecoder().decode(Uint8Array.from(binary, (character) => character.charCodeAt(0)));
+}
+var UserTokens = class {
+  constructor(provider, now = Date.now) {
+    this.provider = provider;
+    this.now = now;
+    this.held = null;
+    /** One provider call per user at a time: the stream and a call that start together share it. */
+    this.pending = /* @__PURE__ */ new Map();
+  }
+  /** Whether the app gave a provider (without one, the SDK sends no token and retries nothing). */
+  get enabled() {
+    return this.provider !== void 0;
+  }
+  /** The token to send with a call for `appUserId`: the held one while it is not about to expire, else a new one
+   * from the provider; for an anonymous ID only one held already (see UserTokenProvider). undefined: send none. */
+  async token(appUserId, anonymous) {
+    if (!this.provider)
+      return void 0;
+    const held = this.held?.appUserId === appUserId ? this.held : null;
+    if (held && (held.refreshAt === null || this.now() < held.refreshAt))
+      return held.token;
+    if (!held && anonymous)
+      return void 0;
+    return this.fresh(appUserId);
+  }
+  /** A new token from the provider for `appUserId` (after the server refused the held one), which is then held. */
+  async fresh(appUserId) {
+    if (!this.provider)
+      return void 0;
+    if (this.held?.appUserId === appUserId)
+      this.held = null;
+    let pending = this.pending.get(appUserId);
+    if (!pending) {
+      pending = this.ask(appUserId);
+      this.pending.set(appUserId, pending);
+      const forget = () => this.pending.delete(appUserId);
+      pending.then(forget, forget);
+    }
+    const token = await pending;
+    return token || void 0;
+  }
+  /** Forgets the held token (the server refused it). */
+  discard(appUserId) {
+    if (this.held?.appUserId === appUserId)
+      this.held = null;
+  }
+  /** Forgets a token of anyone but `appUserId` (the SDK now speaks for it: a signed-out user's token goes). */
+  keepOnly(appUserId) {
+    if (this.held && this.held.appUserId !== appUserId)
+      this.held = null;
+  }
+  async ask(appUserId) {
+    let token;
+    try {
+      token = await this.provider(appUserId);
+    } catch (error) {
+      throw new ConnectError("unauthenticated", `The userToken provider failed: ${String(error)}`);
+    }
+    if (typeof token !== "string") {
+      throw new ConnectError("unauthenticated", "The userToken provider returned no string.");
+    }
+    this.held = token ? { appUserId, token, refreshAt: refreshTimeOf(token) } : null;
+    return token;
+  }
+};
+
 // src/entitlements.ts
 var SERVICE = "/entitlements.v1.EntitlementService/";
 var ANONYMOUS_PREFIX = "$anon:";
 var DELETED_PREFIX = "customer deleted";
+var RENEW_BEFORE_VALIDITY_ENDS_MS = 6e4;
+var MAX_TIMER_MS = 2 ** 31 - 1;
 var Entitlements = class {
   constructor(options) {
+    /** Server answers and cache reads are taken one at a time, in order: verifying one is asynchronous, and a later
+     * version must not be overtaken by an earlier one still being verified. */
+    this.queue = Promise.resolve();
+    /** With `statusKeys`: the server could not be reached since its last answer (what is shown is `offline`). */
+    this.offline = false;
+    /** With `statusKeys`: the next moment what is shown changes by the clock (an expiry, the signature's end). */
+    this.validityTimer = null;
     /** Whether Identify ran for `user` in this page's life (a stream of an unknown customer is refused). */
     this.identifiedOnServer = false;
     /** Bumped whenever the user changes, so answers about the previous user are dropped. */
@@ -315,12 +624,16 @@ var Entitlements = class {
     this.random = options.random ?? Math.random;
     this.timeoutMs = options.timeoutMs ?? 1e4;
     this.logger = options.log;
+    this.tokens = new UserTokens(options.userToken);
+    this.verifier = options.statusKeys === void 0 ? null : new StatusVerifier(options.statusKeys);
     const cached = this.cache.loadAppUserId();
     this.user = cached ?? ANONYMOUS_PREFIX + randomUUID();
     if (!cached)
       this.cache.saveAppUserId(this.user);
-    this.server = this.cache.loadStatus(this.user) ?? unknownStatus(this.user);
+    this.server = !this.verifier && this.cache.loadStatus(this.user) || unknownStatus(this.user);
     this.published = this.server;
+    if (this.verifier)
+      void this.loadSignedStatus(this.generation, "cache");
     globalThis.addEventListener?.("storage", this.onStorage);
   }
   /** The ID the SDK speaks for: the signed-in account, or the anonymous ID (`$anon:` and a UUID). */
@@ -328,36 +641,44 @@ var Entitlements = class {
     return this.user;
   }
   get isAnonymous() {
-    return this.user.startsWith(ANONYMOUS_PREFIX);
+    return isAnonymousId(this.user);
   }
   /** What listeners were last told. */
   get current() {
     return this.published;
   }
   /** Call once when the page loads: asks the server. Failures are logged, not thrown: the cached status stands, and
-   * a listener's stream keeps trying. */
+   * a listener's stream keeps trying. With `statusKeys` the cached status is shown only once verified, which is
+   * asynchronous: until then `current` is unknown, and what `start()` resolves with has been through it. */
   async start() {
     try {
       await this.refresh();
     } catch (error) {
       this.log("warning", `SyncStatus at start failed: ${describe(error)}`);
     }
+    await this.queue;
     return this.published;
   }
-  /** Asks the server now and publishes its answer. */
+  /** Asks the server now and publishes its answer. With `statusKeys`, a server that cannot be reached makes what is
+   * shown `offline` (and the error is still thrown). */
   async refresh() {
+    try {
+      return await this.sync();
+    } catch (error) {
+      if (isUnreachable(error))
+        await this.wentOffline();
+      throw error;
+    }
+  }
+  async sync() {
     const generation = this.generation;
     const user = this.user;
     await this.identifyIfNeeded();
     if (generation !== this.generation)
       return this.published;
     try {
-      const answer = await this.client.unary(
-        SERVICE + "SyncStatus",
-        { appUserId: user },
-        { timeoutMs: this.timeoutMs }
-      );
-      this.publishServer(answer.customer, generation);
+      const answer = await this.call("SyncStatus", { appUserId: user }, user);
+      await this.publishServer(answer.customer, generation);
     } catch (error) {
       if (!(error instanceof ConnectError) || error.code !== "not_found")
         throw error;
@@ -386,24 +707,16 @@ var Entitlements = class {
    * SDK was anonymous, is merged into the account, and the status, stream and cache switch to it. */
   async identify(appUserId) {
     const anonymousId = this.isAnonymous && this.user !== appUserId ? this.user : "";
-    const response = await this.client.unary(
-      SERVICE + "Identify",
-      { appUserId, anonymousId },
-      { timeoutMs: this.timeoutMs }
-    );
-    this.switchUser(appUserId, response);
+    const response = await this.call("Identify", { appUserId, anonymousId }, appUserId);
+    await this.switchUser(appUserId, response);
     this.log("info", `Identified${response.merged ? ", merging the anonymous customer" : ""}.`);
     return { created: response.created ?? false, merged: response.merged ?? false };
   }
   /** Signs the user out: the SDK continues as a fresh anonymous ID, which the server creates now. */
   async logOut() {
     const anonymousId = ANONYMOUS_PREFIX + randomUUID();
-    const response = await this.client.unary(
-      SERVICE + "Identify",
-      { appUserId: anonymousId },
-      { timeoutMs: this.timeoutMs }
-    );
-    this.switchUser(anonymousId, response);
+    const response = await this.call("Identify", { appUserId: anonymousId }, anonymousId);
+    await this.switchUser(anonymousId, response);
     this.log("info", "Logged out; continuing as a new anonymous user.");
   }
   /** Claims a web purchase made without an account (an anonymous Stripe Checkout) with its redemption code
@@ -411,12 +724,12 @@ var Entitlements = class {
   async redeemWebPurchase(code) {
     const generation = this.generation;
     await this.identifyIfNeeded();
-    const response = await this.client.unary(
-      SERVICE + "Purchase",
+    const response = await this.call(
+      "Purchase",
       { appUserId: this.user, webRedemption: { code: code.trim() } },
-      { timeoutMs: this.timeoutMs }
+      this.user
     );
-    this.publishServer(response.customer, generation);
+    await this.publishServer(response.customer, generation);
     return this.published;
   }
   /** A Stripe Checkout link (a Payment Link, or the tenant's own checkout page that passes it on) naming the
@@ -439,26 +752,103 @@ var Entitlements = class {
     this.closed = true;
     this.listeners.clear();
     this.closeStream();
+    if (this.validityTimer !== null)
+      clearTimeout(this.validityTimer);
+    this.validityTimer = null;
     globalThis.removeEventListener?.("storage", this.onStorage);
   }
+  // Calls
+  /** A unary call for `appUserId` with its user token (when the app gives them): a call the server refuses for the
+   * token is made once more with a fresh one. */
+  async call(method, request, appUserId) {
+    const send = (token2) => this.client.unary(
+      SERVICE + method,
+      request,
+      { timeoutMs: this.timeoutMs, headers: userTokenHeaders(token2) }
+    );
+    const token = await this.tokens.token(appUserId, isAnonymousId(appUserId));
+    try {
+      return await send(token);
+    } catch (error) {
+      if (!this.tokens.enabled || !isUserTokenRefusal(error))
+        throw error;
+      this.log("info", `${method}: the server refused the user token (${error.message}); asking for a fresh one.`);
+      return await send(await this.tokens.fresh(appUserId));
+    }
+  }
   // Publishing
-  /** Takes a server answer for the user of `generation`, unless it is older than what was seen. */
+  /** Takes a server answer for the user of `generation` (in turn: see `queue`), unless it is older than what was
+   * seen or, with `statusKeys`, does not verify. */
   publishServer(customer, generation) {
-    if (!customer || generation !== this.generation)
-      return;
-    const snapshot = snapshotOf(customer, this.user);
-    if (this.server.origin === "server" && snapshot.version < this.server.version)
-      return;
-    this.server = snapshot;
-    this.cache.saveStatus(snapshot);
-    this.republish();
+    return this.enqueue(async () => {
+      if (!customer || generation !== this.generation)
+        return;
+      const snapshot = await this.trusted(customer, this.user);
+      if (!snapshot || generation !== this.generation)
+        return;
+      if (this.server.origin === "server" && snapshot.version < this.server.version)
+        return;
+      this.server = snapshot;
+      this.offline = false;
+      this.saveToCache(customer, snapshot);
+      this.republish();
+    });
+  }
+  enqueue(task) {
+    const run = this.queue.then(task);
+    this.queue = run.catch(() => void 0);
+    return run;
+  }
+  /** A server answer as a snapshot of `appUserId`: with `statusKeys`, the one its signed claims make, or null
+   * (logged with the reason) when it is unsigned, forged, altered, another user's or expired. */
+  async trusted(customer, appUserId) {
+    if (!this.verifier)
+      return snapshotOf(customer, appUserId);
+    try {
+      return await this.verifier.verify(customer.signedStatus, appUserId, "server");
+    } catch (error) {
+      this.log("warning", `Ignored a status from the server: ${rejection(error)}.`);
+      return null;
+    }
+  }
+  /** With `statusKeys` the cache keeps the signed form, verified again when read; else the snapshot. */
+  saveToCache(customer, snapshot) {
+    if (this.verifier && customer.signedStatus)
+      this.cache.saveSignedStatus(snapshot.appUserId, customer.signedStatus);
+    else if (!this.verifier)
+      this.cache.saveStatus(snapshot);
+  }
+  /** Takes the signed status the cache keeps for the user of `generation` if it verifies and is newer than what is
+   * held; drops it from the cache if it does not verify. `origin`: `cache` at page load, `server` when another tab
+   * just received it. */
+  loadSignedStatus(generation, origin) {
+    return this.enqueue(async () => {
+      const user = this.user;
+      const jws = this.cache.loadSignedStatus(user);
+      if (!jws || !this.verifier || generation !== this.generation)
+        return;
+      let snapshot;
+      try {
+        snapshot = await this.verifier.verify(jws, user, origin);
+      } catch (error) {
+        this.log("warning", `Dropped the cached status: ${rejection(error)}.`);
+        if (this.cache.loadSignedStatus(user) === jws)
+          this.cache.removeStatus(user);
+        return;
+      }
+      if (generation !== this.generation || snapshot.version <= this.server.version)
+        return;
+      this.server = snapshot;
+      this.republish();
+    });
   }
   republish() {
-    const next = this.server;
+    const next = this.view(Date.now());
     const previous = this.published;
     const change = changeBetween(previous, next);
     const newer = next.version !== previous.version || next.origin !== previous.origin || next.appUserId !== previous.appUserId;
     this.published = next;
+    this.scheduleValidity();
     if (!change && !newer)
       return;
     for (const listener of [...this.listeners]) {
@@ -469,20 +859,91 @@ var Entitlements = class {
       }
     }
   }
+  /** What to show of the server's status at `now`. With `statusKeys`: `unknown` once its signature's validity ended
+   * (nobody vouches for it any more), and offline, without the entitlements that expired since by the device's
+   * clock (the server cannot say otherwise). */
+  view(now) {
+    const server = this.server;
+    if (!this.verifier)
+      return server;
+    const expired = server.validUntil !== null && now >= server.validUntil.getTime();
+    if (!this.offline && !expired)
+      return server;
+    const origin = this.offline ? "offline" : server.origin;
+    if (expired || server.state === "unknown")
+      return { ...server, state: "unknown", entitlements: [], origin };
+    const entitlements = server.entitlements.filter((item) => !item.expiresAt || item.expiresAt.getTime() > now);
+    return { ...server, state: entitlements.length > 0 ? "active" : "inactive", entitlements, origin };
+  }
+  /** With `statusKeys`, wakes at the next moment the view changes by the clock: offline, an entitlement's expiry or
+   * the signature's end; online, a minute before the signature's end, to ask for a freshly signed status. */
+  scheduleValidity() {
+    if (this.validityTimer !== null)
+      clearTimeout(this.validityTimer);
+    this.validityTimer = null;
+    const validUntil = this.server.validUntil?.getTime();
+    if (!this.verifier || this.closed || validUntil === void 0)
+      return;
+    const now = Date.now();
+    if (now >= validUntil)
+      return;
+    let due = validUntil;
+    if (this.offline) {
+      for (const item of this.server.entitlements) {
+        const expiresAt = item.expiresAt?.getTime();
+        if (expiresAt !== void 0 && expiresAt > now)
+          due = Math.min(due, expiresAt);
+      }
+    } else if (validUntil - RENEW_BEFORE_VALIDITY_ENDS_MS > now) {
+      due = validUntil - RENEW_BEFORE_VALIDITY_ENDS_MS;
+    }
+    const timer = setTimeout(() => this.validityDue(), Math.min(due - now, MAX_TIMER_MS));
+    timer.unref?.();
+    this.validityTimer = timer;
+  }
+  validityDue() {
+    this.validityTimer = null;
+    if (this.closed)
+      return;
+    this.republish();
+    const validUntil = this.server.validUntil?.getTime();
+    const now = Date.now();
+    const renewing = validUntil !== void 0 && now < validUntil && now >= validUntil - RENEW_BEFORE_VALIDITY_ENDS_MS;
+    if (renewing && !this.offline) {
+      void this.refresh().catch((error) => this.log("info", `Renewing the signed status failed: ${describe(error)}`));
+    }
+  }
+  /** The server could not be reached: with `statusKeys`, show the last verified status as `offline`. */
+  wentOffline() {
+    return this.enqueue(() => {
+      if (!this.verifier || this.offline || this.closed)
+        return;
+      this.offline = true;
+      this.log("info", "The server cannot be reached: showing the last verified status while its signature is valid.");
+      this.republish();
+    });
+  }
+  /** The status stream opened: the server is reachable again, and the stream brings anything newer. */
+  backOnline() {
+    if (!this.offline)
+      return;
+    void this.enqueue(() => {
+      if (!this.offline)
+        return;
+      this.offline = false;
+      this.republish();
+    });
+  }
   // Identity
   async identifyIfNeeded() {
     if (this.identifiedOnServer)
       return;
     const generation = this.generation;
-    const response = await this.client.unary(
-      SERVICE + "Identify",
-      { appUserId: this.user },
-      { timeoutMs: this.timeoutMs }
-    );
+    const response = await this.call("Identify", { appUserId: this.user }, this.user);
     if (generation !== this.generation)
       return;
     this.identifiedOnServer = true;
-    this.publishServer(response.customer, generation);
+    await this.publishServer(response.customer, generation);
   }
   /** The server answered NOT_FOUND for the user it was told of (its database was reset or restored): Identify again,
    * and take its next answer whatever the version, since the versions seen were of a customer it no longer holds. */
@@ -491,19 +952,32 @@ var Entitlements = class {
     if (this.server.origin === "server")
       this.server = { ...this.server, origin: "cache" };
   }
-  switchUser(next, response) {
+  async switchUser(next, response) {
     if (next === this.user) {
       this.identifiedOnServer = response !== null || this.identifiedOnServer;
-      this.publishServer(response?.customer, this.generation);
+      await this.publishServer(response?.customer, this.generation);
       return;
     }
+    const answer = response?.customer ? await this.trusted(response.customer, next) : null;
     this.generation += 1;
     this.user = next;
+    this.tokens.keepOnly(next);
     this.identifiedOnServer = response !== null;
+    if (response !== null)
+      this.offline = false;
     this.cache.saveAppUserId(next);
-    this.server = response?.customer ? snapshotOf(response.customer, next) : this.cache.loadStatus(next) ?? unknownStatus(next);
-    this.cache.saveStatus(this.server);
+    if (answer && response?.customer) {
+      this.server = answer;
+      this.saveToCache(response.customer, answer);
+    } else if (this.verifier) {
+      this.server = unknownStatus(next);
+    } else {
+      this.server = this.cache.loadStatus(next) ?? unknownStatus(next);
+      this.cache.saveStatus(this.server);
+    }
     this.republish();
+    if (this.verifier && !answer)
+      void this.loadSignedStatus(this.generation, "cache");
     if (this.stream) {
       this.closeStream();
       this.openStreamIfWanted();
@@ -515,8 +989,12 @@ var Entitlements = class {
       return;
     if (event.key === this.cache.identityKey && event.newValue !== this.user) {
       this.log("info", "Another tab changed the user; following it.");
-      this.switchUser(event.newValue, null);
+      void this.switchUser(event.newValue, null);
     } else if (event.key === this.cache.statusKey(this.user)) {
+      if (this.verifier) {
+        void this.loadSignedStatus(this.generation, "server");
+        return;
+      }
       const cached = this.cache.loadStatus(this.user);
       if (cached && cached.version > this.server.version) {
         this.server = { ...cached, origin: "server" };
@@ -537,25 +1015,37 @@ var Entitlements = class {
     this.stream = null;
   }
   /** Opens the stream, reads it until it ends, and reopens it after a backoff from the last version seen, until
-   * aborted or the user changes. The backoff resets after a stream that delivered and stayed up a while. */
+   * aborted or the user changes. The backoff resets after a stream that delivered and stayed up a while. A stream
+   * the server ended because its user token expired reopens at once with a fresh token (from the last version seen,
+   * so nothing is lost); a token refused at open is replaced at once only once in a row, then waits like any
+   * failure, so a provider that keeps giving refused tokens is not called in a loop. */
   async runStream(generation, signal) {
     let attempt = 0;
+    let freshToken = false;
+    let retriedForToken = false;
     while (!signal.aborted && generation === this.generation) {
       const opened = Date.now();
       let delivered = false;
+      let atOnce = false;
       try {
         await this.identifyIfNeeded();
+        const user = this.user;
+        const token = freshToken ? await this.tokens.fresh(user) : await this.tokens.token(user, isAnonymousId(user));
+        freshToken = false;
+        await this.queue;
         if (signal.aborted || generation !== this.generation)
           return;
         this.streamsOpened += 1;
-        const request = { appUserId: this.user, afterVersion: this.server.version.toString() };
+        const request = { appUserId: user, afterVersion: this.server.version.toString() };
         await this.client.serverStream(SERVICE + "StreamStatus", request, {
           signal,
+          headers: userTokenHeaders(token),
+          onOpen: () => this.backOnline(),
           onMessage: (message) => {
             delivered = true;
             const event = message;
             if (event.kind !== "HEARTBEAT")
-              this.publishServer(event.customer, generation);
+              void this.publishServer(event.customer, generation);
           }
         });
         this.log("info", "The status stream ended; reconnecting.");
@@ -570,8 +1060,20 @@ var Entitlements = class {
           }
           this.serverForgotCustomer();
         }
-        this.log("info", `The status stream failed (${describe(error)}); reconnecting.`);
+        if (this.tokens.enabled && isUserTokenRefusal(error)) {
+          this.tokens.discard(this.user);
+          freshToken = true;
+          atOnce = isStreamTokenExpiry(error) || !retriedForToken;
+          this.log("info", isStreamTokenExpiry(error) ? "The status stream's user token expired; reopening it with a fresh one." : `The status stream's user token was refused (${error.message}); reopening it with a fresh one.`);
+        } else {
+          if (isUnreachable(error))
+            void this.wentOffline();
+          this.log("info", `The status stream failed (${describe(error)}); reconnecting.`);
+        }
       }
+      retriedForToken = atOnce;
+      if (atOnce)
+        continue;
       if (delivered && Date.now() - opened >= this.backoff.healthyAfterMs)
         attempt = 0;
       const delay = this.random() * backoffStep(this.backoff, attempt);
@@ -618,6 +1120,15 @@ function sleep(milliseconds, signal) {
     }
   });
 }
+function isAnonymousId(appUserId) {
+  return appUserId.startsWith(ANONYMOUS_PREFIX);
+}
+function isUnreachable(error) {
+  return error instanceof ConnectError && error.code === "unavailable";
+}
+function rejection(error) {
+  return error instanceof StatusRejection ? error.message : `it could not be verified (${String(error)})`;
+}
 function describe(error) {
   return error instanceof ConnectError ? `${error.code}: ${error.message}` : String(error);
 }
@@ -626,5 +1137,8 @@ export {
   ConnectError,
   Entitlements,
   MemoryStorage,
+  StatusRejection,
+  StatusVerifier,
+  USER_TOKEN_HEADER,
   isActive
 };

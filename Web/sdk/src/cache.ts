@@ -1,5 +1,7 @@
 // The SDK's memory between page loads: who it speaks for and each user's last status, in localStorage (shared by
-// the site's tabs), under keys of the tenant's public key so two tenants on one site never mix.
+// the site's tabs), under keys of the tenant's public key so two tenants on one site never mix. With `statusKeys` a
+// status is kept in its signed form (the server's JWS) and verified again when read: storage anyone can edit is
+// then no way to unlock anything. User tokens are never kept.
 
 import { decodeSnapshot, encodeSnapshot, StatusSnapshot } from "./status.js";
 
@@ -42,6 +44,15 @@ export class StatusCache {
   loadStatus(appUserId: string): StatusSnapshot | null {
     const snapshot = decodeSnapshot(this.read(this.statusKey(appUserId)));
     return snapshot?.appUserId === appUserId ? snapshot : null;
+  }
+
+  /** The signed status kept for `appUserId` (a compact JWS, unverified: the caller verifies it). */
+  loadSignedStatus(appUserId: string): string | null {
+    return this.read(this.statusKey(appUserId));
+  }
+
+  saveSignedStatus(appUserId: string, jws: string): void {
+    this.write(this.statusKey(appUserId), jws);
   }
 
   saveStatus(snapshot: StatusSnapshot): void {

@@ -17,11 +17,15 @@ export interface CallOptions {
   /** Connect-Timeout-Ms: the server ends the call with `deadline_exceeded` after it. */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** More request headers (the SDK's user token); never part of an error or a log. */
+  headers?: Record<string, string>;
 }
 
 export interface StreamOptions extends CallOptions {
   /** Each message as it arrives, in order. */
   onMessage: (message: unknown) => void;
+  /** The server accepted the stream (its headers arrived): it is reachable, even before it has anything to send. */
+  onOpen?: () => void;
 }
 
 /** The end of a Connect stream's body: flag 0x02, JSON. */
@@ -65,6 +69,7 @@ export class ConnectClient {
       // Before the stream began (a proxy's answer, or a refusal of the protocol itself).
       throw errorFromBody(response.status, await response.text(), {});
     }
+    options.onOpen?.();
     const reader = new EnvelopeReader(response.body.getReader());
     for (;;) {
       const envelope = await reader.next();
@@ -82,6 +87,7 @@ export class ConnectClient {
 
   private async post(path: string, contentType: string, body: BodyInit, options: CallOptions): Promise<Response> {
     const headers: Record<string, string> = {
+      ...options.headers,
       "content-type": contentType,
       "connect-protocol-version": "1",
       authorization: `Bearer ${this.key}`,

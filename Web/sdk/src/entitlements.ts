@@ -5,11 +5,20 @@
 // version seen (`afterVersion`) after a backoff with full jitter. A published status never goes back to a lower
 // server version than one already seen, and each one is cached. Tabs of one site share the cache: a sign-in or
 // sign-out in one is followed by the others.
+//
+// Two options make it hold up against more than a flaky network. `userToken` proves the user to a tenant that
+// requires user tokens (userToken.ts). `statusKeys` pins the tenant's status keys: only statuses whose signature
+// verifies are shown or cached (signedStatus.ts), and with them the last status can be shown offline for as long as
+// its signature is valid, and no longer.
 
 import { backoffStep, Backoff, defaultBackoff } from "./backoff.js";
 import { KeyValueStorage, MemoryStorage, StatusCache } from "./cache.js";
 import { ConnectClient, ConnectError } from "./connect.js";
+import { JsonWebKeySet, StatusRejection, StatusVerifier } from "./signedStatus.js";
 import { changeBetween, CustomerStatusJSON, snapshotOf, StatusChange, StatusSnapshot, unknownStatus } from "./status.js";
+import {
+  isStreamTokenExpiry, isUserTokenRefusal, UserTokenProvider, userTokenHeaders, UserTokens,
+} from "./userToken.js";
 
 export interface EntitlementsOptions {
   /** The entitlementd server: `https://entitlements.example.com`. */
@@ -24,8 +33,23 @@ export interface EntitlementsOptions {
   random?: () => number;
   /** Each unary call's deadline (Connect-Timeout-Ms); 10 s by default. */
   timeoutMs?: number;
-  /** What the SDK has to say (reconnects, failures); never keys or tokens. */
+  /** What the SDK has to say (reconnects, failures, statuses it did not trust and why); never keys or tokens. */
   log?: (level: "debug" | "info" | "warning", message: string) => void;
+  /**
+   * For a tenant whose `user_tokens` require them: returns a token from the site's backend proving `appUserId` (a
+   * JWT: sub the app user ID, aud the tenant). The SDK sends it as `entitlements-user-token` on every call and
+   * stream, asks again shortly before its `exp` (read, not verified: the server verifies), and once more, retrying
+   * once, when the server refuses it. See UserTokenProvider.
+   */
+  userToken?: UserTokenProvider;
+  /**
+   * The tenant's status keys (its `GET /.well-known/entitlementd/{tenant}/jwks.json`, or that JSON), pinned with
+   * the page's code rather than fetched. Then a status is shown and cached only when its `signedStatus` verifies
+   * with one of them, is of this user and is within its validity; anything else is ignored and logged. When the
+   * server cannot be reached, the last verified status is shown (origin `offline`) until its signature's `exp`, and
+   * `unknown` after. Needs WebCrypto (`crypto.subtle`: https or localhost in a browser).
+   */
+  statusKeys?: JsonWebKeySet | string;
 }
 
 export type StatusListener = (snapshot: StatusSnapshot, change: StatusChange | null) => void;
@@ -34,6 +58,10 @@ const SERVICE = "/entitlements.v1.EntitlementService/";
 const ANONYMOUS_PREFIX = "$anon:";
 /** How the server's NOT_FOUND begins for a user it erased. */
 const DELETED_PREFIX = "customer deleted";
+/** Online, a signed status about to lapse with nothing changed is asked for again this long before its `exp`. */
+const RENEW_BEFORE_VALIDITY_ENDS_MS = 60_000;
+/** setTimeout's longest wait (a signature may be valid 30 days); a longer one is waited for in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 interface IdentifyResponseJSON {
   customer?: CustomerStatusJSON;
@@ -48,6 +76,16 @@ export class Entitlements {
   private readonly random: () => number;
   private readonly timeoutMs: number;
   private readonly logger: EntitlementsOptions["log"];
+  private readonly tokens: UserTokens;
+  /** Set with `statusKeys`: then every status is verified. */
+  private readonly verifier: StatusVerifier | null;
+  /** Server answers and cache reads are taken one at a time, in order: verifying one is asynchronous, and a later
+   * version must not be overtaken by an earlier one still being verified. */
+  private queue: Promise<void> = Promise.resolve();
+  /** With `statusKeys`: the server could not be reached since its last answer (what is shown is `offline`). */
+  private offline = false;
+  /** With `statusKeys`: the next moment what is shown changes by the clock (an expiry, the signature's end). */
+  private validityTimer: ReturnType<typeof setTimeout> | null = null;
   private user: string;
   /** Whether Identify ran for `user` in this page's life (a stream of an unknown customer is refused). */
   private identifiedOnServer = false;
@@ -71,11 +109,15 @@ export class Entitlements {
     this.random = options.random ?? Math.random;
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.logger = options.log;
+    this.tokens = new UserTokens(options.userToken);
+    this.verifier = options.statusKeys === undefined ? null : new StatusVerifier(options.statusKeys);
     const cached = this.cache.loadAppUserId();
     this.user = cached ?? ANONYMOUS_PREFIX + randomUUID();
     if (!cached) this.cache.saveAppUserId(this.user);
-    this.server = this.cache.loadStatus(this.user) ?? unknownStatus(this.user);
+    // A signed cached status is verified first (asynchronously): until then nothing is known.
+    this.server = (!this.verifier && this.cache.loadStatus(this.user)) || unknownStatus(this.user);
     this.published = this.server;
+    if (this.verifier) void this.loadSignedStatus(this.generation, "cache");
     globalThis.addEventListener?.("storage", this.onStorage as EventListener);
   }
 
@@ -85,7 +127,7 @@ export class Entitlements {
   }
 
   get isAnonymous(): boolean {
-    return this.user.startsWith(ANONYMOUS_PREFIX);
+    return isAnonymousId(this.user);
   }
 
   /** What listeners were last told. */
@@ -94,26 +136,37 @@ export class Entitlements {
   }
 
   /** Call once when the page loads: asks the server. Failures are logged, not thrown: the cached status stands, and
-   * a listener's stream keeps trying. */
+   * a listener's stream keeps trying. With `statusKeys` the cached status is shown only once verified, which is
+   * asynchronous: until then `current` is unknown, and what `start()` resolves with has been through it. */
   async start(): Promise<StatusSnapshot> {
     try {
       await this.refresh();
     } catch (error) {
       this.log("warning", `SyncStatus at start failed: ${describe(error)}`);
     }
+    await this.queue;
     return this.published;
   }
 
-  /** Asks the server now and publishes its answer. */
+  /** Asks the server now and publishes its answer. With `statusKeys`, a server that cannot be reached makes what is
+   * shown `offline` (and the error is still thrown). */
   async refresh(): Promise<StatusSnapshot> {
+    try {
+      return await this.sync();
+    } catch (error) {
+      if (isUnreachable(error)) await this.wentOffline();
+      throw error;
+    }
+  }
+
+  private async sync(): Promise<StatusSnapshot> {
     const generation = this.generation;
     const user = this.user;
     await this.identifyIfNeeded();
     if (generation !== this.generation) return this.published;
     try {
-      const answer = await this.client.unary<{ customer?: CustomerStatusJSON }>(
-        SERVICE + "SyncStatus", { appUserId: user }, { timeoutMs: this.timeoutMs });
-      this.publishServer(answer.customer, generation);
+      const answer = await this.call<{ customer?: CustomerStatusJSON }>("SyncStatus", { appUserId: user }, user);
+      await this.publishServer(answer.customer, generation);
     } catch (error) {
       if (!(error instanceof ConnectError) || error.code !== "not_found") throw error;
       if (error.message.startsWith(DELETED_PREFIX)) {
@@ -142,9 +195,9 @@ export class Entitlements {
    * SDK was anonymous, is merged into the account, and the status, stream and cache switch to it. */
   async identify(appUserId: string): Promise<{ created: boolean; merged: boolean }> {
     const anonymousId = this.isAnonymous && this.user !== appUserId ? this.user : "";
-    const response = await this.client.unary<IdentifyResponseJSON>(
-      SERVICE + "Identify", { appUserId, anonymousId }, { timeoutMs: this.timeoutMs });
-    this.switchUser(appUserId, response);
+    // The token is `appUserId`'s: merging the anonymous customer into an account takes the account's proof.
+    const response = await this.call<IdentifyResponseJSON>("Identify", { appUserId, anonymousId }, appUserId);
+    await this.switchUser(appUserId, response);
     this.log("info", `Identified${response.merged ? ", merging the anonymous customer" : ""}.`);
     return { created: response.created ?? false, merged: response.merged ?? false };
   }
@@ -152,9 +205,8 @@ export class Entitlements {
   /** Signs the user out: the SDK continues as a fresh anonymous ID, which the server creates now. */
   async logOut(): Promise<void> {
     const anonymousId = ANONYMOUS_PREFIX + randomUUID();
-    const response = await this.client.unary<IdentifyResponseJSON>(
-      SERVICE + "Identify", { appUserId: anonymousId }, { timeoutMs: this.timeoutMs });
-    this.switchUser(anonymousId, response);
+    const response = await this.call<IdentifyResponseJSON>("Identify", { appUserId: anonymousId }, anonymousId);
+    await this.switchUser(anonymousId, response);
     this.log("info", "Logged out; continuing as a new anonymous user.");
   }
 
@@ -163,9 +215,9 @@ export class Entitlements {
   async redeemWebPurchase(code: string): Promise<StatusSnapshot> {
     const generation = this.generation;
     await this.identifyIfNeeded();
-    const response = await this.client.unary<{ customer?: CustomerStatusJSON }>(
-      SERVICE + "Purchase", { appUserId: this.user, webRedemption: { code: code.trim() } }, { timeoutMs: this.timeoutMs });
-    this.publishServer(response.customer, generation);
+    const response = await this.call<{ customer?: CustomerStatusJSON }>(
+      "Purchase", { appUserId: this.user, webRedemption: { code: code.trim() } }, this.user);
+    await this.publishServer(response.customer, generation);
     return this.published;
   }
 
@@ -189,27 +241,98 @@ export class Entitlements {
     this.closed = true;
     this.listeners.clear();
     this.closeStream();
+    if (this.validityTimer !== null) clearTimeout(this.validityTimer);
+    this.validityTimer = null;
     globalThis.removeEventListener?.("storage", this.onStorage as EventListener);
+  }
+
+  // Calls
+
+  /** A unary call for `appUserId` with its user token (when the app gives them): a call the server refuses for the
+   * token is made once more with a fresh one. */
+  private async call<Response>(method: string, request: object, appUserId: string): Promise<Response> {
+    const send = (token: string | undefined) => this.client.unary<Response>(
+      SERVICE + method, request, { timeoutMs: this.timeoutMs, headers: userTokenHeaders(token) });
+    const token = await this.tokens.token(appUserId, isAnonymousId(appUserId));
+    try {
+      return await send(token);
+    } catch (error) {
+      if (!this.tokens.enabled || !isUserTokenRefusal(error)) throw error;
+      this.log("info", `${method}: the server refused the user token (${error.message}); asking for a fresh one.`);
+      return await send(await this.tokens.fresh(appUserId));
+    }
   }
 
   // Publishing
 
-  /** Takes a server answer for the user of `generation`, unless it is older than what was seen. */
-  private publishServer(customer: CustomerStatusJSON | undefined, generation: number): void {
-    if (!customer || generation !== this.generation) return;
-    const snapshot = snapshotOf(customer, this.user);
-    if (this.server.origin === "server" && snapshot.version < this.server.version) return;
-    this.server = snapshot;
-    this.cache.saveStatus(snapshot);
-    this.republish();
+  /** Takes a server answer for the user of `generation` (in turn: see `queue`), unless it is older than what was
+   * seen or, with `statusKeys`, does not verify. */
+  private publishServer(customer: CustomerStatusJSON | undefined, generation: number): Promise<void> {
+    return this.enqueue(async () => {
+      if (!customer || generation !== this.generation) return;
+      const snapshot = await this.trusted(customer, this.user);
+      if (!snapshot || generation !== this.generation) return;
+      if (this.server.origin === "server" && snapshot.version < this.server.version) return;
+      this.server = snapshot;
+      this.offline = false;
+      this.saveToCache(customer, snapshot);
+      this.republish();
+    });
+  }
+
+  private enqueue(task: () => Promise<void> | void): Promise<void> {
+    const run = this.queue.then(task);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** A server answer as a snapshot of `appUserId`: with `statusKeys`, the one its signed claims make, or null
+   * (logged with the reason) when it is unsigned, forged, altered, another user's or expired. */
+  private async trusted(customer: CustomerStatusJSON, appUserId: string): Promise<StatusSnapshot | null> {
+    if (!this.verifier) return snapshotOf(customer, appUserId);
+    try {
+      return await this.verifier.verify(customer.signedStatus, appUserId, "server");
+    } catch (error) {
+      this.log("warning", `Ignored a status from the server: ${rejection(error)}.`);
+      return null;
+    }
+  }
+
+  /** With `statusKeys` the cache keeps the signed form, verified again when read; else the snapshot. */
+  private saveToCache(customer: CustomerStatusJSON, snapshot: StatusSnapshot): void {
+    if (this.verifier && customer.signedStatus) this.cache.saveSignedStatus(snapshot.appUserId, customer.signedStatus);
+    else if (!this.verifier) this.cache.saveStatus(snapshot);
+  }
+
+  /** Takes the signed status the cache keeps for the user of `generation` if it verifies and is newer than what is
+   * held; drops it from the cache if it does not verify. `origin`: `cache` at page load, `server` when another tab
+   * just received it. */
+  private loadSignedStatus(generation: number, origin: "cache" | "server"): Promise<void> {
+    return this.enqueue(async () => {
+      const user = this.user;
+      const jws = this.cache.loadSignedStatus(user);
+      if (!jws || !this.verifier || generation !== this.generation) return;
+      let snapshot: StatusSnapshot;
+      try {
+        snapshot = await this.verifier.verify(jws, user, origin);
+      } catch (error) {
+        this.log("warning", `Dropped the cached status: ${rejection(error)}.`);
+        if (this.cache.loadSignedStatus(user) === jws) this.cache.removeStatus(user);
+        return;
+      }
+      if (generation !== this.generation || snapshot.version <= this.server.version) return;
+      this.server = snapshot;
+      this.republish();
+    });
   }
 
   private republish(): void {
-    const next = this.server;
+    const next = this.view(Date.now());
     const previous = this.published;
     const change = changeBetween(previous, next);
     const newer = next.version !== previous.version || next.origin !== previous.origin || next.appUserId !== previous.appUserId;
     this.published = next;
+    this.scheduleValidity();
     if (!change && !newer) return;
     for (const listener of [...this.listeners]) {
       try {
@@ -220,16 +343,85 @@ export class Entitlements {
     }
   }
 
+  /** What to show of the server's status at `now`. With `statusKeys`: `unknown` once its signature's validity ended
+   * (nobody vouches for it any more), and offline, without the entitlements that expired since by the device's
+   * clock (the server cannot say otherwise). */
+  private view(now: number): StatusSnapshot {
+    const server = this.server;
+    if (!this.verifier) return server;
+    const expired = server.validUntil !== null && now >= server.validUntil.getTime();
+    if (!this.offline && !expired) return server;
+    const origin = this.offline ? "offline" : server.origin;
+    if (expired || server.state === "unknown") return { ...server, state: "unknown", entitlements: [], origin };
+    const entitlements = server.entitlements.filter((item) => !item.expiresAt || item.expiresAt.getTime() > now);
+    return { ...server, state: entitlements.length > 0 ? "active" : "inactive", entitlements, origin };
+  }
+
+  /** With `statusKeys`, wakes at the next moment the view changes by the clock: offline, an entitlement's expiry or
+   * the signature's end; online, a minute before the signature's end, to ask for a freshly signed status. */
+  private scheduleValidity(): void {
+    if (this.validityTimer !== null) clearTimeout(this.validityTimer);
+    this.validityTimer = null;
+    const validUntil = this.server.validUntil?.getTime();
+    if (!this.verifier || this.closed || validUntil === undefined) return;
+    const now = Date.now();
+    if (now >= validUntil) return;
+    let due = validUntil;
+    if (this.offline) {
+      for (const item of this.server.entitlements) {
+        const expiresAt = item.expiresAt?.getTime();
+        if (expiresAt !== undefined && expiresAt > now) due = Math.min(due, expiresAt);
+      }
+    } else if (validUntil - RENEW_BEFORE_VALIDITY_ENDS_MS > now) {
+      due = validUntil - RENEW_BEFORE_VALIDITY_ENDS_MS;
+    }
+    const timer = setTimeout(() => this.validityDue(), Math.min(due - now, MAX_TIMER_MS));
+    // In Node, a status's expiry alone does not keep a script running.
+    (timer as unknown as { unref?: () => void }).unref?.();
+    this.validityTimer = timer;
+  }
+
+  private validityDue(): void {
+    this.validityTimer = null;
+    if (this.closed) return;
+    this.republish();
+    const validUntil = this.server.validUntil?.getTime();
+    const now = Date.now();
+    const renewing = validUntil !== undefined && now < validUntil && now >= validUntil - RENEW_BEFORE_VALIDITY_ENDS_MS;
+    if (renewing && !this.offline) {
+      void this.refresh().catch((error) => this.log("info", `Renewing the signed status failed: ${describe(error)}`));
+    }
+  }
+
+  /** The server could not be reached: with `statusKeys`, show the last verified status as `offline`. */
+  private wentOffline(): Promise<void> {
+    return this.enqueue(() => {
+      if (!this.verifier || this.offline || this.closed) return;
+      this.offline = true;
+      this.log("info", "The server cannot be reached: showing the last verified status while its signature is valid.");
+      this.republish();
+    });
+  }
+
+  /** The status stream opened: the server is reachable again, and the stream brings anything newer. */
+  private backOnline(): void {
+    if (!this.offline) return;
+    void this.enqueue(() => {
+      if (!this.offline) return;
+      this.offline = false;
+      this.republish();
+    });
+  }
+
   // Identity
 
   private async identifyIfNeeded(): Promise<void> {
     if (this.identifiedOnServer) return;
     const generation = this.generation;
-    const response = await this.client.unary<IdentifyResponseJSON>(
-      SERVICE + "Identify", { appUserId: this.user }, { timeoutMs: this.timeoutMs });
+    const response = await this.call<IdentifyResponseJSON>("Identify", { appUserId: this.user }, this.user);
     if (generation !== this.generation) return;
     this.identifiedOnServer = true;
-    this.publishServer(response.customer, generation);
+    await this.publishServer(response.customer, generation);
   }
 
   /** The server answered NOT_FOUND for the user it was told of (its database was reset or restored): Identify again,
@@ -239,21 +431,31 @@ export class Entitlements {
     if (this.server.origin === "server") this.server = { ...this.server, origin: "cache" };
   }
 
-  private switchUser(next: string, response: IdentifyResponseJSON | null): void {
+  private async switchUser(next: string, response: IdentifyResponseJSON | null): Promise<void> {
     if (next === this.user) {
       this.identifiedOnServer = response !== null || this.identifiedOnServer;
-      this.publishServer(response?.customer, this.generation);
+      await this.publishServer(response?.customer, this.generation);
       return;
     }
+    // Verified before the switch, so listeners do not see the new user as unknown in between.
+    const answer = response?.customer ? await this.trusted(response.customer, next) : null;
     this.generation += 1;
     this.user = next;
+    this.tokens.keepOnly(next);
     this.identifiedOnServer = response !== null;
+    if (response !== null) this.offline = false;
     this.cache.saveAppUserId(next);
-    this.server = response?.customer
-      ? snapshotOf(response.customer, next)
-      : this.cache.loadStatus(next) ?? unknownStatus(next);
-    this.cache.saveStatus(this.server);
+    if (answer && response?.customer) {
+      this.server = answer;
+      this.saveToCache(response.customer, answer);
+    } else if (this.verifier) {
+      this.server = unknownStatus(next);
+    } else {
+      this.server = this.cache.loadStatus(next) ?? unknownStatus(next);
+      this.cache.saveStatus(this.server);
+    }
     this.republish();
+    if (this.verifier && !answer) void this.loadSignedStatus(this.generation, "cache");
     if (this.stream) {
       this.closeStream();
       this.openStreamIfWanted();
@@ -265,8 +467,12 @@ export class Entitlements {
     if (this.closed || event.newValue === null) return;
     if (event.key === this.cache.identityKey && event.newValue !== this.user) {
       this.log("info", "Another tab changed the user; following it.");
-      this.switchUser(event.newValue, null);
+      void this.switchUser(event.newValue, null);
     } else if (event.key === this.cache.statusKey(this.user)) {
+      if (this.verifier) {
+        void this.loadSignedStatus(this.generation, "server");
+        return;
+      }
       const cached = this.cache.loadStatus(this.user);
       if (cached && cached.version > this.server.version) {
         this.server = { ...cached, origin: "server" };
@@ -290,23 +496,36 @@ export class Entitlements {
   }
 
   /** Opens the stream, reads it until it ends, and reopens it after a backoff from the last version seen, until
-   * aborted or the user changes. The backoff resets after a stream that delivered and stayed up a while. */
+   * aborted or the user changes. The backoff resets after a stream that delivered and stayed up a while. A stream
+   * the server ended because its user token expired reopens at once with a fresh token (from the last version seen,
+   * so nothing is lost); a token refused at open is replaced at once only once in a row, then waits like any
+   * failure, so a provider that keeps giving refused tokens is not called in a loop. */
   private async runStream(generation: number, signal: AbortSignal): Promise<void> {
     let attempt = 0;
+    let freshToken = false;
+    let retriedForToken = false;
     while (!signal.aborted && generation === this.generation) {
       const opened = Date.now();
       let delivered = false;
+      let atOnce = false;
       try {
         await this.identifyIfNeeded();
+        const user = this.user;
+        const token = freshToken ? await this.tokens.fresh(user) : await this.tokens.token(user, isAnonymousId(user));
+        freshToken = false;
+        // Every answer taken, so afterVersion is the last version received.
+        await this.queue;
         if (signal.aborted || generation !== this.generation) return;
         this.streamsOpened += 1;
-        const request = { appUserId: this.user, afterVersion: this.server.version.toString() };
+        const request = { appUserId: user, afterVersion: this.server.version.toString() };
         await this.client.serverStream(SERVICE + "StreamStatus", request, {
           signal,
+          headers: userTokenHeaders(token),
+          onOpen: () => this.backOnline(),
           onMessage: (message) => {
             delivered = true;
             const event = message as { kind?: string; customer?: CustomerStatusJSON };
-            if (event.kind !== "HEARTBEAT") this.publishServer(event.customer, generation);
+            if (event.kind !== "HEARTBEAT") void this.publishServer(event.customer, generation);
           },
         });
         this.log("info", "The status stream ended; reconnecting.");
@@ -320,8 +539,20 @@ export class Entitlements {
           }
           this.serverForgotCustomer();
         }
-        this.log("info", `The status stream failed (${describe(error)}); reconnecting.`);
+        if (this.tokens.enabled && isUserTokenRefusal(error)) {
+          this.tokens.discard(this.user);
+          freshToken = true;
+          atOnce = isStreamTokenExpiry(error) || !retriedForToken;
+          this.log("info", isStreamTokenExpiry(error)
+            ? "The status stream's user token expired; reopening it with a fresh one."
+            : `The status stream's user token was refused (${error.message}); reopening it with a fresh one.`);
+        } else {
+          if (isUnreachable(error)) void this.wentOffline();
+          this.log("info", `The status stream failed (${describe(error)}); reconnecting.`);
+        }
       }
+      retriedForToken = atOnce;
+      if (atOnce) continue;
       if (delivered && Date.now() - opened >= this.backoff.healthyAfterMs) attempt = 0;
       const delay = this.random() * backoffStep(this.backoff, attempt);
       attempt += 1;
@@ -367,6 +598,20 @@ function sleep(milliseconds: number, signal: AbortSignal): Promise<void> {
       resolve();
     }
   });
+}
+
+function isAnonymousId(appUserId: string): boolean {
+  return appUserId.startsWith(ANONYMOUS_PREFIX);
+}
+
+/** The server could not be reached (a network failure, or a proxy's 502/503/504): with `statusKeys`, offline. */
+function isUnreachable(error: unknown): boolean {
+  return error instanceof ConnectError && error.code === "unavailable";
+}
+
+/** Why a status was not trusted, for the log. */
+function rejection(error: unknown): string {
+  return error instanceof StatusRejection ? error.message : `it could not be verified (${String(error)})`;
 }
 
 function describe(error: unknown): string {

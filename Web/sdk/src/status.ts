@@ -23,11 +23,24 @@ export interface StatusSnapshot {
   entitlements: Entitlement[];
   /** The server's version of this customer: grows by one with every change. 0n before any answer. */
   version: bigint;
-  /** `server`: an answer in this page's life; `cache`: kept from an earlier one. */
-  origin: "server" | "cache";
-  /** The server's clock when it answered (null before any answer): judge expiry by it, not the device's. */
+  origin: StatusOrigin;
+  /** The server's clock when it answered (null before any answer): judge expiry by it, not the device's. With
+   * `statusKeys`, the signed `iat` (when the server computed the status; up to a minute before it answered). */
   serverTime: Date | null;
+  /** With `statusKeys`: until when the server's signature vouches for this status (its `exp`), which is how long it
+   * may be shown offline. null without `statusKeys`, and before any status. */
+  validUntil: Date | null;
 }
+
+/**
+ * Where a snapshot comes from:
+ * - `server`: an answer in this page's life (or one another tab of the site received, through the shared cache);
+ * - `cache`: kept from an earlier page load, shown until the server answers; nothing has failed yet;
+ * - `offline` (only with `statusKeys`): the server cannot be reached, so the last verified status is shown while its
+ *   signature is valid, without the entitlements that expired since by the device's clock, and `unknown` after:
+ *   a status nobody can vouch for any more is never shown as active.
+ */
+export type StatusOrigin = "server" | "cache" | "offline";
 
 /** What changed between two snapshots, as the server's event kinds say it. */
 export type StatusChange = "entitlements" | "details";
@@ -38,6 +51,8 @@ export interface CustomerStatusJSON {
   status?: { state?: string; entitlements?: ActiveEntitlementJSON[] };
   version?: string;
   serverTime?: string;
+  /** The status as a compact JWS signed by the tenant (tenants with `signed_status`); see signedStatus.ts. */
+  signedStatus?: string;
 }
 
 interface ActiveEntitlementJSON {
@@ -55,7 +70,9 @@ const SOURCES: Record<string, EntitlementSource> = {
 };
 
 export function unknownStatus(appUserId: string): StatusSnapshot {
-  return { appUserId, state: "unknown", entitlements: [], version: 0n, origin: "cache", serverTime: null };
+  return {
+    appUserId, state: "unknown", entitlements: [], version: 0n, origin: "cache", serverTime: null, validUntil: null,
+  };
 }
 
 /** A server answer as a snapshot for `appUserId` (the ID the app asked about: an alias answers with its account). */
@@ -76,6 +93,7 @@ export function snapshotOf(customer: CustomerStatusJSON, appUserId: string): Sta
     version: BigInt(customer.version ?? "0"),
     origin: "server",
     serverTime: customer.serverTime ? new Date(customer.serverTime) : null,
+    validUntil: null,
   };
 }
 
@@ -104,6 +122,7 @@ export function encodeSnapshot(snapshot: StatusSnapshot): string {
     ...snapshot,
     version: snapshot.version.toString(),
     serverTime: snapshot.serverTime?.toISOString() ?? null,
+    validUntil: snapshot.validUntil?.toISOString() ?? null,
     entitlements: snapshot.entitlements.map((item) => ({ ...item, expiresAt: item.expiresAt?.toISOString() ?? null })),
   });
 }
@@ -129,6 +148,7 @@ export function decodeSnapshot(text: string | null): StatusSnapshot | null {
       version: BigInt(/^\d{1,20}$/.test(String(value.version)) ? value.version : "0"),
       origin: "cache",
       serverTime: typeof value.serverTime === "string" ? new Date(value.serverTime) : null,
+      validUntil: null,
     };
   } catch {
     return null;

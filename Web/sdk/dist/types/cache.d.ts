@@ -21,6 +21,9 @@ export declare class StatusCache {
     saveAppUserId(appUserId: string): void;
     statusKey(appUserId: string): string;
     loadStatus(appUserId: string): StatusSnapshot | null;
+    /** The signed status kept for `appUserId` (a compact JWS, unverified: the caller verifies it). */
+    loadSignedStatus(appUserId: string): string | null;
+    saveSignedStatus(appUserId: string, jws: string): void;
     saveStatus(snapshot: StatusSnapshot): void;
     removeStatus(appUserId: string): void;
     private read;

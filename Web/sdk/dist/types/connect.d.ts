@@ -8,10 +8,14 @@ export interface CallOptions {
     /** Connect-Timeout-Ms: the server ends the call with `deadline_exceeded` after it. */
     timeoutMs?: number;
     signal?: AbortSignal;
+    /** More request headers (the SDK's user token); never part of an error or a log. */
+    headers?: Record<string, string>;
 }
 export interface StreamOptions extends CallOptions {
     /** Each message as it arrives, in order. */
     onMessage: (message: unknown) => void;
+    /** The server accepted the stream (its headers arrived): it is reachable, even before it has anything to send. */
+    onOpen?: () => void;
 }
 export declare class ConnectClient {
     private readonly baseURL;

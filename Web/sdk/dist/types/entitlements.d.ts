@@ -1,6 +1,8 @@
 import { Backoff } from "./backoff.js";
 import { KeyValueStorage } from "./cache.js";
+import { JsonWebKeySet } from "./signedStatus.js";
 import { StatusChange, StatusSnapshot } from "./status.js";
+import { UserTokenProvider } from "./userToken.js";
 export interface EntitlementsOptions {
     /** The entitlementd server: `https://entitlements.example.com`. */
     baseURL: string;
@@ -14,8 +16,23 @@ export interface EntitlementsOptions {
     random?: () => number;
     /** Each unary call's deadline (Connect-Timeout-Ms); 10 s by default. */
     timeoutMs?: number;
-    /** What the SDK has to say (reconnects, failures); never keys or tokens. */
+    /** What the SDK has to say (reconnects, failures, statuses it did not trust and why); never keys or tokens. */
     log?: (level: "debug" | "info" | "warning", message: string) => void;
+    /**
+     * For a tenant whose `user_tokens` require them: returns a token from the site's backend proving `appUserId` (a
+     * JWT: sub the app user ID, aud the tenant). The SDK sends it as `entitlements-user-token` on every call and
+     * stream, asks again shortly before its `exp` (read, not verified: the server verifies), and once more, retrying
+     * once, when the server refuses it. See UserTokenProvider.
+     */
+    userToken?: UserTokenProvider;
+    /**
+     * The tenant's status keys (its `GET /.well-known/entitlementd/{tenant}/jwks.json`, or that JSON), pinned with
+     * the page's code rather than fetched. Then a status is shown and cached only when its `signedStatus` verifies
+     * with one of them, is of this user and is within its validity; anything else is ignored and logged. When the
+     * server cannot be reached, the last verified status is shown (origin `offline`) until its signature's `exp`, and
+     * `unknown` after. Needs WebCrypto (`crypto.subtle`: https or localhost in a browser).
+     */
+    statusKeys?: JsonWebKeySet | string;
 }
 export declare type StatusListener = (snapshot: StatusSnapshot, change: StatusChange | null) => void;
 export declare class Entitlements {
@@ -25,6 +42,16 @@ export declare class Entitlements {
     private readonly random;
     private readonly timeoutMs;
     private readonly logger;
+    private readonly tokens;
+    /** Set with `statusKeys`: then every status is verified. */
+    private readonly verifier;
+    /** Server answers and cache reads are taken one at a time, in order: verifying one is asynchronous, and a later
+     * version must not be overtaken by an earlier one still being verified. */
+    private queue;
+    /** With `statusKeys`: the server could not be reached since its last answer (what is shown is `offline`). */
+    private offline;
+    /** With `statusKeys`: the next moment what is shown changes by the clock (an expiry, the signature's end). */
+    private validityTimer;
     private user;
     /** Whether Identify ran for `user` in this page's life (a stream of an unknown customer is refused). */
     private identifiedOnServer;
@@ -47,10 +74,13 @@ export declare class Entitlements {
     /** What listeners were last told. */
     get current(): StatusSnapshot;
     /** Call once when the page loads: asks the server. Failures are logged, not thrown: the cached status stands, and
-     * a listener's stream keeps trying. */
+     * a listener's stream keeps trying. With `statusKeys` the cached status is shown only once verified, which is
+     * asynchronous: until then `current` is unknown, and what `start()` resolves with has been through it. */
     start(): Promise<StatusSnapshot>;
-    /** Asks the server now and publishes its answer. */
+    /** Asks the server now and publishes its answer. With `statusKeys`, a server that cannot be reached makes what is
+     * shown `offline` (and the error is still thrown). */
     refresh(): Promise<StatusSnapshot>;
+    private sync;
     /** Calls `listener` with the current status at once, then with every change. The shared server stream opens with
      * the first listener and closes after the last one leaves. Returns the function that removes it. */
     onChange(listener: StatusListener): () => void;
@@ -73,9 +103,35 @@ export declare class Entitlements {
     startCheckout(link: string): void;
     /** Stops the stream and the listeners; the instance is done. */
     close(): void;
-    /** Takes a server answer for the user of `generation`, unless it is older than what was seen. */
+    /** A unary call for `appUserId` with its user token (when the app gives them): a call the server refuses for the
+     * token is made once more with a fresh one. */
+    private call;
+    /** Takes a server answer for the user of `generation` (in turn: see `queue`), unless it is older than what was
+     * seen or, with `statusKeys`, does not verify. */
     private publishServer;
+    private enqueue;
+    /** A server answer as a snapshot of `appUserId`: with `statusKeys`, the one its signed claims make, or null
+     * (logged with the reason) when it is unsigned, forged, altered, another user's or expired. */
+    private trusted;
+    /** With `statusKeys` the cache keeps the signed form, verified again when read; else the snapshot. */
+    private saveToCache;
+    /** Takes the signed status the cache keeps for the user of `generation` if it verifies and is newer than what is
+     * held; drops it from the cache if it does not verify. `origin`: `cache` at page load, `server` when another tab
+     * just received it. */
+    private loadSignedStatus;
     private republish;
+    /** What to show of the server's status at `now`. With `statusKeys`: `unknown` once its signature's validity ended
+     * (nobody vouches for it any more), and offline, without the entitlements that expired since by the device's
+     * clock (the server cannot say otherwise). */
+    private view;
+    /** With `statusKeys`, wakes at the next moment the view changes by the clock: offline, an entitlement's expiry or
+     * the signature's end; online, a minute before the signature's end, to ask for a freshly signed status. */
+    private scheduleValidity;
+    private validityDue;
+    /** The server could not be reached: with `statusKeys`, show the last verified status as `offline`. */
+    private wentOffline;
+    /** The status stream opened: the server is reachable again, and the stream brings anything newer. */
+    private backOnline;
     private identifyIfNeeded;
     /** The server answered NOT_FOUND for the user it was told of (its database was reset or restored): Identify again,
      * and take its next answer whatever the version, since the versions seen were of a customer it no longer holds. */
@@ -86,7 +142,10 @@ export declare class Entitlements {
     private openStreamIfWanted;
     private closeStream;
     /** Opens the stream, reads it until it ends, and reopens it after a backoff from the last version seen, until
-     * aborted or the user changes. The backoff resets after a stream that delivered and stayed up a while. */
+     * aborted or the user changes. The backoff resets after a stream that delivered and stayed up a while. A stream
+     * the server ended because its user token expired reopens at once with a fresh token (from the last version seen,
+     * so nothing is lost); a token refused at open is replaced at once only once in a row, then waits like any
+     * failure, so a provider that keeps giving refused tokens is not called in a loop. */
     private runStream;
     private log;
 }

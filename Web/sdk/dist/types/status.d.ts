@@ -18,11 +18,23 @@ export interface StatusSnapshot {
     entitlements: Entitlement[];
     /** The server's version of this customer: grows by one with every change. 0n before any answer. */
     version: bigint;
-    /** `server`: an answer in this page's life; `cache`: kept from an earlier one. */
-    origin: "server" | "cache";
-    /** The server's clock when it answered (null before any answer): judge expiry by it, not the device's. */
+    origin: StatusOrigin;
+    /** The server's clock when it answered (null before any answer): judge expiry by it, not the device's. With
+     * `statusKeys`, the signed `iat` (when the server computed the status; up to a minute before it answered). */
     serverTime: Date | null;
+    /** With `statusKeys`: until when the server's signature vouches for this status (its `exp`), which is how long it
+     * may be shown offline. null without `statusKeys`, and before any status. */
+    validUntil: Date | null;
 }
+/**
+ * Where a snapshot comes from:
+ * - `server`: an answer in this page's life (or one another tab of the site received, through the shared cache);
+ * - `cache`: kept from an earlier page load, shown until the server answers; nothing has failed yet;
+ * - `offline` (only with `statusKeys`): the server cannot be reached, so the last verified status is shown while its
+ *   signature is valid, without the entitlements that expired since by the device's clock, and `unknown` after:
+ *   a status nobody can vouch for any more is never shown as active.
+ */
+export declare type StatusOrigin = "server" | "cache" | "offline";
 /** What changed between two snapshots, as the server's event kinds say it. */
 export declare type StatusChange = "entitlements" | "details";
 /** protobuf JSON of entitlements.v1.CustomerStatus (default values are left out of it). */
@@ -34,6 +46,8 @@ export interface CustomerStatusJSON {
     };
     version?: string;
     serverTime?: string;
+    /** The status as a compact JWS signed by the tenant (tenants with `signed_status`); see signedStatus.ts. */
+    signedStatus?: string;
 }
 interface ActiveEntitlementJSON {
     id?: string;
