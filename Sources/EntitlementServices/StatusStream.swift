@@ -207,12 +207,15 @@ final class StatusStream {
 
     private func message(_ update: StatusUpdate, as kind: ServiceMetrics.StreamMessage) -> Message {
         // A replayed event carries the status as it was then, so the time it was computed, not the replay's.
-        let serverTime = update.computedAt ?? streams.engine.now()
-        var event = StatusEvent(update, serverTime: serverTime)
+        let now = streams.engine.now()
+        var event = StatusEvent(update, serverTime: update.computedAt ?? now)
         if let signing = currentSigning() {
-            // A signing failure (never expected) sends the event unsigned: the app then keeps what it has verified.
+            // Replayed history is vouched for as of when it was logged; the customer's latest version holds now, so a
+            // device back after longer than the validity still gets a status it may keep. A signing failure (never
+            // expected) sends the event unsigned: the app then keeps what it has verified.
+            let signedAt = update.state.version >= lastVersion ? now : update.computedAt ?? now
             event.customer?.signedStatus =
-                (try? StatusSigning.sign(update.state, askedAs: appUserID, tenantID: tenantID, settings: signing, at: serverTime))?
+                (try? StatusSigning.sign(update.state, askedAs: appUserID, tenantID: tenantID, settings: signing, at: signedAt))?
                 .token ?? ""
         }
         return Message(event: EncodedMessage(event.serializedBytes()), kind: kind, origin: update.origin)

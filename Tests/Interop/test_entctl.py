@@ -238,7 +238,9 @@ def test_walkthrough_identify_grant_watch_revoke_events_customer(cli):
     assert identified["created"] is True and identified["merged"] is False
     assert identified["customer"]["appUserId"] == user
     assert identified["customer"]["status"] == {"state": "INACTIVE", "entitlements": []}
-    assert cli.ok("status", user).splitlines() == [f"{user}  INACTIVE  version 1"]
+    # The demo tenant signs status: the signed form comes last (entctl verify-status checks it).
+    [line, signed] = cli.ok("status", user).splitlines()
+    assert line == f"{user}  INACTIVE  version 1" and signed.startswith("signed: eyJ"), signed
 
     watch = Watch(cli, user)
     try:
@@ -297,8 +299,9 @@ def test_identify_prints_the_app_account_token(cli):
     user = unique_user()
     token = cli.json("identify", user)["appAccountToken"]
     assert re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", token), token
-    human = cli.ok("identify", user).splitlines()
-    assert human == [f"{user}  INACTIVE  version 1", f"app account token: {token}"]
+    [line, signed, token_line] = cli.ok("identify", user).splitlines()
+    assert [line, token_line] == [f"{user}  INACTIVE  version 1", f"app account token: {token}"]
+    assert signed.startswith("signed: eyJ"), signed
     assert cli.json("identify", unique_user())["appAccountToken"] != token
 
 

@@ -354,6 +354,32 @@ def test_stream_events_are_each_signed_at_their_server_time(env):
     assert header_of(event.customer.signed_status)["kid"] == "k1"
 
 
+def test_a_resumed_stream_signs_history_as_it_was_and_the_current_version_as_of_now(env):
+    """Replayed events are signed at the time each was logged; the last, the customer now, at the resume: a device
+    back after longer than the validity still gets a current status it may keep."""
+    tenant, app = env.tenants["a"], env.app()
+    user = unique_id("resume")
+    first = app.identify(user).customer.version
+    admin = env.admin()
+    admin.grant(user, "pro")
+    logged_at = time.time()
+    time.sleep(1.2)
+    admin.grant(user, "premium")
+    time.sleep(1.2)
+    resumed_at = time.time()
+    stream = app.stream(user, after_version=first)
+    history, now = stream.next(), stream.next()
+    assert (history.customer.version, now.customer.version) == (first + 1, first + 2)
+    then = verify(history.customer.signed_status, env.jwks())
+    assert_claims_match(then, history.customer, tenant.id)
+    assert int(logged_at) - 1 <= then["iat"] <= logged_at and then["iat"] == history.customer.server_time.seconds
+    current = verify(now.customer.signed_status, env.jwks())
+    assert_claims_match(current, now.customer, tenant.id)
+    # Its server_time stays when it was logged, as every replayed event's.
+    assert current["iat"] >= int(resumed_at) > now.customer.server_time.seconds
+    assert sorted(e["id"] for e in current["status"]["entitlements"]) == ["premium", "pro"]
+
+
 def test_a_new_version_is_signed_at_once(env):
     tenant, app = env.tenants["a"], env.app()
     user = unique_id("version")
