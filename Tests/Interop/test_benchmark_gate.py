@@ -44,7 +44,8 @@ def test_every_gated_figure_is_one_its_script_produces():
                     and "PostgreSQL / SQLite" in source)), figure
 
 
-SCRIPTS = ["Scripts/benchmark", "Scripts/benchmark-writes", "Scripts/benchmark-postgres", "Scripts/benchmark-devices"]
+SCRIPTS = ["Scripts/benchmark", "Scripts/benchmark-writes", "Scripts/benchmark-postgres", "Scripts/benchmark-devices",
+           "Scripts/benchmark-trust"]
 
 
 @pytest.mark.parametrize("script", SCRIPTS)
