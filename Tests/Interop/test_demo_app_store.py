@@ -115,7 +115,10 @@ def test_readme_local_signing_walkthrough_runs_as_written(tenants_server):
     server = tenants_server(DEMO_TENANTS_FILE)
     result = run_readme_block("### Local App Store signing (development)", server)
     assert result.returncode == 0, result.stdout + result.stderr
-    lines = result.stdout.splitlines()
+    # The demo tenant signs status: each status printed ends with its signed form (test_signed_status checks those).
+    signed = [line for line in result.stdout.splitlines() if line.startswith("signed: eyJ")]
+    lines = [line for line in result.stdout.splitlines() if not line.startswith("signed: ")]
+    assert len(signed) == 2, result.stdout
     assert lines[0] == "bob  ACTIVE  version 2", lines
     assert lines[1].startswith("  pro until ") and lines[1].endswith("(APP_STORE, com.example.pro.monthly, renews)")
     assert "200 DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED: applied to bob" in lines
