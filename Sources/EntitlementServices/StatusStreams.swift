@@ -42,7 +42,6 @@ final class StatusStreams: Sendable {
         let stream = StatusStream(streams: self, context: context)
         do {
             try stream.begin(request)
-            if stream.isAwaitingKeys { try await stream.checkUserTokenWithFetchedKeys() }
             while try !stream.open(heartbeatOn: context.rpcProtocol.needsHeartbeat ? writer : nil) { try await stream.load() }
             while let message = await stream.next() {
                 try await writer.write(message.event)
