@@ -35,7 +35,7 @@ public struct EntitlementService: RPCService {
         self.appStoreAPIs = appStoreAPIs ?? AppStoreServerAPIs(tenants: tenants, http: nil)
         self.engine = engine
         let userTokens = UserTokenGate(
-            customers: engine.customers, http: http, metrics: metrics, now: { [engine] in engine.now() })
+            customers: engine.customers, tenants: tenants, http: http, metrics: metrics, now: { [engine] in engine.now() })
         self.userTokens = userTokens
         self.tenants = tenants
         self.log = log

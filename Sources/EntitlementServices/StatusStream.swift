@@ -60,7 +60,7 @@ final class StatusStream {
         appUserID = try AppUserID.validate(request.appUserID)
         switch try streams.userTokens.checkNow(caller, context, appUserID: appUserID, &fields) {
         case nil: awaitingKeys = caller
-        case .accepted(let expiresAt)?: tokenExpiresAt = expiresAt
+        case .accepted(let expiresAt)?: endsAt(expiresAt, caller)
         case .notNeeded?, .wouldRefuse?: break
         }
         afterVersion = request.afterVersion
@@ -74,8 +74,13 @@ final class StatusStream {
         guard let caller = awaitingKeys else { return }
         awaitingKeys = nil
         if case .accepted(let expiresAt) = try await streams.userTokens.check(caller, context, appUserID: appUserID, &fields) {
-            tokenExpiresAt = expiresAt
+            endsAt(expiresAt, caller)
         }
+    }
+
+    /// A stream of a tenant that requires tokens lives as long as its token; an observing tenant's is never ended.
+    private func endsAt(_ expiresAt: Int64, _ caller: Caller) {
+        if caller.tenant.userTokens.mode == .required { tokenExpiresAt = expiresAt }
     }
 
     /// Subscribes to the customer and picks the first messages, without waiting: false when the user token's keys

@@ -26,12 +26,13 @@ public struct GRPCTransport: EntitlementsTransport {
 
     public func identify(appUserID: String, anonymousID: String?) async throws -> IdentifyResponse {
         try await unary(
-            EntitlementClient.Methods.identify, IdentifyRequest(appUserID: appUserID, anonymousID: anonymousID ?? ""))
+            EntitlementClient.Methods.identify, IdentifyRequest(appUserID: appUserID, anonymousID: anonymousID ?? ""),
+            about: appUserID)
     }
 
     public func syncStatus(appUserID: String) async throws -> CustomerStatus {
         let response: SyncStatusResponse = try await unary(
-            EntitlementClient.Methods.syncStatus, SyncStatusRequest(appUserID: appUserID))
+            EntitlementClient.Methods.syncStatus, SyncStatusRequest(appUserID: appUserID), about: appUserID)
         return response.customer ?? CustomerStatus()
     }
 
@@ -42,7 +43,7 @@ public struct GRPCTransport: EntitlementsTransport {
                     let events: AsyncThrowingStream<StatusEvent, any Error> = client.serverStreaming(
                         EntitlementClient.Methods.streamStatus,
                         StreamStatusRequest(appUserID: appUserID, afterVersion: afterVersion),
-                        metadata: try await metadata())
+                        metadata: try await metadata(about: appUserID))
                     for try await event in events { continuation.yield(event) }
                     continuation.finish()
                 } catch {
@@ -54,23 +55,23 @@ public struct GRPCTransport: EntitlementsTransport {
     }
 
     public func purchase(_ request: PurchaseRequest) async throws -> PurchaseResponse {
-        try await unary(EntitlementClient.Methods.purchase, request)
+        try await unary(EntitlementClient.Methods.purchase, request, about: request.appUserID)
     }
 
     public func restore(_ request: RestoreRequest) async throws -> RestoreResponse {
-        try await unary(EntitlementClient.Methods.restore, request)
+        try await unary(EntitlementClient.Methods.restore, request, about: request.appUserID)
     }
 
     public func setAttributes(_ request: SetAttributesRequest) async throws -> SetAttributesResponse {
-        try await unary(EntitlementClient.Methods.setAttributes, request)
+        try await unary(EntitlementClient.Methods.setAttributes, request, about: request.appUserID)
     }
 
     public func getOfferEligibility(_ request: GetOfferEligibilityRequest) async throws -> GetOfferEligibilityResponse {
-        try await unary(EntitlementClient.Methods.getOfferEligibility, request)
+        try await unary(EntitlementClient.Methods.getOfferEligibility, request, about: request.appUserID)
     }
 
     public func signOffer(_ request: SignOfferRequest) async throws -> SignOfferResponse {
-        try await unary(EntitlementClient.Methods.signOffer, request)
+        try await unary(EntitlementClient.Methods.signOffer, request, about: request.appUserID)
     }
 
     /// Closes the connection once calls in flight have finished.
@@ -78,21 +79,23 @@ public struct GRPCTransport: EntitlementsTransport {
         client.close()
     }
 
-    /// One call with the user token, if any; errors as ``EntitlementsError``.
-    private func unary<Request: ProtoMessage, Response: ProtoMessage>(_ method: MethodDescriptor, _ request: Request)
-        async throws -> Response
-    {
+    /// One call about `appUserID`, with their user token if any; errors as ``EntitlementsError``.
+    private func unary<Request: ProtoMessage, Response: ProtoMessage>(
+        _ method: MethodDescriptor, _ request: Request, about appUserID: String
+    ) async throws -> Response {
         do {
-            return try await client.unary(method, request, metadata: try await metadata())
+            return try await client.unary(method, request, metadata: try await metadata(about: appUserID))
         } catch {
             throw Self.entitlementsError(error)
         }
     }
 
-    /// The user token as the call's metadata.
-    private func metadata() async throws -> Metadata {
+    /// The user token of `appUserID`, if any, as the call's metadata.
+    private func metadata(about appUserID: String) async throws -> Metadata {
         var metadata = Metadata()
-        if let userTokens { metadata.addString(try await userTokens.token(), forKey: "entitlements-user-token") }
+        if let token = try await userTokens?.token(for: appUserID) {
+            metadata.addString(token, forKey: "entitlements-user-token")
+        }
         return metadata
     }
 

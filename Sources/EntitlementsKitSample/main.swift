@@ -49,7 +49,7 @@ do {
     exit(2)
 }
 let userTokens = options["user-token-command"].map { command in
-    UserTokenProvider { try await SampleBackend.token(running: command) }
+    UserTokenProvider { appUserID in try await SampleBackend.token(running: command, for: appUserID) }
 }
 
 let commands: SampleCommands

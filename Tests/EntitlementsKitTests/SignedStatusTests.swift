@@ -147,25 +147,33 @@ import TestSupport
         let key = try P256.PrivateKey()
         let user = "kit-" + UUID().uuidString
         let now = Int64(Date().timeIntervalSince1970)
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let soon = formatter.string(from: Date(timeIntervalSince1970: TimeInterval(now + 25)))
         func claims(exp: Int64, expiresAt: String) -> String {
-            #"{"tenant":"tenant-a","sub":"\#(user)","version":7,"status":{"state":"active","entitlements":[{"id":"pro","source":"app_store","product_id":"p","expires_at":null,"will_renew":true},{"id":"plus","source":"grant","product_id":"","expires_at":"\#(expiresAt)"}]},"iat":\#(now - 60),"exp":\#(exp)}"#
+            #"{"tenant":"tenant-a","sub":"\#(user)","version":7,"status":{"state":"active","entitlements":[{"id":"pro","source":"app_store","product_id":"p","expires_at":null,"will_renew":true},{"id":"plus","source":"grant","product_id":"","expires_at":"\#(expiresAt)"},{"id":"premium","source":"grant","product_id":"","expires_at":"\#(soon)"}]},"iat":\#(now - 60),"exp":\#(exp)}"#
         }
         // Nothing listens on port 1.
         let closed = GRPCWebTransport(baseURL: URL(string: "http://127.0.0.1:1")!, publicKey: "pk_x", timeout: .seconds(5))
-        // Valid for 3 more seconds; "plus" expired a minute ago.
+        // Valid for 30 more seconds; "plus" expired long ago, "premium" ends in 25 (room for a loaded machine: the
+        // whole suite runs at once on two cores).
         let cache = MemoryStatusCache()
         try cache.saveIdentity(CachedIdentity(appUserID: user))
         try cache.saveStatus(
             StatusSnapshot(
                 appUserID: user, status: .inactive, version: 7, origin: .server, receivedAt: Date(),
-                signedStatus: try Self.signed(claims(exp: now + 3, expiresAt: "2020-01-01T00:00:00.000Z"), kid: "k1", key: key)))
+                signedStatus: try Self.signed(claims(exp: now + 30, expiresAt: "2020-01-01T00:00:00.000Z"), kid: "k1", key: key)))
         let entitlements = Entitlements(
             configuration: .init(transport: closed, cache: cache, statusKeys: try Self.jwks([("k1", key)])))
         let updates = await UpdateRecorder(entitlements)
         await entitlements.start()
         let offline = try await updates.first { $0.snapshot.origin == StatusSnapshot.Origin.offline }
-        #expect(offline.snapshot.status.entitlementIDs == ["pro"] && offline.snapshot.version == 7)
-        try await updates.first(within: 30) { $0.snapshot.status == .unknown && $0.snapshot.version == 0 }
+        #expect(offline.snapshot.status.entitlementIDs == ["pro", "premium"] && offline.snapshot.version == 7)
+        // Offline, an entitlement still ends when it says, with no server to tell.
+        try await updates.first(within: 60) {
+            $0.snapshot.origin == StatusSnapshot.Origin.offline && $0.snapshot.status.entitlementIDs == ["pro"]
+        }
+        try await updates.first(within: 60) { $0.snapshot.status == .unknown && $0.snapshot.version == 0 }
         #expect(await entitlements.current.status == .unknown)
 
         // Past its validity already at launch: unknown from the start, never the cached "active".
@@ -177,6 +185,40 @@ import TestSupport
                 signedStatus: try Self.signed(claims(exp: now - 1, expiresAt: "2030-01-01T00:00:00.000Z"), kid: "k1", key: key)))
         let late = Entitlements(configuration: .init(transport: closed, cache: stale, statusKeys: try Self.jwks([("k1", key)])))
         #expect(await late.current.status == .unknown)
+    }
+
+    @Test func anOlderSignedStatusReplayedIsIgnoredButOneSignedLaterIsTaken() async throws {
+        let key = try P256.PrivateKey()
+        let now = Int64(Date().timeIntervalSince1970)
+        func customer(version: UInt64, active: [String], signedAt: Int64) throws -> CustomerStatus {
+            let entitlements = active.map { #"{"id":"\#($0)","source":"grant","product_id":"","expires_at":null}"# }
+            let claims = #"{"tenant":"tenant-a","sub":"u","version":\#(version),"status":{"state":"\#(active.isEmpty ? "inactive" : "active")","entitlements":[\#(entitlements.joined(separator: ","))]},"iat":\#(signedAt),"exp":\#(signedAt + 3600)}"#
+            var status = ScriptedTransport.customer(version: version, active: active)
+            status.signedStatus = try Self.signed(claims, kid: "k1", key: key)
+            return status
+        }
+        // The device holds version 8 (refunded: nothing active), signed 10 s ago.
+        let cache = MemoryStatusCache()
+        try cache.saveIdentity(CachedIdentity(appUserID: "u"))
+        try cache.saveStatus(
+            StatusSnapshot(
+                appUserID: "u", status: .inactive, version: 8, origin: .server, receivedAt: Date(),
+                signedStatus: try customer(version: 8, active: [], signedAt: now - 10).signedStatus))
+        let transport = ScriptedTransport()
+        // A proxy replays version 7, genuinely signed before it, when "pro" was active.
+        transport.state.withLock { $0.status = try! customer(version: 7, active: ["pro"], signedAt: now - 100) }
+        let lines = LogLines()
+        let entitlements = Entitlements(
+            configuration: .init(transport: transport, cache: cache, log: lines.log, statusKeys: try Self.jwks([("k1", key)])))
+        try await entitlements.refresh()
+        let held = await entitlements.current
+        #expect(held.version == 8 && held.status == .inactive && held.origin == .cache)
+        #expect(lines.all.contains { $0.contains("replayed") })
+        // A server whose database went back signs its lower version anew: taken.
+        transport.state.withLock { $0.status = try! customer(version: 7, active: ["pro"], signedAt: now) }
+        try await entitlements.refresh()
+        let taken = await entitlements.current
+        #expect(taken.version == 7 && taken.status.isActive("pro"))
     }
 
     @Test func aRotatedKeyVerifiesWhenTheAppPinsBoth() async throws {

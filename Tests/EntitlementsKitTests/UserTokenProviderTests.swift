@@ -45,7 +45,7 @@ import TestSupport
         var calls: Int { count.withLock { $0 } }
 
         func provider(_ make: @escaping @Sendable (Int) -> String) -> UserTokenProvider {
-            UserTokenProvider { [self] in
+            UserTokenProvider { [self] _ in
                 let number = count.withLock { count in
                     count += 1
                     return count

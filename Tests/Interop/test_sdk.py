@@ -149,7 +149,7 @@ def test_signed_status_pinned_user_tokens_sent_and_the_cache_shown_offline(demo_
     with urllib.request.urlopen(f"http://{addr(demo_tenants_server)}/.well-known/entitlementd/demo/jwks.json") as answer:
         keys.write_bytes(answer.read())
     user = "sdk-" + uuid.uuid4().hex[:8]
-    tokens = f"{shlex.quote(str(entctl_binary()))} dev user-token {user}"
+    tokens = f'{shlex.quote(str(entctl_binary()))} dev user-token "$APP_USER_ID"'
     cache = tmp_path / "cache"
     phone = device(transport, cache=cache, status_keys=keys, user_token_command=tokens)
     assert phone.command(f"identify {user}")["event"] == "result"

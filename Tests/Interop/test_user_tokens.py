@@ -22,6 +22,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from jwt.algorithms import ECAlgorithm
 
+from conftest import free_port
 from entitlement_support import Clients, active_ids, anon_id, new_tenant, unique_id, write_tenants
 
 ISSUER = "https://auth.example.com"
@@ -207,6 +208,27 @@ def test_an_anonymous_id_merged_into_a_user_needs_that_users_token(setup):
     assert api.call("SyncStatus", metadata=metadata, app_user_id=anonymous).customer.app_user_id == user
 
 
+def test_a_merged_anonymous_id_needs_its_users_token_even_where_anonymous_ids_need_tokens(setup):
+    """allow_anonymous false: the anonymous ID's own token does not read the identified customer it was merged into."""
+    _, clients, tenants, _ = setup
+    tenant, user, anonymous = tenants["named"], unique_id(), anon_id()
+    api, metadata = calls(clients, tenant, mint(anonymous, tenant.id))
+    api.call("Identify", metadata=metadata, app_user_id=anonymous)
+    api, metadata = calls(clients, tenant, mint(user, tenant.id))
+    assert api.call("Identify", metadata=metadata, app_user_id=user, anonymous_id=anonymous).merged
+    assert "(subject)" in refusal(clients, tenant, "SyncStatus", mint(anonymous, tenant.id), app_user_id=anonymous)
+    assert api.call("SyncStatus", metadata=metadata, app_user_id=anonymous).customer.app_user_id == user
+
+
+def test_a_token_whose_header_lists_critical_extensions_is_refused(setup):
+    """RFC 7515 §4.1.11: a `crit` this server does not understand makes the token invalid."""
+    _, clients, tenants, _ = setup
+    tenant, user = tenants["hs"], unique_id()
+    clients.api(tenant.secret_key).identify(user)
+    token = mint(user, tenant.id, headers={"crit": ["exp"]})
+    assert "(malformed)" in refusal(clients, tenant, "SyncStatus", token, app_user_id=user)
+
+
 def test_a_token_for_one_tenant_does_not_open_another(setup):
     _, clients, tenants, _ = setup
     user = unique_id()
@@ -293,6 +315,66 @@ def test_keys_at_a_jwks_url_are_fetched_once_and_again_for_a_new_kid(tenants_ser
             clients.close()
     finally:
         publisher.close()
+
+
+def test_keys_that_cannot_be_fetched_are_unavailable_not_a_refused_token(tenants_server, tmp_path, protos):
+    """The tenant's JWKS URL does not answer: required mode answers UNAVAILABLE (the client keeps its token and tries
+    later); observe mode lets the call through, counted as would_refuse:keys_unavailable."""
+    closed = f"http://127.0.0.1:{free_port()}/jwks"
+    settings = {"issuer": ISSUER, "jwks_url": closed}
+    tenants = {"required": new_tenant("tokens-down", user_tokens={"mode": "required", **settings}),
+               "observe": new_tenant("tokens-down-observe", user_tokens={"mode": "observe", **settings})}
+    write_tenants(tmp_path / "tenants.json", tenants.values())
+    clients = Clients(tenants_server(tmp_path / "tenants.json"), protos)
+    clients.channel()
+    try:
+        key = ec.generate_private_key(ec.SECP256R1())
+        for name, tenant in tenants.items():
+            user = unique_id()
+            clients.api(tenant.secret_key).identify(user)
+            api, metadata = calls(clients, tenant, mint(user, tenant.id, key=key, alg="ES256", headers={"kid": "k1"}))
+            if name == "required":
+                with pytest.raises(grpc.RpcError) as raised:
+                    api.call("SyncStatus", metadata=metadata, app_user_id=user)
+                assert raised.value.code() == grpc.StatusCode.UNAVAILABLE, raised.value.details()
+                assert not raised.value.details().startswith("user token")
+            else:
+                assert api.call("SyncStatus", metadata=metadata, app_user_id=user).customer.app_user_id == user
+    finally:
+        clients.close()
+
+
+def test_a_jwks_file_changed_under_the_same_path_takes_effect_on_reload(tenants_server, tmp_path, protos):
+    """The backend's leaked key is taken out of the JWKS file and the tenants file reloaded (SIGHUP): its tokens are
+    refused from then on, the new key's accepted."""
+    from test_signed_status import sighup
+
+    old_key, new_key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+
+    def publish(key, kid):
+        jwk = json.loads(ECAlgorithm.to_jwk(key.public_key()))
+        (tmp_path / "keys.json").write_text(json.dumps({"keys": [{**jwk, "kid": kid, "use": "sig", "alg": "ES256"}]}))
+
+    publish(old_key, "old")
+    tenant = new_tenant("tokens-file-reload", user_tokens={"mode": "required", "issuer": ISSUER,
+                                                           "jwks_file": str(tmp_path / "keys.json")})
+    write_tenants(tmp_path / "tenants.json", [tenant])
+    server = tenants_server(tmp_path / "tenants.json")
+    clients = Clients(server, protos)
+    clients.channel()
+    try:
+        user = unique_id()
+        clients.api(tenant.secret_key).identify(user)
+        old = mint(user, tenant.id, key=old_key, alg="ES256", headers={"kid": "old"})
+        api, metadata = calls(clients, tenant, old)
+        assert api.call("SyncStatus", metadata=metadata, app_user_id=user).customer.app_user_id == user
+        publish(new_key, "new")
+        sighup(server)
+        assert "(unknown_key)" in refusal(clients, tenant, "SyncStatus", old, app_user_id=user)
+        api, metadata = calls(clients, tenant, mint(user, tenant.id, key=new_key, alg="ES256", headers={"kid": "new"}))
+        assert api.call("SyncStatus", metadata=metadata, app_user_id=user).customer.app_user_id == user
+    finally:
+        clients.close()
 
 
 def test_a_stream_ends_when_its_token_expires_and_resumes_with_a_fresh_one(setup):

@@ -29,15 +29,20 @@ public final class UserTokenGate: Sendable {
     private let customers: Customers
     /// For tenants whose keys are at a `jwks_url`; nil: such tenants are misconfigured here.
     private let http: OutboundHTTPClient?
-    /// Each tenant's verifier with the settings it was made for; a reload with other settings makes a new one.
-    private let verifiers = Mutex<[String: (settings: UserTokenSettings, verifier: UserTokenVerifier)]>([:])
+    /// Each tenant's verifier with the settings and tenants' generation it was made for: any reload makes a new one,
+    /// since a `jwks_file` may hold other keys under the same path.
+    private let verifiers = Mutex<[String: (settings: UserTokenSettings, generation: UInt64, verifier: UserTokenVerifier)]>(
+        [:])
+    private let tenants: TenantRegistry
 
     private let counts: LabeledCounter
 
     public init(
-        customers: Customers, http: OutboundHTTPClient?, metrics: ServiceMetrics, now: @escaping @Sendable () -> UnixTime
+        customers: Customers, tenants: TenantRegistry, http: OutboundHTTPClient?, metrics: ServiceMetrics,
+        now: @escaping @Sendable () -> UnixTime
     ) {
         self.customers = customers
+        self.tenants = tenants
         counts = metrics.userTokens
         self.http = http
         self.now = now
@@ -60,10 +65,10 @@ public final class UserTokenGate: Sendable {
     {
         if let outcome = try verdictNow(caller, context, appUserID: appUserID) { return try decide(outcome, caller, &fields) }
         var provenID = appUserID
-        if waivesToken(caller.tenant, for: appUserID) {
+        if AppUserID.isAnonymous(appUserID) {
             // Not cached: read, and an anonymous ID merged into an identified customer needs that customer's token.
             let canonical = try await customers.state(tenantID: caller.tenant.id, appUserID: appUserID).appUserID
-            if AppUserID.isAnonymous(canonical) { return .notNeeded }
+            if waivesToken(caller.tenant, for: canonical) { return .notNeeded }
             provenID = canonical
         }
         let token = context.metadata[string: Self.metadataKey] ?? ""
@@ -71,8 +76,10 @@ public final class UserTokenGate: Sendable {
         if token.isEmpty {
             result = .failure(Self.missing)
         } else {
-            let verifier = try verifier(for: caller.tenant)
-            result = await verifier.verify(token, appUserID: provenID, nowSeconds: nowSeconds)
+            switch verifierOrRefusal(for: caller.tenant) {
+            case .success(let verifier): result = await verifier.verify(token, appUserID: provenID, nowSeconds: nowSeconds)
+            case .failure(let refusal): result = .failure(refusal)
+            }
         }
         return try decide(.checked(result), caller, &fields)
     }
@@ -85,8 +92,8 @@ public final class UserTokenGate: Sendable {
 
     static let missing = UserTokenRefusal(.missing, "the call carries no \(metadataKey) metadata")
 
-    /// Whether the tenant lets this ID go without a token: an anonymous one, unless it was merged into an identified
-    /// customer (whose token it then needs).
+    /// Whether the tenant lets this (canonical) ID go without a token: an anonymous one, when the tenant allows them.
+    /// An anonymous ID merged into an identified customer is that customer, whose token it needs in any case.
     private func waivesToken(_ tenant: Tenant, for appUserID: String) -> Bool {
         tenant.userTokens.allowsAnonymous && AppUserID.isAnonymous(appUserID)
     }
@@ -97,16 +104,18 @@ public final class UserTokenGate: Sendable {
         let settings = caller.tenant.userTokens
         guard settings.mode != .off, caller.key.kind == .publicKey else { return .notNeeded }
         var provenID = appUserID
-        if waivesToken(caller.tenant, for: appUserID) {
+        if AppUserID.isAnonymous(appUserID) {
             guard let cached = customers.cachedState(tenantID: caller.tenant.id, appUserID: appUserID) else { return nil }
-            if AppUserID.isAnonymous(cached.state.appUserID) { return .notNeeded }
+            if waivesToken(caller.tenant, for: cached.state.appUserID) { return .notNeeded }
             provenID = cached.state.appUserID
         }
         guard let token = context.metadata[string: Self.metadataKey], !token.isEmpty else {
             return .checked(.failure(Self.missing))
         }
-        return try verifier(for: caller.tenant).verifyNow(token, appUserID: provenID, nowSeconds: nowSeconds)
-            .map { .checked($0) }
+        switch verifierOrRefusal(for: caller.tenant) {
+        case .success(let verifier): return verifier.verifyNow(token, appUserID: provenID, nowSeconds: nowSeconds).map { .checked($0) }
+        case .failure(let refusal): return .checked(.failure(refusal))
+        }
     }
 
     /// The tenant's mode applied to `outcome`, and the call's log fields told.
@@ -125,15 +134,33 @@ public final class UserTokenGate: Sendable {
         case (.failure(let refusal), _):
             fields.userToken = "refused:" + refusal.reason.rawValue
             counts.increment(tenantID, "refused", refusal.reason.rawValue)
+            // Keys that cannot be had now are the server's trouble, not the token's: a client retries later with the
+            // same token rather than asking its backend for another.
+            if refusal.reason == .keysUnavailable {
+                throw .storeUnavailable("the tenant's user-token keys cannot be had now: \(refusal.message)")
+            }
             throw .unauthenticated("user token refused (\(refusal.reason.rawValue)): \(refusal.message)")
         }
     }
 
     private var nowSeconds: Int64 { now().milliseconds / 1000 }
 
+    /// The tenant's verifier, or a keys_unavailable refusal when it cannot be made (its keys are at a URL and this
+    /// server has no outbound client): the mode decides, so an observing tenant's calls still go through.
+    private func verifierOrRefusal(for tenant: Tenant) -> Result<UserTokenVerifier, UserTokenRefusal> {
+        do throws(DomainError) {
+            return .success(try verifier(for: tenant))
+        } catch {
+            return .failure(UserTokenRefusal(.keysUnavailable, error.message))
+        }
+    }
+
     private func verifier(for tenant: Tenant) throws(DomainError) -> UserTokenVerifier {
         let settings = tenant.userTokens
-        if let made = verifiers.withLock({ $0[tenant.id] }), made.settings == settings { return made.verifier }
+        let generation = tenants.generation
+        if let made = verifiers.withLock({ $0[tenant.id] }), made.generation == generation, made.settings == settings {
+            return made.verifier
+        }
         var keys: PublishedKeySet?
         switch settings.keySource {
         case nil: break
@@ -147,7 +174,7 @@ public final class UserTokenGate: Sendable {
                 url: text, setting: "user_tokens.jwks_url", http: http, target: .userTokenKeys, now: now)
         }
         let verifier = UserTokenVerifier(tenantID: tenant.id, settings: settings, keys: keys)
-        verifiers.withLock { $0[tenant.id] = (settings, verifier) }
+        verifiers.withLock { $0[tenant.id] = (settings, generation, verifier) }
         return verifier
     }
 }

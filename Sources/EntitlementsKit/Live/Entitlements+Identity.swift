@@ -15,7 +15,7 @@ extension Entitlements {
     @discardableResult
     public func identify(_ appUserID: String) async throws -> Identified {
         let anonymousID = isAnonymous ? identity.appUserID : nil
-        let response = try await call {
+        let response = try await call(about: appUserID) {
             try await transport.identify(appUserID: appUserID, anonymousID: anonymousID == appUserID ? nil : anonymousID)
         }
         var next = CachedIdentity(appUserID: appUserID, appAccountTokens: identity.appAccountTokens)
@@ -29,7 +29,9 @@ extension Entitlements {
     /// Signs the user out: the SDK continues as a fresh anonymous ID, which the server creates now.
     public func logOut() async throws {
         let anonymousID = AnonymousID.generate()
-        let response = try await call { try await transport.identify(appUserID: anonymousID, anonymousID: nil) }
+        let response = try await call(about: anonymousID) {
+            try await transport.identify(appUserID: anonymousID, anonymousID: nil)
+        }
         await switchUser(
             to: CachedIdentity(appUserID: anonymousID, appAccountTokens: identity.appAccountTokens), response: response)
         log(.info, "Logged out; continuing as a new anonymous user.")

@@ -52,7 +52,7 @@ extension Entitlements {
                 }
                 if let error = error as? EntitlementsError, error.refusesUserToken, let tokens = transport.userTokens {
                     // Its token expired (or was refused): a new stream with a fresh one, from the last version seen.
-                    await tokens.invalidate()
+                    await tokens.refused(for: identity.appUserID)
                     log(.info, "The status stream's user token was refused; reopening with a fresh one.")
                     let immediately = !tokenRefused || delivered
                     tokenRefused = true

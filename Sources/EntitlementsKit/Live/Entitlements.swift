@@ -75,6 +75,8 @@ public actor Entitlements {
     var localExpiry: Task<Void, Never>?
     /// Ends a signed status's time on screen with its validity (``watchValidity()``).
     var validityWatch: Task<Void, Never>?
+    /// Takes each entitlement of an offline status away when it ends (``watchOfflineExpiries()``).
+    var offlineExpiries: Task<Void, Never>?
     /// Updates from the local source, numbered, so that a re-read that was under way when one arrived does not undo
     /// it (the last few only).
     var localUpdateLog: [(number: Int, transaction: LocalTransaction)] = []
@@ -105,6 +107,7 @@ public actor Entitlements {
         localUpdates?.cancel()
         localExpiry?.cancel()
         validityWatch?.cancel()
+        offlineExpiries?.cancel()
     }
 
     /// The ID the SDK speaks for: the signed-in account, or the anonymous ID (`$anon:` + UUID).
@@ -158,7 +161,12 @@ public actor Entitlements {
     @discardableResult
     public func refresh() async throws -> StatusSnapshot {
         let (generation, appUserID) = (generation, identity.appUserID)
-        try await identifyIfNeeded()
+        do {
+            try await identifyIfNeeded()
+        } catch let error as EntitlementsError where error.isUnreachable {
+            serverUnreachable()
+            throw error
+        }
         try checkUser(generation)
         do {
             let customer = try await call { try await transport.syncStatus(appUserID: appUserID) }
@@ -199,7 +207,7 @@ public actor Entitlements {
     /// an entitlement the local source showed, asks the local source again first.
     func publishServer(_ customer: CustomerStatus, generation: Int) async {
         guard generation == self.generation, let snapshot = serverSnapshot(customer, for: identity.appUserID) else { return }
-        guard server.origin != .server || snapshot.version >= server.version else { return }
+        guard server.origin != .server || snapshot.version >= server.version, !replaysOlder(snapshot) else { return }
         let lost = current.status.entitlementIDs.subtracting(snapshot.status.entitlementIDs)
         if configuration.localSource != nil, !lost.isDisjoint(with: current.localEntitlementIDs.union(localBackedIDs())) {
             await rereadLocal(publishing: false)
@@ -224,8 +232,9 @@ public actor Entitlements {
 
     /// Recombines the server's status with the local one and tells observers if anything they see changed.
     func republish() {
-        let next = server.including(
-            local: local, productEntitlements: configuration.productEntitlements, at: configuration.clock.now())
+        let now = configuration.clock.now()
+        let next = server.shown(at: now).including(
+            local: local, productEntitlements: configuration.productEntitlements, at: now)
         let change = current.change(to: next)
         let newer = next.version != current.version || next.origin != current.origin || next.appUserID != current.appUserID
         current = next
@@ -243,14 +252,14 @@ public actor Entitlements {
         do { try configuration.cache.saveIdentity(identity) } catch { log(.warning, "Could not cache the identity: \(error)") }
     }
 
-    /// Runs a transport call, turning whatever it throws into ``EntitlementsError``; a call whose user token the
-    /// server refused is made once more with a fresh one.
-    func call<Result>(_ body: () async throws -> Result) async throws -> Result {
+    /// Runs a transport call about `appUserID` (the current user unless given), turning whatever it throws into
+    /// ``EntitlementsError``; a call whose user token the server refused is made once more with a fresh one.
+    func call<Result>(about appUserID: String? = nil, _ body: () async throws -> Result) async throws -> Result {
         do {
             return try await attempt(body)
         } catch let error as EntitlementsError where error.refusesUserToken {
             guard let tokens = transport.userTokens else { throw error }
-            await tokens.invalidate()
+            await tokens.refused(for: appUserID ?? identity.appUserID)
             return try await attempt(body)
         }
     }

@@ -9,12 +9,18 @@ extension StatusSnapshot {
             signedStatus: token, validUntil: claims.expiresAt)
     }
 
-    /// This status as it may be shown with no server to ask at `now`: the entitlements that have not expired yet.
-    func offline(at now: Date) -> StatusSnapshot {
-        var offline = self
-        offline.origin = .offline
-        let current = status.entitlements.filter { $0.expiresAt.map { $0 > now } ?? true }
-        offline.status = current.isEmpty ? .inactive : .active(current)
-        return offline
+    /// This status as it is shown at `now`: while offline, only the entitlements that have not expired by then (no
+    /// server says when one ends).
+    func shown(at now: Date) -> StatusSnapshot {
+        guard origin == .offline, case .active(let entitlements) = status else { return self }
+        var shown = self
+        let current = entitlements.filter { $0.expiresAt.map { $0 > now } ?? true }
+        shown.status = current.isEmpty ? .inactive : .active(current)
+        return shown
+    }
+
+    /// When the next entitlement shown ends, after `now`.
+    func nextExpiry(after now: Date) -> Date? {
+        status.entitlements.compactMap(\.expiresAt).filter { $0 > now }.min()
     }
 }

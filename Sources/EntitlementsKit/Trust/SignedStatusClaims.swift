@@ -35,6 +35,13 @@ struct SignedStatusClaims: Sendable, Hashable {
         self.expiresAt = Date(timeIntervalSince1970: TimeInterval(expiresAt))
     }
 
+    /// The claims of a token already verified (kept in the cache or shown), read again without checking it.
+    init?(token: String) {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = Base64.decode(parts[1], alphabet: .url, padding: .forbidden) else { return nil }
+        self.init(payload: payload)
+    }
+
     /// Whether the status is about `appUserID`, by its canonical ID or the alias it was asked by.
     func names(_ appUserID: String) -> Bool { subject == appUserID || alias == appUserID }
 

@@ -273,11 +273,24 @@ export class Entitlements {
       const snapshot = await this.trusted(customer, this.user);
       if (!snapshot || generation !== this.generation) return;
       if (this.server.origin === "server" && snapshot.version < this.server.version) return;
+      if (this.replaysOlder(snapshot)) return;
       this.server = snapshot;
       this.offline = false;
       this.saveToCache(customer, snapshot);
       this.republish();
     });
+  }
+
+  /** With `statusKeys`: whether `snapshot`, of a lower version than the signed one held, was also signed before it, a
+   * genuine old status replayed (by a proxy, say), which must not undo a newer one even while the held one is only
+   * cached. A server whose database went back signs its lower version anew, later, and is taken. */
+  private replaysOlder(snapshot: StatusSnapshot): boolean {
+    const held = this.server;
+    if (!this.verifier || held.validUntil === null || snapshot.version >= held.version) return false;
+    if (!held.serverTime || !snapshot.serverTime || snapshot.serverTime > held.serverTime) return false;
+    this.log("warning", `Ignored a status from the server: version ${snapshot.version} was signed before the ` +
+      `version ${held.version} already verified (replayed).`);
+    return true;
   }
 
   private enqueue(task: () => Promise<void> | void): Promise<void> {

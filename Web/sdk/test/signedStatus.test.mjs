@@ -235,6 +235,22 @@ test("a signature's validity bounds what is shown offline: expired entitlements 
   page.close();
 });
 
+test("a lower version signed before the status held is a replay, ignored even while the held one is cached", async () => {
+  const user = uniqueUser("replay");
+  const { version } = await warmStorage(user);
+  // The page holds a later version signed a minute from now: the server's own answer (lower, signed now) is, to it,
+  // an old status replayed.
+  const now = Math.floor(Date.now() / 1000);
+  const later = signStatus(claims(user, { version: Number(version) + 5, iat: now + 60, exp: now + 3600 }));
+  const logs = logRecorder();
+  const page = sdk({ storage: storageWith(user, later), log: logs.log });
+  await page.start();
+  await page.refresh().catch(() => undefined);
+  assert.equal(page.current.version, version + 5n);
+  assert.equal(page.current.state, "inactive");
+  assert.match(logs.text(), /was signed before the version \d+ already verified \(replayed\)/);
+});
+
 test("key rotation: a status signed by either pinned key verifies; one by a key not pinned does not", async () => {
   const logs = logRecorder();
   for (const tenant of [signed, rotated]) {

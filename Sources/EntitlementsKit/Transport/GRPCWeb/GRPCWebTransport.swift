@@ -44,11 +44,12 @@ public final class GRPCWebTransport: EntitlementsTransport {
     }
 
     public func identify(appUserID: String, anonymousID: String?) async throws -> IdentifyResponse {
-        try await unary("Identify", IdentifyRequest(appUserID: appUserID, anonymousID: anonymousID ?? ""))
+        try await unary("Identify", IdentifyRequest(appUserID: appUserID, anonymousID: anonymousID ?? ""), about: appUserID)
     }
 
     public func syncStatus(appUserID: String) async throws -> CustomerStatus {
-        let response: SyncStatusResponse = try await unary("SyncStatus", SyncStatusRequest(appUserID: appUserID))
+        let response: SyncStatusResponse = try await unary(
+            "SyncStatus", SyncStatusRequest(appUserID: appUserID), about: appUserID)
         return response.customer ?? CustomerStatus()
     }
 
@@ -58,7 +59,7 @@ public final class GRPCWebTransport: EntitlementsTransport {
                 do {
                     let messages = start(
                         "StreamStatus", StreamStatusRequest(appUserID: appUserID, afterVersion: afterVersion), deadline: nil,
-                        userToken: try await userTokens?.token())
+                        userToken: try await userTokens?.token(for: appUserID))
                     for try await bytes in messages { continuation.yield(try Self.decode(StatusEvent.self, bytes)) }
                     continuation.finish()
                 } catch {
@@ -70,28 +71,32 @@ public final class GRPCWebTransport: EntitlementsTransport {
     }
 
     public func purchase(_ request: PurchaseRequest) async throws -> PurchaseResponse {
-        try await unary("Purchase", request)
+        try await unary("Purchase", request, about: request.appUserID)
     }
 
     public func restore(_ request: RestoreRequest) async throws -> RestoreResponse {
-        try await unary("Restore", request)
+        try await unary("Restore", request, about: request.appUserID)
     }
 
     public func setAttributes(_ request: SetAttributesRequest) async throws -> SetAttributesResponse {
-        try await unary("SetAttributes", request)
+        try await unary("SetAttributes", request, about: request.appUserID)
     }
 
     public func getOfferEligibility(_ request: GetOfferEligibilityRequest) async throws -> GetOfferEligibilityResponse {
-        try await unary("GetOfferEligibility", request)
+        try await unary("GetOfferEligibility", request, about: request.appUserID)
     }
 
     public func signOffer(_ request: SignOfferRequest) async throws -> SignOfferResponse {
-        try await unary("SignOffer", request)
+        try await unary("SignOffer", request, about: request.appUserID)
     }
 
-    private func unary<Response: ProtoMessage>(_ method: String, _ request: some ProtoMessage) async throws -> Response {
+    /// One call about `appUserID` (whose user token it carries, if any).
+    private func unary<Response: ProtoMessage>(_ method: String, _ request: some ProtoMessage, about appUserID: String)
+        async throws -> Response
+    {
         var response: Response?
-        for try await bytes in start(method, request, deadline: timeout, userToken: try await userTokens?.token()) {
+        let userToken = try await userTokens?.token(for: appUserID)
+        for try await bytes in start(method, request, deadline: timeout, userToken: userToken) {
             guard response == nil else {
                 throw EntitlementsError(code: .internal, message: "The server sent more than one response to \(method).")
             }

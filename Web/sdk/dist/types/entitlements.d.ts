@@ -109,6 +109,10 @@ export declare class Entitlements {
     /** Takes a server answer for the user of `generation` (in turn: see `queue`), unless it is older than what was
      * seen or, with `statusKeys`, does not verify. */
     private publishServer;
+    /** With `statusKeys`: whether `snapshot`, of a lower version than the signed one held, was also signed before it, a
+     * genuine old status replayed (by a proxy, say), which must not undo a newer one even while the held one is only
+     * cached. A server whose database went back signs its lower version anew, later, and is taken. */
+    private replaysOlder;
     private enqueue;
     /** A server answer as a snapshot of `appUserId`: with `statusKeys`, the one its signed claims make, or null
      * (logged with the reason) when it is unsigned, forged, altered, another user's or expired. */
