@@ -37,9 +37,8 @@ struct SignedStatusClaims: Sendable, Hashable {
 
     /// The claims of a token already verified (kept in the cache or shown), read again without checking it.
     init?(token: String) {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let payload = Base64.decode(parts[1], alphabet: .url, padding: .forbidden) else { return nil }
-        self.init(payload: payload)
+        guard let jws = CompactToken(token) else { return nil }
+        self.init(payload: jws.payload)
     }
 
     /// Whether the status is about `appUserID`, by its canonical ID or the alias it was asked by.

@@ -48,17 +48,11 @@ public struct StatusKeys: Sendable {
     /// The claims of `token` when one of these keys signed it; otherwise why not.
     func verify(_ token: String) -> Result<SignedStatusClaims, StatusRejection> {
         guard !token.isEmpty else { return .failure(.unsigned) }
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerBytes = Base64.decode(parts[0], alphabet: .url, padding: .forbidden),
-            let payload = Base64.decode(parts[1], alphabet: .url, padding: .forbidden),
-            let signature = Base64.decode(parts[2], alphabet: .url, padding: .forbidden),
-            let header = try? JSONReader.read(JSONValue.self, from: headerBytes)
+        guard let jws = CompactToken(token), jws.header["alg"]?.string == "ES256", let kid = jws.header["kid"]?.string
         else { return .failure(.malformed) }
-        guard header["alg"]?.string == "ES256", let kid = header["kid"]?.string else { return .failure(.malformed) }
         guard let key = keys[kid] else { return .failure(.unknownKey(kid)) }
-        guard key.isValidSignature(signature, for: Array(parts[0].utf8) + [UInt8(ascii: ".")] + Array(parts[1].utf8))
-        else { return .failure(.badSignature) }
-        guard let claims = SignedStatusClaims(payload: payload) else { return .failure(.malformed) }
+        guard key.isValidSignature(jws.signature, for: jws.signingInput) else { return .failure(.badSignature) }
+        guard let claims = SignedStatusClaims(payload: jws.payload) else { return .failure(.malformed) }
         return .success(claims)
     }
 }

@@ -52,10 +52,7 @@ public actor UserTokenProvider {
     /// The token's `exp`, read without verifying it (only the tenant's backend and the server verify); nil when it
     /// cannot be read, and the token is used until the server refuses it.
     static func expiry(of token: String) -> Date? {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let payload = Base64.decode(String(parts[1]), alphabet: .url, padding: .forbidden),
-            let claims = try? JSONReader.read(JSONValue.self, from: payload), let exp = claims["exp"]?.int64
-        else { return nil }
+        guard let exp = CompactToken(token)?.claims?["exp"]?.int64 else { return nil }
         return Date(timeIntervalSince1970: TimeInterval(exp))
     }
 }

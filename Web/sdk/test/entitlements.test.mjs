@@ -4,46 +4,22 @@
 //   tenant's), ENTITLEMENTD_REDEMPTION_CODES (codes of anonymous web purchases, comma-separated: premium each).
 
 import assert from "node:assert/strict";
-import net from "node:net";
 import { test } from "node:test";
 
-import { ConnectClient, ConnectError, Entitlements, MemoryStorage, isActive } from "../dist/entitlements.js";
+import { ConnectError, Entitlements, MemoryStorage, isActive } from "../dist/entitlements.js";
+import {
+  cuttableProxy, eventually, fastBackoff, grant as grantWith, record, uniqueUser, url,
+} from "../driver/testing.mjs";
 
-const url = process.env.ENTITLEMENTD_URL;
 const publicKey = process.env.ENTITLEMENTD_PUBLIC_KEY;
-const admin = new ConnectClient(url, process.env.ENTITLEMENTD_SECRET_KEY);
+const secretKey = process.env.ENTITLEMENTD_SECRET_KEY;
 const codes = (process.env.ENTITLEMENTD_REDEMPTION_CODES ?? "").split(",").filter(Boolean);
-const fastBackoff = { initialMs: 50, maximumMs: 400, healthyAfterMs: 200 };
 
 function sdk(storage = new MemoryStorage(), options = {}) {
   return new Entitlements({ baseURL: url, publicKey, storage, backoff: fastBackoff, ...options });
 }
 
-function uniqueUser(prefix) {
-  return `${prefix}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-}
-
-async function grant(appUserId, entitlementId, seconds) {
-  return admin.unary("/entitlements.v1.AdminService/GrantEntitlement", {
-    appUserId, entitlementId, duration: `${seconds}s`, reason: "web sdk test",
-  });
-}
-
-async function eventually(predicate, what, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (predicate()) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
-
-/** Every publish a listener got: [snapshot, change]. */
-function record(entitlements) {
-  const seen = [];
-  const stop = entitlements.onChange((snapshot, change) => seen.push([snapshot, change]));
-  return { seen, stop };
-}
+const grant = (appUserId, entitlementId, seconds) => grantWith(secretKey, appUserId, entitlementId, seconds);
 
 test("unknown only before any answer; the next page load starts from the cache, then the server", async () => {
   const storage = new MemoryStorage();
@@ -90,32 +66,18 @@ test("the live stream publishes a gained entitlement, then a change of details o
 });
 
 test("a stream cut mid-way resumes after the last version: nothing lost, nothing repeated", async () => {
-  const target = new URL(url);
-  const sockets = new Set();
-  let accepting = true;
-  const proxy = net.createServer((client) => {
-    if (!accepting) return client.destroy();
-    const upstream = net.connect(Number(target.port), target.hostname);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on("error", () => {});
-      socket.on("close", () => sockets.delete(socket));
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-  const entitlements = sdk(new MemoryStorage(), { baseURL: `http://127.0.0.1:${proxy.address().port}` });
+  const proxy = await cuttableProxy();
+  const entitlements = sdk(new MemoryStorage(), { baseURL: proxy.url });
   const user = uniqueUser("resume");
   await entitlements.identify(user);
   const { seen, stop } = record(entitlements);
   await eventually(() => entitlements.streamsOpened === 1 && seen.length >= 1, "the stream");
   await new Promise((resolve) => setTimeout(resolve, 200));
 
-  accepting = false;
-  for (const socket of sockets) socket.destroy();
+  proxy.cut();
   await grant(user, "pro", 600);
   await grant(user, "premium", 600);
-  accepting = true;
+  proxy.mend();
 
   await eventually(() => isActive(entitlements.current, "premium") && isActive(entitlements.current, "pro"), "both grants");
   assert.ok(entitlements.streamsOpened >= 2, "the stream was reopened");
