@@ -78,10 +78,15 @@ def open_customer(driver, query: str, app_user_id: str) -> str:
     field.clear()
     field.send_keys(query)
     driver.find_element(By.ID, "search").click()
-    link = wait_for(driver, "the search result", lambda d: next(
-        (a for a in d.find_elements(By.CSS_SELECTOR, "#results a") if a.text == app_user_id), None))
-    results = driver.find_element(By.ID, "results").text
-    link.click()
+    def open_result(d) -> str | None:
+        # wait_for retries when a redraw replaces the link between finding and clicking it.
+        link = next((a for a in d.find_elements(By.CSS_SELECTOR, "#results a") if a.text == app_user_id), None)
+        if link is None:
+            return None
+        results = d.find_element(By.ID, "results").text
+        link.click()
+        return results
+    results = wait_for(driver, "the search result", open_result)
     wait_for(driver, "the live customer page", lambda d: body(d, "view") == "customer" and body(d, "live") == "yes")
     return results
 

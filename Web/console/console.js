@@ -100,6 +100,8 @@ $("sign-out").addEventListener("click", () => signOut());
 $("search-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const query = $("query").value.trim();
+  // The last search's results go at once, so nothing on the page answers a query it was not asked.
+  $("results").replaceChildren();
   try {
     const found = await call("FindCustomers", admin.findCustomersRequest(query), admin.matches);
     const items = found.map((match) => {
