@@ -154,7 +154,7 @@ public struct ServerWiring: Sendable {
             if let outbound, let playStore {
                 PlayStoreNotifications(
                     engine: engine, tenants: tenants, purchases: playStore,
-                    pushTokens: PushTokenVerifiers(http: outbound, now: engine.now), acknowledger: acknowledger, log: logger)
+                    pushTokens: PushTokenVerifiers(tenants: tenants, http: outbound, now: engine.now), acknowledger: acknowledger, log: logger)
             } else {
                 nil
             }

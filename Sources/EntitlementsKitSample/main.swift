@@ -8,14 +8,14 @@ import HTTP2Transport
 //
 //   entitlements-kit-sample --server http://127.0.0.1:50051 --key pk_... [--transport grpc-web|grpc]
 //                           [--cache DIR] [--log-level debug|info|warning|error]
-//                           [--status-keys JWKS_FILE] [--user-token-command COMMAND]
+//                           [--status-keys JWKS_FILE --tenant TENANT_ID] [--user-token-command COMMAND]
 //
-// --status-keys pins the tenant's status keys; --user-token-command is run (by /bin/sh) for each user token the SDK
+// --status-keys pins the tenant's status keys (statuses signed for --tenant only); --user-token-command is run (by /bin/sh) for each user token the SDK
 // needs, standing in for the app's backend, and prints the token.
 
 let usage = """
     usage: entitlements-kit-sample --server URL --key PUBLIC_KEY [--transport grpc-web|grpc] [--ca PEM] [--cache DIR] \
-    [--log-level LEVEL] [--status-keys JWKS_FILE] [--user-token-command COMMAND]
+    [--log-level LEVEL] [--status-keys JWKS_FILE --tenant TENANT_ID] [--user-token-command COMMAND]
     """
 
 var options: [String: String] = [:]
@@ -43,7 +43,9 @@ let cache: any StatusCache =
 
 let statusKeys: StatusKeys?
 do {
-    statusKeys = try options["status-keys"].map { try StatusKeys(jwks: Data(contentsOf: URL(fileURLWithPath: $0))) }
+    statusKeys = try options["status-keys"].map {
+        try StatusKeys(tenant: options["tenant"] ?? "", jwks: Data(contentsOf: URL(fileURLWithPath: $0)))
+    }
 } catch {
     FileHandle.standardError.write(Data("--status-keys: \(error)\n".utf8))
     exit(2)

@@ -10,12 +10,15 @@ import Synchronization
 /// tenant backend's user-token keys), by `kid`: kept for the time its `Cache-Control: max-age` allows, fetched again
 /// at once for a `kid` not seen (publishers rotate keys). A `kid` still unknown after that is refused without asking
 /// again for a minute, and fetches are a second apart at least, so forged `kid`s cannot make us hammer the publisher.
+/// While the publisher cannot be reached, the keys it published last keep verifying for a day, and it is asked again
+/// after a wait that doubles with each failure (up to a minute), so callers are not held by one failing fetch each.
 /// Or a fixed set (a key file).
 public final class PublishedKeySet: Sendable {
     static let minimumRefetchInterval: Int64 = 1_000
     static let unknownKeyMemory = Milliseconds.perMinute
     static let defaultLifetime = Milliseconds.perHour
     static let staleKeyGrace = Milliseconds.perDay
+    static let longestRetryWait = Milliseconds.perMinute
 
     private struct Cached {
         var keys: JSONWebKeySet
@@ -23,12 +26,28 @@ public final class PublishedKeySet: Sendable {
         var expiresAt: Int64
         /// `kid`s asked for and not in the set fetched after they were asked for, with when.
         var unknown: [String: Int64] = [:]
+
+        func servesStale(_ id: String, at now: Int64) -> Bool {
+            keys.has(id) && now - expiresAt < PublishedKeySet.staleKeyGrace
+        }
+    }
+
+    /// The fetches failed in a row since the last that succeeded: no other before `retryAt`.
+    private struct Failures {
+        var error: PublishedKeySetError
+        var count: Int
+        var retryAt: Int64
+    }
+
+    private struct State {
+        var cached: Cached?
+        var failures: Failures?
     }
 
     /// Where the set is fetched from, and the outbound metrics' label for the fetches; nil for a fixed set.
     private let publisher: (url: OutboundURL, http: OutboundHTTPClient, target: OutboundTarget)?
     private let clock: @Sendable () -> Int64
-    private let cache: Mutex<Cached?>
+    private let state: Mutex<State>
     /// One fetch at a time; others wait for its keys.
     private let fetching = Mutex<Task<PublishedKeySetError?, Never>?>(nil)
 
@@ -36,14 +55,14 @@ public final class PublishedKeySet: Sendable {
     public init(url: OutboundURL, http: OutboundHTTPClient, target: OutboundTarget, clock: @escaping @Sendable () -> Int64) {
         publisher = (url, http, target)
         self.clock = clock
-        cache = Mutex(nil)
+        state = Mutex(State())
     }
 
     /// A fixed set of keys (a JWKS file's), never refreshed.
     public init(fixed keys: JSONWebKeySet) {
         publisher = nil
         clock = { 0 }
-        cache = Mutex(Cached(keys: keys, fetchedAt: 0, expiresAt: .max))
+        state = Mutex(State(cached: Cached(keys: keys, fetchedAt: 0, expiresAt: .max)))
     }
 
     /// The RS256 key with this `kid` (``keySet(containing:)``).
@@ -56,13 +75,15 @@ public final class PublishedKeySet: Sendable {
     /// Whether the set is fetched from a URL (and may hold a `kid` it lacks now once fetched again), not fixed.
     public var isFetched: Bool { publisher != nil }
 
-    /// The set when it is fresh and holds a key with this `kid`, without waiting; nil when ``keySet(containing:)``
-    /// must be asked (and may fetch).
+    /// The set when it holds a key with this `kid` and may be used without waiting: fresh, or stale while the
+    /// publisher is failing and not to be asked yet. nil when ``keySet(containing:)`` must be asked (and may fetch).
     public func fresh(containing id: String) -> JSONWebKeySet? {
         let now = clock()
-        return cache.withLock { cached in
-            guard let cached, cached.expiresAt > now, cached.keys.has(id) else { return nil }
-            return cached.keys
+        return state.withLock { state in
+            guard let cached = state.cached, cached.keys.has(id) else { return nil }
+            if cached.expiresAt > now { return cached.keys }
+            if let failures = state.failures, now < failures.retryAt, cached.servesStale(id, at: now) { return cached.keys }
+            return nil
         }
     }
 
@@ -70,28 +91,31 @@ public final class PublishedKeySet: Sendable {
     /// publisher has no such key; `.unavailable` or `.badResponse` when the set could not be fetched.
     public func keySet(containing id: String) async -> Result<JSONWebKeySet, PublishedKeySetError> {
         if let keys = fresh(containing: id) { return .success(keys) }
-        let now = clock()
-        let cached = cache.withLock { $0 }
         guard let source = publisher?.url else {
             return .failure(PublishedKeySetError(.notFound, "no signing key has kid '\(id)'"))
         }
-        if let cached, cached.expiresAt > now,
+        let now = clock()
+        let notFound = PublishedKeySetError(.notFound, "the key set at \(source) has no key with kid '\(id)'")
+        let known = state.withLock { $0 }
+        if let failures = known.failures, now < failures.retryAt { return .failure(failures.error) }
+        if let cached = known.cached, cached.expiresAt > now,
             now - cached.fetchedAt < Self.minimumRefetchInterval
                 || cached.unknown[id].map({ now - $0 < Self.unknownKeyMemory }) ?? false
         {
-            return .failure(PublishedKeySetError(.notFound, "the key set at \(source) has no key with kid '\(id)'"))
+            return .failure(notFound)
         }
         let error = await refresh()
-        let keys: JSONWebKeySet? = cache.withLock { cached in
-            // The publisher down: keys it published recently still verify, for a day past their cache lifetime.
-            if let keys = cached?.keys, keys.has(id), error == nil || now - cached!.expiresAt < Self.staleKeyGrace {
-                return keys
+        let keys: JSONWebKeySet? = state.withLock { state in
+            guard var cached = state.cached else { return nil }
+            if cached.keys.has(id), error == nil || cached.servesStale(id, at: now) { return cached.keys }
+            if error == nil, cached.unknown.count < 1000 {
+                cached.unknown[id] = now
+                state.cached = cached
             }
-            if error == nil, cached != nil, cached!.unknown.count < 1000 { cached!.unknown[id] = now }
             return nil
         }
         if let keys { return .success(keys) }
-        return .failure(error ?? PublishedKeySetError(.notFound, "the key set at \(source) has no key with kid '\(id)'"))
+        return .failure(error ?? notFound)
     }
 
     /// Fetches the set once, however many callers ask at the same time; the error when it failed.
@@ -99,20 +123,27 @@ public final class PublishedKeySet: Sendable {
         let task = fetching.withLock { current in
             if let current { return current }
             let task = Task { () -> PublishedKeySetError? in
+                let startedAt = self.clock()
                 do throws(PublishedKeySetError) {
                     var fetched = try await self.fetch()
-                    self.cache.withLock { cached in
+                    self.state.withLock { state in
                         // A kid found unknown stays refused for its minute across fetches: otherwise forged kids
                         // taking turns would each make a fetch (one a second) instead of one a minute each.
-                        if let unknown = cached?.unknown {
+                        if let unknown = state.cached?.unknown {
                             fetched.unknown = unknown.filter {
                                 !fetched.keys.has($0.key) && fetched.fetchedAt - $0.value < Self.unknownKeyMemory
                             }
                         }
-                        cached = fetched
+                        state = State(cached: fetched)
                     }
                     return nil
                 } catch {
+                    self.state.withLock { state in
+                        let count = (state.failures?.count ?? 0) + 1
+                        // 1 s, 2 s, 4 s … a minute after this fetch began; the shift stays far below overflow.
+                        let wait = min(Self.minimumRefetchInterval << min(count - 1, 16), Self.longestRetryWait)
+                        state.failures = Failures(error: error, count: count, retryAt: startedAt + wait)
+                    }
                     return error
                 }
             }

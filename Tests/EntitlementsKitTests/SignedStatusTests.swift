@@ -26,12 +26,12 @@ import TestSupport
     }
 
     /// A JWKS of the public halves of `keys`, as the server publishes it.
-    static func jwks(_ keys: [(String, P256.PrivateKey)]) throws -> StatusKeys {
+    static func jwks(_ keys: [(String, P256.PrivateKey)], tenant: String = "tenant-a") throws -> StatusKeys {
         let entries = keys.map { kid, key in
             let point = key.publicKey.x963Representation
             return #"{"kty":"EC","crv":"P-256","kid":"\#(kid)","x":"\#(Self.base64url(Array(point[1..<33])))","y":"\#(Self.base64url(Array(point[33...])))"}"#
         }
-        return try StatusKeys(jwks: Data(#"{"keys":[\#(entries.joined(separator: ","))]}"#.utf8))
+        return try StatusKeys(tenant: tenant, jwks: Data(#"{"keys":[\#(entries.joined(separator: ","))]}"#.utf8))
     }
 
     static func base64url(_ bytes: [UInt8]) -> String {
@@ -85,11 +85,12 @@ import TestSupport
         try await updates.first { $0.snapshot.status.isActive("plus") && $0.snapshot.version > verified.snapshot.version }
     }
 
-    /// What an SDK pinning a key the server does not sign with (a forger's, of the same kid) makes of a pro
-    /// customer's status when the server signs with `serverKeys` (or not at all): the status it shows and its log.
-    static func refreshedWithAnotherKey(serverKeys: [(String, P256.PrivateKey)]?) async throws
-        -> (status: EntitlementsKit.SubscriptionStatus, cached: StatusSnapshot?, log: [String])
-    {
+    /// What an SDK pinning `pinned` for `pinnedTenant` (by default a key the server does not sign with: a forger's, of
+    /// the same kid, for tenant A) makes of tenant A's pro customer's status when the server signs with `serverKeys`
+    /// (or not at all): the status it shows, what it cached and its log.
+    static func refreshed(
+        serverKeys: [(String, P256.PrivateKey)]?, pinned: [(String, P256.PrivateKey)]? = nil, pinnedTenant: String = "tenant-a"
+    ) async throws -> (status: EntitlementsKit.SubscriptionStatus, cached: StatusSnapshot?, log: [String]) {
         let server = try EntitlementTestServer()
         defer { server.stop() }
         if let serverKeys { try Self.sign(server, with: serverKeys) }
@@ -99,20 +100,29 @@ import TestSupport
         let entitlements = Entitlements(
             configuration: .init(
                 transport: try TransportKind.grpc.make(server), cache: cache, log: lines.log,
-                statusKeys: try Self.jwks([("k1", try P256.PrivateKey())])))
+                statusKeys: try Self.jwks(try pinned ?? [("k1", P256.PrivateKey())], tenant: pinnedTenant)))
         try await entitlements.refresh()
         let status = await entitlements.current.status
         return (status, cache.loadStatus(appUserID: user), lines.all)
     }
 
     @Test func aStatusSignedWithAKeyTheAppDoesNotPinIsIgnoredAndLogged() async throws {
-        let seen = try await Self.refreshedWithAnotherKey(serverKeys: [("k1", try P256.PrivateKey())])
+        let seen = try await Self.refreshed(serverKeys: [("k1", try P256.PrivateKey())])
         #expect(seen.status == .unknown && seen.cached == nil)
         #expect(seen.log.contains { $0.contains("does not verify") })
     }
 
+    /// An operator signing two tenants' statuses with one key: tenant A's "pro" customer does not unlock tenant B's
+    /// app for a user of the same ID.
+    @Test func aStatusSignedForAnotherTenantIsIgnoredAndLogged() async throws {
+        let keys = [("shared", try P256.PrivateKey())]
+        let seen = try await Self.refreshed(serverKeys: keys, pinned: keys, pinnedTenant: "tenant-b")
+        #expect(seen.status == .unknown && seen.cached == nil)
+        #expect(seen.log.contains { $0.contains("signed for tenant tenant-a, not this app's") })
+    }
+
     @Test func anUnsignedStatusIsIgnoredWhenKeysArePinned() async throws {
-        let seen = try await Self.refreshedWithAnotherKey(serverKeys: nil)
+        let seen = try await Self.refreshed(serverKeys: nil)
         #expect(seen.status == .unknown && seen.cached == nil)
         #expect(seen.log.contains { $0.contains("carries no signed_status") })
     }
@@ -146,7 +156,9 @@ import TestSupport
     @Test func whileTheServerIsUnreachableTheCachedStatusIsOfflineUntilItsValidityEnds() async throws {
         let key = try P256.PrivateKey()
         let user = "kit-" + UUID().uuidString
-        let now = Int64(Date().timeIntervalSince1970)
+        // The SDK's time moves only when the test moves it: a loaded machine cannot make the checks late.
+        let clock = ManualClock(milliseconds: Int64(Date().timeIntervalSince1970) * 1000)
+        let now = clock.milliseconds / 1000
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let soon = formatter.string(from: Date(timeIntervalSince1970: TimeInterval(now + 25)))
@@ -155,8 +167,7 @@ import TestSupport
         }
         // Nothing listens on port 1.
         let closed = GRPCWebTransport(baseURL: URL(string: "http://127.0.0.1:1")!, publicKey: "pk_x", timeout: .seconds(5))
-        // Valid for 30 more seconds; "plus" expired long ago, "premium" ends in 25 (room for a loaded machine: the
-        // whole suite runs at once on two cores).
+        // Valid for 30 more seconds; "plus" expired long ago, "premium" ends in 25.
         let cache = MemoryStatusCache()
         try cache.saveIdentity(CachedIdentity(appUserID: user))
         try cache.saveStatus(
@@ -164,15 +175,18 @@ import TestSupport
                 appUserID: user, status: .inactive, version: 7, origin: .server, receivedAt: Date(),
                 signedStatus: try Self.signed(claims(exp: now + 30, expiresAt: "2020-01-01T00:00:00.000Z"), kid: "k1", key: key)))
         let entitlements = Entitlements(
-            configuration: .init(transport: closed, cache: cache, statusKeys: try Self.jwks([("k1", key)])))
+            configuration: .init(
+                transport: closed, cache: cache, clock: clock.entitlementsClock, statusKeys: try Self.jwks([("k1", key)])))
         let updates = await UpdateRecorder(entitlements)
         await entitlements.start()
         let offline = try await updates.first { $0.snapshot.origin == StatusSnapshot.Origin.offline }
         #expect(offline.snapshot.status.entitlementIDs == ["pro", "premium"] && offline.snapshot.version == 7)
         // Offline, an entitlement still ends when it says, with no server to tell.
+        clock.advance(seconds: 26)
         try await updates.first(within: 60) {
             $0.snapshot.origin == StatusSnapshot.Origin.offline && $0.snapshot.status.entitlementIDs == ["pro"]
         }
+        clock.advance(seconds: 5)
         try await updates.first(within: 60) { $0.snapshot.status == .unknown && $0.snapshot.version == 0 }
         #expect(await entitlements.current.status == .unknown)
 
@@ -183,7 +197,9 @@ import TestSupport
             StatusSnapshot(
                 appUserID: user, status: .inactive, version: 7, origin: .server, receivedAt: Date(),
                 signedStatus: try Self.signed(claims(exp: now - 1, expiresAt: "2030-01-01T00:00:00.000Z"), kid: "k1", key: key)))
-        let late = Entitlements(configuration: .init(transport: closed, cache: stale, statusKeys: try Self.jwks([("k1", key)])))
+        let late = Entitlements(
+            configuration: .init(
+                transport: closed, cache: stale, clock: clock.entitlementsClock, statusKeys: try Self.jwks([("k1", key)])))
         #expect(await late.current.status == .unknown)
     }
 

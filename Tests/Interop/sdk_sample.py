@@ -30,13 +30,13 @@ class SampleDevice:
 
     def __init__(self, port: int, key: str, transport: str = "grpc-web", cache: Path | None = None,
                  server: str | None = None, binary: Path | None = None, status_keys: Path | None = None,
-                 user_token_command: str | None = None):
+                 user_token_command: str | None = None, tenant: str = "demo"):
         args = [str(binary or sample_binary()), "--server", server or f"http://127.0.0.1:{port}", "--key", key,
                 "--transport", transport, "--log-level", "debug"]
         if cache is not None:
             args += ["--cache", str(cache)]
         if status_keys is not None:
-            args += ["--status-keys", str(status_keys)]
+            args += ["--status-keys", str(status_keys), "--tenant", tenant]
         if user_token_command is not None:
             args += ["--user-token-command", user_token_command]
         self.process = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

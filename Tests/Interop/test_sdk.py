@@ -144,7 +144,8 @@ def test_signed_status_pinned_user_tokens_sent_and_the_cache_shown_offline(demo_
                                                                           transport):
     """The demo tenant signs status and observes user tokens: the sample pins its published keys and gets tokens from
     `entctl dev user-token` as from a backend. What the server says is published; the next launch without a server
-    shows the cached signed status `offline`; pinned to another key, nothing the server says is taken."""
+    shows the cached signed status `offline`; pinned to another key or for another tenant, nothing the server says is
+    taken."""
     keys = tmp_path / "status-keys.json"
     with urllib.request.urlopen(f"http://{addr(demo_tenants_server)}/.well-known/entitlementd/demo/jwks.json") as answer:
         keys.write_bytes(answer.read())
@@ -176,6 +177,12 @@ def test_signed_status_pinned_user_tokens_sent_and_the_cache_shown_offline(demo_
     distrusting = device(transport, cache=cache, status_keys=other)
     assert distrusting.command("refresh")["snapshot"]["state"] == "unknown"
     assert any("Ignored" in line and "which the app does not pin" in line for line in distrusting.stderr)
+    distrusting.close()
+
+    # The tenant's own keys, pinned for another tenant (one sharing the key): a status signed for "demo" is not taken.
+    elsewhere = device(transport, cache=cache, status_keys=keys, tenant="another-tenant")
+    assert elsewhere.command("refresh")["snapshot"]["state"] == "unknown"
+    assert any("Ignored" in line and "signed for tenant demo, not this app's" in line for line in elsewhere.stderr)
 
 
 def test_the_readme_guide_is_the_samples_code():

@@ -93,6 +93,42 @@ private final class KeyServer: Sendable {
         #expect(error.code == .unavailable)
     }
 
+    /// Each caller during an outage is answered at once: stale keys while their day lasts, `.unavailable` for a `kid`
+    /// not held, and Google asked again only after a wait doubling from a second to a minute.
+    @Test func duringAnOutageGoogleIsAskedAfterAGrowingWaitNotOncePerCaller() async throws {
+        let server = try KeyServer(["k1": Self.first], cacheControl: "max-age=100")
+        let clock = ManualClock()
+        let keys = try server.keys(clock: clock)
+        _ = try await keys.key(id: "k1").get()
+        server.answer(503)
+        clock.advance(seconds: 101)
+        var fetches = 1
+        for wait in [1, 2, 4, 8, 16, 32, 60, 60] {
+            #expect(try await keys.key(id: "k1").get() == Self.first)
+            fetches += 1
+            #expect(server.fetches == fetches, "one fetch when the wait is over")
+            for _ in 0..<3 {
+                clock.advance(milliseconds: Int64(wait) * 1000 / 4)
+                #expect(keys.fresh(containing: "k1") != nil, "a stale key is served without waiting")
+                #expect(try await keys.key(id: "k1").get() == Self.first)
+                await #expect(throws: PublishedKeySetError(.unavailable, "")) { try await keys.key(id: "k2").get() }
+            }
+            #expect(server.fetches == fetches, "no fetch within \(wait) s of the last failure")
+            clock.advance(milliseconds: Int64(wait) * 1000 / 4)
+        }
+        // Google back: the next fetch succeeds, and the waits start again from a second after a later failure.
+        server.publish(["k1": Self.first, "k2": Self.second])
+        server.answer(200)
+        #expect(try await keys.key(id: "k2").get() == Self.second)
+        server.answer(503)
+        clock.advance(seconds: 101)
+        _ = try await keys.key(id: "k1").get()
+        let afterFailure = server.fetches
+        clock.advance(seconds: 1)
+        _ = try await keys.key(id: "k1").get()
+        #expect(server.fetches == afterFailure + 1)
+    }
+
     @Test func cacheControlMaxAgeIsHonoured() async throws {
         let server = try KeyServer(["k1": Self.first], cacheControl: "public, max-age=100, must-revalidate")
         let clock = ManualClock()
@@ -210,10 +246,12 @@ private final class KeyServer: Sendable {
     @Test func aFailedFetchIsUnavailableNotARefusalOfTheKid() async throws {
         let server = try KeyServer(["k1": Self.first])
         server.answer(503)
-        let keys = try server.keys(clock: ManualClock())
+        let clock = ManualClock()
+        let keys = try server.keys(clock: clock)
         await #expect(throws: PublishedKeySetError(.unavailable, "")) { try await keys.key(id: "k1").get() }
         // Once Google answers again, the key is found (the failure was not remembered as an unknown kid).
         server.answer(200)
+        clock.advance(seconds: 1)
         #expect(try await keys.key(id: "k1").get() == Self.first)
 
         let unreachable = try KeyServer(["k1": Self.first])

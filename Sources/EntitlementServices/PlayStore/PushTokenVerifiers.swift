@@ -4,33 +4,44 @@ public import OutboundHTTP
 import SigningKeys
 import Synchronization
 
-/// One push-token verifier per source of Google's signing keys, shared by the tenants that name the same source (all
-/// of them, in production: Google's JWKS URL), so the keys are fetched once for everyone.
+/// One push-token verifier per source of Google's signing keys, shared by the tenants that name the same source. A
+/// URL's (all tenants', in production: Google's JWKS URL) lives as long as the server, so its keys are fetched once
+/// for everyone; a file's is read again after every reload of the tenants file, which may hold other keys at the same
+/// path.
 public final class PushTokenVerifiers: Sendable {
-    private let verifiers = Mutex<[PlayNotificationSettings.SigningKeys: PushTokenVerifier]>([:])
+    private let fetched = Mutex<[String: PushTokenVerifier]>([:])
+    private let read = Mutex<(generation: UInt64, byPath: [String: PushTokenVerifier])>((0, [:]))
+    private let tenants: TenantRegistry
     private let http: OutboundHTTPClient
     private let now: @Sendable () -> UnixTime
 
-    public init(http: OutboundHTTPClient, now: @escaping @Sendable () -> UnixTime) {
+    public init(tenants: TenantRegistry, http: OutboundHTTPClient, now: @escaping @Sendable () -> UnixTime) {
+        self.tenants = tenants
         self.http = http
         self.now = now
     }
 
     func verifier(for source: PlayNotificationSettings.SigningKeys) throws(DomainError) -> PushTokenVerifier {
-        if let cached = verifiers.withLock({ $0[source] }) { return cached }
-        let keys: PublishedKeySet
         switch source {
         case .url(let text):
-            keys = try PublishedKeySet.fetching(
-                url: text, setting: "play_store.notifications.jwks_url", http: http, target: .googleSigningKeys, now: now)
+            if let cached = fetched.withLock({ $0[text] }) { return cached }
+            let made = PushTokenVerifier(keys: try PublishedKeySet.fetching(
+                url: text, setting: "play_store.notifications.jwks_url", http: http, target: .googleSigningKeys, now: now))
+            return fetched.withLock { cache in
+                if let raced = cache[text] { return raced }
+                cache[text] = made
+                return made
+            }
         case .file(let path):
-            keys = try PublishedKeySet.reading(file: path, setting: "play_store.notifications.jwks_file")
-        }
-        let verifier = PushTokenVerifier(keys: keys)
-        return verifiers.withLock { cache in
-            if let raced = cache[source] { return raced }
-            cache[source] = verifier
-            return verifier
+            let generation = tenants.generation
+            if let cached = read.withLock({ $0.generation == generation ? $0.byPath[path] : nil }) { return cached }
+            let made = PushTokenVerifier(keys: try PublishedKeySet.reading(file: path, setting: "play_store.notifications.jwks_file"))
+            return read.withLock { cache in
+                if cache.generation != generation { cache = (generation, [:]) }
+                if let raced = cache.byPath[path] { return raced }
+                cache.byPath[path] = made
+                return made
+            }
         }
     }
 }

@@ -149,7 +149,7 @@ final class PlayServices: Sendable {
         let clock = self.clock
         return PlayStoreNotifications(
             engine: engine, tenants: tenants, purchases: purchases,
-            pushTokens: PushTokenVerifiers(http: purchases.http, now: { clock.now() }), acknowledger: nil, log: log)
+            pushTokens: PushTokenVerifiers(tenants: tenants, http: purchases.http, now: { clock.now() }), acknowledger: nil, log: log)
     }
 
     /// The `Authorization` header Pub/Sub sends, signed by the tenant's push key unless `key` says otherwise.

@@ -1,7 +1,9 @@
 import CivilCalendar
+import Crypto
 import EntitlementDomain
 @testable import EntitlementServices
 import Foundation
+import JOSE
 import TestSupport
 import Testing
 
@@ -45,6 +47,25 @@ import Testing
             #expect(reply.status == status, "\(reply.message)")
         }
         #expect(play.google.server.requests.isEmpty)
+    }
+
+    @Test func aJWKSFileRewrittenUnderTheSamePathIsReadAgainAtTheNextReload() async throws {
+        let play = try PlayServices()
+        let notifications = play.notifications()
+        // An empty body: past the push token it is refused as no notification (400), before it, 401.
+        func status(signedBy key: RSA.PrivateKey) async throws -> Int {
+            await notifications.receive(
+                tenantID: PlayServices.tenantID, authorization: try play.pushAuthorization(key: key), body: Array("{}".utf8)
+            ).status
+        }
+        #expect(try await status(signedBy: PlayServices.pushKey) == 400)
+        let rotated = ScriptedGoogle.serviceAccountKey
+        try Data(JSONWebKeySet(keys: ["push-1": rotated.publicKey]).jsonRepresentation)
+            .write(to: play.directory.appendingPathComponent("jwks.json"))
+        #expect(try await status(signedBy: rotated) == 401, "the file is read at a reload, not at every push")
+        play.tenants.replace(with: play.tenants.directory)
+        #expect(try await status(signedBy: rotated) == 400)
+        #expect(try await status(signedBy: PlayServices.pushKey) == 401)
     }
 
     @Test func keysThatCannotBeFetchedMakePubSubRedeliver() async throws {

@@ -351,10 +351,15 @@ var SOURCES2 = {
   grant: "grant"
 };
 var StatusVerifier = class {
-  /** Throws a TypeError when `keySet` (a JWKS, or its JSON) holds no usable key: a configuration mistake. */
-  constructor(keySet) {
+  /** Throws a TypeError when `keySet` (a JWKS, or its JSON) holds no usable key or `tenant` is not a tenant ID: a
+   * configuration mistake. */
+  constructor(keySet, tenant) {
     this.keys = /* @__PURE__ */ new Map();
     this.imported = /* @__PURE__ */ new Map();
+    if (typeof tenant !== "string" || tenant === "") {
+      throw new TypeError("statusKeys needs tenant: the ID of the tenant whose statuses they sign.");
+    }
+    this.tenant = tenant;
     let parsed = keySet;
     if (typeof keySet === "string") {
       try {
@@ -375,8 +380,8 @@ var StatusVerifier = class {
       throw new TypeError("statusKeys holds no P-256 key with a kid.");
   }
   /**
-   * The snapshot `jws` vouches for, if it is a status of `appUserId` (its `sub`, or its `alias` when the app knows
-   * the user by an alias), signed by a pinned key, and not expired at `now` by the device's clock; rejects with a
+   * The snapshot `jws` vouches for, if it is a status of this tenant's `appUserId` (its `sub`, or its `alias` when the
+   * app knows the user by an alias), signed by a pinned key, and not expired at `now` by the device's clock; rejects with a
    * StatusRejection naming what failed otherwise.
    */
   async verify(jws, appUserId, origin, now = Date.now()) {
@@ -404,6 +409,9 @@ var StatusVerifier = class {
       throw new StatusRejection(`its signature does not verify with key ${quote(kid)}: forged, or altered since`);
     }
     const claims = checkClaims(parseJSONPart(parts[1], "claims"));
+    if (claims.tenant !== this.tenant) {
+      throw new StatusRejection(`it is signed for tenant ${quote(claims.tenant)}, not this page's`);
+    }
     if (claims.sub !== appUserId && claims.alias !== appUserId) {
       throw new StatusRejection("it is the status of another user");
     }
@@ -448,6 +456,8 @@ function checkClaims(value) {
   const bad = (what) => {
     throw new StatusRejection(`its claims have no valid ${what}`);
   };
+  if (typeof value.tenant !== "string")
+    bad("tenant");
   if (typeof value.sub !== "string")
     bad("sub");
   if (value.alias !== void 0 && typeof value.alias !== "string")
@@ -625,7 +635,7 @@ var Entitlements = class {
     this.timeoutMs = options.timeoutMs ?? 1e4;
     this.logger = options.log;
     this.tokens = new UserTokens(options.userToken);
-    this.verifier = options.statusKeys === void 0 ? null : new StatusVerifier(options.statusKeys);
+    this.verifier = options.statusKeys === void 0 ? null : new StatusVerifier(options.statusKeys, options.tenant ?? "");
     const cached = this.cache.loadAppUserId();
     this.user = cached ?? ANONYMOUS_PREFIX + randomUUID();
     if (!cached)

@@ -50,6 +50,9 @@ export interface EntitlementsOptions {
    * `unknown` after. Needs WebCrypto (`crypto.subtle`: https or localhost in a browser).
    */
   statusKeys?: JsonWebKeySet | string;
+  /** The tenant's ID, needed with `statusKeys`: a status signed for another tenant (one sharing its keys) is not
+   * trusted. */
+  tenant?: string;
 }
 
 export type StatusListener = (snapshot: StatusSnapshot, change: StatusChange | null) => void;
@@ -110,7 +113,7 @@ export class Entitlements {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.logger = options.log;
     this.tokens = new UserTokens(options.userToken);
-    this.verifier = options.statusKeys === undefined ? null : new StatusVerifier(options.statusKeys);
+    this.verifier = options.statusKeys === undefined ? null : new StatusVerifier(options.statusKeys, options.tenant ?? "");
     const cached = this.cache.loadAppUserId();
     this.user = cached ?? ANONYMOUS_PREFIX + randomUUID();
     if (!cached) this.cache.saveAppUserId(this.user);

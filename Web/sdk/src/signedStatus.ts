@@ -61,13 +61,20 @@ const SOURCES: Record<string, EntitlementSource> = {
 };
 
 /** Checks signed statuses against the pinned keys: the keys are given with the app, never fetched, so whoever can
- * change what the page downloads at run time cannot change which keys it trusts. */
+ * change what the page downloads at run time cannot change which keys it trusts. Only statuses signed for `tenant`
+ * count: an operator may sign several tenants' statuses with one key. */
 export class StatusVerifier {
   private readonly keys = new Map<string, StatusPublicKey>();
   private readonly imported = new Map<string, Promise<CryptoKey>>();
+  private readonly tenant: string;
 
-  /** Throws a TypeError when `keySet` (a JWKS, or its JSON) holds no usable key: a configuration mistake. */
-  constructor(keySet: JsonWebKeySet | string) {
+  /** Throws a TypeError when `keySet` (a JWKS, or its JSON) holds no usable key or `tenant` is not a tenant ID: a
+   * configuration mistake. */
+  constructor(keySet: JsonWebKeySet | string, tenant: string) {
+    if (typeof tenant !== "string" || tenant === "") {
+      throw new TypeError("statusKeys needs tenant: the ID of the tenant whose statuses they sign.");
+    }
+    this.tenant = tenant;
     let parsed: unknown = keySet;
     if (typeof keySet === "string") {
       try {
@@ -88,8 +95,8 @@ export class StatusVerifier {
   }
 
   /**
-   * The snapshot `jws` vouches for, if it is a status of `appUserId` (its `sub`, or its `alias` when the app knows
-   * the user by an alias), signed by a pinned key, and not expired at `now` by the device's clock; rejects with a
+   * The snapshot `jws` vouches for, if it is a status of this tenant's `appUserId` (its `sub`, or its `alias` when the
+   * app knows the user by an alias), signed by a pinned key, and not expired at `now` by the device's clock; rejects with a
    * StatusRejection naming what failed otherwise.
    */
   async verify(
@@ -113,6 +120,9 @@ export class StatusVerifier {
       throw new StatusRejection(`its signature does not verify with key ${quote(kid)}: forged, or altered since`);
     }
     const claims = checkClaims(parseJSONPart(parts[1], "claims"));
+    if (claims.tenant !== this.tenant) {
+      throw new StatusRejection(`it is signed for tenant ${quote(claims.tenant)}, not this page's`);
+    }
     if (claims.sub !== appUserId && claims.alias !== appUserId) {
       throw new StatusRejection("it is the status of another user");
     }
@@ -166,6 +176,7 @@ function checkClaims(value: Record<string, unknown>): SignedStatusClaims {
   const bad = (what: string): never => {
     throw new StatusRejection(`its claims have no valid ${what}`);
   };
+  if (typeof value.tenant !== "string") bad("tenant");
   if (typeof value.sub !== "string") bad("sub");
   if (value.alias !== undefined && typeof value.alias !== "string") bad("alias");
   if (!Number.isSafeInteger(value.version) || (value.version as number) < 0) bad("version");

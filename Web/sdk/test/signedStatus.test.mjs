@@ -15,9 +15,16 @@ import {
 } from "../driver/testing.mjs";
 
 const env = process.env;
-const signed = { publicKey: env.ENTITLEMENTD_SIGNED_PUBLIC_KEY, secretKey: env.ENTITLEMENTD_SIGNED_SECRET_KEY };
-const rotated = { publicKey: env.ENTITLEMENTD_ROTATED_PUBLIC_KEY, secretKey: env.ENTITLEMENTD_ROTATED_SECRET_KEY };
-const unsigned = { publicKey: env.ENTITLEMENTD_UNSIGNED_PUBLIC_KEY, secretKey: env.ENTITLEMENTD_UNSIGNED_SECRET_KEY };
+const signed = {
+  id: "web-sdk-signed", publicKey: env.ENTITLEMENTD_SIGNED_PUBLIC_KEY, secretKey: env.ENTITLEMENTD_SIGNED_SECRET_KEY,
+};
+const rotated = {
+  id: "web-sdk-rotated", publicKey: env.ENTITLEMENTD_ROTATED_PUBLIC_KEY, secretKey: env.ENTITLEMENTD_ROTATED_SECRET_KEY,
+};
+const unsigned = {
+  id: "web-sdk-other", publicKey: env.ENTITLEMENTD_UNSIGNED_PUBLIC_KEY,
+  secretKey: env.ENTITLEMENTD_UNSIGNED_SECRET_KEY,
+};
 const keys = cacheKeys(signed.publicKey);
 const instances = closer();
 afterEach(() => instances.closeAll());
@@ -25,7 +32,7 @@ afterEach(() => instances.closeAll());
 function sdk({ tenant = signed, statusKeys = env.ENTITLEMENTD_STATUS_KEYS, ...options } = {}) {
   return instances.track(new Entitlements({
     baseURL: url, publicKey: tenant.publicKey, storage: new MemoryStorage(), backoff: fastBackoff, statusKeys,
-    ...options,
+    tenant: tenant.id, ...options,
   }));
 }
 
@@ -65,10 +72,15 @@ function entitlement(id, expiresAt) {
   };
 }
 
-test("statusKeys must hold a P-256 key with a kid", () => {
-  assert.throws(() => new StatusVerifier("not json"), TypeError);
-  assert.throws(() => new StatusVerifier({ keys: [{ kty: "RSA", kid: "r", n: "AQAB", e: "AQAB" }] }), TypeError);
-  assert.ok(new StatusVerifier(env.ENTITLEMENTD_STATUS_KEYS));
+test("statusKeys must hold a P-256 key with a kid, and come with the tenant's ID", () => {
+  assert.throws(() => new StatusVerifier("not json", signed.id), TypeError);
+  assert.throws(
+    () => new StatusVerifier({ keys: [{ kty: "RSA", kid: "r", n: "AQAB", e: "AQAB" }] }, signed.id), TypeError);
+  assert.throws(() => new StatusVerifier(env.ENTITLEMENTD_STATUS_KEYS, ""), TypeError);
+  assert.throws(() => new Entitlements({
+    baseURL: url, publicKey: signed.publicKey, storage: new MemoryStorage(), statusKeys: env.ENTITLEMENTD_STATUS_KEYS,
+  }), /statusKeys needs tenant/);
+  assert.ok(new StatusVerifier(env.ENTITLEMENTD_STATUS_KEYS, signed.id));
 });
 
 test("a signed status is verified, published from its claims (not the unsigned fields) and cached signed", async () => {
@@ -270,4 +282,16 @@ test("key rotation: a status signed by either pinned key verifies; one by a key 
   assert.equal(entitlements.current.state, "unknown");
   assert.match(k1Only.text(), /Ignored a status from the server: its key "k2" is not one of statusKeys/);
   entitlements.close();
+});
+
+test("a status signed for another tenant sharing the keys is ignored and logged", async () => {
+  // "rotated" signs with the same keys as "signed": pinned for "signed", its statuses are not this page's.
+  const logs = logRecorder();
+  const entitlements = sdk({ tenant: { ...rotated, id: signed.id }, log: logs.log });
+  const user = uniqueUser("elsewhere");
+  await entitlements.identify(user);
+  await grant(rotated.secretKey, user, "pro", 600);
+  await entitlements.refresh();
+  assert.equal(entitlements.current.state, "unknown");
+  assert.match(logs.text(), /Ignored a status from the server: it is signed for tenant "web-sdk-rotated", not this page's/);
 });

@@ -33,6 +33,9 @@ export interface EntitlementsOptions {
      * `unknown` after. Needs WebCrypto (`crypto.subtle`: https or localhost in a browser).
      */
     statusKeys?: JsonWebKeySet | string;
+    /** The tenant's ID, needed with `statusKeys`: a status signed for another tenant (one sharing its keys) is not
+     * trusted. */
+    tenant?: string;
 }
 export declare type StatusListener = (snapshot: StatusSnapshot, change: StatusChange | null) => void;
 export declare class Entitlements {

@@ -43,15 +43,18 @@ interface SignedEntitlementClaims {
     in_billing_retry: boolean;
 }
 /** Checks signed statuses against the pinned keys: the keys are given with the app, never fetched, so whoever can
- * change what the page downloads at run time cannot change which keys it trusts. */
+ * change what the page downloads at run time cannot change which keys it trusts. Only statuses signed for `tenant`
+ * count: an operator may sign several tenants' statuses with one key. */
 export declare class StatusVerifier {
     private readonly keys;
     private readonly imported;
-    /** Throws a TypeError when `keySet` (a JWKS, or its JSON) holds no usable key: a configuration mistake. */
-    constructor(keySet: JsonWebKeySet | string);
+    private readonly tenant;
+    /** Throws a TypeError when `keySet` (a JWKS, or its JSON) holds no usable key or `tenant` is not a tenant ID: a
+     * configuration mistake. */
+    constructor(keySet: JsonWebKeySet | string, tenant: string);
     /**
-     * The snapshot `jws` vouches for, if it is a status of `appUserId` (its `sub`, or its `alias` when the app knows
-     * the user by an alias), signed by a pinned key, and not expired at `now` by the device's clock; rejects with a
+     * The snapshot `jws` vouches for, if it is a status of this tenant's `appUserId` (its `sub`, or its `alias` when the
+     * app knows the user by an alias), signed by a pinned key, and not expired at `now` by the device's clock; rejects with a
      * StatusRejection naming what failed otherwise.
      */
     verify(jws: string | undefined, appUserId: string, origin: "server" | "cache", now?: number): Promise<StatusSnapshot>;
