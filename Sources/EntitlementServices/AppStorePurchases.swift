@@ -1,7 +1,6 @@
 import AppStore
 import AppStoreServerAPI
 import EntitlementDomain
-import Synchronization
 
 /// Turns App Store signed transactions into verified purchases for a tenant.
 ///
@@ -13,11 +12,10 @@ public final class AppStorePurchases: Sendable {
         var environment: AppStoreEnvironmentName
     }
 
-    private let verifiers = Mutex<(generation: UInt64, byKey: [Key: SignedDataVerifier])>((0, [:]))
-    private let tenants: TenantRegistry
+    private let verifiers: MadeUntilReload<Key, SignedDataVerifier>
 
     public init(tenants: TenantRegistry) {
-        self.tenants = tenants
+        verifiers = MadeUntilReload(tenants: tenants)
     }
 
     /// Verifies `token` for `tenant` and maps it to a purchase owned by nobody yet.
@@ -127,22 +125,16 @@ public final class AppStorePurchases: Sendable {
     private func verifier(for tenant: Tenant, settings: AppStoreSettings, environment: AppStoreEnvironmentName)
         throws(DomainError) -> SignedDataVerifier
     {
-        let generation = tenants.snapshot.generation
-        let key = Key(tenantID: tenant.id, environment: environment)
-        if let cached = verifiers.withLock({ $0.generation == generation ? $0.byKey[key] : nil }) { return cached }
-        let verifier: SignedDataVerifier
-        do {
-            verifier = try SignedDataVerifier(
-                trustedRoots: settings.trustedRoots.map(\.certificate), bundleID: settings.bundleID, appAppleID: settings.appAppleID,
-                environment: AppStoreEnvironment(rawValue: environment.rawValue) ?? .production)
-        } catch {
-            throw .tenantMisconfigured("App Store settings of tenant '\(tenant.id)': \(error.message)")
+        try verifiers.value(for: Key(tenantID: tenant.id, environment: environment)) { () throws(DomainError) in
+            do throws(AppStoreVerificationError) {
+                return try SignedDataVerifier(
+                    trustedRoots: settings.trustedRoots.map(\.certificate), bundleID: settings.bundleID,
+                    appAppleID: settings.appAppleID,
+                    environment: AppStoreEnvironment(rawValue: environment.rawValue) ?? .production)
+            } catch {
+                throw .tenantMisconfigured("App Store settings of tenant '\(tenant.id)': \(error.message)")
+            }
         }
-        verifiers.withLock { cache in
-            if cache.generation != generation { cache = (generation, [:]) }
-            cache.byKey[key] = verifier
-        }
-        return verifier
     }
 
     /// `token` split and decoded (for the verifier, which then needs not do it again) and the environment its

@@ -2,17 +2,15 @@ import AppStoreServerAPI
 import EntitlementDomain
 import FileAccess
 public import OutboundHTTP
-import Synchronization
 
 /// One App Store Server API client per tenant that configures `app_store.server_api`, made on first use (the key
 /// file read then) and kept until the tenants file is reloaded (its token stays cached meanwhile).
 public final class AppStoreServerAPIs: Sendable {
-    private let clients = Mutex<(generation: UInt64, byTenant: [String: AppStoreServerAPIClient])>((0, [:]))
-    private let tenants: TenantRegistry
+    private let clients: MadeUntilReload<String, AppStoreServerAPIClient>
     private let http: OutboundHTTPClient?
 
     public init(tenants: TenantRegistry, http: OutboundHTTPClient?) {
-        self.tenants = tenants
+        clients = MadeUntilReload(tenants: tenants)
         self.http = http
     }
 
@@ -23,25 +21,19 @@ public final class AppStoreServerAPIs: Sendable {
         for tenant: Tenant, settings: AppStoreSettings, use: AppStoreServerAPIUse
     ) throws(DomainError) -> AppStoreServerAPIClient {
         guard let api = settings.serverAPI else { throw .tenantMisconfigured(use.withoutSettings(tenantID: tenant.id)) }
-        let generation = tenants.snapshot.generation
-        if let cached = clients.withLock({ $0.generation == generation ? $0.byTenant[tenant.id] : nil }) { return cached }
-        guard let http else {
-            throw .serverMisconfigured("This server makes no outbound calls: its outbound HTTP client is not set up.")
+        return try clients.value(for: tenant.id) { () throws(DomainError) in
+            guard let http else {
+                throw .serverMisconfigured("This server makes no outbound calls: its outbound HTTP client is not set up.")
+            }
+            let credentials = try Self.credentials(of: tenant, settings: settings, api: api)
+            do throws(AppStoreServerAPIError) {
+                return try AppStoreServerAPIClient(
+                    credentials: credentials, http: http, productionURL: api.productionURL, sandboxURL: api.sandboxURL)
+            } catch {
+                throw .credentialsUnusable(
+                    "The App Store Server API settings of tenant '\(tenant.id)' cannot be used: \(error.message)")
+            }
         }
-        let credentials = try Self.credentials(of: tenant, settings: settings, api: api)
-        let client: AppStoreServerAPIClient
-        do throws(AppStoreServerAPIError) {
-            client = try AppStoreServerAPIClient(
-                credentials: credentials, http: http,
-                productionURL: api.productionURL, sandboxURL: api.sandboxURL)
-        } catch {
-            throw .credentialsUnusable("The App Store Server API settings of tenant '\(tenant.id)' cannot be used: \(error.message)")
-        }
-        clients.withLock { cache in
-            if cache.generation != generation { cache = (generation, [:]) }
-            cache.byTenant[tenant.id] = client
-        }
-        return client
     }
 
     /// The tenant's In-App Purchase key, read from its file now; `credentialsUnusable` when it cannot be read or used.

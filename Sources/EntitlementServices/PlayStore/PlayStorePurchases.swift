@@ -4,7 +4,6 @@ import GooglePlay
 import GooglePlayAPI
 public import OutboundHTTP
 public import RPCCore
-import Synchronization
 
 /// Google Play purchases for every tenant that takes them: Google's answer for a token, fetched with the tenant's
 /// service account and turned into a purchase by ``PlayStoreInterpretation``. A token proves nothing by itself;
@@ -20,8 +19,7 @@ public final class PlayStorePurchases: Sendable {
     static let maxTokenBytes = 4096
     static let maxProductIDBytes = 150
 
-    private let clients = Mutex<(generation: UInt64, byTenant: [String: PlayDeveloperAPI])>((0, [:]))
-    private let tenants: TenantRegistry
+    private let clients: MadeUntilReload<String, PlayDeveloperAPI>
     let http: OutboundHTTPClient
     private let now: @Sendable () -> UnixTime
     /// The purchases stored, which say whether an order's amounts are known; nil: every fetch asks for the order.
@@ -32,7 +30,7 @@ public final class PlayStorePurchases: Sendable {
         tenants: TenantRegistry, http: OutboundHTTPClient, now: @escaping @Sendable () -> UnixTime,
         stored: StorePurchases?, log: Logger
     ) {
-        self.tenants = tenants
+        clients = MadeUntilReload(tenants: tenants)
         self.http = http
         self.now = now
         self.stored = stored
@@ -49,25 +47,19 @@ public final class PlayStorePurchases: Sendable {
     /// The tenant's API client, made on first use (its key file read then).
     func api(for tenant: Tenant) throws(DomainError) -> PlayDeveloperAPI {
         let settings = try Self.settings(of: tenant)
-        let generation = tenants.snapshot.generation
-        if let cached = clients.withLock({ $0.generation == generation ? $0.byTenant[tenant.id] : nil }) { return cached }
-        let api: PlayDeveloperAPI
-        do throws(GooglePlayAPIError) {
-            let key = try ServiceAccountKey(contentsOf: settings.serviceAccountKeyPath)
-            let clock = now
-            let credentials = try AccessTokenSource(key: key, http: http) { clock().milliseconds }
-            guard let base = OutboundURL(settings.apiBaseURL) else {
-                throw GooglePlayAPIError(.configuration, "api_base_url \(settings.apiBaseURL.quotedForMessage) is not a URL")
+        return try clients.value(for: tenant.id) { () throws(DomainError) in
+            do throws(GooglePlayAPIError) {
+                let key = try ServiceAccountKey(contentsOf: settings.serviceAccountKeyPath)
+                let clock = now
+                let credentials = try AccessTokenSource(key: key, http: http) { clock().milliseconds }
+                guard let base = OutboundURL(settings.apiBaseURL) else {
+                    throw GooglePlayAPIError(.configuration, "api_base_url \(settings.apiBaseURL.quotedForMessage) is not a URL")
+                }
+                return PlayDeveloperAPI(packageName: settings.packageName, baseURL: base, http: http, credentials: credentials)
+            } catch {
+                throw .tenantMisconfigured("Google Play settings of tenant '\(tenant.id)': \(error.message)")
             }
-            api = PlayDeveloperAPI(packageName: settings.packageName, baseURL: base, http: http, credentials: credentials)
-        } catch {
-            throw .tenantMisconfigured("Google Play settings of tenant '\(tenant.id)': \(error.message)")
         }
-        clients.withLock { cache in
-            if cache.generation != generation { cache = (generation, [:]) }
-            cache.byTenant[tenant.id] = api
-        }
-        return api
     }
 
     /// The purchase a device presents: the product it names and its token, checked against Google.

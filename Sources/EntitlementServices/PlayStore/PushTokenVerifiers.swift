@@ -10,13 +10,12 @@ import Synchronization
 /// path.
 public final class PushTokenVerifiers: Sendable {
     private let fetched = Mutex<[String: PushTokenVerifier]>([:])
-    private let read = Mutex<(generation: UInt64, byPath: [String: PushTokenVerifier])>((0, [:]))
-    private let tenants: TenantRegistry
+    private let read: MadeUntilReload<String, PushTokenVerifier>
     private let http: OutboundHTTPClient
     private let now: @Sendable () -> UnixTime
 
     public init(tenants: TenantRegistry, http: OutboundHTTPClient, now: @escaping @Sendable () -> UnixTime) {
-        self.tenants = tenants
+        read = MadeUntilReload(tenants: tenants)
         self.http = http
         self.now = now
     }
@@ -33,14 +32,8 @@ public final class PushTokenVerifiers: Sendable {
                 return made
             }
         case .file(let path):
-            let generation = tenants.generation
-            if let cached = read.withLock({ $0.generation == generation ? $0.byPath[path] : nil }) { return cached }
-            let made = PushTokenVerifier(keys: try PublishedKeySet.reading(file: path, setting: "play_store.notifications.jwks_file"))
-            return read.withLock { cache in
-                if cache.generation != generation { cache = (generation, [:]) }
-                if let raced = cache.byPath[path] { return raced }
-                cache.byPath[path] = made
-                return made
+            return try read.value(for: path) { () throws(DomainError) in
+                PushTokenVerifier(keys: try PublishedKeySet.reading(file: path, setting: "play_store.notifications.jwks_file"))
             }
         }
     }

@@ -3,17 +3,15 @@ import EntitlementDomain
 import FileAccess
 public import OutboundHTTP
 import StripeAPI
-import Synchronization
 
 /// One Stripe API client per tenant that configures an API key (`stripe.api_key_file`), made on first use (the key
 /// file read then) and kept until the tenants file is reloaded. Without an outbound HTTP client no tenant gets one.
 public final class StripeAPIs: Sendable {
-    private let clients = Mutex<(generation: UInt64, byTenant: [String: StripeAPI])>((0, [:]))
-    private let tenants: TenantRegistry
+    private let clients: MadeUntilReload<String, StripeAPI>
     private let http: OutboundHTTPClient?
 
     public init(tenants: TenantRegistry, http: OutboundHTTPClient?) {
-        self.tenants = tenants
+        clients = MadeUntilReload(tenants: tenants)
         self.http = http
     }
 
@@ -23,21 +21,16 @@ public final class StripeAPIs: Sendable {
     /// Stripe delivers the event again once it is fixed.
     func api(for tenant: Tenant, settings: StripeSettings) throws(DomainError) -> StripeAPI? {
         guard let keyPath = settings.apiKeyPath else { return nil }
-        let generation = tenants.snapshot.generation
-        if let cached = clients.withLock({ $0.generation == generation ? $0.byTenant[tenant.id] : nil }) { return cached }
-        guard let http else {
-            throw .serverMisconfigured("Tenant '\(tenant.id)' configures a Stripe API key, but this server makes no outbound calls.")
+        return try clients.value(for: tenant.id) { () throws(DomainError) in
+            guard let http else {
+                throw .serverMisconfigured("Tenant '\(tenant.id)' configures a Stripe API key, but this server makes no outbound calls.")
+            }
+            let key = try Self.readKey(keyPath, tenantID: tenant.id)
+            guard let base = OutboundURL(settings.apiBaseURL) else {
+                throw .tenantMisconfigured("Stripe api_base_url \(settings.apiBaseURL.quotedForMessage) of tenant '\(tenant.id)' is not a URL.")
+            }
+            return StripeAPI(baseURL: base, apiKey: key, http: http)
         }
-        let key = try Self.readKey(keyPath, tenantID: tenant.id)
-        guard let base = OutboundURL(settings.apiBaseURL) else {
-            throw .tenantMisconfigured("Stripe api_base_url \(settings.apiBaseURL.quotedForMessage) of tenant '\(tenant.id)' is not a URL.")
-        }
-        let api = StripeAPI(baseURL: base, apiKey: key, http: http)
-        clients.withLock { cache in
-            if cache.generation != generation { cache = (generation, [:]) }
-            cache.byTenant[tenant.id] = api
-        }
-        return api
     }
 
     static let keyPrefixes = ["sk_live_", "sk_test_", "rk_live_", "rk_test_"]
