@@ -312,6 +312,14 @@ function trailerMetadata(headers) {
   return metadata;
 }
 
+// src/base64url.ts
+function decodeBase64URL(text) {
+  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1)
+    return null;
+  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((text.length + 3) % 4));
+  return Uint8Array.from(binary, (character) => character.charCodeAt(0));
+}
+
 // src/webCrypto.ts
 var subtle = null;
 function subtleCrypto() {
@@ -397,7 +405,7 @@ var StatusVerifier = class {
     const key = this.keys.get(kid);
     if (!key)
       throw new StatusRejection(`its key ${quote(header.kid)} is not one of statusKeys`);
-    const signature = decodeBase64URL(parts[2], "signature");
+    const signature = decodePart(parts[2], "signature");
     if (signature.length !== 64)
       throw new StatusRejection("its signature is not an ES256 signature");
     const subtle2 = await subtleCrypto();
@@ -481,7 +489,7 @@ function checkClaims(value) {
   return value;
 }
 function parseJSONPart(part, what) {
-  const bytes = decodeBase64URL(part, what);
+  const bytes = decodePart(part, what);
   let value;
   try {
     value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
@@ -493,12 +501,11 @@ function parseJSONPart(part, what) {
   }
   return value;
 }
-function decodeBase64URL(text, what) {
-  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) {
+function decodePart(text, what) {
+  const bytes = decodeBase64URL(text);
+  if (!bytes)
     throw new StatusRejection(`its ${what} is not base64url`);
-  }
-  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((text.length + 3) % 4));
-  return Uint8Array.from(binary, (character) => character.charCodeAt(0));
+  return bytes;
 }
 function quote(value) {
   const text = JSON.stringify(value) ?? String(value);
@@ -519,10 +526,10 @@ function userTokenHeaders(token) {
 }
 function refreshTimeOf(token) {
   try {
-    const payload = token.split(".")[1];
+    const payload = decodeBase64URL(token.split(".")[1] ?? "");
     if (!payload)
       return null;
-    const claims = JSON.parse(decodeBase64URLText(payload));
+    const claims = JSON.parse(new TextDecoder().decode(payload));
     if (typeof claims.exp !== "number" || !Number.isFinite(claims.exp))
       return null;
     const expiresAt = claims.exp * 1e3;
@@ -531,11 +538,6 @@ function refreshTimeOf(token) {
   } catch {
     return null;
   }
-}
-function decodeBase64URLText(text) {
-  const base64 = text.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((text.length + 3) % 4);
-  const binary = atob(base64);
-  return new TextDecoder().decode(Uint8Array.from(binary, (character) => character.charCodeAt(0)));
 }
 var UserTokens = class {
   constructor(provider, now = Date.now) {

@@ -5,6 +5,7 @@
 // the signature's `exp` allows. The status shown is built from the signed claims only, never from the unsigned
 // fields beside them.
 
+import { decodeBase64URL } from "./base64url.js";
 import { Entitlement, EntitlementSource, StatusSnapshot } from "./status.js";
 import { subtleCrypto } from "./webCrypto.js";
 
@@ -110,7 +111,7 @@ export class StatusVerifier {
     const kid = typeof header.kid === "string" ? header.kid : "";
     const key = this.keys.get(kid);
     if (!key) throw new StatusRejection(`its key ${quote(header.kid)} is not one of statusKeys`);
-    const signature = decodeBase64URL(parts[2], "signature");
+    const signature = decodePart(parts[2], "signature");
     if (signature.length !== 64) throw new StatusRejection("its signature is not an ES256 signature");
     const subtle = await subtleCrypto();
     if (!subtle) throw new StatusRejection("this page has no WebCrypto to verify it with (crypto.subtle needs https)");
@@ -197,7 +198,7 @@ function checkClaims(value: Record<string, unknown>): SignedStatusClaims {
 }
 
 function parseJSONPart(part: string, what: string): Record<string, unknown> {
-  const bytes = decodeBase64URL(part, what);
+  const bytes = decodePart(part, what);
   let value: unknown;
   try {
     value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
@@ -210,12 +211,10 @@ function parseJSONPart(part: string, what: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-function decodeBase64URL(text: string, what: string): Uint8Array {
-  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) {
-    throw new StatusRejection(`its ${what} is not base64url`);
-  }
-  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((text.length + 3) % 4));
-  return Uint8Array.from(binary, (character) => character.charCodeAt(0));
+function decodePart(text: string, what: string): Uint8Array {
+  const bytes = decodeBase64URL(text);
+  if (!bytes) throw new StatusRejection(`its ${what} is not base64url`);
+  return bytes;
 }
 
 /** A value from the JWS for a log line: short, so a hostile header cannot flood the log. */

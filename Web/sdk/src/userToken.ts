@@ -3,6 +3,7 @@
 // header `entitlements-user-token`. The SDK only holds and schedules tokens; the server verifies them. A token is a
 // credential, so none is ever logged, put into an error, or cached across page loads.
 
+import { decodeBase64URL } from "./base64url.js";
 import { ConnectError } from "./connect.js";
 
 /**
@@ -41,9 +42,9 @@ export function userTokenHeaders(token: string | undefined): Record<string, stri
  */
 export function refreshTimeOf(token: string): number | null {
   try {
-    const payload = token.split(".")[1];
+    const payload = decodeBase64URL(token.split(".")[1] ?? "");
     if (!payload) return null;
-    const claims = JSON.parse(decodeBase64URLText(payload)) as { exp?: unknown; iat?: unknown };
+    const claims = JSON.parse(new TextDecoder().decode(payload)) as { exp?: unknown; iat?: unknown };
     if (typeof claims.exp !== "number" || !Number.isFinite(claims.exp)) return null;
     const expiresAt = claims.exp * 1000;
     const lifetime = typeof claims.iat === "number" ? expiresAt - claims.iat * 1000 : Infinity;
@@ -51,12 +52,6 @@ export function refreshTimeOf(token: string): number | null {
   } catch {
     return null;
   }
-}
-
-function decodeBase64URLText(text: string): string {
-  const base64 = text.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((text.length + 3) % 4);
-  const binary = atob(base64);
-  return new TextDecoder().decode(Uint8Array.from(binary, (character) => character.charCodeAt(0)));
 }
 
 /** The token the SDK holds (one, for one user: a token proves one ID) and the provider calls under way. */
